@@ -1,0 +1,103 @@
+"""The exceptions pateval raises, and the one place that words input errors.
+
+Every reader reports bad input through :func:`malformed`, so that all messages share one
+shape -- ``FILE, line N: PROBLEM (expected X, found Y)`` -- and tests can assert them
+exactly. The command line turns a :class:`PatevalError` into that message on stderr and
+exit status 2.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NoReturn
+
+__all__ = [
+    "PatevalError",
+    "InputFormatError",
+    "ParameterError",
+    "MeasureNameError",
+    "malformed",
+    "describe_found",
+]
+
+
+class PatevalError(Exception):
+    """Base class of every error pateval raises on purpose."""
+
+
+class InputFormatError(PatevalError, ValueError):
+    """A file (or stream) does not hold what its format requires.
+
+    Attributes
+    ----------
+    path : str
+        The file, as the user named it (``<string>`` for in-memory input).
+    line : int or None
+        1-based line number, or None when the problem is the file as a whole.
+    problem : str
+        What is wrong, in words.
+    expected, found : str or None
+        What the format requires there and what the file holds instead.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        line: int | None,
+        problem: str,
+        *,
+        expected: str | None = None,
+        found: str | None = None,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.line = line
+        self.problem = problem
+        self.expected = expected
+        self.found = found
+        where = self.path if line is None else f"{self.path}, line {line}"
+        detail = ""
+        if expected is not None and found is not None:
+            detail = f" (expected {expected}, found {found})"
+        elif expected is not None:
+            detail = f" (expected {expected})"
+        elif found is not None:
+            detail = f" (found {found})"
+        super().__init__(f"{where}: {problem}{detail}")
+
+
+class ParameterError(PatevalError, ValueError):
+    """A function, measure or command was given a parameter value it does not accept."""
+
+
+class MeasureNameError(ParameterError):
+    """A measure name does not parse, or names no registered measure."""
+
+
+def describe_found(text: str | bytes, limit: int = 60) -> str:
+    """Quote a piece of input for an error message, shortened to ``limit`` characters."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="backslashreplace")
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text)
+
+
+def malformed(
+    path: str | os.PathLike[str],
+    line: int | None,
+    problem: str,
+    *,
+    expected: str | None = None,
+    found: str | bytes | int | None = None,
+) -> NoReturn:
+    """Raise the :class:`InputFormatError` for bad input; the single exit of every reader.
+
+    ``found`` is quoted when it is text taken from the input and written plainly when it
+    is a count (an ``int``), so messages read "expected 6 columns, found 7" and
+    "expected a number, found 'abc'".
+    """
+    if found is None or isinstance(found, int):
+        shown = None if found is None else str(found)
+    else:
+        shown = describe_found(found)
+    raise InputFormatError(path, line, problem, expected=expected, found=shown)
