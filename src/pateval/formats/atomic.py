@@ -1,0 +1,66 @@
+"""Writing output files whole or not at all.
+
+Every writer in pateval goes through :func:`atomic_output`: the content is written to a
+temporary file beside the target and renamed over it only when writing finished, so an
+error (or Ctrl-C) never leaves a partial output file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+__all__ = ["atomic_output", "atomic_directory"]
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = "utf-8") -> Iterator[IO]:
+    """Open ``path`` for writing so that it appears only once the ``with`` block succeeds.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to create or replace.
+    mode : {"w", "wb"}
+        Text or binary.
+    encoding : str, optional
+        Text encoding (ignored for binary mode).
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_output writes with mode 'w' or 'wb', not {mode!r}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding, newline=None if mode == "wb" else "") as handle:
+            yield handle
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Build a directory under a temporary name and move it into place when done.
+
+    The target must not exist yet (a store or index directory is never merged into).
+    """
+    import shutil
+
+    target = Path(path)
+    if target.exists():
+        raise FileExistsError(f"{target} exists already; choose a new output directory")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent))
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
