@@ -1,0 +1,136 @@
+"""Small helpers the CLEF-IP and USPTO readers share: XPaths, dates, IPC symbols, names."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from lxml import etree
+
+from .records import Passage
+from .safexml import element_text
+
+# Elements that CLEF-IP XPaths always index, even when they are the only one of their
+# name (the passage qrels write /patent-document/description/p[1]); containers such as
+# description or claims are indexed only when several share a parent (claims[2]).
+LEAF_TAGS = frozenset({"p", "heading", "claim"})
+
+
+def indexed_children(parent: etree._Element, parent_path: str) -> Iterator[tuple[etree._Element, str]]:
+    """The element children of ``parent`` with their XPaths in the CLEF-IP convention."""
+    children = [child for child in parent if isinstance(child.tag, str)]
+    totals = Counter(child.tag for child in children)
+    seen: Counter[str] = Counter()
+    for child in children:
+        tag = child.tag
+        seen[tag] += 1
+        if tag in LEAF_TAGS or totals[tag] > 1:
+            yield child, f"{parent_path}/{tag}[{seen[tag]}]"
+        else:
+            yield child, f"{parent_path}/{tag}"
+
+
+def description_passages(description: etree._Element, path: str, lang: str | None) -> list[Passage]:
+    """Paragraphs and headings of one description element, at any depth, in order."""
+    passages: list[Passage] = []
+
+    def walk(element: etree._Element, element_path: str) -> None:
+        for child, child_path in indexed_children(element, element_path):
+            if child.tag == "p" or child.tag == "heading":
+                text = element_text(child)
+                if text:
+                    passages.append(Passage(child_path, text, child.tag == "heading", lang))
+            elif child.tag not in ("tables", "maths", "chemistry", "img", "figure"):
+                walk(child, child_path)
+
+    walk(description, path)
+    return passages
+
+
+def iso_date(text: str | None) -> str | None:
+    """``20020206`` -> ``2002-02-06``; None for a missing or non-date value.
+
+    Some files give only year and month (day ``00``); those come out as ``YYYY-MM-00``
+    so that they still sort correctly as strings.
+    """
+    if not text:
+        return None
+    digits = text.strip().replace("-", "")
+    if len(digits) != 8 or not digits.isdigit():
+        return None
+    return f"{digits[:4]}-{digits[4:6]}-{digits[6:]}"
+
+
+_IPC_SYMBOL = re.compile(r"([A-H])\s*(\d{2})\s*([A-Z])\s*0*(\d{1,4})\s*/\s*(\d{1,6})")
+
+
+def ipc_symbol(text: str | None) -> str | None:
+    """An IPC symbol from the ways files write it, as ``"G11C 16/04"``.
+
+    Reads CLEF-IP ``classification-ipcr`` text (``"G11C  16/04  20060101CFI..."``), old
+    ``main-classification`` values (``"G06F015/00"``, ``"7H01L 21/00"``) and the like.
+    Returns None when the text holds no symbol.
+    """
+    if not text:
+        return None
+    match = _IPC_SYMBOL.search(text.upper())
+    if match is None:
+        return None
+    section, klass, subclass, group, subgroup = match.groups()
+    return f"{section}{klass}{subclass} {int(group)}/{subgroup}"
+
+
+def unique(values) -> list:
+    """Drop repeats and empty values, keeping the first occurrence's order."""
+    seen: dict = {}
+    for value in values:
+        if value:
+            seen.setdefault(value, None)
+    return list(seen)
+
+
+def party_name(party: etree._Element) -> str | None:
+    """The name of an applicant or inventor: ``name``, ``orgname`` or last, first."""
+    book = party.find("addressbook")
+    holder = book if book is not None else party
+    for tag in ("name", "orgname"):
+        found = holder.find(tag)
+        if found is not None:
+            text = element_text(found)
+            if text:
+                return text
+    last = holder.find("last-name")
+    first = holder.find("first-name")
+    last_text = element_text(last) if last is not None else ""
+    first_text = element_text(first) if first is not None else ""
+    if last_text and first_text:
+        return f"{last_text}, {first_text}"
+    return last_text or first_text or None
+
+
+def child_text(element: etree._Element | None, path: str) -> str | None:
+    """The collapsed text of the first element at ``path`` under ``element``, or None."""
+    if element is None:
+        return None
+    found = element.find(path)
+    if found is None:
+        return None
+    text = element_text(found)
+    return text or None
+
+
+def claim_number(raw: str | None, position: int) -> int:
+    """A claim's number from ``@num`` (``"1"``, ``"00001"``, ``"1a"``), else its position."""
+    if raw:
+        digits = re.match(r"\s*0*(\d+)", raw)
+        if digits is not None:
+            return int(digits.group(1))
+    return position
+
+
+def lang_code(text: str | None) -> str | None:
+    """Upper-case language code, or None."""
+    if not text:
+        return None
+    return text.strip().upper() or None

@@ -1,0 +1,255 @@
+"""CLEF-IP / MAREC ``patent-document`` XML to :class:`PatentDocument`.
+
+The layout follows the MAREC DTD (``patent-document-v1.4.dtd``): attributes of the root
+carry the ids and the publication date; bibliographic-data holds the application and
+priority references, IPC classes, titles, citations and parties; abstract, description
+and claims follow, one element per language.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from ..errors import malformed
+from ._xmltools import (
+    child_text,
+    claim_number,
+    description_passages,
+    indexed_children,
+    iso_date,
+    ipc_symbol,
+    lang_code,
+    party_name,
+    unique,
+)
+from .claims import resolve_dependencies
+from .records import Citation, Claim, PatentDocument, make_ucid, parse_claim_list, split_ucid
+from .safexml import XmlDocument, element_text
+
+__all__ = ["ROOT_TAG", "read_clefip_document", "CLEFIP_SOURCE_NAMES"]
+
+ROOT_TAG = "patent-document"
+
+#: ``source/@name`` -> citation source. 115 is a third-party observation (Art. 115 EPC).
+CLEFIP_SOURCE_NAMES = {
+    "APP": "applicant",
+    "SEA": "search",
+    "EXA": "examiner",
+    "OPP": "opposition",
+    "115": "other",
+    "UNKNOWN": "other",
+}
+
+_CATEGORY_LETTERS = re.compile(r"[A-Z&]")
+
+
+def read_clefip_document(document: XmlDocument) -> PatentDocument:
+    """Turn one parsed ``patent-document`` into a record.
+
+    Raises
+    ------
+    InputFormatError
+        When the document has no usable id or holds an unreadable relevant-claims list.
+    """
+    root = document.root
+    if root.tag != ROOT_TAG:
+        malformed(document.path, document.first_line, "not a CLEF-IP patent document",
+                  expected=f"root element {ROOT_TAG}", found=str(root.tag))
+    country, number, kind, ucid = _identity(document)
+    lang = lang_code(root.get("lang"))
+    bibliographic = root.find("bibliographic-data")
+
+    application_date = None
+    priority_dates: list[str] = []
+    ipc_classes: list[str] = []
+    title: dict[str, str] = {}
+    citations: list[Citation] = []
+    applicants: list[str] = []
+    inventors: list[str] = []
+    if bibliographic is not None:
+        application_date = iso_date(child_text(bibliographic, "application-reference/document-id/date"))
+        priority_dates = unique(
+            iso_date(child_text(claim, "document-id/date"))
+            for claim in bibliographic.iterfind("priority-claims/priority-claim")
+        )
+        ipc_classes = _ipc_classes(bibliographic)
+        for element in bibliographic.iter("invention-title"):
+            text = element_text(element)
+            if text:
+                title.setdefault(lang_code(element.get("lang")) or lang or "", text)
+        citations = _citations(document, bibliographic)
+        applicants = _parties(bibliographic, "parties/applicants/applicant")
+        inventors = _parties(bibliographic, "parties/inventors/inventor")
+
+    abstract: dict[str, str] = {}
+    for element in root.iterfind("abstract"):
+        paragraphs = [element_text(p) for p in element.iter("p")] or [element_text(element)]
+        text = "\n".join(p for p in paragraphs if p)
+        if text:
+            abstract.setdefault(lang_code(element.get("lang")) or lang or "", text)
+
+    description = []
+    claims: dict[str, list[Claim]] = {}
+    for child, path in indexed_children(root, f"/{ROOT_TAG}"):
+        if child.tag == "description":
+            description.extend(description_passages(child, path, lang_code(child.get("lang")) or lang))
+        elif child.tag == "claims":
+            claims_lang = lang_code(child.get("lang")) or lang or ""
+            if claims_lang not in claims:
+                claims[claims_lang] = _claims(child, path)
+
+    return PatentDocument(
+        ucid=ucid,
+        country=country,
+        doc_number=number,
+        kind=kind,
+        family_id=(root.get("family-id") or "").strip() or None,
+        lang=lang,
+        date=iso_date(root.get("date")) or iso_date(child_text(bibliographic, "publication-reference/document-id/date")),
+        application_date=application_date,
+        priority_dates=priority_dates,
+        title=title,
+        abstract=abstract,
+        description=description,
+        claims=claims,
+        ipc_classes=ipc_classes,
+        citations=citations,
+        applicants=applicants,
+        inventors=inventors,
+        source_path=document.path,
+    )
+
+
+def _identity(document: XmlDocument) -> tuple[str, str, str, str]:
+    root = document.root
+    ucid = (root.get("ucid") or "").strip()
+    country = (root.get("country") or "").strip().upper()
+    number = (root.get("doc-number") or "").strip()
+    kind = (root.get("kind") or "").strip().upper()
+    if ucid:
+        try:
+            u_country, u_number, u_kind = split_ucid(ucid)
+        except ValueError:
+            malformed(document.path, document.first_line, "bad ucid attribute",
+                      expected="COUNTRY-NUMBER-KIND", found=ucid)
+        country = country or u_country
+        number = number or u_number
+        kind = kind or (u_kind or "")
+        return country, number, kind, ucid.upper()
+    if not (country and number):
+        malformed(document.path, document.first_line, "patent-document without an id",
+                  expected="@ucid or @country and @doc-number")
+    return country, number, kind, make_ucid(country, number, kind or None)
+
+
+def _ipc_classes(bibliographic: etree._Element) -> list[str]:
+    symbols = [ipc_symbol(e.text) for e in bibliographic.iterfind("technical-data/classifications-ipcr/classification-ipcr")]
+    if not any(symbols):
+        # Older files (and some MAREC sources) only have the IPC (not IPCR) fields.
+        symbols = [
+            ipc_symbol(e.text)
+            for e in bibliographic.iterfind("technical-data/classification-ipc/*")
+            if e.tag in ("main-classification", "further-classification")
+        ]
+    return unique(symbols)
+
+
+def _parties(bibliographic: etree._Element, path: str) -> list[str]:
+    """Names of applicants or inventors. MAREC repeats each party in several formats
+    (epo, intermediate, original); the first format present is used so that each party
+    is listed once."""
+    parties = bibliographic.findall(path)
+    for wanted in ("epo", "intermediate", "original"):
+        chosen = [p for p in parties if p.get("format") == wanted]
+        if chosen:
+            return unique(party_name(p) for p in chosen)
+    return unique(party_name(p) for p in parties)
+
+
+def _claims(claims_element: etree._Element, claims_path: str) -> list[Claim]:
+    numbers: list[int] = []
+    paths: list[str] = []
+    texts: list[str] = []
+    ids: dict[str, int] = {}
+    refs: list[list[str]] = []
+    position = 0
+    for child, path in indexed_children(claims_element, claims_path):
+        if child.tag != "claim":
+            continue
+        position += 1
+        number = claim_number(child.get("num"), position)
+        numbers.append(number)
+        paths.append(path)
+        texts.append(element_text(child))
+        if child.get("id"):
+            ids[child.get("id")] = number
+        refs.append([r.get("idref", "") for r in child.iter("claim-ref")])
+    targets = [[ids[r] for r in claim_refs if r in ids] for claim_refs in refs]
+    dependencies = resolve_dependencies(numbers, texts, targets)
+    return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies)]
+
+
+def _citations(document: XmlDocument, bibliographic: etree._Element) -> list[Citation]:
+    citations: list[Citation] = []
+    for patcit in bibliographic.iter("patcit"):
+        document_id = patcit.find("document-id")
+        cited_country = (child_text(document_id, "country") or "").upper()
+        cited_number = child_text(document_id, "doc-number") or ""
+        cited_kind = (child_text(document_id, "kind") or "").upper() or None
+        ucid = (patcit.get("ucid") or "").strip().upper()
+        if ucid:
+            try:
+                u_country, u_number, u_kind = split_ucid(ucid)
+            except ValueError:
+                malformed(document.path, document.line_of(patcit), "bad patcit ucid",
+                          expected="COUNTRY-NUMBER[-KIND]", found=ucid)
+            cited_country, cited_number, cited_kind = u_country, u_number, u_kind
+        elif not (cited_country and cited_number):
+            continue  # a patcit given as free text only names no document we can match
+        else:
+            ucid = make_ucid(cited_country, cited_number, cited_kind)
+
+        # The search report's rel-passage blocks: passages, categories, claims.
+        passages: list[str] = []
+        passage_categories: list[str] = []
+        relevant: set[int] = set()
+        for block in patcit.iterfind("rel-passage"):
+            passages.extend(element_text(p) for p in block.iterfind("passage"))
+            passage_categories.extend(element_text(c) for c in block.iterfind("category"))
+            for claims_list in block.iterfind("rel-claims"):
+                relevant.update(
+                    parse_claim_list(element_text(claims_list), path=document.path, line=document.line_of(claims_list))
+                )
+        sources = patcit.findall("sources/source") or [None]
+        # rel-passage data come from the search report: attach them to the SEA source,
+        # or to the only source when there is no SEA.
+        names = [s.get("name", "").upper() if s is not None else "" for s in sources]
+        carrier = names.index("SEA") if "SEA" in names else 0
+        for position, (source, name) in enumerate(zip(sources, names)):
+            own_categories = [source.get("category", "")] if source is not None else []
+            if position == carrier:
+                own_categories += passage_categories
+            citations.append(
+                Citation(
+                    cited_ucid=ucid,
+                    cited_country=cited_country,
+                    cited_number=cited_number,
+                    cited_kind=cited_kind,
+                    source=CLEFIP_SOURCE_NAMES.get(name, "other"),
+                    categories=_categories(own_categories),
+                    relevant_claims=tuple(sorted(relevant)) if position == carrier else (),
+                    passages=tuple(p for p in passages if p) if position == carrier else (),
+                )
+            )
+    return citations
+
+
+def _categories(values: list[str]) -> str:
+    """Merge category strings ("X", "XY", "P,X") into unique letters in order."""
+    letters: dict[str, None] = {}
+    for value in values:
+        for letter in _CATEGORY_LETTERS.findall((value or "").upper()):
+            letters.setdefault(letter, None)
+    return "".join(letters)

@@ -1,0 +1,166 @@
+"""Reading patent files of any supported format: one entry point for users and ingest.
+
+The format is recognised per document from its root element, so a directory may mix
+CLEF-IP and USPTO files, and a USPTO weekly file may mix grants and applications.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from ..errors import InputFormatError, ParameterError, malformed
+from . import clefip, uspto
+from .records import PatentDocument
+from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, XmlDocument, iter_xml_documents
+
+__all__ = ["ReadError", "read_patent", "iter_patents", "iter_file", "SUPPORTED_ROOTS"]
+
+_READERS: dict[str, Callable[[XmlDocument], PatentDocument]] = {
+    clefip.ROOT_TAG: clefip.read_clefip_document,
+    **{tag: uspto.read_uspto_document for tag in uspto.ROOT_TAGS},
+}
+
+#: Root elements this module reads.
+SUPPORTED_ROOTS = tuple(_READERS)
+
+# USPTO full text before ICE v4.0 (2001-2004 applications, SGML-era grants): recognised
+# so that the error says what the file is rather than only "unsupported".
+_OLD_USPTO_ROOTS = {"patent-application-publication", "PATDOC", "us-patent-grant-v1"}
+
+
+@dataclass(frozen=True, slots=True)
+class ReadError:
+    """A document that could not be read, when reading goes on past errors.
+
+    Attributes
+    ----------
+    path : str
+    line : int or None
+    reason : str
+        The problem in words (without the file and line).
+    message : str
+        The full ``FILE, line N: PROBLEM`` message.
+    """
+
+    path: str
+    line: int | None
+    reason: str
+    message: str
+
+    @classmethod
+    def from_error(cls, error: InputFormatError) -> ReadError:
+        reason = str(error)
+        prefix = error.path if error.line is None else f"{error.path}, line {error.line}"
+        if reason.startswith(prefix + ": "):
+            reason = reason[len(prefix) + 2:]
+        return cls(error.path, error.line, reason, str(error))
+
+
+def _convert(document: XmlDocument) -> PatentDocument:
+    reader = _READERS.get(document.root.tag)
+    if reader is None:
+        tag = str(document.root.tag)
+        if tag in _OLD_USPTO_ROOTS:
+            malformed(document.path, document.first_line,
+                      "USPTO full text older than ICE XML v4.0 is not supported",
+                      expected="us-patent-grant or us-patent-application", found=tag)
+        malformed(document.path, document.first_line, "not a patent document",
+                  expected=" or ".join(SUPPORTED_ROOTS), found=tag)
+    return reader(document)
+
+
+def iter_file(
+    path: str | os.PathLike[str],
+    *,
+    on_error: str = "stop",
+    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+) -> Iterator[PatentDocument | ReadError]:
+    """The documents of one file, with a :class:`ReadError` in place of each bad one
+    when ``on_error="skip"``."""
+    if on_error not in ("stop", "skip"):
+        raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
+    for item in iter_xml_documents(path, on_error=on_error, max_document_bytes=max_document_bytes):
+        if isinstance(item, InputFormatError):
+            yield ReadError.from_error(item)
+            continue
+        try:
+            yield _convert(item)
+        except InputFormatError as error:
+            if on_error == "stop":
+                raise
+            yield ReadError.from_error(error)
+
+
+def iter_patents(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    *,
+    on_error: str = "stop",
+    errors: list[ReadError] | None = None,
+) -> Iterator[PatentDocument]:
+    """Read patent documents from files (or directories, searched for ``*.xml``).
+
+    Parameters
+    ----------
+    paths : path or iterable of paths
+    on_error : {"stop", "skip"}
+        ``"stop"`` raises :class:`~pateval.errors.InputFormatError` at the first bad
+        document; ``"skip"`` leaves it out and goes on.
+    errors : list, optional
+        With ``on_error="skip"``, each bad document's :class:`ReadError` is appended here.
+
+    Yields
+    ------
+    PatentDocument
+    """
+    for path in expand_paths(paths):
+        for item in iter_file(path, on_error=on_error):
+            if isinstance(item, ReadError):
+                if errors is not None:
+                    errors.append(item)
+                continue
+            yield item
+
+
+def read_patent(path: str | os.PathLike[str]) -> PatentDocument:
+    """Read the single patent document in ``path``.
+
+    Raises
+    ------
+    InputFormatError
+        When the file is not a readable patent document, or holds more than one.
+    """
+    found: list[PatentDocument] = []
+    for document in iter_file(path, on_error="stop"):
+        found.append(document)
+        if len(found) > 1:
+            malformed(path, None, "more than one document in the file; use iter_patents",
+                      expected="1 document")
+    if not found:
+        malformed(path, None, "no patent document in the file")
+    return found[0]
+
+
+_PATENT_SUFFIXES = (".xml", ".xml.gz", ".xml.bz2", ".XML")
+
+
+def expand_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+    """Files named by ``paths``: files as given, directories searched recursively for
+    ``*.xml`` (also ``.xml.gz``, ``.xml.bz2``), in sorted order."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files: list[str] = []
+    for path in paths:
+        name = os.fspath(path)
+        if os.path.isdir(name):
+            found = []
+            for folder, subfolders, names in os.walk(name):
+                subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
+                found.extend(os.path.join(folder, n) for n in names if n.endswith(_PATENT_SUFFIXES) and not n.startswith("."))
+            files.extend(sorted(found))
+        elif os.path.exists(name):
+            files.append(name)
+        else:
+            malformed(name, None, "no such file or directory")
+    return files

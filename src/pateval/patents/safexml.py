@@ -1,0 +1,254 @@
+"""Safe, document-at-a-time reading of patent XML files.
+
+Patent files come in two shapes: one document per file (CLEF-IP / MAREC) and weekly
+files of many documents written one after the other, each with its own XML declaration
+(USPTO bulk full text). The latter is not one XML document, so it cannot go through a
+single ``iterparse``; :func:`iter_xml_documents` reads the file in blocks, cuts it at the
+XML declarations and parses one document at a time, so memory holds one document and
+one block whatever the number of documents.
+
+Documents are parsed from their bytes rather than fed to an incremental parser because
+libxml2's push mode loses the reason of some errors (an undefined entity comes out as
+"no element found" at line 0), and tests and users need the real reason and line.
+
+Safety: lxml parses with ``resolve_entities=False`` (no entity is ever expanded),
+``no_network=True``, ``load_dtd=False`` (the DOCTYPE's DTD is never fetched or read) and
+``huge_tree=False`` (libxml2's size limits stay on). A document whose DOCTYPE declares
+entities is refused outright: patent files never need them, and they are how XML bombs
+("billion laughs") and external-entity attacks are built.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import html.entities
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lxml import etree
+
+from ..errors import InputFormatError, ParameterError, malformed
+
+__all__ = [
+    "safe_parser",
+    "XmlDocument",
+    "iter_xml_documents",
+    "open_binary",
+    "element_text",
+    "DEFAULT_MAX_DOCUMENT_BYTES",
+]
+
+#: A single patent document larger than this is refused (the largest real ones, with
+#: sequence listings, are tens of MB).
+DEFAULT_MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+
+_BLOCK_SIZE = 1 << 20
+_DECLARATION = re.compile(rb"<\?xml[\s?]")
+_DECLARATION_LENGTH = 6  # bytes a declaration start may straddle across two blocks
+_TRAILING_POSITION = re.compile(r",? line \d+, column \d+$")
+
+
+def safe_parser() -> etree.XMLParser:
+    """A new lxml parser with every fetching and expanding feature off."""
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+        recover=False,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class XmlDocument:
+    """One parsed document of a file.
+
+    Attributes
+    ----------
+    root : lxml element
+    path : str
+        The file it came from.
+    first_line : int
+        Line of the file on which the document starts (1-based); an element's line in
+        the file is ``first_line + element.sourceline - 1``.
+    index : int
+        0-based position of the document in its file.
+    """
+
+    root: etree._Element
+    path: str
+    first_line: int
+    index: int
+
+    def line_of(self, element: etree._Element) -> int | None:
+        """The file line of ``element`` (None when lxml does not know it)."""
+        if element.sourceline is None:
+            return None
+        return self.first_line + element.sourceline - 1
+
+
+def open_binary(path: str | os.PathLike[str]):
+    """Open a file for binary reading, decompressing ``.gz`` and ``.bz2`` on the fly."""
+    name = os.fspath(path)
+    if name.endswith(".gz"):
+        return gzip.open(name, "rb")
+    if name.endswith(".bz2"):
+        return bz2.open(name, "rb")
+    return open(name, "rb")
+
+
+def iter_xml_documents(
+    path: str | os.PathLike[str],
+    *,
+    on_error: str = "stop",
+    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+) -> Iterator[XmlDocument | InputFormatError]:
+    """Parse the documents of one file, one at a time.
+
+    Parameters
+    ----------
+    path : path-like
+        An XML file with one document or many concatenated ones (``.gz``/``.bz2`` too).
+    on_error : {"stop", "skip"}
+        ``"stop"`` raises the first :class:`InputFormatError`; ``"skip"`` yields it in
+        place of the bad document and goes on with the next one.
+    max_document_bytes : int
+        Refuse a document larger than this.
+
+    Yields
+    ------
+    XmlDocument or InputFormatError
+    """
+    if on_error not in ("stop", "skip"):
+        raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
+    name = os.fspath(path)
+    parser = safe_parser()
+    index = 0
+    documents = _split_documents(name, max_document_bytes)
+    while True:
+        try:
+            first_line, data = next(documents)
+        except StopIteration:
+            return
+        except InputFormatError as error:
+            # The file cannot be cut further (unreadable, a document too large): report
+            # it and give up on the rest of this file only.
+            if on_error == "stop":
+                raise
+            yield error
+            return
+        try:
+            root = _parse_document(name, first_line, data, parser)
+        except InputFormatError as error:
+            if on_error == "stop":
+                raise
+            yield error
+        else:
+            yield XmlDocument(root, name, first_line, index)
+        index += 1
+
+
+def _split_documents(path: str, max_document_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """Cut a file into the byte strings of its documents, with their first lines."""
+    pending = bytearray()
+    line = 1  # line of the file on which `pending` starts
+    started = False  # whether `pending` holds more than whitespace
+    scanned = 0  # bytes of `pending` already searched for a declaration
+    try:
+        handle = open_binary(path)
+    except OSError as error:
+        malformed(path, None, f"cannot read the file: {error.strerror or error}")
+    with handle:
+        while True:
+            try:
+                block = handle.read(_BLOCK_SIZE)
+            except (OSError, EOFError) as error:
+                malformed(path, line, f"cannot read the file: {error}")
+            pending += block
+            if not started:
+                stripped = pending.lstrip()
+                line += pending.count(b"\n", 0, len(pending) - len(stripped))
+                pending = bytearray(stripped)
+                started = bool(pending)
+            while started:
+                match = _DECLARATION.search(pending, max(1, scanned - _DECLARATION_LENGTH))
+                if match is None:
+                    scanned = len(pending)
+                    break
+                cut = match.start()
+                document = bytes(pending[:cut])
+                yield line, document
+                line += document.count(b"\n")
+                del pending[:cut]
+                scanned = 0
+            if len(pending) > max_document_bytes:
+                malformed(
+                    path, line, "document too large",
+                    expected=f"at most {max_document_bytes} bytes per document",
+                    found=len(pending),
+                )
+            if not block:
+                break
+    if started and pending.strip():
+        yield line, bytes(pending)
+
+
+def _parse_document(path: str, first_line: int, data: bytes, parser: etree.XMLParser) -> etree._Element:
+    """Parse one document's bytes safely and check that it declares no entities."""
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as error:
+        reason = _TRAILING_POSITION.sub("", error.msg or "not well-formed XML")
+        line = first_line + (error.lineno or 1) - 1
+        malformed(path, line, f"XML error: {reason}")
+    if root is None:
+        malformed(path, first_line, "XML error: no root element")
+    dtd = root.getroottree().docinfo.internalDTD
+    if dtd is not None:
+        declared = [entity.name for entity in dtd.iterentities()]
+        if declared:
+            shown = ", ".join(declared[:5]) + (", ..." if len(declared) > 5 else "")
+            malformed(
+                path, first_line,
+                f"the DOCTYPE declares entities ({shown}); refused, entities are not expanded "
+                "(protection against entity bombs and external entities)",
+            )
+    _normalise_tree(root)
+    return root
+
+
+def _normalise_tree(root: etree._Element) -> None:
+    """Make the text of the tree read as the rendered document does.
+
+    A line break (``<br/>``) separates words, so it becomes a space. References to undeclared named entities (``&lsquo;`` in a file whose DTD is
+    not loaded) become their characters when HTML knows the name, else ``&name;``.
+    """
+    for line_break in root.iter("br"):
+        line_break.tail = " " + (line_break.tail or "")
+    references = list(root.iter(etree.Entity))
+    for reference in references:
+        name = reference.name
+        replacement = html.entities.html5.get(f"{name};", f"&{name};")
+        text = replacement + (reference.tail or "")
+        parent = reference.getparent()
+        previous = reference.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + text
+        else:
+            parent.text = (parent.text or "") + text
+        parent.remove(reference)
+
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def element_text(element: etree._Element) -> str:
+    """The text of ``element`` and its descendants, whitespace collapsed to single spaces."""
+    raw = etree.tostring(element, method="text", encoding="unicode", with_tail=False)
+    return _WHITESPACE.sub(" ", raw).strip()

@@ -1,0 +1,213 @@
+"""USPTO full-text ICE XML (``us-patent-grant``, ``us-patent-application``, v4.0 and
+later) to :class:`PatentDocument`.
+
+Differences from CLEF-IP that matter here: one language (the root's ``@lang``, English);
+numbers zero-padded to eight digits in the document's own id (``08930553``) but not in
+citations (``7844851``), so the record's ucid drops leading zeros to make the two meet;
+published applications cited as ``2007/0140112``, which becomes ``20070140112``;
+dependencies marked with ``claim-ref``; citations carrying the citing party in words
+("cited by examiner") and no search-report category.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from ..errors import malformed
+from ._xmltools import (
+    child_text,
+    claim_number,
+    description_passages,
+    indexed_children,
+    iso_date,
+    ipc_symbol,
+    lang_code,
+    party_name,
+    unique,
+)
+from .claims import resolve_dependencies
+from .records import Citation, Claim, PatentDocument, make_ucid
+from .safexml import XmlDocument, element_text
+
+__all__ = ["ROOT_TAGS", "read_uspto_document", "USPTO_CITATION_SOURCES", "uspto_number"]
+
+ROOT_TAGS = ("us-patent-grant", "us-patent-application")
+
+#: ``us-citation/category`` text -> citation source.
+USPTO_CITATION_SOURCES = {
+    "cited by examiner": "examiner",
+    "cited by applicant": "applicant",
+    "cited by third party": "other",
+    "cited by other": "other",
+}
+
+
+def uspto_number(number: str) -> str:
+    """A USPTO document number as ucids write it: ``/`` and spaces removed, leading zeros of
+    an all-digit number dropped (``08930553`` -> ``8930553``, ``2007/0140112`` ->
+    ``20070140112``)."""
+    cleaned = number.replace("/", "").replace(" ", "").strip()
+    if cleaned.isdigit():
+        return cleaned.lstrip("0") or "0"
+    return cleaned.upper()
+
+
+def read_uspto_document(document: XmlDocument) -> PatentDocument:
+    """Turn one parsed ``us-patent-grant`` / ``us-patent-application`` into a record."""
+    root = document.root
+    if root.tag not in ROOT_TAGS:
+        malformed(document.path, document.first_line, "not a USPTO ICE document",
+                  expected=" or ".join(ROOT_TAGS), found=str(root.tag))
+    bibliographic = root.find("us-bibliographic-data-grant")
+    if bibliographic is None:
+        bibliographic = root.find("us-bibliographic-data-application")
+    if bibliographic is None:
+        malformed(document.path, document.first_line, "USPTO document without bibliographic data",
+                  expected="us-bibliographic-data-grant or us-bibliographic-data-application")
+    publication = bibliographic.find("publication-reference/document-id")
+    country = (child_text(publication, "country") or root.get("country") or "US").upper()
+    raw_number = child_text(publication, "doc-number")
+    if not raw_number:
+        malformed(document.path, document.line_of(bibliographic), "USPTO document without a publication number",
+                  expected="publication-reference/document-id/doc-number")
+    number = uspto_number(raw_number)
+    kind = (child_text(publication, "kind") or "").upper()
+    lang = lang_code(root.get("lang")) or "EN"
+
+    title = {}
+    title_text = child_text(bibliographic, "invention-title")
+    if title_text:
+        title[lang] = title_text
+    abstract = {}
+    for element in root.iterfind("abstract"):
+        text = "\n".join(t for t in (element_text(p) for p in element.iter("p")) if t) or element_text(element)
+        if text:
+            abstract.setdefault(lang, text)
+
+    root_path = f"/{root.tag}"
+    description = []
+    claims: dict[str, list[Claim]] = {}
+    for child, path in indexed_children(root, root_path):
+        if child.tag == "description":
+            description.extend(description_passages(child, path, lang))
+        elif child.tag == "claims" and lang not in claims:
+            claims[lang] = _claims(child, path)
+
+    return PatentDocument(
+        ucid=make_ucid(country, number, kind or None),
+        country=country,
+        doc_number=number,
+        kind=kind,
+        family_id=None,
+        lang=lang,
+        date=iso_date(child_text(publication, "date")) or iso_date(root.get("date-publ")),
+        application_date=iso_date(child_text(bibliographic, "application-reference/document-id/date")),
+        priority_dates=unique(
+            iso_date(child_text(claim, "date")) for claim in bibliographic.iterfind("priority-claims/priority-claim")
+        ),
+        title=title,
+        abstract=abstract,
+        description=description,
+        claims=claims,
+        ipc_classes=_ipc_classes(bibliographic),
+        citations=_citations(bibliographic),
+        applicants=_applicants(bibliographic),
+        inventors=_inventors(bibliographic),
+        source_path=document.path,
+    )
+
+
+def _ipc_classes(bibliographic: etree._Element) -> list[str]:
+    symbols = []
+    for element in bibliographic.iterfind("classifications-ipcr/classification-ipcr"):
+        parts = [child_text(element, tag) or "" for tag in ("section", "class", "subclass", "main-group", "subgroup")]
+        symbols.append(ipc_symbol(f"{parts[0]}{parts[1]}{parts[2]} {parts[3]}/{parts[4]}"))
+    for element in bibliographic.iterfind("classification-ipc/*"):
+        if element.tag in ("main-classification", "further-classification"):
+            symbols.append(ipc_symbol(element.text))
+    return unique(symbols)
+
+
+def _claims(claims_element: etree._Element, claims_path: str) -> list[Claim]:
+    numbers: list[int] = []
+    paths: list[str] = []
+    texts: list[str] = []
+    ids: dict[str, int] = {}
+    refs: list[list[str]] = []
+    position = 0
+    for child, path in indexed_children(claims_element, claims_path):
+        if child.tag != "claim":
+            continue
+        position += 1
+        number = claim_number(child.get("num"), position)
+        numbers.append(number)
+        paths.append(path)
+        texts.append(element_text(child))
+        if child.get("id"):
+            ids[child.get("id")] = number
+        refs.append([r.get("idref", "") for r in child.iter("claim-ref")])
+    targets = []
+    for claim_refs in refs:
+        resolved = []
+        for idref in claim_refs:
+            # An idref may name a range of claims, "CLM-00001-00005" (seen in some years).
+            if idref in ids:
+                resolved.append(ids[idref])
+            elif idref.count("-") == 2 and idref.rsplit("-", 1)[0] in ids:
+                first = ids[idref.rsplit("-", 1)[0]]
+                tail = idref.rsplit("-", 1)[1]
+                if tail.isdigit() and int(tail) >= first:
+                    resolved.extend(range(first, int(tail) + 1))
+        targets.append(resolved)
+    dependencies = resolve_dependencies(numbers, texts, targets)
+    return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies)]
+
+
+def _citations(bibliographic: etree._Element) -> list[Citation]:
+    citations: list[Citation] = []
+    entries = bibliographic.findall("us-references-cited/us-citation") + bibliographic.findall(
+        "references-cited/citation"
+    )
+    for entry in entries:
+        document_id = entry.find("patcit/document-id")
+        if document_id is None:
+            continue  # non-patent literature (nplcit)
+        raw_number = child_text(document_id, "doc-number")
+        if not raw_number:
+            continue
+        country = (child_text(document_id, "country") or "US").upper()
+        number = uspto_number(raw_number)
+        kind = (child_text(document_id, "kind") or "").upper() or None
+        category = (child_text(entry, "category") or "").strip().lower()
+        citations.append(
+            Citation(
+                cited_ucid=make_ucid(country, number, kind),
+                cited_country=country,
+                cited_number=number,
+                cited_kind=kind,
+                source=USPTO_CITATION_SOURCES.get(category, "other"),
+            )
+        )
+    return citations
+
+
+def _applicants(bibliographic: etree._Element) -> list[str]:
+    parties = bibliographic.findall("us-parties/us-applicants/us-applicant") + bibliographic.findall(
+        "parties/applicants/applicant"
+    )
+    names = [party_name(p) for p in parties]
+    names += [party_name(a) for a in bibliographic.iterfind("assignees/assignee")]
+    return unique(names)
+
+
+def _inventors(bibliographic: etree._Element) -> list[str]:
+    inventors = bibliographic.findall("us-parties/inventors/inventor") + bibliographic.findall(
+        "parties/inventors/inventor"
+    )
+    if not inventors:
+        # v4.0 lists inventors among the applicants, as app-type="applicant-inventor".
+        inventors = [
+            a for a in bibliographic.iterfind("parties/applicants/applicant")
+            if "inventor" in (a.get("app-type") or "")
+        ]
+    return unique(party_name(p) for p in inventors)
