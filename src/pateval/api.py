@@ -4,6 +4,165 @@ over these functions, and each of them is a thin layer over the package's module
 from __future__ import annotations
 
 # ---- foundation: reading, evaluating --------------------------------------------------------
+import os as _os
+from collections.abc import Mapping as _Mapping, Sequence as _Sequence
+from importlib import resources as _resources
+from pathlib import Path as _Path
+
+import pandas as _pd
+
+from .core.qrels import Qrels
+from .core.run import Run
+from .errors import ParameterError as _ParameterError
+from .evaluation import Evaluation, aggregate, evaluate_runs
+from .formats.qrels import read_qrels
+from .formats.trec import read_run, write_run
+from .measures import EvaluationContext, Measure, all_specs, parse_measure
+
+_PathLike = str | _os.PathLike
+
+
+def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, _Mapping):
+        return Qrels.from_dict(qrels)
+    if isinstance(qrels, (str, _os.PathLike)):
+        return read_qrels(qrels, format=qrels_format, on_duplicate=on_duplicate)
+    raise _ParameterError(f"qrels must be a path, a Qrels or a {{topic: {{docno: rel}}}} dict; got {type(qrels).__name__}")
+
+
+def _as_run(run, *, name: str | None, on_duplicate: str) -> Run:
+    if isinstance(run, Run):
+        return run if name is None or name == run.name else Run(**{**run.__dict__, "name": name})
+    if isinstance(run, _Mapping):
+        return Run.from_dict(run, name=name or "run")
+    if isinstance(run, (str, _os.PathLike)):
+        return read_run(run, on_duplicate=on_duplicate, name=name)
+    raise _ParameterError(f"a run must be a path, a Run or a {{topic: {{docno: score}}}} dict; got {type(run).__name__}")
+
+
+def _is_single_run_dict(runs: _Mapping) -> bool:
+    """``{topic: {docno: score}}`` (one run), as opposed to ``{name: run}``."""
+    return all(isinstance(docs, _Mapping) and all(not isinstance(v, _Mapping) for v in docs.values())
+               for docs in runs.values())
+
+
+def _as_runs(runs, *, on_duplicate: str) -> list[Run]:
+    if isinstance(runs, (str, _os.PathLike, Run)):
+        return [_as_run(runs, name=None, on_duplicate=on_duplicate)]
+    if isinstance(runs, _Mapping):
+        if _is_single_run_dict(runs):
+            return [_as_run(runs, name=None, on_duplicate=on_duplicate)]
+        return [_as_run(v, name=str(k), on_duplicate=on_duplicate) for k, v in runs.items()]
+    return [_as_run(r, name=None, on_duplicate=on_duplicate) for r in runs]
+
+
+def evaluation(
+    qrels,
+    runs,
+    measures: _Sequence[str | Measure] | str,
+    *,
+    qrels_format: str = "auto",
+    complete: bool = False,
+    order: str = "score",
+    doc_key: str = "publication",
+    on_duplicate: str = "error",
+    resources: _Mapping | None = None,
+) -> Evaluation:
+    """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    return evaluate_runs(
+        _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
+        _as_runs(runs, on_duplicate=on_duplicate),
+        list(measures),
+        complete=complete,
+        order=order,
+        doc_key=doc_key,
+        context=EvaluationContext(dict(resources or {})),
+    )
+
+
+def evaluate(
+    qrels,
+    runs,
+    measures: _Sequence[str | Measure] | str,
+    *,
+    qrels_format: str = "auto",
+    complete: bool = False,
+    order: str = "score",
+    doc_key: str = "publication",
+    on_duplicate: str = "error",
+    resources: _Mapping | None = None,
+) -> _pd.DataFrame:
+    """Evaluate runs against qrels: one row per (run, topic, measure).
+
+    Parameters
+    ----------
+    qrels : path, Qrels or dict
+        A qrels file (any format of :func:`read_qrels`), loaded qrels, or ``{topic: {docno: rel}}``.
+    runs : path, Run, dict, or a list / dict of them
+        One run or several; a dict maps run names to paths or runs.
+    measures : str or sequence of str
+        Measure names (``"AP"``, ``"P@10"``, ``"nDCG@10"``, ``"PRES@100"`` ...).
+    qrels_format : str, default "auto"
+        See :func:`read_qrels`.
+    complete : bool, default False
+        Average over all qrels topics (trec_eval -c).
+    order : {"score", "rank", "file"}, default "score"
+    doc_key : {"publication", "patent"}, default "publication"
+    on_duplicate : {"error", "first"}, default "error"
+    resources : dict, optional
+        Side inputs for measures that need them (e.g. ``doc_lengths``).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``run, topic, measure, value`` (per topic; :func:`aggregate` gives the
+        means). ``frame.attrs["notes"]`` lists topics left out and how means are taken.
+
+    Examples
+    --------
+    >>> import pateval
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+    >>> run = {"q1": {"d1": 1.0, "d2": 2.0}, "q2": {"d3": 1.0}}
+    >>> pateval.evaluate(qrels, run, ["AP", "P@1"]).pivot(index="topic", columns="measure", values="value")
+    measure   AP  P@1
+    topic
+    q1       0.5  0.0
+    q2       1.0  1.0
+    """
+    result = evaluation(qrels, runs, measures, qrels_format=qrels_format, complete=complete, order=order,
+                        doc_key=doc_key, on_duplicate=on_duplicate, resources=resources)
+    frame = result.frame
+    frame.attrs["notes"] = list(result.notes)
+    return frame
+
+
+def list_measures() -> _pd.DataFrame:
+    """Every registered measure with its parameters, defaults and reference."""
+    rows = []
+    for spec in all_specs():
+        rows.append({
+            "name": spec.name,
+            "family": spec.family,
+            "cutoff": spec.cutoff,
+            "summary": spec.summary,
+            "formula": spec.formula,
+            "parameters": "; ".join(p.describe() for p in spec.params),
+            "aggregate": spec.aggregate,
+            "aliases": ", ".join(spec.aliases),
+            "reference": spec.reference,
+        })
+    return _pd.DataFrame(rows)
+
+
+def example_files() -> tuple[_Path, list[_Path]]:
+    """The example qrels and runs that ship with pateval (synthetic, seeded; see data/examples/README)."""
+    root = _Path(str(_resources.files("pateval") / "data" / "examples"))
+    return root / "qrels.txt", sorted(root.glob("run*.txt"))
+
 
 # ---- patents and test collections -----------------------------------------------------------
 

@@ -41,6 +41,111 @@ def command(add):
 
 # ---- sub-commands: evaluate, measures (foundation) --------------------------------------
 
+DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "R@1000", "NumRet", "NumRel", "NumRelRet")
+
+
+@command
+def _add_evaluate(commands) -> None:
+    from .core.docids import DOC_KEYS
+    from .core.ranking import ORDERS
+    from .formats.qrels import QRELS_FORMATS
+    from .formats.results import RESULT_FORMATS
+
+    p = commands.add_parser(
+        "evaluate",
+        help="score runs against qrels (trec_eval-compatible output)",
+        description="Score one or more runs against qrels. Output: MEASURE<TAB>TOPIC<TAB>VALUE "
+        "(TOPIC 'all' for the mean); with several runs a first column names the run.",
+    )
+    p.add_argument("qrels", nargs="?", help="qrels file")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run file(s), TREC 6-column")
+    p.add_argument("--example", action="store_true", help="evaluate the example qrels and runs bundled with pateval")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help=f"a measure name (repeatable; default: {' '.join(DEFAULT_MEASURES)}); see `pateval measures`")
+    p.add_argument("-q", "--per-query", action="store_true", help="also print a line per topic")
+    p.add_argument("-c", "--complete", action="store_true", help="average over all qrels topics; missing ones score 0 (trec_eval -c)")
+    p.add_argument("--format", choices=RESULT_FORMATS, default="trec", help="output format (default: trec)")
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+    p.add_argument("--order", choices=ORDERS, default="score", help="rank by score (trec_eval), the rank column, or file order")
+    p.add_argument("--doc-key", choices=DOC_KEYS, default="publication", help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
+    p.add_argument("--on-duplicate", choices=("error", "first"), default="error", help="a document twice for a topic: error, or keep the first")
+    p.add_argument("--doc-lengths", metavar="FILE", help="document lengths file (`docno length` lines) for time-based measures")
+    p.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4, as trec_eval)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.set_defaults(run=_run_evaluate)
+
+
+def _run_evaluate(args) -> int:
+    from . import api
+    from .formats.results import format_results, result_rows, write_results
+
+    if args.example:
+        if args.qrels or args.runs:
+            raise PatevalError("give either --example or QRELS RUN..., not both")
+        qrels_path, run_paths = api.example_files()
+    else:
+        if not args.qrels or not args.runs:
+            raise PatevalError("evaluate needs QRELS and at least one RUN (or --example)")
+        qrels_path, run_paths = args.qrels, args.runs
+    resources = {}
+    if args.doc_lengths:
+        from .formats.doclengths import read_doc_lengths
+
+        resources["doc_lengths"] = read_doc_lengths(args.doc_lengths)
+    result = api.evaluation(
+        qrels_path, list(run_paths), args.measures or list(DEFAULT_MEASURES),
+        qrels_format=args.qrels_format, complete=args.complete, order=args.order,
+        doc_key=args.doc_key, on_duplicate=args.on_duplicate, resources=resources,
+    )
+    rows = result_rows(result.frame, result.summary(), per_query=args.per_query)
+    text = format_results(rows, format=args.format, precision=args.precision)
+    for note in result.notes:
+        print(f"pateval: note: {note}", file=sys.stderr)
+    if args.output:
+        write_results(text, args.output)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+@command
+def _add_measures(commands) -> None:
+    p = commands.add_parser("measures", help="list the measures, their parameters and references")
+    p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage)")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.set_defaults(run=_run_measures)
+
+
+def _run_measures(args) -> int:
+    from . import api
+
+    table = api.list_measures()
+    if args.family:
+        table = table[table["family"] == args.family]
+        if table.empty:
+            raise PatevalError(f"no measure family {args.family!r}")
+    if args.format == "json":
+        sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
+        return 0
+    if args.format == "markdown":
+        print("| measure | family | cutoff | what | parameters | reference |")
+        print("|---|---|---|---|---|---|")
+        for row in table.itertuples():
+            print(f"| `{row.name}` | {row.family} | {row.cutoff} | {row.summary}: `{row.formula}` | {row.parameters or '-'} | {row.reference} |")
+        return 0
+    for row in table.itertuples():
+        cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]
+        print(f"{row.name}{cutoff}  ({row.family}) {row.summary}")
+        print(f"    {row.formula}")
+        if row.parameters:
+            for param in row.parameters.split("; "):
+                print(f"    - {param}")
+        if row.aliases:
+            print(f"    aliases: {row.aliases}")
+        print(f"    reference: {row.reference}")
+    return 0
+
+
 # ---- sub-commands: corpus, collection (patents and test collections) --------------------
 
 # ---- sub-commands: check (passage runs) --------------------------------------------------

@@ -17,6 +17,12 @@ from typing import IO
 __all__ = ["atomic_output", "atomic_directory"]
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open ``path`` for writing so that it appears only once the ``with`` block succeeds.
@@ -38,6 +44,7 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: st
     try:
         with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding, newline=None if mode == "wb" else "") as handle:
             yield handle
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file normal permissions
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -60,6 +67,7 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent))
     try:
         yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,424 @@
+"""From a run and qrels to the arrays every measure reads: :class:`RankedTopics`.
+
+A run is put in evaluation order (per topic; ``order="score"``: score descending, ties by
+docno descending, trec_eval's rule), restricted to the topics evaluated, and each row is
+given its judgement. Everything is a flat array with CSR offsets per topic, so a measure
+is a handful of vectorised operations over all topics at once, and any subset of topics
+can be evaluated on its own (the unit of partitioning when a job is spread over workers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..validation import check_choice
+from .docids import DOC_KEYS, document_keys
+from .qrels import Qrels
+from .run import Run
+
+__all__ = [
+    "ORDERS",
+    "NONPOOL",
+    "UNJUDGED",
+    "JUDGED",
+    "evaluation_order",
+    "JudgementIndex",
+    "RankedTopics",
+    "SubtopicView",
+    "rank_run",
+]
+
+ORDERS = ("score", "rank", "file")
+
+# What a retrieved document is, relative to the qrels (trec_eval's RELVALUE_* distinction).
+NONPOOL = 0  # not in the qrels: unjudged, counted as non-relevant
+UNJUDGED = 1  # in the qrels with a negative grade: pooled but not judged
+JUDGED = 2  # judged, grade >= 0
+
+
+def _string_ranks(strings: np.ndarray) -> np.ndarray:
+    """Rank of each string in byte (strcmp) order, via Arrow's sort (fast on millions)."""
+    if len(strings) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = pc.sort_indices(pa.array(strings, type=pa.string())).to_numpy()
+    ranks = np.empty(len(strings), dtype=np.int64)
+    ranks[order] = np.arange(len(strings), dtype=np.int64)
+    return ranks
+
+
+def _bits(n: int) -> int:
+    return max(1, int(n).bit_length())
+
+
+def evaluation_order(run: Run, *, order: str = "score") -> np.ndarray:
+    """The permutation of ``run``'s rows that groups topics (sorted by id) and ranks each.
+
+    Parameters
+    ----------
+    run : Run
+    order : {"score", "rank", "file"}
+        ``"score"``: score descending, ties broken by docno descending (trec_eval);
+        ``"rank"``: the rank column ascending, ties in file order (ndeval, CLEF-IP);
+        ``"file"``: the order of the lines (the order a user examined the documents).
+    """
+    check_choice("order", order, ORDERS)
+    n = len(run)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    topic_rank = _string_ranks(run.topic_ids)[run.topic]
+    if order == "score":
+        fast = _already_ordered(run, topic_rank)
+        if fast is not None:
+            return fast
+        doc_rank = _string_ranks(run.vocabulary)[run.doc]
+        # score -> order-preserving dense integer, so that one integer sort does it all
+        unique_scores, score_rank = np.unique(run.score, return_inverse=True)
+        widths = (_bits(len(run.topic_ids)), _bits(len(unique_scores)), _bits(len(run.vocabulary)))
+        if sum(widths) <= 63:
+            key = (topic_rank.astype(np.int64) << (widths[1] + widths[2])) \
+                | ((len(unique_scores) - 1 - score_rank.astype(np.int64)) << widths[2]) \
+                | (len(run.vocabulary) - 1 - doc_rank)
+            return np.argsort(key, kind="stable")
+        return np.lexsort((-doc_rank, -run.score, topic_rank))
+    if order == "rank":
+        return np.lexsort((np.arange(n), run.rank, topic_rank))
+    return np.argsort(topic_rank, kind="stable")
+
+
+def _already_ordered(run: Run, topic_rank: np.ndarray) -> np.ndarray | None:
+    """Fast path for runs written as engines write them: topics contiguous, scores falling.
+
+    Returns the permutation (only topic blocks reordered, tie groups fixed) or None when the
+    file is not in that shape.
+    """
+    topic = run.topic
+    score = run.score
+    boundary = topic[1:] != topic[:-1]
+    starts = np.r_[0, np.flatnonzero(boundary) + 1]
+    if len(np.unique(topic[starts])) != len(starts):
+        return None  # a topic's lines are scattered
+    if not np.all((score[1:] <= score[:-1]) | boundary):
+        return None
+    n = len(topic)
+    lengths = np.diff(np.r_[starts, n])
+    block_order = np.argsort(topic_rank[starts], kind="stable")
+    new_starts = starts[block_order]
+    new_lengths = lengths[block_order]
+    offsets = np.repeat(new_starts - np.r_[0, np.cumsum(new_lengths)[:-1]], new_lengths)
+    perm = np.arange(n, dtype=np.int64) + offsets
+    # ties (same topic, same score) must run docno descending
+    tie = ~boundary & (score[1:] == score[:-1])
+    if tie.any():
+        i = np.flatnonzero(tie)
+        docs = run.vocabulary
+        if not np.all(docs[run.doc[i]] > docs[run.doc[i + 1]]):
+            rows = np.unique(np.r_[i, i + 1])
+            group = np.cumsum(np.r_[True, ~tie])[rows]  # tie-group id of each involved row
+            doc_rank = _string_ranks(docs[run.doc[rows]])
+            # position k of the file takes the row that belongs there once ties are sorted
+            within = np.arange(n, dtype=np.int64)
+            within[rows] = rows[np.lexsort((-doc_rank, group))]
+            perm = within[perm]
+    return perm
+
+
+@dataclass(frozen=True, eq=False)
+class JudgementIndex:
+    """Qrels restricted to the evaluated topics and indexed for lookups.
+
+    Built once per (qrels, topics, doc_key) and shared by all runs evaluated against it.
+    """
+
+    topic_ids: np.ndarray  # (T,) evaluated topics, sorted
+    doc_keys: pd.Index  # distinct judged document keys
+    key: np.ndarray  # (Q,) sorted topic_position * len(doc_keys) + doc code
+    grade: np.ndarray  # (Q,) grades aligned with ``key``
+    qrels: Qrels
+    doc_key: str
+
+    @classmethod
+    def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> "JudgementIndex":
+        check_choice("doc_key", doc_key, DOC_KEYS)
+        level = qrels.document_level()
+        frame = pd.DataFrame({
+            "topic": level.topic,
+            "doc": document_keys(level.docno, doc_key),
+            "rel": level.rel,
+        })
+        position = pd.Index(topic_ids).get_indexer(frame["topic"])
+        frame = frame[position >= 0].assign(position=position[position >= 0])
+        if doc_key == "patent":
+            # several publications of one patent judged: the patent takes the best grade
+            frame = frame.groupby(["position", "doc"], as_index=False, sort=False)["rel"].max()
+        doc_index = pd.Index(pd.unique(frame["doc"].to_numpy(dtype=object)))
+        code = doc_index.get_indexer(frame["doc"]).astype(np.int64)
+        key = frame["position"].to_numpy(dtype=np.int64) * max(len(doc_index), 1) + code
+        order = np.argsort(key, kind="stable")
+        return cls(
+            topic_ids=topic_ids,
+            doc_keys=doc_index,
+            key=key[order],
+            grade=frame["rel"].to_numpy(dtype=np.int64)[order],
+            qrels=qrels,
+            doc_key=doc_key,
+        )
+
+    @cached_property
+    def topic_position(self) -> np.ndarray:
+        return self.key // max(len(self.doc_keys), 1)
+
+    @cached_property
+    def ptr(self) -> np.ndarray:
+        """CSR offsets of each topic's judgements in ``key``/``grade``."""
+        counts = np.bincount(self.topic_position, minlength=len(self.topic_ids))
+        return np.r_[0, np.cumsum(counts)].astype(np.int64)
+
+    @cached_property
+    def grades_descending(self) -> np.ndarray:
+        """Each topic's grades sorted from best to worst (for ideal rankings)."""
+        order = np.lexsort((-self.grade, self.topic_position))
+        return self.grade[order]
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """Per topic, the number of judgements where ``mask`` holds."""
+        return np.bincount(self.topic_position[mask], minlength=len(self.topic_ids)).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class RankedTopics:
+    """One run, ranked per topic, with each row's judgement: the input of every measure.
+
+    Attributes
+    ----------
+    run_name : str
+    topic_ids : ndarray of str, shape (T,)
+        The topics evaluated, sorted (some may have no rows: ``complete`` evaluation).
+    ptr : ndarray of int64, shape (T+1,)
+        Rows of topic ``t`` are ``ptr[t]:ptr[t+1]``, in evaluation order.
+    row_topic : ndarray of int64, shape (N,)
+        Each row's topic position.
+    position : ndarray of int64, shape (N,)
+        Each row's 1-based rank within its topic.
+    docno : ndarray of str, shape (N,)
+        The document ids as retrieved.
+    score : ndarray of float64, shape (N,)
+    status : ndarray of int8, shape (N,)
+        :data:`NONPOOL`, :data:`UNJUDGED` or :data:`JUDGED`.
+    grade : ndarray of int64, shape (N,)
+        The judged grade (0 unless ``status == JUDGED``).
+    judged_doc : ndarray of int64, shape (N,)
+        The row's code in ``judgements.doc_keys``, or -1.
+    judgements : JudgementIndex
+    notes : tuple of str
+    """
+
+    run_name: str
+    topic_ids: np.ndarray
+    ptr: np.ndarray
+    row_topic: np.ndarray
+    position: np.ndarray
+    docno: np.ndarray
+    score: np.ndarray
+    status: np.ndarray
+    grade: np.ndarray
+    judged_doc: np.ndarray
+    judgements: JudgementIndex
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.topic_ids)
+
+    def per_topic_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum ``values`` (one per row) over each topic's rows."""
+        return np.bincount(self.row_topic, weights=values, minlength=self.n_topics)
+
+    def cumulative(self, values: np.ndarray) -> np.ndarray:
+        """Running sum of ``values`` down each topic's ranking (inclusive)."""
+        total = np.cumsum(values, dtype=np.float64)
+        before = np.r_[0.0, total][self.ptr[:-1]]
+        return total - np.repeat(before, np.diff(self.ptr))
+
+    def relevant(self, level: int = 1) -> np.ndarray:
+        """Rows judged with grade >= ``level``."""
+        return (self.status == JUDGED) & (self.grade >= level)
+
+    def num_rel(self, level: int = 1) -> np.ndarray:
+        """Per topic, the judged documents with grade >= ``level`` (retrieved or not)."""
+        return self.judgements.count(self.judgements.grade >= level)
+
+    def num_ret(self) -> np.ndarray:
+        return np.diff(self.ptr)
+
+    def subset(self, topics: np.ndarray) -> "RankedTopics":
+        """The same run restricted to some topics (positions into ``topic_ids``)."""
+        topics = np.asarray(topics, dtype=np.int64)
+        rows = np.concatenate([np.arange(self.ptr[t], self.ptr[t + 1]) for t in topics]) if len(topics) else np.zeros(0, np.int64)
+        remap = np.full(self.n_topics, -1, dtype=np.int64)
+        remap[topics] = np.arange(len(topics))
+        lengths = np.diff(self.ptr)[topics]
+        judgements = JudgementIndex.build(self.judgements.qrels, self.topic_ids[topics], doc_key=self.judgements.doc_key)
+        doc_codes = self.judgements.doc_keys[self.judged_doc[rows]] if len(rows) else []
+        judged_doc = np.where(self.judged_doc[rows] >= 0, judgements.doc_keys.get_indexer(doc_codes) if len(rows) else 0, -1)
+        return RankedTopics(
+            run_name=self.run_name,
+            topic_ids=self.topic_ids[topics],
+            ptr=np.r_[0, np.cumsum(lengths)].astype(np.int64),
+            row_topic=remap[self.row_topic[rows]],
+            position=self.position[rows],
+            docno=self.docno[rows],
+            score=self.score[rows],
+            status=self.status[rows],
+            grade=self.grade[rows],
+            judged_doc=judged_doc.astype(np.int64),
+            judgements=judgements,
+            notes=self.notes,
+        )
+
+    def subtopic_view(self, *, aggregate: str = "max") -> "SubtopicView":
+        """The subtopic judgements of the retrieved rows and of each topic (see :class:`SubtopicView`)."""
+        return SubtopicView.build(self, aggregate=aggregate)
+
+
+def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> RankedTopics:
+    """Rank ``run`` per topic and attach each row's judgement from ``judgements``.
+
+    Rows of topics that are not in ``judgements.topic_ids`` are left out (the caller
+    reports them). With ``doc_key="patent"``, a later publication of a patent already
+    retrieved for the topic is left out and counted in :attr:`RankedTopics.notes`.
+    """
+    perm = evaluation_order(run, order=order)
+    topic_ids = judgements.topic_ids
+    run_topic_position = pd.Index(topic_ids).get_indexer(run.topic_ids) if len(run.topic_ids) else np.zeros(0, np.int64)
+    row_topic = run_topic_position[run.topic[perm]].astype(np.int64)
+    keep = row_topic >= 0
+    perm, row_topic = perm[keep], row_topic[keep]
+    run_doc = run.doc[perm]
+    keys_of_vocabulary = document_keys(run.vocabulary, judgements.doc_key)
+    notes: list[str] = []
+    if judgements.doc_key == "patent":
+        key_codes, key_uniques = pd.factorize(keys_of_vocabulary)
+        pair = row_topic * max(len(key_uniques), 1) + key_codes[run_doc]
+        repeat = pd.Series(pair, copy=False).duplicated().to_numpy()
+        if repeat.any():
+            notes.append(f"run {run.name!r}: {int(repeat.sum())} later publication(s) of patents already "
+                         "retrieved for the same topic left out (patent-level matching)")
+            perm, row_topic, run_doc = perm[~repeat], row_topic[~repeat], run_doc[~repeat]
+    doc_code_of_vocabulary = judgements.doc_keys.get_indexer(keys_of_vocabulary).astype(np.int64) if len(run.vocabulary) else np.zeros(0, np.int64)
+    judged_doc = doc_code_of_vocabulary[run_doc]
+    n_docs = max(len(judgements.doc_keys), 1)
+    key = row_topic * n_docs + judged_doc
+    where = np.searchsorted(judgements.key, key)
+    where_clipped = np.minimum(where, max(len(judgements.key) - 1, 0))
+    found = (judged_doc >= 0) & (len(judgements.key) > 0)
+    if len(judgements.key):
+        found &= judgements.key[where_clipped] == key
+    grade_raw = np.where(found, judgements.grade[where_clipped] if len(judgements.key) else 0, 0)
+    status = np.where(found, np.where(grade_raw >= 0, JUDGED, UNJUDGED), NONPOOL).astype(np.int8)
+    grade = np.where(status == JUDGED, grade_raw, 0).astype(np.int64)
+    counts = np.bincount(row_topic, minlength=len(topic_ids))
+    ptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    position = np.arange(len(row_topic), dtype=np.int64) - np.repeat(ptr[:-1], counts) + 1
+    return RankedTopics(
+        run_name=run.name,
+        topic_ids=topic_ids,
+        ptr=ptr,
+        row_topic=row_topic,
+        position=position,
+        docno=run.vocabulary[run_doc],
+        score=run.score[perm],
+        status=status,
+        grade=grade,
+        judged_doc=judged_doc,
+        judgements=judgements,
+        notes=tuple(run.notes) + tuple(notes),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class SubtopicView:
+    """Subtopic-level judgements lined up with a ranking, for the subtopic measures.
+
+    Subtopics are numbered globally; topic ``t`` owns ``subtopic_ptr[t]:subtopic_ptr[t+1]``.
+
+    Attributes
+    ----------
+    subtopic_ids : ndarray of str, shape (S,)
+        Each subtopic's name (unique within its topic).
+    subtopic_topic : ndarray of int64, shape (S,)
+    subtopic_ptr : ndarray of int64, shape (T+1,)
+    pair_row, pair_subtopic, pair_grade : ndarray, shape (P,)
+        One entry per (retrieved row, subtopic it is judged for), sorted by row.
+    judged_topic, judged_doc, judged_subtopic, judged_grade : ndarray, shape (J,)
+        Every (topic, document, subtopic) judgement of the evaluated topics, with the
+        document as a code into ``judged_docnos`` (for ideal rankings).
+    judged_docnos : ndarray of str
+    """
+
+    subtopic_ids: np.ndarray
+    subtopic_topic: np.ndarray
+    subtopic_ptr: np.ndarray
+    pair_row: np.ndarray
+    pair_subtopic: np.ndarray
+    pair_grade: np.ndarray
+    judged_topic: np.ndarray
+    judged_doc: np.ndarray
+    judged_subtopic: np.ndarray
+    judged_grade: np.ndarray
+    judged_docnos: np.ndarray
+
+    @classmethod
+    def build(cls, ranked: RankedTopics, *, aggregate: str = "max") -> "SubtopicView":
+        check_choice("aggregate", aggregate, ("max", "sum"))
+        qrels = ranked.judgements.qrels
+        if qrels.subtopic is None:
+            raise ValueError("these qrels have no subtopics; read them with format='subtopic' or 'dd'")
+        doc_key = ranked.judgements.doc_key
+        frame = pd.DataFrame({
+            "topic": qrels.topic,
+            "subtopic": qrels.subtopic,
+            "doc": document_keys(qrels.docno, doc_key),
+            "rel": qrels.rel,
+        })
+        position = pd.Index(ranked.topic_ids).get_indexer(frame["topic"])
+        frame = frame[position >= 0].assign(position=position[position >= 0])
+        frame = frame.groupby(["position", "subtopic", "doc"], as_index=False, sort=True)["rel"].agg(aggregate)
+        subtopics = frame[["position", "subtopic"]].drop_duplicates().sort_values(["position", "subtopic"])
+        subtopic_code = pd.MultiIndex.from_frame(subtopics).get_indexer(pd.MultiIndex.from_frame(frame[["position", "subtopic"]]))
+        sub_counts = np.bincount(subtopics["position"].to_numpy(dtype=np.int64), minlength=ranked.n_topics)
+        doc_index = ranked.judgements.doc_keys
+        judged_doc = doc_index.get_indexer(frame["doc"]).astype(np.int64)
+        judged_topic = frame["position"].to_numpy(dtype=np.int64)
+        judged_grade = frame["rel"].to_numpy(dtype=np.int64)
+        # rows x subtopics: join on (topic, document)
+        n_docs = max(len(doc_index), 1)
+        judged_key = judged_topic * n_docs + judged_doc
+        order = np.argsort(judged_key, kind="stable")
+        sorted_key = judged_key[order]
+        row_key = np.where(ranked.judged_doc >= 0, ranked.row_topic * n_docs + ranked.judged_doc, -1)
+        start = np.searchsorted(sorted_key, row_key, side="left")
+        stop = np.searchsorted(sorted_key, row_key, side="right")
+        stop = np.where(row_key >= 0, stop, start)
+        counts = stop - start
+        pair_row = np.repeat(np.arange(len(row_key), dtype=np.int64), counts)
+        offsets = np.arange(counts.sum(), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        pair_source = order[np.repeat(start, counts) + offsets]
+        return cls(
+            subtopic_ids=subtopics["subtopic"].to_numpy(dtype=object),
+            subtopic_topic=subtopics["position"].to_numpy(dtype=np.int64),
+            subtopic_ptr=np.r_[0, np.cumsum(sub_counts)].astype(np.int64),
+            pair_row=pair_row,
+            pair_subtopic=subtopic_code[pair_source].astype(np.int64),
+            pair_grade=judged_grade[pair_source],
+            judged_topic=judged_topic,
+            judged_doc=judged_doc,
+            judged_subtopic=subtopic_code.astype(np.int64),
+            judged_grade=judged_grade,
+            judged_docnos=np.asarray(doc_index, dtype=object),
+        )

@@ -1,0 +1,99 @@
+"""The in-memory form of a run: one row per retrieved document, as columnar arrays.
+
+A :class:`Run` keeps the rows in file order. Documents are dictionary-encoded (``doc``
+indexes ``vocabulary``) because runs repeat document ids across topics and because the
+evaluation matches them against qrels as integers, not strings. Topics are encoded the
+same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Run"]
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """A ranked retrieval run (TREC 6-column, or built in memory).
+
+    Attributes
+    ----------
+    name : str
+        The run tag (6th column), or the name the user gave.
+    topic_ids : ndarray of str, shape (T,)
+        The distinct topic ids.
+    topic : ndarray of int32, shape (N,)
+        Each row's topic, as an index into ``topic_ids``.
+    vocabulary : ndarray of str, shape (V,)
+        The distinct document ids.
+    doc : ndarray of int32, shape (N,)
+        Each row's document, as an index into ``vocabulary``.
+    score : ndarray of float64, shape (N,)
+        Retrieval scores, kept as 64-bit doubles (never rounded to 32 bits).
+    rank : ndarray of int64, shape (N,)
+        The rank column as written in the file.
+    source : str
+        Where the run came from (file path or ``<memory>``).
+    notes : tuple of str
+        What reading changed (e.g. duplicates dropped on request), for the report.
+    """
+
+    name: str
+    topic_ids: np.ndarray
+    topic: np.ndarray
+    vocabulary: np.ndarray
+    doc: np.ndarray
+    score: np.ndarray
+    rank: np.ndarray
+    source: str = "<memory>"
+    notes: tuple[str, ...] = field(default=())
+
+    def __len__(self) -> int:
+        return int(self.topic.shape[0])
+
+    @property
+    def docnos(self) -> np.ndarray:
+        """Each row's document id as a string (materialised on demand)."""
+        return self.vocabulary[self.doc]
+
+    @classmethod
+    def from_records(cls, records, *, name: str = "run", source: str = "<memory>") -> "Run":
+        """Build a run from ``(topic, docno, score)`` or ``(topic, docno, rank, score)`` tuples.
+
+        Examples
+        --------
+        >>> run = Run.from_records([("q1", "d1", 2.0), ("q1", "d2", 1.0)])
+        >>> len(run), list(run.docnos)
+        (2, ['d1', 'd2'])
+        """
+        rows = list(records)
+        topics = [str(r[0]) for r in rows]
+        docs = [str(r[1]) for r in rows]
+        if rows and len(rows[0]) == 4:
+            ranks = np.asarray([int(r[2]) for r in rows], dtype=np.int64)
+            scores = np.asarray([float(r[3]) for r in rows], dtype=np.float64)
+        else:
+            scores = np.asarray([float(r[2]) for r in rows], dtype=np.float64)
+            ranks = np.arange(1, len(rows) + 1, dtype=np.int64)
+        topic_ids, topic = np.unique(np.asarray(topics, dtype=object), return_inverse=True)
+        vocabulary, doc = np.unique(np.asarray(docs, dtype=object), return_inverse=True)
+        return cls(
+            name=name,
+            topic_ids=topic_ids.astype(object),
+            topic=topic.astype(np.int32),
+            vocabulary=vocabulary.astype(object),
+            doc=doc.astype(np.int32),
+            score=scores,
+            rank=ranks,
+            source=source,
+        )
+
+    @classmethod
+    def from_dict(cls, run: dict[str, dict[str, float]], *, name: str = "run") -> "Run":
+        """Build a run from ``{topic: {docno: score}}`` (pytrec_eval's and ranx's shape)."""
+        return cls.from_records(
+            ((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name
+        )

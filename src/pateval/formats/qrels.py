@@ -1,0 +1,190 @@
+"""Qrels files in the formats of TREC, ndeval, TREC Dynamic Domain, NTCIR and CLEF-IP.
+
+=============  ===========================================  ==============================
+format         line                                         grade kept
+=============  ===========================================  ==============================
+trec           ``qid iter docno rel``                       rel (negative kept)
+subtopic       ``qid subtopic docno rel`` (ndeval)          rel, per subtopic
+dd             ``topic<TAB>subtopic<TAB>docno<TAB>passage<TAB>rating``  rating, per passage
+ntcir          ``topic<TAB>A|B<TAB>docid<TAB>1``            A = 2 (relevant), B = 1 (partial)
+clefip-pac     ``PAC-1 0 EP-0971326-B1 1 [LANG]`` (2010)    rel (2 = X/Y citation)
+clefip-2011    ``EP-0000001-A1 EP-7654321 2``               rel
+=============  ===========================================  ==============================
+
+``format="auto"`` detects the format only where that is safe: 3 fields (clefip-2011),
+5 fields (dd when the 5th is a number, clefip-pac with a language otherwise), 4 fields
+with A/B in the 2nd column (ntcir), or 4 fields whose 2nd column is always ``0``/``Q0``
+(trec; clefip-pac when topics are ``PAC-n``). Four fields with other 2nd columns may be
+TREC iterations or subtopics: the reader then asks for the format by name.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..core.qrels import Qrels
+from ..errors import malformed
+from ..validation import check_choice
+from .lines import iter_fields, parse_int, read_bytes
+
+__all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
+
+QRELS_FORMATS = ("auto", "trec", "subtopic", "dd", "ntcir", "clefip-pac", "clefip-2011")
+
+_LAYOUT = {
+    "trec": "4 columns: qid iter docno rel",
+    "subtopic": "4 columns: qid subtopic docno rel",
+    "dd": "5 tab-separated columns: topic subtopic docno passage_id rating",
+    "ntcir": "4 columns: topic A|B docid 1",
+    "clefip-pac": "4 or 5 columns: topic 0 docno rel [language]",
+    "clefip-2011": "3 columns: topic_ucid cited_patent rel",
+}
+
+
+def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplicate: str = "error") -> Qrels:
+    """Read a qrels file.
+
+    Parameters
+    ----------
+    path : path-like
+        The qrels file.
+    format : {"auto", "trec", "subtopic", "dd", "ntcir", "clefip-pac", "clefip-2011"}
+        The file's format; ``"auto"`` detects it where that is safe (see the module notes).
+    on_duplicate : {"error", "first"}
+        Two lines judging the same item differently are an error, or the first is kept
+        (``"first"``). Identical repeated lines are merged either way, with a note.
+
+    Returns
+    -------
+    Qrels
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> f = tempfile.NamedTemporaryFile("w", suffix=".qrels", delete=False)
+    >>> _ = f.write("q1 0 d1 1\\nq1 0 d2 0\\n"); f.close()
+    >>> q = read_qrels(f.name)
+    >>> q.format, len(q)
+    ('trec', 2)
+    >>> os.unlink(f.name)
+    """
+    check_choice("format", format, QRELS_FORMATS)
+    check_choice("on_duplicate", on_duplicate, ("error", "first"))
+    path = Path(path)
+    data = read_bytes(path)
+    separator = "\t" if format == "dd" else None
+    rows = list(iter_fields(path, data, separator=separator))
+    if not rows:
+        malformed(path, None, "the file is empty")
+    if format == "auto":
+        format = _detect(path, rows)
+    return _build(path, rows, format, on_duplicate)
+
+
+def _detect(path: Path, rows: list[tuple[int, list[str]]]) -> str:
+    line, fields = rows[0]
+    width = len(fields)
+    if width == 3:
+        return "clefip-2011"
+    if width == 5:
+        return "dd" if fields[4].lstrip("+-").isdigit() else "clefip-pac"
+    if width == 4:
+        second = {f[1] for _, f in rows if len(f) == 4}
+        if second <= {"A", "B"}:
+            return "ntcir"
+        if second <= {"0", "Q0"}:
+            return "clefip-pac" if fields[0].startswith("PAC-") else "trec"
+        malformed(path, None, "cannot tell TREC qrels (qid iter docno rel) from subtopic qrels "
+                  "(qid subtopic docno rel): the 2nd column holds values other than 0; name the "
+                  "format (format='trec' or 'subtopic', --qrels-format)")
+    malformed(path, line, "not a qrels line of any known format",
+              expected="3, 4 or 5 columns", found=width)
+
+
+def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate: str) -> Qrels:
+    widths = {"trec": (4,), "subtopic": (4,), "dd": (5,), "ntcir": (4,), "clefip-pac": (4, 5), "clefip-2011": (3,)}[fmt]
+    topics: list[str] = []
+    docnos: list[str] = []
+    rels: list[int] = []
+    subtopics: list[str] = []
+    passages: list[str] = []
+    langs: list[str] = []
+    seen: dict[tuple, tuple[int, int]] = {}
+    merged = 0
+    first_width = len(rows[0][1])
+    for line, fields in rows:
+        if len(fields) not in widths or (fmt == "clefip-pac" and len(fields) != first_width):
+            malformed(path, line, f"wrong number of columns for {fmt} qrels", expected=_LAYOUT[fmt], found=len(fields))
+        subtopic = passage = None
+        if fmt in ("trec", "clefip-pac"):
+            topic, _, docno, rel_text = fields[:4]
+            rel = parse_int(path, line, rel_text, "the relevance grade (4th column)")
+        elif fmt == "subtopic":
+            topic, subtopic, docno, rel_text = fields
+            rel = parse_int(path, line, rel_text, "the relevance grade (4th column)")
+        elif fmt == "dd":
+            topic, subtopic, docno, passage, rel_text = (f.strip() for f in fields)
+            rel = parse_int(path, line, rel_text, "the rating (5th column)")
+            if not all((topic, subtopic, docno, passage)):
+                malformed(path, line, "an empty field", expected=_LAYOUT[fmt], found="\t".join(fields))
+        elif fmt == "ntcir":
+            topic, level, docno, flag = fields
+            if level not in ("A", "B"):
+                malformed(path, line, "the relevance level (2nd column) is not A or B", expected="A or B", found=level)
+            parse_int(path, line, flag, "the 4th column")
+            rel = 2 if level == "A" else 1
+        else:  # clefip-2011
+            topic, docno, rel_text = fields
+            rel = parse_int(path, line, rel_text, "the relevance grade (3rd column)")
+        key = (topic, subtopic, docno, passage)
+        previous = seen.get(key)
+        if previous is not None:
+            first_line, first_rel = previous
+            if first_rel == rel:
+                merged += 1
+                continue
+            if on_duplicate == "error":
+                item = f"document {docno!r}" + (f" subtopic {subtopic!r}" if subtopic else "") + (f" passage {passage!r}" if passage else "")
+                malformed(path, line, f"conflicting judgements of {item} for topic {topic!r}: "
+                          f"{first_rel} on line {first_line}, {rel} here; use on_duplicate='first' to keep the first")
+            merged += 1
+            continue
+        seen[key] = (line, rel)
+        topics.append(topic)
+        docnos.append(docno)
+        rels.append(rel)
+        if subtopic is not None:
+            subtopics.append(subtopic)
+        if passage is not None:
+            passages.append(passage)
+        if fmt == "clefip-pac" and first_width == 5:
+            langs.append(fields[4])
+    notes = (f"{path}: {merged} repeated judgement line(s) merged",) if merged else ()
+    return Qrels(
+        topic=np.asarray(topics, dtype=object),
+        docno=np.asarray(docnos, dtype=object),
+        rel=np.asarray(rels, dtype=np.int64),
+        subtopic=np.asarray(subtopics, dtype=object) if fmt in ("subtopic", "dd") else None,
+        passage=np.asarray(passages, dtype=object) if fmt == "dd" else None,
+        format=fmt,
+        source=str(path),
+        extra={"lang": np.asarray(langs, dtype=object)} if langs else {},
+        notes=notes,
+    )
+
+
+def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
+    """Write qrels atomically: TREC 4 columns, or ``qid subtopic docno rel`` with subtopics."""
+    from .atomic import atomic_output
+
+    frame = qrels.to_frame()
+    with atomic_output(path) as out:
+        if qrels.subtopic is not None:
+            for t, s, d, r in zip(frame["topic"], frame["subtopic"], frame["docno"], frame["rel"]):
+                out.write(f"{t} {s} {d} {r}\n")
+        else:
+            for t, d, r in zip(frame["topic"], frame["docno"], frame["rel"]):
+                out.write(f"{t} 0 {d} {r}\n")

@@ -1,0 +1,224 @@
+"""TREC run files: ``qid Q0 docno rank score run_id``, whitespace separated.
+
+Reading has two paths that accept exactly the same files:
+
+* the fast path hands the file to pyarrow's multi-threaded CSV reader (single spaces or
+  tabs between fields), dictionary-encodes topics and documents on the fly, and checks the
+  whole table with array operations;
+* the careful path reads line by line. It runs when the fast path cannot read the file
+  (irregular white space) or found a problem, and it is the one that words every error,
+  with the file and the 1-based line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from ..core.run import Run
+from ..errors import PatevalError, malformed
+from ..validation import check_choice
+from .atomic import atomic_output
+from .lines import iter_fields, parse_float, parse_int, read_bytes
+
+__all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
+
+DUPLICATE_POLICIES = ("error", "first")
+_COLUMNS = ["qid", "q0", "docno", "rank", "score", "tag"]
+_EXPECTED = "6 columns: qid Q0 docno rank score run_id"
+
+
+def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None) -> Run:
+    """Read a TREC run file.
+
+    Parameters
+    ----------
+    path : path-like
+        The run file.
+    on_duplicate : {"error", "first"}, default "error"
+        A document listed twice for one topic is an error, or its later lines are dropped
+        (``"first"``; the number dropped is recorded in :attr:`Run.notes`).
+    name : str, optional
+        The run's name; by default its tag (the 6th column).
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    pateval.errors.InputFormatError
+        For a missing, empty, binary or non-UTF-8 file, a line without 6 columns, a rank
+        that is not an integer, a score that is not a number or is NaN, a run tag that
+        differs from the first line's, or a duplicate document (with ``on_duplicate="error"``).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> f = tempfile.NamedTemporaryFile("w", suffix=".run", delete=False)
+    >>> _ = f.write("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.5 bm25\\n"); f.close()
+    >>> run = read_run(f.name)
+    >>> run.name, len(run)
+    ('bm25', 2)
+    >>> os.unlink(f.name)
+    """
+    check_choice("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
+    path = Path(path)
+    data = read_bytes(path)
+    run = _read_fast(path, data, on_duplicate)
+    if run is None:
+        run = _read_careful(path, data, on_duplicate)
+    if name is not None:
+        run = Run(**{**run.__dict__, "name": name})
+    return run
+
+
+def _delimiter(data: bytes) -> str | None:
+    """The single-character delimiter of a regular file, or None if white space varies."""
+    first = data[: data.find(b"\n") if b"\n" in data else len(data)].rstrip(b"\r")
+    for delimiter in (b"\t", b" "):
+        parts = first.split(delimiter)
+        if len(parts) == 6 and all(parts):
+            return delimiter.decode()
+    return None
+
+
+def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
+    delimiter = _delimiter(data)
+    if delimiter is None or b"\r" in data[:4096]:
+        return None
+    dictionary = pa.dictionary(pa.int32(), pa.string())
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
+                newlines_in_values=False, ignore_empty_lines=True,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"qid": dictionary, "q0": dictionary, "docno": dictionary,
+                              "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
+                strings_can_be_null=False, null_values=[], check_utf8=True,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None  # the careful path finds and words the problem
+    if table.num_rows == 0:
+        return None
+    tags = table.column("tag").unify_dictionaries().combine_chunks()
+    if len(pc.unique(tags.indices)) != 1 or "" in tags.dictionary.to_pylist():
+        return None
+    score = table.column("score").to_numpy()
+    if np.isnan(score).any():
+        return None
+    qid = table.column("qid").unify_dictionaries().combine_chunks()
+    docno = table.column("docno").unify_dictionaries().combine_chunks()
+    topic_codes = qid.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    doc_codes = docno.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    topic_ids = np.asarray(qid.dictionary.to_pylist(), dtype=object)
+    vocabulary = np.asarray(docno.dictionary.to_pylist(), dtype=object)
+    if (vocabulary == "").any() or (topic_ids == "").any():
+        return None  # an empty field means doubled delimiters: irregular white space
+    rank = table.column("rank").to_numpy()
+    key = topic_codes.astype(np.int64) * len(vocabulary) + doc_codes
+    duplicated = pd.Series(key, copy=False).duplicated().to_numpy()
+    notes: tuple[str, ...] = ()
+    if duplicated.any():
+        if on_duplicate == "error":
+            return None
+        keep = ~duplicated
+        notes = (f"{path}: {int(duplicated.sum())} duplicate document line(s) dropped (kept the first)",)
+        topic_codes, doc_codes = topic_codes[keep], doc_codes[keep]
+        score, rank = score[keep], rank[keep]
+    return Run(
+        name=str(tags.dictionary[0]),
+        topic_ids=topic_ids,
+        topic=topic_codes,
+        vocabulary=vocabulary,
+        doc=doc_codes,
+        score=np.ascontiguousarray(score, dtype=np.float64),
+        rank=np.ascontiguousarray(rank, dtype=np.int64),
+        source=str(path),
+        notes=notes,
+    )
+
+
+def _read_careful(path: Path, data: bytes, on_duplicate: str) -> Run:
+    topic_index: dict[str, int] = {}
+    doc_index: dict[str, int] = {}
+    seen: dict[tuple[int, int], int] = {}
+    topics: list[int] = []
+    docs: list[int] = []
+    scores: list[float] = []
+    ranks: list[int] = []
+    tag: str | None = None
+    tag_line = 0
+    dropped = 0
+    for line, fields in iter_fields(path, data):
+        if len(fields) != 6:
+            malformed(path, line, "wrong number of columns", expected=_EXPECTED, found=len(fields))
+        qid, _, docno, rank_text, score_text, line_tag = fields
+        rank = parse_int(path, line, rank_text, "the rank (4th column)")
+        score = parse_float(path, line, score_text, "the score (5th column)")
+        if tag is None:
+            tag, tag_line = line_tag, line
+        elif line_tag != tag:
+            malformed(path, line, f"mixed run tags: {tag!r} on line {tag_line}, another here",
+                      expected=repr(tag), found=line_tag)
+        t = topic_index.setdefault(qid, len(topic_index))
+        d = doc_index.setdefault(docno, len(doc_index))
+        first = seen.setdefault((t, d), line)
+        if first != line:
+            if on_duplicate == "error":
+                malformed(path, line, f"document {docno!r} retrieved twice for topic {qid!r} "
+                          f"(first on line {first}); use on_duplicate='first' (--on-duplicate first) to keep the first")
+            dropped += 1
+            continue
+        topics.append(t)
+        docs.append(d)
+        scores.append(score)
+        ranks.append(rank)
+    if tag is None:
+        malformed(path, None, "the file is empty")
+    notes = (f"{path}: {dropped} duplicate document line(s) dropped (kept the first)",) if dropped else ()
+    return Run(
+        name=tag,
+        topic_ids=np.asarray(list(topic_index), dtype=object),
+        topic=np.asarray(topics, dtype=np.int32),
+        vocabulary=np.asarray(list(doc_index), dtype=object),
+        doc=np.asarray(docs, dtype=np.int32),
+        score=np.asarray(scores, dtype=np.float64),
+        rank=np.asarray(ranks, dtype=np.int64),
+        source=str(path),
+        notes=notes,
+    )
+
+
+def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None) -> None:
+    """Write a run in TREC format, topic by topic in score order, atomically.
+
+    Scores are written with 17 significant digits, so reading the file back gives the same
+    64-bit doubles.
+    """
+    from ..core.ranking import evaluation_order
+
+    order = evaluation_order(run, order="score")
+    tag = tag or run.name
+    if not tag or any(c.isspace() for c in tag):
+        raise PatevalError(f"a run tag must be one word without white space, not {tag!r}")
+    topics = run.topic_ids[run.topic[order]]
+    docnos = run.vocabulary[run.doc[order]]
+    scores = run.score[order]
+    topic_codes = run.topic[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(topic_codes)) + 1]
+    ranks = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)])) + 1
+    with atomic_output(path) as out:
+        for q, d, r, s in zip(topics, docnos, ranks, scores):
+            out.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")

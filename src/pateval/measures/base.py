@@ -1,0 +1,260 @@
+"""Measures declared as data.
+
+A :class:`MeasureSpec` states a measure once: its canonical name, parameters (type,
+default, choices or interval, description), whether it takes a cutoff (``@k``), how topic
+values are aggregated, what inputs it needs beyond a ranking and doc-level qrels, its
+reference, and the kernel that computes it for all topics at once. A :class:`Measure` is a
+spec with parameter values; its ``str`` is its canonical name, which
+:func:`pateval.measures.parse_measure` reads back to an equal measure.
+
+The split follows ranx: the kernel (vectorised over topics, reading
+:class:`pateval.core.ranking.RankedTopics`) is looked up in the registry, the batch
+wrapper is :func:`pateval.measures.compute`, and the public entry is
+:func:`pateval.evaluate`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import MeasureNameError, ParameterError
+from ..validation import Interval
+
+__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value"]
+
+_BARE = re.compile(r"[A-Za-z0-9_.\-+/]+")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a measure, declared apart from the maths.
+
+    Attributes
+    ----------
+    name : str
+    kind : type
+        ``int``, ``float``, ``str`` or ``bool``.
+    default : object
+    description : str
+    choices : tuple, optional
+        The only values allowed.
+    interval : Interval, optional
+        The numeric range allowed.
+    """
+
+    name: str
+    kind: type
+    default: Any
+    description: str
+    choices: tuple | None = None
+    interval: Interval | None = None
+
+    def coerce(self, value: Any, *, owner: str) -> Any:
+        """Convert a parsed or given value to this parameter's type and check its rules."""
+        kind = self.kind
+        try:
+            if kind is bool:
+                if isinstance(value, str):
+                    lowered = value.lower()
+                    if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                        raise ValueError(value)
+                    value = lowered in ("true", "1", "yes")
+                elif not isinstance(value, (bool, np.bool_)):
+                    raise ValueError(value)
+                value = bool(value)
+            elif kind is int:
+                if isinstance(value, bool):
+                    raise ValueError(value)
+                if isinstance(value, str):
+                    value = int(value)
+                elif isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer()):
+                    value = int(value)
+                else:
+                    raise ValueError(value)
+            elif kind is float:
+                if isinstance(value, bool):
+                    raise ValueError(value)
+                value = float(value)
+                if math.isnan(value):
+                    raise ValueError(value)
+            else:
+                value = str(value)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{owner}: parameter {self.name} takes {kind.__name__}; got {value!r}") from None
+        if self.choices is not None and value not in self.choices:
+            listed = ", ".join(str(c) for c in self.choices)
+            raise ParameterError(f"{owner}: parameter {self.name} must be one of {listed}; got {value!r}")
+        if self.interval is not None and value not in self.interval:
+            raise ParameterError(f"{owner}: parameter {self.name} must be in {self.interval}; got {value!r}")
+        return value
+
+    def describe(self) -> str:
+        rule = ""
+        if self.choices is not None:
+            rule = " one of " + "|".join(str(c) for c in self.choices) + ";"
+        elif self.interval is not None:
+            rule = f" in {self.interval};"
+        return f"{self.name} ({self.kind.__name__},{rule} default {format_value(self.default)}): {self.description}"
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as the canonical name writes it (parses back to the same value)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    if _BARE.fullmatch(text):
+        return text
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+@dataclass
+class EvaluationContext:
+    """Inputs some measures need beyond the ranking and the qrels.
+
+    Attributes
+    ----------
+    resources : dict
+        Named side inputs, e.g. ``"doc_lengths"`` (a mapping docno -> length in words),
+        ``"duplicate_groups"``, ``"subtopic_weights"``, ``"intent_probabilities"``.
+    """
+
+    resources: dict[str, Any] = field(default_factory=dict)
+
+    def require(self, name: str, measure: "Measure") -> Any:
+        if name not in self.resources or self.resources[name] is None:
+            raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given")
+        return self.resources[name]
+
+
+Kernel = Callable[["Any", "Measure", EvaluationContext], np.ndarray]
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """The declaration of one measure (see the module notes).
+
+    Attributes
+    ----------
+    name : str
+        Canonical name, as users write it (``AP``, ``nDCG``, ``PRES``, ``CT``).
+    family : str
+        The module it belongs to (``standard``, ``professional``, ``cube``, ``subtopic``, ...).
+    summary : str
+        One line.
+    formula : str
+        The definition, in plain text.
+    reference : str
+        The citation (paper, and reference implementation).
+    kernel : callable
+        ``kernel(ranked, measure, context) -> ndarray`` of one value per topic.
+    params : tuple of Param
+    cutoff : {"none", "optional", "required"}
+        Whether the name takes ``@k``.
+    aggregate : {"mean", "sum"}
+        How topic values make the ``all`` value (trec_eval sums the counts).
+    integer : bool
+        Values are counts (printed without decimals).
+    requires : frozenset of str
+        ``"subtopics"`` (subtopic qrels), or a resource name of :class:`EvaluationContext`.
+    aliases : tuple of str
+        Other names accepted on input (trec_eval's), never printed.
+    """
+
+    name: str
+    family: str
+    summary: str
+    formula: str
+    reference: str
+    kernel: Kernel
+    params: tuple[Param, ...] = ()
+    cutoff: str = "none"
+    aggregate: str = "mean"
+    integer: bool = False
+    requires: frozenset = frozenset()
+    aliases: tuple[str, ...] = ()
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def __call__(self, *, cutoff: int | None = None, **params: Any) -> "Measure":
+        """Make a measure with parameters: ``nDCG(cutoff=10)``, ``AP(rel=2)``."""
+        return Measure.make(self, params, cutoff)
+
+
+@dataclass(frozen=True, eq=False)
+class Measure:
+    """A measure with its parameter values; ``str(measure)`` is its canonical name.
+
+    Examples
+    --------
+    >>> from pateval.measures import parse_measure
+    >>> m = parse_measure("ndcg_cut_10")
+    >>> str(m), m == parse_measure(str(m))
+    ('nDCG@10', True)
+    """
+
+    spec: MeasureSpec
+    values: tuple[tuple[str, Any], ...]
+    cutoff: int | None
+
+    @classmethod
+    def make(cls, spec: MeasureSpec, params: Mapping[str, Any], cutoff: int | None) -> "Measure":
+        known = {p.name for p in spec.params}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            listed = ", ".join(sorted(known)) or "none"
+            raise MeasureNameError(f"{spec.name} has no parameter {unknown[0]!r} (its parameters: {listed})")
+        if cutoff is not None:
+            if spec.cutoff == "none":
+                raise MeasureNameError(f"{spec.name} takes no cutoff (@k)")
+            if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
+                raise MeasureNameError(f"{spec.name}: the cutoff must be a positive integer; got {cutoff!r}")
+            cutoff = int(cutoff)
+        elif spec.cutoff == "required":
+            raise MeasureNameError(f"{spec.name} needs a cutoff, e.g. {spec.name}@10")
+        values = tuple((p.name, p.coerce(params[p.name], owner=spec.name) if p.name in params else p.default) for p in spec.params)
+        return cls(spec, values, cutoff)
+
+    def __getitem__(self, name: str) -> Any:
+        for key, value in self.values:
+            if key == name:
+                return value
+        raise KeyError(f"{self.spec.name} has no parameter {name!r}")
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        changed = [(k, v) for (k, v), p in zip(self.values, self.spec.params) if v != p.default]
+        text = self.spec.name
+        if changed:
+            text += "(" + ",".join(f"{k}={format_value(v)}" for k, v in changed) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+    __repr__ = __str__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Measure) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def compute(self, ranked, context: EvaluationContext | None = None) -> np.ndarray:
+        """The measure's value for every topic of ``ranked`` (a RankedTopics)."""
+        return np.asarray(self.spec.kernel(ranked, self, context or EvaluationContext()), dtype=np.float64)

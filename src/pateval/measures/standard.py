@@ -1,0 +1,165 @@
+"""The standard measures, identical to trec_eval's (checked against pytrec-eval-terrier).
+
+Each kernel computes one value per topic for all topics at once from a
+:class:`pateval.core.ranking.RankedTopics`. Conventions, all trec_eval's: documents are
+ranked by score descending, ties by docno descending; a document is relevant when its
+grade is at least ``rel`` (default 1); unjudged documents are non-relevant; a topic with
+no relevant document scores 0 and still counts in the mean.
+
+Reference: trec_eval 9/10 (NIST, usnistgov/trec_eval), measures ``map``, ``map_cut``,
+``P``, ``recall``, ``Rprec``, ``recip_rank``, ``ndcg``, ``ndcg_cut``, ``bpref``,
+``num_ret``, ``num_rel``, ``num_rel_ret``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ranking import JUDGED, RankedTopics
+from ..validation import Interval
+from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .registry import register
+
+__all__ = ["average_precision", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
+
+TREC_EVAL = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
+REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
+
+
+def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(numerator), dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
+def _within(ranked: RankedTopics, cutoff: int | None) -> np.ndarray | bool:
+    return True if cutoff is None else ranked.position <= cutoff
+
+
+def average_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Average precision: AP = (1/R) * sum over relevant retrieved d of P@rank(d).
+
+    With a cutoff k (``AP@k``, trec_eval's map_cut), only ranks <= k contribute; R is all
+    relevant documents of the topic.
+    """
+    relevant = ranked.relevant(measure["rel"])
+    hits = ranked.cumulative(relevant)
+    contribution = np.where(relevant & _within(ranked, measure.cutoff), hits / ranked.position, 0.0)
+    return _safe_divide(ranked.per_topic_sum(contribution), ranked.num_rel(measure["rel"]))
+
+
+def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Precision at k: P@k = |relevant in the top k| / k (k even when fewer are retrieved)."""
+    relevant = ranked.relevant(measure["rel"]) & _within(ranked, measure.cutoff)
+    return ranked.per_topic_sum(relevant.astype(np.float64)) / measure.cutoff
+
+
+def recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Recall: R@k = |relevant in the top k| / R (all retrieved without a cutoff)."""
+    relevant = ranked.relevant(measure["rel"]) & _within(ranked, measure.cutoff)
+    return _safe_divide(ranked.per_topic_sum(relevant.astype(np.float64)), ranked.num_rel(measure["rel"]))
+
+
+def r_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """R-precision: |relevant in the top R| / R, R the number of relevant documents."""
+    num_rel = ranked.num_rel(measure["rel"])
+    relevant = ranked.relevant(measure["rel"]) & (ranked.position <= num_rel[ranked.row_topic])
+    return _safe_divide(ranked.per_topic_sum(relevant.astype(np.float64)), num_rel)
+
+
+def reciprocal_rank(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Reciprocal rank: 1 / rank of the first relevant document (0 if none; within k with @k)."""
+    relevant = ranked.relevant(measure["rel"]) & _within(ranked, measure.cutoff)
+    topics, first = np.unique(ranked.row_topic[relevant], return_index=True)
+    values = np.zeros(ranked.n_topics, dtype=np.float64)
+    values[topics] = 1.0 / ranked.position[relevant][first]
+    return values
+
+
+def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Normalised discounted cumulative gain (Jarvelin & Kekalainen 2002), trec_eval's form.
+
+    DCG@k = sum_{i<=k} gain_i / log2(i + 1), gain = the judged grade (negative grades and
+    unjudged documents gain 0); nDCG@k = DCG@k / IDCG@k, the ideal from all of the topic's
+    judged grades sorted descending; 0 when IDCG is 0. Without a cutoff, k = all.
+    """
+    gain = np.where(ranked.status == JUDGED, np.maximum(ranked.grade, 0), 0).astype(np.float64)
+    discount = np.log2(ranked.position + 1.0)
+    dcg = ranked.per_topic_sum(np.where(_within(ranked, measure.cutoff), gain / discount, 0.0))
+    judgements = ranked.judgements
+    ideal = np.maximum(judgements.grades_descending, 0).astype(np.float64)
+    counts = np.diff(judgements.ptr)
+    ideal_position = np.arange(len(ideal), dtype=np.int64) - np.repeat(judgements.ptr[:-1], counts) + 1
+    ideal_topic = np.repeat(np.arange(ranked.n_topics), counts)
+    keep = ideal > 0
+    if measure.cutoff is not None:
+        keep &= ideal_position <= measure.cutoff
+    idcg = np.bincount(ideal_topic[keep], weights=ideal[keep] / np.log2(ideal_position[keep] + 1.0), minlength=ranked.n_topics)
+    return _safe_divide(dcg, idcg)
+
+
+def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Binary preference (Buckley & Voorhees 2004), trec_eval's form.
+
+    bpref = (1/R) * sum over judged relevant retrieved r of
+    (1 - min(n_r, R) / min(N, R)), n_r the judged non-relevant documents ranked above r,
+    N all judged non-relevant documents of the topic; a term is 1 when n_r = 0.
+    Unjudged documents are ignored.
+    """
+    level = measure["rel"]
+    judged = ranked.status == JUDGED
+    relevant = judged & (ranked.grade >= level)
+    nonrelevant = judged & (ranked.grade < level)
+    nonrel_above = ranked.cumulative(nonrelevant)
+    num_rel = ranked.num_rel(level)
+    judgements = ranked.judgements
+    num_nonrel = judgements.count((judgements.grade >= 0) & (judgements.grade < level))
+    r = num_rel[ranked.row_topic].astype(np.float64)
+    n = num_nonrel[ranked.row_topic].astype(np.float64)
+    denominator = np.minimum(n, r)
+    penalty = np.zeros(len(r))
+    np.divide(np.minimum(nonrel_above, r), denominator, out=penalty, where=denominator > 0)
+    term = np.where(relevant, np.where(nonrel_above > 0, 1.0 - penalty, 1.0), 0.0)
+    return _safe_divide(ranked.per_topic_sum(term), num_rel)
+
+
+def num_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Number of documents retrieved for the topic."""
+    return ranked.num_ret().astype(np.float64)
+
+
+def num_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Number of relevant (grade >= rel) documents judged for the topic."""
+    return ranked.num_rel(measure["rel"]).astype(np.float64)
+
+
+def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Number of relevant documents retrieved."""
+    return ranked.per_topic_sum(ranked.relevant(measure["rel"]).astype(np.float64))
+
+
+for _spec in (
+    MeasureSpec("AP", "standard", "average precision (mean: MAP)",
+                "AP@k = (1/R) sum_{i<=k, d_i relevant} P@i", TREC_EVAL + " map, map_cut",
+                average_precision, (REL,), cutoff="optional", aliases=("map", "map_cut")),
+    MeasureSpec("P", "standard", "precision at cutoff k", "P@k = |relevant in top k| / k",
+                TREC_EVAL + " P", precision, (REL,), cutoff="required"),
+    MeasureSpec("R", "standard", "recall (at cutoff k)", "R@k = |relevant in top k| / R",
+                TREC_EVAL + " recall", recall, (REL,), cutoff="optional", aliases=("recall",)),
+    MeasureSpec("Rprec", "standard", "R-precision", "Rprec = |relevant in top R| / R",
+                TREC_EVAL + " Rprec", r_precision, (REL,), aliases=("R-prec",)),
+    MeasureSpec("RR", "standard", "reciprocal rank of the first relevant document", "RR = 1 / rank_first_relevant",
+                TREC_EVAL + " recip_rank", reciprocal_rank, (REL,), cutoff="optional", aliases=("recip_rank", "MRR")),
+    MeasureSpec("nDCG", "standard", "normalised discounted cumulative gain (gain = grade, log2(i+1) discount)",
+                "nDCG@k = sum_{i<=k} g_i/log2(i+1) / IDCG@k", TREC_EVAL + " ndcg, ndcg_cut; Jarvelin & Kekalainen, TOIS 2002",
+                ndcg, (), cutoff="optional", aliases=("ndcg", "ndcg_cut")),
+    MeasureSpec("Bpref", "standard", "binary preference", "bpref = (1/R) sum_r (1 - min(n_r,R)/min(N,R))",
+                TREC_EVAL + " bpref; Buckley & Voorhees, SIGIR 2004", bpref, (REL,), aliases=("bpref",)),
+    MeasureSpec("NumRet", "standard", "documents retrieved", "|retrieved|", TREC_EVAL + " num_ret",
+                num_ret, (), aggregate="sum", integer=True, aliases=("num_ret",)),
+    MeasureSpec("NumRel", "standard", "relevant documents judged", "R", TREC_EVAL + " num_rel",
+                num_rel, (REL,), aggregate="sum", integer=True, aliases=("num_rel",)),
+    MeasureSpec("NumRelRet", "standard", "relevant documents retrieved", "|relevant retrieved|",
+                TREC_EVAL + " num_rel_ret", num_rel_ret, (REL,), aggregate="sum", integer=True, aliases=("num_rel_ret",)),
+):
+    register(_spec)
