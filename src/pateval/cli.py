@@ -69,7 +69,10 @@ def _add_evaluate(commands) -> None:
     p.add_argument("--order", choices=ORDERS, default="score", help="rank by score (trec_eval), the rank column, or file order")
     p.add_argument("--doc-key", choices=DOC_KEYS, default="publication", help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
     p.add_argument("--on-duplicate", choices=("error", "first"), default="error", help="a document twice for a topic: error, or keep the first")
-    p.add_argument("--doc-lengths", metavar="FILE", help="document lengths file (`docno length` lines) for time-based measures")
+    from .formats.resources import RESOURCES
+
+    for resource in RESOURCES:
+        p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
     p.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4, as trec_eval)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     p.set_defaults(run=_run_evaluate)
@@ -87,11 +90,9 @@ def _run_evaluate(args) -> int:
         if not args.qrels or not args.runs:
             raise PatevalError("evaluate needs QRELS and at least one RUN (or --example)")
         qrels_path, run_paths = args.qrels, args.runs
-    resources = {}
-    if args.doc_lengths:
-        from .formats.doclengths import read_doc_lengths
+    from .formats.resources import RESOURCES, load_resources
 
-        resources["doc_lengths"] = read_doc_lengths(args.doc_lengths)
+    resources = load_resources({r.name: getattr(args, f"resource_{r.name}") for r in RESOURCES})
     result = api.evaluation(
         qrels_path, list(run_paths), args.measures or list(DEFAULT_MEASURES),
         qrels_format=args.qrels_format, complete=args.complete, order=args.order,

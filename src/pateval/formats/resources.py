@@ -1,0 +1,40 @@
+"""Side inputs of measures, read from files: one declaration each.
+
+Some measures need more than a ranking and qrels: document lengths (time-biased gain, the
+Cube Test's time models), near-duplicate groups, subtopic weights, intent probabilities.
+Each is declared here once -- its name in :class:`pateval.measures.EvaluationContext`,
+its command-line option and its reader -- and ``pateval evaluate`` offers an option for
+every entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .doclengths import read_doc_lengths
+
+__all__ = ["Resource", "RESOURCES", "load_resources"]
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A side input: ``name`` in the evaluation context, ``option`` on the command line."""
+
+    name: str
+    option: str
+    help: str
+    reader: Callable[[str], Any]
+
+
+RESOURCES: list[Resource] = [
+    Resource("doc_lengths", "--doc-lengths", "document lengths file (`docno length` lines, words) for time-based measures",
+             read_doc_lengths),
+]
+
+
+def load_resources(paths: dict[str, str | None]) -> dict[str, Any]:
+    """Read every side input given (``{resource name: path or None}``)."""
+    by_name = {r.name: r for r in RESOURCES}
+    return {name: by_name[name].reader(path) for name, path in paths.items() if path is not None}
