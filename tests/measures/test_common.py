@@ -1,0 +1,145 @@
+"""Checks every registered measure must pass, grouped by property (as scikit-learn's
+metrics/tests/test_common.py does). A measure that is not listed in ``PROPERTIES`` fails
+``test_every_measure_is_grouped``: when you add a measure, say what it promises here.
+
+Groups
+------
+bounded01       every value lies in [0, 1]
+nonnegative     every value is >= 0
+empty_defined   a topic with no retrieved document gets a finite value (complete averaging)
+order_invariant the value depends on the ranking only, not on the order of the run's lines
+                (with order=score ties are broken by docno, so shuffling lines changes nothing)
+counts          integer counts, summed over topics in the ``all`` line
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pateval.api as api
+from pateval.core.qrels import Qrels
+from pateval.core.run import Run
+from pateval.measures import REGISTRY, parse_measure
+
+PROPERTIES: dict[str, set[str]] = {
+    "AP": {"bounded01", "empty_defined", "order_invariant"},
+    "P": {"bounded01", "empty_defined", "order_invariant"},
+    "R": {"bounded01", "empty_defined", "order_invariant"},
+    "Rprec": {"bounded01", "empty_defined", "order_invariant"},
+    "RR": {"bounded01", "empty_defined", "order_invariant"},
+    "nDCG": {"bounded01", "empty_defined", "order_invariant"},
+    "Bpref": {"bounded01", "empty_defined", "order_invariant"},
+    "NumRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
+    "NumRel": {"nonnegative", "empty_defined", "order_invariant", "counts"},
+    "NumRelRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
+}
+
+# Side inputs, made up for the random cases below: name -> f(docnos, topics, subtopics) -> resource
+def _doc_lengths(docnos, topics, subtopics):
+    return {d: 50 + (sum(map(ord, d)) * 37) % 900 for d in docnos}  # stable across processes
+
+
+RESOURCE_FACTORIES = {
+    "doc_lengths": _doc_lengths,
+}
+
+
+def _measure_for(name: str):
+    spec = REGISTRY[name]
+    cutoff = 5 if spec.cutoff == "required" else None
+    return spec(cutoff=cutoff)
+
+
+def _random_case(seed: int, n_topics: int = 4, n_docs: int = 12, with_empty_topic: bool = False):
+    rng = np.random.default_rng(seed)
+    qrels_rows, run_rows = [], []
+    for t in range(n_topics):
+        topic = f"t{t}"
+        docs = [f"d{i}" for i in range(n_docs)]
+        for d in rng.choice(docs, size=6, replace=False):
+            for s in rng.choice(["s1", "s2", "s3"], size=rng.integers(1, 3), replace=False):
+                qrels_rows.append((topic, s, d, int(rng.integers(0, 4))))
+        if with_empty_topic and t == n_topics - 1:
+            continue
+        for i, d in enumerate(rng.choice(docs, size=rng.integers(1, n_docs), replace=False)):
+            score = float(rng.integers(0, 4))  # many ties
+            run_rows.append((topic, d, i + 1, score))
+    qrels = Qrels.from_records(qrels_rows)
+    run = Run.from_records(run_rows, name="r")
+    return qrels, run, run_rows
+
+
+def _resources(names, qrels: Qrels, run: Run):
+    docnos = sorted(set(qrels.docno) | set(run.vocabulary))
+    made = {}
+    for name in names:
+        if name in RESOURCE_FACTORIES:
+            made[name] = RESOURCE_FACTORIES[name](docnos, sorted(set(qrels.topic)), qrels.subtopic)
+    return made
+
+
+def _evaluate(name, qrels, run, **options):
+    measure = _measure_for(name)
+    needed = set(measure.spec.requires) - {"subtopics"}
+    resources = _resources(needed, qrels, run)
+    frame = api.evaluate(qrels, run, [measure], resources=resources, **options)
+    return frame.sort_values("topic")["value"].to_numpy()
+
+
+def test_every_measure_is_grouped():
+    assert set(REGISTRY) == set(PROPERTIES), (
+        "measures without declared properties: " + ", ".join(sorted(set(REGISTRY) - set(PROPERTIES)))
+        + "; properties of unknown measures: " + ", ".join(sorted(set(PROPERTIES) - set(REGISTRY)))
+    )
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_canonical_name_round_trips(name):
+    measure = _measure_for(name)
+    assert parse_measure(str(measure)) == measure
+    assert repr(measure) == str(measure)
+    for alias in measure.spec.aliases:
+        assert parse_measure(alias + ("@5" if measure.cutoff else "")).spec is measure.spec
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROPERTIES.items() if "bounded01" in p or "nonnegative" in p))
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_bounds(name, seed):
+    qrels, run, _ = _random_case(seed)
+    values = _evaluate(name, qrels, run)
+    assert np.all(np.isfinite(values))
+    assert np.all(values >= 0)
+    if "bounded01" in PROPERTIES[name]:
+        assert np.all(values <= 1 + 1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROPERTIES.items() if "empty_defined" in p))
+def test_defined_on_topics_without_results(name):
+    qrels, run, _ = _random_case(3, with_empty_topic=True)
+    values = _evaluate(name, qrels, run, complete=True)
+    assert len(values) == 4
+    assert np.all(np.isfinite(values))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROPERTIES.items() if "order_invariant" in p))
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_invariant_to_line_order(name, seed):
+    qrels, run, rows = _random_case(seed)
+    shuffled = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
+    again = Run.from_records(shuffled, name="r")
+    np.testing.assert_allclose(_evaluate(name, qrels, run), _evaluate(name, qrels, again), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROPERTIES.items() if "counts" in p))
+def test_counts_are_summed(name):
+    qrels, run, _ = _random_case(5)
+    measure = _measure_for(name)
+    result = api.evaluation(qrels, run, [measure])
+    summary = result.summary()
+    assert summary["value"].iloc[0] == result.frame["value"].sum()
+    assert measure.spec.integer
