@@ -114,6 +114,8 @@ def iter_patents(
     ------
     PatentDocument
     """
+    if on_error not in ("stop", "skip"):
+        raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     for path in expand_paths(paths):
         for item in iter_file(path, on_error=on_error):
             if isinstance(item, ReadError):

@@ -197,10 +197,13 @@ def _split_documents(path: str, max_document_bytes: int) -> Iterator[tuple[int, 
                 break
     if started and pending.strip():
         yield line, bytes(pending)
+    elif not started:
+        malformed(path, None, "the file is empty (no XML document)")
 
 
 def _parse_document(path: str, first_line: int, data: bytes, parser: etree.XMLParser) -> etree._Element:
     """Parse one document's bytes safely and check that it declares no entities."""
+    _refuse_entity_declarations(path, first_line, data)
     try:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as error:
@@ -221,6 +224,31 @@ def _parse_document(path: str, first_line: int, data: bytes, parser: etree.XMLPa
             )
     _normalise_tree(root)
     return root
+
+
+_ELEMENT_START = re.compile(rb"<[A-Za-z_:]")
+_ENTITY_DECLARATION = re.compile(rb"<!ENTITY\s+(%\s*)?([^\s%]+)")
+
+
+def _refuse_entity_declarations(path: str, first_line: int, data: bytes) -> None:
+    """Refuse a document whose prolog declares entities, before libxml2 sees it.
+
+    Only the prolog (everything before the first element) is searched, so patent text
+    that mentions "<!ENTITY" inside CDATA is not mistaken for a declaration.
+    """
+    root_start = _ELEMENT_START.search(data)
+    prolog_end = root_start.start() if root_start is not None else len(data)
+    declarations = list(_ENTITY_DECLARATION.finditer(data, 0, prolog_end))
+    if not declarations:
+        return
+    names = [("%" if m.group(1) else "") + m.group(2).decode("utf-8", "replace") for m in declarations]
+    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    line = first_line + data.count(b"\n", 0, declarations[0].start())
+    malformed(
+        path, line,
+        f"the DOCTYPE declares entities ({shown}); refused, entities are not expanded "
+        "(protection against entity bombs and external entities)",
+    )
 
 
 def _normalise_tree(root: etree._Element) -> None:

@@ -42,14 +42,20 @@ USPTO_CITATION_SOURCES = {
 }
 
 
-def uspto_number(number: str) -> str:
-    """A USPTO document number as ucids write it: ``/`` and spaces removed, leading zeros of
-    an all-digit number dropped (``08930553`` -> ``8930553``, ``2007/0140112`` ->
-    ``20070140112``)."""
-    cleaned = number.replace("/", "").replace(" ", "").strip()
-    if cleaned.isdigit():
+def uspto_number(number: str, country: str = "US") -> str:
+    """A document number as ucids write it.
+
+    ``/`` and spaces are removed and a repeated country prefix dropped (``WO 2008/097316``
+    -> ``2008097316``); US numbers also lose their leading zeros (``08930553`` ->
+    ``8930553``, ``2007/0140112`` -> ``20070140112``) so that a grant's own id and the
+    citations of it agree. Other countries keep theirs (CLEF-IP writes ``EP-0663640``).
+    """
+    cleaned = number.replace("/", "").replace(" ", "").strip().upper()
+    if country and cleaned.startswith(country) and cleaned[len(country):].isdigit():
+        cleaned = cleaned[len(country):]
+    if country == "US" and cleaned.isdigit():
         return cleaned.lstrip("0") or "0"
-    return cleaned.upper()
+    return cleaned
 
 
 def read_uspto_document(document: XmlDocument) -> PatentDocument:
@@ -70,7 +76,7 @@ def read_uspto_document(document: XmlDocument) -> PatentDocument:
     if not raw_number:
         malformed(document.path, document.line_of(bibliographic), "USPTO document without a publication number",
                   expected="publication-reference/document-id/doc-number")
-    number = uspto_number(raw_number)
+    number = uspto_number(raw_number, country)
     kind = (child_text(publication, "kind") or "").upper()
     lang = lang_code(root.get("lang")) or "EN"
 
@@ -176,7 +182,7 @@ def _citations(bibliographic: etree._Element) -> list[Citation]:
         if not raw_number:
             continue
         country = (child_text(document_id, "country") or "US").upper()
-        number = uspto_number(raw_number)
+        number = uspto_number(raw_number, country)
         kind = (child_text(document_id, "kind") or "").upper() or None
         category = (child_text(entry, "category") or "").strip().lower()
         citations.append(
