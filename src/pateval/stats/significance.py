@@ -214,12 +214,18 @@ def wilcoxon_signed_rank(differences) -> dict[str, np.ndarray]:
     w_plus = np.where(z > 0, ranks, 0.0).sum(axis=0)
     w_minus = np.where(z < 0, ranks, 0.0).sum(axis=0)
     has_ties = tie_term > 0
-    p = np.ones(width)
-    for column in range(width):
+    # Normal approximation for every column (no continuity correction, as scipy's default);
+    # small samples below replace it with exact p-values.
+    mean = k * (k + 1) / 4.0
+    se = np.sqrt(np.maximum(k * (k + 1) * (2 * k + 1) - tie_term / 2.0, 0.0) / 24.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normal = np.abs(w_plus - mean) / se
+    p = np.where(se > 0, np.minimum(1.0, 2.0 * sps.norm.sf(normal)), 1.0)
+    for column in range(width if n_total <= 50 else 0):
         kc = int(k[column])
         if kc == 0:
             continue
-        if n_total <= 50 and not has_ties[column] and kc == n_total:
+        if not has_ties[column] and kc == n_total:
             counts = _wilcoxon_null_counts(kc)
             total = counts.sum()
             w = w_plus[column]
@@ -228,10 +234,6 @@ def wilcoxon_signed_rank(differences) -> dict[str, np.ndarray]:
             p[column] = min(1.0, 2.0 * min(upper, lower))
         elif n_total <= 13:
             p[column] = _enumerated_signed_rank_p(ranks[nonzero[:, column], column], float(w_plus[column]))
-        else:
-            mean = kc * (kc + 1) / 4.0
-            se = math.sqrt((kc * (kc + 1) * (2 * kc + 1) - tie_term[column] / 2.0) / 24.0)
-            p[column] = min(1.0, 2.0 * sps.norm.sf(abs(w_plus[column] - mean) / se)) if se > 0 else 1.0
     return {"statistic": np.minimum(w_plus, w_minus), "w_plus": w_plus, "p_value": p}
 
 
