@@ -43,7 +43,7 @@ def patent_keys(docnos: np.ndarray) -> np.ndarray:
     """:func:`patent_key` over an array of ids (vectorised with pandas' string methods)."""
     series = pd.Series(docnos, dtype=object)
     parts = series.str.extract(_PATENT)
-    keys = (parts[0] + parts[1]).to_numpy(dtype=object)
+    keys = (parts[0] + parts[1]).to_numpy(dtype=object, copy=True)
     missing = parts[0].isna().to_numpy()
     keys[missing] = series.to_numpy(dtype=object)[missing]
     return keys

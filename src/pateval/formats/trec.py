@@ -221,4 +221,4 @@ def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None)
     ranks = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)])) + 1
     with atomic_output(path) as out:
         for q, d, r, s in zip(topics, docnos, ranks, scores):
-            out.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
+            out.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")

@@ -32,7 +32,7 @@ _TOKEN = re.compile(
     )""",
     re.VERBOSE,
 )
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]*")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

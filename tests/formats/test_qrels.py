@@ -1,0 +1,110 @@
+"""Reading qrels in every supported format, and the bad-input messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pateval.errors import InputFormatError
+from pateval.formats.qrels import read_qrels
+
+
+def _write(tmp_path, name, content: str):
+    path = tmp_path / name
+    path.write_text(content)
+    return path
+
+
+def test_clefip_2010_pac_qrels(shared_data):
+    qrels = read_qrels(shared_data / "clefip" / "PAC_qrels_2010.txt")
+    assert qrels.format == "clefip-pac"
+    assert len(qrels) == 62950
+    assert len(qrels.topic_ids) == 1348
+    assert set(np.unique(qrels.rel)) <= {1, 2}
+
+
+def test_clefip_2010_pac_qrels_with_language(shared_data):
+    qrels = read_qrels(shared_data / "clefip" / "PAC_qrels_2010_with_lang.txt")
+    assert qrels.format == "clefip-pac" and len(qrels) == 62950
+    languages, counts = np.unique(qrels.extra["lang"], return_counts=True)
+    # counted with `cut -d' ' -f5 | sort | uniq -c`; XX = language unknown in the source
+    assert dict(zip(languages, counts)) == {"DE": 10004, "EN": 49768, "FR": 3017, "XX": 161}
+
+
+def test_clefip_2011_training_qrels(shared_data):
+    qrels = read_qrels(shared_data / "clefip" / "clefip2011_PAC_training_qrels_format_example.txt")
+    assert qrels.format == "clefip-2011"
+    assert list(qrels.docno) == ["EP-7654321", "EP-7654322", "EP-7654323"]
+    assert list(qrels.rel) == [1, 2, 1]
+
+
+def test_ntcir_qrels(shared_data):
+    qrels = read_qrels(shared_data / "ntcir" / "ntcir_patent_qrels.txt")
+    assert qrels.format == "ntcir" and len(qrels) == 77839
+    assert set(np.unique(qrels.rel)) == {1, 2}  # B partially relevant = 1, A relevant = 2
+
+
+def test_trec_dd_qrels(shared_data):
+    qrels = read_qrels(shared_data / "trecdd" / "qrels.txt")
+    assert qrels.format == "dd" and qrels.has_subtopics and qrels.passage is not None
+    assert len(qrels) == 27566
+    level = qrels.document_level()
+    assert len(level) < len(qrels) and level.rel.max() <= 4
+
+
+def test_trec_qrels(shared_data):
+    qrels = read_qrels(shared_data / "trec" / "qrels.test")
+    assert qrels.format == "trec" and len(qrels) == 3681
+
+
+def test_negative_grades_are_kept(tmp_path):
+    qrels = read_qrels(_write(tmp_path, "q.txt", "q1 0 d1 -1\nq1 0 d2 2\n"))
+    assert list(qrels.rel) == [-1, 2]
+
+
+def test_subtopic_qrels_must_be_named(tmp_path):
+    path = _write(tmp_path, "q.txt", "q1 1 d1 1\nq1 2 d1 0\n")
+    with pytest.raises(InputFormatError) as caught:
+        read_qrels(path)
+    assert str(caught.value) == (
+        f"{path}: cannot tell TREC qrels (qid iter docno rel) from subtopic qrels (qid subtopic docno rel): "
+        "the 2nd column holds values other than 0; name the format (format='trec' or 'subtopic', --qrels-format)")
+    qrels = read_qrels(path, format="subtopic")
+    assert list(qrels.subtopic) == ["1", "2"] and len(qrels.document_level()) == 1
+    assert qrels.document_level().rel[0] == 1
+
+
+@pytest.mark.parametrize(
+    "content, fmt, message",
+    [
+        ("q1 0 d1 1\nq1 0 d1 0\n", "auto",
+         "{p}, line 2: conflicting judgements of document 'd1' for topic 'q1': 1 on line 1, 0 here; "
+         "use on_duplicate='first' to keep the first"),
+        ("q1 0 d1 1\nq1 0 d2\n", "trec",
+         "{p}, line 2: wrong number of columns for trec qrels (expected 4 columns: qid iter docno rel, found 3)"),
+        ("q1 0 d1 high\n", "trec",
+         "{p}, line 1: the relevance grade (4th column) is not an integer (expected an integer, found 'high')"),
+        ("1001\tC\tdoc\t1\n", "ntcir",
+         "{p}, line 1: the relevance level (2nd column) is not A or B (expected A or B, found 'C')"),
+        ("", "auto", "{p}: the file is empty"),
+    ],
+    ids=["conflict", "columns", "grade", "ntcir-level", "empty"],
+)
+def test_bad_qrels_messages(tmp_path, content, fmt, message):
+    path = _write(tmp_path, "bad.qrels", content)
+    with pytest.raises(InputFormatError) as caught:
+        read_qrels(path, format=fmt)
+    assert str(caught.value) == message.format(p=path)
+
+
+def test_repeated_identical_lines_are_merged_with_a_note(tmp_path):
+    path = _write(tmp_path, "q.txt", "q1 0 d1 1\nq1 0 d1 1\nq1 0 d2 0\n")
+    qrels = read_qrels(path)
+    assert len(qrels) == 2
+    assert qrels.notes == (f"{path}: 1 repeated judgement line(s) merged",)
+
+
+def test_keep_first_of_conflicting(tmp_path):
+    path = _write(tmp_path, "q.txt", "q1 0 d1 1\nq1 0 d1 0\n")
+    qrels = read_qrels(path, on_duplicate="first")
+    assert list(qrels.rel) == [1]

@@ -1,0 +1,94 @@
+"""The `pateval evaluate` and `pateval measures` commands: output shapes and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pateval.cli import main
+
+
+def _files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n")
+    run_a = tmp_path / "a.run"
+    run_a.write_text("q1 Q0 d1 1 2.0 A\nq1 Q0 d2 2 1.0 A\nq2 Q0 d3 1 1.0 A\n")
+    run_b = tmp_path / "b.run"
+    run_b.write_text("q1 Q0 d2 1 2.0 B\nq1 Q0 d1 2 1.0 B\nq2 Q0 d9 1 1.0 B\n")
+    return qrels, run_a, run_b
+
+
+def test_trec_eval_style_output(tmp_path, capsys):
+    qrels, run_a, _ = _files(tmp_path)
+    assert main(["evaluate", str(qrels), str(run_a), "-m", "AP", "-m", "NumRet", "-q"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "AP                    \tq1\t1.0000",
+        "AP                    \tq2\t1.0000",
+        "AP                    \tall\t1.0000",
+        "NumRet                \tq1\t2",
+        "NumRet                \tq2\t1",
+        "NumRet                \tall\t3",
+    ]
+
+
+def test_several_runs_get_a_run_column_and_json_csv_carry_the_same_rows(tmp_path, capsys):
+    qrels, run_a, run_b = _files(tmp_path)
+    main(["evaluate", str(qrels), str(run_a), str(run_b), "-m", "P@1"])
+    text = capsys.readouterr().out.splitlines()
+    assert text == ["A\tP@1                   \tall\t1.0000", "B\tP@1                   \tall\t0.0000"]
+    main(["evaluate", str(qrels), str(run_a), str(run_b), "-m", "P@1", "--format", "json"])
+    records = json.loads(capsys.readouterr().out)
+    assert records == [{"run": "A", "measure": "P@1", "topic": "all", "value": 1.0},
+                       {"run": "B", "measure": "P@1", "topic": "all", "value": 0.0}]
+    main(["evaluate", str(qrels), str(run_a), str(run_b), "-m", "P@1", "--format", "csv"])
+    assert capsys.readouterr().out.splitlines() == ["run,measure,topic,value", "A,P@1,all,1", "B,P@1,all,0"]
+
+
+def test_bad_input_exits_2_with_one_clear_line_and_writes_nothing(tmp_path, capsys):
+    qrels, run_a, _ = _files(tmp_path)
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 2.0 A\nq1 Q0 d2 2 oops A\n")
+    out = tmp_path / "results.txt"
+    assert main(["evaluate", str(qrels), str(run_a), str(bad), "-m", "AP", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"pateval: error: {bad}, line 2: the score (5th column) is not a number "
+                   "(expected a decimal number, found 'oops')\n")
+    assert not out.exists()
+    assert list(tmp_path.glob("*.part")) == []
+
+
+def test_unknown_measure_exits_2(tmp_path, capsys):
+    qrels, run_a, _ = _files(tmp_path)
+    assert main(["evaluate", str(qrels), str(run_a), "-m", "MAP@x"]) == 2
+    assert "pateval: error: cannot read measure name 'MAP@x'" in capsys.readouterr().err
+
+
+def test_output_file_and_notes(tmp_path, capsys):
+    qrels, _, run_b = _files(tmp_path)
+    out = tmp_path / "res.txt"
+    assert main(["evaluate", str(qrels), str(run_b), "-m", "AP", "-o", str(out)]) == 0
+    assert out.read_text() == "AP                    \tall\t0.2500\n"
+    assert "pateval: note: means are over topics in both the qrels and the run" in capsys.readouterr().err
+
+
+def test_example_runs_from_a_fresh_process():
+    done = subprocess.run([sys.executable, "-m", "pateval.cli", "evaluate", "--example", "-m", "AP"],
+                          capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["run1", "run2", "run3"]
+
+
+def test_measures_listing(capsys):
+    assert main(["measures", "--format", "json"]) == 0
+    names = {m["name"] for m in json.loads(capsys.readouterr().out)}
+    assert {"AP", "P", "nDCG", "Bpref"} <= names
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_measures_listing_formats(capsys, fmt):
+    assert main(["measures", "--format", fmt, "--family", "standard"]) == 0
+    assert "Bpref" in capsys.readouterr().out
