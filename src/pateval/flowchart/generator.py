@@ -1,0 +1,244 @@
+"""Seeded flowcharts and controlled perturbations of them, for tests and benchmarks.
+
+:func:`generate_flowchart` draws a patent-like flowchart: a start oval, a chain of process
+rectangles, input/output parallelograms and decision diamonds whose "yes"/"no" edges branch
+forward or loop back, an end oval, reference-numeral labels (``no-box`` nodes tied to their
+node by an undirected ``wiggly`` edge, as in patent drawings) and now and then a meta-node
+enclosing a few steps.
+
+:func:`perturb_flowchart` imitates recognition errors by applying ``amount`` operations
+drawn from ``kinds`` (see :data:`PERTURBATIONS`), each on an element no earlier operation
+touched, and renumbers the identifiers (a system numbers nodes its own way). The operations
+are drawn one after another from the seed, so the result for ``amount = k`` is the result
+for ``k - 1`` with one more operation: perturbations are nested.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..errors import ParameterError
+from .model import EDGE_TYPES, NODE_TYPES, Edge, Flowchart, MetaNode, Node
+
+__all__ = ["PERTURBATIONS", "generate_flowchart", "perturb_flowchart"]
+
+#: Operations of :func:`perturb_flowchart`.
+PERTURBATIONS = ("delete_edge", "delete_node", "retype_node", "retype_edge", "replace_text", "add_node", "add_edge")
+
+_WORDS = (
+    "receive signal store value compare threshold read sensor update counter transmit packet decode frame "
+    "select channel measure current adjust voltage check status display result wait timer reset register "
+    "compute checksum request data send reply open valve close switch detect error encode image retrieve "
+    "record verify user start motor stop heater load program set flag clear buffer"
+).split()
+
+
+def _phrase(rng: random.Random) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 4))).upper()
+
+
+def _check_seed(seed) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ParameterError(f"seed must be an integer, not {seed!r}")
+
+
+def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
+    """A random patent-like flowchart with ``steps`` process/decision steps.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random generator; equal seeds give equal flowcharts.
+    steps : int
+        Number of steps between the start and end ovals (>= 1); label nodes and meta-nodes
+        come on top, so a flowchart has about ``1.4 * steps`` nodes.
+    """
+    _check_seed(seed)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ParameterError(f"steps must be a positive integer, not {steps!r}")
+    rng = random.Random(seed)
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    numeral = 10 * rng.randint(1, 9)
+
+    def add(node_type: str, text: str) -> str:
+        node_id = str(len(nodes) + 1)
+        nodes.append(Node(node_id, node_type, text, (float(100 + 40 * rng.randint(0, 4)), float(60 * len(nodes) + 40))))
+        return node_id
+
+    chain = [add("oval", "START")]
+    for _ in range(steps):
+        roll = rng.random()
+        node_type = "diamond" if roll < 0.25 else "parallelogram" if roll < 0.4 else "rectangle" if roll < 0.92 else rng.choice(("cylinder", "double-rectangle", "circle"))
+        text = _phrase(rng) + ("?" if node_type == "diamond" else "")
+        chain.append(add(node_type, text))
+    chain.append(add("oval", "END"))
+    for before, after in zip(chain, chain[1:]):
+        is_decision = nodes[int(before) - 1].type == "diamond"
+        edges.append(Edge(before, after, True, "plain", "YES" if is_decision else ""))
+    for position, node_id in enumerate(chain):
+        if nodes[int(node_id) - 1].type != "diamond":
+            continue
+        # The "no" branch loops back to an earlier step or skips ahead.
+        if rng.random() < 0.5 and position > 1:
+            target = chain[rng.randint(1, position - 1)]
+        else:
+            target = chain[rng.randint(min(position + 2, len(chain) - 1), len(chain) - 1)]
+        edges.append(Edge(node_id, target, True, rng.choice(("plain", "plain", "dotted")), "NO"))
+    for node_id in chain[1:-1]:
+        if rng.random() < 0.3:
+            numeral += 2
+            label = add("no-box", f"S{numeral}")
+            edges.append(Edge(label, node_id, False, "wiggly"))
+    meta_nodes: list[MetaNode] = []
+    if steps >= 4 and rng.random() < 0.4:
+        first = rng.randint(1, steps - 2)
+        members = tuple(chain[first : first + rng.randint(2, 3)])
+        meta_nodes.append(MetaNode(f"M{len(nodes) + 1}", members, _phrase(rng)))
+    return Flowchart(f"Fig.{rng.randint(1, 20)}", tuple(nodes), tuple(meta_nodes), tuple(edges))
+
+
+def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tuple[str, ...] = PERTURBATIONS, renumber: bool = True) -> Flowchart:
+    """``flowchart`` with ``amount`` recognition errors of the given ``kinds``.
+
+    Parameters
+    ----------
+    flowchart : Flowchart
+        The ground truth.
+    amount : int
+        Number of operations (>= 0). When no untouched element is left for any of
+        ``kinds``, fewer are applied.
+    seed : int
+        Seed of the operations.
+    kinds : tuple of str
+        Operations to draw from, out of :data:`PERTURBATIONS`.
+    renumber : bool
+        Give the nodes new identifiers in a shuffled order (which changes no score).
+    """
+    _check_seed(seed)
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+        raise ParameterError(f"amount must be a non-negative integer, not {amount!r}")
+    unknown = [kind for kind in kinds if kind not in PERTURBATIONS]
+    if unknown or not kinds:
+        raise ParameterError(f"kinds must be a non-empty selection of {', '.join(PERTURBATIONS)}; unknown: {unknown}")
+    rng = random.Random(seed)
+    nodes = {node.id: node for node in flowchart.nodes}
+    metas = {meta.id: meta for meta in flowchart.meta_nodes}
+    edges = list(flowchart.edges)
+    touched_nodes: set[str] = set()
+    touched_edges: set[int] = set()  # positions in ``edges`` of edges already changed or added
+    fresh = 0
+    applied = 0
+    kinds = tuple(kinds)
+    while applied < amount:
+        order = list(kinds)
+        rng.shuffle(order)
+        for kind in order:
+            if _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh):
+                if kind == "add_node":
+                    fresh += 1
+                applied += 1
+                break
+        else:
+            break
+    result_nodes = tuple(nodes.values())
+    result_edges = tuple(edge for edge in edges if edge is not None)
+    result = Flowchart(flowchart.title, result_nodes, tuple(metas.values()), result_edges)
+    return _renumber(result, rng) if renumber else result
+
+
+def _untouched_edges(edges: list, touched: set[int]) -> list[int]:
+    return [position for position, edge in enumerate(edges) if edge is not None and position not in touched]
+
+
+def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) -> bool:
+    """Apply one operation of ``kind`` in place; False when it has nothing left to act on."""
+    free_nodes = sorted((node_id for node_id in nodes if node_id not in touched_nodes), key=_id_order)
+    free_edges = _untouched_edges(edges, touched_edges)
+    if kind == "delete_edge":
+        if not free_edges:
+            return False
+        edges[rng.choice(free_edges)] = None
+        return True
+    if kind == "delete_node":
+        # Never a node with a changed or added edge: deleting it would undo that change.
+        guarded = {end for position in touched_edges if edges[position] is not None for end in (edges[position].source, edges[position].target)}
+        victims = [node_id for node_id in free_nodes if node_id not in guarded]
+        if len(victims) < 2:
+            return False
+        victim = rng.choice(victims)
+        del nodes[victim]
+        touched_nodes.add(victim)
+        for position, edge in enumerate(edges):
+            if edge is not None and victim in (edge.source, edge.target):
+                edges[position] = None
+        for meta_id, meta in list(metas.items()):
+            if victim in meta.members:
+                members = tuple(member for member in meta.members if member != victim)
+                metas[meta_id] = MetaNode(meta.id, members, meta.text)
+        return True
+    if kind == "retype_node":
+        if not free_nodes:
+            return False
+        node_id = rng.choice(free_nodes)
+        node = nodes[node_id]
+        nodes[node_id] = Node(node.id, rng.choice([t for t in NODE_TYPES if t != node.type]), node.text, node.position)
+        touched_nodes.add(node_id)
+        return True
+    if kind == "retype_edge":
+        if not free_edges:
+            return False
+        position = rng.choice(free_edges)
+        edge = edges[position]
+        edges[position] = Edge(edge.source, edge.target, edge.directed, rng.choice([t for t in EDGE_TYPES if t != edge.type]), edge.label)
+        touched_edges.add(position)
+        return True
+    if kind == "replace_text":
+        with_text = [node_id for node_id in free_nodes if nodes[node_id].text]
+        if not with_text:
+            return False
+        node_id = rng.choice(with_text)
+        node = nodes[node_id]
+        # An OCR misreading: a different text of about the same length, far beyond any threshold.
+        text = "".join(rng.choice("XQZJKVW") if char.isalnum() else char for char in node.text)
+        nodes[node_id] = Node(node.id, node.type, text, node.position)
+        touched_nodes.add(node_id)
+        return True
+    if kind == "add_node":
+        anchors = [node_id for node_id in nodes]
+        if not anchors:
+            return False
+        new_id = f"x{fresh}"
+        nodes[new_id] = Node(new_id, rng.choice(NODE_TYPES), _phrase(rng), None)
+        touched_nodes.add(new_id)
+        edges.append(Edge(rng.choice(sorted(anchors, key=_id_order)), new_id, True, "plain"))
+        touched_edges.add(len(edges) - 1)
+        return True
+    if kind == "add_edge":
+        present = sorted(nodes, key=_id_order)
+        if len(present) < 2:
+            return False
+        source, target = rng.sample(present, 2)
+        edges.append(Edge(source, target, True, rng.choice(EDGE_TYPES)))
+        touched_edges.add(len(edges) - 1)
+        return True
+    raise ParameterError(f"unknown perturbation {kind!r}")  # pragma: no cover - kinds are checked
+
+
+def _id_order(node_id: str) -> tuple:
+    return (0, int(node_id), "") if node_id.isdigit() else (1, 0, node_id)
+
+
+def _renumber(flowchart: Flowchart, rng: random.Random) -> Flowchart:
+    """New identifiers 1..n in a shuffled order, lines in the new order."""
+    old_ids = [node.id for node in flowchart.nodes]
+    shuffled = list(old_ids)
+    rng.shuffle(shuffled)
+    new_id = {old: str(number) for number, old in enumerate(shuffled, start=1)}
+    for number, meta in enumerate(flowchart.meta_nodes, start=len(old_ids) + 1):
+        new_id[meta.id] = f"M{number}"
+    nodes = sorted((Node(new_id[node.id], node.type, node.text, node.position) for node in flowchart.nodes), key=lambda node: int(node.id))
+    metas = tuple(MetaNode(new_id[meta.id], tuple(new_id[member] for member in meta.members), meta.text) for meta in flowchart.meta_nodes)
+    edges = [Edge(new_id[edge.source], new_id[edge.target], edge.directed, edge.type, edge.label) for edge in flowchart.edges]
+    rng.shuffle(edges)
+    return Flowchart(flowchart.title, tuple(nodes), metas, tuple(edges))

@@ -1,0 +1,608 @@
+"""The maximum common subgraph of two flowcharts and the distance of Bunke and Shearer.
+
+Definitions
+-----------
+Both flowcharts are labelled directed multigraphs (:func:`pateval.flowchart.graph.to_networkx`).
+A *common subgraph* is given by an injective partial mapping ``f`` from the nodes of the
+truth ``G1`` to the nodes of the submission ``G2`` that maps nodes only onto *compatible*
+nodes, together with an injective matching of edges in which an edge ``(u, w)`` of ``G1`` is
+matched to a compatible edge ``(f(u), f(w))`` of ``G2`` (same direction for directed and
+membership edges; either orientation for undirected ones). Its size counts both::
+
+    |mcs(G1, G2)| = max over (f, edge matching) of  |dom f| + |matched edges|
+
+This is the maximum common *edge-preserving, not necessarily induced* subgraph: an edge
+present in only one graph costs exactly one unit and does not force its end nodes out of
+the common part. The distance of Bunke and Shearer (1998, "A graph distance metric based on
+the maximal common subgraph", Pattern Recognition Letters 19(3-4):255-259), as CLEF-IP
+2012/2013 planned to use it for flowchart recognition, is then::
+
+    d(G1, G2) = 1 - |mcs(G1, G2)| / max(|G1|, |G2|),   |G| = |V| + |E|
+
+with ``d = 0`` for two empty graphs. It is 0 exactly when the labelled graphs are isomorphic
+and 1 when no node pair is compatible.
+
+Levels of matching
+------------------
+``structure``
+    nodes compatible when of the same kind (NO node or meta-node); edges when of the same
+    kind (directed, undirected, membership).
+``types``
+    in addition node shapes and edge line styles equal.
+``texts``
+    in addition node texts and edge labels similar: equal after normalising case and
+    whitespace, or within the relative edit-distance ``text_threshold``
+    (:func:`pateval.flowchart.text.texts_similar`).
+
+Algorithm
+---------
+Exact, in two stages sharing the time budget.
+
+1. A branch and bound over node mappings (a tenth of the budget, at most 0.1 s), which
+   settles most pairs of real size in milliseconds: truth nodes are taken in a fixed order
+   (most connected first, then always the node with most links to those already taken); each
+   is mapped to every compatible unused submission node, best immediate gain first, or left
+   unmapped. A branch is cut when the score so far plus an upper bound of what is left cannot
+   beat the best solution found. The bound adds (a) per node class, the smaller of the numbers
+   of undecided truth and unused submission nodes; (b) for every mapped truth node ``w``, per
+   edge class, the smaller of its edges to undecided nodes and the edges of ``f(w)`` to unused
+   nodes; (c) per edge class, the smaller of the edges among undecided truth nodes and among
+   unused submission nodes. It starts from the better of a greedy mapping and a given start
+   mapping (e.g. the one of a finer level, which is feasible at a coarser one).
+2. If that search did not finish, the problem is solved as an integer linear programme by
+   HiGHS (``scipy.optimize.milp``) with the rest of the budget: binary ``x[i,j]`` for
+   compatible node pairs and ``y[e,g]`` for compatible edge pairs in a consistent
+   orientation; each node mapped at most once on each side; and for every edge ``e``, end
+   ``a`` of ``e`` and node ``c``, the ``y`` of ``e`` that send ``a`` to ``c`` sum to at most
+   ``x[a,c]`` (the same for every submission edge), which keeps edge matching injective and
+   consistent with the node mapping; maximise ``sum x + sum y``.
+
+The problem is NP-hard. When the budget runs out before either stage proves optimality, the
+best mapping found is returned, flagged ``exact=False``: an approximation (a lower bound of
+``|mcs|``, hence an upper bound of ``d``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_matrix
+
+from ..errors import ParameterError
+from .graph import graph_size
+from .text import check_threshold, normalise_text, texts_similar
+
+__all__ = ["LEVELS", "CommonSubgraph", "maximum_common_subgraph", "mcs_distance"]
+
+LEVELS = ("structure", "types", "texts")
+
+# Markers of an edge as seen from one end: out, in, undirected, member-out, member-in.
+_REVERSE = {">": "<", "<": ">", "-": "-", "m>": "m<", "m<": "m>"}
+
+
+@dataclass(frozen=True)
+class CommonSubgraph:
+    """A (maximum) common subgraph found by :func:`maximum_common_subgraph`.
+
+    Attributes
+    ----------
+    size : int
+        ``|dom f| + |matched edges|``.
+    node_mapping : dict
+        Truth node -> submission node, for the nodes in the common subgraph.
+    edge_pairs : tuple of ((u, v, key), (u', v', key'))
+        Matched edges, as networkx multigraph edge keys of the truth and the submission.
+    exact : bool
+        False when the time budget ran out and ``size`` is only the best found.
+    level : str
+        The level of matching.
+    search_nodes : int
+        Branch-and-bound nodes visited.
+    seconds : float
+        Time spent.
+    """
+
+    size: int
+    node_mapping: dict
+    edge_pairs: tuple
+    exact: bool
+    level: str
+    search_nodes: int
+    seconds: float
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Side:
+    """One graph compiled for matching: integer nodes, labels, adjacency from both ends."""
+
+    def __init__(self, graph: nx.MultiDiGraph, level: str) -> None:
+        self.ids = list(graph.nodes)
+        index = {node: i for i, node in enumerate(self.ids)}
+        attributes = [graph.nodes[node] for node in self.ids]
+        kinds = [attrs.get("kind", "node") for attrs in attributes]
+        self.node_class = [
+            (kind,) if level == "structure" else (kind, attrs.get("type")) for kind, attrs in zip(kinds, attributes)
+        ]
+        self.text = [normalise_text(attrs.get("text") or "") for attrs in attributes]
+        self.shape = [attrs.get("type") for attrs in attributes]
+        # adjacency[(i, k)] lists the edges between i and k as seen from i:
+        # (marker, class key, normalised label, edge reference).
+        self.adjacency: dict[tuple[int, int], list[tuple[str, Any, str, tuple]]] = {}
+        self.neighbours: list[set[int]] = [set() for _ in self.ids]
+        self.ends: list[list[tuple[int, tuple]]] = [[] for _ in self.ids]  # (other end, class), loops excluded
+        self.edges: list[tuple[int, int, tuple]] = []  # (i, k, orientation-free class)
+        for source, target, key, attrs in graph.edges(keys=True, data=True):
+            i, k = index[source], index[target]
+            kind = attrs.get("kind", "directed")
+            marker = {"directed": ">", "undirected": "-", "member": "m>"}[kind]
+            style = None if level == "structure" else attrs.get("type")
+            label = normalise_text(attrs.get("label") or "")
+            reference = (source, target, key)
+            self.adjacency.setdefault((i, k), []).append((marker, style, label, reference))
+            if i != k:
+                self.adjacency.setdefault((k, i), []).append((_REVERSE[marker], style, label, reference))
+                self.neighbours[i].add(k)
+                self.neighbours[k].add(i)
+                self.ends[i].append((k, (marker, style)))
+                self.ends[k].append((i, (_REVERSE[marker], style)))
+                self.edges.append((i, k, (marker.replace("<", ">"), style)))
+            else:
+                self.edges.append((i, k, ("loop", marker, style)))
+        self.signature = {pair: tuple(sorted(entry[:3] for entry in entries)) for pair, entries in self.adjacency.items()}
+
+
+def _check_level(level: str) -> str:
+    if level not in LEVELS:
+        raise ParameterError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    return level
+
+
+def _check_budget(time_budget: float | None) -> float:
+    if time_budget is None:
+        return math.inf
+    if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0:
+        raise ParameterError(f"time_budget must be a positive number of seconds (or None for no limit), not {time_budget!r}")
+    return float(time_budget)
+
+
+class _Matcher:
+    def __init__(self, g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, threshold: float, budget: float) -> None:
+        self.level = level
+        self.threshold = threshold
+        self.one = _Side(g1, level)
+        self.two = _Side(g2, level)
+        self.with_texts = level == "texts"
+        self.budget = budget
+        self._pair_cache: dict[tuple, int] = {}
+        one, two = self.one, self.two
+        n1, n2 = len(one.ids), len(two.ids)
+        by_class: dict[tuple, list[int]] = {}
+        for j in range(n2):
+            by_class.setdefault(one_class(two, j), []).append(j)
+        self.candidates: list[list[int]] = []
+        for i in range(n1):
+            options = by_class.get(one_class(one, i), [])
+            if self.with_texts:
+                options = [j for j in options if texts_similar(one.text[i], two.text[j], threshold)]
+            self.candidates.append(options)
+        # How much a candidate looks like the node beyond this level (shape, text): a tie-break.
+        self.preference = [
+            {j: (one.shape[i] == two.shape[j]) + (one.text[i] == two.text[j]) for j in self.candidates[i]} for i in range(n1)
+        ]
+        self.order = self._order()
+        self.position = [0] * n1
+        for depth, node in enumerate(self.order):
+            self.position[node] = depth
+        # Static parts of the bound, per depth (the undecided truth nodes are order[depth:]).
+        self.undecided_edges = [0] * (n1 + 1)
+        self.internal_classes: list[Counter] = [Counter() for _ in range(n1 + 1)]
+        for i, k, edge_class in one.edges:
+            latest = max(self.position[i], self.position[k])
+            earliest = min(self.position[i], self.position[k])
+            for depth in range(latest + 1):
+                self.undecided_edges[depth] += 1
+            for depth in range(earliest + 1):
+                self.internal_classes[depth][edge_class] += 1
+        self.node_classes = sorted({one_class(one, i) for i in range(n1)})
+        self.search_nodes = 0
+
+    def _order(self) -> list[int]:
+        one = self.one
+        n1 = len(one.ids)
+        degree = [len(one.ends[i]) for i in range(n1)]
+        remaining = set(range(n1))
+        links = [0] * n1
+        order: list[int] = []
+        while remaining:
+            node = max(remaining, key=lambda i: (links[i], degree[i], -len(self.candidates[i]), -i))
+            order.append(node)
+            remaining.discard(node)
+            for other, _ in one.ends[node]:
+                links[other] += 1
+        return order
+
+    def _pair_matches(self, first: tuple, second: tuple) -> int:
+        """Edges matched between two edge signatures (lists of (marker, style, label))."""
+        key = (first, second)
+        cached = self._pair_cache.get(key)
+        if cached is not None:
+            return cached
+        if not self.with_texts:
+            counts = Counter(entry[:2] for entry in second)
+            value = 0
+            for entry in first:
+                if counts[entry[:2]] > 0:
+                    counts[entry[:2]] -= 1
+                    value += 1
+        else:
+            value = len(_match_entries(first, second, self.threshold))
+        self._pair_cache[key] = value
+        return value
+
+    def gain(self, u: int, v: int, mapping: list[int]) -> int:
+        """Edges gained by mapping truth ``u`` to submission ``v`` given the mapped nodes."""
+        one, two = self.one, self.two
+        total = 0
+        loop = one.signature.get((u, u))
+        if loop is not None:
+            other = two.signature.get((v, v))
+            if other is not None:
+                total += self._pair_matches(loop, other)
+        for w in one.neighbours[u]:
+            x = mapping[w]
+            if x >= 0:
+                other = two.signature.get((v, x))
+                if other is not None:
+                    total += self._pair_matches(one.signature[(u, w)], other)
+        return total
+
+    def score(self, mapping: list[int]) -> int:
+        total = 0
+        for i, j in enumerate(mapping):
+            if j >= 0:
+                total += 1
+        for (i, k), signature in self.one.signature.items():
+            if i <= k and mapping[i] >= 0 and mapping[k] >= 0:
+                other = self.two.signature.get((mapping[i], mapping[k]))
+                if other is not None:
+                    total += self._pair_matches(signature, other)
+        return total
+
+    def greedy(self) -> list[int]:
+        n1 = len(self.one.ids)
+        mapping = [-1] * n1
+        used: set[int] = set()
+        for u in self.order:
+            best, best_key = -1, None
+            for v in self.candidates[u]:
+                if v in used:
+                    continue
+                key = (self.gain(u, v, mapping), self.preference[u][v], -v)
+                if best_key is None or key > best_key:
+                    best, best_key = v, key
+            if best >= 0:
+                mapping[u] = best
+                used.add(best)
+        return mapping
+
+    def bound(self, depth: int, mapping: list[int], used: list[bool]) -> int:
+        one, two = self.one, self.two
+        # (a) nodes
+        remaining_one: Counter = Counter(one_class(one, i) for i in self.order[depth:])
+        remaining_two: Counter = Counter(one_class(two, j) for j in range(len(two.ids)) if not used[j])
+        total = sum(min(count, remaining_two[cls]) for cls, count in remaining_one.items())
+        # (b) edges from mapped truth nodes to undecided ones
+        position = self.position
+        for w in self.order[:depth]:
+            x = mapping[w]
+            if x < 0:
+                continue
+            truth_side: Counter = Counter(cls for other, cls in one.ends[w] if position[other] >= depth)
+            if not truth_side:
+                continue
+            sub_side: Counter = Counter(cls for other, cls in two.ends[x] if not used[other])
+            total += sum(min(count, sub_side[cls]) for cls, count in truth_side.items())
+        # (c) edges among undecided truth nodes
+        internal = self.internal_classes[depth]
+        if internal:
+            free: Counter = Counter(cls for i, k, cls in two.edges if not used[i] and not used[k])
+            total += sum(min(count, free[cls]) for cls, count in internal.items())
+        return total
+
+    def solve(self, start: list[int] | None) -> tuple[list[int], int, bool]:
+        """Branch and bound first; the integer programme when it cannot finish in its share."""
+        began = time.perf_counter()
+        share = min(0.1 * self.budget, 0.1)
+        mapping, score, exact = self.branch_and_bound(start, share)
+        if exact:
+            return mapping, score, True
+        remaining = self.budget - (time.perf_counter() - began)
+        if remaining <= 0:
+            return mapping, score, False
+        solved = self.integer_programme(remaining)
+        if solved is None:
+            return mapping, score, False
+        ilp_mapping, optimal = solved
+        ilp_score = self.score(ilp_mapping)
+        if ilp_score >= score:
+            return ilp_mapping, ilp_score, optimal
+        return mapping, score, False
+
+    def integer_programme(self, time_limit: float) -> tuple[list[int], bool] | None:
+        """Solve the MCS as an ILP (see the module notes); None when no solution came back."""
+        one, two = self.one, self.two
+        pair_variable: dict[tuple[int, int], int] = {}
+        for i, options in enumerate(self.candidates):
+            for j in options:
+                pair_variable[(i, j)] = len(pair_variable)
+        truth_edges: dict[tuple, tuple[int, int, tuple]] = {}
+        for (a, b), entries in one.adjacency.items():
+            for entry in entries:
+                truth_edges.setdefault(entry[3], (a, b, entry))
+        edge_variables: list[tuple[int, int, int, int, tuple, tuple]] = []  # (a, c, b, d, truth ref, sub ref)
+        for reference, (a, b, entry) in truth_edges.items():
+            for c in self.candidates[a]:
+                for d in self.candidates[b]:
+                    if (a == b) != (c == d):
+                        continue
+                    for other in two.adjacency.get((c, d), ()):
+                        if other[0] != entry[0] or other[1] != entry[1]:
+                            continue
+                        if self.with_texts and not texts_similar(entry[2], other[2], self.threshold):
+                            continue
+                        edge_variables.append((a, c, b, d, reference, other[3]))
+        count = len(pair_variable) + len(edge_variables)
+        if count == 0:
+            return [-1] * len(one.ids), True
+        rows: list[int] = []
+        columns: list[int] = []
+        values: list[float] = []
+        upper: list[float] = []
+
+        def constrain(terms: list[tuple[int, float]], limit: float) -> None:
+            row = len(upper)
+            for column, value in terms:
+                rows.append(row)
+                columns.append(column)
+                values.append(value)
+            upper.append(limit)
+
+        per_truth: dict[int, list[int]] = {}
+        per_sub: dict[int, list[int]] = {}
+        for (i, j), variable in pair_variable.items():
+            per_truth.setdefault(i, []).append(variable)
+            per_sub.setdefault(j, []).append(variable)
+        for group in (*per_truth.values(), *per_sub.values()):
+            constrain([(variable, 1.0) for variable in group], 1.0)
+        links: dict[tuple, list[int]] = {}
+        for offset, (a, c, b, d, truth_ref, sub_ref) in enumerate(edge_variables):
+            variable = len(pair_variable) + offset
+            for end, image in {(a, c), (b, d)}:
+                links.setdefault(("truth", truth_ref, end, image), []).append(variable)
+                links.setdefault(("sub", sub_ref, end, image), []).append(variable)
+        for (_, _, end, image), group in links.items():
+            constrain([(variable, 1.0) for variable in group] + [(pair_variable[(end, image)], -1.0)], 0.0)
+        matrix = coo_matrix((values, (rows, columns)), shape=(len(upper), count)).tocsr()
+        result = milp(
+            -np.ones(count),
+            constraints=LinearConstraint(matrix, -np.inf, np.asarray(upper)),
+            integrality=np.ones(count),
+            bounds=Bounds(0, 1),
+            options={"time_limit": max(time_limit, 0.01)},
+        )
+        if result.x is None:
+            return None
+        mapping = [-1] * len(one.ids)
+        for (i, j), variable in pair_variable.items():
+            if result.x[variable] > 0.5:
+                mapping[i] = j
+        return mapping, result.status == 0
+
+    def branch_and_bound(self, start: list[int] | None, budget: float) -> tuple[list[int], int, bool]:
+        n1, n2 = len(self.one.ids), len(self.two.ids)
+        best = self.greedy()
+        best_score = self.score(best)
+        if start is not None:
+            start_score = self.score(start)
+            if start_score > best_score:
+                best, best_score = list(start), start_score
+        upper = self.bound(0, [-1] * n1, [False] * n2)
+        if best_score >= upper:
+            return best, best_score, True
+        # Prefer the incumbent's choice at every node: the search then reaches it at once.
+        favourite = list(best)
+        mapping = [-1] * n1
+        used = [False] * n2
+        deadline = time.perf_counter() + budget
+        state = {"best": best, "score": best_score}
+        order = self.order
+        candidates = self.candidates
+        undecided_edges = self.undecided_edges
+
+        def search(depth: int, score: int) -> None:
+            self.search_nodes += 1
+            if self.search_nodes & 255 == 0 and time.perf_counter() > deadline:
+                raise _Timeout
+            if depth == n1:
+                if score > state["score"]:
+                    state["best"], state["score"] = list(mapping), score
+                return
+            if score + (n1 - depth) + undecided_edges[depth] <= state["score"]:
+                return
+            if score + self.bound(depth, mapping, used) <= state["score"]:
+                return
+            u = order[depth]
+            options = []
+            for v in candidates[u]:
+                if not used[v]:
+                    options.append((self.gain(u, v, mapping), v == favourite[u], self.preference[u][v], -v))
+            options.sort(reverse=True)
+            for gained, _, _, negative in options:
+                v = -negative
+                mapping[u] = v
+                used[v] = True
+                search(depth + 1, score + 1 + gained)
+                used[v] = False
+                mapping[u] = -1
+            search(depth + 1, score)
+
+        try:
+            search(0, 0)
+        except _Timeout:
+            return state["best"], state["score"], False
+        return state["best"], state["score"], True
+
+
+def one_class(side: _Side, node: int) -> tuple:
+    return side.node_class[node]
+
+
+def _match_entries(first, second, threshold: float) -> list[tuple[int, int]]:
+    """A maximum matching of compatible edges between two short edge lists (texts level)."""
+
+    def compatible(a, b) -> bool:
+        return a[0] == b[0] and a[1] == b[1] and texts_similar(a[2], b[2], threshold)
+
+    partner_of_second: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j, entry in enumerate(second):
+            if j in seen or not compatible(first[i], entry):
+                continue
+            seen.add(j)
+            if j not in partner_of_second or augment(partner_of_second[j], seen):
+                partner_of_second[j] = i
+                return True
+        return False
+
+    for i in range(len(first)):
+        augment(i, set())
+    return sorted((i, j) for j, i in partner_of_second.items())
+
+
+def _edge_pairs(matcher: _Matcher, mapping: list[int]) -> tuple:
+    """The matched edges of a mapping, preferring pairs whose labels are similar."""
+    one, two = matcher.one, matcher.two
+    pairs = []
+    for (i, k), entries in one.adjacency.items():
+        if i > k or mapping[i] < 0 or mapping[k] < 0:
+            continue
+        others = two.adjacency.get((mapping[i], mapping[k]))
+        if not others:
+            continue
+        first = [entry[:3] for entry in entries]
+        second = [entry[:3] for entry in others]
+        if matcher.with_texts:
+            matched = _match_entries(first, second, matcher.threshold)
+        else:
+            # Same edge class is enough; among parallel edges, pair equal labels first.
+            matched, taken_one, taken_two = [], set(), set()
+            for same_label in (True, False):
+                for a, entry in enumerate(first):
+                    if a in taken_one:
+                        continue
+                    for b, other in enumerate(second):
+                        if b in taken_two or entry[:2] != other[:2] or (same_label and entry[2] != other[2]):
+                            continue
+                        matched.append((a, b))
+                        taken_one.add(a)
+                        taken_two.add(b)
+                        break
+        pairs.extend((entries[a][3], others[b][3]) for a, b in matched)
+    return tuple(pairs)
+
+
+def maximum_common_subgraph(
+    truth: nx.MultiDiGraph,
+    submission: nx.MultiDiGraph,
+    *,
+    level: str = "types",
+    text_threshold: float = 0.2,
+    time_budget: float | None = 1.0,
+    start: dict | None = None,
+) -> CommonSubgraph:
+    """The maximum common subgraph of two flowchart graphs at one level of matching.
+
+    Parameters
+    ----------
+    truth, submission : networkx.MultiDiGraph
+        Graphs from :func:`pateval.flowchart.graph.to_networkx`.
+    level : {"structure", "types", "texts"}
+        What must agree for nodes and edges to match (see the module notes).
+    text_threshold : float
+        Relative edit distance up to which two normalised texts match (``texts`` level).
+    time_budget : float or None
+        Seconds the exact search may take; then the best mapping found is returned with
+        ``exact=False``. None: no limit.
+    start : dict, optional
+        A mapping truth node -> submission node to start from (pairs not compatible at this
+        level are dropped), typically the result of a finer level.
+
+    Returns
+    -------
+    CommonSubgraph
+
+    References
+    ----------
+    H. Bunke, K. Shearer. A graph distance metric based on the maximal common subgraph.
+    Pattern Recognition Letters 19(3-4):255-259, 1998.
+    """
+    _check_level(level)
+    threshold = check_threshold(text_threshold)
+    budget = _check_budget(time_budget)
+    began = time.perf_counter()
+    matcher = _Matcher(truth, submission, level, threshold, budget)
+    start_mapping = None
+    if start:
+        index_two = {node: j for j, node in enumerate(matcher.two.ids)}
+        start_mapping = [-1] * len(matcher.one.ids)
+        taken: set[int] = set()
+        for i, node in enumerate(matcher.one.ids):
+            j = index_two.get(start.get(node), -1) if node in start else -1
+            if j >= 0 and j not in taken and j in matcher.preference[i]:
+                start_mapping[i] = j
+                taken.add(j)
+    mapping, size, exact = matcher.solve(start_mapping)
+    node_mapping = {matcher.one.ids[i]: matcher.two.ids[j] for i, j in enumerate(mapping) if j >= 0}
+    return CommonSubgraph(
+        size=size,
+        node_mapping=node_mapping,
+        edge_pairs=_edge_pairs(matcher, mapping),
+        exact=exact,
+        level=level,
+        search_nodes=matcher.search_nodes,
+        seconds=time.perf_counter() - began,
+    )
+
+
+def mcs_distance(
+    truth: nx.MultiDiGraph,
+    submission: nx.MultiDiGraph,
+    *,
+    level: str = "types",
+    text_threshold: float = 0.2,
+    time_budget: float | None = 1.0,
+) -> tuple[float, CommonSubgraph]:
+    """The distance ``d = 1 - |mcs| / max(|G1|, |G2|)`` (Bunke & Shearer 1998) and its MCS.
+
+    ``|G| = |V| + |E|`` (:func:`pateval.flowchart.graph.graph_size`); two empty graphs are at
+    distance 0. See :func:`maximum_common_subgraph` for the parameters.
+    """
+    common = maximum_common_subgraph(truth, submission, level=level, text_threshold=text_threshold, time_budget=time_budget)
+    return distance_from_size(common.size, graph_size(truth), graph_size(submission)), common
+
+
+def distance_from_size(common_size: int, truth_size: int, submission_size: int) -> float:
+    """``1 - common_size / max(truth_size, submission_size)``, 0 when both graphs are empty."""
+    largest = max(truth_size, submission_size)
+    return 0.0 if largest == 0 else 1.0 - common_size / largest

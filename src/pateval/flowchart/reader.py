@@ -1,0 +1,348 @@
+"""Reading and validating the CLEF-IP flowchart encoding.
+
+The encoding (CLEF-IP 2012/2013 flowchart recognition task; Piroi, Lupu, Hanbury, Overview
+of CLEF-IP 2013, section 2.4) is one record a line::
+
+    MT Title "Fig.7"                   title, optional
+    MT NO 10 / MT DE 5 / MT UE 4       counts of NO, DE and UE lines, required
+    NO id node-type ["text"] [(x,y)]   node; coordinates of its centre are optional
+    MN id [n1,n2,...] ["text"]         meta-node enclosing NO nodes
+    DE start end edge-type ["label"]   directed edge (UE: undirected); ends are NO or MN ids
+    CO anything                        comment, ignored
+
+Quoted texts take the escapes ``\\"``, ``\\\\``, ``\\n`` and ``\\t`` and end on their line.
+Record names, node types and edge types are read case-insensitively (the overview writes
+``co``); blank lines are skipped.
+
+:func:`check_flowchart` reads everything it can and returns every defect found, each as a
+:class:`pateval.errors.InputFormatError` naming its line (or the file, for a missing
+``MT`` count); a defective line contributes nothing to the flowchart. :func:`read_flowchart`
+is the strict reader: it raises the first defect.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import InputFormatError, malformed
+from .model import EDGE_TYPES, NODE_TYPES, Edge, Flowchart, MetaNode, Node
+
+__all__ = ["FlowchartCheck", "check_flowchart", "read_flowchart", "parse_flowchart"]
+
+_RECORDS = "MT, NO, MN, DE, UE or CO"
+_MT_FIELDS = "Title, NO, DE or UE"
+_NODE_TYPE_LIST = ", ".join(NODE_TYPES)
+_EDGE_TYPE_LIST = ", ".join(EDGE_TYPES)
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_COUNT = re.compile(r"\d+")
+_SHAPES = {
+    "NO": 'NO id node-type ["text"] [(x,y)]',
+    "MN": 'MN id [id,id,...] ["text"]',
+    "DE": 'DE start end edge-type ["label"]',
+    "UE": 'UE start end edge-type ["label"]',
+}
+
+
+class FlowchartCheck(NamedTuple):
+    """What :func:`check_flowchart` returns: the flowchart of the good lines, and the defects."""
+
+    flowchart: Flowchart
+    defects: list[InputFormatError]
+
+
+class _Token(NamedTuple):
+    kind: str  # "word", "text", "list", "coords"
+    value: str
+    raw: str
+
+
+class _Defect(Exception):
+    """A defect of one line, raised inside the line parser and collected by the caller."""
+
+    def __init__(self, error: InputFormatError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _defect(path: str, line: int | None, problem: str, *, expected: str | None = None, found=None) -> InputFormatError:
+    """Build the error :func:`pateval.errors.malformed` would raise, without raising it."""
+    try:
+        malformed(path, line, problem, expected=expected, found=found)
+    except InputFormatError as error:
+        return error
+    raise AssertionError("malformed() always raises")  # pragma: no cover
+
+
+def _tokens(rest: str, path: str, line: int) -> list[_Token]:
+    """Split the part of a line after its record name into words, texts, lists and coordinates."""
+    tokens: list[_Token] = []
+    i, n = 0, len(rest)
+    while i < n:
+        char = rest[i]
+        if char.isspace():
+            i += 1
+        elif char == '"':
+            start, i, chars = i, i + 1, []
+            while True:
+                if i >= n:
+                    raise _Defect(_defect(path, line, "unterminated quoted text", expected='a closing "', found=rest[start:]))
+                char = rest[i]
+                if char == '"':
+                    i += 1
+                    break
+                if char == "\\":
+                    escaped = rest[i + 1 : i + 2]
+                    if escaped not in _ESCAPES:
+                        raise _Defect(
+                            _defect(path, line, "unknown escape in quoted text", expected='\\", \\\\, \\n or \\t', found=rest[i : i + 2])
+                        )
+                    chars.append(_ESCAPES[escaped])
+                    i += 2
+                else:
+                    chars.append(char)
+                    i += 1
+            tokens.append(_Token("text", "".join(chars), rest[start:i]))
+        elif char in "[(":
+            close = "]" if char == "[" else ")"
+            end = rest.find(close, i + 1)
+            if end < 0:
+                what = "member list" if char == "[" else "coordinates"
+                raise _Defect(_defect(path, line, f"unterminated {what}", expected=f"a closing {close}", found=rest[i:]))
+            tokens.append(_Token("list" if char == "[" else "coords", rest[i + 1 : end], rest[i : end + 1]))
+            i = end + 1
+        else:
+            start = i
+            while i < n and not rest[i].isspace() and rest[i] not in '"[(':
+                i += 1
+            tokens.append(_Token("word", rest[start:i], rest[start:i]))
+    return tokens
+
+
+def _identifier(token: _Token | None, path: str, line: int, what: str, shape: str, text: str) -> str:
+    if token is None or token.kind != "word":
+        raise _Defect(_defect(path, line, f"missing {what}", expected=shape, found=text))
+    if any(char in token.value for char in ",])"):
+        raise _Defect(_defect(path, line, f"bad {what}", expected="an identifier without , ] or )", found=token.value))
+    return token.value
+
+
+def _optional_text(tokens: list[_Token], index: int) -> tuple[str, int]:
+    if index < len(tokens) and tokens[index].kind == "text":
+        return tokens[index].value, index + 1
+    return "", index
+
+
+def _no_more(tokens: list[_Token], index: int, path: str, line: int, record: str) -> None:
+    if index < len(tokens):
+        raise _Defect(_defect(path, line, f"unexpected field in {record} line", expected=_SHAPES[record], found=tokens[index].raw))
+
+
+def _parse_node(tokens: list[_Token], path: str, line: int, text: str) -> Node:
+    shape = _SHAPES["NO"]
+    node_id = _identifier(tokens[0] if tokens else None, path, line, "node identifier", shape, text)
+    if len(tokens) < 2 or tokens[1].kind != "word":
+        raise _Defect(_defect(path, line, "missing node type", expected=shape, found=text))
+    node_type = tokens[1].value.lower()
+    if node_type not in NODE_TYPES:
+        raise _Defect(_defect(path, line, "unknown node type", expected=_NODE_TYPE_LIST, found=tokens[1].value))
+    label, index = _optional_text(tokens, 2)
+    position = None
+    if index < len(tokens) and tokens[index].kind == "coords":
+        parts = [part.strip() for part in tokens[index].value.split(",")]
+        if len(parts) != 2 or not all(_NUMBER.fullmatch(part) for part in parts):
+            raise _Defect(_defect(path, line, "bad coordinates", expected="(x,y) with two numbers", found=tokens[index].raw))
+        position = (float(parts[0]), float(parts[1]))
+        index += 1
+    _no_more(tokens, index, path, line, "NO")
+    return Node(node_id, node_type, label, position)
+
+
+def _parse_meta_node(tokens: list[_Token], path: str, line: int, text: str) -> MetaNode:
+    shape = _SHAPES["MN"]
+    meta_id = _identifier(tokens[0] if tokens else None, path, line, "meta-node identifier", shape, text)
+    if len(tokens) < 2 or tokens[1].kind != "list":
+        raise _Defect(_defect(path, line, "missing member list", expected=shape, found=text))
+    members = tuple(part.strip() for part in tokens[1].value.split(","))
+    if members == ("",):
+        members = ()
+    if any(not member or any(char.isspace() or char in '"[(' for char in member) for member in members):
+        raise _Defect(_defect(path, line, "bad member list", expected="[id,id,...]", found=tokens[1].raw))
+    label, index = _optional_text(tokens, 2)
+    _no_more(tokens, index, path, line, "MN")
+    return MetaNode(meta_id, members, label)
+
+
+def _parse_edge(record: str, tokens: list[_Token], path: str, line: int, text: str) -> Edge:
+    shape = _SHAPES[record]
+    source = _identifier(tokens[0] if tokens else None, path, line, "start node", shape, text)
+    target = _identifier(tokens[1] if len(tokens) > 1 else None, path, line, "end node", shape, text)
+    if len(tokens) < 3 or tokens[2].kind != "word":
+        raise _Defect(_defect(path, line, "missing edge type", expected=shape, found=text))
+    edge_type = tokens[2].value.lower()
+    if edge_type not in EDGE_TYPES:
+        raise _Defect(_defect(path, line, "unknown edge type", expected=_EDGE_TYPE_LIST, found=tokens[2].value))
+    label, index = _optional_text(tokens, 3)
+    _no_more(tokens, index, path, line, record)
+    return Edge(source, target, record == "DE", edge_type, label)
+
+
+def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -> FlowchartCheck:
+    """Read the encoding from a string; return the flowchart of its good lines and all defects.
+
+    Parameters
+    ----------
+    text : str
+        The content of one flowchart file.
+    source : path-like, optional
+        The name used in messages.
+
+    Returns
+    -------
+    FlowchartCheck
+        ``(flowchart, defects)``; ``defects`` is sorted by line (file-wide defects last) and
+        empty for a valid file.
+    """
+    path = os.fspath(source)
+    defects: list[InputFormatError] = []
+    title: str | None = None
+    title_line: int | None = None
+    declared: dict[str, int] = {}
+    declared_line: dict[str, int] = {}
+    nodes: list[tuple[int, Node]] = []
+    meta_nodes: list[tuple[int, MetaNode]] = []
+    edges: list[tuple[int, Edge]] = []
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        content = raw.rstrip("\r")
+        stripped = content.strip()
+        if not stripped:
+            continue
+        record, _, rest = stripped.partition(" ")
+        if "\t" in record:  # a tab may separate the record name as well as a space
+            record, _, more = record.partition("\t")
+            rest = more + " " + rest
+        record = record.upper()
+        if record == "CO":
+            continue
+        try:
+            if record not in ("MT", "NO", "MN", "DE", "UE"):
+                raise _Defect(_defect(path, number, "unknown record type", expected=_RECORDS, found=stripped.split()[0]))
+            tokens = _tokens(rest, path, number)
+            if record == "MT":
+                if not tokens or tokens[0].kind != "word":
+                    raise _Defect(_defect(path, number, "incomplete MT line", expected=_MT_FIELDS, found=stripped))
+                key = tokens[0].value.upper()
+                if key == "TITLE":
+                    if len(tokens) != 2 or tokens[1].kind != "text":
+                        raise _Defect(_defect(path, number, "bad title", expected='MT Title "text"', found=stripped))
+                    if title_line is not None:
+                        raise _Defect(_defect(path, number, f"MT Title given twice (first on line {title_line})"))
+                    title, title_line = tokens[1].value, number
+                elif key in ("NO", "DE", "UE"):
+                    if len(tokens) != 2 or tokens[1].kind != "word" or not _COUNT.fullmatch(tokens[1].value):
+                        found = tokens[1].raw if len(tokens) > 1 else stripped
+                        raise _Defect(_defect(path, number, f"bad MT {key} count", expected="a non-negative integer", found=found))
+                    if key in declared_line:
+                        raise _Defect(_defect(path, number, f"MT {key} given twice (first on line {declared_line[key]})"))
+                    declared[key], declared_line[key] = int(tokens[1].value), number
+                else:
+                    raise _Defect(_defect(path, number, "unknown MT field", expected=_MT_FIELDS, found=tokens[0].value))
+            elif record == "NO":
+                nodes.append((number, _parse_node(tokens, path, number, stripped)))
+            elif record == "MN":
+                meta_nodes.append((number, _parse_meta_node(tokens, path, number, stripped)))
+            else:
+                edges.append((number, _parse_edge(record, tokens, path, number, stripped)))
+        except _Defect as defect:
+            defects.append(defect.error)
+
+    # Identifiers: unique across NO and MN lines; later duplicates are dropped.
+    first_line: dict[str, int] = {}
+    kept_nodes: list[Node] = []
+    for number, node in nodes:
+        if node.id in first_line:
+            defects.append(_defect(path, number, f"identifier already defined on line {first_line[node.id]}", found=node.id))
+            continue
+        first_line[node.id] = number
+        kept_nodes.append(node)
+    node_ids = {node.id for node in kept_nodes}
+    kept_meta: list[MetaNode] = []
+    for number, meta in meta_nodes:
+        if meta.id in first_line:
+            defects.append(_defect(path, number, f"identifier already defined on line {first_line[meta.id]}", found=meta.id))
+            continue
+        unknown = [member for member in meta.members if member not in node_ids]
+        if unknown:
+            defects.append(_defect(path, number, "meta-node member is not a NO identifier", found=unknown[0]))
+            continue
+        first_line[meta.id] = number
+        kept_meta.append(meta)
+    kept_edges: list[Edge] = []
+    for number, edge in edges:
+        missing = [end for end in (edge.source, edge.target) if end not in first_line]
+        if missing:
+            defects.append(_defect(path, number, "edge end is not a NO or MN identifier", found=missing[0]))
+            continue
+        kept_edges.append(edge)
+
+    # The MT counts are checked against the lines as written (valid or not), so that one
+    # defective NO line is reported once, on its own line, and not again as a count mismatch.
+    raw_counts = _count_record_lines(lines)
+    for key in ("NO", "DE", "UE"):
+        if key not in declared:
+            defects.append(_defect(path, None, f"missing MT {key} line", expected=f"'MT {key} <count>'"))
+        elif declared[key] != raw_counts[key]:
+            defects.append(
+                _defect(path, declared_line[key], f"MT {key} does not match the {key} lines", expected=str(declared[key]), found=raw_counts[key])
+            )
+    defects.sort(key=lambda error: (error.line is None, error.line or 0))
+    flowchart = Flowchart(title, tuple(kept_nodes), tuple(kept_meta), tuple(kept_edges), declared=dict(declared))
+    return FlowchartCheck(flowchart, defects)
+
+
+def _count_record_lines(lines: list[str]) -> dict[str, int]:
+    """Count the NO, DE and UE lines, defective or not, for the check of the MT counts."""
+    counts = {"NO": 0, "DE": 0, "UE": 0}
+    for raw in lines:
+        fields = raw.split(None, 1)
+        if fields and fields[0].upper() in counts:
+            counts[fields[0].upper()] += 1
+    return counts
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        malformed(path, None, "no such file")
+    except IsADirectoryError:
+        malformed(path, None, "is a directory, not a file")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        malformed(path, data.count(b"\n", 0, error.start) + 1, "not UTF-8 text", found=data[error.start : error.start + 8])
+
+
+def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:
+    """Read a flowchart file and report all its defects (see :func:`parse_flowchart`).
+
+    A file that cannot be read as text at all raises :class:`pateval.errors.InputFormatError`.
+    """
+    path = Path(path)
+    return parse_flowchart(_read_text(path), source=path)
+
+
+def read_flowchart(path: str | os.PathLike[str]) -> Flowchart:
+    """Read a flowchart file strictly: raise the first defect (by line) if there is any."""
+    flowchart, defects = check_flowchart(path)
+    if defects:
+        raise defects[0]
+    return flowchart
