@@ -1,0 +1,401 @@
+"""``pateval corpus ingest``: parse patent XML files once into a corpus store.
+
+Files are grouped into batches (about ``batch_bytes`` of XML each, and at least a few
+batches per worker so that the work spreads); each batch is parsed by one worker, which
+writes the batch's Parquet parts straight into the store, and the batch is committed by
+writing its manifest file (see :mod:`pateval.collection.store`). Workers are local
+processes by default, or the workers of a Dask cluster when a scheduler address is given
+(``tcp://host:8786``): then every worker must see the input files and the store at the
+same paths (a shared file system), as on any cluster that reads a corpus in place.
+
+Resuming: ingesting into an existing store skips every file that a committed batch
+already holds with the same size and modification time (or, when those changed, the same
+SHA-256), and removes the parts an interrupted run left behind. A file that changed since
+it was ingested is an error: its old rows cannot be told apart from new ones, so such a
+corpus goes into a new store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputFormatError, ParameterError, malformed
+from ..patents.reader import ReadError, expand_paths, iter_file
+from .store import (
+    PartWriter,
+    committed_batches,
+    read_store_manifest,
+    remove_uncommitted_parts,
+    write_batch_manifest,
+    write_store_manifest,
+)
+
+__all__ = ["IngestSummary", "ingest", "ingest_batch", "plan_batches"]
+
+DEFAULT_BATCH_BYTES = 64 * 1024 * 1024
+_HASH_BLOCK = 1 << 20
+
+
+@dataclass
+class IngestSummary:
+    """What an ingest run did.
+
+    Attributes
+    ----------
+    store : str
+    documents : int
+        Documents written by this run.
+    files : int
+        Files read by this run.
+    skipped_files : int
+        Files already in the store (resume), not read again.
+    errors : list of ReadError
+        Bad documents left out (``on_error="skip"``).
+    bytes : int
+        XML bytes read by this run.
+    seconds : float
+        Wall-clock time of the run.
+    batches : int
+        Batches committed by this run.
+    total_documents : int
+        Documents in the store after the run.
+    """
+
+    store: str
+    documents: int = 0
+    files: int = 0
+    skipped_files: int = 0
+    errors: list[ReadError] = field(default_factory=list)
+    bytes: int = 0
+    seconds: float = 0.0
+    batches: int = 0
+    total_documents: int = 0
+
+    @property
+    def documents_per_second(self) -> float:
+        return self.documents / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def megabytes_per_second(self) -> float:
+        return self.bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def ingest_batch(
+    store: str,
+    batch: int,
+    files: list[str],
+    *,
+    on_error: str = "stop",
+    rows_per_group: int = 1000,
+) -> dict:
+    """Parse one batch of files and write its parts (runs in a worker).
+
+    Returns the batch's manifest content (files with size, mtime, hash and document
+    counts; errors) for the caller to commit. Raises InputFormatError with
+    ``on_error="stop"``; the parts written so far are removed then.
+    """
+    writer = PartWriter(store, batch, rows_per_group=rows_per_group)
+    entries: list[dict] = []
+    errors: list[dict] = []
+    started = time.perf_counter()
+    try:
+        for path in files:
+            stat = os.stat(path)
+            documents = 0
+            file_errors = 0
+            for item in iter_file(path, on_error=on_error):
+                if isinstance(item, ReadError):
+                    errors.append({"path": item.path, "line": item.line, "reason": item.reason})
+                    file_errors += 1
+                else:
+                    writer.add(item)
+                    documents += 1
+            entries.append({
+                "path": path,
+                "size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "sha256": _sha256(path),
+                "documents": documents,
+                "errors": file_errors,
+            })
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    return {
+        "files": entries,
+        "errors": errors,
+        "documents": writer.documents,
+        "bytes": sum(e["size"] for e in entries),
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def _ingest_batch_remote(store: str, batch: int, files: list[str], *, on_error: str, rows_per_group: int) -> dict:
+    """:func:`ingest_batch` for worker processes: an input error comes back as data,
+    because InputFormatError does not survive pickling (its constructor takes the parts
+    of the message, and pickle rebuilds exceptions from the message alone)."""
+    try:
+        return ingest_batch(store, batch, files, on_error=on_error, rows_per_group=rows_per_group)
+    except InputFormatError as error:
+        return {"failure": {"path": error.path, "line": error.line, "problem": error.problem,
+                            "expected": error.expected, "found": error.found}}
+
+
+def _raise_failure(result: dict) -> dict:
+    failure = result.get("failure")
+    if failure is not None:
+        raise InputFormatError(failure["path"], failure["line"], failure["problem"],
+                               expected=failure["expected"], found=failure["found"])
+    return result
+
+
+def plan_batches(files: list[tuple[str, int]], *, workers: int, batch_bytes: int) -> list[list[str]]:
+    """Group ``(path, size)`` files, in order, into batches of about ``batch_bytes``, at
+    least four per worker when there are enough files (so that a slow batch does not keep
+    the others idle at the end)."""
+    if not files:
+        return []
+    total = sum(size for _, size in files)
+    target = max(1, min(batch_bytes, total // max(1, 4 * workers)))
+    batches: list[list[str]] = []
+    current: list[str] = []
+    current_bytes = 0
+    for path, size in files:
+        if current and current_bytes + size > target:
+            batches.append(current)
+            current, current_bytes = [], 0
+        current.append(path)
+        current_bytes += size
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _prepare_store(out: Path, memory_limit: str | None) -> dict[int, dict]:
+    """Create the store or open it for resuming; returns the committed batches."""
+    if out.exists() and not out.is_dir():
+        malformed(out, None, "the store path exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        read_store_manifest(out)  # refuses a non-store directory
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        write_store_manifest(out, {"memory_limit": memory_limit})
+    committed = committed_batches(out)
+    remove_uncommitted_parts(out, committed)
+    return committed
+
+
+def _files_to_do(paths: list[str], committed: dict[int, dict]) -> tuple[list[tuple[str, int]], int]:
+    """Input files not yet in the store (with sizes), and how many are already in."""
+    known: dict[str, dict] = {}
+    for manifest in committed.values():
+        for entry in manifest.get("files", []):
+            known[entry["path"]] = entry
+    todo: list[tuple[str, int]] = []
+    skipped = 0
+    for path in paths:
+        stat = os.stat(path)
+        entry = known.get(path)
+        if entry is None:
+            todo.append((path, stat.st_size))
+            continue
+        if entry["size"] == stat.st_size and entry["mtime_ns"] == stat.st_mtime_ns:
+            skipped += 1
+            continue
+        if entry["size"] == stat.st_size and entry.get("sha256") == _sha256(path):
+            skipped += 1  # touched or copied, same content
+            continue
+        malformed(
+            path, None,
+            "the file changed since it was ingested into this store (size or content differ); "
+            "ingest the corpus into a new store",
+        )
+    return todo, skipped
+
+
+def ingest(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    on_error: str = "stop",
+    memory_limit: str | None = None,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    rows_per_group: int = 1000,
+    progress: bool = False,
+) -> IngestSummary:
+    """Parse patent XML files (or directories of them) into the corpus store ``out``.
+
+    Parameters
+    ----------
+    paths : path or iterable of paths
+        Files and directories (searched recursively for ``*.xml``, ``*.xml.gz``, ...).
+    out : path-like
+        The store directory: created when absent, resumed when it is a store.
+    workers : int, optional
+        Local worker processes (default: the number of CPUs); 1 parses in this process.
+        Ignored when ``scheduler`` is given.
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://host:8786``); the batches run on its
+        workers, which must see ``paths`` and ``out`` at the same paths.
+    on_error : {"stop", "skip"}
+        Stop at the first bad document (nothing of its batch is kept), or leave bad
+        documents out, record them (``CorpusStore.errors()``) and go on.
+    memory_limit : str, optional
+        DuckDB memory limit recorded as the store's default for queries.
+    batch_bytes : int
+        Target XML bytes per batch (one part file per table per batch).
+    rows_per_group : int
+        Documents per Parquet row group (bounds a worker's buffer).
+    progress : bool
+        Show a progress bar (tqdm, on stderr) over the input bytes.
+
+    Returns
+    -------
+    IngestSummary
+    """
+    if on_error not in ("stop", "skip"):
+        raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
+    if workers is not None and workers < 1:
+        raise ParameterError(f"workers must be >= 1, not {workers}")
+    if batch_bytes < 1:
+        raise ParameterError(f"batch_bytes must be >= 1, not {batch_bytes}")
+    if scheduler is not None and not scheduler.strip():
+        raise ParameterError("scheduler must be a Dask scheduler address such as tcp://host:8786")
+    started = time.perf_counter()
+    out_path = Path(out).absolute()
+    files = [os.path.abspath(p) for p in expand_paths(paths)]
+    committed = _prepare_store(out_path, memory_limit)
+    todo, skipped = _files_to_do(files, committed)
+    worker_count = workers or os.cpu_count() or 1
+    batches = plan_batches(todo, workers=worker_count, batch_bytes=batch_bytes)
+    first_batch = max(committed, default=-1) + 1
+    numbered = list(enumerate(batches, start=first_batch))
+
+    summary = IngestSummary(store=str(out_path), skipped_files=skipped)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True)
+
+    def record(batch: int, result: dict) -> None:
+        write_batch_manifest(out_path, batch, {"files": result["files"], "errors": result["errors"], "documents": result["documents"]})
+        summary.documents += result["documents"]
+        summary.files += len(result["files"])
+        summary.bytes += result["bytes"]
+        summary.batches += 1
+        summary.errors.extend(
+            ReadError(e["path"], e["line"], e["reason"], _message(e)) for e in result["errors"]
+        )
+        if bar is not None:
+            bar.update(result["bytes"])
+            bar.set_postfix(docs=summary.documents, errors=len(summary.errors))
+
+    try:
+        if scheduler is not None:
+            _run_on_dask(scheduler, str(out_path), numbered, on_error, rows_per_group, record)
+        elif worker_count == 1 or len(numbered) <= 1:
+            for batch, batch_files in numbered:
+                record(batch, ingest_batch(str(out_path), batch, batch_files, on_error=on_error, rows_per_group=rows_per_group))
+        else:
+            _run_on_processes(worker_count, str(out_path), numbered, on_error, rows_per_group, record)
+    finally:
+        if bar is not None:
+            bar.close()
+    summary.seconds = time.perf_counter() - started
+    all_batches = committed_batches(out_path)
+    summary.total_documents = sum(m.get("documents", 0) for m in all_batches.values())
+    previous = read_store_manifest(out_path)
+    write_store_manifest(out_path, {
+        "memory_limit": memory_limit if memory_limit is not None else previous.get("memory_limit"),
+        "documents": summary.total_documents,
+        "files": sum(len(m.get("files", [])) for m in all_batches.values()),
+        "batches": len(all_batches),
+        "last_ingest": {
+            "documents": summary.documents,
+            "files": summary.files,
+            "skipped_files": summary.skipped_files,
+            "errors": len(summary.errors),
+            "bytes": summary.bytes,
+            "seconds": round(summary.seconds, 3),
+        },
+    })
+    return summary
+
+
+def _message(error: dict) -> str:
+    where = error["path"] if error["line"] is None else f"{error['path']}, line {error['line']}"
+    return f"{where}: {error['reason']}"
+
+
+def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record) -> None:
+    import multiprocessing
+    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+
+    # fork where there is one: spawn and forkserver re-import the caller's __main__,
+    # which breaks scripts without a main guard and code typed at an interactive prompt.
+    # The pool is started before any DuckDB connection or thread of ours exists.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(numbered)), mp_context=context) as pool:
+        futures = {
+            pool.submit(_ingest_batch_remote, store, batch, files, on_error=on_error, rows_per_group=rows_per_group): batch
+            for batch, files in numbered
+        }
+        pending = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                for future in done:
+                    record(futures[future], _raise_failure(future.result()))
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+
+
+def _run_on_dask(scheduler, store, numbered, on_error, rows_per_group, record) -> None:
+    try:
+        from distributed import Client, as_completed
+    except ImportError as error:  # pragma: no cover - dask[distributed] is a dependency
+        raise ParameterError("--scheduler needs dask[distributed] installed") from error
+    try:
+        client = Client(scheduler, timeout="30s")
+    except OSError as error:
+        raise ParameterError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from error
+    try:
+        futures = [
+            client.submit(
+                _ingest_batch_remote, store, batch, files, on_error=on_error, rows_per_group=rows_per_group,
+                key=f"pateval-ingest-{os.path.basename(store)}-{batch}-{time.time_ns()}", pure=False,
+            )
+            for batch, files in numbered
+        ]
+        batch_of = {future.key: batch for future, (batch, _) in zip(futures, numbered)}
+        try:
+            for future in as_completed(futures):
+                if future.status == "error":
+                    future.result()  # re-raises the worker's exception here
+                record(batch_of[future.key], _raise_failure(future.result()))
+        except BaseException:
+            client.cancel(futures)
+            raise
+    finally:
+        client.close()
+

@@ -1,0 +1,498 @@
+"""The corpus store: parsed patent documents in Parquet, queried with DuckDB.
+
+Parsing XML is the slow part of working with a patent corpus, so it happens once
+(:mod:`pateval.collection.ingest`); statistics, topic selection and baseline retrieval
+then read the store. Layout of a store directory::
+
+    STORE/
+      manifest.json                 store format, version, defaults, totals of the last ingest
+      manifest/batch-000012.json    one per committed batch: its source files (path, size,
+                                    mtime_ns, sha256, documents) and the bad documents met
+      documents/part-000012.parquet one row per document
+      passages/part-000012.parquet  description paragraphs and headings
+      claims/part-000012.parquet    claims, every language
+      citations/part-000012.parquet cited documents, one row per (citation, source)
+
+Parts are written under a temporary name and renamed; a batch counts only once its
+manifest file exists (written last, atomically), so an interrupted ingest leaves either a
+whole batch or none. Parts without a manifest file are leftovers of an interruption:
+they are never read and the next ingest removes them.
+
+The tables are plain Parquet: DuckDB, Polars, pandas or Spark can read them directly.
+:class:`CorpusStore` is the convenience layer over DuckDB, which runs queries larger
+than memory by spilling under its ``memory_limit``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import ParameterError, malformed
+from ..formats.atomic import atomic_output
+from ..patents.records import PatentDocument, patent_key
+
+__all__ = [
+    "STORE_FORMAT",
+    "STORE_VERSION",
+    "TABLES",
+    "SCHEMAS",
+    "CorpusStore",
+    "PartWriter",
+    "document_rows",
+    "committed_batches",
+    "read_store_manifest",
+    "write_store_manifest",
+    "write_batch_manifest",
+    "remove_uncommitted_parts",
+]
+
+STORE_FORMAT = "pateval-corpus-store"
+STORE_VERSION = 1
+
+_TEXT_MAP = pa.map_(pa.string(), pa.string())
+_INT_LIST = pa.list_(pa.int32())
+_STR_LIST = pa.list_(pa.string())
+
+#: Arrow schema of each table. Every table carries the ``ucid`` of the document the row
+#: belongs to; ``title`` and ``abstract`` map a language code to text (in DuckDB:
+#: ``title['EN']``).
+SCHEMAS: dict[str, pa.Schema] = {
+    "documents": pa.schema([
+        ("ucid", pa.string()),
+        ("patent_key", pa.string()),
+        ("country", pa.string()),
+        ("doc_number", pa.string()),
+        ("kind", pa.string()),
+        ("family_id", pa.string()),
+        ("lang", pa.string()),
+        ("date", pa.string()),
+        ("application_date", pa.string()),
+        ("priority_dates", _STR_LIST),
+        ("title", _TEXT_MAP),
+        ("abstract", _TEXT_MAP),
+        ("ipc_classes", _STR_LIST),
+        ("applicants", _STR_LIST),
+        ("inventors", _STR_LIST),
+        ("claim_langs", _STR_LIST),
+        ("n_passages", pa.int32()),
+        ("n_claims", pa.int32()),
+        ("n_citations", pa.int32()),
+        ("word_count", pa.int64()),
+        ("source_path", pa.string()),
+    ]),
+    "passages": pa.schema([
+        ("ucid", pa.string()),
+        ("position", pa.int32()),
+        ("xpath", pa.string()),
+        ("lang", pa.string()),
+        ("text", pa.string()),
+        ("is_heading", pa.bool_()),
+    ]),
+    "claims": pa.schema([
+        ("ucid", pa.string()),
+        ("lang", pa.string()),
+        ("number", pa.int32()),
+        ("xpath", pa.string()),
+        ("text", pa.string()),
+        ("depends_on", _INT_LIST),
+        ("is_independent", pa.bool_()),
+    ]),
+    "citations": pa.schema([
+        ("ucid", pa.string()),
+        ("cited_ucid", pa.string()),
+        ("cited_patent_key", pa.string()),
+        ("cited_country", pa.string()),
+        ("cited_number", pa.string()),
+        ("cited_kind", pa.string()),
+        ("source", pa.string()),
+        ("categories", pa.string()),
+        ("relevant_claims", _INT_LIST),
+        ("passages", _STR_LIST),
+    ]),
+}
+
+TABLES = tuple(SCHEMAS)
+
+_BATCH_MANIFEST = re.compile(r"^batch-(\d{6,})\.json$")
+_PART_FILE = re.compile(r"^part-(\d{6,})\.parquet$")
+
+
+def _word_count(document: PatentDocument) -> int:
+    words = sum(len(text.split()) for text in document.abstract.values())
+    words += sum(len(p.text.split()) for p in document.description)
+    words += sum(len(c.text.split()) for claims in document.claims.values() for c in claims)
+    return words
+
+
+def document_rows(document: PatentDocument) -> dict[str, list[dict]]:
+    """The rows one document contributes to each table."""
+    ucid = document.ucid
+    claims_here = document.claims_in()
+    rows: dict[str, list[dict]] = {
+        "documents": [{
+            "ucid": ucid,
+            "patent_key": patent_key(ucid),
+            "country": document.country,
+            "doc_number": document.doc_number,
+            "kind": document.kind,
+            "family_id": document.family_id,
+            "lang": document.lang,
+            "date": document.date,
+            "application_date": document.application_date,
+            "priority_dates": list(document.priority_dates),
+            "title": list(document.title.items()),
+            "abstract": list(document.abstract.items()),
+            "ipc_classes": list(document.ipc_classes),
+            "applicants": list(document.applicants),
+            "inventors": list(document.inventors),
+            "claim_langs": list(document.claims),
+            "n_passages": len(document.description),
+            "n_claims": len(claims_here),
+            "n_citations": len(document.citations),
+            "word_count": _word_count(document),
+            "source_path": document.source_path,
+        }],
+        "passages": [
+            {"ucid": ucid, "position": i, "xpath": p.xpath, "lang": p.lang, "text": p.text, "is_heading": p.is_heading}
+            for i, p in enumerate(document.description)
+        ],
+        "claims": [
+            {
+                "ucid": ucid, "lang": lang, "number": c.number, "xpath": c.xpath, "text": c.text,
+                "depends_on": list(c.depends_on), "is_independent": not c.depends_on,
+            }
+            for lang, claims in document.claims.items()
+            for c in claims
+        ],
+        "citations": [
+            {
+                "ucid": ucid,
+                "cited_ucid": c.cited_ucid,
+                "cited_patent_key": _safe_key(c.cited_ucid),
+                "cited_country": c.cited_country,
+                "cited_number": c.cited_number,
+                "cited_kind": c.cited_kind,
+                "source": c.source,
+                "categories": c.categories,
+                "relevant_claims": list(c.relevant_claims),
+                "passages": list(c.passages),
+            }
+            for c in document.citations
+        ],
+    }
+    return rows
+
+
+def _safe_key(ucid: str) -> str:
+    """The patent-level key, or the ucid itself when it is not a well-formed id (a cited
+    document with an odd number must not stop the ingest)."""
+    try:
+        return patent_key(ucid)
+    except ValueError:
+        return ucid.upper()
+
+
+class PartWriter:
+    """Writes one batch's part files, a row group every ``rows_per_group`` documents.
+
+    Rows are buffered for at most ``rows_per_group`` documents, so memory stays flat
+    however many documents the batch holds. Files are written as ``.tmp`` and renamed
+    by :meth:`commit`; :meth:`abort` removes them.
+    """
+
+    def __init__(self, store: str | os.PathLike[str], batch: int, *, rows_per_group: int = 1000) -> None:
+        if rows_per_group < 1:
+            raise ParameterError(f"rows_per_group must be >= 1, not {rows_per_group}")
+        self.store = Path(store)
+        self.batch = batch
+        self.rows_per_group = rows_per_group
+        self._buffers: dict[str, list[dict]] = {table: [] for table in TABLES}
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._buffered_documents = 0
+        self.documents = 0
+
+    def _final(self, table: str) -> Path:
+        return self.store / table / f"part-{self.batch:06d}.parquet"
+
+    def _temporary(self, table: str) -> Path:
+        return self.store / table / f".part-{self.batch:06d}.parquet.tmp"
+
+    def add(self, document: PatentDocument) -> None:
+        for table, rows in document_rows(document).items():
+            self._buffers[table].extend(rows)
+        self._buffered_documents += 1
+        self.documents += 1
+        if self._buffered_documents >= self.rows_per_group:
+            self._flush()
+
+    def _flush(self) -> None:
+        for table in TABLES:
+            rows = self._buffers[table]
+            if not rows and table in self._writers:
+                continue
+            arrow = pa.Table.from_pylist(rows, schema=SCHEMAS[table])
+            writer = self._writers.get(table)
+            if writer is None:
+                path = self._temporary(table)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                writer = pq.ParquetWriter(path, SCHEMAS[table], compression="zstd")
+                self._writers[table] = writer
+            if rows:
+                writer.write_table(arrow)
+            self._buffers[table] = []
+        self._buffered_documents = 0
+
+    def commit(self) -> None:
+        """Finish the files and move them to their final names."""
+        self._flush()
+        for writer in self._writers.values():
+            writer.close()
+        for table in TABLES:
+            os.replace(self._temporary(table), self._final(table))
+        self._writers.clear()
+
+    def abort(self) -> None:
+        """Drop everything written so far."""
+        for writer in self._writers.values():
+            try:
+                writer.close()
+            except Exception:  # noqa: BLE001 - closing a half-written file may fail; it is deleted next
+                pass
+        for table in TABLES:
+            for path in (self._temporary(table), self._final(table)):
+                try:
+                    path.unlink()
+                except FileNotFoundError:
+                    pass
+        self._writers.clear()
+
+
+# ---- manifests ------------------------------------------------------------------------------
+
+
+def read_store_manifest(store: str | os.PathLike[str]) -> dict:
+    """The store-level ``manifest.json`` (raises InputFormatError when it is not a store)."""
+    path = Path(store) / "manifest.json"
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        malformed(store, None, "not a corpus store (no manifest.json); create one with `pateval corpus ingest`")
+    except json.JSONDecodeError as error:
+        malformed(path, error.lineno, f"unreadable store manifest: {error.msg}")
+    if content.get("format") != STORE_FORMAT:
+        malformed(path, None, "not a pateval corpus store manifest", expected=STORE_FORMAT, found=str(content.get("format")))
+    if content.get("version") != STORE_VERSION:
+        malformed(path, None, "unsupported corpus store version", expected=str(STORE_VERSION), found=str(content.get("version")))
+    return content
+
+
+def write_store_manifest(store: str | os.PathLike[str], content: dict) -> None:
+    """Write ``manifest.json`` atomically."""
+    content = {"format": STORE_FORMAT, "version": STORE_VERSION, **content}
+    with atomic_output(Path(store) / "manifest.json") as handle:
+        json.dump(content, handle, indent=2, sort_keys=True)
+        handle.write("\n")
+
+
+def write_batch_manifest(store: str | os.PathLike[str], batch: int, content: dict) -> None:
+    """Commit a batch: write ``manifest/batch-NNNNNN.json`` atomically (after its parts)."""
+    with atomic_output(Path(store) / "manifest" / f"batch-{batch:06d}.json") as handle:
+        json.dump({"batch": batch, **content}, handle, indent=1, sort_keys=True)
+        handle.write("\n")
+
+
+def committed_batches(store: str | os.PathLike[str]) -> dict[int, dict]:
+    """Batch number -> its manifest, for every committed batch."""
+    folder = Path(store) / "manifest"
+    batches: dict[int, dict] = {}
+    if not folder.is_dir():
+        return batches
+    for entry in sorted(folder.iterdir()):
+        match = _BATCH_MANIFEST.match(entry.name)
+        if match is None:
+            continue
+        try:
+            batches[int(match.group(1))] = json.loads(entry.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            malformed(entry, error.lineno, f"unreadable batch manifest: {error.msg}")
+    return batches
+
+
+def remove_uncommitted_parts(store: str | os.PathLike[str], committed: Iterable[int]) -> int:
+    """Delete part files of batches that never committed and temporary files; returns how
+    many files went."""
+    keep = set(committed)
+    removed = 0
+    for table in TABLES:
+        folder = Path(store) / table
+        if not folder.is_dir():
+            continue
+        for entry in folder.iterdir():
+            match = _PART_FILE.match(entry.name)
+            if entry.name.endswith(".tmp") or (match is not None and int(match.group(1)) not in keep):
+                entry.unlink()
+                removed += 1
+    return removed
+
+
+# ---- querying -------------------------------------------------------------------------------
+
+
+class CorpusStore:
+    """An ingested corpus, queried through DuckDB.
+
+    Parameters
+    ----------
+    path : path-like
+        The store directory.
+    memory_limit : str, optional
+        DuckDB's memory limit (``"2GB"``, ``"500MB"``); queries beyond it spill to a
+        temporary directory. Default: the store's default from ingest, else DuckDB's.
+    threads : int, optional
+        DuckDB worker threads (default: DuckDB's choice, all cores).
+
+    The tables ``documents``, ``passages``, ``claims`` and ``citations`` are views in
+    the connection, so :meth:`sql` takes any DuckDB SQL over them::
+
+        store.sql("SELECT source, count(*) FROM citations GROUP BY source")
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        memory_limit: str | None = None,
+        threads: int | None = None,
+    ) -> None:
+        import duckdb
+
+        self.path = Path(path)
+        self.manifest = read_store_manifest(self.path)
+        self.batches = committed_batches(self.path)
+        if memory_limit is None:
+            memory_limit = self.manifest.get("memory_limit")
+        if memory_limit is not None and not re.fullmatch(r"\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", str(memory_limit), re.I):
+            raise ParameterError(f"memory_limit must look like '2GB' or '500MB', not {memory_limit!r}")
+        if threads is not None and threads < 1:
+            raise ParameterError(f"threads must be >= 1, not {threads}")
+        self.memory_limit = memory_limit
+        self._connection = duckdb.connect(":memory:")
+        if memory_limit is not None:
+            self._connection.execute(f"SET memory_limit = '{memory_limit.strip()}'")
+        if threads is not None:
+            self._connection.execute(f"SET threads = {int(threads)}")
+        for table in TABLES:
+            files = [
+                str(self.path / table / f"part-{batch:06d}.parquet")
+                for batch in sorted(self.batches)
+                if (self.path / table / f"part-{batch:06d}.parquet").exists()
+            ]
+            if files:
+                listing = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+                self._connection.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listing}])")
+            else:
+                empty = SCHEMAS[table].empty_table()
+                self._connection.register(f"_empty_{table}", empty)
+                self._connection.execute(f"CREATE VIEW {table} AS SELECT * FROM _empty_{table}")
+
+    # -- context management
+    def close(self) -> None:
+        """Close the DuckDB connection."""
+        self._connection.close()
+
+    def __enter__(self) -> CorpusStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- queries
+    def sql(self, query: str, params: Sequence | dict | None = None):
+        """Run DuckDB SQL over the store's tables; returns a pandas DataFrame."""
+        return self._connection.execute(query, params if params is not None else []).df()
+
+    def arrow(self, query: str, params: Sequence | dict | None = None) -> pa.Table:
+        """Like :meth:`sql`, returning a pyarrow Table (no pandas conversion)."""
+        return self._connection.sql(query, params=params).to_arrow_table()
+
+    @property
+    def connection(self):
+        """The DuckDB connection (for relational API use)."""
+        return self._connection
+
+    def count(self, table: str = "documents") -> int:
+        """Number of rows in a table (documents by default)."""
+        if table not in TABLES:
+            raise ParameterError(f"table must be one of {', '.join(TABLES)}, not {table!r}")
+        return int(self._connection.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+    def documents(self, columns: Sequence[str] | None = None, *, where: str | None = None):
+        """The documents table (optionally some columns, filtered by an SQL condition)."""
+        selected = "*" if not columns else ", ".join(_identifier(c, "documents") for c in columns)
+        query = f"SELECT {selected} FROM documents"
+        if where:
+            query += f" WHERE {where}"
+        return self.sql(query + " ORDER BY ucid")
+
+    def claims(self, ucid: str, lang: str | None = None):
+        """The claims of one document (all languages, or ``lang``), in claim order."""
+        if lang is None:
+            return self.sql("SELECT * FROM claims WHERE ucid = ? ORDER BY lang, number", [ucid])
+        return self.sql("SELECT * FROM claims WHERE ucid = ? AND lang = ? ORDER BY number", [ucid, lang.upper()])
+
+    def passages(self, ucid: str):
+        """The description passages of one document, in document order."""
+        return self.sql("SELECT * FROM passages WHERE ucid = ? ORDER BY position", [ucid])
+
+    def citations(self, ucid: str | None = None, *, source: str | None = None):
+        """Citations, of one citing document and/or of one source."""
+        conditions, params = [], []
+        if ucid is not None:
+            conditions.append("ucid = ?")
+            params.append(ucid)
+        if source is not None:
+            conditions.append("source = ?")
+            params.append(source)
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        return self.sql(f"SELECT * FROM citations{where} ORDER BY ucid, cited_ucid, source", params)
+
+    def files(self):
+        """The ingested source files (path, size, mtime_ns, sha256, documents, batch)."""
+        import pandas as pd
+
+        rows = [
+            {**entry, "batch": batch}
+            for batch, manifest in sorted(self.batches.items())
+            for entry in manifest.get("files", [])
+        ]
+        return pd.DataFrame(rows, columns=["path", "size", "mtime_ns", "sha256", "documents", "errors", "batch"])
+
+    def errors(self):
+        """Bad documents met while ingesting (path, line, reason)."""
+        import pandas as pd
+
+        rows = [error for manifest in self.batches.values() for error in manifest.get("errors", [])]
+        return pd.DataFrame(rows, columns=["path", "line", "reason"])
+
+    def duplicates(self):
+        """ucids that appear in more than one row of the documents table."""
+        return self.sql(
+            "SELECT ucid, count(*) AS rows, list(source_path) AS files FROM documents "
+            "GROUP BY ucid HAVING count(*) > 1 ORDER BY ucid"
+        )
+
+    def __repr__(self) -> str:
+        return f"CorpusStore({str(self.path)!r}, batches={len(self.batches)})"
+
+
+def _identifier(name: str, table: str) -> str:
+    if name not in SCHEMAS[table].names:
+        raise ParameterError(f"{table} has no column {name!r}; columns: {', '.join(SCHEMAS[table].names)}")
+    return f'"{name}"'
