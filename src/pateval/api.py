@@ -166,6 +166,59 @@ def example_files() -> tuple[_Path, list[_Path]]:
 
 # ---- patents and test collections -----------------------------------------------------------
 
+from .patents import iter_patents, read_patent  # noqa: E402 - grouped by section on purpose
+from .patents import patent_key, patent_keys  # noqa: E402
+
+
+def ingest_corpus(
+    paths,
+    out,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    on_error: str = "stop",
+    memory_limit: str | None = None,
+    progress: bool = False,
+):
+    """Parse patent XML files (CLEF-IP / MAREC, USPTO ICE) once into a corpus store.
+
+    Parameters
+    ----------
+    paths : path or iterable of paths
+        Files and directories (searched recursively for ``*.xml``, ``.xml.gz``, ``.xml.bz2``).
+    out : path-like
+        The store directory; an existing store is resumed (files already in it are skipped).
+    workers : int, optional
+        Local worker processes (default: all CPUs).
+    scheduler : str, optional
+        A Dask scheduler address (``tcp://host:8786``) to parse on a cluster instead;
+        its workers must see the files and the store at the same paths.
+    on_error : {"stop", "skip"}
+        Stop at the first bad document, or leave it out, record it and go on.
+    memory_limit : str, optional
+        DuckDB memory limit to keep as the store's default for queries (``"4GB"``).
+    progress : bool
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    pateval.collection.ingest.IngestSummary
+    """
+    from .collection.ingest import ingest
+
+    return ingest(
+        paths, out, workers=workers, scheduler=scheduler, on_error=on_error,
+        memory_limit=memory_limit, progress=progress,
+    )
+
+
+def open_corpus(path, *, memory_limit: str | None = None, threads: int | None = None):
+    """Open a corpus store for DuckDB queries (:class:`pateval.collection.store.CorpusStore`)."""
+    from .collection.store import CorpusStore
+
+    return CorpusStore(path, memory_limit=memory_limit, threads=threads)
+
+
 # ---- passage runs ---------------------------------------------------------------------------
 
 # ---- comparing systems and measures -------------------------------------------------------

@@ -149,6 +149,52 @@ def _run_measures(args) -> int:
 
 # ---- sub-commands: corpus, collection (patents and test collections) --------------------
 
+
+@command
+def _add_corpus(commands) -> None:
+    p = commands.add_parser(
+        "corpus",
+        help="parse patent XML into a corpus store (Parquet, queried with DuckDB)",
+        description="Work with a patent corpus store: `pateval corpus ingest DIR_OR_FILES --out STORE`.",
+    )
+    sub = p.add_subparsers(dest="corpus_command", metavar="SUBCOMMAND", required=True)
+    ingest = sub.add_parser(
+        "ingest",
+        help="parse CLEF-IP / MAREC and USPTO XML files once into a store (resumable)",
+        description="Parse patent XML files (CLEF-IP / MAREC patent-document, USPTO us-patent-grant / "
+        "us-patent-application v4.0+, one or many documents per file, .gz/.bz2 too) into a corpus store. "
+        "An existing store is resumed: files already in it are skipped.",
+    )
+    ingest.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE", help="XML files or directories (searched recursively)")
+    ingest.add_argument("--out", required=True, metavar="STORE", help="store directory (created, or resumed)")
+    ingest.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all CPUs)")
+    ingest.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask scheduler (tcp://host:8786) to parse on a cluster; workers need the same paths")
+    ingest.add_argument("--on-error", choices=("stop", "skip"), default="stop",
+                        help="stop at the first bad document (default), or skip it, report it and go on")
+    ingest.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit kept as the store's default (e.g. 4GB)")
+    ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ingest.set_defaults(run=_run_corpus_ingest)
+
+
+def _run_corpus_ingest(args) -> int:
+    from . import api
+
+    summary = api.ingest_corpus(
+        args.inputs, args.out, workers=args.workers, scheduler=args.scheduler, on_error=args.on_error,
+        memory_limit=args.memory_limit, progress=not args.no_progress and sys.stderr.isatty(),
+    )
+    for error in summary.errors:
+        print(f"pateval: skipped: {error.message}", file=sys.stderr)
+    print(
+        f"documents {summary.documents}  files {summary.files}  skipped files {summary.skipped_files}  "
+        f"errors {len(summary.errors)}  {summary.documents_per_second:.1f} docs/s  "
+        f"{summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} s)"
+    )
+    print(f"store {summary.store}: {summary.total_documents} documents")
+    return 0
+
+
 # ---- sub-commands: check (passage runs) --------------------------------------------------
 
 # ---- sub-commands: compare, analyse-measures, report (comparing systems) ----------------
