@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .doclengths import read_doc_lengths
+from .intents import read_intents
 
 __all__ = ["Resource", "RESOURCES", "load_resources"]
 
@@ -31,6 +32,8 @@ class Resource:
 RESOURCES: list[Resource] = [
     Resource("doc_lengths", "--doc-lengths", "document lengths file (`docno length` lines, words) for time-based measures",
              read_doc_lengths),
+    Resource("intent_probabilities", "--intents", "intent probabilities file (`qid subtopic probability` lines, "
+             "each topic summing to 1) for the subtopic measures' intents=file", read_intents),
 ]
 
 

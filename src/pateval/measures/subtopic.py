@@ -1,0 +1,440 @@
+"""Subtopic (diversity, intent-aware) measures: ndeval's family and Sakai's D-measures.
+
+Every kernel computes one value per topic for all topics at once from a
+:class:`pateval.core.ranking.RankedTopics` and its :class:`~pateval.core.ranking.SubtopicView`
+(subtopic qrels: ``--qrels-format subtopic`` or ``dd``; a document judged several times
+for one subtopic keeps its highest grade).
+
+Notation: topic q with intents (subtopics) i; J_i(r) = 1 when the document at rank r has
+grade >= ``rel`` for i (ndeval binarises grades); C_i(r-1) = the documents at ranks
+1..r-1 relevant to i; P(i|q) the intent probabilities; S the intents of q with at least
+one relevant document (the only ones ndeval counts). With ``intents=uniform`` the ndeval
+measures weight every such intent 1 (exactly ndeval's arithmetic); with ``sakai`` or
+``file`` they weight intent i by P(i|q), renormalised over those S intents.
+
+ndeval family (TREC Web track 2009-2014, ``ndeval`` v4.5; checked against pyndeval):
+
+- alpha-nDCG@k = alpha-DCG@k / ideal alpha-DCG@k, with
+  alpha-DCG@k = sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / log2(r+1)
+  (Clarke et al., SIGIR 2008). The ideal ranking is ndeval's greedy one: at each rank the
+  judged document with the largest novelty-discounted gain, ties to the largest docno.
+  The greedy ranking is not always optimal, so a run can (rarely) score above 1.
+- ERR-IA@k (ndeval's alpha-based form, "collection-independent" normalisation):
+  sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r, divided by
+  W * sum_{r<=k} (1-alpha)^{r-1} / r (W = sum of the S intents' weights): the value of a
+  ranking whose every document is relevant to every intent. ndeval leaves the value at
+  k = 1 undivided (a quirk of its loop); pateval divides at every k.
+- nERR-IA@k = the same sum / its value on the greedy ideal ranking.
+- P-IA@k = sum_i w_i |{r <= k: J_i(r)}| / (k W).
+- MAP-IA (optionally @k) = sum_i w_i AP_i / W, AP_i = (1/R_i) sum_{r: J_i(r)} |{r' <= r: J_i(r')}| / r.
+- I-rec@k (ndeval's ``strec``) = |{i: J_i(r) for some r <= k}| / S.
+
+Sakai & Song (2011), NTCIREVAL:
+
+- D-nDCG@k = sum_{r<=k} GG(r)/log2(r+1) / the same over the documents sorted by GG
+  (an exact ideal), with global gain GG(d) = sum_i P(i|q) g_i(d), g_i(d) = the grade
+  (linear gains; grades <= 0 gain nothing).
+- D#-nDCG@k = gamma I-rec@k + (1 - gamma) D-nDCG@k, gamma = 0.5 in the paper.
+
+Intent probabilities (``intents=``): ``uniform``; ``sakai``, Sakai's non-uniform
+P(i|q) = 2^{n-i+1} / sum_{k=1}^{n} 2^k over the topic's n intents (the subtopics its
+qrels name) in intent order -- by number when every subtopic id of the topic is an
+integer, otherwise by string; ``file``, read with ``--intents FILE`` (lines
+``qid subtopic probability``, see :mod:`pateval.formats.intents`).
+
+A topic with no relevant subtopic judgement scores 0 and counts in the mean (ndeval's
+rule). Documents are ranked by the core (``order=score``: score descending, ties by docno
+descending, which is ndeval's ``-traditional``; ndeval's default is ``order=rank``).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..core.ranking import RankedTopics, SubtopicView
+from ..errors import ParameterError
+from ..formats.intents import as_intent_probabilities
+from ..validation import Interval
+from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .registry import register
+
+__all__ = [
+    "alpha_ndcg", "err_ia", "nerr_ia", "precision_ia", "map_ia", "intent_recall", "d_ndcg", "d_sharp_ndcg",
+    "intent_probabilities",
+]
+
+NDEVAL = ("ndeval v4.5 (TREC Web track; https://github.com/trec-web/trec-web-2014), as wrapped by pyndeval; "
+          "Agrawal et al., WSDM 2009 (intent-aware measures)")
+SAKAI = "Sakai & Song, SIGIR 2011 (NTCIREVAL, http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html)"
+
+ALPHA = Param("alpha", float, 0.5, "redundancy penalty: each earlier document relevant to an intent "
+              "multiplies its gain by (1-alpha)", interval=Interval(0.0, 1.0))
+REL = Param("rel", int, 1, "minimum subtopic grade counted as relevant (grades are binarised, as in ndeval)",
+            interval=Interval(1, None))
+INTENTS = Param("intents", str, "uniform", "intent probabilities P(i|q): uniform; sakai = 2^(n-i+1)/sum_k 2^k "
+                "over the topic's intents in order; file = read with --intents", choices=("uniform", "sakai", "file"))
+GAMMA = Param("gamma", float, 0.5, "weight of I-rec in D#-nDCG = gamma I-rec + (1-gamma) D-nDCG",
+              interval=Interval(0.0, 1.0))
+
+# Per ranked run: the subtopic view and what the kernels derive from it, shared by every
+# measure computed on the same RankedTopics (an evaluation asks for several at once).
+_CACHE: "weakref.WeakKeyDictionary[RankedTopics, dict]" = weakref.WeakKeyDictionary()
+
+
+def _cached(ranked: RankedTopics, key, build):
+    store = _CACHE.setdefault(ranked, {})
+    if key not in store:
+        store[key] = build()
+    return store[key]
+
+
+def _view(ranked: RankedTopics) -> SubtopicView:
+    return _cached(ranked, "view", lambda: ranked.subtopic_view(aggregate="max"))
+
+
+def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(numerator), dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
+def _string_ranks(strings: np.ndarray) -> np.ndarray:
+    """Rank of each string in byte order (strcmp, ndeval's comparison)."""
+    if len(strings) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = pc.sort_indices(pa.array(np.asarray(strings, dtype=object).astype(str), type=pa.string())).to_numpy()
+    ranks = np.empty(len(strings), dtype=np.int64)
+    ranks[order] = np.arange(len(strings), dtype=np.int64)
+    return ranks
+
+
+def _segment_rank(group: np.ndarray) -> np.ndarray:
+    """0-based index of each element within its run of equal ``group`` values (``group`` sorted)."""
+    n = len(group)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.r_[True, group[1:] != group[:-1]]
+    index = np.arange(n, dtype=np.int64)
+    return index - np.maximum.accumulate(np.where(starts, index, 0))
+
+
+# ----------------------------------------------------------------------------- intents
+
+def _intent_order(view: SubtopicView, n_topics: int) -> np.ndarray:
+    """Each subtopic's 1-based place in its topic's intent order (number order if all ids are integers)."""
+    ids = pd.Series(view.subtopic_ids, dtype=object).astype(str)
+    is_integer = ids.str.fullmatch(r"[+-]?\d+").to_numpy(dtype=bool)
+    topic = view.subtopic_topic
+    others = np.bincount(topic[~is_integer], minlength=n_topics)
+    numbered = (others == 0)[topic]
+    value = np.where(numbered, pd.to_numeric(ids.where(is_integer, "0")).to_numpy(dtype=np.float64), 0.0)
+    codes = np.arange(len(ids), dtype=np.int64)  # subtopic codes run in string order within a topic
+    order = np.lexsort((codes, value, topic))
+    place = np.empty(len(ids), dtype=np.int64)
+    place[order] = np.arange(len(ids), dtype=np.int64) - view.subtopic_ptr[topic[order]] + 1
+    return place
+
+
+def intent_probabilities(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """P(i|q) for every subtopic of the view (aligned with ``SubtopicView.subtopic_ids``).
+
+    The topic's intents are the subtopics its qrels name. ``uniform``: 1/n. ``sakai``:
+    2^{n-i+1} / sum_{k=1}^{n} 2^k for the i-th intent (computed as 2^{1-i} / (2 - 2^{1-n}),
+    which cannot overflow). ``file``: the ``intent_probabilities`` resource; a subtopic
+    with a relevant judgement that the file does not list is an error.
+    """
+    mode = measure["intents"]
+    view = _view(ranked)
+    topic = view.subtopic_topic
+    n = np.diff(view.subtopic_ptr)[topic].astype(np.float64)
+    if mode == "uniform":
+        return 1.0 / n
+    if mode == "sakai":
+        place = _cached(ranked, "intent_order", lambda: _intent_order(view, ranked.n_topics)).astype(np.float64)
+        return np.exp2(1.0 - place) / (2.0 - np.exp2(1.0 - n))
+    given = as_intent_probabilities(context.require("intent_probabilities", measure))
+    found = given.lookup(ranked.topic_ids[topic], view.subtopic_ids)
+    missing = np.isnan(found)
+    if missing.any():
+        positive = np.bincount(view.judged_subtopic[view.judged_grade > 0], minlength=len(topic)) > 0
+        needed = missing & positive
+        if needed.any():
+            s = int(np.flatnonzero(needed)[0])
+            raise ParameterError(f"{measure}: the intent probabilities ({given.source}) give none for topic "
+                                 f"{ranked.topic_ids[topic[s]]!r} subtopic {view.subtopic_ids[s]!r}, "
+                                 f"which has relevant documents ({int(needed.sum())} such subtopic(s) in all)")
+    return np.where(missing, 0.0, found)
+
+
+# ----------------------------------------------------------------------------- ndeval family
+
+class _Relevance:
+    """Binary subtopic relevance at one ``rel`` level, for the run's rows and the qrels."""
+
+    def __init__(self, ranked: RankedTopics, rel: int):
+        view = _view(ranked)
+        keep = view.pair_grade >= rel
+        self.row = view.pair_row[keep]
+        self.subtopic = view.pair_subtopic[keep]
+        # C_i(r-1): earlier relevant rows for the same subtopic (stable sort keeps rank order)
+        by_subtopic = np.argsort(self.subtopic, kind="stable")
+        self.seen_before = np.empty(len(self.row), dtype=np.int64)
+        self.seen_before[by_subtopic] = _segment_rank(self.subtopic[by_subtopic])
+        self.position = ranked.position[self.row]
+        self.topic = ranked.row_topic[self.row]
+        judged = view.judged_grade >= rel
+        self.judged_topic = view.judged_topic[judged]
+        self.judged_doc = view.judged_doc[judged]
+        self.judged_subtopic = view.judged_subtopic[judged]
+        self.n_relevant = np.bincount(self.judged_subtopic, minlength=len(view.subtopic_ids))  # R_i
+        self.actual = self.n_relevant > 0
+        self.n_actual = np.bincount(view.subtopic_topic[self.actual], minlength=ranked.n_topics)
+
+
+def _relevance(ranked: RankedTopics, rel: int) -> _Relevance:
+    return _cached(ranked, ("relevance", rel), lambda: _Relevance(ranked, rel))
+
+
+def _weights(ranked: RankedTopics, measure: Measure, context: EvaluationContext, relevance: _Relevance):
+    """Intent weights w_i (zero for intents without relevant documents) and their sum W per topic."""
+    view = _view(ranked)
+    if measure["intents"] == "uniform":
+        weight = relevance.actual.astype(np.float64)  # 1 per intent: ndeval's own arithmetic
+    else:
+        weight = np.where(relevance.actual, intent_probabilities(ranked, measure, context), 0.0)
+    total = np.bincount(view.subtopic_topic, weights=weight, minlength=ranked.n_topics)
+    return weight, total
+
+
+def _within(relevance: _Relevance, cutoff: int | None) -> np.ndarray:
+    return np.ones(len(relevance.row), dtype=bool) if cutoff is None else relevance.position <= cutoff
+
+
+def _novelty_gain_by_row(ranked, relevance, weight, alpha, cutoff) -> tuple[np.ndarray, np.ndarray]:
+    """sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} for each row within the cutoff, and the rows' positions."""
+    keep = _within(relevance, cutoff)
+    contribution = weight[relevance.subtopic[keep]] * np.power(1.0 - alpha, relevance.seen_before[keep])
+    gain = np.bincount(relevance.row[keep], weights=contribution, minlength=len(ranked.position))
+    return gain, ranked.position
+
+
+def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarray, alpha: float, depth: int) -> np.ndarray:
+    """Gains of ndeval's greedy ideal ranking, ranks 1..depth, shape (T, depth).
+
+    All topics advance in lock-step: each step scores every remaining candidate (a judged
+    document relevant to some intent) by its novelty-discounted gain, takes per topic the
+    best one with ties to the largest docno (ndeval v4.5), and discounts its intents.
+    Gains are summed in subtopic order and discounted by repeated multiplication, as
+    ndeval does, so that ties come out the same.
+    """
+    n_topics = ranked.n_topics
+    ideal = np.zeros((n_topics, depth), dtype=np.float64)
+    if len(relevance.judged_doc) == 0 or depth == 0:
+        return ideal
+    view = _view(ranked)
+    n_keys = max(len(view.judged_docnos), 1)
+    key_rank = _cached(ranked, "docno_rank", lambda: _string_ranks(view.judged_docnos))
+    candidate_key = relevance.judged_topic * n_keys + key_rank[relevance.judged_doc]
+    candidates, pair_candidate = np.unique(candidate_key, return_inverse=True)  # by topic, then docno
+    pair_candidate = pair_candidate.ravel()
+    order = np.lexsort((relevance.judged_subtopic, pair_candidate))
+    pair_candidate = pair_candidate[order]
+    pair_subtopic = relevance.judged_subtopic[order]
+    n_candidates = len(candidates)
+    pairs_per_candidate = np.bincount(pair_candidate, minlength=n_candidates)
+    pair_start = np.r_[0, np.cumsum(pairs_per_candidate)[:-1]]
+    candidate_topic = candidates // n_keys
+    per_topic = np.bincount(candidate_topic, minlength=n_topics)
+    topics = np.flatnonzero(per_topic > 0)
+    counts = per_topic[topics]
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    index = np.arange(n_candidates, dtype=np.int64)
+    available = np.ones(n_candidates, dtype=bool)
+    subtopic_gain = weight.astype(np.float64).copy()
+    decay = 1.0 - alpha
+    for step in range(depth):
+        gain = np.bincount(pair_candidate, weights=subtopic_gain[pair_subtopic], minlength=n_candidates)
+        gain[~available] = -1.0
+        best = np.maximum.reduceat(gain, starts)
+        live = best >= 0.0
+        if not live.any():
+            break
+        is_best = (gain == np.repeat(best, counts)) & available
+        pick = np.maximum.reduceat(np.where(is_best, index, -1), starts)[live]
+        ideal[topics[live], step] = best[live]
+        available[pick] = False
+        n_pairs = pairs_per_candidate[pick]
+        offsets = np.arange(n_pairs.sum(), dtype=np.int64) - np.repeat(np.cumsum(n_pairs) - n_pairs, n_pairs)
+        touched = pair_subtopic[np.repeat(pair_start[pick], n_pairs) + offsets]
+        subtopic_gain[touched] *= decay  # one pick per topic: no subtopic twice
+        if not (best[live] > 0.0).any():
+            break  # gains only shrink: every later rank gains 0
+    return ideal
+
+
+def _ideal_gains(ranked, measure, context, relevance, weight, depth) -> np.ndarray:
+    source = id(context.resources.get("intent_probabilities")) if measure["intents"] == "file" else None
+    key = ("greedy", measure["rel"], measure["alpha"], measure["intents"], source)
+    store = _CACHE.setdefault(ranked, {})
+    cached = store.get(key)
+    if cached is None or cached.shape[1] < depth:
+        cached = _greedy_ideal(ranked, relevance, weight, measure["alpha"], depth)
+        store[key] = cached
+    return cached[:, :depth]
+
+
+def _novelty_sums(ranked, measure, context, discount) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per topic: the run's discounted novelty gain to the cutoff, the greedy ideal's, and W."""
+    relevance = _relevance(ranked, measure["rel"])
+    weight, total = _weights(ranked, measure, context, relevance)
+    k = measure.cutoff
+    gain, position = _novelty_gain_by_row(ranked, relevance, weight, measure["alpha"], k)
+    run = ranked.per_topic_sum(np.where(position <= k, gain * discount(position), 0.0))
+    ideal = _ideal_gains(ranked, measure, context, relevance, weight, k) @ discount(np.arange(1, k + 1))
+    return run, ideal, total
+
+
+def _log_discount(position: np.ndarray) -> np.ndarray:
+    return 1.0 / np.log2(np.asarray(position, dtype=np.float64) + 1.0)
+
+
+def _reciprocal(position: np.ndarray) -> np.ndarray:
+    return 1.0 / np.asarray(position, dtype=np.float64)
+
+
+def alpha_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """alpha-nDCG@k (Clarke et al. 2008) with ndeval's greedy ideal.
+
+    alpha-DCG@k = sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / log2(r+1);
+    alpha-nDCG@k = alpha-DCG@k / alpha-DCG@k of the greedy ideal ranking (0 when that is 0).
+    """
+    run, ideal, _ = _novelty_sums(ranked, measure, context, _log_discount)
+    return _safe_divide(run, ideal)
+
+
+def err_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """ERR-IA@k, ndeval's alpha-based form with its collection-independent normalisation.
+
+    ERR-IA@k = sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r  /  (W sum_{r<=k} (1-alpha)^{r-1} / r).
+    """
+    run, _, total = _novelty_sums(ranked, measure, context, _reciprocal)
+    k = measure.cutoff
+    bound = np.sum(np.power(1.0 - measure["alpha"], np.arange(k, dtype=np.float64)) / np.arange(1, k + 1))
+    return _safe_divide(run, total * bound)
+
+
+def nerr_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """nERR-IA@k: ERR-IA@k's sum over its value on the greedy ideal ranking (ndeval)."""
+    run, ideal, _ = _novelty_sums(ranked, measure, context, _reciprocal)
+    return _safe_divide(run, ideal)
+
+
+def precision_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """P-IA@k = sum_i w_i |{r <= k: J_i(r)}| / (k W) (ndeval; k even when fewer are retrieved)."""
+    relevance = _relevance(ranked, measure["rel"])
+    weight, total = _weights(ranked, measure, context, relevance)
+    keep = _within(relevance, measure.cutoff)
+    hits = np.bincount(relevance.topic[keep], weights=weight[relevance.subtopic[keep]], minlength=ranked.n_topics)
+    return _safe_divide(hits, total * measure.cutoff)
+
+
+def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """MAP-IA = sum_i w_i AP_i / W; AP_i = (1/R_i) sum_{r: J_i(r)} |{r' <= r: J_i(r')}| / r (ndeval).
+
+    With a cutoff k only ranks <= k contribute (R_i stays all documents relevant to i).
+    """
+    relevance = _relevance(ranked, measure["rel"])
+    weight, total = _weights(ranked, measure, context, relevance)
+    keep = _within(relevance, measure.cutoff)
+    subtopic = relevance.subtopic[keep]
+    precision_at_hit = (relevance.seen_before[keep] + 1.0) / relevance.position[keep]
+    terms = weight[subtopic] * precision_at_hit / relevance.n_relevant[subtopic]
+    return _safe_divide(np.bincount(relevance.topic[keep], weights=terms, minlength=ranked.n_topics), total)
+
+
+def _intent_recall(ranked: RankedTopics, rel: int, cutoff: int | None) -> np.ndarray:
+    relevance = _relevance(ranked, rel)
+    first = (relevance.seen_before == 0) & _within(relevance, cutoff)
+    covered = np.bincount(relevance.topic[first], minlength=ranked.n_topics).astype(np.float64)
+    return _safe_divide(covered, relevance.n_actual.astype(np.float64))
+
+
+def intent_recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """I-rec@k (subtopic recall, ndeval's strec): intents covered in the top k / intents with a relevant document."""
+    return _intent_recall(ranked, measure["rel"], measure.cutoff)
+
+
+# ----------------------------------------------------------------------------- D-measures
+
+def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """D-nDCG@k (Sakai & Song 2011): nDCG over the global gain GG(d) = sum_i P(i|q) g_i(d).
+
+    g_i(d) is the grade of d for intent i (linear gains, grades <= 0 gain 0);
+    D-nDCG@k = sum_{r<=k} GG(d_r)/log2(r+1) / sum_{r<=k} GG*(r)/log2(r+1), GG* the judged
+    documents' global gains sorted descending (an exact ideal). 0 when the ideal is 0.
+    """
+    view = _view(ranked)
+    probability = intent_probabilities(ranked, measure, context)
+    k = measure.cutoff
+    pair_gain = probability[view.pair_subtopic] * np.maximum(view.pair_grade, 0)
+    row_gain = np.bincount(view.pair_row, weights=pair_gain, minlength=len(ranked.position))
+    within = True if k is None else ranked.position <= k
+    dcg = ranked.per_topic_sum(np.where(within, row_gain * _log_discount(ranked.position), 0.0))
+    judged_gain = probability[view.judged_subtopic] * np.maximum(view.judged_grade, 0)
+    n_keys = max(len(view.judged_docnos), 1)
+    documents, which = np.unique(view.judged_topic * n_keys + view.judged_doc, return_inverse=True)
+    global_gain = np.bincount(which.ravel(), weights=judged_gain, minlength=len(documents))
+    document_topic = documents // n_keys
+    order = np.lexsort((-global_gain, document_topic))
+    sorted_gain = global_gain[order]
+    place = _segment_rank(document_topic[order]) + 1
+    keep = sorted_gain > 0
+    if k is not None:
+        keep &= place <= k
+    ideal = np.bincount(document_topic[order][keep], weights=sorted_gain[keep] * _log_discount(place[keep]),
+                        minlength=ranked.n_topics)
+    return _safe_divide(dcg, ideal)
+
+
+def d_sharp_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """D#-nDCG@k = gamma I-rec@k + (1 - gamma) D-nDCG@k (Sakai & Song 2011; gamma = 0.5)."""
+    gamma = measure["gamma"]
+    return gamma * _intent_recall(ranked, 1, measure.cutoff) + (1.0 - gamma) * d_ndcg(ranked, measure, context)
+
+
+SUBTOPICS = frozenset({"subtopics"})
+
+for _spec in (
+    MeasureSpec("alpha_nDCG", "subtopic", "alpha-nDCG: novelty-discounted nDCG over intents, greedy ideal (ndeval)",
+                "alpha-DCG@k = sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / log2(r+1); / greedy ideal",
+                NDEVAL + "; Clarke et al., SIGIR 2008", alpha_ndcg, (ALPHA, REL, INTENTS), cutoff="required",
+                requires=SUBTOPICS, aliases=("alpha-nDCG",)),
+    MeasureSpec("ERR_IA", "subtopic", "intent-aware expected reciprocal rank (ndeval's alpha-based form)",
+                "sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r / (W sum_{r<=k} (1-alpha)^{r-1}/r)",
+                NDEVAL + "; Chapelle et al., CIKM 2009", err_ia, (ALPHA, REL, INTENTS), cutoff="required",
+                requires=SUBTOPICS, aliases=("ERR-IA",)),
+    MeasureSpec("nERR_IA", "subtopic", "ERR-IA normalised by the greedy ideal ranking (ndeval)",
+                "sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r / (same on the greedy ideal)",
+                NDEVAL + "; Chapelle et al., CIKM 2009", nerr_ia, (ALPHA, REL, INTENTS), cutoff="required",
+                requires=SUBTOPICS, aliases=("nERR-IA",)),
+    MeasureSpec("P_IA", "subtopic", "intent-aware precision at k", "P-IA@k = sum_i w_i |relevant to i in top k| / (k W)",
+                NDEVAL, precision_ia, (REL, INTENTS), cutoff="required", requires=SUBTOPICS, aliases=("P-IA",)),
+    MeasureSpec("MAP_IA", "subtopic", "intent-aware average precision", "MAP-IA = sum_i w_i AP_i / W",
+                NDEVAL, map_ia, (REL, INTENTS), cutoff="optional", requires=SUBTOPICS, aliases=("MAP-IA",)),
+    MeasureSpec("I_rec", "subtopic", "intent (subtopic) recall: intents covered in the top k",
+                "I-rec@k = |intents with a relevant document in the top k| / |intents with a relevant document|",
+                NDEVAL + " (strec); Zhai, Cohen & Lafferty, SIGIR 2003; " + SAKAI, intent_recall, (REL,),
+                cutoff="optional", requires=SUBTOPICS, aliases=("I-rec", "strec")),
+    MeasureSpec("D_nDCG", "subtopic", "nDCG over the global gain sum_i P(i|q) g_i(d), exact ideal",
+                "D-nDCG@k = sum_{r<=k} GG(r)/log2(r+1) / ideal; GG(d) = sum_i P(i|q) g_i(d)",
+                SAKAI, d_ndcg, (INTENTS,), cutoff="optional", requires=SUBTOPICS, aliases=("D-nDCG",)),
+    MeasureSpec("Dsharp_nDCG", "subtopic", "D#-nDCG: gamma I-rec + (1-gamma) D-nDCG",
+                "D#-nDCG@k = gamma I-rec@k + (1-gamma) D-nDCG@k", SAKAI, d_sharp_ndcg, (GAMMA, INTENTS),
+                cutoff="optional", requires=SUBTOPICS, aliases=("Dsharp-nDCG", "D_sharp_nDCG")),
+):
+    register(_spec)
