@@ -30,12 +30,12 @@ from typing import NamedTuple
 from ..errors import InputFormatError, malformed
 from .model import EDGE_TYPES, NODE_TYPES, Edge, Flowchart, MetaNode, Node
 
-__all__ = ["FlowchartCheck", "check_flowchart", "read_flowchart", "parse_flowchart"]
+__all__ = ["FlowchartCheck", "check_flowchart", "read_flowchart", "parse_flowchart", "defect_error"]
 
-_RECORDS = "MT, NO, MN, DE, UE or CO"
+_RECORDS = "one of MT, NO, MN, DE, UE, CO"
 _MT_FIELDS = "Title, NO, DE or UE"
-_NODE_TYPE_LIST = ", ".join(NODE_TYPES)
-_EDGE_TYPE_LIST = ", ".join(EDGE_TYPES)
+_NODE_TYPE_LIST = "one of " + ", ".join(NODE_TYPES)
+_EDGE_TYPE_LIST = "one of " + ", ".join(EDGE_TYPES)
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _COUNT = re.compile(r"\d+")
@@ -68,7 +68,7 @@ class _Defect(Exception):
         self.error = error
 
 
-def _defect(path: str, line: int | None, problem: str, *, expected: str | None = None, found=None) -> InputFormatError:
+def defect_error(path: str, line: int | None, problem: str, *, expected: str | None = None, found=None) -> InputFormatError:
     """Build the error :func:`pateval.errors.malformed` would raise, without raising it."""
     try:
         malformed(path, line, problem, expected=expected, found=found)
@@ -89,7 +89,7 @@ def _tokens(rest: str, path: str, line: int) -> list[_Token]:
             start, i, chars = i, i + 1, []
             while True:
                 if i >= n:
-                    raise _Defect(_defect(path, line, "unterminated quoted text", expected='a closing "', found=rest[start:]))
+                    raise _Defect(defect_error(path, line, "unterminated quoted text", expected='a closing "', found=rest[start:]))
                 char = rest[i]
                 if char == '"':
                     i += 1
@@ -98,7 +98,7 @@ def _tokens(rest: str, path: str, line: int) -> list[_Token]:
                     escaped = rest[i + 1 : i + 2]
                     if escaped not in _ESCAPES:
                         raise _Defect(
-                            _defect(path, line, "unknown escape in quoted text", expected='\\", \\\\, \\n or \\t', found=rest[i : i + 2])
+                            defect_error(path, line, "unknown escape in quoted text", expected='\\", \\\\, \\n or \\t', found=rest[i : i + 2])
                         )
                     chars.append(_ESCAPES[escaped])
                     i += 2
@@ -111,7 +111,7 @@ def _tokens(rest: str, path: str, line: int) -> list[_Token]:
             end = rest.find(close, i + 1)
             if end < 0:
                 what = "member list" if char == "[" else "coordinates"
-                raise _Defect(_defect(path, line, f"unterminated {what}", expected=f"a closing {close}", found=rest[i:]))
+                raise _Defect(defect_error(path, line, f"unterminated {what}", expected=f"a closing {close}", found=rest[i:]))
             tokens.append(_Token("list" if char == "[" else "coords", rest[i + 1 : end], rest[i : end + 1]))
             i = end + 1
         else:
@@ -124,9 +124,9 @@ def _tokens(rest: str, path: str, line: int) -> list[_Token]:
 
 def _identifier(token: _Token | None, path: str, line: int, what: str, shape: str, text: str) -> str:
     if token is None or token.kind != "word":
-        raise _Defect(_defect(path, line, f"missing {what}", expected=shape, found=text))
+        raise _Defect(defect_error(path, line, f"missing {what}", expected=shape, found=text))
     if any(char in token.value for char in ",])"):
-        raise _Defect(_defect(path, line, f"bad {what}", expected="an identifier without , ] or )", found=token.value))
+        raise _Defect(defect_error(path, line, f"bad {what}", expected="an identifier without , ] or )", found=token.value))
     return token.value
 
 
@@ -138,23 +138,23 @@ def _optional_text(tokens: list[_Token], index: int) -> tuple[str, int]:
 
 def _no_more(tokens: list[_Token], index: int, path: str, line: int, record: str) -> None:
     if index < len(tokens):
-        raise _Defect(_defect(path, line, f"unexpected field in {record} line", expected=_SHAPES[record], found=tokens[index].raw))
+        raise _Defect(defect_error(path, line, f"unexpected field in {record} line", expected=_SHAPES[record], found=tokens[index].raw))
 
 
 def _parse_node(tokens: list[_Token], path: str, line: int, text: str) -> Node:
     shape = _SHAPES["NO"]
     node_id = _identifier(tokens[0] if tokens else None, path, line, "node identifier", shape, text)
     if len(tokens) < 2 or tokens[1].kind != "word":
-        raise _Defect(_defect(path, line, "missing node type", expected=shape, found=text))
+        raise _Defect(defect_error(path, line, "missing node type", expected=shape, found=text))
     node_type = tokens[1].value.lower()
     if node_type not in NODE_TYPES:
-        raise _Defect(_defect(path, line, "unknown node type", expected=_NODE_TYPE_LIST, found=tokens[1].value))
+        raise _Defect(defect_error(path, line, "unknown node type", expected=_NODE_TYPE_LIST, found=tokens[1].value))
     label, index = _optional_text(tokens, 2)
     position = None
     if index < len(tokens) and tokens[index].kind == "coords":
         parts = [part.strip() for part in tokens[index].value.split(",")]
         if len(parts) != 2 or not all(_NUMBER.fullmatch(part) for part in parts):
-            raise _Defect(_defect(path, line, "bad coordinates", expected="(x,y) with two numbers", found=tokens[index].raw))
+            raise _Defect(defect_error(path, line, "bad coordinates", expected="(x,y) with two numbers", found=tokens[index].raw))
         position = (float(parts[0]), float(parts[1]))
         index += 1
     _no_more(tokens, index, path, line, "NO")
@@ -165,12 +165,12 @@ def _parse_meta_node(tokens: list[_Token], path: str, line: int, text: str) -> M
     shape = _SHAPES["MN"]
     meta_id = _identifier(tokens[0] if tokens else None, path, line, "meta-node identifier", shape, text)
     if len(tokens) < 2 or tokens[1].kind != "list":
-        raise _Defect(_defect(path, line, "missing member list", expected=shape, found=text))
+        raise _Defect(defect_error(path, line, "missing member list", expected=shape, found=text))
     members = tuple(part.strip() for part in tokens[1].value.split(","))
     if members == ("",):
         members = ()
     if any(not member or any(char.isspace() or char in '"[(' for char in member) for member in members):
-        raise _Defect(_defect(path, line, "bad member list", expected="[id,id,...]", found=tokens[1].raw))
+        raise _Defect(defect_error(path, line, "bad member list", expected="[id,id,...]", found=tokens[1].raw))
     label, index = _optional_text(tokens, 2)
     _no_more(tokens, index, path, line, "MN")
     return MetaNode(meta_id, members, label)
@@ -181,10 +181,10 @@ def _parse_edge(record: str, tokens: list[_Token], path: str, line: int, text: s
     source = _identifier(tokens[0] if tokens else None, path, line, "start node", shape, text)
     target = _identifier(tokens[1] if len(tokens) > 1 else None, path, line, "end node", shape, text)
     if len(tokens) < 3 or tokens[2].kind != "word":
-        raise _Defect(_defect(path, line, "missing edge type", expected=shape, found=text))
+        raise _Defect(defect_error(path, line, "missing edge type", expected=shape, found=text))
     edge_type = tokens[2].value.lower()
     if edge_type not in EDGE_TYPES:
-        raise _Defect(_defect(path, line, "unknown edge type", expected=_EDGE_TYPE_LIST, found=tokens[2].value))
+        raise _Defect(defect_error(path, line, "unknown edge type", expected=_EDGE_TYPE_LIST, found=tokens[2].value))
     label, index = _optional_text(tokens, 3)
     _no_more(tokens, index, path, line, record)
     return Edge(source, target, record == "DE", edge_type, label)
@@ -232,27 +232,27 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
             continue
         try:
             if record not in ("MT", "NO", "MN", "DE", "UE"):
-                raise _Defect(_defect(path, number, "unknown record type", expected=_RECORDS, found=stripped.split()[0]))
+                raise _Defect(defect_error(path, number, "unknown record type", expected=_RECORDS, found=stripped.split()[0]))
             tokens = _tokens(rest, path, number)
             if record == "MT":
                 if not tokens or tokens[0].kind != "word":
-                    raise _Defect(_defect(path, number, "incomplete MT line", expected=_MT_FIELDS, found=stripped))
+                    raise _Defect(defect_error(path, number, "incomplete MT line", expected=_MT_FIELDS, found=stripped))
                 key = tokens[0].value.upper()
                 if key == "TITLE":
                     if len(tokens) != 2 or tokens[1].kind != "text":
-                        raise _Defect(_defect(path, number, "bad title", expected='MT Title "text"', found=stripped))
+                        raise _Defect(defect_error(path, number, "bad title", expected='MT Title "text"', found=stripped))
                     if title_line is not None:
-                        raise _Defect(_defect(path, number, f"MT Title given twice (first on line {title_line})"))
+                        raise _Defect(defect_error(path, number, f"MT Title given twice (first on line {title_line})"))
                     title, title_line = tokens[1].value, number
                 elif key in ("NO", "DE", "UE"):
                     if len(tokens) != 2 or tokens[1].kind != "word" or not _COUNT.fullmatch(tokens[1].value):
                         found = tokens[1].raw if len(tokens) > 1 else stripped
-                        raise _Defect(_defect(path, number, f"bad MT {key} count", expected="a non-negative integer", found=found))
+                        raise _Defect(defect_error(path, number, f"bad MT {key} count", expected="a non-negative integer", found=found))
                     if key in declared_line:
-                        raise _Defect(_defect(path, number, f"MT {key} given twice (first on line {declared_line[key]})"))
+                        raise _Defect(defect_error(path, number, f"MT {key} given twice (first on line {declared_line[key]})"))
                     declared[key], declared_line[key] = int(tokens[1].value), number
                 else:
-                    raise _Defect(_defect(path, number, "unknown MT field", expected=_MT_FIELDS, found=tokens[0].value))
+                    raise _Defect(defect_error(path, number, "unknown MT field", expected=_MT_FIELDS, found=tokens[0].value))
             elif record == "NO":
                 nodes.append((number, _parse_node(tokens, path, number, stripped)))
             elif record == "MN":
@@ -267,7 +267,7 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     kept_nodes: list[Node] = []
     for number, node in nodes:
         if node.id in first_line:
-            defects.append(_defect(path, number, f"identifier already defined on line {first_line[node.id]}", found=node.id))
+            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[node.id]}", found=node.id))
             continue
         first_line[node.id] = number
         kept_nodes.append(node)
@@ -275,11 +275,11 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     kept_meta: list[MetaNode] = []
     for number, meta in meta_nodes:
         if meta.id in first_line:
-            defects.append(_defect(path, number, f"identifier already defined on line {first_line[meta.id]}", found=meta.id))
+            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[meta.id]}", found=meta.id))
             continue
         unknown = [member for member in meta.members if member not in node_ids]
         if unknown:
-            defects.append(_defect(path, number, "meta-node member is not a NO identifier", found=unknown[0]))
+            defects.append(defect_error(path, number, "meta-node member is not a NO identifier", found=unknown[0]))
             continue
         first_line[meta.id] = number
         kept_meta.append(meta)
@@ -287,7 +287,7 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     for number, edge in edges:
         missing = [end for end in (edge.source, edge.target) if end not in first_line]
         if missing:
-            defects.append(_defect(path, number, "edge end is not a NO or MN identifier", found=missing[0]))
+            defects.append(defect_error(path, number, "edge end is not a NO or MN identifier", found=missing[0]))
             continue
         kept_edges.append(edge)
 
@@ -296,10 +296,10 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     raw_counts = _count_record_lines(lines)
     for key in ("NO", "DE", "UE"):
         if key not in declared:
-            defects.append(_defect(path, None, f"missing MT {key} line", expected=f"'MT {key} <count>'"))
+            defects.append(defect_error(path, None, f"missing MT {key} line", expected=f"'MT {key} <count>'"))
         elif declared[key] != raw_counts[key]:
             defects.append(
-                _defect(path, declared_line[key], f"MT {key} does not match the {key} lines", expected=str(declared[key]), found=raw_counts[key])
+                defect_error(path, declared_line[key], f"MT {key} does not match the {key} lines", expected=str(declared[key]), found=raw_counts[key])
             )
     defects.sort(key=lambda error: (error.line is None, error.line or 0))
     flowchart = Flowchart(title, tuple(kept_nodes), tuple(kept_meta), tuple(kept_edges), declared=dict(declared))

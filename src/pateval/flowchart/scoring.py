@@ -1,0 +1,287 @@
+"""Scores of a recognised flowchart against its ground truth, and of a set of them.
+
+Per flowchart (CLEF-IP 2012/2013 structure recognition; Piroi, Lupu, Hanbury, Overview of
+CLEF-IP 2013, "Structure Recognition Evaluations"):
+
+``mcs_distance_<level>``
+    ``d = 1 - |mcs(G1, G2)| / max(|G1|, |G2|)`` of Bunke and Shearer (1998), with
+    ``|G| = |V| + |E|``, at the levels ``structure``, ``types`` and ``texts``
+    (:mod:`pateval.flowchart.mcs`). Lower is better; 0 for a perfect recognition.
+``node_precision``, ``node_recall``, ``node_f1``
+    Nodes (NO and MN) of the submission matched to a truth node by the best node mapping of
+    the ``types`` level -- a node counts as recognised when it sits at the right place of
+    the graph with the right shape.
+``edge_precision``, ``edge_recall``, ``edge_f1``
+    The same for the DE/UE edges (right ends, direction and line style).
+``text_precision``, ``text_recall``, ``text_f1``
+    Node texts and edge labels that are not empty: correct when the item is matched under
+    that mapping and its text is similar (normalised, within ``text_threshold``).
+``mcs_approximate``
+    1 when the maximum common subgraph of some level was not proved optimal within the time
+    budget (the distances of that pair are then upper bounds), else 0.
+
+Precision is ``matched / |submission items|`` and recall ``matched / |truth items|``; when a
+side has no items the ratio is 1 if the other side has none either and 0 otherwise.
+F1 is their harmonic mean (0 when both are 0). The row ``all`` holds the mean over images.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+
+from ..errors import InputFormatError, ParameterError, malformed
+from .graph import graph_size, to_networkx
+from .mcs import LEVELS, distance_from_size, maximum_common_subgraph
+from .model import Flowchart
+from .reader import check_flowchart, defect_error
+from .text import check_threshold, normalise_text, texts_similar
+
+__all__ = ["OUTPUT_FORMATS", "format_evaluation", "RATIO_MEASURES", "measure_names", "score_flowchart", "evaluate_flowchart_dirs", "FlowchartEvaluation", "levels_for"]
+
+RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text") for ratio in ("precision", "recall", "f1"))
+
+
+class FlowchartEvaluation(NamedTuple):
+    """The result of a set evaluation: the score table and every problem with the files.
+
+    ``scores`` has the columns ``measure``, ``image``, ``value`` -- one row per image and
+    measure, then one row per measure with image ``all`` (the mean over the scored images).
+    ``bad_files`` lists one :class:`pateval.errors.InputFormatError` per defect found.
+    """
+
+    scores: pd.DataFrame
+    bad_files: list[InputFormatError]
+
+
+def levels_for(level: str) -> tuple[str, ...]:
+    """The levels of distance a ``level`` option asks for: ``"all"`` or one of :data:`LEVELS`."""
+    if level == "all":
+        return LEVELS
+    if level not in LEVELS:
+        raise ParameterError(f"level must be 'all' or one of {', '.join(LEVELS)}, not {level!r}")
+    return (level,)
+
+
+def measure_names(levels: tuple[str, ...] = LEVELS) -> list[str]:
+    """The measures :func:`score_flowchart` returns for these levels, in output order."""
+    return [f"mcs_distance_{level}" for level in LEVELS if level in levels] + list(RATIO_MEASURES) + ["mcs_approximate"]
+
+
+def _ratio(matched: int, size: int, other_size: int) -> float:
+    if size == 0:
+        return 1.0 if other_size == 0 else 0.0
+    return matched / size
+
+
+def _f1(precision: float, recall: float) -> float:
+    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+
+
+def _check_budget(time_budget) -> None:
+    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0):
+        raise ParameterError(f"time_budget must be a positive number of seconds (or None for no limit), not {time_budget!r}")
+
+
+def score_flowchart(
+    truth: Flowchart,
+    submission: Flowchart,
+    *,
+    levels: tuple[str, ...] = LEVELS,
+    text_threshold: float = 0.2,
+    time_budget: float | None = 2.0,
+) -> dict[str, float]:
+    """Score one recognised flowchart against its ground truth (see the module notes).
+
+    Parameters
+    ----------
+    truth, submission : Flowchart
+        The ground truth and the recognised flowchart.
+    levels : tuple of str
+        Levels of ``mcs_distance_<level>`` to report (the ``types`` mapping is computed in
+        any case, for the precision/recall measures).
+    text_threshold : float
+        Relative edit distance in [0, 1] up to which normalised texts are equal.
+    time_budget : float or None
+        Seconds of exact search per level before falling back to the best mapping found.
+
+    Returns
+    -------
+    dict
+        Measure name -> value, in the order of :func:`measure_names`.
+    """
+    levels = tuple(levels)
+    for level in levels:
+        levels_for(level)
+    threshold = check_threshold(text_threshold)
+    _check_budget(time_budget)
+    g1, g2 = to_networkx(truth), to_networkx(submission)
+    size1, size2 = graph_size(g1), graph_size(g2)
+    # Finest level first: its mapping is feasible at the coarser levels and starts their search.
+    wanted = [level for level in ("texts", "types", "structure") if level in levels or level == "types"]
+    results = {}
+    start = None
+    for level in wanted:
+        results[level] = maximum_common_subgraph(g1, g2, level=level, text_threshold=threshold, time_budget=time_budget, start=start)
+        start = results[level].node_mapping
+    scores: dict[str, float] = {}
+    for level in LEVELS:
+        if level in levels:
+            scores[f"mcs_distance_{level}"] = distance_from_size(results[level].size, size1, size2)
+    common = results["types"]
+
+    nodes1, nodes2 = g1.number_of_nodes(), g2.number_of_nodes()
+    matched_nodes = len(common.node_mapping)
+    real_edge = lambda graph, reference: graph.edges[reference]["kind"] != "member"  # noqa: E731 - a local predicate
+    edges1 = sum(1 for *_, kind in g1.edges(data="kind") if kind != "member")
+    edges2 = sum(1 for *_, kind in g2.edges(data="kind") if kind != "member")
+    matched_edges = sum(1 for first, _ in common.edge_pairs if real_edge(g1, first))
+
+    def texts(graph) -> tuple[dict, dict]:
+        node_texts = {node: normalise_text(text or "") for node, text in graph.nodes(data="text")}
+        edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True, data="label") if graph.edges[u, v, k]["kind"] != "member"}
+        return node_texts, edge_texts
+
+    node_texts1, edge_texts1 = texts(g1)
+    node_texts2, edge_texts2 = texts(g2)
+    texts1 = sum(1 for text in (*node_texts1.values(), *edge_texts1.values()) if text)
+    texts2 = sum(1 for text in (*node_texts2.values(), *edge_texts2.values()) if text)
+    correct_texts = sum(
+        1 for node, image in common.node_mapping.items() if node_texts1[node] and node_texts2[image] and texts_similar(node_texts1[node], node_texts2[image], threshold)
+    )
+    correct_texts += sum(
+        1
+        for first, second in common.edge_pairs
+        if first in edge_texts1 and edge_texts1[first] and edge_texts2.get(second) and texts_similar(edge_texts1[first], edge_texts2[second], threshold)
+    )
+    for item, matched, size1_items, size2_items in (
+        ("node", matched_nodes, nodes1, nodes2),
+        ("edge", matched_edges, edges1, edges2),
+        ("text", correct_texts, texts1, texts2),
+    ):
+        precision = _ratio(matched, size2_items, size1_items)
+        recall = _ratio(matched, size1_items, size2_items)
+        scores[f"{item}_precision"] = precision
+        scores[f"{item}_recall"] = recall
+        scores[f"{item}_f1"] = _f1(precision, recall)
+    scores["mcs_approximate"] = float(not all(result.exact for result in results.values()))
+    return scores
+
+
+def _files_by_image(directory: Path, problems: list[InputFormatError]) -> dict[str, Path]:
+    """The non-hidden files of ``directory`` by image name (file name without its extension)."""
+    if not directory.is_dir():
+        malformed(directory, None, "not a directory")
+    files: dict[str, Path] = {}
+    for path in sorted(directory.iterdir()):
+        if path.name.startswith(".") or not path.is_file():
+            continue
+        image = path.stem
+        if image in files:
+            problems.append(defect_error(path, None, f"a second file for image {image!r} (the first is {files[image].name}); ignored"))
+            continue
+        files[image] = path
+    return files
+
+
+def evaluate_flowchart_dirs(
+    truth_dir: str | os.PathLike[str],
+    submission_dir: str | os.PathLike[str],
+    *,
+    levels: tuple[str, ...] = LEVELS,
+    text_threshold: float = 0.2,
+    time_budget: float | None = 2.0,
+) -> FlowchartEvaluation:
+    """Score every flowchart of a submission directory against a ground-truth directory.
+
+    Files are paired by image name (the file name without its extension). Problems never
+    stop the evaluation; each is reported in ``bad_files``:
+
+    * a ground-truth file with defects: the image is not scored;
+    * a submission file with defects: the image is scored on the lines that could be read
+      (a file that cannot be read as text at all counts as an empty flowchart);
+    * no submission file for a ground-truth image: scored as an empty flowchart
+      (distance 1, recall 0), so that leaving images out does not raise the mean;
+    * a submission file without ground truth, or two files for one image: ignored.
+
+    Parameters
+    ----------
+    truth_dir, submission_dir : path-like
+        Directories of flowchart files in the CLEF-IP encoding.
+    levels, text_threshold, time_budget
+        As for :func:`score_flowchart`.
+
+    Returns
+    -------
+    FlowchartEvaluation
+        ``(scores, bad_files)``.
+    """
+    levels = tuple(levels)
+    for level in levels:
+        levels_for(level)
+    check_threshold(text_threshold)
+    _check_budget(time_budget)
+    truth_dir, submission_dir = Path(truth_dir), Path(submission_dir)
+    problems: list[InputFormatError] = []
+    truth_files = _files_by_image(truth_dir, problems)
+    submission_files = _files_by_image(submission_dir, problems)
+    for image, path in submission_files.items():
+        if image not in truth_files:
+            problems.append(defect_error(path, None, "no ground-truth file for this image; ignored"))
+    names = measure_names(levels)
+    rows: list[tuple[str, str, float]] = []
+    per_measure: dict[str, list[float]] = {name: [] for name in names}
+    for image, truth_path in truth_files.items():
+        try:
+            truth, defects = check_flowchart(truth_path)
+        except InputFormatError as error:
+            problems.append(error)
+            continue
+        if defects:
+            problems.extend(defects)
+            continue
+        submission_path = submission_files.get(image)
+        if submission_path is None:
+            problems.append(defect_error(submission_dir / truth_path.name, None, "no submission file for this image; scored as an empty flowchart"))
+            submission = Flowchart()
+        else:
+            try:
+                submission, defects = check_flowchart(submission_path)
+                problems.extend(defects)
+            except InputFormatError as error:
+                problems.append(error)
+                submission = Flowchart()
+        scores = score_flowchart(truth, submission, levels=levels, text_threshold=text_threshold, time_budget=time_budget)
+        for name in names:
+            rows.append((name, image, scores[name]))
+            per_measure[name].append(scores[name])
+    for name in names:
+        values = per_measure[name]
+        if values:
+            rows.append((name, "all", sum(values) / len(values)))
+    table = pd.DataFrame(rows, columns=["measure", "image", "value"])
+    return FlowchartEvaluation(table, problems)
+
+
+OUTPUT_FORMATS = ("trec", "json", "csv")
+
+
+def format_evaluation(scores: pd.DataFrame, *, format: str = "trec", precision: int = 4) -> str:
+    """The score table as text: ``trec`` (``measure<TAB>image<TAB>value``), ``json`` or ``csv``.
+
+    ``trec`` prints values with ``precision`` decimals, as trec_eval does; ``json`` is a list
+    of ``{"measure", "image", "value"}`` records and ``csv`` has a header line, both at full
+    precision.
+    """
+    if format not in OUTPUT_FORMATS:
+        raise ParameterError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {format!r}")
+    if isinstance(precision, bool) or not isinstance(precision, int) or not 0 <= precision <= 17:
+        raise ParameterError(f"precision must be an integer from 0 to 17, not {precision!r}")
+    if format == "json":
+        return scores.to_json(orient="records", indent=1) + "\n"
+    if format == "csv":
+        return scores.to_csv(index=False, lineterminator="\n")
+    return "".join(f"{measure}\t{image}\t{value:.{precision}f}\n" for measure, image, value in scores.itertuples(index=False))
