@@ -219,6 +219,99 @@ def open_corpus(path, *, memory_limit: str | None = None, threads: int | None = 
     return CorpusStore(path, memory_limit=memory_limit, threads=threads)
 
 
+def generate_corpus(out_dir, *, n_patents: int, seed: int = 0, workers: int | None = None,
+                    progress: bool = False, **options):
+    """Write a seeded synthetic patent corpus in CLEF-IP XML (technology clusters, families,
+    A/B publications, claims in EN/DE/FR, search-report citations).
+
+    Parameters
+    ----------
+    out_dir : path-like
+        A new directory; files laid out as in CLEF-IP (``EP/000001/01/01/80/EP-1010180-B1.xml``).
+    n_patents : int
+        EP patents to generate (about 1.9 publication files each).
+    seed : int
+    workers : int, optional
+        Rendering processes (the output does not depend on it).
+    progress : bool
+    **options
+        Further keywords of :func:`pateval.collection.synthetic.generate_corpus`
+        (``start_year``, ``end_year``, ``n_clusters``, ``grant_rate``, ...).
+
+    Returns
+    -------
+    pateval.collection.synthetic.GenerationSummary
+    """
+    from .collection.synthetic import generate_corpus as _generate
+
+    return _generate(out_dir, n_patents=n_patents, seed=seed, workers=workers, progress=progress, **options)
+
+
+def build_collection(store, out_dir, *, criteria="roda2009", corpus_end="2000-12-31", pool_start=None,
+                     corpus_start=None, pool_end=None, stratify: bool = False, per_group: int = 20,
+                     ipc_level: str = "class", size=None, seed: int = 0, family: str = "none",
+                     patent_level: bool = True, theta_ind: float = 1.0, theta_dep: float = 0.5,
+                     passages: bool = True, max_passage_topics_per_patent: int | None = None,
+                     threads: int | None = None, memory_limit: str | None = None, progress: bool = False):
+    """Build a CLEF-IP-style test collection from a corpus store.
+
+    Parameters
+    ----------
+    store : path-like
+        A corpus store (``pateval corpus ingest``).
+    out_dir : path-like
+        A new directory for the collection (topics, qrels at four levels, build.json).
+    criteria : str or pateval.collection.topics.SelectionCriteria
+        A preset (``"roda2009"``, ``"clefip2013"``, ``"both"``, ``"none"``) or criteria.
+    corpus_end, pool_start, corpus_start, pool_end : str, optional
+        The date split (ISO dates or years); the pool starts after the corpus by default.
+    stratify, per_group, ipc_level : see :func:`pateval.collection.sampling.stratified_sample`
+    size : {"S", "M", "L", "XL"} or int, optional
+        Topic-set size (nested sets for one seed).
+    seed : int
+    family : {"none", "cited", "topic", "both"}
+        Family extension of the document-level qrels.
+    patent_level : bool
+        Judge every corpus publication of a cited patent.
+    theta_ind, theta_dep : float
+        Claim importance for the theta (subtopic weight) file.
+    passages : bool
+        Build the passage (PSG) topics and qrels too.
+    max_passage_topics_per_patent : int, optional
+    threads, memory_limit : DuckDB settings.
+    progress : bool
+
+    Returns
+    -------
+    pateval.collection.build.BuildSummary
+    """
+    from .collection.build import build_collection as _build
+    from .collection.split import DateSplit
+    from .collection.tables import open_store
+    from .collection.topics import SelectionCriteria
+
+    if isinstance(criteria, str):
+        criteria = SelectionCriteria.preset(criteria)
+    split = DateSplit.of(corpus_end=corpus_end, pool_start=pool_start, corpus_start=corpus_start, pool_end=pool_end)
+    con = open_store(store, threads=threads, memory_limit=memory_limit)
+    try:
+        return _build(con, out_dir, split=split, criteria=criteria, stratify=stratify, per_group=per_group,
+                      ipc_level=ipc_level, size=size, seed=seed, family=family, patent_level=patent_level,
+                      theta_ind=theta_ind, theta_dep=theta_dep, passages=passages,
+                      max_passage_topics_per_patent=max_passage_topics_per_patent, progress=progress)
+    finally:
+        con.close()
+
+
+def collection_stats(collection, *, ipc_level: str = "class", top: int = 10) -> dict:
+    """Statistics of a built collection: judgment points, relevant documents per topic,
+    languages, IPC classes, citation sources, the selection funnel
+    (:func:`pateval.collection.stats.collection_stats`)."""
+    from .collection.stats import collection_stats as _stats
+
+    return _stats(collection, ipc_level=ipc_level, top=top)
+
+
 # ---- passage runs ---------------------------------------------------------------------------
 
 # ---- comparing systems and measures -------------------------------------------------------
@@ -226,3 +319,44 @@ def open_corpus(path, *, memory_limit: str | None = None, threads: int | None = 
 # ---- baselines ------------------------------------------------------------------------------
 
 # ---- flowcharts -----------------------------------------------------------------------------
+
+
+def evaluate_flowcharts(
+    truth_dir,
+    submission_dir,
+    *,
+    level: str = "all",
+    text_threshold: float = 0.2,
+    time_budget: float | None = 2.0,
+):
+    """Score recognised flowcharts (CLEF-IP 2012/2013 encoding) against ground truth.
+
+    Per image: the distance of Bunke & Shearer (1998), ``d = 1 - |mcs(G1, G2)| /
+    max(|G1|, |G2|)`` with ``|G| = nodes + edges``, at the levels ``structure``, ``types``
+    (node shapes, edge styles) and ``texts`` (also texts, normalised, within
+    ``text_threshold`` relative edit distance); node, edge and text precision, recall and F1
+    under the best node mapping of the ``types`` level; and ``mcs_approximate`` (1 when the
+    exact search ran out of ``time_budget``). See :mod:`pateval.flowchart.scoring`.
+
+    Parameters
+    ----------
+    truth_dir, submission_dir : path-like
+        Directories of flowchart files, paired by file name without extension.
+    level : {"all", "structure", "types", "texts"}
+        Which distances to report.
+    text_threshold : float
+        Relative edit distance in [0, 1] up to which two normalised texts are equal.
+    time_budget : float or None
+        Seconds of exact search per pair and level (None: no limit).
+
+    Returns
+    -------
+    pateval.flowchart.scoring.FlowchartEvaluation
+        ``(scores, bad_files)``: a DataFrame ``measure, image, value`` (image ``all`` = the
+        mean) and the list of problems found in the files (evaluation goes on without them).
+    """
+    from .flowchart.scoring import evaluate_flowchart_dirs, levels_for
+
+    return evaluate_flowchart_dirs(
+        truth_dir, submission_dir, levels=levels_for(level), text_threshold=text_threshold, time_budget=time_budget
+    )
