@@ -7,6 +7,7 @@ returns.
 """
 
 from .agreement import VERDICTS, agreement_chart, agreement_counts, pair_verdicts
+from .comparison import Comparison, MeasureAnalysis, analyse_measures, compare_runs, mean_scores
 from .corrections import CORRECTIONS, adjust_p_values, benjamini_hochberg, bonferroni, holm
 from .correlation import kendall_tau, ranking_correlations, tau_ap
 from .discriminative_power import DiscriminativePower, asl_curves, discriminative_power, summarise_discriminative_power
@@ -30,6 +31,11 @@ __all__ = [
     "agreement_chart",
     "agreement_counts",
     "pair_verdicts",
+    "Comparison",
+    "MeasureAnalysis",
+    "analyse_measures",
+    "compare_runs",
+    "mean_scores",
     "CORRECTIONS",
     "adjust_p_values",
     "benjamini_hochberg",

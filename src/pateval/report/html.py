@@ -1,0 +1,216 @@
+"""A single self-contained HTML report for a run set.
+
+The report gathers the comparison table, the tests behind it, per-topic differences,
+discriminative power with ASL curves, rank correlation with scatter plots, rank changes,
+the agreement chart and, when the caller supplies the data, G(t) curves for time-biased
+gain and Cube Test scores against gamma. Figures are embedded (inline SVG or base64 PNG)
+and the style sheet is inline, so the file can be mailed or archived on its own.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .. import __version__
+from ..errors import ParameterError
+from ..formats.atomic import atomic_output
+from ..stats.comparison import Comparison, MeasureAnalysis
+from . import plots
+from .tables import UP, comparison_cells, html_table, run_labels, settings_line
+
+__all__ = ["IMAGE_FORMATS", "Section", "report_sections", "render_report", "write_html"]
+
+#: How figures are embedded.
+IMAGE_FORMATS = ("svg", "png")
+
+_STYLE = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1100px;
+       color: #222; line-height: 1.45; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
+p.meta, p.note { color: #555; font-size: 0.9em; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.88em; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: left; }
+th { background: #f4f4f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.best { font-weight: bold; }
+span.up { color: #0072B2; } span.down { color: #D55E00; } span.sup { color: #0072B2; font-size: 0.8em; vertical-align: super; }
+figure { margin: 1em 0; } figure svg, figure img { max-width: 100%; height: auto; }
+figcaption { font-size: 0.85em; color: #555; }
+details summary { cursor: pointer; color: #0072B2; }
+nav a { margin-right: 1em; font-size: 0.9em; }
+"""
+
+
+@dataclass(frozen=True)
+class Section:
+    """One titled part of the report; ``body`` is HTML."""
+
+    anchor: str
+    title: str
+    body: str
+
+
+def _figure_html(figure, caption: str, image_format: str) -> str:
+    if image_format == "svg":
+        image = plots.figure_svg(figure)
+    else:
+        image = f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{plots.figure_png_base64(figure)}">'
+    return f"<figure>{image}<figcaption>{html.escape(caption)}</figcaption></figure>"
+
+
+def _comparison_table_html(comparison: Comparison, precision: int) -> str:
+    markers = comparison_cells(comparison)
+    labels = run_labels(comparison.runs)
+    all_pairs = comparison.baseline is None
+    best = comparison.means.idxmax(axis=0)
+    head = ("<th>#</th>" if all_pairs else "") + "<th>run</th>" + "".join(f"<th>{html.escape(m)}</th>" for m in comparison.measures)
+    rows = []
+    for run in comparison.runs:
+        cells = [f"<td>{labels[run]}</td>"] if all_pairs else []
+        name = html.escape(run) + (" <em>(baseline)</em>" if run == comparison.baseline else "")
+        cells.append(f"<td>{name}</td>")
+        for measure in comparison.measures:
+            value = f"{comparison.means.at[run, measure]:.{precision}f}"
+            mark = markers.at[run, measure]
+            if mark and not all_pairs:
+                direction = "up" if mark == UP else "down"
+                value += f' <span class="{direction}">{mark}</span>'
+            elif mark:
+                value += f' <span class="sup">{html.escape(mark)}</span>'
+            cls = "num best" if best[measure] == run else "num"
+            cells.append(f'<td class="{cls}">{value}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    legend = (
+        "Superscripts: the numbers of the runs this run is significantly better than."
+        if all_pairs
+        else f"\u25b2 / \u25bc: significantly better / worse than the baseline {html.escape(comparison.baseline)}."
+    )
+    return (
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f'<p class="note">{legend} Best mean per measure in bold. {html.escape(settings_line(comparison))}.</p>'
+    )
+
+
+def _difference_pairs(comparison: Comparison, limit: int) -> list[tuple[str, str]]:
+    """Which run pairs to draw per-topic differences for: each run against the baseline,
+    or (all pairs) the best run by the first measure against the next best and the worst."""
+    if comparison.baseline is not None:
+        return [(run, comparison.baseline) for run in comparison.runs if run != comparison.baseline][:limit]
+    order = list(comparison.means.iloc[:, 0].sort_values(ascending=False).index)
+    pairs = [(order[0], order[1])]
+    if len(order) > 2:
+        pairs.append((order[0], order[-1]))
+    return pairs[:limit]
+
+
+def report_sections(
+    *,
+    comparison: Comparison | None = None,
+    analysis: MeasureAnalysis | None = None,
+    matrices: Mapping[str, pd.DataFrame] | None = None,
+    gain_over_time=None,
+    ct_by_gamma: pd.DataFrame | None = None,
+    image_format: str = "svg",
+    precision: int = 4,
+    difference_plots: int = 4,
+) -> list[Section]:
+    """Build the report's sections from whatever parts are given.
+
+    Parameters
+    ----------
+    comparison : Comparison, optional
+        From :func:`pateval.stats.compare_runs`.
+    analysis : MeasureAnalysis, optional
+        From :func:`pateval.stats.analyse_measures`.
+    matrices : mapping measure -> topics x runs, optional
+        Per-topic scores, for the per-topic difference plots.
+    gain_over_time : frame (run, time, gain) or mapping, optional
+        Cumulative gain over time per run, for the G(t) plot (see
+        :func:`pateval.report.plots.plot_gain_over_time`).
+    ct_by_gamma : frame (run, gamma, score), optional
+        Cube Test scores for several gammas (see :func:`pateval.report.plots.plot_ct_gamma`).
+    """
+    if image_format not in IMAGE_FORMATS:
+        raise ParameterError(f"image_format must be 'svg' or 'png', not {image_format!r}")
+    sections: list[Section] = []
+    if comparison is not None:
+        tests = comparison.tests.drop(columns=["test", "correction", "alpha", "B", "seed"])
+        body = _comparison_table_html(comparison, precision)
+        body += f"<details><summary>All {len(tests)} tests ({html.escape(comparison.test)})</summary>{html_table(tests, precision=precision)}</details>"
+        sections.append(Section("comparison", "Runs compared", body))
+        if matrices:
+            measure = comparison.measures[0]
+            matrix = matrices[measure]
+            figures = []
+            for run_a, run_b in _difference_pairs(comparison, difference_plots):
+                figure = plots.plot_topic_differences(matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure,
+                                                      topics=list(matrix.index), label_topics=0)
+                figures.append(_figure_html(figure, f"{measure} per topic, {run_a} minus {run_b}.", image_format))
+            sections.append(Section("topics", f"Per-topic differences ({measure})", "".join(figures)))
+    if analysis is not None:
+        summary = analysis.power.summary.copy()
+        summary["discriminative_power"] = (summary["discriminative_power"] * 100).map(lambda v: f"{v:.1f}%")
+        body = html_table(summary, precision=precision)
+        body += (f'<p class="note">Share of run pairs whose ASL is below alpha = {analysis.settings["alpha"]:g} with '
+                 f'{html.escape(str(analysis.settings["test"]))} (Sakai 2006); difference_needed is the largest per-pair '
+                 "critical difference, a conservative estimate of the difference needed for significance.</p>")
+        body += _figure_html(plots.plot_asl_curves(analysis.power.curves, alpha=analysis.settings["alpha"]),
+                             "ASL of every run pair, sorted, per measure; lower and longer below the line is more discriminative.", image_format)
+        sections.append(Section("power", "Discriminative power", body))
+        if analysis.correlations is not None:
+            body = html_table(analysis.correlations, precision=precision)
+            first = analysis.means.columns[0]
+            for other in analysis.means.columns[1:]:
+                if analysis.means[first].nunique() > 1 and analysis.means[other].nunique() > 1:
+                    figure = plots.plot_measure_scatter(analysis.means[first], analysis.means[other], measure_x=first, measure_y=other,
+                                                        labels=list(analysis.means.index))
+                    body += _figure_html(figure, f"Mean {other} against mean {first}, one point per run.", image_format)
+            if analysis.means.shape[0] >= 2:
+                body += _figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.", image_format)
+            sections.append(Section("correlation", "Rank correlation between measures", body))
+        if analysis.chart is not None:
+            body = html_table(analysis.agreement, precision=precision)
+            body += _figure_html(plots.plot_agreement_chart(analysis.chart),
+                                 f"Run pairs per combination of verdicts ({analysis.agreement_test} test, alpha {analysis.settings['alpha']:g}).",
+                                 image_format)
+            sections.append(Section("agreement", "Agreement between measures", body))
+    if gain_over_time is not None:
+        sections.append(Section("gain", "Cumulative gain over time", _figure_html(
+            plots.plot_gain_over_time(gain_over_time), "G(t): gain the user has collected by time t (time-biased gain's user model).", image_format)))
+    if ct_by_gamma is not None:
+        sections.append(Section("cube", "Cube Test against gamma", _figure_html(
+            plots.plot_ct_gamma(ct_by_gamma), "Cube Test score as the discount gamma for already covered subtopics grows.", image_format)))
+    if not sections:
+        raise ParameterError("the report has nothing to show: give a comparison, an analysis or plot data")
+    return sections
+
+
+def render_report(sections: Sequence[Section], *, title: str = "pateval report", runs: Sequence[str] = (), measures: Sequence[str] = (),
+                  notes: Sequence[str] = ()) -> str:
+    """The complete HTML document for the given sections."""
+    nav = "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in sections)
+    meta = f"Generated by pateval {html.escape(__version__)}."
+    if runs:
+        meta += f" Runs ({len(runs)}): {html.escape(', '.join(runs))}."
+    if measures:
+        meta += f" Measures: {html.escape(', '.join(measures))}."
+    note_html = "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
+    body = "".join(f'<section id="{s.anchor}"><h2>{html.escape(s.title)}</h2>{s.body}</section>' for s in sections)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(title)}</title>"
+        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1><p class=\"meta\">{meta}</p>{note_html}"
+        f"<nav>{nav}</nav>{body}</body></html>\n"
+    )
+
+
+def write_html(text: str, path: str | os.PathLike[str]) -> None:
+    """Write the report atomically."""
+    with atomic_output(path, "w") as handle:
+        handle.write(text)

@@ -1,0 +1,287 @@
+"""Plots for comparing runs and measures (matplotlib, no display needed).
+
+Every function takes plain data (arrays or frames) and returns a
+:class:`matplotlib.figure.Figure`; :func:`save_figure` writes it as PNG or SVG and
+:func:`figure_svg` / :func:`figure_png_base64` embed it in HTML. Figures are built on
+matplotlib's object API with the Agg canvas, never through ``pyplot``, so nothing depends on
+a display or on global figure state, and plotting is safe in threads.
+
+The plots follow the seed papers: per-topic score differences between two runs; Sakai's
+ASL curves (discriminative power); one measure against another with Kendall's tau (Smucker &
+Clarke 2012, figure 6); cumulative gain over time G(t) (ibid., figure 4); Cube Test score
+against gamma (Luo et al. 2013, figures 5-6); the agreement chart and the change of run
+ranks between measures (Magdy & Jones 2010, figures 6-7).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..errors import ParameterError
+from ..formats.atomic import atomic_output
+from ..stats.correlation import kendall_tau
+
+__all__ = [
+    "FIGURE_FORMATS",
+    "new_figure",
+    "save_figure",
+    "figure_svg",
+    "figure_png_base64",
+    "plot_topic_differences",
+    "plot_asl_curves",
+    "plot_measure_scatter",
+    "plot_gain_over_time",
+    "plot_ct_gamma",
+    "plot_agreement_chart",
+    "plot_rank_changes",
+]
+
+#: File formats :func:`save_figure` writes, chosen by the file's suffix.
+FIGURE_FORMATS = ("png", "svg")
+
+# Colour-blind-safe qualitative palette (Okabe & Ito 2008), cycled for runs and measures.
+_PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+
+def _colour(i: int) -> str:
+    return _PALETTE[i % len(_PALETTE)]
+
+
+def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, object]:
+    """A figure with one axes on an Agg canvas (inches; 100 dpi on screen)."""
+    figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure, figure.add_subplot()
+
+
+def save_figure(figure: Figure, path: str | os.PathLike[str]) -> None:
+    """Write ``figure`` to ``path`` as PNG or SVG (by suffix), atomically."""
+    suffix = os.fspath(path).rsplit(".", 1)[-1].lower()
+    if suffix not in FIGURE_FORMATS:
+        raise ParameterError(f"figures are written as .png or .svg, not {os.fspath(path)!r}")
+    with atomic_output(path, "wb") as handle:
+        figure.savefig(handle, format=suffix, dpi=150 if suffix == "png" else None)
+
+
+def figure_svg(figure: Figure) -> str:
+    """The figure as an inline ``<svg>`` element (no XML prolog or DOCTYPE)."""
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg")
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def figure_png_base64(figure: Figure, *, dpi: int = 120) -> str:
+    """The figure as a base64 PNG for a ``data:image/png;base64,...`` URL."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _vector(values, name: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float).ravel()
+    if array.size == 0 or not np.isfinite(array).all():
+        raise ParameterError(f"{name} must be a non-empty sequence of finite numbers")
+    return array
+
+
+def plot_topic_differences(
+    scores_a,
+    scores_b,
+    *,
+    run_a: str = "A",
+    run_b: str = "B",
+    measure: str = "",
+    topics: Sequence[str] | None = None,
+    label_topics: int = 0,
+) -> Figure:
+    """Per-topic differences ``a - b``, sorted, as bars; the mean difference as a line.
+
+    Where one run wins, by how much, and on how many topics -- the shape a paired test
+    summarises in one number. ``label_topics`` names that many topics at each end.
+    """
+    a = _vector(scores_a, "scores_a")
+    b = _vector(scores_b, "scores_b")
+    if a.shape != b.shape:
+        raise ParameterError(f"both runs need scores on the same topics ({a.size} against {b.size})")
+    difference = a - b
+    order = np.argsort(-difference, kind="stable")
+    ordered = difference[order]
+    figure, axes = new_figure(7.0, 3.6)
+    colours = np.where(ordered > 0, _colour(0), np.where(ordered < 0, _colour(1), "#999999"))
+    axes.bar(np.arange(len(ordered)), ordered, width=1.0, color=colours, linewidth=0)
+    axes.axhline(0, color="black", linewidth=0.8)
+    axes.axhline(difference.mean(), color="black", linestyle="--", linewidth=1, label=f"mean {difference.mean():+.4f}")
+    wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
+    axes.set_title(f"{measure} per topic: {run_a} \u2212 {run_b}  ({wins} better, {losses} worse, {len(a) - wins - losses} tied)".strip(), fontsize=10)
+    axes.set_xlabel("topics, sorted by difference")
+    axes.set_ylabel(f"{measure} difference".strip())
+    axes.set_xlim(-0.5, len(ordered) - 0.5)
+    if topics is not None and label_topics > 0:
+        names = [str(t) for t in topics]
+        if len(names) != len(a):
+            raise ParameterError("topics must name every topic")
+        shown = sorted(set(range(min(label_topics, len(a)))) | set(range(max(0, len(a) - label_topics), len(a))))
+        axes.set_xticks(shown, [names[order[i]] for i in shown], rotation=90, fontsize=7)
+    else:
+        axes.set_xticks([])
+    axes.legend(loc="upper right", fontsize=8, frameon=False)
+    return figure
+
+
+def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "ASL curves") -> Figure:
+    """Sakai's ASL curves: each measure's run-pair ASLs sorted ascending.
+
+    ``curves`` has the columns ``measure, rank, asl`` (see
+    :func:`pateval.stats.asl_curves`). A curve that stays low for longer belongs to a
+    measure that tells more pairs apart; the dotted line marks alpha.
+    """
+    if not {"measure", "rank", "asl"} <= set(curves.columns) or curves.empty:
+        raise ParameterError("ASL curves need a non-empty frame with the columns measure, rank and asl")
+    figure, axes = new_figure(6.4, 4.0)
+    for i, (measure, group) in enumerate(curves.groupby("measure", sort=False)):
+        significant = int((group["asl"] < alpha).sum())
+        axes.plot(group["rank"], group["asl"], color=_colour(i), linewidth=1.6, label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
+    axes.axhline(alpha, color="black", linestyle=":", linewidth=1)
+    axes.set_xlabel("run pairs, sorted by ASL")
+    axes.set_ylabel("achieved significance level (ASL)")
+    axes.set_ylim(0, max(0.2, min(1.0, float(curves["asl"].max()) * 1.05)))
+    axes.set_title(title, fontsize=10)
+    axes.legend(fontsize=8, frameon=False)
+    return figure
+
+
+def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequence[str] | None = None) -> Figure:
+    """Runs' means under one measure against another, with Kendall's tau in the title.
+
+    As Smucker & Clarke's figure 6 (TBG against MAP, tau = 0.794). ``labels`` names the
+    points (run names) when there are few enough to read (at most 30).
+    """
+    a = _vector(x, "x")
+    b = _vector(y, "y")
+    if a.shape != b.shape:
+        raise ParameterError("both measures need a score for every run")
+    figure, axes = new_figure(5.0, 4.2)
+    axes.scatter(a, b, s=22, color=_colour(0), edgecolor="white", linewidth=0.5, zorder=2)
+    if labels is not None and len(labels) == len(a) and len(a) <= 30:
+        for xi, yi, name in zip(a, b, labels):
+            axes.annotate(str(name), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#444444")
+    tau = kendall_tau(a, b) if len(a) > 1 and np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
+    axes.set_xlabel(measure_x)
+    axes.set_ylabel(measure_y)
+    axes.set_title(f"{measure_y} against {measure_x}: Kendall's \u03c4 = {tau:.3f} ({len(a)} runs)", fontsize=10)
+    axes.grid(True, linewidth=0.3, alpha=0.6)
+    return figure
+
+
+def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulative gain over time G(t)") -> Figure:
+    """G(t): each run's cumulative gain against the time the user has spent (a step plot).
+
+    ``curves`` is a frame with the columns ``run, time, gain`` (time in seconds; gain
+    cumulative, non-decreasing) or a mapping run -> (times, cumulative gains). Smucker &
+    Clarke (2012), figure 4, plot G(t) over the first hours for four TREC runs.
+    ``time_unit`` is ``"s"``, ``"min"`` or ``"h"`` for the axis.
+    """
+    scale = {"s": 1.0, "min": 60.0, "h": 3600.0}
+    if time_unit not in scale:
+        raise ParameterError(f"time_unit must be 's', 'min' or 'h', not {time_unit!r}")
+    if isinstance(curves, pd.DataFrame):
+        if not {"run", "time", "gain"} <= set(curves.columns):
+            raise ParameterError("a G(t) frame needs the columns run, time and gain")
+        series = {run: (group["time"].to_numpy(float), group["gain"].to_numpy(float)) for run, group in curves.groupby("run", sort=False)}
+    elif isinstance(curves, Mapping):
+        series = {run: (_vector(t, "times"), _vector(g, "gains")) for run, (t, g) in curves.items()}
+    else:
+        raise ParameterError("G(t) needs a frame (run, time, gain) or a mapping run -> (times, gains)")
+    if not series:
+        raise ParameterError("G(t) needs at least one run")
+    figure, axes = new_figure(6.4, 4.0)
+    for i, (run, (times, gains)) in enumerate(series.items()):
+        if times.shape != gains.shape:
+            raise ParameterError(f"run {run!r}: times and gains differ in length")
+        order = np.argsort(times, kind="stable")
+        t = np.concatenate([[0.0], times[order] / scale[time_unit]])
+        g = np.concatenate([[0.0], gains[order]])
+        axes.step(t, g, where="post", color=_colour(i), linewidth=1.5, label=str(run))
+    axes.set_xlabel(f"time t ({time_unit})")
+    axes.set_ylabel("cumulative gain G(t)")
+    axes.set_xlim(left=0)
+    axes.set_ylim(bottom=0)
+    axes.set_title(title, fontsize=10)
+    axes.legend(fontsize=8, frameon=False)
+    axes.grid(True, linewidth=0.3, alpha=0.6)
+    return figure
+
+
+def plot_ct_gamma(scores: pd.DataFrame, *, measure: str = "CT", title: str | None = None) -> Figure:
+    """Cube Test score against its novelty discount gamma, one line per run.
+
+    ``scores`` has the columns ``run, gamma, score``. Luo et al. (2013), figures 5-6: a small
+    gamma rewards covering many subtopics, a large one rewards piling relevant documents on
+    one, so a coverage run and a single-relevance run cross as gamma grows.
+    """
+    if not isinstance(scores, pd.DataFrame) or not {"run", "gamma", "score"} <= set(scores.columns) or scores.empty:
+        raise ParameterError("a CT-against-gamma frame needs the columns run, gamma and score")
+    figure, axes = new_figure(6.0, 4.0)
+    markers = "osD^v<>p"
+    for i, (run, group) in enumerate(scores.groupby("run", sort=False)):
+        group = group.sort_values("gamma")
+        axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=_colour(i), linewidth=1.5, label=str(run))
+    axes.set_xlabel("\u03b3 (discount for documents on an already covered subtopic)")
+    axes.set_ylabel(f"{measure} score")
+    axes.set_title(title or f"{measure} against \u03b3", fontsize=10)
+    axes.legend(fontsize=8, frameon=False)
+    axes.grid(True, linewidth=0.3, alpha=0.6)
+    return figure
+
+
+def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verdicts on run pairs") -> Figure:
+    """Run pairs per combination of verdicts, as horizontal bars (Magdy & Jones, figure 7).
+
+    ``chart`` is :func:`pateval.stats.agreement_chart`'s frame: one column per measure with
+    ``A`` / ``B`` / ``tie``, and ``pairs``; combinations where all measures agree are drawn
+    in the first colour, the others in the second.
+    """
+    excluded = {"pairs", "share", "all_agree"}
+    measures = [c for c in chart.columns if c not in excluded]
+    if "pairs" not in chart.columns or not measures or chart.empty:
+        raise ParameterError("the agreement chart needs verdict columns and a pairs column")
+    labels = [" / ".join(f"{m}: {row[m]}" for m in measures) for _, row in chart.iterrows()]
+    agree = chart["all_agree"].to_numpy() if "all_agree" in chart.columns else np.zeros(len(chart), bool)
+    figure, axes = new_figure(7.0, max(2.4, 0.32 * len(chart) + 1.2))
+    positions = np.arange(len(chart))[::-1]
+    bars = axes.barh(positions, chart["pairs"], color=[_colour(0) if a else _colour(1) for a in agree])
+    axes.bar_label(bars, labels=[str(int(p)) for p in chart["pairs"]], padding=3, fontsize=7)
+    axes.set_yticks(positions, labels, fontsize=7)
+    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())})")
+    axes.set_title(title + "  (A = first run better, B = second, tie = indistinguishable)", fontsize=9)
+    return figure
+
+
+def plot_rank_changes(means: pd.DataFrame, *, title: str = "Run ranks under each measure") -> Figure:
+    """Each run's rank under each measure, joined by lines (Magdy & Jones, figure 6).
+
+    ``means`` is runs x measures. Crossing lines are runs the measures order differently.
+    """
+    if not isinstance(means, pd.DataFrame) or means.shape[1] < 2 or means.shape[0] < 2:
+        raise ParameterError("rank changes need a runs x measures frame with at least two of each")
+    ranks = means.rank(ascending=False, method="min")
+    figure, axes = new_figure(max(4.0, 1.6 * means.shape[1] + 2), max(3.5, 0.22 * means.shape[0] + 1.5))
+    x = np.arange(means.shape[1])
+    for i, run in enumerate(ranks.index):
+        axes.plot(x, ranks.loc[run].to_numpy(), marker="o", markersize=3, linewidth=1, color=_colour(i), alpha=0.85)
+        if means.shape[0] <= 30:
+            axes.annotate(str(run), (x[-1], ranks.loc[run].iloc[-1]), xytext=(4, 0), textcoords="offset points", fontsize=7, va="center")
+    axes.set_xticks(x, [str(c) for c in means.columns])
+    axes.invert_yaxis()
+    axes.set_ylabel("rank (1 = best)")
+    axes.set_title(title, fontsize=10)
+    return figure

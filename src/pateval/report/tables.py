@@ -1,0 +1,289 @@
+"""Tables of comparisons and measure analyses as text, CSV, JSON, LaTeX and HTML.
+
+A comparison table shows each run's mean under each measure with significance markers:
+
+* against a baseline, ``▲`` (significantly better than the baseline) or ``▼`` (worse);
+* over all pairs, each run is numbered and a cell lists the numbers of the runs it is
+  significantly better than (the convention of many IR papers, e.g. Sakai's).
+
+The settings (test, correction, alpha, B, seed, topics) are printed with every table, since
+a p-value means nothing without them.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from ..stats.comparison import Comparison, MeasureAnalysis
+
+__all__ = [
+    "TABLE_FORMATS",
+    "run_labels",
+    "settings_line",
+    "comparison_cells",
+    "render_comparison",
+    "render_analysis",
+    "html_table",
+    "latex_escape",
+]
+
+#: Output formats of :func:`render_comparison` and :func:`render_analysis`.
+TABLE_FORMATS = ("text", "csv", "json", "latex")
+
+UP, DOWN = "\u25b2", "\u25bc"
+
+
+def run_labels(runs: list[str]) -> dict[str, str]:
+    """Short labels for the all-pairs markers: 1, 2, 3, ... in run order."""
+    return {run: str(i + 1) for i, run in enumerate(runs)}
+
+
+def settings_line(comparison: Comparison) -> str:
+    """The test settings in one line, e.g. ``paired t-test, Holm correction, alpha 0.05``."""
+    names = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomisation": "randomisation test (sign flip)",
+             "bootstrap": "Sakai's paired bootstrap test", "tukey": "randomised Tukey HSD test"}
+    parts = [names[comparison.test]]
+    if comparison.test == "tukey":
+        parts.append("family-wise over all runs")
+    elif comparison.correction != "none":
+        parts.append({"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}[comparison.correction] + " correction")
+    else:
+        parts.append("no correction")
+    parts.append(f"alpha {comparison.alpha:g}")
+    if comparison.B is not None:
+        parts.append(f"B = {comparison.B}")
+        parts.append(f"seed {comparison.seed}" if comparison.seed is not None else "exact (all sign vectors)")
+    topics = sorted(set(comparison.topics.values()))
+    parts.append(f"{topics[0]} topics" if len(topics) == 1 else "topics per measure: " + ", ".join(f"{m} {n}" for m, n in comparison.topics.items()))
+    return ", ".join(parts)
+
+
+def comparison_cells(comparison: Comparison) -> pd.DataFrame:
+    """Runs x measures: the marker text of each cell (without the mean)."""
+    if comparison.baseline is not None:
+        signs = comparison.against_baseline()
+        return signs.map(lambda s: UP if s > 0 else (DOWN if s < 0 else ""))
+    labels = run_labels(comparison.runs)
+    better = comparison.better_than()
+    return better.map(lambda losers: ",".join(sorted((labels[r] for r in losers), key=int)))
+
+
+def _text_comparison(comparison: Comparison, precision: int) -> str:
+    markers = comparison_cells(comparison)
+    labels = run_labels(comparison.runs)
+    all_pairs = comparison.baseline is None
+    header = (["#"] if all_pairs else []) + ["run"] + comparison.measures
+    rows = []
+    for run in comparison.runs:
+        cells = [labels[run]] if all_pairs else []
+        name = f"{run} (baseline)" if run == comparison.baseline else run
+        cells.append(name)
+        for measure in comparison.measures:
+            mark = markers.at[run, measure]
+            value = f"{comparison.means.at[run, measure]:.{precision}f}"
+            cells.append(f"{value} {'>' + mark if all_pairs and mark else mark}".rstrip())
+        rows.append(cells)
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    out = io.StringIO()
+    for cells in [header, ["-" * w for w in widths], *rows]:
+        out.write("  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip() + "\n")
+    out.write("\n")
+    if all_pairs:
+        out.write("'>2,3': significantly better than runs 2 and 3.\n")
+    else:
+        out.write(f"{UP} / {DOWN}: significantly better / worse than the baseline {comparison.baseline}.\n")
+    out.write(settings_line(comparison) + ".\n")
+    return out.getvalue()
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX's special characters in a run or measure name."""
+    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(replacements.get(ch, ch) for ch in str(text))
+
+
+def _latex_comparison(comparison: Comparison, precision: int) -> str:
+    markers = comparison_cells(comparison)
+    all_pairs = comparison.baseline is None
+    labels = run_labels(comparison.runs)
+    best = comparison.means.idxmax(axis=0)
+    columns = ("r" if all_pairs else "") + "l" + "r" * len(comparison.measures)
+    out = io.StringIO()
+    out.write("% " + settings_line(comparison) + "\n")
+    out.write("\\begin{tabular}{" + columns + "}\n\\hline\n")
+    head = (["\\#"] if all_pairs else []) + ["Run"] + [latex_escape(m) for m in comparison.measures]
+    out.write(" & ".join(head) + " \\\\\n\\hline\n")
+    for run in comparison.runs:
+        cells = [labels[run]] if all_pairs else []
+        cells.append(latex_escape(run) + (" (baseline)" if run == comparison.baseline else ""))
+        for measure in comparison.measures:
+            value = f"{comparison.means.at[run, measure]:.{precision}f}"
+            if best[measure] == run:
+                value = "\\textbf{" + value + "}"
+            mark = markers.at[run, measure]
+            if mark == UP:
+                value += "$^{\\uparrow}$"
+            elif mark == DOWN:
+                value += "$^{\\downarrow}$"
+            elif mark:
+                value += "$^{" + mark + "}$"
+            cells.append(value)
+        out.write(" & ".join(cells) + " \\\\\n")
+    out.write("\\hline\n\\end{tabular}\n")
+    return out.getvalue()
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if value is pd.NA:
+        return None
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    clean = frame.astype(object).where(frame.notna(), None)
+    return [
+        {key: (None if isinstance(v, float) and math.isnan(v) else v) for key, v in row.items()}
+        for row in clean.to_dict(orient="records")
+    ]
+
+
+def _comparison_settings(comparison: Comparison) -> dict:
+    return {
+        "test": comparison.test,
+        "correction": comparison.correction,
+        "alpha": comparison.alpha,
+        "B": comparison.B,
+        "seed": comparison.seed,
+        "baseline": comparison.baseline,
+        "topics": comparison.topics,
+    }
+
+
+def render_comparison(comparison: Comparison, *, format: str = "text", precision: int = 4) -> str:
+    """The comparison as a table in one of :data:`TABLE_FORMATS`.
+
+    ``text`` and ``latex`` show means with markers; ``csv`` has one row per tested pair and
+    measure (means, difference, statistic, p-values, effect size, interval, settings);
+    ``json`` holds the settings, the means and those rows.
+    """
+    if format not in TABLE_FORMATS:
+        raise ParameterError(f"unknown table format {format!r}; choose one of {', '.join(TABLE_FORMATS)}")
+    if format == "text":
+        return _text_comparison(comparison, precision)
+    if format == "latex":
+        return _latex_comparison(comparison, precision)
+    if format == "csv":
+        return comparison.tests.to_csv(index=False, float_format=f"%.{max(precision, 6)}g", lineterminator="\n")
+    document = {
+        "settings": _comparison_settings(comparison),
+        "means": {run: {m: float(comparison.means.at[run, m]) for m in comparison.measures} for run in comparison.runs},
+        "tests": _records(comparison.tests),
+    }
+    return json.dumps(document, indent=1, default=_json_default) + "\n"
+
+
+def _text_frame(frame: pd.DataFrame, precision: int) -> str:
+    formatted = frame.copy()
+    for column in formatted.columns:
+        if pd.api.types.is_float_dtype(formatted[column]):
+            formatted[column] = formatted[column].map(lambda v: "" if pd.isna(v) else f"{v:.{precision}f}")
+    formatted = formatted.astype(str).replace({"<NA>": "", "nan": "", "None": ""})
+    header = list(formatted.columns)
+    widths = [max([len(str(h))] + [len(v) for v in formatted[h]]) for h in header]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths)).rstrip(), "  ".join("-" * w for w in widths)]
+    for row in formatted.itertuples(index=False):
+        lines.append("  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _latex_frame(frame: pd.DataFrame, precision: int) -> str:
+    out = io.StringIO()
+    out.write("\\begin{tabular}{" + "l" * frame.shape[1] + "}\n\\hline\n")
+    out.write(" & ".join(latex_escape(c) for c in frame.columns) + " \\\\\n\\hline\n")
+    for row in frame.itertuples(index=False):
+        cells = []
+        for value in row:
+            if isinstance(value, (float, np.floating)):
+                cells.append("" if math.isnan(value) else f"{value:.{precision}f}")
+            else:
+                cells.append(latex_escape("" if value is None or value is pd.NA else value))
+        out.write(" & ".join(cells) + " \\\\\n")
+    out.write("\\hline\n\\end{tabular}\n")
+    return out.getvalue()
+
+
+def _analysis_sections(analysis: MeasureAnalysis) -> list[tuple[str, pd.DataFrame]]:
+    power = analysis.power.summary.copy()
+    sections = [("Discriminative power", power)]
+    if analysis.correlations is not None:
+        sections.append(("Rank correlation between measures", analysis.correlations))
+    if analysis.agreement is not None:
+        sections.append((f"Agreement of verdicts ({analysis.agreement_test}, alpha {analysis.settings['alpha']:g})", analysis.agreement))
+        sections.append(("Agreement chart: run pairs per combination of verdicts (A = first run better, B = second, tie)", analysis.chart))
+    return sections
+
+
+def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precision: int = 4) -> str:
+    """The measure analysis (discriminative power, correlations, agreement) in one format.
+
+    ``csv`` writes the sections one after another, each preceded by a ``# title`` line.
+    """
+    if format not in TABLE_FORMATS:
+        raise ParameterError(f"unknown table format {format!r}; choose one of {', '.join(TABLE_FORMATS)}")
+    sections = _analysis_sections(analysis)
+    if format == "json":
+        document = {
+            "settings": analysis.settings | {"agreement_test": analysis.agreement_test},
+            "means": {run: {m: float(analysis.means.at[run, m]) for m in analysis.means.columns} for run in analysis.means.index},
+            "discriminative_power": _records(analysis.power.summary),
+            "asl_curves": _records(analysis.power.curves),
+            "correlations": None if analysis.correlations is None else _records(analysis.correlations),
+            "agreement": None if analysis.agreement is None else _records(analysis.agreement),
+            "agreement_chart": None if analysis.chart is None else _records(analysis.chart),
+        }
+        return json.dumps(document, indent=1, default=_json_default) + "\n"
+    out = io.StringIO()
+    for title, frame in sections:
+        if format == "text":
+            out.write(f"{title}\n{_text_frame(frame, precision)}\n")
+        elif format == "csv":
+            out.write(f"# {title}\n")
+            out.write(frame.to_csv(index=False, lineterminator="\n"))
+            out.write("\n")
+        else:
+            out.write(f"% {latex_escape(title)}\n{_latex_frame(frame, precision)}\n")
+    return out.getvalue()
+
+
+def html_table(frame: pd.DataFrame, *, precision: int = 4, index: bool = False, classes: str = "") -> str:
+    """A DataFrame as an HTML table with every cell escaped (no dependency on jinja2)."""
+    data = frame.reset_index() if index else frame
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in data.columns)
+    body = []
+    for row in data.itertuples(index=False):
+        cells = []
+        for value in row:
+            if isinstance(value, (float, np.floating)):
+                text = "" if math.isnan(value) else f"{value:.{precision}f}"
+                cells.append(f'<td class="num">{text}</td>')
+            elif value is None or value is pd.NA:
+                cells.append("<td></td>")
+            else:
+                cells.append(f"<td>{html.escape(str(value))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cls = f' class="{html.escape(classes)}"' if classes else ""
+    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

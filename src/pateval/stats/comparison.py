@@ -1,0 +1,225 @@
+"""Whole analyses over a run set: comparing runs on several measures, and comparing measures.
+
+:func:`compare_runs` tests every pair of runs (or every run against a baseline) under each
+measure; :func:`analyse_measures` asks how the measures behave on the run set --
+discriminative power and ASL curves (Sakai 2006), Kendall's tau and tau_ap between their run
+rankings, and the PRES paper's agreement of verdicts. Both take score matrices (one per
+measure) and return plain frames ready for :mod:`pateval.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..errors import ParameterError
+from .agreement import agreement_chart, agreement_counts, pair_verdicts
+from .correlation import ranking_correlations
+from .discriminative_power import DiscriminativePower, discriminative_power
+from .scores import SeedLike, as_run_scores, describe_seed
+from .significance import DEFAULT_B, TESTS, pairwise_tests
+
+__all__ = ["Comparison", "MeasureAnalysis", "compare_runs", "analyse_measures", "mean_scores"]
+
+
+def _check_matrices(matrices: Mapping[str, object]) -> dict[str, pd.DataFrame]:
+    if not isinstance(matrices, Mapping) or not matrices:
+        raise ParameterError("give at least one measure's score matrix (a mapping measure -> topics x runs)")
+    checked = {}
+    runs = None
+    for measure, scores in matrices.items():
+        matrix = as_run_scores(scores)
+        if runs is None:
+            runs = matrix.runs
+        elif set(matrix.runs) != set(runs):
+            raise ParameterError(f"measure {measure!r} scores other runs than {next(iter(matrices))!r}")
+        frame = pd.DataFrame(matrix.values, index=list(matrix.topics), columns=list(matrix.runs))
+        checked[str(measure)] = frame[list(runs)]
+    return checked
+
+
+def mean_scores(matrices: Mapping[str, object]) -> pd.DataFrame:
+    """Each run's mean under each measure over the topics of its matrix: runs x measures."""
+    checked = _check_matrices(matrices)
+    return pd.DataFrame({measure: frame.mean(axis=0) for measure, frame in checked.items()})
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Runs compared under several measures (what :func:`compare_runs` returns).
+
+    Attributes
+    ----------
+    means : pandas.DataFrame
+        Runs x measures: mean scores over each measure's topics.
+    tests : pandas.DataFrame
+        Every tested pair under every measure: ``measure`` followed by the columns of
+        :func:`pateval.stats.pairwise_tests`.
+    topics : dict
+        Number of topics each measure's tests used.
+    baseline, test, correction, alpha, B, seed
+        The settings, reported with the results (B is None for the t and Wilcoxon tests).
+    """
+
+    means: pd.DataFrame
+    tests: pd.DataFrame
+    topics: dict[str, int]
+    baseline: str | None
+    test: str
+    correction: str
+    alpha: float
+    B: int | None
+    seed: int | str | None
+
+    @property
+    def runs(self) -> list[str]:
+        return list(self.means.index)
+
+    @property
+    def measures(self) -> list[str]:
+        return list(self.means.columns)
+
+    def better_than(self) -> pd.DataFrame:
+        """Runs x measures: the runs each run is significantly better than (a list per cell)."""
+        table = pd.DataFrame([[[] for _ in self.measures] for _ in self.runs], index=self.runs, columns=self.measures)
+        for row in self.tests[self.tests["significant"]].itertuples(index=False):
+            winner, loser = (row.run_a, row.run_b) if row.difference > 0 else (row.run_b, row.run_a)
+            table.at[winner, row.measure].append(loser)
+        return table
+
+    def against_baseline(self) -> pd.DataFrame:
+        """Runs x measures: +1 significantly better than the baseline, -1 worse, 0 neither.
+
+        The baseline's own row holds 0. Needs a comparison made with a baseline.
+        """
+        if self.baseline is None:
+            raise ParameterError("this comparison tested all pairs; compare with a baseline for this view")
+        table = pd.DataFrame(0, index=self.runs, columns=self.measures)
+        for row in self.tests[self.tests["significant"]].itertuples(index=False):
+            table.at[row.run_a, row.measure] = 1 if row.difference > 0 else -1
+        return table
+
+
+def compare_runs(
+    matrices: Mapping[str, object],
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    seed: SeedLike = 0,
+    B: int | None = None,
+) -> Comparison:
+    """Test the runs against a baseline, or all pairs, under each measure.
+
+    Parameters
+    ----------
+    matrices : mapping measure -> topics x runs scores
+    baseline : str, optional
+        Run to test the others against; default all pairs.
+    test : {"t", "wilcoxon", "randomisation", "bootstrap", "tukey"}
+    correction : {"holm", "bonferroni", "bh", None}
+        Applied over the pairs of one measure (each measure is its own family).
+    alpha, seed, B
+        See :func:`pateval.stats.pairwise_tests`.
+    """
+    checked = _check_matrices(matrices)
+    if test not in TESTS:
+        raise ParameterError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+    frames = []
+    for measure, frame in checked.items():
+        result = pairwise_tests(frame, test=test, baseline=baseline, correction=correction, alpha=alpha, seed=seed, B=B)
+        result.insert(0, "measure", measure)
+        frames.append(result)
+    tests = pd.concat(frames, ignore_index=True)
+    resampling = test in DEFAULT_B
+    used_B = int(tests["B"].iloc[0]) if resampling else None
+    exact = resampling and tests["seed"].isna().all()
+    return Comparison(
+        means=mean_scores(checked),
+        tests=tests,
+        topics={measure: len(frame) for measure, frame in checked.items()},
+        baseline=baseline,
+        test=test,
+        correction=str(tests["correction"].iloc[0]),
+        alpha=float(alpha),
+        B=used_B,
+        seed=describe_seed(seed) if resampling and not exact else None,
+    )
+
+
+@dataclass(frozen=True)
+class MeasureAnalysis:
+    """How measures behave on a run set (what :func:`analyse_measures` returns).
+
+    Attributes
+    ----------
+    means : pandas.DataFrame
+        Runs x measures.
+    power : DiscriminativePower
+        ``summary``, ``tests`` and ``curves`` (see :func:`pateval.stats.discriminative_power`).
+    correlations : pandas.DataFrame or None
+        Kendall's tau and tau_ap per pair of measures (None with a single measure).
+    verdicts, agreement, chart : pandas.DataFrame or None
+        Each measure's verdict per run pair, agreement counts per pair of measures, and the
+        count per combination of verdicts (None with a single measure).
+    agreement_test : str
+        The test behind the verdicts (Wilcoxon in the PRES paper).
+    """
+
+    means: pd.DataFrame
+    power: DiscriminativePower
+    correlations: pd.DataFrame | None
+    verdicts: pd.DataFrame | None
+    agreement: pd.DataFrame | None
+    chart: pd.DataFrame | None
+    agreement_test: str
+    settings: dict = field(default_factory=dict)
+
+
+def analyse_measures(
+    matrices: Mapping[str, object],
+    *,
+    test: str = "bootstrap",
+    agreement_test: str = "wilcoxon",
+    alpha: float = 0.05,
+    seed: SeedLike = 0,
+    B: int | None = None,
+) -> MeasureAnalysis:
+    """Discriminative power, rank correlation and agreement of the given measures.
+
+    Parameters
+    ----------
+    matrices : mapping measure -> topics x runs scores
+        The same runs under each measure.
+    test : str
+        Test for discriminative power (Sakai's bootstrap by default).
+    agreement_test : str
+        Test for the verdicts of the agreement chart (Wilcoxon, as Magdy & Jones 2010);
+        uncorrected, as in the paper.
+    alpha, seed, B
+        See :func:`pateval.stats.pairwise_tests`.
+    """
+    checked = _check_matrices(matrices)
+    power = discriminative_power(checked, test=test, alpha=alpha, B=B, seed=seed)
+    means = mean_scores(checked)
+    correlations = verdicts = agreement = chart = None
+    if len(checked) > 1:
+        varying = [m for m in means.columns if means[m].nunique() > 1]
+        if len(varying) > 1:
+            correlations = ranking_correlations(means[varying])
+        verdicts = pair_verdicts(checked, test=agreement_test, alpha=alpha, seed=seed, B=B)
+        agreement = agreement_counts(verdicts)
+        chart = agreement_chart(verdicts)
+    return MeasureAnalysis(
+        means=means,
+        power=power,
+        correlations=correlations,
+        verdicts=verdicts,
+        agreement=agreement,
+        chart=chart,
+        agreement_test=agreement_test,
+        settings={"test": test, "alpha": float(alpha), "B": power.summary["B"].iloc[0], "seed": power.summary["seed"].iloc[0]},
+    )
