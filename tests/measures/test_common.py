@@ -35,6 +35,11 @@ PROPERTIES: dict[str, set[str]] = {
     "NumRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
     "NumRel": {"nonnegative", "empty_defined", "order_invariant", "counts"},
     "NumRelRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
+    "PRES": {"bounded01", "empty_defined", "order_invariant"},
+    # Rnorm has no usable default (the collection size N must be given): its bounds are
+    # tested with N in tests/measures/test_pres.py
+    "Rnorm": set(),
+    "TBG": {"nonnegative", "empty_defined", "order_invariant"},
 }
 
 # Side inputs, made up for the random cases below: name -> f(docnos, topics, subtopics) -> resource
