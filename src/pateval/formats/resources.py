@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .doclengths import read_doc_lengths
+from .groups import read_duplicate_groups, read_patent_families
 from .intents import read_intents
 
 __all__ = ["Resource", "RESOURCES", "load_resources"]
@@ -32,6 +33,10 @@ class Resource:
 RESOURCES: list[Resource] = [
     Resource("doc_lengths", "--doc-lengths", "document lengths file (`docno length` lines, words) for time-based measures",
              read_doc_lengths),
+    Resource("duplicate_groups", "--duplicates", "near-duplicate groups file (one group per line: docnos separated "
+             "by spaces) for TBG(duplicates=groups)", read_duplicate_groups),
+    Resource("patent_families", "--families", "patent families file (`docno family` lines) for TBG(duplicates=families)",
+             read_patent_families),
     Resource("intent_probabilities", "--intents", "intent probabilities file (`qid subtopic probability` lines, "
              "each topic summing to 1) for the subtopic measures' intents=file", read_intents),
 ]
