@@ -245,12 +245,13 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
                         raise _Defect(defect_error(path, number, f"MT Title given twice (first on line {title_line})"))
                     title, title_line = tokens[1].value, number
                 elif key in ("NO", "DE", "UE"):
+                    declared_line.setdefault(key, number)  # a bad count is not also a missing one
                     if len(tokens) != 2 or tokens[1].kind != "word" or not _COUNT.fullmatch(tokens[1].value):
                         found = tokens[1].raw if len(tokens) > 1 else stripped
                         raise _Defect(defect_error(path, number, f"bad MT {key} count", expected="a non-negative integer", found=found))
-                    if key in declared_line:
+                    if declared_line[key] != number:
                         raise _Defect(defect_error(path, number, f"MT {key} given twice (first on line {declared_line[key]})"))
-                    declared[key], declared_line[key] = int(tokens[1].value), number
+                    declared[key] = int(tokens[1].value)
                 else:
                     raise _Defect(defect_error(path, number, "unknown MT field", expected=_MT_FIELDS, found=tokens[0].value))
             elif record == "NO":
@@ -295,9 +296,9 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     # defective NO line is reported once, on its own line, and not again as a count mismatch.
     raw_counts = _count_record_lines(lines)
     for key in ("NO", "DE", "UE"):
-        if key not in declared:
+        if key not in declared_line:
             defects.append(defect_error(path, None, f"missing MT {key} line", expected=f"'MT {key} <count>'"))
-        elif declared[key] != raw_counts[key]:
+        elif key in declared and declared[key] != raw_counts[key]:
             defects.append(
                 defect_error(path, declared_line[key], f"MT {key} does not match the {key} lines", expected=str(declared[key]), found=raw_counts[key])
             )
