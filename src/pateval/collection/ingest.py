@@ -238,6 +238,7 @@ def ingest(
     batch_bytes: int = DEFAULT_BATCH_BYTES,
     rows_per_group: int = 1000,
     progress: bool = False,
+    scheduler_timeout: float = 30.0,
 ) -> IngestSummary:
     """Parse patent XML files (or directories of them) into the corpus store ``out``.
 
@@ -264,6 +265,8 @@ def ingest(
         Documents per Parquet row group (bounds a worker's buffer).
     progress : bool
         Show a progress bar (tqdm, on stderr) over the input bytes.
+    scheduler_timeout : float
+        Seconds to wait for the Dask scheduler to answer.
 
     Returns
     -------
@@ -309,7 +312,7 @@ def ingest(
 
     try:
         if scheduler is not None:
-            _run_on_dask(scheduler, str(out_path), numbered, on_error, rows_per_group, record)
+            _run_on_dask(scheduler, scheduler_timeout, str(out_path), numbered, on_error, rows_per_group, record)
         elif worker_count == 1 or len(numbered) <= 1:
             for batch, batch_files in numbered:
                 record(batch, ingest_batch(str(out_path), batch, batch_files, on_error=on_error, rows_per_group=rows_per_group))
@@ -370,14 +373,14 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
             raise
 
 
-def _run_on_dask(scheduler, store, numbered, on_error, rows_per_group, record) -> None:
+def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, record) -> None:
     try:
         from distributed import Client, as_completed
     except ImportError as error:  # pragma: no cover - dask[distributed] is a dependency
         raise ParameterError("--scheduler needs dask[distributed] installed") from error
     try:
-        client = Client(scheduler, timeout="30s")
-    except OSError as error:
+        client = Client(scheduler, timeout=timeout)
+    except (OSError, TimeoutError) as error:
         raise ParameterError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from error
     try:
         futures = [
