@@ -15,6 +15,8 @@ from typing import Any
 
 from .doclengths import read_doc_lengths
 from .groups import read_duplicate_groups, read_patent_families
+from .dd import read_dd_iterations
+from .weights import read_subtopic_weights
 from .intents import read_intents
 
 __all__ = ["Resource", "RESOURCES", "load_resources"]
@@ -39,6 +41,11 @@ RESOURCES: list[Resource] = [
              read_patent_families),
     Resource("intent_probabilities", "--intents", "intent probabilities file (`qid subtopic probability` lines, "
              "each topic summing to 1) for the subtopic measures' intents=file", read_intents),
+    Resource("subtopic_weights", "--subtopic-weights", "subtopic weights file (`qid subtopic weight` lines, e.g. the "
+             "claim weights theta_ind=1, theta_dep=0.5) for the Cube Test's importance=weights and CT_p* variants",
+             read_subtopic_weights),
+    Resource("iterations", "--iterations", "TREC DD run file (`topic<TAB>iteration<TAB>docno<TAB>score...`) giving each "
+             "document's iteration, for CT/ACT with compat=trec-dd", read_dd_iterations),
 ]
 
 
