@@ -40,7 +40,7 @@ from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
-__all__ = ["TBG_PARAMS", "TBGRows", "tbg_rows", "time_biased_gain", "ideal_gain", "time_model_of"]
+__all__ = ["TBG_PARAMS", "TBGRows", "tbg_rows", "time_biased_gain", "ideal_gain", "normaliser", "time_model_of"]
 
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
@@ -258,16 +258,22 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     """
     rows = tbg_rows(ranked, measure, context)
     raw = time_biased_gain(rows)
+    scale = normaliser(ranked, measure, context, rows.model)
+    out = np.zeros(ranked.n_topics, dtype=np.float64)
+    np.divide(raw, scale, out=out, where=scale > 0)
+    return out
+
+
+def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext, model: TimeModel | None = None) -> np.ndarray:
+    """N per topic for the measure's ``norm``: 1, the ideal TBG (0 without relevant documents), or the bound."""
+    model = model or time_model_of(measure)
     norm = measure["norm"]
     if norm == "none":
-        return raw
+        return np.ones(ranked.n_topics, dtype=np.float64)
     if norm == "bound":
-        return raw / rows.model.bound()
+        return np.full(ranked.n_topics, model.bound(), dtype=np.float64)
     topic, lengths, group = _relevant_judged(ranked, measure, context)
-    ideal = ideal_gain(topic, lengths, group, ranked.n_topics, model=rows.model, duplicate_gain=measure["duplicate_gain"])
-    out = np.zeros(ranked.n_topics, dtype=np.float64)
-    np.divide(raw, ideal, out=out, where=ideal > 0)
-    return out
+    return ideal_gain(topic, lengths, group, ranked.n_topics, model=model, duplicate_gain=measure["duplicate_gain"])
 
 
 register(MeasureSpec(
