@@ -420,6 +420,140 @@ def collection_stats(collection, *, ipc_level: str = "class", top: int = 10) -> 
 
 # ---- comparing systems and measures -------------------------------------------------------
 
+
+def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[str, _pd.DataFrame], list[str]]:
+    """Per-topic scores of every run as one topics x runs matrix per measure, plus notes.
+
+    Paired tests need every run scored on the same topics: a topic some run has no score
+    for is left out of that measure's tests (evaluate with ``complete=True`` to score it 0).
+    """
+    from .stats import score_matrices
+
+    frame = evaluate(qrels, runs, measures, **dict(evaluate_options or {}))
+    notes = list(frame.attrs.get("notes", []))
+    names = list(dict.fromkeys(frame["measure"]))
+    matrices = score_matrices(frame, names)
+    for name, matrix in matrices.items():
+        scored = frame.loc[frame["measure"] == name, "topic"].nunique()
+        if len(matrix) < scored:
+            notes.append(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because some run has no "
+                         "score for them (use complete=True / -c to score them as 0)")
+    return matrices, notes
+
+
+def compare(
+    qrels,
+    runs,
+    measures: _Sequence[str] | str,
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    evaluate_options: _Mapping | None = None,
+):
+    """Evaluate runs and test them against a baseline, or all pairs, under each measure.
+
+    Parameters
+    ----------
+    qrels, runs, measures
+        As for :func:`evaluate`.
+    baseline : str, optional
+        Name of the run to test the others against; default all pairs.
+    test : {"t", "wilcoxon", "randomisation", "bootstrap", "tukey"}
+    correction : {"holm", "bonferroni", "bh", None}
+    alpha : float
+    seed : int
+        Seed of the resampling tests (reported with the results).
+    B : int, optional
+        Resamples (default 10,000 randomisation, 1,000 bootstrap, 5,000 Tukey HSD).
+    evaluate_options : dict, optional
+        Passed to :func:`evaluate` (e.g. ``{"complete": True}``).
+
+    Returns
+    -------
+    pateval.stats.Comparison
+        Means, every test, the settings and notes (e.g. topics left out);
+        :func:`pateval.report.render_comparison` prints it as a table.
+    """
+    import dataclasses
+
+    from .stats import compare_runs
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    result = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
+    return dataclasses.replace(result, notes=tuple(notes))
+
+
+def analyse_measures(
+    qrels,
+    runs,
+    measures: _Sequence[str] | str,
+    *,
+    test: str = "bootstrap",
+    agreement_test: str = "wilcoxon",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    evaluate_options: _Mapping | None = None,
+):
+    """Evaluate runs and compare the measures: discriminative power, rank correlation, agreement.
+
+    See :func:`pateval.stats.analyse_measures`; returns its
+    :class:`~pateval.stats.MeasureAnalysis`.
+    """
+    import dataclasses
+
+    from .stats import analyse_measures as analyse
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    result = analyse(matrices, test=test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
+    return dataclasses.replace(result, notes=tuple(notes))
+
+
+def write_report(
+    qrels,
+    runs,
+    measures: _Sequence[str] | str,
+    *,
+    out: _PathLike,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    analysis_test: str = "bootstrap",
+    agreement_test: str = "wilcoxon",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    title: str = "pateval report",
+    image_format: str = "svg",
+    gain_over_time=None,
+    ct_by_gamma: _pd.DataFrame | None = None,
+    evaluate_options: _Mapping | None = None,
+) -> _Path:
+    """Evaluate runs and write one self-contained HTML report comparing runs and measures.
+
+    The report holds the comparison table (``test``, ``correction`` against ``baseline`` or
+    over all pairs), per-topic differences, and -- with two or more measures --
+    discriminative power (``analysis_test``), rank correlation and the agreement chart.
+    ``gain_over_time`` (frame ``run, time, gain``) and ``ct_by_gamma`` (frame
+    ``run, gamma, score``) add the G(t) and Cube-Test-against-gamma plots; pateval's TBG and
+    CT measures can produce them, or any other source. Returns the path written.
+    """
+    from .report import render_report, report_sections, write_html
+    from .stats import analyse_measures as analyse, compare_runs
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    comparison = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
+    analysis = analyse(matrices, test=analysis_test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
+    sections = report_sections(comparison=comparison, analysis=analysis, matrices=matrices, gain_over_time=gain_over_time,
+                               ct_by_gamma=ct_by_gamma, image_format=image_format)
+    write_html(render_report(sections, title=title, runs=comparison.runs, measures=comparison.measures, notes=notes), out)
+    return _Path(out)
+
+
 # ---- baselines ------------------------------------------------------------------------------
 
 # ---- flowcharts -----------------------------------------------------------------------------

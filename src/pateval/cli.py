@@ -195,9 +195,416 @@ def _run_corpus_ingest(args) -> int:
     return 0
 
 
+def _subcommands_of(commands, name: str, *, help: str, dest: str):
+    """The sub-command group of top-level command ``name`` (created when absent), so that
+    several sections can add sub-commands to one command (``corpus ingest`` and
+    ``corpus generate``)."""
+    parser = commands.choices.get(name)
+    if parser is None:
+        parser = commands.add_parser(name, help=help, description=help)
+        return parser.add_subparsers(dest=dest, metavar="SUBCOMMAND", required=True)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action
+    return parser.add_subparsers(dest=dest, metavar="SUBCOMMAND", required=True)
+
+
+def _criterion_value(text: str) -> int | None:
+    """A numeric criterion: a non-negative integer, or ``off``."""
+    if text.strip().lower() in ("off", "none"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer or 'off', found {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer or 'off', found {text!r}")
+    return value
+
+
+@command
+def _add_corpus_generate(commands) -> None:
+    sub = _subcommands_of(commands, "corpus", help="patent corpora: ingest, generate", dest="corpus_command")
+    p = sub.add_parser(
+        "generate",
+        help="write a seeded synthetic patent corpus in CLEF-IP XML",
+        description="Write a synthetic CLEF-IP corpus: technology clusters with their own vocabulary, families "
+        "with A and B publications, claims with textual dependencies in EN/DE/FR, search-report citations "
+        "(X/Y/A, relevant claims, passages) to earlier documents of the same cluster. Same seed, same corpus.",
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="new corpus directory")
+    p.add_argument("--patents", required=True, type=int, metavar="N", help="EP patents (about 1.9 files each)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--start-year", type=int, default=1985, help="first publication year (default 1985)")
+    p.add_argument("--end-year", type=int, default=2006, help="last publication year (default 2006)")
+    p.add_argument("--clusters", type=int, metavar="N", help="technology clusters (default: one per 150 patents)")
+    p.add_argument("--workers", type=int, metavar="N", help="rendering processes (default: all CPUs)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_corpus_generate)
+
+
+def _run_corpus_generate(args) -> int:
+    from . import api
+
+    summary = api.generate_corpus(
+        args.out, n_patents=args.patents, seed=args.seed, workers=args.workers,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        start_year=args.start_year, end_year=args.end_year, n_clusters=args.clusters,
+    )
+    kinds = "  ".join(f"{kind} {count}" for kind, count in summary.documents_by_kind.items())
+    print(f"patents {summary.n_patents}  families {summary.n_families}  documents {summary.n_documents} ({kinds})")
+    print(f"citations {summary.n_citations}  {summary.bytes_written / 1e6:.1f} MB  "
+          f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} s)")
+    print(f"corpus {summary.out_dir}")
+    return 0
+
+
+@command
+def _add_collection(commands) -> None:
+    sub = _subcommands_of(commands, "collection", help="build and describe patent test collections",
+                          dest="collection_command")
+    build = sub.add_parser(
+        "build",
+        help="build a CLEF-IP-style test collection (topics, qrels) from a corpus store",
+        description="Split the store by date into corpus and topic pool, select topics by criteria (each reported "
+        "with the number of candidates it removed), sample a topic set, and write topics and qrels at document, "
+        "claim (subtopic + theta), passage and graded level in the CLEF-IP formats.",
+    )
+    build.add_argument("--store", required=True, help="corpus store (pateval corpus ingest)")
+    build.add_argument("--out", required=True, metavar="DIR", help="new collection directory")
+    dates = build.add_argument_group("date split")
+    dates.add_argument("--corpus-end", default="2000-12-31", metavar="DATE", help="last corpus date (default 2000-12-31)")
+    dates.add_argument("--pool-start", metavar="DATE", help="first topic-pool date (default: the day after --corpus-end)")
+    dates.add_argument("--corpus-start", metavar="DATE", help="first corpus date (default: open)")
+    dates.add_argument("--pool-end", metavar="DATE", help="last topic-pool date (default: open)")
+    crit = build.add_argument_group("topic selection (a preset, then each criterion on its own)")
+    crit.add_argument("--criteria", choices=("roda2009", "clefip2013", "both", "none"), default="roda2009",
+                      help="criteria preset (default roda2009)")
+    for flag, field, text in (
+        ("not-in-corpus", "not_in_corpus", "no publication of the topic in the corpus"),
+        ("granted", "granted", "a granted (B) publication exists"),
+        ("description", "description", "the topic file has a description"),
+        ("epo-only", "epo_only", "published by the EPO"),
+        ("earlier-family-member", "earlier_family_member", "an earlier family member exists"),
+        ("all-parts", "all_parts", "claims, abstract and description present"),
+    ):
+        crit.add_argument(f"--{flag}", dest=field, action=argparse.BooleanOptionalAction, default=None, help=text)
+    for flag, field, text in (
+        ("min-citations", "min_citations", "at least N cited patents"),
+        ("min-xy-in-corpus", "min_xy_in_corpus", "at least N X/Y citations in the corpus"),
+        ("max-words", "max_words", "fewer than N words in the topic file"),
+        ("min-search-citations", "min_search_citations_in_corpus", "at least N search-report citations in the corpus"),
+        ("max-search-citations", "max_search_citations_in_corpus", "at most N search-report citations in the corpus"),
+    ):
+        crit.add_argument(f"--{flag}", dest=field, type=_criterion_value, default=argparse.SUPPRESS, metavar="N|off",
+                          help=text)
+    crit.add_argument("--sources", metavar="LIST",
+                      help="citation sources that count, comma-separated (search, examiner, applicant, opposition, other)")
+    sample = build.add_argument_group("topic set")
+    sample.add_argument("--stratify", action="store_true",
+                        help="draw --per-group topics per number-of-citations group, distinct IPC classes (CLEF-IP 2013)")
+    sample.add_argument("--per-group", type=int, default=20, metavar="N", help="topics per group (default 20)")
+    sample.add_argument("--ipc-level", choices=("section", "class", "subclass", "group"), default="class",
+                        help="what 'a different IPC class' means (default class)")
+    sample.add_argument("--size", metavar="S|M|L|XL|N", help="topic-set size: S 500, M 1000, L 5000, XL 10000, or N")
+    sample.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    judge = build.add_argument_group("judgements")
+    judge.add_argument("--family", choices=("none", "cited", "topic", "both"), default="none",
+                       help="family extension of the document qrels (default none)")
+    judge.add_argument("--publication-level", action="store_true",
+                       help="judge only the cited publication, not every corpus publication of the cited patent")
+    judge.add_argument("--theta-ind", type=float, default=1.0, help="weight of an independent claim (default 1)")
+    judge.add_argument("--theta-dep", type=float, default=0.5, help="weight of a dependent claim (default 0.5)")
+    judge.add_argument("--no-passages", action="store_true", help="no passage (PSG) topics and qrels")
+    judge.add_argument("--max-passage-topics", type=int, metavar="N", help="passage topics per patent at most")
+    build.add_argument("--threads", type=int, metavar="N", help="DuckDB threads")
+    build.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit (e.g. 2GB)")
+    build.add_argument("--format", choices=("text", "json"), default="text", help="summary format (default text)")
+    build.set_defaults(run=_run_collection_build)
+
+    stats = sub.add_parser(
+        "stats",
+        help="judgment points, relevant documents per topic, languages, IPC classes, citation sources",
+        description="Describe a built collection: judgment points (mean relevant documents per topic x topics), "
+        "distribution of relevant documents per topic, languages, IPC classes, citation sources and categories, "
+        "passage topics, and the build's selection funnel.",
+    )
+    stats.add_argument("--collection", required=True, metavar="DIR", help="a collection built by `collection build`")
+    stats.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    stats.add_argument("--ipc-level", choices=("section", "class", "subclass", "group"), default="class",
+                       help="level at which IPC classes are counted (default class)")
+    stats.set_defaults(run=_run_collection_stats)
+
+
+def _run_collection_build(args) -> int:
+    import json
+
+    from . import api
+    from .collection.topics import SelectionCriteria
+    from .errors import ParameterError
+
+    changes = {}
+    for field in ("not_in_corpus", "granted", "description", "epo_only", "earlier_family_member", "all_parts"):
+        if getattr(args, field) is not None:
+            changes[field] = getattr(args, field)
+    for field in ("min_citations", "min_xy_in_corpus", "max_words", "min_search_citations_in_corpus",
+                  "max_search_citations_in_corpus"):
+        if hasattr(args, field):
+            changes[field] = getattr(args, field)
+    if args.sources:
+        changes["sources"] = tuple(s.strip() for s in args.sources.split(",") if s.strip())
+    if args.per_group < 1:
+        raise ParameterError(f"--per-group must be positive, not {args.per_group}")
+    criteria = SelectionCriteria.preset(args.criteria, **changes)
+    summary = api.build_collection(
+        args.store, args.out, criteria=criteria, corpus_end=args.corpus_end, pool_start=args.pool_start,
+        corpus_start=args.corpus_start, pool_end=args.pool_end, stratify=args.stratify, per_group=args.per_group,
+        ipc_level=args.ipc_level, size=args.size, seed=args.seed, family=args.family,
+        patent_level=not args.publication_level, theta_ind=args.theta_ind, theta_dep=args.theta_dep,
+        passages=not args.no_passages, max_passage_topics_per_patent=args.max_passage_topics,
+        threads=args.threads, memory_limit=args.memory_limit, progress=sys.stderr.isatty(),
+    )
+    if args.format == "json":
+        print(json.dumps(summary.as_dict(), indent=2, default=str))
+        return 0
+    selection = summary.selection
+    print(f"topic selection: {selection['candidates']} candidates")
+    for step in selection["steps"]:
+        print(f"  - {step['description']}: removed {step['removed']}, {step['after']} left")
+    if summary.stratified:
+        print(f"stratified sample: {summary.stratified['drawn']} topics")
+    counts = summary.counts
+    print(f"topics {counts['pac_topics']}  judgements {counts['pac_judgements']} "
+          f"(highly relevant {counts['pac_highly_relevant']})  claim judgements {counts['claim_judgements']}  "
+          f"passage topics {counts['psg_topics']} ({counts['psg_passages']} passages)")
+    if summary.topic_set.get("short"):
+        print(f"pateval: note: {summary.topic_set['requested_topics']} topics requested, "
+              f"{summary.topic_set['drawn']} available", file=sys.stderr)
+    print("checks: " + ", ".join(f"{k} = {v}" for k, v in summary.checks.items()))
+    print(f"collection {summary.out_dir} ({summary.seconds:.1f} s)")
+    return 0
+
+
+def _run_collection_stats(args) -> int:
+    from . import api
+    from .collection.stats import format_stats
+
+    stats = api.collection_stats(args.collection, ipc_level=args.ipc_level)
+    sys.stdout.write(format_stats(stats, format=args.format))
+    return 0
+
+
 # ---- sub-commands: check (passage runs) --------------------------------------------------
 
 # ---- sub-commands: compare, analyse-measures, report (comparing systems) ----------------
+
+COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")
+
+
+def _add_comparison_inputs(p, *, default_test: str) -> None:
+    """Options that compare, analyse-measures and report share."""
+    from .formats.qrels import QRELS_FORMATS
+    from .stats.names import TESTS
+
+    p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run files (at least two)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
+    p.add_argument("--test", choices=TESTS, default=default_test, help=f"significance test (default: {default_test})")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0; reported)")
+    p.add_argument("-B", "--resamples", type=int, dest="B", metavar="B",
+                   help="resamples of the resampling tests (default: randomisation 10000, bootstrap 1000, tukey 5000)")
+    p.add_argument("-c", "--complete", action="store_true", help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+
+
+def _comparison_evaluate_options(args) -> dict:
+    return {"complete": args.complete, "qrels_format": args.qrels_format}
+
+
+def _write_text_or_print(text: str, output: str | None) -> None:
+    if output:
+        from .formats.atomic import atomic_output
+
+        with atomic_output(output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def _figure_name(*parts: str) -> str:
+    """A file name from measure and run names (characters a file system may refuse become _)."""
+    import re
+
+    return "_".join(re.sub(r"[^A-Za-z0-9@.+=-]+", "_", part) for part in parts)
+
+
+def _save_figures(figures: dict, directory: str) -> None:
+    from pathlib import Path
+
+    from .report.plots import save_figure
+
+    for name, figure in figures.items():
+        for suffix in ("png", "svg"):
+            save_figure(figure, Path(directory) / f"{name}.{suffix}")
+    print(f"pateval: wrote {len(figures)} figures (PNG and SVG) to {directory}", file=sys.stderr)
+
+
+@command
+def _add_compare(commands) -> None:
+    from .report.names import TABLE_FORMATS
+    from .stats.names import CORRECTION_NAMES
+
+    p = commands.add_parser(
+        "compare",
+        help="mean scores of runs with significance markers (against a baseline or all pairs)",
+        description="Evaluate the runs and test them over topics, per measure: against --baseline, or every pair. "
+        "Prints a table of means with significance markers; --format csv/json gives every test.",
+    )
+    _add_comparison_inputs(p, default_test="t")
+    p.add_argument("--baseline", metavar="RUN", help="name of the run to test the others against (default: all pairs)")
+    p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm",
+                   help="multiple-comparison correction (default: holm)")
+    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
+    p.add_argument("--plots", metavar="DIR", help="also write per-topic difference plots (PNG and SVG) to DIR")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.set_defaults(run=_run_compare)
+
+
+def _run_compare(args) -> int:
+    from . import api
+    from .report.tables import render_comparison
+
+    comparison = api.compare(
+        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), baseline=args.baseline, test=args.test,
+        correction=None if args.correction == "none" else args.correction, alpha=args.alpha, seed=args.seed, B=args.B,
+        evaluate_options=_comparison_evaluate_options(args),
+    )
+    for note in comparison.notes:
+        print(f"pateval: note: {note}", file=sys.stderr)
+    _write_text_or_print(render_comparison(comparison, format=args.format, precision=args.precision), args.output)
+    if args.plots:
+        from .report.html import _difference_pairs
+        from .report.plots import plot_topic_differences
+
+        figures = {}
+        for measure, matrix in comparison.scores.items():
+            for run_a, run_b in _difference_pairs(comparison, limit=len(comparison.runs)):
+                figures[_figure_name("differences", measure, run_a, "minus", run_b)] = plot_topic_differences(
+                    matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure)
+        _save_figures(figures, args.plots)
+    return 0
+
+
+@command
+def _add_analyse_measures(commands) -> None:
+    from .report.names import TABLE_FORMATS
+    from .stats.names import TESTS
+
+    p = commands.add_parser(
+        "analyse-measures",
+        help="discriminative power, rank correlation and agreement of measures over a run set",
+        description="Evaluate the runs under each measure and compare the measures: discriminative power (share of run "
+        "pairs significant at alpha, difference needed; Sakai 2006), Kendall's tau and tau_ap between the run "
+        "rankings, and the agreement of the measures' verdicts on each run pair (Magdy & Jones 2010).",
+    )
+    _add_comparison_inputs(p, default_test="bootstrap")
+    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon", help="test behind the agreement verdicts (default: wilcoxon)")
+    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
+    p.add_argument("--plots", metavar="DIR", help="also write ASL curves, scatter plots, rank changes and the agreement chart to DIR")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.set_defaults(run=_run_analyse_measures)
+
+
+def _run_analyse_measures(args) -> int:
+    from . import api
+    from .report import plots
+    from .report.tables import render_analysis
+
+    analysis = api.analyse_measures(
+        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), test=args.test, agreement_test=args.agreement_test,
+        alpha=args.alpha, seed=args.seed, B=args.B, evaluate_options=_comparison_evaluate_options(args),
+    )
+    for note in analysis.notes:
+        print(f"pateval: note: {note}", file=sys.stderr)
+    _write_text_or_print(render_analysis(analysis, format=args.format, precision=args.precision), args.output)
+    if args.plots:
+        figures = {"asl_curves": plots.plot_asl_curves(analysis.power.curves, alpha=args.alpha)}
+        means = analysis.means
+        for i, first in enumerate(means.columns):
+            for second in means.columns[i + 1 :]:
+                if means[first].nunique() > 1 and means[second].nunique() > 1:
+                    figures[_figure_name("scatter", first, second)] = plots.plot_measure_scatter(
+                        means[first], means[second], measure_x=first, measure_y=second, labels=list(means.index))
+        if analysis.chart is not None:
+            figures["agreement_chart"] = plots.plot_agreement_chart(analysis.chart)
+            figures["rank_changes"] = plots.plot_rank_changes(means)
+        _save_figures(figures, args.plots)
+    return 0
+
+
+@command
+def _add_report(commands) -> None:
+    from .report.names import IMAGE_FORMATS
+    from .stats.names import CORRECTION_NAMES, TESTS
+
+    p = commands.add_parser(
+        "report",
+        help="one self-contained HTML report comparing runs and measures",
+        description="Evaluate the runs and write a single HTML file with the comparison table, the tests, per-topic "
+        "differences, discriminative power with ASL curves, rank correlation and the agreement chart; figures embedded.",
+    )
+    _add_comparison_inputs(p, default_test="t")
+    p.add_argument("--baseline", metavar="RUN", help="name of the run to test the others against (default: all pairs)")
+    p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm", help="multiple-comparison correction (default: holm)")
+    p.add_argument("--analysis-test", choices=TESTS, default="bootstrap", help="test for discriminative power (default: bootstrap)")
+    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon", help="test behind the agreement verdicts (default: wilcoxon)")
+    p.add_argument("--title", default="pateval report", help="the report's title")
+    p.add_argument("--image-format", choices=IMAGE_FORMATS, default="svg", help="embed figures as inline SVG or base64 PNG (default: svg)")
+    p.add_argument("--gain-over-time", metavar="CSV", help="CSV with columns run,time,gain (seconds; cumulative gain) for the G(t) plot")
+    p.add_argument("--ct-gamma", metavar="CSV", help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
+    p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
+    p.set_defaults(run=_run_report)
+
+
+def _read_plot_csv(path: str | None, columns: tuple[str, ...]):
+    if path is None:
+        return None
+    import pandas as pd
+
+    from .errors import malformed
+
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError) as error:
+        malformed(path, None, f"cannot read the CSV ({error})")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        malformed(path, 1, "missing columns", expected=",".join(columns), found=",".join(map(str, frame.columns)))
+    frame["run"] = frame["run"].astype(str)
+    for column in columns[1:]:
+        if not pd.api.types.is_numeric_dtype(frame[column]):
+            malformed(path, None, f"column {column} must hold numbers")
+    return frame
+
+
+def _run_report(args) -> int:
+    from . import api
+
+    path = api.write_report(
+        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), out=args.output, baseline=args.baseline,
+        test=args.test, correction=None if args.correction == "none" else args.correction, analysis_test=args.analysis_test,
+        agreement_test=args.agreement_test, alpha=args.alpha, seed=args.seed, B=args.B, title=args.title,
+        image_format=args.image_format, gain_over_time=_read_plot_csv(args.gain_over_time, ("run", "time", "gain")),
+        ct_by_gamma=_read_plot_csv(args.ct_gamma, ("run", "gamma", "score")),
+        evaluate_options=_comparison_evaluate_options(args),
+    )
+    print(f"pateval: wrote {path}", file=sys.stderr)
+    return 0
+
 
 # ---- sub-commands: search, demo (baselines) ----------------------------------------------
 
