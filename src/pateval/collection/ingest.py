@@ -351,6 +351,8 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
     import multiprocessing
     from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
+    import pandas  # noqa: F401 - pyarrow's Table.from_pylist imports it; forked workers inherit it
+
     # fork where there is one: spawn and forkserver re-import the caller's __main__,
     # which breaks scripts without a main guard and code typed at an interactive prompt.
     # The pool is started before any DuckDB connection or thread of ours exists.

@@ -54,6 +54,11 @@ _PRECEDING = re.compile(
 )
 
 
+# How far from a claim word the adjective of "preceding claims" may stand (the longest
+# phrasings, "qui précèdent", "vorausgehenden", fit well within this).
+_PRECEDING_REACH = 40
+
+
 def references_in_text(text: str, *, own_number: int | None = None) -> tuple[int, ...]:
     """The claim numbers a claim's text refers to, sorted and unique.
 
@@ -71,9 +76,15 @@ def references_in_text(text: str, *, own_number: int | None = None) -> tuple[int
         expands to ``1 .. own_number - 1``.
     """
     found: set[int] = set()
+    refers_to_preceding = False
     for keyword in _CLAIM_KEYWORD.finditer(text):
         found.update(_numbers_after(text, keyword.end()))
-    if own_number is not None and _PRECEDING.search(text):
+        # "preceding claims" needs a claim word: look for the adjective only near one
+        # (scanning whole claims for it was the slowest part of reading a patent).
+        if own_number is not None and not refers_to_preceding:
+            window = text[max(0, keyword.start() - _PRECEDING_REACH): keyword.end() + _PRECEDING_REACH]
+            refers_to_preceding = _PRECEDING.search(window) is not None
+    if refers_to_preceding:
         found.update(range(1, own_number))
     if own_number is not None:
         found.discard(own_number)

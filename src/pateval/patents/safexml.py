@@ -273,10 +273,11 @@ def _normalise_tree(root: etree._Element) -> None:
         parent.remove(reference)
 
 
-_WHITESPACE = re.compile(r"\s+")
-
-
 def element_text(element: etree._Element) -> str:
     """The text of ``element`` and its descendants, whitespace collapsed to single spaces."""
+    if len(element) == 0:
+        # No children: the element's own text is all of it (skips serialising).
+        raw = element.text
+        return " ".join(raw.split()) if raw else ""
     raw = etree.tostring(element, method="text", encoding="unicode", with_tail=False)
-    return _WHITESPACE.sub(" ", raw).strip()
+    return " ".join(raw.split())
