@@ -1,36 +1,34 @@
 """Reporting comparisons of runs and measures: tables (text, CSV, JSON, LaTeX), plots
-(PNG, SVG) and a single self-contained HTML report."""
+(PNG, SVG) and a single self-contained HTML report.
 
-from .html import IMAGE_FORMATS, Section, render_report, report_sections, write_html
-from .plots import (
-    FIGURE_FORMATS,
-    plot_agreement_chart,
-    plot_asl_curves,
-    plot_ct_gamma,
-    plot_gain_over_time,
-    plot_measure_scatter,
-    plot_rank_changes,
-    plot_topic_differences,
-    save_figure,
-)
-from .tables import TABLE_FORMATS, render_analysis, render_comparison
+Names are loaded on first use (matplotlib is not imported until a plot is drawn).
+"""
 
-__all__ = [
-    "IMAGE_FORMATS",
-    "Section",
-    "render_report",
-    "report_sections",
-    "write_html",
-    "FIGURE_FORMATS",
-    "plot_agreement_chart",
-    "plot_asl_curves",
-    "plot_ct_gamma",
-    "plot_gain_over_time",
-    "plot_measure_scatter",
-    "plot_rank_changes",
-    "plot_topic_differences",
-    "save_figure",
-    "TABLE_FORMATS",
-    "render_analysis",
-    "render_comparison",
-]
+from __future__ import annotations
+
+import importlib
+
+# name -> submodule that defines it
+_EXPORTS = {
+    "Section": "html", "render_report": "html", "report_sections": "html", "write_html": "html",
+    "IMAGE_FORMATS": "names", "FIGURE_FORMATS": "names", "TABLE_FORMATS": "names",
+    "plot_agreement_chart": "plots", "plot_asl_curves": "plots", "plot_ct_gamma": "plots",
+    "plot_gain_over_time": "plots", "plot_measure_scatter": "plots", "plot_rank_changes": "plots",
+    "plot_topic_differences": "plots", "save_figure": "plots",
+    "render_analysis": "tables", "render_comparison": "tables",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

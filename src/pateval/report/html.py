@@ -21,12 +21,11 @@ from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from ..stats.comparison import Comparison, MeasureAnalysis
 from . import plots
+from .names import IMAGE_FORMATS
 from .tables import UP, comparison_cells, html_table, run_labels, settings_line
 
-__all__ = ["IMAGE_FORMATS", "Section", "report_sections", "render_report", "write_html"]
+__all__ = ["IMAGE_FORMATS", "Section", "difference_pairs", "report_sections", "render_report", "write_html"]
 
-#: How figures are embedded.
-IMAGE_FORMATS = ("svg", "png")
 
 _STYLE = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1100px;
@@ -41,6 +40,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.best { font-weight: bold; }
 span.up { color: #0072B2; } span.down { color: #D55E00; } span.sup { color: #0072B2; font-size: 0.8em; vertical-align: super; }
 figure { margin: 1em 0; } figure svg, figure img { max-width: 100%; height: auto; }
+div.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr)); gap: 0 1.5em; }
 figcaption { font-size: 0.85em; color: #555; }
 details summary { cursor: pointer; color: #0072B2; }
 nav a { margin-right: 1em; font-size: 0.9em; }
@@ -97,7 +97,7 @@ def _comparison_table_html(comparison: Comparison, precision: int) -> str:
     )
 
 
-def _difference_pairs(comparison: Comparison, limit: int) -> list[tuple[str, str]]:
+def difference_pairs(comparison: Comparison, limit: int) -> list[tuple[str, str]]:
     """Which run pairs to draw per-topic differences for: each run against the baseline,
     or (all pairs) the best run by the first measure against the next best and the worst."""
     if comparison.baseline is not None:
@@ -129,7 +129,7 @@ def report_sections(
     analysis : MeasureAnalysis, optional
         From :func:`pateval.stats.analyse_measures`.
     matrices : mapping measure -> topics x runs, optional
-        Per-topic scores, for the per-topic difference plots.
+        Per-topic scores for the per-topic difference plots (default: the comparison's).
     gain_over_time : frame (run, time, gain) or mapping, optional
         Cumulative gain over time per run, for the G(t) plot (see
         :func:`pateval.report.plots.plot_gain_over_time`).
@@ -144,15 +144,16 @@ def report_sections(
         body = _comparison_table_html(comparison, precision)
         body += f"<details><summary>All {len(tests)} tests ({html.escape(comparison.test)})</summary>{html_table(tests, precision=precision)}</details>"
         sections.append(Section("comparison", "Runs compared", body))
+        matrices = matrices or comparison.scores
         if matrices:
             measure = comparison.measures[0]
             matrix = matrices[measure]
             figures = []
-            for run_a, run_b in _difference_pairs(comparison, difference_plots):
+            for run_a, run_b in difference_pairs(comparison, difference_plots):
                 figure = plots.plot_topic_differences(matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure,
                                                       topics=list(matrix.index), label_topics=0)
                 figures.append(_figure_html(figure, f"{measure} per topic, {run_a} minus {run_b}.", image_format))
-            sections.append(Section("topics", f"Per-topic differences ({measure})", "".join(figures)))
+            sections.append(Section("topics", f"Per-topic differences ({measure})", f'<div class="grid">{"".join(figures)}</div>'))
     if analysis is not None:
         summary = analysis.power.summary.copy()
         summary["discriminative_power"] = (summary["discriminative_power"] * 100).map(lambda v: f"{v:.1f}%")
@@ -166,13 +167,14 @@ def report_sections(
         if analysis.correlations is not None:
             body = html_table(analysis.correlations, precision=precision)
             first = analysis.means.columns[0]
+            scatter = []
             for other in analysis.means.columns[1:]:
                 if analysis.means[first].nunique() > 1 and analysis.means[other].nunique() > 1:
                     figure = plots.plot_measure_scatter(analysis.means[first], analysis.means[other], measure_x=first, measure_y=other,
                                                         labels=list(analysis.means.index))
-                    body += _figure_html(figure, f"Mean {other} against mean {first}, one point per run.", image_format)
-            if analysis.means.shape[0] >= 2:
-                body += _figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.", image_format)
+                    scatter.append(_figure_html(figure, f"Mean {other} against mean {first}, one point per run.", image_format))
+            body += f'<div class="grid">{"".join(scatter)}</div>'
+            body += _figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.", image_format)
             sections.append(Section("correlation", "Rank correlation between measures", body))
         if analysis.chart is not None:
             body = html_table(analysis.agreement, precision=precision)

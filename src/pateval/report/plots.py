@@ -20,6 +20,7 @@ import io
 import os
 from collections.abc import Mapping, Sequence
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -28,6 +29,7 @@ from matplotlib.figure import Figure
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from ..stats.correlation import kendall_tau
+from .names import FIGURE_FORMATS
 
 __all__ = [
     "FIGURE_FORMATS",
@@ -44,8 +46,6 @@ __all__ = [
     "plot_rank_changes",
 ]
 
-#: File formats :func:`save_figure` writes, chosen by the file's suffix.
-FIGURE_FORMATS = ("png", "svg")
 
 # Colour-blind-safe qualitative palette (Okabe & Ito 2008), cycled for runs and measures.
 _PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -74,7 +74,9 @@ def save_figure(figure: Figure, path: str | os.PathLike[str]) -> None:
 def figure_svg(figure: Figure) -> str:
     """The figure as an inline ``<svg>`` element (no XML prolog or DOCTYPE)."""
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
+    # Text stays text (not glyph paths): a fraction of the size and time, and selectable.
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        figure.savefig(buffer, format="svg")
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 
@@ -146,7 +148,7 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
     """
     if not {"measure", "rank", "asl"} <= set(curves.columns) or curves.empty:
         raise ParameterError("ASL curves need a non-empty frame with the columns measure, rank and asl")
-    figure, axes = new_figure(6.4, 4.0)
+    figure, axes = new_figure(7.6, 4.0)
     for i, (measure, group) in enumerate(curves.groupby("measure", sort=False)):
         significant = int((group["asl"] < alpha).sum())
         axes.plot(group["rank"], group["asl"], color=_colour(i), linewidth=1.6, label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
@@ -155,7 +157,8 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
     axes.set_ylabel("achieved significance level (ASL)")
     axes.set_ylim(0, max(0.2, min(1.0, float(curves["asl"].max()) * 1.05)))
     axes.set_title(title, fontsize=10)
-    axes.legend(fontsize=8, frameon=False)
+    # Curves rise to the right; the legend goes outside the axes so it never hides one.
+    axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return figure
 
 
@@ -254,15 +257,21 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     measures = [c for c in chart.columns if c not in excluded]
     if "pairs" not in chart.columns or not measures or chart.empty:
         raise ParameterError("the agreement chart needs verdict columns and a pairs column")
-    labels = [" / ".join(f"{m}: {row[m]}" for m in measures) for _, row in chart.iterrows()]
-    agree = chart["all_agree"].to_numpy() if "all_agree" in chart.columns else np.zeros(len(chart), bool)
-    figure, axes = new_figure(7.0, max(2.4, 0.32 * len(chart) + 1.2))
+    labels = ["  ".join(f"{m}:{row[m]}" for m in measures) for _, row in chart.iterrows()]
+    agree = chart["all_agree"].to_numpy(dtype=bool) if "all_agree" in chart.columns else np.zeros(len(chart), bool)
+    figure, axes = new_figure(9.0, max(2.6, 0.3 * len(chart) + 1.4))
     positions = np.arange(len(chart))[::-1]
-    bars = axes.barh(positions, chart["pairs"], color=[_colour(0) if a else _colour(1) for a in agree])
+    colours = [_colour(0) if a else _colour(1) for a in agree]
+    bars = axes.barh(positions, chart["pairs"], color=colours)
     axes.bar_label(bars, labels=[str(int(p)) for p in chart["pairs"]], padding=3, fontsize=7)
-    axes.set_yticks(positions, labels, fontsize=7)
-    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())})")
-    axes.set_title(title + "  (A = first run better, B = second, tie = indistinguishable)", fontsize=9)
+    axes.set_yticks(positions, labels, fontsize=7, family="monospace")
+    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())}); A = first run significantly better, B = second, tie = neither")
+    axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
+    from matplotlib.patches import Patch
+
+    axes.legend(handles=[Patch(color=_colour(0), label="all measures agree"), Patch(color=_colour(1), label="measures disagree")],
+                loc="lower right", fontsize=8, frameon=False)
+    axes.set_title(title, fontsize=10)
     return figure
 
 

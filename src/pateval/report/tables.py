@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..stats.comparison import Comparison, MeasureAnalysis
+from .names import TABLE_FORMATS
 
 __all__ = [
     "TABLE_FORMATS",
@@ -34,8 +35,6 @@ __all__ = [
     "latex_escape",
 ]
 
-#: Output formats of :func:`render_comparison` and :func:`render_analysis`.
-TABLE_FORMATS = ("text", "csv", "json", "latex")
 
 UP, DOWN = "\u25b2", "\u25bc"
 

@@ -3,66 +3,44 @@ discriminative power, rank correlation and agreement between measures.
 
 Everything here works on score matrices (topics x runs, one measure), whatever computed
 the scores; :func:`score_matrix` pivots the long frame :func:`pateval.api.evaluate`
-returns.
+returns. Names are loaded on first use (scipy is not imported until a test runs), so the
+command line starts quickly.
 """
 
-from .agreement import VERDICTS, agreement_chart, agreement_counts, pair_verdicts
-from .comparison import Comparison, MeasureAnalysis, analyse_measures, compare_runs, mean_scores
-from .corrections import CORRECTIONS, adjust_p_values, benjamini_hochberg, bonferroni, holm
-from .correlation import kendall_tau, ranking_correlations, tau_ap
-from .discriminative_power import DiscriminativePower, asl_curves, discriminative_power, summarise_discriminative_power
-from .effect_size import bootstrap_confidence_interval, paired_effect_size, residual_effect_sizes, t_confidence_interval
-from .scores import as_generator, score_matrices, score_matrix
-from .significance import (
-    DEFAULT_B,
-    TESTS,
-    PairedTestResult,
-    bootstrap_asl,
-    paired_t,
-    paired_test,
-    pairwise_tests,
-    randomisation_asl,
-    tukey_hsd_asl,
-    wilcoxon_signed_rank,
-)
+from __future__ import annotations
 
-__all__ = [
-    "VERDICTS",
-    "agreement_chart",
-    "agreement_counts",
-    "pair_verdicts",
-    "Comparison",
-    "MeasureAnalysis",
-    "analyse_measures",
-    "compare_runs",
-    "mean_scores",
-    "CORRECTIONS",
-    "adjust_p_values",
-    "benjamini_hochberg",
-    "bonferroni",
-    "holm",
-    "kendall_tau",
-    "ranking_correlations",
-    "tau_ap",
-    "DiscriminativePower",
-    "asl_curves",
-    "discriminative_power",
-    "summarise_discriminative_power",
-    "bootstrap_confidence_interval",
-    "paired_effect_size",
-    "residual_effect_sizes",
-    "t_confidence_interval",
-    "as_generator",
-    "score_matrices",
-    "score_matrix",
-    "DEFAULT_B",
-    "TESTS",
-    "PairedTestResult",
-    "bootstrap_asl",
-    "paired_t",
-    "paired_test",
-    "pairwise_tests",
-    "randomisation_asl",
-    "tukey_hsd_asl",
-    "wilcoxon_signed_rank",
-]
+import importlib
+
+# name -> submodule that defines it
+_EXPORTS = {
+    "VERDICTS": "agreement", "agreement_chart": "agreement", "agreement_counts": "agreement", "pair_verdicts": "agreement",
+    "Comparison": "comparison", "MeasureAnalysis": "comparison", "analyse_measures": "comparison",
+    "compare_runs": "comparison", "mean_scores": "comparison",
+    "CORRECTIONS": "corrections", "adjust_p_values": "corrections", "benjamini_hochberg": "corrections",
+    "bonferroni": "corrections", "holm": "corrections",
+    "kendall_tau": "correlation", "ranking_correlations": "correlation", "tau_ap": "correlation",
+    "DiscriminativePower": "discriminative_power", "asl_curves": "discriminative_power",
+    "discriminative_power": "discriminative_power", "summarise_discriminative_power": "discriminative_power",
+    "bootstrap_confidence_interval": "effect_size", "paired_effect_size": "effect_size",
+    "residual_effect_sizes": "effect_size", "t_confidence_interval": "effect_size",
+    "DEFAULT_B": "names", "TESTS": "names", "CORRECTION_NAMES": "names",
+    "as_generator": "scores", "score_matrices": "scores", "score_matrix": "scores",
+    "PairedTestResult": "significance", "bootstrap_asl": "significance", "paired_t": "significance",
+    "paired_test": "significance", "pairwise_tests": "significance", "randomisation_asl": "significance",
+    "tukey_hsd_asl": "significance", "wilcoxon_signed_rank": "significance",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

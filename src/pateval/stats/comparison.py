@@ -61,6 +61,10 @@ class Comparison:
         Number of topics each measure's tests used.
     baseline, test, correction, alpha, B, seed
         The settings, reported with the results (B is None for the t and Wilcoxon tests).
+    notes : tuple of str
+        What the caller should know about the input (e.g. topics left out).
+    scores : dict
+        The topics x runs matrix of each measure that the tests used.
     """
 
     means: pd.DataFrame
@@ -72,6 +76,8 @@ class Comparison:
     alpha: float
     B: int | None
     seed: int | str | None
+    notes: tuple[str, ...] = ()
+    scores: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def runs(self) -> list[str]:
@@ -147,6 +153,7 @@ def compare_runs(
         alpha=float(alpha),
         B=used_B,
         seed=describe_seed(seed) if resampling and not exact else None,
+        scores=checked,
     )
 
 
@@ -167,6 +174,10 @@ class MeasureAnalysis:
         count per combination of verdicts (None with a single measure).
     agreement_test : str
         The test behind the verdicts (Wilcoxon in the PRES paper).
+    settings : dict
+        Test, alpha, B and seed of the discriminative-power tests.
+    notes : tuple of str
+        What the caller should know about the input (e.g. topics left out).
     """
 
     means: pd.DataFrame
@@ -177,6 +188,7 @@ class MeasureAnalysis:
     chart: pd.DataFrame | None
     agreement_test: str
     settings: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
 def analyse_measures(

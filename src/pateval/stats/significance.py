@@ -37,6 +37,7 @@ from scipy import stats as sps
 from ..errors import ParameterError
 from .corrections import CORRECTIONS, adjust_p_values
 from .effect_size import paired_effect_size, t_confidence_interval
+from .names import DEFAULT_B, TESTS
 from .scores import SeedLike, as_generator, as_run_scores, describe_seed, run_pairs
 
 __all__ = [
@@ -52,11 +53,6 @@ __all__ = [
     "tukey_hsd_asl",
 ]
 
-#: The tests :func:`pairwise_tests` runs, by name.
-TESTS = ("t", "wilcoxon", "randomisation", "bootstrap", "tukey")
-#: Resamples each resampling test draws unless told otherwise (Sakai's B for the bootstrap
-#: and for the randomised Tukey HSD; 10,000 sign vectors for the randomisation test).
-DEFAULT_B = {"randomisation": 10_000, "bootstrap": 1_000, "tukey": 5_000}
 
 # Comparisons "resampled >= observed" allow this relative slack (see the module docstring).
 _RTOL = 1e-10
