@@ -4,6 +4,7 @@ over these functions, and each of them is a thin layer over the package's module
 from __future__ import annotations
 
 # ---- foundation: reading, evaluating --------------------------------------------------------
+import dataclasses as _dataclasses
 import os as _os
 from collections.abc import Mapping as _Mapping, Sequence as _Sequence
 from importlib import resources as _resources
@@ -34,7 +35,7 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
 
 def _as_run(run, *, name: str | None, on_duplicate: str) -> Run:
     if isinstance(run, Run):
-        return run if name is None or name == run.name else Run(**{**run.__dict__, "name": name})
+        return run if name is None or name == run.name else _dataclasses.replace(run, name=name)
     if isinstance(run, _Mapping):
         return Run.from_dict(run, name=name or "run")
     if isinstance(run, (str, _os.PathLike)):
@@ -420,7 +421,245 @@ def collection_stats(collection, *, ipc_level: str = "class", top: int = 10) -> 
 
 # ---- comparing systems and measures -------------------------------------------------------
 
+
+def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[str, _pd.DataFrame], list[str]]:
+    """Per-topic scores of every run as one topics x runs matrix per measure, plus notes.
+
+    Paired tests need every run scored on the same topics: a topic some run has no score
+    for is left out of that measure's tests (evaluate with ``complete=True`` to score it 0).
+    """
+    from .stats import score_matrices
+
+    frame = evaluate(qrels, runs, measures, **dict(evaluate_options or {}))
+    notes = list(frame.attrs.get("notes", []))
+    names = list(dict.fromkeys(frame["measure"]))
+    matrices = score_matrices(frame, names)
+    for name, matrix in matrices.items():
+        scored = frame.loc[frame["measure"] == name, "topic"].nunique()
+        if len(matrix) < scored:
+            notes.append(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because some run has no "
+                         "score for them (use complete=True / -c to score them as 0)")
+    return matrices, notes
+
+
+def compare(
+    qrels,
+    runs,
+    measures: _Sequence[str] | str,
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    evaluate_options: _Mapping | None = None,
+):
+    """Evaluate runs and test them against a baseline, or all pairs, under each measure.
+
+    Parameters
+    ----------
+    qrels, runs, measures
+        As for :func:`evaluate`.
+    baseline : str, optional
+        Name of the run to test the others against; default all pairs.
+    test : {"t", "wilcoxon", "randomisation", "bootstrap", "tukey"}
+    correction : {"holm", "bonferroni", "bh", None}
+    alpha : float
+    seed : int
+        Seed of the resampling tests (reported with the results).
+    B : int, optional
+        Resamples (default 10,000 randomisation, 1,000 bootstrap, 5,000 Tukey HSD).
+    evaluate_options : dict, optional
+        Passed to :func:`evaluate` (e.g. ``{"complete": True}``).
+
+    Returns
+    -------
+    pateval.stats.Comparison
+        Means, every test, the settings and notes (e.g. topics left out);
+        :func:`pateval.report.render_comparison` prints it as a table.
+    """
+    import dataclasses
+
+    from .stats import compare_runs
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    result = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
+    return dataclasses.replace(result, notes=tuple(notes))
+
+
+def analyse_measures(
+    qrels,
+    runs,
+    measures: _Sequence[str] | str,
+    *,
+    test: str = "bootstrap",
+    agreement_test: str = "wilcoxon",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    evaluate_options: _Mapping | None = None,
+):
+    """Evaluate runs and compare the measures: discriminative power, rank correlation, agreement.
+
+    See :func:`pateval.stats.analyse_measures`; returns its
+    :class:`~pateval.stats.MeasureAnalysis`.
+    """
+    import dataclasses
+
+    from .stats import analyse_measures as analyse
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    result = analyse(matrices, test=test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
+    return dataclasses.replace(result, notes=tuple(notes))
+
+
+def write_report(
+    qrels,
+    runs,
+    measures: _Sequence[str] | str,
+    *,
+    out: _PathLike,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    analysis_test: str = "bootstrap",
+    agreement_test: str = "wilcoxon",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    title: str = "pateval report",
+    image_format: str = "svg",
+    gain_over_time=None,
+    ct_by_gamma: _pd.DataFrame | None = None,
+    evaluate_options: _Mapping | None = None,
+) -> _Path:
+    """Evaluate runs and write one self-contained HTML report comparing runs and measures.
+
+    The report holds the comparison table (``test``, ``correction`` against ``baseline`` or
+    over all pairs), per-topic differences, and -- with two or more measures --
+    discriminative power (``analysis_test``), rank correlation and the agreement chart.
+    ``gain_over_time`` (frame ``run, time, gain``) and ``ct_by_gamma`` (frame
+    ``run, gamma, score``) add the G(t) and Cube-Test-against-gamma plots; pateval's TBG and
+    CT measures can produce them, or any other source. Returns the path written.
+    """
+    from .report import render_report, report_sections, write_html
+    from .stats import analyse_measures as analyse, compare_runs
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    comparison = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
+    analysis = analyse(matrices, test=analysis_test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
+    sections = report_sections(comparison=comparison, analysis=analysis, matrices=matrices, gain_over_time=gain_over_time,
+                               ct_by_gamma=ct_by_gamma, image_format=image_format)
+    write_html(render_report(sections, title=title, runs=comparison.runs, measures=comparison.measures, notes=notes), out)
+    return _Path(out)
+
+
 # ---- baselines ------------------------------------------------------------------------------
+
+
+def build_search_index(source, out: _PathLike, *, passages: bool = True, heap_mb: int = 512,
+                       threads: int | None = None, progress: bool = False):
+    """Index a corpus store (or patent XML, or records) with tantivy for baseline search.
+
+    See :func:`pateval.search.index.build_index`; returns its
+    :class:`~pateval.search.index.IndexSummary`.
+    """
+    from .search.index import build_index
+
+    return build_index(source, out, passages=passages, heap_mb=heap_mb, threads=threads, progress=progress)
+
+
+def search(index, topics, *, model: str = "bm25", query: str = "claims", out: _PathLike | None = None,
+           depth: int = 1000, candidates: int = 2000, date_filter: bool = True, exclude_family: bool = True,
+           unit: str = "publication", progress: bool = False):
+    """Run one baseline over the topics; write a TREC run when ``out`` is given.
+
+    Parameters
+    ----------
+    index : path or SearchIndex
+        Built by :func:`build_search_index`.
+    topics : path or list of Topic
+        A CLEF-IP topics file (``topics_PAC.xml``), a collection directory, or a
+        directory of topic XML files.
+    model : str
+        ``bm25``, ``bm25:k1=0.9,b=0.4``, ``lm``, ``lm:mu=1000``, ``tfidf``.
+    query : str
+        A query strategy name (``claims``, ``title+claims,top=100``; see
+        :mod:`pateval.search.queries`).
+    depth, candidates, date_filter, exclude_family, unit
+        See :class:`pateval.search.run.SearchConfig`.
+
+    Returns
+    -------
+    pateval.search.run.RunResult
+        ``.as_dict()`` gives ``{topic: {docno: score}}`` for :func:`evaluate`; the run
+        tag is ``MODEL.STRATEGY``.
+    """
+    from .search.index import SearchIndex
+    from .search.run import SearchConfig, load_topics, search_topics, write_trec_run
+
+    config = SearchConfig(model=model, query=query, depth=depth, candidates=candidates, date_filter=date_filter,
+                          exclude_family=exclude_family, unit=unit)
+    opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
+    topic_list = load_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)
+    result = search_topics(opened, topic_list, config, progress=progress)
+    if out is not None:
+        write_trec_run(result, out)
+    return result
+
+
+def search_grid(index, topics, out_dir: _PathLike | None, *, grid: str | None = "seeds",
+                models: _Sequence[str] | None = None, queries: _Sequence[str] | None = None, depth: int = 1000,
+                candidates: int = 2000, date_filter: bool = True, exclude_family: bool = True,
+                unit: str = "publication", progress: bool = False):
+    """Run a grid of baselines (every model times every query strategy), one run file each.
+
+    ``grid`` names a preset (``seeds``: 3 models x 11 strategies = 33 runs; ``small``;
+    ``models``); ``models`` and ``queries`` given instead make the grid. Runs are written
+    as ``OUT_DIR/TAG.run``. Returns the list of :class:`~pateval.search.run.RunResult`.
+    """
+    from .search.index import SearchIndex
+    from .search.run import grid_configs, load_topics, run_grid
+
+    options = dict(depth=depth, candidates=candidates, date_filter=date_filter, exclude_family=exclude_family,
+                   unit=unit)
+    configs = grid_configs(models if models else grid, queries, **options)
+    opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
+    topic_list = load_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)
+    return run_grid(opened, topic_list, configs, out_dir, progress=progress)
+
+
+def search_passages(index, topics, *, model: str = "bm25", query: str = "claims", out: _PathLike | None = None,
+                    documents: int = 20, passages_per_document: int = 10, progress: bool = False):
+    """Passage retrieval for CLEF-IP passage topics (``topics_PSG.txt``): the paragraphs of
+    the best ``documents`` ranked against each topic's claims; writes the 6-column passage
+    run (``topic Q0 docno xpath rank score``) when ``out`` is given. Returns
+    ``{topic: [(docno, xpath, score), ...]}``."""
+    from .search.index import SearchIndex
+    from .search.run import SearchConfig, load_passage_topics, search_passages as rank_passages, write_passage_run
+
+    opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
+    topic_list = load_passage_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)
+    results = rank_passages(opened, topic_list, SearchConfig(model=model, query=query, depth=documents,
+                                                             candidates=max(2000, documents)),
+                            documents=documents, passages_per_document=passages_per_document, progress=progress)
+    if out is not None:
+        write_passage_run(results, out)
+    return results
+
+
+def demo(out_dir: _PathLike = "pateval-demo", *, n_patents: int = 2000, seed: int = 0, grid: str = "small",
+         progress: bool = False, echo=None):
+    """The whole pipeline on a synthetic corpus: generate, ingest, build a collection, index,
+    run a grid of baselines, evaluate, compare and write the HTML report.
+
+    See :func:`pateval.search.demo.run_demo`; returns its
+    :class:`~pateval.search.demo.DemoSummary`.
+    """
+    from .search.demo import run_demo
+
+    return run_demo(out_dir, n_patents=n_patents, seed=seed, grid=grid, progress=progress, echo=echo)
 
 # ---- flowcharts -----------------------------------------------------------------------------
 

@@ -398,7 +398,343 @@ def _run_collection_stats(args) -> int:
 
 # ---- sub-commands: compare, analyse-measures, report (comparing systems) ----------------
 
+COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")
+
+
+def _add_comparison_inputs(p, *, default_test: str) -> None:
+    """Options that compare, analyse-measures and report share."""
+    from .formats.qrels import QRELS_FORMATS
+    from .stats.names import TESTS
+
+    p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run files (at least two)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
+    p.add_argument("--test", choices=TESTS, default=default_test, help=f"significance test (default: {default_test})")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0; reported)")
+    p.add_argument("-B", "--resamples", type=int, dest="B", metavar="B",
+                   help="resamples of the resampling tests (default: randomisation 10000, bootstrap 1000, tukey 5000)")
+    p.add_argument("-c", "--complete", action="store_true", help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+
+
+def _comparison_evaluate_options(args) -> dict:
+    return {"complete": args.complete, "qrels_format": args.qrels_format}
+
+
+def _write_text_or_print(text: str, output: str | None) -> None:
+    if output:
+        from .formats.atomic import atomic_output
+
+        with atomic_output(output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def _figure_name(*parts: str) -> str:
+    """A file name from measure and run names (characters a file system may refuse become _)."""
+    import re
+
+    return "_".join(re.sub(r"[^A-Za-z0-9@.+=-]+", "_", part) for part in parts)
+
+
+def _save_figures(figures: dict, directory: str) -> None:
+    from pathlib import Path
+
+    from .report.plots import save_figure
+
+    for name, figure in figures.items():
+        for suffix in ("png", "svg"):
+            save_figure(figure, Path(directory) / f"{name}.{suffix}")
+    print(f"pateval: wrote {len(figures)} figures (PNG and SVG) to {directory}", file=sys.stderr)
+
+
+@command
+def _add_compare(commands) -> None:
+    from .report.names import TABLE_FORMATS
+    from .stats.names import CORRECTION_NAMES
+
+    p = commands.add_parser(
+        "compare",
+        help="mean scores of runs with significance markers (against a baseline or all pairs)",
+        description="Evaluate the runs and test them over topics, per measure: against --baseline, or every pair. "
+        "Prints a table of means with significance markers; --format csv/json gives every test.",
+    )
+    _add_comparison_inputs(p, default_test="t")
+    p.add_argument("--baseline", metavar="RUN", help="name of the run to test the others against (default: all pairs)")
+    p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm",
+                   help="multiple-comparison correction (default: holm)")
+    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
+    p.add_argument("--plots", metavar="DIR", help="also write per-topic difference plots (PNG and SVG) to DIR")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.set_defaults(run=_run_compare)
+
+
+def _run_compare(args) -> int:
+    from . import api
+    from .report.tables import render_comparison
+
+    comparison = api.compare(
+        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), baseline=args.baseline, test=args.test,
+        correction=None if args.correction == "none" else args.correction, alpha=args.alpha, seed=args.seed, B=args.B,
+        evaluate_options=_comparison_evaluate_options(args),
+    )
+    for note in comparison.notes:
+        print(f"pateval: note: {note}", file=sys.stderr)
+    _write_text_or_print(render_comparison(comparison, format=args.format, precision=args.precision), args.output)
+    if args.plots:
+        from .report.html import difference_pairs
+        from .report.plots import plot_topic_differences
+
+        figures = {}
+        for measure, matrix in comparison.scores.items():
+            for run_a, run_b in difference_pairs(comparison, limit=len(comparison.runs)):
+                figures[_figure_name("differences", measure, run_a, "minus", run_b)] = plot_topic_differences(
+                    matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure)
+        _save_figures(figures, args.plots)
+    return 0
+
+
+@command
+def _add_analyse_measures(commands) -> None:
+    from .report.names import TABLE_FORMATS
+    from .stats.names import TESTS
+
+    p = commands.add_parser(
+        "analyse-measures",
+        help="discriminative power, rank correlation and agreement of measures over a run set",
+        description="Evaluate the runs under each measure and compare the measures: discriminative power (share of run "
+        "pairs significant at alpha, difference needed; Sakai 2006), Kendall's tau and tau_ap between the run "
+        "rankings, and the agreement of the measures' verdicts on each run pair (Magdy & Jones 2010).",
+    )
+    _add_comparison_inputs(p, default_test="bootstrap")
+    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon", help="test behind the agreement verdicts (default: wilcoxon)")
+    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
+    p.add_argument("--plots", metavar="DIR", help="also write ASL curves, scatter plots, rank changes and the agreement chart to DIR")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.set_defaults(run=_run_analyse_measures)
+
+
+def _run_analyse_measures(args) -> int:
+    from . import api
+    from .report import plots
+    from .report.tables import render_analysis
+
+    analysis = api.analyse_measures(
+        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), test=args.test, agreement_test=args.agreement_test,
+        alpha=args.alpha, seed=args.seed, B=args.B, evaluate_options=_comparison_evaluate_options(args),
+    )
+    for note in analysis.notes:
+        print(f"pateval: note: {note}", file=sys.stderr)
+    _write_text_or_print(render_analysis(analysis, format=args.format, precision=args.precision), args.output)
+    if args.plots:
+        figures = {"asl_curves": plots.plot_asl_curves(analysis.power.curves, alpha=args.alpha)}
+        means = analysis.means
+        for i, first in enumerate(means.columns):
+            for second in means.columns[i + 1 :]:
+                if means[first].nunique() > 1 and means[second].nunique() > 1:
+                    figures[_figure_name("scatter", first, second)] = plots.plot_measure_scatter(
+                        means[first], means[second], measure_x=first, measure_y=second, labels=list(means.index))
+        if analysis.chart is not None:
+            figures["agreement_chart"] = plots.plot_agreement_chart(analysis.chart)
+            figures["rank_changes"] = plots.plot_rank_changes(means)
+        _save_figures(figures, args.plots)
+    return 0
+
+
+@command
+def _add_report(commands) -> None:
+    from .report.names import IMAGE_FORMATS
+    from .stats.names import CORRECTION_NAMES, TESTS
+
+    p = commands.add_parser(
+        "report",
+        help="one self-contained HTML report comparing runs and measures",
+        description="Evaluate the runs and write a single HTML file with the comparison table, the tests, per-topic "
+        "differences, discriminative power with ASL curves, rank correlation and the agreement chart; figures embedded.",
+    )
+    _add_comparison_inputs(p, default_test="t")
+    p.add_argument("--baseline", metavar="RUN", help="name of the run to test the others against (default: all pairs)")
+    p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm", help="multiple-comparison correction (default: holm)")
+    p.add_argument("--analysis-test", choices=TESTS, default="bootstrap", help="test for discriminative power (default: bootstrap)")
+    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon", help="test behind the agreement verdicts (default: wilcoxon)")
+    p.add_argument("--title", default="pateval report", help="the report's title")
+    p.add_argument("--image-format", choices=IMAGE_FORMATS, default="svg", help="embed figures as inline SVG or base64 PNG (default: svg)")
+    p.add_argument("--gain-over-time", metavar="CSV", help="CSV with columns run,time,gain (seconds; cumulative gain) for the G(t) plot")
+    p.add_argument("--ct-gamma", metavar="CSV", help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
+    p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
+    p.set_defaults(run=_run_report)
+
+
+def _read_plot_csv(path: str | None, columns: tuple[str, ...]):
+    if path is None:
+        return None
+    import pandas as pd
+
+    from .errors import malformed
+
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError) as error:
+        malformed(path, None, f"cannot read the CSV ({error})")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        malformed(path, 1, "missing columns", expected=",".join(columns), found=",".join(map(str, frame.columns)))
+    frame["run"] = frame["run"].astype(str)
+    for column in columns[1:]:
+        if not pd.api.types.is_numeric_dtype(frame[column]):
+            malformed(path, None, f"column {column} must hold numbers")
+    return frame
+
+
+def _run_report(args) -> int:
+    from . import api
+
+    path = api.write_report(
+        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), out=args.output, baseline=args.baseline,
+        test=args.test, correction=None if args.correction == "none" else args.correction, analysis_test=args.analysis_test,
+        agreement_test=args.agreement_test, alpha=args.alpha, seed=args.seed, B=args.B, title=args.title,
+        image_format=args.image_format, gain_over_time=_read_plot_csv(args.gain_over_time, ("run", "time", "gain")),
+        ct_by_gamma=_read_plot_csv(args.ct_gamma, ("run", "gamma", "score")),
+        evaluate_options=_comparison_evaluate_options(args),
+    )
+    print(f"pateval: wrote {path}", file=sys.stderr)
+    return 0
+
+
 # ---- sub-commands: search, demo (baselines) ----------------------------------------------
+
+
+@command
+def _add_index(commands) -> None:
+    p = commands.add_parser(
+        "index", help="index a corpus store with tantivy for baseline search",
+        description="Index a corpus store (or patent XML files) with tantivy: title, abstract, claims and "
+        "description per language (English, German, French stemming and stop words), plus the term "
+        "statistics that re-scoring with LM-Dirichlet and TF-IDF needs.",
+    )
+    p.add_argument("--store", required=True, metavar="STORE", help="corpus store (pateval corpus ingest), or patent XML file/directory")
+    p.add_argument("--out", required=True, metavar="INDEX", help="index directory to create")
+    p.add_argument("--no-passages", action="store_true", help="do not keep paragraphs (no passage retrieval)")
+    p.add_argument("--heap-mb", type=int, default=512, help="tantivy indexing memory budget in MB (default 512)")
+    p.add_argument("--threads", type=int, help="tantivy indexing threads (default: cores, at most 8)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_index)
+
+
+def _run_index(args) -> int:
+    from . import api
+
+    summary = api.build_search_index(args.store, args.out, passages=not args.no_passages, heap_mb=args.heap_mb,
+                                     threads=args.threads, progress=not args.no_progress and sys.stderr.isatty())
+    print(f"indexed {summary.documents:,} documents ({summary.passages:,} paragraphs) in {summary.seconds:.1f} s "
+          f"({summary.documents_per_second:,.0f} docs/s), {summary.bytes_on_disk / 1e6:,.1f} MB: {summary.path}")
+    return 0
+
+
+@command
+def _add_search(commands) -> None:
+    p = commands.add_parser(
+        "search", help="baseline prior-art search: one run, or a grid of runs",
+        description="Search the topics with a baseline and write a TREC run tagged MODEL.STRATEGY. "
+        "Models: bm25[:k1=,b=], lm[:mu=], tfidf[:k1=,b=]. Query strategies: PARTS[,OPTION=VALUE...] with "
+        "PARTS title, abstract, claims, description joined by '+', or full; options top=K, mindf=N, maxdf=F, "
+        "ipc=filter|boost, ipcw=W, split=claims, merge=sum|max|rrf, w.FIELD=W. With --grid (or several "
+        "--model/--query) one run per configuration is written into the --out directory.",
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--index", metavar="INDEX", help="index directory (pateval index)")
+    source.add_argument("--store", metavar="STORE", help="corpus store: index it first, into a temporary directory")
+    p.add_argument("--topics", required=True, metavar="TOPICS",
+                   help="topics_PAC.xml, a collection directory, or a directory of topic XML files "
+                        "(topics_PSG.txt with --passages)")
+    p.add_argument("--model", action="append", dest="models", metavar="MODEL", help="ranking model (repeatable; default bm25)")
+    p.add_argument("--query", action="append", dest="queries", metavar="STRATEGY", help="query strategy (repeatable; default claims)")
+    p.add_argument("--grid", metavar="NAME", help="a named grid: seeds (3 models x 11 strategies = 33 runs), small, models")
+    p.add_argument("--out", required=True, metavar="RUN", help="run file (a directory with a grid)")
+    p.add_argument("--depth", type=int, default=1000, help="documents per topic (default 1000)")
+    p.add_argument("--candidates", type=int, default=2000, help="engine candidates re-scored by lm/tfidf/bm25 with other k1,b (default 2000)")
+    p.add_argument("--no-date-filter", action="store_true", help="also retrieve documents published after the topic's date")
+    p.add_argument("--keep-family", action="store_true", help="keep publications of the topic's own patent family")
+    p.add_argument("--unit", choices=("publication", "patent"), default="publication", help="rank publications, or the best publication of each patent")
+    p.add_argument("--passages", action="store_true", help="passage retrieval for PSG topics: write the 6-column passage run")
+    p.add_argument("--passage-documents", type=int, default=20, help="documents whose paragraphs are ranked (default 20)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(run=_run_search)
+
+
+def _run_search(args) -> int:
+    import shutil
+    import tempfile
+
+    from . import api
+
+    progress = not args.no_progress and sys.stderr.isatty()
+    temporary = None
+    index = args.index
+    try:
+        if index is None:
+            temporary = tempfile.mkdtemp(prefix="pateval-index-")
+            index = f"{temporary}/index"
+            print("pateval: note: indexing the store into a temporary directory; `pateval index` keeps an index "
+                  "for reuse", file=sys.stderr)
+            api.build_search_index(args.store, index, passages=args.passages, progress=progress)
+        options = dict(depth=args.depth, candidates=args.candidates, date_filter=not args.no_date_filter,
+                       exclude_family=not args.keep_family, unit=args.unit)
+        models = args.models or ["bm25"]
+        queries = args.queries or ["claims"]
+        if args.passages:
+            if args.grid or len(models) > 1 or len(queries) > 1:
+                raise PatevalError("--passages writes one passage run: give one --model and one --query")
+            results = api.search_passages(index, args.topics, model=models[0], query=queries[0], out=args.out,
+                                          documents=args.passage_documents, progress=progress)
+            print(f"{sum(len(r) for r in results.values()):,} passages for {len(results)} topics: {args.out}")
+            return 0
+        if args.grid or len(models) > 1 or len(queries) > 1:
+            results = api.search_grid(index, args.topics, args.out, grid=args.grid,
+                                      models=None if args.grid and not args.models else models,
+                                      queries=args.queries if args.grid else queries, progress=progress, **options)
+            for result in results:
+                print(f"{result.tag}\t{len(result.rankings)} topics\t{result.queries_per_second:.1f} topics/s")
+            print(f"{len(results)} runs: {args.out}")
+            return 0
+        result = api.search(index, args.topics, model=models[0], query=queries[0], out=args.out, progress=progress,
+                            **options)
+        print(f"{result.tag}: {len(result.rankings)} topics in {result.seconds:.1f} s "
+              f"({result.queries_per_second:.1f} topics/s): {args.out}")
+        return 0
+    finally:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+@command
+def _add_demo(commands) -> None:
+    p = commands.add_parser(
+        "demo", help="the whole pipeline on a synthetic corpus, with an HTML report",
+        description="Generate a synthetic CLEF-IP corpus, ingest it, build a test collection, index it, run a "
+        "grid of baselines, evaluate them with standard and professional-search measures, compare them and "
+        "write the HTML report.",
+    )
+    p.add_argument("--out", default="pateval-demo", metavar="DIR", help="output directory (default ./pateval-demo; must not exist)")
+    p.add_argument("--patents", type=int, default=2000, help="synthetic patents to generate (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--grid", default="small", help="baseline grid: small (12 runs, default), seeds (33 runs), models")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(run=_run_demo)
+
+
+def _run_demo(args) -> int:
+    from . import api
+
+    summary = api.demo(args.out, n_patents=args.patents, seed=args.seed, grid=args.grid,
+                       progress=not args.no_progress and sys.stderr.isatty(), echo=print)
+    print(f"report: {summary.report}")
+    return 0
 
 # ---- sub-commands: flowchart -------------------------------------------------------------
 
