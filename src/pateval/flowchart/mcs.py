@@ -203,17 +203,42 @@ class _Matcher:
         self.position = [0] * n1
         for depth, node in enumerate(self.order):
             self.position[node] = depth
-        # Static parts of the bound, per depth (the undecided truth nodes are order[depth:]).
+        # Static parts of the bound, per depth (the undecided truth nodes are order[depth:]),
+        # with node and edge classes numbered so that the bound counts in plain lists.
+        node_ids: dict[tuple, int] = {}
+        self.node_class_one = [node_ids.setdefault(one.node_class[i], len(node_ids)) for i in range(n1)]
+        self.node_class_two = [node_ids.setdefault(two.node_class[j], len(node_ids)) for j in range(n2)]
+        self.node_class_count = len(node_ids)
+        end_ids: dict[tuple, int] = {}
+        ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]] for i in range(n1)]
+        self.ends_two = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in two.ends[j]] for j in range(n2)]
+        self.end_class_count = len(end_ids)
+        # back_two[y]: (z, class of the edge as seen from z) for the edges between y and z.
+        self.back_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
+        for z in range(n2):
+            for other, cls in self.ends_two[z]:
+                self.back_two[other].append((z, cls))
+        edge_ids: dict[tuple, int] = {}
+        edges_one = [(i, k, edge_ids.setdefault(cls, len(edge_ids))) for i, k, cls in one.edges]
+        self.incident_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
+        for i, k, cls in two.edges:
+            number = edge_ids.setdefault(cls, len(edge_ids))
+            self.incident_two[i].append((k, number))
+            if k != i:
+                self.incident_two[k].append((i, number))
+        self.edge_class_count = len(edge_ids)
+
+        def pairs(counts: list[int]) -> tuple[tuple[int, int], ...]:
+            return tuple((cls, count) for cls, count in enumerate(counts) if count)
+
+        self._edges_one = edges_one
+        self._ends_one = ends_one
+        self._pairs = pairs
+        self._static: dict[int, tuple] = {}
         self.undecided_edges = [0] * (n1 + 1)
-        self.internal_classes: list[Counter] = [Counter() for _ in range(n1 + 1)]
-        for i, k, edge_class in one.edges:
-            latest = max(self.position[i], self.position[k])
-            earliest = min(self.position[i], self.position[k])
-            for depth in range(latest + 1):
+        for i, k, _ in edges_one:
+            for depth in range(max(self.position[i], self.position[k]) + 1):
                 self.undecided_edges[depth] += 1
-            for depth in range(earliest + 1):
-                self.internal_classes[depth][edge_class] += 1
-        self.node_classes = sorted({one_class(one, i) for i in range(n1)})
         self.search_nodes = 0
 
     def _order(self) -> list[int]:
@@ -295,28 +320,54 @@ class _Matcher:
                 used.add(best)
         return mapping
 
-    def bound(self, depth: int, mapping: list[int], used: list[bool]) -> int:
-        one, two = self.one, self.two
-        # (a) nodes
-        remaining_one: Counter = Counter(one_class(one, i) for i in self.order[depth:])
-        remaining_two: Counter = Counter(one_class(two, j) for j in range(len(two.ids)) if not used[j])
-        total = sum(min(count, remaining_two[cls]) for cls, count in remaining_one.items())
-        # (b) edges from mapped truth nodes to undecided ones
-        position = self.position
+    def static_at(self, depth: int) -> tuple:
+        """The truth-side counts of the bound at ``depth``, computed once when first needed:
+        undecided nodes per class, per decided node its edges to undecided ones per class, and
+        edges among undecided nodes per class."""
+        cached = self._static.get(depth)
+        if cached is not None:
+            return cached
+        pairs, position = self._pairs, self.position
+        node_counts = [0] * max(self.node_class_count, 1)
+        for i in self.order[depth:]:
+            node_counts[self.node_class_one[i]] += 1
+        internal = [0] * max(self.edge_class_count, 1)
+        for i, k, cls in self._edges_one:
+            if position[i] >= depth and position[k] >= depth:
+                internal[cls] += 1
+        open_ends = []
         for w in self.order[:depth]:
+            counts = [0] * max(self.end_class_count, 1)
+            for other, cls in self._ends_one[w]:
+                if position[other] >= depth:
+                    counts[cls] += 1
+            if any(counts):
+                open_ends.append((w, pairs(counts)))
+        cached = (pairs(node_counts), tuple(open_ends), pairs(internal))
+        self._static[depth] = cached
+        return cached
+
+    def bound(self, depth: int, mapping: list[int], free: "_FreeCounts") -> int:
+        """Upper bound of what the undecided truth nodes can still add (see the module notes)."""
+        remaining_nodes, open_ends, internal_edges = self.static_at(depth)
+        total = 0
+        free_nodes = free.nodes
+        for cls, count in remaining_nodes:
+            available = free_nodes[cls]
+            total += count if count < available else available
+        free_ends = free.ends
+        for w, counts in open_ends:
             x = mapping[w]
             if x < 0:
                 continue
-            truth_side: Counter = Counter(cls for other, cls in one.ends[w] if position[other] >= depth)
-            if not truth_side:
-                continue
-            sub_side: Counter = Counter(cls for other, cls in two.ends[x] if not used[other])
-            total += sum(min(count, sub_side[cls]) for cls, count in truth_side.items())
-        # (c) edges among undecided truth nodes
-        internal = self.internal_classes[depth]
-        if internal:
-            free: Counter = Counter(cls for i, k, cls in two.edges if not used[i] and not used[k])
-            total += sum(min(count, free[cls]) for cls, count in internal.items())
+            ends = free_ends[x]
+            for cls, count in counts:
+                available = ends[cls]
+                total += count if count < available else available
+        free_internal = free.internal
+        for cls, count in internal_edges:
+            available = free_internal[cls]
+            total += count if count < available else available
         return total
 
     def solve(self, start: list[int] | None) -> tuple[list[int], int, bool]:
@@ -416,13 +467,14 @@ class _Matcher:
             start_score = self.score(start)
             if start_score > best_score:
                 best, best_score = list(start), start_score
-        upper = self.bound(0, [-1] * n1, [False] * n2)
+        upper = self.bound(0, [-1] * n1, _FreeCounts(self))
         if best_score >= upper:
             return best, best_score, True
         # Prefer the incumbent's choice at every node: the search then reaches it at once.
         favourite = list(best)
         mapping = [-1] * n1
         used = [False] * n2
+        free = _FreeCounts(self)
         deadline = time.perf_counter() + budget
         state = {"best": best, "score": best_score}
         order = self.order
@@ -439,7 +491,7 @@ class _Matcher:
                 return
             if score + (n1 - depth) + undecided_edges[depth] <= state["score"]:
                 return
-            if score + self.bound(depth, mapping, used) <= state["score"]:
+            if score + self.bound(depth, mapping, free) <= state["score"]:
                 return
             u = order[depth]
             options = []
@@ -451,7 +503,9 @@ class _Matcher:
                 v = -negative
                 mapping[u] = v
                 used[v] = True
+                free.take(v, used)
                 search(depth + 1, score + 1 + gained)
+                free.give_back(v, used)
                 used[v] = False
                 mapping[u] = -1
             search(depth + 1, score)
@@ -461,6 +515,55 @@ class _Matcher:
         except _Timeout:
             return state["best"], state["score"], False
         return state["best"], state["score"], True
+
+
+class _FreeCounts:
+    """Counts over the unused submission nodes, kept up to date as nodes are taken and given back.
+
+    ``nodes[c]``: unused nodes of class ``c``; ``ends[x][c]``: edges of class ``c`` (seen
+    from ``x``) between ``x`` and unused nodes; ``internal[c]``: edges of class ``c`` with both
+    ends unused.
+    """
+
+    def __init__(self, matcher: "_Matcher") -> None:
+        n2 = len(matcher.two.ids)
+        self.matcher = matcher
+        self.nodes = [0] * max(matcher.node_class_count, 1)
+        for j in range(n2):
+            self.nodes[matcher.node_class_two[j]] += 1
+        self.ends = [[0] * max(matcher.end_class_count, 1) for _ in range(n2)]
+        for j in range(n2):
+            for _, cls in matcher.ends_two[j]:
+                self.ends[j][cls] += 1
+        self.internal = [0] * max(matcher.edge_class_count, 1)
+        for j in range(n2):
+            for other, cls in matcher.incident_two[j]:
+                if other >= j:  # each edge once (loops have other == j)
+                    self.internal[cls] += 1
+
+    def take(self, node: int, used: list[bool]) -> None:
+        """``node`` has just been marked used."""
+        matcher = self.matcher
+        self.nodes[matcher.node_class_two[node]] -= 1
+        ends = self.ends
+        for other, cls in matcher.back_two[node]:
+            ends[other][cls] -= 1
+        internal = self.internal
+        for other, cls in matcher.incident_two[node]:
+            if other == node or not used[other]:
+                internal[cls] -= 1
+
+    def give_back(self, node: int, used: list[bool]) -> None:
+        """Undo :meth:`take` (``node`` is still marked used)."""
+        matcher = self.matcher
+        self.nodes[matcher.node_class_two[node]] += 1
+        ends = self.ends
+        for other, cls in matcher.back_two[node]:
+            ends[other][cls] += 1
+        internal = self.internal
+        for other, cls in matcher.incident_two[node]:
+            if other == node or not used[other]:
+                internal[cls] += 1
 
 
 def one_class(side: _Side, node: int) -> tuple:
