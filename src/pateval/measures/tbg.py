@@ -86,12 +86,17 @@ def _check_default_length(measure: Measure) -> float | None:
 
 def _lookup_lengths(docnos: np.ndarray, lengths: dict, default: float | None, *, measure: Measure,
                     topics: np.ndarray, ranks: np.ndarray | None, what: str) -> np.ndarray:
-    values = pd.Series(docnos, dtype=object).map(lengths).to_numpy(dtype=np.float64, na_value=np.nan)
+    values = np.array(pd.Series(docnos, dtype=object).map(lengths).to_numpy(dtype=np.float64, na_value=np.nan))
     missing = np.isnan(values)
+    invalid = ~missing & ~(values >= 0) | np.isinf(values)
+    if invalid.any():
+        i = int(np.flatnonzero(invalid)[0])
+        raise ParameterError(f"{measure}: the length of {what} {docnos[i]!r} (topic {topics[i]!r}) is {values[i]!r}; "
+                             "lengths are numbers of words >= 0")
     if missing.any():
         if default is None:
             i = int(np.flatnonzero(missing)[0])
-            where = f"topic {topics[i]!r}" + (f", rank {int(ranks[i])}" if ranks is not None else "")
+            where = f"topic {topics[i]!r}" + (f", rank {int(ranks[i])}" if ranks is not None else "; needed by norm=ideal")
             raise ParameterError(
                 f"{measure}: no length for {what} {docnos[i]!r} ({where}) in the document lengths; "
                 f"{int(missing.sum())} such document(s). Give every length, or a default: TBG(default_length=...)")
@@ -230,7 +235,7 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
     topic = position[keep].astype(np.int64)
     lengths = _lookup_lengths(docnos, context.require("doc_lengths", measure), _check_default_length(measure),
                               measure=measure, topics=ranked.topic_ids[topic], ranks=None,
-                              what="relevant document (needed by norm=ideal)")
+                              what="relevant document")
     keys = document_keys(docnos, judgements.doc_key)
     codes = _groups(keys if measure["duplicates"] == "patent" else docnos, measure["duplicates"], measure, context)
     frame = pd.DataFrame({"topic": topic, "key": keys, "length": lengths,
