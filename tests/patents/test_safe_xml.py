@@ -224,3 +224,19 @@ def test_unknown_root(tmp_path):
         f"{path}, line 1: not a patent document "
         "(expected patent-document or us-patent-grant or us-patent-application, found 'topic')"
     )
+
+
+def test_unparsed_image_entities_of_uspto_files_are_allowed(tmp_path):
+    grant = _grant(6857047, claims=2).replace(
+        "[ ]>",
+        '[\n<!ENTITY US06857047-20050222-D00000.TIF SYSTEM "US06857047-20050222-D00000.TIF" NDATA TIF>\n'
+        "<!ENTITY US06857047-20050222-D00001.TIF PUBLIC \"-//X//IMG\" 'D00001.TIF' NDATA TIF>\n]>",
+    )
+    path = _write(tmp_path / "img.xml", grant)
+    assert read_patent(path).ucid == "US-6857047-B2"
+    # ... but a parsed entity beside them is still refused.
+    mixed = grant.replace("]>", '<!ENTITY boom "&#x26;">\n]>')
+    path = _write(tmp_path / "mixed.xml", mixed)
+    with pytest.raises(InputFormatError) as caught:
+        read_patent(path)
+    assert str(caught.value) == f"{path}, line 5: the DOCTYPE declares entities (boom); " + ENTITY_REFUSAL

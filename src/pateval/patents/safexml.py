@@ -202,8 +202,8 @@ def _split_documents(path: str, max_document_bytes: int) -> Iterator[tuple[int, 
 
 
 def _parse_document(path: str, first_line: int, data: bytes, parser: etree.XMLParser) -> etree._Element:
-    """Parse one document's bytes safely and check that it declares no entities."""
-    _refuse_entity_declarations(path, first_line, data)
+    """Parse one document's bytes safely and check that it declares no parsed entities."""
+    images = _refuse_entity_declarations(path, first_line, data)
     try:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as error:
@@ -214,36 +214,49 @@ def _parse_document(path: str, first_line: int, data: bytes, parser: etree.XMLPa
         malformed(path, first_line, "XML error: no root element")
     dtd = root.getroottree().docinfo.internalDTD
     if dtd is not None:
-        declared = [entity.name for entity in dtd.iterentities()]
+        # Second line of defence: whatever libxml2 saw declared, beyond the unparsed
+        # (NDATA) image entities the scan allowed, is refused too.
+        declared = [entity.name for entity in dtd.iterentities() if entity.name not in images]
         if declared:
-            shown = ", ".join(declared[:5]) + (", ..." if len(declared) > 5 else "")
-            malformed(
-                path, first_line,
-                f"the DOCTYPE declares entities ({shown}); refused, entities are not expanded "
-                "(protection against entity bombs and external entities)",
-            )
+            _refuse(path, first_line, declared)
     _normalise_tree(root)
     return root
 
 
 _ELEMENT_START = re.compile(rb"<[A-Za-z_:]")
-_ENTITY_DECLARATION = re.compile(rb"<!ENTITY\s+(%\s*)?([^\s%]+)")
+_QUOTED = rb"(?:\"[^\"]*\"|'[^']*')"
+_ENTITY_DECLARATION = re.compile(
+    rb"<!ENTITY\s+(%\s*)?([^\s%>]+)\s*"
+    rb"(?:(?:SYSTEM\s*" + _QUOTED + rb"|PUBLIC\s*" + _QUOTED + rb"\s*" + _QUOTED + rb")\s*(NDATA\s+[^\s>]+)?)?"
+)
 
 
-def _refuse_entity_declarations(path: str, first_line: int, data: bytes) -> None:
-    """Refuse a document whose prolog declares entities, before libxml2 sees it.
+def _refuse_entity_declarations(path: str, first_line: int, data: bytes) -> set[str]:
+    """Refuse a document whose prolog declares parsed entities, before libxml2 sees it.
 
-    Only the prolog (everything before the first element) is searched, so patent text
-    that mentions "<!ENTITY" inside CDATA is not mistaken for a declaration.
+    Unparsed entities (``<!ENTITY img SYSTEM "x.tif" NDATA TIF>``, which USPTO files use to
+    name their images) are allowed: they are never expanded into text nor fetched. Their
+    names are returned. Only the prolog (everything before the first element) is
+    searched, so patent text mentioning "<!ENTITY" is not mistaken for a declaration.
     """
     root_start = _ELEMENT_START.search(data)
     prolog_end = root_start.start() if root_start is not None else len(data)
-    declarations = list(_ENTITY_DECLARATION.finditer(data, 0, prolog_end))
-    if not declarations:
-        return
-    names = [("%" if m.group(1) else "") + m.group(2).decode("utf-8", "replace") for m in declarations]
+    images: set[str] = set()
+    refused: list[tuple[int, str]] = []
+    for match in _ENTITY_DECLARATION.finditer(data, 0, prolog_end):
+        name = match.group(2).decode("utf-8", "replace")
+        if match.group(3) is not None and match.group(1) is None:
+            images.add(name)
+        else:
+            refused.append((match.start(), ("%" if match.group(1) else "") + name))
+    if refused:
+        line = first_line + data.count(b"\n", 0, refused[0][0])
+        _refuse(path, line, [name for _, name in refused])
+    return images
+
+
+def _refuse(path: str, line: int, names: list[str]) -> None:
     shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    line = first_line + data.count(b"\n", 0, declarations[0].start())
     malformed(
         path, line,
         f"the DOCTYPE declares entities ({shown}); refused, entities are not expanded "
