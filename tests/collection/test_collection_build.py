@@ -88,7 +88,7 @@ def test_each_criterion_reports_a_consistent_count(roda, docs):
     selection = summary.selection
     steps = selection["steps"]
     assert [s["criterion"] for s in steps] == ["not_in_corpus", "granted", "description", "min_citations",
-                                                "min_xy_in_corpus", "has_judgements"]
+                                                "min_xy_in_corpus", "has_topic_file", "has_judgements"]
     assert steps[0]["before"] == selection["candidates"]
     for previous, step in zip(steps, steps[1:]):
         assert step["before"] == previous["after"]

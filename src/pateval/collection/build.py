@@ -200,11 +200,15 @@ def build_collection(
 
     features = topic_features(con, sources=criteria.sources)
     selected, report = select_topics(features, criteria)
-    # A topic needs at least one judged document: counted as a step of its own.
-    judged = selected[selected["n_cited_in_corpus"] > 0]
-    report.steps.append(CriterionCount("has_judgements", "at least one cited patent in the corpus",
-                                       len(selected), len(selected) - len(judged), len(judged)))
-    selected = judged.reset_index(drop=True)
+    # A topic needs a publication to make its topic file from (an A or B kind) and at
+    # least one judged document: both counted as steps of their own.
+    for name, description, keep in (
+        ("has_topic_file", "an A or B publication to make the topic file from", lambda f: f["topic_ucid"].notna()),
+        ("has_judgements", "at least one cited patent in the corpus", lambda f: f["n_cited_in_corpus"] > 0),
+    ):
+        kept = selected[keep(selected)]
+        report.steps.append(CriterionCount(name, description, len(selected), len(selected) - len(kept), len(kept)))
+        selected = kept.reset_index(drop=True)
     lap("topic selection")
 
     stratified_report = None

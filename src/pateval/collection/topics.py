@@ -243,16 +243,18 @@ def topic_features(con, *, sources: tuple[str, ...]) -> pd.DataFrame:
         )
         SELECT c.patent_key, c.country, c.family_id, c.topic_ucid, c.a_ucid AS abstract_ucid, c.text_ucid,
                t.lang, t.ipc[1] AS ipc, c.in_corpus, c.b_ucid IS NOT NULL AS granted,
-               t.has_description, t.has_claims,
-               (t.has_abstract OR coalesce(a.has_abstract, false)) AS has_abstract,
-               t.n_words + CASE WHEN NOT t.has_abstract THEN coalesce(aw.abstract_words, 0) ELSE 0 END AS n_words,
+               coalesce(t.has_description, false) AS has_description, coalesce(t.has_claims, false) AS has_claims,
+               (coalesce(t.has_abstract, false) OR coalesce(a.has_abstract, false)) AS has_abstract,
+               coalesce(t.n_words, 0)
+                   + CASE WHEN NOT coalesce(t.has_abstract, false) THEN coalesce(aw.abstract_words, 0) ELSE 0 END
+                   AS n_words,
                coalesce(ci.n_citations, 0) AS n_citations,
                coalesce(ci.n_xy_in_corpus, 0) AS n_xy_in_corpus,
                coalesce(ci.n_search_in_corpus, 0) AS n_search_in_corpus,
                coalesce(ci.n_cited_in_corpus, 0) AS n_cited_in_corpus,
                coalesce(e.earlier_family_member, false) AS earlier_family_member
         FROM cand c
-        JOIN documents t ON t.ucid = c.topic_ucid
+        LEFT JOIN documents t ON t.ucid = c.topic_ucid
         LEFT JOIN documents a ON a.ucid = c.a_ucid
         LEFT JOIN abstract_words aw ON aw.ucid = c.a_ucid
         LEFT JOIN cites ci ON ci.patent_key = c.patent_key
