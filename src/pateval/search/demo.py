@@ -1,0 +1,210 @@
+"""``pateval demo``: the whole pipeline on a synthetic corpus, in a few minutes.
+
+Steps, each timed and written under the output directory::
+
+    corpus/        synthetic CLEF-IP XML (pateval.collection.synthetic)
+    store/         the corpus store (Parquet, DuckDB)            -- pateval corpus ingest
+    collection/    topics, qrels (document, claim, passage level) -- pateval collection build
+    index/         tantivy index and re-scoring statistics        -- pateval index
+    runs/          a grid of baseline runs, and a random run       -- pateval search --grid
+    doc_lengths.txt  words per document (time-biased gain)
+    evaluation.tsv   run, topic, measure, value
+    comparison.txt   means and paired tests against bm25.claims
+    report.html      the self-contained HTML report
+    demo.json        parameters, timings, means
+
+The random run ranks, for each topic, documents drawn at random (seeded) from the index:
+the chance level the baselines are compared with.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError, PatevalError
+from ..formats.atomic import atomic_output
+
+__all__ = ["DemoSummary", "run_demo", "random_run", "DEMO_MEASURES"]
+
+#: The measures the demo reports: standard ones and the professional-search ones.
+DEMO_MEASURES = ("AP", "nDCG@10", "R@100", "PRES@100", "R@1000", "TBG")
+_BASELINE = "bm25.claims"
+_RANDOM_TAG = "random"
+
+
+@dataclass
+class DemoSummary:
+    """What the demo did: where things are, how long each step took, the mean scores."""
+
+    out_dir: str
+    report: str
+    timings: dict[str, float] = field(default_factory=dict)
+    means: dict[str, dict[str, float]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.timings.values())
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "seconds": round(self.seconds, 2)}
+
+
+def random_run(index, topics, *, depth: int = 1000, seed: int = 0) -> dict[str, dict[str, float]]:
+    """For each topic, ``depth`` documents of the index in a random (seeded) order.
+
+    Returns ``{topic: {docno: score}}`` with scores ``depth, depth - 1, ...``.
+    """
+    rng = np.random.default_rng(seed)
+    n_docs = index.num_docs
+    run = {}
+    for topic in topics:
+        rows = rng.choice(n_docs, size=min(depth, n_docs), replace=False)
+        run[topic.qid] = {str(index.ucids[r]): float(len(rows) - i) for i, r in enumerate(rows)}
+    return run
+
+
+def _write_random_run(run: dict[str, dict[str, float]], path: Path) -> None:
+    with atomic_output(path) as out:
+        for qid, docs in run.items():
+            for rank, (docno, score) in enumerate(docs.items(), start=1):
+                out.write(f"{qid} Q0 {docno} {rank} {score!r} {_RANDOM_TAG}\n")
+
+
+def _doc_lengths(store: Path, path: Path) -> None:
+    from ..collection.store import CorpusStore
+
+    with CorpusStore(store) as corpus:
+        frame = corpus.sql("SELECT ucid, word_count FROM documents ORDER BY ucid")
+    with atomic_output(path) as out:
+        for ucid, words in frame.itertuples(index=False):
+            out.write(f"{ucid} {int(words)}\n")
+
+
+def run_demo(
+    out_dir: str | os.PathLike[str] = "pateval-demo",
+    *,
+    n_patents: int = 2000,
+    seed: int = 0,
+    grid: str = "small",
+    progress: bool = False,
+    echo: Callable[[str], None] | None = None,
+) -> DemoSummary:
+    """Generate, ingest, build a collection, index, search a grid, evaluate, compare, report.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        A new directory for everything the demo writes.
+    n_patents : int, default 2000
+        Synthetic EP patents (about 2 publications each).
+    seed : int, default 0
+        Seeds the corpus, the random run and the resampling tests.
+    grid : str, default "small"
+        The baseline grid (:data:`pateval.search.run.GRIDS`).
+    progress : bool
+        Progress bars for the long steps.
+    echo : callable, optional
+        Called with each line of the terminal summary (``print`` on the command line).
+
+    Returns
+    -------
+    DemoSummary
+    """
+    from .. import api
+    from ..formats.resources import load_resources
+    from ..report.tables import render_comparison
+    from .index import SearchIndex, build_index
+    from .run import grid_configs, load_topics, run_file_name, run_grid
+
+    if n_patents < 200:
+        raise ParameterError(f"the demo needs at least 200 patents to find topics; got {n_patents}")
+    say = echo or (lambda line: None)
+    root = Path(out_dir)
+    if root.exists():
+        raise PatevalError(f"{root} exists already; choose a new demo directory")
+    root.mkdir(parents=True)
+    summary = DemoSummary(str(root), str(root / "report.html"))
+
+    def step(name: str, action):
+        say(f"- {name} ...")
+        started = time.perf_counter()
+        value = action()
+        summary.timings[name] = round(time.perf_counter() - started, 2)
+        say(f"  done in {summary.timings[name]:.1f} s")
+        return value
+
+    say(f"pateval demo: {n_patents} synthetic patents, seed {seed}, grid {grid!r}, in {root}")
+    generated = step("generate a synthetic CLEF-IP corpus",
+                     lambda: api.generate_corpus(root / "corpus", n_patents=n_patents, seed=seed, progress=progress))
+    summary.counts["documents"] = generated.n_documents
+    step("ingest it into a corpus store", lambda: api.ingest_corpus(root / "corpus", root / "store", progress=progress))
+    built = step("build a test collection (topics, qrels)",
+                 lambda: api.build_collection(root / "store", root / "collection", seed=seed, progress=progress))
+    summary.counts["topics"] = built.counts.get("pac_topics", 0)
+    summary.counts["judgements"] = built.counts.get("pac_judgements", 0)
+    if not summary.counts["topics"]:
+        raise PatevalError("the collection has no topics; generate more patents (--patents)")
+    indexed = step("index the corpus with tantivy", lambda: build_index(root / "store", root / "index", progress=progress))
+    summary.counts["indexed_documents"] = indexed.documents
+    index = SearchIndex(root / "index")
+    topics = load_topics(root / "collection")
+    configs = grid_configs(grid)
+    results = step(f"run {len(configs)} baselines on {len(topics)} topics",
+                   lambda: run_grid(index, topics, configs, root / "runs", progress=progress))
+    _write_random_run(random_run(index, topics, seed=seed), root / "runs" / f"{_RANDOM_TAG}.run")
+    step("write document lengths", lambda: _doc_lengths(root / "store", root / "doc_lengths.txt"))
+
+    qrels = root / "collection" / "qrels_PAC.txt"
+    run_paths = {r.tag: root / "runs" / run_file_name(r.tag) for r in results}
+    run_paths[_RANDOM_TAG] = root / "runs" / f"{_RANDOM_TAG}.run"
+    resources = load_resources({"doc_lengths": str(root / "doc_lengths.txt")})
+    options = {"resources": resources}
+
+    def evaluate():
+        frame = api.evaluate(qrels, {name: str(path) for name, path in run_paths.items()}, list(DEMO_MEASURES),
+                             resources=resources)
+        with atomic_output(root / "evaluation.tsv") as out:
+            frame.to_csv(out, sep="\t", index=False)
+        return frame
+
+    frame = step("evaluate (standard and professional-search measures)", evaluate)
+    means = frame.groupby(["run", "measure"])["value"].mean().unstack()
+    summary.means = {run: {m: round(float(v), 4) for m, v in row.items()} for run, row in means.iterrows()}
+    baseline = _BASELINE if _BASELINE in run_paths else next(iter(run_paths))
+    paths = {name: str(path) for name, path in run_paths.items()}
+    comparison = step("compare the runs (paired t-tests against the baseline, Holm)",
+                      lambda: api.compare(qrels, paths, list(DEMO_MEASURES), baseline=baseline, seed=seed,
+                                          evaluate_options=options))
+    with atomic_output(root / "comparison.txt") as out:
+        out.write(render_comparison(comparison, format="text"))
+    step("write the HTML report",
+         lambda: api.write_report(qrels, paths, list(DEMO_MEASURES), out=root / "report.html", baseline=baseline,
+                                  seed=seed, title=f"pateval demo: baselines on a synthetic collection "
+                                  f"({n_patents} patents, seed {seed})", evaluate_options=options))
+    with atomic_output(root / "demo.json") as out:
+        json.dump(summary.as_dict(), out, indent=1)
+    for line in _terminal_table(means, baseline):
+        say(line)
+    say(f"total {summary.seconds:.0f} s; report: {summary.report}")
+    return summary
+
+
+def _terminal_table(means: pd.DataFrame, baseline: str) -> list[str]:
+    """The mean of every measure for every run, best PRES@100 first."""
+    columns = [m for m in DEMO_MEASURES if m in means.columns]
+    order = means.sort_values(columns[3] if len(columns) > 3 else columns[0], ascending=False)
+    width = max(len(r) for r in order.index) + 2
+    lines = ["", "mean over topics" + " " * max(width - 16, 1) + "".join(f"{m:>10}" for m in columns)]
+    for run, row in order.iterrows():
+        marker = " (baseline)" if run == baseline else ""
+        lines.append(f"{run:<{width}}" + "".join(f"{row[m]:>10.4f}" for m in columns) + marker)
+    return lines
