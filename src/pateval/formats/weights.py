@@ -65,13 +65,13 @@ class SubtopicWeights:
         where = index.get_indexer(pd.MultiIndex.from_arrays([topics, subtopics])) if len(topics) else np.zeros(0, np.int64)
         if np.any(where < 0):
             first = int(np.flatnonzero(where < 0)[0])
-            raise ParameterError(f"subtopic weights ({self.source}) give no weight to subtopic {subtopics[first]!r} "
-                                 f"of topic {topics[first]!r}, which the qrels judge")
+            raise ParameterError(f"subtopic weights ({self.source}) give no weight to subtopic {str(subtopics[first])!r} "
+                                 f"of topic {str(topics[first])!r}, which the qrels judge")
         totals = pd.Series(self.weight).groupby(self.topic.astype(str)).sum()
         total = totals.reindex(topics).to_numpy(dtype=np.float64)
         if np.any(total <= 0):
             first = int(np.flatnonzero(total <= 0)[0])
-            raise ParameterError(f"subtopic weights ({self.source}): the weights of topic {topics[first]!r} sum to 0")
+            raise ParameterError(f"subtopic weights ({self.source}): the weights of topic {str(topics[first])!r} sum to 0")
         return self.weight[where] / total
 
     def to_dict(self) -> dict[str, dict[str, float]]:

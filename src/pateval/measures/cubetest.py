@@ -60,6 +60,7 @@ https://github.com/trec-dd/trec-dd-jig.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -182,6 +183,18 @@ def _running_sum(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return pd.Series(values, copy=False).groupby(groups, sort=False).cumsum().to_numpy(dtype=np.float64)
 
 
+# Subtopic views of the rankings being scored, shared by CT, ACT and the variants of one
+# evaluation call (building a view is the costly join); dropped with the ranking.
+_VIEWS: "weakref.WeakKeyDictionary[RankedTopics, dict[str, SubtopicView]]" = weakref.WeakKeyDictionary()
+
+
+def _view(ranked: RankedTopics, kind: str) -> SubtopicView:
+    views = _VIEWS.setdefault(ranked, {})
+    if kind not in views:
+        views[kind] = _dd_view(ranked) if kind == "trec-dd" else ranked.subtopic_view(aggregate="max")
+    return views[kind]
+
+
 def _resolve_maxgrade(ranked: RankedTopics, settings: CubeSettings) -> float:
     grades = ranked.judgements.qrels.rel
     highest = int(grades.max()) if len(grades) else 0
@@ -230,7 +243,7 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
         missing = where < 0
         if missing.any() and settings.missing_length < 0:
             first = int(np.flatnonzero(missing)[0])
-            raise ParameterError(f"{measure}: no length for document {ranked.docno[first]!r} "
+            raise ParameterError(f"{measure}: no length for document {str(ranked.docno[first])!r} "
                                  f"({int(missing.sum())} missing); give it in the lengths file or set missing_length")
         lengths = np.where(missing, float(settings.missing_length), values[np.maximum(where, 0)] if len(values) else 0.0)
     return step_times(relevant, lengths, model=settings.time_model)
@@ -241,7 +254,7 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
 def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure,
                  examined: np.ndarray):
     """Per (examined row, subtopic) with rel > 0: row, subtopic, rel and gain, by (subtopic, row)."""
-    view = ranked.subtopic_view(aggregate="max")
+    view = _view(ranked, "max")
     theta = _importance(ranked, view, settings, context, measure)
     maxgrade = _resolve_maxgrade(ranked, settings)
     keep = (view.pair_grade > 0) & examined[view.pair_row]
@@ -310,7 +323,7 @@ def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: Evalu
     if np.any(found < 0):
         first = int(np.flatnonzero(found < 0)[0])
         raise ParameterError(f"{measure}: the iterations ({iterations.source}) do not list document "
-                             f"{ranked.docno[first]!r} of topic {ranked.topic_ids[ranked.row_topic[first]]!r}")
+                             f"{str(ranked.docno[first])!r} of topic {str(ranked.topic_ids[ranked.row_topic[first]])!r}")
     return found
 
 
@@ -325,7 +338,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     place[sequence] = np.arange(n_rows)
     examined = np.ones(n_rows, dtype=bool) if settings.cutoff is None else iteration < settings.cutoff
 
-    view = _dd_view(ranked)
+    view = _view(ranked, "trec-dd")
     weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
     keep = examined[view.pair_row]
     rows, subtopics, rating = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep].astype(np.float64)
