@@ -50,6 +50,11 @@ PROPERTIES: dict[str, set[str]] = {
     # tested with N in tests/measures/test_pres.py
     "Rnorm": set(),
     "TBG": {"nonnegative", "empty_defined", "order_invariant"},
+    # Cube Test: gain per document <= 1 and Time >= 1 per document (rank) or >= 4.4 s (tbg, words150)
+    "CT": {"bounded01", "empty_defined", "order_invariant"},
+    "ACT": {"bounded01", "empty_defined", "order_invariant"},
+    **{f"CT_{i}{t}{c}": {"bounded01", "empty_defined", "order_invariant"}
+       for i in "lp" for t in "tag" for c in ("c", "cbar")},
 }
 
 # Side inputs, made up for the random cases below: name -> f(docnos, topics, subtopics) -> resource
@@ -57,8 +62,15 @@ def _doc_lengths(docnos, topics, subtopics):
     return {d: 50 + (sum(map(ord, d)) * 37) % 900 for d in docnos}  # stable across processes
 
 
+def _subtopic_weights(docnos, topics, subtopics):
+    # claim-like weights (theta_ind = 1 for s1, theta_dep = 0.5 for the others)
+    names = sorted(set(subtopics)) if subtopics is not None else []
+    return {t: {s: 1.0 if s == "s1" else 0.5 for s in names} for t in topics}
+
+
 RESOURCE_FACTORIES = {
     "doc_lengths": _doc_lengths,
+    "subtopic_weights": _subtopic_weights,
 }
 
 
