@@ -226,3 +226,9 @@ def test_cli_ingest(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "documents 0  files 1  skipped files 3  errors 1" in captured.out
     assert captured.err.startswith("pateval: skipped: ")
+
+
+def test_a_file_named_twice_is_read_once(tmp_path):
+    paths = write_corpus(tmp_path / "xml", 2)
+    summary = ingest([tmp_path / "xml", paths[0]], tmp_path / "store", workers=1)
+    assert (summary.files, summary.documents) == (2, 2)

@@ -282,7 +282,8 @@ def ingest(
         raise ParameterError("scheduler must be a Dask scheduler address such as tcp://host:8786")
     started = time.perf_counter()
     out_path = Path(out).absolute()
-    files = [os.path.abspath(p) for p in expand_paths(paths)]
+    # A file named twice (directly and through its folder) is read once.
+    files = list(dict.fromkeys(os.path.abspath(p) for p in expand_paths(paths)))
     committed = _prepare_store(out_path, memory_limit)
     todo, skipped = _files_to_do(files, committed)
     worker_count = workers or os.cpu_count() or 1
