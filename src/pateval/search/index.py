@@ -31,6 +31,7 @@ byte (its "fieldnorm"), the statistics keep them exact.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -334,7 +335,7 @@ def build_index(
     if heap_mb < 16:
         raise ParameterError(f"heap_mb must be at least 16 (tantivy needs 15 MB per thread); got {heap_mb}")
     started = time.perf_counter()
-    records = source if _is_record_iterable(source) else records_from_source(source)
+    records = _as_records(source)
     with atomic_directory(out) as tmp:
         schema = _schema()
         (tmp / "engine").mkdir()
@@ -417,12 +418,17 @@ def _flush_passages(buffer: dict[str, list], writer, root: Path):
     return writer
 
 
-def _is_record_iterable(source) -> bool:
+def _as_records(source) -> Iterator[IndexRecord]:
+    """Index records from any source :func:`build_index` accepts (an iterable of records is
+    recognised by its first item, which is put back)."""
     if isinstance(source, (str, os.PathLike)):
-        return False
-    if isinstance(source, (list, tuple)):
-        return bool(source) and isinstance(source[0], IndexRecord)
-    return False
+        return records_from_source(source)
+    items = iter(source)
+    first = next(items, None)
+    if first is None:
+        return iter(())
+    rest = itertools.chain([first], items)
+    return rest if isinstance(first, IndexRecord) else records_from_documents(rest)
 
 
 # ---- reading --------------------------------------------------------------------------------
