@@ -246,7 +246,9 @@ def brute_force_mcs(g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, thresh
 def test_search_and_integer_programme_are_exact(first, second, level):
     g1, g2 = to_networkx(first), to_networkx(second)
     expected = brute_force_mcs(g1, g2, level)
-    assert maximum_common_subgraph(g1, g2, level=level, time_budget=None).size == expected
+    common = maximum_common_subgraph(g1, g2, level=level, time_budget=None)
+    assert common.size == expected == len(common.node_mapping) + len(common.edge_pairs)
+    assert len(set(common.node_mapping.values())) == len(common.node_mapping)
     matcher = _Matcher(g1, g2, level, 0.2, math.inf)
     mapping, size, exact = matcher.branch_and_bound(None, math.inf)
     assert exact and size == expected == matcher.score(mapping)
@@ -263,3 +265,25 @@ def test_distance_is_bounded_symmetric_and_zero_on_itself(first, second, level):
     assert 0.0 <= forward <= 1.0
     assert forward == pytest.approx(backward)
     assert mcs_distance(g1, g1, level=level, time_budget=None)[0] == 0.0
+
+
+def test_local_search_keeps_mappings_injective_compatible_and_never_worse():
+    truth = generate_flowchart(seed=17, steps=23)
+    submission = perturb_flowchart(truth, amount=7, seed=1017)
+    for level in LEVELS:
+        matcher = _Matcher(to_networkx(truth), to_networkx(submission), level, 0.2, math.inf)
+        # A poor start: every node on its last candidate, first come first served.
+        start, taken = [-1] * len(matcher.one.ids), set()
+        for i, options in enumerate(matcher.candidates):
+            for j in reversed(options):
+                if j not in taken:
+                    start[i] = j
+                    taken.add(j)
+                    break
+        improved = matcher.improve(start, deadline=math.inf)
+        images = [j for j in improved if j >= 0]
+        assert len(images) == len(set(images))
+        assert all(j in matcher.preference[i] for i, j in enumerate(improved) if j >= 0)
+        assert matcher.score(improved) >= matcher.score(start)
+        if level == "structure":  # all nodes interchangeable: the reversed start is far off
+            assert matcher.score(improved) > matcher.score(start)

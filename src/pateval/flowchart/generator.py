@@ -79,11 +79,13 @@ def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
     for position, node_id in enumerate(chain):
         if nodes[int(node_id) - 1].type != "diamond":
             continue
-        # The "no" branch loops back to an earlier step or skips ahead.
-        if rng.random() < 0.5 and position > 1:
+        # The "no" branch loops back to an earlier step or skips ahead (never onto the "yes" step).
+        if (rng.random() < 0.5 or position + 2 > len(chain) - 1) and position > 1:
             target = chain[rng.randint(1, position - 1)]
+        elif position + 2 <= len(chain) - 1:
+            target = chain[rng.randint(position + 2, len(chain) - 1)]
         else:
-            target = chain[rng.randint(min(position + 2, len(chain) - 1), len(chain) - 1)]
+            continue
         edges.append(Edge(node_id, target, True, rng.choice(("plain", "plain", "dotted")), "NO"))
     for node_id in chain[1:-1]:
         if rng.random() < 0.3:

@@ -323,6 +323,57 @@ class _Matcher:
                 used.add(best)
         return mapping
 
+    def improve(self, mapping: list[int], *, deadline: float) -> list[int]:
+        """Local search from ``mapping``: move one truth node to another compatible image (or
+        swap images with the node holding it) while the score grows; a few passes at most."""
+        mapping = list(mapping)
+        owner = {j: i for i, j in enumerate(mapping) if j >= 0}
+        for _ in range(3):
+            improved = False
+            for u in self.order:
+                if time.perf_counter() > deadline:
+                    return mapping
+                current = mapping[u]
+                mapping[u] = -1
+                before_u = 1 + self.gain(u, current, mapping) if current >= 0 else 0
+                best_delta, best_move = 0, None
+                for v in self.candidates[u]:
+                    if v == current:
+                        continue
+                    other = owner.get(v)
+                    if other is None:
+                        delta = 1 + self.gain(u, v, mapping) - before_u
+                    else:
+                        mapping[other] = -1
+                        before_other = 1 + self.gain(other, v, mapping)
+                        after_u = 1 + self.gain(u, v, mapping)
+                        mapping[u] = v
+                        after_other = 1 + self.gain(other, current, mapping) if current >= 0 and current in self.preference[other] else 0
+                        mapping[u] = -1
+                        mapping[other] = v
+                        delta = after_u + after_other - before_u - before_other
+                    if delta > best_delta:
+                        best_delta, best_move = delta, (v, other)
+                if best_move is None:
+                    mapping[u] = current
+                    continue
+                v, other = best_move
+                if other is not None:
+                    if current >= 0 and current in self.preference[other]:
+                        mapping[other] = current
+                        owner[current] = other
+                    else:
+                        mapping[other] = -1
+                        owner.pop(current, None)
+                elif current >= 0:
+                    owner.pop(current, None)
+                mapping[u] = v
+                owner[v] = u
+                improved = True
+            if not improved:
+                break
+        return mapping
+
     def static_at(self, depth: int) -> tuple:
         """The truth-side counts of the bound at ``depth``, computed once when first needed:
         undecided nodes per class, per decided node its edges to undecided ones per class, and
@@ -488,6 +539,10 @@ class _Matcher:
             if start_score > best_score:
                 best, best_score = list(start), start_score
         upper = self.bound(0, [-1] * n1, _FreeCounts(self))
+        if best_score >= upper:
+            return best, best_score, True
+        best = self.improve(best, deadline=time.perf_counter() + budget / 2)
+        best_score = self.score(best)
         if best_score >= upper:
             return best, best_score, True
         # Prefer the incumbent's choice at every node: the search then reaches it at once.
