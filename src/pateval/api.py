@@ -558,8 +558,8 @@ def write_report(
 # ---- baselines ------------------------------------------------------------------------------
 
 
-def build_search_index(source, out: _PathLike, *, passages: bool = True, heap_mb: int = 512,
-                       threads: int | None = None, progress: bool = False):
+def build_search_index(source, out: _PathLike, *, passages: bool = True, until: str | None = None,
+                       heap_mb: int = 512, threads: int | None = None, progress: bool = False):
     """Index a corpus store (or patent XML, or records) with tantivy for baseline search.
 
     See :func:`pateval.search.index.build_index`; returns its
@@ -567,7 +567,8 @@ def build_search_index(source, out: _PathLike, *, passages: bool = True, heap_mb
     """
     from .search.index import build_index
 
-    return build_index(source, out, passages=passages, heap_mb=heap_mb, threads=threads, progress=progress)
+    return build_index(source, out, passages=passages, until=until, heap_mb=heap_mb, threads=threads,
+                       progress=progress)
 
 
 def search(index, topics, *, model: str = "bm25", query: str = "claims", out: _PathLike | None = None,

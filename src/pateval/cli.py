@@ -620,6 +620,7 @@ def _add_index(commands) -> None:
     p.add_argument("--store", required=True, metavar="STORE", help="corpus store (pateval corpus ingest), or patent XML file/directory")
     p.add_argument("--out", required=True, metavar="INDEX", help="index directory to create")
     p.add_argument("--no-passages", action="store_true", help="do not keep paragraphs (no passage retrieval)")
+    p.add_argument("--until", metavar="YYYY-MM-DD", help="only documents published up to this date (a collection's corpus_end)")
     p.add_argument("--heap-mb", type=int, default=512, help="tantivy indexing memory budget in MB (default 512)")
     p.add_argument("--threads", type=int, help="tantivy indexing threads (default: cores, at most 8)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -629,7 +630,8 @@ def _add_index(commands) -> None:
 def _run_index(args) -> int:
     from . import api
 
-    summary = api.build_search_index(args.store, args.out, passages=not args.no_passages, heap_mb=args.heap_mb,
+    summary = api.build_search_index(args.store, args.out, passages=not args.no_passages, until=args.until,
+                                     heap_mb=args.heap_mb,
                                      threads=args.threads, progress=not args.no_progress and sys.stderr.isatty())
     print(f"indexed {summary.documents:,} documents ({summary.passages:,} paragraphs) in {summary.seconds:.1f} s "
           f"({summary.documents_per_second:,.0f} docs/s), {summary.bytes_on_disk / 1e6:,.1f} MB: {summary.path}")

@@ -113,3 +113,17 @@ def test_random_run_is_seeded(search_index, topics):
     assert first != random_run(search_index, topics[:3], depth=20, seed=6)
     assert all(len(docs) == 20 for docs in first.values())
     assert np.all(np.diff(list(next(iter(first.values())).values())) < 0)
+
+
+def test_index_until_keeps_the_corpus_part_only(tmp_path):
+    from pateval.search.index import IndexRecord, SearchIndex, build_index
+
+    records = [IndexRecord(f"EP-{1000000 + i:07d}-A1", f"EP{1000000 + i:07d}", None, "EN", date, [],
+                           {("claims", "EN"): "valve housing"})
+               for i, date in enumerate((19991231, 20000101, 20001231, 20010101, 0))]
+    build_index(records, tmp_path / "index", until="2000-12-31", progress=False, threads=1)
+    index = SearchIndex(tmp_path / "index")
+    assert sorted(index.dates.tolist()) == [0, 19991231, 20000101, 20001231]
+    with pytest.raises(Exception, match="until must be a date"):
+        build_index(records, tmp_path / "other", until="last year", progress=False)
+    assert not (tmp_path / "other").exists()

@@ -153,7 +153,9 @@ def run_demo(
     summary.counts["judgements"] = built.counts.get("pac_judgements", 0)
     if not summary.counts["topics"]:
         raise PatevalError("the collection has no topics; generate more patents (--patents)")
-    indexed = step("index the corpus with tantivy", lambda: build_index(root / "store", root / "index", progress=progress))
+    corpus_end = built.parameters["split"]["corpus_end"]
+    indexed = step(f"index the corpus (documents up to {corpus_end}) with tantivy",
+                   lambda: build_index(root / "store", root / "index", until=corpus_end, progress=progress))
     summary.counts["indexed_documents"] = indexed.documents
     index = SearchIndex(root / "index")
     topics = load_topics(root / "collection")

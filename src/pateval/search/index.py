@@ -304,6 +304,7 @@ def build_index(
     out: str | os.PathLike[str],
     *,
     passages: bool = True,
+    until: str | None = None,
     heap_mb: int = 512,
     threads: int | None = None,
     progress: bool = True,
@@ -319,6 +320,10 @@ def build_index(
         The index directory to create (must not exist; it appears only when complete).
     passages : bool, default True
         Also keep the description paragraphs for passage retrieval.
+    until : str, optional
+        Index only documents published on or before this date (``YYYY-MM-DD``): the corpus
+        part of a store that also holds the topics' publications (a collection's
+        ``corpus_end``). Documents without a date are kept.
     heap_mb : int, default 512
         tantivy's indexing memory budget, split between its threads.
     threads : int, optional
@@ -336,6 +341,11 @@ def build_index(
         raise ParameterError(f"heap_mb must be at least 16 (tantivy needs 15 MB per thread); got {heap_mb}")
     started = time.perf_counter()
     records = _as_records(source)
+    if until is not None:
+        last = _date_int(until)
+        if not last:
+            raise ParameterError(f"until must be a date YYYY-MM-DD; got {until!r}")
+        records = (r for r in records if not r.date or r.date <= last)
     with atomic_directory(out) as tmp:
         schema = _schema()
         (tmp / "engine").mkdir()
@@ -397,7 +407,7 @@ def build_index(
             "format": INDEX_FORMAT, "version": INDEX_VERSION, "engine": str(tantivy.__version__),
             "documents": n_docs, "passages": passage_count if passages else None, "terms": terms,
             "fields": [field_name(f, l) for l in INDEX_LANGUAGES for f in TEXT_FIELDS],
-            "analyzers": describe_analyzers(), "seconds": round(seconds, 3),
+            "analyzers": describe_analyzers(), "seconds": round(seconds, 3), "until": until,
         }
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         size = _directory_bytes(tmp)
