@@ -96,7 +96,8 @@ def main() -> None:
     pairs = z.shape[1]
     B = options.B
     print(f"{options.runs} runs x {options.topics} topics = {pairs} pairs, B = {B}, "
-          f"{os.cpu_count()} CPUs, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")
+          f"{os.cpu_count()} CPUs, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
+          f"load average {os.getloadavg()[0]:.1f} (wall-clock timings; a loaded machine slows both sides)")
     print(f"{'test':<15} {'implementation':<34} {'seconds':>9} {'vectorised is x faster':>24}")
 
     # One call first so that BLAS and numpy start-up costs are not charged to the first test.
@@ -156,6 +157,7 @@ def main() -> None:
     loop_runs, loop_B = min(10, options.runs), 20
     seconds, _ = timed(_reference.loop_tukey_hsd_asl, scores[:, :loop_runs], B=loop_B, seed=1)
     row("tukey HSD", f"python loop ({loop_runs} runs, B={loop_B}, scaled)", seconds * (options.runs / loop_runs) * (1000 / loop_B), fast_seconds)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
