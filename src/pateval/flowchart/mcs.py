@@ -462,17 +462,18 @@ class _Matcher:
             for entry in entries:
                 truth_edges.setdefault(entry[3], (a, b, entry))
         edge_variables: list[tuple[int, int, int, int, tuple, tuple]] = []  # (a, c, b, d, truth ref, sub ref)
+        sub_pairs = list(two.adjacency.items())
         for reference, (a, b, entry) in truth_edges.items():
-            for c in self.candidates[a]:
-                for d in self.candidates[b]:
-                    if (a == b) != (c == d):
+            images_a, images_b = self.preference[a], self.preference[b]
+            for (c, d), others in sub_pairs:
+                if c not in images_a or d not in images_b or (a == b) != (c == d):
+                    continue
+                for other in others:
+                    if other[0] != entry[0] or other[1] != entry[1]:
                         continue
-                    for other in two.adjacency.get((c, d), ()):
-                        if other[0] != entry[0] or other[1] != entry[1]:
-                            continue
-                        if self.with_texts and not texts_similar(entry[2], other[2], self.threshold):
-                            continue
-                        edge_variables.append((a, c, b, d, reference, other[3]))
+                    if self.with_texts and not texts_similar(entry[2], other[2], self.threshold):
+                        continue
+                    edge_variables.append((a, c, b, d, reference, other[3]))
         count = len(pair_variable) + len(edge_variables)
         if count == 0:
             return [-1] * len(one.ids), True
