@@ -165,7 +165,7 @@ class _Side:
                 self.neighbours[k].add(i)
                 self.ends[i].append((k, (marker, style)))
                 self.ends[k].append((i, (_REVERSE[marker], style)))
-                self.edges.append((i, k, (marker.replace("<", ">"), style)))
+                self.edges.append((i, k, (marker, style)))
             else:
                 self.edges.append((i, k, ("loop", marker, style)))
         self.signature = {pair: tuple(sorted(entry[:3] for entry in entries)) for pair, entries in self.adjacency.items()}
@@ -186,6 +186,8 @@ def _check_budget(time_budget: float | None) -> float:
 
 
 class _Matcher:
+    """The search for one pair of graphs at one level (see the module notes)."""
+
     def __init__(self, g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, threshold: float, budget: float) -> None:
         self.level = level
         self.threshold = threshold
@@ -198,10 +200,10 @@ class _Matcher:
         n1, n2 = len(one.ids), len(two.ids)
         by_class: dict[tuple, list[int]] = {}
         for j in range(n2):
-            by_class.setdefault(one_class(two, j), []).append(j)
+            by_class.setdefault(_node_class(two, j), []).append(j)
         self.candidates: list[list[int]] = []
         for i in range(n1):
-            options = by_class.get(one_class(one, i), [])
+            options = by_class.get(_node_class(one, i), [])
             if self.with_texts:
                 options = [j for j in options if texts_similar(one.text[i], two.text[j], threshold)]
             self.candidates.append(options)
@@ -649,7 +651,7 @@ class _FreeCounts:
                 internal[cls] += 1
 
 
-def one_class(side: _Side, node: int) -> tuple:
+def _node_class(side: _Side, node: int) -> tuple:
     return side.node_class[node]
 
 
