@@ -448,7 +448,7 @@ def _save_figures(figures: dict, directory: str) -> None:
     for name, figure in figures.items():
         for suffix in ("png", "svg"):
             save_figure(figure, Path(directory) / f"{name}.{suffix}")
-    print(f"pateval: wrote {len(figures)} figures (PNG and SVG) to {directory}", file=sys.stderr)
+    print(f"pateval: wrote {len(figures)} figure{'' if len(figures) == 1 else 's'} (PNG and SVG) to {directory}", file=sys.stderr)
 
 
 @command
