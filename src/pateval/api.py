@@ -493,7 +493,7 @@ def analyse_measures(
     runs,
     measures: _Sequence[str] | str,
     *,
-    test: str = "bootstrap",
+    test: str | _Sequence[str] = "bootstrap",
     agreement_test: str = "wilcoxon",
     alpha: float = 0.05,
     seed: int = 0,
@@ -502,7 +502,8 @@ def analyse_measures(
 ):
     """Evaluate runs and compare the measures: discriminative power, rank correlation, agreement.
 
-    See :func:`pateval.stats.analyse_measures`; returns its
+    ``test`` may name several tests (e.g. ``["t", "randomisation", "bootstrap"]``, as
+    Smucker & Clarke's table 2). See :func:`pateval.stats.analyse_measures`; returns its
     :class:`~pateval.stats.MeasureAnalysis`.
     """
     import dataclasses

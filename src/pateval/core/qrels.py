@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 __all__ = ["Qrels"]
 
@@ -50,9 +51,21 @@ class Qrels:
     source: str = "<memory>"
     extra: dict = field(default_factory=dict)
     notes: tuple[str, ...] = field(default=())
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return int(self.topic.shape[0])
+
+    def arrow(self, column: str) -> pa.Array:
+        """A string column (``topic``, ``docno``, ``subtopic``, ``passage``) as an Arrow array.
+
+        Readers that parse with Arrow leave the arrays here, so matching against runs never
+        converts millions of Python strings back.
+        """
+        if column not in self._cache:
+            values = getattr(self, column)
+            self._cache[column] = pa.array(np.asarray(values, dtype=object), type=pa.string())
+        return self._cache[column]
 
     @property
     def has_subtopics(self) -> bool:
@@ -61,7 +74,9 @@ class Qrels:
     @property
     def topic_ids(self) -> np.ndarray:
         """The distinct topics, sorted as strings (trec_eval's order)."""
-        return np.unique(self.topic)
+        if "topic_ids" not in self._cache:
+            self._cache["topic_ids"] = np.asarray(sorted(pd.unique(self.topic)), dtype=object)
+        return self._cache["topic_ids"]
 
     def document_level(self) -> "Qrels":
         """One row per (topic, document) with the document's highest grade.
@@ -71,9 +86,11 @@ class Qrels:
         """
         if self.subtopic is None and self.passage is None:
             return self
+        if "document_level" in self._cache:
+            return self._cache["document_level"]
         frame = pd.DataFrame({"topic": self.topic, "docno": self.docno, "rel": self.rel})
         best = frame.groupby(["topic", "docno"], sort=True, as_index=False)["rel"].max()
-        return Qrels(
+        self._cache["document_level"] = Qrels(
             topic=best["topic"].to_numpy(dtype=object),
             docno=best["docno"].to_numpy(dtype=object),
             rel=best["rel"].to_numpy(dtype=np.int64),
@@ -81,6 +98,7 @@ class Qrels:
             source=self.source,
             notes=self.notes,
         )
+        return self._cache["document_level"]
 
     def to_frame(self) -> pd.DataFrame:
         """The judgements as a DataFrame (columns topic, [subtopic,] docno, [passage,] rel)."""

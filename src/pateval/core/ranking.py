@@ -42,11 +42,17 @@ UNJUDGED = 1  # in the qrels with a negative grade: pooled but not judged
 JUDGED = 2  # judged, grade >= 0
 
 
-def _string_ranks(strings: np.ndarray) -> np.ndarray:
+def _arrow_strings(strings) -> pa.Array:
+    if isinstance(strings, (pa.Array, pa.ChunkedArray)):
+        return strings
+    return pa.array(np.asarray(strings, dtype=object), type=pa.string())
+
+
+def _string_ranks(strings) -> np.ndarray:
     """Rank of each string in byte (strcmp) order, via Arrow's sort (fast on millions)."""
     if len(strings) == 0:
         return np.zeros(0, dtype=np.int64)
-    order = pc.sort_indices(pa.array(strings, type=pa.string())).to_numpy()
+    order = pc.sort_indices(_arrow_strings(strings)).to_numpy()
     ranks = np.empty(len(strings), dtype=np.int64)
     ranks[order] = np.arange(len(strings), dtype=np.int64)
     return ranks
@@ -76,14 +82,15 @@ def evaluation_order(run: Run, *, order: str = "score") -> np.ndarray:
         fast = _already_ordered(run, topic_rank)
         if fast is not None:
             return fast
-        doc_rank = _string_ranks(run.vocabulary)[run.doc]
+        n_docs = len(run.doc_ids)
+        doc_rank = _string_ranks(run.doc_ids)[run.doc]
         # score -> order-preserving dense integer, so that one integer sort does it all
         unique_scores, score_rank = np.unique(run.score, return_inverse=True)
-        widths = (_bits(len(run.topic_ids)), _bits(len(unique_scores)), _bits(len(run.vocabulary)))
+        widths = (_bits(len(run.topic_ids)), _bits(len(unique_scores)), _bits(n_docs))
         if sum(widths) <= 63:
             key = (topic_rank.astype(np.int64) << (widths[1] + widths[2])) \
                 | ((len(unique_scores) - 1 - score_rank.astype(np.int64)) << widths[2]) \
-                | (len(run.vocabulary) - 1 - doc_rank)
+                | (n_docs - 1 - doc_rank)
             return np.argsort(key, kind="stable")
         return np.lexsort((-doc_rank, -run.score, topic_rank))
     if order == "rank":
@@ -116,11 +123,11 @@ def _already_ordered(run: Run, topic_rank: np.ndarray) -> np.ndarray | None:
     tie = ~boundary & (score[1:] == score[:-1])
     if tie.any():
         i = np.flatnonzero(tie)
-        docs = run.vocabulary
-        if not np.all(docs[run.doc[i]] > docs[run.doc[i + 1]]):
+        docs = run.doc_ids
+        if not pc.all(pc.greater(docs.take(run.doc[i]), docs.take(run.doc[i + 1]))).as_py():
             rows = np.unique(np.r_[i, i + 1])
             group = np.cumsum(np.r_[True, ~tie])[rows]  # tie-group id of each involved row
-            doc_rank = _string_ranks(docs[run.doc[rows]])
+            doc_rank = _string_ranks(docs.take(run.doc[rows]))
             # position k of the file takes the row that belongs there once ties are sorted
             within = np.arange(n, dtype=np.int64)
             within[rows] = rows[np.lexsort((-doc_rank, group))]
@@ -141,32 +148,38 @@ class JudgementIndex:
     grade: np.ndarray  # (Q,) grades aligned with ``key``
     qrels: Qrels
     doc_key: str
+    doc_keys_arrow: pa.Array
 
     @classmethod
     def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> "JudgementIndex":
         check_choice("doc_key", doc_key, DOC_KEYS)
         level = qrels.document_level()
-        frame = pd.DataFrame({
-            "topic": level.topic,
-            "doc": document_keys(level.docno, doc_key),
-            "rel": level.rel,
-        })
-        position = pd.Index(topic_ids).get_indexer(frame["topic"])
-        frame = frame[position >= 0].assign(position=position[position >= 0])
-        if doc_key == "patent":
-            # several publications of one patent judged: the patent takes the best grade
-            frame = frame.groupby(["position", "doc"], as_index=False, sort=False)["rel"].max()
-        doc_index = pd.Index(pd.unique(frame["doc"].to_numpy(dtype=object)))
-        code = doc_index.get_indexer(frame["doc"]).astype(np.int64)
-        key = frame["position"].to_numpy(dtype=np.int64) * max(len(doc_index), 1) + code
+        topics = pc.dictionary_encode(level.arrow("topic"))
+        position_of_topic = pd.Index(topic_ids).get_indexer(topics.dictionary.to_numpy(zero_copy_only=False))
+        position = position_of_topic[topics.indices.to_numpy(zero_copy_only=False)] if len(level) else np.zeros(0, np.int64)
+        keep = position >= 0
+        keys = pc.dictionary_encode(document_keys(level.arrow("docno"), doc_key).filter(pa.array(keep)))
+        code = keys.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        position = position[keep].astype(np.int64)
+        rel = level.rel[keep]
+        n_docs = max(len(keys.dictionary), 1)
+        key = position * n_docs + code
         order = np.argsort(key, kind="stable")
+        key, rel = key[order], rel[order]
+        if doc_key == "patent" and len(key):
+            # several publications of one patent judged: the patent takes the best grade
+            first = np.r_[True, key[1:] != key[:-1]]
+            starts = np.flatnonzero(first)
+            rel = np.maximum.reduceat(rel, starts)
+            key = key[starts]
         return cls(
             topic_ids=topic_ids,
-            doc_keys=doc_index,
-            key=key[order],
-            grade=frame["rel"].to_numpy(dtype=np.int64)[order],
+            doc_keys=pd.Index(keys.dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False)),
+            key=key,
+            grade=rel.astype(np.int64),
             qrels=qrels,
             doc_key=doc_key,
+            doc_keys_arrow=keys.dictionary,
         )
 
     @cached_property
@@ -205,8 +218,11 @@ class RankedTopics:
         Each row's topic position.
     position : ndarray of int64, shape (N,)
         Each row's 1-based rank within its topic.
-    docno : ndarray of str, shape (N,)
-        The document ids as retrieved.
+    doc : ndarray of int64, shape (N,)
+        Each row's document as an index into ``doc_ids`` (look side inputs such as lengths
+        up once per distinct document, then gather with ``doc``).
+    doc_ids : pyarrow.StringArray
+        The run's distinct document ids. :attr:`docno` gives each row's id as str.
     score : ndarray of float64, shape (N,)
     status : ndarray of int8, shape (N,)
         :data:`NONPOOL`, :data:`UNJUDGED` or :data:`JUDGED`.
@@ -223,17 +239,33 @@ class RankedTopics:
     ptr: np.ndarray
     row_topic: np.ndarray
     position: np.ndarray
-    docno: np.ndarray
+    doc: np.ndarray
+    doc_ids: pa.Array
     score: np.ndarray
     status: np.ndarray
     grade: np.ndarray
     judged_doc: np.ndarray
     judgements: JudgementIndex
     notes: tuple[str, ...] = field(default=())
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_topics(self) -> int:
         return len(self.topic_ids)
+
+    @property
+    def vocabulary(self) -> np.ndarray:
+        """The distinct document ids as a NumPy array of str (made once, on demand)."""
+        if "vocabulary" not in self._cache:
+            self._cache["vocabulary"] = self.doc_ids.to_numpy(zero_copy_only=False).astype(object, copy=False)
+        return self._cache["vocabulary"]
+
+    @property
+    def docno(self) -> np.ndarray:
+        """Each row's document id as str (made once, on demand)."""
+        if "docno" not in self._cache:
+            self._cache["docno"] = self.vocabulary[self.doc]
+        return self._cache["docno"]
 
     def per_topic_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum ``values`` (one per row) over each topic's rows."""
@@ -259,20 +291,23 @@ class RankedTopics:
     def subset(self, topics: np.ndarray) -> "RankedTopics":
         """The same run restricted to some topics (positions into ``topic_ids``)."""
         topics = np.asarray(topics, dtype=np.int64)
-        rows = np.concatenate([np.arange(self.ptr[t], self.ptr[t + 1]) for t in topics]) if len(topics) else np.zeros(0, np.int64)
+        lengths = np.diff(self.ptr)[topics]
+        starts = self.ptr[:-1][topics]
+        rows = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
         remap = np.full(self.n_topics, -1, dtype=np.int64)
         remap[topics] = np.arange(len(topics))
-        lengths = np.diff(self.ptr)[topics]
         judgements = JudgementIndex.build(self.judgements.qrels, self.topic_ids[topics], doc_key=self.judgements.doc_key)
-        doc_codes = self.judgements.doc_keys[self.judged_doc[rows]] if len(rows) else []
-        judged_doc = np.where(self.judged_doc[rows] >= 0, judgements.doc_keys.get_indexer(doc_codes) if len(rows) else 0, -1)
+        old_codes = self.judged_doc[rows]
+        new_of_old = judgements.doc_keys.get_indexer(self.judgements.doc_keys) if len(self.judgements.doc_keys) else np.zeros(0, np.int64)
+        judged_doc = np.where(old_codes >= 0, new_of_old[np.maximum(old_codes, 0)] if len(new_of_old) else -1, -1)
         return RankedTopics(
             run_name=self.run_name,
             topic_ids=self.topic_ids[topics],
             ptr=np.r_[0, np.cumsum(lengths)].astype(np.int64),
             row_topic=remap[self.row_topic[rows]],
             position=self.position[rows],
-            docno=self.docno[rows],
+            doc=self.doc[rows],
+            doc_ids=self.doc_ids,
             score=self.score[rows],
             status=self.status[rows],
             grade=self.grade[rows],
@@ -298,28 +333,33 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
     run_topic_position = pd.Index(topic_ids).get_indexer(run.topic_ids) if len(run.topic_ids) else np.zeros(0, np.int64)
     row_topic = run_topic_position[run.topic[perm]].astype(np.int64)
     keep = row_topic >= 0
-    perm, row_topic = perm[keep], row_topic[keep]
-    run_doc = run.doc[perm]
-    keys_of_vocabulary = document_keys(run.vocabulary, judgements.doc_key)
+    if not keep.all():
+        perm, row_topic = perm[keep], row_topic[keep]
+    run_doc = run.doc[perm].astype(np.int64)
+    keys_of_vocabulary = document_keys(run.doc_ids, judgements.doc_key)
     notes: list[str] = []
     if judgements.doc_key == "patent":
-        key_codes, key_uniques = pd.factorize(keys_of_vocabulary)
-        pair = row_topic * max(len(key_uniques), 1) + key_codes[run_doc]
+        encoded = pc.dictionary_encode(keys_of_vocabulary)
+        key_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        pair = row_topic * max(len(encoded.dictionary), 1) + key_codes[run_doc]
         repeat = pd.Series(pair, copy=False).duplicated().to_numpy()
         if repeat.any():
             notes.append(f"run {run.name!r}: {int(repeat.sum())} later publication(s) of patents already "
                          "retrieved for the same topic left out (patent-level matching)")
             perm, row_topic, run_doc = perm[~repeat], row_topic[~repeat], run_doc[~repeat]
-    doc_code_of_vocabulary = judgements.doc_keys.get_indexer(keys_of_vocabulary).astype(np.int64) if len(run.vocabulary) else np.zeros(0, np.int64)
-    judged_doc = doc_code_of_vocabulary[run_doc]
+    # each distinct run document looked up once among the judged ones (Arrow hash join)
+    found_in_judged = pc.index_in(keys_of_vocabulary, value_set=judgements.doc_keys_arrow)
+    doc_code_of_vocabulary = pc.fill_null(found_in_judged, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    judged_doc = doc_code_of_vocabulary[run_doc] if len(run_doc) else np.zeros(0, np.int64)
     n_docs = max(len(judgements.doc_keys), 1)
     key = row_topic * n_docs + judged_doc
-    where = np.searchsorted(judgements.key, key)
-    where_clipped = np.minimum(where, max(len(judgements.key) - 1, 0))
-    found = (judged_doc >= 0) & (len(judgements.key) > 0)
     if len(judgements.key):
-        found &= judgements.key[where_clipped] == key
-    grade_raw = np.where(found, judgements.grade[where_clipped] if len(judgements.key) else 0, 0)
+        where = np.minimum(np.searchsorted(judgements.key, key), len(judgements.key) - 1)
+        found = (judged_doc >= 0) & (judgements.key[where] == key)
+        grade_raw = np.where(found, judgements.grade[where], 0)
+    else:
+        found = np.zeros(len(key), dtype=bool)
+        grade_raw = np.zeros(len(key), dtype=np.int64)
     status = np.where(found, np.where(grade_raw >= 0, JUDGED, UNJUDGED), NONPOOL).astype(np.int8)
     grade = np.where(status == JUDGED, grade_raw, 0).astype(np.int64)
     counts = np.bincount(row_topic, minlength=len(topic_ids))
@@ -331,7 +371,8 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
         ptr=ptr,
         row_topic=row_topic,
         position=position,
-        docno=run.vocabulary[run_doc],
+        doc=run_doc,
+        doc_ids=run.doc_ids,
         score=run.score[perm],
         status=status,
         grade=grade,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
 
 __all__ = ["Run"]
 
@@ -27,10 +28,12 @@ class Run:
         The distinct topic ids.
     topic : ndarray of int32, shape (N,)
         Each row's topic, as an index into ``topic_ids``.
-    vocabulary : ndarray of str, shape (V,)
-        The distinct document ids.
+    doc_ids : pyarrow.StringArray, shape (V,)
+        The distinct document ids, kept in Arrow: runs may name millions of documents and
+        Arrow hashes, sorts and matches them without making a Python string of each.
+        :attr:`vocabulary` gives them as a NumPy array of str.
     doc : ndarray of int32, shape (N,)
-        Each row's document, as an index into ``vocabulary``.
+        Each row's document, as an index into ``doc_ids``.
     score : ndarray of float64, shape (N,)
         Retrieval scores, kept as 64-bit doubles (never rounded to 32 bits).
     rank : ndarray of int64, shape (N,)
@@ -44,15 +47,27 @@ class Run:
     name: str
     topic_ids: np.ndarray
     topic: np.ndarray
-    vocabulary: np.ndarray
+    doc_ids: pa.Array
     doc: np.ndarray
     score: np.ndarray
     rank: np.ndarray
     source: str = "<memory>"
     notes: tuple[str, ...] = field(default=())
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.doc_ids, pa.Array):
+            object.__setattr__(self, "doc_ids", pa.array(np.asarray(self.doc_ids, dtype=object), type=pa.string()))
 
     def __len__(self) -> int:
         return int(self.topic.shape[0])
+
+    @property
+    def vocabulary(self) -> np.ndarray:
+        """The distinct document ids as a NumPy array of str (made once, on demand)."""
+        if "vocabulary" not in self._cache:
+            self._cache["vocabulary"] = self.doc_ids.to_numpy(zero_copy_only=False).astype(object, copy=False)
+        return self._cache["vocabulary"]
 
     @property
     def docnos(self) -> np.ndarray:
@@ -84,7 +99,7 @@ class Run:
             name=name,
             topic_ids=topic_ids.astype(object),
             topic=topic.astype(np.int32),
-            vocabulary=vocabulary.astype(object),
+            doc_ids=pa.array(vocabulary.astype(object), type=pa.string()),
             doc=doc.astype(np.int32),
             score=scores,
             rank=ranks,

@@ -12,6 +12,7 @@ Reading has two paths that accept exactly the same files:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -75,7 +76,7 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     if run is None:
         run = _read_careful(path, data, on_duplicate)
     if name is not None:
-        run = Run(**{**run.__dict__, "name": name})
+        run = dataclasses.replace(run, name=name)
     return run
 
 
@@ -123,11 +124,11 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
     topic_codes = qid.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
     doc_codes = docno.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
     topic_ids = np.asarray(qid.dictionary.to_pylist(), dtype=object)
-    vocabulary = np.asarray(docno.dictionary.to_pylist(), dtype=object)
-    if (vocabulary == "").any() or (topic_ids == "").any():
+    doc_ids = docno.dictionary
+    if (topic_ids == "").any() or pc.any(pc.equal(pc.utf8_length(doc_ids), 0)).as_py():
         return None  # an empty field means doubled delimiters: irregular white space
     rank = table.column("rank").to_numpy()
-    key = topic_codes.astype(np.int64) * len(vocabulary) + doc_codes
+    key = topic_codes.astype(np.int64) * len(doc_ids) + doc_codes
     duplicated = pd.Series(key, copy=False).duplicated().to_numpy()
     notes: tuple[str, ...] = ()
     if duplicated.any():
@@ -141,7 +142,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
         name=str(tags.dictionary[0]),
         topic_ids=topic_ids,
         topic=topic_codes,
-        vocabulary=vocabulary,
+        doc_ids=doc_ids,
         doc=doc_codes,
         score=np.ascontiguousarray(score, dtype=np.float64),
         rank=np.ascontiguousarray(rank, dtype=np.int64),
@@ -192,7 +193,7 @@ def _read_careful(path: Path, data: bytes, on_duplicate: str) -> Run:
         name=tag,
         topic_ids=np.asarray(list(topic_index), dtype=object),
         topic=np.asarray(topics, dtype=np.int32),
-        vocabulary=np.asarray(list(doc_index), dtype=object),
+        doc_ids=pa.array(list(doc_index), type=pa.string()),
         doc=np.asarray(docs, dtype=np.int32),
         score=np.asarray(scores, dtype=np.float64),
         rank=np.asarray(ranks, dtype=np.int64),

@@ -1,0 +1,63 @@
+"""Benchmark inputs: a synthetic run of n_topics x depth documents and its qrels, seeded.
+
+Written with numpy string operations (not a Python loop per line) so that making 10
+million lines takes seconds; cached under benchmarks/_work/ (ignored by git).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+WORK = Path(__file__).resolve().parent / "_work"
+
+
+def make_standard_inputs(*, n_topics: int = 10_000, depth: int = 1_000, seed: int = 42,
+                         collection_size: int = 5_000_000, relevant: int = 50, judged: int = 200) -> tuple[Path, Path]:
+    """Write (qrels, run) files once; return their paths."""
+    WORK.mkdir(exist_ok=True)
+    qrels_path = WORK / f"qrels_{n_topics}_{depth}_{seed}.txt"
+    run_path = WORK / f"run_{n_topics}_{depth}_{seed}.txt"
+    if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    rng = np.random.default_rng(seed)
+    topics = np.char.add("T", np.arange(1, n_topics + 1).astype(str))
+    # run documents: one per block of the id space, so they are distinct within a topic
+    block = collection_size // depth
+    docs = np.arange(depth) * block + rng.integers(0, block - 1, size=(n_topics, depth))
+    # judged documents: half of them retrieved (a random subset of the run's), half not
+    # (the id just after a retrieved one: never retrieved, never repeated)
+    picks = rng.permuted(np.tile(np.arange(depth), (n_topics, 1)), axis=1)[:, :judged]
+    qdocs = np.take_along_axis(docs, picks, axis=1)
+    qdocs[:, judged // 2 :] += 1
+    grades = np.zeros((n_topics, judged), dtype=np.int64)
+    grades[:, :relevant] = rng.integers(1, 4, size=(n_topics, relevant))
+    qlines = np.char.add(np.char.add(np.repeat(topics, judged), " 0 D"), qdocs.ravel().astype(str))
+    qlines = np.char.add(np.char.add(qlines, " "), grades.ravel().astype(str))
+    _write_lines(qrels_path, qlines)
+    # relevant retrieved documents score higher, so runs are better than chance
+    scores = rng.normal(10.0, 2.0, size=(n_topics, depth))
+    boost = np.zeros((n_topics, depth))
+    np.put_along_axis(boost, picks[:, : relevant // 2], 3.0, axis=1)
+    scores = np.round(scores + boost, 4)  # 4 decimals: some ties, as real engines print
+    order = np.argsort(-scores, axis=1, kind="stable")
+    docs = np.take_along_axis(docs, order, axis=1)
+    scores = np.take_along_axis(scores, order, axis=1)
+    ranks = np.tile(np.arange(1, depth + 1), n_topics)
+    lines = np.char.add(np.repeat(topics, depth), " Q0 D")
+    lines = np.char.add(lines, docs.ravel().astype(str))
+    lines = np.char.add(np.char.add(lines, " "), ranks.astype(str))
+    lines = np.char.add(np.char.add(lines, " "), np.char.mod("%.4f", scores.ravel()))
+    lines = np.char.add(lines, " bench")
+    _write_lines(run_path, lines)
+    return qrels_path, run_path
+
+
+def _write_lines(path: Path, lines: np.ndarray) -> None:
+    tmp = path.with_suffix(".part")
+    with open(tmp, "w") as out:
+        for start in range(0, len(lines), 1_000_000):
+            out.write("\n".join(lines[start : start + 1_000_000].tolist()))
+            out.write("\n")
+    tmp.rename(path)
