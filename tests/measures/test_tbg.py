@@ -6,6 +6,7 @@ import itertools
 import math
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -333,3 +334,16 @@ def test_patent_doc_key_uses_the_shortest_publication_for_the_ideal():
     lengths = {"EP-100-A1": 900, "EP-100-B1": 300, "EP0000100": 300}
     frame = api.evaluate(qrels, run, "TBG(norm=ideal)", doc_key="patent", resources={"doc_lengths": lengths})
     assert frame["value"].iloc[0] == pytest.approx(1.0)
+
+
+def test_distinct_documents_with_and_without_the_ranking_codes():
+    from types import SimpleNamespace
+
+    from pateval.measures.tbg import distinct_documents
+
+    docnos = np.array(["b", "a", "b", "c", "a"], dtype=object)
+    codes, ids = distinct_documents(SimpleNamespace(docno=docnos))  # a ranking without document codes
+    assert np.asarray(ids.to_pylist(), dtype=object)[codes].tolist() == docnos.tolist()
+    ranked = SimpleNamespace(doc=np.array([1, 0, 1]), doc_ids=pa.array(["x", "y"]))
+    codes, ids = distinct_documents(ranked)
+    assert codes.tolist() == [1, 0, 1] and ids.to_pylist() == ["x", "y"]

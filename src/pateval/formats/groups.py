@@ -77,10 +77,10 @@ def group_codes(docnos: np.ndarray, groups: dict[str, str] | None) -> np.ndarray
     Documents missing from ``groups`` (or all, when it is None) get codes of their own.
     """
     docnos = np.asarray(docnos, dtype=object)
-    doc_codes, _ = pd.factorize(pd.Series(docnos, dtype=object))
+    doc_codes, _ = pd.factorize(pd.Index(docnos, dtype=object))
     if not groups:
         return doc_codes.astype(np.int64)
-    labels = pd.Series(docnos, dtype=object).map(groups)
-    grouped = labels.notna().to_numpy()
-    label_codes, uniques = pd.factorize(labels)
-    return np.where(grouped, label_codes, len(uniques) + doc_codes).astype(np.int64)
+    members = pd.Index(np.fromiter(groups.keys(), dtype=object, count=len(groups)), dtype=object)
+    label_codes, labels = pd.factorize(pd.Index(np.fromiter(groups.values(), dtype=object, count=len(groups)), dtype=object))
+    where = members.get_indexer(pd.Index(docnos, dtype=object))
+    return np.where(where >= 0, label_codes[np.maximum(where, 0)], len(labels) + doc_codes).astype(np.int64)

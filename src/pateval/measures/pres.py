@@ -35,12 +35,13 @@ RNORM_REFERENCE = ("J. J. Rocchio, Performance indices for document retrieval sy
 
 def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: n (relevant documents), k (found within ``depth``), the sum of their ranks."""
-    found = ranked.relevant(level)
+    found = np.flatnonzero(ranked.relevant(level))  # few rows: the rest of the work is on them only
     if depth is not None:
-        found = found & (ranked.position <= depth)
+        found = found[ranked.position[found] <= depth]
+    topic = ranked.row_topic[found]
     n = ranked.num_rel(level).astype(np.float64)
-    k = ranked.per_topic_sum(found.astype(np.float64))
-    rank_sum = ranked.per_topic_sum(np.where(found, ranked.position, 0).astype(np.float64))
+    k = np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
+    rank_sum = np.bincount(topic, weights=ranked.position[found].astype(np.float64), minlength=ranked.n_topics)
     return n, k, rank_sum
 
 

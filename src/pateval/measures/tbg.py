@@ -26,10 +26,13 @@ with the default calibration).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core.docids import document_keys, patent_keys
 from ..core.ranking import RankedTopics
@@ -84,23 +87,50 @@ def _check_default_length(measure: Measure) -> float | None:
     return value
 
 
-def _lookup_lengths(docnos: np.ndarray, lengths: dict, default: float | None, *, measure: Measure,
-                    topics: np.ndarray, ranks: np.ndarray | None, what: str) -> np.ndarray:
-    values = np.array(pd.Series(docnos, dtype=object).map(lengths).to_numpy(dtype=np.float64, na_value=np.nan))
-    missing = np.isnan(values)
-    invalid = ~missing & ~(values >= 0) | np.isinf(values)
+def distinct_documents(ranked: RankedTopics) -> tuple[np.ndarray, pa.Array]:
+    """``codes, ids``: each row's document as a code into ``ids``, the distinct document ids.
+
+    Side inputs (lengths, groups) are looked up once per distinct document, not once per
+    row: the ranking's own document codes when it carries them (``ranked.doc`` into
+    ``ranked.doc_ids``), else the ids factorised.
+    """
+    if hasattr(ranked, "doc") and hasattr(ranked, "doc_ids"):
+        return np.asarray(ranked.doc, dtype=np.int64), ranked.doc_ids
+    codes, uniques = pd.factorize(pd.Index(np.asarray(ranked.docno, dtype=object), dtype=object))
+    return codes.astype(np.int64), pa.array(np.asarray(uniques, dtype=object), type=pa.string())
+
+
+def _as_arrow_strings(values) -> pa.Array:
+    values = list(values)
+    try:
+        return pa.array(values, type=pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        return pa.array([str(v) for v in values], type=pa.string())
+
+
+def _lookup_lengths(ids: pa.Array, lengths: Mapping, default: float | None, *, measure: Measure,
+                    needed: np.ndarray, describe, what: str) -> np.ndarray:
+    """Lengths of the documents ``ids`` (Arrow strings) from the mapping ``docno -> words``.
+
+    Only entries where ``needed`` holds must have a length; the first one without (or with
+    a negative or non-finite length) is named in the error, with ``describe(i)`` saying where.
+    """
+    known = np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths))
+    where = pc.index_in(ids, value_set=_as_arrow_strings(lengths.keys())).fill_null(-1).to_numpy(zero_copy_only=False)
+    values = np.where(where >= 0, known[np.maximum(where, 0)] if len(known) else 0.0, np.nan)
+    missing = (where < 0) & needed
+    invalid = (where >= 0) & needed & ~((values >= 0) & np.isfinite(values))
     if invalid.any():
         i = int(np.flatnonzero(invalid)[0])
-        raise ParameterError(f"{measure}: the length of {what} {docnos[i]!r} (topic {topics[i]!r}) is {values[i]!r}; "
+        raise ParameterError(f"{measure}: the length of {what} {ids[i].as_py()!r} ({describe(i)}) is {values[i]!r}; "
                              "lengths are numbers of words >= 0")
     if missing.any():
         if default is None:
             i = int(np.flatnonzero(missing)[0])
-            where = f"topic {topics[i]!r}" + (f", rank {int(ranks[i])}" if ranks is not None else "; needed by norm=ideal")
             raise ParameterError(
-                f"{measure}: no length for {what} {docnos[i]!r} ({where}) in the document lengths; "
+                f"{measure}: no length for {what} {ids[i].as_py()!r} ({describe(i)}) in the document lengths; "
                 f"{int(missing.sum())} such document(s). Give every length, or a default: TBG(default_length=...)")
-        values[missing] = default
+        values[where < 0] = default
     return values
 
 
@@ -152,13 +182,22 @@ def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
     default = _check_default_length(measure)
     lengths = context.require("doc_lengths", measure)
     relevant = ranked.relevant(measure["rel"])
-    row_lengths = _lookup_lengths(ranked.docno, lengths, default, measure=measure,
-                                  topics=ranked.topic_ids[ranked.row_topic], ranks=ranked.position, what="document")
-    codes = _groups(ranked.docno, measure["duplicates"], measure, context)
-    if codes is None:
+    codes, ids = distinct_documents(ranked)
+    needed = np.zeros(len(ids), dtype=bool)
+    needed[codes] = True
+
+    def describe(i: int) -> str:
+        row = int(np.flatnonzero(codes == i)[0])
+        return f"topic {ranked.topic_ids[ranked.row_topic[row]]!r}, rank {int(ranked.position[row])}"
+
+    row_lengths = _lookup_lengths(ids, lengths, default, measure=measure, needed=needed, describe=describe,
+                                  what="document")[codes]
+    mode = measure["duplicates"]
+    if mode == "none":
         duplicate = np.zeros(len(relevant), dtype=bool)
     else:
-        duplicate = duplicates_of_earlier(codes, ranked.ptr)
+        groups = _groups(ids.to_numpy(zero_copy_only=False).astype(object), mode, measure, context)
+        duplicate = duplicates_of_earlier(groups[codes], ranked.ptr)
     earns = relevant if measure["duplicate_gain"] else relevant & ~duplicate
     gain = np.where(earns, model.gain_relevant, 0.0)
     return TBGRows(ranked.ptr, relevant, row_lengths, duplicate, gain, model)
@@ -233,8 +272,9 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
     keep = (position >= 0) & (np.asarray(level.rel) >= measure["rel"])
     docnos = np.asarray(level.docno, dtype=object)[keep]
     topic = position[keep].astype(np.int64)
-    lengths = _lookup_lengths(docnos, context.require("doc_lengths", measure), _check_default_length(measure),
-                              measure=measure, topics=ranked.topic_ids[topic], ranks=None,
+    lengths = _lookup_lengths(_as_arrow_strings(docnos), context.require("doc_lengths", measure),
+                              _check_default_length(measure), measure=measure, needed=np.ones(len(docnos), dtype=bool),
+                              describe=lambda i: f"topic {ranked.topic_ids[topic[i]]!r}; needed by norm=ideal",
                               what="relevant document")
     keys = document_keys(docnos, judgements.doc_key)
     codes = _groups(keys if measure["duplicates"] == "patent" else docnos, measure["duplicates"], measure, context)

@@ -157,7 +157,11 @@ def duplicates_of_earlier(groups: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.zeros(0, dtype=bool)
     segment = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
-    codes, _ = pd.factorize(pd.Series(groups, dtype=object), use_na_sentinel=False)
+    groups = np.asarray(groups)
+    if groups.dtype.kind in "iu" and groups.min() >= 0:
+        codes = groups.astype(np.int64, copy=False)
+    else:
+        codes, _ = pd.factorize(pd.Index(groups, dtype=object), use_na_sentinel=False)
     key = segment * (int(codes.max()) + 1) + codes
     return pd.Series(key, copy=False).duplicated().to_numpy()
 
