@@ -156,8 +156,10 @@ def test_time_tbg_missing_length():
     with pytest.raises(ParameterError, match="needs doc lengths"):
         api.evaluate(qrels, run, ["CT(time=tbg)"])
     step1 = 4.4 + 0.64 * (0.018 * 10 + 7.8)
+    # a document beyond the cutoff is never examined: its length is not needed
+    assert one(qrels, run, "CT(time=tbg)@1", resources={"doc_lengths": {"d1": 10}}) == pytest.approx(1 / step1, rel=1e-14)
     step2 = 4.4 + 0.39 * 7.8
-    got = one(qrels, run, "CT(time=tbg,missing_length=0)", resources={"doc_lengths": {"d1": 10}})
+    got = one(qrels, run, "CT(time=tbg,default_length=0.0)", resources={"doc_lengths": {"d1": 10}})
     assert got == pytest.approx(1 / (step1 + step2), rel=1e-14)
 
 

@@ -65,6 +65,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core.ranking import RankedTopics, SubtopicView
 from ..errors import ParameterError
@@ -74,6 +76,7 @@ from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
+from .tbg import distinct_documents
 
 __all__ = ["CubeSettings", "cube_test", "average_cube_test", "cube_test_values", "cube_gain_table", "VARIANTS",
            "DD_MAX_HEIGHT"]
@@ -103,8 +106,8 @@ COMPAT = Param("compat", str, "none", "trec-dd: the TREC Dynamic Domain 2017 jig
                "MaxHeight 5, time = iterations; @k counts iterations)", choices=("none", "trec-dd"))
 ITERATION = Param("iteration", int, 0, "compat=trec-dd: documents per iteration (the track's 5); 0: each document's "
                   "iteration from the --iterations DD run file", interval=Interval(0, None))
-MISSING_LENGTH = Param("missing_length", int, -1, "time=tbg: the length (words) of a document the lengths file "
-                       "lacks; -1: a missing length is an error", interval=Interval(-1, None))
+DEFAULT_LENGTH = Param("default_length", float, -1.0, "time=tbg: the length (words) of a document the lengths lack; "
+                       "-1: a missing length is an error (as TBG's default_length)", interval=Interval(-1, None))
 # TBG's calibration (Smucker & Clarke 2012), names as in pateval.usermodel.time.TimeModel
 CALIBRATION = (
     Param("summary_time", float, 4.4, "time=tbg/words150: seconds to read a summary (T_S)", interval=Interval(0, None)),
@@ -131,7 +134,7 @@ class CubeSettings:
     maxgrade: int = 0
     compat: str = "none"
     iteration: int = 0
-    missing_length: int = -1
+    default_length: float = -1.0
     time_model: TimeModel = TimeModel()
     cutoff: int | None = None
     owner: str = "CT"
@@ -153,7 +156,7 @@ class CubeSettings:
         """Refuse parameter combinations that mean nothing (declared rules, never assert)."""
         if self.compat == "trec-dd":
             spec = measure.spec
-            for name in ("maxheight", "cap", "decay_a", "decay_b", "importance", "time", "maxgrade", "missing_length"):
+            for name in ("maxheight", "cap", "decay_a", "decay_b", "importance", "time", "maxgrade", "default_length"):
                 if name in {p.name for p in spec.params} and measure[name] != spec.param(name).default:
                     raise ParameterError(f"{measure}: compat=trec-dd fixes {name} (the jig's definition); "
                                          "only gamma and iteration may be set")
@@ -228,8 +231,8 @@ def _importance(ranked: RankedTopics, view: SubtopicView, settings: CubeSettings
 
 
 def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext,
-                   measure: Measure) -> np.ndarray | None:
-    """Time spent on each row (None for time=rank: one unit each)."""
+                   measure: Measure, examined: np.ndarray) -> np.ndarray | None:
+    """Time spent on each row (None for time=rank: one unit each); lengths needed for examined rows only."""
     if settings.time == "rank":
         return None
     relevant = ranked.relevant(1)
@@ -237,15 +240,18 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
         lengths = np.full(len(relevant), float(WORDS_PER_DOCUMENT))
     else:
         table = context.require("doc_lengths", measure)
-        keys = pd.Index(list(table.keys()))
-        where = keys.get_indexer(ranked.docno) if len(ranked.docno) else np.zeros(0, np.int64)
+        codes, ids = distinct_documents(ranked)
+        keys = pa.array([str(k) for k in table.keys()], type=pa.string())
+        where = pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)[codes]
         values = np.fromiter(table.values(), dtype=np.float64, count=len(table))
-        missing = where < 0
-        if missing.any() and settings.missing_length < 0:
+        missing = (where < 0) & examined
+        if missing.any() and settings.default_length < 0:
+            if settings.default_length != -1.0:
+                raise ParameterError(f"{measure}: default_length must be -1 (no default) or a length >= 0")
             first = int(np.flatnonzero(missing)[0])
             raise ParameterError(f"{measure}: no length for document {str(ranked.docno[first])!r} "
-                                 f"({int(missing.sum())} missing); give it in the lengths file or set missing_length")
-        lengths = np.where(missing, float(settings.missing_length), values[np.maximum(where, 0)] if len(values) else 0.0)
+                                 f"({int(missing.sum())} missing); give it in the lengths file or set default_length")
+        lengths = np.where(where < 0, max(settings.default_length, 0.0), values[np.maximum(where, 0)] if len(values) else 0.0)
     return step_times(relevant, lengths, model=settings.time_model)
 
 
@@ -301,7 +307,7 @@ def _paper(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCont
     examined = np.ones(len(ranked.position), dtype=bool) if settings.cutoff is None else ranked.position <= settings.cutoff
     _, rows, _, _, gain = _paper_pairs(ranked, settings, context, measure, examined)
     row_gain = np.bincount(rows, weights=gain, minlength=len(ranked.position))
-    step = _row_step_time(ranked, settings, context, measure)
+    step = _row_step_time(ranked, settings, context, measure, examined)
     return _speeds(ranked, row_gain, step, examined, settings)
 
 
@@ -319,11 +325,16 @@ def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: Evalu
     if settings.iteration > 0:
         return (ranked.position - 1) // settings.iteration
     iterations = as_dd_iterations(context.require("iterations", measure))
+    cache = _VIEWS.setdefault(ranked, {})
+    known = cache.get("iterations")
+    if known is not None and known[0] is iterations:
+        return known[1]
     found = iterations.lookup(ranked.topic_ids[ranked.row_topic], ranked.docno)
     if np.any(found < 0):
         first = int(np.flatnonzero(found < 0)[0])
         raise ParameterError(f"{measure}: the iterations ({iterations.source}) do not list document "
                              f"{str(ranked.docno[first])!r} of topic {str(ranked.topic_ids[ranked.row_topic[first]])!r}")
+    cache["iterations"] = (iterations, found)
     return found
 
 
@@ -469,7 +480,7 @@ def cube_gain_table(ranked: RankedTopics, measure: str | Measure, context: Evalu
 FORMULA_CT = ("CT@t = Gain(D_t)/Time(D_t); Gain(d_j) = sum_i gamma^nrel(c_i,j-1) theta_i rel(d_j,c_i) "
               "I(sum_{k<j} rel(d_k,c_i) < MaxHeight)")
 FORMULA_ACT = "ACT@t = (1/t) sum_{s<=t} Gain(D_s)/Time(D_s) (Gain, Time as CT)"
-ALL_PARAMS = (GAMMA, MAXHEIGHT, CAP, DECAY_A, DECAY_B, IMPORTANCE, TIME, MAXGRADE, COMPAT, ITERATION, MISSING_LENGTH,
+ALL_PARAMS = (GAMMA, MAXHEIGHT, CAP, DECAY_A, DECAY_B, IMPORTANCE, TIME, MAXGRADE, COMPAT, ITERATION, DEFAULT_LENGTH,
               *CALIBRATION)
 
 # The paper's Table 2: importance l|p, time t|a|g, c (capped) | cbar (uncapped)
@@ -491,7 +502,7 @@ def _variant_specs():
                 params = [GAMMA, MAXGRADE]
                 params += [MAXHEIGHT] if cap else [DECAY_A, DECAY_B]
                 if time == "tbg":
-                    params.append(MISSING_LENGTH)
+                    params.append(DEFAULT_LENGTH)
                 if time != "rank":
                     params += list(CALIBRATION)
                 requires = {"subtopics"}
