@@ -287,3 +287,15 @@ def test_local_search_keeps_mappings_injective_compatible_and_never_worse():
         assert matcher.score(improved) >= matcher.score(start)
         if level == "structure":  # all nodes interchangeable: the reversed start is far off
             assert matcher.score(improved) > matcher.score(start)
+
+
+def test_fractional_relaxation_is_completed_by_the_guided_search():
+    # On this pair the linear relaxation is tight (26) but its optimum is fractional; the
+    # search led by it must reach 26, which the exhaustive search confirms as the optimum.
+    truth = generate_flowchart(seed=5, steps=11)
+    submission = perturb_flowchart(truth, amount=5, seed=10_005)
+    matcher = _Matcher(to_networkx(truth), to_networkx(submission), "structure", 0.2, math.inf)
+    mapping, optimal = matcher.integer_programme(30.0)
+    exhaustive = _Matcher(to_networkx(truth), to_networkx(submission), "structure", 0.2, math.inf)
+    _, best, finished = exhaustive.branch_and_bound(None, math.inf)
+    assert optimal and finished and matcher.score(mapping) == best == 26

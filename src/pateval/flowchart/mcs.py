@@ -129,7 +129,11 @@ class CommonSubgraph:
 
 
 class _Timeout(Exception):
-    pass
+    """The search ran out of time."""
+
+
+class _Reached(Exception):
+    """The search found a mapping as good as a known upper bound: it is optimal."""
 
 
 class _Side:
@@ -523,9 +527,18 @@ class _Matcher:
         # mapping read from it reaches the floor of its optimum, that mapping is optimal.
         relaxed = milp(-np.ones(count), constraints=constraints, bounds=Bounds(0, 1), options={"time_limit": max(time_limit, 0.01)})
         if relaxed.x is not None and relaxed.status == 0:
+            ceiling = math.floor(-relaxed.fun + 1e-6)
             mapping = read_mapping(relaxed.x)
-            if self.score(mapping) >= math.floor(-relaxed.fun + 1e-6):
+            if self.score(mapping) >= ceiling:
                 return mapping, True
+            # A fractional optimum (often a symmetric one): search again, trying first the pairs
+            # the relaxation weighs most, until a mapping reaches the floor -- then it is optimal.
+            guide = {pair: float(relaxed.x[variable]) for pair, variable in pair_variable.items()}
+            left = deadline - time.perf_counter()
+            if left > 0:
+                found, _, complete = self.branch_and_bound(mapping, min(left, max(0.25 * left, 0.05)), guide=guide, target=ceiling)
+                if complete:
+                    return found, True
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             return None
@@ -540,7 +553,14 @@ class _Matcher:
             return None
         return read_mapping(result.x), result.status == 0
 
-    def branch_and_bound(self, start: list[int] | None, budget: float) -> tuple[list[int], int, bool]:
+    def branch_and_bound(
+        self, start: list[int] | None, budget: float, *, guide: dict | None = None, target: int | None = None
+    ) -> tuple[list[int], int, bool]:
+        """Exact search within ``budget`` seconds: ``(mapping, score, finished)``.
+
+        ``guide`` weighs node pairs (tried heaviest first); the search also counts as finished
+        as soon as it reaches ``target``, a known upper bound of the optimum.
+        """
         n1, n2 = len(self.one.ids), len(self.two.ids)
         best = self.greedy()
         best_score = self.score(best)
@@ -549,6 +569,8 @@ class _Matcher:
             if start_score > best_score:
                 best, best_score = list(start), start_score
         upper = self.bound(0, [-1] * n1, _FreeCounts(self))
+        if target is not None:
+            upper = min(upper, target)
         if best_score >= upper:
             return best, best_score, True
         best = self.improve(best, deadline=time.perf_counter() + budget / 2)
@@ -566,6 +588,10 @@ class _Matcher:
         candidates = self.candidates
         undecided_edges = self.undecided_edges
 
+        guide_weights: list[dict[int, float]] = [{} for _ in range(n1)]
+        for (i, j), weight in (guide or {}).items():
+            guide_weights[i][j] = round(weight, 3)
+
         def search(depth: int, score: int) -> None:
             self.search_nodes += 1
             if self.search_nodes & 255 == 0 and time.perf_counter() > deadline:
@@ -573,6 +599,8 @@ class _Matcher:
             if depth == n1:
                 if score > state["score"]:
                     state["best"], state["score"] = list(mapping), score
+                    if score >= upper:
+                        raise _Reached
                 return
             if score + (n1 - depth) + undecided_edges[depth] <= state["score"]:
                 return
@@ -580,11 +608,12 @@ class _Matcher:
                 return
             u = order[depth]
             options = []
+            weights = guide_weights[u]
             for v in candidates[u]:
                 if not used[v]:
-                    options.append((self.gain(u, v, mapping), v == favourite[u], self.preference[u][v], -v))
+                    options.append((weights.get(v, 0.0), self.gain(u, v, mapping), v == favourite[u], self.preference[u][v], -v))
             options.sort(reverse=True)
-            for gained, _, _, negative in options:
+            for _, gained, _, _, negative in options:
                 v = -negative
                 mapping[u] = v
                 used[v] = True
@@ -599,6 +628,8 @@ class _Matcher:
             search(0, 0)
         except _Timeout:
             return state["best"], state["score"], False
+        except _Reached:
+            pass
         return state["best"], state["score"], True
 
 
