@@ -350,7 +350,7 @@ def _message(error: dict) -> str:
 
 def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record) -> None:
     import multiprocessing
-    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     import pandas  # noqa: F401 - pyarrow's Table.from_pylist imports it; forked workers inherit it
 
@@ -367,7 +367,9 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
         pending = set(futures)
         try:
             while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                # Commit each batch as soon as it is done, so that an interruption
+                # loses at most the batches still running.
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     record(futures[future], _raise_failure(future.result()))
         except BaseException:
