@@ -371,7 +371,8 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
                 # loses at most the batches still running.
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    record(futures[future], _raise_failure(future.result()))
+                    # pop: a recorded result is not kept alive until the end of the run.
+                    record(futures.pop(future), _raise_failure(future.result()))
         except BaseException:
             for future in pending:
                 future.cancel()
@@ -400,7 +401,7 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
             for future in as_completed(futures):
                 if future.status == "error":
                     future.result()  # re-raises the worker's exception here
-                record(batch_of[future.key], _raise_failure(future.result()))
+                record(batch_of.pop(future.key), _raise_failure(future.result()))
         except BaseException:
             client.cancel(futures)
             raise
