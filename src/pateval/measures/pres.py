@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ranking import RankedTopics
+from ..core.ranking import JUDGED, RankedTopics
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
@@ -35,9 +35,16 @@ RNORM_REFERENCE = ("J. J. Rocchio, Performance indices for document retrieval sy
 
 def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: n (relevant documents), k (found within ``depth``), the sum of their ranks."""
-    found = np.flatnonzero(ranked.relevant(level))  # few rows: the rest of the work is on them only
-    if depth is not None:
-        found = found[ranked.position[found] <= depth]
+    counts = np.diff(ranked.ptr)
+    if depth is not None and depth * ranked.n_topics < len(ranked.position):
+        # only the top ``depth`` rows of each topic matter: gather them, skip the rest
+        kept = np.minimum(counts, depth)
+        rows = np.repeat(ranked.ptr[:-1] - np.r_[0, np.cumsum(kept)[:-1]], kept) + np.arange(kept.sum())
+        found = rows[(ranked.status[rows] == JUDGED) & (ranked.grade[rows] >= level)]
+    else:
+        found = np.flatnonzero(ranked.relevant(level))  # few rows: the rest of the work is on them only
+        if depth is not None:
+            found = found[ranked.position[found] <= depth]
     topic = ranked.row_topic[found]
     n = ranked.num_rel(level).astype(np.float64)
     k = np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)

@@ -34,7 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.docids import document_keys, patent_keys
+from ..core.docids import patent_keys
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
 from ..formats.groups import group_codes
@@ -239,11 +239,16 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray, n_topi
     g = model.gain_relevant
     if len(topic) == 0:
         return np.zeros(n_topics, dtype=np.float64)
-    frame = pd.DataFrame({"topic": topic, "group": group, "length": lengths})
-    blocks = frame.groupby(["topic", "group"], sort=False)["length"].agg(["min", "size"])
-    block_topic = blocks.index.get_level_values("topic").to_numpy(dtype=np.int64)
-    shortest = blocks["min"].to_numpy(dtype=np.float64)
-    members = blocks["size"].to_numpy(dtype=np.float64) if duplicate_gain else np.ones(len(blocks))
+    topic = np.asarray(topic, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.float64)
+    group = np.asarray(group, dtype=np.int64)
+    # blocks = (topic, group); sorted so that each block starts with its shortest member
+    order = np.lexsort((lengths, group, topic))
+    topic, group, lengths = topic[order], group[order], lengths[order]
+    starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (group[1:] != group[:-1])])
+    block_topic = topic[starts]
+    shortest = lengths[starts]
+    members = np.diff(np.r_[starts, len(topic)]).astype(np.float64) if duplicate_gain else np.ones(len(starts))
     first = model.summary_time + model.reading_time(shortest) * model.p_click_rel
     follower = model.zero_length_step()
     followers = members - 1
@@ -267,20 +272,43 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray, n_topi
 def _relevant_judged(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, ...]:
     """Every relevant judged document of the evaluated topics: topic, length, group code."""
     judgements = ranked.judgements
-    level = judgements.qrels.document_level()
+    lengths = context.require("doc_lengths", measure)
+    default = _check_default_length(measure)
+    if judgements.doc_key == "patent":
+        return _relevant_patents(ranked, measure, context, lengths, default)
+    relevant = judgements.grade >= measure["rel"]
+    topic = judgements.topic_position[relevant]
+    code = judgements.key[relevant] % max(len(judgements.doc_keys), 1)
+    distinct, inverse = np.unique(code, return_inverse=True)
+    ids = getattr(judgements, "doc_keys_arrow", None)
+    ids = _as_arrow_strings(np.asarray(judgements.doc_keys, dtype=object)[distinct]) if ids is None else ids.take(pa.array(distinct))
+    first_topic = np.zeros(len(distinct), dtype=np.int64)
+    first_topic[inverse[::-1]] = topic[::-1]
+    values = _lookup_lengths(ids, lengths, default, measure=measure, needed=np.ones(len(distinct), dtype=bool),
+                             describe=lambda i: f"topic {ranked.topic_ids[first_topic[i]]!r}; needed by norm=ideal",
+                             what="relevant document")
+    mode = measure["duplicates"]
+    groups = (code if mode == "none" else
+              _groups(ids.to_numpy(zero_copy_only=False).astype(object), mode, measure, context)[inverse])
+    return topic, values[inverse], groups
+
+
+def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.ndarray, ...]:
+    """As :func:`_relevant_judged` with ``doc_key="patent"``: a judged patent's length is its shortest publication's."""
+    level = ranked.judgements.qrels.document_level()
     position = pd.Index(ranked.topic_ids).get_indexer(level.topic)
     keep = (position >= 0) & (np.asarray(level.rel) >= measure["rel"])
     docnos = np.asarray(level.docno, dtype=object)[keep]
     topic = position[keep].astype(np.int64)
-    lengths = _lookup_lengths(_as_arrow_strings(docnos), context.require("doc_lengths", measure),
-                              _check_default_length(measure), measure=measure, needed=np.ones(len(docnos), dtype=bool),
-                              describe=lambda i: f"topic {ranked.topic_ids[topic[i]]!r}; needed by norm=ideal",
-                              what="relevant document")
-    keys = document_keys(docnos, judgements.doc_key)
-    codes = _groups(keys if measure["duplicates"] == "patent" else docnos, measure["duplicates"], measure, context)
-    frame = pd.DataFrame({"topic": topic, "key": keys, "length": lengths,
-                          "group": codes if codes is not None else pd.factorize(pd.Series(keys, dtype=object))[0]})
-    # with doc_key=patent several publications are one document: keep the shortest
+    values = _lookup_lengths(_as_arrow_strings(docnos), lengths, default, measure=measure,
+                             needed=np.ones(len(docnos), dtype=bool),
+                             describe=lambda i: f"topic {ranked.topic_ids[topic[i]]!r}; needed by norm=ideal",
+                             what="relevant document")
+    keys = patent_keys(docnos)
+    mode = measure["duplicates"]
+    codes = _groups(keys if mode == "patent" else docnos, mode, measure, context)
+    frame = pd.DataFrame({"topic": topic, "key": keys, "length": values,
+                          "group": codes if codes is not None else pd.factorize(pd.Index(keys, dtype=object))[0]})
     frame = frame.sort_values("length", kind="stable").drop_duplicates(["topic", "key"])
     return (frame["topic"].to_numpy(dtype=np.int64), frame["length"].to_numpy(dtype=np.float64),
             frame["group"].to_numpy(dtype=np.int64))

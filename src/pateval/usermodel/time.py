@@ -139,6 +139,17 @@ def segment_exclusive_cumsum(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     if len(values) == 0:
         return values.copy()
+    counts = np.diff(ptr)
+    longest = int(counts.max())
+    if len(counts) * longest <= 2 * len(values) + 4096:
+        # rankings of similar depth: one row per segment, so that sums never run across
+        # segments (exact to the last bit of a plain per-ranking loop)
+        inside = np.arange(longest)[None, :] < counts[:, None]
+        padded = np.zeros((len(counts), longest))
+        padded[inside] = values
+        before = np.zeros_like(padded)
+        np.cumsum(padded[:, :-1], axis=1, out=before[:, 1:])
+        return before[inside]
     total = np.cumsum(values)
     before = np.r_[0.0, total][ptr[:-1]]
     return total - values - np.repeat(before, np.diff(ptr))
