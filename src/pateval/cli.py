@@ -401,7 +401,7 @@ def _run_collection_stats(args) -> int:
 COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")
 
 
-def _add_comparison_inputs(p, *, default_test: str) -> None:
+def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = False) -> None:
     """Options that compare, analyse-measures and report share."""
     from .formats.qrels import QRELS_FORMATS
     from .stats.names import TESTS
@@ -410,7 +410,11 @@ def _add_comparison_inputs(p, *, default_test: str) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files (at least two)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
-    p.add_argument("--test", choices=TESTS, default=default_test, help=f"significance test (default: {default_test})")
+    if repeatable_test:
+        p.add_argument("--test", choices=TESTS, action="append", dest="tests",
+                       help=f"significance test (repeatable: one table column per test; the first draws the ASL curves; default: {default_test})")
+    else:
+        p.add_argument("--test", choices=TESTS, default=default_test, help=f"significance test (default: {default_test})")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0; reported)")
     p.add_argument("-B", "--resamples", type=int, dest="B", metavar="B",
@@ -510,7 +514,7 @@ def _add_analyse_measures(commands) -> None:
         "pairs significant at alpha, difference needed; Sakai 2006), Kendall's tau and tau_ap between the run "
         "rankings, and the agreement of the measures' verdicts on each run pair (Magdy & Jones 2010).",
     )
-    _add_comparison_inputs(p, default_test="bootstrap")
+    _add_comparison_inputs(p, default_test="bootstrap", repeatable_test=True)
     p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon", help="test behind the agreement verdicts (default: wilcoxon)")
     p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
@@ -525,7 +529,8 @@ def _run_analyse_measures(args) -> int:
     from .report.tables import render_analysis
 
     analysis = api.analyse_measures(
-        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), test=args.test, agreement_test=args.agreement_test,
+        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), test=args.tests or ["bootstrap"],
+        agreement_test=args.agreement_test,
         alpha=args.alpha, seed=args.seed, B=args.B, evaluate_options=_comparison_evaluate_options(args),
     )
     for note in analysis.notes:
@@ -542,6 +547,7 @@ def _run_analyse_measures(args) -> int:
         if analysis.chart is not None:
             figures["agreement_chart"] = plots.plot_agreement_chart(analysis.chart)
             figures["rank_changes"] = plots.plot_rank_changes(means)
+            figures["measures_by_run"] = plots.plot_measures_by_run(means)
         _save_figures(figures, args.plots)
     return 0
 

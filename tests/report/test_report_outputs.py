@@ -82,6 +82,27 @@ def test_latex_escape():
     assert latex_escape("a_b&c%d$e#f{g}h~i^j\\k") == r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
 
 
+def test_discriminative_power_under_several_tests():
+    analysis = analyse_measures(make_matrices(), test=["t", "randomisation", "bootstrap"], B=400, seed=1)
+    table = analysis.power_by_test.set_index("measure")
+    assert list(table.columns) == ["t", "randomisation", "bootstrap"] and list(table.index) == ["AP", "P@10"]
+    assert table.loc["AP", "t"] == analysis.power.summary.set_index("measure").loc["AP", "discriminative_power"]
+    text = render_analysis(analysis)
+    assert "Discriminative power by test" in text
+    # The t-test has no B or seed: the cells are empty, not "nan" or "<NA>".
+    assert "nan" not in text and "<NA>" not in text
+    with pytest.raises(ParameterError):
+        analyse_measures(make_matrices(), test=["t", "anova"])
+
+
+def test_measures_by_run_orders_runs_by_the_named_measure():
+    means = pd.DataFrame({"MAP": [0.3, 0.1, 0.2], "PRES": [0.5, 0.6, 0.4]}, index=["r1", "r2", "r3"])
+    figure = plots.plot_measures_by_run(means, sort_by="PRES")
+    assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == ["r3", "r1", "r2"]
+    with pytest.raises(ParameterError):
+        plots.plot_measures_by_run(means, sort_by="AP")
+
+
 def test_analysis_renders_in_every_format():
     analysis = analyse_measures(make_matrices(), B=300, seed=1)
     text = render_analysis(analysis)
@@ -112,6 +133,7 @@ def figures_for_every_plot() -> dict[str, object]:
         "ct": plots.plot_ct_gamma(ct),
         "agreement": plots.plot_agreement_chart(analysis.chart),
         "ranks": plots.plot_rank_changes(analysis.means),
+        "by_run": plots.plot_measures_by_run(analysis.means, sort_by="AP"),
     }
 
 
@@ -166,8 +188,8 @@ def test_report_is_self_contained():
     assert not re.search(r'(src|href)="(?!#|data:)', page), "the report must not load anything from elsewhere"
     ids = re.findall(r'<section id="([a-z]+)"', page)
     assert ids == ["comparison", "topics", "power", "correlation", "agreement", "gain", "cube"]
-    # 2 differences against the baseline, ASL curves, scatter, rank changes, agreement, G(t), CT
-    assert page.count("<figure>") == page.count("<svg") == 8
+    # 2 differences against the baseline, ASL curves, scatter, measures by run, rank changes, agreement, G(t), CT
+    assert page.count("<figure>") == page.count("<svg") == 9
 
 
 def test_report_embeds_png_when_asked():

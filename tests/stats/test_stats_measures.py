@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -176,3 +177,15 @@ def test_score_matrix_pivots_and_keeps_shared_topics():
         score_matrix(frame, topics="strict")
     with pytest.raises(ParameterError):
         score_matrix(frame, "nDCG")
+
+
+def test_exported_names_are_not_shadowed_by_submodules():
+    # Importing a submodule binds its name on the package; none may hide an exported function.
+    import importlib
+
+    import pateval.stats as package
+
+    for module in set(package._EXPORTS.values()):
+        importlib.import_module(f"pateval.stats.{module}")
+    for name in package.__all__:
+        assert not inspect.ismodule(getattr(package, name)), name

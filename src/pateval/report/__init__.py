@@ -14,6 +14,7 @@ _EXPORTS = {
     "IMAGE_FORMATS": "names", "FIGURE_FORMATS": "names", "TABLE_FORMATS": "names",
     "plot_agreement_chart": "plots", "plot_asl_curves": "plots", "plot_ct_gamma": "plots",
     "plot_gain_over_time": "plots", "plot_measure_scatter": "plots", "plot_rank_changes": "plots",
+    "plot_measures_by_run": "plots",
     "plot_topic_differences": "plots", "save_figure": "plots",
     "render_analysis": "tables", "render_comparison": "tables",
 }

@@ -158,6 +158,11 @@ def report_sections(
         summary = analysis.power.summary.copy()
         summary["discriminative_power"] = (summary["discriminative_power"] * 100).map(lambda v: f"{v:.1f}%")
         body = html_table(summary, precision=precision)
+        if analysis.power_by_test is not None and analysis.power_by_test.shape[1] > 2:
+            by_test = analysis.power_by_test.copy()
+            for column in by_test.columns[1:]:
+                by_test[column] = (by_test[column] * 100).map(lambda v: f"{v:.1f}%")
+            body += "<p>By test (as Smucker &amp; Clarke 2012, table 2):</p>" + html_table(by_test)
         body += (f'<p class="note">Share of run pairs whose ASL is below alpha = {analysis.settings["alpha"]:g} with '
                  f'{html.escape(str(analysis.settings["test"]))} (Sakai 2006); difference_needed is the largest per-pair '
                  "critical difference, a conservative estimate of the difference needed for significance.</p>")
@@ -174,6 +179,8 @@ def report_sections(
                                                         labels=list(analysis.means.index))
                     scatter.append(_figure_html(figure, f"Mean {other} against mean {first}, one point per run.", image_format))
             body += f'<div class="grid">{"".join(scatter)}</div>'
+            body += _figure_html(plots.plot_measures_by_run(analysis.means, sort_by=analysis.means.columns[-1]),
+                                 f"Every measure's mean per run, runs sorted by {analysis.means.columns[-1]}.", image_format)
             body += _figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.", image_format)
             sections.append(Section("correlation", "Rank correlation between measures", body))
         if analysis.chart is not None:

@@ -43,6 +43,7 @@ __all__ = [
     "plot_gain_over_time",
     "plot_ct_gamma",
     "plot_agreement_chart",
+    "plot_measures_by_run",
     "plot_rank_changes",
 ]
 
@@ -272,6 +273,30 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     axes.legend(handles=[Patch(color=_colour(0), label="all measures agree"), Patch(color=_colour(1), label="measures disagree")],
                 loc="lower right", fontsize=8, frameon=False)
     axes.set_title(title, fontsize=10)
+    return figure
+
+
+def plot_measures_by_run(means: pd.DataFrame, *, sort_by: str | None = None, title: str | None = None) -> Figure:
+    """Each measure's mean per run, runs sorted by one measure (Magdy & Jones, figure 5).
+
+    ``means`` is runs x measures; ``sort_by`` names the measure that orders the runs from
+    low to high (default: the last column, PRES in the paper's MAP/Recall/PRES figure).
+    """
+    if not isinstance(means, pd.DataFrame) or means.empty:
+        raise ParameterError("scores by run need a non-empty runs x measures frame")
+    key = means.columns[-1] if sort_by is None else sort_by
+    if key not in means.columns:
+        raise ParameterError(f"cannot sort by {key!r}: not among the measures {list(means.columns)}")
+    ordered = means.sort_values(key, kind="stable")
+    figure, axes = new_figure(max(5.0, 0.16 * len(ordered) + 3.0), 4.0)
+    x = np.arange(len(ordered))
+    for i, measure in enumerate(ordered.columns):
+        axes.plot(x, ordered[measure].to_numpy(float), marker="os^Dv<>p"[i % 8], markersize=3, linewidth=1.3, color=_colour(i), label=str(measure))
+    axes.set_xticks(x, [str(r) for r in ordered.index], rotation=90, fontsize=7 if len(ordered) > 20 else 8)
+    axes.set_ylabel("mean score")
+    axes.set_title(title or f"Measures per run, runs sorted by {key}", fontsize=10)
+    axes.legend(fontsize=8, frameon=False)
+    axes.grid(True, axis="y", linewidth=0.3, alpha=0.6)
     return figure
 
 

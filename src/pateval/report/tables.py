@@ -196,11 +196,13 @@ def render_comparison(comparison: Comparison, *, format: str = "text", precision
 
 
 def _text_frame(frame: pd.DataFrame, precision: int) -> str:
-    formatted = frame.copy()
-    for column in formatted.columns:
-        if pd.api.types.is_float_dtype(formatted[column]):
-            formatted[column] = formatted[column].map(lambda v: "" if pd.isna(v) else f"{v:.{precision}f}")
-    formatted = formatted.astype(str).replace({"<NA>": "", "nan": "", "None": ""})
+    formatted = pd.DataFrame(index=frame.index)
+    for column in frame.columns:
+        # Cell by cell: astype(str) keeps missing values (NA, None) missing in pandas 3.
+        if pd.api.types.is_float_dtype(frame[column]):
+            formatted[column] = [("" if pd.isna(v) else f"{v:.{precision}f}") for v in frame[column]]
+        else:
+            formatted[column] = [("" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)) for v in frame[column]]
     header = list(formatted.columns)
     widths = [max([len(str(h))] + [len(v) for v in formatted[h]]) for h in header]
     lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths)).rstrip(), "  ".join("-" * w for w in widths)]
@@ -228,6 +230,8 @@ def _latex_frame(frame: pd.DataFrame, precision: int) -> str:
 def _analysis_sections(analysis: MeasureAnalysis) -> list[tuple[str, pd.DataFrame]]:
     power = analysis.power.summary.copy()
     sections = [("Discriminative power", power)]
+    if analysis.power_by_test is not None and analysis.power_by_test.shape[1] > 2:
+        sections.append(("Discriminative power by test (share of run pairs significant)", analysis.power_by_test))
     if analysis.correlations is not None:
         sections.append(("Rank correlation between measures", analysis.correlations))
     if analysis.agreement is not None:
@@ -249,6 +253,7 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
             "settings": analysis.settings | {"agreement_test": analysis.agreement_test},
             "means": {run: {m: float(analysis.means.at[run, m]) for m in analysis.means.columns} for run in analysis.means.index},
             "discriminative_power": _records(analysis.power.summary),
+            "discriminative_power_by_test": None if analysis.power_by_test is None else _records(analysis.power_by_test),
             "asl_curves": _records(analysis.power.curves),
             "correlations": None if analysis.correlations is None else _records(analysis.correlations),
             "agreement": None if analysis.agreement is None else _records(analysis.agreement),

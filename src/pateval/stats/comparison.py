@@ -9,7 +9,7 @@ measure) and return plain frames ready for :mod:`pateval.report`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -17,7 +17,7 @@ import pandas as pd
 from ..errors import ParameterError
 from .agreement import agreement_chart, agreement_counts, pair_verdicts
 from .correlation import ranking_correlations
-from .discriminative_power import DiscriminativePower, discriminative_power
+from .power import DiscriminativePower, discriminative_power
 from .scores import SeedLike, as_run_scores, describe_seed
 from .significance import DEFAULT_B, TESTS, pairwise_tests
 
@@ -176,6 +176,8 @@ class MeasureAnalysis:
         The test behind the verdicts (Wilcoxon in the PRES paper).
     settings : dict
         Test, alpha, B and seed of the discriminative-power tests.
+    power_by_test : pandas.DataFrame or None
+        ``measure`` and one column per test: the share of run pairs significant.
     notes : tuple of str
         What the caller should know about the input (e.g. topics left out).
     """
@@ -189,12 +191,13 @@ class MeasureAnalysis:
     agreement_test: str
     settings: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    power_by_test: pd.DataFrame | None = None
 
 
 def analyse_measures(
     matrices: Mapping[str, object],
     *,
-    test: str = "bootstrap",
+    test: str | Sequence[str] = "bootstrap",
     agreement_test: str = "wilcoxon",
     alpha: float = 0.05,
     seed: SeedLike = 0,
@@ -206,8 +209,11 @@ def analyse_measures(
     ----------
     matrices : mapping measure -> topics x runs scores
         The same runs under each measure.
-    test : str
-        Test for discriminative power (Sakai's bootstrap by default).
+    test : str or sequence of str
+        Test for discriminative power (Sakai's bootstrap by default). With several, the
+        first gives ``power`` (and the ASL curves) and ``power_by_test`` holds each
+        measure's discriminative power under every one, as Smucker & Clarke's table 2
+        (t-test, randomisation, bootstrap).
     agreement_test : str
         Test for the verdicts of the agreement chart (Wilcoxon, as Magdy & Jones 2010);
         uncorrected, as in the paper.
@@ -215,7 +221,18 @@ def analyse_measures(
         See :func:`pateval.stats.pairwise_tests`.
     """
     checked = _check_matrices(matrices)
-    power = discriminative_power(checked, test=test, alpha=alpha, B=B, seed=seed)
+    tests = [test] if isinstance(test, str) else list(dict.fromkeys(test))
+    if not tests or any(t not in TESTS for t in tests):
+        raise ParameterError(f"tests must be among {', '.join(TESTS)}; got {test!r}")
+    power = discriminative_power(checked, test=tests[0], alpha=alpha, B=B, seed=seed)
+    summaries = [power.summary] + [discriminative_power(checked, test=t, alpha=alpha, B=B, seed=seed).summary for t in tests[1:]]
+    power_by_test = (
+        pd.concat(summaries, ignore_index=True)
+        .pivot(index="measure", columns="test", values="discriminative_power")
+        .reindex(index=list(checked), columns=tests)
+    )
+    power_by_test.columns.name = None
+    power_by_test = power_by_test.reset_index()
     means = mean_scores(checked)
     correlations = verdicts = agreement = chart = None
     if len(checked) > 1:
@@ -233,5 +250,6 @@ def analyse_measures(
         agreement=agreement,
         chart=chart,
         agreement_test=agreement_test,
-        settings={"test": test, "alpha": float(alpha), "B": power.summary["B"].iloc[0], "seed": power.summary["seed"].iloc[0]},
+        settings={"test": tests[0], "alpha": float(alpha), "B": power.summary["B"].iloc[0], "seed": power.summary["seed"].iloc[0]},
+        power_by_test=power_by_test,
     )
