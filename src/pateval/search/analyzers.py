@@ -3,10 +3,12 @@
 One analyzer per language turns text into index terms: tantivy's simple tokenizer (runs
 of letters and digits), tokens longer than 40 bytes dropped (noise such as chemical
 strings and base64), lower-casing, the language's Snowball stop-word list and its Snowball
-stemmer. The very same :class:`tantivy.TextAnalyzer` objects are registered with the index
-and used in Python to count terms for the statistics and to analyse queries, so the terms
-of a query, of the engine's posting lists and of the re-scoring statistics are identical by
-construction (a test checks it against the engine's document frequencies).
+stemmer. Documents are analysed once, in Python, with these :class:`tantivy.TextAnalyzer` objects;
+the engine receives the terms (joined by spaces, split again by its whitespace tokenizer),
+the statistics count them, and queries are analysed the same way -- so the terms of a
+query, of the engine's posting lists and of the re-scoring statistics are identical by
+construction (a test checks the engine's document frequencies against the statistics).
+The language analyzers are also registered with the index under ``pateval_en`` etc.
 
 Languages other than English, German and French (rare in CLEF-IP) fall back to the
 ``"other"`` analyzer: the same pipeline without stop words or stemming.
@@ -20,13 +22,17 @@ import tantivy
 
 from ..errors import ParameterError
 
-__all__ = ["LANGUAGES", "TEXT_FIELDS", "analyzer", "analyzer_name", "analyze", "field_name",
+__all__ = ["LANGUAGES", "TEXT_FIELDS", "TERMS_ANALYZER", "analyzer", "analyzer_name", "analyze", "field_name",
            "language_of", "register_analyzers", "describe_analyzers"]
 
 #: Languages with their own fields and analyzers (upper-case codes, as the records use them).
 LANGUAGES = ("EN", "DE", "FR")
 #: The text fields of a patent document that are indexed, each once per language.
 TEXT_FIELDS = ("title", "abstract", "claims", "description")
+
+#: The analyzer of the index's text fields: they receive terms analysed already (see
+#: :mod:`pateval.search.index`) and only split them at white space.
+TERMS_ANALYZER = "pateval_terms"
 
 _SNOWBALL = {"EN": "english", "DE": "german", "FR": "french"}
 _MAX_TOKEN_BYTES = 40
@@ -81,6 +87,7 @@ def register_analyzers(index: tantivy.Index) -> None:
     """Register every language's analyzer with an (open or new) index."""
     for code in (*LANGUAGES, "OTHER"):
         index.register_tokenizer(analyzer_name(code), analyzer(code))
+    index.register_tokenizer(TERMS_ANALYZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
 
 
 def describe_analyzers() -> dict[str, str]:
@@ -91,4 +98,5 @@ def describe_analyzers() -> dict[str, str]:
         if code in _SNOWBALL:
             steps += [f"{_SNOWBALL[code]} stop words", f"{_SNOWBALL[code]} Snowball stemmer"]
         described[analyzer_name(code)] = ", ".join(steps)
+    described[TERMS_ANALYZER] = "the index fields: terms analysed by the language's analyzer, split at white space"
     return described

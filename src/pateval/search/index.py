@@ -49,7 +49,7 @@ import tantivy
 from ..errors import ParameterError, PatevalError
 from ..formats.atomic import atomic_directory
 from ..patents.records import PatentDocument, ipc_prefix, patent_key
-from .analyzers import (LANGUAGES, TEXT_FIELDS, analyze, analyzer_name, describe_analyzers, field_name,
+from .analyzers import (LANGUAGES, TERMS_ANALYZER, TEXT_FIELDS, analyze, describe_analyzers, field_name,
                         language_of, register_analyzers)
 
 __all__ = ["INDEX_FORMAT", "INDEX_VERSION", "INDEX_LANGUAGES", "IndexRecord", "IndexSummary", "FieldStats",
@@ -233,7 +233,7 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("ipc", tokenizer_name="raw", index_option="basic")
     for lang in INDEX_LANGUAGES:
         for text_field in TEXT_FIELDS:
-            builder.add_text_field(field_name(text_field, lang), tokenizer_name=analyzer_name(lang), index_option="freq")
+            builder.add_text_field(field_name(text_field, lang), tokenizer_name=TERMS_ANALYZER, index_option="freq")
     return builder.build()
 
 
@@ -247,11 +247,13 @@ class _StatsBuilder:
         self.indptr = {(f, l): array("q", [0]) for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
         self.lengths = {(f, l): array("i") for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
 
-    def add(self, texts: dict[tuple[str, str], str]) -> None:
+    def add(self, texts: dict[tuple[str, str], str]) -> dict[tuple[str, str], list[str]]:
+        """Count the terms of one document's texts; returns the analysed terms per field."""
+        analysed = {}
         for key in self.indptr:
             text = texts.get(key)
             if text:
-                terms = analyze(text, key[1])
+                terms = analysed[key] = analyze(text, key[1])
                 counts = Counter(terms)
                 vocab = self.vocab[key[1]]
                 ids = [vocab.setdefault(term, len(vocab)) for term in counts]
@@ -261,6 +263,7 @@ class _StatsBuilder:
             else:
                 self.lengths[key].append(0)
             self.indptr[key].append(len(self.indices[key]))
+        return analysed
 
     def save(self, root: Path) -> dict[str, int]:
         from scipy import sparse
@@ -367,10 +370,11 @@ def build_index(
                 doc.add_integer("date", record.date)
                 for subclass in record.ipc:
                     doc.add_text("ipc", subclass)
-                for (text_field, lang), text in record.texts.items():
-                    doc.add_text(field_name(text_field, lang), text)
+                # the engine gets the terms already analysed (once, here) and only splits them
+                for (text_field, lang), terms in stats.add(record.texts).items():
+                    if terms:
+                        doc.add_text(field_name(text_field, lang), " ".join(terms))
                 writer.add_document(doc)
-                stats.add(record.texts)
                 for key, value in (("row", row), ("ucid", record.ucid), ("patent_key", record.patent_key),
                                    ("family_id", record.family_id), ("lang", record.lang), ("date", record.date),
                                    ("ipc", record.ipc)):
