@@ -651,7 +651,7 @@ def search_passages(index, topics, *, model: str = "bm25", query: str = "claims"
     return results
 
 
-def demo(out_dir: _PathLike = "pateval-demo", *, n_patents: int = 2000, seed: int = 0, grid: str = "small",
+def demo(out_dir: _PathLike = "pateval-demo", *, n_patents: int = 1000, seed: int = 0, grid: str = "small",
          progress: bool = False, echo=None):
     """The whole pipeline on a synthetic corpus: generate, ingest, build a collection, index,
     run a grid of baselines, evaluate, compare and write the HTML report.

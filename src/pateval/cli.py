@@ -729,7 +729,7 @@ def _add_demo(commands) -> None:
         "write the HTML report.",
     )
     p.add_argument("--out", default="pateval-demo", metavar="DIR", help="output directory (default ./pateval-demo; must not exist)")
-    p.add_argument("--patents", type=int, default=2000, help="synthetic patents to generate (default 2000)")
+    p.add_argument("--patents", type=int, default=1000, help="synthetic patents to generate (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--grid", default="small", help="baseline grid: small (12 runs, default), seeds (33 runs), models")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")

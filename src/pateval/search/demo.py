@@ -92,7 +92,7 @@ def _doc_lengths(store: Path, path: Path) -> None:
 def run_demo(
     out_dir: str | os.PathLike[str] = "pateval-demo",
     *,
-    n_patents: int = 2000,
+    n_patents: int = 1000,
     seed: int = 0,
     grid: str = "small",
     progress: bool = False,
@@ -104,7 +104,7 @@ def run_demo(
     ----------
     out_dir : path-like
         A new directory for everything the demo writes.
-    n_patents : int, default 2000
+    n_patents : int, default 1000
         Synthetic EP patents (about 2 publications each).
     seed : int, default 0
         Seeds the corpus, the random run and the resampling tests.
