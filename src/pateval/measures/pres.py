@@ -25,7 +25,7 @@ __all__ = ["PRES_DEFAULT_NMAX", "pres", "rnorm", "pres_from_ranks"]
 
 PRES_DEFAULT_NMAX = 100  # CLEF-IP's depth; the paper also reports Nmax=1000
 REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
-COLLECTION = Param("collection", int, 0, "N, the number of documents in the collection (required; 0 = not given)",
+COLLECTION = Param("collection", int, 0, "N, the number of documents in the collection (required, 0 = not given)",
                    interval=Interval(0, None))
 PRES_REFERENCE = ("W. Magdy and G. J. F. Jones, PRES: a score metric for evaluating recall-oriented information "
                   "retrieval applications, SIGIR 2010; A new metric for patent retrieval evaluation, AsPIRe 2010")

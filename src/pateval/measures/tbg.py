@@ -66,7 +66,7 @@ TBG_PARAMS = (
     Param("duplicates", str, "none", "near-duplicate groups: none, groups (--duplicates file), families "
           "(--families file), patent (publications of one patent)", choices=DUPLICATE_MODES),
     Param("duplicate_gain", bool, True, "a near-duplicate of a document ranked above still earns gain (TREC practice)"),
-    Param("default_length", float, -1.0, "length (words) of documents missing from the lengths; -1: a missing length is an error",
+    Param("default_length", float, -1.0, "length (words) of documents missing from the lengths (-1: a missing length is an error)",
           interval=Interval(-1, None)),
 )
 REFERENCE = ("M. D. Smucker and C. L. A. Clarke, Time-based calibration of effectiveness measures, SIGIR 2012 "
