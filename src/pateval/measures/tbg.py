@@ -138,8 +138,10 @@ def _groups(docnos: np.ndarray, mode: str, measure: Measure, context: Evaluation
     if mode == "none":
         return None
     if mode == "patent":
-        codes, _ = pd.factorize(pd.Series(patent_keys(np.asarray(docnos, dtype=object)), dtype=object))
-        return codes.astype(np.int64)
+        keys = patent_keys(docnos if isinstance(docnos, pa.Array) else np.asarray(docnos, dtype=object))
+        if not isinstance(keys, pa.Array):
+            keys = _as_arrow_strings(keys)
+        return pc.dictionary_encode(keys).indices.to_numpy(zero_copy_only=False).astype(np.int64)
     resource = "duplicate_groups" if mode == "groups" else "patent_families"
     return group_codes(docnos, context.require(resource, measure))
 
@@ -196,7 +198,7 @@ def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
     if mode == "none":
         duplicate = np.zeros(len(relevant), dtype=bool)
     else:
-        groups = _groups(ids.to_numpy(zero_copy_only=False).astype(object), mode, measure, context)
+        groups = _groups(ids if mode == "patent" else ids.to_numpy(zero_copy_only=False).astype(object), mode, measure, context)
         duplicate = duplicates_of_earlier(groups[codes], ranked.ptr)
     earns = relevant if measure["duplicate_gain"] else relevant & ~duplicate
     gain = np.where(earns, model.gain_relevant, 0.0)

@@ -174,7 +174,12 @@ def duplicates_of_earlier(groups: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     else:
         codes, _ = pd.factorize(pd.Index(groups, dtype=object), use_na_sentinel=False)
     key = segment * (int(codes.max()) + 1) + codes
-    return pd.Series(key, copy=False).duplicated().to_numpy()
+    # a stable sort keeps each (ranking, group)'s rows in rank order: all but the first repeat it
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    duplicate = np.zeros(n, dtype=bool)
+    duplicate[order[1:][ordered[1:] == ordered[:-1]]] = True
+    return duplicate
 
 
 def step_times(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None) -> np.ndarray:
