@@ -212,35 +212,52 @@ def passage_topics(con, *, sources, first_number: int = 1, max_per_patent: int |
     qrels : pandas.DataFrame
         ``qid``, ``docno``, ``xpath``, sorted.
     """
-    rows = con.execute(
-        f"""SELECT s.order_index, s.patent_key, s.text_ucid, list_sort(c.relevant_claims) AS claims,
+    limit = "" if max_per_patent is None else f"WHERE rank <= {int(max_per_patent)}"
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE _psg_passages AS
+        WITH marked AS (
+            SELECT DISTINCT s.order_index, s.patent_key, s.text_ucid,
+                   array_to_string(list_sort(list_distinct(c.relevant_claims)), ',') AS claim_key,
                    c.cited_ucid AS docno, unnest(c.passages) AS xpath
             FROM selected s
             JOIN doc_part d ON d.patent_key = s.patent_key
             JOIN citations c ON c.citing_ucid = d.ucid
             JOIN doc_part t ON t.ucid = c.cited_ucid AND t.part = 'corpus'
             WHERE c.source IN {_sources_sql(sources)} AND s.text_ucid IS NOT NULL
-              AND len(c.relevant_claims) > 0"""
+              AND len(c.relevant_claims) > 0
+        ),
+        passages AS (SELECT DISTINCT * FROM marked WHERE starts_with(xpath, '/patent-document/')),
+        sets AS (
+            SELECT order_index, patent_key, text_ucid, claim_key, count(*) AS n_passages
+            FROM passages GROUP BY ALL
+        ),
+        ranked AS (
+            SELECT *, row_number() OVER (PARTITION BY order_index, patent_key, text_ucid
+                                         ORDER BY n_passages DESC, claim_key) AS rank
+            FROM sets
+        ),
+        kept AS (SELECT * FROM ranked {limit}),
+        numbered AS (
+            SELECT *, {int(first_number) - 1} + row_number() OVER (ORDER BY order_index, patent_key, text_ucid, rank)
+                   AS number
+            FROM kept
+        )
+        SELECT n.number, n.patent_key, n.text_ucid, n.claim_key, p.docno, p.xpath
+        FROM numbered n JOIN passages p USING (order_index, patent_key, text_ucid, claim_key)"""
+    )
+    topics = con.execute(
+        """SELECT DISTINCT number, patent_key, text_ucid AS tfile_ucid, claim_key FROM _psg_passages ORDER BY number"""
     ).df()
-    rows = rows[rows["xpath"].astype(str).str.startswith("/patent-document/")]
-    topic_rows, qrel_rows = [], []
-    number = first_number
-    if not rows.empty:
-        rows = rows.assign(claim_key=rows["claims"].map(lambda c: ",".join(str(int(x)) for x in c)))
-        for (order_index, patent_key, tfile), group in rows.groupby(["order_index", "patent_key", "text_ucid"], sort=True):
-            sets = group.groupby("claim_key", sort=True)
-            ranked = sorted(sets, key=lambda item: (-item[1][["docno", "xpath"]].drop_duplicates().shape[0], item[0]))
-            if max_per_patent is not None:
-                ranked = ranked[:max_per_patent]
-            for claim_key, passages in ranked:
-                qid = f"PSG-{number}"
-                number += 1
-                topic_rows.append((qid, patent_key, tfile, [int(x) for x in claim_key.split(",")]))
-                for docno, xpath in passages[["docno", "xpath"]].drop_duplicates().itertuples(index=False):
-                    qrel_rows.append((qid, docno, xpath))
-    topics = pd.DataFrame(topic_rows, columns=["qid", "patent_key", "tfile_ucid", "claims"])
-    qrels = pd.DataFrame(qrel_rows, columns=["qid", "docno", "xpath"])
-    return topics, _qid_order(qrels, "docno", "xpath")
+    qrels = con.execute(
+        """SELECT 'PSG-' || number AS qid, docno, xpath FROM _psg_passages ORDER BY number, docno, xpath"""
+    ).df()
+    topics = pd.DataFrame({
+        "qid": ["PSG-" + str(n) for n in topics["number"]],
+        "patent_key": topics["patent_key"],
+        "tfile_ucid": topics["tfile_ucid"],
+        "claims": [[int(x) for x in key.split(",")] for key in topics["claim_key"]],
+    })
+    return topics, qrels.reset_index(drop=True)
 
 
 def graded_from_passages(passage_qrels: pd.DataFrame, *, levels: int = 4) -> pd.DataFrame:
