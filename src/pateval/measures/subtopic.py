@@ -82,8 +82,9 @@ GAMMA = Param("gamma", float, 0.5, "weight of I-rec in D#-nDCG = gamma I-rec + (
               interval=Interval(0.0, 1.0))
 
 # Per ranked run: the subtopic view and what the kernels derive from it, shared by every
-# measure computed on the same RankedTopics (an evaluation asks for several at once).
-_CACHE: "weakref.WeakKeyDictionary[RankedTopics, dict]" = weakref.WeakKeyDictionary()
+# measure computed on the same RankedTopics (an evaluation asks for several at once); per
+# JudgementIndex: the greedy ideal rankings, shared by all runs evaluated against it.
+_CACHE: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 
 
 def _cached(ranked: RankedTopics, key, build):
@@ -107,7 +108,7 @@ def _string_ranks(strings: np.ndarray) -> np.ndarray:
     """Rank of each string in byte order (strcmp, ndeval's comparison)."""
     if len(strings) == 0:
         return np.zeros(0, dtype=np.int64)
-    order = pc.sort_indices(pa.array(np.asarray(strings, dtype=object).astype(str), type=pa.string())).to_numpy()
+    order = pc.sort_indices(pa.array(np.asarray(strings, dtype=object), type=pa.string())).to_numpy()
     ranks = np.empty(len(strings), dtype=np.int64)
     ranks[order] = np.arange(len(strings), dtype=np.int64)
     return ranks
@@ -215,14 +216,6 @@ def _within(relevance: _Relevance, cutoff: int | None) -> np.ndarray:
     return np.ones(len(relevance.row), dtype=bool) if cutoff is None else relevance.position <= cutoff
 
 
-def _novelty_gain_by_row(ranked, relevance, weight, alpha, cutoff) -> tuple[np.ndarray, np.ndarray]:
-    """sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} for each row within the cutoff, and the rows' positions."""
-    keep = _within(relevance, cutoff)
-    contribution = weight[relevance.subtopic[keep]] * np.power(1.0 - alpha, relevance.seen_before[keep])
-    gain = np.bincount(relevance.row[keep], weights=contribution, minlength=len(ranked.position))
-    return gain, ranked.position
-
-
 def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarray, alpha: float, depth: int) -> np.ndarray:
     """Gains of ndeval's greedy ideal ranking, ranks 1..depth, shape (T, depth).
 
@@ -238,12 +231,18 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
         return ideal
     view = _view(ranked)
     n_keys = max(len(view.judged_docnos), 1)
-    key_rank = _cached(ranked, "docno_rank", lambda: _string_ranks(view.judged_docnos))
+    # docno order among the documents that can be ideal (ndeval's tie rule), not all judged ones
+    present = np.zeros(n_keys, dtype=bool)
+    present[relevance.judged_doc] = True
+    documents = np.flatnonzero(present)
+    key_rank = np.zeros(n_keys, dtype=np.int64)
+    key_rank[documents] = _string_ranks(view.judged_docnos[documents])
     candidate_key = relevance.judged_topic * n_keys + key_rank[relevance.judged_doc]
-    candidates, pair_candidate = np.unique(candidate_key, return_inverse=True)  # by topic, then docno
-    pair_candidate = pair_candidate.ravel()
-    order = np.lexsort((relevance.judged_subtopic, pair_candidate))
-    pair_candidate = pair_candidate[order]
+    order = np.lexsort((relevance.judged_subtopic, candidate_key))  # by topic, docno, subtopic
+    sorted_key = candidate_key[order]
+    first = np.r_[True, sorted_key[1:] != sorted_key[:-1]]
+    candidates = sorted_key[first]
+    pair_candidate = np.cumsum(first) - 1
     pair_subtopic = relevance.judged_subtopic[order]
     n_candidates = len(candidates)
     pairs_per_candidate = np.bincount(pair_candidate, minlength=n_candidates)
@@ -253,25 +252,28 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     topics = np.flatnonzero(per_topic > 0)
     counts = per_topic[topics]
     starts = np.r_[0, np.cumsum(counts)[:-1]]
+    # A picked candidate's pairs are pointed at a last, "blocked" subtopic whose gain is
+    # -inf, so that it drops out of the next sums without a pass of its own.
+    blocked = len(weight)
+    live_subtopic = pair_subtopic.copy()
     index = np.arange(n_candidates, dtype=np.int64)
-    available = np.ones(n_candidates, dtype=bool)
-    subtopic_gain = weight.astype(np.float64).copy()
+    subtopic_gain = np.r_[weight.astype(np.float64), -np.inf]
     decay = 1.0 - alpha
     for step in range(depth):
-        gain = np.bincount(pair_candidate, weights=subtopic_gain[pair_subtopic], minlength=n_candidates)
-        gain[~available] = -1.0
+        gain = np.bincount(pair_candidate, weights=np.take(subtopic_gain, live_subtopic), minlength=n_candidates)
         best = np.maximum.reduceat(gain, starts)
-        live = best >= 0.0
+        # the last of the best: candidates run in docno order, ties go to the largest docno
+        pick = np.maximum.reduceat(np.where(gain == np.repeat(best, counts), index, -1), starts)
+        live = best > -np.inf
         if not live.any():
             break
-        is_best = (gain == np.repeat(best, counts)) & available
-        pick = np.maximum.reduceat(np.where(is_best, index, -1), starts)[live]
+        pick = pick[live]
         ideal[topics[live], step] = best[live]
-        available[pick] = False
         n_pairs = pairs_per_candidate[pick]
         offsets = np.arange(n_pairs.sum(), dtype=np.int64) - np.repeat(np.cumsum(n_pairs) - n_pairs, n_pairs)
-        touched = pair_subtopic[np.repeat(pair_start[pick], n_pairs) + offsets]
-        subtopic_gain[touched] *= decay  # one pick per topic: no subtopic twice
+        rows = np.repeat(pair_start[pick], n_pairs) + offsets
+        subtopic_gain[pair_subtopic[rows]] *= decay  # one pick per topic: no subtopic twice
+        live_subtopic[rows] = blocked
         if not (best[live] > 0.0).any():
             break  # gains only shrink: every later rank gains 0
     return ideal
@@ -280,10 +282,12 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
 def _ideal_gains(ranked, measure, context, relevance, weight, depth) -> np.ndarray:
     source = id(context.resources.get("intent_probabilities")) if measure["intents"] == "file" else None
     key = ("greedy", measure["rel"], measure["alpha"], measure["intents"], source)
-    store = _CACHE.setdefault(ranked, {})
+    # the ideal depends on the qrels only: computed once for all runs judged by the same index
+    store = _CACHE.setdefault(ranked.judgements, {})
     cached = store.get(key)
     if cached is None or cached.shape[1] < depth:
-        cached = _greedy_ideal(ranked, relevance, weight, measure["alpha"], depth)
+        # at least ndeval's depth (20) at once: the usual @5, @10, @20 then share one pass
+        cached = _greedy_ideal(ranked, relevance, weight, measure["alpha"], max(depth, 20))
         store[key] = cached
     return cached[:, :depth]
 
@@ -293,8 +297,11 @@ def _novelty_sums(ranked, measure, context, discount) -> tuple[np.ndarray, np.nd
     relevance = _relevance(ranked, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
     k = measure.cutoff
-    gain, position = _novelty_gain_by_row(ranked, relevance, weight, measure["alpha"], k)
-    run = ranked.per_topic_sum(np.where(position <= k, gain * discount(position), 0.0))
+    keep = relevance.position <= k
+    # pair by pair (rows without a relevant intent gain nothing): w_i (1-alpha)^{C_i(r-1)} discount(r)
+    contribution = (weight[relevance.subtopic[keep]] * np.power(1.0 - measure["alpha"], relevance.seen_before[keep])
+                    * discount(relevance.position[keep]))
+    run = np.bincount(relevance.topic[keep], weights=contribution, minlength=ranked.n_topics)
     ideal = _ideal_gains(ranked, measure, context, relevance, weight, k) @ discount(np.arange(1, k + 1))
     return run, ideal, total
 
