@@ -10,7 +10,9 @@ What is timed, on the same files:
   with 1 worker and with ``--workers`` workers.
 
 The ratio printed is lxml time / pateval time per core (1.0 would mean pateval adds
-nothing to parsing). Peak memory: the largest resident set of the main process and of
+nothing to parsing). Each line gives wall-clock and CPU seconds (user + system, of this
+process and of its worker processes): on a shared, busy machine the CPU figures are the
+fair ones, and ratios are computed from them. Peak memory: the largest resident set of the main process and of
 any worker process (``getrusage``), which must not grow with the number of documents.
 
 Usage::
@@ -41,6 +43,13 @@ SHARED = (REPO / ".." / "shared" / "data").resolve()
 
 
 ROOT_TAGS = ("patent-document", "us-patent-grant", "us-patent-application")
+
+
+def cpu_seconds() -> float:
+    """CPU time used so far by this process and its finished worker processes."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def lxml_floor(files: list[str]) -> tuple[int, float]:
@@ -76,9 +85,10 @@ def peak_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # Linux: kilobytes
 
 
-def report(label: str, documents: int, seconds: float, size: int) -> None:
-    print(f"{label:<24} {documents:>8} docs  {seconds:8.2f} s  {documents / seconds:9.1f} docs/s  "
-          f"{size / 1e6 / seconds:7.1f} MB/s")
+def report(label: str, documents: int, seconds: float, cpu: float, size: int) -> None:
+    print(f"{label:<24} {documents:>8} docs  wall {seconds:8.2f} s {documents / seconds:8.1f} docs/s "
+          f"{size / 1e6 / seconds:6.1f} MB/s | cpu {cpu:8.2f} s {documents / cpu:8.1f} docs/s "
+          f"{size / 1e6 / cpu:6.1f} MB/s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,22 +133,31 @@ def main(argv: list[str] | None = None) -> int:
         size = sum(os.path.getsize(f) for f in files)
         print(f"corpus: {len(files)} files, {size / 1e6:.1f} MB, {args.workers} workers available")
 
+        cpu = cpu_seconds()
         floor_docs, floor_seconds = lxml_floor(files)
-        report("lxml iterparse (1 core)", floor_docs, floor_seconds, size)
+        floor_cpu = cpu_seconds() - cpu
+        report("lxml iterparse (1 core)", floor_docs, floor_seconds, floor_cpu, size)
         if not args.skip_parse:
+            cpu = cpu_seconds()
             parse_docs, parse_seconds = pateval_parse(files)
-            report("pateval parse (1 core)", parse_docs, parse_seconds, size)
-            print(f"ratio lxml/pateval parse per core: {floor_seconds / parse_seconds:.2f}")
+            parse_cpu = cpu_seconds() - cpu
+            report("pateval parse (1 core)", parse_docs, parse_seconds, parse_cpu, size)
+            print(f"ratio lxml/pateval parse, CPU per document: {floor_cpu / floor_docs / (parse_cpu / parse_docs):.3f}")
         if not args.skip_sequential:
             store = work / "store-1"
             shutil.rmtree(store, ignore_errors=True)
+            cpu = cpu_seconds()
             summary = ingest(corpus, store, workers=1, on_error="skip")
-            report("ingest, 1 worker", summary.documents, summary.seconds, summary.bytes)
-            print(f"ratio lxml/ingest per core: {floor_seconds / summary.seconds:.2f}")
+            ingest_cpu = cpu_seconds() - cpu
+            report("ingest, 1 worker", summary.documents, summary.seconds, ingest_cpu, summary.bytes)
+            print(f"ratio lxml/ingest, CPU per document: {floor_cpu / floor_docs / (ingest_cpu / summary.documents):.3f}")
         store = work / f"store-{args.workers}"
         shutil.rmtree(store, ignore_errors=True)
+        cpu = cpu_seconds()
         summary = ingest(corpus, store, workers=args.workers, on_error="skip")
-        report(f"ingest, {args.workers} workers", summary.documents, summary.seconds, summary.bytes)
+        ingest_cpu = cpu_seconds() - cpu
+        report(f"ingest, {args.workers} workers", summary.documents, summary.seconds, ingest_cpu, summary.bytes)
+        print(f"ratio lxml/ingest, CPU per document: {floor_cpu / floor_docs / (ingest_cpu / summary.documents):.3f}")
         print(f"errors: {len(summary.errors)}")
         print(f"peak RSS: main {peak_mb(resource.RUSAGE_SELF):.0f} MB, "
               f"largest worker {peak_mb(resource.RUSAGE_CHILDREN):.0f} MB")
