@@ -303,3 +303,24 @@ def test_command_line_end_to_end(tmp_path, capsys):
     for name in ("qrels_PAC.txt", "qrels_PAC_claims.txt", "theta_PAC.txt", "qrels_PSG.txt", "topics_PSG.txt",
                  "judgements.tsv", "topics.tsv"):
         assert (tmp_path / "from_records" / name).read_text() == (tmp_path / "col" / name).read_text(), name
+
+
+def test_ranking_stability_grows_with_the_topic_set():
+    import numpy as np
+
+    from pateval.collection.sampling import ranking_stability
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for system in range(6):
+        for topic in range(200):
+            rows.append((f"sys{system}", f"PAC-{topic}", 0.02 * system + rng.normal(0, 0.2)))
+    scores = pd.DataFrame(rows, columns=["system", "qid", "score"])
+    table = ranking_stability(scores, sizes=(5, 50, 200, "S"), trials=30, seed=1)
+    assert list(table["size"]) == ["5", "50", "200"]  # S (500) is more than there are
+    assert table.loc[2, "min_tau"] == pytest.approx(1.0)  # all topics: the full ranking
+    assert table.loc[0, "mean_tau"] < table.loc[1, "mean_tau"] < 1.0
+    with pytest.raises(ParameterError):
+        ranking_stability(scores[scores["system"] == "sys1"])
+    with pytest.raises(ParameterError):
+        ranking_stability(scores.iloc[1:])

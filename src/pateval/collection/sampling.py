@@ -18,7 +18,10 @@ import pandas as pd
 from ..errors import ParameterError
 from ..patents.records import ipc_prefix
 
-__all__ = ["TOPIC_SET_SIZES", "StratumCount", "StratifiedReport", "stratified_sample", "topic_set", "resolve_size"]
+__all__ = [
+    "TOPIC_SET_SIZES", "StratumCount", "StratifiedReport", "stratified_sample", "topic_set", "resolve_size",
+    "ranking_stability",
+]
 
 #: Topic-set sizes offered by CLEF-IP 2009 (S 500, M 1,000, L 5,000, XL 10,000 topics).
 TOPIC_SET_SIZES = {"S": 500, "M": 1000, "L": 5000, "XL": 10000}
@@ -139,3 +142,64 @@ def topic_set(keys, size: str | int | None, *, seed: int = 0) -> list[str]:
     permutation = np.random.default_rng(seed).permutation(len(ordered))
     shuffled = [ordered[i] for i in permutation]
     return shuffled if n is None else shuffled[:n]
+
+
+def ranking_stability(
+    scores: pd.DataFrame,
+    *,
+    sizes=(10, 25, 50, 100, "S", "M", "L", "XL"),
+    trials: int = 20,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """How stable the ranking of systems is on topic sets of growing size (Roda et al.).
+
+    For each size, ``trials`` random topic subsets are drawn; the systems are ranked by
+    their mean score on the subset and the ranking is compared with the ranking on all
+    topics by Kendall's tau. Sizes larger than the number of topics are skipped.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Per-topic scores: columns ``system``, ``qid``, ``score`` (one row per system and
+        topic; every system scored on the same topics).
+    sizes : sequence of int or {"S", "M", "L", "XL"}
+    trials : int
+    seed : int
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``size``, ``topics``, ``trials``, ``mean_tau``, ``min_tau``, ``max_tau``.
+    """
+    from scipy.stats import kendalltau
+
+    for column in ("system", "qid", "score"):
+        if column not in scores.columns:
+            raise ParameterError(f"scores lack the column {column!r}")
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ParameterError(f"trials must be a positive integer, not {trials!r}")
+    table = scores.pivot_table(index="qid", columns="system", values="score", aggfunc="first")
+    if table.isna().any().any():
+        raise ParameterError("every system needs a score on every topic (missing values in the score table)")
+    if table.shape[1] < 2:
+        raise ParameterError("ranking stability needs at least two systems")
+    values = table.to_numpy(dtype=float)
+    full = values.mean(axis=0)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for size in sizes:
+        n = resolve_size(size)
+        if n > values.shape[0]:
+            continue
+        taus = []
+        for _ in range(trials):
+            subset = rng.choice(values.shape[0], size=n, replace=False)
+            tau = kendalltau(values[subset].mean(axis=0), full).statistic
+            taus.append(float(tau))  # NaN when a ranking is all ties
+        taus_array = np.asarray(taus)
+        if np.isnan(taus_array).all():
+            rows.append((str(size), n, trials, float("nan"), float("nan"), float("nan")))
+            continue
+        rows.append((str(size), n, trials, float(np.nanmean(taus_array)), float(np.nanmin(taus_array)),
+                     float(np.nanmax(taus_array))))
+    return pd.DataFrame(rows, columns=["size", "topics", "trials", "mean_tau", "min_tau", "max_tau"])
