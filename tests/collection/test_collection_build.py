@@ -185,7 +185,7 @@ def test_topic_files_follow_the_clefip_formats(roda, shared_data):
         root = etree.parse(str(out / "topics" / "PSG" / tfile)).getroot()
         assert root.get("kind") in ("A1", "A2") and claims
         for xpath in claims:
-            assert root.xpath(xpath.replace("/patent-document", "/patent-document", 1)), xpath
+            assert root.xpath(xpath), xpath
         assert "<tfam-docs>" in block
 
 
@@ -215,7 +215,6 @@ def test_topic_sets_are_nested_for_a_seed(store, tmp_path):
     assert small.topic_set["drawn"] == 3 and large.topic_set["drawn"] == 6
     assert list(read("large")["patent_key"][:3]) == list(read("small")["patent_key"])
     assert list(read("other")["patent_key"]) != list(read("large")["patent_key"])
-    assert set(read("other")["patent_key"]) <= set(pd.read_csv(tmp_path / "large" / "topics.tsv", sep="\t")["patent_key"]) | set(read("other")["patent_key"])
     again = _build(store, tmp_path / "again", size=6, seed=2, passages=False)
     assert again.counts == large.counts
     assert (tmp_path / "again" / "qrels_PAC.txt").read_text() == (tmp_path / "large" / "qrels_PAC.txt").read_text()
