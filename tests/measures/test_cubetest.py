@@ -119,6 +119,16 @@ def test_trec_dd_clips_at_max_height_five():
     assert one(qrels, run, "ACT(gamma=1.0,compat=trec-dd,iteration=5)") == pytest.approx((0.8 + 3) / 4, abs=1e-15)
 
 
+def test_trec_dd_iterations_take_precedence_over_the_ranking():
+    qrels = Qrels.from_records(EXAMPLE_QRELS)
+    iterations = {"q": {"dB": 0, "dD": 0, "dA": 1, "dC": 1}}  # examined dB, dD, then dA, dC
+    names = ["CT(compat=trec-dd)", "ACT(compat=trec-dd)"]
+    got = values(qrels, EXAMPLE_RUN, names, resources={"iterations": iterations})
+    reordered = {"q": {"dB": 4.0, "dD": 3.0, "dA": 2.0, "dC": 1.0}}
+    expected = values(qrels, reordered, ["CT(compat=trec-dd,iteration=2)", "ACT(compat=trec-dd,iteration=2)"])
+    assert list(got.values()) == list(expected.values())
+
+
 def test_trec_dd_iteration_without_documents_is_one_nonrelevant_document():
     qrels = Qrels.from_records([("q", "s1", "d1", 2)])
     run = {"q": {"d1": 1.0}}
@@ -357,6 +367,16 @@ def test_dd_run_reader_errors(tmp_path):
     path.write_text("q\t0\td1\t1.0\nq\t1\td1\t2.0\nq\t1\td2\t2.0\n")
     dd = read_dd_run(path, on_duplicate="first")
     assert list(dd.run.docnos) == ["d1", "d2"] and dd.run.notes
+
+
+def test_dd_iterations_matched_by_codes_and_by_strings_agree(tmp_path):
+    case = json.loads(JIG_CASES.read_text())["cases"][7]
+    qrels_file, run_file = _write_dd_inputs(case, tmp_path)
+    dd = read_dd_run(run_file)
+    ranked = _ranked(read_qrels(qrels_file, format="dd"), dd.run, order="rank")
+    by_codes = dd.iterations.lookup_ranked(ranked)
+    by_strings = dd.iterations.lookup(ranked.topic_ids[ranked.row_topic], ranked.docno)
+    assert (by_codes >= 0).all() and by_codes.tolist() == by_strings.tolist()
 
 
 def test_dd_run_reader_on_the_2015_harness_file(shared_data):

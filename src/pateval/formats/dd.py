@@ -72,9 +72,28 @@ class DDIterations:
     docno: np.ndarray
     iteration: np.ndarray
     source: str = "<memory>"
+    # set by read_dd_run: the run's own document ids and codes, so that rankings of that
+    # run are matched by integers instead of by strings
+    run_doc_ids: object = None
+    doc_code: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.topic)
+
+    def lookup_ranked(self, ranked) -> np.ndarray:
+        """The iteration of every row of a :class:`pateval.core.ranking.RankedTopics` (-1: none)."""
+        if self.run_doc_ids is None or getattr(ranked, "doc_ids", None) is not self.run_doc_ids:
+            return self.lookup(ranked.topic_ids[ranked.row_topic], ranked.docno)
+        if len(ranked.row_topic) == 0 or len(self.iteration) == 0:
+            return np.full(len(ranked.row_topic), -1, dtype=np.int64)
+        topic_codes, topic_values = pd.factorize(self.topic)
+        ranked_topic_code = pd.Index(topic_values).get_indexer(np.asarray(ranked.topic_ids, dtype=object))
+        width = int(self.doc_code.max()) + 1
+        listed, first = np.unique(topic_codes.astype(np.int64) * width + self.doc_code, return_index=True)
+        row_code = ranked_topic_code[ranked.row_topic]
+        key = row_code * width + np.asarray(ranked.doc, dtype=np.int64)
+        at = np.minimum(np.searchsorted(listed, key), len(listed) - 1)
+        return np.where((row_code >= 0) & (listed[at] == key), self.iteration[first[at]], -1).astype(np.int64)
 
     def lookup(self, topics: np.ndarray, docnos: np.ndarray) -> np.ndarray:
         """The iteration of each (topic, docno) pair given, or -1 where none is listed."""
@@ -224,7 +243,8 @@ def _assemble(path: Path, topics: np.ndarray, docnos: np.ndarray, iterations: np
     run = Run(run_name, np.asarray(topic_ids, dtype=object), topic_codes.astype(np.int32),
               np.asarray(vocabulary, dtype=object), doc_codes.astype(np.int32), scores, place,
               source=str(path), notes=notes)
-    return DDRun(run=run, iterations=DDIterations(topic=topics, docno=docnos, iteration=iterations, source=str(path)))
+    return DDRun(run=run, iterations=DDIterations(topic=topics, docno=docnos, iteration=iterations, source=str(path),
+                                                  run_doc_ids=run.doc_ids, doc_code=doc_codes.astype(np.int64)))
 
 
 def _read_jig_fast(path: Path, data: bytes, on_duplicate: str, name: str | None) -> DDRun | None:
@@ -233,20 +253,19 @@ def _read_jig_fast(path: Path, data: bytes, on_duplicate: str, name: str | None)
     if b"\r" in data or b" " in data:
         return None
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep="\t", header=None, names=range(7), dtype=str, na_filter=False,
-                            quoting=csv.QUOTE_NONE, engine="c")
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
+        frame = pd.read_csv(io.BytesIO(data), sep="\t", header=None, names=range(7),
+                            dtype={0: object, 1: np.int64, 2: object, 3: np.float64, 4: object, 5: object, 6: object},
+                            keep_default_na=False, na_values=[""], quoting=csv.QUOTE_NONE, engine="c")
+    except (ValueError, TypeError, OverflowError, pd.errors.ParserError, UnicodeDecodeError):
         return None
-    if frame.empty or (frame[6] != "").any() or (frame[[0, 1, 2, 3]] == "").to_numpy().any():
+    if frame.empty or frame[6].notna().any() or frame[[0, 2]].isna().to_numpy().any():
         return None
-    if not frame[1].str.fullmatch(r"\d+").all() or not frame[3].str.fullmatch(NUMBER.pattern, case=False).all():
-        return None
-    scores = frame[3].astype(np.float64).to_numpy()
-    if np.isnan(scores).any():
+    scores = frame[3].to_numpy(dtype=np.float64)
+    iterations = frame[1].to_numpy(dtype=np.int64)
+    if np.isnan(scores).any() or (iterations < 0).any():
         return None
     topics = frame[0].to_numpy(dtype=object)
     docnos = frame[2].to_numpy(dtype=object)
-    iterations = frame[1].astype(np.int64).to_numpy()
     topic_codes = pd.factorize(topics)[0].astype(np.int64)
     doc_codes, vocabulary = pd.factorize(docnos)
     repeated = pd.Series(topic_codes * max(len(vocabulary), 1) + doc_codes, copy=False).duplicated().to_numpy()

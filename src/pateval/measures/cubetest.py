@@ -186,9 +186,10 @@ def _running_sum(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return pd.Series(values, copy=False).groupby(groups, sort=False).cumsum().to_numpy(dtype=np.float64)
 
 
-# Subtopic views of the rankings being scored, shared by CT, ACT and the variants of one
-# evaluation call (building a view is the costly join); dropped with the ranking.
-_VIEWS: "weakref.WeakKeyDictionary[RankedTopics, dict[str, SubtopicView]]" = weakref.WeakKeyDictionary()
+# Per ranking being scored, shared by CT, ACT and the variants of one evaluation call and
+# dropped with the ranking: its subtopic views (the costly join), its rows' iterations, and
+# the CT and ACT values of each setting (one computation gives both).
+_VIEWS: "weakref.WeakKeyDictionary[RankedTopics, dict]" = weakref.WeakKeyDictionary()
 
 
 def _view(ranked: RankedTopics, kind: str) -> SubtopicView:
@@ -329,7 +330,7 @@ def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: Evalu
     known = cache.get("iterations")
     if known is not None and known[0] is iterations:
         return known[1]
-    found = iterations.lookup(ranked.topic_ids[ranked.row_topic], ranked.docno)
+    found = iterations.lookup_ranked(ranked)
     if np.any(found < 0):
         first = int(np.flatnonzero(found < 0)[0])
         raise ParameterError(f"{measure}: the iterations ({iterations.source}) do not list document "
@@ -344,7 +345,11 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
         return np.zeros(n_topics), np.zeros(n_topics)
     iteration = _row_iterations(ranked, settings, context, measure)
     # examination order: iteration by iteration, within one in evaluation order
-    sequence = np.lexsort((ranked.position, iteration, ranked.row_topic))
+    same_topic = ranked.row_topic[1:] == ranked.row_topic[:-1]
+    if np.all((iteration[1:] >= iteration[:-1]) | ~same_topic):
+        sequence = np.arange(n_rows, dtype=np.int64)  # the ranking already runs iteration by iteration
+    else:
+        sequence = np.lexsort((ranked.position, iteration, ranked.row_topic))
     place = np.empty(n_rows, dtype=np.int64)
     place[sequence] = np.arange(n_rows)
     examined = np.ones(n_rows, dtype=bool) if settings.cutoff is None else iteration < settings.cutoff
@@ -353,7 +358,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
     keep = examined[view.pair_row]
     rows, subtopics, rating = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep].astype(np.float64)
-    order = np.lexsort((place[rows], subtopics))
+    order = np.argsort(subtopics * np.int64(n_rows) + place[rows], kind="stable")
     rows, subtopics, rating = rows[order], subtopics[order], rating[order]
     start = _group_starts(subtopics)
     count = np.arange(len(rows), dtype=np.int64) - start
@@ -388,11 +393,14 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     all_topic = np.repeat(np.arange(n_topics), span)
     all_iteration = np.arange(int(span.sum()), dtype=np.int64) - np.repeat(np.cumsum(span) - span, span)
     base = int(max(last_iteration.max(), 0)) + 2
-    present = np.unique(seq_topic * base + seq_iteration)
+    seq_key = seq_topic * base + seq_iteration  # ascending: rows run topic by topic, iteration by iteration
     wanted = all_topic * base + all_iteration
-    empty = ~np.isin(wanted, present)
+    if len(seq_key):
+        at = np.minimum(np.searchsorted(seq_key, wanted), len(seq_key) - 1)
+        empty = seq_key[at] != wanted
+    else:
+        empty = np.ones(len(wanted), dtype=bool)
     if empty.any():
-        seq_key = seq_topic * base + seq_iteration
         gain_then = np.zeros(int(empty.sum()))
         if len(seq_key):
             before_index = np.searchsorted(seq_key, wanted[empty], side="left") - 1
@@ -421,9 +429,18 @@ def cube_test_values(ranked: RankedTopics, measure: Measure, context: Evaluation
     """
     context = context or EvaluationContext()
     settings = CubeSettings.from_measure(measure)
+    # CT and ACT of the same settings come from one computation (both in one evaluation call)
+    cache = _VIEWS.setdefault(ranked, {})
+    key = ("values", dataclasses.replace(settings, owner=""))
+    known = cache.get(key)
+    if known is not None and known[0] is context:
+        return known[1]
     if settings.compat == "trec-dd":
-        return _trec_dd(ranked, settings, context, measure)
-    return _paper(ranked, settings, context, measure)
+        values = _trec_dd(ranked, settings, context, measure)
+    else:
+        values = _paper(ranked, settings, context, measure)
+    cache[key] = (context, values)
+    return values
 
 
 def cube_test(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
