@@ -49,7 +49,7 @@ def run_phase(name: str, argv: list[str]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--patents", type=int, default=3000, help="EP patents to generate (about 1.9 files each)")
+    parser.add_argument("--patents", type=int, default=3000, help="EP patents to generate (about 2.1 files each)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--pipeline", action="store_true", help="also ingest the corpus and build a collection")

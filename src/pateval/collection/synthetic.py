@@ -943,8 +943,8 @@ def generate_corpus(
         and counts.
     n_patents : int
         Number of EP patents (applications). Each gives 1 to 4 files: A1 (or A2 and,
-        usually, A3), B1 when granted in time, and an earlier WO A1 for some -- about 1.9
-        files per patent with the defaults.
+        usually, A3), B1 when granted in time, and an earlier WO A1 for some -- about 2.1
+        files per patent with the defaults (100,767 files for 48,000 patents, seed 1).
     seed : int
         The corpus is a function of the seed and the other parameters (not of
         ``workers``).
