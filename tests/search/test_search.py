@@ -127,3 +127,16 @@ def test_index_until_keeps_the_corpus_part_only(tmp_path):
     with pytest.raises(Exception, match="until must be a date"):
         build_index(records, tmp_path / "other", until="last year", progress=False)
     assert not (tmp_path / "other").exists()
+
+
+@pytest.mark.parametrize("model", ["bm25", "lm"])
+def test_ipc_boost_lifts_documents_of_the_topic_subclasses(search_index, topics, model):
+    def shared_in_top(query, topic):
+        subclasses = set(topic.ipc_prefixes("subclass"))
+        ranking = search_topic(search_index, topic, SearchConfig(model=model, query=query, depth=20))
+        return sum(bool(subclasses & set(search_index.documents["ipc"].iat[search_index.row_of(d)]))
+                   for d, _ in ranking)
+
+    plain = sum(shared_in_top("claims", t.document) for t in topics[:8])
+    boosted = sum(shared_in_top("claims,ipc=boost,ipcw=0.5", t.document) for t in topics[:8])
+    assert boosted > plain

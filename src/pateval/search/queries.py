@@ -10,7 +10,8 @@ commas -- the same string is the strategy's name in run tags::
     claims,top=50             the 50 terms of the claims with the highest tf-idf (per language)
     full,mindf=2,maxdf=0.05   terms in fewer than 2 documents or more than 5 % of them dropped
     claims,ipc=filter         only documents sharing an IPC subclass with the topic
-    claims,ipc=boost,ipcw=2   documents sharing a subclass get 2 added to their score
+    claims,ipc=boost,ipcw=0.2 documents sharing a subclass get 0.2 times the score range of
+                              the ranked candidates added (default 0.1), whatever the model
     claims,split=claims,merge=rrf
                               one query per independent claim, rankings merged by
                               reciprocal rank fusion (``sum`` and ``max`` of max-normalised
@@ -59,7 +60,9 @@ class QuerySpec:
     ipc : {"none", "filter", "boost"}
         Use the topic's IPC subclasses to filter or to boost documents.
     ipc_weight : float
-        What ``boost`` adds to the score of a document sharing a subclass.
+        ``boost`` adds this share of the candidates' score range (best minus worst) to the
+        score of each document sharing a subclass: a boost in the same proportion for
+        every model, whose scores have different scales.
     split : {"none", "claims"}
         ``claims``: one query per independent claim (with the other parts), merged.
     merge : {"sum", "max", "rrf"}
@@ -73,7 +76,7 @@ class QuerySpec:
     min_df: int = 1
     max_df: float = 1.0
     ipc: str = "none"
-    ipc_weight: float = 1.0
+    ipc_weight: float = 0.1
     split: str = "none"
     merge: str = "sum"
     field_weights: tuple[tuple[str, float], ...] = tuple((f, 1.0) for f in TEXT_FIELDS)
@@ -83,6 +86,8 @@ class QuerySpec:
             raise ParameterError(f"query parts must be among {', '.join(TEXT_FIELDS)} (or 'full'); got {self.parts!r}")
         if self.top is not None and self.top < 1:
             raise ParameterError(f"query option top must be >= 1; got {self.top}")
+        if not self.ipc_weight >= 0:
+            raise ParameterError(f"query option ipcw must be >= 0; got {self.ipc_weight}")
         if self.min_df < 0 or not 0 < self.max_df <= 1:
             raise ParameterError(f"query options need mindf >= 0 and 0 < maxdf <= 1; got {self.min_df}, {self.max_df}")
         for name, value, allowed in (("ipc", self.ipc, _IPC_MODES), ("split", self.split, _SPLITS),
@@ -109,7 +114,7 @@ class QuerySpec:
             options.append(f"maxdf={self.max_df:g}")
         if self.ipc != "none":
             options.append(f"ipc={self.ipc}")
-            if self.ipc == "boost" and self.ipc_weight != 1.0:
+            if self.ipc == "boost" and self.ipc_weight != 0.1:
                 options.append(f"ipcw={self.ipc_weight:g}")
         if self.split != "none":
             options.append(f"split={self.split}")

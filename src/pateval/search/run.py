@@ -8,7 +8,9 @@ was made. For each topic the query (or queries) of the strategy go to the engine
    filters (published before the topic's earliest date; IPC subclass with ``ipc=filter``);
 2. with ``bm25`` as the engine computes it, its top documents are the run; any other
    model re-scores the engine's top ``candidates`` documents exactly
-   (:func:`pateval.search.models.rescore`) and keeps the best ``depth``;
+   (:func:`pateval.search.models.rescore`) and keeps the best ``depth``; with
+   ``ipc=boost`` the documents sharing an IPC subclass with the topic get a share of the
+   candidates' score range added (any model, over ``candidates`` documents);
 3. publications of the topic's own patent and family are dropped (they are not prior art
    of the topic, and CLEF-IP's corpus never holds the topic itself);
 4. several queries of one topic (``split=claims``) are merged as the strategy says.
@@ -82,8 +84,9 @@ class SearchConfig:
         object.__setattr__(self, "query", parse_query_spec(self.query))
         if self.depth < 1:
             raise ParameterError(f"depth must be >= 1; got {self.depth}")
-        if self.candidates < self.depth and not self.model.native:
-            raise ParameterError(f"candidates ({self.candidates}) must be >= depth ({self.depth}) for re-scored models")
+        if self.candidates < self.depth and (not self.model.native or self.query.ipc == "boost"):
+            raise ParameterError(f"candidates ({self.candidates}) must be >= depth ({self.depth}) for re-scored "
+                                 "models and ipc=boost")
         if self.unit not in _UNITS:
             raise ParameterError(f"unit must be one of {', '.join(_UNITS)}; got {self.unit!r}")
 
@@ -227,9 +230,6 @@ def _engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_b
     if query.ipc and config.query.ipc == "filter":
         shared = tantivy.Query.term_set_query(schema, "ipc", list(query.ipc))
         parts.append((tantivy.Occur.Must, tantivy.Query.const_score_query(shared, 0.0)))
-    elif query.ipc and config.query.ipc == "boost" and config.model.native:
-        shared = tantivy.Query.term_set_query(schema, "ipc", list(query.ipc))
-        parts.append((tantivy.Occur.Should, tantivy.Query.const_score_query(shared, config.query.ipc_weight)))
     return tantivy.Query.boolean_query(parts)
 
 
@@ -245,15 +245,18 @@ def _one_query(index: SearchIndex, topic: PatentDocument, query: Query, config: 
     date_before = _topic_date(topic) if config.date_filter else 0
     engine_query = _engine_query(index, query, config, date_before)
     # a few extra hits make up for the topic's own publications dropped afterwards
-    limit = (config.depth if config.model.native else config.candidates) + 50
+    boost = bool(query.ipc) and config.query.ipc == "boost"
+    limit = (config.depth if config.model.native and not boost else config.candidates) + 50
     hits = index.searcher.search(engine_query, limit, count=False).hits
     rows = index.rows_of_hits(hits)
     if config.model.native:
         scores = np.asarray([score for score, _ in hits], dtype=np.float64)
     else:
         scores = rescore(index, config.model, query.terms, rows, config.query.weights)
-        if query.ipc and config.query.ipc == "boost":
-            scores = scores + config.query.ipc_weight * _ipc_shared(index, rows, query.ipc)
+    if boost and len(scores):
+        # in proportion to the candidates' score range, so that one weight means the same for every model
+        spread = float(scores.max() - scores.min())
+        scores = scores + config.query.ipc_weight * spread * _ipc_shared(index, rows, query.ipc)
     if excluded is not None and len(rows):
         keep = ~np.isin(rows, excluded)
         rows, scores = rows[keep], scores[keep]
