@@ -68,7 +68,7 @@ __all__ = [
     "intent_probabilities",
 ]
 
-NDEVAL = ("ndeval v4.5 (TREC Web track; https://github.com/trec-web/trec-web-2014), as wrapped by pyndeval; "
+NDEVAL = ("ndeval v4.5 (TREC Web track, github.com/trec-web/trec-web-2014 src/eval/ndeval.c; pyndeval wraps it); "
           "Agrawal et al., WSDM 2009 (intent-aware measures)")
 SAKAI = "Sakai & Song, SIGIR 2011 (NTCIREVAL, http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html)"
 
