@@ -110,3 +110,13 @@ def test_ipc_options_carry_the_topic_subclasses(topics, search_index):
 def test_field_weights_parse():
     spec = parse_query_spec("full,w.claims=2,w.description=0")
     assert spec.weights == {"title": 1.0, "abstract": 1.0, "claims": 2.0, "description": 0.0}
+
+
+def test_seed_grid_has_the_cube_test_papers_33_runs():
+    from pateval.search.run import grid_configs
+
+    configs = grid_configs("seeds")
+    assert len(configs) == 33 == len({c.tag for c in configs})
+    assert {c.model.tag for c in configs} == {"bm25", "lm", "tfidf"}
+    with pytest.raises(ParameterError):
+        grid_configs("everything")
