@@ -253,6 +253,9 @@ def test_ideal_is_the_best_permutation(lengths, group_of, grouped, duplicate_gai
     ideal = ideal_gain(np.zeros(len(docs), dtype=np.int64), np.array(lengths, dtype=float), codes, 1, model=model,
                        duplicate_gain=duplicate_gain)
     assert ideal[0] == pytest.approx(best, rel=1e-12)
+    if not grouped:  # the no-duplicates fast path
+        plain = ideal_gain(np.zeros(len(docs), dtype=np.int64), np.array(lengths, dtype=float), None, 1, model=model)
+        assert plain[0] == pytest.approx(best, rel=1e-12)
 
 
 # ---- against the plain loop, and the properties of the issue ----------------------------------

@@ -215,7 +215,7 @@ def time_biased_gain(rows: TBGRows) -> np.ndarray:
                        minlength=len(rows.ptr) - 1)
 
 
-def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray, n_topics: int, *,
+def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None, n_topics: int, *,
                model: TimeModel, duplicate_gain: bool = True) -> np.ndarray:
     """TBG of the best ordering of each topic's relevant documents (the ``ideal`` normalisation).
 
@@ -223,7 +223,8 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray, n_topi
     ----------
     topic, lengths, group : ndarray, shape (M,)
         One entry per relevant document: its topic position, length (words) and duplicate
-        group code (distinct codes for documents without near-duplicates).
+        group code (distinct codes for documents without near-duplicates); ``group=None``:
+        no near-duplicates at all.
     n_topics : int
 
     Notes
@@ -243,6 +244,13 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray, n_topi
         return np.zeros(n_topics, dtype=np.float64)
     topic = np.asarray(topic, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.float64)
+    if group is None:
+        # no near-duplicates: shortest first, one sort
+        order = np.lexsort((lengths, topic))
+        step = model.summary_time + model.reading_time(lengths[order]) * model.p_click_rel
+        counts = np.bincount(topic, minlength=n_topics)
+        start = segment_exclusive_cumsum(step, np.r_[0, np.cumsum(counts)].astype(np.int64))
+        return np.bincount(topic[order], weights=g * np.exp(-rate * start), minlength=n_topics)
     group = np.asarray(group, dtype=np.int64)
     # blocks = (topic, group); sorted so that each block starts with its shortest member
     order = np.lexsort((lengths, group, topic))
@@ -290,8 +298,10 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
                              describe=lambda i: f"topic {ranked.topic_ids[first_topic[i]]!r}; needed by norm=ideal",
                              what="relevant document")
     mode = measure["duplicates"]
-    groups = (code if mode == "none" else
-              _groups(ids.to_numpy(zero_copy_only=False).astype(object), mode, measure, context)[inverse])
+    if mode == "none":
+        return topic, values[inverse], None
+    source = ids if mode == "patent" else ids.to_numpy(zero_copy_only=False).astype(object)
+    groups = _groups(source, mode, measure, context)[inverse]
     return topic, values[inverse], groups
 
 
