@@ -74,6 +74,7 @@ def evaluation(
     """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
     if isinstance(measures, (str, Measure)):
         measures = [measures]
+    qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
     return evaluate_runs(
         _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
         _as_runs(runs, on_duplicate=on_duplicate),
@@ -418,6 +419,55 @@ def collection_stats(collection, *, ipc_level: str = "class", top: int = 10) -> 
 
 
 # ---- passage runs ---------------------------------------------------------------------------
+
+
+def _passage_inputs(qrels, runs, resources, *, on_duplicate: str):
+    """Passage runs and passage qrels given to :func:`evaluation`, routed to both levels.
+
+    A run file with an XPath in its 4th column (or a :class:`PassageRun`) is a CLEF-IP
+    passage run: it is evaluated as its document-level run (each document at its first
+    occurrence in passage-rank order, headings removed) by every measure, and its passages
+    go to ``resources["passage_runs"]`` (run name -> PassageRun) for ``P_psg`` and
+    ``MAP_psg``. A qrels file whose lines end with an XPath is read as passage qrels:
+    its documents are the document-level judgements and its passages fill
+    ``resources["passage_qrels"]`` unless one was given.
+    """
+    from .formats.passages import (PassageRun, looks_like_passage_qrels, looks_like_passage_run,
+                                   read_passage_qrels, read_passage_run)
+
+    resources = dict(resources or {})
+    if isinstance(qrels, (str, _os.PathLike)) and looks_like_passage_qrels(qrels):
+        qrels = read_passage_qrels(qrels)
+    if isinstance(qrels, Qrels) and qrels.format == "clefip-psg":
+        resources.setdefault("passage_qrels", qrels)
+    given = resources.get("passage_runs")
+    found: dict = {}
+
+    def routed(item, name):
+        if isinstance(item, (str, _os.PathLike)) and looks_like_passage_run(item):
+            item = read_passage_run(item, on_duplicate=on_duplicate, name=name)
+        if isinstance(item, PassageRun):
+            if name is not None and item.name != name:
+                item = _dataclasses.replace(item, name=name, _cache={})
+            found[item.name] = item
+            return item.document_run()
+        return item
+
+    if isinstance(runs, (str, _os.PathLike, PassageRun, Run)):
+        runs = [routed(runs, None)]
+    elif isinstance(runs, _Mapping):
+        if not _is_single_run_dict(runs):
+            runs = {key: routed(value, str(key)) for key, value in runs.items()}
+    else:
+        runs = [routed(item, None) for item in runs]
+    if found:
+        if isinstance(given, _Mapping):
+            found = {**given, **found}
+        elif isinstance(given, PassageRun):
+            found = {given.name: given, **found}
+        resources["passage_runs"] = found
+    return qrels, runs, resources
+
 
 # ---- comparing systems and measures -------------------------------------------------------
 

@@ -73,6 +73,7 @@ def _add_evaluate(commands) -> None:
 
     for resource in RESOURCES:
         p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
+    _add_group_options(p)  # --group-by, --group-plot: see the check (passage runs) section
     p.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4, as trec_eval)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     p.set_defaults(run=_run_evaluate)
@@ -98,7 +99,7 @@ def _run_evaluate(args) -> int:
         qrels_format=args.qrels_format, complete=args.complete, order=args.order,
         doc_key=args.doc_key, on_duplicate=args.on_duplicate, resources=resources,
     )
-    rows = result_rows(result.frame, result.summary(), per_query=args.per_query)
+    rows = _with_group_rows(result_rows(result.frame, result.summary(), per_query=args.per_query), result, args)
     text = format_results(rows, format=args.format, precision=args.precision)
     for note in result.notes:
         print(f"pateval: note: {note}", file=sys.stderr)
@@ -395,6 +396,82 @@ def _run_collection_stats(args) -> int:
 
 
 # ---- sub-commands: check (passage runs) --------------------------------------------------
+
+
+@command
+def _add_check(commands) -> None:
+    p = commands.add_parser(
+        "check",
+        help="check a CLEF-IP passage run as the organisers did (and repair it with --fix)",
+        description="Check a passage run (topic_id Q0 doc_id xpath psg_rank psg_score): format, duplicates, "
+        "a topic's lines scattered through the file, more than 100 documents for a topic, headings, XPaths the "
+        "document does not have (with --store), topics not in --topics. Prints LINE<TAB>KIND<TAB>MESSAGE for "
+        "every finding; exit status 1 when something needs fixing (0 once --fix wrote the repaired run).",
+    )
+    p.add_argument("run_file", metavar="RUN", help="passage run file (participantID-runID-PSG.ext)")
+    p.add_argument("--topics", metavar="FILE", help="passage topics file (tid, tfile, tclaims)")
+    p.add_argument("--store", metavar="DIR", help="corpus store (pateval corpus ingest) to check that XPaths exist")
+    p.add_argument("--max-documents", type=int, default=100, metavar="N", help="documents allowed per topic (default 100)")
+    p.add_argument("--fix", metavar="OUT", help="write the repaired run to OUT and the changes to OUT.log")
+    p.add_argument("--log", metavar="FILE", help="where --fix writes its change log (default OUT.log)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the findings to FILE (atomically) instead of stdout")
+    p.set_defaults(run=_run_check)
+
+
+def _run_check(args) -> int:
+    from .check import check_passage_run, fix_passage_run
+
+    if args.log and not args.fix:
+        raise PatevalError("--log goes with --fix")
+    report = check_passage_run(args.run_file, topics=args.topics, store=args.store, max_documents=args.max_documents)
+    _write_text_or_print(report.format(), args.output)
+    if args.fix:
+        out, log = fix_passage_run(report, args.fix, log=args.log)
+        print(f"pateval: wrote {out} ({len(report.kept)} lines) and {log} "
+              f"({len(report.removed)} removed, {len(report.moved)} moved)", file=sys.stderr)
+        return 0
+    return 0 if report.ok else 1
+
+
+def _add_group_options(p) -> None:
+    """``pateval evaluate`` options for results by topic group (CLEF-IP 2013 Figure 5)."""
+    p.add_argument("--group-by", metavar="FILE", help="also give each measure's value per topic group: a file of "
+                   "`topic attribute` lines, or a passage topics file (groups = topic languages); rows 'all:GROUP'")
+    p.add_argument("--group-plot", metavar="FILE", help="with --group-by: grouped-bar plot of the first measure "
+                   "(runs x groups) written to FILE (.png, .pdf, .svg)")
+
+
+def _with_group_rows(rows, result, args):
+    """Result rows with an ``all:GROUP`` row after each ``all`` row (--group-by); writes --group-plot."""
+    if args.group_plot and not args.group_by:
+        raise PatevalError("--group-plot needs --group-by")
+    if not args.group_by:
+        return rows
+    import pandas as pd
+
+    from .report.breakdown import group_summary, plot_group_summary, read_topic_groups
+
+    summary, notes = group_summary(result.frame, read_topic_groups(args.group_by), result.measures)
+    for note in notes:
+        print(f"pateval: note: {note}", file=sys.stderr)
+    extra = summary[summary["group"] != "all"]
+    extra = pd.DataFrame({"run": extra["run"], "measure": extra["measure"], "topic": "all:" + extra["group"].astype(str),
+                          "value": extra["value"]})
+    combined = pd.concat([rows, extra], ignore_index=True)
+    pair = list(zip(combined["run"], combined["measure"]))
+    first_seen = {key: i for i, key in reversed(list(enumerate(pair)))}
+    combined["_block"] = [first_seen[key] for key in pair]
+    combined = combined.sort_values("_block", kind="stable").drop(columns="_block").reset_index(drop=True)
+    if args.group_plot:
+        from .formats.atomic import atomic_output
+
+        figure = plot_group_summary(summary)
+        suffix = args.group_plot.rsplit(".", 1)[-1].lower() if "." in args.group_plot else "png"
+        with atomic_output(args.group_plot, "wb") as handle:
+            figure.savefig(handle, format=suffix, dpi=150)
+        print(f"pateval: wrote {args.group_plot}", file=sys.stderr)
+    return combined
+
 
 # ---- sub-commands: compare, analyse-measures, report (comparing systems) ----------------
 

@@ -55,6 +55,9 @@ PROPERTIES: dict[str, set[str]] = {
     "ACT": {"bounded01", "empty_defined", "order_invariant"},
     **{f"CT_{i}{t}{c}": {"bounded01", "empty_defined", "order_invariant"}
        for i in "lp" for t in "tag" for c in ("c", "cbar")},
+    # passage family (CLEF-IP Precision(D), MAP(D)): means of per-document precisions / APs
+    "P_psg": {"bounded01", "empty_defined", "order_invariant"},
+    "MAP_psg": {"bounded01", "empty_defined", "order_invariant"},
 }
 
 # Side inputs, made up for the random cases below: name -> f(docnos, topics, subtopics) -> resource
@@ -68,9 +71,32 @@ def _subtopic_weights(docnos, topics, subtopics):
     return {t: {s: 1.0 if s == "s1" else 0.5 for s in names} for t in topics}
 
 
+def _passage_runs(docnos, topics, subtopics):
+    # every (topic, document) gets passages p[1..4], ranked in an order fixed by the names
+    from pateval.formats.passages import PassageRun
+
+    rows = []
+    for t in topics:
+        for d in docnos:
+            order = sorted(range(1, 5), key=lambda k: (sum(map(ord, t + d)) * k) % 7)
+            rows.extend((t, d, f"/patent-document/description/p[{k}]", rank, 1.0 / rank)
+                        for rank, k in enumerate(order, start=1))
+    return {"r": PassageRun.from_records(rows, name="r")}
+
+
+def _passage_qrels(docnos, topics, subtopics):
+    # passages p[1..4] judged relevant where a stable hash of the names is odd
+    rows = [(t, d, f"/patent-document/description/p[{k}]") for t in topics for d in docnos for k in range(1, 5)
+            if sum(map(ord, t + d)) * (k + 3) % 2]
+    return Qrels(topic=np.asarray([r[0] for r in rows], dtype=object), docno=np.asarray([r[1] for r in rows], dtype=object),
+                 rel=np.ones(len(rows), dtype=np.int64), passage=np.asarray([r[2] for r in rows], dtype=object))
+
+
 RESOURCE_FACTORIES = {
     "doc_lengths": _doc_lengths,
     "subtopic_weights": _subtopic_weights,
+    "passage_runs": _passage_runs,
+    "passage_qrels": _passage_qrels,
 }
 
 

@@ -18,6 +18,7 @@ from .groups import read_duplicate_groups, read_patent_families
 from .dd import read_dd_iterations
 from .weights import read_subtopic_weights
 from .intents import read_intents
+from .passages import read_passage_qrels
 
 __all__ = ["Resource", "RESOURCES", "load_resources"]
 
@@ -46,6 +47,8 @@ RESOURCES: list[Resource] = [
              read_subtopic_weights),
     Resource("iterations", "--iterations", "TREC DD run file (`topic<TAB>iteration<TAB>docno<TAB>score...`) giving each "
              "document's iteration, for CT/ACT with compat=trec-dd", read_dd_iterations),
+    Resource("passage_qrels", "--passage-qrels", "CLEF-IP passage qrels (`topic [0] docno xpath`, spaces or commas) "
+             "for P_psg and MAP_psg; not needed when the qrels given are passage qrels", read_passage_qrels),
 ]
 
 

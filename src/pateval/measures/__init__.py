@@ -9,6 +9,7 @@ from .registry import REGISTRY, all_specs, parse_measure, parse_measures, regist
 
 # Each family registers its measures on import (order = listing order within families).
 from . import standard  # noqa: E402,F401
+from . import passage  # noqa: E402,F401
 from . import cubetest  # noqa: E402,F401
 from . import pres, tbg  # noqa: E402,F401
 from . import subtopic  # noqa: E402,F401

@@ -1,0 +1,167 @@
+"""Passage-level measures of CLEF-IP 2012/2013: Precision(D) and MAP(D).
+
+The passage retrieval task asked, for a set of claims, for relevant documents and, in each,
+the relevant passages (XPaths). The organisers scored passages only inside the relevant
+documents a run found, in the manner of INEX's "Relevant in Context" task:
+
+For topic q, RelRet(q) is the set of documents relevant at document level that the run
+retrieved. For d in RelRet(q), p_1..p_m are the run's passages of d in passage-rank order
+and Q_d the judged passages of d:
+
+    Precision(d) = |{j : p_j in Q_d}| / m
+    AP(d)        = (1/|Q_d|) sum_{j : p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j
+
+Precision(D)(q) and MAP(D)(q) are the means of Precision(d) and AP(d) over RelRet(q), 0 when
+RelRet(q) is empty; the reported values are their means over topics. Heading passages are
+removed from runs and qrels first, and XPaths are compared normalised
+(:func:`pateval.formats.passages.normalise_xpath`).
+
+Inputs (see :mod:`pateval.formats.passages`): the ranking is the document-level run of a
+passage run (each document at its first occurrence); the passage rows come from the
+evaluation context's ``passage_runs`` (run name -> :class:`PassageRun`, or one
+PassageRun for every run) and the passage judgements from ``passage_qrels`` (a
+:class:`~pateval.core.qrels.Qrels` with ``passage`` XPaths). ``pateval evaluate`` fills
+both when given a passage run and passage qrels.
+
+A relevant document whose judged passages are all headings has |Q_d| = 0 after the
+headings are removed: its AP(d) is taken as 0 (it still counts in RelRet).
+
+Reference: F. Piroi, M. Lupu, A. Hanbury, V. Zenz, "CLEF-IP 2011: Retrieval in the
+Intellectual Property Domain" and F. Piroi, M. Lupu, A. Hanbury, "Passage Retrieval Starting
+from Patent Claims. A CLEF-IP 2013 Task Overview" (CLEF 2012/2013 working notes); INEX
+Relevant in Context (Kamps et al., INEX 2007).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..core.ranking import RankedTopics
+from ..errors import ParameterError
+from .base import EvaluationContext, Measure, MeasureSpec
+from .registry import register
+from .standard import REL
+
+__all__ = ["passage_scores", "precision_d", "map_d"]
+
+REFERENCE = ("Piroi, Lupu, Hanbury: Passage Retrieval Starting from Patent Claims, CLEF-IP 2013 task overview "
+             "(CLEF 2013 working notes); CLEF-IP 2012 overview; INEX Relevant in Context")
+RESOURCES = frozenset({"passage_runs", "passage_qrels"})
+
+
+def _passage_run_for(ranked: RankedTopics, measure: Measure, context: EvaluationContext):
+    runs = context.require("passage_runs", measure)
+    if isinstance(runs, Mapping):
+        if ranked.run_name not in runs:
+            listed = ", ".join(sorted(map(str, runs))) or "none"
+            raise ParameterError(f"{measure}: run {ranked.run_name!r} is not a passage run (passage runs: {listed})")
+        return runs[ranked.run_name]
+    return runs
+
+
+def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
+    """Precision(D) and MAP(D) of every topic of ``ranked`` (computed once, for both measures).
+
+    Vectorised over all topics: passages of the relevant retrieved documents are grouped by
+    (topic, document) in passage-rank order; running hit counts within each group give
+    AP(d), group sums give Precision(d), and per-topic sums divided by |RelRet(q)| give
+    the topic values.
+    """
+    level = measure["rel"]
+    key = ("passage_scores", level, id(context.resources.get("passage_runs")), id(context.resources.get("passage_qrels")))
+    if key in ranked._cache:
+        return ranked._cache[key]
+    qrels = context.require("passage_qrels", measure)
+    if getattr(qrels, "passage", None) is None:
+        raise ParameterError(f"{measure} needs passage qrels (XPaths); {qrels.source} has none")
+    run = _passage_run_for(ranked, measure, context).without_headings()
+    n_topics = ranked.n_topics
+    topic_index = pd.Index(ranked.topic_ids)
+
+    # relevant documents retrieved, by (topic position, document code)
+    relevant = ranked.relevant(level)
+    rel_count = ranked.per_topic_sum(relevant.astype(np.float64))
+    order = run.passage_order()
+    run_topic = topic_index.get_indexer(run.topic[order]) if len(order) else np.zeros(0, np.int64)
+    qrels_topic = topic_index.get_indexer(qrels.topic) if len(qrels) else np.zeros(0, np.int64)
+    qrels_heading = qrels.passage  # headings were removed by the reader; removed again below for in-memory qrels
+    keep_q = (qrels_topic >= 0) & ~pd.Series(qrels_heading, dtype=object).str.match(r".*/heading(\[\d+\])?$").to_numpy(dtype=bool)
+
+    ranked_docno = ranked.docno[relevant]
+    docs, doc_codes = np.unique(np.concatenate([ranked_docno.astype(object), run.docno[order], qrels.docno[keep_q]]).astype(str),
+                                return_inverse=True)
+    n_docs = max(len(docs), 1)
+    split_a = len(ranked_docno)
+    split_b = split_a + len(order)
+    relret_key = ranked.row_topic[relevant] * n_docs + doc_codes[:split_a]
+    run_doc_key = run_topic.astype(np.int64) * n_docs + doc_codes[split_a:split_b]
+    qrels_doc_key = qrels_topic[keep_q].astype(np.int64) * n_docs + doc_codes[split_b:]
+
+    in_relret = (run_topic >= 0) & np.isin(run_doc_key, relret_key)
+    rows = order[in_relret]
+    group_key = run_doc_key[in_relret]
+    xpaths, xpath_codes = np.unique(np.concatenate([run.xpath[rows], qrels.passage[keep_q]]).astype(str), return_inverse=True)
+    n_x = max(len(xpaths), 1)
+    if n_topics * n_docs * n_x >= 2 ** 62:
+        raise ParameterError(f"{measure}: too many distinct topics x documents x passages to index")
+    run_passage_key = group_key * n_x + xpath_codes[: len(rows)]
+    judged_passage_key = np.unique(qrels_doc_key * n_x + xpath_codes[len(rows):])
+    hit = np.isin(run_passage_key, judged_passage_key)
+
+    # groups: consecutive rows of one (topic, document), already in passage-rank order
+    n = len(rows)
+    if n == 0:
+        result = (np.zeros(n_topics), np.zeros(n_topics))
+        ranked._cache[key] = result
+        return result
+    starts = np.flatnonzero(np.r_[True, group_key[1:] != group_key[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    group_of_row = np.repeat(np.arange(len(starts)), sizes)
+    j = np.arange(n) - starts[group_of_row] + 1
+    hits_total = np.cumsum(hit)
+    hits_before = np.r_[0, hits_total][starts]
+    hits_so_far = hits_total - hits_before[group_of_row]
+    group_hits = np.bincount(group_of_row, weights=hit.astype(np.float64), minlength=len(starts))
+    ap_sum = np.bincount(group_of_row, weights=np.where(hit, hits_so_far / j, 0.0), minlength=len(starts))
+    judged_docs, judged_counts = np.unique(judged_passage_key // n_x, return_counts=True)
+    group_doc_key = group_key[starts]
+    q_d = np.zeros(len(starts))
+    if len(judged_docs):
+        where = np.minimum(np.searchsorted(judged_docs, group_doc_key), len(judged_docs) - 1)
+        q_d = np.where(judged_docs[where] == group_doc_key, judged_counts[where], 0).astype(np.float64)
+    precision_doc = group_hits / sizes
+    ap_doc = np.zeros(len(starts))
+    np.divide(ap_sum, q_d, out=ap_doc, where=q_d > 0)
+    group_topic = group_doc_key // n_docs
+    precision_sum = np.bincount(group_topic, weights=precision_doc, minlength=n_topics)
+    ap_total = np.bincount(group_topic, weights=ap_doc, minlength=n_topics)
+    precision_d = np.zeros(n_topics)
+    map_d = np.zeros(n_topics)
+    np.divide(precision_sum, rel_count, out=precision_d, where=rel_count > 0)
+    np.divide(ap_total, rel_count, out=map_d, where=rel_count > 0)
+    ranked._cache[key] = (precision_d, map_d)
+    return precision_d, map_d
+
+
+def precision_d(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Precision(D)(q) = (1/|RelRet(q)|) sum_{d in RelRet(q)} |{j : p_j in Q_d}| / m_d (0 if RelRet(q) is empty)."""
+    return passage_scores(ranked, measure, context)[0]
+
+
+def map_d(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """MAP(D)(q) = (1/|RelRet(q)|) sum_{d in RelRet(q)} AP(d), AP(d) = (1/|Q_d|) sum_{p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j."""
+    return passage_scores(ranked, measure, context)[1]
+
+
+for _spec in (
+    MeasureSpec("P_psg", "passage", "Precision(D): passage precision in the relevant documents retrieved (CLEF-IP)",
+                "Precision(D) = mean_{d in RelRet} |{p_j in Q_d}| / m_d, 0 if RelRet is empty",
+                REFERENCE, precision_d, (REL,), requires=RESOURCES, aliases=("PrecisionD",)),
+    MeasureSpec("MAP_psg", "passage", "MAP(D): passage average precision in the relevant documents retrieved (CLEF-IP)",
+                "MAP(D) = mean_{d in RelRet} (1/|Q_d|) sum_{p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j, 0 if RelRet is empty",
+                REFERENCE, map_d, (REL,), requires=RESOURCES, aliases=("MAPD",)),
+):
+    register(_spec)
