@@ -45,6 +45,16 @@ integer, otherwise by string; ``file``, read with ``--intents FILE`` (lines
 A topic with no relevant subtopic judgement scores 0 and counts in the mean (ndeval's
 rule). Documents are ranked by the core (``order=score``: score descending, ties by docno
 descending, which is ndeval's ``-traditional``; ndeval's default is ``order=rank``).
+
+Examples
+--------
+>>> import pateval
+>>> from pateval.core.qrels import Qrels
+>>> qrels = Qrels.from_records([("1", "s1", "A", 1), ("1", "s2", "B", 1), ("1", "s2", "D", 1), ("1", "s3", "C", 1)])
+>>> run = {"1": {"A": 9.3, "D": 8.4, "E": 8.1, "B": 7.6}}
+>>> frame = pateval.evaluate(qrels, run, ["alpha_nDCG@5", "ERR_IA@5", "I_rec@5"])
+>>> [round(v, 6) for v in frame["value"]]
+[0.786896, 0.393343, 0.666667]
 """
 
 from __future__ import annotations
