@@ -76,17 +76,19 @@ class DDIterations:
     # run are matched by integers instead of by strings
     run_doc_ids: object = None
     doc_code: np.ndarray | None = None
+    topic_code: np.ndarray | None = None
+    topic_values: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.topic)
 
     def lookup_ranked(self, ranked) -> np.ndarray:
         """The iteration of every row of a :class:`pateval.core.ranking.RankedTopics` (-1: none)."""
-        if self.run_doc_ids is None or getattr(ranked, "doc_ids", None) is not self.run_doc_ids:
+        if self.topic_code is None or getattr(ranked, "doc_ids", None) is not self.run_doc_ids:
             return self.lookup(ranked.topic_ids[ranked.row_topic], ranked.docno)
         if len(ranked.row_topic) == 0 or len(self.iteration) == 0:
             return np.full(len(ranked.row_topic), -1, dtype=np.int64)
-        topic_codes, topic_values = pd.factorize(self.topic)
+        topic_codes, topic_values = self.topic_code, self.topic_values
         ranked_topic_code = pd.Index(topic_values).get_indexer(np.asarray(ranked.topic_ids, dtype=object))
         width = int(self.doc_code.max()) + 1
         listed, first = np.unique(topic_codes.astype(np.int64) * width + self.doc_code, return_index=True)
@@ -244,7 +246,9 @@ def _assemble(path: Path, topics: np.ndarray, docnos: np.ndarray, iterations: np
               np.asarray(vocabulary, dtype=object), doc_codes.astype(np.int32), scores, place,
               source=str(path), notes=notes)
     return DDRun(run=run, iterations=DDIterations(topic=topics, docno=docnos, iteration=iterations, source=str(path),
-                                                  run_doc_ids=run.doc_ids, doc_code=doc_codes.astype(np.int64)))
+                                                  run_doc_ids=run.doc_ids, doc_code=doc_codes.astype(np.int64),
+                                                  topic_code=topic_codes.astype(np.int64),
+                                                  topic_values=np.asarray(topic_ids, dtype=object)))
 
 
 def _read_jig_fast(path: Path, data: bytes, on_duplicate: str, name: str | None) -> DDRun | None:
