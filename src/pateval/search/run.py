@@ -39,7 +39,7 @@ from ..formats.atomic import atomic_directory, atomic_output
 from ..patents.records import PatentDocument
 from .analyzers import TEXT_FIELDS, analyze, field_name, language_of
 from .index import SearchIndex
-from .models import BM25, LMDirichlet, TFIDF, parse_model, rescore
+from .models import BM25, parse_model, rescore
 from .queries import SEED_QUERY_GRID, Query, QuerySpec, formulate, parse_query_spec
 
 __all__ = ["SearchConfig", "Topic", "PassageTopic", "load_topics", "load_passage_topics", "search_topic",
