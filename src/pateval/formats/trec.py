@@ -104,7 +104,9 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
                 newlines_in_values=False, ignore_empty_lines=True,
             ),
             convert_options=pacsv.ConvertOptions(
-                column_types={"qid": dictionary, "q0": dictionary, "docno": dictionary,
+                # the Q0 column is never read (trec_eval ignores it): not converting it saves time
+                include_columns=["qid", "docno", "rank", "score", "tag"],
+                column_types={"qid": dictionary, "docno": dictionary,
                               "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
                 strings_can_be_null=False, null_values=[], check_utf8=True,
             ),
