@@ -69,6 +69,7 @@ __all__ = [
     "looks_like_passage_run",
     "looks_like_passage_qrels",
     "RUN_LAYOUT",
+    "claim_qrels_for_passage_topics",
 ]
 
 RUN_LAYOUT = "6 columns: topic_id Q0 doc_id xpath psg_rank psg_score"
@@ -288,6 +289,61 @@ def topic_languages(path: str | os.PathLike[str], topics: list[PassageTopic] | N
             found[topic.tfile] = lang.group(1).decode().upper()
         languages[topic.tid] = found[topic.tfile]
     return languages
+
+
+def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrels,
+                                   topic_patents: "Mapping[str, str] | str | os.PathLike[str]") -> Qrels:
+    """Claim-level (subtopic) qrels of passage topics, for the Cube Test and subtopic measures.
+
+    A passage topic is a set of claims of a topic patent; the prior-art (PAC) topic of the
+    same patent has claim-level judgements (``qid subtopic docno rel``: document relevant
+    to claim ``subtopic``, from the search report's "relevant to claims" column). Each
+    passage topic gets those judgements of its own claims: subtopics are its claims'
+    numbers (``claim[n]`` -> ``n``), judgements of other claims are left out.
+
+    Parameters
+    ----------
+    topics : list of PassageTopic
+    claim_qrels : Qrels
+        Claim-level qrels with subtopics (``qrels_PAC_claims.txt`` read with format ``subtopic``).
+    topic_patents : mapping or path-like
+        Claim-qrels topic id -> its patent (a publication id or patent key); or a TSV file
+        with columns ``qid`` and ``patent_key`` (``topics.tsv`` of ``pateval collection build``).
+
+    Returns
+    -------
+    Qrels
+        ``topic`` = passage topic id, ``subtopic`` = claim number, format ``subtopic``.
+    """
+    from collections.abc import Mapping
+
+    from ..core.docids import patent_key
+    from ..errors import ParameterError
+
+    if claim_qrels.subtopic is None:
+        raise ParameterError(f"claim-level qrels need subtopics (claims); {claim_qrels.source} has none")
+    if not isinstance(topic_patents, Mapping):
+        table = pd.read_csv(topic_patents, sep="\t", dtype=str)
+        missing = {"qid", "patent_key"} - set(table.columns)
+        if missing:
+            malformed(topic_patents, 1, "missing column(s) " + ", ".join(sorted(missing)), expected="qid, patent_key")
+        topic_patents = dict(zip(table["qid"], table["patent_key"]))
+    qid_of_patent = {patent_key(str(v)): str(k) for k, v in topic_patents.items()}
+    frame = claim_qrels.to_frame()
+    pieces = []
+    for topic in topics:
+        if topic.ucid is None or topic.tid is None:
+            raise ParameterError("passage topics need <tid> and <tfile> to be mapped to claims")
+        source = qid_of_patent.get(patent_key(topic.ucid))
+        if source is None:
+            continue
+        claims = {str(n) for n in topic.claim_numbers}
+        rows = frame[(frame["topic"] == source) & frame["subtopic"].astype(str).isin(claims)]
+        pieces.append(rows.assign(topic=topic.tid))
+    joined = pd.concat(pieces, ignore_index=True) if pieces else frame.iloc[0:0]
+    return Qrels(topic=joined["topic"].to_numpy(dtype=object), docno=joined["docno"].to_numpy(dtype=object),
+                 rel=joined["rel"].to_numpy(dtype=np.int64), subtopic=joined["subtopic"].astype(str).to_numpy(dtype=object),
+                 format="subtopic", source=f"{claim_qrels.source} (claims of passage topics)")
 
 
 # ---- qrels --------------------------------------------------------------------------------

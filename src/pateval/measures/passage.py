@@ -74,10 +74,10 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     key = ("passage_scores", level, id(context.resources.get("passage_runs")), id(context.resources.get("passage_qrels")))
     if key in ranked._cache:
         return ranked._cache[key]
+    run = _passage_run_for(ranked, measure, context).without_headings()
     qrels = context.require("passage_qrels", measure)
     if getattr(qrels, "passage", None) is None:
         raise ParameterError(f"{measure} needs passage qrels (XPaths); {qrels.source} has none")
-    run = _passage_run_for(ranked, measure, context).without_headings()
     n_topics = ranked.n_topics
     topic_index = pd.Index(ranked.topic_ids)
 
