@@ -201,8 +201,8 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         report.lines += 1
         parsed, problem, found = parse_run_line(text.split())
         if parsed is None:
-            flag(number, "format", f"{problem}: expected {RUN_LAYOUT}, found {found!r}" if not isinstance(found, int)
-                 else f"{problem}: expected {RUN_LAYOUT}, found {found}")
+            shown = found if isinstance(found, int) else repr(found)
+            flag(number, "format", f"{problem} (found {shown}); expected {RUN_LAYOUT}")
             continue
         topic, docno, xpath, rank, _score = parsed
         rows.append((number, topic, docno, xpath, rank, " ".join(text.split())))
