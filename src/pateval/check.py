@@ -136,7 +136,7 @@ def _store_passages(store, docnos: list[str]) -> tuple[dict[str, set[str]], dict
         for ucid, xpath in con.execute("SELECT c.ucid, c.xpath FROM claims c JOIN _check_wanted USING (ucid)").fetchall():
             xpaths[ucid].add(normalise_xpath(xpath) or xpath)
         abstracts = {ucid: int(n or 0) for ucid, n in con.execute(
-            "SELECT d.ucid, len(d.abstract) FROM documents d JOIN _check_wanted USING (ucid)").fetchall()}
+            "SELECT d.ucid, cardinality(d.abstract) FROM documents d JOIN _check_wanted USING (ucid)").fetchall()}
     finally:
         con.unregister("_check_wanted")
     return xpaths, headings, abstracts
