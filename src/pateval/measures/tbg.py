@@ -43,7 +43,7 @@ from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
-__all__ = ["TBG_PARAMS", "TBGRows", "tbg_rows", "time_biased_gain", "ideal_gain", "normaliser", "time_model_of"]
+__all__ = ["TBG_PARAMS", "LengthTable", "TBGRows", "tbg_rows", "time_biased_gain", "ideal_gain", "normaliser", "time_model_of"]
 
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
@@ -108,15 +108,30 @@ def _as_arrow_strings(values) -> pa.Array:
         return pa.array([str(v) for v in values], type=pa.string())
 
 
-def _lookup_lengths(ids: pa.Array, lengths: Mapping, default: float | None, *, measure: Measure,
+@dataclass(frozen=True)
+class LengthTable:
+    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per kernel call."""
+
+    keys: pa.Array
+    values: np.ndarray
+
+    @classmethod
+    def of(cls, lengths: "Mapping | LengthTable") -> "LengthTable":
+        if isinstance(lengths, LengthTable):
+            return lengths
+        return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths)))
+
+
+def _lookup_lengths(ids: pa.Array, lengths: "Mapping | LengthTable", default: float | None, *, measure: Measure,
                     needed: np.ndarray, describe, what: str) -> np.ndarray:
     """Lengths of the documents ``ids`` (Arrow strings) from the mapping ``docno -> words``.
 
     Only entries where ``needed`` holds must have a length; the first one without (or with
     a negative or non-finite length) is named in the error, with ``describe(i)`` saying where.
     """
-    known = np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths))
-    where = pc.index_in(ids, value_set=_as_arrow_strings(lengths.keys())).fill_null(-1).to_numpy(zero_copy_only=False)
+    table = LengthTable.of(lengths)
+    known = table.values
+    where = pc.index_in(ids, value_set=table.keys).fill_null(-1).to_numpy(zero_copy_only=False)
     values = np.where(where >= 0, known[np.maximum(where, 0)] if len(known) else 0.0, np.nan)
     missing = (where < 0) & needed
     invalid = (where >= 0) & needed & ~((values >= 0) & np.isfinite(values))
@@ -178,11 +193,16 @@ class TBGRows:
         return self.gain > 0
 
 
-def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> TBGRows:
-    """Relevance, lengths and duplicates of every retrieved row, per the measure's parameters."""
+def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext, *,
+             lengths: LengthTable | None = None) -> TBGRows:
+    """Relevance, lengths and duplicates of every retrieved row, per the measure's parameters.
+
+    ``lengths``: the ``doc_lengths`` resource already converted (:class:`LengthTable`).
+    """
     model = time_model_of(measure)
     default = _check_default_length(measure)
-    lengths = context.require("doc_lengths", measure)
+    if lengths is None:
+        lengths = LengthTable.of(context.require("doc_lengths", measure))
     relevant = ranked.relevant(measure["rel"])
     codes, ids = distinct_documents(ranked)
     needed = np.zeros(len(ids), dtype=bool)
@@ -279,10 +299,10 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     return np.bincount(block_topic, weights=value * np.exp(-rate * start), minlength=n_topics)
 
 
-def _relevant_judged(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, ...]:
+def _relevant_judged(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
+                     lengths: LengthTable) -> tuple[np.ndarray, ...]:
     """Every relevant judged document of the evaluated topics: topic, length, group code."""
     judgements = ranked.judgements
-    lengths = context.require("doc_lengths", measure)
     default = _check_default_length(measure)
     if judgements.doc_key == "patent":
         return _relevant_patents(ranked, measure, context, lengths, default)
@@ -341,15 +361,17 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     >>> round(value, 6)
     0.942448
     """
-    rows = tbg_rows(ranked, measure, context)
+    lengths = LengthTable.of(context.require("doc_lengths", measure))
+    rows = tbg_rows(ranked, measure, context, lengths=lengths)
     raw = time_biased_gain(rows)
-    scale = normaliser(ranked, measure, context, rows.model)
+    scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)
     out = np.zeros(ranked.n_topics, dtype=np.float64)
     np.divide(raw, scale, out=out, where=scale > 0)
     return out
 
 
-def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext, model: TimeModel | None = None) -> np.ndarray:
+def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext, model: TimeModel | None = None, *,
+               lengths: LengthTable | None = None) -> np.ndarray:
     """N per topic for the measure's ``norm``: 1, the ideal TBG (0 without relevant documents), or the bound."""
     model = model or time_model_of(measure)
     norm = measure["norm"]
@@ -357,8 +379,9 @@ def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContex
         return np.ones(ranked.n_topics, dtype=np.float64)
     if norm == "bound":
         return np.full(ranked.n_topics, model.bound(), dtype=np.float64)
-    topic, lengths, group = _relevant_judged(ranked, measure, context)
-    return ideal_gain(topic, lengths, group, ranked.n_topics, model=model, duplicate_gain=measure["duplicate_gain"])
+    table = lengths if lengths is not None else LengthTable.of(context.require("doc_lengths", measure))
+    topic, ideal_lengths, group = _relevant_judged(ranked, measure, context, table)
+    return ideal_gain(topic, ideal_lengths, group, ranked.n_topics, model=model, duplicate_gain=measure["duplicate_gain"])
 
 
 register(MeasureSpec(

@@ -18,7 +18,7 @@ from ..core.run import Run
 from ..errors import ParameterError
 from ..evaluation import topics_to_evaluate
 from ..measures import EvaluationContext, Measure, parse_measure
-from ..measures.tbg import normaliser, tbg_rows
+from ..measures.tbg import LengthTable, normaliser, tbg_rows
 from .simulation import simulate_users as _simulate
 from .time import segment_exclusive_cumsum, step_times
 
@@ -52,11 +52,12 @@ def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure, co
     """
     pieces = []
     for ranked in ranked_list:
-        rows = tbg_rows(ranked, measure, context)
+        lengths = LengthTable.of(context.require("doc_lengths", measure))
+        rows = tbg_rows(ranked, measure, context, lengths=lengths)
         times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate),
                                          ranked.ptr)
         decay = rows.model.decay(times)
-        scale = normaliser(ranked, measure, context, rows.model)[ranked.row_topic]
+        scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)[ranked.row_topic]
         gain = np.zeros(len(times))
         np.divide(rows.gain * decay, scale, out=gain, where=scale > 0)
         pieces.append(pd.DataFrame({
@@ -86,10 +87,11 @@ def simulation_frame(ranked_list: Sequence[RankedTopics], measure: Measure, cont
     """
     pieces = []
     for offset, ranked in enumerate(ranked_list):
-        rows = tbg_rows(ranked, measure, context)
+        lengths = LengthTable.of(context.require("doc_lengths", measure))
+        rows = tbg_rows(ranked, measure, context, lengths=lengths)
         result = _simulate(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate, earns=rows.earns,
                            ptr=ranked.ptr, n_users=n_users, seed=seed + offset, confidence=confidence)
-        scale = normaliser(ranked, measure, context, rows.model)
+        scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)
 
         def scaled(values: np.ndarray) -> np.ndarray:
             out = np.zeros(len(values))
