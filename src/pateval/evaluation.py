@@ -135,7 +135,8 @@ def evaluate_runs(
         pieces.append(score_ranked(ranked, parsed, context))
     frame = pd.concat(pieces, ignore_index=True) if pieces else _empty_frame()
     averaging = "all qrels topics (complete: missing ones score 0)" if complete else "topics in both the qrels and the run"
-    notes.append(f"means are over {averaging}; counts (NumRet, NumRel, NumRelRet) are summed")
+    summed = [str(m) for m in parsed if m.spec.aggregate == "sum"]
+    notes.append(f"means are over {averaging}" + (f"; counts ({', '.join(summed)}) are summed" if summed else ""))
     return Evaluation(frame=frame, measures=parsed, notes=notes)
 
 
