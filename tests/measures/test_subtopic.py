@@ -125,6 +125,11 @@ def test_intent_weights_are_renormalised_over_intents_with_relevant_documents():
     assert _one(qrels, SPEC_RUN, "MAP_IA(intents=file)", resources={"intent_probabilities": intents}) == pytest.approx((0.4 + 0.1) / 0.8)
 
 
+def test_map_ia_with_a_cutoff_keeps_all_relevant_documents_in_the_denominator():
+    # AP_s1 = 1 (A at 1); AP_s2 = (1/2) / 2 (D at 2; B at 4 is beyond @2); AP_s3 = 0
+    assert _one(SPEC_QRELS, SPEC_RUN, "MAP_IA@2") == pytest.approx((1 + 0.25 + 0) / 3)
+
+
 def test_err_ia_is_normalised_at_every_cutoff():
     # ndeval leaves ERR-IA@1 undivided (its loop starts at rank 2): pyndeval gives 1 here, pateval 1/3
     assert pyndeval.ndeval([(q, s, d, r) for q, s, d, r in SPEC_QRELS], [("1", "A", 9.3)], measures=["ERR-IA@1"])["1"]["ERR-IA@1"] == 1.0
