@@ -132,11 +132,12 @@ def is_heading_xpath(xpath: str) -> bool:
     return last == "heading" or last.startswith("heading[")
 
 
-def _vectorised_heading(xpaths: np.ndarray) -> np.ndarray:
+def vectorised_heading(xpaths: np.ndarray) -> np.ndarray:
+    """:func:`is_heading_xpath` of every element, tested once per distinct XPath (runs repeat them)."""
     if len(xpaths) == 0:
         return np.zeros(0, dtype=bool)
-    last = pd.Series(xpaths, dtype=object).str.rsplit("/", n=1).str[-1]
-    return last.str.match(r"heading(\[|$)").to_numpy(dtype=bool)
+    codes, distinct = pd.factorize(xpaths)
+    return np.fromiter((is_heading_xpath(x) for x in distinct), dtype=bool, count=len(distinct))[codes]
 
 
 # ---- topics -------------------------------------------------------------------------------
@@ -392,7 +393,7 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
     if repeated.any():
         notes.append(f"{path}: {int(repeated.sum())} repeated passage judgement(s) merged")
         frame = frame[~repeated]
-    heading = _vectorised_heading(frame["passage"].to_numpy(dtype=object))
+    heading = vectorised_heading(frame["passage"].to_numpy(dtype=object))
     if heading.any():
         notes.append(f"{path}: {int(heading.sum())} heading passage(s) removed from the judgements")
         frame = frame[~heading]
@@ -523,7 +524,7 @@ class PassageRun:
     def is_heading(self) -> np.ndarray:
         """Rows that retrieve a description heading."""
         if "is_heading" not in self._cache:
-            self._cache["is_heading"] = _vectorised_heading(self.xpath)
+            self._cache["is_heading"] = vectorised_heading(self.xpath)
         return self._cache["is_heading"]
 
     def take(self, rows: np.ndarray) -> "PassageRun":
@@ -543,6 +544,22 @@ class PassageRun:
             self._cache["without_headings"] = kept
         return self._cache["without_headings"]
 
+    def codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, distinct)`` of ``topic`` (distinct sorted), ``docno`` or ``xpath``.
+
+        Computed once by hashing (runs repeat topics, documents and XPaths on every line);
+        the measures match against these integers instead of the strings.
+        """
+        key = ("codes", column)
+        if key not in self._cache:
+            values = getattr(self, column)
+            if len(values) == 0:
+                self._cache[key] = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
+            else:
+                codes, distinct = pd.factorize(values, sort=column == "topic")
+                self._cache[key] = (codes.astype(np.int64), np.asarray(distinct, dtype=object))
+        return self._cache[key]
+
     def passage_order(self) -> np.ndarray:
         """Row permutation: topics sorted, documents in first-occurrence order, passages by rank.
 
@@ -552,14 +569,16 @@ class PassageRun:
         """
         if "passage_order" not in self._cache:
             n = len(self)
-            topic_codes, topic_index = np.unique(self.topic.astype(str), return_inverse=True) if n else (np.zeros(0), np.zeros(0, np.int64))
+            topic_index = self.codes("topic")[0]
+            doc_code, doc_ids = self.codes("docno")
             by_rank = np.lexsort((np.arange(n), self.rank, topic_index))
-            doc_codes = pd.factorize(pd.MultiIndex.from_arrays([self.topic, self.docno]))[0] if n else np.zeros(0, np.int64)
-            first_position = np.full(int(doc_codes.max()) + 1 if n else 0, n, dtype=np.int64)
-            np.minimum.at(first_position, doc_codes[by_rank], np.arange(n, dtype=np.int64))
+            pair = topic_index * max(len(doc_ids), 1) + doc_code  # one (topic, document)
+            pair_codes = pd.factorize(pair)[0] if n else np.zeros(0, np.int64)
+            first_position = np.full(int(pair_codes.max()) + 1 if n else 0, n, dtype=np.int64)
+            np.minimum.at(first_position, pair_codes[by_rank], np.arange(n, dtype=np.int64))
             within = np.empty(n, dtype=np.int64)
             within[by_rank] = np.arange(n, dtype=np.int64)
-            self._cache["passage_order"] = np.lexsort((within, first_position[doc_codes], topic_index))
+            self._cache["passage_order"] = np.lexsort((within, first_position[pair_codes], topic_index))
         return self._cache["passage_order"]
 
     def document_run(self) -> Run:
@@ -572,20 +591,19 @@ class PassageRun:
             return self._cache["document_run"]
         source = self.without_headings()
         order = source.passage_order()
-        topics, docnos = source.topic[order], source.docno[order]
-        first = ~pd.DataFrame({"t": topics, "d": docnos}).duplicated().to_numpy()
-        topics, docnos = topics[first], docnos[first]
-        topic_ids, topic = np.unique(topics.astype(str), return_inverse=True) if len(topics) else (np.zeros(0, dtype=object), np.zeros(0, np.int64))
+        topic_code, topic_ids = source.codes("topic")
+        doc_code, doc_ids = source.codes("docno")
+        topic, doc = topic_code[order], doc_code[order]
+        first = ~pd.Series(topic * max(len(doc_ids), 1) + doc).duplicated().to_numpy() if len(order) else np.zeros(0, bool)
+        topic, doc = topic[first], doc[first]
         starts = np.r_[True, topic[1:] != topic[:-1]] if len(topic) else np.zeros(0, dtype=bool)
-        block = np.cumsum(starts) - 1
         block_start = np.flatnonzero(starts)
-        position = (np.arange(len(topic)) - block_start[block] + 1) if len(topic) else np.zeros(0, np.int64)
-        vocabulary, doc = np.unique(docnos.astype(str), return_inverse=True) if len(docnos) else (np.zeros(0, dtype=object), np.zeros(0, np.int64))
+        position = (np.arange(len(topic)) - block_start[np.cumsum(starts) - 1] + 1) if len(topic) else np.zeros(0, np.int64)
         run = Run(
             name=self.name,
-            topic_ids=topic_ids.astype(object),
+            topic_ids=topic_ids,
             topic=topic.astype(np.int32),
-            doc_ids=vocabulary.astype(object),
+            doc_ids=doc_ids,
             doc=doc.astype(np.int32),
             score=-position.astype(np.float64),
             rank=position.astype(np.int64),

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
+from ..formats.passages import vectorised_heading
 from .base import EvaluationContext, Measure, MeasureSpec
 from .registry import register
 from .standard import REL
@@ -80,36 +81,45 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
         raise ParameterError(f"{measure} needs passage qrels (XPaths); {qrels.source} has none")
     n_topics = ranked.n_topics
     topic_index = pd.Index(ranked.topic_ids)
+    # everything is matched as integer codes of the passage run's distinct topics,
+    # documents and XPaths (hashed once per run), never as strings row by row
+    order = run.passage_order()
+    topic_code, topic_distinct = run.codes("topic")
+    doc_code, doc_distinct = run.codes("docno")
+    xpath_code, xpath_distinct = run.codes("xpath")
+    doc_index = pd.Index(doc_distinct)
+    n_docs = max(len(doc_distinct), 1)
+    n_x = max(len(xpath_distinct), 1)
+    empty = np.zeros(0, dtype=np.int64)
+    run_topic = (topic_index.get_indexer(topic_distinct) if len(topic_distinct) else empty)[topic_code[order]]
+    run_doc_key = run_topic.astype(np.int64) * n_docs + doc_code[order]
 
-    # relevant documents retrieved, by (topic position, document code)
+    # RelRet(q): the relevant documents the document-level ranking retrieved
     relevant = ranked.relevant(level)
     rel_count = ranked.per_topic_sum(relevant.astype(np.float64))
-    order = run.passage_order()
-    run_topic = topic_index.get_indexer(run.topic[order]) if len(order) else np.zeros(0, np.int64)
-    qrels_topic = topic_index.get_indexer(qrels.topic) if len(qrels) else np.zeros(0, np.int64)
-    qrels_heading = qrels.passage  # headings were removed by the reader; removed again below for in-memory qrels
-    keep_q = (qrels_topic >= 0) & ~pd.Series(qrels_heading, dtype=object).str.match(r".*/heading(\[\d+\])?$").to_numpy(dtype=bool)
-
-    ranked_docno = ranked.docno[relevant]
-    docs, doc_codes = np.unique(np.concatenate([ranked_docno.astype(object), run.docno[order], qrels.docno[keep_q]]).astype(str),
-                                return_inverse=True)
-    n_docs = max(len(docs), 1)
-    split_a = len(ranked_docno)
-    split_b = split_a + len(order)
-    relret_key = ranked.row_topic[relevant] * n_docs + doc_codes[:split_a]
-    run_doc_key = run_topic.astype(np.int64) * n_docs + doc_codes[split_a:split_b]
-    qrels_doc_key = qrels_topic[keep_q].astype(np.int64) * n_docs + doc_codes[split_b:]
-
+    vocabulary_in_run = doc_index.get_indexer(ranked.vocabulary) if len(ranked.vocabulary) else empty
+    relret_doc = vocabulary_in_run[ranked.doc[relevant]] if relevant.any() else empty
+    relret_key = (ranked.row_topic[relevant] * n_docs + relret_doc)[relret_doc >= 0]
     in_relret = (run_topic >= 0) & np.isin(run_doc_key, relret_key)
     rows = order[in_relret]
     group_key = run_doc_key[in_relret]
-    xpaths, xpath_codes = np.unique(np.concatenate([run.xpath[rows], qrels.passage[keep_q]]).astype(str), return_inverse=True)
-    n_x = max(len(xpaths), 1)
-    if n_topics * n_docs * n_x >= 2 ** 62:
+
+    # Q_d: judged passages of the documents the run has (headings out: the reader removed
+    # them from qrels files, qrels built in memory may still hold some)
+    qrels_topic = topic_index.get_indexer(qrels.topic) if len(qrels) else empty
+    qrels_doc = doc_index.get_indexer(qrels.docno) if len(qrels) else empty
+    keep_q = (qrels_topic >= 0) & (qrels_doc >= 0) & ~vectorised_heading(qrels.passage)
+    qrels_doc_key = qrels_topic[keep_q].astype(np.int64) * n_docs + qrels_doc[keep_q]
+    judged_xpath = qrels.passage[keep_q]
+    judged_code, judged_distinct = pd.factorize(judged_xpath) if len(judged_xpath) else (empty, np.zeros(0, dtype=object))
+    width = max(n_x, len(judged_distinct), 1)
+    if n_topics * n_docs * width >= 2 ** 62:
         raise ParameterError(f"{measure}: too many distinct topics x documents x passages to index")
-    run_passage_key = group_key * n_x + xpath_codes[: len(rows)]
-    judged_passage_key = np.unique(qrels_doc_key * n_x + xpath_codes[len(rows):])
-    hit = np.isin(run_passage_key, judged_passage_key)
+    # |Q_d| counts every distinct judged passage of d, retrieved or not
+    judged_docs, judged_counts = np.unique(np.unique(qrels_doc_key * width + judged_code) // width, return_counts=True)
+    judged_in_run = pd.Index(xpath_distinct).get_indexer(judged_xpath) if len(judged_xpath) else empty
+    judged_passage_key = np.unique((qrels_doc_key * n_x + judged_in_run)[judged_in_run >= 0])
+    hit = np.isin(group_key * n_x + xpath_code[rows], judged_passage_key)
 
     # groups: consecutive rows of one (topic, document), already in passage-rank order
     n = len(rows)
@@ -126,7 +136,6 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     hits_so_far = hits_total - hits_before[group_of_row]
     group_hits = np.bincount(group_of_row, weights=hit.astype(np.float64), minlength=len(starts))
     ap_sum = np.bincount(group_of_row, weights=np.where(hit, hits_so_far / j, 0.0), minlength=len(starts))
-    judged_docs, judged_counts = np.unique(judged_passage_key // n_x, return_counts=True)
     group_doc_key = group_key[starts]
     q_d = np.zeros(len(starts))
     if len(judged_docs):
