@@ -152,7 +152,7 @@ def list_measures() -> _pd.DataFrame:
             "cutoff": spec.cutoff,
             "summary": spec.summary,
             "formula": spec.formula,
-            "parameters": "; ".join(p.describe() for p in spec.params),
+            "parameters": [p.describe() for p in spec.params],
             "aggregate": spec.aggregate,
             "aliases": ", ".join(spec.aliases),
             "reference": spec.reference,

@@ -133,15 +133,15 @@ def _run_measures(args) -> int:
         print("| measure | family | cutoff | what | parameters | reference |")
         print("|---|---|---|---|---|---|")
         for row in table.itertuples():
-            print(f"| `{row.name}` | {row.family} | {row.cutoff} | {row.summary}: `{row.formula}` | {row.parameters or '-'} | {row.reference} |")
+            params = "<br>".join(row.parameters) or "-"
+            print(f"| `{row.name}` | {row.family} | {row.cutoff} | {row.summary}: `{row.formula}` | {params} | {row.reference} |")
         return 0
     for row in table.itertuples():
         cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]
         print(f"{row.name}{cutoff}  ({row.family}) {row.summary}")
         print(f"    {row.formula}")
-        if row.parameters:
-            for param in row.parameters.split("; "):
-                print(f"    - {param}")
+        for param in row.parameters:
+            print(f"    - {param}")
         if row.aliases:
             print(f"    aliases: {row.aliases}")
         print(f"    reference: {row.reference}")

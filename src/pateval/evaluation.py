@@ -50,9 +50,10 @@ class Evaluation:
 
 def topics_to_evaluate(qrels_topics: np.ndarray, run: Run, *, complete: bool) -> tuple[np.ndarray, list[str]]:
     """The topics a run is scored on, and notes on the topics left out."""
-    run_topics = np.asarray(run.topic_ids, dtype=object)
-    in_run = np.isin(qrels_topics, run_topics)
-    run_only = np.setdiff1d(run_topics.astype(str), qrels_topics.astype(str))
+    # hash lookups: np.isin on object arrays is quadratic in NumPy 2
+    run_topics = pd.Index(np.asarray(run.topic_ids, dtype=object))
+    in_run = run_topics.get_indexer(qrels_topics) >= 0
+    run_only = np.asarray(sorted(run_topics.difference(pd.Index(qrels_topics))), dtype=object)
     notes = []
     if len(run_only):
         notes.append(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: {_few(run_only)}")

@@ -420,23 +420,41 @@ class SubtopicView:
         qrels = ranked.judgements.qrels
         if qrels.subtopic is None:
             raise ValueError("these qrels have no subtopics; read them with format='subtopic' or 'dd'")
-        doc_key = ranked.judgements.doc_key
-        frame = pd.DataFrame({
-            "topic": qrels.topic,
-            "subtopic": qrels.subtopic,
-            "doc": document_keys(qrels.docno, doc_key),
-            "rel": qrels.rel,
-        })
-        position = pd.Index(ranked.topic_ids).get_indexer(frame["topic"])
-        frame = frame[position >= 0].assign(position=position[position >= 0])
-        frame = frame.groupby(["position", "subtopic", "doc"], as_index=False, sort=True)["rel"].agg(aggregate)
-        subtopics = frame[["position", "subtopic"]].drop_duplicates().sort_values(["position", "subtopic"])
-        subtopic_code = pd.MultiIndex.from_frame(subtopics).get_indexer(pd.MultiIndex.from_frame(frame[["position", "subtopic"]]))
-        sub_counts = np.bincount(subtopics["position"].to_numpy(dtype=np.int64), minlength=ranked.n_topics)
-        doc_index = ranked.judgements.doc_keys
-        judged_doc = doc_index.get_indexer(frame["doc"]).astype(np.int64)
-        judged_topic = frame["position"].to_numpy(dtype=np.int64)
-        judged_grade = frame["rel"].to_numpy(dtype=np.int64)
+        # Everything as integer codes (Arrow dictionary encoding), ordered like the strings:
+        # judgements sorted by (topic, subtopic id, docno), as a string sort would give.
+        judgements = ranked.judgements
+        topics = pc.dictionary_encode(qrels.arrow("topic"))
+        position_of_topic = pd.Index(ranked.topic_ids).get_indexer(topics.dictionary.to_numpy(zero_copy_only=False))
+        position = position_of_topic[topics.indices.to_numpy(zero_copy_only=False)] if len(qrels) else np.zeros(0, np.int64)
+        keep = position >= 0
+        keep_mask = pa.array(keep)
+        position = position[keep].astype(np.int64)
+        subtopics_encoded = pc.dictionary_encode(qrels.arrow("subtopic").filter(keep_mask))
+        subtopic_names = subtopics_encoded.dictionary
+        subtopic_rank = _string_ranks(subtopic_names)[subtopics_encoded.indices.to_numpy(zero_copy_only=False)]
+        doc_keys = document_keys(qrels.arrow("docno").filter(keep_mask), judgements.doc_key)
+        doc_code = pc.fill_null(pc.index_in(doc_keys, value_set=judgements.doc_keys_arrow), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        doc_rank_of_code = _string_ranks(judgements.doc_keys_arrow)
+        rel = qrels.rel[keep]
+        n_sub = max(len(subtopic_names), 1)
+        n_docs = max(len(judgements.doc_keys), 1)
+        topic_subtopic = position * n_sub + subtopic_rank
+        full_key = topic_subtopic * n_docs + doc_rank_of_code[doc_code]
+        order = np.argsort(full_key, kind="stable")
+        full_key, rel, doc_code, topic_subtopic = full_key[order], rel[order], doc_code[order], topic_subtopic[order]
+        # several judgements of one (topic, subtopic, document) -- passages -- are merged
+        first = np.flatnonzero(np.r_[True, full_key[1:] != full_key[:-1]]) if len(full_key) else np.zeros(0, np.int64)
+        merged = (np.maximum.reduceat(rel, first) if aggregate == "max" else np.add.reduceat(rel, first)) if len(first) else rel[:0]
+        topic_subtopic, doc_code = topic_subtopic[first], doc_code[first]
+        distinct_subtopics, subtopic_code = np.unique(topic_subtopic, return_inverse=True)
+        subtopic_position = distinct_subtopics // n_sub
+        sorted_names = subtopic_names.take(pa.array(np.argsort(_string_ranks(subtopic_names)))).to_numpy(zero_copy_only=False) if len(subtopic_names) else np.zeros(0, object)
+        subtopic_ids = sorted_names[distinct_subtopics % n_sub].astype(object) if len(distinct_subtopics) else np.zeros(0, object)
+        sub_counts = np.bincount(subtopic_position, minlength=ranked.n_topics)
+        doc_index = judgements.doc_keys
+        judged_doc = doc_code
+        judged_topic = topic_subtopic // n_sub
+        judged_grade = merged.astype(np.int64)
         # rows x subtopics: join on (topic, document)
         n_docs = max(len(doc_index), 1)
         judged_key = judged_topic * n_docs + judged_doc
@@ -451,8 +469,8 @@ class SubtopicView:
         offsets = np.arange(counts.sum(), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
         pair_source = order[np.repeat(start, counts) + offsets]
         return cls(
-            subtopic_ids=subtopics["subtopic"].to_numpy(dtype=object),
-            subtopic_topic=subtopics["position"].to_numpy(dtype=np.int64),
+            subtopic_ids=subtopic_ids,
+            subtopic_topic=subtopic_position.astype(np.int64),
             subtopic_ptr=np.r_[0, np.cumsum(sub_counts)].astype(np.int64),
             pair_row=pair_row,
             pair_subtopic=subtopic_code[pair_source].astype(np.int64),
