@@ -120,10 +120,15 @@ def child_text(element: etree._Element | None, path: str) -> str | None:
     return text or None
 
 
+_LEADING_NUMBER = re.compile(r"\s*(\d+)")
+
+
 def claim_number(raw: str | None, position: int) -> int:
     """A claim's number from ``@num`` (``"1"``, ``"00001"``, ``"1a"``), else its position."""
     if raw:
-        digits = re.match(r"\s*0*(\d+)", raw)
+        if raw.isdigit():
+            return int(raw)
+        digits = _LEADING_NUMBER.match(raw)
         if digits is not None:
             return int(digits.group(1))
     return position

@@ -75,6 +75,10 @@ def references_in_text(text: str, *, own_number: int | None = None) -> tuple[int
         The claim's own number: it is removed from the result, and "preceding claims"
         expands to ``1 .. own_number - 1``.
     """
+    lowered = text.lower()
+    if "claim" not in lowered and "anspr" not in lowered and "revendication" not in lowered:
+        # Most independent claims name no claim: skip the regular expressions.
+        return ()
     found: set[int] = set()
     refers_to_preceding = False
     for keyword in _CLAIM_KEYWORD.finditer(text):
