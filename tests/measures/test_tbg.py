@@ -130,6 +130,7 @@ def test_parameters_are_validated_and_listed():
     with pytest.raises(ParameterError, match="default_length"):
         _tbg(SPEC_QRELS, SPEC_RUN, "TBG(default_length=-0.5)", SPEC_LENGTHS)
     listed = api.list_measures().set_index("name").loc["TBG", "parameters"]
+    listed = listed if isinstance(listed, str) else " ".join(listed)
     for name in ("halflife", "summary_time", "read_slope", "read_intercept", "p_click_rel", "p_click_nonrel",
                  "p_save_rel", "norm", "duplicates", "duplicate_gain", "default_length", "rel"):
         assert name in listed

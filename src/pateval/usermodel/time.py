@@ -144,12 +144,17 @@ def segment_exclusive_cumsum(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     if len(counts) * longest <= 2 * len(values) + 4096:
         # rankings of similar depth: one row per segment, so that sums never run across
         # segments (exact to the last bit of a plain per-ranking loop)
-        inside = np.arange(longest)[None, :] < counts[:, None]
-        padded = np.zeros((len(counts), longest))
-        padded[inside] = values
-        before = np.zeros_like(padded)
+        rectangular = bool(np.all(counts == longest))
+        if rectangular:
+            padded = values.reshape(len(counts), longest)
+        else:
+            inside = np.arange(longest)[None, :] < counts[:, None]
+            padded = np.zeros((len(counts), longest))
+            padded[inside] = values
+        before = np.empty_like(padded)
+        before[:, 0] = 0.0
         np.cumsum(padded[:, :-1], axis=1, out=before[:, 1:])
-        return before[inside]
+        return before.ravel() if rectangular else before[inside]
     total = np.cumsum(values)
     before = np.r_[0.0, total][ptr[:-1]]
     return total - values - np.repeat(before, np.diff(ptr))
@@ -185,11 +190,14 @@ def duplicates_of_earlier(groups: np.ndarray, ptr: np.ndarray) -> np.ndarray:
 def step_times(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None) -> np.ndarray:
     """Expected seconds spent at each rank: ``T_S + T_D(l) * P(C=1|R=r)``, ``l = 0`` for duplicates."""
     relevant = np.asarray(relevant, dtype=bool)
-    lengths = np.asarray(lengths, dtype=np.float64)
+    # in place on one array: these run over every retrieved row
+    steps = np.multiply(np.asarray(lengths, dtype=np.float64), model.read_slope)
+    steps += model.read_intercept
     if duplicate is not None:
-        lengths = np.where(np.asarray(duplicate, dtype=bool), 0.0, lengths)
-    p_click = np.where(relevant, model.p_click_rel, model.p_click_nonrel)
-    return model.summary_time + model.reading_time(lengths) * p_click
+        steps[np.asarray(duplicate, dtype=bool)] = model.read_intercept  # T_D(0)
+    steps *= np.where(relevant, model.p_click_rel, model.p_click_nonrel)
+    steps += model.summary_time
+    return steps
 
 
 def _check_rows(relevant, lengths, duplicate, ptr) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
