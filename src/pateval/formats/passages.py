@@ -560,6 +560,15 @@ class PassageRun:
                 self._cache[key] = (codes.astype(np.int64), np.asarray(distinct, dtype=object))
         return self._cache[key]
 
+    def distinct_arrow(self, column: str):
+        """The distinct values of :meth:`codes` as an Arrow string array (for hash lookups)."""
+        key = ("arrow", column)
+        if key not in self._cache:
+            import pyarrow as pa
+
+            self._cache[key] = pa.array(self.codes(column)[1], type=pa.string())
+        return self._cache[key]
+
     def passage_order(self) -> np.ndarray:
         """Row permutation: topics sorted, documents in first-occurrence order, passages by rank.
 

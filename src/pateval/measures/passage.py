@@ -38,6 +38,8 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
@@ -51,6 +53,27 @@ __all__ = ["passage_scores", "precision_d", "map_d"]
 REFERENCE = ("Piroi, Lupu, Hanbury: Passage Retrieval Starting from Patent Claims, CLEF-IP 2013 task overview "
              "(CLEF 2013 working notes); CLEF-IP 2012 overview; INEX Relevant in Context")
 RESOURCES = frozenset({"passage_runs", "passage_qrels"})
+
+
+def _arrow(values) -> pa.Array:
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
+    return pa.array(np.asarray(values, dtype=object), type=pa.string())
+
+
+def _index_in(values, value_set: pa.Array) -> np.ndarray:
+    """Position of each of ``values`` in ``value_set`` (distinct strings), -1 when absent (Arrow hashing)."""
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    found = pc.index_in(_arrow(values), value_set=value_set)
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _member(values: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """``values`` in ``allowed`` (int64 keys) by hashing: np.isin sorts both, which costs more here."""
+    if len(values) == 0 or len(allowed) == 0:
+        return np.zeros(len(values), dtype=bool)
+    return pd.Series(values, copy=False).isin(allowed).to_numpy()
 
 
 def _passage_run_for(ranked: RankedTopics, measure: Measure, context: EvaluationContext):
@@ -80,46 +103,51 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     if getattr(qrels, "passage", None) is None:
         raise ParameterError(f"{measure} needs passage qrels (XPaths); {qrels.source} has none")
     n_topics = ranked.n_topics
-    topic_index = pd.Index(ranked.topic_ids)
+    topic_set = _arrow(ranked.topic_ids)
     # everything is matched as integer codes of the passage run's distinct topics,
-    # documents and XPaths (hashed once per run), never as strings row by row
+    # documents and XPaths (hashed once per run, by Arrow), never as strings row by row
     order = run.passage_order()
     topic_code, topic_distinct = run.codes("topic")
     doc_code, doc_distinct = run.codes("docno")
     xpath_code, xpath_distinct = run.codes("xpath")
-    doc_index = pd.Index(doc_distinct)
+    doc_set = run.distinct_arrow("docno")
     n_docs = max(len(doc_distinct), 1)
     n_x = max(len(xpath_distinct), 1)
     empty = np.zeros(0, dtype=np.int64)
-    run_topic = (topic_index.get_indexer(topic_distinct) if len(topic_distinct) else empty)[topic_code[order]]
-    run_doc_key = run_topic.astype(np.int64) * n_docs + doc_code[order]
+    run_topic = _index_in(_arrow(topic_distinct), topic_set)[topic_code[order]] if len(order) else empty
+    run_doc_key = run_topic * n_docs + doc_code[order]
 
     # RelRet(q): the relevant documents the document-level ranking retrieved
     relevant = ranked.relevant(level)
     rel_count = ranked.per_topic_sum(relevant.astype(np.float64))
-    vocabulary_in_run = doc_index.get_indexer(ranked.vocabulary) if len(ranked.vocabulary) else empty
+    vocabulary_in_run = _index_in(ranked.doc_ids, doc_set)
     relret_doc = vocabulary_in_run[ranked.doc[relevant]] if relevant.any() else empty
     relret_key = (ranked.row_topic[relevant] * n_docs + relret_doc)[relret_doc >= 0]
-    in_relret = (run_topic >= 0) & np.isin(run_doc_key, relret_key)
+    in_relret = (run_topic >= 0) & _member(run_doc_key, relret_key)
     rows = order[in_relret]
     group_key = run_doc_key[in_relret]
 
     # Q_d: judged passages of the documents the run has (headings out: the reader removed
     # them from qrels files, qrels built in memory may still hold some)
-    qrels_topic = topic_index.get_indexer(qrels.topic) if len(qrels) else empty
-    qrels_doc = doc_index.get_indexer(qrels.docno) if len(qrels) else empty
-    keep_q = (qrels_topic >= 0) & (qrels_doc >= 0) & ~vectorised_heading(qrels.passage)
-    qrels_doc_key = qrels_topic[keep_q].astype(np.int64) * n_docs + qrels_doc[keep_q]
-    judged_xpath = qrels.passage[keep_q]
-    judged_code, judged_distinct = pd.factorize(judged_xpath) if len(judged_xpath) else (empty, np.zeros(0, dtype=object))
-    width = max(n_x, len(judged_distinct), 1)
+    qrels_topic = _index_in(qrels.arrow("topic"), topic_set)
+    qrels_doc = _index_in(qrels.arrow("docno"), doc_set)
+    judged = pc.dictionary_encode(qrels.arrow("passage"))
+    judged_all_code = judged.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    heading = vectorised_heading(judged.dictionary.to_numpy(zero_copy_only=False).astype(object))
+    keep_q = (qrels_topic >= 0) & (qrels_doc >= 0)
+    if len(heading):
+        keep_q &= ~heading[judged_all_code]
+    qrels_doc_key = qrels_topic[keep_q] * n_docs + qrels_doc[keep_q]
+    judged_code = judged_all_code[keep_q]
+    width = max(n_x, len(heading), 1)
     if n_topics * n_docs * width >= 2 ** 62:
         raise ParameterError(f"{measure}: too many distinct topics x documents x passages to index")
     # |Q_d| counts every distinct judged passage of d, retrieved or not
-    judged_docs, judged_counts = np.unique(np.unique(qrels_doc_key * width + judged_code) // width, return_counts=True)
-    judged_in_run = pd.Index(xpath_distinct).get_indexer(judged_xpath) if len(judged_xpath) else empty
-    judged_passage_key = np.unique((qrels_doc_key * n_x + judged_in_run)[judged_in_run >= 0])
-    hit = np.isin(group_key * n_x + xpath_code[rows], judged_passage_key)
+    distinct_judged = pd.unique(qrels_doc_key * width + judged_code)
+    judged_docs, judged_counts = np.unique(distinct_judged // width, return_counts=True)
+    judged_in_run = _index_in(judged.dictionary, run.distinct_arrow("xpath"))[judged_code] if len(judged_code) else empty
+    judged_passage_key = (qrels_doc_key * n_x + judged_in_run)[judged_in_run >= 0]
+    hit = _member(group_key * n_x + xpath_code[rows], judged_passage_key)
 
     # groups: consecutive rows of one (topic, document), already in passage-rank order
     n = len(rows)
