@@ -469,6 +469,71 @@ def _passage_inputs(qrels, runs, resources, *, on_duplicate: str):
     return qrels, runs, resources
 
 
+def check_passage_run(run: _PathLike, *, topics: _PathLike | None = None, store=None, max_documents: int = 100,
+                      fix: _PathLike | None = None, log: _PathLike | None = None):
+    """Check a CLEF-IP passage-run submission as the organisers did; optionally repair it.
+
+    Parameters
+    ----------
+    run : path-like
+        ``topic_id Q0 doc_id xpath psg_rank psg_score`` lines.
+    topics : path-like, optional
+        The passage topics file (unknown and missing topics).
+    store : path-like or CorpusStore, optional
+        The corpus store (XPaths the document does not have, the store's headings).
+    max_documents : int, default 100
+    fix, log : path-like, optional
+        Write the repaired run to ``fix`` and the change log to ``log`` (default ``fix + ".log"``).
+
+    Returns
+    -------
+    pateval.check.CheckReport
+        ``findings`` (line, kind, message), ``ok``, ``format()``.
+    """
+    from .check import check_passage_run as _check, fix_passage_run as _fix
+
+    report = _check(run, topics=topics, store=store, max_documents=max_documents)
+    if fix is not None:
+        _fix(report, fix, log=log)
+    elif log is not None:
+        raise _ParameterError("log goes with fix")
+    return report
+
+
+def evaluate_by_group(frame: _pd.DataFrame, groups, *, measures=None, plot: _PathLike | None = None) -> _pd.DataFrame:
+    """Per-topic results broken down by topic group (CLEF-IP 2013's Figure 5: recall by language).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        From :func:`evaluate` (``run, topic, measure, value``).
+    groups : mapping or path-like
+        topic -> group; or a file of ``topic attribute`` lines; or a passage topics file
+        (groups = the topics' languages).
+    measures : sequence, optional
+    plot : path-like, optional
+        Write the grouped-bar figure of the first measure there (.png, .pdf, .svg).
+
+    Returns
+    -------
+    DataFrame
+        ``run, group, measure, value, topics``, the group ``all`` first; ``attrs["notes"]``
+        names topics without a group.
+    """
+    from .formats.atomic import atomic_output
+    from .report.breakdown import group_summary, plot_group_summary, read_topic_groups
+
+    if not isinstance(groups, _Mapping):
+        groups = read_topic_groups(groups)
+    summary, notes = group_summary(frame, groups, measures)
+    summary.attrs["notes"] = notes
+    if plot is not None:
+        suffix = _Path(plot).suffix.lstrip(".").lower() or "png"
+        with atomic_output(plot, "wb") as handle:
+            plot_group_summary(summary).savefig(handle, format=suffix, dpi=150)
+    return summary
+
+
 # ---- comparing systems and measures -------------------------------------------------------
 
 

@@ -199,3 +199,19 @@ def test_cli_evaluates_passage_runs_with_group_breakdown(files, tmp_path, capsys
     # each group's row follows its measure's 'all' row
     assert [t for m, t, _ in lines if m.strip() == "R"] == ["all", "all:DE", "all:EN", "all:FR"]
     assert plot.stat().st_size > 1000 and plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_api_check_and_breakdown(files, tmp_path):
+    qrels, run = files
+    report = api.check_passage_run(run, fix=tmp_path / "clean.txt")
+    assert [(f.line, f.kind) for f in report.findings] == [(2, "heading")]
+    assert (tmp_path / "clean.txt.log").read_text().count("\tremoved\theading\t") == 1
+    frame = api.evaluate(qrels, tmp_path / "clean.txt", ["P_psg", "NumRelRet"])
+    assert _by_topic(frame, "P_psg") == pytest.approx(EXPECTED["P_psg"])  # headings gone either way
+    summary = api.evaluate_by_group(frame, {"T1": "EN", "T2": "DE", "T3": "DE"}, plot=tmp_path / "f.svg")
+    values = {(g, m): v for g, m, v in zip(summary["group"], summary["measure"], summary["value"])}
+    assert values[("DE", "P_psg")] == pytest.approx(0.125)
+    assert values[("DE", "NumRelRet")] == 2  # counts are summed: T2 none, T3 two
+    assert values[("all", "NumRelRet")] == 5
+    assert "T4" in summary.attrs["notes"][0]
+    assert (tmp_path / "f.svg").read_text().lstrip().startswith("<?xml")
