@@ -420,8 +420,8 @@ class SubtopicView:
         qrels = ranked.judgements.qrels
         if qrels.subtopic is None:
             raise ValueError("these qrels have no subtopics; read them with format='subtopic' or 'dd'")
-        # Everything as integer codes (Arrow dictionary encoding), ordered like the strings:
-        # judgements sorted by (topic, subtopic id, docno), as a string sort would give.
+        # Everything as integer codes (Arrow dictionary encoding); judgements are sorted by
+        # (topic, subtopic id as a string, document code).
         judgements = ranked.judgements
         topics = pc.dictionary_encode(qrels.arrow("topic"))
         position_of_topic = pd.Index(ranked.topic_ids).get_indexer(topics.dictionary.to_numpy(zero_copy_only=False))
@@ -434,12 +434,11 @@ class SubtopicView:
         subtopic_rank = _string_ranks(subtopic_names)[subtopics_encoded.indices.to_numpy(zero_copy_only=False)]
         doc_keys = document_keys(qrels.arrow("docno").filter(keep_mask), judgements.doc_key)
         doc_code = pc.fill_null(pc.index_in(doc_keys, value_set=judgements.doc_keys_arrow), -1).to_numpy(zero_copy_only=False).astype(np.int64)
-        doc_rank_of_code = _string_ranks(judgements.doc_keys_arrow)
         rel = qrels.rel[keep]
         n_sub = max(len(subtopic_names), 1)
         n_docs = max(len(judgements.doc_keys), 1)
         topic_subtopic = position * n_sub + subtopic_rank
-        full_key = topic_subtopic * n_docs + doc_rank_of_code[doc_code]
+        full_key = topic_subtopic * n_docs + doc_code
         order = np.argsort(full_key, kind="stable")
         full_key, rel, doc_code, topic_subtopic = full_key[order], rel[order], doc_code[order], topic_subtopic[order]
         # several judgements of one (topic, subtopic, document) -- passages -- are merged
