@@ -358,7 +358,7 @@ def write_trec_run(result: RunResult, path: str | os.PathLike[str]) -> Path:
     with atomic_output(path) as out:
         for qid, ranking in result.rankings.items():
             for rank, (docno, score) in enumerate(ranking, start=1):
-                out.write(f"{qid} Q0 {docno} {rank} {score!r} {tag}\n")
+                out.write(f"{qid} Q0 {docno} {rank} {float(score)!r} {tag}\n")
     return Path(path)
 
 
@@ -521,5 +521,5 @@ def write_passage_run(results: dict[str, list[tuple[str, str, float]]], path: st
             for docno, xpath, score in ranked:
                 rank = rank + 1 if docno == previous else 1
                 previous = docno
-                out.write(f"{qid} Q0 {docno} {xpath} {rank} {score!r}\n")
+                out.write(f"{qid} Q0 {docno} {xpath} {rank} {float(score)!r}\n")
     return Path(path)
