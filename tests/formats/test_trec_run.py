@@ -121,3 +121,35 @@ def test_write_run_round_trips(tmp_path):
     assert sorted(zip(again.topic_ids[again.topic], again.docnos, again.score)) == sorted(
         zip(run.topic_ids[run.topic], run.docnos, run.score))
     assert out.read_text().splitlines()[0] == "q1 Q0 d2 1 0.30000000000000004 r"
+
+
+def _many_topics(n_topics=40, depth=30):
+    lines = []
+    for t in range(n_topics):
+        for k in range(depth):
+            lines.append(f"T{t} Q0 D{(t * 7 + k * 13) % 500} {k + 1} {100.0 - k - (k % 3) * 0.5} tag")
+    return "\n".join(lines) + "\n"
+
+
+def test_large_files_read_in_parts_agree_with_the_careful_path(tmp_path, monkeypatch):
+    import pateval.formats.trec as trec
+
+    path = _write(tmp_path, "big.run", _many_topics())
+    monkeypatch.setattr(trec, "PARALLEL_MIN_BYTES", 100)
+    data = path.read_bytes()
+    assert len(trec._split_at_topics(data, 3)) == 3
+    fast = _read_fast(path, data, "error")
+    careful = _read_careful(path, data, "error")
+    assert fast is not None and len(fast.doc_ids) > len(set(fast.docnos))  # parts hash separately
+    assert list(fast.topic_ids[fast.topic]) == list(careful.topic_ids[careful.topic])
+    assert list(fast.docnos) == list(careful.docnos) and list(fast.score) == list(careful.score)
+
+
+def test_scattered_topic_across_parts_still_finds_duplicates(tmp_path, monkeypatch):
+    import pateval.formats.trec as trec
+
+    text = _many_topics(6, 10) + "T0 Q0 D0 99 0.5 tag\n"  # T0's D0 again, at the end of the file
+    path = _write(tmp_path, "scattered.run", text)
+    monkeypatch.setattr(trec, "PARALLEL_MIN_BYTES", 100)
+    with pytest.raises(InputFormatError, match=r"line 61: document 'D0' retrieved twice for topic 'T0' \(first on line 1\)"):
+        read_run(path)

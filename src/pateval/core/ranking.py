@@ -352,14 +352,15 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
     doc_code_of_vocabulary = pc.fill_null(found_in_judged, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     judged_doc = doc_code_of_vocabulary[run_doc] if len(run_doc) else np.zeros(0, np.int64)
     n_docs = max(len(judgements.doc_keys), 1)
-    key = row_topic * n_docs + judged_doc
-    if len(judgements.key):
+    found = np.zeros(len(judged_doc), dtype=bool)
+    grade_raw = np.zeros(len(judged_doc), dtype=np.int64)
+    candidates = np.flatnonzero(judged_doc >= 0)  # judged for some topic: look up (topic, document)
+    if len(judgements.key) and len(candidates):
+        key = row_topic[candidates] * n_docs + judged_doc[candidates]
         where = np.minimum(np.searchsorted(judgements.key, key), len(judgements.key) - 1)
-        found = (judged_doc >= 0) & (judgements.key[where] == key)
-        grade_raw = np.where(found, judgements.grade[where], 0)
-    else:
-        found = np.zeros(len(key), dtype=bool)
-        grade_raw = np.zeros(len(key), dtype=np.int64)
+        hit = judgements.key[where] == key
+        found[candidates[hit]] = True
+        grade_raw[candidates[hit]] = judgements.grade[where[hit]]
     status = np.where(found, np.where(grade_raw >= 0, JUDGED, UNJUDGED), NONPOOL).astype(np.int8)
     grade = np.where(status == JUDGED, grade_raw, 0).astype(np.int64)
     counts = np.bincount(row_topic, minlength=len(topic_ids))

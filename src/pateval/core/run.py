@@ -29,9 +29,11 @@ class Run:
     topic : ndarray of int32, shape (N,)
         Each row's topic, as an index into ``topic_ids``.
     doc_ids : pyarrow.StringArray, shape (V,)
-        The distinct document ids, kept in Arrow: runs may name millions of documents and
-        Arrow hashes, sorts and matches them without making a Python string of each.
-        :attr:`vocabulary` gives them as a NumPy array of str.
+        The document ids, kept in Arrow: runs may name millions of documents and Arrow
+        hashes, sorts and matches them without making a Python string of each. A large file
+        is read in parts hashed in parallel, each with its own dictionary, so an id may
+        stand once per part here (never twice for one topic). :attr:`vocabulary` gives
+        them as a NumPy array of str.
     doc : ndarray of int32, shape (N,)
         Each row's document, as an index into ``doc_ids``.
     score : ndarray of float64, shape (N,)

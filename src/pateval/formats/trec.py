@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
 DUPLICATE_POLICIES = ("error", "first")
 _COLUMNS = ["qid", "q0", "docno", "rank", "score", "tag"]
 _EXPECTED = "6 columns: qid Q0 docno rank score run_id"
+PARALLEL_MIN_BYTES = 1 << 26  # files above 64 MB are read in parts, one per core
 
 
 def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None) -> Run:
@@ -90,62 +92,118 @@ def _delimiter(data: bytes) -> str | None:
     return None
 
 
+def _split_at_topics(data: bytes, parts: int) -> list[tuple[int, int]]:
+    """Byte ranges of about equal size that each start where a new topic's lines start.
+
+    Hashing millions of document ids is the slowest step of reading a run; cut at topic
+    boundaries, the parts can be hashed in parallel, each with its own dictionary, because
+    a document can only be repeated within a topic.
+    """
+    bounds = [0]
+    for k in range(1, parts):
+        at = data.find(b"\n", max(bounds[-1], len(data) * k // parts))
+        if at < 0:
+            break
+        at += 1
+        previous_topic = data[data.rfind(b"\n", 0, at - 1) + 1 : at].split(None, 1)[:1]
+        # move on to the first line of the next topic
+        while at < len(data):
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end + 1
+            if data[at:end].split(None, 1)[:1] != previous_topic:
+                break
+            at = end
+        if bounds[-1] < at < len(data):
+            bounds.append(at)
+    bounds.append(len(data))
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _parse_part(data: bytes, span: tuple[int, int], delimiter: str, threads: bool):
+    dictionary = pa.dictionary(pa.int32(), pa.string())
+    table = pacsv.read_csv(
+        pa.py_buffer(memoryview(data)[span[0] : span[1]]),
+        read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=1 << 24, use_threads=threads),
+        parse_options=pacsv.ParseOptions(
+            delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
+            newlines_in_values=False, ignore_empty_lines=True,
+        ),
+        convert_options=pacsv.ConvertOptions(
+            # the Q0 column is never read (trec_eval ignores it): not converting it saves time
+            include_columns=["qid", "docno", "rank", "score", "tag"],
+            column_types={"qid": dictionary, "docno": dictionary,
+                          "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
+            strings_can_be_null=False, null_values=[], check_utf8=True,
+        ),
+    )
+    return {
+        "qid": table.column("qid").unify_dictionaries().combine_chunks(),
+        "docno": table.column("docno").unify_dictionaries().combine_chunks(),
+        "tag": table.column("tag").unify_dictionaries().combine_chunks(),
+        "rank": table.column("rank").to_numpy(),
+        "score": table.column("score").to_numpy(),
+    }
+
+
 def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
     delimiter = _delimiter(data)
     if delimiter is None or b"\r" in data[:4096]:
         return None
-    dictionary = pa.dictionary(pa.int32(), pa.string())
+    spans = _split_at_topics(data, pa.cpu_count()) if len(data) > PARALLEL_MIN_BYTES else [(0, len(data))]
     try:
-        table = pacsv.read_csv(
-            pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
-                newlines_in_values=False, ignore_empty_lines=True,
-            ),
-            convert_options=pacsv.ConvertOptions(
-                # the Q0 column is never read (trec_eval ignores it): not converting it saves time
-                include_columns=["qid", "docno", "rank", "score", "tag"],
-                column_types={"qid": dictionary, "docno": dictionary,
-                              "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
-                strings_can_be_null=False, null_values=[], check_utf8=True,
-            ),
-        )
+        if len(spans) == 1:
+            parsed = [_parse_part(data, spans[0], delimiter, True)]
+        else:
+            with ThreadPoolExecutor(len(spans)) as pool:  # Arrow releases the GIL
+                parsed = list(pool.map(lambda span: _parse_part(data, span, delimiter, False), spans))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None  # the careful path finds and words the problem
-    if table.num_rows == 0:
+    if sum(len(p["rank"]) for p in parsed) == 0:
         return None
-    tags = table.column("tag").unify_dictionaries().combine_chunks()
-    if len(pc.unique(tags.indices)) != 1 or "" in tags.dictionary.to_pylist():
+    tags = {t for p in parsed for t in p["tag"].dictionary.to_pylist()}
+    if len(tags) != 1 or "" in tags:
         return None
-    score = table.column("score").to_numpy()
+    score = np.concatenate([p["score"] for p in parsed])
     if np.isnan(score).any():
         return None
-    qid = table.column("qid").unify_dictionaries().combine_chunks()
-    docno = table.column("docno").unify_dictionaries().combine_chunks()
-    topic_codes = qid.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    doc_codes = docno.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    topic_ids = np.asarray(qid.dictionary.to_pylist(), dtype=object)
-    doc_ids = docno.dictionary
+    part_topics = [np.asarray(p["qid"].dictionary.to_pylist(), dtype=object) for p in parsed]
+    all_topics = np.concatenate(part_topics)
+    topic_ids, first = np.unique(all_topics, return_index=True)
+    if len(topic_ids) != len(all_topics):
+        return None  # a topic's lines in two parts: repeats across parts would go unseen
+    topic_ids = all_topics[np.sort(first)]  # order of first appearance
+    topic_position = pd.Index(topic_ids)
+    topic_codes, doc_codes, doc_dictionaries = [], [], []
+    offset = 0
+    for p, topics in zip(parsed, part_topics):
+        topic_codes.append(topic_position.get_indexer(topics)[p["qid"].indices.to_numpy(zero_copy_only=False)])
+        doc_codes.append(p["docno"].indices.to_numpy(zero_copy_only=False).astype(np.int64) + offset)
+        doc_dictionaries.append(p["docno"].dictionary)
+        offset += len(p["docno"].dictionary)
+    topic_code = np.concatenate(topic_codes).astype(np.int32)
+    doc_code = np.concatenate(doc_codes)
+    # parts hash their documents separately: an id may stand once per part in doc_ids
+    doc_ids = pa.concat_arrays(doc_dictionaries) if len(doc_dictionaries) > 1 else doc_dictionaries[0]
     if (topic_ids == "").any() or pc.any(pc.equal(pc.utf8_length(doc_ids), 0)).as_py():
         return None  # an empty field means doubled delimiters: irregular white space
-    rank = table.column("rank").to_numpy()
-    key = topic_codes.astype(np.int64) * len(doc_ids) + doc_codes
-    duplicated = pd.Series(key, copy=False).duplicated().to_numpy()
+    rank = np.concatenate([p["rank"] for p in parsed])
+    key = topic_code.astype(np.int64) * max(len(doc_ids), 1) + doc_code
+    ordered = np.sort(key)
     notes: tuple[str, ...] = ()
-    if duplicated.any():
+    if (ordered[1:] == ordered[:-1]).any():
         if on_duplicate == "error":
             return None
+        duplicated = pd.Series(key, copy=False).duplicated().to_numpy()
         keep = ~duplicated
         notes = (f"{path}: {int(duplicated.sum())} duplicate document line(s) dropped (kept the first)",)
-        topic_codes, doc_codes = topic_codes[keep], doc_codes[keep]
+        topic_code, doc_code = topic_code[keep], doc_code[keep]
         score, rank = score[keep], rank[keep]
     return Run(
-        name=str(tags.dictionary[0]),
+        name=tags.pop(),
         topic_ids=topic_ids,
-        topic=topic_codes,
+        topic=topic_code,
         doc_ids=doc_ids,
-        doc=doc_codes,
+        doc=doc_code.astype(np.int32) if len(doc_ids) < 2**31 else doc_code,
         score=np.ascontiguousarray(score, dtype=np.float64),
         rank=np.ascontiguousarray(rank, dtype=np.int64),
         source=str(path),
