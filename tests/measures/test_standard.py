@@ -73,6 +73,9 @@ def test_equal_to_trec_eval_on_random_runs_with_ties_and_grades(seed, n_topics, 
         topic = f"q{t}"
         docs = [f"d{i:02d}" for i in rng.choice(40, size=rng.integers(1, 25), replace=False)]
         qrels[topic] = {d: int(rng.integers(-1, grades + 1)) for d in docs}
+        # trec_eval (and so pytrec_eval) crashes on a topic whose grades are all negative
+        # (max_rel = -1: it allocates no rel_levels); pateval's answer is tested below
+        qrels[topic][docs[0]] = max(qrels[topic][docs[0]], 0)
         retrieved = [f"d{i:02d}" for i in rng.choice(40, size=rng.integers(1, 30), replace=False)]
         # few distinct scores: many ties, broken by docno descending
         run[topic] = {d: float(rng.integers(0, tie_values)) / 4 for d in retrieved}
@@ -125,3 +128,11 @@ def test_patent_level_matching():
     # the second publication of EP0971326 is left out, so EP1000000 moves up to rank 2
     assert values == {"NumRelRet": 2.0, "P@2": 1.0}
     assert any("1 later publication(s) of patents" in note for note in result.notes)
+
+
+def test_topic_with_only_unjudged_pool_entries_scores_zero():
+    # trec_eval crashes here (see above); every measure is 0 and nothing is relevant
+    qrels = {"q0": {"d1": -1, "d2": -1}}
+    run = {"q0": {"d1": 1.0, "d3": 0.5}}
+    frame = api.evaluate(qrels, run, ["AP", "nDCG", "Bpref", "NumRel", "NumRet"])
+    assert frame.set_index("measure")["value"].to_dict() == {"AP": 0.0, "nDCG": 0.0, "Bpref": 0.0, "NumRel": 0.0, "NumRet": 2.0}
