@@ -816,9 +816,8 @@ def _add_demo(commands) -> None:
 def _run_demo(args) -> int:
     from . import api
 
-    summary = api.demo(args.out, n_patents=args.patents, seed=args.seed, grid=args.grid,
-                       progress=not args.no_progress and sys.stderr.isatty(), echo=print)
-    print(f"report: {summary.report}")
+    api.demo(args.out, n_patents=args.patents, seed=args.seed, grid=args.grid,
+             progress=not args.no_progress and sys.stderr.isatty(), echo=print)  # echo prints the report's path
     return 0
 
 # ---- sub-commands: flowchart -------------------------------------------------------------
