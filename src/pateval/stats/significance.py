@@ -350,6 +350,9 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
     threshold = np.abs(t_observed) * (1.0 - _RTOL)
     w = z - mean
     w_squared = w * w
+    # counts @ w^2 - n mean^2 cancels: a sample without spread comes out with a variance of
+    # rounding noise (and a t in the millions); below this it is treated as exactly 0
+    noise = 1e-12 * np.max(w_squared, axis=0, initial=0.0)
     count = np.zeros(width, dtype=np.int64)
     top = _TopK(_critical_rank(alpha, B), width)
     step = _chunk_rows(max(n, width))
@@ -357,7 +360,8 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
         rows = min(step, B - start)
         counts = _resample_counts(rng, rows, n)
         sample_mean = (counts @ w) / n
-        sample_var = np.maximum((counts @ w_squared - n * sample_mean**2) / (n - 1), 0.0)
+        sample_var = (counts @ w_squared - n * sample_mean**2) / (n - 1)
+        sample_var = np.where(sample_var <= noise, 0.0, sample_var)
         t_star = np.abs(_t_values(sample_mean, np.sqrt(sample_var), n))
         count += (t_star >= threshold).sum(axis=0)
         top.add(t_star)
