@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from ..validation import check_choice
 from .docids import DOC_KEYS, document_keys
 from .qrels import Qrels
-from .run import Run
+from .run import DocumentIds, Run
 
 __all__ = [
     "ORDERS",
@@ -204,7 +204,7 @@ class JudgementIndex:
 
 
 @dataclass(frozen=True, eq=False)
-class RankedTopics:
+class RankedTopics(DocumentIds):
     """One run, ranked per topic, with each row's judgement: the input of every measure.
 
     Attributes
@@ -254,18 +254,9 @@ class RankedTopics:
         return len(self.topic_ids)
 
     @property
-    def vocabulary(self) -> np.ndarray:
-        """The distinct document ids as a NumPy array of str (made once, on demand)."""
-        if "vocabulary" not in self._cache:
-            self._cache["vocabulary"] = self.doc_ids.to_numpy(zero_copy_only=False).astype(object, copy=False)
-        return self._cache["vocabulary"]
-
-    @property
     def docno(self) -> np.ndarray:
         """Each row's document id as str (made once, on demand)."""
-        if "docno" not in self._cache:
-            self._cache["docno"] = self.vocabulary[self.doc]
-        return self._cache["docno"]
+        return self._row_docnos()
 
     def per_topic_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum ``values`` (one per row) over each topic's rows."""

@@ -13,11 +13,29 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["Run"]
+__all__ = ["Run", "DocumentIds"]
+
+
+class DocumentIds:
+    """Document ids as NumPy strings, for classes holding ``doc_ids`` (Arrow), per-row
+    ``doc`` codes and a ``_cache`` dict: made once, on demand, since most measures never
+    need a Python string per document."""
+
+    @property
+    def vocabulary(self) -> np.ndarray:
+        """The document ids (``doc_ids``) as a NumPy array of str."""
+        if "vocabulary" not in self._cache:
+            self._cache["vocabulary"] = self.doc_ids.to_numpy(zero_copy_only=False).astype(object, copy=False)
+        return self._cache["vocabulary"]
+
+    def _row_docnos(self) -> np.ndarray:
+        if "docno" not in self._cache:
+            self._cache["docno"] = self.vocabulary[self.doc]
+        return self._cache["docno"]
 
 
 @dataclass(frozen=True, eq=False)
-class Run:
+class Run(DocumentIds):
     """A ranked retrieval run (TREC 6-column, or built in memory).
 
     Attributes
@@ -65,16 +83,9 @@ class Run:
         return int(self.topic.shape[0])
 
     @property
-    def vocabulary(self) -> np.ndarray:
-        """The distinct document ids as a NumPy array of str (made once, on demand)."""
-        if "vocabulary" not in self._cache:
-            self._cache["vocabulary"] = self.doc_ids.to_numpy(zero_copy_only=False).astype(object, copy=False)
-        return self._cache["vocabulary"]
-
-    @property
     def docnos(self) -> np.ndarray:
-        """Each row's document id as a string (materialised on demand)."""
-        return self.vocabulary[self.doc]
+        """Each row's document id as a string (made once, on demand)."""
+        return self._row_docnos()
 
     @classmethod
     def from_records(cls, records, *, name: str = "run", source: str = "<memory>") -> "Run":
