@@ -108,3 +108,19 @@ def test_keep_first_of_conflicting(tmp_path):
     path = _write(tmp_path, "q.txt", "q1 0 d1 1\nq1 0 d1 0\n")
     qrels = read_qrels(path, on_duplicate="first")
     assert list(qrels.rel) == [1]
+
+
+@pytest.mark.parametrize("name, fmt", [("trecdd/qrels.txt", "dd"), ("trec/qrels.test", "trec"),
+                                       ("ntcir/ntcir_patent_qrels.txt", "ntcir"), ("clefip/PAC_qrels_2010.txt", "clefip-pac")])
+def test_fast_reader_equals_careful_reader(shared_data, name, fmt):
+    from pateval.formats.lines import iter_fields, read_bytes
+    from pateval.formats.qrels import _build, _read_fast
+
+    path = shared_data / name
+    data = read_bytes(path)
+    fast = _read_fast(path, data, "auto")
+    assert fast is not None and fast.format == fmt
+    careful = _build(path, list(iter_fields(path, data, separator="\t" if fmt == "dd" else None)), fmt, "error")
+    for column in ("topic", "docno", "rel", "subtopic", "passage"):
+        a, b = getattr(fast, column), getattr(careful, column)
+        assert (a is None and b is None) or list(a) == list(b), column

@@ -75,7 +75,7 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
     path = Path(path)
     data = read_bytes(path)
-    if format in ("auto", "trec", "subtopic", "ntcir", "clefip-pac"):
+    if format in ("auto", "trec", "subtopic", "ntcir", "clefip-pac", "dd"):
         fast = _read_fast(path, data, format)
         if fast is not None:
             return fast
@@ -89,7 +89,8 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
 
 
 def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
-    """Arrow's CSV reader for regular 4-column files; None sends the file to the careful path.
+    """Arrow's CSV reader for regular 4-column files and TREC DD's 5 tab-separated columns;
+    None sends the file to the careful path.
 
     It returns only when the file has no problem at all (no repeated or conflicting
     judgement, every grade an integer), so that the careful path alone words errors and
@@ -101,10 +102,15 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     import pandas as pd
 
     first = data[: data.find(b"\n") if b"\n" in data else len(data)].rstrip(b"\r")
-    delimiter = next((d for d in ("\t", " ") if len(first.split(d.encode())) == 4 and all(first.split(d.encode()))), None)
+    dd = format in ("auto", "dd") and len(first.split(b"\t")) == 5 and all(first.split(b"\t"))
+    if format == "dd" and not dd:
+        return None
+    width = 5 if dd else 4
+    delimiter = "\t" if dd else next(
+        (d for d in ("\t", " ") if len(first.split(d.encode())) == 4 and all(first.split(d.encode()))), None)
     if delimiter is None or b"\r" in data[:4096]:
         return None
-    names = ["topic", "second", "docno", "rel"]
+    names = ["topic", "second", "docno", "passage", "rel"] if dd else ["topic", "second", "docno", "rel"]
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
@@ -112,7 +118,7 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                              escape_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={"topic": pa.string(), "second": pa.string(), "docno": pa.string(), "rel": pa.string()},
+                column_types={name: pa.string() for name in names},
                 strings_can_be_null=False, null_values=[], check_utf8=True),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -120,8 +126,12 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     if table.num_rows == 0:
         return None
     columns = {name: table.column(name).combine_chunks() for name in names}
-    if any(pc.any(pc.equal(pc.utf8_length(columns[n]), 0)).as_py() for n in ("topic", "second", "docno", "rel")):
+    if any(pc.any(pc.equal(pc.utf8_length(columns[n]), 0)).as_py() for n in names):
         return None  # doubled delimiters: irregular white space
+    if dd:
+        format = "dd"
+        if any(pc.any(pc.match_substring_regex(columns[n], r"^\s|\s$")).as_py() for n in names):
+            return None  # padded fields: the careful path strips and checks them
     second = set(pc.unique(columns["second"]).to_pylist())
     if format == "auto":
         if second <= {"A", "B"}:
@@ -143,7 +153,9 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
             rel = pc.cast(columns["rel"], pa.int64()).to_numpy()
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
-    key_columns = [columns["topic"], columns["docno"]] + ([columns["second"]] if format == "subtopic" else [])
+    key_columns = [columns["topic"], columns["docno"]] + ([columns["second"]] if format in ("subtopic", "dd") else [])
+    if format == "dd":
+        key_columns.append(columns["passage"])
     codes = [pc.dictionary_encode(c).indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in key_columns]
     key = codes[0]
     for c in codes[1:]:
@@ -154,11 +166,14 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
         topic=columns["topic"].to_numpy(zero_copy_only=False).astype(object, copy=False),
         docno=columns["docno"].to_numpy(zero_copy_only=False).astype(object, copy=False),
         rel=np.ascontiguousarray(rel, dtype=np.int64),
-        subtopic=columns["second"].to_numpy(zero_copy_only=False).astype(object, copy=False) if format == "subtopic" else None,
+        subtopic=columns["second"].to_numpy(zero_copy_only=False).astype(object, copy=False) if format in ("subtopic", "dd") else None,
+        passage=columns["passage"].to_numpy(zero_copy_only=False).astype(object, copy=False) if format == "dd" else None,
         format=format,
         source=str(path),
     )
     qrels._cache.update({"topic": columns["topic"], "docno": columns["docno"]})
+    if format in ("subtopic", "dd"):
+        qrels._cache["subtopic"] = columns["second"]
     return qrels
 
 
