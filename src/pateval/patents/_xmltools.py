@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from .records import Passage
+from .claims import resolve_dependencies
+from .records import Claim, Passage
 from .safexml import element_text
 
 # Elements that CLEF-IP XPaths always index, even when they are the only one of their
@@ -139,3 +140,43 @@ def lang_code(text: str | None) -> str | None:
     if not text:
         return None
     return text.strip().upper() or None
+
+
+def read_claims(claims_element: etree._Element, claims_path: str) -> list[Claim]:
+    """The ``claim`` children of a claims element, numbered, with XPaths and dependencies.
+
+    Dependencies come from ``claim-ref`` (an idref naming a claim id, or a range of claims
+    ``CLM-00001-00005`` as some USPTO years write) and from the claim text
+    (:func:`pateval.patents.claims.resolve_dependencies`). Shared by the CLEF-IP and USPTO readers.
+    """
+    numbers: list[int] = []
+    paths: list[str] = []
+    texts: list[str] = []
+    ids: dict[str, int] = {}
+    refs: list[list[str]] = []
+    position = 0
+    for child, path in indexed_children(claims_element, claims_path):
+        if child.tag != "claim":
+            continue
+        position += 1
+        number = claim_number(child.get("num"), position)
+        numbers.append(number)
+        paths.append(path)
+        texts.append(element_text(child))
+        if child.get("id"):
+            ids[child.get("id")] = number
+        refs.append([r.get("idref", "") for r in child.iter("claim-ref")])
+    targets = []
+    for claim_refs in refs:
+        resolved = []
+        for idref in claim_refs:
+            if idref in ids:
+                resolved.append(ids[idref])
+            elif idref.count("-") == 2 and idref.rsplit("-", 1)[0] in ids:
+                first = ids[idref.rsplit("-", 1)[0]]
+                tail = idref.rsplit("-", 1)[1]
+                if tail.isdigit() and int(tail) >= first:
+                    resolved.extend(range(first, int(tail) + 1))
+        targets.append(resolved)
+    dependencies = resolve_dependencies(numbers, texts, targets)
+    return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies)]

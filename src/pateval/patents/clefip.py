@@ -22,9 +22,9 @@ from ._xmltools import (
     ipc_symbol,
     lang_code,
     party_name,
+    read_claims,
     unique,
 )
-from .claims import resolve_dependencies
 from .records import Citation, Claim, PatentDocument, make_ucid, parse_claim_list, split_ucid
 from .safexml import XmlDocument, element_text
 
@@ -98,7 +98,7 @@ def read_clefip_document(document: XmlDocument) -> PatentDocument:
         elif child.tag == "claims":
             claims_lang = lang_code(child.get("lang")) or lang or ""
             if claims_lang not in claims:
-                claims[claims_lang] = _claims(child, path)
+                claims[claims_lang] = read_claims(child, path)
 
     return PatentDocument(
         ucid=ucid,
@@ -166,29 +166,6 @@ def _parties(bibliographic: etree._Element, path: str) -> list[str]:
         if chosen:
             return unique(party_name(p) for p in chosen)
     return unique(party_name(p) for p in parties)
-
-
-def _claims(claims_element: etree._Element, claims_path: str) -> list[Claim]:
-    numbers: list[int] = []
-    paths: list[str] = []
-    texts: list[str] = []
-    ids: dict[str, int] = {}
-    refs: list[list[str]] = []
-    position = 0
-    for child, path in indexed_children(claims_element, claims_path):
-        if child.tag != "claim":
-            continue
-        position += 1
-        number = claim_number(child.get("num"), position)
-        numbers.append(number)
-        paths.append(path)
-        texts.append(element_text(child))
-        if child.get("id"):
-            ids[child.get("id")] = number
-        refs.append([r.get("idref", "") for r in child.iter("claim-ref")])
-    targets = [[ids[r] for r in claim_refs if r in ids] for claim_refs in refs]
-    dependencies = resolve_dependencies(numbers, texts, targets)
-    return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies)]
 
 
 def _citations(document: XmlDocument, bibliographic: etree._Element) -> list[Citation]:

@@ -23,9 +23,9 @@ from ._xmltools import (
     ipc_symbol,
     lang_code,
     party_name,
+    read_claims,
     unique,
 )
-from .claims import resolve_dependencies
 from .records import Citation, Claim, PatentDocument, make_ucid
 from .safexml import XmlDocument, element_text
 
@@ -97,7 +97,7 @@ def read_uspto_document(document: XmlDocument) -> PatentDocument:
         if child.tag == "description":
             description.extend(description_passages(child, path, lang))
         elif child.tag == "claims" and lang not in claims:
-            claims[lang] = _claims(child, path)
+            claims[lang] = read_claims(child, path)
 
     return PatentDocument(
         ucid=make_ucid(country, number, kind or None),
@@ -132,41 +132,6 @@ def _ipc_classes(bibliographic: etree._Element) -> list[str]:
         if element.tag in ("main-classification", "further-classification"):
             symbols.append(ipc_symbol(element.text))
     return unique(symbols)
-
-
-def _claims(claims_element: etree._Element, claims_path: str) -> list[Claim]:
-    numbers: list[int] = []
-    paths: list[str] = []
-    texts: list[str] = []
-    ids: dict[str, int] = {}
-    refs: list[list[str]] = []
-    position = 0
-    for child, path in indexed_children(claims_element, claims_path):
-        if child.tag != "claim":
-            continue
-        position += 1
-        number = claim_number(child.get("num"), position)
-        numbers.append(number)
-        paths.append(path)
-        texts.append(element_text(child))
-        if child.get("id"):
-            ids[child.get("id")] = number
-        refs.append([r.get("idref", "") for r in child.iter("claim-ref")])
-    targets = []
-    for claim_refs in refs:
-        resolved = []
-        for idref in claim_refs:
-            # An idref may name a range of claims, "CLM-00001-00005" (seen in some years).
-            if idref in ids:
-                resolved.append(ids[idref])
-            elif idref.count("-") == 2 and idref.rsplit("-", 1)[0] in ids:
-                first = ids[idref.rsplit("-", 1)[0]]
-                tail = idref.rsplit("-", 1)[1]
-                if tail.isdigit() and int(tail) >= first:
-                    resolved.extend(range(first, int(tail) + 1))
-        targets.append(resolved)
-    dependencies = resolve_dependencies(numbers, texts, targets)
-    return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies)]
 
 
 def _citations(bibliographic: etree._Element) -> list[Citation]:
