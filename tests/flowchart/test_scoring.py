@@ -15,21 +15,7 @@ from pateval.errors import ParameterError
 from pateval.flowchart import Edge, Flowchart, MetaNode, Node, measure_names, score_flowchart, write_flowchart
 from pateval.flowchart.scoring import format_evaluation
 
-NODES = (
-    Node("1", "oval", "START"),
-    Node("2", "rectangle", "READ X"),
-    Node("3", "diamond", "X > 0?"),
-    Node("4", "rectangle", "PRINT X"),
-    Node("5", "oval", "END"),
-)
-EDGES = (
-    Edge("1", "2", True, "plain"),
-    Edge("2", "3", True, "plain"),
-    Edge("3", "4", True, "plain", "yes"),
-    Edge("3", "5", True, "plain", "no"),
-    Edge("4", "5", True, "plain"),
-)
-TRUTH = Flowchart("Fig. 1", NODES, (), EDGES)
+from flowchart_example import EDGES, NODES, TRUTH  # noqa: E402  (tests/flowchart is on sys.path under pytest)
 
 
 def test_measure_names_and_order():
