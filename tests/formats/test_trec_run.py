@@ -131,25 +131,25 @@ def _many_topics(n_topics=40, depth=30):
     return "\n".join(lines) + "\n"
 
 
-def test_large_files_read_in_parts_agree_with_the_careful_path(tmp_path, monkeypatch):
+def test_many_blocks_agree_with_the_careful_path(tmp_path, monkeypatch):
     import pateval.formats.trec as trec
 
     path = _write(tmp_path, "big.run", _many_topics())
-    monkeypatch.setattr(trec, "PARALLEL_MIN_BYTES", 100)
+    monkeypatch.setattr(trec, "_BLOCK_SIZE", 1000)  # Arrow parses many blocks in parallel
     data = path.read_bytes()
-    assert len(trec._split_at_topics(data, 3)) == 3
     fast = _read_fast(path, data, "error")
     careful = _read_careful(path, data, "error")
-    assert fast is not None and len(fast.doc_ids) > len(set(fast.docnos))  # parts hash separately
+    assert fast is not None and len(fast.doc_ids) == len(fast)  # one id per row, no dictionary
     assert list(fast.topic_ids[fast.topic]) == list(careful.topic_ids[careful.topic])
     assert list(fast.docnos) == list(careful.docnos) and list(fast.score) == list(careful.score)
+    assert list(fast.rank) == list(careful.rank)
 
 
-def test_scattered_topic_across_parts_still_finds_duplicates(tmp_path, monkeypatch):
+def test_scattered_topic_across_blocks_still_finds_duplicates(tmp_path, monkeypatch):
     import pateval.formats.trec as trec
 
     text = _many_topics(6, 10) + "T0 Q0 D0 99 0.5 tag\n"  # T0's D0 again, at the end of the file
     path = _write(tmp_path, "scattered.run", text)
-    monkeypatch.setattr(trec, "PARALLEL_MIN_BYTES", 100)
+    monkeypatch.setattr(trec, "_BLOCK_SIZE", 100)
     with pytest.raises(InputFormatError, match=r"line 61: document 'D0' retrieved twice for topic 'T0' \(first on line 1\)"):
         read_run(path)

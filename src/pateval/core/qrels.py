@@ -8,18 +8,23 @@ each document's highest grade over its subtopics and passages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = ["Qrels"]
 
 
-@dataclass(frozen=True, eq=False)
+_STRING_COLUMNS = ("topic", "docno", "subtopic", "passage")
+
+
 class Qrels:
     """Relevance judgements.
+
+    The string columns may be given as NumPy arrays of str or as Arrow string arrays (the
+    readers keep Arrow's); each is converted to the other form once, when first asked
+    for, so evaluating never turns millions of ids into Python strings.
 
     Attributes
     ----------
@@ -42,30 +47,52 @@ class Qrels:
         What reading changed (identical duplicates merged, ...), for the report.
     """
 
-    topic: np.ndarray
-    docno: np.ndarray
-    rel: np.ndarray
-    subtopic: np.ndarray | None = None
-    passage: np.ndarray | None = None
-    format: str = "memory"
-    source: str = "<memory>"
-    extra: dict = field(default_factory=dict)
-    notes: tuple[str, ...] = field(default=())
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    def __init__(self, *, topic, docno, rel, subtopic=None, passage=None, format: str = "memory",
+                 source: str = "<memory>", extra: dict | None = None, notes: tuple[str, ...] = ()) -> None:
+        self._given = {"topic": topic, "docno": docno, "subtopic": subtopic, "passage": passage}
+        self.rel = np.asarray(rel, dtype=np.int64)
+        self.format = format
+        self.source = source
+        self.extra = dict(extra or {})
+        self.notes = tuple(notes)
+        self._cache: dict = {}
+        if any(v is not None and len(v) != len(self.rel) for v in self._given.values()):
+            raise ValueError("qrels columns differ in length")
+
+    def replace(self, **changes) -> "Qrels":
+        """A copy with some columns or attributes changed (the string columns shared)."""
+        values = {**self._given, "rel": self.rel, "format": self.format, "source": self.source,
+                  "extra": self.extra, "notes": self.notes}
+        values.update(changes)
+        return Qrels(**values)
+
+    def _numpy(self, column: str) -> np.ndarray | None:
+        given = self._given[column]
+        if given is None or isinstance(given, np.ndarray):
+            return given
+        if column not in self._cache:
+            self._cache[column] = given.to_numpy(zero_copy_only=False).astype(object, copy=False)
+        return self._cache[column]
+
+    topic = property(lambda self: self._numpy("topic"), doc="Each judgement's topic (ndarray of str).")
+    docno = property(lambda self: self._numpy("docno"), doc="Each judgement's document id (ndarray of str).")
+    subtopic = property(lambda self: self._numpy("subtopic"), doc="Each judgement's subtopic, or None.")
+    passage = property(lambda self: self._numpy("passage"), doc="Each judgement's passage, or None.")
 
     def __len__(self) -> int:
-        return int(self.topic.shape[0])
+        return int(self.rel.shape[0])
 
     def arrow(self, column: str) -> pa.Array:
-        """A string column (``topic``, ``docno``, ``subtopic``, ``passage``) as an Arrow array.
-
-        Readers that parse with Arrow leave the arrays here, so matching against runs never
-        converts millions of Python strings back.
-        """
-        if column not in self._cache:
-            values = getattr(self, column)
-            self._cache[column] = pa.array(np.asarray(values, dtype=object), type=pa.string())
-        return self._cache[column]
+        """A string column (``topic``, ``docno``, ``subtopic``, ``passage``) as an Arrow array."""
+        given = self._given[column]
+        if isinstance(given, pa.ChunkedArray):
+            given = self._given[column] = given.combine_chunks()
+        if isinstance(given, pa.Array):
+            return given
+        key = ("arrow", column)
+        if key not in self._cache:
+            self._cache[key] = pa.array(np.asarray(given, dtype=object), type=pa.string())
+        return self._cache[key]
 
     @property
     def has_subtopics(self) -> bool:
@@ -75,7 +102,8 @@ class Qrels:
     def topic_ids(self) -> np.ndarray:
         """The distinct topics, sorted as strings (trec_eval's order)."""
         if "topic_ids" not in self._cache:
-            self._cache["topic_ids"] = np.asarray(sorted(pd.unique(self.topic)), dtype=object)
+            distinct = pc.unique(self.arrow("topic")).to_numpy(zero_copy_only=False).astype(object)
+            self._cache["topic_ids"] = np.asarray(sorted(distinct), dtype=object)
         return self._cache["topic_ids"]
 
     def document_level(self) -> "Qrels":

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from ..validation import check_choice
 from .docids import DOC_KEYS, document_keys
+from .keys import PairIndex, StringKeys
 from .qrels import Qrels
 from .run import DocumentIds, Run
 
@@ -58,10 +59,6 @@ def _string_ranks(strings) -> np.ndarray:
     return ranks
 
 
-def _bits(n: int) -> int:
-    return max(1, int(n).bit_length())
-
-
 def evaluation_order(run: Run, *, order: str = "score") -> np.ndarray:
     """The permutation of ``run``'s rows that groups topics (sorted by id) and ranks each.
 
@@ -73,66 +70,74 @@ def evaluation_order(run: Run, *, order: str = "score") -> np.ndarray:
         ``"rank"``: the rank column ascending, ties in file order (ndeval, CLEF-IP);
         ``"file"``: the order of the lines (the order a user examined the documents).
     """
+    perm = _evaluation_order(run, order=order)
+    return np.arange(len(run), dtype=np.int64) if perm is None else perm
+
+
+def _evaluation_order(run: Run, *, order: str) -> np.ndarray | None:
+    """As :func:`evaluation_order`, but None when the rows are already in that order
+    (the usual case for a run file), so that callers can skip every gather."""
     check_choice("order", order, ORDERS)
     n = len(run)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
+        return None
     topic_rank = _string_ranks(run.topic_ids)[run.topic]
     if order == "score":
-        fast = _already_ordered(run, topic_rank)
-        if fast is not None:
-            return fast
-        n_docs = len(run.doc_ids)
-        doc_rank = _string_ranks(run.doc_ids)[run.doc]
-        # score -> order-preserving dense integer, so that one integer sort does it all
-        unique_scores, score_rank = np.unique(run.score, return_inverse=True)
-        widths = (_bits(len(run.topic_ids)), _bits(len(unique_scores)), _bits(n_docs))
-        if sum(widths) <= 63:
-            key = (topic_rank.astype(np.int64) << (widths[1] + widths[2])) \
-                | ((len(unique_scores) - 1 - score_rank.astype(np.int64)) << widths[2]) \
-                | (n_docs - 1 - doc_rank)
-            return np.argsort(key, kind="stable")
-        return np.lexsort((-doc_rank, -run.score, topic_rank))
+        perm = _score_blocks(run, topic_rank)
+        if perm is False:
+            perm = np.lexsort((-run.score, topic_rank))
+        return _ties_by_docno(run, perm)
     if order == "rank":
         return np.lexsort((np.arange(n), run.rank, topic_rank))
     return np.argsort(topic_rank, kind="stable")
 
 
-def _already_ordered(run: Run, topic_rank: np.ndarray) -> np.ndarray | None:
+def _score_blocks(run: Run, topic_rank: np.ndarray) -> np.ndarray | None | bool:
     """Fast path for runs written as engines write them: topics contiguous, scores falling.
 
-    Returns the permutation (only topic blocks reordered, tie groups fixed) or None when the
-    file is not in that shape.
+    Returns the permutation that puts the topic blocks in order (rows within a block stay
+    as they are; None when they are in order already), or False when the file is not in
+    that shape.
     """
     topic = run.topic
     score = run.score
     boundary = topic[1:] != topic[:-1]
     starts = np.r_[0, np.flatnonzero(boundary) + 1]
     if len(np.unique(topic[starts])) != len(starts):
-        return None  # a topic's lines are scattered
+        return False  # a topic's lines are scattered
     if not np.all((score[1:] <= score[:-1]) | boundary):
-        return None
+        return False
     n = len(topic)
     lengths = np.diff(np.r_[starts, n])
     block_order = np.argsort(topic_rank[starts], kind="stable")
+    if np.all(block_order[1:] > block_order[:-1]):
+        return None
     new_starts = starts[block_order]
     new_lengths = lengths[block_order]
     offsets = np.repeat(new_starts - np.r_[0, np.cumsum(new_lengths)[:-1]], new_lengths)
-    perm = np.arange(n, dtype=np.int64) + offsets
-    # ties (same topic, same score) must run docno descending
-    tie = ~boundary & (score[1:] == score[:-1])
-    if tie.any():
-        i = np.flatnonzero(tie)
-        docs = run.doc_ids
-        if not pc.all(pc.greater(docs.take(run.doc[i]), docs.take(run.doc[i + 1]))).as_py():
-            rows = np.unique(np.r_[i, i + 1])
-            group = np.cumsum(np.r_[True, ~tie])[rows]  # tie-group id of each involved row
-            doc_rank = _string_ranks(docs.take(run.doc[rows]))
-            # position k of the file takes the row that belongs there once ties are sorted
-            within = np.arange(n, dtype=np.int64)
-            within[rows] = rows[np.lexsort((-doc_rank, group))]
-            perm = within[perm]
-    return perm
+    return np.arange(n, dtype=np.int64) + offsets
+
+
+def _ties_by_docno(run: Run, perm: np.ndarray | None) -> np.ndarray | None:
+    """``perm`` (topics grouped, scores descending; None: the identity) with equal scores
+    put in docno descending order; only the tied rows' ids are compared."""
+    topic = run.topic if perm is None else run.topic[perm]
+    score = run.score if perm is None else run.score[perm]
+    tie = (score[1:] == score[:-1]) & (topic[1:] == topic[:-1])
+    if not tie.any():
+        return perm
+    if perm is None:
+        perm = np.arange(len(run), dtype=np.int64)
+    i = np.flatnonzero(tie)
+    ids = run.row_doc_ids()
+    if pc.all(pc.greater(ids.take(pa.array(perm[i])), ids.take(pa.array(perm[i + 1])))).as_py():
+        return perm  # already docno descending
+    places = np.unique(np.r_[i, i + 1])
+    group = np.cumsum(np.r_[True, ~tie])[places]  # tie-group of each involved place
+    doc_rank = _string_ranks(ids.take(pa.array(perm[places])))
+    fixed = perm.copy()
+    fixed[places] = perm[places][np.lexsort((-doc_rank, group))]
+    return fixed
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,15 +145,15 @@ class JudgementIndex:
     """Qrels restricted to the evaluated topics and indexed for lookups.
 
     Built once per (qrels, topics, doc_key) and shared by all runs evaluated against it.
+    Judgements are sorted by (topic position, document code).
     """
 
     topic_ids: np.ndarray  # (T,) evaluated topics, sorted
-    doc_keys: pd.Index  # distinct judged document keys
     key: np.ndarray  # (Q,) sorted topic_position * len(doc_keys) + doc code
     grade: np.ndarray  # (Q,) grades aligned with ``key``
     qrels: Qrels
     doc_key: str
-    doc_keys_arrow: pa.Array
+    doc_keys_arrow: pa.Array  # distinct judged document keys
 
     @classmethod
     def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> "JudgementIndex":
@@ -158,10 +163,13 @@ class JudgementIndex:
         position_of_topic = pd.Index(topic_ids).get_indexer(topics.dictionary.to_numpy(zero_copy_only=False))
         position = position_of_topic[topics.indices.to_numpy(zero_copy_only=False)] if len(level) else np.zeros(0, np.int64)
         keep = position >= 0
-        keys = pc.dictionary_encode(document_keys(level.arrow("docno"), doc_key).filter(pa.array(keep)))
+        docnos = level.arrow("docno")
+        rel = level.rel
+        if not keep.all():
+            docnos, position, rel = docnos.filter(pa.array(keep)), position[keep], rel[keep]
+        keys = pc.dictionary_encode(document_keys(docnos, doc_key))
         code = keys.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        position = position[keep].astype(np.int64)
-        rel = level.rel[keep]
+        position = position.astype(np.int64)
         n_docs = max(len(keys.dictionary), 1)
         key = position * n_docs + code
         order = np.argsort(key, kind="stable")
@@ -174,7 +182,6 @@ class JudgementIndex:
             key = key[starts]
         return cls(
             topic_ids=topic_ids,
-            doc_keys=pd.Index(keys.dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False)),
             key=key,
             grade=rel.astype(np.int64),
             qrels=qrels,
@@ -183,8 +190,23 @@ class JudgementIndex:
         )
 
     @cached_property
+    def doc_keys(self) -> pd.Index:
+        """The distinct judged document keys (``doc_code`` indexes them)."""
+        return pd.Index(self.doc_keys_arrow.to_numpy(zero_copy_only=False).astype(object, copy=False))
+
+    @cached_property
     def topic_position(self) -> np.ndarray:
-        return self.key // max(len(self.doc_keys), 1)
+        return self.key // max(len(self.doc_keys_arrow), 1)
+
+    @cached_property
+    def doc_code(self) -> np.ndarray:
+        """Each judgement's document, as a code into :attr:`doc_keys`."""
+        return self.key % max(len(self.doc_keys_arrow), 1)
+
+    @cached_property
+    def string_keys(self) -> StringKeys:
+        """Fingerprints of each judgement's document key (for :class:`PairIndex` lookups)."""
+        return StringKeys.of(self.doc_keys_arrow.take(pa.array(self.doc_code)))
 
     @cached_property
     def ptr(self) -> np.ndarray:
@@ -218,7 +240,7 @@ class RankedTopics(DocumentIds):
         Each row's topic position.
     position : ndarray of int64, shape (N,)
         Each row's 1-based rank within its topic.
-    doc : ndarray of int64, shape (N,)
+    doc : ndarray of int, shape (N,)
         Each row's document as an index into ``doc_ids`` (look side inputs such as lengths
         up once per distinct document, then gather with ``doc``).
     doc_ids : pyarrow.StringArray
@@ -319,53 +341,71 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
     reports them). With ``doc_key="patent"``, a later publication of a patent already
     retrieved for the topic is left out and counted in :attr:`RankedTopics.notes`.
     """
-    perm = evaluation_order(run, order=order)
+    perm = _evaluation_order(run, order=order)  # None: the rows are in order already
     topic_ids = judgements.topic_ids
     run_topic_position = pd.Index(topic_ids).get_indexer(run.topic_ids) if len(run.topic_ids) else np.zeros(0, np.int64)
-    row_topic = run_topic_position[run.topic[perm]].astype(np.int64)
-    keep = row_topic >= 0
-    if not keep.all():
-        perm, row_topic = perm[keep], row_topic[keep]
-    run_doc = run.doc[perm].astype(np.int64)
-    keys_of_vocabulary = document_keys(run.doc_ids, judgements.doc_key)
+    row_topic = run_topic_position[run.topic if perm is None else run.topic[perm]]
+    if (run_topic_position < 0).any():
+        keep = row_topic >= 0
+        perm = np.flatnonzero(keep) if perm is None else perm[keep]
+        row_topic = row_topic[keep]
     notes: list[str] = []
     if judgements.doc_key == "patent":
-        encoded = pc.dictionary_encode(keys_of_vocabulary)
-        key_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        pair = row_topic * max(len(encoded.dictionary), 1) + key_codes[run_doc]
-        repeat = pd.Series(pair, copy=False).duplicated().to_numpy()
+        # rows keyed by (topic, patent): the first publication in ranking order stands for the patent
+        patent_rows = StringKeys.of(document_keys(run.row_doc_ids(), "patent"))
+        priority = np.full(len(run), len(run), dtype=np.int64)
+        priority[perm if perm is not None else slice(None)] = np.arange(len(row_topic), dtype=np.int64)
+        index = PairIndex.build(run.topic, patent_rows, n_groups=len(run.topic_ids), priority=priority)
+        repeat = index.repeated if perm is None else index.repeated[perm]
         if repeat.any():
             notes.append(f"run {run.name!r}: {int(repeat.sum())} later publication(s) of patents already "
                          "retrieved for the same topic left out (patent-level matching)")
-            perm, row_topic, run_doc = perm[~repeat], row_topic[~repeat], run_doc[~repeat]
-    # each distinct run document looked up once among the judged ones (Arrow hash join)
-    found_in_judged = pc.index_in(keys_of_vocabulary, value_set=judgements.doc_keys_arrow)
-    doc_code_of_vocabulary = pc.fill_null(found_in_judged, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    judged_doc = doc_code_of_vocabulary[run_doc] if len(run_doc) else np.zeros(0, np.int64)
-    n_docs = max(len(judgements.doc_keys), 1)
-    found = np.zeros(len(judged_doc), dtype=bool)
-    grade_raw = np.zeros(len(judged_doc), dtype=np.int64)
-    candidates = np.flatnonzero(judged_doc >= 0)  # judged for some topic: look up (topic, document)
-    if len(judgements.key) and len(candidates):
-        key = row_topic[candidates] * n_docs + judged_doc[candidates]
-        where = np.minimum(np.searchsorted(judgements.key, key), len(judgements.key) - 1)
-        hit = judgements.key[where] == key
-        found[candidates[hit]] = True
-        grade_raw[candidates[hit]] = judgements.grade[where[hit]]
-    status = np.where(found, np.where(grade_raw >= 0, JUDGED, UNJUDGED), NONPOOL).astype(np.int8)
-    grade = np.where(status == JUDGED, grade_raw, 0).astype(np.int64)
+            perm = np.flatnonzero(~repeat) if perm is None else perm[~repeat]
+            row_topic = row_topic[~repeat]
+    else:
+        index = run.pair_index()
+    # each judgement looked up among the run's rows, in its topic's hash region
+    run_topic_of_position = np.full(len(topic_ids), -1, dtype=np.int64)
+    present = run_topic_position >= 0
+    run_topic_of_position[run_topic_position[present]] = np.flatnonzero(present)
+    judgement_topic = run_topic_of_position[judgements.topic_position]
+    row_of_judgement = index.find(judgement_topic, judgements.string_keys)
+    hit = np.flatnonzero(row_of_judgement >= 0)
+    hit_row = row_of_judgement[hit]
+    if judgements.doc_key != "patent" and index.repeated.any():
+        # a run built in memory may list a document twice: each listing gets its judgement
+        repeated = np.flatnonzero(index.repeated)
+        of_first = np.full(len(run), -1, dtype=np.int64)
+        of_first[hit_row] = hit
+        inherited = of_first[index.first[repeated]]
+        hit = np.r_[hit, inherited[inherited >= 0]]
+        hit_row = np.r_[hit_row, repeated[inherited >= 0]]
+    # judgements written sparsely into run-row order, then put in ranking order
+    n_run = len(run)
+    grade_raw = judgements.grade[hit]
+    status = np.zeros(n_run, dtype=np.int8)
+    status[hit_row] = np.where(grade_raw >= 0, JUDGED, UNJUDGED)
+    grade = np.zeros(n_run, dtype=np.int64)
+    grade[hit_row] = np.maximum(grade_raw, 0)
+    judged_doc = np.full(n_run, -1, dtype=np.int64)
+    judged_doc[hit_row] = judgements.doc_code[hit]
+    doc, score = run.doc, run.score
+    if perm is not None:
+        status, grade, judged_doc, doc, score = status[perm], grade[perm], judged_doc[perm], doc[perm], score[perm]
+    row_topic = row_topic.astype(np.int64, copy=False)
     counts = np.bincount(row_topic, minlength=len(topic_ids))
     ptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    position = np.arange(len(row_topic), dtype=np.int64) - np.repeat(ptr[:-1], counts) + 1
+    position = np.arange(1, len(row_topic) + 1, dtype=np.int64)
+    position -= np.repeat(ptr[:-1], counts)
     return RankedTopics(
         run_name=run.name,
         topic_ids=topic_ids,
         ptr=ptr,
         row_topic=row_topic,
         position=position,
-        doc=run_doc,
+        doc=doc,
         doc_ids=run.doc_ids,
-        score=run.score[perm],
+        score=score,
         status=status,
         grade=grade,
         judged_doc=judged_doc,
@@ -428,7 +468,7 @@ class SubtopicView:
         doc_code = pc.fill_null(pc.index_in(doc_keys, value_set=judgements.doc_keys_arrow), -1).to_numpy(zero_copy_only=False).astype(np.int64)
         rel = qrels.rel[keep]
         n_sub = max(len(subtopic_names), 1)
-        n_docs = max(len(judgements.doc_keys), 1)
+        n_docs = max(len(judgements.doc_keys_arrow), 1)
         topic_subtopic = position * n_sub + subtopic_rank
         full_key = topic_subtopic * n_docs + doc_code
         order = np.argsort(full_key, kind="stable")

@@ -1,9 +1,9 @@
 """The in-memory form of a run: one row per retrieved document, as columnar arrays.
 
-A :class:`Run` keeps the rows in file order. Documents are dictionary-encoded (``doc``
-indexes ``vocabulary``) because runs repeat document ids across topics and because the
-evaluation matches them against qrels as integers, not strings. Topics are encoded the
-same way.
+A :class:`Run` keeps the rows in file order. Topics are dictionary-encoded; documents are
+codes into ``doc_ids``, which may hold one id per row (the run reader: hashing millions
+of ids into a dictionary costs more than all the rest) or each distinct id once. Matching
+against qrels goes through the run's :class:`pateval.core.keys.PairIndex`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+
+from .keys import PairIndex, StringKeys
 
 __all__ = ["Run", "DocumentIds"]
 
@@ -48,10 +50,9 @@ class Run(DocumentIds):
         Each row's topic, as an index into ``topic_ids``.
     doc_ids : pyarrow.StringArray, shape (V,)
         The document ids, kept in Arrow: runs may name millions of documents and Arrow
-        hashes, sorts and matches them without making a Python string of each. A large file
-        is read in parts hashed in parallel, each with its own dictionary, so an id may
-        stand once per part here (never twice for one topic). :attr:`vocabulary` gives
-        them as a NumPy array of str.
+        sorts and compares them without making a Python string of each. An id may stand
+        here more than once (the run reader keeps one per row, ``V == N``; never twice
+        for one topic). :attr:`vocabulary` gives them as a NumPy array of str.
     doc : ndarray of int32, shape (N,)
         Each row's document, as an index into ``doc_ids``.
     score : ndarray of float64, shape (N,)
@@ -86,6 +87,27 @@ class Run(DocumentIds):
     def docnos(self) -> np.ndarray:
         """Each row's document id as a string (made once, on demand)."""
         return self._row_docnos()
+
+    def row_doc_ids(self) -> pa.Array:
+        """Each row's document id, as an Arrow array in row order."""
+        if "row_doc_ids" not in self._cache:
+            identity = len(self.doc_ids) == len(self) and bool(np.all(self.doc == np.arange(len(self))))
+            self._cache["row_doc_ids"] = self.doc_ids if identity else self.doc_ids.take(pa.array(self.doc))
+        return self._cache["row_doc_ids"]
+
+    def pair_index(self) -> PairIndex:
+        """The rows indexed by (topic, document id): for matching against qrels (made once)."""
+        if "pair_index" not in self._cache:
+            keys = StringKeys.of(self.row_doc_ids())
+            self._cache["pair_index"] = PairIndex.build(self.topic, keys, n_groups=len(self.topic_ids))
+        return self._cache["pair_index"]
+
+    def use_pair_index(self, index: PairIndex) -> None:
+        """Keep an index the reader already built over these rows (in row order)."""
+        if len(index.group) != len(self):
+            raise ValueError("the pair index does not cover this run's rows")
+        self._cache["pair_index"] = index
+        self._cache["row_doc_ids"] = index.keys.strings
 
     @classmethod
     def from_records(cls, records, *, name: str = "run", source: str = "<memory>") -> "Run":

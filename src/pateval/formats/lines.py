@@ -8,6 +8,7 @@ back to it to word their errors.
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 from collections.abc import Iterator
@@ -15,12 +16,13 @@ from pathlib import Path
 
 from ..errors import malformed
 
-__all__ = ["read_bytes", "iter_fields", "NUMBER", "parse_float", "parse_int"]
+__all__ = ["read_bytes", "map_file", "iter_fields", "NUMBER", "parse_float", "parse_int"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
 INTEGER = re.compile(r"[+-]?\d+")
+_NOT_SPACE = re.compile(rb"\S")
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -32,12 +34,34 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         malformed(path, None, "no such file")
     except IsADirectoryError:
         malformed(path, None, "is a directory, not a file")
-    if not data.strip():
+    _refuse_empty_or_binary(path, data)
+    return data
+
+
+def map_file(path: str | os.PathLike[str]) -> bytes | mmap.mmap:
+    """The file's bytes, memory-mapped when it is not empty, with :func:`read_bytes`'s
+    refusals: fast readers hand the map to Arrow, so a large file is neither copied nor
+    held twice."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size == 0:
+                malformed(path, None, "the file is empty")
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except FileNotFoundError:
+        malformed(path, None, "no such file")
+    except IsADirectoryError:
+        malformed(path, None, "is a directory, not a file")
+    _refuse_empty_or_binary(path, data)
+    return data
+
+
+def _refuse_empty_or_binary(path: Path, data) -> None:
+    if _NOT_SPACE.search(data) is None:
         malformed(path, None, "the file is empty")
     nul = data.find(b"\x00")
     if nul >= 0:
-        malformed(path, data.count(b"\n", 0, nul) + 1, "binary data (a NUL byte) in a text file")
-    return data
+        malformed(path, data[:nul].count(b"\n") + 1, "binary data (a NUL byte) in a text file")
 
 
 def iter_fields(path: str | os.PathLike[str], data: bytes | None = None, *, separator: str | None = None) -> Iterator[tuple[int, list[str]]]:

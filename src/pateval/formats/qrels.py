@@ -25,10 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.keys import PairIndex, StringKeys
 from ..core.qrels import Qrels
 from ..errors import malformed
 from ..validation import check_choice
-from .lines import iter_fields, parse_int, read_bytes
+from .lines import iter_fields, map_file, parse_int, read_bytes
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
@@ -74,11 +75,11 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     check_choice("format", format, QRELS_FORMATS)
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
     path = Path(path)
-    data = read_bytes(path)
     if format in ("auto", "trec", "subtopic", "ntcir", "clefip-pac", "dd"):
-        fast = _read_fast(path, data, format)
+        fast = _read_fast(path, map_file(path), format)
         if fast is not None:
             return fast
+    data = read_bytes(path)
     separator = "\t" if format == "dd" else None
     rows = list(iter_fields(path, data, separator=separator))
     if not rows:
@@ -99,9 +100,9 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
-    import pandas as pd
 
-    first = data[: data.find(b"\n") if b"\n" in data else len(data)].rstrip(b"\r")
+    end = data.find(b"\n")
+    first = data[: end if end >= 0 else len(data)].rstrip(b"\r")
     dd = format in ("auto", "dd") and len(first.split(b"\t")) == 5 and all(first.split(b"\t"))
     if format == "dd" and not dd:
         return None
@@ -153,28 +154,28 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
             rel = pc.cast(columns["rel"], pa.int64()).to_numpy()
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
-    key_columns = [columns["topic"], columns["docno"]] + ([columns["second"]] if format in ("subtopic", "dd") else [])
-    if format == "dd":
-        key_columns.append(columns["passage"])
-    codes = [pc.dictionary_encode(c).indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in key_columns]
-    key = codes[0]
-    for c in codes[1:]:
-        key = key * (int(c.max()) + 1) + c
-    if pd.Series(key, copy=False).duplicated().any():
+    # a judged item is (topic[, subtopic], docno[, passage]): any item twice goes to the careful path
+    group_columns = [columns["topic"]] + ([columns["second"]] if format in ("subtopic", "dd") else [])
+    group, n_groups = np.zeros(table.num_rows, dtype=np.int64), 1
+    for column in group_columns:
+        encoded = pc.dictionary_encode(column)
+        group = group * len(encoded.dictionary) + encoded.indices.to_numpy(zero_copy_only=False)
+        n_groups *= len(encoded.dictionary)
+    if len(group_columns) > 1:
+        groups, group = np.unique(group, return_inverse=True)
+        n_groups = len(groups)
+    item = columns["docno"] if format != "dd" else pc.binary_join_element_wise(columns["docno"], columns["passage"], "\t")
+    if PairIndex.build(group, StringKeys.of(item), n_groups=n_groups).repeated.any():
         return None
-    qrels = Qrels(
-        topic=columns["topic"].to_numpy(zero_copy_only=False).astype(object, copy=False),
-        docno=columns["docno"].to_numpy(zero_copy_only=False).astype(object, copy=False),
+    return Qrels(
+        topic=columns["topic"],
+        docno=columns["docno"],
         rel=np.ascontiguousarray(rel, dtype=np.int64),
-        subtopic=columns["second"].to_numpy(zero_copy_only=False).astype(object, copy=False) if format in ("subtopic", "dd") else None,
-        passage=columns["passage"].to_numpy(zero_copy_only=False).astype(object, copy=False) if format == "dd" else None,
+        subtopic=columns["second"] if format in ("subtopic", "dd") else None,
+        passage=columns["passage"] if format == "dd" else None,
         format=format,
         source=str(path),
     )
-    qrels._cache.update({"topic": columns["topic"], "docno": columns["docno"]})
-    if format in ("subtopic", "dd"):
-        qrels._cache["subtopic"] = columns["second"]
-    return qrels
 
 
 def _detect(path: Path, rows: list[tuple[int, list[str]]]) -> str:

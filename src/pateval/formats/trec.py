@@ -3,8 +3,8 @@
 Reading has two paths that accept exactly the same files:
 
 * the fast path hands the file to pyarrow's multi-threaded CSV reader (single spaces or
-  tabs between fields), dictionary-encodes topics and documents on the fly, and checks the
-  whole table with array operations;
+  tabs between fields), dictionary-encodes topics on the fly, and checks the whole table
+  with array operations (repeated documents with :class:`pateval.core.keys.PairIndex`);
 * the careful path reads line by line. It runs when the fast path cannot read the file
   (irregular white space) or found a problem, and it is the one that words every error,
   with the file and the 1-based line.
@@ -14,27 +14,25 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import iter_fields, parse_float, parse_int, read_bytes
+from .lines import iter_fields, map_file, parse_float, parse_int, read_bytes
 
 __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
 
 DUPLICATE_POLICIES = ("error", "first")
 _COLUMNS = ["qid", "q0", "docno", "rank", "score", "tag"]
 _EXPECTED = "6 columns: qid Q0 docno rank score run_id"
-PARALLEL_MIN_BYTES = 1 << 26  # files above 64 MB are read in parts, one per core
+_BLOCK_SIZE = 1 << 24  # bytes per block of Arrow's multi-threaded CSV reader
 
 
 def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None) -> Run:
@@ -73,10 +71,9 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     """
     check_choice("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
     path = Path(path)
-    data = read_bytes(path)
-    run = _read_fast(path, data, on_duplicate)
+    run = _read_fast(path, map_file(path), on_duplicate)
     if run is None:
-        run = _read_careful(path, data, on_duplicate)
+        run = _read_careful(path, read_bytes(path), on_duplicate)
     if name is not None:
         run = dataclasses.replace(run, name=name)
     return run
@@ -84,7 +81,8 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
 
 def _delimiter(data: bytes) -> str | None:
     """The single-character delimiter of a regular file, or None if white space varies."""
-    first = data[: data.find(b"\n") if b"\n" in data else len(data)].rstrip(b"\r")
+    end = data.find(b"\n")
+    first = data[: end if end >= 0 else len(data)].rstrip(b"\r")
     for delimiter in (b"\t", b" "):
         parts = first.split(delimiter)
         if len(parts) == 6 and all(parts):
@@ -92,123 +90,72 @@ def _delimiter(data: bytes) -> str | None:
     return None
 
 
-def _split_at_topics(data: bytes, parts: int) -> list[tuple[int, int]]:
-    """Byte ranges of about equal size that each start where a new topic's lines start.
-
-    Hashing millions of document ids is the slowest step of reading a run; cut at topic
-    boundaries, the parts can be hashed in parallel, each with its own dictionary, because
-    a document can only be repeated within a topic.
-    """
-    bounds = [0]
-    for k in range(1, parts):
-        at = data.find(b"\n", max(bounds[-1], len(data) * k // parts))
-        if at < 0:
-            break
-        at += 1
-        previous_topic = data[data.rfind(b"\n", 0, at - 1) + 1 : at].split(None, 1)[:1]
-        # move on to the first line of the next topic
-        while at < len(data):
-            end = data.find(b"\n", at)
-            end = len(data) if end < 0 else end + 1
-            if data[at:end].split(None, 1)[:1] != previous_topic:
-                break
-            at = end
-        if bounds[-1] < at < len(data):
-            bounds.append(at)
-    bounds.append(len(data))
-    return list(zip(bounds[:-1], bounds[1:]))
-
-
-def _parse_part(data: bytes, span: tuple[int, int], delimiter: str, threads: bool):
-    dictionary = pa.dictionary(pa.int32(), pa.string())
-    table = pacsv.read_csv(
-        pa.py_buffer(memoryview(data)[span[0] : span[1]]),
-        read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=1 << 24, use_threads=threads),
-        parse_options=pacsv.ParseOptions(
-            delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
-            newlines_in_values=False, ignore_empty_lines=True,
-        ),
-        convert_options=pacsv.ConvertOptions(
-            # the Q0 column is never read (trec_eval ignores it): not converting it saves time
-            include_columns=["qid", "docno", "rank", "score", "tag"],
-            column_types={"qid": dictionary, "docno": dictionary,
-                          "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
-            strings_can_be_null=False, null_values=[], check_utf8=True,
-        ),
-    )
-    return {
-        "qid": table.column("qid").unify_dictionaries().combine_chunks(),
-        "docno": table.column("docno").unify_dictionaries().combine_chunks(),
-        "tag": table.column("tag").unify_dictionaries().combine_chunks(),
-        "rank": table.column("rank").to_numpy(),
-        "score": table.column("score").to_numpy(),
-    }
-
-
 def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
     delimiter = _delimiter(data)
     if delimiter is None or b"\r" in data[:4096]:
         return None
-    spans = _split_at_topics(data, pa.cpu_count()) if len(data) > PARALLEL_MIN_BYTES else [(0, len(data))]
+    dictionary = pa.dictionary(pa.int32(), pa.string())
     try:
-        if len(spans) == 1:
-            parsed = [_parse_part(data, spans[0], delimiter, True)]
-        else:
-            with ThreadPoolExecutor(len(spans)) as pool:  # Arrow releases the GIL
-                parsed = list(pool.map(lambda span: _parse_part(data, span, delimiter, False), spans))
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=_BLOCK_SIZE),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
+                newlines_in_values=False, ignore_empty_lines=True,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                # the Q0 column is never read (trec_eval ignores it): not converting it saves time
+                include_columns=["qid", "docno", "rank", "score", "tag"],
+                column_types={"qid": dictionary, "docno": pa.string(),
+                              "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
+                strings_can_be_null=False, null_values=[], check_utf8=True,
+            ),
+        )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None  # the careful path finds and words the problem
-    if sum(len(p["rank"]) for p in parsed) == 0:
+    if table.num_rows == 0:
         return None
-    tags = {t for p in parsed for t in p["tag"].dictionary.to_pylist()}
-    if len(tags) != 1 or "" in tags:
+    tags = table.column("tag").unify_dictionaries().chunk(0).dictionary.to_pylist()
+    if len(tags) != 1 or tags[0] == "":
         return None
-    score = np.concatenate([p["score"] for p in parsed])
+    score = table.column("score").to_numpy()
     if np.isnan(score).any():
         return None
-    part_topics = [np.asarray(p["qid"].dictionary.to_pylist(), dtype=object) for p in parsed]
-    all_topics = np.concatenate(part_topics)
-    topic_ids, first = np.unique(all_topics, return_index=True)
-    if len(topic_ids) != len(all_topics):
-        return None  # a topic's lines in two parts: repeats across parts would go unseen
-    topic_ids = all_topics[np.sort(first)]  # order of first appearance
-    topic_position = pd.Index(topic_ids)
-    topic_codes, doc_codes, doc_dictionaries = [], [], []
-    offset = 0
-    for p, topics in zip(parsed, part_topics):
-        topic_codes.append(topic_position.get_indexer(topics)[p["qid"].indices.to_numpy(zero_copy_only=False)])
-        doc_codes.append(p["docno"].indices.to_numpy(zero_copy_only=False).astype(np.int64) + offset)
-        doc_dictionaries.append(p["docno"].dictionary)
-        offset += len(p["docno"].dictionary)
-    topic_code = np.concatenate(topic_codes).astype(np.int32)
-    doc_code = np.concatenate(doc_codes)
-    # parts hash their documents separately: an id may stand once per part in doc_ids
-    doc_ids = pa.concat_arrays(doc_dictionaries) if len(doc_dictionaries) > 1 else doc_dictionaries[0]
-    if (topic_ids == "").any() or pc.any(pc.equal(pc.utf8_length(doc_ids), 0)).as_py():
+    topics = table.column("qid").unify_dictionaries().combine_chunks()
+    topic_ids = topics.dictionary.to_numpy(zero_copy_only=False).astype(object)
+    doc_ids = table.column("docno").combine_chunks()
+    keys = StringKeys.of(doc_ids)
+    if (topic_ids == "").any() or not keys.length.min():
         return None  # an empty field means doubled delimiters: irregular white space
-    rank = np.concatenate([p["rank"] for p in parsed])
-    key = topic_code.astype(np.int64) * max(len(doc_ids), 1) + doc_code
-    ordered = np.sort(key)
+    topic = topics.indices.to_numpy(zero_copy_only=False)
+    rank = table.column("rank").to_numpy()
+    del table
+    index = PairIndex.build(topic, keys, n_groups=len(topic_ids))
     notes: tuple[str, ...] = ()
-    if (ordered[1:] == ordered[:-1]).any():
+    if index.repeated.any():
         if on_duplicate == "error":
             return None
-        duplicated = pd.Series(key, copy=False).duplicated().to_numpy()
-        keep = ~duplicated
-        notes = (f"{path}: {int(duplicated.sum())} duplicate document line(s) dropped (kept the first)",)
-        topic_code, doc_code = topic_code[keep], doc_code[keep]
-        score, rank = score[keep], rank[keep]
-    return Run(
-        name=tags.pop(),
+        keep = ~index.repeated
+        notes = (f"{path}: {int(index.repeated.sum())} duplicate document line(s) dropped (kept the first)",)
+        topic, score, rank = topic[keep], score[keep], rank[keep]
+        doc_ids = doc_ids.filter(pa.array(keep))
+        keys = StringKeys.of(doc_ids)
+        index = PairIndex.build(topic, keys, n_groups=len(topic_ids))
+    run = Run(
+        name=tags[0],
         topic_ids=topic_ids,
-        topic=topic_code,
+        topic=topic,
+        # one id per row (no dictionary): hashing millions of ids would cost more than
+        # everything else; the pair index does the matching instead
         doc_ids=doc_ids,
-        doc=doc_code.astype(np.int32) if len(doc_ids) < 2**31 else doc_code,
+        doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
         score=np.ascontiguousarray(score, dtype=np.float64),
         rank=np.ascontiguousarray(rank, dtype=np.int64),
         source=str(path),
         notes=notes,
     )
+    run.use_pair_index(index)
+    return run
 
 
 def _read_careful(path: Path, data: bytes, on_duplicate: str) -> Run:

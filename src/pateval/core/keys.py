@@ -1,0 +1,285 @@
+"""(topic, document id) pairs as integers: duplicate detection and lookups with array operations.
+
+Evaluating a run means finding, for each of millions of retrieved documents, whether the
+same topic's qrels judge it, and refusing a run that lists a document twice for a topic.
+Hashing every id into one global table (Arrow's dictionary encoding) spends most of its
+time on cache misses once there are millions of ids. Here each id gets a 64-bit
+fingerprint computed from its bytes with NumPy (:class:`StringKeys`), and
+:class:`PairIndex` places the pairs in per-topic hash regions: the rows of a topic are
+contiguous in a run file, so each region is filled and probed while it sits in cache.
+Fingerprints only propose matches; every match is confirmed on the ids themselves, so
+the result is exact whatever the fingerprints do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["StringKeys", "PairIndex"]
+
+_U64 = np.uint64
+_MIX = _U64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
+_MIX2 = _U64(0xBF58476D1CE4E5B9)
+_MIX3 = _U64(0x94D049BB133111EB)
+# _LOW_BYTES[k]: the low k bytes of a little-endian word (k = 0..8)
+_BLOCK = 1 << 16  # rows per block: scratch arrays stay in cache and are reused
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def _scramble(h: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: every output bit depends on every input bit."""
+    h = h ^ (h >> _U64(30))
+    h *= _MIX2
+    h ^= h >> _U64(27)
+    h *= _MIX3
+    return h ^ (h >> _U64(31))
+
+
+def _string_parts(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets (int64, N+1) and bytes (uint8) of a string array, without copying the bytes."""
+    if strings.null_count:
+        raise ValueError("document ids must not be null")
+    wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
+    _, offset_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int64 if wide else np.int32)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1].astype(np.int64)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    return offsets, data
+
+
+@dataclass(frozen=True, eq=False)
+class StringKeys:
+    """A 64-bit fingerprint and the byte length of each string of an Arrow array.
+
+    The fingerprint of a string of up to 8 bytes *is* the string (its bytes as a
+    zero-padded word), so that fingerprint plus length identify it; longer strings mix
+    in their further words, and equal fingerprints are confirmed by comparing the
+    strings (:meth:`same`). A string's fingerprint depends on nothing else, so keys of
+    different arrays compare.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> keys = StringKeys.of(pa.array(["d1", "d2", "d1"]))
+    >>> keys.same(np.array([0, 0]), keys, np.array([1, 2])).tolist()
+    [False, True]
+    """
+
+    strings: pa.Array
+    fingerprint: np.ndarray  # uint64 (N,)
+    length: np.ndarray  # (N,) byte lengths
+    exact: bool  # fingerprint + length identify a string
+
+    @classmethod
+    def of(cls, strings: pa.Array | pa.ChunkedArray) -> "StringKeys":
+        if isinstance(strings, pa.ChunkedArray):
+            strings = strings.combine_chunks()
+        offsets, data = _string_parts(strings)
+        length = np.diff(offsets)
+        n = len(length)
+        longest = int(length.max()) if n else 0
+        words = max(1, -(-longest // 8))
+        # each string's bytes read as little-endian words from an unaligned view of the
+        # buffer, bytes past the string's end masked off; a few strings at the very end
+        # are read from a padded copy of the tail
+        tail_from = max(0, len(data) - 8 * words - 8)
+        tail = np.zeros(len(data) - tail_from + 8 * words + 8, dtype=np.uint8)
+        tail[: len(data) - tail_from] = data[tail_from:]
+        main_rows = int(np.searchsorted(offsets[:-1], tail_from, side="left"))
+        fingerprint = np.empty(n, dtype=np.uint64)
+        for lo, hi, buffer, shift in ((0, main_rows, data, 0), (main_rows, n, tail, tail_from)):
+            if hi <= lo:
+                continue
+            view = np.ndarray(shape=(len(buffer) - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+            for b0 in range(lo, hi, _BLOCK):
+                b1 = min(hi, b0 + _BLOCK)
+                start = offsets[b0:b1] - shift
+                size = length[b0:b1]
+                value = view[start] & _LOW_BYTES[np.minimum(size, 8)]
+                for k in range(1, words):
+                    # only strings longer than 8k bytes take word k in: a string's
+                    # fingerprint must not depend on the other strings of the array
+                    longer = np.flatnonzero(size > 8 * k)
+                    at = start[longer] + 8 * k
+                    word = view[at] & _LOW_BYTES[np.minimum(size[longer] - 8 * k, 8)]
+                    value[longer] = _scramble((value[longer] ^ word) * _MIX)
+                fingerprint[b0:b1] = value
+        return cls(strings=strings, fingerprint=fingerprint, length=length, exact=words == 1)
+
+    def __len__(self) -> int:
+        return len(self.length)
+
+    def same(self, rows: np.ndarray, other: "StringKeys", other_rows: np.ndarray) -> np.ndarray:
+        """Whether string ``rows[i]`` here equals string ``other_rows[i]`` of ``other``."""
+        equal = (self.fingerprint[rows] == other.fingerprint[other_rows]) & (self.length[rows] == other.length[other_rows])
+        if not (self.exact and other.exact):
+            check = np.flatnonzero(equal)
+            if len(check):
+                left = self.strings.take(pa.array(rows[check]))
+                right = other.strings.take(pa.array(other_rows[check]))
+                equal[check] = pc.equal(left, right).to_numpy(zero_copy_only=False)
+        return equal
+
+
+def _slots(keys: StringKeys, group: np.ndarray, rows: np.ndarray | None, layout: "_Round", round_: int) -> np.ndarray:
+    """The slot of each pair (``rows`` of ``keys``/``group``, or all) in a probing round:
+    its group's region start plus the top bits of a multiplicative hash."""
+    seed = _U64((0x2545F4914F6CDD1D * (round_ + 1)) & 0xFFFFFFFFFFFFFFFF)
+    n = len(group) if rows is None else len(rows)
+    slot = np.empty(n, dtype=layout.slot_type)
+    for b0 in range(0, n, _BLOCK):
+        b1 = min(n, b0 + _BLOCK)
+        if rows is None:
+            f, g = keys.fingerprint[b0:b1], group[b0:b1]
+        else:
+            f, g = keys.fingerprint[rows[b0:b1]], group[rows[b0:b1]]
+        h = f >> _U64(29)
+        h ^= f
+        h ^= g.astype(np.uint64) * _MIX
+        h ^= seed
+        h *= _MIX2
+        h >>= layout.shift[g]
+        slot[b0:b1] = layout.base[g] + h.astype(np.int64)
+    return slot
+
+
+@dataclass(frozen=True, eq=False)
+class _Round:
+    """One probing round: each group's region of the table (a power of two at least
+    twice the group's rows in the round) and the row in each slot (-1: empty)."""
+
+    base: np.ndarray  # (G,) first slot of each group's region
+    shift: np.ndarray  # (G,) uint64: 64 - log2(region size)
+    size: int
+    table: np.ndarray | None = None
+
+    @classmethod
+    def layout(cls, group: np.ndarray, n_groups: int) -> "_Round":
+        counts = np.bincount(group, minlength=n_groups)
+        bits = np.maximum(1, np.ceil(np.log2(np.maximum(2 * counts, 2))).astype(np.int64))
+        sizes = np.left_shift(1, bits)
+        base = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+        return cls(base=base, shift=(64 - bits).astype(np.uint64), size=int(sizes.sum()))
+
+    @property
+    def slot_type(self):
+        return np.int32 if self.size < 2**31 else np.int64
+
+
+@dataclass(frozen=True, eq=False)
+class PairIndex:
+    """A hash index of rows keyed by (group, string): a run's (topic, document) pairs.
+
+    Built in rounds: every remaining row is written to its slot in its group's region (a
+    power of two at least twice the group's size); one row per slot wins, a loser whose
+    string equals the winner's is a repeat, and the other losers go on to the next round
+    with a fresh hash. A lookup probes the rounds in turn and stops at an empty slot.
+
+    Attributes
+    ----------
+    repeated : ndarray of bool, shape (N,)
+        Rows whose (group, string) pair already occurred at a row of lower ``priority``.
+    first : ndarray of int64, shape (N,)
+        For a repeated row, the row it repeats; -1 elsewhere.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> keys = StringKeys.of(pa.array(["a", "b", "a", "a"]))
+    >>> index = PairIndex.build(np.array([0, 0, 0, 1]), keys, n_groups=2)
+    >>> index.repeated.tolist(), index.first.tolist()
+    ([False, False, True, False], [-1, -1, 0, -1])
+    >>> index.find(np.array([1, 1, 0]), StringKeys.of(pa.array(["a", "b", "b"]))).tolist()
+    [3, -1, 1]
+    """
+
+    group: np.ndarray
+    keys: StringKeys
+    rounds: tuple[_Round, ...]
+    moved: np.ndarray  # sorted rows that won a slot but are not their pair's earliest row
+    moved_to: np.ndarray  # the earliest row of each
+    repeated: np.ndarray
+    first: np.ndarray
+
+    @classmethod
+    def build(cls, group: np.ndarray, keys: StringKeys, *, n_groups: int,
+              priority: np.ndarray | None = None) -> "PairIndex":
+        """Index rows (``group[i]``, string ``i`` of ``keys``); ``priority`` (a permutation,
+        default the row order) decides which of repeated rows comes first."""
+        group = np.asarray(group)
+        n = len(group)
+        row_type = np.int32 if n < 2**31 - 1 else np.int64
+        remaining: np.ndarray | None = None  # None: every row (the first round)
+        rounds: list[_Round] = []
+        losers, winners = [], []
+        while remaining is None or len(remaining):
+            layout = _Round.layout(group if remaining is None else group[remaining], n_groups)
+            slot = _slots(keys, group, remaining, layout, len(rounds))
+            table = np.full(layout.size, -1, dtype=row_type)
+            lost = []
+            # write every row to its slot (one per slot survives), then read back who won
+            for read in (False, True):
+                for b0 in range(0, len(slot), _BLOCK):
+                    b1 = min(len(slot), b0 + _BLOCK)
+                    rows = np.arange(b0, b1, dtype=row_type) if remaining is None else remaining[b0:b1]
+                    if not read:
+                        table[slot[b0:b1]] = rows
+                    else:
+                        winner = table[slot[b0:b1]]
+                        beaten = winner != rows
+                        lost.append((rows[beaten], winner[beaten]))
+            del slot
+            loser = np.concatenate([pair[0] for pair in lost] + [np.zeros(0, row_type)]).astype(np.int64)
+            beaten_by = np.concatenate([pair[1] for pair in lost] + [np.zeros(0, row_type)]).astype(np.int64)
+            repeat = keys.same(loser, keys, beaten_by)
+            losers.append(loser[repeat])
+            winners.append(beaten_by[repeat])
+            remaining = loser[~repeat]
+            rounds.append(dataclasses.replace(layout, table=table))
+        repeated = np.zeros(n, dtype=bool)
+        first = np.full(n, -1, dtype=np.int64)
+        moved = moved_to = np.zeros(0, dtype=np.int64)
+        loser = np.concatenate(losers).astype(np.int64) if losers else np.zeros(0, np.int64)
+        if len(loser):
+            winner = np.concatenate(winners).astype(np.int64)
+            rank = np.arange(n, dtype=np.int64) if priority is None else np.asarray(priority, dtype=np.int64)
+            # each winner with its repeats: the earliest by priority is the pair's first row
+            members = np.r_[winner, loser]
+            owner = np.r_[winner, winner]
+            order = np.lexsort((rank[members], owner))
+            members, owner = members[order], owner[order]
+            starts = np.r_[True, owner[1:] != owner[:-1]]
+            earliest = members[starts][np.cumsum(starts) - 1]
+            later = members != earliest
+            repeated[members[later]] = True
+            first[members[later]] = earliest[later]
+            shifted = starts & (members != owner)
+            moved, moved_to = owner[shifted], members[shifted]  # owners are sorted
+        return cls(group=group, keys=keys, rounds=tuple(rounds), moved=moved, moved_to=moved_to,
+                   repeated=repeated, first=first)
+
+    def find(self, group: np.ndarray, keys: StringKeys) -> np.ndarray:
+        """For each query (``group[i]``, string ``i`` of ``keys``), the earliest row holding
+        that pair, or -1. Queries with a negative group match nothing."""
+        group = np.asarray(group, dtype=np.int64)
+        found = np.full(len(group), -1, dtype=np.int64)
+        pending = np.flatnonzero(group >= 0)
+        for round_, layout in enumerate(self.rounds):
+            if not len(pending):
+                break
+            candidate = layout.table[_slots(keys, group, pending, layout, round_)].astype(np.int64)
+            occupied = candidate >= 0
+            pending, candidate = pending[occupied], candidate[occupied]
+            hit = self.keys.same(candidate, keys, pending)
+            found[pending[hit]] = candidate[hit]
+            pending = pending[~hit]
+        if len(self.moved):
+            at = np.minimum(np.searchsorted(self.moved, found), len(self.moved) - 1)
+            swap = (found >= 0) & (self.moved[at] == found)
+            found[swap] = self.moved_to[at[swap]]
+        return found

@@ -1,0 +1,69 @@
+"""The (topic, document) pair index against a plain dict, on ids of every length."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pateval.core.keys import PairIndex, StringKeys
+
+# short alphabets make repeats and shared prefixes common; lengths cross the 8-byte words
+IDS = st.text(alphabet="ab\u00e9", min_size=0, max_size=3) | st.text(alphabet="xy", min_size=6, max_size=20)
+
+
+def _naive(groups, ids, priority):
+    first: dict = {}
+    repeated = np.zeros(len(ids), dtype=bool)
+    earliest = np.full(len(ids), -1)
+    for row in sorted(range(len(ids)), key=lambda r: priority[r]):
+        pair = (groups[row], ids[row])
+        if pair in first:
+            repeated[row] = True
+            earliest[row] = first[pair]
+        else:
+            first[pair] = row
+    return first, repeated, earliest
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), IDS), max_size=60), st.lists(st.tuples(st.integers(-1, 4), IDS), max_size=30),
+       st.randoms(use_true_random=False))
+def test_pair_index_agrees_with_a_dict(rows, queries, random):
+    groups = np.array([g for g, _ in rows], dtype=np.int64)
+    ids = [d for _, d in rows]
+    priority = list(range(len(rows)))
+    random.shuffle(priority)
+    index = PairIndex.build(groups, StringKeys.of(pa.array(ids, type=pa.string())), n_groups=5,
+                            priority=np.asarray(priority, dtype=np.int64))
+    first, repeated, earliest = _naive(groups.tolist(), ids, priority)
+    assert index.repeated.tolist() == repeated.tolist()
+    assert index.first.tolist() == earliest.tolist()
+    query_groups = np.array([g for g, _ in queries], dtype=np.int64)
+    found = index.find(query_groups, StringKeys.of(pa.array([d for _, d in queries], type=pa.string())))
+    assert found.tolist() == [first.get((g, d), -1) if g >= 0 else -1 for g, d in queries]
+
+
+def test_fingerprints_of_sliced_and_chunked_arrays_match_plain_ones():
+    ids = pa.array([f"EP-{n:07d}-B1" for n in range(300)] + ["x", ""])
+    plain = StringKeys.of(ids)
+    sliced = StringKeys.of(ids.slice(100, 150))
+    chunked = StringKeys.of(pa.chunked_array([ids.slice(0, 120), ids.slice(120)]))
+    assert np.array_equal(sliced.fingerprint, plain.fingerprint[100:250])
+    assert np.array_equal(chunked.fingerprint, plain.fingerprint)
+    assert not plain.exact and StringKeys.of(pa.array(["d1", "d22"])).exact
+
+
+def test_many_rows_over_several_rounds_find_every_pair():
+    rng = np.random.default_rng(7)
+    n = 200_000  # several blocks and probing rounds
+    groups = np.sort(rng.integers(0, 300, n))
+    ids = pa.array([f"D{x}" for x in rng.permutation(n)])
+    index = PairIndex.build(groups, StringKeys.of(ids), n_groups=300)
+    assert len(index.rounds) > 1 and not index.repeated.any()
+    probe = rng.choice(n, 5000, replace=False)
+    found = index.find(groups[probe], StringKeys.of(ids.take(pa.array(probe))))
+    assert found.tolist() == probe.tolist()
+    absent = index.find(groups[probe], StringKeys.of(pa.array([f"Z{x}" for x in probe])))
+    assert (absent == -1).all()
