@@ -294,6 +294,22 @@ class RankedTopics(DocumentIds):
         """Rows judged with grade >= ``level``."""
         return (self.status == JUDGED) & (self.grade >= level)
 
+    def relevant_rows(self, level: int = 1) -> np.ndarray:
+        """The rows judged with grade >= ``level``, in ranking order (made once per level).
+
+        Most measures only look at these few rows, not at every retrieved one.
+        """
+        key = ("relevant_rows", level)
+        if key not in self._cache:
+            self._cache[key] = np.flatnonzero(self.relevant(level))
+        return self._cache[key]
+
+    def judged_rows(self) -> np.ndarray:
+        """The judged rows (grade >= 0), in ranking order (made once)."""
+        if "judged_rows" not in self._cache:
+            self._cache["judged_rows"] = np.flatnonzero(self.status == JUDGED)
+        return self._cache["judged_rows"]
+
     def num_rel(self, level: int = 1) -> np.ndarray:
         """Per topic, the judged documents with grade >= ``level`` (retrieved or not)."""
         return self.judgements.count(self.judgements.grade >= level)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ranking import JUDGED, RankedTopics
+from ..core.ranking import RankedTopics
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
@@ -32,8 +32,25 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return out
 
 
-def _within(ranked: RankedTopics, cutoff: int | None) -> np.ndarray | bool:
-    return True if cutoff is None else ranked.position <= cutoff
+def _rank_in_topic(topic: np.ndarray) -> np.ndarray:
+    """1-based place of each entry among its topic's entries (``topic`` grouped)."""
+    n = len(topic)
+    starts = np.r_[True, topic[1:] != topic[:-1]] if n else np.zeros(0, dtype=bool)
+    first = np.maximum.accumulate(np.where(starts, np.arange(n), 0)) if n else np.zeros(0, dtype=np.int64)
+    return np.arange(1, n + 1) - first
+
+
+def _relevant(ranked: RankedTopics, level: int, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``rows, topic, position`` of the relevant retrieved rows (within the cutoff)."""
+    rows = ranked.relevant_rows(level)
+    position = ranked.position[rows]
+    if cutoff is not None:
+        rows, position = rows[position <= cutoff], position[position <= cutoff]
+    return rows, ranked.row_topic[rows], position
+
+
+def _count(topic: np.ndarray, ranked: RankedTopics, weights: np.ndarray | None = None) -> np.ndarray:
+    return np.bincount(topic, weights=weights, minlength=ranked.n_topics).astype(np.float64)
 
 
 def average_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -42,37 +59,36 @@ def average_precision(ranked: RankedTopics, measure: Measure, context: Evaluatio
     With a cutoff k (``AP@k``, trec_eval's map_cut), only ranks <= k contribute; R is all
     relevant documents of the topic.
     """
-    relevant = ranked.relevant(measure["rel"])
-    hits = ranked.cumulative(relevant)
-    contribution = np.where(relevant & _within(ranked, measure.cutoff), hits / ranked.position, 0.0)
-    return _safe_divide(ranked.per_topic_sum(contribution), ranked.num_rel(measure["rel"]))
+    _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff)
+    precision_at = _rank_in_topic(topic) / position
+    return _safe_divide(_count(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
 
 
 def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Precision at k: P@k = |relevant in the top k| / k (k even when fewer are retrieved)."""
-    relevant = ranked.relevant(measure["rel"]) & _within(ranked, measure.cutoff)
-    return ranked.per_topic_sum(relevant.astype(np.float64)) / measure.cutoff
+    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
+    return _count(topic, ranked) / measure.cutoff
 
 
 def recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Recall: R@k = |relevant in the top k| / R (all retrieved without a cutoff)."""
-    relevant = ranked.relevant(measure["rel"]) & _within(ranked, measure.cutoff)
-    return _safe_divide(ranked.per_topic_sum(relevant.astype(np.float64)), ranked.num_rel(measure["rel"]))
+    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
+    return _safe_divide(_count(topic, ranked), ranked.num_rel(measure["rel"]))
 
 
 def r_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """R-precision: |relevant in the top R| / R, R the number of relevant documents."""
     num_rel = ranked.num_rel(measure["rel"])
-    relevant = ranked.relevant(measure["rel"]) & (ranked.position <= num_rel[ranked.row_topic])
-    return _safe_divide(ranked.per_topic_sum(relevant.astype(np.float64)), num_rel)
+    _, topic, position = _relevant(ranked, measure["rel"], None)
+    return _safe_divide(_count(topic[position <= num_rel[topic]], ranked), num_rel)
 
 
 def reciprocal_rank(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Reciprocal rank: 1 / rank of the first relevant document (0 if none; within k with @k)."""
-    relevant = ranked.relevant(measure["rel"]) & _within(ranked, measure.cutoff)
-    topics, first = np.unique(ranked.row_topic[relevant], return_index=True)
+    _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff)
+    first = np.r_[True, topic[1:] != topic[:-1]] if len(topic) else np.zeros(0, dtype=bool)
     values = np.zeros(ranked.n_topics, dtype=np.float64)
-    values[topics] = 1.0 / ranked.position[relevant][first]
+    values[topic[first]] = 1.0 / position[first]
     return values
 
 
@@ -83,9 +99,8 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     unjudged documents gain 0); nDCG@k = DCG@k / IDCG@k, the ideal from all of the topic's
     judged grades sorted descending; 0 when IDCG is 0. Without a cutoff, k = all.
     """
-    gain = np.where(ranked.status == JUDGED, np.maximum(ranked.grade, 0), 0).astype(np.float64)
-    discount = np.log2(ranked.position + 1.0)
-    dcg = ranked.per_topic_sum(np.where(_within(ranked, measure.cutoff), gain / discount, 0.0))
+    rows, topic, position = _relevant(ranked, 1, measure.cutoff)  # only grades >= 1 gain
+    dcg = _count(topic, ranked, ranked.grade[rows] / np.log2(position + 1.0))
     judgements = ranked.judgements
     ideal = np.maximum(judgements.grades_descending, 0).astype(np.float64)
     counts = np.diff(judgements.ptr)
@@ -107,20 +122,25 @@ def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     Unjudged documents are ignored.
     """
     level = measure["rel"]
-    judged = ranked.status == JUDGED
-    relevant = judged & (ranked.grade >= level)
-    nonrelevant = judged & (ranked.grade < level)
-    nonrel_above = ranked.cumulative(nonrelevant)
+    rows = ranked.judged_rows()
+    topic = ranked.row_topic[rows]
+    relevant = ranked.grade[rows] >= level
+    # judged non-relevant rows above each judged row of its topic
+    relevant_so_far = np.cumsum(relevant)
+    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(topic) else np.zeros(0, np.int64)
+    before = np.r_[0, relevant_so_far][starts]
+    relevant_so_far -= np.repeat(before, np.diff(np.r_[starts, len(topic)]))
+    nonrel_above = _rank_in_topic(topic) - relevant_so_far
     num_rel = ranked.num_rel(level)
     judgements = ranked.judgements
     num_nonrel = judgements.count((judgements.grade >= 0) & (judgements.grade < level))
-    r = num_rel[ranked.row_topic].astype(np.float64)
-    n = num_nonrel[ranked.row_topic].astype(np.float64)
-    denominator = np.minimum(n, r)
+    topic, nonrel_above = topic[relevant], nonrel_above[relevant]
+    r = num_rel[topic].astype(np.float64)
+    denominator = np.minimum(num_nonrel[topic], r)
     penalty = np.zeros(len(r))
     np.divide(np.minimum(nonrel_above, r), denominator, out=penalty, where=denominator > 0)
-    term = np.where(relevant, np.where(nonrel_above > 0, 1.0 - penalty, 1.0), 0.0)
-    return _safe_divide(ranked.per_topic_sum(term), num_rel)
+    term = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
+    return _safe_divide(_count(topic, ranked, term), num_rel)
 
 
 def num_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -135,7 +155,8 @@ def num_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
 
 def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Number of relevant documents retrieved."""
-    return ranked.per_topic_sum(ranked.relevant(measure["rel"]).astype(np.float64))
+    _, topic, _ = _relevant(ranked, measure["rel"], None)
+    return _count(topic, ranked)
 
 
 for _spec in (
