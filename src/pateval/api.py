@@ -12,6 +12,7 @@ from pathlib import Path as _Path
 
 import pandas as _pd
 
+from ._memory import plain_pages as _plain_pages
 from .core.qrels import Qrels
 from .core.run import Run
 from .errors import ParameterError as _ParameterError
@@ -49,14 +50,19 @@ def _is_single_run_dict(runs: _Mapping) -> bool:
                for docs in runs.values())
 
 
-def _as_runs(runs, *, on_duplicate: str) -> list[Run]:
+def _as_runs(runs, *, on_duplicate: str):
+    """The runs, each read only when the evaluation reaches it (one run in memory at a time)."""
     if isinstance(runs, (str, _os.PathLike, Run)):
-        return [_as_run(runs, name=None, on_duplicate=on_duplicate)]
-    if isinstance(runs, _Mapping):
+        yield _as_run(runs, name=None, on_duplicate=on_duplicate)
+    elif isinstance(runs, _Mapping):
         if _is_single_run_dict(runs):
-            return [_as_run(runs, name=None, on_duplicate=on_duplicate)]
-        return [_as_run(v, name=str(k), on_duplicate=on_duplicate) for k, v in runs.items()]
-    return [_as_run(r, name=None, on_duplicate=on_duplicate) for r in runs]
+            yield _as_run(runs, name=None, on_duplicate=on_duplicate)
+        else:
+            for k, v in runs.items():
+                yield _as_run(v, name=str(k), on_duplicate=on_duplicate)
+    else:
+        for r in runs:
+            yield _as_run(r, name=None, on_duplicate=on_duplicate)
 
 
 def evaluation(
@@ -74,16 +80,17 @@ def evaluation(
     """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
     if isinstance(measures, (str, Measure)):
         measures = [measures]
-    qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
-    return evaluate_runs(
-        _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-        _as_runs(runs, on_duplicate=on_duplicate),
-        list(measures),
-        complete=complete,
-        order=order,
-        doc_key=doc_key,
-        context=EvaluationContext(dict(resources or {})),
-    )
+    with _plain_pages():
+        qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
+        return evaluate_runs(
+            _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
+            _as_runs(runs, on_duplicate=on_duplicate),
+            list(measures),
+            complete=complete,
+            order=order,
+            doc_key=doc_key,
+            context=EvaluationContext(dict(resources or {})),
+        )
 
 
 def evaluate(

@@ -76,7 +76,7 @@ def _few(values: Iterable, limit: int = 5) -> str:
 
 def evaluate_runs(
     qrels: Qrels,
-    runs: Sequence[Run],
+    runs: Iterable[Run],
     measures: Sequence[str | Measure],
     *,
     complete: bool = False,
@@ -89,8 +89,9 @@ def evaluate_runs(
     Parameters
     ----------
     qrels : Qrels
-    runs : sequence of Run
-        Run names must differ (they label the results).
+    runs : iterable of Run
+        Run names must differ (they label the results). Runs are evaluated one at a time,
+        so a generator that reads each run when asked keeps one run in memory.
     measures : sequence of str or Measure
     complete : bool, default False
         Average over every qrels topic, a topic the run misses scoring 0 (trec_eval -c).
@@ -110,12 +111,6 @@ def evaluate_runs(
     parsed = parse_measures(measures)
     if not parsed:
         raise ParameterError("no measure was asked for")
-    if not runs:
-        raise ParameterError("no run was given")
-    names = [run.name for run in runs]
-    if len(set(names)) != len(names):
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        raise ParameterError(f"two runs are named {repeated[0]!r}; give them distinct names")
     needs_subtopics = [m for m in parsed if "subtopics" in m.spec.requires]
     if needs_subtopics and not qrels.has_subtopics:
         raise ParameterError(f"{needs_subtopics[0]} needs subtopic qrels (format 'subtopic' or 'dd'); "
@@ -125,7 +120,11 @@ def evaluate_runs(
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
     pieces = []
-    for run in runs:
+    names: set[str] = set()
+    for run in runs:  # one at a time: a generator of runs keeps one run in memory
+        if run.name in names:
+            raise ParameterError(f"two runs are named {run.name!r}; give them distinct names")
+        names.add(run.name)
         topics, run_notes = topics_to_evaluate(qrels_topics, run, complete=complete)
         notes.extend(run_notes)
         index_key = tuple(topics)
@@ -134,7 +133,9 @@ def evaluate_runs(
         ranked = rank_run(run, indexes[index_key], order=order)
         notes.extend(n for n in ranked.notes if n not in notes)
         pieces.append(score_ranked(ranked, parsed, context))
-    frame = pd.concat(pieces, ignore_index=True) if pieces else _empty_frame()
+    if not names:
+        raise ParameterError("no run was given")
+    frame = pd.concat(pieces, ignore_index=True)
     averaging = "all qrels topics (complete: missing ones score 0)" if complete else "topics in both the qrels and the run"
     summed = [str(m) for m in parsed if m.spec.aggregate == "sum"]
     notes.append(f"means are over {averaging}" + (f"; counts ({', '.join(summed)}) are summed" if summed else ""))
@@ -151,11 +152,6 @@ def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: Eva
         "value": np.concatenate([m.compute(ranked, context) for m in measures]) if n else np.zeros(0),
     }
     return pd.DataFrame(columns)
-
-
-def _empty_frame() -> pd.DataFrame:
-    return pd.DataFrame({"run": pd.Series(dtype=object), "topic": pd.Series(dtype=object),
-                         "measure": pd.Series(dtype=object), "value": pd.Series(dtype=np.float64)})
 
 
 def aggregate(frame: pd.DataFrame, measures: Sequence[str | Measure] | None = None) -> pd.DataFrame:

@@ -44,12 +44,45 @@ def _string_parts(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Offsets (int64, N+1) and bytes (uint8) of a string array, without copying the bytes."""
     if strings.null_count:
         raise ValueError("document ids must not be null")
+    if len(strings) == 0:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
     wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
     _, offset_buffer, data_buffer = strings.buffers()
     offsets = np.frombuffer(offset_buffer, dtype=np.int64 if wide else np.int32)
-    offsets = offsets[strings.offset : strings.offset + len(strings) + 1].astype(np.int64)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     return offsets, data
+
+
+def _fingerprints(offsets: np.ndarray, data: np.ndarray, *, out: np.ndarray) -> None:
+    """Write the fingerprint of each string (``offsets`` into ``data``) to ``out``."""
+    length = np.diff(offsets)
+    n = len(length)
+    longest = int(length.max()) if n else 0
+    words = max(1, -(-longest // 8))
+    # each string's bytes read as little-endian words from an unaligned view of the
+    # buffer, bytes past the string's end masked off; a few strings at the very end are
+    # read from a padded copy of the tail
+    tail_from = max(0, len(data) - 8 * words - 8)
+    tail = np.zeros(len(data) - tail_from + 8 * words + 8, dtype=np.uint8)
+    tail[: len(data) - tail_from] = data[tail_from:]
+    main_rows = int(np.searchsorted(offsets[:-1], tail_from, side="left"))
+    for lo, hi, buffer, shift in ((0, main_rows, data, 0), (main_rows, n, tail, tail_from)):
+        if hi <= lo:
+            continue
+        view = np.ndarray(shape=(len(buffer) - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+        for b0 in range(lo, hi, _BLOCK):
+            b1 = min(hi, b0 + _BLOCK)
+            start = offsets[b0:b1] - shift
+            size = length[b0:b1]
+            value = view[start] & _LOW_BYTES[np.minimum(size, 8)]
+            for k in range(1, words):
+                # only strings longer than 8k bytes take word k in: a string's
+                # fingerprint must not depend on the other strings of the array
+                longer = np.flatnonzero(size > 8 * k)
+                word = view[start[longer] + 8 * k] & _LOW_BYTES[np.minimum(size[longer] - 8 * k, 8)]
+                value[longer] = _scramble((value[longer] ^ word) * _MIX)
+            out[b0:b1] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,39 +110,16 @@ class StringKeys:
 
     @classmethod
     def of(cls, strings: pa.Array | pa.ChunkedArray) -> "StringKeys":
-        if isinstance(strings, pa.ChunkedArray):
-            strings = strings.combine_chunks()
-        offsets, data = _string_parts(strings)
-        length = np.diff(offsets)
-        n = len(length)
-        longest = int(length.max()) if n else 0
-        words = max(1, -(-longest // 8))
-        # each string's bytes read as little-endian words from an unaligned view of the
-        # buffer, bytes past the string's end masked off; a few strings at the very end
-        # are read from a padded copy of the tail
-        tail_from = max(0, len(data) - 8 * words - 8)
-        tail = np.zeros(len(data) - tail_from + 8 * words + 8, dtype=np.uint8)
-        tail[: len(data) - tail_from] = data[tail_from:]
-        main_rows = int(np.searchsorted(offsets[:-1], tail_from, side="left"))
-        fingerprint = np.empty(n, dtype=np.uint64)
-        for lo, hi, buffer, shift in ((0, main_rows, data, 0), (main_rows, n, tail, tail_from)):
-            if hi <= lo:
-                continue
-            view = np.ndarray(shape=(len(buffer) - 7,), dtype="<u8", buffer=buffer, strides=(1,))
-            for b0 in range(lo, hi, _BLOCK):
-                b1 = min(hi, b0 + _BLOCK)
-                start = offsets[b0:b1] - shift
-                size = length[b0:b1]
-                value = view[start] & _LOW_BYTES[np.minimum(size, 8)]
-                for k in range(1, words):
-                    # only strings longer than 8k bytes take word k in: a string's
-                    # fingerprint must not depend on the other strings of the array
-                    longer = np.flatnonzero(size > 8 * k)
-                    at = start[longer] + 8 * k
-                    word = view[at] & _LOW_BYTES[np.minimum(size[longer] - 8 * k, 8)]
-                    value[longer] = _scramble((value[longer] ^ word) * _MIX)
-                fingerprint[b0:b1] = value
-        return cls(strings=strings, fingerprint=fingerprint, length=length, exact=words == 1)
+        chunks = strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]
+        parts = [_string_parts(chunk) for chunk in chunks]
+        length = np.concatenate([np.diff(offsets) for offsets, _ in parts] + [np.zeros(0, np.int32)])
+        fingerprint = np.empty(len(length), dtype=np.uint64)
+        at = 0
+        for offsets, data in parts:
+            _fingerprints(offsets, data, out=fingerprint[at : at + len(offsets) - 1])
+            at += len(offsets) - 1
+        return cls(strings=strings, fingerprint=fingerprint, length=length,
+                   exact=not len(length) or int(length.max()) <= 8)
 
     def __len__(self) -> int:
         return len(self.length)

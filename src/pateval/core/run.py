@@ -48,7 +48,7 @@ class Run(DocumentIds):
         The distinct topic ids.
     topic : ndarray of int32, shape (N,)
         Each row's topic, as an index into ``topic_ids``.
-    doc_ids : pyarrow.StringArray, shape (V,)
+    doc_ids : pyarrow.StringArray or ChunkedArray, shape (V,)
         The document ids, kept in Arrow: runs may name millions of documents and Arrow
         sorts and compares them without making a Python string of each. An id may stand
         here more than once (the run reader keeps one per row, ``V == N``; never twice
@@ -77,7 +77,7 @@ class Run(DocumentIds):
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.doc_ids, pa.Array):
+        if not isinstance(self.doc_ids, (pa.Array, pa.ChunkedArray)):
             object.__setattr__(self, "doc_ids", pa.array(np.asarray(self.doc_ids, dtype=object), type=pa.string()))
 
     def __len__(self) -> int:

@@ -123,7 +123,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
         return None
     topics = table.column("qid").unify_dictionaries().combine_chunks()
     topic_ids = topics.dictionary.to_numpy(zero_copy_only=False).astype(object)
-    doc_ids = table.column("docno").combine_chunks()
+    doc_ids = table.column("docno")  # chunked as parsed: one copy of millions of ids is enough
     keys = StringKeys.of(doc_ids)
     if (topic_ids == "").any() or not keys.length.min():
         return None  # an empty field means doubled delimiters: irregular white space
