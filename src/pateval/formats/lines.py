@@ -38,10 +38,10 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     return data
 
 
-def map_file(path: str | os.PathLike[str]) -> bytes | mmap.mmap:
-    """The file's bytes, memory-mapped when it is not empty, with :func:`read_bytes`'s
-    refusals: fast readers hand the map to Arrow, so a large file is neither copied nor
-    held twice."""
+def map_file(path: str | os.PathLike[str]) -> mmap.mmap:
+    """The file's bytes, memory-mapped, with :func:`read_bytes`'s refusals: fast readers
+    hand the map to Arrow, so a large file is never copied whole into the process (Arrow's
+    string columns may point into the map, which then lives as long as they do)."""
     path = Path(path)
     try:
         with open(path, "rb") as handle:
@@ -52,7 +52,11 @@ def map_file(path: str | os.PathLike[str]) -> bytes | mmap.mmap:
         malformed(path, None, "no such file")
     except IsADirectoryError:
         malformed(path, None, "is a directory, not a file")
-    _refuse_empty_or_binary(path, data)
+    try:
+        _refuse_empty_or_binary(path, data)
+    except BaseException:
+        data.close()
+        raise
     return data
 
 
