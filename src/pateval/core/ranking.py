@@ -81,18 +81,22 @@ def _evaluation_order(run: Run, *, order: str) -> np.ndarray | None:
     n = len(run)
     if n == 0:
         return None
-    topic_rank = _string_ranks(run.topic_ids)[run.topic]
+    rank_of_topic = _string_ranks(run.topic_ids)
     if order == "score":
-        perm = _score_blocks(run, topic_rank)
+        perm = _score_blocks(run, rank_of_topic)
         if perm is False:
-            perm = np.lexsort((-run.score, topic_rank))
+            perm = np.lexsort((-run.score, rank_of_topic[run.topic]))
         return _ties_by_docno(run, perm)
     if order == "rank":
-        return np.lexsort((np.arange(n), run.rank, topic_rank))
-    return np.argsort(topic_rank, kind="stable")
+        return np.lexsort((np.arange(n), run.rank, rank_of_topic[run.topic]))
+    return np.argsort(rank_of_topic[run.topic], kind="stable")
 
 
-def _score_blocks(run: Run, topic_rank: np.ndarray) -> np.ndarray | None | bool:
+def _row_type(n: int):
+    return np.int32 if n < 2**31 else np.int64
+
+
+def _score_blocks(run: Run, rank_of_topic: np.ndarray) -> np.ndarray | None | bool:
     """Fast path for runs written as engines write them: topics contiguous, scores falling.
 
     Returns the permutation that puts the topic blocks in order (rows within a block stay
@@ -108,14 +112,15 @@ def _score_blocks(run: Run, topic_rank: np.ndarray) -> np.ndarray | None | bool:
     if not np.all((score[1:] <= score[:-1]) | boundary):
         return False
     n = len(topic)
-    lengths = np.diff(np.r_[starts, n])
-    block_order = np.argsort(topic_rank[starts], kind="stable")
-    if np.all(block_order[1:] > block_order[:-1]):
+    block_rank = rank_of_topic[topic[starts]]
+    if np.all(block_rank[1:] > block_rank[:-1]):
         return None
+    lengths = np.diff(np.r_[starts, n])
+    block_order = np.argsort(block_rank, kind="stable")
     new_starts = starts[block_order]
     new_lengths = lengths[block_order]
     offsets = np.repeat(new_starts - np.r_[0, np.cumsum(new_lengths)[:-1]], new_lengths)
-    return np.arange(n, dtype=np.int64) + offsets
+    return np.arange(n, dtype=_row_type(n)) + offsets.astype(_row_type(n))
 
 
 def _ties_by_docno(run: Run, perm: np.ndarray | None) -> np.ndarray | None:
@@ -126,18 +131,18 @@ def _ties_by_docno(run: Run, perm: np.ndarray | None) -> np.ndarray | None:
     tie = (score[1:] == score[:-1]) & (topic[1:] == topic[:-1])
     if not tie.any():
         return perm
-    if perm is None:
-        perm = np.arange(len(run), dtype=np.int64)
     i = np.flatnonzero(tie)
     ids = run.row_doc_ids()
-    if pc.all(pc.greater(ids.take(pa.array(perm[i])), ids.take(pa.array(perm[i + 1])))).as_py():
+    rows = i if perm is None else perm[i]
+    if pc.all(pc.greater(ids.take(pa.array(rows)), ids.take(pa.array(rows + 1 if perm is None else perm[i + 1])))).as_py():
         return perm  # already docno descending
+    if perm is None:
+        perm = np.arange(len(run), dtype=_row_type(len(run)))
     places = np.unique(np.r_[i, i + 1])
-    group = np.cumsum(np.r_[True, ~tie])[places]  # tie-group of each involved place
+    group = places - np.searchsorted(i, places)  # tie-group of each involved place
     doc_rank = _string_ranks(ids.take(pa.array(perm[places])))
-    fixed = perm.copy()
-    fixed[places] = perm[places][np.lexsort((-doc_rank, group))]
-    return fixed
+    perm[places] = perm[places][np.lexsort((-doc_rank, group))]  # perm is this function's own
+    return perm
 
 
 @dataclass(frozen=True, eq=False)
@@ -229,6 +234,12 @@ class JudgementIndex:
 class RankedTopics(DocumentIds):
     """One run, ranked per topic, with each row's judgement: the input of every measure.
 
+    The judgements are held sparsely (a run of millions of rows has a few judged ones);
+    the per-row arrays ``row_topic``, ``position``, ``status``, ``grade`` and
+    ``judged_doc`` are made from them when a measure first asks (and kept). Measures that
+    need only the judged rows use :meth:`relevant_rows` / :meth:`judged_rows` and
+    :meth:`topic_of` / :meth:`position_of` and never make them.
+
     Attributes
     ----------
     run_name : str
@@ -236,22 +247,18 @@ class RankedTopics(DocumentIds):
         The topics evaluated, sorted (some may have no rows: ``complete`` evaluation).
     ptr : ndarray of int64, shape (T+1,)
         Rows of topic ``t`` are ``ptr[t]:ptr[t+1]``, in evaluation order.
-    row_topic : ndarray of int64, shape (N,)
-        Each row's topic position.
-    position : ndarray of int64, shape (N,)
-        Each row's 1-based rank within its topic.
     doc : ndarray of int, shape (N,)
         Each row's document as an index into ``doc_ids`` (look side inputs such as lengths
         up once per distinct document, then gather with ``doc``).
-    doc_ids : pyarrow.StringArray
-        The run's distinct document ids. :attr:`docno` gives each row's id as str.
+    doc_ids : pyarrow.StringArray or ChunkedArray
+        The run's document ids. :attr:`docno` gives each row's id as str.
     score : ndarray of float64, shape (N,)
-    status : ndarray of int8, shape (N,)
-        :data:`NONPOOL`, :data:`UNJUDGED` or :data:`JUDGED`.
-    grade : ndarray of int64, shape (N,)
-        The judged grade (0 unless ``status == JUDGED``).
-    judged_doc : ndarray of int64, shape (N,)
-        The row's code in ``judgements.doc_keys``, or -1.
+    judged_row : ndarray of int64, shape (J,)
+        The rows (ascending) whose document the qrels judge for the row's topic.
+    judged_grade : ndarray of int64, shape (J,)
+        Their grades as written (negative: pooled but not judged).
+    judged_code : ndarray of int64, shape (J,)
+        Their documents' codes in ``judgements.doc_keys``.
     judgements : JudgementIndex
     notes : tuple of str
     """
@@ -259,14 +266,12 @@ class RankedTopics(DocumentIds):
     run_name: str
     topic_ids: np.ndarray
     ptr: np.ndarray
-    row_topic: np.ndarray
-    position: np.ndarray
     doc: np.ndarray
     doc_ids: pa.Array
     score: np.ndarray
-    status: np.ndarray
-    grade: np.ndarray
-    judged_doc: np.ndarray
+    judged_row: np.ndarray
+    judged_grade: np.ndarray
+    judged_code: np.ndarray
     judgements: JudgementIndex
     notes: tuple[str, ...] = field(default=())
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -276,9 +281,69 @@ class RankedTopics(DocumentIds):
         return len(self.topic_ids)
 
     @property
+    def n_rows(self) -> int:
+        return int(self.ptr[-1])
+
+    @property
     def docno(self) -> np.ndarray:
         """Each row's document id as str (made once, on demand)."""
         return self._row_docnos()
+
+    def _dense(self, name: str, make) -> np.ndarray:
+        if name not in self._cache:
+            self._cache[name] = make()
+        return self._cache[name]
+
+    @property
+    def row_topic(self) -> np.ndarray:
+        """Each row's topic position, ndarray of int64 (N,)."""
+        return self._dense("row_topic", lambda: np.repeat(np.arange(self.n_topics, dtype=np.int64), np.diff(self.ptr)))
+
+    @property
+    def position(self) -> np.ndarray:
+        """Each row's 1-based rank within its topic, ndarray of int64 (N,)."""
+        def make():
+            steps = np.ones(self.n_rows, dtype=np.int64)
+            counts = np.diff(self.ptr)
+            starts = self.ptr[:-1][counts > 0]
+            steps[starts[1:]] = 1 - counts[counts > 0][:-1]  # back to 1 where a topic starts
+            return np.cumsum(steps, out=steps)
+        return self._dense("position", make)
+
+    @property
+    def status(self) -> np.ndarray:
+        """Each row's :data:`NONPOOL`, :data:`UNJUDGED` or :data:`JUDGED`, ndarray of int8 (N,)."""
+        def make():
+            status = np.full(self.n_rows, NONPOOL, dtype=np.int8)
+            status[self.judged_row] = np.where(self.judged_grade >= 0, JUDGED, UNJUDGED)
+            return status
+        return self._dense("status", make)
+
+    @property
+    def grade(self) -> np.ndarray:
+        """Each row's judged grade (0 unless judged with a grade >= 0), ndarray of int64 (N,)."""
+        def make():
+            grade = np.zeros(self.n_rows, dtype=np.int64)
+            grade[self.judged_row] = np.maximum(self.judged_grade, 0)
+            return grade
+        return self._dense("grade", make)
+
+    @property
+    def judged_doc(self) -> np.ndarray:
+        """Each row's code in ``judgements.doc_keys``, or -1; ndarray of int64 (N,)."""
+        def make():
+            codes = np.full(self.n_rows, -1, dtype=np.int64)
+            codes[self.judged_row] = self.judged_code
+            return codes
+        return self._dense("judged_doc", make)
+
+    def topic_of(self, rows: np.ndarray) -> np.ndarray:
+        """The topic position of some rows (without making :attr:`row_topic`)."""
+        return np.searchsorted(self.ptr, rows, side="right") - 1
+
+    def position_of(self, rows: np.ndarray) -> np.ndarray:
+        """The 1-based rank of some rows within their topics."""
+        return rows - self.ptr[self.topic_of(rows)] + 1
 
     def per_topic_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum ``values`` (one per row) over each topic's rows."""
@@ -291,24 +356,21 @@ class RankedTopics(DocumentIds):
         return total - np.repeat(before, np.diff(self.ptr))
 
     def relevant(self, level: int = 1) -> np.ndarray:
-        """Rows judged with grade >= ``level``."""
-        return (self.status == JUDGED) & (self.grade >= level)
+        """Rows judged with grade >= ``level`` (a mask over all rows)."""
+        mask = np.zeros(self.n_rows, dtype=bool)
+        mask[self.relevant_rows(level)] = True
+        return mask
 
     def relevant_rows(self, level: int = 1) -> np.ndarray:
-        """The rows judged with grade >= ``level``, in ranking order (made once per level).
+        """The rows judged with grade >= ``level`` (>= 1), in ranking order.
 
         Most measures only look at these few rows, not at every retrieved one.
         """
-        key = ("relevant_rows", level)
-        if key not in self._cache:
-            self._cache[key] = np.flatnonzero(self.relevant(level))
-        return self._cache[key]
+        return self.judged_row[self.judged_grade >= max(level, 1)]
 
     def judged_rows(self) -> np.ndarray:
-        """The judged rows (grade >= 0), in ranking order (made once)."""
-        if "judged_rows" not in self._cache:
-            self._cache["judged_rows"] = np.flatnonzero(self.status == JUDGED)
-        return self._cache["judged_rows"]
+        """The judged rows (grade >= 0), in ranking order."""
+        return self.judged_row[self.judged_grade >= 0]
 
     def num_rel(self, level: int = 1) -> np.ndarray:
         """Per topic, the judged documents with grade >= ``level`` (retrieved or not)."""
@@ -323,24 +385,23 @@ class RankedTopics(DocumentIds):
         lengths = np.diff(self.ptr)[topics]
         starts = self.ptr[:-1][topics]
         rows = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
-        remap = np.full(self.n_topics, -1, dtype=np.int64)
-        remap[topics] = np.arange(len(topics))
+        new_row = np.full(self.n_rows, -1, dtype=np.int64)
+        new_row[rows] = np.arange(len(rows), dtype=np.int64)
+        kept = new_row[self.judged_row] >= 0
         judgements = JudgementIndex.build(self.judgements.qrels, self.topic_ids[topics], doc_key=self.judgements.doc_key)
-        old_codes = self.judged_doc[rows]
-        new_of_old = judgements.doc_keys.get_indexer(self.judgements.doc_keys) if len(self.judgements.doc_keys) else np.zeros(0, np.int64)
-        judged_doc = np.where(old_codes >= 0, new_of_old[np.maximum(old_codes, 0)] if len(new_of_old) else -1, -1)
+        new_of_old = pd.Index(judgements.doc_keys_arrow.to_numpy(zero_copy_only=False)).get_indexer(
+            self.judgements.doc_keys_arrow.to_numpy(zero_copy_only=False))
+        order = np.argsort(new_row[self.judged_row[kept]], kind="stable")
         return RankedTopics(
             run_name=self.run_name,
             topic_ids=self.topic_ids[topics],
             ptr=np.r_[0, np.cumsum(lengths)].astype(np.int64),
-            row_topic=remap[self.row_topic[rows]],
-            position=self.position[rows],
             doc=self.doc[rows],
             doc_ids=self.doc_ids,
             score=self.score[rows],
-            status=self.status[rows],
-            grade=self.grade[rows],
-            judged_doc=judged_doc.astype(np.int64),
+            judged_row=new_row[self.judged_row[kept]][order],
+            judged_grade=self.judged_grade[kept][order],
+            judged_code=new_of_old[self.judged_code[kept]][order].astype(np.int64),
             judgements=judgements,
             notes=self.notes,
         )
@@ -360,32 +421,28 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
     perm = _evaluation_order(run, order=order)  # None: the rows are in order already
     topic_ids = judgements.topic_ids
     run_topic_position = pd.Index(topic_ids).get_indexer(run.topic_ids) if len(run.topic_ids) else np.zeros(0, np.int64)
-    row_topic = run_topic_position[run.topic if perm is None else run.topic[perm]]
     if (run_topic_position < 0).any():
-        keep = row_topic >= 0
+        keep = run_topic_position[run.topic if perm is None else run.topic[perm]] >= 0
         perm = np.flatnonzero(keep) if perm is None else perm[keep]
-        row_topic = row_topic[keep]
     notes: list[str] = []
     if judgements.doc_key == "patent":
         # rows keyed by (topic, patent): the first publication in ranking order stands for the patent
         patent_rows = StringKeys.of(document_keys(run.row_doc_ids(), "patent"))
         priority = np.full(len(run), len(run), dtype=np.int64)
-        priority[perm if perm is not None else slice(None)] = np.arange(len(row_topic), dtype=np.int64)
+        priority[perm if perm is not None else slice(None)] = np.arange(len(run) if perm is None else len(perm), dtype=np.int64)
         index = PairIndex.build(run.topic, patent_rows, n_groups=len(run.topic_ids), priority=priority)
         repeat = index.repeated if perm is None else index.repeated[perm]
         if repeat.any():
             notes.append(f"run {run.name!r}: {int(repeat.sum())} later publication(s) of patents already "
                          "retrieved for the same topic left out (patent-level matching)")
             perm = np.flatnonzero(~repeat) if perm is None else perm[~repeat]
-            row_topic = row_topic[~repeat]
     else:
         index = run.pair_index()
     # each judgement looked up among the run's rows, in its topic's hash region
     run_topic_of_position = np.full(len(topic_ids), -1, dtype=np.int64)
     present = run_topic_position >= 0
     run_topic_of_position[run_topic_position[present]] = np.flatnonzero(present)
-    judgement_topic = run_topic_of_position[judgements.topic_position]
-    row_of_judgement = index.find(judgement_topic, judgements.string_keys)
+    row_of_judgement = index.find(run_topic_of_position[judgements.topic_position], judgements.string_keys)
     hit = np.flatnonzero(row_of_judgement >= 0)
     hit_row = row_of_judgement[hit]
     if judgements.doc_key != "patent" and index.repeated.any():
@@ -396,35 +453,31 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
         inherited = of_first[index.first[repeated]]
         hit = np.r_[hit, inherited[inherited >= 0]]
         hit_row = np.r_[hit_row, repeated[inherited >= 0]]
-    # judgements written sparsely into run-row order, then put in ranking order
-    n_run = len(run)
-    grade_raw = judgements.grade[hit]
-    status = np.zeros(n_run, dtype=np.int8)
-    status[hit_row] = np.where(grade_raw >= 0, JUDGED, UNJUDGED)
-    grade = np.zeros(n_run, dtype=np.int64)
-    grade[hit_row] = np.maximum(grade_raw, 0)
-    judged_doc = np.full(n_run, -1, dtype=np.int64)
-    judged_doc[hit_row] = judgements.doc_code[hit]
     doc, score = run.doc, run.score
-    if perm is not None:
-        status, grade, judged_doc, doc, score = status[perm], grade[perm], judged_doc[perm], doc[perm], score[perm]
-    row_topic = row_topic.astype(np.int64, copy=False)
-    counts = np.bincount(row_topic, minlength=len(topic_ids))
-    ptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    position = np.arange(1, len(row_topic) + 1, dtype=np.int64)
-    position -= np.repeat(ptr[:-1], counts)
+    if perm is None:
+        counts_by_run_topic = np.bincount(run.topic, minlength=len(run.topic_ids))
+        ranked_row = hit_row
+    else:
+        doc, score = doc[perm], score[perm]
+        counts_by_run_topic = np.bincount(run.topic[perm], minlength=len(run.topic_ids))
+        place = np.full(len(run), -1, dtype=_row_type(len(run)))
+        place[perm] = np.arange(len(perm), dtype=place.dtype)
+        ranked_row = place[hit_row]
+        hit, ranked_row = hit[ranked_row >= 0], ranked_row[ranked_row >= 0]
+    order_of_hits = np.argsort(ranked_row, kind="stable")
+    counts = np.zeros(len(topic_ids), dtype=np.int64)
+    counts[run_topic_position[present]] = counts_by_run_topic[present]
+    hit = hit[order_of_hits]
     return RankedTopics(
         run_name=run.name,
         topic_ids=topic_ids,
-        ptr=ptr,
-        row_topic=row_topic,
-        position=position,
+        ptr=np.r_[0, np.cumsum(counts)].astype(np.int64),
         doc=doc,
         doc_ids=run.doc_ids,
         score=score,
-        status=status,
-        grade=grade,
-        judged_doc=judged_doc,
+        judged_row=ranked_row[order_of_hits].astype(np.int64),
+        judged_grade=judgements.grade[hit],
+        judged_code=judgements.doc_code[hit],
         judgements=judgements,
         notes=tuple(run.notes) + tuple(notes),
     )

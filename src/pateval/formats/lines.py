@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import malformed
 
-__all__ = ["read_bytes", "map_file", "iter_fields", "NUMBER", "parse_float", "parse_int"]
+__all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -58,6 +58,16 @@ def map_file(path: str | os.PathLike[str]) -> mmap.mmap:
         data.close()
         raise
     return data
+
+
+def release(data) -> None:
+    """Unmap a :func:`map_file` map once parsed, unless Arrow's columns still point into it
+    (then it goes when they do): the file's pages then leave the process at once."""
+    if isinstance(data, mmap.mmap):
+        try:
+            data.close()
+        except BufferError:
+            pass
 
 
 def _refuse_empty_or_binary(path: Path, data) -> None:

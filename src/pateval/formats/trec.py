@@ -25,7 +25,7 @@ from ..core.run import Run
 from ..errors import PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import iter_fields, map_file, parse_float, parse_int, read_bytes
+from .lines import iter_fields, map_file, parse_float, parse_int, read_bytes, release
 
 __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
 
@@ -113,6 +113,8 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None  # the careful path finds and words the problem
+    finally:
+        release(data)
     if table.num_rows == 0:
         return None
     tags = table.column("tag").unify_dictionaries().chunk(0).dictionary.to_pylist()

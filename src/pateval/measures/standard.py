@@ -41,12 +41,15 @@ def _rank_in_topic(topic: np.ndarray) -> np.ndarray:
 
 
 def _relevant(ranked: RankedTopics, level: int, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``rows, topic, position`` of the relevant retrieved rows (within the cutoff)."""
-    rows = ranked.relevant_rows(level)
-    position = ranked.position[rows]
+    """``grades, topic, position`` of the relevant retrieved rows (within the cutoff)."""
+    keep = ranked.judged_grade >= level
+    rows, grades = ranked.judged_row[keep], ranked.judged_grade[keep]
+    topic = ranked.topic_of(rows)
+    position = rows - ranked.ptr[topic] + 1
     if cutoff is not None:
-        rows, position = rows[position <= cutoff], position[position <= cutoff]
-    return rows, ranked.row_topic[rows], position
+        within = position <= cutoff
+        grades, topic, position = grades[within], topic[within], position[within]
+    return grades, topic, position
 
 
 def _count(topic: np.ndarray, ranked: RankedTopics, weights: np.ndarray | None = None) -> np.ndarray:
@@ -99,8 +102,8 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     unjudged documents gain 0); nDCG@k = DCG@k / IDCG@k, the ideal from all of the topic's
     judged grades sorted descending; 0 when IDCG is 0. Without a cutoff, k = all.
     """
-    rows, topic, position = _relevant(ranked, 1, measure.cutoff)  # only grades >= 1 gain
-    dcg = _count(topic, ranked, ranked.grade[rows] / np.log2(position + 1.0))
+    grades, topic, position = _relevant(ranked, 1, measure.cutoff)  # only grades >= 1 gain
+    dcg = _count(topic, ranked, grades / np.log2(position + 1.0))
     judgements = ranked.judgements
     ideal = np.maximum(judgements.grades_descending, 0).astype(np.float64)
     counts = np.diff(judgements.ptr)
@@ -122,9 +125,9 @@ def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     Unjudged documents are ignored.
     """
     level = measure["rel"]
-    rows = ranked.judged_rows()
-    topic = ranked.row_topic[rows]
-    relevant = ranked.grade[rows] >= level
+    judged = ranked.judged_grade >= 0
+    topic = ranked.topic_of(ranked.judged_row[judged])
+    relevant = ranked.judged_grade[judged] >= level
     # judged non-relevant rows above each judged row of its topic
     relevant_so_far = np.cumsum(relevant)
     starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(topic) else np.zeros(0, np.int64)
