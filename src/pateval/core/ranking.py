@@ -70,17 +70,22 @@ def evaluation_order(run: Run, *, order: str = "score") -> np.ndarray:
         ``"rank"``: the rank column ascending, ties in file order (ndeval, CLEF-IP);
         ``"file"``: the order of the lines (the order a user examined the documents).
     """
-    perm = _evaluation_order(run, order=order)
-    return np.arange(len(run), dtype=np.int64) if perm is None else perm
+    perm, places, moved = _evaluation_order(run, order=order)
+    perm = np.arange(len(run), dtype=np.int64) if perm is None else perm.astype(np.int64)
+    if places is not None:
+        perm[places] = moved
+    return perm
 
 
-def _evaluation_order(run: Run, *, order: str) -> np.ndarray | None:
-    """As :func:`evaluation_order`, but None when the rows are already in that order
-    (the usual case for a run file), so that callers can skip every gather."""
+def _evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """As :func:`evaluation_order`, as ``perm, places, moved``: ranking place ``k`` holds
+    row ``perm[k]`` (``k`` when ``perm`` is None: the file is in order, the usual case),
+    except that places ``places`` hold rows ``moved`` (equal scores put in docno order
+    without a permutation of every row)."""
     check_choice("order", order, ORDERS)
     n = len(run)
     if n == 0:
-        return None
+        return None, None, None
     rank_of_topic = _string_ranks(run.topic_ids)
     if order == "score":
         perm = _score_blocks(run, rank_of_topic)
@@ -88,8 +93,8 @@ def _evaluation_order(run: Run, *, order: str) -> np.ndarray | None:
             perm = np.lexsort((-run.score, rank_of_topic[run.topic]))
         return _ties_by_docno(run, perm)
     if order == "rank":
-        return np.lexsort((np.arange(n), run.rank, rank_of_topic[run.topic]))
-    return np.argsort(rank_of_topic[run.topic], kind="stable")
+        return np.lexsort((np.arange(n), run.rank, rank_of_topic[run.topic])), None, None
+    return np.argsort(rank_of_topic[run.topic], kind="stable"), None, None
 
 
 def _row_type(n: int):
@@ -123,26 +128,25 @@ def _score_blocks(run: Run, rank_of_topic: np.ndarray) -> np.ndarray | None | bo
     return np.arange(n, dtype=_row_type(n)) + offsets.astype(_row_type(n))
 
 
-def _ties_by_docno(run: Run, perm: np.ndarray | None) -> np.ndarray | None:
+def _ties_by_docno(run: Run, perm: np.ndarray | None):
     """``perm`` (topics grouped, scores descending; None: the identity) with equal scores
-    put in docno descending order; only the tied rows' ids are compared."""
+    put in docno descending order, as ``perm, places, moved`` (see :func:`_evaluation_order`);
+    only the tied rows' ids are compared."""
     topic = run.topic if perm is None else run.topic[perm]
     score = run.score if perm is None else run.score[perm]
     tie = (score[1:] == score[:-1]) & (topic[1:] == topic[:-1])
     if not tie.any():
-        return perm
+        return perm, None, None
     i = np.flatnonzero(tie)
     ids = run.row_doc_ids()
-    rows = i if perm is None else perm[i]
-    if pc.all(pc.greater(ids.take(pa.array(rows)), ids.take(pa.array(rows + 1 if perm is None else perm[i + 1])))).as_py():
-        return perm  # already docno descending
-    if perm is None:
-        perm = np.arange(len(run), dtype=_row_type(len(run)))
+    row = (lambda k: k) if perm is None else (lambda k: perm[k])
+    if pc.all(pc.greater(ids.take(pa.array(row(i))), ids.take(pa.array(row(i + 1))))).as_py():
+        return perm, None, None  # already docno descending
     places = np.unique(np.r_[i, i + 1])
     group = places - np.searchsorted(i, places)  # tie-group of each involved place
-    doc_rank = _string_ranks(ids.take(pa.array(perm[places])))
-    perm[places] = perm[places][np.lexsort((-doc_rank, group))]  # perm is this function's own
-    return perm
+    doc_rank = _string_ranks(ids.take(pa.array(row(places))))
+    moved = row(places)[np.lexsort((-doc_rank, group))]
+    return perm, places, moved.astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -418,15 +422,26 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
     reports them). With ``doc_key="patent"``, a later publication of a patent already
     retrieved for the topic is left out and counted in :attr:`RankedTopics.notes`.
     """
-    perm = _evaluation_order(run, order=order)  # None: the rows are in order already
+    perm, places, moved = _evaluation_order(run, order=order)
+    if perm is not None and places is not None:
+        perm[places] = moved
+        places = moved = None
     topic_ids = judgements.topic_ids
     run_topic_position = pd.Index(topic_ids).get_indexer(run.topic_ids) if len(run.topic_ids) else np.zeros(0, np.int64)
     if (run_topic_position < 0).any():
+        if places is not None:
+            perm = np.arange(len(run), dtype=_row_type(len(run)))
+            perm[places] = moved
+            places = moved = None
         keep = run_topic_position[run.topic if perm is None else run.topic[perm]] >= 0
         perm = np.flatnonzero(keep) if perm is None else perm[keep]
     notes: list[str] = []
     if judgements.doc_key == "patent":
         # rows keyed by (topic, patent): the first publication in ranking order stands for the patent
+        if places is not None:
+            perm = np.arange(len(run), dtype=_row_type(len(run)))
+            perm[places] = moved
+            places = moved = None
         patent_rows = StringKeys.of(document_keys(run.row_doc_ids(), "patent"))
         priority = np.full(len(run), len(run), dtype=np.int64)
         priority[perm if perm is not None else slice(None)] = np.arange(len(run) if perm is None else len(perm), dtype=np.int64)
@@ -453,10 +468,18 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
         inherited = of_first[index.first[repeated]]
         hit = np.r_[hit, inherited[inherited >= 0]]
         hit_row = np.r_[hit_row, repeated[inherited >= 0]]
-    doc, score = run.doc, run.score
+    doc, score = run.doc, run.score  # ties keep their scores: fixing them moves no score
     if perm is None:
         counts_by_run_topic = np.bincount(run.topic, minlength=len(run.topic_ids))
         ranked_row = hit_row
+        if places is not None:
+            doc = doc.copy()
+            doc[places] = run.doc[moved]
+            # rows moved within tie groups: where each went
+            by_row = np.argsort(moved)
+            at = np.minimum(np.searchsorted(moved[by_row], hit_row), len(moved) - 1)
+            was_moved = moved[by_row][at] == hit_row
+            ranked_row = np.where(was_moved, places[by_row][at], hit_row)
     else:
         doc, score = doc[perm], score[perm]
         counts_by_run_topic = np.bincount(run.topic[perm], minlength=len(run.topic_ids))
