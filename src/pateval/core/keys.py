@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["StringKeys", "PairIndex"]
+__all__ = ["StringKeys", "PairIndex", "take"]
 
 _U64 = np.uint64
 _MIX = _U64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
@@ -29,6 +29,36 @@ _MIX3 = _U64(0x94D049BB133111EB)
 # _LOW_BYTES[k]: the low k bytes of a little-endian word (k = 0..8)
 _BLOCK = 1 << 16  # rows per block: scratch arrays stay in cache and are reused
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def take(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """``strings[rows]`` as one Arrow array.
+
+    Arrow's take on a chunked array first concatenates every chunk (a copy of millions of
+    ids for a few thousand wanted); here each chunk gives its own rows.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> take(pa.chunked_array([["a", "b"], ["c"]]), np.array([2, 0, 2])).to_pylist()
+    ['c', 'a', 'c']
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if isinstance(strings, pa.Array):
+        return strings.take(pa.array(rows))
+    if strings.num_chunks == 1:
+        return strings.chunk(0).take(pa.array(rows))
+    bounds = np.cumsum([0] + [len(chunk) for chunk in strings.chunks])
+    chunk_of = np.searchsorted(bounds, rows, side="right") - 1
+    order = np.argsort(chunk_of, kind="stable")
+    pieces = []
+    for k in np.unique(chunk_of):
+        wanted = order[chunk_of[order] == k]
+        pieces.append(strings.chunk(int(k)).take(pa.array(rows[wanted] - bounds[k])))
+    grouped = pa.concat_arrays(pieces) if pieces else pa.array([], type=strings.type)
+    back = np.empty(len(rows), dtype=np.int64)
+    back[order] = np.arange(len(rows), dtype=np.int64)
+    return grouped.take(pa.array(back))
 
 
 def _scramble(h: np.ndarray) -> np.ndarray:
@@ -130,8 +160,8 @@ class StringKeys:
         if not (self.exact and other.exact):
             check = np.flatnonzero(equal)
             if len(check):
-                left = self.strings.take(pa.array(rows[check]))
-                right = other.strings.take(pa.array(other_rows[check]))
+                left = take(self.strings, rows[check])
+                right = take(other.strings, other_rows[check])
                 equal[check] = pc.equal(left, right).to_numpy(zero_copy_only=False)
         return equal
 

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from ..validation import check_choice
 from .docids import DOC_KEYS, document_keys
-from .keys import PairIndex, StringKeys
+from .keys import PairIndex, StringKeys, take
 from .qrels import Qrels
 from .run import DocumentIds, Run
 
@@ -140,11 +140,11 @@ def _ties_by_docno(run: Run, perm: np.ndarray | None):
     i = np.flatnonzero(tie)
     ids = run.row_doc_ids()
     row = (lambda k: k) if perm is None else (lambda k: perm[k])
-    if pc.all(pc.greater(ids.take(pa.array(row(i))), ids.take(pa.array(row(i + 1))))).as_py():
+    if pc.all(pc.greater(take(ids, row(i)), take(ids, row(i + 1)))).as_py():
         return perm, None, None  # already docno descending
     places = np.unique(np.r_[i, i + 1])
     group = places - np.searchsorted(i, places)  # tie-group of each involved place
-    doc_rank = _string_ranks(ids.take(pa.array(row(places))))
+    doc_rank = _string_ranks(take(ids, row(places)))
     moved = row(places)[np.lexsort((-doc_rank, group))]
     return perm, places, moved.astype(np.int64)
 
@@ -154,15 +154,16 @@ class JudgementIndex:
     """Qrels restricted to the evaluated topics and indexed for lookups.
 
     Built once per (qrels, topics, doc_key) and shared by all runs evaluated against it.
-    Judgements are sorted by (topic position, document code).
+    Judgements are grouped by topic position; documents are kept as strings and coded
+    (:attr:`doc_code`) only when a measure asks.
     """
 
     topic_ids: np.ndarray  # (T,) evaluated topics, sorted
-    key: np.ndarray  # (Q,) sorted topic_position * len(doc_keys) + doc code
-    grade: np.ndarray  # (Q,) grades aligned with ``key``
+    topic_position: np.ndarray  # (Q,) each judgement's topic (a position in topic_ids), ascending
+    grade: np.ndarray  # (Q,) grades aligned with ``topic_position``
+    doc_strings: pa.Array  # (Q,) each judgement's document key
     qrels: Qrels
     doc_key: str
-    doc_keys_arrow: pa.Array  # distinct judged document keys
 
     @classmethod
     def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> "JudgementIndex":
@@ -176,46 +177,51 @@ class JudgementIndex:
         rel = level.rel
         if not keep.all():
             docnos, position, rel = docnos.filter(pa.array(keep)), position[keep], rel[keep]
-        keys = pc.dictionary_encode(document_keys(docnos, doc_key))
-        code = keys.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        docnos = document_keys(docnos, doc_key)
         position = position.astype(np.int64)
-        n_docs = max(len(keys.dictionary), 1)
-        key = position * n_docs + code
-        order = np.argsort(key, kind="stable")
-        key, rel = key[order], rel[order]
-        if doc_key == "patent" and len(key):
+        if len(position) and not np.all(position[1:] >= position[:-1]):
+            order = np.argsort(position, kind="stable")
+            position, rel, docnos = position[order], rel[order], docnos.take(pa.array(order))
+        if doc_key == "patent" and len(position):
             # several publications of one patent judged: the patent takes the best grade
-            first = np.r_[True, key[1:] != key[:-1]]
-            starts = np.flatnonzero(first)
-            rel = np.maximum.reduceat(rel, starts)
-            key = key[starts]
-        return cls(
-            topic_ids=topic_ids,
-            key=key,
-            grade=rel.astype(np.int64),
-            qrels=qrels,
-            doc_key=doc_key,
-            doc_keys_arrow=keys.dictionary,
-        )
+            index = PairIndex.build(position, StringKeys.of(docnos), n_groups=len(topic_ids))
+            if index.repeated.any():
+                rel = rel.copy()
+                repeats = np.flatnonzero(index.repeated)
+                np.maximum.at(rel, index.first[repeats], rel[repeats])
+                single = ~index.repeated
+                position, rel, docnos = position[single], rel[single], docnos.filter(pa.array(single))
+        return cls(topic_ids=topic_ids, topic_position=position, grade=rel.astype(np.int64),
+                   doc_strings=docnos, qrels=qrels, doc_key=doc_key)
+
+    @cached_property
+    def _distinct(self) -> pa.DictionaryArray:
+        return pc.dictionary_encode(self.doc_strings)
+
+    @property
+    def doc_keys_arrow(self) -> pa.Array:
+        """The distinct judged document keys (``doc_code`` indexes them), made on demand."""
+        return self._distinct.dictionary
 
     @cached_property
     def doc_keys(self) -> pd.Index:
-        """The distinct judged document keys (``doc_code`` indexes them)."""
+        """:attr:`doc_keys_arrow` as a pandas Index."""
         return pd.Index(self.doc_keys_arrow.to_numpy(zero_copy_only=False).astype(object, copy=False))
-
-    @cached_property
-    def topic_position(self) -> np.ndarray:
-        return self.key // max(len(self.doc_keys_arrow), 1)
 
     @cached_property
     def doc_code(self) -> np.ndarray:
         """Each judgement's document, as a code into :attr:`doc_keys`."""
-        return self.key % max(len(self.doc_keys_arrow), 1)
+        return self._distinct.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+    @cached_property
+    def key(self) -> np.ndarray:
+        """``topic_position * len(doc_keys) + doc_code``: one integer per (topic, document)."""
+        return self.topic_position * max(len(self.doc_keys_arrow), 1) + self.doc_code
 
     @cached_property
     def string_keys(self) -> StringKeys:
         """Fingerprints of each judgement's document key (for :class:`PairIndex` lookups)."""
-        return StringKeys.of(self.doc_keys_arrow.take(pa.array(self.doc_code)))
+        return StringKeys.of(self.doc_strings)
 
     @cached_property
     def ptr(self) -> np.ndarray:
@@ -232,6 +238,11 @@ class JudgementIndex:
     def count(self, mask: np.ndarray) -> np.ndarray:
         """Per topic, the number of judgements where ``mask`` holds."""
         return np.bincount(self.topic_position[mask], minlength=len(self.topic_ids)).astype(np.int64)
+
+
+def _subset_keys(keys: StringKeys, rows: np.ndarray) -> StringKeys:
+    return StringKeys(strings=take(keys.strings, rows), fingerprint=keys.fingerprint[rows],
+                      length=keys.length[rows], exact=keys.exact)
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,8 +272,9 @@ class RankedTopics(DocumentIds):
         The rows (ascending) whose document the qrels judge for the row's topic.
     judged_grade : ndarray of int64, shape (J,)
         Their grades as written (negative: pooled but not judged).
-    judged_code : ndarray of int64, shape (J,)
-        Their documents' codes in ``judgements.doc_keys``.
+    judged_entry : ndarray of int64, shape (J,)
+        Their judgements, as indexes into the arrays of ``judgements``
+        (:attr:`judged_code` gives their documents' codes).
     judgements : JudgementIndex
     notes : tuple of str
     """
@@ -275,7 +287,7 @@ class RankedTopics(DocumentIds):
     score: np.ndarray
     judged_row: np.ndarray
     judged_grade: np.ndarray
-    judged_code: np.ndarray
+    judged_entry: np.ndarray
     judgements: JudgementIndex
     notes: tuple[str, ...] = field(default=())
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -331,6 +343,11 @@ class RankedTopics(DocumentIds):
             grade[self.judged_row] = np.maximum(self.judged_grade, 0)
             return grade
         return self._dense("grade", make)
+
+    @property
+    def judged_code(self) -> np.ndarray:
+        """The judged rows' documents as codes into ``judgements.doc_keys``, shape (J,)."""
+        return self.judgements.doc_code[self.judged_entry]
 
     @property
     def judged_doc(self) -> np.ndarray:
@@ -393,8 +410,12 @@ class RankedTopics(DocumentIds):
         new_row[rows] = np.arange(len(rows), dtype=np.int64)
         kept = new_row[self.judged_row] >= 0
         judgements = JudgementIndex.build(self.judgements.qrels, self.topic_ids[topics], doc_key=self.judgements.doc_key)
-        new_of_old = pd.Index(judgements.doc_keys_arrow.to_numpy(zero_copy_only=False)).get_indexer(
-            self.judgements.doc_keys_arrow.to_numpy(zero_copy_only=False))
+        # each kept judgement found again among the subset's judgements
+        index = PairIndex.build(judgements.topic_position, judgements.string_keys, n_groups=len(topics))
+        remap = np.full(self.n_topics, -1, dtype=np.int64)
+        remap[topics] = np.arange(len(topics))
+        old = self.judged_entry[kept]
+        entry = index.find(remap[self.judgements.topic_position[old]], _subset_keys(self.judgements.string_keys, old))
         order = np.argsort(new_row[self.judged_row[kept]], kind="stable")
         return RankedTopics(
             run_name=self.run_name,
@@ -405,7 +426,7 @@ class RankedTopics(DocumentIds):
             score=self.score[rows],
             judged_row=new_row[self.judged_row[kept]][order],
             judged_grade=self.judged_grade[kept][order],
-            judged_code=new_of_old[self.judged_code[kept]][order].astype(np.int64),
+            judged_entry=entry[order],
             judgements=judgements,
             notes=self.notes,
         )
@@ -500,7 +521,7 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
         score=score,
         judged_row=ranked_row[order_of_hits].astype(np.int64),
         judged_grade=judgements.grade[hit],
-        judged_code=judgements.doc_code[hit],
+        judged_entry=hit,
         judgements=judgements,
         notes=tuple(run.notes) + tuple(notes),
     )

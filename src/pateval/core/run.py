@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .keys import PairIndex, StringKeys
+from .keys import PairIndex, StringKeys, take
 
 __all__ = ["Run", "DocumentIds"]
 
@@ -92,7 +92,7 @@ class Run(DocumentIds):
         """Each row's document id, as an Arrow array in row order."""
         if "row_doc_ids" not in self._cache:
             identity = len(self.doc_ids) == len(self) and bool(np.all(self.doc == np.arange(len(self))))
-            self._cache["row_doc_ids"] = self.doc_ids if identity else self.doc_ids.take(pa.array(self.doc))
+            self._cache["row_doc_ids"] = self.doc_ids if identity else take(self.doc_ids, self.doc)
         return self._cache["row_doc_ids"]
 
     def pair_index(self) -> PairIndex:
