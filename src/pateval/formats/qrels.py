@@ -29,7 +29,7 @@ from ..core.keys import PairIndex, StringKeys
 from ..core.qrels import Qrels
 from ..errors import malformed
 from ..validation import check_choice
-from .lines import iter_fields, map_file, parse_int, read_bytes
+from .lines import iter_fields, map_file, parse_int, read_bytes, release
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
@@ -106,12 +106,12 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     dd = format in ("auto", "dd") and len(first.split(b"\t")) == 5 and all(first.split(b"\t"))
     if format == "dd" and not dd:
         return None
-    width = 5 if dd else 4
     delimiter = "\t" if dd else next(
         (d for d in ("\t", " ") if len(first.split(d.encode())) == 4 and all(first.split(d.encode()))), None)
     if delimiter is None or b"\r" in data[:4096]:
         return None
     names = ["topic", "second", "docno", "passage", "rel"] if dd else ["topic", "second", "docno", "rel"]
+    dictionary = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
@@ -119,60 +119,58 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                              escape_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={name: pa.string() for name in names},
+                # topics and 2nd columns repeat: dictionary-encoded as they are parsed
+                column_types={"topic": dictionary, "second": dictionary, "docno": pa.string(),
+                              "passage": pa.string(), "rel": pa.int64()},
                 strings_can_be_null=False, null_values=[], check_utf8=True),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
+    finally:
+        release(data)
     if table.num_rows == 0:
         return None
-    columns = {name: table.column(name).combine_chunks() for name in names}
-    if any(pc.any(pc.equal(pc.utf8_length(columns[n]), 0)).as_py() for n in names):
+    topics = table.column("topic").unify_dictionaries().combine_chunks()
+    seconds = table.column("second").unify_dictionaries().combine_chunks()
+    strings = [table.column(n).combine_chunks() for n in ("docno", "passage") if n in names]
+    small = [topics.dictionary, seconds.dictionary]
+    if any(pc.any(pc.equal(pc.binary_length(c), 0)).as_py() for c in small + strings):
         return None  # doubled delimiters: irregular white space
     if dd:
         format = "dd"
-        if any(pc.any(pc.match_substring_regex(columns[n], r"^\s|\s$")).as_py() for n in names):
+        if any(pc.any(pc.match_substring_regex(c, r"^\s|\s$")).as_py() for c in small + strings):
             return None  # padded fields: the careful path strips and checks them
-    second = set(pc.unique(columns["second"]).to_pylist())
+    second = set(seconds.dictionary.to_pylist())
     if format == "auto":
         if second <= {"A", "B"}:
             format = "ntcir"
         elif second <= {"0", "Q0"}:
-            format = "clefip-pac" if columns["topic"][0].as_py().startswith("PAC-") else "trec"
+            format = "clefip-pac" if topics[0].as_py().startswith("PAC-") else "trec"
         else:
             return None  # ambiguous: the careful path says so
+    second_codes = seconds.indices.to_numpy(zero_copy_only=False)
     if format == "ntcir":
         if not second <= {"A", "B"}:
             return None
-        try:
-            pc.cast(columns["rel"], pa.int64())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            return None
-        rel = np.where(pc.equal(columns["second"], "A").to_numpy(zero_copy_only=False), 2, 1).astype(np.int64)
+        is_a = np.asarray([value == "A" for value in seconds.dictionary.to_pylist()], dtype=bool)
+        rel = np.where(is_a[second_codes], 2, 1).astype(np.int64)
     else:
-        try:
-            rel = pc.cast(columns["rel"], pa.int64()).to_numpy()
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            return None
+        rel = table.column("rel").to_numpy()
     # a judged item is (topic[, subtopic], docno[, passage]): any item twice goes to the careful path
-    group_columns = [columns["topic"]] + ([columns["second"]] if format in ("subtopic", "dd") else [])
-    group, n_groups = np.zeros(table.num_rows, dtype=np.int64), 1
-    for column in group_columns:
-        encoded = pc.dictionary_encode(column)
-        group = group * len(encoded.dictionary) + encoded.indices.to_numpy(zero_copy_only=False)
-        n_groups *= len(encoded.dictionary)
-    if len(group_columns) > 1:
-        groups, group = np.unique(group, return_inverse=True)
+    group = topics.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    n_groups = len(topics.dictionary)
+    if format in ("subtopic", "dd"):
+        groups, group = np.unique(group * len(seconds.dictionary) + second_codes, return_inverse=True)
         n_groups = len(groups)
-    item = columns["docno"] if format != "dd" else pc.binary_join_element_wise(columns["docno"], columns["passage"], "\t")
+    item = strings[0] if format != "dd" else pc.binary_join_element_wise(strings[0], strings[1], "\t")
     if PairIndex.build(group, StringKeys.of(item), n_groups=n_groups).repeated.any():
         return None
     return Qrels(
-        topic=columns["topic"],
-        docno=columns["docno"],
+        topic=topics.dictionary_decode(),
+        docno=strings[0],
         rel=np.ascontiguousarray(rel, dtype=np.int64),
-        subtopic=columns["second"] if format in ("subtopic", "dd") else None,
-        passage=columns["passage"] if format == "dd" else None,
+        subtopic=seconds.dictionary_decode() if format in ("subtopic", "dd") else None,
+        passage=strings[1] if format == "dd" else None,
         format=format,
         source=str(path),
     )
