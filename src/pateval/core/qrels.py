@@ -13,6 +13,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .keys import PairIndex, StringKeys
+
 __all__ = ["Qrels"]
 
 
@@ -116,12 +118,19 @@ class Qrels:
             return self
         if "document_level" in self._cache:
             return self._cache["document_level"]
-        frame = pd.DataFrame({"topic": self.topic, "docno": self.docno, "rel": self.rel})
-        best = frame.groupby(["topic", "docno"], sort=True, as_index=False)["rel"].max()
+        topics = pc.dictionary_encode(self.arrow("topic"))
+        docnos = self.arrow("docno")
+        index = PairIndex.build(topics.indices.to_numpy(zero_copy_only=False), StringKeys.of(docnos),
+                                n_groups=len(topics.dictionary))
+        rel = self.rel.copy()
+        repeats = np.flatnonzero(index.repeated)
+        np.maximum.at(rel, index.first[repeats], rel[repeats])
+        first = ~index.repeated
+        mask = pa.array(first)
         self._cache["document_level"] = Qrels(
-            topic=best["topic"].to_numpy(dtype=object),
-            docno=best["docno"].to_numpy(dtype=object),
-            rel=best["rel"].to_numpy(dtype=np.int64),
+            topic=self.arrow("topic").filter(mask),
+            docno=docnos.filter(mask),
+            rel=rel[first],
             format=self.format,
             source=self.source,
             notes=self.notes,

@@ -223,6 +223,14 @@ class JudgementIndex:
         """Fingerprints of each judgement's document key (for :class:`PairIndex` lookups)."""
         return StringKeys.of(self.doc_strings)
 
+    def entries_of(self, topic_position: np.ndarray, doc_keys: pa.Array) -> np.ndarray:
+        """The judgement (an index into these arrays) of each (topic position, document
+        key) pair, or -1."""
+        if "entry_index" not in self.__dict__:
+            self.__dict__["entry_index"] = PairIndex.build(self.topic_position, self.string_keys,
+                                                           n_groups=len(self.topic_ids))
+        return self.__dict__["entry_index"].find(topic_position, StringKeys.of(doc_keys))
+
     @cached_property
     def ptr(self) -> np.ndarray:
         """CSR offsets of each topic's judgements in ``key``/``grade``."""
@@ -577,41 +585,35 @@ class SubtopicView:
         subtopics_encoded = pc.dictionary_encode(qrels.arrow("subtopic").filter(keep_mask))
         subtopic_names = subtopics_encoded.dictionary
         subtopic_rank = _string_ranks(subtopic_names)[subtopics_encoded.indices.to_numpy(zero_copy_only=False)]
-        doc_keys = document_keys(qrels.arrow("docno").filter(keep_mask), judgements.doc_key)
-        doc_code = pc.fill_null(pc.index_in(doc_keys, value_set=judgements.doc_keys_arrow), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        entry = judgements.entries_of(position, document_keys(qrels.arrow("docno").filter(keep_mask), judgements.doc_key))
+        doc_code = judgements.doc_code[entry]
         rel = qrels.rel[keep]
         n_sub = max(len(subtopic_names), 1)
         n_docs = max(len(judgements.doc_keys_arrow), 1)
         topic_subtopic = position * n_sub + subtopic_rank
         full_key = topic_subtopic * n_docs + doc_code
         order = np.argsort(full_key, kind="stable")
-        full_key, rel, doc_code, topic_subtopic = full_key[order], rel[order], doc_code[order], topic_subtopic[order]
+        full_key, rel, doc_code, topic_subtopic, entry = full_key[order], rel[order], doc_code[order], topic_subtopic[order], entry[order]
         # several judgements of one (topic, subtopic, document) -- passages -- are merged
         first = np.flatnonzero(np.r_[True, full_key[1:] != full_key[:-1]]) if len(full_key) else np.zeros(0, np.int64)
         merged = (np.maximum.reduceat(rel, first) if aggregate == "max" else np.add.reduceat(rel, first)) if len(first) else rel[:0]
-        topic_subtopic, doc_code = topic_subtopic[first], doc_code[first]
+        topic_subtopic, doc_code, entry = topic_subtopic[first], doc_code[first], entry[first]
         distinct_subtopics, subtopic_code = np.unique(topic_subtopic, return_inverse=True)
         subtopic_position = distinct_subtopics // n_sub
         sorted_names = subtopic_names.take(pa.array(np.argsort(_string_ranks(subtopic_names)))).to_numpy(zero_copy_only=False) if len(subtopic_names) else np.zeros(0, object)
         subtopic_ids = sorted_names[distinct_subtopics % n_sub].astype(object) if len(distinct_subtopics) else np.zeros(0, object)
         sub_counts = np.bincount(subtopic_position, minlength=ranked.n_topics)
-        doc_index = judgements.doc_keys
-        judged_doc = doc_code
         judged_topic = topic_subtopic // n_sub
         judged_grade = merged.astype(np.int64)
-        # rows x subtopics: join on (topic, document)
-        n_docs = max(len(doc_index), 1)
-        judged_key = judged_topic * n_docs + judged_doc
-        order = np.argsort(judged_key, kind="stable")
-        sorted_key = judged_key[order]
-        row_key = np.where(ranked.judged_doc >= 0, ranked.row_topic * n_docs + ranked.judged_doc, -1)
-        start = np.searchsorted(sorted_key, row_key, side="left")
-        stop = np.searchsorted(sorted_key, row_key, side="right")
-        stop = np.where(row_key >= 0, stop, start)
-        counts = stop - start
-        pair_row = np.repeat(np.arange(len(row_key), dtype=np.int64), counts)
+        # rows x subtopics: each judged row takes the subtopic judgements of its (topic,
+        # document) judgement, in subtopic order
+        by_entry = np.argsort(entry, kind="stable")
+        entry_sorted = entry[by_entry]
+        start = np.searchsorted(entry_sorted, ranked.judged_entry, side="left")
+        counts = np.searchsorted(entry_sorted, ranked.judged_entry, side="right") - start
+        pair_row = np.repeat(ranked.judged_row, counts)
         offsets = np.arange(counts.sum(), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-        pair_source = order[np.repeat(start, counts) + offsets]
+        pair_source = by_entry[np.repeat(start, counts) + offsets]
         return cls(
             subtopic_ids=subtopic_ids,
             subtopic_topic=subtopic_position.astype(np.int64),
@@ -620,8 +622,8 @@ class SubtopicView:
             pair_subtopic=subtopic_code[pair_source].astype(np.int64),
             pair_grade=judged_grade[pair_source],
             judged_topic=judged_topic,
-            judged_doc=judged_doc,
+            judged_doc=doc_code,
             judged_subtopic=subtopic_code.astype(np.int64),
             judged_grade=judged_grade,
-            judged_docnos=np.asarray(doc_index, dtype=object),
+            judged_docnos=judgements.doc_keys_arrow.to_numpy(zero_copy_only=False).astype(object),
         )
