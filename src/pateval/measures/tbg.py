@@ -26,6 +26,7 @@ with the default calibration).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -38,12 +39,13 @@ from ..core.docids import patent_keys
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
 from ..formats.groups import group_codes
-from ..usermodel.time import TimeModel, duplicates_of_earlier, segment_exclusive_cumsum, step_times
+from ..usermodel.time import (TimeModel, duplicates_of_earlier, segment_exclusive_cumsum,
+                              segment_exclusive_cumsum_at, step_times)
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
-__all__ = ["TBG_PARAMS", "LengthTable", "TBGRows", "tbg_rows", "time_biased_gain", "ideal_gain", "normaliser", "time_model_of"]
+__all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "time_biased_gain", "ideal_gain", "normaliser", "time_model_of"]
 
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
@@ -122,19 +124,46 @@ class LengthTable:
         return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths)))
 
 
-def _lookup_lengths(ids: pa.Array, lengths: "Mapping | LengthTable", default: float | None, *, measure: Measure,
-                    needed: np.ndarray, describe, what: str) -> np.ndarray:
-    """Lengths of the documents ``ids`` (Arrow strings) from the mapping ``docno -> words``.
+def _positions(ids: pa.Array, keys: pa.Array, *, distinct: bool = False) -> np.ndarray:
+    """Where each of ``ids`` first occurs in ``keys`` (int64), -1 where it does not.
 
-    Only entries where ``needed`` holds must have a length; the first one without (or with
-    a negative or non-finite length) is named in the error, with ``describe(i)`` saying where.
+    ``distinct`` ids (no repeats) much fewer than the keys are looked up the other way
+    round: the keys probe a hash table of the ids, small enough to stay in cache, instead
+    of every id probing a table of all the keys.
     """
-    table = LengthTable.of(lengths)
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if distinct and 4 * len(ids) < len(keys):
+        found = pc.index_in(keys, value_set=ids).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        hits = np.flatnonzero(found >= 0)  # ascending: the first hit of each id is its first key
+        targets = found[hits]
+        order = np.argsort(targets, kind="stable")
+        targets, hits = targets[order], hits[order]
+        first = np.r_[True, targets[1:] != targets[:-1]] if len(targets) else np.zeros(0, dtype=bool)
+        where = np.full(len(ids), -1, dtype=np.int64)
+        where[targets[first]] = hits[first]
+        return where
+    return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _lengths_at(where: np.ndarray, table: LengthTable, ids: pa.Array, default: float | None, *, measure: Measure,
+                needed, describe, what: str) -> np.ndarray:
+    """The lengths of ``ids`` found at ``where`` in ``table`` (see :func:`_lookup_lengths`).
+
+    ``needed``: a mask of the entries that must have a length, None (all), or a function
+    that makes the mask (called only when some length is missing or invalid).
+    """
     known = table.values
-    where = pc.index_in(ids, value_set=table.keys).fill_null(-1).to_numpy(zero_copy_only=False)
     values = np.where(where >= 0, known[np.maximum(where, 0)] if len(known) else 0.0, np.nan)
+    bad = ~((values >= 0) & np.isfinite(values))  # missing ones (NaN) included
+    if not bad.any():
+        return values
+    if needed is None:
+        needed = np.ones(len(values), dtype=bool)
+    elif callable(needed):
+        needed = needed()
     missing = (where < 0) & needed
-    invalid = (where >= 0) & needed & ~((values >= 0) & np.isfinite(values))
+    invalid = (where >= 0) & needed & bad
     if invalid.any():
         i = int(np.flatnonzero(invalid)[0])
         raise ParameterError(f"{measure}: the length of {what} {ids[i].as_py()!r} ({describe(i)}) is {values[i]!r}; "
@@ -147,6 +176,132 @@ def _lookup_lengths(ids: pa.Array, lengths: "Mapping | LengthTable", default: fl
                 f"{int(missing.sum())} such document(s). Give every length, or a default: TBG(default_length=...)")
         values[where < 0] = default
     return values
+
+
+def _lookup_lengths(ids: pa.Array, lengths: "Mapping | LengthTable", default: float | None, *, measure: Measure,
+                    needed: np.ndarray | None, describe, what: str, distinct: bool = False) -> np.ndarray:
+    """Lengths of the documents ``ids`` (Arrow strings) from the mapping ``docno -> words``.
+
+    Only entries where ``needed`` holds must have a length; the first one without (or with
+    a negative or non-finite length) is named in the error, with ``describe(i)`` saying where.
+    """
+    table = LengthTable.of(lengths)
+    where = _positions(ids, table.keys, distinct=distinct)
+    return _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what=what)
+
+
+# Per ranking, what the TBG measures of one evaluation call share: where the run's documents
+# are in the lengths table, their duplicate groups, which rows are near-duplicates. Each
+# entry remembers the object it was made for (the lengths table, or the context) and is
+# made again for another; all is dropped with the ranking.
+_SHARED: "weakref.WeakKeyDictionary[RankedTopics, dict]" = weakref.WeakKeyDictionary()
+# The lengths table of each evaluation context (the resource converted once per call).
+_TABLES: dict[int, tuple] = {}
+
+
+def _shared(ranked: RankedTopics, owner: object, key, build):
+    try:
+        store = _SHARED.setdefault(ranked, {})
+    except TypeError:  # a ranking that cannot be referenced weakly: nothing is shared
+        return build()
+    known = store.get(key)
+    if known is not None and known[0] is owner:
+        return known[1]
+    value = build()
+    store[key] = (owner, value)
+    return value
+
+
+def _peek(ranked: RankedTopics, owner: object, key):
+    try:
+        known = _SHARED.get(ranked, {}).get(key)
+    except TypeError:
+        return None
+    return known[1] if known is not None and known[0] is owner else None
+
+
+def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
+    """The ``doc_lengths`` resource of ``context`` as a :class:`LengthTable`, converted once per context."""
+    resource = context.require("doc_lengths", measure)
+    if isinstance(resource, LengthTable):
+        return resource
+    key = id(context)
+    known = _TABLES.get(key)
+    if known is not None and known[0]() is context and known[1] is resource:
+        return known[2]
+    table = LengthTable.of(resource)
+    _TABLES[key] = (weakref.ref(context, lambda _, key=key: _TABLES.pop(key, None)), resource, table)
+    return table
+
+
+def _relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
+    """The rows judged with grade >= ``level`` (>= 1), ascending."""
+    rows = getattr(ranked, "relevant_rows", None)
+    if rows is not None:  # rankings that keep their judged rows apart give them without a pass over all rows
+        return np.asarray(rows(level), dtype=np.int64)
+    return np.flatnonzero(ranked.relevant(level))
+
+
+def _document_lengths(ranked: RankedTopics, measure: Measure, table: LengthTable):
+    """``codes, ids, lengths``: each row's document, the distinct documents and their lengths (words).
+
+    Documents no row retrieves may be left without a length (NaN).
+    """
+    default = _check_default_length(measure)
+    codes, ids = distinct_documents(ranked)
+    where = _shared(ranked, table, "where", lambda: _positions(ids, table.keys))
+
+    def needed() -> np.ndarray:
+        mask = np.zeros(len(ids), dtype=bool)
+        mask[codes] = True
+        return mask
+
+    def describe(i: int) -> str:
+        row = int(np.flatnonzero(codes == i)[0])
+        topic = int(np.searchsorted(ranked.ptr, row, side="right") - 1)
+        return f"topic {ranked.topic_ids[topic]!r}, rank {row - int(ranked.ptr[topic]) + 1}"
+
+    values = _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what="document")
+    return codes, ids, values
+
+
+def _row_duplicates(ranked: RankedTopics, measure: Measure, context: EvaluationContext, codes: np.ndarray,
+                    ids: pa.Array) -> np.ndarray | None:
+    """Rows holding a near-duplicate of a document ranked above (None: ``duplicates=none``)."""
+    mode = measure["duplicates"]
+    if mode == "none":
+        return None
+
+    def make() -> np.ndarray:
+        groups = _groups(ids if mode == "patent" else ids.to_numpy(zero_copy_only=False).astype(object), mode, measure,
+                         context)
+        return duplicates_of_earlier(groups[codes], ranked.ptr)
+
+    return _shared(ranked, context, ("duplicates", mode), make)
+
+
+def _row_steps(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, duplicate: np.ndarray | None,
+               model: TimeModel) -> np.ndarray:
+    """:func:`pateval.usermodel.time.step_times` of every row, the same numbers to the last bit.
+
+    ``T_S + T_D(l) P(C=1|R=r)`` is worked out once per distinct document for either
+    relevance and gathered per row: one pass over the rows instead of one per operation.
+    """
+    reading = model.reading_time(lengths)  # a*l + b, as step_times
+    nonrelevant = reading * model.p_click_nonrel
+    nonrelevant += model.summary_time
+    steps = np.take(nonrelevant, codes)
+    if len(relevant_rows):
+        relevant = reading * model.p_click_rel
+        relevant += model.summary_time
+        steps[relevant_rows] = np.take(relevant, codes[relevant_rows])
+    if duplicate is not None and duplicate.any():
+        is_relevant = np.zeros(len(codes), dtype=bool)
+        is_relevant[relevant_rows] = True
+        # a near-duplicate is read as length 0: T_D(0) = b
+        steps[duplicate & ~is_relevant] = model.read_intercept * model.p_click_nonrel + model.summary_time
+        steps[duplicate & is_relevant] = model.read_intercept * model.p_click_rel + model.summary_time
+    return steps
 
 
 def _groups(docnos: np.ndarray, mode: str, measure: Measure, context: EvaluationContext) -> np.ndarray | None:
@@ -200,26 +355,14 @@ def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
     ``lengths``: the ``doc_lengths`` resource already converted (:class:`LengthTable`).
     """
     model = time_model_of(measure)
-    default = _check_default_length(measure)
     if lengths is None:
-        lengths = LengthTable.of(context.require("doc_lengths", measure))
+        lengths = length_table(context, measure)
     relevant = ranked.relevant(measure["rel"])
-    codes, ids = distinct_documents(ranked)
-    needed = np.zeros(len(ids), dtype=bool)
-    needed[codes] = True
-
-    def describe(i: int) -> str:
-        row = int(np.flatnonzero(codes == i)[0])
-        return f"topic {ranked.topic_ids[ranked.row_topic[row]]!r}, rank {int(ranked.position[row])}"
-
-    row_lengths = _lookup_lengths(ids, lengths, default, measure=measure, needed=needed, describe=describe,
-                                  what="document")[codes]
-    mode = measure["duplicates"]
-    if mode == "none":
+    codes, ids, values = _document_lengths(ranked, measure, lengths)
+    row_lengths = values[codes]
+    duplicate = _row_duplicates(ranked, measure, context, codes, ids)
+    if duplicate is None:
         duplicate = np.zeros(len(relevant), dtype=bool)
-    else:
-        groups = _groups(ids if mode == "patent" else ids.to_numpy(zero_copy_only=False).astype(object), mode, measure, context)
-        duplicate = duplicates_of_earlier(groups[codes], ranked.ptr)
     earns = relevant if measure["duplicate_gain"] else relevant & ~duplicate
     gain = np.where(earns, model.gain_relevant, 0.0)
     return TBGRows(ranked.ptr, relevant, row_lengths, duplicate, gain, model)
@@ -233,6 +376,28 @@ def time_biased_gain(rows: TBGRows) -> np.ndarray:
     earning = rows.earns
     return np.bincount(segment[earning], weights=rows.gain[earning] * rows.model.decay(times[earning]),
                        minlength=len(rows.ptr) - 1)
+
+
+def _shortest_first(topic: np.ndarray, lengths: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
+    """``topic[order], lengths[order]`` for ``order = np.lexsort((lengths, topic))``.
+
+    Topics given in order (as the judgements are) and of similar sizes: each topic's
+    lengths sorted in a row of a table (a sort of short rows), not one sort of them all.
+    Only the sorted values are returned, and equal lengths are interchangeable.
+    """
+    counts = np.bincount(topic, minlength=n_topics)
+    widest = int(counts.max())
+    if (widest * n_topics <= 2 * len(topic) + 4096 and bool(np.all(topic[1:] >= topic[:-1]))
+            and bool(np.all(np.isfinite(lengths)))):
+        if bool(np.all(counts == widest)):
+            return topic, np.sort(lengths.reshape(n_topics, widest), axis=1).ravel()
+        inside = np.arange(widest)[None, :] < counts[:, None]
+        table = np.full((n_topics, widest), np.inf)
+        table[inside] = lengths
+        table.sort(axis=1)
+        return topic, table[inside]
+    order = np.lexsort((lengths, topic))
+    return topic[order], lengths[order]
 
 
 def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None, n_topics: int, *,
@@ -266,11 +431,11 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     lengths = np.asarray(lengths, dtype=np.float64)
     if group is None:
         # no near-duplicates: shortest first, one sort
-        order = np.lexsort((lengths, topic))
-        step = model.summary_time + model.reading_time(lengths[order]) * model.p_click_rel
+        topic, lengths = _shortest_first(topic, lengths, n_topics)
+        step = model.summary_time + model.reading_time(lengths) * model.p_click_rel
         counts = np.bincount(topic, minlength=n_topics)
         start = segment_exclusive_cumsum(step, np.r_[0, np.cumsum(counts)].astype(np.int64))
-        return np.bincount(topic[order], weights=g * np.exp(-rate * start), minlength=n_topics)
+        return np.bincount(topic, weights=g * np.exp(-rate * start), minlength=n_topics)
     group = np.asarray(group, dtype=np.int64)
     # blocks = (topic, group); sorted so that each block starts with its shortest member
     order = np.lexsort((lengths, group, topic))
@@ -299,6 +464,48 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     return np.bincount(block_topic, weights=value * np.exp(-rate * start), minlength=n_topics)
 
 
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for non-negative integers, by one sort."""
+    values = np.asarray(values, dtype=np.int64)
+    n = len(values)
+    if n == 0:
+        return values.copy(), np.zeros(0, dtype=np.int64)
+    bits = max(1, (n - 1).bit_length())
+    if values.min() >= 0 and int(values.max()) < (1 << (63 - bits)):
+        packed = (values << bits) | np.arange(n, dtype=np.int64)  # (value, index): a plain sort is stable
+        packed.sort()
+        order = packed & ((1 << bits) - 1)
+        ordered = packed >> bits
+    else:
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+    first = np.r_[True, ordered[1:] != ordered[:-1]]
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
+
+
+def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, distinct: np.ndarray,
+                      ids: pa.Array) -> np.ndarray:
+    """Where the judged documents ``distinct`` (codes into the judged ids, ``ids`` their ids) are in ``table``.
+
+    Those the run retrieved were looked up already, with the run's documents (when TBG
+    itself ran first): only the others are looked up.
+    """
+    run_where = _peek(ranked, table, "where")
+    if run_where is None:
+        return _positions(ids, table.keys, distinct=True)
+    rows = _relevant_rows(ranked, level)
+    run_code = np.full(max(len(ranked.judgements.doc_keys), 1), -1, dtype=np.int64)
+    run_code[np.asarray(ranked.judged_doc)[rows]] = np.asarray(ranked.doc, dtype=np.int64)[rows]
+    mapped = run_code[distinct]
+    where = np.where(mapped >= 0, run_where[np.maximum(mapped, 0)], -1)
+    rest = np.flatnonzero(mapped < 0)
+    if len(rest):
+        where[rest] = _positions(ids.take(pa.array(rest)), table.keys, distinct=True)
+    return where
+
+
 def _relevant_judged(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
                      lengths: LengthTable) -> tuple[np.ndarray, ...]:
     """Every relevant judged document of the evaluated topics: topic, length, group code."""
@@ -309,14 +516,21 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
     relevant = judgements.grade >= measure["rel"]
     topic = judgements.topic_position[relevant]
     code = judgements.key[relevant] % max(len(judgements.doc_keys), 1)
-    distinct, inverse = np.unique(code, return_inverse=True)
+    distinct, inverse = _distinct(code)
     ids = getattr(judgements, "doc_keys_arrow", None)
-    ids = _as_arrow_strings(np.asarray(judgements.doc_keys, dtype=object)[distinct]) if ids is None else ids.take(pa.array(distinct))
-    first_topic = np.zeros(len(distinct), dtype=np.int64)
-    first_topic[inverse[::-1]] = topic[::-1]
-    values = _lookup_lengths(ids, lengths, default, measure=measure, needed=np.ones(len(distinct), dtype=bool),
-                             describe=lambda i: f"topic {ranked.topic_ids[first_topic[i]]!r}; needed by norm=ideal",
-                             what="relevant document")
+    if ids is None:
+        ids = _as_arrow_strings(np.asarray(judgements.doc_keys, dtype=object)[distinct])
+        where = _positions(ids, lengths.keys, distinct=True)
+    else:
+        ids = ids.take(pa.array(distinct))
+        where = _judged_positions(ranked, lengths, measure["rel"], distinct, ids)
+
+    def describe(i: int) -> str:
+        first_topic = topic[int(np.flatnonzero(inverse == i)[0])]
+        return f"topic {ranked.topic_ids[first_topic]!r}; needed by norm=ideal"
+
+    values = _lengths_at(where, lengths, ids, default, measure=measure, needed=None, describe=describe,
+                         what="relevant document")
     mode = measure["duplicates"]
     if mode == "none":
         return topic, values[inverse], None
@@ -361,10 +575,19 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     >>> round(value, 6)
     0.942448
     """
-    lengths = LengthTable.of(context.require("doc_lengths", measure))
-    rows = tbg_rows(ranked, measure, context, lengths=lengths)
-    raw = time_biased_gain(rows)
-    scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)
+    lengths = length_table(context, measure)
+    model = time_model_of(measure)
+    # as tbg_rows + time_biased_gain, without an array of every row for each quantity:
+    # the step times of all rows, their running sums in place, read at the earning rows
+    relevant_rows = _relevant_rows(ranked, measure["rel"])
+    codes, ids, values = _document_lengths(ranked, measure, lengths)
+    duplicate = _row_duplicates(ranked, measure, context, codes, ids)
+    steps = _row_steps(codes, values, relevant_rows, duplicate, model)
+    earning = relevant_rows if duplicate is None or measure["duplicate_gain"] else relevant_rows[~duplicate[relevant_rows]]
+    times = segment_exclusive_cumsum_at(steps, ranked.ptr, earning, overwrite=True)
+    topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
+    raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
+    scale = normaliser(ranked, measure, context, model, lengths=lengths)
     out = np.zeros(ranked.n_topics, dtype=np.float64)
     np.divide(raw, scale, out=out, where=scale > 0)
     return out
@@ -379,7 +602,7 @@ def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContex
         return np.ones(ranked.n_topics, dtype=np.float64)
     if norm == "bound":
         return np.full(ranked.n_topics, model.bound(), dtype=np.float64)
-    table = lengths if lengths is not None else LengthTable.of(context.require("doc_lengths", measure))
+    table = lengths if lengths is not None else length_table(context, measure)
     topic, ideal_lengths, group = _relevant_judged(ranked, measure, context, table)
     return ideal_gain(topic, ideal_lengths, group, ranked.n_topics, model=model, duplicate_gain=measure["duplicate_gain"])
 

@@ -18,7 +18,7 @@ from ..core.run import Run
 from ..errors import ParameterError
 from ..evaluation import topics_to_evaluate
 from ..measures import EvaluationContext, Measure, parse_measure
-from ..measures.tbg import LengthTable, normaliser, tbg_rows
+from ..measures.tbg import length_table, normaliser, tbg_rows
 from .simulation import simulate_users as _simulate
 from .time import segment_exclusive_cumsum, step_times
 
@@ -52,7 +52,7 @@ def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure, co
     """
     pieces = []
     for ranked in ranked_list:
-        lengths = LengthTable.of(context.require("doc_lengths", measure))
+        lengths = length_table(context, measure)
         rows = tbg_rows(ranked, measure, context, lengths=lengths)
         times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate),
                                          ranked.ptr)
@@ -87,7 +87,7 @@ def simulation_frame(ranked_list: Sequence[RankedTopics], measure: Measure, cont
     """
     pieces = []
     for offset, ranked in enumerate(ranked_list):
-        lengths = LengthTable.of(context.require("doc_lengths", measure))
+        lengths = length_table(context, measure)
         rows = tbg_rows(ranked, measure, context, lengths=lengths)
         result = _simulate(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate, earns=rows.earns,
                            ptr=ranked.ptr, n_users=n_users, seed=seed + offset, confidence=confidence)
