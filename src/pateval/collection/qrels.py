@@ -101,7 +101,7 @@ def document_judgements(con, *, sources, family: str = "none", patent_level: boo
     match = "t.patent_key = k.cited_patent_key" if patent_level else "t.ucid = k.cited_ucid"
     cited_family = ""
     if family in ("cited", "both"):
-        cited_family = f"""
+        cited_family = """
             UNION ALL
             SELECT k.qid, k.topic_key, k.cited_ucid, k.source, k.categories, 'cited-family' AS via, t.ucid AS docno,
                    t.patent_key AS doc_key

@@ -486,7 +486,6 @@ class _Planner:
             self.n_families += 1
             family_id = str(self.next_family)
 
-        year = _dt.date.fromordinal(a_date).year
         wo_number = wo_date = None
         if parent is None and rng.random() < self.wo_rate:
             wo_date = max(self.start, a_date - rng.randrange(90, 400))

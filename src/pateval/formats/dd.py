@@ -45,7 +45,7 @@ import pandas as pd
 from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
-from .lines import NUMBER, iter_fields, parse_float, parse_int, read_bytes
+from .lines import iter_fields, parse_float, parse_int, read_bytes
 
 __all__ = ["DD_RUN_FORMATS", "DDIterations", "DDRun", "read_dd_run", "read_dd_iterations", "as_dd_iterations"]
 

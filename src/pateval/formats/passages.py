@@ -39,6 +39,7 @@ from the evaluation context (``passage_runs``, ``passage_qrels``).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 import os
 import re
 from dataclasses import dataclass, field

@@ -16,7 +16,6 @@ from lxml import etree
 from ..errors import malformed
 from ._xmltools import (
     child_text,
-    claim_number,
     description_passages,
     indexed_children,
     iso_date,
