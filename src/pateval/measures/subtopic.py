@@ -118,7 +118,9 @@ def _string_ranks(strings: np.ndarray) -> np.ndarray:
     """Rank of each string in byte order (strcmp, ndeval's comparison)."""
     if len(strings) == 0:
         return np.zeros(0, dtype=np.int64)
-    order = pc.sort_indices(pa.array(np.asarray(strings, dtype=object), type=pa.string())).to_numpy()
+    if not isinstance(strings, (pa.Array, pa.ChunkedArray)):
+        strings = pa.array(np.asarray(strings, dtype=object), type=pa.string())
+    order = pc.sort_indices(strings).to_numpy()
     ranks = np.empty(len(strings), dtype=np.int64)
     ranks[order] = np.arange(len(strings), dtype=np.int64)
     return ranks
@@ -185,19 +187,29 @@ def intent_probabilities(ranked: RankedTopics, measure: Measure, context: Evalua
 # ----------------------------------------------------------------------------- ndeval family
 
 class _Relevance:
-    """Binary subtopic relevance at one ``rel`` level, for the run's rows and the qrels."""
+    """Binary subtopic relevance at one ``rel`` level, for the run's rows and the qrels.
+
+    The run's (row, subtopic) pairs are also kept in rank order (``rank_*``; a stable order:
+    within a topic they stay as the ranking has them), so that a cutoff is a prefix and
+    per-topic sums over it add the same numbers in the same order as over the rows.
+    """
 
     def __init__(self, ranked: RankedTopics, rel: int):
         view = _view(ranked)
         keep = view.pair_grade >= rel
         self.row = view.pair_row[keep]
         self.subtopic = view.pair_subtopic[keep]
-        # C_i(r-1): earlier relevant rows for the same subtopic (stable sort keeps rank order)
-        by_subtopic = np.argsort(self.subtopic, kind="stable")
+        # C_i(r-1): earlier relevant rows for the same subtopic (a stable order keeps rank order)
         self.seen_before = np.empty(len(self.row), dtype=np.int64)
+        by_subtopic = _stable_order(self.subtopic)
         self.seen_before[by_subtopic] = _segment_rank(self.subtopic[by_subtopic])
-        self.position = ranked.position[self.row]
-        self.topic = ranked.row_topic[self.row]
+        self.topic = np.searchsorted(ranked.ptr, self.row, side="right") - 1  # rows ascending: no row array needed
+        self.position = self.row - ranked.ptr[self.topic] + 1
+        by_rank = _stable_order(self.position)
+        self.rank_topic = self.topic[by_rank]
+        self.rank_subtopic = self.subtopic[by_rank]
+        self.rank_seen_before = self.seen_before[by_rank]
+        self.rank_position = self.position[by_rank]
         judged = view.judged_grade >= rel
         self.judged_topic = view.judged_topic[judged]
         self.judged_doc = view.judged_doc[judged]
@@ -205,6 +217,21 @@ class _Relevance:
         self.n_relevant = np.bincount(self.judged_subtopic, minlength=len(view.subtopic_ids))  # R_i
         self.actual = self.n_relevant > 0
         self.n_actual = np.bincount(view.subtopic_topic[self.actual], minlength=ranked.n_topics)
+
+    def within(self, cutoff: int | None) -> int:
+        """How many pairs (in rank order) are at ranks <= ``cutoff``."""
+        return len(self.rank_position) if cutoff is None else int(np.searchsorted(self.rank_position, cutoff, side="right"))
+
+
+def _stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` for non-negative integers, by one plain sort."""
+    n = len(values)
+    bits = max(1, (n - 1).bit_length())
+    if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
+        return np.argsort(values, kind="stable")
+    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)  # (value, index): unique
+    packed.sort()
+    return packed & ((1 << bits) - 1)
 
 
 def _relevance(ranked: RankedTopics, rel: int) -> _Relevance:
@@ -220,10 +247,6 @@ def _weights(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
         weight = np.where(relevance.actual, intent_probabilities(ranked, measure, context), 0.0)
     total = np.bincount(view.subtopic_topic, weights=weight, minlength=ranked.n_topics)
     return weight, total
-
-
-def _within(relevance: _Relevance, cutoff: int | None) -> np.ndarray:
-    return np.ones(len(relevance.row), dtype=bool) if cutoff is None else relevance.position <= cutoff
 
 
 def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarray, alpha: float, depth: int) -> np.ndarray:
@@ -246,17 +269,22 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     present[relevance.judged_doc] = True
     documents = np.flatnonzero(present)
     key_rank = np.zeros(n_keys, dtype=np.int64)
-    key_rank[documents] = _string_ranks(view.judged_docnos[documents])
+    key_rank[documents] = _string_ranks(_judged_ids(ranked, view, documents))
+    n_subtopics = len(weight)
     candidate_key = relevance.judged_topic * n_keys + key_rank[relevance.judged_doc]
-    order = np.lexsort((relevance.judged_subtopic, candidate_key))  # by topic, docno, subtopic
-    sorted_key = candidate_key[order]
-    first = np.r_[True, sorted_key[1:] != sorted_key[:-1]]
+    if int(candidate_key.max()) < np.iinfo(np.int64).max // max(n_subtopics, 1):
+        # (topic, docno, subtopic) packed in one integer, unique per pair: one plain sort
+        packed = np.sort(candidate_key * n_subtopics + relevance.judged_subtopic)
+        sorted_key, pair_subtopic = packed // n_subtopics, packed % n_subtopics
+    else:
+        order = np.lexsort((relevance.judged_subtopic, candidate_key))  # by topic, docno, subtopic
+        sorted_key, pair_subtopic = candidate_key[order], relevance.judged_subtopic[order]
+    first = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])  # each candidate's first pair
     candidates = sorted_key[first]
-    pair_candidate = np.cumsum(first) - 1
-    pair_subtopic = relevance.judged_subtopic[order]
+    pair_candidate = np.repeat(np.arange(len(first), dtype=np.int64), np.diff(np.r_[first, len(sorted_key)]))
     n_candidates = len(candidates)
-    pairs_per_candidate = np.bincount(pair_candidate, minlength=n_candidates)
-    pair_start = np.r_[0, np.cumsum(pairs_per_candidate)[:-1]]
+    pairs_per_candidate = np.diff(np.r_[first, len(sorted_key)])
+    pair_start = first
     candidate_topic = candidates // n_keys
     per_topic = np.bincount(candidate_topic, minlength=n_topics)
     topics = np.flatnonzero(per_topic > 0)
@@ -264,7 +292,7 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     starts = np.r_[0, np.cumsum(counts)[:-1]]
     # A picked candidate's pairs are pointed at a last, "blocked" subtopic whose gain is
     # -inf, so that it drops out of the next sums without a pass of its own.
-    blocked = len(weight)
+    blocked = n_subtopics
     live_subtopic = pair_subtopic.copy()
     index = np.arange(n_candidates, dtype=np.int64)
     subtopic_gain = np.r_[weight.astype(np.float64), -np.inf]
@@ -279,14 +307,27 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
             break
         pick = pick[live]
         ideal[topics[live], step] = best[live]
-        n_pairs = pairs_per_candidate[pick]
-        offsets = np.arange(n_pairs.sum(), dtype=np.int64) - np.repeat(np.cumsum(n_pairs) - n_pairs, n_pairs)
-        rows = np.repeat(pair_start[pick], n_pairs) + offsets
+        rows = _expand(pair_start[pick], pairs_per_candidate[pick])
         subtopic_gain[pair_subtopic[rows]] *= decay  # one pick per topic: no subtopic twice
         live_subtopic[rows] = blocked
         if not (best[live] > 0.0).any():
             break  # gains only shrink: every later rank gains 0
     return ideal
+
+
+def _expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])``."""
+    offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(starts, lengths) + offsets
+
+
+def _judged_ids(ranked: RankedTopics, view: SubtopicView, documents: np.ndarray):
+    """The ids of some judged documents (codes into ``view.judged_docnos``), as Arrow strings when the
+    judgements hold them so (no conversion from Python strings)."""
+    arrow = getattr(ranked.judgements, "doc_keys_arrow", None)
+    if arrow is not None and len(arrow) == len(view.judged_docnos):
+        return arrow.take(pa.array(documents))
+    return view.judged_docnos[documents]
 
 
 def _ideal_gains(ranked, measure, context, relevance, weight, depth) -> np.ndarray:
@@ -307,11 +348,14 @@ def _novelty_sums(ranked, measure, context, discount) -> tuple[np.ndarray, np.nd
     relevance = _relevance(ranked, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
     k = measure.cutoff
-    keep = relevance.position <= k
-    # pair by pair (rows without a relevant intent gain nothing): w_i (1-alpha)^{C_i(r-1)} discount(r)
-    contribution = (weight[relevance.subtopic[keep]] * np.power(1.0 - measure["alpha"], relevance.seen_before[keep])
-                    * discount(relevance.position[keep]))
-    run = np.bincount(relevance.topic[keep], weights=contribution, minlength=ranked.n_topics)
+    # pair by pair (rows without a relevant intent gain nothing): w_i (1-alpha)^{C_i(r-1)} discount(r);
+    # w_i (1-alpha)^{C_i(r-1)} made once for all the cutoffs and discounts of one (rel, alpha, intents)
+    source = id(context.resources.get("intent_probabilities")) if measure["intents"] == "file" else None
+    novelty = _cached(ranked, ("novelty", measure["rel"], measure["alpha"], measure["intents"], source),
+                      lambda: weight[relevance.rank_subtopic] * np.power(1.0 - measure["alpha"], relevance.rank_seen_before))
+    n = relevance.within(k)
+    contribution = novelty[:n] * discount(np.arange(1, k + 1))[relevance.rank_position[:n] - 1]  # discount(r), r <= k
+    run = np.bincount(relevance.rank_topic[:n], weights=contribution, minlength=ranked.n_topics)
     ideal = _ideal_gains(ranked, measure, context, relevance, weight, k) @ discount(np.arange(1, k + 1))
     return run, ideal, total
 
@@ -355,8 +399,8 @@ def precision_ia(ranked: RankedTopics, measure: Measure, context: EvaluationCont
     """P-IA@k = sum_i w_i |{r <= k: J_i(r)}| / (k W) (ndeval; k even when fewer are retrieved)."""
     relevance = _relevance(ranked, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
-    keep = _within(relevance, measure.cutoff)
-    hits = np.bincount(relevance.topic[keep], weights=weight[relevance.subtopic[keep]], minlength=ranked.n_topics)
+    n = relevance.within(measure.cutoff)
+    hits = np.bincount(relevance.rank_topic[:n], weights=weight[relevance.rank_subtopic[:n]], minlength=ranked.n_topics)
     return _safe_divide(hits, total * measure.cutoff)
 
 
@@ -367,17 +411,18 @@ def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     """
     relevance = _relevance(ranked, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
-    keep = _within(relevance, measure.cutoff)
-    subtopic = relevance.subtopic[keep]
-    precision_at_hit = (relevance.seen_before[keep] + 1.0) / relevance.position[keep]
+    n = relevance.within(measure.cutoff)
+    subtopic = relevance.rank_subtopic[:n]
+    precision_at_hit = (relevance.rank_seen_before[:n] + 1.0) / relevance.rank_position[:n]
     terms = weight[subtopic] * precision_at_hit / relevance.n_relevant[subtopic]
-    return _safe_divide(np.bincount(relevance.topic[keep], weights=terms, minlength=ranked.n_topics), total)
+    return _safe_divide(np.bincount(relevance.rank_topic[:n], weights=terms, minlength=ranked.n_topics), total)
 
 
 def _intent_recall(ranked: RankedTopics, rel: int, cutoff: int | None) -> np.ndarray:
     relevance = _relevance(ranked, rel)
-    first = (relevance.seen_before == 0) & _within(relevance, cutoff)
-    covered = np.bincount(relevance.topic[first], minlength=ranked.n_topics).astype(np.float64)
+    n = relevance.within(cutoff)
+    covered = np.bincount(relevance.rank_topic[:n][relevance.rank_seen_before[:n] == 0],
+                          minlength=ranked.n_topics).astype(np.float64)
     return _safe_divide(covered, relevance.n_actual.astype(np.float64))
 
 
@@ -399,9 +444,21 @@ def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     probability = intent_probabilities(ranked, measure, context)
     k = measure.cutoff
     pair_gain = probability[view.pair_subtopic] * np.maximum(view.pair_grade, 0)
-    row_gain = np.bincount(view.pair_row, weights=pair_gain, minlength=len(ranked.position))
-    within = True if k is None else ranked.position <= k
-    dcg = ranked.per_topic_sum(np.where(within, row_gain * _log_discount(ranked.position), 0.0))
+    pair_row = view.pair_row
+    if len(pair_row) and np.all(pair_row[1:] >= pair_row[:-1]):
+        # only the rows judged for some subtopic: the others add 0 to their topic's sum
+        first = np.flatnonzero(np.r_[True, pair_row[1:] != pair_row[:-1]])
+        rows = pair_row[first]
+        row_gain = np.bincount(np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(pair_row)])), weights=pair_gain,
+                               minlength=len(first))
+        topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
+        position = rows - ranked.ptr[topic] + 1
+        keep = slice(None) if k is None else position <= k
+        dcg = np.bincount(topic[keep], weights=row_gain[keep] * _log_discount(position[keep]), minlength=ranked.n_topics)
+    else:
+        row_gain = np.bincount(pair_row, weights=pair_gain, minlength=len(ranked.position))
+        within = True if k is None else ranked.position <= k
+        dcg = ranked.per_topic_sum(np.where(within, row_gain * _log_discount(ranked.position), 0.0))
     judged_gain = probability[view.judged_subtopic] * np.maximum(view.judged_grade, 0)
     n_keys = max(len(view.judged_docnos), 1)
     documents, which = np.unique(view.judged_topic * n_keys + view.judged_doc, return_inverse=True)
