@@ -65,8 +65,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..core.ranking import RankedTopics, SubtopicView
 from ..errors import ParameterError
@@ -76,7 +74,7 @@ from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
-from .tbg import distinct_documents
+from .tbg import distinct_documents, length_table, row_steps, shared_lookup
 
 __all__ = ["CubeSettings", "cube_test", "average_cube_test", "cube_test_values", "cube_gain_table", "VARIANTS",
            "DD_MAX_HEIGHT"]
@@ -178,12 +176,62 @@ def _group_starts(groups: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(np.where(first, np.arange(n, dtype=np.int64), 0))
 
 
+def _stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` for non-negative integers, by one plain sort."""
+    n = len(values)
+    bits = max(1, (n - 1).bit_length())
+    if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
+        return np.argsort(values, kind="stable")
+    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)  # (value, index): unique
+    packed.sort()
+    return packed & ((1 << bits) - 1)
+
+
 def _running_sum(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Inclusive running sum within groups, added one by one in row order (as a loop would:
-    no loss of precision from a global running sum)."""
-    if len(values) == 0:
+    """Inclusive running sum within groups, added one by one in row order, exactly as a loop
+    would: no loss of precision from a global running sum, and no compensated summation
+    (the jig adds plainly)."""
+    n = len(values)
+    if n == 0:
         return np.zeros(0, dtype=np.float64)
-    return pd.Series(values, copy=False).groupby(groups, sort=False).cumsum().to_numpy(dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    if not bool(np.all(groups[1:] >= groups[:-1])):  # callers give their groups in order; others are put so
+        order = np.argsort(groups, kind="stable")
+        out = np.empty(n, dtype=np.float64)
+        out[order] = _running_sum(values[order], groups[order])
+        return out
+    first = np.r_[True, groups[1:] != groups[:-1]]
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.r_[starts, n])
+    width = int(counts.max())
+    if bool(np.all(counts == width)):  # groups of one size: the rows of a table
+        return np.cumsum(values.reshape(len(starts), width), axis=1).ravel()
+    group = np.cumsum(first) - 1
+    column = np.arange(n, dtype=np.int64) - starts[group]
+    out = np.empty(n, dtype=np.float64)
+    # groups of similar sizes (all, or those of the same power of two) as the rows of a
+    # table, padded with zeros at their ends, summed along the rows
+    if len(starts) * width <= 2 * n + 4096:
+        size_class, classes = None, [None]
+    else:
+        size_class = np.ceil(np.log2(counts)).astype(np.int64)
+        classes = np.unique(size_class).tolist()
+    for size in classes:
+        if size is None:
+            chosen, lengths, members = None, counts, slice(None)
+        else:
+            chosen = np.flatnonzero(size_class == size)
+            members = np.flatnonzero(size_class[group] == size)
+            lengths = counts[chosen]
+        span = int(lengths.max())
+        row = group[members] if chosen is None else np.searchsorted(chosen, group[members])
+        slot = row * span + column[members]
+        table = np.zeros(len(lengths) * span)
+        table[slot] = values[members]
+        table = table.reshape(len(lengths), span)
+        np.cumsum(table, axis=1, out=table)
+        out[members] = table.ravel()[slot]
+    return out
 
 
 # Per ranking being scored, shared by CT, ACT and the variants of one evaluation call and
@@ -239,21 +287,23 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
     relevant = ranked.relevant(1)
     if settings.time == "words150":
         lengths = np.full(len(relevant), float(WORDS_PER_DOCUMENT))
-    else:
-        table = context.require("doc_lengths", measure)
-        codes, ids = distinct_documents(ranked)
-        keys = pa.array([str(k) for k in table.keys()], type=pa.string())
-        where = pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)[codes]
-        values = np.fromiter(table.values(), dtype=np.float64, count=len(table))
-        missing = (where < 0) & examined
+        return step_times(relevant, lengths, model=settings.time_model)
+    # TBG's user: lengths looked up once per distinct document (shared with TBG in one
+    # evaluation), step times worked out per document and gathered per row
+    table = length_table(context, measure)
+    codes, ids = distinct_documents(ranked)
+    where = shared_lookup(ranked, table, ids)
+    if (where < 0).any():
+        missing = (where[codes] < 0) & examined
         if missing.any() and settings.default_length < 0:
             if settings.default_length != -1.0:
                 raise ParameterError(f"{measure}: default_length must be -1 (no default) or a length >= 0")
             first = int(np.flatnonzero(missing)[0])
             raise ParameterError(f"{measure}: no length for document {str(ranked.docno[first])!r} "
                                  f"({int(missing.sum())} missing); give it in the lengths file or set default_length")
-        lengths = np.where(where < 0, max(settings.default_length, 0.0), values[np.maximum(where, 0)] if len(values) else 0.0)
-    return step_times(relevant, lengths, model=settings.time_model)
+    values = table.values
+    lengths = np.where(where < 0, max(settings.default_length, 0.0), values[np.maximum(where, 0)] if len(values) else 0.0)
+    return row_steps(codes, lengths, np.flatnonzero(relevant), None, settings.time_model)
 
 
 # ---- the paper's Cube Test -------------------------------------------------------------------
@@ -266,7 +316,8 @@ def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: Evaluati
     maxgrade = _resolve_maxgrade(ranked, settings)
     keep = (view.pair_grade > 0) & examined[view.pair_row]
     rows, subtopics, grades = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep]
-    order = np.lexsort((rows, subtopics))
+    # by subtopic, each subtopic's in examination order (pairs come by row)
+    order = _stable_order(subtopics) if bool(np.all(rows[1:] >= rows[:-1])) else np.lexsort((rows, subtopics))
     rows, subtopics, grades = rows[order], subtopics[order], grades[order]
     start = _group_starts(subtopics)
     earlier = np.arange(len(rows), dtype=np.int64) - start  # nrel(c_i, j-1): all kept pairs have rel > 0
@@ -339,61 +390,11 @@ def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: Evalu
     return found
 
 
-def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure):
-    n_rows, n_topics = len(ranked.position), ranked.n_topics
-    if n_rows == 0:
-        return np.zeros(n_topics), np.zeros(n_topics)
-    iteration = _row_iterations(ranked, settings, context, measure)
-    # examination order: iteration by iteration, within one in evaluation order
-    same_topic = ranked.row_topic[1:] == ranked.row_topic[:-1]
-    if np.all((iteration[1:] >= iteration[:-1]) | ~same_topic):
-        sequence = np.arange(n_rows, dtype=np.int64)  # the ranking already runs iteration by iteration
-    else:
-        sequence = np.lexsort((ranked.position, iteration, ranked.row_topic))
-    place = np.empty(n_rows, dtype=np.int64)
-    place[sequence] = np.arange(n_rows)
-    examined = np.ones(n_rows, dtype=bool) if settings.cutoff is None else iteration < settings.cutoff
-
-    view = _view(ranked, "trec-dd")
-    weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
-    keep = examined[view.pair_row]
-    rows, subtopics, rating = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep].astype(np.float64)
-    order = np.argsort(subtopics * np.int64(n_rows) + place[rows], kind="stable")
-    rows, subtopics, rating = rows[order], subtopics[order], rating[order]
-    start = _group_starts(subtopics)
-    count = np.arange(len(rows), dtype=np.int64) - start
-    added = np.power(settings.gamma, count + 1) * rating
-    height = _running_sum(added, subtopics)  # the jig's heights, added in the same order
-    before = np.where(count > 0, np.r_[0.0, height[:-1]], 0.0)
-    height_gain = np.where(before + added > DD_MAX_HEIGHT, DD_MAX_HEIGHT - before, added)
-    full = (height >= DD_MAX_HEIGHT).astype(np.int64)
-    full_before = np.cumsum(full) - full - (np.cumsum(full)[start] - full[start]) > 0
-    pair_gain = np.where(full_before, 0.0, weight[subtopics] * height_gain)
-    row_gain = np.bincount(rows, weights=pair_gain, minlength=n_rows)
-
-    seq_rows = sequence[examined[sequence]]
-    seq_topic = ranked.row_topic[seq_rows]
-    seq_iteration = iteration[seq_rows]
-    total = _running_sum(row_gain[seq_rows], seq_topic)  # the jig's total_gain after each document
-    accumulated = np.bincount(seq_topic, weights=total / DD_MAX_HEIGHT / (seq_iteration + 1),
-                              minlength=n_topics).astype(np.float64)
-    documents = np.bincount(seq_topic, minlength=n_topics).astype(np.float64)
-
-    # the jig walks iterations 0..M (M: the topic's last iteration), stopping at the cutoff
-    last_iteration = np.full(n_topics, -1, dtype=np.int64)
-    np.maximum.at(last_iteration, ranked.row_topic, iteration)
-    walked = last_iteration + 1 if settings.cutoff is None else np.minimum(last_iteration + 1, settings.cutoff)
-    final_total = np.zeros(n_topics)
-    ends = np.cumsum(np.bincount(seq_topic, minlength=n_topics)) - 1
-    has_docs = documents > 0
-    final_total[has_docs] = total[ends[has_docs]]
-
-    # an iteration with no document is walked as one non-relevant document ("fill-non-relevant-doc")
-    span = np.maximum(walked, 0)
+def _add_empty_iterations(accumulated: np.ndarray, documents: np.ndarray, seq_key: np.ndarray, seq_topic: np.ndarray,
+                          total: np.ndarray, span: np.ndarray, base: int, n_topics: int) -> None:
+    """Count each walked iteration without documents as one non-relevant document (in place)."""
     all_topic = np.repeat(np.arange(n_topics), span)
     all_iteration = np.arange(int(span.sum()), dtype=np.int64) - np.repeat(np.cumsum(span) - span, span)
-    base = int(max(last_iteration.max(), 0)) + 2
-    seq_key = seq_topic * base + seq_iteration  # ascending: rows run topic by topic, iteration by iteration
     wanted = all_topic * base + all_iteration
     if len(seq_key):
         at = np.minimum(np.searchsorted(seq_key, wanted), len(seq_key) - 1)
@@ -409,6 +410,82 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
         accumulated += np.bincount(all_topic[empty], weights=gain_then / DD_MAX_HEIGHT / (all_iteration[empty] + 1),
                                    minlength=n_topics)
         documents += np.bincount(all_topic[empty], minlength=n_topics)
+
+
+def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure):
+    n_rows, n_topics = int(ranked.ptr[-1]), ranked.n_topics
+    if n_rows == 0:
+        return np.zeros(n_topics), np.zeros(n_topics)
+    iteration = _row_iterations(ranked, settings, context, measure)
+    row_topic = ranked.row_topic
+    # examination order: iteration by iteration, within one in evaluation order
+    same_topic = row_topic[1:] == row_topic[:-1]
+    if np.all((iteration[1:] >= iteration[:-1]) | ~same_topic):
+        sequence = None  # the ranking already runs iteration by iteration: rows are examined in order
+        place = None
+    else:
+        sequence = np.lexsort((ranked.position, iteration, row_topic))
+        place = np.empty(n_rows, dtype=np.int64)
+        place[sequence] = np.arange(n_rows)
+    examined = None if settings.cutoff is None else iteration < settings.cutoff
+    if examined is not None and examined.all():
+        examined = None
+
+    view = _view(ranked, "trec-dd")
+    weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
+    rows, subtopics, rating = view.pair_row, view.pair_subtopic, view.pair_grade
+    if examined is not None:
+        keep = examined[rows]
+        rows, subtopics, rating = rows[keep], subtopics[keep], rating[keep]
+    # pairs by subtopic, each subtopic's in examination order (pairs come by row)
+    if place is None and bool(np.all(rows[1:] >= rows[:-1])):
+        order = _stable_order(subtopics)
+    else:
+        order = np.argsort(subtopics * np.int64(n_rows) + (rows if place is None else place[rows]), kind="stable")
+    rows, subtopics, rating = rows[order], subtopics[order], rating[order].astype(np.float64)
+    start = _group_starts(subtopics)
+    count = np.arange(len(rows), dtype=np.int64) - start
+    # gamma^(count+1) for each count, as np.power gives it element by element
+    discount = np.power(settings.gamma, np.arange(1, int(count.max(initial=0)) + 2, dtype=np.int64))
+    added = discount[count] * rating
+    height = _running_sum(added, subtopics)  # the jig's heights, added in the same order
+    before = np.where(count > 0, np.r_[0.0, height[:-1]], 0.0)
+    height_gain = np.where(before + added > DD_MAX_HEIGHT, DD_MAX_HEIGHT - before, added)
+    full = (height >= DD_MAX_HEIGHT).astype(np.int64)
+    full_before = np.cumsum(full) - full - (np.cumsum(full)[start] - full[start]) > 0
+    pair_gain = np.where(full_before, 0.0, weight[subtopics] * height_gain)
+    row_gain = np.bincount(rows, weights=pair_gain, minlength=n_rows)
+
+    if sequence is None and examined is None:
+        seq_topic, seq_iteration, seq_gain = row_topic, iteration, row_gain
+    else:
+        seq_rows = np.arange(n_rows, dtype=np.int64) if sequence is None else sequence
+        if examined is not None:
+            seq_rows = seq_rows[examined[seq_rows]]
+        seq_topic, seq_iteration, seq_gain = row_topic[seq_rows], iteration[seq_rows], row_gain[seq_rows]
+    total = _running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
+    accumulated = np.bincount(seq_topic, weights=total / DD_MAX_HEIGHT / (seq_iteration + 1),
+                              minlength=n_topics).astype(np.float64)
+    per_topic = np.bincount(seq_topic, minlength=n_topics)
+    documents = per_topic.astype(np.float64)
+
+    # the jig walks iterations 0..M (M: the topic's last iteration), stopping at the cutoff
+    last_iteration = np.full(n_topics, -1, dtype=np.int64)
+    retrieved = np.flatnonzero(np.diff(ranked.ptr) > 0)
+    last_iteration[retrieved] = np.maximum.reduceat(iteration, ranked.ptr[retrieved])
+    walked = last_iteration + 1 if settings.cutoff is None else np.minimum(last_iteration + 1, settings.cutoff)
+    final_total = np.zeros(n_topics)
+    ends = np.cumsum(per_topic) - 1
+    has_docs = documents > 0
+    final_total[has_docs] = total[ends[has_docs]]
+
+    # an iteration with no document is walked as one non-relevant document ("fill-non-relevant-doc")
+    span = np.maximum(walked, 0)
+    base = int(max(last_iteration.max(), 0)) + 2
+    seq_key = seq_topic * base + seq_iteration  # ascending: rows run topic by topic, iteration by iteration
+    # each examined (topic, iteration) is one the jig walks: as many distinct ones as it walks, none is empty
+    if not (len(seq_key) and int(np.count_nonzero(seq_key[1:] != seq_key[:-1])) + 1 == int(span.sum())):
+        _add_empty_iterations(accumulated, documents, seq_key, seq_topic, total, span, base, n_topics)
 
     ct = np.zeros(n_topics)
     np.divide(final_total / DD_MAX_HEIGHT, walked, out=ct, where=walked > 0)

@@ -39,8 +39,13 @@ from ..core.docids import patent_keys
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
 from ..formats.groups import group_codes
-from ..usermodel.time import (TimeModel, duplicates_of_earlier, segment_exclusive_cumsum,
-                              segment_exclusive_cumsum_at, step_times)
+from ..usermodel.time import (
+    TimeModel,
+    duplicates_of_earlier,
+    segment_exclusive_cumsum,
+    segment_exclusive_cumsum_at,
+    step_times,
+)
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
@@ -234,6 +239,12 @@ def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
     return table
 
 
+def shared_lookup(ranked: RankedTopics, table: LengthTable, ids: pa.Array) -> np.ndarray:
+    """Where each of the ranking's distinct documents ``ids`` is in ``table`` (-1: absent),
+    looked up once per ranking and table (TBG, the Cube Test's time=tbg and the ideal share it)."""
+    return _shared(ranked, table, "where", lambda: _positions(ids, table.keys))
+
+
 def _relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
     """The rows judged with grade >= ``level`` (>= 1), ascending."""
     rows = getattr(ranked, "relevant_rows", None)
@@ -249,7 +260,7 @@ def _document_lengths(ranked: RankedTopics, measure: Measure, table: LengthTable
     """
     default = _check_default_length(measure)
     codes, ids = distinct_documents(ranked)
-    where = _shared(ranked, table, "where", lambda: _positions(ids, table.keys))
+    where = shared_lookup(ranked, table, ids)
 
     def needed() -> np.ndarray:
         mask = np.zeros(len(ids), dtype=bool)
@@ -280,7 +291,7 @@ def _row_duplicates(ranked: RankedTopics, measure: Measure, context: EvaluationC
     return _shared(ranked, context, ("duplicates", mode), make)
 
 
-def _row_steps(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, duplicate: np.ndarray | None,
+def row_steps(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, duplicate: np.ndarray | None,
                model: TimeModel) -> np.ndarray:
     """:func:`pateval.usermodel.time.step_times` of every row, the same numbers to the last bit.
 
@@ -496,7 +507,7 @@ def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, dist
     if run_where is None:
         return _positions(ids, table.keys, distinct=True)
     rows = _relevant_rows(ranked, level)
-    run_code = np.full(max(len(ranked.judgements.doc_keys), 1), -1, dtype=np.int64)
+    run_code = np.full(max(len(ranked.judgements.doc_keys_arrow), 1), -1, dtype=np.int64)
     run_code[np.asarray(ranked.judged_doc)[rows]] = np.asarray(ranked.doc, dtype=np.int64)[rows]
     mapped = run_code[distinct]
     where = np.where(mapped >= 0, run_where[np.maximum(mapped, 0)], -1)
@@ -515,9 +526,9 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
         return _relevant_patents(ranked, measure, context, lengths, default)
     relevant = judgements.grade >= measure["rel"]
     topic = judgements.topic_position[relevant]
-    code = judgements.key[relevant] % max(len(judgements.doc_keys), 1)
+    ids = getattr(judgements, "doc_keys_arrow", None)  # the judged ids as Arrow strings (not as a pandas Index)
+    code = judgements.key[relevant] % max(len(judgements.doc_keys if ids is None else ids), 1)
     distinct, inverse = _distinct(code)
-    ids = getattr(judgements, "doc_keys_arrow", None)
     if ids is None:
         ids = _as_arrow_strings(np.asarray(judgements.doc_keys, dtype=object)[distinct])
         where = _positions(ids, lengths.keys, distinct=True)
@@ -582,7 +593,7 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     relevant_rows = _relevant_rows(ranked, measure["rel"])
     codes, ids, values = _document_lengths(ranked, measure, lengths)
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
-    steps = _row_steps(codes, values, relevant_rows, duplicate, model)
+    steps = row_steps(codes, values, relevant_rows, duplicate, model)
     earning = relevant_rows if duplicate is None or measure["duplicate_gain"] else relevant_rows[~duplicate[relevant_rows]]
     times = segment_exclusive_cumsum_at(steps, ranked.ptr, earning, overwrite=True)
     topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
