@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ranking import JUDGED, RankedTopics
+from ..core.ranking import RankedTopics
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
@@ -35,21 +35,45 @@ RNORM_REFERENCE = ("J. J. Rocchio, Performance indices for document retrieval sy
 
 def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: n (relevant documents), k (found within ``depth``), the sum of their ranks."""
+    rows = relevant_rows(ranked, level)  # the few relevant rows, ascending: all the work is on them
     counts = np.diff(ranked.ptr)
-    if depth is not None and depth * ranked.n_topics < len(ranked.position):
-        # only the top ``depth`` rows of each topic matter: gather them, skip the rest
-        kept = np.minimum(counts, depth)
-        rows = np.repeat(ranked.ptr[:-1] - np.r_[0, np.cumsum(kept)[:-1]], kept) + np.arange(kept.sum())
-        found = rows[(ranked.status[rows] == JUDGED) & (ranked.grade[rows] >= level)]
+    width = int(counts.max()) if len(counts) else 0
+    if width and bool(np.all(counts == width)):
+        topic, column = np.divmod(rows, width)  # rankings of one depth (the usual 1000 each)
     else:
-        found = np.flatnonzero(ranked.relevant(level))  # few rows: the rest of the work is on them only
-        if depth is not None:
-            found = found[ranked.position[found] <= depth]
-    topic = ranked.row_topic[found]
-    n = ranked.num_rel(level).astype(np.float64)
+        topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
+        column = rows - ranked.ptr[topic]
+    if depth is not None:
+        within = np.flatnonzero(column < depth)
+        topic, column = topic[within], column[within]
+    n = _num_rel(ranked, level).astype(np.float64)
     k = np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
-    rank_sum = np.bincount(topic, weights=ranked.position[found].astype(np.float64), minlength=ranked.n_topics)
+    # ranks are integers: their float sum is exact in any order
+    rank_sum = np.bincount(topic, weights=column + 1.0, minlength=ranked.n_topics)
     return n, k, rank_sum
+
+
+def relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
+    """The rows judged with grade >= ``level`` (>= 1), ascending."""
+    rows = getattr(ranked, "relevant_rows", None)
+    if rows is not None:  # rankings that keep their judged rows apart give them without a pass over all rows
+        return np.asarray(rows(level), dtype=np.int64)
+    return np.flatnonzero(ranked.relevant(level))
+
+
+def _num_rel(ranked: RankedTopics, level: int) -> np.ndarray:
+    """Per topic, the judged documents with grade >= ``level`` (:meth:`RankedTopics.num_rel`):
+    one segment sum over the judgements, which run topic by topic (``ptr``)."""
+    judgements = ranked.judgements
+    ptr = getattr(judgements, "ptr", None)
+    if ptr is None or len(ptr) != ranked.n_topics + 1:
+        return ranked.num_rel(level)
+    counts = np.diff(ptr)
+    n = np.zeros(ranked.n_topics, dtype=np.int64)
+    nonempty = np.flatnonzero(counts > 0)
+    if len(nonempty):
+        n[nonempty] = np.add.reduceat(judgements.grade >= level, ptr[nonempty], dtype=np.int64)
+    return n
 
 
 def _pres_values(n: np.ndarray, k: np.ndarray, rank_sum: np.ndarray, nmax: int) -> np.ndarray:
