@@ -28,24 +28,46 @@ A document returned twice for one topic (in two iterations) is an error, or with
 ``on_duplicate="first"`` its later lines are dropped. (The jig instead keeps a repeat as an
 examined non-relevant document, which changes ACT's number of documents; such runs are
 reproduced only when they have no repeats.)
+
+A jig file is read by pyarrow's CSV reader (one width of line: the usual file) or as whole
+lines split by Arrow (lines of 4 to 6 fields mixed), then checked with array operations
+(repeats with :class:`pateval.core.keys.PairIndex`); the run keeps one document id per
+line. Anything that path cannot take exactly as the line-by-line reader would (white space
+that reader strips, a byte-order mark, carriage returns, a value that does not parse, a
+repeat with ``on_duplicate="error"``) is read line by line instead, which gives the same
+run or words the error with its line.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import codecs
+import dataclasses
 import os
+import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
+from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
-from .lines import iter_fields, parse_float, parse_int, read_bytes
+from .lines import (
+    INTEGER,
+    iter_fields,
+    map_file,
+    parse_float,
+    parse_int,
+    read_bytes,
+    release,
+)
 
 __all__ = ["DD_RUN_FORMATS", "DDIterations", "DDRun", "read_dd_run", "read_dd_iterations", "as_dd_iterations"]
 
@@ -57,9 +79,12 @@ _LAYOUT = {
 }
 
 
-@dataclass(frozen=True, eq=False)
 class DDIterations:
     """The iteration (0-based) in which each (topic, document) was returned.
+
+    Immutable. ``DDIterations(topic, docno, iteration, source)``; :func:`read_dd_run` also
+    passes its run's document ids and codes (and may then leave ``topic`` and ``docno``
+    None: they are made from the codes when first read).
 
     Attributes
     ----------
@@ -68,19 +93,63 @@ class DDIterations:
     source : str
     """
 
-    topic: np.ndarray
-    docno: np.ndarray
-    iteration: np.ndarray
-    source: str = "<memory>"
-    # set by read_dd_run: the run's own document ids and codes, so that rankings of that
-    # run are matched by integers instead of by strings
-    run_doc_ids: object = None
-    doc_code: np.ndarray | None = None
-    topic_code: np.ndarray | None = None
-    topic_values: np.ndarray | None = None
+    # read_dd_run also gives the run's own document ids and codes, so that rankings of that
+    # run are matched by integers instead of by strings; its fast reader gives no topic and
+    # docno arrays: they are made from those codes when first asked for (millions of
+    # Python strings that matching by codes never needs)
+    __slots__ = ("_docno", "_one_row_per_doc", "_topic", "doc_code", "iteration", "run_doc_ids", "source",
+                 "topic_code", "topic_values")
+
+    def __init__(self, topic: np.ndarray | None, docno: np.ndarray | None, iteration: np.ndarray,
+                 source: str = "<memory>", run_doc_ids: object = None, doc_code: np.ndarray | None = None,
+                 topic_code: np.ndarray | None = None, topic_values: np.ndarray | None = None) -> None:
+        if (topic is None or docno is None) and (run_doc_ids is None or doc_code is None or topic_code is None
+                                                 or topic_values is None):
+            raise ValueError("DDIterations needs its topics and docnos, or the run's codes to make them from")
+        for slot, value in (("_topic", topic), ("_docno", docno), ("iteration", iteration), ("source", source),
+                            ("run_doc_ids", run_doc_ids), ("doc_code", doc_code), ("topic_code", topic_code),
+                            ("topic_values", topic_values), ("_one_row_per_doc", None)):
+            object.__setattr__(self, slot, value)
+
+    def __setattr__(self, name, value):
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return f"DDIterations({len(self)} (topic, document) pairs, source={self.source!r})"
+
+    def __reduce__(self):
+        return (DDIterations, (self._topic, self._docno, self.iteration, self.source, self.run_doc_ids, self.doc_code,
+                               self.topic_code, self.topic_values))
+
+    @property
+    def topic(self) -> np.ndarray:
+        """Each pair's topic id (str)."""
+        if self._topic is None:
+            object.__setattr__(self, "_topic", np.asarray(self.topic_values, dtype=object)[self.topic_code])
+        return self._topic
+
+    @property
+    def docno(self) -> np.ndarray:
+        """Each pair's document id (str)."""
+        if self._docno is None:
+            ids = self.run_doc_ids.to_numpy(zero_copy_only=False).astype(object, copy=False)
+            object.__setattr__(self, "_docno", ids[self.doc_code])
+        return self._docno
 
     def __len__(self) -> int:
-        return len(self.topic)
+        return len(self.iteration)
+
+    def _row_per_doc(self) -> bool:
+        """Whether pair ``i`` has document code ``i`` (each code listed once): the fast
+        reader's per-row ids, or a run whose documents all differ."""
+        if self._one_row_per_doc is None:
+            codes = self.doc_code
+            object.__setattr__(self, "_one_row_per_doc", codes is not None and len(codes) == len(self.run_doc_ids)
+                               and bool(np.array_equal(codes, np.arange(len(codes)))))
+        return self._one_row_per_doc
 
     def lookup_ranked(self, ranked) -> np.ndarray:
         """The iteration of every row of a :class:`pateval.core.ranking.RankedTopics` (-1: none)."""
@@ -90,6 +159,14 @@ class DDIterations:
             return np.full(len(ranked.row_topic), -1, dtype=np.int64)
         topic_codes, topic_values = self.topic_code, self.topic_values
         ranked_topic_code = pd.Index(topic_values).get_indexer(np.asarray(ranked.topic_ids, dtype=object))
+        if self._row_per_doc():
+            # a document code is a pair: its iteration, if the ranking's topic is the pair's
+            row_code = ranked_topic_code[ranked.row_topic]
+            doc = np.asarray(ranked.doc, dtype=np.int64)
+            inside = (doc >= 0) & (doc < len(topic_codes))
+            at = np.where(inside, doc, 0)
+            hit = inside & (row_code >= 0) & (topic_codes[at] == row_code)
+            return np.where(hit, self.iteration[at], -1).astype(np.int64)
         width = int(self.doc_code.max()) + 1
         listed, first = np.unique(topic_codes.astype(np.int64) * width + self.doc_code, return_index=True)
         row_code = ranked_topic_code[ranked.row_topic]
@@ -162,11 +239,11 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
     check_choice("format", format, DD_RUN_FORMATS)
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
     path = Path(path)
-    data = read_bytes(path)
-    if format in ("auto", "jig") and not data.lstrip().startswith(b"#"):
-        fast = _read_jig_fast(path, data, on_duplicate, name)
+    if format in ("auto", "jig"):
+        fast = _read_jig_fast(path, on_duplicate, name)
         if fast is not None:
             return fast
+    data = read_bytes(path)
     rows = list(iter_fields(path, data, separator="\t"))
     if not rows:
         malformed(path, None, "the file is empty")
@@ -251,36 +328,200 @@ def _assemble(path: Path, topics: np.ndarray, docnos: np.ndarray, iterations: np
                                                   topic_values=np.asarray(topic_ids, dtype=object)))
 
 
-def _read_jig_fast(path: Path, data: bytes, on_duplicate: str, name: str | None) -> DDRun | None:
+# ---- the fast path for jig files ------------------------------------------------------------
+#
+# It accepts a subset of what the careful path accepts, with the same values: a file whose
+# fields the careful path would not take as they stand (white space that it strips, a
+# byte-order mark, a carriage return, a first line it reads as a 2015 header) or that has
+# any problem goes to the careful path, which reads it or words the error.
+
+_BLOCK_SIZE = 1 << 24  # bytes per block of Arrow's multi-threaded CSV reader
+# every character that str.strip() removes, but tab and newline (which delimit fields and
+# lines): their UTF-8 bytes; a file holding one anywhere goes to the careful path
+_ASCII_SPACE = (b"\r", b" ", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+_OTHER_SPACE = tuple(chr(c).encode() for c in (0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
+                                                0x202F, 0x205F, 0x3000))
+_NO_DELIMITER = "\x1f"  # in _ASCII_SPACE, so absent from a file read here: Arrow reads whole lines
+_FIRST_CONTENT = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.lstrip() stops at
+_FIRST_LINE = re.compile(rb"[^\n]+")
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+
+
+def _read_jig_fast(path: Path, on_duplicate: str, name: str | None) -> DDRun | None:
     """Vectorised reading of a regular jig run file; None sends it to the careful reader,
     which finds and words any problem."""
-    if b"\r" in data or b" " in data:
-        return None
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep="\t", header=None, names=range(7),
-                            dtype={0: object, 1: np.int64, 2: object, 3: np.float64, 4: object, 5: object, 6: object},
-                            keep_default_na=False, na_values=[""], quoting=csv.QUOTE_NONE, engine="c")
-    except (ValueError, TypeError, OverflowError, pd.errors.ParserError, UnicodeDecodeError):
+        info = os.stat(path)
+    except (OSError, ValueError):
         return None
-    if frame.empty or frame[6].notna().any() or frame[[0, 2]].isna().to_numpy().any():
+    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+        return None  # pipes and the like are read (and errors worded) by the careful path
+    data = map_file(path)
+    try:
+        columns = _jig_columns(data)
+    finally:
+        release(data)
+    if columns is None:
         return None
-    scores = frame[3].to_numpy(dtype=np.float64)
-    iterations = frame[1].to_numpy(dtype=np.int64)
-    if np.isnan(scores).any() or (iterations < 0).any():
+    return _jig_run(path, *columns, on_duplicate=on_duplicate, name=name)
+
+
+def _plain_text(data) -> bool:
+    """Whether every field of the file stands as the careful path reads it."""
+    if data[:3] == b"\xef\xbb\xbf":
+        return False
+    first = _FIRST_CONTENT.search(data)
+    if first is None or first.group() == b"#":
+        return False  # a 2015 header line to format="auto": read the careful way, as always
+    if any(data.find(space) >= 0 for space in _ASCII_SPACE):
+        return False
+    if int(np.frombuffer(data, dtype=np.uint8).max()) < 0x80:
+        return True
+    if any(data.find(space) >= 0 for space in _OTHER_SPACE):
+        return False
+    try:
+        codecs.utf_8_decode(data, "strict", True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _jig_columns(data):
+    """(topic, iteration, docno, score) as parsed by Arrow: topic dictionary-encoded,
+    iteration int64 (or dictionary-encoded strings), docno one string per line, score
+    float64; None unless every line has 4 to 6 fields and the values parse."""
+    if not _plain_text(data):
         return None
-    topics = frame[0].to_numpy(dtype=object)
-    docnos = frame[2].to_numpy(dtype=object)
-    topic_codes = pd.factorize(topics)[0].astype(np.int64)
-    doc_codes, vocabulary = pd.factorize(docnos)
-    repeated = pd.Series(topic_codes * max(len(vocabulary), 1) + doc_codes, copy=False).duplicated().to_numpy()
+    width = _FIRST_LINE.search(data).group().count(b"\t") + 1  # Arrow's reader skips empty lines too
+    if not 4 <= width <= 6:
+        return None
+    # Arrow reads "0x1f" as an integer, the careful path does not: with such a field the
+    # distinct iterations are checked one by one instead
+    hex_iteration = any(data.find(x) >= 0 and data.find(b"\t0" + x) >= 0 for x in (b"x", b"X"))
+    iteration_type = _DICTIONARY if hex_iteration else pa.int64()
+    parse = {"quote_char": False, "double_quote": False, "escape_char": False, "newlines_in_values": False,
+             "ignore_empty_lines": True}
+    names = [f"f{k}" for k in range(width)]
+    try:
+        # lines of one width (the usual file): Arrow's reader splits and converts the fields
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=_BLOCK_SIZE),
+            parse_options=pacsv.ParseOptions(delimiter="\t", **parse),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=names[:4],
+                column_types={"f0": _DICTIONARY, "f1": iteration_type, "f2": pa.string(), "f3": pa.float64()},
+                strings_can_be_null=False, null_values=[], check_utf8=True),
+        )
+        return tuple(table.column(k) for k in range(4))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
+        if "columns" not in str(error):
+            return None  # a value that does not parse: the careful path words it
+    # lines of different widths (4 to 6): whole lines, split by Arrow's compute functions
+    try:
+        lines = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=["line"], block_size=_BLOCK_SIZE),
+            parse_options=pacsv.ParseOptions(delimiter=_NO_DELIMITER, **parse),
+            convert_options=pacsv.ConvertOptions(column_types={"line": pa.string()}, strings_can_be_null=False,
+                                                 null_values=[], check_utf8=True),
+        ).column("line")
+        fields = pc.split_pattern(lines, "\t", max_splits=6)
+        del lines
+        widths = pc.min_max(pc.list_value_length(fields)).as_py()
+        if widths["min"] is None or widths["min"] < 4 or widths["max"] > 6:
+            return None
+        iteration = pc.list_element(fields, 1)
+        return (pc.dictionary_encode(pc.list_element(fields, 0)),
+                pc.dictionary_encode(iteration) if hex_iteration else pc.cast(iteration, pa.int64()),
+                pc.list_element(fields, 2), pc.cast(pc.list_element(fields, 3), pa.float64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None
+
+
+def _dictionary(column) -> tuple[np.ndarray, list[str]]:
+    """Each row's code and the distinct strings of a dictionary-encoded (chunked) column."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.unify_dictionaries().combine_chunks()
+    return column.indices.to_numpy(zero_copy_only=False), column.dictionary.to_pylist()
+
+
+def _jig_run(path: Path, topic_column, iteration_column, doc_ids, score_column, *, on_duplicate: str,
+             name: str | None) -> DDRun | None:
+    """The DDRun from the parsed columns, or None if a value is one the careful path refuses."""
+    if any(column.null_count for column in (topic_column, iteration_column, doc_ids, score_column)):
+        return None
+    appearance, topic_values = _dictionary(topic_column)
+    n = len(appearance)
+    if n == 0 or "" in topic_values:
+        return None
+    if pa.types.is_dictionary(iteration_column.type):
+        # each distinct text checked and read as the careful path does
+        iteration_code, iteration_texts = _dictionary(iteration_column)
+        if not all(INTEGER.fullmatch(text) for text in iteration_texts):
+            return None
+        iteration_values = [int(text) for text in iteration_texts]
+        if max(iteration_values) >= 2**63:
+            return None
+        iterations = np.asarray(iteration_values, dtype=np.int64)[iteration_code]
+    else:
+        iterations = np.ascontiguousarray(iteration_column.to_numpy(), dtype=np.int64)
+    if iterations.min() < 0:
+        return None
+    scores = np.ascontiguousarray(score_column.to_numpy(), dtype=np.float64)
+    if np.isnan(scores).any():
+        return None
+    if isinstance(doc_ids, pa.Array):
+        doc_ids = pa.chunked_array([doc_ids])
+    keys = StringKeys.of(doc_ids)
+    if not keys.length.min():
+        return None
+    # topic ids sorted (code point order is UTF-8 byte order), as the careful path codes them
+    by_id = pc.array_sort_indices(pa.array(topic_values, type=pa.string())).to_numpy()
+    sorted_code = np.empty(len(topic_values), dtype=np.int32)
+    sorted_code[by_id] = np.arange(len(topic_values), dtype=np.int32)
+    topic_codes = sorted_code[appearance]
+    index = PairIndex.build(topic_codes, keys, n_groups=len(topic_values))
     notes: tuple[str, ...] = ()
-    if repeated.any():
+    if index.repeated.any():
         if on_duplicate == "error":
             return None
-        keep = ~repeated
-        topics, docnos, iterations, scores = topics[keep], docnos[keep], iterations[keep], scores[keep]
-        notes = (f"{path}: {int(repeated.sum())} repeated document line(s) dropped (kept the first)",)
-    return _assemble(path, topics, docnos, iterations, scores, -scores, name or path.stem, notes)
+        keep = ~index.repeated
+        notes = (f"{path}: {int(index.repeated.sum())} repeated document line(s) dropped (kept the first)",)
+        appearance, topic_codes, iterations, scores = appearance[keep], topic_codes[keep], iterations[keep], scores[keep]
+        doc_ids = doc_ids.filter(pa.array(keep))
+        index = PairIndex.build(topic_codes, StringKeys.of(doc_ids), n_groups=len(topic_values))
+        n = len(topic_codes)
+    place = _places(appearance, iterations, scores, len(topic_values))
+    run = Run(name or path.stem, np.asarray(topic_values, dtype=object)[by_id], topic_codes, doc_ids,
+              np.arange(n, dtype=np.int32 if n < 2**31 else np.int64), scores, place, source=str(path), notes=notes)
+    run.use_pair_index(index)
+    return DDRun(run=run, iterations=DDIterations(None, None, iterations, source=str(path), run_doc_ids=run.doc_ids,
+                                                  doc_code=np.arange(n, dtype=np.int64),
+                                                  topic_code=topic_codes.astype(np.int64),
+                                                  topic_values=run.topic_ids))
+
+
+def _places(topic: np.ndarray, iterations: np.ndarray, scores: np.ndarray, n_topics: int) -> np.ndarray:
+    """Each row's place in its topic's session: by iteration, then score descending, ties
+    in file order, as the careful path's lexsort orders them."""
+    n = len(topic)
+    span = int(iterations.max()) + 1
+    if n_topics * span < 2**53:
+        # one stable sort of complex numbers, ordered by real then imaginary part: (topic,
+        # iteration) then -score; fast on a file that runs topic by topic, iteration by iteration
+        key = np.empty(n, dtype=np.complex128)
+        key.real = topic.astype(np.int64) * span + iterations
+        key.imag = -scores
+        order = np.argsort(key, kind="stable")
+        del key
+    else:
+        order = pc.sort_indices(pa.table({"t": topic, "i": iterations, "s": -scores}),
+                                sort_keys=[("t", "ascending"), ("i", "ascending"), ("s", "ascending")]).to_numpy()
+    counts = np.bincount(topic, minlength=n_topics)
+    place = np.empty(n, dtype=np.int64)
+    place[order] = np.arange(1, n + 1, dtype=np.int64) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts)
+    return place
 
 
 def read_dd_iterations(path: str | os.PathLike[str]) -> DDIterations:
