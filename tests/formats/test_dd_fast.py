@@ -204,8 +204,8 @@ def test_every_file_reads_the_same_or_fails_with_the_same_message(tmp_path, monk
     "q\t0\td\u00e91\t2.0\nq\u00e9\t0\td1\t1.0\n", "q\t0\td1\t-0.0\nq\t0\td2\t0\nq\t0\td3\t0.0\n",
     "q\t0\td1\tinf\nq\t0\td2\t1e400\nq\t0\td3\t-Infinity\nq\t0\td4\t+.5\n",
     # iterations too large for one sort key of (topic, iteration): Arrow's three-key sort
-    "q\t9007199254740993\td1\t1.0\nq\t0\td2\t-0.0\nr\t9007199254740992\td3\t2.0\nq\t0\td4\t0.0\n"
-    "q\t9007199254740993\td5\t3.0\nr\t0\td1\t1.0\nq\t0\td6\t1.0\n",
+    ("q\t9007199254740993\td1\t1.0\nq\t0\td2\t-0.0\nr\t9007199254740992\td3\t2.0\nq\t0\td4\t0.0\n"
+     "q\t9007199254740993\td5\t3.0\nr\t0\td1\t1.0\nq\t0\td6\t1.0\n"),
 ])
 def test_regular_files_take_the_fast_path(tmp_path, monkeypatch, content):
     path = tmp_path / "run.txt"
