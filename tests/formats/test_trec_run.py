@@ -60,8 +60,15 @@ def test_scores_stay_64_bit(tmp_path):
         (b"q1 Q0 d\xe91 1 2.5 r\n", "{p}, line 1: not valid UTF-8 text (found 'q1 Q0 d\\\\xe91 1 2.5 r')"),
         ("q1 Q0 d1 1 1_0 r\n",
          "{p}, line 1: the score (5th column) is not a number (expected a decimal number, found '1_0')"),
+        ("q1 Q0 d1 1 \u0131nf r\n",  # a dotless i: float() would not take it, nor does the pattern
+         "{p}, line 1: the score (5th column) is not a number (expected a decimal number, found '\u0131nf')"),
+        ("q1 Q0 d1 \u0663 1.0 r\n",  # an Arabic-Indic digit: int() takes it, trec_eval does not
+         "{p}, line 1: the rank (4th column) is not an integer (expected an integer, found '\u0663')"),
+        ("q1 Q0 d1 99999999999999999999 1.0 r\n",
+         "{p}, line 1: the rank (4th column) is out of range (expected a 64-bit integer, found '99999999999999999999')"),
     ],
-    ids=["columns", "score", "nan", "rank", "duplicate", "tags", "empty", "blank", "binary", "utf8", "underscore"],
+    ids=["columns", "score", "nan", "rank", "duplicate", "tags", "empty", "blank", "binary", "utf8", "underscore",
+         "dotless-i", "other-digits", "rank-range"],
 )
 def test_bad_runs_name_file_line_and_problem(tmp_path, content, message):
     path = _write(tmp_path, "bad.run", content)

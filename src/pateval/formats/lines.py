@@ -20,8 +20,10 @@ __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
-NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
-INTEGER = re.compile(r"[+-]?\d+")
+# ASCII only: Python's int() and float() also take other scripts' digits and case-fold
+# letters such as the dotless i, which trec_eval does not
+NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE | re.ASCII)
+INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
 _NOT_SPACE = re.compile(rb"\S")
 
 
@@ -122,4 +124,7 @@ def parse_int(path, line: int, text: str, what: str) -> int:
     """An integer field."""
     if not INTEGER.fullmatch(text):
         malformed(path, line, f"{what} is not an integer", expected="an integer", found=text)
-    return int(text)
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        malformed(path, line, f"{what} is out of range", expected="a 64-bit integer", found=text)
+    return value
