@@ -102,7 +102,9 @@ def distinct_documents(ranked: RankedTopics) -> tuple[np.ndarray, pa.Array]:
     ``ranked.doc_ids``), else the ids factorised.
     """
     if hasattr(ranked, "doc") and hasattr(ranked, "doc_ids"):
-        return np.asarray(ranked.doc, dtype=np.int64), ranked.doc_ids
+        codes = np.asarray(ranked.doc)
+        # any integer type gathers as well (no copy of millions of codes to int64)
+        return (codes if codes.dtype.kind in "iu" else codes.astype(np.int64)), ranked.doc_ids
     codes, uniques = pd.factorize(pd.Index(np.asarray(ranked.docno, dtype=object), dtype=object))
     return codes.astype(np.int64), pa.array(np.asarray(uniques, dtype=object), type=pa.string())
 
@@ -506,9 +508,15 @@ def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, dist
     run_where = _peek(ranked, table, "where")
     if run_where is None:
         return _positions(ids, table.keys, distinct=True)
-    rows = _relevant_rows(ranked, level)
+    if all(hasattr(ranked, name) for name in ("judged_row", "judged_grade", "judged_code")):
+        # rankings that keep their judged rows apart: those rows and their documents' codes
+        chosen = np.flatnonzero(ranked.judged_grade >= max(level, 1))
+        rows, codes = np.take(ranked.judged_row, chosen), np.take(ranked.judged_code, chosen)
+    else:
+        rows = _relevant_rows(ranked, level)
+        codes = np.asarray(ranked.judged_doc)[rows]
     run_code = np.full(max(len(ranked.judgements.doc_keys_arrow), 1), -1, dtype=np.int64)
-    run_code[np.asarray(ranked.judged_doc)[rows]] = np.asarray(ranked.doc, dtype=np.int64)[rows]
+    run_code[codes] = np.asarray(ranked.doc)[rows]
     mapped = run_code[distinct]
     where = np.where(mapped >= 0, run_where[np.maximum(mapped, 0)], -1)
     rest = np.flatnonzero(mapped < 0)
