@@ -202,25 +202,47 @@ def _running_sum(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
         return out
     first = np.r_[True, groups[1:] != groups[:-1]]
     starts = np.flatnonzero(first)
-    counts = np.diff(np.r_[starts, n])
-    width = int(counts.max())
-    if bool(np.all(counts == width)):  # groups of one size: the rows of a table
-        return np.cumsum(values.reshape(len(starts), width), axis=1).ravel()
     group = np.cumsum(first) - 1
-    column = np.arange(n, dtype=np.int64) - starts[group]
+    return _grouped_cumsum(values, group, np.arange(n, dtype=np.int64) - starts[group], len(starts))
+
+
+def _segment_cumsum(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """:func:`_running_sum` over the contiguous segments ``ptr[t]:ptr[t+1]``."""
+    counts = np.diff(ptr)
+    width = int(counts.max()) if len(counts) else 0
+    if width and bool(np.all(counts == width)):  # one size: the rows of a table
+        return np.cumsum(np.asarray(values, dtype=np.float64).reshape(len(counts), width), axis=1).ravel()
+    used = np.flatnonzero(counts)
+    group = np.repeat(np.arange(len(used), dtype=np.int64), counts[used])
+    return _grouped_cumsum(values, group, np.arange(len(group), dtype=np.int64) - ptr[used][group], len(used))
+
+
+def _grouped_cumsum(values: np.ndarray, group: np.ndarray, column: np.ndarray, n_groups: int) -> np.ndarray:
+    """Running sums of ``values`` within groups (``group``: 0, 1, ... ascending; ``column``:
+    each element's place in its group), each group's added in order from 0.
+
+    Groups of similar sizes (all, or those of the same power of two) are the rows of a
+    table, padded with zeros at their ends, summed along the rows.
+    """
+    n = len(values)
+    values = np.asarray(values, dtype=np.float64)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    counts = np.bincount(group, minlength=n_groups)
+    width = int(counts.max())
+    if bool(np.all(counts == width)):
+        return np.cumsum(values.reshape(n_groups, width), axis=1).ravel()
     out = np.empty(n, dtype=np.float64)
-    # groups of similar sizes (all, or those of the same power of two) as the rows of a
-    # table, padded with zeros at their ends, summed along the rows
-    if len(starts) * width <= 2 * n + 4096:
+    if n_groups * width <= 2 * n + 4096:
         size_class, classes = None, [None]
     else:
-        size_class = np.ceil(np.log2(counts)).astype(np.int64)
-        classes = np.unique(size_class).tolist()
+        size_class = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
+        classes = np.unique(size_class[counts > 0]).tolist()
     for size in classes:
         if size is None:
             chosen, lengths, members = None, counts, slice(None)
         else:
-            chosen = np.flatnonzero(size_class == size)
+            chosen = np.flatnonzero((size_class == size) & (counts > 0))
             members = np.flatnonzero(size_class[group] == size)
             lengths = counts[chosen]
         span = int(lengths.max())
@@ -443,30 +465,38 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     else:
         order = np.argsort(subtopics * np.int64(n_rows) + (rows if place is None else place[rows]), kind="stable")
     rows, subtopics, rating = rows[order], subtopics[order], rating[order].astype(np.float64)
-    start = _group_starts(subtopics)
-    count = np.arange(len(rows), dtype=np.int64) - start
+    first = np.r_[True, subtopics[1:] != subtopics[:-1]]
+    starts = np.flatnonzero(first)
+    group = np.cumsum(first) - 1
+    count = np.arange(len(rows), dtype=np.int64) - starts[group]
     # gamma^(count+1) for each count, as np.power gives it element by element
     discount = np.power(settings.gamma, np.arange(1, int(count.max(initial=0)) + 2, dtype=np.int64))
     added = discount[count] * rating
-    height = _running_sum(added, subtopics)  # the jig's heights, added in the same order
+    height = _grouped_cumsum(added, group, count, len(starts))  # the jig's heights, added in the same order
     before = np.where(count > 0, np.r_[0.0, height[:-1]], 0.0)
     height_gain = np.where(before + added > DD_MAX_HEIGHT, DD_MAX_HEIGHT - before, added)
-    full = (height >= DD_MAX_HEIGHT).astype(np.int64)
-    full_before = np.cumsum(full) - full - (np.cumsum(full)[start] - full[start]) > 0
+    if len(rating) == 0 or rating.min() >= 0:
+        # heights never fall: a subtopic was full before if its height just before was
+        full_before = before >= DD_MAX_HEIGHT
+    else:
+        full = (height >= DD_MAX_HEIGHT).astype(np.int64)
+        full_before = np.cumsum(full) - full - (np.cumsum(full)[starts[group]] - full[starts[group]]) > 0
     pair_gain = np.where(full_before, 0.0, weight[subtopics] * height_gain)
     row_gain = np.bincount(rows, weights=pair_gain, minlength=n_rows)
 
     if sequence is None and examined is None:
         seq_topic, seq_iteration, seq_gain = row_topic, iteration, row_gain
+        per_topic = np.diff(ranked.ptr)
+        total = _segment_cumsum(seq_gain, ranked.ptr)  # the jig's total_gain after each document
     else:
         seq_rows = np.arange(n_rows, dtype=np.int64) if sequence is None else sequence
         if examined is not None:
             seq_rows = seq_rows[examined[seq_rows]]
         seq_topic, seq_iteration, seq_gain = row_topic[seq_rows], iteration[seq_rows], row_gain[seq_rows]
-    total = _running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
+        per_topic = np.bincount(seq_topic, minlength=n_topics)
+        total = _running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
     accumulated = np.bincount(seq_topic, weights=total / DD_MAX_HEIGHT / (seq_iteration + 1),
                               minlength=n_topics).astype(np.float64)
-    per_topic = np.bincount(seq_topic, minlength=n_topics)
     documents = per_topic.astype(np.float64)
 
     # the jig walks iterations 0..M (M: the topic's last iteration), stopping at the cutoff
