@@ -118,12 +118,45 @@ def _string_ranks(strings: np.ndarray) -> np.ndarray:
     """Rank of each string in byte order (strcmp, ndeval's comparison)."""
     if len(strings) == 0:
         return np.zeros(0, dtype=np.int64)
-    if not isinstance(strings, (pa.Array, pa.ChunkedArray)):
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    if not isinstance(strings, pa.Array):
         strings = pa.array(np.asarray(strings, dtype=object), type=pa.string())
-    order = pc.sort_indices(strings).to_numpy()
+    order = _short_string_order(strings)
+    if order is None:
+        order = pc.sort_indices(strings).to_numpy()
     ranks = np.empty(len(strings), dtype=np.int64)
     ranks[order] = np.arange(len(strings), dtype=np.int64)
     return ranks
+
+
+def _short_string_order(strings: pa.Array, longest: int = 24) -> np.ndarray | None:
+    """The byte order of short strings (ids such as docnos) by integer sorts, or None.
+
+    Each string's bytes, zero-padded, are read as big-endian 64-bit words: comparing the
+    words in turn, then the lengths, is comparing the bytes (memcmp, then the shorter
+    first), Arrow's order. None for strings longer than ``longest`` bytes or with nulls.
+    """
+    if strings.null_count or not (pa.types.is_string(strings.type) or pa.types.is_binary(strings.type)):
+        return None
+    _, offset_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int32)[strings.offset : strings.offset + len(strings) + 1]
+    offsets = offsets.astype(np.int64)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(offsets)
+    width = int(lengths.max()) if len(lengths) else 0
+    if width > longest:
+        return None
+    words = max(1, -(-width // 8))
+    padded = np.zeros(len(data) + 8 * words, dtype=np.uint8)  # every read of 8 bytes stays inside
+    padded[: len(data)] = data
+    unaligned = np.ndarray(shape=(len(padded) - 7,), dtype=">u8", buffer=padded, strides=(1,))
+    keep_bytes = np.array([0] + [((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 9)], dtype=np.uint64)
+    key = [unaligned[offsets[:-1] + 8 * k].astype(np.uint64) & keep_bytes[np.clip(lengths - 8 * k, 0, 8)]
+           for k in range(words)]
+    if width <= 7:  # the last byte of the one word is free: the length goes there
+        return np.argsort(key[0] | lengths.astype(np.uint64), kind="stable")
+    return np.lexsort((lengths, *key[::-1]))
 
 
 def _segment_rank(group: np.ndarray) -> np.ndarray:
