@@ -1,0 +1,86 @@
+"""The array shortcuts of the measure kernels give exactly what the plain definitions give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pateval.measures.cubetest import _running_sum, _segment_cumsum
+from pateval.measures.subtopic import _short_string_order
+from pateval.measures.tbg import _distinct, _shortest_first
+from pateval.usermodel.time import duplicates_of_earlier, segment_exclusive_cumsum, segment_exclusive_cumsum_at
+
+_sizes = st.lists(st.integers(0, 12), min_size=1, max_size=12)
+
+
+def _ptr(sizes):
+    return np.r_[0, np.cumsum(sizes)].astype(np.int64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=_sizes, seed=st.integers(0, 2**32 - 1), big=st.booleans())
+def test_running_sums_add_like_a_loop(sizes, seed, big):
+    rng = np.random.default_rng(seed)
+    sizes = sizes + ([300] if big else [])
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    values = rng.random(len(groups)) * 10.0 ** rng.integers(-3, 12, len(groups))
+    expected, total, previous = np.empty(len(values)), 0.0, None
+    for i, (g, v) in enumerate(zip(groups, values)):
+        total = v if g != previous else total + v
+        expected[i], previous = total, g
+    assert np.array_equal(_running_sum(values, groups), expected)
+    assert np.array_equal(_segment_cumsum(values, _ptr(sizes)), expected)
+    shuffled = rng.permutation(len(values))
+    order = np.argsort(groups[shuffled], kind="stable")
+    back = _running_sum(values[shuffled], groups[shuffled])
+    assert np.array_equal(back[order], np.concatenate([np.cumsum(values[shuffled][order][groups[shuffled][order] == g])
+                                                       for g in range(len(sizes)) if sizes[g]] + [np.zeros(0)]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=_sizes, seed=st.integers(0, 2**32 - 1), n_groups=st.integers(1, 6))
+def test_time_shortcuts(sizes, seed, n_groups):
+    rng = np.random.default_rng(seed)
+    ptr = _ptr(sizes)
+    values = rng.random(int(ptr[-1])) * 100
+    rows = np.flatnonzero(rng.random(len(values)) < 0.3)
+    assert np.array_equal(segment_exclusive_cumsum_at(values.copy(), ptr, rows, overwrite=True),
+                          segment_exclusive_cumsum(values, ptr)[rows])
+    groups = rng.integers(0, n_groups, len(values))
+    seen, expected = set(), np.zeros(len(values), dtype=bool)
+    for t in range(len(sizes)):
+        seen.clear()
+        for i in range(ptr[t], ptr[t + 1]):
+            expected[i] = groups[i] in seen
+            seen.add(groups[i])
+    assert np.array_equal(duplicates_of_earlier(groups, ptr), expected)
+    # rankings of one depth (a table of them)
+    assert duplicates_of_earlier(np.tile([0, 1, 0, 1], 3), np.arange(0, 13, 4)).tolist() == [False, False, True, True] * 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(0, 50), max_size=40), seed=st.integers(0, 2**32 - 1))
+def test_distinct_and_shortest_first(values, seed):
+    values = np.array(values, dtype=np.int64)
+    distinct, inverse = _distinct(values)
+    reference = np.unique(values, return_inverse=True)
+    assert np.array_equal(distinct, reference[0]) and np.array_equal(inverse, reference[1].ravel())
+    rng = np.random.default_rng(seed)
+    topic = np.sort(rng.integers(0, 4, len(values)))
+    lengths = values.astype(np.float64)
+    order = np.lexsort((lengths, topic))
+    got_topic, got_lengths = _shortest_first(topic, lengths, 4)
+    assert np.array_equal(got_topic, topic[order]) and np.array_equal(got_lengths, lengths[order])
+
+
+@settings(max_examples=80, deadline=None)
+@given(strings=st.lists(st.text(alphabet=st.sampled_from(list("aAbZ09-_\x00\x01\x7fé")), max_size=20), max_size=30),
+       offset=st.integers(0, 2))
+def test_short_strings_in_arrow_byte_order(strings, offset):
+    array = pa.array(strings, type=pa.string()).slice(min(offset, len(strings)))
+    order = _short_string_order(array)
+    assert order is not None
+    assert np.array_equal(order, pc.sort_indices(array).to_numpy())
