@@ -8,10 +8,14 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pateval.measures._arrays import byte_order, positions_in, stable_order
 from pateval.measures.cubetest import _running_sum, _segment_cumsum
-from pateval.measures.subtopic import _short_string_order
 from pateval.measures.tbg import _distinct, _shortest_first
-from pateval.usermodel.time import duplicates_of_earlier, segment_exclusive_cumsum, segment_exclusive_cumsum_at
+from pateval.usermodel.time import (
+    duplicates_of_earlier,
+    segment_exclusive_cumsum,
+    segment_exclusive_cumsum_at,
+)
 
 _sizes = st.lists(st.integers(0, 12), min_size=1, max_size=12)
 
@@ -81,6 +85,17 @@ def test_distinct_and_shortest_first(values, seed):
        offset=st.integers(0, 2))
 def test_short_strings_in_arrow_byte_order(strings, offset):
     array = pa.array(strings, type=pa.string()).slice(min(offset, len(strings)))
-    order = _short_string_order(array)
-    assert order is not None
-    assert np.array_equal(order, pc.sort_indices(array).to_numpy())
+    assert np.array_equal(byte_order(array), pc.sort_indices(array).to_numpy())
+    values = np.array([len(x) for x in strings], dtype=np.int64)
+    assert np.array_equal(stable_order(values), np.argsort(values, kind="stable"))
+
+
+def test_positions_in_is_arrow_index_in():
+    rng = np.random.default_rng(7)
+    alphabet = np.array(list("ab\x00\x01Z9-é"))
+    for longest in (3, 9, 17, 30):  # one word, two, three, too long for words
+        base = sorted({"".join(rng.choice(alphabet, size=int(n))) for n in rng.integers(0, longest + 1, 70_000)})
+        keys = pa.array(base[: len(base) * 3 // 4] + rng.choice(base, 3000).tolist())  # repeated keys: the first counts
+        ids = pa.chunked_array([pa.array(base[:100]), pa.array(rng.permutation(base).tolist() + ["absent"])])
+        expected = pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)
+        assert np.array_equal(positions_in(ids, keys), expected)

@@ -72,6 +72,7 @@ from ..formats.dd import as_dd_iterations
 from ..formats.weights import as_subtopic_weights
 from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
+from ._arrays import stable_order
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
@@ -174,17 +175,6 @@ def _group_starts(groups: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     first = np.r_[True, groups[1:] != groups[:-1]]
     return np.maximum.accumulate(np.where(first, np.arange(n, dtype=np.int64), 0))
-
-
-def _stable_order(values: np.ndarray) -> np.ndarray:
-    """``np.argsort(values, kind="stable")`` for non-negative integers, by one plain sort."""
-    n = len(values)
-    bits = max(1, (n - 1).bit_length())
-    if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
-        return np.argsort(values, kind="stable")
-    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)  # (value, index): unique
-    packed.sort()
-    return packed & ((1 << bits) - 1)
 
 
 def _running_sum(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -339,7 +329,7 @@ def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: Evaluati
     keep = (view.pair_grade > 0) & examined[view.pair_row]
     rows, subtopics, grades = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep]
     # by subtopic, each subtopic's in examination order (pairs come by row)
-    order = _stable_order(subtopics) if bool(np.all(rows[1:] >= rows[:-1])) else np.lexsort((rows, subtopics))
+    order = stable_order(subtopics) if bool(np.all(rows[1:] >= rows[:-1])) else np.lexsort((rows, subtopics))
     rows, subtopics, grades = rows[order], subtopics[order], grades[order]
     start = _group_starts(subtopics)
     earlier = np.arange(len(rows), dtype=np.int64) - start  # nrel(c_i, j-1): all kept pairs have rel > 0
@@ -461,7 +451,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
         rows, subtopics, rating = rows[keep], subtopics[keep], rating[keep]
     # pairs by subtopic, each subtopic's in examination order (pairs come by row)
     if place is None and bool(np.all(rows[1:] >= rows[:-1])):
-        order = _stable_order(subtopics)
+        order = stable_order(subtopics)
     else:
         order = np.argsort(subtopics * np.int64(n_rows) + (rows if place is None else place[rows]), kind="stable")
     rows, subtopics, rating = rows[order], subtopics[order], rating[order].astype(np.float64)

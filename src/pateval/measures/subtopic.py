@@ -64,12 +64,12 @@ import weakref
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..core.ranking import RankedTopics, SubtopicView
 from ..errors import ParameterError
 from ..formats.intents import as_intent_probabilities
 from ..validation import Interval
+from ._arrays import byte_order, stable_order
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
@@ -122,41 +122,10 @@ def _string_ranks(strings: np.ndarray) -> np.ndarray:
         strings = strings.combine_chunks()
     if not isinstance(strings, pa.Array):
         strings = pa.array(np.asarray(strings, dtype=object), type=pa.string())
-    order = _short_string_order(strings)
-    if order is None:
-        order = pc.sort_indices(strings).to_numpy()
+    order = byte_order(strings)
     ranks = np.empty(len(strings), dtype=np.int64)
     ranks[order] = np.arange(len(strings), dtype=np.int64)
     return ranks
-
-
-def _short_string_order(strings: pa.Array, longest: int = 24) -> np.ndarray | None:
-    """The byte order of short strings (ids such as docnos) by integer sorts, or None.
-
-    Each string's bytes, zero-padded, are read as big-endian 64-bit words: comparing the
-    words in turn, then the lengths, is comparing the bytes (memcmp, then the shorter
-    first), Arrow's order. None for strings longer than ``longest`` bytes or with nulls.
-    """
-    if strings.null_count or not (pa.types.is_string(strings.type) or pa.types.is_binary(strings.type)):
-        return None
-    _, offset_buffer, data_buffer = strings.buffers()
-    offsets = np.frombuffer(offset_buffer, dtype=np.int32)[strings.offset : strings.offset + len(strings) + 1]
-    offsets = offsets.astype(np.int64)
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    lengths = np.diff(offsets)
-    width = int(lengths.max()) if len(lengths) else 0
-    if width > longest:
-        return None
-    words = max(1, -(-width // 8))
-    padded = np.zeros(len(data) + 8 * words, dtype=np.uint8)  # every read of 8 bytes stays inside
-    padded[: len(data)] = data
-    unaligned = np.ndarray(shape=(len(padded) - 7,), dtype=">u8", buffer=padded, strides=(1,))
-    keep_bytes = np.array([0] + [((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 9)], dtype=np.uint64)
-    key = [unaligned[offsets[:-1] + 8 * k].astype(np.uint64) & keep_bytes[np.clip(lengths - 8 * k, 0, 8)]
-           for k in range(words)]
-    if width <= 7:  # the last byte of the one word is free: the length goes there
-        return np.argsort(key[0] | lengths.astype(np.uint64), kind="stable")
-    return np.lexsort((lengths, *key[::-1]))
 
 
 def _segment_rank(group: np.ndarray) -> np.ndarray:
@@ -234,11 +203,11 @@ class _Relevance:
         self.subtopic = view.pair_subtopic[keep]
         # C_i(r-1): earlier relevant rows for the same subtopic (a stable order keeps rank order)
         self.seen_before = np.empty(len(self.row), dtype=np.int64)
-        by_subtopic = _stable_order(self.subtopic)
+        by_subtopic = stable_order(self.subtopic)
         self.seen_before[by_subtopic] = _segment_rank(self.subtopic[by_subtopic])
         self.topic = np.searchsorted(ranked.ptr, self.row, side="right") - 1  # rows ascending: no row array needed
         self.position = self.row - ranked.ptr[self.topic] + 1
-        by_rank = _stable_order(self.position)
+        by_rank = stable_order(self.position)
         self.rank_topic = self.topic[by_rank]
         self.rank_subtopic = self.subtopic[by_rank]
         self.rank_seen_before = self.seen_before[by_rank]
@@ -254,17 +223,6 @@ class _Relevance:
     def within(self, cutoff: int | None) -> int:
         """How many pairs (in rank order) are at ranks <= ``cutoff``."""
         return len(self.rank_position) if cutoff is None else int(np.searchsorted(self.rank_position, cutoff, side="right"))
-
-
-def _stable_order(values: np.ndarray) -> np.ndarray:
-    """``np.argsort(values, kind="stable")`` for non-negative integers, by one plain sort."""
-    n = len(values)
-    bits = max(1, (n - 1).bit_length())
-    if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
-        return np.argsort(values, kind="stable")
-    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)  # (value, index): unique
-    packed.sort()
-    return packed & ((1 << bits) - 1)
 
 
 def _relevance(ranked: RankedTopics, rel: int) -> _Relevance:

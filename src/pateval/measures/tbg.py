@@ -47,6 +47,7 @@ from ..usermodel.time import (
     step_times,
 )
 from ..validation import Interval
+from ._arrays import positions_in
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
@@ -150,7 +151,7 @@ def _positions(ids: pa.Array, keys: pa.Array, *, distinct: bool = False) -> np.n
         where = np.full(len(ids), -1, dtype=np.int64)
         where[targets[first]] = hits[first]
         return where
-    return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return positions_in(ids, keys)
 
 
 def _lengths_at(where: np.ndarray, table: LengthTable, ids: pa.Array, default: float | None, *, measure: Measure,

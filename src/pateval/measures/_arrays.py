@@ -1,0 +1,157 @@
+"""Array helpers shared by the measure kernels: sorts and string joins with integer operations.
+
+Every helper gives exactly what its plain counterpart gives (``np.argsort(kind="stable")``,
+Arrow's byte order, ``pyarrow.compute.index_in``); they are only faster on millions of
+values, and each falls back to the plain counterpart when its shortcut does not apply.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["stable_order", "string_words", "byte_order", "positions_in"]
+
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
+_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX3 = np.uint64(0x94D049BB133111EB)
+# _KEEP[k]: the first k bytes of a big-endian word (k = 0..8)
+_KEEP = np.array([0] + [((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 9)], dtype=np.uint64)
+# _KEEP_LOW[k]: the first k bytes of a little-endian word
+_KEEP_LOW = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+_SHORT = 24  # ids up to this many bytes are read as words; longer ones take the plain path
+
+
+def stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` for non-negative integers, by one plain sort of
+    (value, index) packed in one integer (a sort that is much faster than a stable argsort)."""
+    values = np.asarray(values)
+    n = len(values)
+    bits = max(1, (n - 1).bit_length())
+    if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
+        return np.argsort(values, kind="stable")
+    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)
+    packed.sort()
+    return packed & ((1 << bits) - 1)
+
+
+def string_words(strings: pa.Array | pa.ChunkedArray, *, words: int | None = None, longest: int = _SHORT,
+                 big_endian: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each string's bytes as 64-bit words, zero-padded, and its length in bytes.
+
+    Returns ``(words, lengths)``, ``words`` of shape (W, N) (W = ``words``, or enough for the
+    longest string), or None for strings longer than ``longest`` bytes, with nulls, or of a
+    type other than (large) string or binary. Words and length together identify a string;
+    big-endian words also compare as the bytes do.
+    """
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks() if strings.num_chunks != 1 else strings.chunk(0)
+    kind = strings.type
+    if strings.null_count or not (pa.types.is_string(kind) or pa.types.is_binary(kind)
+                                  or pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)):
+        return None
+    wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+    _, offset_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int64 if wide else np.int32)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1].astype(np.int64)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(offsets)
+    width = int(lengths.max()) if len(lengths) else 0
+    if width > longest:
+        return None
+    count = max(1, -(-width // 8)) if words is None else words
+    if count * 8 < width:
+        return None
+    keep = _KEEP if big_endian else _KEEP_LOW
+    dtype = ">u8" if big_endian else "<u8"
+    out = np.empty((count, len(lengths)), dtype=np.uint64)
+    start = offsets[:-1]
+    # 8 bytes read from any offset: a view of the buffer with a stride of one byte; the
+    # strings near the end of the buffer are read from a zero-padded copy of its tail
+    tail_from = max(0, len(data) - 8 * count - 8)
+    split = int(np.searchsorted(start, tail_from, side="left"))
+    tail = np.zeros(len(data) - tail_from + 8 * count + 8, dtype=np.uint8)
+    tail[: len(data) - tail_from] = data[tail_from:]
+    for lo, hi, buffer, shift in ((0, split, data, 0), (split, len(lengths), tail, tail_from)):
+        if hi <= lo:
+            continue
+        unaligned = np.ndarray(shape=(len(buffer) - 7,), dtype=dtype, buffer=buffer, strides=(1,))
+        for k in range(count):
+            out[k, lo:hi] = unaligned[start[lo:hi] - shift + 8 * k] & keep[np.clip(lengths[lo:hi] - 8 * k, 0, 8)]
+    return out, lengths
+
+
+def byte_order(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """``pyarrow.compute.sort_indices(strings)``: the strings' byte order (memcmp, then the
+    shorter first), stable; by integer sorts of their words for short strings."""
+    read = string_words(strings)
+    if read is None:
+        return pc.sort_indices(strings).to_numpy()
+    words, lengths = read
+    if int(lengths.max(initial=0)) <= 7:  # the last byte of the one word is free: the length goes there
+        return np.argsort(words[0] | lengths.astype(np.uint64), kind="stable")
+    return np.lexsort((lengths, *words[::-1]))
+
+
+def _fingerprints(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    h = lengths.astype(np.uint64) * _MIX1
+    for word in words:
+        h ^= word
+        h *= _MIX2
+        h ^= h >> np.uint64(31)
+    h *= _MIX3
+    h ^= h >> np.uint64(29)
+    return h
+
+
+def positions_in(ids: pa.Array | pa.ChunkedArray, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """``pc.index_in(ids, value_set=keys)`` as int64 (-1 where absent): where each id first
+    occurs among the keys.
+
+    Short ids (up to 24 bytes, the usual document ids) are matched by sorting: both sides'
+    fingerprints (a hash of their words and length) are sorted together with their
+    positions, each id's fingerprint is found among the keys', and every match is confirmed
+    on the words and lengths themselves; the few ids whose fingerprint meets another string
+    are looked up by Arrow. On millions of ids this reads memory in order, where a hash
+    table probes it at random.
+    """
+    n_ids, n_keys = len(ids), len(keys)
+    if n_ids == 0:
+        return np.zeros(0, dtype=np.int64)
+    if n_keys == 0:
+        return np.full(n_ids, -1, dtype=np.int64)
+    read_ids = read_keys = None
+    if min(n_ids, n_keys) >= 50_000:  # below that, Arrow's hash table is as quick
+        read_ids, read_keys = string_words(ids, big_endian=False), string_words(keys, big_endian=False)
+        if read_ids is not None and read_keys is not None and len(read_ids[0]) != len(read_keys[0]):
+            words = max(len(read_ids[0]), len(read_keys[0]))  # both sides read as as many words
+            read_ids = string_words(ids, words=words, big_endian=False)
+            read_keys = string_words(keys, words=words, big_endian=False)
+    if read_ids is None or read_keys is None:
+        return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    (id_words, id_lengths), (key_words, key_lengths) = read_ids, read_keys
+    bits = max(1, (max(n_ids, n_keys) - 1).bit_length())
+    low = np.uint64((1 << bits) - 1)
+    # (fingerprint's top bits, position) in one integer: a plain sort orders by fingerprint,
+    # equal ones by position (the first occurrence first)
+    key_packed = (_fingerprints(key_words, key_lengths) & ~low) | np.arange(n_keys, dtype=np.uint64)
+    key_packed.sort()
+    id_packed = (_fingerprints(id_words, id_lengths) & ~low) | np.arange(n_ids, dtype=np.uint64)
+    id_packed.sort()
+    key_print = key_packed & ~low
+    id_print = id_packed & ~low
+    at = np.minimum(np.searchsorted(key_print, id_print), n_keys - 1)  # ids in order: the search moves forward
+    key_at = (key_packed[at] & low).astype(np.int64)
+    id_at = (id_packed & low).astype(np.int64)
+    met = key_print[at] == id_print
+    same = met & (np.take(key_lengths, key_at) == np.take(id_lengths, id_at))
+    for k in range(len(key_words)):
+        same &= np.take(key_words[k], key_at) == np.take(id_words[k], id_at)
+    where = np.full(n_ids, -1, dtype=np.int64)
+    where[id_at[same]] = key_at[same]
+    unsure = np.sort(id_at[met & ~same])  # the fingerprint met another string
+    if len(unsure):
+        found = pc.index_in(ids.take(pa.array(unsure)), value_set=keys)
+        where[unsure] = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return where
