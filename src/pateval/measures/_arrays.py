@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["stable_order", "string_words", "byte_order", "positions_in"]
+__all__ = ["stable_order", "string_words", "byte_order", "SortedKeys", "positions_in"]
 
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -105,53 +105,73 @@ def _fingerprints(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return h
 
 
-def positions_in(ids: pa.Array | pa.ChunkedArray, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """``pc.index_in(ids, value_set=keys)`` as int64 (-1 where absent): where each id first
-    occurs among the keys.
+class SortedKeys:
+    """Strings indexed for :meth:`find` by sorted fingerprints (made once, used for many lookups).
 
-    Short ids (up to 24 bytes, the usual document ids) are matched by sorting: both sides'
-    fingerprints (a hash of their words and length) are sorted together with their
-    positions, each id's fingerprint is found among the keys', and every match is confirmed
-    on the words and lengths themselves; the few ids whose fingerprint meets another string
-    are looked up by Arrow. On millions of ids this reads memory in order, where a hash
-    table probes it at random.
+    Each key's fingerprint (a hash of its words and length) keeps its top bits, packed with
+    the key's position in one integer and sorted: equal prints run in position order. An id
+    is looked for at the first key of its print, and every match is confirmed on the words
+    and lengths themselves (then at the next keys of that print, should a different string
+    share it): the result is exact, whatever the hash does. On millions of ids this reads
+    memory in order, where a hash table probes it at random.
     """
-    n_ids, n_keys = len(ids), len(keys)
-    if n_ids == 0:
-        return np.zeros(0, dtype=np.int64)
-    if n_keys == 0:
-        return np.full(n_ids, -1, dtype=np.int64)
-    read_ids = read_keys = None
-    if min(n_ids, n_keys) >= 50_000:  # below that, Arrow's hash table is as quick
-        read_ids, read_keys = string_words(ids, big_endian=False), string_words(keys, big_endian=False)
-        if read_ids is not None and read_keys is not None and len(read_ids[0]) != len(read_keys[0]):
-            words = max(len(read_ids[0]), len(read_keys[0]))  # both sides read as as many words
-            read_ids = string_words(ids, words=words, big_endian=False)
-            read_keys = string_words(keys, words=words, big_endian=False)
-    if read_ids is None or read_keys is None:
+
+    def __init__(self, keys: pa.Array | pa.ChunkedArray):
+        self.keys = keys
+        self.n = len(keys)
+        # room for the positions of 16 million ids too, so that both sides pack alike
+        self.bits = max(24, (max(self.n, 1) - 1).bit_length())
+        self.low = np.uint64((1 << self.bits) - 1)
+        read = string_words(keys, big_endian=False) if self.n else None
+        self.words, self.lengths = read if read is not None else (None, None)
+        if read is not None:
+            packed = (_fingerprints(*read) & ~self.low) | np.arange(self.n, dtype=np.uint64)
+            packed.sort()
+            self.print = packed & ~self.low
+            self.position = (packed & self.low).astype(np.int64)
+
+    def find(self, ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """``pc.index_in(ids, value_set=keys)`` as int64 (-1 where absent)."""
+        n = len(ids)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        if self.n == 0:
+            return np.full(n, -1, dtype=np.int64)
+        read = None if self.words is None else string_words(ids, words=len(self.words), big_endian=False)
+        if read is None or n > int(self.low) + 1:  # ids longer than any key's words, or too many
+            return pc.index_in(ids, value_set=self.keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        words, lengths = read
+        packed = (_fingerprints(words, lengths) & ~self.low) | np.arange(n, dtype=np.uint64)
+        packed.sort()  # ids in print order: the searches move forward through the keys
+        wanted = packed & ~self.low
+        id_at = (packed & self.low).astype(np.int64)
+        start = np.searchsorted(self.print, wanted)
+        stop = np.searchsorted(self.print, wanted, side="right")
+        where = np.full(n, -1, dtype=np.int64)
+        pending = np.flatnonzero(start < stop)  # (in print order) ids with keys of their print
+        at = start[pending]
+        while len(pending):
+            key = self.position[at]
+            ids_here = id_at[pending]
+            same = np.take(self.lengths, key) == np.take(lengths, ids_here)
+            for k in range(len(self.words)):
+                same &= np.take(self.words[k], key) == np.take(words[k], ids_here)
+            where[ids_here[same]] = key[same]
+            # a different string of the same print: the next key of that print
+            at = at[~same] + 1
+            pending = pending[~same]
+            more = at < stop[pending]
+            at, pending = at[more], pending[more]
+        return where
+
+
+def positions_in(ids: pa.Array | pa.ChunkedArray, keys: pa.Array | pa.ChunkedArray | SortedKeys) -> np.ndarray:
+    """``pc.index_in(ids, value_set=keys)`` as int64 (-1 where absent): where each id first
+    occurs among the keys (short ids by :class:`SortedKeys`, which ``keys`` may already be)."""
+    if isinstance(keys, SortedKeys):
+        return keys.find(ids)
+    if min(len(ids), len(keys)) < 50_000:  # Arrow's hash table is as quick
+        if len(ids) == 0:
+            return np.zeros(0, dtype=np.int64)
         return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    (id_words, id_lengths), (key_words, key_lengths) = read_ids, read_keys
-    bits = max(1, (max(n_ids, n_keys) - 1).bit_length())
-    low = np.uint64((1 << bits) - 1)
-    # (fingerprint's top bits, position) in one integer: a plain sort orders by fingerprint,
-    # equal ones by position (the first occurrence first)
-    key_packed = (_fingerprints(key_words, key_lengths) & ~low) | np.arange(n_keys, dtype=np.uint64)
-    key_packed.sort()
-    id_packed = (_fingerprints(id_words, id_lengths) & ~low) | np.arange(n_ids, dtype=np.uint64)
-    id_packed.sort()
-    key_print = key_packed & ~low
-    id_print = id_packed & ~low
-    at = np.minimum(np.searchsorted(key_print, id_print), n_keys - 1)  # ids in order: the search moves forward
-    key_at = (key_packed[at] & low).astype(np.int64)
-    id_at = (id_packed & low).astype(np.int64)
-    met = key_print[at] == id_print
-    same = met & (np.take(key_lengths, key_at) == np.take(id_lengths, id_at))
-    for k in range(len(key_words)):
-        same &= np.take(key_words[k], key_at) == np.take(id_words[k], id_at)
-    where = np.full(n_ids, -1, dtype=np.int64)
-    where[id_at[same]] = key_at[same]
-    unsure = np.sort(id_at[met & ~same])  # the fingerprint met another string
-    if len(unsure):
-        found = pc.index_in(ids.take(pa.array(unsure)), value_set=keys)
-        where[unsure] = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return where
+    return SortedKeys(keys).find(ids)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -47,7 +48,7 @@ from ..usermodel.time import (
     step_times,
 )
 from ..validation import Interval
-from ._arrays import positions_in
+from ._arrays import SortedKeys
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
@@ -56,6 +57,7 @@ __all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
 DUPLICATE_MODES = ("none", "groups", "families", "patent")
+_SORTED_KEYS = 50_000  # lengths tables of this many documents are indexed by sorted fingerprints
 NORMALISATIONS = ("none", "ideal", "bound")
 
 TBG_PARAMS = (
@@ -120,10 +122,15 @@ def _as_arrow_strings(values) -> pa.Array:
 
 @dataclass(frozen=True)
 class LengthTable:
-    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per kernel call."""
+    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per evaluation."""
 
     keys: pa.Array
     values: np.ndarray
+
+    @cached_property
+    def sorted_keys(self) -> SortedKeys:
+        """The keys indexed for lookups (made on the first lookup, kept with the table)."""
+        return SortedKeys(self.keys)
 
     @classmethod
     def of(cls, lengths: "Mapping | LengthTable") -> "LengthTable":
@@ -132,15 +139,19 @@ class LengthTable:
         return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths)))
 
 
-def _positions(ids: pa.Array, keys: pa.Array, *, distinct: bool = False) -> np.ndarray:
-    """Where each of ``ids`` first occurs in ``keys`` (int64), -1 where it does not.
+def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> np.ndarray:
+    """Where each of ``ids`` first occurs in ``table.keys`` (int64), -1 where it does not.
 
-    ``distinct`` ids (no repeats) much fewer than the keys are looked up the other way
-    round: the keys probe a hash table of the ids, small enough to stay in cache, instead
-    of every id probing a table of all the keys.
+    Many keys: by the table's sorted fingerprints (:class:`pateval.measures._arrays.SortedKeys`,
+    made once per table). Few keys, and ``distinct`` ids (no repeats) much fewer than the
+    keys: the other way round, the keys probe a hash table of the ids, small enough to stay
+    in cache. Otherwise Arrow's ``index_in``.
     """
+    keys = table.keys
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
+    if len(keys) >= _SORTED_KEYS:
+        return table.sorted_keys.find(ids)
     if distinct and 4 * len(ids) < len(keys):
         found = pc.index_in(keys, value_set=ids).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         hits = np.flatnonzero(found >= 0)  # ascending: the first hit of each id is its first key
@@ -151,7 +162,7 @@ def _positions(ids: pa.Array, keys: pa.Array, *, distinct: bool = False) -> np.n
         where = np.full(len(ids), -1, dtype=np.int64)
         where[targets[first]] = hits[first]
         return where
-    return positions_in(ids, keys)
+    return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _lengths_at(where: np.ndarray, table: LengthTable, ids: pa.Array, default: float | None, *, measure: Measure,
@@ -194,7 +205,7 @@ def _lookup_lengths(ids: pa.Array, lengths: "Mapping | LengthTable", default: fl
     a negative or non-finite length) is named in the error, with ``describe(i)`` saying where.
     """
     table = LengthTable.of(lengths)
-    where = _positions(ids, table.keys, distinct=distinct)
+    where = _positions(ids, table, distinct=distinct)
     return _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what=what)
 
 
@@ -245,7 +256,7 @@ def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
 def shared_lookup(ranked: RankedTopics, table: LengthTable, ids: pa.Array) -> np.ndarray:
     """Where each of the ranking's distinct documents ``ids`` is in ``table`` (-1: absent),
     looked up once per ranking and table (TBG, the Cube Test's time=tbg and the ideal share it)."""
-    return _shared(ranked, table, "where", lambda: _positions(ids, table.keys))
+    return _shared(ranked, table, "where", lambda: _positions(ids, table))
 
 
 def _relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
@@ -508,7 +519,7 @@ def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, dist
     """
     run_where = _peek(ranked, table, "where")
     if run_where is None:
-        return _positions(ids, table.keys, distinct=True)
+        return _positions(ids, table, distinct=True)
     if all(hasattr(ranked, name) for name in ("judged_row", "judged_grade", "judged_code")):
         # rankings that keep their judged rows apart: those rows and their documents' codes
         chosen = np.flatnonzero(ranked.judged_grade >= max(level, 1))
@@ -522,7 +533,7 @@ def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, dist
     where = np.where(mapped >= 0, run_where[np.maximum(mapped, 0)], -1)
     rest = np.flatnonzero(mapped < 0)
     if len(rest):
-        where[rest] = _positions(ids.take(pa.array(rest)), table.keys, distinct=True)
+        where[rest] = _positions(ids.take(pa.array(rest)), table, distinct=True)
     return where
 
 
@@ -540,7 +551,7 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
     distinct, inverse = _distinct(code)
     if ids is None:
         ids = _as_arrow_strings(np.asarray(judgements.doc_keys, dtype=object)[distinct])
-        where = _positions(ids, lengths.keys, distinct=True)
+        where = _positions(ids, lengths, distinct=True)
     else:
         ids = ids.take(pa.array(distinct))
         where = _judged_positions(ranked, lengths, measure["rel"], distinct, ids)
