@@ -31,6 +31,8 @@ def stable_order(values: np.ndarray) -> np.ndarray:
     bits = max(1, (n - 1).bit_length())
     if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
         return np.argsort(values, kind="stable")
+    if int(values.max()) < 1 << 16:  # NumPy's stable sort of 16-bit integers is a radix sort
+        return np.argsort(values.astype(np.uint16), kind="stable")
     packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)
     packed.sort()
     return packed & ((1 << bits) - 1)

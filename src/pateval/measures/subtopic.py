@@ -198,9 +198,9 @@ class _Relevance:
 
     def __init__(self, ranked: RankedTopics, rel: int):
         view = _view(ranked)
-        keep = view.pair_grade >= rel
-        self.row = view.pair_row[keep]
-        self.subtopic = view.pair_subtopic[keep]
+        keep = np.flatnonzero(view.pair_grade >= rel)  # (positions and takes: quicker than a mask on each array)
+        self.row = np.take(view.pair_row, keep)
+        self.subtopic = np.take(view.pair_subtopic, keep)
         # C_i(r-1): earlier relevant rows for the same subtopic (a stable order keeps rank order)
         self.seen_before = np.empty(len(self.row), dtype=np.int64)
         by_subtopic = stable_order(self.subtopic)
@@ -208,14 +208,14 @@ class _Relevance:
         self.topic = np.searchsorted(ranked.ptr, self.row, side="right") - 1  # rows ascending: no row array needed
         self.position = self.row - ranked.ptr[self.topic] + 1
         by_rank = stable_order(self.position)
-        self.rank_topic = self.topic[by_rank]
-        self.rank_subtopic = self.subtopic[by_rank]
-        self.rank_seen_before = self.seen_before[by_rank]
-        self.rank_position = self.position[by_rank]
-        judged = view.judged_grade >= rel
-        self.judged_topic = view.judged_topic[judged]
-        self.judged_doc = view.judged_doc[judged]
-        self.judged_subtopic = view.judged_subtopic[judged]
+        self.rank_topic = np.take(self.topic, by_rank)
+        self.rank_subtopic = np.take(self.subtopic, by_rank)
+        self.rank_seen_before = np.take(self.seen_before, by_rank)
+        self.rank_position = np.take(self.position, by_rank)
+        judged = np.flatnonzero(view.judged_grade >= rel)
+        self.judged_topic = np.take(view.judged_topic, judged)
+        self.judged_doc = np.take(view.judged_doc, judged)
+        self.judged_subtopic = np.take(view.judged_subtopic, judged)
         self.n_relevant = np.bincount(self.judged_subtopic, minlength=len(view.subtopic_ids))  # R_i
         self.actual = self.n_relevant > 0
         self.n_actual = np.bincount(view.subtopic_topic[self.actual], minlength=ranked.n_topics)
