@@ -99,3 +99,17 @@ def test_positions_in_is_arrow_index_in():
         ids = pa.chunked_array([pa.array(base[:100]), pa.array(rng.permutation(base).tolist() + ["absent"])])
         expected = pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)
         assert np.array_equal(positions_in(ids, keys), expected)
+
+
+def test_sorted_keys_resolve_shared_fingerprints(monkeypatch):
+    from pateval.measures import _arrays
+
+    real = _arrays._fingerprints
+    # 8 fingerprints for every string: most matches meet other strings first
+    monkeypatch.setattr(_arrays, "_fingerprints", lambda words, lengths: (real(words, lengths) & np.uint64(7)) << np.uint64(61))
+    rng = np.random.default_rng(3)
+    base = sorted({f"d{i}" * int(k) for i, k in enumerate(rng.integers(1, 4, 3000))})
+    keys = pa.array(base[:2000] + base[:50])
+    ids = pa.array(rng.permutation(base).tolist() + ["absent"])
+    expected = pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)
+    assert np.array_equal(_arrays.SortedKeys(keys).find(ids), expected)

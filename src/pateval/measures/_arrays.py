@@ -147,10 +147,9 @@ class SortedKeys:
         packed.sort()  # ids in print order: the searches move forward through the keys
         wanted = packed & ~self.low
         id_at = (packed & self.low).astype(np.int64)
-        start = np.searchsorted(self.print, wanted)
-        stop = np.searchsorted(self.print, wanted, side="right")
+        start = np.minimum(np.searchsorted(self.print, wanted), self.n - 1)
         where = np.full(n, -1, dtype=np.int64)
-        pending = np.flatnonzero(start < stop)  # (in print order) ids with keys of their print
+        pending = np.flatnonzero(self.print[start] == wanted)  # (in print order) ids with keys of their print
         at = start[pending]
         while len(pending):
             key = self.position[at]
@@ -159,10 +158,11 @@ class SortedKeys:
             for k in range(len(self.words)):
                 same &= np.take(self.words[k], key) == np.take(words[k], ids_here)
             where[ids_here[same]] = key[same]
-            # a different string of the same print: the next key of that print
-            at = at[~same] + 1
-            pending = pending[~same]
-            more = at < stop[pending]
+            # a different string of the same print: the next key, if it has that print too
+            at, pending = at[~same] + 1, pending[~same]
+            more = np.flatnonzero(at < self.n)
+            at, pending = at[more], pending[more]
+            more = np.flatnonzero(self.print[at] == wanted[pending])
             at, pending = at[more], pending[more]
         return where
 

@@ -616,7 +616,11 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     steps = row_steps(codes, values, relevant_rows, duplicate, model)
     earning = relevant_rows if duplicate is None or measure["duplicate_gain"] else relevant_rows[~duplicate[relevant_rows]]
     times = segment_exclusive_cumsum_at(steps, ranked.ptr, earning, overwrite=True)
-    topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
+    counts = np.diff(ranked.ptr)
+    if len(counts) and counts[0] > 0 and bool(np.all(counts == counts[0])):
+        topic = earning // int(counts[0])  # rankings of one depth
+    else:
+        topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
     raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
     scale = normaliser(ranked, measure, context, model, lengths=lengths)
     out = np.zeros(ranked.n_topics, dtype=np.float64)

@@ -176,8 +176,11 @@ def segment_exclusive_cumsum_at(values: np.ndarray, ptr: np.ndarray, rows: np.nd
         return np.zeros(0, dtype=np.float64)
     counts = np.diff(ptr)
     longest = int(counts.max())
-    segment = np.searchsorted(ptr, rows, side="right") - 1
-    column = rows - ptr[segment]
+    if longest and bool(np.all(counts == longest)):
+        segment, column = np.divmod(rows, longest)  # rankings of one depth
+    else:
+        segment = np.searchsorted(ptr, rows, side="right") - 1
+        column = rows - ptr[segment]
     if len(counts) * longest <= 2 * len(values) + 4096:
         # as segment_exclusive_cumsum: one row per segment, sums never run across segments;
         # the exclusive sum at column c is the inclusive one at c - 1
