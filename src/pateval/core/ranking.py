@@ -395,11 +395,12 @@ class RankedTopics(DocumentIds):
 
         Most measures only look at these few rows, not at every retrieved one.
         """
-        return self.judged_row[self.judged_grade >= max(level, 1)]
+        # positions, then take: faster than a boolean mask over a million judged rows
+        return np.take(self.judged_row, np.flatnonzero(self.judged_grade >= max(level, 1)))
 
     def judged_rows(self) -> np.ndarray:
         """The judged rows (grade >= 0), in ranking order."""
-        return self.judged_row[self.judged_grade >= 0]
+        return np.take(self.judged_row, np.flatnonzero(self.judged_grade >= 0))
 
     def num_rel(self, level: int = 1) -> np.ndarray:
         """Per topic, the judged documents with grade >= ``level`` (retrieved or not)."""
