@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["StringKeys", "PairIndex", "take"]
+__all__ = ["StringKeys", "PairIndex", "take", "words_at", "string_parts"]
 
 _U64 = np.uint64
 _MIX = _U64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
@@ -29,6 +29,8 @@ _MIX3 = _U64(0x94D049BB133111EB)
 # _LOW_BYTES[k]: the low k bytes of a little-endian word (k = 0..8)
 _BLOCK = 1 << 16  # rows per block: scratch arrays stay in cache and are reused
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+# _HIGH_BYTES[k]: the first k bytes of a big-endian word
+_HIGH_BYTES = np.array([0] + [((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 9)], dtype=np.uint64)
 
 
 def take(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
@@ -70,7 +72,7 @@ def _scramble(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> _U64(31))
 
 
-def _string_parts(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def string_parts(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Offsets (int64, N+1) and bytes (uint8) of a string array, without copying the bytes."""
     if strings.null_count:
         raise ValueError("document ids must not be null")
@@ -84,35 +86,48 @@ def _string_parts(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
+def words_at(offsets: np.ndarray, data: np.ndarray, lo: int, hi: int, count: int, *,
+             big_endian: bool = False) -> np.ndarray:
+    """Words 0..count-1 of strings ``lo:hi`` (``offsets`` into ``data``), zero-padded past
+    each string's end: shape (count, hi - lo), uint64.
+
+    Eight bytes are read from any offset through a view of the buffer with a stride of one
+    byte; strings near the end of the buffer are read from a zero-padded copy of its tail.
+    Little-endian words are the fingerprints' input; big-endian ones compare as the bytes do.
+    """
+    start = offsets[lo:hi]
+    length = offsets[lo + 1 : hi + 1] - start
+    keep = _HIGH_BYTES if big_endian else _LOW_BYTES
+    out = np.empty((count, hi - lo), dtype=np.uint64)
+    tail_from = max(0, len(data) - 8 * count - 8)
+    split = int(np.searchsorted(start, tail_from, side="left"))
+    tail = np.zeros(len(data) - tail_from + 8 * count + 8, dtype=np.uint8)
+    tail[: len(data) - tail_from] = data[tail_from:]
+    for a, b, buffer, shift in ((0, split, data, 0), (split, hi - lo, tail, tail_from)):
+        if b <= a:
+            continue
+        view = np.ndarray(shape=(len(buffer) - 7,), dtype=">u8" if big_endian else "<u8", buffer=buffer, strides=(1,))
+        for k in range(count):
+            out[k, a:b] = view[start[a:b] - shift + 8 * k] & keep[np.clip(length[a:b] - 8 * k, 0, 8)]
+    return out
+
+
 def _fingerprints(offsets: np.ndarray, data: np.ndarray, *, out: np.ndarray) -> None:
     """Write the fingerprint of each string (``offsets`` into ``data``) to ``out``."""
     length = np.diff(offsets)
     n = len(length)
-    longest = int(length.max()) if n else 0
-    words = max(1, -(-longest // 8))
-    # each string's bytes read as little-endian words from an unaligned view of the
-    # buffer, bytes past the string's end masked off; a few strings at the very end are
-    # read from a padded copy of the tail
-    tail_from = max(0, len(data) - 8 * words - 8)
-    tail = np.zeros(len(data) - tail_from + 8 * words + 8, dtype=np.uint8)
-    tail[: len(data) - tail_from] = data[tail_from:]
-    main_rows = int(np.searchsorted(offsets[:-1], tail_from, side="left"))
-    for lo, hi, buffer, shift in ((0, main_rows, data, 0), (main_rows, n, tail, tail_from)):
-        if hi <= lo:
-            continue
-        view = np.ndarray(shape=(len(buffer) - 7,), dtype="<u8", buffer=buffer, strides=(1,))
-        for b0 in range(lo, hi, _BLOCK):
-            b1 = min(hi, b0 + _BLOCK)
-            start = offsets[b0:b1] - shift
-            size = length[b0:b1]
-            value = view[start] & _LOW_BYTES[np.minimum(size, 8)]
-            for k in range(1, words):
-                # only strings longer than 8k bytes take word k in: a string's
-                # fingerprint must not depend on the other strings of the array
-                longer = np.flatnonzero(size > 8 * k)
-                word = view[start[longer] + 8 * k] & _LOW_BYTES[np.minimum(size[longer] - 8 * k, 8)]
-                value[longer] = _scramble((value[longer] ^ word) * _MIX)
-            out[b0:b1] = value
+    words = max(1, -(-int(length.max()) // 8)) if n else 1
+    for b0 in range(0, n, _BLOCK):
+        b1 = min(n, b0 + _BLOCK)
+        block = words_at(offsets, data, b0, b1, words)
+        value = block[0]
+        size = length[b0:b1]
+        for k in range(1, words):
+            # only strings longer than 8k bytes take word k in: a string's fingerprint
+            # must not depend on the other strings of the array
+            longer = np.flatnonzero(size > 8 * k)
+            value[longer] = _scramble((value[longer] ^ block[k, longer]) * _MIX)
+        out[b0:b1] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,7 +156,7 @@ class StringKeys:
     @classmethod
     def of(cls, strings: pa.Array | pa.ChunkedArray) -> "StringKeys":
         chunks = strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]
-        parts = [_string_parts(chunk) for chunk in chunks]
+        parts = [string_parts(chunk) for chunk in chunks]
         length = np.concatenate([np.diff(offsets) for offsets, _ in parts] + [np.zeros(0, np.int32)])
         fingerprint = np.empty(len(length), dtype=np.uint64)
         at = 0

@@ -11,15 +11,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..core.keys import string_parts, words_at
+
 __all__ = ["stable_order", "string_words", "byte_order", "SortedKeys", "positions_in"]
 
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX3 = np.uint64(0x94D049BB133111EB)
-# _KEEP[k]: the first k bytes of a big-endian word (k = 0..8)
-_KEEP = np.array([0] + [((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 9)], dtype=np.uint64)
-# _KEEP_LOW[k]: the first k bytes of a little-endian word
-_KEEP_LOW = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 _SHORT = 24  # ids up to this many bytes are read as words; longer ones take the plain path
 
 
@@ -53,34 +51,15 @@ def string_words(strings: pa.Array | pa.ChunkedArray, *, words: int | None = Non
     if strings.null_count or not (pa.types.is_string(kind) or pa.types.is_binary(kind)
                                   or pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)):
         return None
-    wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
-    _, offset_buffer, data_buffer = strings.buffers()
-    offsets = np.frombuffer(offset_buffer, dtype=np.int64 if wide else np.int32)
-    offsets = offsets[strings.offset : strings.offset + len(strings) + 1].astype(np.int64)
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    lengths = np.diff(offsets)
+    offsets, data = string_parts(strings)
+    lengths = np.diff(offsets).astype(np.int64)
     width = int(lengths.max()) if len(lengths) else 0
     if width > longest:
         return None
     count = max(1, -(-width // 8)) if words is None else words
     if count * 8 < width:
         return None
-    keep = _KEEP if big_endian else _KEEP_LOW
-    dtype = ">u8" if big_endian else "<u8"
-    out = np.empty((count, len(lengths)), dtype=np.uint64)
-    start = offsets[:-1]
-    # 8 bytes read from any offset: a view of the buffer with a stride of one byte; the
-    # strings near the end of the buffer are read from a zero-padded copy of its tail
-    tail_from = max(0, len(data) - 8 * count - 8)
-    split = int(np.searchsorted(start, tail_from, side="left"))
-    tail = np.zeros(len(data) - tail_from + 8 * count + 8, dtype=np.uint8)
-    tail[: len(data) - tail_from] = data[tail_from:]
-    for lo, hi, buffer, shift in ((0, split, data, 0), (split, len(lengths), tail, tail_from)):
-        if hi <= lo:
-            continue
-        unaligned = np.ndarray(shape=(len(buffer) - 7,), dtype=dtype, buffer=buffer, strides=(1,))
-        for k in range(count):
-            out[k, lo:hi] = unaligned[start[lo:hi] - shift + 8 * k] & keep[np.clip(lengths[lo:hi] - 8 * k, 0, 8)]
+    out = words_at(offsets.astype(np.int64), data, 0, len(lengths), count, big_endian=big_endian)
     return out, lengths
 
 
