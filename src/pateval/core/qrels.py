@@ -96,9 +96,13 @@ class Qrels:
             self._cache[key] = pa.array(np.asarray(given, dtype=object), type=pa.string())
         return self._cache[key]
 
+    def has(self, column: str) -> bool:
+        """Whether a string column (``subtopic``, ``passage``, ...) is present (without converting it)."""
+        return self._given[column] is not None
+
     @property
     def has_subtopics(self) -> bool:
-        return self.subtopic is not None
+        return self.has("subtopic")
 
     @property
     def topic_ids(self) -> np.ndarray:
@@ -113,29 +117,47 @@ class Qrels:
 
         Subtopic- and passage-level qrels judge a document several times; document-level
         measures use its best grade (the issue's rule, and ndeval's for its binary view).
+        Rows come in the order of each (topic, document)'s first line.
         """
-        if self.subtopic is None and self.passage is None:
+        if not (self.has("subtopic") or self.has("passage")):
             return self
-        if "document_level" in self._cache:
-            return self._cache["document_level"]
-        topics = pc.dictionary_encode(self.arrow("topic"))
-        docnos = self.arrow("docno")
-        index = PairIndex.build(topics.indices.to_numpy(zero_copy_only=False), StringKeys.of(docnos),
-                                n_groups=len(topics.dictionary))
-        rel = self.rel.copy()
-        repeats = np.flatnonzero(index.repeated)
-        np.maximum.at(rel, index.first[repeats], rel[repeats])
-        first = ~index.repeated
-        mask = pa.array(first)
-        self._cache["document_level"] = Qrels(
-            topic=self.arrow("topic").filter(mask),
-            docno=docnos.filter(mask),
-            rel=rel[first],
-            format=self.format,
-            source=self.source,
-            notes=self.notes,
-        )
+        if "document_level" not in self._cache:
+            topics = pc.dictionary_encode(self.arrow("topic"))
+            docnos = self.arrow("docno")
+            index = PairIndex.build(topics.indices.to_numpy(zero_copy_only=False), StringKeys.of(docnos),
+                                    n_groups=len(topics.dictionary))
+            rel = self.rel.copy()
+            repeats = np.flatnonzero(index.repeated)
+            np.maximum.at(rel, index.first[repeats], rel[repeats])
+            first = ~index.repeated
+            # each line's row in the document-level qrels (for subtopic views)
+            rows = np.cumsum(first, dtype=np.int64) - 1
+            rows[repeats] = rows[index.first[repeats]]
+            self._cache["document_rows"] = rows
+            mask = pa.array(first)
+            self._cache["document_level"] = Qrels(
+                topic=self.arrow("topic").filter(mask),
+                docno=docnos.filter(mask),
+                rel=rel[first],
+                format=self.format,
+                source=self.source,
+                notes=self.notes,
+            )
         return self._cache["document_level"]
+
+    def document_rows(self) -> np.ndarray:
+        """Each line's row in :meth:`document_level` (``arange`` for document-level qrels).
+
+        Examples
+        --------
+        >>> q = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d2", 0), ("q1", "s2", "d1", 2)])
+        >>> q.document_rows().tolist(), q.document_level().rel.tolist()
+        ([0, 1, 0], [2, 0])
+        """
+        if not (self.has("subtopic") or self.has("passage")):
+            return np.arange(len(self), dtype=np.int64)
+        self.document_level()
+        return self._cache["document_rows"]
 
     def to_frame(self) -> pd.DataFrame:
         """The judgements as a DataFrame (columns topic, [subtopic,] docno, [passage,] rel)."""

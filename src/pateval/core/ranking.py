@@ -97,6 +97,18 @@ def _evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.nd
     return np.argsort(rank_of_topic[run.topic], kind="stable"), None, None
 
 
+def _sort_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` for non-negative int64 values, by one plain sort
+    of (value, index) packed in one integer where they fit (a plain sort is much quicker)."""
+    n = len(values)
+    bits = max(1, (n - 1).bit_length())
+    if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
+        return np.argsort(values, kind="stable")
+    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)
+    packed.sort()
+    return packed & ((1 << bits) - 1)
+
+
 def _row_type(n: int):
     return np.int32 if n < 2**31 else np.int64
 
@@ -164,6 +176,7 @@ class JudgementIndex:
     doc_strings: pa.Array  # (Q,) each judgement's document key
     qrels: Qrels
     doc_key: str
+    level_entry: np.ndarray | None = None  # (len(qrels.document_level()),) each row's judgement, -1: dropped; None: the row itself
 
     @classmethod
     def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> "JudgementIndex":
@@ -175,13 +188,20 @@ class JudgementIndex:
         keep = position >= 0
         docnos = level.arrow("docno")
         rel = level.rel
+        source: np.ndarray | None = None  # the document-level row of each judgement (None: the same row)
         if not keep.all():
+            source = np.flatnonzero(keep)
             docnos, position, rel = docnos.filter(pa.array(keep)), position[keep], rel[keep]
         docnos = document_keys(docnos, doc_key)
         position = position.astype(np.int64)
         if len(position) and not np.all(position[1:] >= position[:-1]):
             order = np.argsort(position, kind="stable")
             position, rel, docnos = position[order], rel[order], docnos.take(pa.array(order))
+            source = order if source is None else source[order]
+        level_entry = None
+        if source is not None:
+            level_entry = np.full(len(level), -1, dtype=np.int64)
+            level_entry[source] = np.arange(len(source), dtype=np.int64)
         if doc_key == "patent" and len(position):
             # several publications of one patent judged: the patent takes the best grade
             index = PairIndex.build(position, StringKeys.of(docnos), n_groups=len(topic_ids))
@@ -190,9 +210,19 @@ class JudgementIndex:
                 repeats = np.flatnonzero(index.repeated)
                 np.maximum.at(rel, index.first[repeats], rel[repeats])
                 single = ~index.repeated
+                merged = np.cumsum(single, dtype=np.int64) - 1
+                merged[repeats] = merged[index.first[repeats]]
+                level_entry = merged if level_entry is None else np.where(level_entry >= 0, merged[level_entry], -1)
                 position, rel, docnos = position[single], rel[single], docnos.filter(pa.array(single))
         return cls(topic_ids=topic_ids, topic_position=position, grade=rel.astype(np.int64),
-                   doc_strings=docnos, qrels=qrels, doc_key=doc_key)
+                   doc_strings=docnos, qrels=qrels, doc_key=doc_key, level_entry=level_entry)
+
+    @cached_property
+    def line_entry(self) -> np.ndarray:
+        """The judgement (an index into these arrays) of each line of :attr:`qrels`, or -1 for
+        lines of topics not evaluated: how subtopic and passage lines find their document."""
+        rows = self.qrels.document_rows()
+        return rows if self.level_entry is None else self.level_entry[rows]
 
     @cached_property
     def _distinct(self) -> pa.DictionaryArray:
@@ -440,9 +470,9 @@ class RankedTopics(DocumentIds):
             notes=self.notes,
         )
 
-    def subtopic_view(self, *, aggregate: str = "max") -> "SubtopicView":
+    def subtopic_view(self, *, aggregate: str = "max", grades: np.ndarray | None = None) -> "SubtopicView":
         """The subtopic judgements of the retrieved rows and of each topic (see :class:`SubtopicView`)."""
-        return SubtopicView.build(self, aggregate=aggregate)
+        return SubtopicView.build(self, aggregate=aggregate, grades=grades)
 
 
 def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> RankedTopics:
@@ -540,7 +570,10 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
 class SubtopicView:
     """Subtopic-level judgements lined up with a ranking, for the subtopic measures.
 
-    Subtopics are numbered globally; topic ``t`` owns ``subtopic_ptr[t]:subtopic_ptr[t+1]``.
+    Subtopics are numbered globally, in (topic, subtopic id as bytes) order; topic ``t``
+    owns ``subtopic_ptr[t]:subtopic_ptr[t+1]``. Several lines judging one (topic,
+    subtopic, document) -- passages -- are merged into one judgement (their highest grade,
+    or their sum).
 
     Attributes
     ----------
@@ -549,11 +582,14 @@ class SubtopicView:
     subtopic_topic : ndarray of int64, shape (S,)
     subtopic_ptr : ndarray of int64, shape (T+1,)
     pair_row, pair_subtopic, pair_grade : ndarray, shape (P,)
-        One entry per (retrieved row, subtopic it is judged for), sorted by row.
+        One entry per (retrieved row, subtopic it is judged for), sorted by row, then
+        subtopic.
     judged_topic, judged_doc, judged_subtopic, judged_grade : ndarray, shape (J,)
-        Every (topic, document, subtopic) judgement of the evaluated topics, with the
-        document as a code into ``judged_docnos`` (for ideal rankings).
-    judged_docnos : ndarray of str
+        Every (topic, document, subtopic) judgement of the evaluated topics, sorted by
+        document, then subtopic. The document is its document-level judgement (an index
+        into ``judged_docnos``), which is unique per (topic, document).
+    judged_docnos : pyarrow.Array of str
+        The document of each document-level judgement (``JudgementIndex.doc_strings``).
     """
 
     subtopic_ids: np.ndarray
@@ -566,65 +602,67 @@ class SubtopicView:
     judged_doc: np.ndarray
     judged_subtopic: np.ndarray
     judged_grade: np.ndarray
-    judged_docnos: np.ndarray
+    judged_docnos: pa.Array
 
     @classmethod
-    def build(cls, ranked: RankedTopics, *, aggregate: str = "max") -> "SubtopicView":
+    def build(cls, ranked: RankedTopics, *, aggregate: str = "max", grades: np.ndarray | None = None) -> "SubtopicView":
+        """The view of ``ranked``; ``grades`` (one per qrels line) replaces the qrels' grades."""
         check_choice("aggregate", aggregate, ("max", "sum"))
-        qrels = ranked.judgements.qrels
-        if qrels.subtopic is None:
-            raise ValueError("these qrels have no subtopics; read them with format='subtopic' or 'dd'")
-        # Everything as integer codes (Arrow dictionary encoding); judgements are sorted by
-        # (topic, subtopic id as a string, document code).
         judgements = ranked.judgements
-        topics = pc.dictionary_encode(qrels.arrow("topic"))
-        position_of_topic = pd.Index(ranked.topic_ids).get_indexer(topics.dictionary.to_numpy(zero_copy_only=False))
-        position = position_of_topic[topics.indices.to_numpy(zero_copy_only=False)] if len(qrels) else np.zeros(0, np.int64)
-        keep = position >= 0
-        keep_mask = pa.array(keep)
-        position = position[keep].astype(np.int64)
-        subtopics_encoded = pc.dictionary_encode(qrels.arrow("subtopic").filter(keep_mask))
-        subtopic_names = subtopics_encoded.dictionary
-        subtopic_rank = _string_ranks(subtopic_names)[subtopics_encoded.indices.to_numpy(zero_copy_only=False)]
-        entry = judgements.entries_of(position, document_keys(qrels.arrow("docno").filter(keep_mask), judgements.doc_key))
-        doc_code = judgements.doc_code[entry]
-        rel = qrels.rel[keep]
-        n_sub = max(len(subtopic_names), 1)
-        n_docs = max(len(judgements.doc_keys_arrow), 1)
-        topic_subtopic = position * n_sub + subtopic_rank
-        full_key = topic_subtopic * n_docs + doc_code
-        order = np.argsort(full_key, kind="stable")
-        full_key, rel, doc_code, topic_subtopic, entry = full_key[order], rel[order], doc_code[order], topic_subtopic[order], entry[order]
-        # several judgements of one (topic, subtopic, document) -- passages -- are merged
-        first = np.flatnonzero(np.r_[True, full_key[1:] != full_key[:-1]]) if len(full_key) else np.zeros(0, np.int64)
-        merged = (np.maximum.reduceat(rel, first) if aggregate == "max" else np.add.reduceat(rel, first)) if len(first) else rel[:0]
-        topic_subtopic, doc_code, entry = topic_subtopic[first], doc_code[first], entry[first]
-        distinct_subtopics, subtopic_code = np.unique(topic_subtopic, return_inverse=True)
-        subtopic_position = distinct_subtopics // n_sub
-        sorted_names = subtopic_names.take(pa.array(np.argsort(_string_ranks(subtopic_names)))).to_numpy(zero_copy_only=False) if len(subtopic_names) else np.zeros(0, object)
-        subtopic_ids = sorted_names[distinct_subtopics % n_sub].astype(object) if len(distinct_subtopics) else np.zeros(0, object)
-        sub_counts = np.bincount(subtopic_position, minlength=ranked.n_topics)
-        judged_topic = topic_subtopic // n_sub
+        qrels = judgements.qrels
+        if not qrels.has("subtopic"):
+            raise ValueError("these qrels have no subtopics; read them with format='subtopic' or 'dd'")
+        rel = qrels.rel if grades is None else np.asarray(grades, dtype=np.int64)
+        # each line's document-level judgement: the joins below are on integers only
+        entry = judgements.line_entry
+        names = qrels.arrow("subtopic")
+        lines = np.flatnonzero(entry >= 0)
+        if len(lines) < len(entry):
+            entry, rel, names = entry[lines], rel[lines], names.take(pa.array(lines))
+        n_entries = len(judgements.grade)
+        # subtopics: one code per distinct (topic, name), numbered in (topic, name) order
+        encoded = pc.dictionary_encode(names)
+        n_names = max(len(encoded.dictionary), 1)
+        name_rank = _string_ranks(encoded.dictionary)[encoded.indices.to_numpy(zero_copy_only=False)]
+        pair = judgements.topic_position[entry] * n_names + name_rank
+        order = _sort_order(pair)
+        pair_sorted = pair[order]
+        starts = np.flatnonzero(np.r_[True, pair_sorted[1:] != pair_sorted[:-1]]) if len(pair) else np.zeros(0, np.int64)
+        distinct = pair_sorted[starts]
+        code = np.empty(len(pair), dtype=np.int64)
+        code[order] = np.cumsum(np.r_[True, pair_sorted[1:] != pair_sorted[:-1]]) - 1 if len(pair) else code
+        n_subtopics = len(distinct)
+        subtopic_topic = distinct // n_names
+        subtopic_ids = (names.take(pa.array(order[starts])).to_numpy(zero_copy_only=False).astype(object)
+                        if n_subtopics else np.zeros(0, object))
+        # judgements by (document, subtopic): the lines of one merged by max or sum
+        key = entry * max(n_subtopics, 1) + code
+        by_key = _sort_order(key)
+        key_sorted = key[by_key]
+        first = np.flatnonzero(np.r_[True, key_sorted[1:] != key_sorted[:-1]]) if len(key) else np.zeros(0, np.int64)
+        rel_sorted = rel[by_key]
+        merged = (np.maximum.reduceat(rel_sorted, first) if aggregate == "max" else np.add.reduceat(rel_sorted, first)) \
+            if len(first) else rel[:0]
+        judged_doc = key_sorted[first] // max(n_subtopics, 1)
+        judged_subtopic = key_sorted[first] % max(n_subtopics, 1)
         judged_grade = merged.astype(np.int64)
-        # rows x subtopics: each judged row takes the subtopic judgements of its (topic,
-        # document) judgement, in subtopic order
-        by_entry = np.argsort(entry, kind="stable")
-        entry_sorted = entry[by_entry]
-        start = np.searchsorted(entry_sorted, ranked.judged_entry, side="left")
-        counts = np.searchsorted(entry_sorted, ranked.judged_entry, side="right") - start
+        # rows x subtopics: each judged row takes the subtopic judgements of its document
+        per_entry = np.bincount(judged_doc, minlength=n_entries)
+        entry_start = np.cumsum(per_entry) - per_entry
+        counts = per_entry[ranked.judged_entry]
         pair_row = np.repeat(ranked.judged_row, counts)
-        offsets = np.arange(counts.sum(), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-        pair_source = by_entry[np.repeat(start, counts) + offsets]
+        pair_source = np.repeat(entry_start[ranked.judged_entry] - (np.cumsum(counts) - counts), counts) \
+            + np.arange(len(pair_row), dtype=np.int64)
         return cls(
             subtopic_ids=subtopic_ids,
-            subtopic_topic=subtopic_position.astype(np.int64),
-            subtopic_ptr=np.r_[0, np.cumsum(sub_counts)].astype(np.int64),
+            subtopic_topic=subtopic_topic.astype(np.int64),
+            subtopic_ptr=np.r_[0, np.cumsum(np.bincount(subtopic_topic, minlength=ranked.n_topics))].astype(np.int64),
             pair_row=pair_row,
-            pair_subtopic=subtopic_code[pair_source].astype(np.int64),
+            pair_subtopic=judged_subtopic[pair_source],
             pair_grade=judged_grade[pair_source],
-            judged_topic=judged_topic,
-            judged_doc=doc_code,
-            judged_subtopic=subtopic_code.astype(np.int64),
+            judged_topic=judgements.topic_position[judged_doc],
+            judged_doc=judged_doc,
+            judged_subtopic=judged_subtopic,
             judged_grade=judged_grade,
-            judged_docnos=judgements.doc_keys_arrow.to_numpy(zero_copy_only=False).astype(object),
+            judged_docnos=judgements.doc_strings,
         )

@@ -379,10 +379,8 @@ def _paper(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCont
 
 def _dd_view(ranked: RankedTopics) -> SubtopicView:
     """Subtopic judgements as the jig reads them: passage ratings summed, a rating of 0 counting 1."""
-    qrels = ranked.judgements.qrels
-    jig_rel = np.where(qrels.rel == 0, 1, qrels.rel).astype(np.int64)
-    judgements = dataclasses.replace(ranked.judgements, qrels=qrels.replace(rel=jig_rel))
-    return dataclasses.replace(ranked, judgements=judgements).subtopic_view(aggregate="sum")
+    rel = ranked.judgements.qrels.rel
+    return ranked.subtopic_view(aggregate="sum", grades=np.where(rel == 0, 1, rel))
 
 
 def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure):

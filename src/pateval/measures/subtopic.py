@@ -260,7 +260,7 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     present[relevance.judged_doc] = True
     documents = np.flatnonzero(present)
     key_rank = np.zeros(n_keys, dtype=np.int64)
-    key_rank[documents] = _string_ranks(_judged_ids(ranked, view, documents))
+    key_rank[documents] = _string_ranks(_judged_ids(view, documents))
     n_subtopics = len(weight)
     candidate_key = relevance.judged_topic * n_keys + key_rank[relevance.judged_doc]
     if int(candidate_key.max()) < np.iinfo(np.int64).max // max(n_subtopics, 1):
@@ -312,13 +312,9 @@ def _expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.repeat(starts, lengths) + offsets
 
 
-def _judged_ids(ranked: RankedTopics, view: SubtopicView, documents: np.ndarray):
-    """The ids of some judged documents (codes into ``view.judged_docnos``), as Arrow strings when the
-    judgements hold them so (no conversion from Python strings)."""
-    arrow = getattr(ranked.judgements, "doc_keys_arrow", None)
-    if arrow is not None and len(arrow) == len(view.judged_docnos):
-        return arrow.take(pa.array(documents))
-    return view.judged_docnos[documents]
+def _judged_ids(view: SubtopicView, documents: np.ndarray) -> pa.Array:
+    """The ids of some judged documents (indexes into ``view.judged_docnos``)."""
+    return view.judged_docnos.take(pa.array(documents))
 
 
 def _ideal_gains(ranked, measure, context, relevance, weight, depth) -> np.ndarray:
