@@ -36,3 +36,18 @@ def test_order_matches_a_sort_whether_or_not_the_file_is_in_order(rows, file_in_
     assert list(ranked.docno) == [docs[i] for i in kept]
     judged = {(t, d): g for t, d, g in zip(qrels.topic, qrels.docno, qrels.rel)}
     assert ranked.grade.tolist() == [judged.get((topics[i], docs[i]), 0) for i in kept]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10"]), st.integers(0, 30),
+                          st.one_of(st.integers(-3, 5), st.sampled_from([-(2**62), 2**62]))),
+                min_size=1, max_size=60, unique_by=lambda r: (r[0], r[1])),
+       st.booleans())
+def test_rank_and_file_orders_match_a_sort(rows, in_order):
+    if in_order:
+        rows = sorted(rows, key=lambda r: (r[0], r[2]))
+    run = Run.from_records([(t, f"d{d}", rank, 1.0) for t, d, rank in rows])
+    by_rank = sorted(range(len(rows)), key=lambda i: (rows[i][0], rows[i][2], i))  # topic, rank, then line
+    by_file = sorted(range(len(rows)), key=lambda i: (rows[i][0], i))
+    assert evaluation_order(run, order="rank").tolist() == by_rank
+    assert evaluation_order(run, order="file").tolist() == by_file

@@ -302,19 +302,31 @@ class PairIndex:
         loser = np.concatenate(losers).astype(np.int64) if losers else np.zeros(0, np.int64)
         if len(loser):
             winner = np.concatenate(winners).astype(np.int64)
-            rank = np.arange(n, dtype=np.int64) if priority is None else np.asarray(priority, dtype=np.int64)
             # each winner with its repeats: the earliest by priority is the pair's first row
-            members = np.r_[winner, loser]
-            owner = np.r_[winner, winner]
-            order = np.lexsort((rank[members], owner))
-            members, owner = members[order], owner[order]
-            starts = np.r_[True, owner[1:] != owner[:-1]]
-            earliest = members[starts][np.cumsum(starts) - 1]
-            later = members != earliest
+            # (the least priority of each owner's members, by one unordered minimum per owner)
+            if priority is None:
+                rank = None
+                least = np.arange(n, dtype=np.int64)
+                np.minimum.at(least, winner, loser)
+                earliest = least
+            else:
+                rank = np.asarray(priority, dtype=np.int64)
+                least = rank.copy()
+                np.minimum.at(least, winner, rank[loser])
+                row_of_rank = np.empty(n, dtype=np.int64)
+                row_of_rank[rank] = np.arange(n, dtype=np.int64)
+                earliest = row_of_rank[least]
+            is_owner = np.zeros(n, dtype=bool)
+            is_owner[winner] = True
+            owners = np.flatnonzero(is_owner)
+            members = np.r_[owners, loser]
+            owner = np.r_[owners, winner]
+            pair_first = earliest[owner]
+            later = members != pair_first
             repeated[members[later]] = True
-            first[members[later]] = earliest[later]
-            shifted = starts & (members != owner)
-            moved, moved_to = owner[shifted], members[shifted]  # owners are sorted
+            first[members[later]] = pair_first[later]
+            shifted = earliest[owners] != owners
+            moved, moved_to = owners[shifted], earliest[owners][shifted]  # owners are sorted
         return cls(group=group, keys=keys, rounds=tuple(rounds), moved=moved, moved_to=moved_to,
                    repeated=repeated, first=first)
 

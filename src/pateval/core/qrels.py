@@ -24,9 +24,10 @@ _STRING_COLUMNS = ("topic", "docno", "subtopic", "passage")
 class Qrels:
     """Relevance judgements.
 
-    The string columns may be given as NumPy arrays of str or as Arrow string arrays (the
-    readers keep Arrow's); each is converted to the other form once, when first asked
-    for, so evaluating never turns millions of ids into Python strings.
+    The string columns may be given as NumPy arrays of str, as Arrow string arrays (the
+    readers keep Arrow's) or as Arrow dictionary arrays with distinct dictionary values
+    (topics and subtopics as parsed); each is converted to another form once, when first
+    asked for, so evaluating never turns millions of ids into Python strings.
 
     Attributes
     ----------
@@ -73,7 +74,7 @@ class Qrels:
         if given is None or isinstance(given, np.ndarray):
             return given
         if column not in self._cache:
-            self._cache[column] = given.to_numpy(zero_copy_only=False).astype(object, copy=False)
+            self._cache[column] = self.arrow(column).to_numpy(zero_copy_only=False).astype(object, copy=False)
         return self._cache[column]
 
     topic = property(lambda self: self._numpy("topic"), doc="Each judgement's topic (ndarray of str).")
@@ -89,11 +90,35 @@ class Qrels:
         given = self._given[column]
         if isinstance(given, pa.ChunkedArray):
             given = self._given[column] = given.combine_chunks()
+        if isinstance(given, pa.DictionaryArray):
+            key = ("decoded", column)
+            if key not in self._cache:
+                self._cache[key] = given.dictionary_decode()
+            return self._cache[key]
         if isinstance(given, pa.Array):
             return given
         key = ("arrow", column)
         if key not in self._cache:
             self._cache[key] = pa.array(np.asarray(given, dtype=object), type=pa.string())
+        return self._cache[key]
+
+    def codes(self, column: str) -> tuple[np.ndarray, pa.Array]:
+        """A string column as (integer code of each row, the distinct strings): the form
+        joins and groupings use. Readers may give topics and subtopics so, as parsed.
+
+        Examples
+        --------
+        >>> codes, names = Qrels.from_records([("q2", "d1", 1), ("q1", "d2", 0), ("q2", "d3", 1)]).codes("topic")
+        >>> codes.tolist(), names.to_pylist()
+        ([0, 1, 0], ['q2', 'q1'])
+        """
+        key = ("codes", column)
+        if key not in self._cache:
+            given = self._given[column]
+            if isinstance(given, pa.ChunkedArray):
+                given = self._given[column] = given.combine_chunks()
+            encoded = given if isinstance(given, pa.DictionaryArray) else pc.dictionary_encode(self.arrow(column))
+            self._cache[key] = (encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary)
         return self._cache[key]
 
     def has(self, column: str) -> bool:
@@ -108,8 +133,11 @@ class Qrels:
     def topic_ids(self) -> np.ndarray:
         """The distinct topics, sorted as strings (trec_eval's order)."""
         if "topic_ids" not in self._cache:
-            distinct = pc.unique(self.arrow("topic")).to_numpy(zero_copy_only=False).astype(object)
-            self._cache["topic_ids"] = np.asarray(sorted(distinct), dtype=object)
+            codes, names = self.codes("topic")
+            present = np.zeros(len(names), dtype=bool)
+            present[codes] = True
+            distinct = names.filter(pa.array(present)) if not present.all() else names
+            self._cache["topic_ids"] = np.asarray(sorted(distinct.to_pylist()), dtype=object)
         return self._cache["topic_ids"]
 
     def document_level(self) -> "Qrels":
@@ -122,10 +150,9 @@ class Qrels:
         if not (self.has("subtopic") or self.has("passage")):
             return self
         if "document_level" not in self._cache:
-            topics = pc.dictionary_encode(self.arrow("topic"))
+            topic_codes, topic_names = self.codes("topic")
             docnos = self.arrow("docno")
-            index = PairIndex.build(topics.indices.to_numpy(zero_copy_only=False), StringKeys.of(docnos),
-                                    n_groups=len(topics.dictionary))
+            index = PairIndex.build(topic_codes, StringKeys.of(docnos), n_groups=len(topic_names))
             rel = self.rel.copy()
             repeats = np.flatnonzero(index.repeated)
             np.maximum.at(rel, index.first[repeats], rel[repeats])
@@ -136,7 +163,7 @@ class Qrels:
             self._cache["document_rows"] = rows
             mask = pa.array(first)
             self._cache["document_level"] = Qrels(
-                topic=self.arrow("topic").filter(mask),
+                topic=pa.DictionaryArray.from_arrays(pa.array(topic_codes).filter(mask), topic_names),
                 docno=docnos.filter(mask),
                 rel=rel[first],
                 format=self.format,

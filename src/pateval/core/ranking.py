@@ -92,9 +92,19 @@ def _evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.nd
         if perm is False:
             perm = np.lexsort((-run.score, rank_of_topic[run.topic]))
         return _ties_by_docno(run, perm)
+    topic_rank = rank_of_topic[run.topic]
     if order == "rank":
-        return np.lexsort((np.arange(n), run.rank, rank_of_topic[run.topic])), None, None
-    return np.argsort(rank_of_topic[run.topic], kind="stable"), None, None
+        rank = np.asarray(run.rank, dtype=np.int64)
+        low = int(rank.min())
+        span = int(rank.max()) - low + 1
+        if span >= (1 << 62) // max(len(rank_of_topic), 1):  # (topic, rank) does not fit one integer
+            return np.lexsort((np.arange(n), rank, topic_rank)), None, None
+        key = topic_rank * span + (rank - low)
+    else:
+        key = topic_rank
+    if np.all(key[1:] >= key[:-1]):
+        return None, None, None  # the file is in that order already
+    return _sort_order(key), None, None
 
 
 def _sort_order(values: np.ndarray) -> np.ndarray:
@@ -124,7 +134,8 @@ def _score_blocks(run: Run, rank_of_topic: np.ndarray) -> np.ndarray | None | bo
     score = run.score
     boundary = topic[1:] != topic[:-1]
     starts = np.r_[0, np.flatnonzero(boundary) + 1]
-    if len(np.unique(topic[starts])) != len(starts):
+    block_topics = np.sort(topic[starts])  # (np.unique hashes: slower than a sort in NumPy 2.4)
+    if np.any(block_topics[1:] == block_topics[:-1]):
         return False  # a topic's lines are scattered
     if not np.all((score[1:] <= score[:-1]) | boundary):
         return False
@@ -154,7 +165,8 @@ def _ties_by_docno(run: Run, perm: np.ndarray | None):
     row = (lambda k: k) if perm is None else (lambda k: perm[k])
     if pc.all(pc.greater(take(ids, row(i)), take(ids, row(i + 1)))).as_py():
         return perm, None, None  # already docno descending
-    places = np.unique(np.r_[i, i + 1])
+    places = np.sort(np.r_[i, i + 1])  # i ascending: the places of the ties, each once
+    places = places[np.r_[True, places[1:] != places[:-1]]]
     group = places - np.searchsorted(i, places)  # tie-group of each involved place
     doc_rank = _string_ranks(take(ids, row(places)))
     moved = row(places)[np.lexsort((-doc_rank, group))]
@@ -182,9 +194,9 @@ class JudgementIndex:
     def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> "JudgementIndex":
         check_choice("doc_key", doc_key, DOC_KEYS)
         level = qrels.document_level()
-        topics = pc.dictionary_encode(level.arrow("topic"))
-        position_of_topic = pd.Index(topic_ids).get_indexer(topics.dictionary.to_numpy(zero_copy_only=False))
-        position = position_of_topic[topics.indices.to_numpy(zero_copy_only=False)] if len(level) else np.zeros(0, np.int64)
+        topic_codes, topic_names = level.codes("topic")
+        position_of_topic = pd.Index(topic_ids).get_indexer(topic_names.to_numpy(zero_copy_only=False))
+        position = position_of_topic[topic_codes] if len(level) else np.zeros(0, np.int64)
         keep = position >= 0
         docnos = level.arrow("docno")
         rel = level.rel
@@ -615,25 +627,25 @@ class SubtopicView:
         rel = qrels.rel if grades is None else np.asarray(grades, dtype=np.int64)
         # each line's document-level judgement: the joins below are on integers only
         entry = judgements.line_entry
-        names = qrels.arrow("subtopic")
+        name_code, names = qrels.codes("subtopic")
         lines = np.flatnonzero(entry >= 0)
         if len(lines) < len(entry):
-            entry, rel, names = entry[lines], rel[lines], names.take(pa.array(lines))
+            entry, rel, name_code = entry[lines], rel[lines], name_code[lines]
         n_entries = len(judgements.grade)
         # subtopics: one code per distinct (topic, name), numbered in (topic, name) order
-        encoded = pc.dictionary_encode(names)
-        n_names = max(len(encoded.dictionary), 1)
-        name_rank = _string_ranks(encoded.dictionary)[encoded.indices.to_numpy(zero_copy_only=False)]
+        n_names = max(len(names), 1)
+        name_rank = _string_ranks(names)[name_code]
         pair = judgements.topic_position[entry] * n_names + name_rank
         order = _sort_order(pair)
         pair_sorted = pair[order]
-        starts = np.flatnonzero(np.r_[True, pair_sorted[1:] != pair_sorted[:-1]]) if len(pair) else np.zeros(0, np.int64)
+        new_pair = np.r_[True, pair_sorted[1:] != pair_sorted[:-1]] if len(pair) else np.zeros(0, bool)
+        starts = np.flatnonzero(new_pair)
         distinct = pair_sorted[starts]
         code = np.empty(len(pair), dtype=np.int64)
-        code[order] = np.cumsum(np.r_[True, pair_sorted[1:] != pair_sorted[:-1]]) - 1 if len(pair) else code
+        code[order] = np.cumsum(new_pair) - 1
         n_subtopics = len(distinct)
         subtopic_topic = distinct // n_names
-        subtopic_ids = (names.take(pa.array(order[starts])).to_numpy(zero_copy_only=False).astype(object)
+        subtopic_ids = (names.take(pa.array(name_code[order[starts]])).to_numpy(zero_copy_only=False).astype(object)
                         if n_subtopics else np.zeros(0, object))
         # judgements by (document, subtopic): the lines of one merged by max or sum
         key = entry * max(n_subtopics, 1) + code
