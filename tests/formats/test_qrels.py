@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -11,7 +13,7 @@ from pateval.formats.qrels import read_qrels
 
 def _write(tmp_path, name, content: str):
     path = tmp_path / name
-    path.write_text(content)
+    path.write_bytes(content.encode())
     return path
 
 
@@ -124,3 +126,26 @@ def test_fast_reader_equals_careful_reader(shared_data, name, fmt):
     for column in ("topic", "docno", "rel", "subtopic", "passage"):
         a, b = getattr(fast, column), getattr(careful, column)
         assert (a is None and b is None) or list(a) == list(b), column
+
+
+@pytest.mark.parametrize("text, fmt", [
+    ("q1\t0\td1\t1\nq1\t0\td 2\t1\n", "trec"),  # a space inside a tab-separated field
+    ("q1 0 d1 1\nq1 0 d\u00a02 1\n", "trec"),  # a no-break space
+    ("q1 0 d1 1\nq1 0 d\x1f2 1\n", "trec"),  # a unit separator
+    ("T1\tS1\td1\tp1\t1\nT1\tS1\td2\u00a0\tp2\t1\n", "dd"),  # a padded DD field (the careful path strips it)
+    ("T1\tS1\td1\tp1\t1\nT1\tS1\t d2\tp2\t1\n", "dd"),
+])
+def test_white_space_other_than_the_delimiter_is_read_the_careful_way(tmp_path, text, fmt):
+    from pateval.formats.lines import iter_fields
+    from pateval.formats.qrels import _build, _read_fast
+
+    path = _write(tmp_path, "q.txt", text)
+    data = path.read_bytes()
+    assert _read_fast(path, data, fmt) is None
+    try:
+        careful = _build(path, list(iter_fields(path, data, separator="\t" if fmt == "dd" else None)), fmt, "error")
+    except InputFormatError as error:
+        with pytest.raises(InputFormatError, match=re.escape(str(error))):
+            read_qrels(path, format=fmt)
+    else:
+        assert list(read_qrels(path, format=fmt).docno) == list(careful.docno)

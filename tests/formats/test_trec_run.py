@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -160,3 +162,23 @@ def test_scattered_topic_across_blocks_still_finds_duplicates(tmp_path, monkeypa
     monkeypatch.setattr(trec, "_BLOCK_SIZE", 100)
     with pytest.raises(InputFormatError, match=r"line 61: document 'D0' retrieved twice for topic 'T0' \(first on line 1\)"):
         read_run(path)
+
+
+@pytest.mark.parametrize("text", [
+    "q1\tQ0\td1\t1\t2.0\tr\nq1\tQ0\td 2\t2\t1.0\tr\n",  # a space inside a tab-separated field
+    "q1 Q0 d1 1 2.0 r\nq1 Q0 d\u00a02 2 1.0 r\n",  # a no-break space
+    "q1 Q0 d1 1 2.0 r\nq1 Q0 d\x1f2 2 1.0 r\n",  # a unit separator (white space to str.split)
+    "q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\r\n",  # a carriage return past the first lines
+])
+def test_white_space_other_than_the_delimiter_is_read_the_careful_way(tmp_path, text):
+    path = tmp_path / "run.txt"
+    path.write_bytes(text.encode())
+    assert _read_fast(path, path.read_bytes(), "error") is None
+    data = path.read_bytes()
+    try:
+        expected = _read_careful(path, data, "error")
+    except Exception as error:  # the careful path refuses it: so does read_run
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            read_run(path)
+    else:
+        assert list(read_run(path).docnos) == list(expected.docnos)

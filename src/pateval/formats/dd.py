@@ -61,6 +61,7 @@ from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .lines import (
     INTEGER,
+    foreign_space,
     iter_fields,
     map_file,
     parse_float,
@@ -336,12 +337,7 @@ def _assemble(path: Path, topics: np.ndarray, docnos: np.ndarray, iterations: np
 # any problem goes to the careful path, which reads it or words the error.
 
 _BLOCK_SIZE = 1 << 24  # bytes per block of Arrow's multi-threaded CSV reader
-# every character that str.strip() removes, but tab and newline (which delimit fields and
-# lines): their UTF-8 bytes; a file holding one anywhere goes to the careful path
-_ASCII_SPACE = (b"\r", b" ", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
-_OTHER_SPACE = tuple(chr(c).encode() for c in (0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029,
-                                                0x202F, 0x205F, 0x3000))
-_NO_DELIMITER = "\x1f"  # in _ASCII_SPACE, so absent from a file read here: Arrow reads whole lines
+_NO_DELIMITER = "\x1f"  # white space (foreign_space), so absent from a file read here: Arrow reads whole lines
 _FIRST_CONTENT = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.lstrip() stops at
 _FIRST_LINE = re.compile(rb"[^\n]+")
 _DICTIONARY = pa.dictionary(pa.int32(), pa.string())
@@ -373,12 +369,10 @@ def _plain_text(data) -> bool:
     first = _FIRST_CONTENT.search(data)
     if first is None or first.group() == b"#":
         return False  # a 2015 header line to format="auto": read the careful way, as always
-    if any(data.find(space) >= 0 for space in _ASCII_SPACE):
+    if foreign_space(data, delimiter=b"\t"):
         return False
     if int(np.frombuffer(data, dtype=np.uint8).max()) < 0x80:
         return True
-    if any(data.find(space) >= 0 for space in _OTHER_SPACE):
-        return False
     try:
         codecs.utf_8_decode(data, "strict", True)
     except UnicodeDecodeError:

@@ -25,11 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.keys import PairIndex, StringKeys
+from ..core.keys import PairIndex, StringKeys, string_parts
 from ..core.qrels import Qrels
 from ..errors import malformed
 from ..validation import check_choice
-from .lines import iter_fields, map_file, parse_int, read_bytes, release
+from .lines import foreign_space, iter_fields, map_file, parse_int, read_bytes, release
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
@@ -108,7 +108,7 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
         return None
     delimiter = "\t" if dd else next(
         (d for d in ("\t", " ") if len(first.split(d.encode())) == 4 and all(first.split(d.encode()))), None)
-    if delimiter is None or b"\r" in data[:4096]:
+    if delimiter is None or foreign_space(data, delimiter=delimiter.encode()):
         return None
     names = ["topic", "second", "docno", "passage", "rel"] if dd else ["topic", "second", "docno", "rel"]
     dictionary = pa.dictionary(pa.int32(), pa.string())
@@ -133,13 +133,10 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     topics = table.column("topic").unify_dictionaries().combine_chunks()
     seconds = table.column("second").unify_dictionaries().combine_chunks()
     strings = [table.column(n).combine_chunks() for n in ("docno", "passage") if n in names]
-    small = [topics.dictionary, seconds.dictionary]
-    if any(pc.any(pc.equal(pc.binary_length(c), 0)).as_py() for c in small + strings):
+    if any(_has_empty(c) for c in [topics.dictionary, seconds.dictionary, *strings]):
         return None  # doubled delimiters: irregular white space
     if dd:
         format = "dd"
-        if any(pc.any(pc.match_substring_regex(c, r"^\s|\s$")).as_py() for c in small + strings):
-            return None  # padded fields: the careful path strips and checks them
     second = set(seconds.dictionary.to_pylist())
     if format == "auto":
         if second <= {"A", "B"}:
@@ -160,20 +157,44 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     group = topics.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     n_groups = len(topics.dictionary)
     if format in ("subtopic", "dd"):
-        groups, group = np.unique(group * len(seconds.dictionary) + second_codes, return_inverse=True)
-        n_groups = len(groups)
+        group, n_groups = _dense_codes(group * len(seconds.dictionary) + second_codes)
     item = strings[0] if format != "dd" else pc.binary_join_element_wise(strings[0], strings[1], "\t")
     if PairIndex.build(group, StringKeys.of(item), n_groups=n_groups).repeated.any():
         return None
     return Qrels(
-        topic=topics.dictionary_decode(),
+        topic=topics,  # dictionary-encoded as parsed: the evaluation groups by these codes
         docno=strings[0],
         rel=np.ascontiguousarray(rel, dtype=np.int64),
-        subtopic=seconds.dictionary_decode() if format in ("subtopic", "dd") else None,
+        subtopic=seconds if format in ("subtopic", "dd") else None,
         passage=strings[1] if format == "dd" else None,
         format=format,
         source=str(path),
     )
+
+
+def _has_empty(strings) -> bool:
+    """Whether some string is empty (from the offsets: no pass over the bytes)."""
+    offsets, _ = string_parts(strings)
+    return bool(np.any(offsets[1:] == offsets[:-1]))
+
+
+def _dense_codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """``np.unique(values, return_inverse=True)``'s inverse and count, for non-negative
+    integers: by a presence table when the values are few, else one sort."""
+    if len(values) == 0:
+        return values, 0
+    top = int(values.max()) + 1
+    if top <= 4 * len(values) + 1024:
+        present = np.zeros(top, dtype=bool)
+        present[values] = True
+        code = np.cumsum(present) - 1
+        return code[values], int(present.sum())
+    order = np.argsort(values)
+    ordered = values[order]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    code = np.empty(len(values), dtype=np.int64)
+    code[order] = np.cumsum(new) - 1
+    return code, int(new.sum())
 
 
 def _detect(path: Path, rows: list[tuple[int, list[str]]]) -> str:

@@ -25,7 +25,7 @@ from ..core.run import Run
 from ..errors import PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import iter_fields, map_file, parse_float, parse_int, read_bytes, release
+from .lines import foreign_space, iter_fields, map_file, parse_float, parse_int, read_bytes, release
 
 __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
 
@@ -92,7 +92,7 @@ def _delimiter(data: bytes) -> str | None:
 
 def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
     delimiter = _delimiter(data)
-    if delimiter is None or b"\r" in data[:4096]:
+    if delimiter is None or foreign_space(data, delimiter=delimiter.encode()):
         return None
     dictionary = pa.dictionary(pa.int32(), pa.string())
     try:
