@@ -8,7 +8,8 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pateval.measures._arrays import byte_order, positions_in, stable_order
+from pateval.core.order import byte_order, stable_order
+from pateval.measures._arrays import positions_in
 from pateval.measures.cubetest import _running_sum, _segment_cumsum
 from pateval.measures.tbg import _distinct, _shortest_first
 from pateval.usermodel.time import (

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from ..validation import check_choice
 from .docids import DOC_KEYS, document_keys
 from .keys import PairIndex, StringKeys, take
+from .order import stable_order, string_ranks
 from .qrels import Qrels
 from .run import DocumentIds, Run
 
@@ -41,22 +42,6 @@ ORDERS = ("score", "rank", "file")
 NONPOOL = 0  # not in the qrels: unjudged, counted as non-relevant
 UNJUDGED = 1  # in the qrels with a negative grade: pooled but not judged
 JUDGED = 2  # judged, grade >= 0
-
-
-def _arrow_strings(strings) -> pa.Array:
-    if isinstance(strings, (pa.Array, pa.ChunkedArray)):
-        return strings
-    return pa.array(np.asarray(strings, dtype=object), type=pa.string())
-
-
-def _string_ranks(strings) -> np.ndarray:
-    """Rank of each string in byte (strcmp) order, via Arrow's sort (fast on millions)."""
-    if len(strings) == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = pc.sort_indices(_arrow_strings(strings)).to_numpy()
-    ranks = np.empty(len(strings), dtype=np.int64)
-    ranks[order] = np.arange(len(strings), dtype=np.int64)
-    return ranks
 
 
 def evaluation_order(run: Run, *, order: str = "score") -> np.ndarray:
@@ -86,7 +71,7 @@ def _evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.nd
     n = len(run)
     if n == 0:
         return None, None, None
-    rank_of_topic = _string_ranks(run.topic_ids)
+    rank_of_topic = string_ranks(run.topic_ids)
     if order == "score":
         perm = _score_blocks(run, rank_of_topic)
         if perm is False:
@@ -104,19 +89,7 @@ def _evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.nd
         key = topic_rank
     if np.all(key[1:] >= key[:-1]):
         return None, None, None  # the file is in that order already
-    return _sort_order(key), None, None
-
-
-def _sort_order(values: np.ndarray) -> np.ndarray:
-    """``np.argsort(values, kind="stable")`` for non-negative int64 values, by one plain sort
-    of (value, index) packed in one integer where they fit (a plain sort is much quicker)."""
-    n = len(values)
-    bits = max(1, (n - 1).bit_length())
-    if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
-        return np.argsort(values, kind="stable")
-    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)
-    packed.sort()
-    return packed & ((1 << bits) - 1)
+    return stable_order(key), None, None
 
 
 def _row_type(n: int):
@@ -168,7 +141,7 @@ def _ties_by_docno(run: Run, perm: np.ndarray | None):
     places = np.sort(np.r_[i, i + 1])  # i ascending: the places of the ties, each once
     places = places[np.r_[True, places[1:] != places[:-1]]]
     group = places - np.searchsorted(i, places)  # tie-group of each involved place
-    doc_rank = _string_ranks(take(ids, row(places)))
+    doc_rank = string_ranks(take(ids, row(places)))
     moved = row(places)[np.lexsort((-doc_rank, group))]
     return perm, places, moved.astype(np.int64)
 
@@ -634,9 +607,9 @@ class SubtopicView:
         n_entries = len(judgements.grade)
         # subtopics: one code per distinct (topic, name), numbered in (topic, name) order
         n_names = max(len(names), 1)
-        name_rank = _string_ranks(names)[name_code]
+        name_rank = string_ranks(names)[name_code]
         pair = judgements.topic_position[entry] * n_names + name_rank
-        order = _sort_order(pair)
+        order = stable_order(pair)
         pair_sorted = pair[order]
         new_pair = np.r_[True, pair_sorted[1:] != pair_sorted[:-1]] if len(pair) else np.zeros(0, bool)
         starts = np.flatnonzero(new_pair)
@@ -649,7 +622,7 @@ class SubtopicView:
                         if n_subtopics else np.zeros(0, object))
         # judgements by (document, subtopic): the lines of one merged by max or sum
         key = entry * max(n_subtopics, 1) + code
-        by_key = _sort_order(key)
+        by_key = stable_order(key)
         key_sorted = key[by_key]
         first = np.flatnonzero(np.r_[True, key_sorted[1:] != key_sorted[:-1]]) if len(key) else np.zeros(0, np.int64)
         rel_sorted = rel[by_key]

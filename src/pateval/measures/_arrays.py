@@ -1,8 +1,8 @@
-"""Array helpers shared by the measure kernels: sorts and string joins with integer operations.
+"""String joins of the measure kernels with integer operations.
 
-Every helper gives exactly what its plain counterpart gives (``np.argsort(kind="stable")``,
-Arrow's byte order, ``pyarrow.compute.index_in``); they are only faster on millions of
-values, and each falls back to the plain counterpart when its shortcut does not apply.
+:func:`positions_in` gives exactly what ``pyarrow.compute.index_in`` gives; it is only
+faster on millions of values, and falls back to it when its shortcut does not apply.
+(The sorts the kernels share are in :mod:`pateval.core.order`.)
 """
 
 from __future__ import annotations
@@ -11,68 +11,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.keys import string_parts, words_at
+from ..core.order import string_words
 
-__all__ = ["stable_order", "string_words", "byte_order", "SortedKeys", "positions_in"]
+__all__ = ["SortedKeys", "positions_in"]
 
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX3 = np.uint64(0x94D049BB133111EB)
-_SHORT = 24  # ids up to this many bytes are read as words; longer ones take the plain path
-
-
-def stable_order(values: np.ndarray) -> np.ndarray:
-    """``np.argsort(values, kind="stable")`` for non-negative integers, by one plain sort of
-    (value, index) packed in one integer (a sort that is much faster than a stable argsort)."""
-    values = np.asarray(values)
-    n = len(values)
-    bits = max(1, (n - 1).bit_length())
-    if n == 0 or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
-        return np.argsort(values, kind="stable")
-    if int(values.max()) < 1 << 16:  # NumPy's stable sort of 16-bit integers is a radix sort
-        return np.argsort(values.astype(np.uint16), kind="stable")
-    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)
-    packed.sort()
-    return packed & ((1 << bits) - 1)
-
-
-def string_words(strings: pa.Array | pa.ChunkedArray, *, words: int | None = None, longest: int = _SHORT,
-                 big_endian: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each string's bytes as 64-bit words, zero-padded, and its length in bytes.
-
-    Returns ``(words, lengths)``, ``words`` of shape (W, N) (W = ``words``, or enough for the
-    longest string), or None for strings longer than ``longest`` bytes, with nulls, or of a
-    type other than (large) string or binary. Words and length together identify a string;
-    big-endian words also compare as the bytes do.
-    """
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks() if strings.num_chunks != 1 else strings.chunk(0)
-    kind = strings.type
-    if strings.null_count or not (pa.types.is_string(kind) or pa.types.is_binary(kind)
-                                  or pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)):
-        return None
-    offsets, data = string_parts(strings)
-    lengths = np.diff(offsets).astype(np.int64)
-    width = int(lengths.max()) if len(lengths) else 0
-    if width > longest:
-        return None
-    count = max(1, -(-width // 8)) if words is None else words
-    if count * 8 < width:
-        return None
-    out = words_at(offsets.astype(np.int64), data, 0, len(lengths), count, big_endian=big_endian)
-    return out, lengths
-
-
-def byte_order(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """``pyarrow.compute.sort_indices(strings)``: the strings' byte order (memcmp, then the
-    shorter first), stable; by integer sorts of their words for short strings."""
-    read = string_words(strings)
-    if read is None:
-        return pc.sort_indices(strings).to_numpy()
-    words, lengths = read
-    if int(lengths.max(initial=0)) <= 7:  # the last byte of the one word is free: the length goes there
-        return np.argsort(words[0] | lengths.astype(np.uint64), kind="stable")
-    return np.lexsort((lengths, *words[::-1]))
 
 
 def _fingerprints(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -66,13 +66,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.order import stable_order
 from ..core.ranking import RankedTopics, SubtopicView
 from ..errors import ParameterError
 from ..formats.dd import as_dd_iterations
 from ..formats.weights import as_subtopic_weights
 from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
-from ._arrays import stable_order
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup

@@ -65,11 +65,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..core.order import stable_order, string_ranks
 from ..core.ranking import RankedTopics, SubtopicView
 from ..errors import ParameterError
 from ..formats.intents import as_intent_probabilities
 from ..validation import Interval
-from ._arrays import byte_order, stable_order
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
@@ -112,20 +112,6 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     out = np.zeros(len(numerator), dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
-
-
-def _string_ranks(strings: np.ndarray) -> np.ndarray:
-    """Rank of each string in byte order (strcmp, ndeval's comparison)."""
-    if len(strings) == 0:
-        return np.zeros(0, dtype=np.int64)
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks()
-    if not isinstance(strings, pa.Array):
-        strings = pa.array(np.asarray(strings, dtype=object), type=pa.string())
-    order = byte_order(strings)
-    ranks = np.empty(len(strings), dtype=np.int64)
-    ranks[order] = np.arange(len(strings), dtype=np.int64)
-    return ranks
 
 
 def _segment_rank(group: np.ndarray) -> np.ndarray:
@@ -260,7 +246,7 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     present[relevance.judged_doc] = True
     documents = np.flatnonzero(present)
     key_rank = np.zeros(n_keys, dtype=np.int64)
-    key_rank[documents] = _string_ranks(_judged_ids(view, documents))
+    key_rank[documents] = string_ranks(_judged_ids(view, documents))
     n_subtopics = len(weight)
     candidate_key = relevance.judged_topic * n_keys + key_rank[relevance.judged_doc]
     if int(candidate_key.max()) < np.iinfo(np.int64).max // max(n_subtopics, 1):

@@ -1,0 +1,100 @@
+"""Orders of integers and strings by plain sorts: what ``np.argsort(kind="stable")`` and
+Arrow's ``sort_indices`` give, quicker on millions of values.
+
+NumPy's plain sort of 64-bit integers is several times quicker than its stable argsort,
+so a stable order is taken by sorting (value, index) packed in one integer where they fit;
+short strings are ordered by integer sorts of their bytes read as big-endian words.
+Each function falls back to the plain counterpart where its shortcut does not apply.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .keys import string_parts, words_at
+
+__all__ = ["stable_order", "string_words", "byte_order", "string_ranks"]
+
+_SHORT = 24  # strings up to this many bytes are read as words; longer ones take Arrow's sort
+
+
+def stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")``, by one plain sort of (value, index) packed in
+    one integer for non-negative integers (NumPy's radix sort for 16-bit ones).
+
+    Examples
+    --------
+    >>> stable_order(np.array([3, 1, 3, 0])).tolist()
+    [3, 1, 0, 2]
+    """
+    values = np.asarray(values)
+    n = len(values)
+    bits = max(1, (n - 1).bit_length())
+    if n == 0 or values.dtype.kind not in "iu" or values.min() < 0 or int(values.max()) >= (1 << (63 - bits)):
+        return np.argsort(values, kind="stable")
+    if int(values.max()) < 1 << 16:  # NumPy's stable sort of 16-bit integers is a radix sort
+        return np.argsort(values.astype(np.uint16), kind="stable")
+    packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)
+    packed.sort()
+    return packed & ((1 << bits) - 1)
+
+
+def string_words(strings: pa.Array | pa.ChunkedArray, *, words: int | None = None, longest: int = _SHORT,
+                 big_endian: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each string's bytes as 64-bit words, zero-padded, and its length in bytes.
+
+    Returns ``(words, lengths)``, ``words`` of shape (W, N) (W = ``words``, or enough for the
+    longest string), or None for strings longer than ``longest`` bytes, with nulls, or of a
+    type other than (large) string or binary. Words and length together identify a string;
+    big-endian words also compare as the bytes do.
+    """
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks() if strings.num_chunks != 1 else strings.chunk(0)
+    kind = strings.type
+    if strings.null_count or not (pa.types.is_string(kind) or pa.types.is_binary(kind)
+                                  or pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)):
+        return None
+    offsets, data = string_parts(strings)
+    lengths = np.diff(offsets).astype(np.int64)
+    width = int(lengths.max()) if len(lengths) else 0
+    if width > longest:
+        return None
+    count = max(1, -(-width // 8)) if words is None else words
+    if count * 8 < width:
+        return None
+    out = words_at(offsets.astype(np.int64), data, 0, len(lengths), count, big_endian=big_endian)
+    return out, lengths
+
+
+def byte_order(strings: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """``pyarrow.compute.sort_indices(strings)``: the strings' byte order (memcmp, then the
+    shorter first), stable; by integer sorts of their words for short strings."""
+    read = string_words(strings)
+    if read is None:
+        return pc.sort_indices(strings).to_numpy()
+    words, lengths = read
+    if int(lengths.max(initial=0)) <= 7:  # the last byte of the one word is free: the length goes there
+        return np.argsort(words[0] | lengths.astype(np.uint64), kind="stable")
+    return np.lexsort((lengths, *words[::-1]))
+
+
+def string_ranks(strings) -> np.ndarray:
+    """Each string's place in byte (strcmp) order, equal strings in their order (int64).
+
+    ``strings``: an Arrow string array (chunked or not) or an array of str.
+
+    Examples
+    --------
+    >>> string_ranks(np.array(["b", "a", "ab", "B"], dtype=object)).tolist()
+    [3, 1, 2, 0]
+    """
+    if len(strings) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if not isinstance(strings, (pa.Array, pa.ChunkedArray)):
+        strings = pa.array(np.asarray(strings, dtype=object), type=pa.string())
+    order = byte_order(strings)
+    ranks = np.empty(len(strings), dtype=np.int64)
+    ranks[order] = np.arange(len(strings), dtype=np.int64)
+    return ranks
