@@ -6,7 +6,8 @@ them retrieved at random ranks) and 100 judged non-relevant ones. The run is ran
 (:func:`pateval.core.ranking.rank_run`); then, in this one process:
 
 * ``pateval``: the measure's kernel over all topics at once (what ``pateval evaluate`` runs
-  once the run is ranked);
+  once the run is ranked), the lengths in the form its reader gives them
+  (:class:`pateval.formats.doclengths.DocLengths`: the ids and the lengths as two arrays);
 * ``reference``: the paper's definition as a plain Python loop over each topic's documents,
   given the same inputs already in Python form (a ranking list per topic, a set of relevant
   documents per topic, a dict of lengths).
@@ -18,7 +19,7 @@ TBG(duplicates=patent) (the reference for the latter tracks patent keys with
 
 Times are CPU seconds of this process (``time.process_time``: the machine may be shared).
 pateval's is the best of ``--repeats`` calls, each with a new
-:class:`~pateval.measures.EvaluationContext` (the lengths converted and looked up again:
+:class:`~pateval.measures.EvaluationContext` (every document's length looked up again:
 nothing carried over from the previous call); the reference runs once. Run:
 
     .venv/bin/python benchmarks/bench_professional.py [--topics 10000 --depth 1000]
@@ -33,9 +34,11 @@ import time
 import numpy as np
 import pyarrow as pa
 
+from pateval._memory import plain_pages
 from pateval.core.qrels import Qrels
 from pateval.core.ranking import JudgementIndex, rank_run
 from pateval.core.run import Run
+from pateval.formats.doclengths import DocLengths
 from pateval.measures import EvaluationContext, parse_measure
 from pateval.patents.records import patent_key
 
@@ -73,8 +76,10 @@ def build(n_topics: int, depth: int, seed: int):
     per_topic = qrels_docs.shape[1]
     qrels = Qrels(topic=np.repeat(topic_ids, per_topic), docno=vocabulary[qrels_docs.ravel()],
                   rel=grades.ravel().astype(np.int64))
+    # each side's lengths in its own form: a dict for the loops, the reader's table for pateval
     length_of = dict(zip(vocabulary.tolist(), lengths.tolist()))
-    return run, qrels, length_of
+    table = DocLengths(pa.array(vocabulary, type=pa.string()), lengths)
+    return run, qrels, length_of, table
 
 
 def reference_pres(rankings, relevant_sets, nmax):
@@ -145,7 +150,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="pateval timings: best of this many")
     args = parser.parse_args()
 
-    seconds, (run, qrels, lengths) = timed(build, args.topics, args.depth, args.seed)
+    seconds, (run, qrels, lengths, length_table) = timed(build, args.topics, args.depth, args.seed)
     print(f"built {args.topics:,} topics x {args.depth:,} documents ({len(run):,} rows, {len(qrels):,} judgements) "
           f"in {seconds:.1f} CPU s")
     seconds, ranked = timed(lambda: rank_run(run, JudgementIndex.build(qrels, np.asarray(qrels.topic_ids, dtype=object))))
@@ -170,7 +175,9 @@ def main() -> None:
     print(f"{'measure':<24}{'pateval s':>11}{'reference s':>13}{'ratio':>9}{'max |diff|':>13}   (CPU seconds)")
     for name, reference in cases:
         measure = parse_measure(name)
-        ours_time, ours = best_of(args.repeats, lambda m=measure: m.compute(ranked, EvaluationContext({"doc_lengths": lengths})))
+        with plain_pages():  # the page policy evaluate_runs gives the kernels
+            ours_time, ours = best_of(args.repeats,
+                                      lambda m=measure: m.compute(ranked, EvaluationContext({"doc_lengths": length_table})))
         reference_time, theirs = timed(reference)
         difference = float(np.max(np.abs(ours - theirs)))
         print(f"{name:<24}{ours_time:>11.3f}{reference_time:>13.2f}{reference_time / ours_time:>8.1f}x{difference:>13.2e}")

@@ -174,13 +174,14 @@ def example_files() -> tuple[_Path, list[_Path]]:
 
 
 def _user_model_inputs(qrels, runs, model, doc_lengths, resources, *, qrels_format, order, doc_key, on_duplicate):
-    from .formats.doclengths import read_doc_lengths
+    from .formats.doclengths import DocLengths, read_doc_lengths
     from .usermodel.frames import ranked_runs, tbg_measure
 
     measure = tbg_measure(model)
     side = dict(resources or {})
     if doc_lengths is not None:
-        side["doc_lengths"] = read_doc_lengths(doc_lengths) if isinstance(doc_lengths, (str, _os.PathLike)) else dict(doc_lengths)
+        side["doc_lengths"] = (read_doc_lengths(doc_lengths) if isinstance(doc_lengths, (str, _os.PathLike))
+                               else doc_lengths if isinstance(doc_lengths, DocLengths) else dict(doc_lengths))
     ranked = ranked_runs(_as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
                          _as_runs(runs, on_duplicate=on_duplicate), order=order, doc_key=doc_key)
     return ranked, measure, EvaluationContext(side)

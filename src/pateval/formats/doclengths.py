@@ -1,21 +1,135 @@
-"""Document lengths files: ``docno length`` per line (length in words), for time models."""
+"""Document lengths files: ``docno length`` per line (length in words), for time models.
+
+A collection has millions of documents, so the lengths are read by Arrow's CSV reader into
+a :class:`DocLengths` table (the ids as one Arrow string array, the lengths as one NumPy
+array) that the measures use as it is; a file the fast path does not take line for line
+as the careful path would (irregular white space, a problem to report) is read line by
+line, and every error names its line.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from ..core.keys import PairIndex, StringKeys, string_parts
 from ..errors import malformed
-from .lines import iter_fields, parse_int
+from .lines import foreign_space, iter_fields, map_file, parse_int, release
 
-__all__ = ["read_doc_lengths"]
+__all__ = ["DocLengths", "read_doc_lengths"]
 
 
-def read_doc_lengths(path: str | os.PathLike[str]) -> dict[str, int]:
-    """Read ``docno length`` lines into a dict.
+class DocLengths(Mapping):
+    """Document lengths in words: ``docno -> length``, held as two aligned arrays.
+
+    It is a read-only mapping (``lengths["EP-0971326-A1"]``); measures use :attr:`ids` and
+    :attr:`values` directly, with no Python object per document.
+
+    Parameters
+    ----------
+    ids : pyarrow.Array of str
+        Distinct document ids.
+    values : ndarray of int64
+        Each id's length (>= 0).
+    source : str
+
+    Examples
+    --------
+    >>> import pyarrow as pa, numpy as np
+    >>> lengths = DocLengths(pa.array(["d1", "d2"]), np.array([120, 4000]))
+    >>> lengths["d2"], len(lengths), dict(lengths)
+    (4000, 2, {'d1': 120, 'd2': 4000})
+    """
+
+    def __init__(self, ids: pa.Array, values: np.ndarray, *, source: str = "<memory>") -> None:
+        self.ids = ids
+        self.values = np.asarray(values, dtype=np.int64)
+        self.source = source
+        if len(self.ids) != len(self.values):
+            raise ValueError("document lengths: ids and values differ in length")
+        self._dict: dict[str, int] | None = None
+
+    def _as_dict(self) -> dict[str, int]:
+        if self._dict is None:  # made only when asked for one document at a time
+            self._dict = dict(zip(self.ids.to_pylist(), self.values.tolist()))
+        return self._dict
+
+    def __getitem__(self, docno: str) -> int:
+        return self._as_dict()[docno]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids.to_pylist())
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __repr__(self) -> str:
+        return f"DocLengths({len(self)} documents from {self.source})"
+
+
+def read_doc_lengths(path: str | os.PathLike[str]) -> DocLengths:
+    """Read ``docno length`` lines (white space separated) into a :class:`DocLengths`.
 
     A document listed twice with different lengths, a negative or non-integer length, or a
-    line without two fields is an error naming the line.
+    line without two fields is an error naming the line; a document listed twice with the
+    same length is kept once.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> f = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+    >>> _ = f.write("EP-0971326-A1 4210\\nEP-1010180-B1 980\\n"); f.close()
+    >>> lengths = read_doc_lengths(f.name)
+    >>> lengths["EP-1010180-B1"], len(lengths)
+    (980, 2)
+    >>> os.unlink(f.name)
     """
+    path = Path(path)
+    fast = _read_fast(path)
+    return fast if fast is not None else _read_careful(path)
+
+
+def _read_fast(path: Path) -> DocLengths | None:
+    """Arrow's CSV reader for a regular file without duplicates; None sends it to the careful path."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    data = map_file(path)
+    try:
+        if data[:3] == b"\xef\xbb\xbf":
+            return None  # a byte-order mark: the careful path skips it
+        end = data.find(b"\n")
+        first = data[: end if end >= 0 else len(data)]
+        delimiter = next((d for d in (b"\t", b" ") if len(first.split(d)) == 2 and all(first.split(d))), None)
+        if delimiter is None or foreign_space(data, delimiter=delimiter):
+            return None
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=["docno", "length"], block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types={"docno": pa.string(), "length": pa.int64()},
+                                                 strings_can_be_null=False, null_values=[], check_utf8=True),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None  # the careful path finds and words the problem
+    finally:
+        release(data)
+    ids = table.column("docno").combine_chunks()
+    values = table.column("length").to_numpy()
+    offsets, _ = string_parts(ids)
+    if len(ids) == 0 or np.any(offsets[1:] == offsets[:-1]) or values.min() < 0:
+        return None  # empty fields (doubled delimiters) or a negative length: worded by the careful path
+    if PairIndex.build(np.zeros(len(ids), dtype=np.int64), StringKeys.of(ids), n_groups=1).repeated.any():
+        return None  # a document listed twice: the careful path keeps or refuses it
+    return DocLengths(ids, values, source=str(path))
+
+
+def _read_careful(path: Path) -> DocLengths:
     lengths: dict[str, int] = {}
     first_line: dict[str, int] = {}
     for line, fields in iter_fields(path):
@@ -29,4 +143,5 @@ def read_doc_lengths(path: str | os.PathLike[str]) -> dict[str, int]:
             malformed(path, line, f"document {docno!r} has two lengths: {lengths[docno]} on line {first_line[docno]}, {length} here")
         lengths[docno] = length
         first_line.setdefault(docno, line)
-    return lengths
+    return DocLengths(pa.array(list(lengths), type=pa.string()), np.fromiter(lengths.values(), dtype=np.int64, count=len(lengths)),
+                      source=str(path))

@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 from ..core.docids import patent_keys
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
+from ..formats.doclengths import DocLengths
 from ..formats.groups import group_codes
 from ..usermodel.time import (
     TimeModel,
@@ -133,9 +134,11 @@ class LengthTable:
         return SortedKeys(self.keys)
 
     @classmethod
-    def of(cls, lengths: "Mapping | LengthTable") -> "LengthTable":
+    def of(cls, lengths: "Mapping | DocLengths | LengthTable") -> "LengthTable":
         if isinstance(lengths, LengthTable):
             return lengths
+        if isinstance(lengths, DocLengths):  # as read from a file: the arrays as they are
+            return cls(lengths.ids, lengths.values.astype(np.float64))
         return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths)))
 
 
