@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ._memory import plain_pages
 from .core.docids import DOC_KEYS
 from .core.qrels import Qrels
 from .core.ranking import ORDERS, JudgementIndex, RankedTopics, rank_run
@@ -116,7 +117,13 @@ def evaluate_runs(
     if needs_subtopics and not qrels.has_subtopics:
         raise ParameterError(f"{needs_subtopics[0]} needs subtopic qrels (format 'subtopic' or 'dd'); "
                              f"{qrels.source} was read as {qrels.format!r}")
-    context = context or EvaluationContext()
+    with plain_pages():  # large short-lived arrays: see pateval._memory
+        return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
+                              context=context or EvaluationContext())
+
+
+def _evaluate_runs(qrels: Qrels, runs: Iterable[Run], parsed: list[Measure], *, complete: bool, order: str,
+                   doc_key: str, context: EvaluationContext) -> Evaluation:
     qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
