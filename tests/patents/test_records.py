@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pateval.errors import InputFormatError, ParameterError
@@ -117,3 +117,34 @@ def test_document_is_frozen():
     document = PatentDocument(ucid="EP-1-A1", country="EP", doc_number="1", kind="A1")
     with pytest.raises(AttributeError):
         document.ucid = "EP-2-A1"
+
+
+written_ucid = st.builds(
+    lambda country, number, kind: f"{country}-{number}-{kind}",
+    st.from_regex(r"\A[A-Z]{2}\Z"), st.from_regex(r"\A[0-9]{7}\Z"), st.from_regex(r"\A[A-Z0-9]{1,3}\Z"),
+)
+near_miss = st.sampled_from(["ep-0971326-A1", "EP-971326-A1", "EP-09713260-A1", "EP-0971326", "EP-0971326-A1B2",
+                             "EP0971326A1", " EP-0971326-A1", "EP-0971326-a1", "EP-097132X-A1", "E1-0971326-A1"])
+
+
+def _key_or_id(ucid):
+    """The plain-Python patent_key; an id that is not a ucid is kept, upper-cased (invalid="keep")."""
+    try:
+        return patent_key(ucid)
+    except ParameterError:
+        return ucid.strip().upper()
+
+
+@given(st.lists(written_ucid, min_size=1, max_size=30), st.one_of(st.none(), near_miss), st.booleans())
+@example(["EP-0971326-A1", "WO-0000000-A"], None, True)
+@example(["EP-0971326-A1"], "ep-0971326-A1", False)
+@example(["EP-0971326-A1"], "EP-0971326-a1", False)
+def test_keys_read_off_the_written_form_agree_with_the_scalar_function(ucids, odd_one, chunked):
+    """Ids all written CC-NNNNNNN-K take a shortcut; one written otherwise sends all to the general path."""
+    if odd_one is not None:
+        ucids = [*ucids, odd_one]
+    expected = [_key_or_id(u) for u in ucids]
+    array = pa.array(ucids, pa.string())
+    keys = patent_keys(pa.chunked_array([array[:1], array[1:]]) if chunked else array, invalid="keep")
+    assert keys.to_pylist() == expected
+    assert isinstance(keys, pa.ChunkedArray) == chunked

@@ -238,14 +238,6 @@ class JudgementIndex:
         """Fingerprints of each judgement's document key (for :class:`PairIndex` lookups)."""
         return StringKeys.of(self.doc_strings)
 
-    def entries_of(self, topic_position: np.ndarray, doc_keys: pa.Array) -> np.ndarray:
-        """The judgement (an index into these arrays) of each (topic position, document
-        key) pair, or -1."""
-        if "entry_index" not in self.__dict__:
-            self.__dict__["entry_index"] = PairIndex.build(self.topic_position, self.string_keys,
-                                                           n_groups=len(self.topic_ids))
-        return self.__dict__["entry_index"].find(topic_position, StringKeys.of(doc_keys))
-
     @cached_property
     def ptr(self) -> np.ndarray:
         """CSR offsets of each topic's judgements in ``key``/``grade``."""

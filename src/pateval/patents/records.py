@@ -311,6 +311,9 @@ def patent_keys(ucids, *, invalid: str = "raise"):
         array = pa.array(ucids, type=pa.string())
     if not pa.types.is_string(array.type) and not pa.types.is_large_string(array.type):
         array = pc.cast(array, pa.string())
+    written = _written_as_keys(array)
+    if written is not None:
+        return written
     text = pc.utf8_upper(pc.utf8_trim_whitespace(array))
     parts = pc.extract_regex(
         text,
@@ -336,6 +339,41 @@ def patent_keys(ucids, *, invalid: str = "raise"):
     if invalid == "keep":
         keys = pc.if_else(valid, keys, text)
     return keys
+
+
+def _written_as_keys(array):
+    """The keys of ids all written ``CC-NNNNNNN-K[K[K]]`` (upper case, seven digits: the form
+    of CLEF-IP's collection and runs), read off their bytes: ``CC`` and the digits as they
+    stand. None when some id is written otherwise (the general path then reads them all).
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from ..core.keys import string_parts
+
+    chunked = isinstance(array, pa.ChunkedArray)
+    flat = (array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)) if chunked else array
+    if len(flat) == 0 or flat.null_count or pa.types.is_large_string(flat.type):
+        return None
+    offsets, data = string_parts(flat)
+    start = offsets[:-1].astype(np.int64)
+    length = np.diff(offsets)
+    if length.min() < 11 or length.max() > 13:
+        return None
+    head = data[start[None, :] + np.arange(11)[:, None]]  # (11, N): the first eleven bytes of each id
+    upper = (head[:2] >= ord("A")) & (head[:2] <= ord("Z"))
+    digit = (head[3:10] >= ord("0")) & (head[3:10] <= ord("9"))
+    if not (upper.all() and digit.all() and (head[2] == ord("-")).all() and (head[10] == ord("-")).all()):
+        return None
+    for at in (11, 12):  # the kind code: one to three capitals or digits
+        has = length > at
+        tail = data[start[has] + at]
+        if not (((tail >= ord("A")) & (tail <= ord("Z"))) | ((tail >= ord("0")) & (tail <= ord("9")))).all():
+            return None
+    key = np.ascontiguousarray(np.concatenate([head[:2], head[3:10]]).T)  # (N, 9): CC and the digits
+    keys = pa.StringArray.from_buffers(len(flat), pa.py_buffer(np.arange(0, 9 * len(flat) + 1, 9, dtype=np.int32)),
+                                       pa.py_buffer(key.ravel()))
+    return pa.chunked_array([keys]) if chunked else keys
 
 
 def ipc_prefix(symbol: str, *, level: str = "subclass") -> str:
