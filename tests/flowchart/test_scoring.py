@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,7 @@ import pytest
 from pateval import api
 from pateval.cli import main
 from pateval.errors import ParameterError
-from pateval.flowchart import Edge, Flowchart, MetaNode, Node, measure_names, score_flowchart, write_flowchart
+from pateval.flowchart import Flowchart, MetaNode, Node, measure_names, score_flowchart, write_flowchart
 from pateval.flowchart.scoring import format_evaluation
 
 from flowchart_example import EDGES, NODES, TRUTH  # noqa: E402  (tests/flowchart is on sys.path under pytest)
@@ -97,7 +98,7 @@ def test_parameters_are_checked():
         score_flowchart(TRUTH, TRUTH, time_budget=-1)
     with pytest.raises(ParameterError, match="level must be 'all' or one of"):
         api.evaluate_flowcharts(".", ".", level="everything")
-    with pytest.raises(ParameterError, match="format must be one of trec, json, csv, not 'xml'"):
+    with pytest.raises(ParameterError, match=re.escape("format must be one of 'trec', 'json', 'csv'; got 'xml'")):
         format_evaluation(pd.DataFrame(columns=["measure", "image", "value"]), format="xml")
 
 

@@ -34,13 +34,14 @@ from typing import NamedTuple
 import pandas as pd
 
 from ..errors import InputFormatError, ParameterError, malformed
+from ..formats.results import format_table
 from .graph import graph_size, to_networkx
 from .mcs import LEVELS, distance_from_size, maximum_common_subgraph
 from .model import Flowchart
 from .reader import check_flowchart, defect_error
 from .text import check_threshold, normalise_text, texts_similar
 
-__all__ = ["OUTPUT_FORMATS", "format_evaluation", "RATIO_MEASURES", "measure_names", "score_flowchart", "evaluate_flowchart_dirs", "FlowchartEvaluation", "levels_for"]
+__all__ = ["format_evaluation", "RATIO_MEASURES", "measure_names", "score_flowchart", "evaluate_flowchart_dirs", "FlowchartEvaluation", "levels_for"]
 
 RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text") for ratio in ("precision", "recall", "f1"))
 
@@ -266,22 +267,8 @@ def evaluate_flowchart_dirs(
     return FlowchartEvaluation(table, problems)
 
 
-OUTPUT_FORMATS = ("trec", "json", "csv")
-
-
 def format_evaluation(scores: pd.DataFrame, *, format: str = "trec", precision: int = 4) -> str:
-    """The score table as text: ``trec`` (``measure<TAB>image<TAB>value``), ``json`` or ``csv``.
-
-    ``trec`` prints values with ``precision`` decimals, as trec_eval does; ``json`` is a list
-    of ``{"measure", "image", "value"}`` records and ``csv`` has a header line, both at full
-    precision.
-    """
-    if format not in OUTPUT_FORMATS:
-        raise ParameterError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {format!r}")
-    if isinstance(precision, bool) or not isinstance(precision, int) or not 0 <= precision <= 17:
-        raise ParameterError(f"precision must be an integer from 0 to 17, not {precision!r}")
-    if format == "json":
-        return scores.to_json(orient="records", indent=1) + "\n"
-    if format == "csv":
-        return scores.to_csv(index=False, lineterminator="\n")
-    return "".join(f"{measure}\t{image}\t{value:.{precision}f}\n" for measure, image, value in scores.itertuples(index=False))
+    """The score table as text: ``trec`` (``measure<TAB>image<TAB>value``), ``json`` or ``csv``
+    (:func:`pateval.formats.results.format_table`: values with ``precision`` decimals in
+    ``trec``, full precision in JSON records and CSV)."""
+    return format_table(scores, ["measure", "image"], format=format, precision=precision)

@@ -10,14 +10,16 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
+from ..errors import ParameterError
 from ..measures import parse_measure
 from ..validation import check_choice
 from .atomic import atomic_output
 
-__all__ = ["RESULT_FORMATS", "result_rows", "format_results", "write_results"]
+__all__ = ["RESULT_FORMATS", "result_rows", "format_table", "format_results", "write_results"]
 
 RESULT_FORMATS = ("trec", "json", "csv")
 
@@ -46,27 +48,68 @@ def _value_text(measure: str, value: float, precision: int, integers: dict[str, 
     return f"{value:.{precision}f}"
 
 
-def format_results(rows: pd.DataFrame, *, format: str = "trec", precision: int = 4, show_run: bool | None = None) -> str:
-    """Render result rows (from :func:`result_rows`) as text in the given format."""
+def format_table(rows: pd.DataFrame, columns: Sequence[str], *, format: str = "trec", precision: int = 4,
+                 widths: Mapping[str, int] | None = None, value_text: Callable[[tuple], str] | None = None) -> str:
+    """Rows of key columns and a ``value`` column as text: the one writer of result tables.
+
+    Parameters
+    ----------
+    rows : DataFrame
+    columns : sequence of str
+        The key columns to write, in order, before ``value``.
+    format : {"trec", "json", "csv"}
+        ``trec``: the columns and the value tab-separated, one line per row, values with
+        ``precision`` decimals (trec_eval's text); ``json``: a list of records; ``csv``: a
+        header line, then the rows. JSON and CSV keep full precision.
+    precision : int, default 4
+        Decimals of ``trec`` values, 0 to 17.
+    widths : mapping of str to int, optional
+        ``trec`` only: pad these columns to a width (trec_eval pads measure names).
+    value_text : callable, optional
+        ``trec`` only: the text of a row's value, given the row (key columns, then value).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"measure": ["ged"], "image": ["all"], "value": [0.25]})
+    >>> format_table(rows, ["measure", "image"], precision=2).split("\\t")
+    ['ged', 'all', '0.25\\n']
+    >>> json.loads(format_table(rows, ["measure", "image"], format="json"))
+    [{'measure': 'ged', 'image': 'all', 'value': 0.25}]
+    """
     check_choice("format", format, RESULT_FORMATS)
-    if show_run is None:
-        show_run = rows["run"].nunique() > 1
+    if isinstance(precision, bool) or not isinstance(precision, int) or not 0 <= precision <= 17:
+        raise ParameterError(f"precision must be an integer from 0 to 17, not {precision!r}")
+    columns = list(columns)
     if format == "json":
-        records = [
-            {"run": r, "measure": m, "topic": t, "value": float(v)}
-            for r, m, t, v in zip(rows["run"], rows["measure"], rows["topic"], rows["value"])
-        ]
+        keys = [*columns, "value"]
+        records = [dict(zip(keys, (*row[:-1], float(row[-1])))) for row in zip(*(rows[c] for c in keys))]
         return json.dumps(records, indent=1) + "\n"
     if format == "csv":
         buffer = io.StringIO()
-        rows[["run", "measure", "topic", "value"]].to_csv(buffer, index=False, float_format="%.17g")
+        rows[[*columns, "value"]].to_csv(buffer, index=False, float_format="%.17g", lineterminator="\n")
         return buffer.getvalue()
-    integers: dict[str, bool] = {}
+    widths = dict(widths or {})
     lines = []
-    for r, m, t, v in zip(rows["run"], rows["measure"], rows["topic"], rows["value"]):
-        text = f"{m:<22}\t{t}\t{_value_text(m, v, precision, integers)}"
-        lines.append(f"{r}\t{text}" if show_run else text)
+    for row in zip(*(rows[c] for c in [*columns, "value"])):
+        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row)]
+        value = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
+        lines.append("\t".join([*keys, value]))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def format_results(rows: pd.DataFrame, *, format: str = "trec", precision: int = 4, show_run: bool | None = None) -> str:
+    """Render result rows (from :func:`result_rows`) as text in the given format."""
+    check_choice("format", format, RESULT_FORMATS)
+    if format != "trec":
+        return format_table(rows, ["run", "measure", "topic"], format=format, precision=precision)
+    if show_run is None:
+        show_run = rows["run"].nunique() > 1
+    integers: dict[str, bool] = {}
+    columns = ["run", "measure", "topic"] if show_run else ["measure", "topic"]
+    at = columns.index("measure")
+    return format_table(rows, columns, precision=precision, widths={"measure": 22},
+                        value_text=lambda row: _value_text(row[at], row[-1], precision, integers))
 
 
 def write_results(text: str, path: str | os.PathLike[str]) -> None:
