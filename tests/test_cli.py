@@ -92,3 +92,46 @@ def test_measures_listing(capsys):
 def test_measures_listing_formats(capsys, fmt):
     assert main(["measures", "--format", fmt, "--family", "standard"]) == 0
     assert "Bpref" in capsys.readouterr().out
+
+
+def _example_args():
+    from pateval.api import example_files
+
+    qrels, runs = example_files()
+    return ["--qrels", str(qrels), *[str(r) for r in runs]]
+
+
+def test_stability_table_is_seeded_and_written_in_every_format(tmp_path, capsys):
+    args = ["stability", *_example_args(), "-m", "AP", "-m", "P@10", "--sizes", "5,10,S", "--trials", "7", "--seed", "3"]
+    assert main(args + ["--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["settings"] == {"sizes": ["5", "10", "S"], "trials": 7, "seed": 3}
+    rows = document["rows"]
+    # S (500 topics) is more than the example's 25: left out
+    assert [(r["measure"], r["size"], r["topics"], r["trials"]) for r in rows] == \
+        [("AP", "5", 5, 7), ("AP", "10", 10, 7), ("P@10", "5", 5, 7), ("P@10", "10", 10, 7)]
+    assert all(-1 <= r["min_tau"] <= r["mean_tau"] <= r["max_tau"] <= 1 for r in rows)
+    assert main(args + ["--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == rows  # the same seed, the same subsets
+    out = tmp_path / "stability.txt"
+    assert main(args + ["-o", str(out)]) == 0
+    assert out.read_text().splitlines()[0].split() == ["measure", "size", "topics", "trials", "mean_tau", "min_tau", "max_tau"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--sizes", "5,huge"], "pateval: error: topic-set size must be S, M, L, XL or a positive integer, not 'huge'"),
+    (["--trials", "0"], "pateval: error: trials must be a positive integer, not 0"),
+])
+def test_stability_bad_settings_exit_2_and_write_nothing(tmp_path, capsys, extra, message):
+    out = tmp_path / "stability.txt"
+    assert main(["stability", *_example_args(), "-m", "AP", "-o", str(out), *extra]) == 2
+    assert message in capsys.readouterr().err.splitlines()
+    assert not out.exists()
+
+
+def test_stability_needs_two_runs(capsys):
+    from pateval.api import example_files
+
+    qrels, runs = example_files()
+    assert main(["stability", "--qrels", str(qrels), str(runs[0]), "-m", "AP"]) == 2
+    assert "pateval: error: ranking stability needs at least two systems" in capsys.readouterr().err.splitlines()

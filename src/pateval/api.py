@@ -21,6 +21,17 @@ from .formats.qrels import read_qrels
 from .formats.trec import read_run, write_run
 from .measures import EvaluationContext, Measure, all_specs, parse_measure
 
+__all__ = [
+    # re-exported from the modules that define them
+    "Qrels", "Run", "Evaluation", "EvaluationContext", "Measure", "aggregate", "evaluate_runs", "all_specs",
+    "parse_measure", "read_qrels", "read_run", "write_run", "iter_patents", "read_patent", "patent_key", "patent_keys",
+    # defined here
+    "evaluation", "evaluate", "list_measures", "example_files", "time_to_rank", "simulate_users", "ingest_corpus",
+    "open_corpus", "generate_corpus", "build_collection", "collection_stats", "check_passage_run", "evaluate_by_group",
+    "compare", "analyse_measures", "ranking_stability", "write_report", "build_search_index", "search", "search_grid",
+    "search_passages", "demo", "evaluate_flowcharts",
+]
+
 _PathLike = str | _os.PathLike
 
 
@@ -636,6 +647,44 @@ def analyse_measures(
     matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
     result = analyse(matrices, test=test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
     return dataclasses.replace(result, notes=tuple(notes))
+
+
+def ranking_stability(
+    qrels,
+    runs,
+    measures: _Sequence[str] | str,
+    *,
+    sizes=(10, 25, 50, 100, "S", "M", "L", "XL"),
+    trials: int = 20,
+    seed: int = 0,
+    evaluate_options: _Mapping | None = None,
+) -> _pd.DataFrame:
+    """How stable the ranking of the runs is on random topic subsets of growing size.
+
+    Evaluates the runs, then per measure :func:`pateval.collection.sampling.ranking_stability`:
+    for each size, ``trials`` random topic subsets (seeded), each ranking of the runs by
+    their mean on the subset compared with their ranking on all topics by Kendall's tau.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``measure, size, topics, trials, mean_tau, min_tau, max_tau``; sizes above the
+        number of topics are left out. ``frame.attrs["notes"]`` says which topics were left
+        out (a run without a score for them).
+    """
+    from .collection.sampling import ranking_stability as stability
+
+    if isinstance(measures, str):
+        measures = [measures]
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    pieces = []
+    for measure, matrix in matrices.items():
+        scores = matrix.rename_axis(index="qid", columns="system").stack().rename("score").reset_index()
+        pieces.append(stability(scores, sizes=sizes, trials=trials, seed=seed).assign(measure=measure))
+    columns = ["measure", "size", "topics", "trials", "mean_tau", "min_tau", "max_tau"]
+    frame = _pd.concat(pieces, ignore_index=True)[columns] if pieces else _pd.DataFrame(columns=columns)
+    frame.attrs["notes"] = notes
+    return frame
 
 
 def write_report(

@@ -630,6 +630,49 @@ def _run_analyse_measures(args) -> int:
 
 
 @command
+def _add_stability(commands) -> None:
+    from .formats.qrels import QRELS_FORMATS
+    from .report.names import TABLE_FORMATS
+
+    p = commands.add_parser(
+        "stability",
+        help="how stable the ranking of runs is on random topic subsets of growing size",
+        description="Evaluate the runs, then for each topic-set size draw --trials random subsets of the topics "
+        "(seeded) and compare the ranking of the runs by their mean on each subset with their ranking on all topics "
+        "by Kendall's tau (Roda et al. 2010). Prints mean, min and max tau per measure and size.",
+    )
+    p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run files (at least two)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
+    p.add_argument("--sizes", default="10,25,50,100,S,M,L,XL", metavar="LIST",
+                   help="comma-separated topic-set sizes: numbers or S, M, L, XL (500, 1000, 5000, 10000); sizes "
+                   "above the number of topics are left out (default: 10,25,50,100,S,M,L,XL)")
+    p.add_argument("--trials", type=int, default=20, help="random subsets per size (default 20)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the subsets (default 0)")
+    p.add_argument("-c", "--complete", action="store_true", help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.set_defaults(run=_run_stability)
+
+
+def _run_stability(args) -> int:
+    from . import api
+    from .report.tables import render_frame
+
+    sizes = [part.strip() for part in args.sizes.split(",") if part.strip()]
+    frame = api.ranking_stability(args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), sizes=sizes,
+                                  trials=args.trials, seed=args.seed, evaluate_options=_comparison_evaluate_options(args))
+    for note in frame.attrs.get("notes", []):
+        print(f"pateval: note: {note}", file=sys.stderr)
+    settings = {"sizes": sizes, "trials": args.trials, "seed": args.seed}
+    _write_text_or_print(render_frame(frame, format=args.format, precision=args.precision, settings=settings), args.output)
+    return 0
+
+
+@command
 def _add_report(commands) -> None:
     from .report.names import IMAGE_FORMATS
     from .stats.names import CORRECTION_NAMES, TESTS

@@ -26,6 +26,7 @@ from .names import TABLE_FORMATS
 
 __all__ = [
     "TABLE_FORMATS",
+    "render_frame",
     "run_labels",
     "settings_line",
     "comparison_cells",
@@ -209,6 +210,20 @@ def _text_frame(frame: pd.DataFrame, precision: int) -> str:
     for row in formatted.itertuples(index=False):
         lines.append("  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def render_frame(frame: pd.DataFrame, *, format: str = "text", precision: int = 4, settings: dict | None = None) -> str:
+    """Any result table in one of :data:`TABLE_FORMATS`: aligned text, CSV, LaTeX, or JSON
+    (``{"settings": ..., "rows": [...]}``)."""
+    if format not in TABLE_FORMATS:
+        raise ParameterError(f"unknown table format {format!r}; choose one of {', '.join(TABLE_FORMATS)}")
+    if format == "text":
+        return _text_frame(frame, precision)
+    if format == "latex":
+        return _latex_frame(frame, precision)
+    if format == "csv":
+        return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n")
+    return json.dumps({"settings": settings or {}, "rows": _records(frame)}, indent=1, default=_json_default) + "\n"
 
 
 def _latex_frame(frame: pd.DataFrame, precision: int) -> str:
