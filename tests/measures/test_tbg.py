@@ -351,3 +351,23 @@ def test_distinct_documents_with_and_without_the_ranking_codes():
     ranked = SimpleNamespace(doc=np.array([1, 0, 1]), doc_ids=pa.array(["x", "y"]))
     codes, ids = distinct_documents(ranked)
     assert codes.tolist() == [1, 0, 1] and ids.to_pylist() == ["x", "y"]
+
+
+def test_the_lookup_index_of_a_lengths_table_is_made_once_per_table():
+    import gc
+
+    import pyarrow as pa
+
+    from pateval.formats.doclengths import DocLengths
+    from pateval.measures import tbg as tbg_module
+
+    lengths = DocLengths(pa.array([f"d{i}" for i in range(10)]), np.arange(10) * 100)
+    first, second = tbg_module.LengthTable.of(lengths), tbg_module.LengthTable.of(lengths)
+    assert first is not second and first.sorted_keys is second.sorted_keys  # one index per table read
+    other = DocLengths(pa.array([f"d{i}" for i in range(10)]), np.arange(10) * 100)
+    assert tbg_module.LengthTable.of(other).sorted_keys is not first.sorted_keys
+    assert np.array_equal(first.sorted_keys.find(pa.array(["d3", "x", "d9"])), [3, -1, 9])
+    key = id(lengths)
+    del lengths, first, second
+    gc.collect()
+    assert key not in tbg_module._KEY_INDEXES  # dropped with its table

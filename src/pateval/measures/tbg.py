@@ -123,22 +123,36 @@ def _as_arrow_strings(values) -> pa.Array:
 
 @dataclass(frozen=True)
 class LengthTable:
-    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per evaluation."""
+    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per evaluation.
+
+    ``source``: the :class:`~pateval.formats.doclengths.DocLengths` it was made from, if any;
+    the keys' lookup index is then made once per such table (as the lengths were read once)
+    and shared by every evaluation that uses it.
+    """
 
     keys: pa.Array
     values: np.ndarray
+    source: "DocLengths | None" = None
 
     @cached_property
     def sorted_keys(self) -> SortedKeys:
-        """The keys indexed for lookups (made on the first lookup, kept with the table)."""
-        return SortedKeys(self.keys)
+        """The keys indexed for lookups (made on the first lookup, kept with the table or its source)."""
+        if self.source is None:
+            return SortedKeys(self.keys)
+        key = id(self.source)
+        known = _KEY_INDEXES.get(key)
+        if known is None or known[0]() is not self.source:
+            index = SortedKeys(self.keys)
+            _KEY_INDEXES[key] = (weakref.ref(self.source, lambda _, key=key: _KEY_INDEXES.pop(key, None)), index)
+            return index
+        return known[1]
 
     @classmethod
     def of(cls, lengths: "Mapping | DocLengths | LengthTable") -> "LengthTable":
         if isinstance(lengths, LengthTable):
             return lengths
         if isinstance(lengths, DocLengths):  # as read from a file: the arrays as they are
-            return cls(lengths.ids, lengths.values.astype(np.float64))
+            return cls(lengths.ids, lengths.values.astype(np.float64), lengths)
         return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths)))
 
 
@@ -219,6 +233,8 @@ def _lookup_lengths(ids: pa.Array, lengths: "Mapping | LengthTable", default: fl
 _SHARED: "weakref.WeakKeyDictionary[RankedTopics, dict]" = weakref.WeakKeyDictionary()
 # The lengths table of each evaluation context (the resource converted once per call).
 _TABLES: dict[int, tuple] = {}
+# The keys' lookup index of each DocLengths table read (made once, dropped with the table).
+_KEY_INDEXES: dict[int, tuple] = {}
 
 
 def _shared(ranked: RankedTopics, owner: object, key, build):
