@@ -29,12 +29,14 @@ def _naive(groups, ids, priority):
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), IDS), max_size=60), st.lists(st.tuples(st.integers(-1, 4), IDS), max_size=30),
-       st.randoms(use_true_random=False))
-def test_pair_index_agrees_with_a_dict(rows, queries, random):
+       st.randoms(use_true_random=False), st.booleans())
+def test_pair_index_agrees_with_a_dict(rows, queries, random, tied):
     groups = np.array([g for g, _ in rows], dtype=np.int64)
     ids = [d for _, d in rows]
     priority = list(range(len(rows)))
     random.shuffle(priority)
+    if tied:  # equal priorities (rank_run gives rows left out of the ranking one): row order decides
+        priority = [p // 3 for p in priority]
     index = PairIndex.build(groups, StringKeys.of(pa.array(ids, type=pa.string())), n_groups=5,
                             priority=np.asarray(priority, dtype=np.int64))
     first, repeated, earliest = _naive(groups.tolist(), ids, priority)
@@ -67,3 +69,16 @@ def test_many_rows_over_several_rounds_find_every_pair():
     assert found.tolist() == probe.tolist()
     absent = index.find(groups[probe], StringKeys.of(pa.array([f"Z{x}" for x in probe])))
     assert (absent == -1).all()
+
+
+def test_patent_publications_of_a_topic_left_out_do_not_upset_the_ranking():
+    from pateval.core.qrels import Qrels
+    from pateval.core.ranking import JudgementIndex, rank_run
+    from pateval.core.run import Run
+
+    qrels = Qrels.from_records([("q1", "EP-0971326-A1", 1)])
+    run = Run.from_records([("q1", "EP-0971326-A1", 3.0), ("q1", "EP-0971326-B1", 2.0),
+                            ("q9", "EP-1000000-A1", 1.0), ("q9", "EP-1000000-B1", 0.5)])
+    ranked = rank_run(run, JudgementIndex.build(qrels, qrels.topic_ids, doc_key="patent"))
+    assert list(ranked.docno) == ["EP-0971326-A1"]
+    assert any("1 later publication" in note for note in ranked.notes)

@@ -264,8 +264,9 @@ class PairIndex:
     @classmethod
     def build(cls, group: np.ndarray, keys: StringKeys, *, n_groups: int,
               priority: np.ndarray | None = None) -> "PairIndex":
-        """Index rows (``group[i]``, string ``i`` of ``keys``); ``priority`` (a permutation,
-        default the row order) decides which of repeated rows comes first."""
+        """Index rows (``group[i]``, string ``i`` of ``keys``); ``priority`` (integers, lower
+        first, ties in row order; default the row order) decides which of repeated rows comes
+        first."""
         group = np.asarray(group)
         n = len(group)
         row_type = np.int32 if n < 2**31 - 1 else np.int64
@@ -304,21 +305,20 @@ class PairIndex:
             winner = np.concatenate(winners).astype(np.int64)
             # each winner with its repeats: the earliest by priority is the pair's first row
             # (the least priority of each owner's members, by one unordered minimum per owner)
-            if priority is None:
-                rank = None
-                least = np.arange(n, dtype=np.int64)
-                np.minimum.at(least, winner, loser)
-                earliest = least
-            else:
-                rank = np.asarray(priority, dtype=np.int64)
-                least = rank.copy()
-                np.minimum.at(least, winner, rank[loser])
-                row_of_rank = np.empty(n, dtype=np.int64)
-                row_of_rank[rank] = np.arange(n, dtype=np.int64)
-                earliest = row_of_rank[least]
             is_owner = np.zeros(n, dtype=bool)
             is_owner[winner] = True
             owners = np.flatnonzero(is_owner)
+            earliest = np.arange(n, dtype=np.int64)  # read at the owners only
+            if priority is None:
+                np.minimum.at(earliest, winner, loser)
+            else:
+                # the least priority of each pair, then the lowest row among those holding it
+                rank = np.asarray(priority, dtype=np.int64)
+                least = rank.copy()
+                np.minimum.at(least, winner, rank[loser])
+                earliest[owners] = np.where(rank[owners] == least[owners], owners, n)
+                tied = rank[loser] == least[winner]
+                np.minimum.at(earliest, winner[tied], loser[tied])
             members = np.r_[owners, loser]
             owner = np.r_[owners, winner]
             pair_first = earliest[owner]
