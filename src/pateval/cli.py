@@ -478,15 +478,23 @@ def _with_group_rows(rows, result, args):
 COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")
 
 
-def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = False) -> None:
-    """Options that compare, analyse-measures and report share."""
+def _add_run_set_inputs(p) -> None:
+    """Options of every command that evaluates a set of runs to compare them: qrels, runs, measures."""
     from .formats.qrels import QRELS_FORMATS
-    from .stats.names import TESTS
 
     p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file")
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files (at least two)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
+    p.add_argument("-c", "--complete", action="store_true", help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+
+
+def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = False) -> None:
+    """Options that compare, analyse-measures and report share."""
+    from .stats.names import TESTS
+
+    _add_run_set_inputs(p)
     if repeatable_test:
         p.add_argument("--test", choices=TESTS, action="append", dest="tests",
                        help=f"significance test (repeatable: one table column per test; the first draws the ASL curves; default: {default_test})")
@@ -496,8 +504,6 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
     p.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0; reported)")
     p.add_argument("-B", "--resamples", type=int, dest="B", metavar="B",
                    help="resamples of the resampling tests (default: randomisation 10000, bootstrap 1000, tukey 5000)")
-    p.add_argument("-c", "--complete", action="store_true", help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
-    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
 
 
 def _comparison_evaluate_options(args) -> dict:
@@ -631,7 +637,6 @@ def _run_analyse_measures(args) -> int:
 
 @command
 def _add_stability(commands) -> None:
-    from .formats.qrels import QRELS_FORMATS
     from .report.names import TABLE_FORMATS
 
     p = commands.add_parser(
@@ -641,17 +646,12 @@ def _add_stability(commands) -> None:
         "(seeded) and compare the ranking of the runs by their mean on each subset with their ranking on all topics "
         "by Kendall's tau (Roda et al. 2010). Prints mean, min and max tau per measure and size.",
     )
-    p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file")
-    p.add_argument("runs", nargs="+", metavar="RUN", help="run files (at least two)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
+    _add_run_set_inputs(p)
     p.add_argument("--sizes", default="10,25,50,100,S,M,L,XL", metavar="LIST",
                    help="comma-separated topic-set sizes: numbers or S, M, L, XL (500, 1000, 5000, 10000); sizes "
                    "above the number of topics are left out (default: 10,25,50,100,S,M,L,XL)")
     p.add_argument("--trials", type=int, default=20, help="random subsets per size (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the subsets (default 0)")
-    p.add_argument("-c", "--complete", action="store_true", help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
-    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
     p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")

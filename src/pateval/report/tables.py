@@ -20,8 +20,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
 from ..stats.comparison import Comparison, MeasureAnalysis
+from ..validation import check_choice
 from .names import TABLE_FORMATS
 
 __all__ = [
@@ -180,8 +180,7 @@ def render_comparison(comparison: Comparison, *, format: str = "text", precision
     measure (means, difference, statistic, p-values, effect size, interval, settings);
     ``json`` holds the settings, the means and those rows.
     """
-    if format not in TABLE_FORMATS:
-        raise ParameterError(f"unknown table format {format!r}; choose one of {', '.join(TABLE_FORMATS)}")
+    check_choice("format", format, TABLE_FORMATS)
     if format == "text":
         return _text_comparison(comparison, precision)
     if format == "latex":
@@ -215,8 +214,7 @@ def _text_frame(frame: pd.DataFrame, precision: int) -> str:
 def render_frame(frame: pd.DataFrame, *, format: str = "text", precision: int = 4, settings: dict | None = None) -> str:
     """Any result table in one of :data:`TABLE_FORMATS`: aligned text, CSV, LaTeX, or JSON
     (``{"settings": ..., "rows": [...]}``)."""
-    if format not in TABLE_FORMATS:
-        raise ParameterError(f"unknown table format {format!r}; choose one of {', '.join(TABLE_FORMATS)}")
+    check_choice("format", format, TABLE_FORMATS)
     if format == "text":
         return _text_frame(frame, precision)
     if format == "latex":
@@ -260,8 +258,7 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
 
     ``csv`` writes the sections one after another, each preceded by a ``# title`` line.
     """
-    if format not in TABLE_FORMATS:
-        raise ParameterError(f"unknown table format {format!r}; choose one of {', '.join(TABLE_FORMATS)}")
+    check_choice("format", format, TABLE_FORMATS)
     sections = _analysis_sections(analysis)
     if format == "json":
         document = {
