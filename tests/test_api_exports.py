@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-import pateval.api as api
+from pateval import api
 
 
 def test_api_all_is_complete_and_exact():

@@ -135,3 +135,51 @@ def test_stability_needs_two_runs(capsys):
     qrels, runs = example_files()
     assert main(["stability", "--qrels", str(qrels), str(runs[0]), "-m", "AP"]) == 2
     assert "pateval: error: ranking stability needs at least two systems" in capsys.readouterr().err.splitlines()
+
+
+def test_stability_bad_run_line_is_an_error_naming_file_and_line(tmp_path, capsys):
+    from pateval.api import example_files
+
+    qrels, runs = example_files()
+    bad = tmp_path / "bad.run"
+    lines = runs[1].read_text().splitlines(keepends=True)
+    lines[4] = "PAC-1 Q0 EP-00001 x 0.5 bad\n"
+    bad.write_text("".join(lines))
+    out = tmp_path / "stability.txt"
+    assert main(["stability", "--qrels", str(qrels), str(runs[0]), str(bad), "-m", "AP", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"pateval: error: {bad}, line 5: the rank (4th column) is not an integer (expected an integer, found 'x')")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--sizes", " , "], "pateval: error: sizes must name at least one topic-set size (a number, or S, M, L, XL)"),
+    (["--precision", "-1"], "pateval: error: precision must be an integer from 0 to 17, not -1"),
+    (["--format", "csv", "--precision", "18"], "pateval: error: precision must be an integer from 0 to 17, not 18"),
+])
+def test_stability_bad_sizes_and_precision_exit_2(tmp_path, capsys, extra, message):
+    out = tmp_path / "stability.txt"
+    assert main(["stability", *_example_args(), "-m", "AP", "-o", str(out), *extra]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == message
+    assert not out.exists()
+
+
+def test_stability_help_names_every_option(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["stability", "--help"])
+    assert caught.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Kendall's tau" in text
+    for option in ("--qrels", "--sizes", "--trials", "--seed", "--format", "--precision", "--output", "--complete"):
+        assert option in text
+
+
+def test_stability_api_takes_sizes_as_text_or_a_sequence():
+    from pateval import api
+
+    qrels, runs = api.example_files()
+    from_text = api.ranking_stability(qrels, runs, "AP", sizes="5, 10", trials=3, seed=1)
+    from_list = api.ranking_stability(qrels, runs, ["AP"], sizes=[5, "10"], trials=3, seed=1)
+    assert from_text.equals(from_list)
+    assert list(from_text["size"]) == ["5", "10"]
+    assert from_text.attrs["settings"] == {"sizes": ["5", "10"], "trials": 3, "seed": 1}

@@ -6,7 +6,8 @@ from __future__ import annotations
 # ---- foundation: reading, evaluating --------------------------------------------------------
 import dataclasses as _dataclasses
 import os as _os
-from collections.abc import Mapping as _Mapping, Sequence as _Sequence
+from collections.abc import Mapping as _Mapping
+from collections.abc import Sequence as _Sequence
 from importlib import resources as _resources
 from pathlib import Path as _Path
 
@@ -20,16 +21,52 @@ from .evaluation import Evaluation, aggregate, evaluate_runs
 from .formats.qrels import read_qrels
 from .formats.trec import read_run, write_run
 from .measures import EvaluationContext, Measure, all_specs, parse_measure
+from .patents import iter_patents, patent_key, patent_keys, read_patent
 
+# The public API: the names defined here, and the ones imported above from the modules that
+# define them (Qrels, Run, Evaluation, EvaluationContext, Measure, aggregate, evaluate_runs,
+# all_specs, parse_measure, read_qrels, read_run, write_run, iter_patents, read_patent,
+# patent_key, patent_keys), re-exported.
 __all__ = [
-    # re-exported from the modules that define them
-    "Qrels", "Run", "Evaluation", "EvaluationContext", "Measure", "aggregate", "evaluate_runs", "all_specs",
-    "parse_measure", "read_qrels", "read_run", "write_run", "iter_patents", "read_patent", "patent_key", "patent_keys",
-    # defined here
-    "evaluation", "evaluate", "list_measures", "example_files", "time_to_rank", "simulate_users", "ingest_corpus",
-    "open_corpus", "generate_corpus", "build_collection", "collection_stats", "check_passage_run", "evaluate_by_group",
-    "compare", "analyse_measures", "ranking_stability", "write_report", "build_search_index", "search", "search_grid",
-    "search_passages", "demo", "evaluate_flowcharts",
+    "Evaluation",
+    "EvaluationContext",
+    "Measure",
+    "Qrels",
+    "Run",
+    "aggregate",
+    "all_specs",
+    "analyse_measures",
+    "build_collection",
+    "build_search_index",
+    "check_passage_run",
+    "collection_stats",
+    "compare",
+    "demo",
+    "evaluate",
+    "evaluate_by_group",
+    "evaluate_flowcharts",
+    "evaluate_runs",
+    "evaluation",
+    "example_files",
+    "generate_corpus",
+    "ingest_corpus",
+    "iter_patents",
+    "list_measures",
+    "open_corpus",
+    "parse_measure",
+    "patent_key",
+    "patent_keys",
+    "ranking_stability",
+    "read_patent",
+    "read_qrels",
+    "read_run",
+    "search",
+    "search_grid",
+    "search_passages",
+    "simulate_users",
+    "time_to_rank",
+    "write_report",
+    "write_run",
 ]
 
 _PathLike = str | _os.PathLike
@@ -291,9 +328,6 @@ def simulate_users(
 
 # ---- patents and test collections -----------------------------------------------------------
 
-from .patents import iter_patents, read_patent  # noqa: E402 - grouped by section on purpose
-from .patents import patent_key, patent_keys  # noqa: E402
-
 
 def ingest_corpus(
     paths,
@@ -451,8 +485,13 @@ def _passage_inputs(qrels, runs, resources, *, on_duplicate: str):
     its documents are the document-level judgements and its passages fill
     ``resources["passage_qrels"]`` unless one was given.
     """
-    from .formats.passages import (PassageRun, looks_like_passage_qrels, looks_like_passage_run,
-                                   read_passage_qrels, read_passage_run)
+    from .formats.passages import (
+        PassageRun,
+        looks_like_passage_qrels,
+        looks_like_passage_run,
+        read_passage_qrels,
+        read_passage_run,
+    )
 
     resources = dict(resources or {})
     if isinstance(qrels, (str, _os.PathLike)) and looks_like_passage_qrels(qrels):
@@ -509,7 +548,8 @@ def check_passage_run(run: _PathLike, *, topics: _PathLike | None = None, store=
     pateval.check.CheckReport
         ``findings`` (line, kind, message), ``ok``, ``format()``.
     """
-    from .check import check_passage_run as _check, fix_passage_run as _fix
+    from .check import check_passage_run as _check
+    from .check import fix_passage_run as _fix
 
     report = _check(run, topics=topics, store=store, max_documents=max_documents)
     if fix is not None:
@@ -654,7 +694,7 @@ def ranking_stability(
     runs,
     measures: _Sequence[str] | str,
     *,
-    sizes=(10, 25, 50, 100, "S", "M", "L", "XL"),
+    sizes: _Sequence[int | str] | str = (10, 25, 50, 100, "S", "M", "L", "XL"),
     trials: int = 20,
     seed: int = 0,
     evaluate_options: _Mapping | None = None,
@@ -665,17 +705,41 @@ def ranking_stability(
     for each size, ``trials`` random topic subsets (seeded), each ranking of the runs by
     their mean on the subset compared with their ranking on all topics by Kendall's tau.
 
+    Parameters
+    ----------
+    qrels, runs, measures
+        As for :func:`evaluate` (at least two runs).
+    sizes : sequence of int or {"S", "M", "L", "XL"}, or str
+        Topic-set sizes (S, M, L, XL: CLEF-IP's 500, 1000, 5000, 10000); a string is a
+        comma-separated list (``"10,25,S"``).
+    trials : int
+        Random subsets per size.
+    seed : int
+        Seed of the subsets: the same seed gives the same subsets.
+    evaluate_options : dict, optional
+        Passed to :func:`evaluate` (e.g. ``{"complete": True}``).
+
     Returns
     -------
     pandas.DataFrame
         ``measure, size, topics, trials, mean_tau, min_tau, max_tau``; sizes above the
         number of topics are left out. ``frame.attrs["notes"]`` says which topics were left
-        out (a run without a score for them).
+        out (a run without a score for them), ``frame.attrs["settings"]`` holds the sizes
+        (as text), trials and seed.
     """
     from .collection.sampling import ranking_stability as stability
+    from .collection.sampling import resolve_size
 
     if isinstance(measures, str):
         measures = [measures]
+    if isinstance(sizes, str):
+        sizes = [part.strip() for part in sizes.split(",") if part.strip()]
+    sizes = list(sizes)
+    if not sizes:
+        raise _ParameterError("sizes must name at least one topic-set size (a number, or S, M, L, XL)")
+    for size in sizes:  # checked before the runs are evaluated; None (all topics) is no subset size
+        if resolve_size(size) is None:
+            raise _ParameterError("topic-set size must be S, M, L, XL or a positive integer, not None")
     matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
     pieces = []
     for measure, matrix in matrices.items():
@@ -684,6 +748,7 @@ def ranking_stability(
     columns = ["measure", "size", "topics", "trials", "mean_tau", "min_tau", "max_tau"]
     frame = _pd.concat(pieces, ignore_index=True)[columns] if pieces else _pd.DataFrame(columns=columns)
     frame.attrs["notes"] = notes
+    frame.attrs["settings"] = {"sizes": [str(size) for size in sizes], "trials": trials, "seed": seed}
     return frame
 
 
@@ -717,7 +782,8 @@ def write_report(
     CT measures can produce them, or any other source. Returns the path written.
     """
     from .report import render_report, report_sections, write_html
-    from .stats import analyse_measures as analyse, compare_runs
+    from .stats import analyse_measures as analyse
+    from .stats import compare_runs
 
     matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
     comparison = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
@@ -796,8 +862,8 @@ def search_grid(index, topics, out_dir: _PathLike | None, *, grid: str | None = 
     from .search.index import SearchIndex
     from .search.run import grid_configs, load_topics, run_grid
 
-    options = dict(depth=depth, candidates=candidates, date_filter=date_filter, exclude_family=exclude_family,
-                   unit=unit)
+    options = {"depth": depth, "candidates": candidates, "date_filter": date_filter, "exclude_family": exclude_family,
+               "unit": unit}
     configs = grid_configs(models if models else grid, queries, **options)
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)
@@ -811,7 +877,8 @@ def search_passages(index, topics, *, model: str = "bm25", query: str = "claims"
     run (``topic Q0 docno xpath rank score``) when ``out`` is given. Returns
     ``{topic: [(docno, xpath, score), ...]}``."""
     from .search.index import SearchIndex
-    from .search.run import SearchConfig, load_passage_topics, search_passages as rank_passages, write_passage_run
+    from .search.run import SearchConfig, load_passage_topics, write_passage_run
+    from .search.run import search_passages as rank_passages
 
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_passage_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)

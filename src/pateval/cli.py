@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from . import __version__
 from .errors import PatevalError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,7 +81,7 @@ def _add_evaluate(commands) -> None:
 
 def _run_evaluate(args) -> int:
     from . import api
-    from .formats.results import format_results, result_rows, write_results
+    from .formats.results import format_results, result_rows
 
     if args.example:
         if args.qrels or args.runs:
@@ -103,10 +103,7 @@ def _run_evaluate(args) -> int:
     text = format_results(rows, format=args.format, precision=args.precision)
     for note in result.notes:
         print(f"pateval: note: {note}", file=sys.stderr)
-    if args.output:
-        write_results(text, args.output)
-    else:
-        sys.stdout.write(text)
+    _write_text_or_print(text, args.output)
     return 0
 
 
@@ -153,12 +150,10 @@ def _run_measures(args) -> int:
 
 @command
 def _add_corpus(commands) -> None:
-    p = commands.add_parser(
-        "corpus",
-        help="parse patent XML into a corpus store (Parquet, queried with DuckDB)",
+    sub = _subcommands_of(
+        commands, "corpus", help="parse patent XML into a corpus store (Parquet, queried with DuckDB)", dest="corpus_command",
         description="Work with a patent corpus store: `pateval corpus ingest DIR_OR_FILES --out STORE`.",
     )
-    sub = p.add_subparsers(dest="corpus_command", metavar="SUBCOMMAND", required=True)
     ingest = sub.add_parser(
         "ingest",
         help="parse CLEF-IP / MAREC and USPTO XML files once into a store (resumable)",
@@ -196,13 +191,13 @@ def _run_corpus_ingest(args) -> int:
     return 0
 
 
-def _subcommands_of(commands, name: str, *, help: str, dest: str):
-    """The sub-command group of top-level command ``name`` (created when absent), so that
-    several sections can add sub-commands to one command (``corpus ingest`` and
-    ``corpus generate``)."""
+def _subcommands_of(commands, name: str, *, help: str, dest: str, description: str | None = None):
+    """The sub-command group of top-level command ``name`` (created when absent, described by
+    ``description``, else ``help``), so that several sections can add sub-commands to one
+    command (``corpus ingest`` and ``corpus generate``)."""
     parser = commands.choices.get(name)
     if parser is None:
-        parser = commands.add_parser(name, help=help, description=help)
+        parser = commands.add_parser(name, help=help, description=description or help)
         return parser.add_subparsers(dest=dest, metavar="SUBCOMMAND", required=True)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -511,11 +506,11 @@ def _comparison_evaluate_options(args) -> dict:
 
 
 def _write_text_or_print(text: str, output: str | None) -> None:
+    """The output of a command: to ``output`` atomically (whole or not at all), else stdout."""
     if output:
-        from .formats.atomic import atomic_output
+        from .formats.results import write_results
 
-        with atomic_output(output) as handle:
-            handle.write(text)
+        write_results(text, output)
     else:
         sys.stdout.write(text)
 
@@ -662,13 +657,12 @@ def _run_stability(args) -> int:
     from . import api
     from .report.tables import render_frame
 
-    sizes = [part.strip() for part in args.sizes.split(",") if part.strip()]
-    frame = api.ranking_stability(args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), sizes=sizes,
+    frame = api.ranking_stability(args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), sizes=args.sizes,
                                   trials=args.trials, seed=args.seed, evaluate_options=_comparison_evaluate_options(args))
-    for note in frame.attrs.get("notes", []):
+    for note in frame.attrs["notes"]:
         print(f"pateval: note: {note}", file=sys.stderr)
-    settings = {"sizes": sizes, "trials": args.trials, "seed": args.seed}
-    _write_text_or_print(render_frame(frame, format=args.format, precision=args.precision, settings=settings), args.output)
+    text = render_frame(frame, format=args.format, precision=args.precision, settings=frame.attrs["settings"])
+    _write_text_or_print(text, args.output)
     return 0
 
 
@@ -811,8 +805,8 @@ def _run_search(args) -> int:
             print("pateval: note: indexing the store into a temporary directory; `pateval index` keeps an index "
                   "for reuse", file=sys.stderr)
             api.build_search_index(args.store, index, passages=args.passages, progress=progress)
-        options = dict(depth=args.depth, candidates=args.candidates, date_filter=not args.no_date_filter,
-                       exclude_family=not args.keep_family, unit=args.unit)
+        options = {"depth": args.depth, "candidates": args.candidates, "date_filter": not args.no_date_filter,
+                   "exclude_family": not args.keep_family, "unit": args.unit}
         models = args.models or ["bm25"]
         queries = args.queries or ["claims"]
         if args.passages:
@@ -868,12 +862,12 @@ def _run_demo(args) -> int:
 
 @command
 def _add_flowchart(commands) -> None:
-    p = commands.add_parser(
-        "flowchart",
-        help="evaluate flowchart structure recognition (CLEF-IP 2012/2013)",
+    from .formats.results import RESULT_FORMATS
+
+    sub = _subcommands_of(
+        commands, "flowchart", help="evaluate flowchart structure recognition (CLEF-IP 2012/2013)", dest="flowchart_command",
         description="Work with flowcharts in the CLEF-IP encoding: `pateval flowchart eval TRUTH_DIR SUBMISSION_DIR`.",
     )
-    sub = p.add_subparsers(dest="flowchart_command", metavar="SUBCOMMAND", required=True)
     evaluate = sub.add_parser(
         "eval",
         help="score recognised flowcharts against ground truth",
@@ -892,7 +886,8 @@ def _add_flowchart(commands) -> None:
                           help="relative edit distance (0-1) up to which normalised texts match (default 0.2)")
     evaluate.add_argument("--time-budget", type=float, default=2.0, metavar="SECONDS",
                           help="exact search time per pair and level before an approximation is used (default 2)")
-    evaluate.add_argument("--format", choices=("trec", "json", "csv"), default="trec", help="output format (default: trec)")
+    evaluate.add_argument("--format", choices=RESULT_FORMATS, default="trec",
+                          help="output format (default: trec); json and csv at full precision, as `pateval evaluate`")
     evaluate.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4)")
     evaluate.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     evaluate.set_defaults(run=_run_flowchart_eval)
@@ -900,24 +895,19 @@ def _add_flowchart(commands) -> None:
 
 def _run_flowchart_eval(args) -> int:
     from . import api
-    from .flowchart.scoring import format_evaluation
-    from .formats.atomic import atomic_output
+    from .formats.results import format_table
 
     scores, bad_files = api.evaluate_flowcharts(
         args.truth_dir, args.submission_dir, level=args.level, text_threshold=args.text_threshold, time_budget=args.time_budget
     )
-    text = format_evaluation(scores, format=args.format, precision=args.precision)
+    text = format_table(scores, ["measure", "image"], format=args.format, precision=args.precision)
     for problem in bad_files:
         print(f"pateval: bad file: {problem}", file=sys.stderr)
     approximate = scores[(scores["measure"] == "mcs_approximate") & (scores["image"] != "all")]
     if approximate["value"].sum() > 0:
         print(f"pateval: note: {int(approximate['value'].sum())} of {len(approximate)} images fell back to an "
               "approximate MCS (time budget); their distances are upper bounds", file=sys.stderr)
-    if args.output:
-        with atomic_output(args.output) as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    _write_text_or_print(text, args.output)
     return 1 if bad_files else 0
 
 

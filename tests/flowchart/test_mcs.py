@@ -7,6 +7,7 @@ import math
 
 import networkx as nx
 import pytest
+from flowchart_example import EDGES, NODES, TRUTH
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,6 @@ from pateval.flowchart import (
 from pateval.flowchart.mcs import _Matcher
 from pateval.flowchart.text import edit_distance, normalise_text, texts_similar
 
-from flowchart_example import EDGES, NODES, TRUTH  # noqa: E402  (tests/flowchart is on sys.path under pytest)
 LEVELS = ("structure", "types", "texts")
 
 
@@ -193,7 +193,7 @@ def brute_force_mcs(g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, thresh
         return level != "texts" or texts_similar(normalise_text(x["text"]), normalise_text(y["text"]), threshold)
 
     def edge_ok(e, f, mapping):
-        (u, v, k), (p, q, r) = e, f
+        (u, v, _), (p, q, _) = e, f
         x, y = g1.edges[e], g2.edges[f]
         if x["kind"] != y["kind"]:
             return False

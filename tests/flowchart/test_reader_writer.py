@@ -140,16 +140,21 @@ def test_all_defects_are_reported_in_line_order_and_good_lines_kept():
     assert check.flowchart.edges == ()
 
 
-def test_bad_input_files(tmp_path: Path):
-    missing = tmp_path / "none.txt"
+@pytest.mark.parametrize("name, content, problem", [
+    ("none.txt", None, "no such file"),
+    ("latin1.txt", b'MT NO 0\nMT Title "\xe9"\n', "line 2: not UTF-8 text (found '\\\\xe9\"\\n')"),
+    # read as every text input of pateval is read (formats.lines.read_bytes)
+    ("empty.txt", b" \n", "the file is empty"),
+    ("nul.txt", b"MT NO 0\n\x00\n", "line 2: binary data (a NUL byte) in a text file"),
+])
+def test_bad_input_files(tmp_path: Path, name, content, problem):
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
     with pytest.raises(InputFormatError) as caught:
-        read_flowchart(missing)
-    assert str(caught.value) == f"{missing}: no such file"
-    binary = tmp_path / "latin1.txt"
-    binary.write_bytes(b'MT NO 0\nMT Title "\xe9"\n')
-    with pytest.raises(InputFormatError) as caught:
-        read_flowchart(binary)
-    assert str(caught.value) == f"{binary}, line 2: not UTF-8 text (found '\\\\xe9\"\\n')"
+        read_flowchart(path)
+    separator = ", " if problem.startswith("line ") else ": "
+    assert str(caught.value) == f"{path}{separator}{problem}"
 
 
 def test_crlf_tabs_case_and_bom_are_read(tmp_path: Path):

@@ -9,14 +9,20 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from flowchart_example import EDGES, NODES, TRUTH
 
 from pateval import api
 from pateval.cli import main
 from pateval.errors import ParameterError
-from pateval.flowchart import Flowchart, MetaNode, Node, measure_names, score_flowchart, write_flowchart
-from pateval.flowchart.scoring import format_evaluation
-
-from flowchart_example import EDGES, NODES, TRUTH  # noqa: E402  (tests/flowchart is on sys.path under pytest)
+from pateval.flowchart import (
+    Flowchart,
+    MetaNode,
+    Node,
+    measure_names,
+    score_flowchart,
+    write_flowchart,
+)
+from pateval.formats.results import format_table
 
 
 def test_measure_names_and_order():
@@ -99,7 +105,7 @@ def test_parameters_are_checked():
     with pytest.raises(ParameterError, match="level must be 'all' or one of"):
         api.evaluate_flowcharts(".", ".", level="everything")
     with pytest.raises(ParameterError, match=re.escape("format must be one of 'trec', 'json', 'csv'; got 'xml'")):
-        format_evaluation(pd.DataFrame(columns=["measure", "image", "value"]), format="xml")
+        format_table(pd.DataFrame(columns=["measure", "image", "value"]), ["measure", "image"], format="xml")
 
 
 @pytest.fixture()
@@ -167,6 +173,38 @@ def test_command_line_formats_output_file_and_good_exit(tmp_path: Path, capsys):
     assert captured.out == "" and captured.err == ""
     table = pd.read_csv(io.StringIO(out.read_text()))
     assert table.shape == (2 * len(measure_names()), 3)
+
+
+def test_command_line_output_is_the_result_writers(tmp_path: Path, capsys):
+    # pateval flowchart eval writes its table with formats.results.format_table, as pateval
+    # evaluate does: trec text with --precision decimals, JSON and CSV at full precision.
+    truth, submission = tmp_path / "t", tmp_path / "s"
+    write_flowchart(TRUTH, truth / "a.txt")
+    write_flowchart(Flowchart(None, NODES, (), EDGES[:-1]), submission / "a.txt")
+    scores, bad = api.evaluate_flowcharts(truth, submission)
+    assert bad == []
+    for fmt in ("trec", "json", "csv"):
+        assert main(["flowchart", "eval", str(truth), str(submission), "--format", fmt, "--precision", "3"]) == 0
+        assert capsys.readouterr().out == format_table(scores, ["measure", "image"], format=fmt, precision=3)
+    assert main(["flowchart", "eval", str(truth), str(submission), "--precision", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["mcs_distance_structure\ta\t0.100", "mcs_distance_types\ta\t0.100"]
+    distance = 1 - 9 / 10  # 5 nodes + 5 edges, one edge missing: 0.09999999999999998, not 0.1
+    assert main(["flowchart", "eval", str(truth), str(submission), "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert records[1] == {"measure": "mcs_distance_types", "image": "a", "value": distance}
+    assert main(["flowchart", "eval", str(truth), str(submission), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["measure,image,value", "mcs_distance_structure,a,0.099999999999999978",
+                         "mcs_distance_types,a,0.099999999999999978"]
+    assert float(lines[1].split(",")[2]) == distance
+
+
+def test_command_line_bad_precision_exits_2_and_writes_nothing(directories, tmp_path: Path, capsys):
+    truth, submission = directories
+    out = tmp_path / "scores.txt"
+    assert main(["flowchart", "eval", str(truth), str(submission), "--precision", "-1", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "pateval: error: precision must be an integer from 0 to 17, not -1"
+    assert not out.exists()
 
 
 def test_command_line_stops_on_a_missing_directory(tmp_path: Path, capsys):

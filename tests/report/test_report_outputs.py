@@ -6,7 +6,7 @@ import csv
 import io
 import json
 import re
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 import numpy as np
 import pandas as pd

@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from pateval.errors import ParameterError
-from pateval.stats import _reference, significance
 from pateval.stats import (
+    _reference,
     bootstrap_asl,
     paired_t,
     paired_test,
     pairwise_tests,
     randomisation_asl,
+    significance,
     tukey_hsd_asl,
     wilcoxon_signed_rank,
 )

@@ -15,6 +15,7 @@ for ``k - 1`` with one more operation: perturbations are nested.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from ..errors import ParameterError
@@ -25,7 +26,7 @@ __all__ = ["PERTURBATIONS", "generate_flowchart", "perturb_flowchart"]
 #: Operations of :func:`perturb_flowchart`.
 PERTURBATIONS = ("delete_edge", "delete_node", "retype_node", "retype_edge", "replace_text", "add_node", "add_edge")
 
-_WORDS = (
+_WORDS = (  # noqa: SIM905 - a word list reads best as the words
     "receive signal store value compare threshold read sensor update counter transmit packet decode frame "
     "select channel measure current adjust voltage check status display result wait timer reset register "
     "compute checksum request data send reply open valve close switch detect error encode image retrieve "
@@ -73,7 +74,7 @@ def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
         text = _phrase(rng) + ("?" if node_type == "diamond" else "")
         chain.append(add(node_type, text))
     chain.append(add("oval", "END"))
-    for before, after in zip(chain, chain[1:]):
+    for before, after in itertools.pairwise(chain):
         is_decision = nodes[int(before) - 1].type == "diamond"
         edges.append(Edge(before, after, True, "plain", "YES" if is_decision else ""))
     for position, node_id in enumerate(chain):

@@ -22,7 +22,7 @@ import networkx as nx
 
 from .model import Flowchart
 
-__all__ = ["to_networkx", "graph_size"]
+__all__ = ["graph_size", "to_networkx"]
 
 
 def to_networkx(flowchart: Flowchart) -> nx.MultiDiGraph:

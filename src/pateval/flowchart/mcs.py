@@ -414,14 +414,16 @@ class _Matcher:
         self._static[depth] = cached
         return cached
 
-    def bound(self, depth: int, mapping: list[int], free: "_FreeCounts") -> int:
+    def bound(self, depth: int, mapping: list[int], free: _FreeCounts) -> int:
         """Upper bound of what the undecided truth nodes can still add (see the module notes)."""
         remaining_nodes, open_ends, internal_edges = self.static_at(depth)
         total = 0
         free_nodes = free.nodes
+        # min(count, available) written out: this bound runs at every search node, and the
+        # conditional expression is several times faster than a call of min()
         for cls, count in remaining_nodes:
             available = free_nodes[cls]
-            total += count if count < available else available
+            total += count if count < available else available  # noqa: FURB136
         free_ends = free.ends
         for w, counts in open_ends:
             x = mapping[w]
@@ -430,11 +432,11 @@ class _Matcher:
             ends = free_ends[x]
             for cls, count in counts:
                 available = ends[cls]
-                total += count if count < available else available
+                total += count if count < available else available  # noqa: FURB136
         free_internal = free.internal
         for cls, count in internal_edges:
             available = free_internal[cls]
-            total += count if count < available else available
+            total += count if count < available else available  # noqa: FURB136
         return total
 
     def solve(self, start: list[int] | None) -> tuple[list[int], int, bool]:
@@ -641,7 +643,7 @@ class _FreeCounts:
     ends unused.
     """
 
-    def __init__(self, matcher: "_Matcher") -> None:
+    def __init__(self, matcher: _Matcher) -> None:
         n2 = len(matcher.two.ids)
         self.matcher = matcher
         self.nodes = [0] * max(matcher.node_class_count, 1)

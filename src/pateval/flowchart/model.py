@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["NODE_TYPES", "EDGE_TYPES", "Node", "MetaNode", "Edge", "Flowchart"]
+__all__ = ["EDGE_TYPES", "NODE_TYPES", "Edge", "Flowchart", "MetaNode", "Node"]
 
 #: Node shapes the encoding allows (the task pages of CLEF-IP 2012 and 2013).
 NODE_TYPES = (

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import InputFormatError, malformed
+from ..formats.lines import read_bytes
 from .model import EDGE_TYPES, NODE_TYPES, Edge, Flowchart, MetaNode, Node
 
-__all__ = ["FlowchartCheck", "check_flowchart", "read_flowchart", "parse_flowchart", "defect_error"]
+__all__ = ["FlowchartCheck", "check_flowchart", "defect_error", "parse_flowchart", "read_flowchart"]
 
 _RECORDS = "one of MT, NO, MN, DE, UE, CO"
 _MT_FIELDS = "Title, NO, DE or UE"
@@ -318,12 +319,7 @@ def _count_record_lines(lines: list[str]) -> dict[str, int]:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        malformed(path, None, "no such file")
-    except IsADirectoryError:
-        malformed(path, None, "is a directory, not a file")
+    data = read_bytes(path)  # refuses a missing, empty or binary file, as every reader of pateval
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -335,7 +331,8 @@ def _read_text(path: Path) -> str:
 def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:
     """Read a flowchart file and report all its defects (see :func:`parse_flowchart`).
 
-    A file that cannot be read as text at all raises :class:`pateval.errors.InputFormatError`.
+    A file that cannot be read as text at all (missing, empty, binary, not UTF-8) raises
+    :class:`pateval.errors.InputFormatError`.
     """
     path = Path(path)
     return parse_flowchart(_read_text(path), source=path)

@@ -34,14 +34,13 @@ from typing import NamedTuple
 import pandas as pd
 
 from ..errors import InputFormatError, ParameterError, malformed
-from ..formats.results import format_table
 from .graph import graph_size, to_networkx
 from .mcs import LEVELS, distance_from_size, maximum_common_subgraph
 from .model import Flowchart
 from .reader import check_flowchart, defect_error
 from .text import check_threshold, normalise_text, texts_similar
 
-__all__ = ["format_evaluation", "RATIO_MEASURES", "measure_names", "score_flowchart", "evaluate_flowchart_dirs", "FlowchartEvaluation", "levels_for"]
+__all__ = ["RATIO_MEASURES", "FlowchartEvaluation", "evaluate_flowchart_dirs", "levels_for", "measure_names", "score_flowchart"]
 
 RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text") for ratio in ("precision", "recall", "f1"))
 
@@ -265,10 +264,3 @@ def evaluate_flowchart_dirs(
             rows.append((name, "all", sum(values) / len(values)))
     table = pd.DataFrame(rows, columns=["measure", "image", "value"])
     return FlowchartEvaluation(table, problems)
-
-
-def format_evaluation(scores: pd.DataFrame, *, format: str = "trec", precision: int = 4) -> str:
-    """The score table as text: ``trec`` (``measure<TAB>image<TAB>value``), ``json`` or ``csv``
-    (:func:`pateval.formats.results.format_table`: values with ``precision`` decimals in
-    ``trec``, full precision in JSON records and CSV)."""
-    return format_table(scores, ["measure", "image"], format=format, precision=precision)

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ..errors import ParameterError
 
-__all__ = ["normalise_text", "edit_distance", "texts_similar", "check_threshold"]
+__all__ = ["check_threshold", "edit_distance", "normalise_text", "texts_similar"]
 
 
 def normalise_text(text: str) -> str:
@@ -54,7 +54,7 @@ def edit_distance(first: str, second: str, *, limit: int | None = None) -> int:
             insertion = current[j - 1] + 1
             value = min(cost, deletion, insertion)
             current[j] = value
-            if value < best:
+            if value < best:  # noqa: PLR1730 - the inner loop: a comparison is faster than min()
                 best = value
         if limit is not None and best > limit:
             return limit + 1

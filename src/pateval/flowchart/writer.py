@@ -15,7 +15,7 @@ from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from .model import EDGE_TYPES, NODE_TYPES, Flowchart
 
-__all__ = ["format_flowchart", "write_flowchart", "quote_text"]
+__all__ = ["format_flowchart", "quote_text", "write_flowchart"]
 
 _ESCAPE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
 

@@ -1,8 +1,13 @@
-"""Writing evaluation results: trec_eval's text, JSON and CSV carry the same rows.
+"""Writing result tables: trec_eval's text, JSON and CSV carry the same rows.
+
+:func:`format_table` is the one writer of rows of key columns and a value: the evaluation
+results of ``pateval evaluate`` (:func:`format_results`) and the flowchart scores of
+``pateval flowchart eval`` (columns ``measure, image, value``) go through it.
 
 trec_eval text: ``MEASURE<TAB>TOPIC<TAB>VALUE`` with ``all`` for the aggregate; with
 several runs a first column names the run. Counts are written as integers, other values
-with ``precision`` decimals (trec_eval's 4 by default; JSON and CSV keep full precision).
+with ``precision`` decimals (trec_eval's 4 by default). JSON (a list of records) and CSV
+(a header line, values with 17 significant digits) keep full precision.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from ..measures import parse_measure
 from ..validation import check_choice
 from .atomic import atomic_output
 
-__all__ = ["RESULT_FORMATS", "result_rows", "format_table", "format_results", "write_results"]
+__all__ = ["RESULT_FORMATS", "check_precision", "format_results", "format_table", "result_rows", "write_results"]
 
 RESULT_FORMATS = ("trec", "json", "csv")
 
@@ -44,8 +49,15 @@ def _value_text(measure: str, value: float, precision: int, integers: dict[str, 
     if measure not in integers:
         integers[measure] = parse_measure(measure).spec.integer
     if integers[measure]:
-        return str(int(round(value)))
+        return str(round(float(value)))
     return f"{value:.{precision}f}"
+
+
+def check_precision(precision) -> int:
+    """The number of decimals of a text table: an integer from 0 to 17 (else ParameterError)."""
+    if isinstance(precision, bool) or not isinstance(precision, int) or not 0 <= precision <= 17:
+        raise ParameterError(f"precision must be an integer from 0 to 17, not {precision!r}")
+    return precision
 
 
 def format_table(rows: pd.DataFrame, columns: Sequence[str], *, format: str = "trec", precision: int = 4,
@@ -78,8 +90,7 @@ def format_table(rows: pd.DataFrame, columns: Sequence[str], *, format: str = "t
     [{'measure': 'ged', 'image': 'all', 'value': 0.25}]
     """
     check_choice("format", format, RESULT_FORMATS)
-    if isinstance(precision, bool) or not isinstance(precision, int) or not 0 <= precision <= 17:
-        raise ParameterError(f"precision must be an integer from 0 to 17, not {precision!r}")
+    check_precision(precision)
     columns = list(columns)
     if format == "json":
         keys = [*columns, "value"]
@@ -113,6 +124,6 @@ def format_results(rows: pd.DataFrame, *, format: str = "trec", precision: int =
 
 
 def write_results(text: str, path: str | os.PathLike[str]) -> None:
-    """Write rendered results atomically."""
+    """Write rendered text (results, tables) to ``path`` atomically: whole or not at all."""
     with atomic_output(path) as out:
         out.write(text)

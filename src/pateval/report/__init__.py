@@ -19,7 +19,7 @@ _EXPORTS = {
     "render_analysis": "tables", "render_comparison": "tables",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = tuple(sorted(_EXPORTS))
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

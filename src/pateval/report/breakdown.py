@@ -22,7 +22,7 @@ from ..errors import malformed
 from ..formats.lines import iter_fields, read_bytes
 from ..measures import parse_measures
 
-__all__ = ["read_topic_groups", "group_summary", "plot_group_summary", "ALL"]
+__all__ = ["ALL", "group_summary", "plot_group_summary", "read_topic_groups"]
 
 ALL = "all"
 

@@ -24,7 +24,7 @@ from . import plots
 from .names import IMAGE_FORMATS
 from .tables import UP, comparison_cells, html_table, run_labels, settings_line
 
-__all__ = ["IMAGE_FORMATS", "Section", "difference_pairs", "report_sections", "render_report", "write_html"]
+__all__ = ["IMAGE_FORMATS", "Section", "difference_pairs", "render_report", "report_sections", "write_html"]
 
 
 _STYLE = """

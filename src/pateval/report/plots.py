@@ -33,18 +33,18 @@ from .names import FIGURE_FORMATS
 
 __all__ = [
     "FIGURE_FORMATS",
-    "new_figure",
-    "save_figure",
-    "figure_svg",
     "figure_png_base64",
-    "plot_topic_differences",
-    "plot_asl_curves",
-    "plot_measure_scatter",
-    "plot_gain_over_time",
-    "plot_ct_gamma",
+    "figure_svg",
+    "new_figure",
     "plot_agreement_chart",
+    "plot_asl_curves",
+    "plot_ct_gamma",
+    "plot_gain_over_time",
+    "plot_measure_scatter",
     "plot_measures_by_run",
     "plot_rank_changes",
+    "plot_topic_differences",
+    "save_figure",
 ]
 
 

@@ -20,20 +20,21 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..formats.results import check_precision
 from ..stats.comparison import Comparison, MeasureAnalysis
 from ..validation import check_choice
 from .names import TABLE_FORMATS
 
 __all__ = [
     "TABLE_FORMATS",
+    "comparison_cells",
+    "html_table",
+    "latex_escape",
+    "render_analysis",
+    "render_comparison",
     "render_frame",
     "run_labels",
     "settings_line",
-    "comparison_cells",
-    "render_comparison",
-    "render_analysis",
-    "html_table",
-    "latex_escape",
 ]
 
 
@@ -141,6 +142,12 @@ def _latex_comparison(comparison: Comparison, precision: int) -> str:
     return out.getvalue()
 
 
+def _check_options(format: str, precision: int) -> None:
+    """The options every table writer takes: one of :data:`TABLE_FORMATS`, 0 to 17 decimals."""
+    check_choice("format", format, TABLE_FORMATS)
+    check_precision(precision)
+
+
 def _json_default(value):
     if isinstance(value, (np.integer,)):
         return int(value)
@@ -180,7 +187,7 @@ def render_comparison(comparison: Comparison, *, format: str = "text", precision
     measure (means, difference, statistic, p-values, effect size, interval, settings);
     ``json`` holds the settings, the means and those rows.
     """
-    check_choice("format", format, TABLE_FORMATS)
+    _check_options(format, precision)
     if format == "text":
         return _text_comparison(comparison, precision)
     if format == "latex":
@@ -214,7 +221,7 @@ def _text_frame(frame: pd.DataFrame, precision: int) -> str:
 def render_frame(frame: pd.DataFrame, *, format: str = "text", precision: int = 4, settings: dict | None = None) -> str:
     """Any result table in one of :data:`TABLE_FORMATS`: aligned text, CSV, LaTeX, or JSON
     (``{"settings": ..., "rows": [...]}``)."""
-    check_choice("format", format, TABLE_FORMATS)
+    _check_options(format, precision)
     if format == "text":
         return _text_frame(frame, precision)
     if format == "latex":
@@ -258,7 +265,7 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
 
     ``csv`` writes the sections one after another, each preceded by a ``# title`` line.
     """
-    check_choice("format", format, TABLE_FORMATS)
+    _check_options(format, precision)
     sections = _analysis_sections(analysis)
     if format == "json":
         document = {

@@ -30,7 +30,7 @@ _EXPORTS = {
     "tukey_hsd_asl": "significance", "wilcoxon_signed_rank": "significance",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = tuple(sorted(_EXPORTS))
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

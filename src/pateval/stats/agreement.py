@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from .scores import SeedLike, as_run_scores
+from .scores import SeedLike, check_matrices
 from .significance import pairwise_tests
 
-__all__ = ["VERDICTS", "pair_verdicts", "agreement_counts", "agreement_chart"]
+__all__ = ["VERDICTS", "agreement_chart", "agreement_counts", "pair_verdicts"]
 
 #: The three verdicts on a pair (run_a, run_b): run_a better, run_b better, indistinguishable.
 VERDICTS = ("A", "B", "tie")
@@ -39,17 +39,8 @@ def pair_verdicts(
     significantly better), ``"B"`` (run_b significantly better) or ``"tie"``. Every measure
     must score the same runs; pairs are taken in the run order of the first measure.
     """
-    if not isinstance(matrices, Mapping) or len(matrices) < 1:
-        raise ParameterError("verdicts need a mapping of measure name -> score matrix")
     frame: pd.DataFrame | None = None
-    runs = None
-    for measure, scores in matrices.items():
-        checked = as_run_scores(scores)
-        if runs is None:
-            runs = checked.runs
-        elif set(checked.runs) != set(runs):
-            raise ParameterError(f"measure {measure!r} scores other runs than the first measure")
-        ordered = pd.DataFrame(checked.values, columns=list(checked.runs)).reindex(columns=list(runs))
+    for measure, ordered in check_matrices(matrices, purpose="verdicts").items():
         tests = pairwise_tests(ordered, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
         verdict = np.where(~tests["significant"], "tie", np.where(tests["difference"] > 0, "A", "B"))
         if frame is None:

@@ -18,31 +18,15 @@ from ..errors import ParameterError
 from .agreement import agreement_chart, agreement_counts, pair_verdicts
 from .correlation import ranking_correlations
 from .power import DiscriminativePower, discriminative_power
-from .scores import SeedLike, as_run_scores, describe_seed
+from .scores import SeedLike, check_matrices, describe_seed
 from .significance import DEFAULT_B, TESTS, pairwise_tests
 
-__all__ = ["Comparison", "MeasureAnalysis", "compare_runs", "analyse_measures", "mean_scores"]
-
-
-def _check_matrices(matrices: Mapping[str, object]) -> dict[str, pd.DataFrame]:
-    if not isinstance(matrices, Mapping) or not matrices:
-        raise ParameterError("give at least one measure's score matrix (a mapping measure -> topics x runs)")
-    checked = {}
-    runs = None
-    for measure, scores in matrices.items():
-        matrix = as_run_scores(scores)
-        if runs is None:
-            runs = matrix.runs
-        elif set(matrix.runs) != set(runs):
-            raise ParameterError(f"measure {measure!r} scores other runs than {next(iter(matrices))!r}")
-        frame = pd.DataFrame(matrix.values, index=list(matrix.topics), columns=list(matrix.runs))
-        checked[str(measure)] = frame[list(runs)]
-    return checked
+__all__ = ["Comparison", "MeasureAnalysis", "analyse_measures", "compare_runs", "mean_scores"]
 
 
 def mean_scores(matrices: Mapping[str, object]) -> pd.DataFrame:
     """Each run's mean under each measure over the topics of its matrix: runs x measures."""
-    checked = _check_matrices(matrices)
+    checked = check_matrices(matrices, purpose="mean scores")
     return pd.DataFrame({measure: frame.mean(axis=0) for measure, frame in checked.items()})
 
 
@@ -131,7 +115,7 @@ def compare_runs(
     alpha, seed, B
         See :func:`pateval.stats.pairwise_tests`.
     """
-    checked = _check_matrices(matrices)
+    checked = check_matrices(matrices, purpose="comparing runs")
     if test not in TESTS:
         raise ParameterError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
     frames = []
@@ -220,7 +204,7 @@ def analyse_measures(
     alpha, seed, B
         See :func:`pateval.stats.pairwise_tests`.
     """
-    checked = _check_matrices(matrices)
+    checked = check_matrices(matrices, purpose="the measure analysis")
     tests = [test] if isinstance(test, str) else list(dict.fromkeys(test))
     if not tests or any(t not in TESTS for t in tests):
         raise ParameterError(f"tests must be among {', '.join(TESTS)}; got {test!r}")

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["CORRECTIONS", "adjust_p_values", "bonferroni", "holm", "benjamini_hochberg"]
+__all__ = ["CORRECTIONS", "adjust_p_values", "benjamini_hochberg", "bonferroni", "holm"]
 
 
 def _as_p_values(p_values) -> np.ndarray:

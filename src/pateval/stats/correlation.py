@@ -17,7 +17,7 @@ from scipy import stats as sps
 
 from ..errors import ParameterError
 
-__all__ = ["kendall_tau", "tau_ap", "ranking_correlations"]
+__all__ = ["kendall_tau", "ranking_correlations", "tau_ap"]
 
 
 def _paired_vectors(x, y) -> tuple[np.ndarray, np.ndarray]:

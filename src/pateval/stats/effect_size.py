@@ -16,7 +16,7 @@ from scipy import stats as sps
 from ..errors import ParameterError
 from .scores import SeedLike, as_generator, as_run_scores
 
-__all__ = ["paired_effect_size", "t_confidence_interval", "bootstrap_confidence_interval", "residual_effect_sizes"]
+__all__ = ["bootstrap_confidence_interval", "paired_effect_size", "residual_effect_sizes", "t_confidence_interval"]
 
 
 def _differences(differences) -> np.ndarray:

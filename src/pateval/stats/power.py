@@ -23,7 +23,7 @@ from ..errors import ParameterError
 from .scores import SeedLike
 from .significance import pairwise_tests
 
-__all__ = ["DiscriminativePower", "discriminative_power", "asl_curves", "summarise_discriminative_power"]
+__all__ = ["DiscriminativePower", "asl_curves", "discriminative_power", "summarise_discriminative_power"]
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from trec_eval output as on those :func:`pateval.api.evaluate` returns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,14 +17,15 @@ import pandas as pd
 from ..errors import ParameterError
 
 __all__ = [
+    "RunScores",
     "SeedLike",
     "as_generator",
-    "describe_seed",
-    "score_matrix",
-    "score_matrices",
-    "RunScores",
     "as_run_scores",
+    "check_matrices",
+    "describe_seed",
     "run_pairs",
+    "score_matrices",
+    "score_matrix",
 ]
 
 SeedLike = int | np.random.Generator
@@ -166,6 +167,27 @@ def as_run_scores(scores, *, min_runs: int = 2) -> RunScores:
             "run scored on the same topics"
         )
     return RunScores(np.ascontiguousarray(values), runs, topics)
+
+
+def check_matrices(matrices: Mapping[str, object], *, purpose: str) -> dict[str, pd.DataFrame]:
+    """Validate one score matrix per measure, all scoring the same runs.
+
+    Returns measure name -> topics x runs DataFrame, the runs in the first measure's order;
+    ``purpose`` names the analysis in the error raised when ``matrices`` is no mapping.
+    """
+    if not isinstance(matrices, Mapping) or not matrices:
+        raise ParameterError(f"{purpose} needs a mapping of measure name -> score matrix (topics x runs)")
+    checked = {}
+    runs = None
+    for measure, scores in matrices.items():
+        matrix = as_run_scores(scores)
+        if runs is None:
+            runs = matrix.runs
+        elif set(matrix.runs) != set(runs):
+            raise ParameterError(f"measure {measure!r} scores other runs than {next(iter(matrices))!r}")
+        frame = pd.DataFrame(matrix.values, index=list(matrix.topics), columns=list(matrix.runs))
+        checked[str(measure)] = frame[list(runs)]
+    return checked
 
 
 def run_pairs(runs: Sequence[str], baseline: str | None = None) -> tuple[np.ndarray, np.ndarray]:

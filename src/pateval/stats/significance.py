@@ -41,16 +41,16 @@ from .names import DEFAULT_B, TESTS
 from .scores import SeedLike, as_generator, as_run_scores, describe_seed, run_pairs
 
 __all__ = [
-    "TESTS",
     "DEFAULT_B",
+    "TESTS",
     "PairedTestResult",
+    "bootstrap_asl",
+    "paired_t",
     "paired_test",
     "pairwise_tests",
-    "paired_t",
-    "wilcoxon_signed_rank",
     "randomisation_asl",
-    "bootstrap_asl",
     "tukey_hsd_asl",
+    "wilcoxon_signed_rank",
 ]
 
 
@@ -230,8 +230,8 @@ def wilcoxon_signed_rank(differences) -> dict[str, np.ndarray]:
             counts = _wilcoxon_null_counts(kc)
             total = counts.sum()
             w = w_plus[column]
-            upper = counts[int(math.floor(w + 1e-9)) :].sum() / total
-            lower = counts[: int(math.ceil(w - 1e-9)) + 1].sum() / total
+            upper = counts[math.floor(w + 1e-9) :].sum() / total
+            lower = counts[: math.ceil(w - 1e-9) + 1].sum() / total
             p[column] = min(1.0, 2.0 * min(upper, lower))
         elif n_total <= 13:
             p[column] = _enumerated_signed_rank_p(ranks[nonzero[:, column], column], float(w_plus[column]))
