@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from pateval.core.order import byte_order, stable_order
 from pateval.measures._arrays import positions_in
 from pateval.measures.cubetest import _running_sum, _segment_cumsum
-from pateval.measures.tbg import _distinct, _shortest_first
+from pateval.measures import tbg
+from pateval.measures.tbg import _distinct, _shortest_first, row_steps, times_at
 from pateval.usermodel.time import (
+    TimeModel,
     duplicates_of_earlier,
     segment_exclusive_cumsum,
     segment_exclusive_cumsum_at,
@@ -64,6 +66,32 @@ def test_time_shortcuts(sizes, seed, n_groups):
     assert np.array_equal(duplicates_of_earlier(groups, ptr), expected)
     # rankings of one depth (a table of them)
     assert duplicates_of_earlier(np.tile([0, 1, 0, 1], 3), np.arange(0, 13, 4)).tolist() == [False, False, True, True] * 3
+
+
+@settings(max_examples=80, deadline=None)
+@given(sizes=st.lists(st.integers(0, 30), min_size=1, max_size=15), seed=st.integers(0, 2**32 - 1),
+       block=st.integers(1, 40), with_duplicates=st.booleans())
+def test_step_times_in_blocks_are_bit_identical(sizes, seed, block, with_duplicates):
+    """TBG's blocked T(k) at the earning rows: exactly the running sums of every row's steps,
+    whatever the block size (topics longer than a block, empty topics, near-duplicates)."""
+    rng = np.random.default_rng(seed)
+    ptr = _ptr(sizes)
+    n = int(ptr[-1])
+    lengths = rng.integers(0, 5000, 7).astype(np.float64) * rng.random(7)
+    codes = rng.integers(0, 7, n).astype(np.int32)
+    relevant_rows = np.flatnonzero(rng.random(n) < 0.3)
+    duplicate = rng.random(n) < 0.2 if with_duplicates else None
+    rows = relevant_rows[rng.random(len(relevant_rows)) < 0.7]
+    model = TimeModel(summary_time=4.4, read_slope=0.018, read_intercept=7.8, p_click_rel=0.64, p_click_nonrel=0.39,
+                      p_save_rel=0.77, halflife=224.0)
+    expected = segment_exclusive_cumsum(row_steps(codes, lengths, relevant_rows, duplicate, model), ptr)[rows]
+    saved = tbg._STEP_BLOCK
+    tbg._STEP_BLOCK = block
+    try:
+        got = times_at(codes, lengths, relevant_rows, duplicate, model, ptr, rows)
+    finally:
+        tbg._STEP_BLOCK = saved
+    assert np.array_equal(got, expected)
 
 
 @settings(max_examples=60, deadline=None)
