@@ -37,9 +37,9 @@ class SortedKeys:
     Each key's fingerprint (a hash of its words and length) keeps its top bits, packed with
     the key's position in one integer and sorted: equal prints run in position order. An id
     is looked for at the first key of its print, and every match is confirmed on the words
-    and lengths themselves (then at the next keys of that print, should a different string
-    share it): the result is exact, whatever the hash does. On millions of ids this reads
-    memory in order, where a hash table probes it at random.
+    and lengths themselves, kept in print order (then at the next keys of that print, should
+    a different string share it): the result is exact, whatever the hash does. On millions
+    of ids this reads the keys' memory in order, where a hash table probes it at random.
     """
 
     def __init__(self, keys: pa.Array | pa.ChunkedArray):
@@ -49,12 +49,14 @@ class SortedKeys:
         self.bits = max(24, (max(self.n, 1) - 1).bit_length())
         self.low = np.uint64((1 << self.bits) - 1)
         read = string_words(keys, big_endian=False) if self.n else None
-        self.words, self.lengths = read if read is not None else (None, None)
+        self.words = self.lengths = None
         if read is not None:
             packed = (_fingerprints(*read) & ~self.low) | np.arange(self.n, dtype=np.uint64)
             packed.sort()
             self.print = packed & ~self.low
             self.position = (packed & self.low).astype(np.int64)
+            # the words and lengths in print order: the searches read them forward, not at random
+            self.words, self.lengths = read[0][:, self.position], read[1][self.position]
 
     def find(self, ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """``pc.index_in(ids, value_set=keys)`` as int64 (-1 where absent)."""
@@ -76,12 +78,11 @@ class SortedKeys:
         pending = np.flatnonzero(self.print[start] == wanted)  # (in print order) ids with keys of their print
         at = start[pending]
         while len(pending):
-            key = self.position[at]
             ids_here = id_at[pending]
-            same = np.take(self.lengths, key) == np.take(lengths, ids_here)
+            same = np.take(self.lengths, at) == np.take(lengths, ids_here)
             for k in range(len(self.words)):
-                same &= np.take(self.words[k], key) == np.take(words[k], ids_here)
-            where[ids_here[same]] = key[same]
+                same &= np.take(self.words[k], at) == np.take(words[k], ids_here)
+            where[ids_here[same]] = np.take(self.position, at[same])
             # a different string of the same print: the next key, if it has that print too
             at, pending = at[~same] + 1, pending[~same]
             more = np.flatnonzero(at < self.n)
