@@ -553,7 +553,7 @@ def test_trec_dd_jig_fixtures(tmp_path):
         for topic, jig in group["jig"].items():
             for kind in ("CT", "ACT"):
                 worst = max(worst, abs(got[topic][kind] - jig[kind]))
-    assert worst <= 1e-12
+    assert worst <= 1e-15  # 5.6e-17 measured: the jig adds in the same order
 
 
 def _load_fixture_maker():

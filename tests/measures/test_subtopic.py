@@ -135,6 +135,10 @@ def test_err_ia_is_normalised_at_every_cutoff():
     assert pyndeval.ndeval([(q, s, d, r) for q, s, d, r in SPEC_QRELS], [("1", "A", 9.3)], measures=["ERR-IA@1"])["1"]["ERR-IA@1"] == 1.0
     assert _one(SPEC_QRELS, SPEC_RUN, "ERR_IA@1") == pytest.approx(1 / 3)
     assert _one(SPEC_QRELS, SPEC_RUN, "nERR_IA@1") == pytest.approx(1.0)
+    # compat=ndeval gives ndeval's number at k = 1, and changes nothing at any other k
+    assert _one(SPEC_QRELS, SPEC_RUN, "ERR_IA(compat=ndeval)@1") == 1.0
+    for k in (2, 5, 20):
+        assert _one(SPEC_QRELS, SPEC_RUN, f"ERR_IA(compat=ndeval)@{k}") == _one(SPEC_QRELS, SPEC_RUN, f"ERR_IA@{k}")
 
 
 def test_a_run_can_beat_the_greedy_ideal_as_in_ndeval():
@@ -183,6 +187,24 @@ def test_document_level_measures_in_the_same_call_use_the_highest_grade():
     dcg = 2 + 2 / math.log2(3) + 1 / math.log2(5)
     ideal = 2 + 2 / math.log2(3) + 1 / 2 + 1 / math.log2(5)
     assert values["nDCG"][0] == pytest.approx(dcg / ideal)
+
+
+def test_dd_qrels_give_document_measures_the_highest_passage_rating(tmp_path):
+    """--qrels-format dd: a document's grade is its highest passage rating over all its
+    subtopics (not their sum, not the last one read), as for subtopic qrels."""
+    from pateval.api import evaluate
+
+    lines = ["T1\tT1.1\td1\tp1\t1", "T1\tT1.2\td1\tp2\t3", "T1\tT1.2\td1\tp3\t2",
+             "T1\tT1.1\td2\tp4\t2", "T1\tT1.2\td3\tp5\t0"]
+    path = tmp_path / "dd.qrels"
+    path.write_text("\n".join(lines) + "\n")
+    run = {"T1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}}
+    got = evaluate(str(path), run, ["nDCG", "P(rel=3)@2", "P(rel=4)@2", "NumRel"], qrels_format="dd")
+    got = dict(zip(got["measure"], got["value"]))
+    # grades d1 3, d2 2, d3 0: run d2 d1 d3
+    assert got["nDCG"] == pytest.approx((2 + 3 / math.log2(3)) / (3 + 2 / math.log2(3)))
+    assert got["P(rel=3)@2"] == pytest.approx(0.5) and got["P(rel=4)@2"] == 0.0  # a sum would make d1 6
+    assert got["NumRel"] == 2
 
 
 def test_ndeval_rank_order_uses_the_rank_column():
@@ -287,13 +309,15 @@ def _pateval_values(qrels, run, measures, *, alpha: float, rel: int) -> dict[str
             params.append(f"alpha={alpha!r}")
         if rel != 1:
             params.append(f"rel={rel}")
+        if base == "ERR-IA":
+            params.append("compat=ndeval")  # ndeval's ERR-IA@1 (the same number at every other k)
         names[m] = base + (f"({','.join(params)})" if params else "") + (f"@{k}" if k else "")
     values = _values(qrels, [(t, d, s) for t, d, s in run], list(names.values()))
     return {m: values[str(parse_measure(n))] for m, n in names.items()}
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31), k=st.integers(2, 20), alpha=st.sampled_from([0.5, 0.25, 0.75, 0.3, 0.0, 1.0]),
+@given(seed=st.integers(0, 2**31), k=st.integers(1, 20), alpha=st.sampled_from([0.5, 0.25, 0.75, 0.3, 0.0, 1.0]),
        rel=st.sampled_from([1, 1, 2]), n_topics=st.integers(1, 5))
 def test_agrees_with_pyndeval(seed, k, alpha, rel, n_topics):
     qrels, run = _random_diversity_case(seed, n_topics)
@@ -306,7 +330,7 @@ def test_agrees_with_pyndeval(seed, k, alpha, rel, n_topics):
 
 def test_agrees_with_pyndeval_on_many_topics():
     qrels, run = _random_diversity_case(12345, 400)
-    measures = [f"{m}@{k}" for m in NDEVAL_MEASURES for k in (2, 5, 10, 20)] + ["MAP-IA"]
+    measures = [f"{m}@{k}" for m in NDEVAL_MEASURES for k in (1, 2, 5, 10, 20)] + ["MAP-IA"]
     expected = _pyndeval_values(qrels, run, measures, alpha=0.5, rel=1)
     got = _pateval_values(qrels, run, measures, alpha=0.5, rel=1)
     for m in measures:

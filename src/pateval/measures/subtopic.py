@@ -23,7 +23,8 @@ ndeval family (TREC Web track 2009-2014, ``ndeval`` v4.5; checked against pyndev
   sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r, divided by
   W * sum_{r<=k} (1-alpha)^{r-1} / r (W = sum of the S intents' weights): the value of a
   ranking whose every document is relevant to every intent. ndeval leaves the value at
-  k = 1 undivided (a quirk of its loop); pateval divides at every k.
+  k = 1 undivided (a quirk of its loop); pateval divides at every k, and
+  ``ERR_IA(compat=ndeval)@1`` gives ndeval's number.
 - nERR-IA@k = the same sum / its value on the greedy ideal ranking.
 - P-IA@k = sum_i w_i |{r <= k: J_i(r)}| / (k W).
 - MAP-IA (optionally @k) = sum_i w_i AP_i / W, AP_i = (1/R_i) sum_{r: J_i(r)} |{r' <= r: J_i(r')}| / r.
@@ -88,6 +89,8 @@ REL = Param("rel", int, 1, "minimum subtopic grade counted as relevant (grades a
             interval=Interval(1, None))
 INTENTS = Param("intents", str, "uniform", "intent probabilities P(i|q): uniform; sakai = 2^(n-i+1)/sum_k 2^k "
                 "over the topic's intents in order; file = read with --intents", choices=("uniform", "sakai", "file"))
+ERR_COMPAT = Param("compat", str, "none", "ndeval: ERR-IA@1 left undivided, as ndeval v4.5 prints it (its "
+                   "normalisation loop starts at rank 2); none: divided at every k", choices=("none", "ndeval"))
 GAMMA = Param("gamma", float, 0.5, "weight of I-rec in D#-nDCG = gamma I-rec + (1-gamma) D-nDCG",
               interval=Interval(0.0, 1.0))
 
@@ -355,9 +358,24 @@ def err_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     """ERR-IA@k, ndeval's alpha-based form with its collection-independent normalisation.
 
     ERR-IA@k = sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r  /  (W sum_{r<=k} (1-alpha)^{r-1} / r).
+    With ``compat=ndeval``, ERR-IA@1 is the sum alone, undivided (ndeval v4.5 normalises
+    from rank 2 on).
+
+    Examples
+    --------
+    Three intents; the run's first document is relevant to one of them.
+
+    >>> from pateval.api import evaluate
+    >>> from pateval.core.qrels import Qrels
+    >>> qrels = Qrels.from_records([("1", "s1", "A", 1), ("1", "s2", "B", 1), ("1", "s3", "C", 1)])
+    >>> frame = evaluate(qrels, {"1": {"A": 2.0, "E": 1.0}}, ["ERR_IA@1", "ERR_IA(compat=ndeval)@1"])
+    >>> [round(v, 6) for v in frame["value"]]
+    [0.333333, 1.0]
     """
     run, _, total = _novelty_sums(ranked, measure, context, _reciprocal)
     k = measure.cutoff
+    if k == 1 and measure["compat"] == "ndeval":
+        return run
     bound = np.sum(np.power(1.0 - measure["alpha"], np.arange(k, dtype=np.float64)) / np.arange(1, k + 1))
     return _safe_divide(run, total * bound)
 
@@ -463,7 +481,7 @@ for _spec in (
                 requires=SUBTOPICS, aliases=("alpha-nDCG",)),
     MeasureSpec("ERR_IA", "subtopic", "intent-aware expected reciprocal rank (ndeval's alpha-based form)",
                 "sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r / (W sum_{r<=k} (1-alpha)^{r-1}/r)",
-                NDEVAL + "; Chapelle et al., CIKM 2009", err_ia, (ALPHA, REL, INTENTS), cutoff="required",
+                NDEVAL + "; Chapelle et al., CIKM 2009", err_ia, (ALPHA, REL, INTENTS, ERR_COMPAT), cutoff="required",
                 requires=SUBTOPICS, aliases=("ERR-IA",)),
     MeasureSpec("nERR_IA", "subtopic", "ERR-IA normalised by the greedy ideal ranking (ndeval)",
                 "sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r / (same on the greedy ideal)",
