@@ -41,6 +41,7 @@ __all__ = [
     "check_passage_run",
     "collection_stats",
     "compare",
+    "corpus_doc_lengths",
     "demo",
     "evaluate",
     "evaluate_by_group",
@@ -376,6 +377,26 @@ def open_corpus(path, *, memory_limit: str | None = None, threads: int | None = 
     from .collection.store import CorpusStore
 
     return CorpusStore(path, memory_limit=memory_limit, threads=threads)
+
+
+def corpus_doc_lengths(store, *, out: _PathLike | None = None):
+    """Document lengths in words computed from a corpus store's documents, for TBG and the
+    Cube Test's ``time=tbg`` (what ``--doc-lengths`` reads).
+
+    Each document counts the words of its abstracts, description and claims, in every
+    language. Returns a :class:`pateval.formats.doclengths.DocLengths` (``docno -> words``);
+    with ``out``, also writes it as a ``docno length`` file (complete, or not at all).
+    """
+    from .collection.store import CorpusStore
+    from .formats.doclengths import write_doc_lengths
+
+    if not _Path(store).is_dir():
+        raise _ParameterError(f"no corpus store at {store} (make one with `pateval corpus ingest`)")
+    with CorpusStore(store) as corpus:
+        lengths = corpus.doc_lengths()
+    if out is not None:
+        write_doc_lengths(lengths, out)
+    return lengths
 
 
 def generate_corpus(out_dir, *, n_patents: int, seed: int = 0, workers: int | None = None,

@@ -191,6 +191,28 @@ def _run_corpus_ingest(args) -> int:
     return 0
 
 
+@command
+def _add_corpus_lengths(commands) -> None:
+    sub = _subcommands_of(commands, "corpus", help="patent corpora: ingest, generate, lengths", dest="corpus_command")
+    p = sub.add_parser(
+        "lengths",
+        help="write each document's length in words (for TBG and CT's time=tbg: --doc-lengths)",
+        description="Write a `docno length` file from a corpus store: each document's words in its abstracts, "
+        "description and claims, every language. The file is what `pateval evaluate --doc-lengths` reads.",
+    )
+    p.add_argument("store", metavar="STORE", help="corpus store (from `pateval corpus ingest`)")
+    p.add_argument("--out", required=True, metavar="FILE", help="lengths file to write")
+    p.set_defaults(run=_run_corpus_lengths)
+
+
+def _run_corpus_lengths(args) -> int:
+    from . import api
+
+    lengths = api.corpus_doc_lengths(args.store, out=args.out)
+    print(f"{len(lengths)} document lengths written to {args.out}")
+    return 0
+
+
 def _subcommands_of(commands, name: str, *, help: str, dest: str, description: str | None = None):
     """The sub-command group of top-level command ``name`` (created when absent, described by
     ``description``, else ``help``), so that several sections can add sub-commands to one

@@ -232,3 +232,36 @@ def test_a_file_named_twice_is_read_once(tmp_path):
     paths = write_corpus(tmp_path / "xml", 2)
     summary = ingest([tmp_path / "xml", paths[0]], tmp_path / "store", workers=1)
     assert (summary.files, summary.documents) == (2, 2)
+
+
+def test_corpus_lengths_writes_each_documents_words(tmp_path, capsys):
+    """`pateval corpus lengths`: the lengths --doc-lengths reads, counted from the documents."""
+    from pateval.formats.doclengths import read_doc_lengths
+
+    write_corpus(tmp_path / "corpus", 3)
+    store = tmp_path / "store"
+    assert main(["corpus", "ingest", str(tmp_path / "corpus"), "--out", str(store), "--workers", "1", "--no-progress"]) == 0
+    out = tmp_path / "lengths.txt"
+    assert main(["corpus", "lengths", str(store), "--out", str(out)]) == 0
+    assert "3 document lengths written" in capsys.readouterr().out
+    # by hand: abstract 4 words; description FIELD + "Paragraph one of N." + "Paragraph two." = 7;
+    # claims "A device comprising a part." 5 + twice "A device as claimed in claim k, wherein part k+1 is round." 12
+    assert dict(read_doc_lengths(out)) == {f"EP-{n:07d}-A1": 4 + 7 + 5 + 12 + 12 for n in (1, 2, 3)}
+
+
+def test_corpus_lengths_refuses_conflicting_duplicates_and_missing_stores(tmp_path, capsys):
+    write_corpus(tmp_path / "corpus", 2)
+    (tmp_path / "corpus" / "again").mkdir()
+    (tmp_path / "corpus" / "again" / "EP-0000002-A1.xml").write_text(clefip_xml(2, claims=5), encoding="utf-8")
+    store = tmp_path / "store"
+    assert main(["corpus", "ingest", str(tmp_path / "corpus"), "--out", str(store), "--workers", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "lengths.txt"
+    assert main(["corpus", "lengths", str(store), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (f"pateval: error: store {store}: document EP-0000002-A1 is stored with different "
+                                       "word counts [40, 64] (see CorpusStore.duplicates())\n")
+    assert not out.exists() and not list(tmp_path.glob(".lengths.txt.*"))
+    assert main(["corpus", "lengths", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (f"pateval: error: no corpus store at {tmp_path / 'nowhere'} "
+                                       "(make one with `pateval corpus ingest`)\n")
+    assert not out.exists()

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pateval.errors import InputFormatError
-from pateval.formats.doclengths import DocLengths, _read_careful, _read_fast, read_doc_lengths
+from pateval.errors import InputFormatError, ParameterError
+from pateval.formats.doclengths import DocLengths, _read_careful, _read_fast, read_doc_lengths, write_doc_lengths
 
 
 def _write(tmp_path, text: str):
@@ -71,3 +71,31 @@ def test_doc_lengths_is_a_read_only_mapping():
         lengths["c"]
     with pytest.raises(ValueError, match="differ in length"):
         DocLengths(pa.array(["a"]), np.array([1, 2]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.dictionaries(st.text(st.characters(codec="utf-8", exclude_categories=("Z", "C")), min_size=1, max_size=12),
+                               st.integers(0, 10**12), max_size=30))
+def test_written_lengths_read_back_the_same(tmp_path_factory, lengths):
+    path = tmp_path_factory.mktemp("written") / "lengths.txt"
+    assert write_doc_lengths(lengths, path) == len(lengths)
+    if lengths:
+        assert dict(read_doc_lengths(path)) == lengths
+        assert dict(read_doc_lengths(path)) == dict(read_doc_lengths(path))  # a DocLengths writes back as read
+        again = path.with_name("again.txt")
+        write_doc_lengths(read_doc_lengths(path), again)
+        assert again.read_bytes() == path.read_bytes()
+
+
+@pytest.mark.parametrize(("lengths", "message"), [
+    ({"d 1": 3}, "document lengths: the id 'd 1' cannot be written (empty, or holds white space)"),
+    ({"": 3}, "document lengths: the id '' cannot be written (empty, or holds white space)"),
+    ({"d1": -1}, "document lengths: the length of 'd1' is -1; lengths are integers >= 0"),
+    ({"d1": 2.5}, "document lengths: the length of 'd1' is 2.5; lengths are integers >= 0"),
+])
+def test_writing_bad_lengths_is_refused_and_writes_nothing(tmp_path, lengths, message):
+    path = tmp_path / "lengths.txt"
+    with pytest.raises(ParameterError) as error:
+        write_doc_lengths(lengths, path)
+    assert str(error.value) == message
+    assert list(tmp_path.iterdir()) == []

@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 
 from ..errors import ParameterError, malformed
 from ..formats.atomic import atomic_output
+from ..formats.doclengths import DocLengths
 from ..patents.records import PatentDocument, patent_key
 
 __all__ = [
@@ -494,6 +495,23 @@ class CorpusStore:
             "SELECT ucid, count(*) AS rows, list(source_path) AS files FROM documents "
             "GROUP BY ucid HAVING count(*) > 1 ORDER BY ucid"
         )
+
+    def doc_lengths(self) -> DocLengths:
+        """Each document's length in words (abstracts, description and claims, every
+        language), as the time models take them (``--doc-lengths``), in ucid order.
+
+        A ucid stored twice (ingested from two files) with different counts is an error
+        naming it; with the same count it is listed once.
+        """
+        conflicting = self.sql("SELECT ucid, list(DISTINCT word_count) AS counts FROM documents GROUP BY ucid "
+                               "HAVING count(DISTINCT word_count) > 1 ORDER BY ucid LIMIT 1")
+        if len(conflicting):
+            ucid, counts = conflicting.iloc[0]
+            raise ParameterError(f"store {self.path}: document {ucid} is stored with different word counts "
+                                 f"{sorted(int(c) for c in counts)} (see CorpusStore.duplicates())")
+        table = self.arrow("SELECT ucid, any_value(word_count) AS words FROM documents GROUP BY ucid ORDER BY ucid")
+        return DocLengths(table.column("ucid").combine_chunks().cast("string"),
+                          table.column("words").to_numpy().astype("int64"), source=f"{self.path} (word counts)")
 
     def __repr__(self) -> str:
         return f"CorpusStore({str(self.path)!r}, batches={len(self.batches)})"

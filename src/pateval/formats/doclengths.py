@@ -18,10 +18,11 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from ..core.keys import PairIndex, StringKeys, string_parts
-from ..errors import malformed
+from ..errors import ParameterError, malformed
+from .atomic import atomic_output
 from .lines import foreign_space, iter_fields, map_file, parse_int, release
 
-__all__ = ["DocLengths", "read_doc_lengths"]
+__all__ = ["DocLengths", "read_doc_lengths", "write_doc_lengths"]
 
 
 class DocLengths(Mapping):
@@ -92,6 +93,36 @@ def read_doc_lengths(path: str | os.PathLike[str]) -> DocLengths:
     path = Path(path)
     fast = _read_fast(path)
     return fast if fast is not None else _read_careful(path)
+
+
+def write_doc_lengths(lengths: DocLengths | Mapping[str, int], path: str | os.PathLike[str]) -> int:
+    """Write ``docno length`` lines, one per document in the order given; returns how many.
+
+    The file is what :func:`read_doc_lengths` reads back to the same lengths; it appears
+    only when complete. An id that is empty or holds white space, or a length that is not
+    an integer >= 0, is an error naming the document, and nothing is written.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "lengths.txt")
+    >>> write_doc_lengths({"EP-0971326-A1": 4210, "EP-1010180-B1": 980}, path)
+    2
+    >>> dict(read_doc_lengths(path))
+    {'EP-0971326-A1': 4210, 'EP-1010180-B1': 980}
+    """
+    if isinstance(lengths, DocLengths):
+        ids, values = lengths.ids.to_pylist(), lengths.values.tolist()
+    else:
+        ids, values = [str(k) for k in lengths], list(lengths.values())
+    for docno, value in zip(ids, values):
+        if not docno or any(c.isspace() for c in docno):
+            raise ParameterError(f"document lengths: the id {docno!r} cannot be written (empty, or holds white space)")
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ParameterError(f"document lengths: the length of {docno!r} is {value!r}; lengths are integers >= 0")
+    with atomic_output(path) as out:
+        out.writelines(f"{docno} {int(value)}\n" for docno, value in zip(ids, values))
+    return len(ids)
 
 
 def _read_fast(path: Path) -> DocLengths | None:

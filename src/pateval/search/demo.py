@@ -81,12 +81,10 @@ def _write_random_run(run: dict[str, dict[str, float]], path: Path) -> None:
 
 def _doc_lengths(store: Path, path: Path) -> None:
     from ..collection.store import CorpusStore
+    from ..formats.doclengths import write_doc_lengths
 
     with CorpusStore(store) as corpus:
-        frame = corpus.sql("SELECT ucid, word_count FROM documents ORDER BY ucid")
-    with atomic_output(path) as out:
-        for ucid, words in frame.itertuples(index=False):
-            out.write(f"{ucid} {int(words)}\n")
+        write_doc_lengths(corpus.doc_lengths(), path)
 
 
 def run_demo(
