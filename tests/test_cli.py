@@ -183,3 +183,59 @@ def test_stability_api_takes_sizes_as_text_or_a_sequence():
     assert from_text.equals(from_list)
     assert list(from_text["size"]) == ["5", "10"]
     assert from_text.attrs["settings"] == {"sizes": ["5", "10"], "trials": 3, "seed": 1}
+
+
+def _user_model_files(tmp_path):
+    """The spec's TBG example: relevant (500 words), non-relevant (1000), relevant (200)."""
+    qrels, run, lengths = tmp_path / "qrels.txt", tmp_path / "run.txt", tmp_path / "lengths.txt"
+    qrels.write_text("q 0 d1 1\nq 0 d2 0\nq 0 d3 1\n")
+    run.write_text("q Q0 d1 1 3.0 r\nq Q0 d2 2 2.0 r\nq Q0 d3 3 1.0 r\n")
+    lengths.write_text("d1 500\nd2 1000\nd3 200\n")
+    return str(qrels), str(run), str(lengths)
+
+
+def test_user_model_time_gives_t_of_k_and_the_gain_rank_by_rank(tmp_path, capsys):
+    import io
+
+    import pandas as pd
+
+    qrels, run, lengths = _user_model_files(tmp_path)
+    assert main(["user-model", "time", qrels, run, "--doc-lengths", lengths, "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert frame["time"].tolist() == pytest.approx([0.0, 15.152, 29.614], abs=1e-12)
+    assert frame["cumulative_gain"].iloc[-1] == pytest.approx(0.942448, abs=5e-7)
+    # another calibration, to a file
+    out = tmp_path / "times.json"
+    assert main(["user-model", "time", qrels, run, "--doc-lengths", lengths, "--model", "TBG(summary_time=0)",
+                 "--format", "json", "-o", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [round(row["time"], 3) for row in rows] == [0.0, 10.752, 20.814]  # 4.4 s less per rank passed
+
+
+def test_user_model_simulate_is_seeded_and_near_the_closed_form(tmp_path, capsys):
+    qrels, run, lengths = _user_model_files(tmp_path)
+    arguments = ["user-model", "simulate", qrels, run, "--doc-lengths", lengths, "--users", "4000", "--seed", "7",
+                 "--format", "json"]
+    assert main(arguments) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(arguments) == 0
+    assert json.loads(capsys.readouterr().out) == first
+    row = first["rows"][0]
+    assert first["settings"]["seed"] == 7 and row["n_users"] == 4000
+    assert row["ci_low"] <= row["expected"] <= row["ci_high"] and row["tbg"] == pytest.approx(0.942448, abs=5e-7)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ([], "pateval: error: TBG needs doc lengths; none was given\n"),
+    (["--doc-lengths", "LENGTHS", "--model", "AP"],
+     "pateval: error: the user model is given as a TBG measure name, e.g. 'TBG(halflife=600)'; got 'AP'\n"),
+    (["--doc-lengths", "LENGTHS", "--users", "1"],
+     "pateval: error: n_users must be at least 2 (a spread needs two users); got 1\n"),
+])
+def test_user_model_errors_exit_2_and_write_nothing(tmp_path, capsys, extra, message):
+    qrels, run, lengths = _user_model_files(tmp_path)
+    extra = [lengths if value == "LENGTHS" else value for value in extra]
+    out = tmp_path / "out.txt"
+    assert main(["user-model", "simulate", qrels, run, *extra, "-o", str(out)]) == 2
+    assert capsys.readouterr().err == message
+    assert not out.exists()

@@ -490,6 +490,82 @@ def _with_group_rows(rows, result, args):
     return combined
 
 
+# ---- sub-commands: user-model (time-biased gain's user, rank by rank and simulated) ------
+
+@command
+def _add_user_model(commands) -> None:
+    from .core.docids import DOC_KEYS
+    from .core.ranking import ORDERS
+    from .formats.qrels import QRELS_FORMATS
+    from .formats.resources import RESOURCES
+    from .report.names import TABLE_FORMATS
+
+    sub = _subcommands_of(commands, "user-model", dest="user_model_command",
+                          help="time-biased gain's user: when each document is reached, and simulated users",
+                          description="The TBG user model over runs and qrels: `pateval user-model time` gives T(k), the "
+                          "time at which the user reaches each rank, with the gain earned (plot time against rank); "
+                          "`pateval user-model simulate` draws stochastic users and reports their mean gain, spread and "
+                          "confidence interval beside the closed form.")
+    for name, help, run in (
+        ("time", "T(k) and the gain earned at every rank of every topic (one row per retrieved document)", _run_user_time),
+        ("simulate", "simulated users per topic: mean gain, spread, confidence interval, exact expectation", _run_user_simulate),
+    ):
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("qrels", help="qrels file")
+        p.add_argument("runs", nargs="+", metavar="RUN", help="run file(s)")
+        p.add_argument("--model", default="TBG", metavar="TBG(...)",
+                       help="the calibration as a TBG measure name, e.g. 'TBG(halflife=600,read_slope=0.03)' (default: TBG)")
+        for resource in RESOURCES:
+            p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
+        p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+        p.add_argument("--order", choices=ORDERS, default="score", help="rank by score (trec_eval), the rank column, or file order")
+        p.add_argument("--doc-key", choices=DOC_KEYS, default="publication", help="match documents by id or by patent")
+        p.add_argument("--on-duplicate", choices=("error", "first"), default="error",
+                       help="a document twice for a topic: error, or keep the first")
+        if name == "simulate":
+            p.add_argument("--users", type=int, default=10_000, help="simulated users per topic (default 10000)")
+            p.add_argument("--seed", type=int, default=0, help="seed (default 0; the same seed, the same numbers)")
+            p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the interval (default 0.95)")
+        p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
+        p.add_argument("--precision", type=int, default=4, help="decimals of text and LaTeX output (default 4)")
+        p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+        p.set_defaults(run=run)
+
+
+def _user_model_options(args) -> dict:
+    from .formats.resources import RESOURCES, load_resources
+
+    return {"model": args.model, "qrels_format": args.qrels_format, "order": args.order, "doc_key": args.doc_key,
+            "on_duplicate": args.on_duplicate,
+            "resources": load_resources({r.name: getattr(args, f"resource_{r.name}") for r in RESOURCES})}
+
+
+def _write_user_model_frame(frame, args, settings: dict) -> None:
+    from .report.tables import render_frame
+
+    _write_text_or_print(render_frame(frame, format=args.format, precision=args.precision, settings=settings), args.output)
+
+
+def _run_user_time(args) -> int:
+    from . import api
+
+    options = _user_model_options(args)
+    frame = api.time_to_rank(args.qrels, list(args.runs), **options)
+    _write_user_model_frame(frame, args, {"model": args.model, "order": args.order})
+    return 0
+
+
+def _run_user_simulate(args) -> int:
+    from . import api
+
+    options = _user_model_options(args)
+    frame = api.simulate_users(args.qrels, list(args.runs), n_users=args.users, seed=args.seed,
+                               confidence=args.confidence, **options)
+    _write_user_model_frame(frame, args, {"model": args.model, "order": args.order, "users": args.users,
+                                          "seed": args.seed, "confidence": args.confidence})
+    return 0
+
+
 # ---- sub-commands: compare, analyse-measures, report (comparing systems) ----------------
 
 COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")

@@ -238,6 +238,21 @@ def test_session_of_several_queries_in_file_order():
     assert one(qrels, run, "ACT") != one(qrels, run, "ACT", order="file")
 
 
+def test_a_document_seen_again_in_a_session_is_an_error_or_its_first_viewing(tmp_path):
+    """A session whose second query shows d1 again: an error naming the line, or, with
+    on_duplicate="first", the first viewing only (the second earns nothing and takes no time)."""
+    qrels = Qrels.from_records([("s", "a", "d1", 1), ("s", "b", "d3", 2), ("s", "a", "d4", 2)])
+    run = tmp_path / "session.txt"
+    run.write_text("s Q0 d1 1 10.0 r\ns Q0 d2 2 9.0 r\ns Q0 d3 1 50.0 r\ns Q0 d1 2 45.0 r\ns Q0 d4 3 40.0 r\n")
+    with pytest.raises(InputFormatError) as error:
+        api.evaluate(qrels, str(run), ["CT"], order="file")
+    assert str(error.value) == (f"{run}, line 4: document 'd1' retrieved twice for topic 's' (first on line 1); "
+                                "use on_duplicate='first' (--on-duplicate first) to keep the first")
+    kept = api.evaluate(qrels, str(run), ["CT", "ACT"], order="file", on_duplicate="first")
+    # as the session without the repeat: viewed d1, d2, d3, d4
+    assert kept["value"].tolist() == pytest.approx([1.0 / 4, (0.25 + 0.125 + 0.25 + 0.25) / 4], rel=1e-14)
+
+
 def test_fewer_documents_than_the_cutoff_scored_at_their_length():
     qrels = Qrels.from_records(EXAMPLE_QRELS)
     assert one(qrels, EXAMPLE_RUN, "CT@100") == one(qrels, EXAMPLE_RUN, "CT@4")
