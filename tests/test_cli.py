@@ -88,6 +88,24 @@ def test_measures_listing(capsys):
     assert {"AP", "P", "nDCG", "Bpref"} <= names
 
 
+def test_measures_listing_gives_each_professional_measures_parameters_defaults_and_reference(capsys):
+    from pateval.measures import all_specs
+
+    assert main(["measures", "--format", "json"]) == 0
+    listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)}
+    specs = {spec.name: spec for spec in all_specs()}
+    assert listed.keys() == specs.keys()
+    for name in ("PRES", "TBG", "CT", "ACT", "CT_pgc", "alpha_nDCG", "ERR_IA", "D_nDCG"):
+        spec, row = specs[name], listed[name]
+        assert row["formula"] == spec.formula and row["reference"] == spec.reference
+        assert [p.split(" (")[0] for p in row["parameters"]] == [p.name for p in spec.params]
+    ct = dict(p.split(" (", 1) for p in listed["CT"]["parameters"])
+    assert ct["gamma"].startswith("float, in [0, 1]; default 0.5)")
+    assert ct["time"].startswith("str, one of rank|tbg|words150; default rank)")
+    assert "Luo, Wing, Yang & Hearst" in listed["CT"]["reference"]
+    assert dict(p.split(" (", 1) for p in listed["ERR_IA"]["parameters"])["compat"].startswith("str, one of none|ndeval")
+
+
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_measures_listing_formats(capsys, fmt):
     assert main(["measures", "--format", fmt, "--family", "standard"]) == 0
