@@ -46,9 +46,6 @@ DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "R@1000", "NumRet", "NumRel", "NumR
 
 @command
 def _add_evaluate(commands) -> None:
-    from .core.docids import DOC_KEYS
-    from .core.ranking import ORDERS
-    from .formats.qrels import QRELS_FORMATS
     from .formats.results import RESULT_FORMATS
 
     p = commands.add_parser(
@@ -65,18 +62,26 @@ def _add_evaluate(commands) -> None:
     p.add_argument("-q", "--per-query", action="store_true", help="also print a line per topic")
     p.add_argument("-c", "--complete", action="store_true", help="average over all qrels topics; missing ones score 0 (trec_eval -c)")
     p.add_argument("--format", choices=RESULT_FORMATS, default="trec", help="output format (default: trec)")
-    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
-    p.add_argument("--order", choices=ORDERS, default="score", help="rank by score (trec_eval), the rank column, or file order")
-    p.add_argument("--doc-key", choices=DOC_KEYS, default="publication", help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
-    p.add_argument("--on-duplicate", choices=("error", "first"), default="error", help="a document twice for a topic: error, or keep the first")
-    from .formats.resources import RESOURCES
-
-    for resource in RESOURCES:
-        p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
+    _add_ranking_inputs(p)
     _add_group_options(p)  # --group-by, --group-plot: see the check (passage runs) section
     p.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4, as trec_eval)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     p.set_defaults(run=_run_evaluate)
+
+
+def _add_ranking_inputs(p) -> None:
+    """How qrels and runs are read and ranked, and the measures' side inputs (evaluate, user-model)."""
+    from .core.docids import DOC_KEYS
+    from .core.ranking import ORDERS
+    from .formats.qrels import QRELS_FORMATS
+    from .formats.resources import RESOURCES
+
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+    p.add_argument("--order", choices=ORDERS, default="score", help="rank by score (trec_eval), the rank column, or file order")
+    p.add_argument("--doc-key", choices=DOC_KEYS, default="publication", help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
+    p.add_argument("--on-duplicate", choices=("error", "first"), default="error", help="a document twice for a topic: error, or keep the first")
+    for resource in RESOURCES:
+        p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
 
 
 def _run_evaluate(args) -> int:
@@ -494,11 +499,6 @@ def _with_group_rows(rows, result, args):
 
 @command
 def _add_user_model(commands) -> None:
-    from .core.docids import DOC_KEYS
-    from .core.ranking import ORDERS
-    from .formats.qrels import QRELS_FORMATS
-    from .formats.resources import RESOURCES
-    from .report.names import TABLE_FORMATS
 
     sub = _subcommands_of(commands, "user-model", dest="user_model_command",
                           help="time-biased gain's user: when each document is reached, and simulated users",
@@ -515,20 +515,12 @@ def _add_user_model(commands) -> None:
         p.add_argument("runs", nargs="+", metavar="RUN", help="run file(s)")
         p.add_argument("--model", default="TBG", metavar="TBG(...)",
                        help="the calibration as a TBG measure name, e.g. 'TBG(halflife=600,read_slope=0.03)' (default: TBG)")
-        for resource in RESOURCES:
-            p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
-        p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
-        p.add_argument("--order", choices=ORDERS, default="score", help="rank by score (trec_eval), the rank column, or file order")
-        p.add_argument("--doc-key", choices=DOC_KEYS, default="publication", help="match documents by id or by patent")
-        p.add_argument("--on-duplicate", choices=("error", "first"), default="error",
-                       help="a document twice for a topic: error, or keep the first")
+        _add_ranking_inputs(p)
         if name == "simulate":
             p.add_argument("--users", type=int, default=10_000, help="simulated users per topic (default 10000)")
             p.add_argument("--seed", type=int, default=0, help="seed (default 0; the same seed, the same numbers)")
             p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the interval (default 0.95)")
-        p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
-        p.add_argument("--precision", type=int, default=4, help="decimals of text and LaTeX output (default 4)")
-        p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+        _add_table_output(p)
         p.set_defaults(run=run)
 
 
@@ -599,6 +591,15 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
                    help="resamples of the resampling tests (default: randomisation 10000, bootstrap 1000, tukey 5000)")
 
 
+def _add_table_output(p) -> None:
+    """Where and how a command writes its table: --format, --precision, -o."""
+    from .report.names import TABLE_FORMATS
+
+    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--precision", type=int, default=4, help="decimals of text and LaTeX output (default 4)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
 def _comparison_evaluate_options(args) -> dict:
     return {"complete": args.complete, "qrels_format": args.qrels_format}
 
@@ -633,7 +634,6 @@ def _save_figures(figures: dict, directory: str) -> None:
 
 @command
 def _add_compare(commands) -> None:
-    from .report.names import TABLE_FORMATS
     from .stats.names import CORRECTION_NAMES
 
     p = commands.add_parser(
@@ -646,10 +646,8 @@ def _add_compare(commands) -> None:
     p.add_argument("--baseline", metavar="RUN", help="name of the run to test the others against (default: all pairs)")
     p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm",
                    help="multiple-comparison correction (default: holm)")
-    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
-    p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
     p.add_argument("--plots", metavar="DIR", help="also write per-topic difference plots (PNG and SVG) to DIR")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    _add_table_output(p)
     p.set_defaults(run=_run_compare)
 
 
@@ -680,7 +678,6 @@ def _run_compare(args) -> int:
 
 @command
 def _add_analyse_measures(commands) -> None:
-    from .report.names import TABLE_FORMATS
     from .stats.names import TESTS
 
     p = commands.add_parser(
@@ -692,10 +689,8 @@ def _add_analyse_measures(commands) -> None:
     )
     _add_comparison_inputs(p, default_test="bootstrap", repeatable_test=True)
     p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon", help="test behind the agreement verdicts (default: wilcoxon)")
-    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
-    p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
     p.add_argument("--plots", metavar="DIR", help="also write ASL curves, scatter plots, rank changes and the agreement chart to DIR")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    _add_table_output(p)
     p.set_defaults(run=_run_analyse_measures)
 
 
@@ -730,7 +725,6 @@ def _run_analyse_measures(args) -> int:
 
 @command
 def _add_stability(commands) -> None:
-    from .report.names import TABLE_FORMATS
 
     p = commands.add_parser(
         "stability",
@@ -745,9 +739,7 @@ def _add_stability(commands) -> None:
                    "above the number of topics are left out (default: 10,25,50,100,S,M,L,XL)")
     p.add_argument("--trials", type=int, default=20, help="random subsets per size (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the subsets (default 0)")
-    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
-    p.add_argument("--precision", type=int, default=4, help="decimals (default 4)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    _add_table_output(p)
     p.set_defaults(run=_run_stability)
 
 
