@@ -499,7 +499,6 @@ def _with_group_rows(rows, result, args):
 
 @command
 def _add_user_model(commands) -> None:
-
     sub = _subcommands_of(commands, "user-model", dest="user_model_command",
                           help="time-biased gain's user: when each document is reached, and simulated users",
                           description="The TBG user model over runs and qrels: `pateval user-model time` gives T(k), the "
@@ -725,7 +724,6 @@ def _run_analyse_measures(args) -> int:
 
 @command
 def _add_stability(commands) -> None:
-
     p = commands.add_parser(
         "stability",
         help="how stable the ranking of runs is on random topic subsets of growing size",
