@@ -8,11 +8,11 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pateval.core.order import byte_order, stable_order
+from pateval.core.order import byte_order, stable_order, unique_inverse
 from pateval.measures._arrays import positions_in
 from pateval.measures.cubetest import _running_sum, _segment_cumsum
 from pateval.measures import tbg
-from pateval.measures.tbg import _distinct, _shortest_first, row_steps, times_at
+from pateval.measures.tbg import _shortest_first, row_steps, times_at
 from pateval.usermodel.time import (
     TimeModel,
     duplicates_of_earlier,
@@ -95,10 +95,21 @@ def test_step_times_in_blocks_are_bit_identical(sizes, seed, block, with_duplica
 
 
 @settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(-5, 2**40), max_size=40))
+def test_unique_inverse_on_sparse_and_negative_values(values):
+    """The sort path (values far apart) and the fallback (negative values) give np.unique's answer."""
+    values = np.array(values, dtype=np.int64)
+    for case in (values, np.abs(values)):
+        uniques, inverse = unique_inverse(case)
+        reference = np.unique(case, return_inverse=True)
+        assert np.array_equal(uniques, reference[0]) and np.array_equal(inverse, reference[1].ravel())
+
+
+@settings(max_examples=60, deadline=None)
 @given(values=st.lists(st.integers(0, 50), max_size=40), seed=st.integers(0, 2**32 - 1))
 def test_distinct_and_shortest_first(values, seed):
     values = np.array(values, dtype=np.int64)
-    distinct, inverse = _distinct(values)
+    distinct, inverse = unique_inverse(values)
     reference = np.unique(values, return_inverse=True)
     assert np.array_equal(distinct, reference[0]) and np.array_equal(inverse, reference[1].ravel())
     rng = np.random.default_rng(seed)

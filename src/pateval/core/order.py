@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from .keys import string_parts, words_at
 
-__all__ = ["stable_order", "string_words", "byte_order", "string_ranks"]
+__all__ = ["stable_order", "unique_inverse", "string_words", "byte_order", "string_ranks"]
 
 _SHORT = 24  # strings up to this many bytes are read as words; longer ones take Arrow's sort
 
@@ -39,6 +39,38 @@ def stable_order(values: np.ndarray) -> np.ndarray:
     packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)
     packed.sort()
     return packed & ((1 << bits) - 1)
+
+
+def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for non-negative integers (int64 results):
+    by a table of the values present when they are few, else by one plain sort of (value,
+    index) packed in one integer (NumPy 2.4's ``np.unique`` hashes, many times slower).
+
+    Examples
+    --------
+    >>> uniques, inverse = unique_inverse(np.array([7, 3, 7, 0]))
+    >>> uniques.tolist(), inverse.tolist()
+    ([0, 3, 7], [2, 1, 2, 0])
+    """
+    values = np.asarray(values, dtype=np.int64)
+    n = len(values)
+    if n == 0:
+        return values.copy(), np.zeros(0, dtype=np.int64)
+    if values.min() < 0:
+        uniques, inverse = np.unique(values, return_inverse=True)
+        return uniques, inverse.ravel().astype(np.int64)
+    top = int(values.max()) + 1
+    if top <= 4 * n + 1024:
+        present = np.zeros(top, dtype=bool)
+        present[values] = True
+        code = np.cumsum(present, dtype=np.int64) - 1
+        return np.flatnonzero(present), code[values]
+    order = stable_order(values)
+    ordered = values[order]
+    first = np.r_[True, ordered[1:] != ordered[:-1]]
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
 
 
 def string_words(strings: pa.Array | pa.ChunkedArray, *, words: int | None = None, longest: int = _SHORT,

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.keys import PairIndex, StringKeys, string_parts
+from ..core.order import unique_inverse
 from ..core.qrels import Qrels
 from ..errors import malformed
 from ..validation import check_choice
@@ -175,7 +176,8 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
         group = topics.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         n_groups = len(topics.dictionary)
         if format == "subtopic":
-            group, n_groups = _dense_codes(group * len(seconds.dictionary) + second_codes)
+            uniques, group = unique_inverse(group * len(seconds.dictionary) + second_codes)
+            n_groups = len(uniques)
         if PairIndex.build(group, StringKeys.of(strings[0]), n_groups=n_groups).repeated.any():
             return None
     return Qrels(
@@ -334,32 +336,14 @@ def _dd_groups(topics, seconds) -> tuple[np.ndarray, int]:
     owner[second] = topic
     if np.array_equal(owner[second], topic):
         return second.astype(np.int64), n_seconds
-    return _dense_codes(topic.astype(np.int64) * n_seconds + second)
+    uniques, codes = unique_inverse(topic.astype(np.int64) * n_seconds + second)
+    return codes, len(uniques)
 
 
 def _has_empty(strings) -> bool:
     """Whether some string is empty (from the offsets: no pass over the bytes)."""
     offsets, _ = string_parts(strings)
     return bool(np.any(offsets[1:] == offsets[:-1]))
-
-
-def _dense_codes(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """``np.unique(values, return_inverse=True)``'s inverse and count, for non-negative
-    integers: by a presence table when the values are few, else one sort."""
-    if len(values) == 0:
-        return values, 0
-    top = int(values.max()) + 1
-    if top <= 4 * len(values) + 1024:
-        present = np.zeros(top, dtype=bool)
-        present[values] = True
-        code = np.cumsum(present) - 1
-        return code[values], int(present.sum())
-    order = np.argsort(values)
-    ordered = values[order]
-    new = np.r_[True, ordered[1:] != ordered[:-1]]
-    code = np.empty(len(values), dtype=np.int64)
-    code[order] = np.cumsum(new) - 1
-    return code, int(new.sum())
 
 
 def _detect(path: Path, rows: list[tuple[int, list[str]]]) -> str:

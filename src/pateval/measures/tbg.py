@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.docids import patent_keys
+from ..core.order import unique_inverse
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
 from ..formats.doclengths import DocLengths
@@ -560,27 +561,6 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     return np.bincount(block_topic, weights=value * np.exp(-rate * start), minlength=n_topics)
 
 
-def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)`` for non-negative integers, by one sort."""
-    values = np.asarray(values, dtype=np.int64)
-    n = len(values)
-    if n == 0:
-        return values.copy(), np.zeros(0, dtype=np.int64)
-    bits = max(1, (n - 1).bit_length())
-    if values.min() >= 0 and int(values.max()) < (1 << (63 - bits)):
-        packed = (values << bits) | np.arange(n, dtype=np.int64)  # (value, index): a plain sort is stable
-        packed.sort()
-        order = packed & ((1 << bits) - 1)
-        ordered = packed >> bits
-    else:
-        order = np.argsort(values, kind="stable")
-        ordered = values[order]
-    first = np.r_[True, ordered[1:] != ordered[:-1]]
-    inverse = np.empty(n, dtype=np.int64)
-    inverse[order] = np.cumsum(first) - 1
-    return ordered[first], inverse
-
-
 def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, distinct: np.ndarray,
                       ids: pa.Array) -> np.ndarray:
     """Where the judged documents ``distinct`` (codes into the judged ids, ``ids`` their ids) are in ``table``.
@@ -619,7 +599,7 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
     topic = judgements.topic_position[relevant]
     ids = getattr(judgements, "doc_keys_arrow", None)  # the judged ids as Arrow strings (not as a pandas Index)
     code = judgements.key[relevant] % max(len(judgements.doc_keys if ids is None else ids), 1)
-    distinct, inverse = _distinct(code)
+    distinct, inverse = unique_inverse(code)
     if ids is None:
         ids = _as_arrow_strings(np.asarray(judgements.doc_keys, dtype=object)[distinct])
         where = _positions(ids, lengths, distinct=True)
