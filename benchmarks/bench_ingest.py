@@ -17,7 +17,7 @@ any worker process (``getrusage``), which must not grow with the number of docum
 
 Usage::
 
-    python benchmarks/bench_ingest.py --real                 # the shared real samples
+    python benchmarks/bench_ingest.py --real                 # the real samples in tests/data
     python benchmarks/bench_ingest.py --generate 2000        # a synthetic corpus of 2000 patents
     python benchmarks/bench_ingest.py --corpus DIR [--skip-parse]
 """
@@ -39,7 +39,7 @@ from pateval.collection.ingest import ingest
 from pateval.patents.reader import expand_paths, iter_file
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = (REPO / ".." / "shared" / "data").resolve()
+SAMPLES = REPO / "tests" / "data"
 
 
 ROOT_TAGS = ("patent-document", "us-patent-grant", "us-patent-application")
@@ -94,7 +94,7 @@ def report(label: str, documents: int, seconds: float, cpu: float, size: int) ->
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--real", action="store_true", help="the real CLEF-IP and USPTO samples in ../shared/data")
+    source.add_argument("--real", action="store_true", help="the real CLEF-IP and USPTO samples in tests/data")
     source.add_argument("--generate", type=int, metavar="N", help="generate a synthetic corpus of N patents first")
     source.add_argument("--corpus", metavar="DIR", help="an existing folder of patent XML")
     parser.add_argument("--repeat", type=int, default=200, help="with --real: read the sample files this many times")
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.real:
             samples = [
-                p for p in expand_paths([SHARED / "clefip", SHARED / "uspto"])
+                p for p in expand_paths([SAMPLES / "clefip", SAMPLES / "uspto"])
                 if Path(p).name.startswith(("EP-", "US")) and "US2001" not in Path(p).name
             ]
             # The samples are few: copy them repeatedly so that timing is not all start-up.

@@ -1,4 +1,4 @@
-"""Shared test fixtures: where the real public data lives (never copied into the project)."""
+"""Shared test fixtures: the real public data samples the tests read (tests/data, see its README)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,10 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = (REPO_ROOT / ".." / "shared" / "data").resolve()
+TEST_DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """``../shared/data`` beside the checkout (CLEF-IP, USPTO, TREC, NTCIR, TREC DD samples)."""
-    if not SHARED_DATA.is_dir():
-        pytest.fail(f"the shared data folder is missing: {SHARED_DATA}")
-    return SHARED_DATA
+def test_data() -> Path:
+    """``tests/data``: small real CLEF-IP, USPTO, TREC, NTCIR and TREC DD samples, with their sources."""
+    return TEST_DATA

@@ -159,9 +159,9 @@ def test_passage_qrels_point_at_real_paragraphs_and_grades_run_1_to_4(roda, stor
         assert grade == math.ceil(counts[(qid, docno)] / top * 4)
 
 
-def test_topic_files_follow_the_clefip_formats(roda, shared_data):
+def test_topic_files_follow_the_clefip_formats(roda, test_data):
     out, summary = roda
-    dtd = etree.DTD(str(shared_data / "clefip" / "patent-document-v1.4.dtd"))
+    dtd = etree.DTD(str(test_data / "clefip" / "patent-document-v1.4.dtd"))
     topics_xml = etree.parse(str(out / "topics_PAC.xml")).getroot()
     entries = topics_xml.findall("topic")
     assert len(entries) == summary.counts["pac_topics"]

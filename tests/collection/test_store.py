@@ -12,10 +12,10 @@ from pateval.errors import InputFormatError, ParameterError
 
 
 @pytest.fixture(scope="module")
-def real_store(shared_data, tmp_path_factory):
+def real_store(test_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("stores") / "real"
     summary = ingest(
-        [shared_data / "uspto", *sorted((shared_data / "clefip").glob("EP-*.xml"))],
+        [test_data / "uspto", *sorted((test_data / "clefip").glob("EP-*.xml"))],
         out, workers=1, on_error="skip",
     )
     return out, summary

@@ -41,8 +41,8 @@ def _tree_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def test_every_file_is_valid_against_the_clefip_dtd(corpus, shared_data):
-    dtd = etree.DTD(str(shared_data / "clefip" / "patent-document-v1.4.dtd"))
+def test_every_file_is_valid_against_the_clefip_dtd(corpus, test_data):
+    dtd = etree.DTD(str(test_data / "clefip" / "patent-document-v1.4.dtd"))
     files = sorted(corpus.rglob("*.xml"))
     assert len(files) > N_PATENTS
     invalid = [f.name for f in files if not dtd.validate(etree.parse(str(f)))]

@@ -66,8 +66,8 @@ def test_good_file_reads_every_record():
     assert flowchart.declared == {"NO": 4, "DE": 3, "UE": 1}
 
 
-def test_real_clefip_fragment_parses_and_reports_its_truncation(shared_data: Path):
-    path = shared_data / "clefip" / "clefip2012_flowchart_output_fragment.txt"
+def test_real_clefip_fragment_parses_and_reports_its_truncation(test_data: Path):
+    path = test_data / "clefip" / "clefip2012_flowchart_output_fragment.txt"
     flowchart, defects = check_flowchart(path)
     # The published fragment stops inside the first node's text: the header and the
     # comments read; the cut line and the counts it leaves unmet are reported with their lines.
@@ -84,10 +84,10 @@ def test_real_clefip_fragment_parses_and_reports_its_truncation(shared_data: Pat
         read_flowchart(path)
 
 
-def test_fragment_completed_with_its_announced_lines_is_valid(shared_data: Path, tmp_path: Path):
+def test_fragment_completed_with_its_announced_lines_is_valid(test_data: Path, tmp_path: Path):
     # The fragment's own header announces 10 nodes, 5 directed and 4 undirected edges;
     # finishing the cut text and adding lines of those kinds makes it valid.
-    text = (shared_data / "clefip" / "clefip2012_flowchart_output_fragment.txt").read_text()
+    text = (test_data / "clefip" / "clefip2012_flowchart_output_fragment.txt").read_text()
     lines = text.rstrip("\n") + '"\n'
     lines += "".join(f'NO {i} rectangle "STEP {i}"\n' for i in range(2, 11))
     lines += "".join(f"DE {i} {i + 1} plain\n" for i in range(1, 6))

@@ -17,45 +17,45 @@ def _write(tmp_path, name, content: str):
     return path
 
 
-def test_clefip_2010_pac_qrels(shared_data):
-    qrels = read_qrels(shared_data / "clefip" / "PAC_qrels_2010.txt")
+def test_clefip_2010_pac_qrels(test_data):
+    qrels = read_qrels(test_data / "clefip" / "PAC_qrels_2010.txt")
     assert qrels.format == "clefip-pac"
     assert len(qrels) == 62950
     assert len(qrels.topic_ids) == 1348
     assert set(np.unique(qrels.rel)) <= {1, 2}
 
 
-def test_clefip_2010_pac_qrels_with_language(shared_data):
-    qrels = read_qrels(shared_data / "clefip" / "PAC_qrels_2010_with_lang.txt")
+def test_clefip_2010_pac_qrels_with_language(test_data):
+    qrels = read_qrels(test_data / "clefip" / "PAC_qrels_2010_with_lang.txt")
     assert qrels.format == "clefip-pac" and len(qrels) == 62950
     languages, counts = np.unique(qrels.extra["lang"], return_counts=True)
     # counted with `cut -d' ' -f5 | sort | uniq -c`; XX = language unknown in the source
     assert dict(zip(languages, counts)) == {"DE": 10004, "EN": 49768, "FR": 3017, "XX": 161}
 
 
-def test_clefip_2011_training_qrels(shared_data):
-    qrels = read_qrels(shared_data / "clefip" / "clefip2011_PAC_training_qrels_format_example.txt")
+def test_clefip_2011_training_qrels(test_data):
+    qrels = read_qrels(test_data / "clefip" / "clefip2011_PAC_training_qrels_format_example.txt")
     assert qrels.format == "clefip-2011"
     assert list(qrels.docno) == ["EP-7654321", "EP-7654322", "EP-7654323"]
     assert list(qrels.rel) == [1, 2, 1]
 
 
-def test_ntcir_qrels(shared_data):
-    qrels = read_qrels(shared_data / "ntcir" / "ntcir_patent_qrels.txt")
+def test_ntcir_qrels(test_data):
+    qrels = read_qrels(test_data / "ntcir" / "ntcir_patent_qrels.txt")
     assert qrels.format == "ntcir" and len(qrels) == 77839
     assert set(np.unique(qrels.rel)) == {1, 2}  # B partially relevant = 1, A relevant = 2
 
 
-def test_trec_dd_qrels(shared_data):
-    qrels = read_qrels(shared_data / "trecdd" / "qrels.txt")
+def test_trec_dd_qrels(test_data):
+    qrels = read_qrels(test_data / "trecdd" / "qrels.txt")
     assert qrels.format == "dd" and qrels.has_subtopics and qrels.passage is not None
     assert len(qrels) == 27566
     level = qrels.document_level()
     assert len(level) < len(qrels) and level.rel.max() <= 4
 
 
-def test_trec_qrels(shared_data):
-    qrels = read_qrels(shared_data / "trec" / "qrels.test")
+def test_trec_qrels(test_data):
+    qrels = read_qrels(test_data / "trec" / "qrels.test")
     assert qrels.format == "trec" and len(qrels) == 3681
 
 
@@ -114,11 +114,11 @@ def test_keep_first_of_conflicting(tmp_path):
 
 @pytest.mark.parametrize("name, fmt", [("trecdd/qrels.txt", "dd"), ("trec/qrels.test", "trec"),
                                        ("ntcir/ntcir_patent_qrels.txt", "ntcir"), ("clefip/PAC_qrels_2010.txt", "clefip-pac")])
-def test_fast_reader_equals_careful_reader(shared_data, name, fmt):
+def test_fast_reader_equals_careful_reader(test_data, name, fmt):
     from pateval.formats.lines import iter_fields, read_bytes
     from pateval.formats.qrels import _build, _read_fast
 
-    path = shared_data / name
+    path = test_data / name
     data = read_bytes(path)
     fast = _read_fast(path, data, "auto")
     assert fast is not None and fast.format == fmt

@@ -121,8 +121,8 @@ def test_nearly_sorted_passages_take_the_stable_sort(tmp_path, monkeypatch):
     _check(_write(tmp_path, _text(lines), "b.txt"), monkeypatch, fast_expected=True, format="dd")
 
 
-def test_real_dd_qrels(shared_data, monkeypatch):
-    _check(shared_data / "trecdd" / "qrels.txt", monkeypatch, fast_expected=True, format="dd")
+def test_real_dd_qrels(test_data, monkeypatch):
+    _check(test_data / "trecdd" / "qrels.txt", monkeypatch, fast_expected=True, format="dd")
 
 
 @pytest.mark.parametrize("lines, fast", [

@@ -28,8 +28,8 @@ def test_reads_space_separated_run(tmp_path):
     assert run.score.dtype == np.float64 and list(run.score) == [2.5, 1.5, 0.5]
 
 
-def test_reads_trec_evals_own_test_run(shared_data):
-    run = read_run(shared_data / "trec" / "results.test")  # tabs and padded scores
+def test_reads_trec_evals_own_test_run(test_data):
+    run = read_run(test_data / "trec" / "results.test")  # tabs and padded scores
     assert len(run) == 1500 and run.name == "STANDARD"
 
 

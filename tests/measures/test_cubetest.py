@@ -394,15 +394,15 @@ def test_dd_iterations_matched_by_codes_and_by_strings_agree(tmp_path):
     assert (by_codes >= 0).all() and by_codes.tolist() == by_strings.tolist()
 
 
-def test_dd_run_reader_on_the_2015_harness_file(shared_data):
-    dd = read_dd_run(shared_data / "trecdd" / "trecdd2015_harness_demo_runfile.txt")
+def test_dd_run_reader_on_the_2015_harness_file(test_data):
+    dd = read_dd_run(test_data / "trecdd" / "trecdd2015_harness_demo_runfile.txt")
     assert dd.run.name == "toy_system_1"
     assert len(dd.run) == 15 and sorted(set(dd.iterations.iteration.tolist())) == [0, 1, 2]
     assert dd.run.rank.tolist() == list(range(1, 16))
 
 
-def test_real_dd_qrels(shared_data):
-    qrels = read_qrels(shared_data / "trecdd" / "qrels.txt", format="dd")
+def test_real_dd_qrels(test_data):
+    qrels = read_qrels(test_data / "trecdd" / "qrels.txt", format="dd")
     frame = qrels.to_frame()
     topic = "DD16-1"
     docs = frame.loc[frame["topic"] == topic, "docno"].drop_duplicates().tolist()[:10] + ["not-judged"]

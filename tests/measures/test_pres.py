@@ -12,7 +12,7 @@ from pateval.errors import MeasureNameError, ParameterError
 from pateval.measures import parse_measure
 from pateval.measures.pres import pres_from_ranks
 
-# (ranks of the relevant documents found, n, Nmax) -> PRES, from ../shared/spec/measures.md
+# (ranks of the relevant documents found, n, Nmax) -> PRES, from the project spec's PRES test values
 SPEC_VALUES = [
     ([1], 4, 100, 0.25),
     ([50, 51, 53, 54], 4, 100, 0.505),

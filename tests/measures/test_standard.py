@@ -42,8 +42,8 @@ def _compare(frame, reference, tolerance=1e-9):
 
 
 @pytest.mark.parametrize("qrels_name", ["qrels.test", "qrels.rel_level"])
-def test_equal_to_trec_eval_on_its_test_data(shared_data, qrels_name):
-    qrels_path, run_path = shared_data / "trec" / qrels_name, shared_data / "trec" / "results.test"
+def test_equal_to_trec_eval_on_its_test_data(test_data, qrels_name):
+    qrels_path, run_path = test_data / "trec" / qrels_name, test_data / "trec" / "results.test"
     qrels, run = _read_dicts(qrels_path, run_path)
     reference = pytrec_eval.RelevanceEvaluator(qrels, FAMILIES).evaluate(run)
     frame = api.evaluate(qrels_path, run_path, list(TREC_NAMES))
@@ -51,8 +51,8 @@ def test_equal_to_trec_eval_on_its_test_data(shared_data, qrels_name):
     assert frame["topic"].nunique() == len(reference)
 
 
-def test_relevance_level_option(shared_data):
-    qrels_path, run_path = shared_data / "trec" / "qrels.rel_level", shared_data / "trec" / "results.test"
+def test_relevance_level_option(test_data):
+    qrels_path, run_path = test_data / "trec" / "qrels.rel_level", test_data / "trec" / "results.test"
     qrels, run = _read_dicts(qrels_path, run_path)
     reference = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P", "bpref"}, relevance_level=2).evaluate(run)
     frame = api.evaluate(qrels_path, run_path, ["AP(rel=2)", "P(rel=2)@10", "Bpref(rel=2)"])

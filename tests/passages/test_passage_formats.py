@@ -43,15 +43,15 @@ def test_headings_are_recognised_by_their_element():
     assert not is_heading_xpath("/patent-document/description/headings[2]")
 
 
-def test_clefip_2012_topic_example_parses(shared_data):
-    (topic,) = read_passage_topics(shared_data / "clefip" / "clefip2012_PSG_topic_example.txt")
+def test_clefip_2012_topic_example_parses(test_data):
+    (topic,) = read_passage_topics(test_data / "clefip" / "clefip2012_PSG_topic_example.txt")
     assert (topic.tid, topic.tfile, topic.ucid, topic.tfam_docs, topic.line) == ("tPSG-5", "EP-1480263-A1.xml", "EP-1480263-A1", (), 1)
     assert topic.tclaims == CLAIMS
     assert topic.claim_numbers == (1, 2, 3, 16, 17, 18)
 
 
-def test_clefip_2013_fragment_parses_as_a_partial_topic(shared_data):
-    path = shared_data / "clefip" / "clefip2013_PSG_topic_fragment.txt"
+def test_clefip_2013_fragment_parses_as_a_partial_topic(test_data):
+    path = test_data / "clefip" / "clefip2013_PSG_topic_fragment.txt"
     (topic,) = read_passage_topics(path, partial=True)
     assert topic.tfam_docs == ("JP-2003224099-A.xml", "WO-2003065434-A1.xml")
     assert topic.tclaims == CLAIMS  # the claims span three lines
@@ -114,8 +114,8 @@ def test_bad_passage_qrels(tmp_path, line, message):
     assert ":2:" in str(error.value) or "line 2" in str(error.value)
 
 
-def test_clefip_2012_run_example_parses(shared_data, tmp_path):
-    path = shared_data / "clefip" / "clefip2012_PSG_run_example.txt"
+def test_clefip_2012_run_example_parses(test_data, tmp_path):
+    path = test_data / "clefip" / "clefip2012_PSG_run_example.txt"
     run = read_passage_run(path)
     assert len(run) == 3 and run.name == "clefip2012_PSG_run_example"
     assert list(run.xpath) == ["/patent-document/claims/claim[1]", "/patent-document/description/p[22]",

@@ -1,4 +1,4 @@
-"""The readers on the real CLEF-IP and USPTO samples in ../shared/data.
+"""The readers on the real CLEF-IP and USPTO samples in tests/data.
 
 Every expected value below was counted from the XML by hand (or with grep on the raw
 file), not taken from the parser.
@@ -19,8 +19,8 @@ def _deps(document, lang):
 # ---- CLEF-IP / MAREC --------------------------------------------------------------------
 
 
-def test_ep1010180_b1_identity_dates_and_classes(shared_data):
-    doc = read_patent(shared_data / "clefip" / "EP-1010180-B1.xml")
+def test_ep1010180_b1_identity_dates_and_classes(test_data):
+    doc = read_patent(test_data / "clefip" / "EP-1010180-B1.xml")
     assert (doc.ucid, doc.country, doc.doc_number, doc.kind) == ("EP-1010180-B1", "EP", "1010180", "B1")
     assert doc.family_id == "19901057"
     assert doc.lang == "EN"
@@ -44,8 +44,8 @@ def test_ep1010180_b1_identity_dates_and_classes(shared_data):
     assert doc.patent_key == "EP1010180"
 
 
-def test_ep1010180_b1_description_and_claims_in_three_languages(shared_data):
-    doc = read_patent(shared_data / "clefip" / "EP-1010180-B1.xml")
+def test_ep1010180_b1_description_and_claims_in_three_languages(test_data):
+    doc = read_patent(test_data / "clefip" / "EP-1010180-B1.xml")
     # 40 <p num=...> paragraphs, no headings.
     assert len(doc.description) == 40
     assert doc.description[0].xpath == "/patent-document/description/p[1]"
@@ -74,8 +74,8 @@ def test_ep1010180_b1_description_and_claims_in_three_languages(shared_data):
     assert tree.ancestors(3) == [1, 2]
 
 
-def test_ep1000000_a1_textual_dependencies_and_search_report(shared_data):
-    doc = read_patent(shared_data / "clefip" / "EP-1000000-A1.xml")
+def test_ep1000000_a1_textual_dependencies_and_search_report(test_data):
+    doc = read_patent(test_data / "clefip" / "EP-1000000-A1.xml")
     assert doc.ucid == "EP-1000000-A1"
     assert doc.family_id == "19768124"
     assert doc.date == "2000-05-17"
@@ -103,8 +103,8 @@ def test_ep1000000_a1_textual_dependencies_and_search_report(shared_data):
     assert doc.inventors == ["KOSMAN WILHELMUS JACOBUS MARIA"]
 
 
-def test_ep0050001_a2_search_citations_without_claims(shared_data):
-    doc = read_patent(shared_data / "clefip" / "EP-0050001-A2.xml")
+def test_ep0050001_a2_search_citations_without_claims(test_data):
+    doc = read_patent(test_data / "clefip" / "EP-0050001-A2.xml")
     assert doc.ucid == "EP-0050001-A2"
     assert doc.patent_key == "EP0050001"
     assert doc.claims == {} and doc.description == []
@@ -131,26 +131,26 @@ def test_ep0050001_a2_search_citations_without_claims(shared_data):
         ("US20050004974A1.xml", "US-20050004974-A1", 21, 197, 6),
     ],
 )
-def test_uspto_counts(shared_data, name, ucid, claims, passages, headings):
-    doc = read_patent(shared_data / "uspto" / name)
+def test_uspto_counts(test_data, name, ucid, claims, passages, headings):
+    doc = read_patent(test_data / "uspto" / name)
     assert doc.ucid == ucid
     assert len(doc.claims["EN"]) == claims
     assert len(doc.description) == passages
     assert sum(p.is_heading for p in doc.description) == headings
 
 
-def test_uspto_claim_refs(shared_data):
-    doc = read_patent(shared_data / "uspto" / "US08930553.xml")
+def test_uspto_claim_refs(test_data):
+    doc = read_patent(test_data / "uspto" / "US08930553.xml")
     # claim-ref idrefs, read off the file: 2,3,4,7 -> CLM-00001; 5,6 -> CLM-00004.
     assert _deps(doc, "EN") == {1: (), 2: (1,), 3: (1,), 4: (1,), 5: (4,), 6: (4,), 7: (1,), 8: ()}
     assert ClaimTree.from_claims(doc.claims["EN"]).independent == [1, 8]
-    doc = read_patent(shared_data / "uspto" / "US20050004974A1.xml")
+    doc = read_patent(test_data / "uspto" / "US20050004974A1.xml")
     assert _deps(doc, "EN") == {
         1: (), 2: (1,), 3: (2,), 4: (2,), 5: (2,), 6: (1,), 7: (1,), 8: (1,), 9: (1,), 10: (),
         11: (10,), 12: (11,), 13: (11,), 14: (10,), 15: (10,), 16: (10,), 17: (16,), 18: (17,),
         19: (17,), 20: (17,), 21: (17,),
     }
-    doc = read_patent(shared_data / "uspto" / "US08926509.xml")
+    doc = read_patent(test_data / "uspto" / "US08926509.xml")
     assert ClaimTree.from_claims(doc.claims["EN"]).independent == [1, 6, 11, 17, 22, 27]
 
 
@@ -164,29 +164,29 @@ def test_uspto_claim_refs(shared_data):
         ("US20050004437A1.xml", {}),
     ],
 )
-def test_uspto_citation_sources(shared_data, name, sources):
-    doc = read_patent(shared_data / "uspto" / name)
+def test_uspto_citation_sources(test_data, name, sources):
+    doc = read_patent(test_data / "uspto" / name)
     counted: dict[str, int] = {}
     for citation in doc.citations:
         counted[citation.source] = counted.get(citation.source, 0) + 1
     assert counted == sources
 
 
-def test_uspto_citation_numbers_normalised(shared_data):
-    doc = read_patent(shared_data / "uspto" / "US08930553.xml")
+def test_uspto_citation_numbers_normalised(test_data):
+    doc = read_patent(test_data / "uspto" / "US08930553.xml")
     assert [c.cited_ucid for c in doc.citations[:4]] == [
         "US-7844851-B2", "US-7995466-B2", "US-8078737-B2", "US-20070140112-A1",
     ]
     assert doc.citations[-1].cited_ucid == "US-20140101322-A1"  # "2014/0101322"
     assert doc.citations[-1].cited_patent_key == "US20140101322"
-    doc = read_patent(shared_data / "uspto" / "US08926509.xml")
+    doc = read_patent(test_data / "uspto" / "US08926509.xml")
     assert doc.citations[-2].cited_ucid == "WO-2008097316-A1"  # doc-number "WO 2008/097316"
-    doc = read_patent(shared_data / "uspto" / "US07272630B2.xml")
+    doc = read_patent(test_data / "uspto" / "US07272630B2.xml")
     assert doc.citations[-1].cited_ucid == "EP-0663640"
 
 
-def test_uspto_bibliographic_fields(shared_data):
-    doc = read_patent(shared_data / "uspto" / "US08930553.xml")
+def test_uspto_bibliographic_fields(test_data):
+    doc = read_patent(test_data / "uspto" / "US08930553.xml")
     assert doc.date == "2015-01-06"
     assert doc.application_date == "2012-10-09"
     assert doc.ipc_classes == ["G06F 15/16"]
@@ -194,12 +194,12 @@ def test_uspto_bibliographic_fields(shared_data):
     assert doc.inventors == ["Nissim, Nitzan", "Pulito, Brian", "Zinger, Asaf"]
     assert doc.applicants == ["International Business Machines Corporation"]
     assert doc.claims["EN"][0].text.startswith("1. A system for processing mid-dialog SIP messages")
-    old = read_patent(shared_data / "uspto" / "US06859910.xml")
+    old = read_patent(test_data / "uspto" / "US06859910.xml")
     assert old.ipc_classes == ["G06F 15/00", "G06F 17/00", "G06F 17/21", "G06F 17/24"]
 
 
-def test_uspto_description_xpaths_follow_nesting(shared_data):
-    doc = read_patent(shared_data / "uspto" / "US08930553.xml")
+def test_uspto_description_xpaths_follow_nesting(test_data):
+    doc = read_patent(test_data / "uspto" / "US08930553.xml")
     paths = [p.xpath for p in doc.description]
     assert paths[0] == "/us-patent-grant/description/heading[1]"
     assert paths[1] == "/us-patent-grant/description/p[1]"
@@ -207,8 +207,8 @@ def test_uspto_description_xpaths_follow_nesting(shared_data):
     assert "/us-patent-grant/description/description-of-drawings/p[6]" in paths
 
 
-def test_pre_v4_uspto_file_is_refused_with_reason(shared_data):
-    path = shared_data / "uspto" / "US20010000044A1.xml"
+def test_pre_v4_uspto_file_is_refused_with_reason(test_data):
+    path = test_data / "uspto" / "US20010000044A1.xml"
     with pytest.raises(InputFormatError) as caught:
         read_patent(path)
     assert str(caught.value) == (
@@ -217,11 +217,11 @@ def test_pre_v4_uspto_file_is_refused_with_reason(shared_data):
     )
 
 
-def test_iter_patents_over_the_sample_folders_skipping_the_unsupported_one(shared_data):
+def test_iter_patents_over_the_sample_folders_skipping_the_unsupported_one(test_data):
     errors = []
     documents = list(
         iter_patents(
-            [shared_data / "uspto", *sorted((shared_data / "clefip").glob("EP-*.xml"))],
+            [test_data / "uspto", *sorted((test_data / "clefip").glob("EP-*.xml"))],
             on_error="skip",
             errors=errors,
         )

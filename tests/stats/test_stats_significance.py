@@ -24,7 +24,7 @@ from pateval.stats import (
     wilcoxon_signed_rank,
 )
 
-# Sakai, Laboratory Experiments in Information Retrieval, table 5.1 (via ../shared/spec/measures.md).
+# Sakai, Laboratory Experiments in Information Retrieval, table 5.1 (restated in the project spec of the measures).
 SAKAI_A = [0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50, 0.20, 0.10]
 SAKAI_B = [0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30, 0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60, 0.30, 0.20]
 
