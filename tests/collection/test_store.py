@@ -23,22 +23,21 @@ def real_store(test_data, tmp_path_factory):
 
 def test_summary_counts(real_store):
     _, summary = real_store
-    # 7 USPTO files (one pre-v4.0, refused) + 3 CLEF-IP files.
-    assert (summary.files, summary.documents, len(summary.errors)) == (10, 9, 1)
-    assert summary.errors[0].path.endswith("US20010000044A1.xml")
-    assert summary.total_documents == 9
+    # 7 USPTO files (one a 2001 application, pap v1.5) + 3 CLEF-IP files.
+    assert (summary.files, summary.documents, len(summary.errors)) == (10, 10, 0)
+    assert summary.total_documents == 10
 
 
 def test_table_sizes(real_store):
     out, _ = real_store
     with CorpusStore(out) as store:
-        assert store.count() == 9
-        # Claims: EP-1000000-A1 11, EP-1010180-B1 3 x 20, USPTO 2 + 17 + 31 + 8 + 10 + 21.
-        assert store.count("claims") == 11 + 60 + 89
+        assert store.count() == 10
+        # Claims: EP-1000000-A1 11, EP-1010180-B1 3 x 20, USPTO 2 + 17 + 31 + 8 + 10 + 21 + 21 (2001).
+        assert store.count("claims") == 11 + 60 + 89 + 21
         # Citations: EP-0050001-A2 6, EP-1000000-A1 3, USPTO grants 8 + 78 + 130 + 16.
         assert store.count("citations") == 6 + 3 + 8 + 78 + 130 + 16
-        # Passages: 22 + 40 (CLEF-IP) + 68 + 177 + 312 + 42 + 35 + 197 (USPTO).
-        assert store.count("passages") == 22 + 40 + 68 + 177 + 312 + 42 + 35 + 197
+        # Passages: 22 + 40 (CLEF-IP) + 68 + 177 + 312 + 42 + 35 + 197 + 46 (USPTO).
+        assert store.count("passages") == 22 + 40 + 68 + 177 + 312 + 42 + 35 + 197 + 46
         with pytest.raises(ParameterError):
             store.count("families")
 
@@ -56,7 +55,7 @@ def test_claims_and_dependencies_come_back(real_store):
             "SELECT ucid, count(*) AS n FROM claims WHERE is_independent AND lang = 'EN' GROUP BY ucid ORDER BY ucid"
         )
         assert dict(zip(independent["ucid"], independent["n"])) == {
-            "EP-1000000-A1": 1, "EP-1010180-B1": 1, "US-20050004437-A1": 1, "US-20050004974-A1": 2,
+            "US-20010000044-A1": 3, "EP-1000000-A1": 1, "EP-1010180-B1": 1, "US-20050004437-A1": 1, "US-20050004974-A1": 2,
             "US-6859910-B2": 1, "US-7272630-B2": 3, "US-8926509-B2": 6, "US-8930553-B2": 2,
         }
 
@@ -85,7 +84,7 @@ def test_documents_table(real_store):
         titles = store.sql("SELECT title['FR'] AS fr FROM documents WHERE ucid = 'EP-1010180-B1'")
         assert titles["fr"].iloc[0] == "MEMOIRE MORTE ET DISPOSITIFS A MEMOIRE MORTE"
         assert store.documents(["ucid"], where="country = 'US'")["ucid"].tolist() == [
-            "US-20050004437-A1", "US-20050004974-A1", "US-6859910-B2", "US-7272630-B2", "US-8926509-B2", "US-8930553-B2",
+            "US-20010000044-A1", "US-20050004437-A1", "US-20050004974-A1", "US-6859910-B2", "US-7272630-B2", "US-8926509-B2", "US-8930553-B2",
         ]
         with pytest.raises(ParameterError, match="documents has no column 'words'"):
             store.documents(["words"])
@@ -94,7 +93,7 @@ def test_documents_table(real_store):
         assert store.duplicates().empty
         files = store.files()
         assert len(files) == 10 and set(files.columns) >= {"path", "size", "mtime_ns", "sha256", "documents"}
-        assert store.errors()["line"].tolist() == [1]
+        assert store.errors().empty
 
 
 def test_parquet_schema_matches_declared_schema(real_store):

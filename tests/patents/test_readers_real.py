@@ -207,17 +207,12 @@ def test_uspto_description_xpaths_follow_nesting(test_data):
     assert "/us-patent-grant/description/description-of-drawings/p[6]" in paths
 
 
-def test_pre_v4_uspto_file_is_refused_with_reason(test_data):
-    path = test_data / "uspto" / "US20010000044A1.xml"
-    with pytest.raises(InputFormatError) as caught:
-        read_patent(path)
-    assert str(caught.value) == (
-        f"{path}, line 1: USPTO full text older than ICE XML v4.0 is not supported "
-        "(expected us-patent-grant or us-patent-application, found 'patent-application-publication')"
-    )
+def test_pre_v4_uspto_application_is_read(test_data):
+    # A 2001 application (pap v1.5): read by pateval.patents.uspto_pap (tests/patents/test_uspto_legacy.py).
+    assert read_patent(test_data / "uspto" / "US20010000044A1.xml").ucid == "US-20010000044-A1"
 
 
-def test_iter_patents_over_the_sample_folders_skipping_the_unsupported_one(test_data):
+def test_iter_patents_over_the_sample_folders(test_data):
     errors = []
     documents = list(
         iter_patents(
@@ -226,5 +221,5 @@ def test_iter_patents_over_the_sample_folders_skipping_the_unsupported_one(test_
             errors=errors,
         )
     )
-    assert len(documents) == 6 + 3
-    assert [(e.path.rsplit("/", 1)[-1], e.line) for e in errors] == [("US20010000044A1.xml", 1)]
+    assert len(documents) == 7 + 3
+    assert errors == []

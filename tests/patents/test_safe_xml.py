@@ -222,7 +222,8 @@ def test_unknown_root(tmp_path):
         read_patent(path)
     assert str(caught.value) == (
         f"{path}, line 1: not a patent document "
-        "(expected patent-document or us-patent-grant or us-patent-application, found 'topic')"
+        "(expected patent-document or us-patent-grant or us-patent-application or "
+        "patent-application-publication or PATDOC, found 'topic')"
     )
 
 

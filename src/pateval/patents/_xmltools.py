@@ -18,31 +18,53 @@ from .safexml import element_text
 LEAF_TAGS = frozenset({"p", "heading", "claim"})
 
 
-def indexed_children(parent: etree._Element, parent_path: str) -> Iterator[tuple[etree._Element, str]]:
-    """The element children of ``parent`` with their XPaths in the CLEF-IP convention."""
+def indexed_children(
+    parent: etree._Element, parent_path: str, *, leaf_tags: frozenset[str] = LEAF_TAGS
+) -> Iterator[tuple[etree._Element, str]]:
+    """The element children of ``parent`` with their XPaths in the CLEF-IP convention
+    (``leaf_tags`` are always indexed; other formats name their paragraphs otherwise)."""
     children = [child for child in parent if isinstance(child.tag, str)]
     totals = Counter(child.tag for child in children)
     seen: Counter[str] = Counter()
     for child in children:
         tag = child.tag
         seen[tag] += 1
-        if tag in LEAF_TAGS or totals[tag] > 1:
+        if tag in leaf_tags or totals[tag] > 1:
             yield child, f"{parent_path}/{tag}[{seen[tag]}]"
         else:
             yield child, f"{parent_path}/{tag}"
 
 
-def description_passages(description: etree._Element, path: str, lang: str | None) -> list[Passage]:
-    """Paragraphs and headings of one description element, at any depth, in order."""
+_SKIPPED = frozenset({"tables", "maths", "chemistry", "img", "figure"})
+
+
+def description_passages(
+    description: etree._Element,
+    path: str,
+    lang: str | None,
+    *,
+    paragraph_tags: frozenset[str] = frozenset({"p"}),
+    heading_tags: frozenset[str] = frozenset({"heading"}),
+    skipped_tags: frozenset[str] = _SKIPPED,
+    text_of=element_text,
+) -> list[Passage]:
+    """Paragraphs and headings of one description element, at any depth, in order.
+
+    The tag sets default to ICE / CLEF-IP (``p``, ``heading``; tables, formulas,
+    chemistry and images skipped); the older USPTO formats pass their own, and
+    ``text_of`` when a paragraph carries parts that are not its text (a number).
+    """
     passages: list[Passage] = []
+    leaf_tags = paragraph_tags | heading_tags | LEAF_TAGS
 
     def walk(element: etree._Element, element_path: str) -> None:
-        for child, child_path in indexed_children(element, element_path):
-            if child.tag == "p" or child.tag == "heading":
-                text = element_text(child)
+        for child, child_path in indexed_children(element, element_path, leaf_tags=leaf_tags):
+            tag = child.tag
+            if tag in paragraph_tags or tag in heading_tags:
+                text = text_of(child)
                 if text:
-                    passages.append(Passage(child_path, text, child.tag == "heading", lang))
-            elif child.tag not in ("tables", "maths", "chemistry", "img", "figure"):
+                    passages.append(Passage(child_path, text, tag in heading_tags, lang))
+            elif tag not in skipped_tags:
                 walk(child, child_path)
 
     walk(description, path)
@@ -142,12 +164,24 @@ def lang_code(text: str | None) -> str | None:
     return text.strip().upper() or None
 
 
-def read_claims(claims_element: etree._Element, claims_path: str) -> list[Claim]:
+def read_claims(
+    claims_element: etree._Element,
+    claims_path: str,
+    *,
+    claim_tag: str = "claim",
+    ref_tag: str = "claim-ref",
+    ref_attribute: str = "idref",
+    id_attribute: str = "id",
+    number_of=None,
+) -> list[Claim]:
     """The ``claim`` children of a claims element, numbered, with XPaths and dependencies.
 
     Dependencies come from ``claim-ref`` (an idref naming a claim id, or a range of claims
     ``CLM-00001-00005`` as some USPTO years write) and from the claim text
-    (:func:`pateval.patents.claims.resolve_dependencies`). Shared by the CLEF-IP and USPTO readers.
+    (:func:`pateval.patents.claims.resolve_dependencies`). Shared by the CLEF-IP and USPTO readers;
+    the older USPTO formats name the elements otherwise (``CLM``/``CLREF ID=``,
+    ``dependent-claim-reference depends_on=``) and number claims by their id
+    (``number_of(element, position)``).
     """
     numbers: list[int] = []
     paths: list[str] = []
@@ -155,17 +189,18 @@ def read_claims(claims_element: etree._Element, claims_path: str) -> list[Claim]
     ids: dict[str, int] = {}
     refs: list[list[str]] = []
     position = 0
-    for child, path in indexed_children(claims_element, claims_path):
-        if child.tag != "claim":
+    leaf_tags = LEAF_TAGS | {claim_tag}
+    for child, path in indexed_children(claims_element, claims_path, leaf_tags=leaf_tags):
+        if child.tag != claim_tag:
             continue
         position += 1
-        number = claim_number(child.get("num"), position)
+        number = claim_number(child.get("num"), position) if number_of is None else number_of(child, position)
         numbers.append(number)
         paths.append(path)
         texts.append(element_text(child))
-        if child.get("id"):
-            ids[child.get("id")] = number
-        refs.append([r.get("idref", "") for r in child.iter("claim-ref")])
+        if child.get(id_attribute):
+            ids[child.get(id_attribute)] = number
+        refs.append([r.get(ref_attribute, "") for r in child.iter(ref_tag)])
     targets = []
     for claim_refs in refs:
         resolved = []
@@ -180,3 +215,23 @@ def read_claims(claims_element: etree._Element, claims_path: str) -> list[Claim]
         targets.append(resolved)
     dependencies = resolve_dependencies(numbers, texts, targets)
     return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies)]
+
+
+_IPC_FIXED_WIDTH = re.compile(r"([A-H]\d{2}[A-Z])([ \d]{3})(\d{2,6})")
+
+
+def ipc_fixed_width(text: str | None) -> str | None:
+    """An IPC symbol as the USPTO wrote it before 2005, in fixed-width fields without a
+    slash: four characters of subclass, the main group right-aligned in three, the
+    subgroup after (``"G06F 1516"`` -> ``"G06F 15/16"``, ``"B60R  900"`` -> ``"B60R 9/00"``).
+    A symbol written with a slash is read by :func:`ipc_symbol`. None when neither fits.
+    """
+    if not text:
+        return None
+    if "/" in text:
+        return ipc_symbol(text)
+    match = _IPC_FIXED_WIDTH.fullmatch(text.strip().upper())
+    if match is None or not match.group(2).strip().isdigit():
+        return None
+    subclass, group, subgroup = match.groups()
+    return f"{subclass} {int(group)}/{subgroup}"

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ..errors import InputFormatError, ParameterError, malformed
-from . import clefip, uspto
+from . import clefip, uspto, uspto_aps, uspto_pap, uspto_patdoc
 from .records import PatentDocument
 from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, XmlDocument, iter_xml_documents
 
@@ -20,14 +20,15 @@ __all__ = ["ReadError", "read_patent", "iter_patents", "iter_file", "SUPPORTED_R
 _READERS: dict[str, Callable[[XmlDocument], PatentDocument]] = {
     clefip.ROOT_TAG: clefip.read_clefip_document,
     **{tag: uspto.read_uspto_document for tag in uspto.ROOT_TAGS},
+    uspto_pap.PAP_ROOT_TAG: uspto_pap.read_pap_document,
+    uspto_patdoc.PATDOC_ROOT_TAG: uspto_patdoc.read_patdoc_document,
 }
 
 #: Root elements this module reads.
 SUPPORTED_ROOTS = tuple(_READERS)
 
-# USPTO full text before ICE v4.0 (2001-2004 applications, SGML-era grants): recognised
-# so that the error says what the file is rather than only "unsupported".
-_OLD_USPTO_ROOTS = {"patent-application-publication", "PATDOC", "us-patent-grant-v1"}
+# USPTO roots no reader takes: recognised so that the error says what the file is.
+_OLD_USPTO_ROOTS = {"us-patent-grant-v1"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +82,11 @@ def iter_file(
     when ``on_error="skip"``."""
     if on_error not in ("stop", "skip"):
         raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
+    if not os.fspath(path).endswith(_XML_SUFFIXES) and uspto_aps.is_aps_file(path):
+        # USPTO grants 1976-2001, APS text: not XML.
+        for item in uspto_aps.iter_aps_documents(path, on_error=on_error, max_document_bytes=max_document_bytes):
+            yield ReadError.from_error(item) if isinstance(item, InputFormatError) else item
+        return
     for item in iter_xml_documents(path, on_error=on_error, max_document_bytes=max_document_bytes):
         if isinstance(item, InputFormatError):
             yield ReadError.from_error(item)
@@ -144,12 +150,20 @@ def read_patent(path: str | os.PathLike[str]) -> PatentDocument:
     return found[0]
 
 
-_PATENT_SUFFIXES = (".xml", ".xml.gz", ".xml.bz2", ".XML")
+_XML_SUFFIXES = (".xml", ".xml.gz", ".xml.bz2", ".XML")
+_PATENT_SUFFIXES = (*_XML_SUFFIXES, *uspto_aps.APS_SUFFIXES)
+
+
+def _is_patent_file(name: str) -> bool:
+    # The USPTO's APS weekly files are pftapsYYYYMMDD_wkNN.txt (any other .txt in a
+    # corpus folder is not taken for a patent file).
+    return name.endswith(_PATENT_SUFFIXES) or (name.startswith("pftaps") and name.endswith((".txt", ".txt.gz")))
 
 
 def expand_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
     """Files named by ``paths``: files as given, directories searched recursively for
-    ``*.xml`` (also ``.xml.gz``, ``.xml.bz2``), in sorted order."""
+    ``*.xml`` (also ``.xml.gz``, ``.xml.bz2``) and APS text files (``*.aps``,
+    ``*.greenbook``, ``pftaps*.txt``), in sorted order."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[str] = []
@@ -159,7 +173,7 @@ def expand_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
             found = []
             for folder, subfolders, names in os.walk(name):
                 subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
-                found.extend(os.path.join(folder, n) for n in names if n.endswith(_PATENT_SUFFIXES) and not n.startswith("."))
+                found.extend(os.path.join(folder, n) for n in names if _is_patent_file(n) and not n.startswith("."))
             files.extend(sorted(found))
         elif os.path.exists(name):
             files.append(name)

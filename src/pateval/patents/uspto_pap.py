@@ -1,0 +1,158 @@
+"""USPTO pre-grant publications of 2001-2004 (``patent-application-publication``, DTD
+``pap-v15-2001-01-31`` and ``pap-v16-2002-01-01``) to :class:`PatentDocument`.
+
+The same record as an ICE v4.x application (:mod:`pateval.patents.uspto`): one language
+(English), the ucid ``US-20010000044-A1``, description paragraphs and headings with
+XPaths in the CLEF-IP convention (``/patent-application-publication/subdoc-description/
+summary-of-invention/section[1]/paragraph[2]``), claims with dependencies from
+``dependent-claim-reference depends_on="CLM-00001"`` and from the claim words.
+
+What differs from ICE: paragraphs carry their number as a child element
+(``<number>[0001]</number>``), which ICE keeps in an attribute; it is left out of the text
+so that the two eras give the same paragraph text. Claims have no ``num`` attribute; their
+number comes from the id (``CLM-00003`` -> 3). These publications list no citations.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from ..errors import malformed
+from ._xmltools import (
+    child_text,
+    description_passages,
+    indexed_children,
+    iso_date,
+    ipc_symbol,
+    read_claims,
+    unique,
+)
+from .records import PatentDocument, make_ucid
+from .safexml import XmlDocument, element_text
+from .uspto import uspto_number
+
+__all__ = ["PAP_ROOT_TAG", "read_pap_document"]
+
+PAP_ROOT_TAG = "patent-application-publication"
+
+_PARAGRAPHS = frozenset({"paragraph"})
+_HEADINGS = frozenset({"heading"})
+# Tables, formulas set apart, chemistry and drawings are not passages (as in ICE).
+_SKIPPED = frozenset({"table-cwu", "table", "math-cwu", "chemistry-cwu", "figure", "image", "subdoc-drawings"})
+_CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
+
+
+def paragraph_text(paragraph: etree._Element) -> str:
+    """A paragraph's text without its ``<number>`` child (ICE keeps the number in an
+    attribute, so the texts of the two eras agree). The number is taken out of the
+    tree, which is read once."""
+    for number in paragraph.findall("number"):
+        tail = number.tail
+        previous = number.getprevious()
+        if tail:
+            if previous is not None:
+                previous.tail = (previous.tail or "") + tail
+            else:
+                paragraph.text = (paragraph.text or "") + tail
+        paragraph.remove(number)
+    return element_text(paragraph)
+
+
+def claim_number_from_id(claim: etree._Element, position: int) -> int:
+    """``CLM-00003`` -> 3; the claim's position when the id is missing or odd."""
+    match = _CLAIM_ID.search(claim.get("id") or "")
+    return int(match.group(1)) if match else position
+
+
+def read_pap_document(document: XmlDocument) -> PatentDocument:
+    """Turn one parsed ``patent-application-publication`` into a record."""
+    root = document.root
+    if root.tag != PAP_ROOT_TAG:
+        malformed(document.path, document.first_line, "not a USPTO application publication (2001-2004)",
+                  expected=PAP_ROOT_TAG, found=str(root.tag))
+    bibliographic = root.find("subdoc-bibliographic-information")
+    if bibliographic is None:
+        malformed(document.path, document.first_line, "USPTO application without bibliographic data",
+                  expected="subdoc-bibliographic-information")
+    identity = bibliographic.find("document-id")
+    raw_number = child_text(identity, "doc-number")
+    if not raw_number:
+        malformed(document.path, document.line_of(bibliographic), "USPTO application without a publication number",
+                  expected="subdoc-bibliographic-information/document-id/doc-number")
+    country = (child_text(identity, "country-code") or "US").upper()
+    number = uspto_number(raw_number, country)
+    kind = (child_text(identity, "kind-code") or "").upper()
+    lang = "EN"
+
+    title = {}
+    title_text = child_text(bibliographic, "technical-information/title-of-invention")
+    if title_text:
+        title[lang] = title_text
+    abstract = {}
+    for element in root.iterfind("subdoc-abstract"):
+        text = "\n".join(t for t in (paragraph_text(p) for p in element.iter("paragraph")) if t) or element_text(element)
+        if text:
+            abstract.setdefault(lang, text)
+
+    root_path = f"/{root.tag}"
+    description = []
+    claims = {}
+    for child, path in indexed_children(root, root_path):
+        if child.tag == "subdoc-description":
+            description.extend(description_passages(
+                child, path, lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
+                skipped_tags=_SKIPPED, text_of=paragraph_text,
+            ))
+        elif child.tag == "subdoc-claims" and lang not in claims:
+            claims[lang] = read_claims(child, path, ref_tag="dependent-claim-reference",
+                                       ref_attribute="depends_on", number_of=claim_number_from_id)
+
+    return PatentDocument(
+        ucid=make_ucid(country, number, kind or None),
+        country=country,
+        doc_number=number,
+        kind=kind,
+        family_id=None,
+        lang=lang,
+        date=iso_date(child_text(identity, "document-date")),
+        application_date=iso_date(child_text(bibliographic, "domestic-filing-data/filing-date")),
+        priority_dates=unique(
+            iso_date(child_text(priority, "filing-date")) for priority in bibliographic.iterfind("foreign-priority-data")
+        ),
+        title=title,
+        abstract=abstract,
+        description=description,
+        claims=claims,
+        ipc_classes=unique(
+            ipc_symbol(element.text)
+            for element in bibliographic.iterfind("technical-information/classification-ipc/*/ipc")
+        ),
+        citations=[],
+        applicants=unique(_assignee(a) for a in bibliographic.iterfind("assignee")),
+        inventors=unique(
+            _person(inventor.find("name"))
+            for inventor in bibliographic.iterfind("inventors/*")
+            if inventor.tag in ("first-named-inventor", "inventor")
+        ),
+        source_path=document.path,
+    )
+
+
+def _person(name: etree._Element | None) -> str | None:
+    """``family-name, given-name middle-name`` (the "last, first" form the other readers give)."""
+    if name is None:
+        return None
+    family = child_text(name, "family-name") or ""
+    given = " ".join(t for t in (child_text(name, "given-name"), child_text(name, "middle-name")) if t)
+    if family and given:
+        return f"{family}, {given}"
+    return family or given or None
+
+
+def _assignee(assignee: etree._Element) -> str | None:
+    organisation = child_text(assignee, "organization-name")
+    if organisation:
+        return organisation
+    return _person(assignee.find("name"))

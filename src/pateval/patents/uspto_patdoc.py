@@ -1,0 +1,157 @@
+"""USPTO grants of 2002-2004 in the ST.32 XML of DTD v2.4 / v2.5 (root ``PATDOC``) to
+:class:`PatentDocument`.
+
+The same record as an ICE v4.x grant (:mod:`pateval.patents.uspto`). The format names its
+fields by WIPO ST.32 codes: ``B110`` publication number, ``B130`` kind, ``B140`` date,
+``B220`` filing date, ``B320`` priority dates, ``B511``/``B512`` IPC (fixed width, no
+slash: ``G06F 1516``), ``B540`` title, ``B561`` cited patents (``CITED-BY-EXAMINER`` or
+``CITED-BY-OTHER``), ``B721`` inventors, ``B731`` assignees; text sits in ``PDAT``
+elements. The description (``SDODE``) holds headings ``H`` and paragraphs ``PARA``
+(XPaths such as ``/PATDOC/SDODE/BRFSUM/BTEXT/PARA[3]``); claims (``SDOCL/CL/CLM``) refer to
+each other with ``CLREF ID="CLM-00001"`` and in words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from ..errors import malformed
+from ._xmltools import (
+    child_text,
+    description_passages,
+    indexed_children,
+    iso_date,
+    ipc_fixed_width,
+    read_claims,
+    unique,
+)
+from .records import Citation, PatentDocument, make_ucid
+from .safexml import XmlDocument, element_text
+from .uspto import uspto_number
+
+__all__ = ["PATDOC_ROOT_TAG", "read_patdoc_document"]
+
+PATDOC_ROOT_TAG = "PATDOC"
+
+_PARAGRAPHS = frozenset({"PARA"})
+_HEADINGS = frozenset({"H"})
+# Tables, formulas, chemistry and images are not passages (as in ICE).
+_SKIPPED = frozenset({"CWU", "TABLE-US", "MATH-US", "CHEM-US", "EMI", "SDODR"})
+_CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
+
+
+def _claim_number(claim: etree._Element, position: int) -> int:
+    match = _CLAIM_ID.search(claim.get("ID") or "")
+    return int(match.group(1)) if match else position
+
+
+def read_patdoc_document(document: XmlDocument) -> PatentDocument:
+    """Turn one parsed ``PATDOC`` (grant, DTD v2.4 or v2.5) into a record."""
+    root = document.root
+    if root.tag != PATDOC_ROOT_TAG:
+        malformed(document.path, document.first_line, "not a USPTO ST.32 grant (2002-2004)",
+                  expected=PATDOC_ROOT_TAG, found=str(root.tag))
+    bibliographic = root.find("SDOBI")
+    if bibliographic is None:
+        malformed(document.path, document.first_line, "USPTO grant without bibliographic data", expected="SDOBI")
+    raw_number = child_text(bibliographic, "B100/B110/DNUM")
+    if not raw_number:
+        malformed(document.path, document.line_of(bibliographic), "USPTO grant without a publication number",
+                  expected="SDOBI/B100/B110/DNUM")
+    country = (child_text(bibliographic, "B100/B190") or "US").upper()
+    number = uspto_number(raw_number, country)
+    kind = (child_text(bibliographic, "B100/B130") or "").upper()
+    lang = "EN"
+
+    title = {}
+    title_text = child_text(bibliographic, "B500/B540")
+    if title_text:
+        title[lang] = title_text
+    abstract = {}
+    for element in root.iterfind("SDOAB"):
+        text = "\n".join(t for t in (element_text(p) for p in element.iter("PARA")) if t) or element_text(element)
+        if text:
+            abstract.setdefault(lang, text)
+
+    root_path = f"/{root.tag}"
+    description = []
+    claims = {}
+    for child, path in indexed_children(root, root_path):
+        if child.tag == "SDODE":
+            description.extend(description_passages(
+                child, path, lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS, skipped_tags=_SKIPPED,
+            ))
+        elif child.tag == "SDOCL" and lang not in claims:
+            found = []
+            for claims_element, claims_path in indexed_children(child, path):
+                if claims_element.tag == "CL":
+                    found.extend(read_claims(claims_element, claims_path, claim_tag="CLM", ref_tag="CLREF",
+                                             ref_attribute="ID", id_attribute="ID", number_of=_claim_number))
+            claims[lang] = found
+
+    return PatentDocument(
+        ucid=make_ucid(country, number, kind or None),
+        country=country,
+        doc_number=number,
+        kind=kind,
+        family_id=None,
+        lang=lang,
+        date=iso_date(child_text(bibliographic, "B100/B140/DATE")),
+        application_date=iso_date(child_text(bibliographic, "B200/B220/DATE")),
+        priority_dates=unique(iso_date(child_text(p, "B320/DATE")) for p in bibliographic.iterfind("B300")),
+        title=title,
+        abstract=abstract,
+        description=description,
+        claims=claims,
+        ipc_classes=unique(
+            # The raw text: the fixed-width fields live on its spaces.
+            ipc_fixed_width("".join(element.itertext()))
+            for element in bibliographic.iterfind("B500/B510/*")
+            if element.tag in ("B511", "B512")
+        ),
+        citations=_citations(bibliographic),
+        applicants=unique(_party(p) for p in bibliographic.iterfind("B700/B730/B731/PARTY-US")),
+        inventors=unique(_party(p) for p in bibliographic.iterfind("B700/B720/B721/PARTY-US")),
+        source_path=document.path,
+    )
+
+
+def _citations(bibliographic: etree._Element) -> list[Citation]:
+    citations = []
+    for entry in bibliographic.iterfind("B500/B560/B561"):
+        cited = entry.find("PCIT/DOC")
+        if cited is None:
+            continue
+        raw_number = child_text(cited, "DNUM")
+        if not raw_number:
+            continue
+        country = (child_text(cited, "CTRY") or "US").upper()
+        number = uspto_number(raw_number, country)
+        kind = (child_text(cited, "KIND") or "").upper() or None
+        # The marker follows PCIT inside B561 (a few files put it inside PCIT).
+        by_examiner = next(entry.iter("CITED-BY-EXAMINER"), None) is not None
+        citations.append(Citation(
+            cited_ucid=make_ucid(country, number, kind),
+            cited_country=country,
+            cited_number=number,
+            cited_kind=kind,
+            source="examiner" if by_examiner else "other",
+        ))
+    return citations
+
+
+def _party(party: etree._Element) -> str | None:
+    """An organisation name, or ``surname, first names`` (the form the other readers give)."""
+    name = party.find("NAM")
+    if name is None:
+        return None
+    organisation = child_text(name, "ONM")
+    if organisation:
+        return organisation
+    surname = child_text(name, "SNM") or ""
+    first = child_text(name, "FNM") or ""
+    if surname and first:
+        return f"{surname}, {first}"
+    return surname or first or None
