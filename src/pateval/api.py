@@ -51,6 +51,7 @@ __all__ = [
     "example_files",
     "generate_corpus",
     "ingest_corpus",
+    "verify_corpus",
     "iter_patents",
     "list_measures",
     "open_corpus",
@@ -339,8 +340,10 @@ def ingest_corpus(
     on_error: str = "stop",
     memory_limit: str | None = None,
     progress: bool = False,
+    wait: float = 0.0,
 ):
-    """Parse patent XML files (CLEF-IP / MAREC, USPTO ICE) once into a corpus store.
+    """Parse patent XML files (CLEF-IP / MAREC, USPTO ICE and the older USPTO formats)
+    once into a corpus store.
 
     Parameters
     ----------
@@ -359,6 +362,8 @@ def ingest_corpus(
         DuckDB memory limit to keep as the store's default for queries (``"4GB"``).
     progress : bool
         Show a progress bar on stderr.
+    wait : float
+        Seconds to wait for another ingest writing to the same store (0: refuse at once).
 
     Returns
     -------
@@ -368,8 +373,25 @@ def ingest_corpus(
 
     return ingest(
         paths, out, workers=workers, scheduler=scheduler, on_error=on_error,
-        memory_limit=memory_limit, progress=progress,
+        memory_limit=memory_limit, progress=progress, wait=wait,
     )
+
+
+# ---- corpus store integrity (verify, repair, drop) ------------------------------------------
+
+
+def verify_corpus(store, *, quick: bool = False, repair: bool = False, drop: bool = False, wait: float = 0.0):
+    """Check every part of a corpus store against its manifest (size and SHA-256, or sizes
+    only with ``quick``); with ``repair``, ingest the source files of each damaged batch
+    again; with ``drop``, remove the damaged batches.
+
+    Returns a :class:`pateval.collection.ingest.StoreVerification` (damaged parts, repaired
+    or dropped batches, the ucids of dropped documents). See
+    :func:`pateval.collection.ingest.verify_store`.
+    """
+    from .collection.ingest import verify_store
+
+    return verify_store(store, quick=quick, repair=repair, drop=drop, wait=wait)
 
 
 def open_corpus(path, *, memory_limit: str | None = None, threads: int | None = None):

@@ -162,9 +162,10 @@ def _add_corpus(commands) -> None:
     ingest = sub.add_parser(
         "ingest",
         help="parse CLEF-IP / MAREC and USPTO XML files once into a store (resumable)",
-        description="Parse patent XML files (CLEF-IP / MAREC patent-document, USPTO us-patent-grant / "
-        "us-patent-application v4.0+, one or many documents per file, .gz/.bz2 too) into a corpus store. "
-        "An existing store is resumed: files already in it are skipped.",
+        description="Parse patent files (CLEF-IP / MAREC patent-document, USPTO us-patent-grant / "
+        "us-patent-application v4.0+, USPTO applications 2001-2004 and grants 2001-2004 in their older XML, "
+        "USPTO grants 1976-2001 in APS text; one or many documents per file, .gz/.bz2 too) into a corpus store. "
+        "An existing store is resumed: files already in it are skipped. One ingest writes to a store at a time.",
     )
     ingest.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE", help="XML files or directories (searched recursively)")
     ingest.add_argument("--out", required=True, metavar="STORE", help="store directory (created, or resumed)")
@@ -175,6 +176,8 @@ def _add_corpus(commands) -> None:
                         help="stop at the first bad document (default), or skip it, report it and go on")
     ingest.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit kept as the store's default (e.g. 4GB)")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ingest.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                        help="wait this long for another ingest writing to the store (default: refuse at once)")
     ingest.set_defaults(run=_run_corpus_ingest)
 
 
@@ -183,7 +186,7 @@ def _run_corpus_ingest(args) -> int:
 
     summary = api.ingest_corpus(
         args.inputs, args.out, workers=args.workers, scheduler=args.scheduler, on_error=args.on_error,
-        memory_limit=args.memory_limit, progress=not args.no_progress and sys.stderr.isatty(),
+        memory_limit=args.memory_limit, progress=not args.no_progress and sys.stderr.isatty(), wait=args.wait,
     )
     for error in summary.errors:
         print(f"pateval: skipped: {error.message}", file=sys.stderr)
@@ -215,6 +218,49 @@ def _run_corpus_lengths(args) -> int:
 
     lengths = api.corpus_doc_lengths(args.store, out=args.out)
     print(f"{len(lengths)} document lengths written to {args.out}")
+    return 0
+
+
+@command
+def _add_corpus_verify(commands) -> None:
+    sub = _subcommands_of(commands, "corpus", help="patent corpora: ingest, verify", dest="corpus_command")
+    p = sub.add_parser(
+        "verify",
+        help="check every part of a store against its manifest (size, SHA-256); repair or drop damaged batches",
+        description="Check every committed Parquet part of a corpus store against the size and SHA-256 its batch "
+        "manifest records. Exit status 0: no damage (or all of it repaired or dropped); 1: damage found. "
+        "--repair ingests the source files of each damaged batch again (they must be unchanged); --drop removes "
+        "the damaged batches and lists the documents that went.",
+    )
+    p.add_argument("store", metavar="STORE", help="corpus store (from `pateval corpus ingest`)")
+    p.add_argument("--quick", action="store_true", help="compare sizes only (no checksums)")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--repair", action="store_true", help="re-ingest the source files of damaged batches")
+    action.add_argument("--drop", action="store_true", help="remove damaged batches, listing their documents")
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                   help="wait this long for an ingest writing to the store (repair and drop take its lock)")
+    p.set_defaults(run=_run_corpus_verify)
+
+
+def _run_corpus_verify(args) -> int:
+    from . import api
+
+    report = api.verify_corpus(args.store, quick=args.quick, repair=args.repair, drop=args.drop, wait=args.wait)
+    for part in report.damaged:
+        print(f"damaged: {part.path} (batch {part.batch}: {part.reason})")
+    for batch in report.unchecked_batches:
+        print(f"not checked: batch {batch} (written without part checksums by an older pateval)")
+    for batch in report.repaired_batches:
+        print(f"repaired: batch {batch}")
+    if report.dropped_batches:
+        print(f"dropped: batches {', '.join(map(str, report.dropped_batches))}, "
+              f"{len(report.dropped_documents)} documents: {' '.join(report.dropped_documents)}")
+    checked = "sizes" if report.mode == "quick" else "sizes and SHA-256"
+    print(f"store {report.store}: {report.parts_checked} parts checked ({checked}), "
+          f"{len(report.damaged)} damaged, {report.documents} documents")
+    if report.damaged and not report.ok:
+        print(f"pateval: {report.damaged[0].message(report.store)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -13,29 +13,49 @@ already holds with the same size and modification time (or, when those changed, 
 SHA-256), and removes the parts an interrupted run left behind. A file that changed since
 it was ingested is an error: its old rows cannot be told apart from new ones, so such a
 corpus goes into a new store.
+
+One writer at a time: an ingest holds the store's lock file (``.ingest.lock``, an
+``flock``) from before it looks at the committed batches until its last batch is
+committed. A second ingest into the same store refuses with a message naming the process
+that holds it, or, given ``wait`` seconds, waits for it and then skips every file the first
+one ingested, so nothing is written twice.
+
+Damage: :func:`verify_store` checks every committed part against its manifest (size and
+SHA-256), and repairs a damaged batch by ingesting its source files again (their paths
+and checksums are in the batch manifest) or drops it, saying which documents went.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputFormatError, ParameterError, malformed
 from ..patents.reader import ReadError, expand_paths, iter_file
 from .store import (
+    LOCK_NAME,
+    TABLES,
+    DamagedPart,
     PartWriter,
+    batch_ucids_path,
+    check_parts,
     committed_batches,
+    file_sha256,
+    part_path,
+    raise_if_damaged,
     read_store_manifest,
     remove_uncommitted_parts,
     write_batch_manifest,
+    write_batch_ucids,
     write_store_manifest,
 )
 
-__all__ = ["IngestSummary", "ingest", "ingest_batch", "plan_batches"]
+__all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock",
+           "verify_store"]
 
 DEFAULT_BATCH_BYTES = 64 * 1024 * 1024
 _HASH_BLOCK = 1 << 20
@@ -86,11 +106,52 @@ class IngestSummary:
 
 
 def _sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(_HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_sha256(path)
+
+
+@contextlib.contextmanager
+def store_lock(store: str | os.PathLike[str], *, wait: float = 0.0) -> Iterator[None]:
+    """Hold the store's writer lock (``STORE/.ingest.lock``) for the ``with`` block.
+
+    Another holder makes this wait up to ``wait`` seconds, then refuse with an
+    InputFormatError naming the process that holds the lock. Where ``fcntl`` does not
+    exist (Windows) no lock is taken.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        yield
+        return
+    folder = Path(store)
+    folder.mkdir(parents=True, exist_ok=True)
+    handle = open(folder / LOCK_NAME, "a+", encoding="utf-8")
+    try:
+        deadline = time.monotonic() + max(0.0, wait)
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    handle.seek(0)
+                    holder = handle.read().strip() or "another process"
+                    waited = f" after waiting {wait:g} s" if wait > 0 else ""
+                    malformed(folder, None, f"another pateval ingest is writing to this store ({holder}){waited}; "
+                                            "let it finish, or give --wait SECONDS to wait for it")
+                time.sleep(min(0.2, max(0.01, deadline - time.monotonic())))
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+            handle.flush()
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    finally:
+        handle.close()
 
 
 def ingest_batch(
@@ -131,11 +192,13 @@ def ingest_batch(
                 "documents": documents,
                 "errors": file_errors,
             })
-        writer.commit()
+        parts = writer.commit()
+        write_batch_ucids(store, batch, writer.ucids)
     except BaseException:
         writer.abort()
         raise
     return {
+        "parts": parts,
         "files": entries,
         "errors": errors,
         "documents": writer.documents,
@@ -186,15 +249,16 @@ def plan_batches(files: list[tuple[str, int]], *, workers: int, batch_bytes: int
 
 
 def _prepare_store(out: Path, memory_limit: str | None) -> dict[int, dict]:
-    """Create the store or open it for resuming; returns the committed batches."""
-    if out.exists() and not out.is_dir():
-        malformed(out, None, "the store path exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()):
+    """Create the store or open it for resuming; returns the committed batches. Runs
+    under the store lock."""
+    if out.is_dir() and any(entry.name != LOCK_NAME for entry in out.iterdir()):
         read_store_manifest(out)  # refuses a non-store directory
     else:
         out.mkdir(parents=True, exist_ok=True)
         write_store_manifest(out, {"memory_limit": memory_limit})
     committed = committed_batches(out)
+    # Adding to a damaged store would hide the damage under new batches.
+    raise_if_damaged(out, committed, mode="open")
     remove_uncommitted_parts(out, committed)
     return committed
 
@@ -239,6 +303,7 @@ def ingest(
     rows_per_group: int = 1000,
     progress: bool = False,
     scheduler_timeout: float = 30.0,
+    wait: float = 0.0,
 ) -> IngestSummary:
     """Parse patent XML files (or directories of them) into the corpus store ``out``.
 
@@ -267,6 +332,9 @@ def ingest(
         Show a progress bar (tqdm, on stderr) over the input bytes.
     scheduler_timeout : float
         Seconds to wait for the Dask scheduler to answer.
+    wait : float
+        Seconds to wait for another ingest into the same store to finish; 0 refuses at
+        once (an InputFormatError naming the process that writes to the store).
 
     Returns
     -------
@@ -284,6 +352,16 @@ def ingest(
     out_path = Path(out).absolute()
     # A file named twice (directly and through its folder) is read once.
     files = list(dict.fromkeys(os.path.abspath(p) for p in expand_paths(paths)))
+    if out_path.exists() and not out_path.is_dir():
+        malformed(out_path, None, "the store path exists and is not a directory")
+    with store_lock(out_path, wait=wait):
+        return _ingest_locked(files, out_path, started, workers=workers, scheduler=scheduler, on_error=on_error,
+                              memory_limit=memory_limit, batch_bytes=batch_bytes, rows_per_group=rows_per_group,
+                              progress=progress, scheduler_timeout=scheduler_timeout)
+
+
+def _ingest_locked(files, out_path, started, *, workers, scheduler, on_error, memory_limit, batch_bytes,
+                   rows_per_group, progress, scheduler_timeout) -> IngestSummary:
     committed = _prepare_store(out_path, memory_limit)
     todo, skipped = _files_to_do(files, committed)
     worker_count = workers or os.cpu_count() or 1
@@ -299,7 +377,8 @@ def ingest(
         bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True)
 
     def record(batch: int, result: dict) -> None:
-        write_batch_manifest(out_path, batch, {"files": result["files"], "errors": result["errors"], "documents": result["documents"]})
+        write_batch_manifest(out_path, batch, {"files": result["files"], "errors": result["errors"],
+                                               "documents": result["documents"], "parts": result["parts"]})
         summary.documents += result["documents"]
         summary.files += len(result["files"])
         summary.bytes += result["bytes"]
@@ -323,24 +402,31 @@ def ingest(
         if bar is not None:
             bar.close()
     summary.seconds = time.perf_counter() - started
+    summary.total_documents = _write_totals(out_path, memory_limit, {
+        "documents": summary.documents,
+        "files": summary.files,
+        "skipped_files": summary.skipped_files,
+        "errors": len(summary.errors),
+        "bytes": summary.bytes,
+        "seconds": round(summary.seconds, 3),
+    })
+    return summary
+
+
+def _write_totals(out_path: Path, memory_limit: str | None, last_ingest: dict | None) -> int:
+    """Rewrite manifest.json with the totals of the committed batches; returns the
+    number of documents."""
     all_batches = committed_batches(out_path)
-    summary.total_documents = sum(m.get("documents", 0) for m in all_batches.values())
+    total = sum(m.get("documents", 0) for m in all_batches.values())
     previous = read_store_manifest(out_path)
     write_store_manifest(out_path, {
         "memory_limit": memory_limit if memory_limit is not None else previous.get("memory_limit"),
-        "documents": summary.total_documents,
+        "documents": total,
         "files": sum(len(m.get("files", [])) for m in all_batches.values()),
         "batches": len(all_batches),
-        "last_ingest": {
-            "documents": summary.documents,
-            "files": summary.files,
-            "skipped_files": summary.skipped_files,
-            "errors": len(summary.errors),
-            "bytes": summary.bytes,
-            "seconds": round(summary.seconds, 3),
-        },
+        "last_ingest": last_ingest if last_ingest is not None else previous.get("last_ingest"),
     })
-    return summary
+    return total
 
 
 def _message(error: dict) -> str:
@@ -408,3 +494,162 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
     finally:
         client.close()
 
+
+
+# ---- verify, repair, drop ---------------------------------------------------------------
+
+
+@dataclass
+class StoreVerification:
+    """What :func:`verify_store` found and did.
+
+    Attributes
+    ----------
+    store : str
+    mode : {"quick", "full"}
+        Sizes only, or sizes and SHA-256.
+    parts_checked : int
+    unchecked_batches : list of int
+        Batches written without part checksums (by an older pateval): not checked.
+    damaged : list of DamagedPart
+        The damaged parts found (before any repair).
+    repaired_batches, dropped_batches : list of int
+    dropped_documents : list of str
+        The ucids of the documents that went with the dropped batches.
+    documents : int
+        Documents in the store afterwards.
+    """
+
+    store: str
+    mode: str
+    parts_checked: int = 0
+    unchecked_batches: list[int] = field(default_factory=list)
+    damaged: list[DamagedPart] = field(default_factory=list)
+    repaired_batches: list[int] = field(default_factory=list)
+    dropped_batches: list[int] = field(default_factory=list)
+    dropped_documents: list[str] = field(default_factory=list)
+    documents: int = 0
+
+    @property
+    def damaged_batches(self) -> list[int]:
+        return sorted({part.batch for part in self.damaged})
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is damaged, or everything damaged was repaired or dropped."""
+        return set(self.damaged_batches) <= set(self.repaired_batches) | set(self.dropped_batches)
+
+
+def verify_store(
+    store: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    repair: bool = False,
+    drop: bool = False,
+    wait: float = 0.0,
+) -> StoreVerification:
+    """Check every committed part of a corpus store against its manifest; optionally
+    repair or drop the damaged batches.
+
+    Parameters
+    ----------
+    store : path-like
+    quick : bool
+        Compare sizes only (a truncated or extended part); by default also every SHA-256
+        (flipped bytes).
+    repair : bool
+        Ingest the source files of each damaged batch again into the same batch; each file
+        must still have the size and SHA-256 its manifest records, and the batch must come
+        out with the same number of documents.
+    drop : bool
+        Remove each damaged batch (its manifest first, then its parts); the ucids of its
+        documents are returned in ``dropped_documents``.
+    wait : float
+        Seconds to wait for an ingest writing to the store (repair and drop take its lock).
+
+    Returns
+    -------
+    StoreVerification
+    """
+    if repair and drop:
+        raise ParameterError("give repair or drop, not both")
+    out = Path(store).absolute()
+    read_store_manifest(out)
+    mode = "quick" if quick else "full"
+    if not (repair or drop):
+        return _verify(out, mode)
+    with store_lock(out, wait=wait):
+        report = _verify(out, mode)
+        batches = committed_batches(out)
+        for batch in report.damaged_batches:
+            if repair:
+                _repair_batch(out, batch, batches[batch])
+                report.repaired_batches.append(batch)
+            else:
+                report.dropped_documents.extend(_drop_batch(out, batch, batches[batch]))
+                report.dropped_batches.append(batch)
+        if report.damaged_batches:
+            report.documents = _write_totals(out, None, None)
+        if repair:
+            still, _ = check_parts(out, {b: committed_batches(out)[b] for b in report.repaired_batches}, mode="full")
+            if still:
+                raise InputFormatError(still[0].path, None, "still damaged after the repair: " + still[0].reason)
+    return report
+
+
+def _verify(out: Path, mode: str) -> StoreVerification:
+    batches = committed_batches(out)
+    damaged, checked = check_parts(out, batches, mode=mode)
+    return StoreVerification(
+        store=str(out), mode=mode, parts_checked=checked,
+        unchecked_batches=sorted(b for b, m in batches.items() if not m.get("parts")),
+        damaged=damaged, documents=sum(m.get("documents", 0) for m in batches.values()),
+    )
+
+
+def _repair_batch(out: Path, batch: int, manifest: dict) -> None:
+    """Ingest a damaged batch's source files again, into the same batch number."""
+    files = manifest.get("files", [])
+    for entry in files:
+        path = entry["path"]
+        problem = None
+        try:
+            stat = os.stat(path)
+        except FileNotFoundError:
+            problem = "is missing"
+        else:
+            if stat.st_size != entry["size"] or _sha256(path) != entry.get("sha256"):
+                problem = "changed since it was ingested (size or SHA-256 differ)"
+        if problem is not None:
+            malformed(path, None, f"cannot repair batch {batch} of {out}: its source file {problem}; "
+                                  f"remove the batch with `pateval corpus verify {out} --drop`")
+    on_error = "skip" if manifest.get("errors") else "stop"
+    result = ingest_batch(str(out), batch, [entry["path"] for entry in files], on_error=on_error)
+    if result["documents"] != manifest.get("documents"):
+        malformed(part_path(out, "documents", batch), None,
+                  f"repairing batch {batch} gave {result['documents']} documents, its manifest says "
+                  f"{manifest.get('documents')}; remove the batch with `pateval corpus verify {out} --drop`")
+    write_batch_manifest(out, batch, {"files": result["files"], "errors": result["errors"],
+                                      "documents": result["documents"], "parts": result["parts"]})
+
+
+def _drop_batch(out: Path, batch: int, manifest: dict) -> list[str]:
+    """Uncommit a batch (its manifest goes first) and delete its parts; returns the ucids
+    of its documents (from the batch's id list, else from its documents part)."""
+    ucids_file = batch_ucids_path(out, batch)
+    ucids: list[str] = []
+    if ucids_file.exists():
+        ucids = [line.strip() for line in ucids_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    else:  # a store written before the id lists: the documents part, when it still reads
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        with contextlib.suppress(OSError, pa.ArrowException):
+            ucids = pq.read_table(part_path(out, "documents", batch), columns=["ucid"]).column(0).to_pylist()
+    (out / "manifest" / f"batch-{batch:06d}.json").unlink()
+    for table in TABLES:
+        with contextlib.suppress(FileNotFoundError):
+            part_path(out, table, batch).unlink()
+    with contextlib.suppress(FileNotFoundError):
+        ucids_file.unlink()
+    return ucids

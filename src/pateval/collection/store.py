@@ -7,7 +7,10 @@ then read the store. Layout of a store directory::
     STORE/
       manifest.json                 store format, version, defaults, totals of the last ingest
       manifest/batch-000012.json    one per committed batch: its source files (path, size,
-                                    mtime_ns, sha256, documents) and the bad documents met
+                                    mtime_ns, sha256, documents), the bad documents met, and
+                                    each part's size, mtime_ns and sha256
+      manifest/batch-000012.ucids   the batch's document ids, one a line (for `verify --drop`)
+      .ingest.lock                  held by the ingest (or repair) writing to the store
       documents/part-000012.parquet one row per document
       passages/part-000012.parquet  description paragraphs and headings
       claims/part-000012.parquet    claims, every language
@@ -18,6 +21,13 @@ manifest file exists (written last, atomically), so an interrupted ingest leaves
 whole batch or none. Parts without a manifest file are leftovers of an interruption:
 they are never read and the next ingest removes them.
 
+Damage: a part whose size differs from its manifest's is damaged (truncated, say); so is
+one whose content no longer has the recorded SHA-256. Opening a store checks every part's
+size, and the checksum of every part whose modification time changed since it was written
+(so an unchanged store costs one ``stat`` per part); ``pateval corpus verify`` checks every
+checksum. A damaged store is refused with one line naming the part and the way to repair
+it (:func:`check_parts`, :class:`DamagedPart`).
+
 The tables are plain Parquet: DuckDB, Polars, pandas or Spark can read them directly.
 :class:`CorpusStore` is the convenience layer over DuckDB, which runs queries larger
 than memory by spilling under its ``memory_limit``.
@@ -25,16 +35,18 @@ than memory by spilling under its ``memory_limit``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import ParameterError, malformed
+from ..errors import InputFormatError, ParameterError, malformed
 from ..formats.atomic import atomic_output
 from ..formats.doclengths import DocLengths
 from ..patents.records import PatentDocument, patent_key
@@ -52,6 +64,11 @@ __all__ = [
     "write_store_manifest",
     "write_batch_manifest",
     "remove_uncommitted_parts",
+    "DamagedPart",
+    "check_parts",
+    "part_path",
+    "file_sha256",
+    "raise_if_damaged",
 ]
 
 STORE_FORMAT = "pateval-corpus-store"
@@ -123,6 +140,10 @@ TABLES = tuple(SCHEMAS)
 
 _BATCH_MANIFEST = re.compile(r"^batch-(\d{6,})\.json$")
 _PART_FILE = re.compile(r"^part-(\d{6,})\.parquet$")
+_BATCH_UCIDS = re.compile(r"^batch-(\d{6,})\.ucids$")
+
+#: The lock file an ingest (or a repair) holds while it writes to a store.
+LOCK_NAME = ".ingest.lock"
 
 
 def _words(text: str) -> int:
@@ -225,6 +246,7 @@ class PartWriter:
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._buffered_documents = 0
         self.documents = 0
+        self.ucids: list[str] = []
 
     def _final(self, table: str) -> Path:
         return self.store / table / f"part-{self.batch:06d}.parquet"
@@ -233,6 +255,7 @@ class PartWriter:
         return self.store / table / f".part-{self.batch:06d}.parquet.tmp"
 
     def add(self, document: PatentDocument) -> None:
+        self.ucids.append(document.ucid)
         for table, rows in document_rows(document).items():
             self._buffers[table].extend(rows)
         self._buffered_documents += 1
@@ -257,14 +280,27 @@ class PartWriter:
             self._buffers[table] = []
         self._buffered_documents = 0
 
-    def commit(self) -> None:
-        """Finish the files and move them to their final names."""
+    def commit(self) -> dict[str, dict]:
+        """Finish the files and move them to their final names; returns each table's part
+        as the batch manifest records it (file relative to the store, size, mtime_ns,
+        sha256)."""
         self._flush()
         for writer in self._writers.values():
             writer.close()
-        for table in TABLES:
-            os.replace(self._temporary(table), self._final(table))
         self._writers.clear()
+        parts = {}
+        for table in TABLES:
+            temporary = self._temporary(table)
+            digest = file_sha256(temporary)
+            os.replace(temporary, self._final(table))
+            stat = os.stat(self._final(table))
+            parts[table] = {
+                "file": f"{table}/{self._final(table).name}",
+                "size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "sha256": digest,
+            }
+        return parts
 
     def abort(self) -> None:
         """Drop everything written so far."""
@@ -309,6 +345,18 @@ def write_store_manifest(store: str | os.PathLike[str], content: dict) -> None:
         handle.write("\n")
 
 
+def batch_ucids_path(store: str | os.PathLike[str], batch: int) -> Path:
+    """The file listing a batch's document ids, one a line."""
+    return Path(store) / "manifest" / f"batch-{batch:06d}.ucids"
+
+
+def write_batch_ucids(store: str | os.PathLike[str], batch: int, ucids: Iterable[str]) -> None:
+    """Write a batch's document ids (before its manifest commits the batch)."""
+    with atomic_output(batch_ucids_path(store, batch)) as handle:
+        for ucid in ucids:
+            handle.write(ucid + "\n")
+
+
 def write_batch_manifest(store: str | os.PathLike[str], batch: int, content: dict) -> None:
     """Commit a batch: write ``manifest/batch-NNNNNN.json`` atomically (after its parts)."""
     with atomic_output(Path(store) / "manifest" / f"batch-{batch:06d}.json") as handle:
@@ -333,11 +381,129 @@ def committed_batches(store: str | os.PathLike[str]) -> dict[int, dict]:
     return batches
 
 
+_HASH_BLOCK = 1 << 20
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def part_path(store: str | os.PathLike[str], table: str, batch: int) -> Path:
+    """Where a batch's part of ``table`` lives."""
+    return Path(store) / table / f"part-{batch:06d}.parquet"
+
+
+@dataclass(frozen=True)
+class DamagedPart:
+    """A committed part that is missing or does not match its manifest.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    table : str
+    batch : int
+    reason : str
+        What is wrong, in words (``"missing"``, ``"1,200 bytes, the manifest says 4,096"``,
+        ``"its SHA-256 differs from the manifest's"``).
+    """
+
+    path: Path
+    table: str
+    batch: int
+    reason: str
+
+    def problem(self, store: str | os.PathLike[str], *, others: int = 0) -> str:
+        """What is wrong and how to repair it (the message without the part's path)."""
+        more = f"; {others} more damaged part{'s' if others > 1 else ''}" if others else ""
+        return (f"damaged corpus store part (batch {self.batch}: {self.reason}{more}); "
+                f"run `pateval corpus verify {store} --repair` to re-ingest the batch's source files, "
+                "or `--drop` to remove the batch")
+
+    def message(self, store: str | os.PathLike[str], *, others: int = 0) -> str:
+        """The one line a user sees: the part, what is wrong and how to repair it."""
+        return f"{self.path}: {self.problem(store, others=others)}"
+
+
+def check_parts(
+    store: str | os.PathLike[str],
+    batches: dict[int, dict],
+    *,
+    mode: str = "open",
+) -> tuple[list[DamagedPart], int]:
+    """Check the committed parts against their manifests.
+
+    Parameters
+    ----------
+    store : path-like
+    batches : dict
+        :func:`committed_batches` of the store.
+    mode : {"open", "quick", "full"}
+        ``"quick"`` compares sizes only; ``"full"`` also every SHA-256; ``"open"``
+        compares sizes and the SHA-256 of the parts whose modification time changed since
+        they were written (what opening a store does: one ``stat`` per unchanged part).
+
+    Returns
+    -------
+    (list of DamagedPart, int)
+        The damaged parts and the number of parts checked. Batches written by a pateval
+        that recorded no part checksums are not checked (not counted).
+    """
+    if mode not in ("open", "quick", "full"):
+        raise ParameterError(f"mode must be 'open', 'quick' or 'full', not {mode!r}")
+    damaged: list[DamagedPart] = []
+    checked = 0
+    for batch in sorted(batches):
+        parts = batches[batch].get("parts")
+        if not parts:
+            continue
+        for table in TABLES:
+            recorded = parts.get(table)
+            path = part_path(store, table, batch)
+            if recorded is None:
+                damaged.append(DamagedPart(path, table, batch, "not in its manifest"))
+                continue
+            checked += 1
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:
+                damaged.append(DamagedPart(path, table, batch, "missing"))
+                continue
+            if stat.st_size != recorded["size"]:
+                damaged.append(DamagedPart(path, table, batch,
+                                           f"{stat.st_size:,} bytes, the manifest says {recorded['size']:,}"))
+                continue
+            if mode == "quick" or (mode == "open" and stat.st_mtime_ns == recorded.get("mtime_ns")):
+                continue
+            if file_sha256(path) != recorded["sha256"]:
+                damaged.append(DamagedPart(path, table, batch, "its SHA-256 differs from the manifest's"))
+    return damaged, checked
+
+
+def raise_if_damaged(store: str | os.PathLike[str], batches: dict[int, dict], *, mode: str = "open") -> None:
+    """Raise InputFormatError naming the first damaged part (see :func:`check_parts`)."""
+    damaged, _ = check_parts(store, batches, mode=mode)
+    if damaged:
+        first = damaged[0]
+        raise InputFormatError(first.path, None, first.problem(store, others=len(damaged) - 1))
+
+
 def remove_uncommitted_parts(store: str | os.PathLike[str], committed: Iterable[int]) -> int:
     """Delete part files of batches that never committed and temporary files; returns how
     many files went."""
     keep = set(committed)
     removed = 0
+    folder = Path(store) / "manifest"
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            match = _BATCH_UCIDS.match(entry.name)
+            if match is not None and int(match.group(1)) not in keep:
+                entry.unlink()
+                removed += 1
     for table in TABLES:
         folder = Path(store) / table
         if not folder.is_dir():
@@ -384,6 +550,8 @@ class CorpusStore:
         self.path = Path(path)
         self.manifest = read_store_manifest(self.path)
         self.batches = committed_batches(self.path)
+        # A damaged part would otherwise surface as a DuckDB error deep inside a query.
+        raise_if_damaged(self.path, self.batches, mode="open")
         if memory_limit is None:
             memory_limit = self.manifest.get("memory_limit")
         if memory_limit is not None and not re.fullmatch(r"\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", str(memory_limit), re.I):
