@@ -228,12 +228,87 @@ def _safe_key(ucid: str) -> str:
         return ucid.upper()
 
 
+def _append_document(columns: dict[str, dict[str, list]], document: PatentDocument) -> None:
+    """Append one document's rows to per-table column lists: the rows of
+    :func:`document_rows`, column by column (building a dict per row and converting rows
+    to Arrow cost more than parsing the XML)."""
+    ucid = document.ucid
+    claims_here = document.claims_in()
+    table = columns["documents"]
+    table["ucid"].append(ucid)
+    table["patent_key"].append(patent_key(ucid))
+    table["country"].append(document.country)
+    table["doc_number"].append(document.doc_number)
+    table["kind"].append(document.kind)
+    table["family_id"].append(document.family_id)
+    table["lang"].append(document.lang)
+    table["date"].append(document.date)
+    table["application_date"].append(document.application_date)
+    table["priority_dates"].append(list(document.priority_dates))
+    table["title"].append(list(document.title.items()))
+    table["abstract"].append(list(document.abstract.items()))
+    table["ipc_classes"].append(list(document.ipc_classes))
+    table["applicants"].append(list(document.applicants))
+    table["inventors"].append(list(document.inventors))
+    table["claim_langs"].append(list(document.claims))
+    table["n_passages"].append(len(document.description))
+    table["n_claims"].append(len(claims_here))
+    table["n_citations"].append(len(document.citations))
+    table["word_count"].append(_word_count(document))
+    table["source_path"].append(document.source_path)
+
+    passages = document.description
+    if passages:
+        table = columns["passages"]
+        table["ucid"].extend([ucid] * len(passages))
+        table["position"].extend(range(len(passages)))
+        table["xpath"].extend([p.xpath for p in passages])
+        table["lang"].extend([p.lang for p in passages])
+        table["text"].extend([p.text for p in passages])
+        table["is_heading"].extend([p.is_heading for p in passages])
+
+    table = columns["claims"]
+    for lang, claims in document.claims.items():
+        if not claims:
+            continue
+        table["ucid"].extend([ucid] * len(claims))
+        table["lang"].extend([lang] * len(claims))
+        table["number"].extend([c.number for c in claims])
+        table["xpath"].extend([c.xpath for c in claims])
+        table["text"].extend([c.text for c in claims])
+        table["depends_on"].extend([list(c.depends_on) for c in claims])
+        table["is_independent"].extend([not c.depends_on for c in claims])
+
+    citations = document.citations
+    if citations:
+        table = columns["citations"]
+        table["ucid"].extend([ucid] * len(citations))
+        table["cited_ucid"].extend([c.cited_ucid for c in citations])
+        table["cited_patent_key"].extend([_safe_key(c.cited_ucid) for c in citations])
+        table["cited_country"].extend([c.cited_country for c in citations])
+        table["cited_number"].extend([c.cited_number for c in citations])
+        table["cited_kind"].extend([c.cited_kind for c in citations])
+        table["source"].extend([c.source for c in citations])
+        table["categories"].extend([c.categories for c in citations])
+        table["relevant_claims"].extend([list(c.relevant_claims) for c in citations])
+        table["passages"].extend([list(c.passages) for c in citations])
+
+
+def _empty_columns() -> dict[str, dict[str, list]]:
+    return {table: {name: [] for name in SCHEMAS[table].names} for table in TABLES}
+
+
+def _columns_to_table(table: str, columns: dict[str, list]) -> pa.Table:
+    schema = SCHEMAS[table]
+    return pa.Table.from_arrays([pa.array(columns[f.name], type=f.type) for f in schema], schema=schema)
+
+
 class PartWriter:
     """Writes one batch's part files, a row group every ``rows_per_group`` documents.
 
-    Rows are buffered for at most ``rows_per_group`` documents, so memory stays flat
-    however many documents the batch holds. Files are written as ``.tmp`` and renamed
-    by :meth:`commit`; :meth:`abort` removes them.
+    Rows are buffered, column by column, for at most ``rows_per_group`` documents, so
+    memory stays flat however many documents the batch holds. Files are written as
+    ``.tmp`` and renamed by :meth:`commit`; :meth:`abort` removes them.
     """
 
     def __init__(self, store: str | os.PathLike[str], batch: int, *, rows_per_group: int = 1000) -> None:
@@ -242,7 +317,7 @@ class PartWriter:
         self.store = Path(store)
         self.batch = batch
         self.rows_per_group = rows_per_group
-        self._buffers: dict[str, list[dict]] = {table: [] for table in TABLES}
+        self._columns = _empty_columns()
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._buffered_documents = 0
         self.documents = 0
@@ -256,8 +331,7 @@ class PartWriter:
 
     def add(self, document: PatentDocument) -> None:
         self.ucids.append(document.ucid)
-        for table, rows in document_rows(document).items():
-            self._buffers[table].extend(rows)
+        _append_document(self._columns, document)
         self._buffered_documents += 1
         self.documents += 1
         if self._buffered_documents >= self.rows_per_group:
@@ -265,10 +339,10 @@ class PartWriter:
 
     def _flush(self) -> None:
         for table in TABLES:
-            rows = self._buffers[table]
+            columns = self._columns[table]
+            rows = len(columns["ucid"])
             if not rows and table in self._writers:
                 continue
-            arrow = pa.Table.from_pylist(rows, schema=SCHEMAS[table])
             writer = self._writers.get(table)
             if writer is None:
                 path = self._temporary(table)
@@ -276,8 +350,8 @@ class PartWriter:
                 writer = pq.ParquetWriter(path, SCHEMAS[table], compression="zstd")
                 self._writers[table] = writer
             if rows:
-                writer.write_table(arrow)
-            self._buffers[table] = []
+                writer.write_table(_columns_to_table(table, columns))
+        self._columns = _empty_columns()
         self._buffered_documents = 0
 
     def commit(self) -> dict[str, dict]:

@@ -59,6 +59,44 @@ _PRECEDING = re.compile(
 _PRECEDING_REACH = 40
 
 
+# Characters that re.IGNORECASE matches to ASCII letters although str.lower() keeps them
+# apart (İ ı ſ K): a text holding one is read by the plain regular-expression scan.
+_CASE_SPECIALS = ("\u0130", "\u0131", "\u017f", "\u212a")
+# Where a claim word can start (lower case); _CLAIM_KEYWORD begins with one of these.
+_KEYWORD_STEMS = ("claim", "anspr", "revendication")
+# Every alternative of _PRECEDING holds one of these (searched in the lower-cased text,
+# case-sensitively, which is cheap): a text without any cannot refer to "the preceding claims".
+_PRECEDING_STEMS = re.compile(
+    r"preced|précéd|forego|previous|prior|above|afore|vorher|voran|vorst|voraus|vorig|obig|"
+    r"antérieur|anterieur|ci-dessus|qui\s+pr|herein"
+)
+
+
+def _claim_keywords(text: str, lowered: str) -> list:
+    """The matches of _CLAIM_KEYWORD in ``text``, as ``finditer`` gives them, found by
+    trying the pattern only where ``lowered`` holds a claim word's stem (str.find is far
+    cheaper than scanning every position with a case-insensitive pattern). ``lowered``
+    must be ``text.lower()`` with the same length and none of _CASE_SPECIALS in ``text``."""
+    starts: list[int] = []
+    for stem in _KEYWORD_STEMS:
+        at = lowered.find(stem)
+        while at != -1:
+            starts.append(at)
+            at = lowered.find(stem, at + 1)
+    if len(starts) > 1:
+        starts.sort()
+    end = 0
+    matches = []
+    for start in starts:
+        if start < end:
+            continue
+        match = _CLAIM_KEYWORD.match(text, start)
+        if match is not None:
+            end = match.end()
+            matches.append(match)
+    return matches
+
+
 def references_in_text(text: str, *, own_number: int | None = None) -> tuple[int, ...]:
     """The claim numbers a claim's text refers to, sorted and unique.
 
@@ -79,12 +117,42 @@ def references_in_text(text: str, *, own_number: int | None = None) -> tuple[int
     if "claim" not in lowered and "anspr" not in lowered and "revendication" not in lowered:
         # Most independent claims name no claim: skip the regular expressions.
         return ()
+    # The fast path (claim words found with str.find, "preceding" looked for only when
+    # one of its stems occurs) gives what the plain scan gives; it needs lower() to keep
+    # every character's place and no character that IGNORECASE folds otherwise.
+    exact = len(lowered) == len(text) and (text.isascii() or not any(c in text for c in _CASE_SPECIALS))
+    if exact:
+        keywords = _claim_keywords(text, lowered)
+        may_precede = own_number is not None and _PRECEDING_STEMS.search(lowered) is not None
+    else:
+        keywords = _CLAIM_KEYWORD.finditer(text)
+        may_precede = own_number is not None
+    found: set[int] = set()
+    refers_to_preceding = False
+    for keyword in keywords:
+        found.update(_numbers_after(text, keyword.end()))
+        # "preceding claims" needs a claim word: look for the adjective only near one
+        # (scanning whole claims for it was the slowest part of reading a patent).
+        if may_precede and not refers_to_preceding:
+            window = text[max(0, keyword.start() - _PRECEDING_REACH): keyword.end() + _PRECEDING_REACH]
+            refers_to_preceding = _PRECEDING.search(window) is not None
+    if refers_to_preceding:
+        found.update(range(1, own_number))
+    if own_number is not None:
+        found.discard(own_number)
+    found.discard(0)
+    return tuple(sorted(found))
+
+
+def _references_by_scan(text: str, *, own_number: int | None = None) -> tuple[int, ...]:
+    """:func:`references_in_text` by the plain regular-expression scan alone (the
+    reference the fast path is tested against)."""
+    if "claim" not in text.lower() and "anspr" not in text.lower() and "revendication" not in text.lower():
+        return ()
     found: set[int] = set()
     refers_to_preceding = False
     for keyword in _CLAIM_KEYWORD.finditer(text):
         found.update(_numbers_after(text, keyword.end()))
-        # "preceding claims" needs a claim word: look for the adjective only near one
-        # (scanning whole claims for it was the slowest part of reading a patent).
         if own_number is not None and not refers_to_preceding:
             window = text[max(0, keyword.start() - _PRECEDING_REACH): keyword.end() + _PRECEDING_REACH]
             refers_to_preceding = _PRECEDING.search(window) is not None
