@@ -256,8 +256,10 @@ def _run_corpus_verify(args) -> int:
         print(f"dropped: batches {', '.join(map(str, report.dropped_batches))}, "
               f"{len(report.dropped_documents)} documents: {' '.join(report.dropped_documents)}")
     checked = "sizes" if report.mode == "quick" else "sizes and SHA-256"
+    done = "".join(f", {len(batches)} batch{'es' if len(batches) > 1 else ''} {verb}" for verb, batches in
+                   (("repaired", report.repaired_batches), ("dropped", report.dropped_batches)) if batches)
     print(f"store {report.store}: {report.parts_checked} parts checked ({checked}), "
-          f"{len(report.damaged)} damaged, {report.documents} documents")
+          f"{len(report.damaged)} damaged{done}, {report.documents} documents")
     if report.damaged and not report.ok:
         print(f"pateval: {report.damaged[0].message(report.store)}", file=sys.stderr)
         return 1

@@ -35,6 +35,7 @@ than memory by spilling under its ``memory_limit``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -646,7 +647,8 @@ class CorpusStore:
             ]
             if files:
                 listing = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-                self._connection.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listing}])")
+                with self._naming_damage():  # DuckDB reads the first part's footer here
+                    self._connection.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listing}])")
             else:
                 empty = SCHEMAS[table].empty_table()
                 self._connection.register(f"_empty_{table}", empty)
@@ -666,11 +668,30 @@ class CorpusStore:
     # -- queries
     def sql(self, query: str, params: Sequence | dict | None = None):
         """Run DuckDB SQL over the store's tables; returns a pandas DataFrame."""
-        return self._connection.execute(query, params if params is not None else []).df()
+        with self._naming_damage():
+            return self._connection.execute(query, params if params is not None else []).df()
 
     def arrow(self, query: str, params: Sequence | dict | None = None) -> pa.Table:
         """Like :meth:`sql`, returning a pyarrow Table (no pandas conversion)."""
-        return self._connection.sql(query, params=params).to_arrow_table()
+        with self._naming_damage():
+            return self._connection.sql(query, params=params).to_arrow_table()
+
+    @contextlib.contextmanager
+    def _naming_damage(self):
+        """Turn a DuckDB error caused by a damaged part (one whose bytes changed on disk
+        without its modification time changing, which the check on opening cannot see)
+        into the one-line error naming the part."""
+        import duckdb
+
+        try:
+            yield
+        except duckdb.Error as error:
+            text = str(error)
+            suspects = {b: m for b, m in self.batches.items()
+                        if any(str(part_path(self.path, t, b)) in text for t in TABLES)}
+            if suspects:
+                raise_if_damaged(self.path, suspects, mode="full")
+            raise
 
     @property
     def connection(self):
@@ -681,7 +702,8 @@ class CorpusStore:
         """Number of rows in a table (documents by default)."""
         if table not in TABLES:
             raise ParameterError(f"table must be one of {', '.join(TABLES)}, not {table!r}")
-        return int(self._connection.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+        with self._naming_damage():
+            return int(self._connection.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
 
     def documents(self, columns: Sequence[str] | None = None, *, where: str | None = None):
         """The documents table (optionally some columns, filtered by an SQL condition)."""
