@@ -271,3 +271,11 @@ def test_damage_that_kept_the_modification_time_is_named_when_a_query_meets_it(s
         with CorpusStore(store) as opened:
             opened.count("passages")
     assert str(caught.value) == _expected_line(part, store, batch, "its SHA-256 differs from the manifest's")
+
+
+def test_source_checksums_taken_while_parsing_equal_a_separate_read(store, corpus):
+    import hashlib
+
+    for manifest in committed_batches(store).values():
+        for entry in manifest["files"]:
+            assert entry["sha256"] == hashlib.sha256(Path(entry["path"]).read_bytes()).hexdigest()

@@ -77,17 +77,20 @@ def iter_file(
     *,
     on_error: str = "stop",
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+    digest=None,
 ) -> Iterator[PatentDocument | ReadError]:
     """The documents of one file, with a :class:`ReadError` in place of each bad one
-    when ``on_error="skip"``."""
+    when ``on_error="skip"``; ``digest`` (a hashlib object) is fed the bytes read (see
+    :func:`pateval.patents.safexml.iter_xml_documents`)."""
     if on_error not in ("stop", "skip"):
         raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     if not os.fspath(path).endswith(_XML_SUFFIXES) and uspto_aps.is_aps_file(path):
         # USPTO grants 1976-2001, APS text: not XML.
-        for item in uspto_aps.iter_aps_documents(path, on_error=on_error, max_document_bytes=max_document_bytes):
+        for item in uspto_aps.iter_aps_documents(path, on_error=on_error, max_document_bytes=max_document_bytes,
+                                                 digest=digest):
             yield ReadError.from_error(item) if isinstance(item, InputFormatError) else item
         return
-    for item in iter_xml_documents(path, on_error=on_error, max_document_bytes=max_document_bytes):
+    for item in iter_xml_documents(path, on_error=on_error, max_document_bytes=max_document_bytes, digest=digest):
         if isinstance(item, InputFormatError):
             yield ReadError.from_error(item)
             continue

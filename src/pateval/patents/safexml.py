@@ -108,6 +108,7 @@ def iter_xml_documents(
     *,
     on_error: str = "stop",
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+    digest=None,
 ) -> Iterator[XmlDocument | InputFormatError]:
     """Parse the documents of one file, one at a time.
 
@@ -120,6 +121,10 @@ def iter_xml_documents(
         place of the bad document and goes on with the next one.
     max_document_bytes : int
         Refuse a document larger than this.
+    digest : hashlib object, optional
+        Fed every block read from the file as it is stored (for a plain file, its bytes;
+        for ``.gz``/``.bz2``, the decompressed ones), so that a caller who needs the
+        file's checksum need not read it twice.
 
     Yields
     ------
@@ -130,7 +135,7 @@ def iter_xml_documents(
     name = os.fspath(path)
     parser = safe_parser()
     index = 0
-    documents = _split_documents(name, max_document_bytes)
+    documents = _split_documents(name, max_document_bytes, digest)
     while True:
         try:
             first_line, data = next(documents)
@@ -154,7 +159,7 @@ def iter_xml_documents(
         index += 1
 
 
-def _split_documents(path: str, max_document_bytes: int) -> Iterator[tuple[int, bytes]]:
+def _split_documents(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, bytes]]:
     """Cut a file into the byte strings of its documents, with their first lines."""
     pending = bytearray()
     line = 1  # line of the file on which `pending` starts
@@ -170,6 +175,8 @@ def _split_documents(path: str, max_document_bytes: int) -> Iterator[tuple[int, 
                 block = handle.read(_BLOCK_SIZE)
             except (OSError, EOFError) as error:
                 malformed(path, line, f"cannot read the file: {error}")
+            if digest is not None:
+                digest.update(block)
             pending += block
             if not started:
                 stripped = pending.lstrip()

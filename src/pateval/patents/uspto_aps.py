@@ -74,7 +74,7 @@ def _decode(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
-def _records(path: str, max_document_bytes: int) -> Iterator[tuple[int, list[tuple[int, str, str]]]]:
+def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, list[tuple[int, str, str]]]]:
     """The patents of a file, each as its first line and its fields ``(line, tag, value)``
     with continuation lines joined; segment headers are fields with value None."""
     fields: list[list] = []
@@ -93,6 +93,8 @@ def _records(path: str, max_document_bytes: int) -> Iterator[tuple[int, list[tup
                 malformed(path, number + 1, f"cannot read the file: {error}")
             if not raw:
                 break
+            if digest is not None:
+                digest.update(raw)
             number += 1
             line = _decode(raw).rstrip("\r\n")
             if not line.strip():
@@ -125,12 +127,13 @@ def iter_aps_documents(
     *,
     on_error: str = "stop",
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+    digest=None,
 ) -> Iterator[PatentDocument | InputFormatError]:
     """The patents of an APS text file, one at a time, with an
     :class:`~pateval.errors.InputFormatError` in place of a bad one when
-    ``on_error="skip"``."""
+    ``on_error="skip"`` (``digest`` as in :func:`pateval.patents.safexml.iter_xml_documents`)."""
     name = os.fspath(path)
-    records = _records(name, max_document_bytes)
+    records = _records(name, max_document_bytes, digest)
     found = False
     while True:
         try:
