@@ -23,14 +23,20 @@ def indexed_children(
 ) -> Iterator[tuple[etree._Element, str]]:
     """The element children of ``parent`` with their XPaths in the CLEF-IP convention
     (``leaf_tags`` are always indexed; other formats name their paragraphs otherwise)."""
-    children = [child for child in parent if isinstance(child.tag, str)]
-    totals = Counter(child.tag for child in children)
-    seen: Counter[str] = Counter()
-    for child in children:
-        tag = child.tag
-        seen[tag] += 1
+    children = list(parent.iterchildren(etree.Element))  # elements only, filtered in C
+    tags = [child.tag for child in children]
+    if len(set(tags)) == len(tags):
+        # No tag repeats (most containers): only leaf tags get an index, always [1].
+        for child, tag in zip(children, tags):
+            yield child, (f"{parent_path}/{tag}[1]" if tag in leaf_tags else f"{parent_path}/{tag}")
+        return
+    totals = Counter(tags)
+    seen: dict[str, int] = {}
+    for child, tag in zip(children, tags):
+        count = seen.get(tag, 0) + 1
+        seen[tag] = count
         if tag in leaf_tags or totals[tag] > 1:
-            yield child, f"{parent_path}/{tag}[{seen[tag]}]"
+            yield child, f"{parent_path}/{tag}[{count}]"
         else:
             yield child, f"{parent_path}/{tag}"
 
