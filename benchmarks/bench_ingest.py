@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "tests" / "data"
 
 
-ROOT_TAGS = ("patent-document", "us-patent-grant", "us-patent-application")
+ROOT_TAGS = ("patent-document", "us-patent-grant", "us-patent-application", "patent-application-publication", "PATDOC")
 
 
 def cpu_seconds() -> float:
@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.real:
             samples = [
                 p for p in expand_paths([SAMPLES / "clefip", SAMPLES / "uspto"])
-                if Path(p).name.startswith(("EP-", "US")) and "US2001" not in Path(p).name
+                # XML only: the lxml floor cannot read the APS text samples.
+                if Path(p).name.startswith(("EP-", "US")) and Path(p).name.endswith(".xml")
             ]
             # The samples are few: copy them repeatedly so that timing is not all start-up.
             corpus = work / "real"

@@ -10,12 +10,17 @@ from pateval.collection.ingest import ingest
 from pateval.collection.store import SCHEMAS, CorpusStore
 from pateval.errors import InputFormatError, ParameterError
 
+# The ICE samples and the 2001 application (tests/data/uspto also holds the other old-format
+# samples, read in tests/patents/test_uspto_legacy.py).
+ICE_AND_2001_SAMPLES = ("US06859910.xml", "US07272630B2.xml", "US08926509.xml", "US08930553.xml",
+                        "US20010000044A1.xml", "US20050004437A1.xml", "US20050004974A1.xml")
+
 
 @pytest.fixture(scope="module")
 def real_store(test_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("stores") / "real"
     summary = ingest(
-        [test_data / "uspto", *sorted((test_data / "clefip").glob("EP-*.xml"))],
+        [*(test_data / "uspto" / name for name in ICE_AND_2001_SAMPLES), *sorted((test_data / "clefip").glob("EP-*.xml"))],
         out, workers=1, on_error="skip",
     )
     return out, summary

@@ -11,6 +11,11 @@ import pytest
 from pateval.errors import InputFormatError
 from pateval.patents import ClaimTree, claim_weights, iter_patents, read_patent
 
+# The ICE samples and the 2001 application (tests/data/uspto also holds the other old-format
+# samples, read in tests/patents/test_uspto_legacy.py).
+ICE_AND_2001_SAMPLES = ("US06859910.xml", "US07272630B2.xml", "US08926509.xml", "US08930553.xml",
+                        "US20010000044A1.xml", "US20050004437A1.xml", "US20050004974A1.xml")
+
 
 def _deps(document, lang):
     return {claim.number: claim.depends_on for claim in document.claims[lang]}
@@ -216,7 +221,7 @@ def test_iter_patents_over_the_sample_folders(test_data):
     errors = []
     documents = list(
         iter_patents(
-            [test_data / "uspto", *sorted((test_data / "clefip").glob("EP-*.xml"))],
+            [*(test_data / "uspto" / name for name in ICE_AND_2001_SAMPLES), *sorted((test_data / "clefip").glob("EP-*.xml"))],
             on_error="skip",
             errors=errors,
         )
