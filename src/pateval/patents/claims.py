@@ -117,25 +117,23 @@ def references_in_text(text: str, *, own_number: int | None = None) -> tuple[int
     if "claim" not in lowered and "anspr" not in lowered and "revendication" not in lowered:
         # Most independent claims name no claim: skip the regular expressions.
         return ()
-    # The fast path (claim words found with str.find, "preceding" looked for only when
+    # The fast path (claim words found with str.find, "preceding" looked for only where
     # one of its stems occurs) gives what the plain scan gives; it needs lower() to keep
     # every character's place and no character that IGNORECASE folds otherwise.
     exact = len(lowered) == len(text) and (text.isascii() or not any(c in text for c in _CASE_SPECIALS))
-    if exact:
-        keywords = _claim_keywords(text, lowered)
-        may_precede = own_number is not None and _PRECEDING_STEMS.search(lowered) is not None
-    else:
-        keywords = _CLAIM_KEYWORD.finditer(text)
-        may_precede = own_number is not None
+    keywords = _claim_keywords(text, lowered) if exact else _CLAIM_KEYWORD.finditer(text)
     found: set[int] = set()
     refers_to_preceding = False
     for keyword in keywords:
         found.update(_numbers_after(text, keyword.end()))
         # "preceding claims" needs a claim word: look for the adjective only near one
-        # (scanning whole claims for it was the slowest part of reading a patent).
-        if may_precede and not refers_to_preceding:
-            window = text[max(0, keyword.start() - _PRECEDING_REACH): keyword.end() + _PRECEDING_REACH]
-            refers_to_preceding = _PRECEDING.search(window) is not None
+        # (scanning whole claims for it was the slowest part of reading a patent), and
+        # only when the window holds one of its stems.
+        if own_number is not None and not refers_to_preceding:
+            start = max(0, keyword.start() - _PRECEDING_REACH)
+            end = keyword.end() + _PRECEDING_REACH
+            if not exact or _PRECEDING_STEMS.search(lowered, start, end) is not None:
+                refers_to_preceding = _PRECEDING.search(text[start:end]) is not None
     if refers_to_preceding:
         found.update(range(1, own_number))
     if own_number is not None:
