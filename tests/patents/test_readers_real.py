@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from pateval.errors import InputFormatError
 from pateval.patents import ClaimTree, claim_weights, iter_patents, read_patent
 
 # The ICE samples and the 2001 application (tests/data/uspto also holds the other old-format

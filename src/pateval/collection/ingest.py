@@ -59,7 +59,6 @@ __all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan
            "verify_store"]
 
 DEFAULT_BATCH_BYTES = 64 * 1024 * 1024
-_HASH_BLOCK = 1 << 20
 
 
 @dataclass
