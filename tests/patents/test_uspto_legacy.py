@@ -202,3 +202,28 @@ def test_every_era_in_one_folder(tmp_path):
         "US-20010000044-A1", "US-20010000943-A1", "US-20040000002-A1", "US-6336130-B1", "US-D0435854-S",
         "US-3937375-A", "US-4347903-A",
     ])
+
+
+def test_old_xml_without_a_number_is_one_clear_error(tmp_path):
+    application = tmp_path / "application.xml"
+    application.write_bytes((DATA / "US20010000044A1.xml").read_bytes().replace(
+        b"<doc-number>20010000044</doc-number>", b"<doc-number></doc-number>"))
+    with pytest.raises(InputFormatError) as caught:
+        read_patent(application)
+    assert str(caught.value) == (
+        f"{application}, line 3: USPTO application without a publication number "
+        "(expected subdoc-bibliographic-information/document-id/doc-number)")
+    grant = tmp_path / "grant.xml"
+    grant.write_bytes((DATA / "USD435854S1.xml").read_bytes().replace(b"<SDOBI>", b"<SDOBX>").replace(
+        b"</SDOBI>", b"</SDOBX>"))
+    with pytest.raises(InputFormatError) as caught:
+        read_patent(grant)
+    assert str(caught.value) == f"{grant}, line 1: USPTO grant without bibliographic data (expected SDOBI)"
+
+
+def test_empty_aps_file(tmp_path):
+    path = tmp_path / "empty.aps"
+    path.write_text("HHHHHT  APS1 header only\n")
+    with pytest.raises(InputFormatError) as caught:
+        read_patent(path)
+    assert str(caught.value) == f"{path}: no APS patent record (PATN) in the file"
