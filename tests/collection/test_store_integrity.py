@@ -279,3 +279,13 @@ def test_source_checksums_taken_while_parsing_equal_a_separate_read(store, corpu
     for manifest in committed_batches(store).values():
         for entry in manifest["files"]:
             assert entry["sha256"] == hashlib.sha256(Path(entry["path"]).read_bytes()).hexdigest()
+
+
+def test_a_directory_that_is_not_a_store_is_refused_without_a_lock_file_left_in_it(corpus, tmp_path):
+    folder = tmp_path / "documents"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(InputFormatError) as caught:
+        ingest(corpus, folder, workers=1)
+    assert str(caught.value) == f"{folder}: not a corpus store (no manifest.json); create one with `pateval corpus ingest`"
+    assert sorted(os.listdir(folder)) == ["notes.txt"]

@@ -372,6 +372,8 @@ def ingest(
     files = list(dict.fromkeys(os.path.abspath(p) for p in expand_paths(paths)))
     if out_path.exists() and not out_path.is_dir():
         malformed(out_path, None, "the store path exists and is not a directory")
+    if out_path.is_dir() and any(entry.name != LOCK_NAME for entry in out_path.iterdir()):
+        read_store_manifest(out_path)  # refuse a directory that is not a store before putting a lock file in it
     with store_lock(out_path, wait=wait):
         return _ingest_locked(files, out_path, started, workers=workers, scheduler=scheduler, on_error=on_error,
                               memory_limit=memory_limit, batch_bytes=batch_bytes, rows_per_group=rows_per_group,
