@@ -1,9 +1,11 @@
-"""Patent documents: XML readers (CLEF-IP / MAREC, USPTO ICE), the record schema, and
-claim structure.
+"""Patent documents: readers (CLEF-IP / MAREC, USPTO ICE and the older USPTO formats),
+the record schema, and claim structure.
 
 The record types live in :mod:`pateval.patents.records`; readers in
-:mod:`pateval.patents.reader` (format-independent), :mod:`~pateval.patents.clefip` and
-:mod:`~pateval.patents.uspto`; claim dependencies, claim trees and the Cube Test's claim
+:mod:`pateval.patents.reader` (format-independent), :mod:`~pateval.patents.clefip`,
+:mod:`~pateval.patents.uspto` (ICE v4.x), :mod:`~pateval.patents.uspto_pap` (applications
+2001-2004), :mod:`~pateval.patents.uspto_patdoc` (grants 2001-2004, ST.32 XML) and
+:mod:`~pateval.patents.uspto_aps` (grants 1976-2001, APS text); claim dependencies, claim trees and the Cube Test's claim
 weights in :mod:`pateval.patents.claims`; the safe XML settings in
 :mod:`pateval.patents.safexml`.
 """
