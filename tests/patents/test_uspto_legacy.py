@@ -178,6 +178,9 @@ def test_aps_weekly_file_of_several_patents(tmp_path):
                        + (DATA / "US04347903.greenbook").read_bytes())
     assert [d.ucid for d in iter_patents(tmp_path)] == ["US-3937375-A", "US-4347903-A"]
     assert expand_paths(tmp_path) == [str(weekly)]
+    # Another header before the first patent.
+    weekly.write_bytes(b"APS WEEKLY 1976-06\n\n" + (DATA / "US03937375.greenbook").read_bytes())
+    assert [d.ucid for d in iter_patents(weekly)] == ["US-3937375-A"]
 
 
 def test_aps_record_without_number_is_one_clear_error(tmp_path):

@@ -55,16 +55,22 @@ _CLAIM_START = re.compile(r"\s*(\d+)\s*\.")
 _KINDS = (("RE", "E"), ("PP", "P"), ("D", "S"), ("H", "H"))
 
 
+_FIRST_PATENT = re.compile(rb"(?:^|\n)PATN[ \t]*\r?\nWKU ")
+
+
 def is_aps_file(path: str | os.PathLike[str]) -> bool:
-    """True when the file starts (after blank lines) like an APS text file: ``PATN``, or
-    the ``HHHHHT`` header line of the bulk weekly files."""
+    """True when the file looks like APS text: it starts (after blank lines) with
+    ``PATN`` or the ``HHHHHT`` header line of the bulk weekly files, or, not being XML,
+    has a ``PATN`` line followed by ``WKU`` in its first 4 KB (after some other header)."""
     try:
         with open_binary(path) as handle:
             head = handle.read(4096)
     except (OSError, EOFError):
         return False
     head = head.lstrip()
-    return head.startswith((b"PATN", b"HHHHHT"))
+    if head.startswith((b"PATN", b"HHHHHT")):
+        return True
+    return not head.startswith(b"<") and _FIRST_PATENT.search(head) is not None
 
 
 def _decode(raw: bytes) -> str:
