@@ -196,6 +196,8 @@ def read_claims(
     refs: list[list[str]] = []
     position = 0
     leaf_tags = LEAF_TAGS | {claim_tag}
+    # Most claim sets mark no reference (CLEF-IP says them in words): one look for any.
+    has_refs = next(claims_element.iter(ref_tag), None) is not None
     for child, path in indexed_children(claims_element, claims_path, leaf_tags=leaf_tags):
         if child.tag != claim_tag:
             continue
@@ -206,7 +208,7 @@ def read_claims(
         texts.append(element_text(child))
         if child.get(id_attribute):
             ids[child.get(id_attribute)] = number
-        refs.append([r.get(ref_attribute, "") for r in child.iter(ref_tag)])
+        refs.append([r.get(ref_attribute, "") for r in child.iter(ref_tag)] if has_refs else [])
     targets = []
     for claim_refs in refs:
         resolved = []
