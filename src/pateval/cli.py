@@ -161,13 +161,14 @@ def _add_corpus(commands) -> None:
     )
     ingest = sub.add_parser(
         "ingest",
-        help="parse CLEF-IP / MAREC and USPTO XML files once into a store (resumable)",
+        help="parse CLEF-IP / MAREC and USPTO files (XML, APS text) once into a store (resumable)",
         description="Parse patent files (CLEF-IP / MAREC patent-document, USPTO us-patent-grant / "
         "us-patent-application v4.0+, USPTO applications 2001-2004 and grants 2001-2004 in their older XML, "
         "USPTO grants 1976-2001 in APS text; one or many documents per file, .gz/.bz2 too) into a corpus store. "
         "An existing store is resumed: files already in it are skipped. One ingest writes to a store at a time.",
     )
-    ingest.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE", help="XML files or directories (searched recursively)")
+    ingest.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
+                        help="patent files (XML, APS text) or directories (searched recursively)")
     ingest.add_argument("--out", required=True, metavar="STORE", help="store directory (created, or resumed)")
     ingest.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all CPUs)")
     ingest.add_argument("--scheduler", metavar="ADDRESS",
