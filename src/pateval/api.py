@@ -380,10 +380,12 @@ def ingest_corpus(
 # ---- corpus store integrity (verify, repair, drop) ------------------------------------------
 
 
-def verify_corpus(store, *, quick: bool = False, repair: bool = False, drop: bool = False, wait: float = 0.0):
+def verify_corpus(store, *, quick: bool = False, repair: bool = False, drop: bool = False, wait: float = 0.0,
+                  progress: bool = False):
     """Check every part of a corpus store against its manifest (size and SHA-256, or sizes
     only with ``quick``); with ``repair``, ingest the source files of each damaged batch
-    again; with ``drop``, remove the damaged batches.
+    again; with ``drop``, remove the damaged batches; ``progress`` shows a bar over the
+    bytes hashed.
 
     Returns a :class:`pateval.collection.ingest.StoreVerification` (damaged parts, repaired
     or dropped batches, the ucids of dropped documents). See
@@ -391,7 +393,7 @@ def verify_corpus(store, *, quick: bool = False, repair: bool = False, drop: boo
     """
     from .collection.ingest import verify_store
 
-    return verify_store(store, quick=quick, repair=repair, drop=drop, wait=wait)
+    return verify_store(store, quick=quick, repair=repair, drop=drop, wait=wait, progress=progress)
 
 
 def open_corpus(path, *, memory_limit: str | None = None, threads: int | None = None):

@@ -240,13 +240,15 @@ def _add_corpus_verify(commands) -> None:
     action.add_argument("--drop", action="store_true", help="remove damaged batches, listing their documents")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="wait this long for an ingest writing to the store (repair and drop take its lock)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_corpus_verify)
 
 
 def _run_corpus_verify(args) -> int:
     from . import api
 
-    report = api.verify_corpus(args.store, quick=args.quick, repair=args.repair, drop=args.drop, wait=args.wait)
+    report = api.verify_corpus(args.store, quick=args.quick, repair=args.repair, drop=args.drop, wait=args.wait,
+                               progress=not args.no_progress and sys.stderr.isatty())
     for part in report.damaged:
         print(f"damaged: {part.path} (batch {part.batch}: {part.reason})")
     for batch in report.unchecked_batches:

@@ -567,6 +567,7 @@ def verify_store(
     repair: bool = False,
     drop: bool = False,
     wait: float = 0.0,
+    progress: bool = False,
 ) -> StoreVerification:
     """Check every committed part of a corpus store against its manifest; optionally
     repair or drop the damaged batches.
@@ -586,6 +587,8 @@ def verify_store(
         documents are returned in ``dropped_documents``.
     wait : float
         Seconds to wait for an ingest writing to the store (repair and drop take its lock).
+    progress : bool
+        Show a progress bar (tqdm, on stderr) over the bytes hashed.
 
     Returns
     -------
@@ -597,9 +600,9 @@ def verify_store(
     read_store_manifest(out)
     mode = "quick" if quick else "full"
     if not (repair or drop):
-        return _verify(out, mode)
+        return _verify(out, mode, progress)
     with store_lock(out, wait=wait):
-        report = _verify(out, mode)
+        report = _verify(out, mode, progress)
         batches = committed_batches(out)
         for batch in report.damaged_batches:
             if repair:
@@ -617,9 +620,9 @@ def verify_store(
     return report
 
 
-def _verify(out: Path, mode: str) -> StoreVerification:
+def _verify(out: Path, mode: str, progress: bool = False) -> StoreVerification:
     batches = committed_batches(out)
-    damaged, checked = check_parts(out, batches, mode=mode)
+    damaged, checked = check_parts(out, batches, mode=mode, progress=progress)
     return StoreVerification(
         store=str(out), mode=mode, parts_checked=checked,
         unchecked_batches=sorted(b for b, m in batches.items() if not m.get("parts")),

@@ -509,6 +509,7 @@ def check_parts(
     batches: dict[int, dict],
     *,
     mode: str = "open",
+    progress: bool = False,
 ) -> tuple[list[DamagedPart], int]:
     """Check the committed parts against their manifests.
 
@@ -521,6 +522,8 @@ def check_parts(
         ``"quick"`` compares sizes only; ``"full"`` also every SHA-256; ``"open"``
         compares sizes and the SHA-256 of the parts whose modification time changed since
         they were written (what opening a store does: one ``stat`` per unchanged part).
+    progress : bool
+        Show a progress bar (tqdm, on stderr) over the bytes to hash in ``"full"`` mode.
 
     Returns
     -------
@@ -531,7 +534,22 @@ def check_parts(
     if mode not in ("open", "quick", "full"):
         raise ParameterError(f"mode must be 'open', 'quick' or 'full', not {mode!r}")
     damaged: list[DamagedPart] = []
-    checked = 0
+    bar = None
+    if progress and mode == "full":
+        from tqdm import tqdm
+
+        total = sum(part.get("size", 0) for m in batches.values() for part in (m.get("parts") or {}).values())
+        bar = tqdm(total=total, unit="B", unit_scale=True, desc="verify", leave=False)
+    try:
+        _check_each_part(store, batches, mode, damaged, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    checked = sum(len(m["parts"]) for m in batches.values() if m.get("parts"))
+    return damaged, checked
+
+
+def _check_each_part(store, batches: dict[int, dict], mode: str, damaged: list[DamagedPart], bar) -> None:
     for batch in sorted(batches):
         parts = batches[batch].get("parts")
         if not parts:
@@ -542,7 +560,6 @@ def check_parts(
             if recorded is None:
                 damaged.append(DamagedPart(path, table, batch, "not in its manifest"))
                 continue
-            checked += 1
             try:
                 stat = os.stat(path)
             except FileNotFoundError:
@@ -556,7 +573,8 @@ def check_parts(
                 continue
             if file_sha256(path) != recorded["sha256"]:
                 damaged.append(DamagedPart(path, table, batch, "its SHA-256 differs from the manifest's"))
-    return damaged, checked
+            if bar is not None:
+                bar.update(recorded["size"])
 
 
 def raise_if_damaged(store: str | os.PathLike[str], batches: dict[int, dict], *, mode: str = "open") -> None:
