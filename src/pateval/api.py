@@ -17,6 +17,7 @@ from ._memory import plain_pages as _plain_pages
 from .core.qrels import Qrels
 from .core.run import Run
 from .errors import ParameterError as _ParameterError
+from .errors import PatevalError as _PatevalError
 from .evaluation import Evaluation, aggregate, evaluate_runs
 from .formats.qrels import read_qrels
 from .formats.trec import read_run, write_run
@@ -80,7 +81,15 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
         return Qrels.from_dict(qrels)
     if isinstance(qrels, (str, _os.PathLike)):
         return read_qrels(qrels, format=qrels_format, on_duplicate=on_duplicate)
-    raise _ParameterError(f"qrels must be a path, a Qrels or a {{topic: {{docno: rel}}}} dict; got {type(qrels).__name__}")
+    # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
+    if isinstance(qrels, _pd.DataFrame):
+        return Qrels.from_frame(qrels)
+    if _from_ranx(qrels, "Qrels"):
+        return Qrels.from_ranx(qrels)
+    if _is_records(qrels):
+        return Qrels.from_records(qrels)
+    raise _ParameterError(f"qrels must be a path, a Qrels, a {{topic: {{docno: rel}}}} dict, a DataFrame (qid, docno, label / "
+                          f"query_id, doc_id, relevance), Qrel/TrecQrel records or a ranx Qrels; got {type(qrels).__name__}")
 
 
 def _as_run(run, *, name: str | None, on_duplicate: str) -> Run:
@@ -90,7 +99,53 @@ def _as_run(run, *, name: str | None, on_duplicate: str) -> Run:
         return Run.from_dict(run, name=name or "run")
     if isinstance(run, (str, _os.PathLike)):
         return read_run(run, on_duplicate=on_duplicate, name=name)
-    raise _ParameterError(f"a run must be a path, a Run or a {{topic: {{docno: score}}}} dict; got {type(run).__name__}")
+    # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
+    if isinstance(run, _pd.DataFrame):
+        return Run.from_frame(run, name=name)
+    if _from_ranx(run, "Run"):
+        return Run.from_ranx(run, name=name)
+    if _is_records(run):
+        return Run.from_records(run, name=name or "run")
+    raise _ParameterError(f"a run must be a path, a Run, a {{topic: {{docno: score}}}} dict, a DataFrame (qid, docno, score / "
+                          f"query_id, doc_id, score), ScoredDoc records or a ranx Run; got {type(run).__name__}")
+
+
+def _from_ranx(value, kind: str) -> bool:
+    """Whether ``value`` is a ranx ``Run`` / ``Qrels`` (without importing ranx)."""
+    return type(value).__name__ == kind and type(value).__module__.split(".")[0] == "ranx"
+
+
+def _is_records(value) -> bool:
+    """A list or tuple of named records (namedtuples such as ScoredDoc, TrecQrel; dicts):
+    one run or one set of qrels, never several runs."""
+    if not isinstance(value, (list, tuple)) or not value:
+        return False
+    first = value[0]
+    return isinstance(first, _Mapping) or (isinstance(first, tuple) and hasattr(type(first), "_fields"))
+
+
+def _as_measures(measures) -> list:
+    """Measure names, pateval measures, and ir_measures measure objects (ir_measures' own,
+    read by their canonical name, or pateval's as registered by :mod:`pateval.ir_measures`)."""
+    if isinstance(measures, (str, Measure)) or type(measures).__module__.split(".")[0] == "ir_measures" \
+            or hasattr(measures, "pateval_measure"):
+        measures = [measures]
+    converted = []
+    for measure in measures:
+        if hasattr(measure, "pateval_measure"):
+            converted.append(measure.pateval_measure())
+        elif isinstance(measure, (str, Measure)):
+            converted.append(measure)
+        elif type(measure).__module__.split(".")[0] == "ir_measures":
+            try:
+                converted.append(parse_measure(repr(measure)))
+            except _PatevalError as error:
+                raise _ParameterError(f"the ir_measures measure {measure!r} has no pateval equivalent ({error}); "
+                                      "compute it with ir_measures") from None
+        else:
+            raise _ParameterError(f"a measure must be a name, a pateval Measure or an ir_measures measure; got "
+                                  f"{type(measure).__name__}")
+    return converted
 
 
 def _is_single_run_dict(runs: _Mapping) -> bool:
@@ -101,7 +156,7 @@ def _is_single_run_dict(runs: _Mapping) -> bool:
 
 def _as_runs(runs, *, on_duplicate: str):
     """The runs, each read only when the evaluation reaches it (one run in memory at a time)."""
-    if isinstance(runs, (str, _os.PathLike, Run)):
+    if isinstance(runs, (str, _os.PathLike, Run, _pd.DataFrame)) or _from_ranx(runs, "Run") or _is_records(runs):
         yield _as_run(runs, name=None, on_duplicate=on_duplicate)
     elif isinstance(runs, _Mapping):
         if _is_single_run_dict(runs):
@@ -127,14 +182,13 @@ def evaluation(
     resources: _Mapping | None = None,
 ) -> Evaluation:
     """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
+    measures = _as_measures(measures)
     with _plain_pages():
         qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
         return evaluate_runs(
             _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
             _as_runs(runs, on_duplicate=on_duplicate),
-            list(measures),
+            measures,
             complete=complete,
             order=order,
             doc_key=doc_key,
@@ -534,6 +588,8 @@ def _passage_inputs(qrels, runs, resources, *, on_duplicate: str):
 
     if isinstance(runs, (str, _os.PathLike, PassageRun, Run)):
         runs = [routed(runs, None)]
+    elif isinstance(runs, _pd.DataFrame) or _from_ranx(runs, "Run") or _is_records(runs):
+        runs = [runs]  # one run in a tool's form (issue 15), read by _as_run
     elif isinstance(runs, _Mapping):
         if not _is_single_run_dict(runs):
             runs = {key: routed(value, str(key)) for key, value in runs.items()}
