@@ -223,7 +223,10 @@ class Qrels:
                 frame["iteration"] = self.subtopic
             return frame
         level = self.document_level()
-        return pd.DataFrame({names[0]: level.topic, names[1]: level.docno, names[2]: level.rel})
+        frame = pd.DataFrame({names[0]: level.topic, names[1]: level.docno, names[2]: level.rel})
+        if style == "ranx":  # ranx.Qrels.from_df asserts object (not pandas' str) id columns
+            frame = frame.astype({names[0]: object, names[1]: object})
+        return frame
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{topic: {docno: grade}}`` at document level (a document's highest grade), the

@@ -257,6 +257,8 @@ class Run(DocumentIds):
         frame = pd.DataFrame({columns[0]: topics, columns[1]: self.docnos, columns[2]: self.score})
         if style == "pateval":
             frame[columns[3]] = self.rank
+        elif style == "ranx":  # ranx.Run.from_df asserts object (not pandas' str) id columns
+            frame = frame.astype({columns[0]: object, columns[1]: object})
         elif style == "pyterrier":
             frame = frame.sort_values([columns[0], columns[2], columns[1]], ascending=[True, False, False], kind="stable")
             frame[columns[3]] = frame.groupby(columns[0], sort=False).cumcount().to_numpy()
