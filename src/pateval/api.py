@@ -62,6 +62,7 @@ __all__ = [
     "read_patent",
     "read_qrels",
     "read_run",
+    "read_scores",
     "search",
     "search_grid",
     "search_passages",
@@ -681,7 +682,10 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
     """
     from .stats import score_matrices
 
-    frame = evaluate(qrels, runs, measures, **dict(evaluate_options or {}))
+    if qrels is None:  # per-topic scores instead of runs (issue 15): see read_scores
+        frame = read_scores(runs, measures=measures, format=dict(evaluate_options or {}).get("scores_format", "auto"))
+    else:
+        frame = evaluate(qrels, runs, measures, **dict(evaluate_options or {}))
     notes = list(frame.attrs.get("notes", []))
     names = list(dict.fromkeys(frame["measure"]))
     matrices = score_matrices(frame, names)
@@ -691,6 +695,39 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
             notes.append(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because some run has no "
                          "score for them (use complete=True / -c to score them as 0)")
     return matrices, notes
+
+
+def read_scores(sources, *, measures: _Sequence[str] | str | None = None, format: str = "auto") -> _pd.DataFrame:
+    """Per-topic scores of several runs from score files, for comparing without the runs.
+
+    ``compare``, ``analyse_measures`` and ``write_report`` take such scores in place of
+    runs when ``qrels`` is None: ``pateval.api.compare(None, ["a.eval", "b.eval"], ["AP"])``.
+
+    Parameters
+    ----------
+    sources : path, list of paths, or DataFrame
+        Files written by ``trec_eval -q``, ``ir_measures -q`` (TSV or jsonl) or
+        ``pateval evaluate -q`` (text, CSV, JSON) -- see :mod:`pateval.formats.scores` --
+        or a frame ``run, topic, measure, value``.
+    measures : str or sequence of str, optional
+        The measures to keep (``AP`` matches trec_eval's ``map``); default: those every run has.
+    format : {"auto", "trec_eval", "ir_measures", "pateval-csv", "pateval-json"}
+
+    Returns
+    -------
+    DataFrame
+        ``run, topic, measure, value``, measure names as pateval writes them where it knows them.
+    """
+    from .formats.scores import read_score_files
+
+    if isinstance(measures, str):
+        measures = [measures]
+    if isinstance(sources, _pd.DataFrame):
+        frame = sources[sources["topic"].astype(str) != "all"]
+        return frame if not measures else frame[frame["measure"].isin([str(parse_measure(m)) for m in measures])]
+    if isinstance(sources, (str, _os.PathLike)):
+        sources = [sources]
+    return read_score_files(list(sources), measures=list(measures) if measures else None, format=format)
 
 
 def compare(
