@@ -951,15 +951,16 @@ def search(index, topics, *, model: str = "bm25", query: str = "claims", out: _P
         tag is ``MODEL.STRATEGY``.
     """
     from .search.index import SearchIndex
-    from .search.run import SearchConfig, load_topics, search_topics, write_trec_run
+    from .search.run import SearchConfig, load_topics, run_metadata, search_topics, write_trec_run
 
     config = SearchConfig(model=model, query=query, depth=depth, candidates=candidates, date_filter=date_filter,
                           exclude_family=exclude_family, unit=unit)
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)
     result = search_topics(opened, topic_list, config, progress=progress)
-    if out is not None:
-        write_trec_run(result, out)
+    if out is not None:  # with an ir_metadata header saying how the run was made (issue 15)
+        named = topics if isinstance(topics, (str, _os.PathLike)) else None
+        write_trec_run(result, out, metadata=run_metadata(config, opened, topics=named))
     return result
 
 
@@ -981,7 +982,8 @@ def search_grid(index, topics, out_dir: _PathLike | None, *, grid: str | None = 
     configs = grid_configs(models if models else grid, queries, **options)
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)
-    return run_grid(opened, topic_list, configs, out_dir, progress=progress)
+    named = topics if isinstance(topics, (str, _os.PathLike)) else None
+    return run_grid(opened, topic_list, configs, out_dir, progress=progress, metadata=True, metadata_topics=named)
 
 
 def search_passages(index, topics, *, model: str = "bm25", query: str = "claims", out: _PathLike | None = None,
