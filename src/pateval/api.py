@@ -208,6 +208,7 @@ def evaluate(
     doc_key: str = "publication",
     on_duplicate: str = "error",
     resources: _Mapping | None = None,
+    style: str = "pateval",
 ) -> _pd.DataFrame:
     """Evaluate runs against qrels: one row per (run, topic, measure).
 
@@ -228,6 +229,9 @@ def evaluate(
     on_duplicate : {"error", "first"}, default "error"
     resources : dict, optional
         Side inputs for measures that need them (e.g. ``doc_lengths``).
+    style : {"pateval", "pyterrier"}, default "pateval"
+        Column names: pateval's, or PyTerrier's per-query ``pt.Experiment`` frame
+        (``name, qid, measure, value``).
 
     Returns
     -------
@@ -246,10 +250,15 @@ def evaluate(
     q1       0.5  0.0
     q2       1.0  1.0
     """
+    from .validation import check_choice
+
+    check_choice("style", style, ("pateval", "pyterrier"))
     result = evaluation(qrels, runs, measures, qrels_format=qrels_format, complete=complete, order=order,
                         doc_key=doc_key, on_duplicate=on_duplicate, resources=resources)
     frame = result.frame
     frame.attrs["notes"] = list(result.notes)
+    if style == "pyterrier":  # issue 15: PyTerrier's column names on request
+        frame = frame.rename(columns={"run": "name", "topic": "qid"})
     return frame
 
 

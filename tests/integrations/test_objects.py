@@ -171,3 +171,10 @@ def test_subtopic_qrels_to_ir_measures_keep_subtopics_in_iteration():
     assert qrels.to_frame(style="pyterrier").to_dict("records") == [{"qid": "q1", "docno": "d1", "label": 2}]
     with pytest.raises(ParameterError, match="style must be one of"):
         qrels.to_frame(style="trec")
+
+
+def test_results_with_pyterrier_column_names():
+    frame = pateval.evaluate(QRELS, RUN, ["AP"], style="pyterrier")
+    assert list(frame.columns) == ["name", "qid", "measure", "value"] and frame["value"].tolist() == _expected(["AP"])
+    with pytest.raises(ParameterError, match=r"style must be one of 'pateval', 'pyterrier'; got 'ranx'"):
+        pateval.evaluate(QRELS, RUN, ["AP"], style="ranx")
