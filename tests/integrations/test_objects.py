@@ -178,3 +178,9 @@ def test_results_with_pyterrier_column_names():
     assert list(frame.columns) == ["name", "qid", "measure", "value"] and frame["value"].tolist() == _expected(["AP"])
     with pytest.raises(ParameterError, match=r"style must be one of 'pateval', 'pyterrier'; got 'ranx'"):
         pateval.evaluate(QRELS, RUN, ["AP"], style="ranx")
+
+
+def test_a_document_twice_for_a_topic_is_refused():
+    frame = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["d1", "d1", "d1"], "score": [2.0, 1.0, 1.0]})
+    with pytest.raises(ParameterError, match="the run names document d1 twice for topic q1; each document once per topic"):
+        Run.from_frame(frame)

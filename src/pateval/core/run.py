@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import ParameterError
 from ..validation import check_choice
@@ -118,24 +119,35 @@ class Run(DocumentIds):
     def from_arrays(cls, topics, docnos, scores, ranks=None, *, name: str = "run", source: str = "<memory>") -> "Run":
         """Build a run from columns (topic ids, document ids, scores, optional ranks; rows in
         file order). Without ranks, the rank column counts rows 1, 2, ... in the order given."""
-        topics = np.asarray([str(t) for t in topics], dtype=object)
-        docs = np.asarray([str(d) for d in docnos], dtype=object)
+        topics, docs = _as_strings(topics), _as_strings(docnos)
         scores = np.asarray(scores, dtype=np.float64)
         ranks = np.arange(1, len(docs) + 1, dtype=np.int64) if ranks is None else np.asarray(ranks, dtype=np.int64)
         if not (len(topics) == len(docs) == len(scores) == len(ranks)):
             raise ParameterError("run columns differ in length")
-        topic_ids, topic = np.unique(topics, return_inverse=True)
-        vocabulary, doc = np.unique(docs, return_inverse=True)
-        return cls(
+        # as the run reader does: topics hashed and sorted (few), document ids kept one per row
+        # in Arrow (hashing millions of ids into a vocabulary costs more than the evaluation)
+        encoded = pc.dictionary_encode(pa.array(topics, type=pa.string()))
+        names = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+        order = np.argsort(names, kind="stable")
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        topic_ids, topic = names[order], position[encoded.indices.to_numpy(zero_copy_only=False)]
+        run = cls(
             name=name,
-            topic_ids=topic_ids.astype(object),
-            topic=topic.astype(np.int32),
-            doc_ids=pa.array(vocabulary.astype(object), type=pa.string()),
-            doc=doc.astype(np.int32),
+            topic_ids=np.asarray(topic_ids, dtype=object),
+            topic=np.asarray(topic, dtype=np.int32),
+            doc_ids=pa.array(docs, type=pa.string()),
+            doc=np.arange(len(docs), dtype=np.int32),
             score=scores,
             rank=ranks,
             source=source,
         )
+        index = run.pair_index()
+        if index.repeated.any():
+            row = int(np.flatnonzero(index.repeated)[0])
+            raise ParameterError(f"the run names document {docs[row]} twice for topic {topics[row]}; each document once "
+                                 "per topic")
+        return run
 
     @classmethod
     def from_records(cls, records, *, name: str = "run", source: str = "<memory>",
@@ -264,6 +276,14 @@ class Run(DocumentIds):
             frame[columns[3]] = frame.groupby(columns[0], sort=False).cumcount().to_numpy()
             frame = frame.reset_index(drop=True)
         return frame
+
+
+def _as_strings(values) -> np.ndarray:
+    """Ids as an object array of str (numbers and other values written with ``str``)."""
+    array = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values.astype(object, copy=False)
+    if array.size and pd.api.types.infer_dtype(array, skipna=False) != "string":
+        array = np.asarray([str(v) for v in array], dtype=object)
+    return array
 
 
 def _is_integer(value) -> bool:
