@@ -151,3 +151,48 @@ def test_ir_measures_command_line(tmp_path, files):
     expected = pateval.evaluate(trec_qrels, files["runs"]["bm25"], ["PRES@100", "AP"]).groupby("measure")["value"].mean()
     assert float(values["PRES@100"]) == pytest.approx(expected["PRES@100"], abs=1e-4)
     assert float(values["AP"]) == pytest.approx(expected["AP"], abs=1e-4)
+
+
+def test_pt_experiment_equals_pateval_evaluate(data, files, resources):
+    """PRES, TBG, CT, ACT, D#-nDCG through pt.Experiment (on DataFrames, no Java)."""
+    pt = pytest.importorskip("pyterrier")
+    import pateval.pyterrier as ppt
+
+    names = ["PRES@100", "TBG", "CT(gamma=0.5)@10", "ACT@10", "Dsharp_nDCG(gamma=0.5)@10", "D_nDCG@10"]
+    qrels = pd.DataFrame(data["qrels_rows"], columns=["qid", "iteration", "docno", "label"])
+    topics = pd.DataFrame({"qid": data["topics"], "query": "x"})
+    table = pt.Experiment([data["runs"]["bm25"], data["runs"]["lm"]], topics, qrels, ppt.measures(*names),
+                          names=["bm25", "lm"], perquery=True)
+    expected = pateval.evaluate(files["qrels"], files["runs"], _pateval_names(names), qrels_format="subtopic",
+                                resources={"doc_lengths": _lengths(files), "subtopic_weights": _weights(files)})
+    table["measure"] = [str(ir_measures.parse_measure(m).pateval_measure()) for m in table["measure"]]
+    merged = expected.merge(table, left_on=["run", "topic", "measure"], right_on=["name", "qid", "measure"])
+    assert len(merged) == len(expected) == 2 * len(names) * len(data["topics"])
+    assert np.max(np.abs(merged["value_x"] - merged["value_y"])) <= 1e-12
+    assert (merged.groupby("measure")["value_x"].max() > 0).all()  # every measure non-trivial on these data
+    assert not pt.java.started()
+
+
+def test_pt_experiment_passage_measures(data):
+    pt = pytest.importorskip("pyterrier")
+    import pateval.pyterrier as ppt
+
+    rows = []
+    for topic in data["topics"]:
+        score = 100.0
+        for doc in data["runs"]["bm25"].query("qid == @topic")["docno"].tolist()[:10]:
+            for rank, xpath in enumerate(data["xpaths"][:3], start=1):
+                score -= 1.0
+                rows.append((topic, doc, xpath, rank, score))
+    res = pd.DataFrame(rows, columns=["qid", "docno", "passage", "rank", "score"])
+    qrels = pd.DataFrame([(t, d, x, 1) for t, d, x in data["passage_rows"]], columns=["qid", "docno", "passage", "label"])
+    table = pt.Experiment([res], pd.DataFrame({"qid": data["topics"], "query": "x"}), qrels,
+                          ppt.measures("P_psg", "MAP_psg"), names=["psg"])
+    passage_qrels = Qrels(topic=qrels["qid"].to_numpy(object), docno=qrels["docno"].to_numpy(object),
+                          passage=qrels["passage"].to_numpy(object), rel=np.ones(len(qrels), dtype=np.int64),
+                          format="clefip-psg")
+    expected = pateval.aggregate(pateval.evaluate(passage_qrels, PassageRun.from_records(rows, name="psg"),
+                                                  ["P_psg", "MAP_psg"], complete=True))
+    for measure in ("P_psg", "MAP_psg"):
+        value = expected.loc[expected["measure"] == measure, "value"].iloc[0]
+        assert table[measure].iloc[0] == pytest.approx(value, abs=1e-12, rel=0) and value > 0

@@ -121,6 +121,12 @@ def test_open_dataset(collection):
 
     assert Qrels.from_records(qrels).to_dict() == pateval.read_qrels(collection["qrels"]).to_dict()
     assert Qrels.from_records(claims).has_subtopics
+    if (collection["collection"] / "qrels_PSG.txt").is_file():
+        passages = list(ds.qrels_iter(level="passage"))
+        assert passages and passages[0]._fields == ("query_id", "doc_id", "passage", "relevance")
+        assert all(p.passage.startswith("/patent-document/") for p in passages)
+    with pytest.raises(ParameterError, match="level must be one of document, claims, passage; got 'claim'"):
+        list(ds.qrels_iter(level="claim"))
     docs = list(ds.docs_iter())
     assert len(docs) == ds.docs_count() > 0
     assert all(d.doc_id for d in docs) and sum(bool(d.claims) for d in docs) > len(docs) / 2
