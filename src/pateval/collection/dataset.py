@@ -139,7 +139,9 @@ class PatentCollection:
             GROUP BY ALL ORDER BY d.ucid
         """
         with self._open_store() as store:
-            reader = store.connection.sql(query).fetch_record_batch(batch_rows)
+            relation = store.connection.sql(query)
+            # DuckDB 2 renamed fetch_record_batch (still there, deprecated) to to_arrow_reader
+            reader = (relation.to_arrow_reader if hasattr(relation, "to_arrow_reader") else relation.fetch_record_batch)(batch_rows)
             for batch in reader:
                 for row in batch.to_pylist():
                     lang = row["lang"] or ""
