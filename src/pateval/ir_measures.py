@@ -219,3 +219,9 @@ def _register_all() -> dict[str, _PatevalIrMeasure]:
 MEASURES: dict[str, _PatevalIrMeasure] = _register_all()
 globals().update(MEASURES)
 __all__ += sorted(MEASURES)
+
+
+if __name__ == "__main__":  # `python -m pateval.ir_measures QRELS RUN 'PRES@100' AP -q`: ir_measures' command
+    from ir_measures.__main__ import main_cli
+
+    main_cli()

@@ -138,14 +138,13 @@ def test_passage_measures_through_ir_measures(data):
 
 
 def test_ir_measures_command_line(tmp_path, files):
-    """The `ir_measures` command computes a pateval measure once pateval.ir_measures is imported."""
-    code = ("import sys, pateval.ir_measures, ir_measures.__main__ as m; sys.argv=['ir_measures', sys.argv[1], sys.argv[2], "
-            "'PRES@100', 'AP']; m.main_cli()")
+    """ir_measures' command with pateval's measures: `python -m pateval.ir_measures QRELS RUN PRES@100 AP`."""
     trec_qrels = tmp_path / "doc.qrels"
     trec_qrels.write_text(pd.read_csv(files["qrels"], sep=" ", header=None, names=["q", "s", "d", "r"])
                           .groupby(["q", "d"], as_index=False)["r"].max()
                           .assign(i=0)[["q", "i", "d", "r"]].to_csv(sep=" ", header=False, index=False))
-    out = subprocess.run([sys.executable, "-c", code, str(trec_qrels), str(files["runs"]["bm25"])],
+    out = subprocess.run([sys.executable, "-m", "pateval.ir_measures", str(trec_qrels), str(files["runs"]["bm25"]),
+                          "PRES@100", "AP"],
                          capture_output=True, text=True, check=True).stdout
     values = dict(line.split("\t") for line in out.strip().splitlines())
     expected = pateval.evaluate(trec_qrels, files["runs"]["bm25"], ["PRES@100", "AP"]).groupby("measure")["value"].mean()
