@@ -49,3 +49,12 @@ def test_grid_runs_have_their_own_blocks(collection, tmp_path):
 def test_metadata_values_cannot_break_the_comment_lines():
     with pytest.raises(ValueError, match="ir_metadata values must not hold line breaks"):
         ir_metadata_lines({"tag": "a", "notes": {"a\nb": 1}})
+
+
+def test_engine_version_is_named_once(collection, tmp_path):
+    run = tmp_path / "bm25.run"
+    assert main(["search", "--index", str(collection["index"]), "--topics", str(collection["collection"]),
+                 "--out", str(run), "--depth", "5", "--no-progress"]) == 0
+    libraries = _header(run)[0]["platform"]["software"]["libraries"]["python"]
+    engine = [entry for entry in libraries if "tantivy" in entry]
+    assert len(engine) == 1 and engine[0].count("tantivy") == 1 and engine[0].startswith("tantivy")

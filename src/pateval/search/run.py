@@ -373,7 +373,7 @@ def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.P
         "tag": config.tag,
         "research goal": {"description": "a pateval patent prior-art baseline"},
         "platform": {"software": {"libraries": {"python": [f"pateval {pateval.__version__}",
-                                                           f"tantivy {meta.get('engine', tantivy.__version__)}",
+                                                           _engine_version(meta),
                                                            f"numpy {np.__version__}"]}},
                      "operating system": {"kernel": platform.release()}},
         "implementation": {"source": {"repository": "pateval", "version": pateval.__version__},
@@ -387,6 +387,11 @@ def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.P
         },
         "data": {"test collection": {"topics": str(topics) if topics is not None else None}},
     }
+
+
+def _engine_version(meta: dict) -> str:
+    engine = str(meta.get("engine") or tantivy.__version__)
+    return engine if engine.lower().startswith("tantivy") else f"tantivy {engine}"
 
 
 def write_trec_run(result: RunResult, path: str | os.PathLike[str], *, metadata: dict | None = None) -> Path:
