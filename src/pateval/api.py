@@ -757,7 +757,8 @@ def compare(
     Parameters
     ----------
     qrels, runs, measures
-        As for :func:`evaluate`.
+        As for :func:`evaluate`; or ``qrels=None`` and per-topic score files (or a frame
+        ``run, topic, measure, value``) as ``runs``, see :func:`read_scores`.
     baseline : str, optional
         Name of the run to test the others against; default all pairs.
     test : {"t", "wilcoxon", "randomisation", "bootstrap", "tukey"}
