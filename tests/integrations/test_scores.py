@@ -165,3 +165,57 @@ def test_bad_score_files_are_refused_with_file_and_line(tmp_path, test_data):
     code, _, err = _cli("compare", good, good)
     assert (code, err) == (2, "pateval: error: the following arguments are required: --qrels (or give per-topic score "
                               "files with --scores)\n")
+
+
+def test_compare_takes_a_score_frame(example):
+    qrels, runs = example
+    frame = api.evaluate(qrels, runs, ["AP", "P@10"])
+    from_frame = api.compare(None, frame, ["AP"], test="t", correction=None).tests
+    from_runs = api.compare(qrels, runs, ["AP"], test="t", correction=None).tests
+    assert from_frame["p_value"].tolist() == from_runs["p_value"].tolist()
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ids = st.text(alphabet="abcXYZ019-_.", min_size=1, max_size=6).filter(lambda s: s != "all")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.tuples(_ids, st.sampled_from(["AP", "P@10", "nDCG@10", "gm_map"])),
+                       st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=30),
+       st.sampled_from(["trec_eval", "ir_measures"]))
+def test_written_scores_read_back_exactly(tmp_path_factory, scores, layout):
+    path = tmp_path_factory.mktemp("scores") / "r.eval"
+    lines = [f"{m}\t{t}\t{v!r}" if layout == "trec_eval" else f"{t}\t{m}\t{v!r}" for (t, m), v in scores.items()]
+    path.write_text("\n".join(lines) + "\n")
+    frame = read_scores(path, format=layout)
+    assert {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"])} == scores
+    assert set(frame["run"]) == {"r"}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_is_read_or_refused_with_an_input_error(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("fuzz") / "x.eval"
+    path.write_text(text)
+    try:
+        frame = read_scores(path)
+    except InputFormatError:
+        return
+    assert list(frame.columns) == ["run", "topic", "measure", "value"] and len(frame) > 0
+
+
+def test_bad_csv_of_scores(tmp_path):
+    path = _write(tmp_path, "s.csv", 'run,measure,topic,value\nr,AP,q1,0.5\nr,AP,"q2\n')
+    with pytest.raises(InputFormatError, match=r"s.csv: not a pateval CSV of scores"):
+        read_scores(path)
+    path = _write(tmp_path, "t.csv", "run,measure,topic,value\nr,AP,q1,half\n")
+    with pytest.raises(InputFormatError, match=r"t.csv, line 2: the score is not a number \(expected a number, found 'half'\)"):
+        read_scores(path)
+
+
+def test_nan_scores_are_refused(tmp_path):
+    with pytest.raises(InputFormatError, match=r"n.eval, line 1: the score is not a finite number \(expected a number, "
+                                               r"found 'nan'\)"):
+        read_scores(_write(tmp_path, "n.eval", "map\tq1\tnan\nmap\tall\t0.5\n"))

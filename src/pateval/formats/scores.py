@@ -25,6 +25,7 @@ kept as written. A run without a name in the file takes the file's name (without
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -65,11 +66,14 @@ def _lines(path: Path, text: str) -> list[tuple[int, list[str]]]:
     return [(number, line.split()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
 
 
-def _value(path: Path, number: int, text: str) -> float:
+def _value(path: Path, number: int | None, text: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         malformed(path, number, "the score is not a number", expected="a number", found=text)
+    if not math.isfinite(value):
+        malformed(path, number, "the score is not a finite number", expected="a number", found=text)
+    return value
 
 
 def _detect(path: Path, text: str, lines: list[tuple[int, list[str]]]) -> str:
@@ -214,7 +218,14 @@ def _jsonl_rows(path: Path, lines, text: str, default_run: str) -> list[tuple]:
 
 
 def _csv_rows(path: Path, default_run: str) -> list[tuple]:
-    frame = pd.read_csv(path, dtype={"run": str, "topic": str, "measure": str}, keep_default_na=False)
+    try:
+        frame = pd.read_csv(path, dtype={"run": str, "topic": str, "measure": str}, keep_default_na=False)
+    except (ValueError, pd.errors.ParserError) as error:
+        malformed(path, None, f"not a pateval CSV of scores ({str(error).splitlines()[0]})",
+                  expected="run,measure,topic,value")
+    missing = [c for c in ("measure", "topic", "value") if c not in frame.columns]
+    if missing:
+        malformed(path, 1, "a CSV of scores needs the columns measure, topic and value", found=",".join(frame.columns))
     if "run" not in frame.columns:
         frame.insert(0, "run", default_run)
     rows = []
