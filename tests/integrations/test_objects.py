@@ -184,3 +184,24 @@ def test_a_document_twice_for_a_topic_is_refused():
     frame = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["d1", "d1", "d1"], "score": [2.0, 1.0, 1.0]})
     with pytest.raises(ParameterError, match="the run names document d1 twice for topic q1; each document once per topic"):
         Run.from_frame(frame)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.dictionaries(st.tuples(st.sampled_from(["q1", "q2", "10"]), st.text("abcd", min_size=1, max_size=3)),
+                       st.floats(-100, 100, allow_nan=False), min_size=1, max_size=15),
+       st.sampled_from(["pateval", "pyterrier", "ir_measures", "ranx"]), st.randoms(use_true_random=False))
+def test_any_style_and_column_order_reads_back_the_same_run(rows, style, random):
+    run = Run.from_records([(t, d, s) for (t, d), s in rows.items()], name="r")
+    frame = run.to_frame(style=style)
+    columns = list(frame.columns)
+    random.shuffle(columns)
+    again = Run.from_frame(frame[columns])
+    assert again.to_dict() == run.to_dict()
+    named = Run.from_records(frame[columns].itertuples(index=False))
+    assert named.to_dict() == run.to_dict()
+    qrels = Qrels.from_records([(t, d, int(s)) for (t, d), s in rows.items()])
+    assert Qrels.from_frame(qrels.to_frame(style=style)).to_dict() == qrels.to_dict()
