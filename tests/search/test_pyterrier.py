@@ -134,3 +134,17 @@ def test_open_dataset(collection):
     assert judged <= {d.doc_id for d in docs}
     with pytest.raises(ParameterError, match="documents need the corpus store the collection was built from"):
         next(open_dataset(collection["collection"]).docs_iter())
+
+
+def test_experiment_runs_the_transformer_beside_another_systems_frame(frames, collection):
+    """pt.Experiment calls TantivyRetriever itself; a frame from another engine (here the LM
+    run's frame, as a PISA or Terrier run would come) stands beside it."""
+    qrels = ppt.qrels(collection["collection"])
+    table = pt.Experiment([frames["bm25"], frames["lm_res"]], frames["topics"], qrels, ppt.measures("AP", "PRES@100"),
+                          names=["tantivy-bm25", "other-engine"])
+    expected = pateval.aggregate(pateval.evaluate(collection["qrels"], {"bm25": frames["bm25_res"]}, ["AP", "PRES@100"],
+                                                  complete=True))
+    for measure in ("AP", "PRES@100"):
+        value = expected.loc[expected["measure"] == measure, "value"].iloc[0]
+        assert table.loc[table["name"] == "tantivy-bm25", measure].iloc[0] == pytest.approx(value, abs=1e-12, rel=0)
+    assert not pt.java.started()
