@@ -609,6 +609,9 @@ def _comparison_sources(args) -> tuple:
     if args.scores:
         if args.qrels is not None:
             raise ParameterError("--scores compares score files without qrels; leave out --qrels")
+        if args.complete or args.qrels_format != "auto":
+            raise ParameterError("-c and --qrels-format act on runs and qrels; with --scores the files' topics are used "
+                                 "as they are")
         return None, args.measures, {"scores_format": args.scores_format}
     if args.qrels is None:
         raise ParameterError("the following arguments are required: --qrels (or give per-topic score files with --scores)")

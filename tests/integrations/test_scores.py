@@ -219,3 +219,10 @@ def test_nan_scores_are_refused(tmp_path):
     with pytest.raises(InputFormatError, match=r"n.eval, line 1: the score is not a finite number \(expected a number, "
                                                r"found 'nan'\)"):
         read_scores(_write(tmp_path, "n.eval", "map\tq1\tnan\nmap\tall\t0.5\n"))
+
+
+def test_run_options_are_refused_with_scores(test_data):
+    good = test_data / "trec_eval_q" / "run1.eval"
+    code, _, err = _cli("compare", "--scores", "-c", good, test_data / "trec_eval_q" / "run2.eval")
+    assert (code, err) == (2, "pateval: error: -c and --qrels-format act on runs and qrels; with --scores the files' "
+                              "topics are used as they are\n")
