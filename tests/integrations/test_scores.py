@@ -226,3 +226,10 @@ def test_run_options_are_refused_with_scores(test_data):
     code, _, err = _cli("compare", "--scores", "-c", good, test_data / "trec_eval_q" / "run2.eval")
     assert (code, err) == (2, "pateval: error: -c and --qrels-format act on runs and qrels; with --scores the files' "
                               "topics are used as they are\n")
+
+
+def test_cli_lists_the_readers_formats():
+    from pateval import cli
+    from pateval.formats import scores
+
+    assert cli.SCORE_FORMATS == scores.SCORE_FORMATS
