@@ -5,6 +5,7 @@ from __future__ import annotations
 
 # ---- foundation: reading, evaluating --------------------------------------------------------
 import dataclasses as _dataclasses
+import itertools as _itertools
 import os as _os
 from collections.abc import Mapping as _Mapping
 from collections.abc import Sequence as _Sequence
@@ -87,8 +88,8 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
         return Qrels.from_frame(qrels)
     if _from_ranx(qrels, "Qrels"):
         return Qrels.from_ranx(qrels)
-    if _is_records(qrels):
-        return Qrels.from_records(qrels)
+    if _is_records(qrels) or (hasattr(qrels, "__iter__") and not isinstance(qrels, (bytes, Run))):
+        return Qrels.from_records(qrels)  # named records, also as an iterator (ir_datasets' qrels_iter())
     raise _ParameterError(f"qrels must be a path, a Qrels, a {{topic: {{docno: rel}}}} dict, a DataFrame (qid, docno, label / "
                           f"query_id, doc_id, relevance), Qrel/TrecQrel records or a ranx Qrels; got {type(qrels).__name__}")
 
@@ -116,13 +117,17 @@ def _from_ranx(value, kind: str) -> bool:
     return type(value).__name__ == kind and type(value).__module__.split(".")[0] == "ranx"
 
 
+def _is_record(item) -> bool:
+    """A named record: a namedtuple (ScoredDoc, Qrel, TrecQrel ...) or a flat dict of fields
+    (not a ``{topic: {docno: score}}`` run)."""
+    if isinstance(item, _Mapping):
+        return bool(item) and not any(isinstance(v, _Mapping) for v in item.values())
+    return isinstance(item, tuple) and hasattr(type(item), "_fields")
+
+
 def _is_records(value) -> bool:
-    """A list or tuple of named records (namedtuples such as ScoredDoc, TrecQrel; dicts):
-    one run or one set of qrels, never several runs."""
-    if not isinstance(value, (list, tuple)) or not value:
-        return False
-    first = value[0]
-    return isinstance(first, _Mapping) or (isinstance(first, tuple) and hasattr(type(first), "_fields"))
+    """A list or tuple of named records: one run or one set of qrels, never several runs."""
+    return isinstance(value, (list, tuple)) and bool(value) and _is_record(value[0])
 
 
 def _as_measures(measures) -> list:
@@ -166,7 +171,12 @@ def _as_runs(runs, *, on_duplicate: str):
             for k, v in runs.items():
                 yield _as_run(v, name=str(k), on_duplicate=on_duplicate)
     else:
-        for r in runs:
+        items = iter(runs)
+        first = next(items, None)
+        if first is not None and _is_record(first):  # an iterator of ScoredDoc records: one run
+            yield _as_run([first, *items], name=None, on_duplicate=on_duplicate)
+            return
+        for r in ([] if first is None else _itertools.chain([first], items)):
             yield _as_run(r, name=None, on_duplicate=on_duplicate)
 
 

@@ -205,3 +205,13 @@ def test_any_style_and_column_order_reads_back_the_same_run(rows, style, random)
     assert named.to_dict() == run.to_dict()
     qrels = Qrels.from_records([(t, d, int(s)) for (t, d), s in rows.items()])
     assert Qrels.from_frame(qrels.to_frame(style=style)).to_dict() == qrels.to_dict()
+
+
+def test_iterators_of_records_and_lists_of_run_dicts():
+    qrels = (ir_measures.Qrel(q, d, r) for q, docs in QRELS.items() for d, r in docs.items())  # like qrels_iter()
+    run = (ir_measures.ScoredDoc(q, d, s) for q, docs in RUN.items() for d, s in docs.items())
+    assert pateval.evaluate(qrels, run, ["AP", "P@1", "PRES@10"])["value"].tolist() == _expected()
+    # a list holding a {topic: {docno: score}} run is a list of runs, not dict records
+    assert pateval.evaluate(QRELS, [RUN], ["AP"])["value"].tolist() == _expected(["AP"])
+    records = [{"qid": q, "docno": d, "score": s} for q, docs in RUN.items() for d, s in docs.items()]
+    assert pateval.evaluate(QRELS, records, ["AP"])["value"].tolist() == _expected(["AP"])
