@@ -215,3 +215,8 @@ def test_iterators_of_records_and_lists_of_run_dicts():
     assert pateval.evaluate(QRELS, [RUN], ["AP"])["value"].tolist() == _expected(["AP"])
     records = [{"qid": q, "docno": d, "score": s} for q, docs in RUN.items() for d, s in docs.items()]
     assert pateval.evaluate(QRELS, records, ["AP"])["value"].tolist() == _expected(["AP"])
+
+
+def test_trec_order_with_numeric_iteration_as_plain_tuples_is_refused():
+    with pytest.raises(ParameterError, match=r"got \('q1', 'd1', 1, 0\)"):
+        Qrels.from_records([("q1", "d1", 1, 0)])

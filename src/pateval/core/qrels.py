@@ -284,7 +284,9 @@ class Qrels:
         if width not in (3, 4):
             raise ParameterError(f"a qrels record has {width} values; expected (topic, docno, rel) or (topic, subtopic, "
                                  "docno, rel) tuples, or named records (Qrel, TrecQrel, TrecSubQrel)")
-        bad = next((r for r in rows if not _is_grade(r[-1])), None)
+        # (topic, subtopic, docno, rel): the ids must be text, so that TREC's (qid, docno, rel, iteration)
+        # with numbers in its last two places is refused rather than read as a subtopic
+        bad = next((r for r in rows if not _is_grade(r[-1]) or (width == 4 and not isinstance(r[2], str))), None)
         if bad is not None:
             raise ParameterError(f"a plain qrels record is (topic, docno, rel) or (topic, subtopic, docno, rel) with an "
                                  f"integer grade last; got {tuple(bad)!r}. TREC's (query_id, doc_id, relevance, "
