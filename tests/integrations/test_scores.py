@@ -233,3 +233,8 @@ def test_cli_lists_the_readers_formats():
     from pateval.formats import scores
 
     assert cli.SCORE_FORMATS == scores.SCORE_FORMATS
+
+
+def test_white_space_only(tmp_path):
+    with pytest.raises(InputFormatError, match=r"s.eval: no per-topic score \(the file holds only white space\)"):
+        read_scores(_write(tmp_path, "s.eval", "\x1f \n\t\n"))

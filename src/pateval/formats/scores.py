@@ -128,6 +128,8 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     path = Path(path)
     text = read_bytes(path).decode("utf-8-sig", errors="replace")
     lines = _lines(path, text)
+    if not lines:
+        malformed(path, None, "no per-topic score (the file holds only white space)")
     if format == "auto":
         format = _detect(path, text, lines)
     default_run = path.stem if path.suffix else path.name
