@@ -105,6 +105,11 @@ def test_ranx_objects():
     back = ranx.Run.from_df(ours.to_frame(style="ranx"))
     assert ranx.evaluate(ranx.Qrels.from_df(Qrels.from_dict(QRELS).to_frame(style="ranx")), back, "map") == \
         pytest.approx(pateval.aggregate(pateval.evaluate(QRELS, RUN, "AP"))["value"][0], abs=1e-12)
+    # fused by ranx, evaluated by pateval: the fused run is ranx's, read as it is
+    other = ranx.Run.from_df(Run.from_dict({"q1": {"d1": 5.0, "d3": 4.0}, "q2": {"d4": 3.0}}, name="o").to_frame(style="ranx"))
+    fused = ranx.fuse([back, other], method="rrf")
+    frame = pateval.evaluate(QRELS, fused, ["AP"])
+    assert frame["value"].tolist() == pateval.evaluate(QRELS, fused.to_dict(), ["AP"])["value"].tolist()
 
 
 def test_ir_measures_measure_objects():
