@@ -5,6 +5,7 @@ from __future__ import annotations
 
 # ---- foundation: reading, evaluating --------------------------------------------------------
 import dataclasses as _dataclasses
+import itertools as _itertools
 import os as _os
 from collections.abc import Mapping as _Mapping
 from collections.abc import Sequence as _Sequence
@@ -17,6 +18,7 @@ from ._memory import plain_pages as _plain_pages
 from .core.qrels import Qrels
 from .core.run import Run
 from .errors import ParameterError as _ParameterError
+from .errors import PatevalError as _PatevalError
 from .evaluation import Evaluation, aggregate, evaluate_runs
 from .formats.qrels import read_qrels
 from .formats.trec import read_run, write_run
@@ -62,6 +64,7 @@ __all__ = [
     "read_patent",
     "read_qrels",
     "read_run",
+    "read_scores",
     "search",
     "search_grid",
     "search_passages",
@@ -81,7 +84,15 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
         return Qrels.from_dict(qrels)
     if isinstance(qrels, (str, _os.PathLike)):
         return read_qrels(qrels, format=qrels_format, on_duplicate=on_duplicate)
-    raise _ParameterError(f"qrels must be a path, a Qrels or a {{topic: {{docno: rel}}}} dict; got {type(qrels).__name__}")
+    # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
+    if isinstance(qrels, _pd.DataFrame):
+        return Qrels.from_frame(qrels)
+    if _from_ranx(qrels, "Qrels"):
+        return Qrels.from_ranx(qrels)
+    if _is_records(qrels) or (hasattr(qrels, "__iter__") and not isinstance(qrels, (bytes, Run))):
+        return Qrels.from_records(qrels)  # named records, also as an iterator (ir_datasets' qrels_iter())
+    raise _ParameterError(f"qrels must be a path, a Qrels, a {{topic: {{docno: rel}}}} dict, a DataFrame (qid, docno, label / "
+                          f"query_id, doc_id, relevance), Qrel/TrecQrel records or a ranx Qrels; got {type(qrels).__name__}")
 
 
 def _as_run(run, *, name: str | None, on_duplicate: str) -> Run:
@@ -91,7 +102,57 @@ def _as_run(run, *, name: str | None, on_duplicate: str) -> Run:
         return Run.from_dict(run, name=name or "run")
     if isinstance(run, (str, _os.PathLike)):
         return read_run(run, on_duplicate=on_duplicate, name=name)
-    raise _ParameterError(f"a run must be a path, a Run or a {{topic: {{docno: score}}}} dict; got {type(run).__name__}")
+    # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
+    if isinstance(run, _pd.DataFrame):
+        return Run.from_frame(run, name=name)
+    if _from_ranx(run, "Run"):
+        return Run.from_ranx(run, name=name)
+    if _is_records(run):
+        return Run.from_records(run, name=name or "run")
+    raise _ParameterError(f"a run must be a path, a Run, a {{topic: {{docno: score}}}} dict, a DataFrame (qid, docno, score / "
+                          f"query_id, doc_id, score), ScoredDoc records or a ranx Run; got {type(run).__name__}")
+
+
+def _from_ranx(value, kind: str) -> bool:
+    """Whether ``value`` is a ranx ``Run`` / ``Qrels`` (without importing ranx)."""
+    return type(value).__name__ == kind and type(value).__module__.split(".")[0] == "ranx"
+
+
+def _is_record(item) -> bool:
+    """A named record: a namedtuple (ScoredDoc, Qrel, TrecQrel ...) or a flat dict of fields
+    (not a ``{topic: {docno: score}}`` run)."""
+    if isinstance(item, _Mapping):
+        return bool(item) and not any(isinstance(v, _Mapping) for v in item.values())
+    return isinstance(item, tuple) and hasattr(type(item), "_fields")
+
+
+def _is_records(value) -> bool:
+    """A list or tuple of named records: one run or one set of qrels, never several runs."""
+    return isinstance(value, (list, tuple)) and bool(value) and _is_record(value[0])
+
+
+def _as_measures(measures) -> list:
+    """Measure names, pateval measures, and ir_measures measure objects (ir_measures' own,
+    read by their canonical name, or pateval's as registered by :mod:`pateval.ir_measures`)."""
+    if isinstance(measures, (str, Measure)) or type(measures).__module__.split(".")[0] == "ir_measures" \
+            or hasattr(measures, "pateval_measure"):
+        measures = [measures]
+    converted = []
+    for measure in measures:
+        if hasattr(measure, "pateval_measure"):
+            converted.append(measure.pateval_measure())
+        elif isinstance(measure, (str, Measure)):
+            converted.append(measure)
+        elif type(measure).__module__.split(".")[0] == "ir_measures":
+            try:
+                converted.append(parse_measure(repr(measure)))
+            except _PatevalError as error:
+                raise _ParameterError(f"the ir_measures measure {measure!r} has no pateval equivalent ({error}); "
+                                      "compute it with ir_measures") from None
+        else:
+            raise _ParameterError(f"a measure must be a name, a pateval Measure or an ir_measures measure; got "
+                                  f"{type(measure).__name__}")
+    return converted
 
 
 def _is_single_run_dict(runs: _Mapping) -> bool:
@@ -102,7 +163,7 @@ def _is_single_run_dict(runs: _Mapping) -> bool:
 
 def _as_runs(runs, *, on_duplicate: str):
     """The runs, each read only when the evaluation reaches it (one run in memory at a time)."""
-    if isinstance(runs, (str, _os.PathLike, Run)):
+    if isinstance(runs, (str, _os.PathLike, Run, _pd.DataFrame)) or _from_ranx(runs, "Run") or _is_records(runs):
         yield _as_run(runs, name=None, on_duplicate=on_duplicate)
     elif isinstance(runs, _Mapping):
         if _is_single_run_dict(runs):
@@ -111,7 +172,12 @@ def _as_runs(runs, *, on_duplicate: str):
             for k, v in runs.items():
                 yield _as_run(v, name=str(k), on_duplicate=on_duplicate)
     else:
-        for r in runs:
+        items = iter(runs)
+        first = next(items, None)
+        if first is not None and _is_record(first):  # an iterator of ScoredDoc records: one run
+            yield _as_run([first, *items], name=None, on_duplicate=on_duplicate)
+            return
+        for r in ([] if first is None else _itertools.chain([first], items)):
             yield _as_run(r, name=None, on_duplicate=on_duplicate)
 
 
@@ -128,14 +194,13 @@ def evaluation(
     resources: _Mapping | None = None,
 ) -> Evaluation:
     """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
+    measures = _as_measures(measures)
     with _plain_pages():
         qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
         return evaluate_runs(
             _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
             _as_runs(runs, on_duplicate=on_duplicate),
-            list(measures),
+            measures,
             complete=complete,
             order=order,
             doc_key=doc_key,
@@ -154,6 +219,7 @@ def evaluate(
     doc_key: str = "publication",
     on_duplicate: str = "error",
     resources: _Mapping | None = None,
+    style: str = "pateval",
 ) -> _pd.DataFrame:
     """Evaluate runs against qrels: one row per (run, topic, measure).
 
@@ -174,6 +240,9 @@ def evaluate(
     on_duplicate : {"error", "first"}, default "error"
     resources : dict, optional
         Side inputs for measures that need them (e.g. ``doc_lengths``).
+    style : {"pateval", "pyterrier"}, default "pateval"
+        Column names: pateval's, or PyTerrier's per-query ``pt.Experiment`` frame
+        (``name, qid, measure, value``).
 
     Returns
     -------
@@ -192,10 +261,15 @@ def evaluate(
     q1       0.5  0.0
     q2       1.0  1.0
     """
+    from .validation import check_choice
+
+    check_choice("style", style, ("pateval", "pyterrier"))
     result = evaluation(qrels, runs, measures, qrels_format=qrels_format, complete=complete, order=order,
                         doc_key=doc_key, on_duplicate=on_duplicate, resources=resources)
     frame = result.frame
     frame.attrs["notes"] = list(result.notes)
+    if style == "pyterrier":  # issue 15: PyTerrier's column names on request
+        frame = frame.rename(columns={"run": "name", "topic": "qid"})
     return frame
 
 
@@ -558,6 +632,8 @@ def _passage_inputs(qrels, runs, resources, *, on_duplicate: str):
 
     if isinstance(runs, (str, _os.PathLike, PassageRun, Run)):
         runs = [routed(runs, None)]
+    elif isinstance(runs, _pd.DataFrame) or _from_ranx(runs, "Run") or _is_records(runs):
+        runs = [runs]  # one run in a tool's form (issue 15), read by _as_run
     elif isinstance(runs, _Mapping):
         if not _is_single_run_dict(runs):
             runs = {key: routed(value, str(key)) for key, value in runs.items()}
@@ -649,7 +725,10 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
     """
     from .stats import score_matrices
 
-    frame = evaluate(qrels, runs, measures, **dict(evaluate_options or {}))
+    if qrels is None:  # per-topic scores instead of runs (issue 15): see read_scores
+        frame = read_scores(runs, measures=measures, format=dict(evaluate_options or {}).get("scores_format", "auto"))
+    else:
+        frame = evaluate(qrels, runs, measures, **dict(evaluate_options or {}))
     notes = list(frame.attrs.get("notes", []))
     names = list(dict.fromkeys(frame["measure"]))
     matrices = score_matrices(frame, names)
@@ -659,6 +738,39 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
             notes.append(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because some run has no "
                          "score for them (use complete=True / -c to score them as 0)")
     return matrices, notes
+
+
+def read_scores(sources, *, measures: _Sequence[str] | str | None = None, format: str = "auto") -> _pd.DataFrame:
+    """Per-topic scores of several runs from score files, for comparing without the runs.
+
+    ``compare``, ``analyse_measures`` and ``write_report`` take such scores in place of
+    runs when ``qrels`` is None: ``pateval.api.compare(None, ["a.eval", "b.eval"], ["AP"])``.
+
+    Parameters
+    ----------
+    sources : path, list of paths, or DataFrame
+        Files written by ``trec_eval -q``, ``ir_measures -q`` (TSV or jsonl) or
+        ``pateval evaluate -q`` (text, CSV, JSON) -- see :mod:`pateval.formats.scores` --
+        or a frame ``run, topic, measure, value``.
+    measures : str or sequence of str, optional
+        The measures to keep (``AP`` matches trec_eval's ``map``); default: those every run has.
+    format : {"auto", "trec_eval", "ir_measures", "pateval-csv", "pateval-json"}
+
+    Returns
+    -------
+    DataFrame
+        ``run, topic, measure, value``, measure names as pateval writes them where it knows them.
+    """
+    from .formats.scores import read_score_files
+
+    if isinstance(measures, str):
+        measures = [measures]
+    if isinstance(sources, _pd.DataFrame):
+        frame = sources[sources["topic"].astype(str) != "all"]
+        return frame if not measures else frame[frame["measure"].isin([str(parse_measure(m)) for m in measures])]
+    if isinstance(sources, (str, _os.PathLike)):
+        sources = [sources]
+    return read_score_files(list(sources), measures=list(measures) if measures else None, format=format)
 
 
 def compare(
@@ -679,7 +791,8 @@ def compare(
     Parameters
     ----------
     qrels, runs, measures
-        As for :func:`evaluate`.
+        As for :func:`evaluate`; or ``qrels=None`` and per-topic score files (or a frame
+        ``run, topic, measure, value``) as ``runs``, see :func:`read_scores`.
     baseline : str, optional
         Name of the run to test the others against; default all pairs.
     test : {"t", "wilcoxon", "randomisation", "bootstrap", "tukey"}
@@ -882,15 +995,16 @@ def search(index, topics, *, model: str = "bm25", query: str = "claims", out: _P
         tag is ``MODEL.STRATEGY``.
     """
     from .search.index import SearchIndex
-    from .search.run import SearchConfig, load_topics, search_topics, write_trec_run
+    from .search.run import SearchConfig, load_topics, run_metadata, search_topics, write_trec_run
 
     config = SearchConfig(model=model, query=query, depth=depth, candidates=candidates, date_filter=date_filter,
                           exclude_family=exclude_family, unit=unit)
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)
     result = search_topics(opened, topic_list, config, progress=progress)
-    if out is not None:
-        write_trec_run(result, out)
+    if out is not None:  # with an ir_metadata header saying how the run was made (issue 15)
+        named = topics if isinstance(topics, (str, _os.PathLike)) else None
+        write_trec_run(result, out, metadata=run_metadata(config, opened, topics=named))
     return result
 
 
@@ -912,7 +1026,8 @@ def search_grid(index, topics, out_dir: _PathLike | None, *, grid: str | None = 
     configs = grid_configs(models if models else grid, queries, **options)
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_topics(topics) if isinstance(topics, (str, _os.PathLike)) else list(topics)
-    return run_grid(opened, topic_list, configs, out_dir, progress=progress)
+    named = topics if isinstance(topics, (str, _os.PathLike)) else None
+    return run_grid(opened, topic_list, configs, out_dir, progress=progress, metadata=True, metadata_topics=named)
 
 
 def search_passages(index, topics, *, model: str = "bm25", query: str = "claims", out: _PathLike | None = None,

@@ -613,11 +613,12 @@ def _run_user_simulate(args) -> int:
 COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")
 
 
-def _add_run_set_inputs(p) -> None:
+def _add_run_set_inputs(p, *, qrels_required: bool = True) -> None:
     """Options of every command that evaluates a set of runs to compare them: qrels, runs, measures."""
     from .formats.qrels import QRELS_FORMATS
 
-    p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file")
+    p.add_argument("--qrels", required=qrels_required, metavar="QRELS",
+                   help="qrels file" + ("" if qrels_required else " (not with --scores)"))
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files (at least two)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
@@ -629,7 +630,8 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
     """Options that compare, analyse-measures and report share."""
     from .stats.names import TESTS
 
-    _add_run_set_inputs(p)
+    _add_run_set_inputs(p, qrels_required=False)
+    _add_score_inputs(p)
     if repeatable_test:
         p.add_argument("--test", choices=TESTS, action="append", dest="tests",
                        help=f"significance test (repeatable: one table column per test; the first draws the ASL curves; default: {default_test})")
@@ -639,6 +641,35 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
     p.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0; reported)")
     p.add_argument("-B", "--resamples", type=int, dest="B", metavar="B",
                    help="resamples of the resampling tests (default: randomisation 10000, bootstrap 1000, tukey 5000)")
+
+
+def _add_score_inputs(p) -> None:
+    """--scores: compare per-topic score files (trec_eval -q, ir_measures, pateval) instead of runs (issue 15)."""
+    p.add_argument("--scores", action="store_true",
+                   help="the RUN files are per-topic score files (trec_eval -q, ir_measures -q, pateval evaluate -q "
+                   "text/CSV/JSON), compared without qrels; -m picks measures (default: those every run has)")
+    p.add_argument("--scores-format", choices=SCORE_FORMATS, default="auto", help="format of the --scores files (default: detect)")
+
+
+#: formats.scores.SCORE_FORMATS, written out so that building the parser imports no reader (a test keeps them equal)
+SCORE_FORMATS = ("auto", "trec_eval", "ir_measures", "pateval-csv", "pateval-json")
+
+
+def _comparison_sources(args) -> tuple:
+    """(qrels, measures, evaluate options) of compare / analyse-measures / report: runs and
+    qrels, or per-topic score files with --scores."""
+    from .errors import ParameterError
+
+    if args.scores:
+        if args.qrels is not None:
+            raise ParameterError("--scores compares score files without qrels; leave out --qrels")
+        if args.complete or args.qrels_format != "auto":
+            raise ParameterError("-c and --qrels-format act on runs and qrels; with --scores the files' topics are used "
+                                 "as they are")
+        return None, args.measures, {"scores_format": args.scores_format}
+    if args.qrels is None:
+        raise ParameterError("the following arguments are required: --qrels (or give per-topic score files with --scores)")
+    return args.qrels, args.measures or list(COMPARE_MEASURES), _comparison_evaluate_options(args)
 
 
 def _add_table_output(p) -> None:
@@ -705,10 +736,11 @@ def _run_compare(args) -> int:
     from . import api
     from .report.tables import render_comparison
 
+    qrels, measures, options = _comparison_sources(args)
     comparison = api.compare(
-        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), baseline=args.baseline, test=args.test,
+        qrels, list(args.runs), measures, baseline=args.baseline, test=args.test,
         correction=None if args.correction == "none" else args.correction, alpha=args.alpha, seed=args.seed, B=args.B,
-        evaluate_options=_comparison_evaluate_options(args),
+        evaluate_options=options,
     )
     for note in comparison.notes:
         print(f"pateval: note: {note}", file=sys.stderr)
@@ -749,10 +781,11 @@ def _run_analyse_measures(args) -> int:
     from .report import plots
     from .report.tables import render_analysis
 
+    qrels, measures, options = _comparison_sources(args)
     analysis = api.analyse_measures(
-        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), test=args.tests or ["bootstrap"],
+        qrels, list(args.runs), measures, test=args.tests or ["bootstrap"],
         agreement_test=args.agreement_test,
-        alpha=args.alpha, seed=args.seed, B=args.B, evaluate_options=_comparison_evaluate_options(args),
+        alpha=args.alpha, seed=args.seed, B=args.B, evaluate_options=options,
     )
     for note in analysis.notes:
         print(f"pateval: note: {note}", file=sys.stderr)
@@ -853,13 +886,14 @@ def _read_plot_csv(path: str | None, columns: tuple[str, ...]):
 def _run_report(args) -> int:
     from . import api
 
+    qrels, measures, options = _comparison_sources(args)
     path = api.write_report(
-        args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), out=args.output, baseline=args.baseline,
+        qrels, list(args.runs), measures, out=args.output, baseline=args.baseline,
         test=args.test, correction=None if args.correction == "none" else args.correction, analysis_test=args.analysis_test,
         agreement_test=args.agreement_test, alpha=args.alpha, seed=args.seed, B=args.B, title=args.title,
         image_format=args.image_format, gain_over_time=_read_plot_csv(args.gain_over_time, ("run", "time", "gain")),
         ct_by_gamma=_read_plot_csv(args.ct_gamma, ("run", "gamma", "score")),
-        evaluate_options=_comparison_evaluate_options(args),
+        evaluate_options=options,
     )
     print(f"pateval: wrote {path}", file=sys.stderr)
     return 0

@@ -84,7 +84,7 @@ def test_cli_index_search_grid_and_passages(collection, tmp_path, capsys):
     run = tmp_path / "bm25.run"
     assert main(["search", "--index", str(index), "--topics", str(collection["collection"]), "--model", "bm25",
                  "--query", "claims", "--out", str(run), "--depth", "100", "--no-progress"]) == 0
-    lines = run.read_text().splitlines()
+    lines = [line for line in run.read_text().splitlines() if not line.startswith("#")]  # the ir_metadata header
     fields = [line.split() for line in lines]
     assert all(len(f) == 6 and f[1] == "Q0" and f[5] == "bm25.claims" for f in fields)
     assert max(int(f[3]) for f in fields) <= 100
@@ -94,7 +94,7 @@ def test_cli_index_search_grid_and_passages(collection, tmp_path, capsys):
                  "--depth", "50", "--no-progress"]) == 0
     assert sorted(p.name for p in grid.iterdir()) == ["bm25.claims,top=30.run", "bm25.title.run",
                                                       "lm-mu=1000.claims,top=30.run", "lm-mu=1000.title.run"]
-    tags = {line.split()[5] for line in (grid / "lm-mu=1000.title.run").read_text().splitlines()}
+    tags = {line.split()[5] for line in (grid / "lm-mu=1000.title.run").read_text().splitlines() if not line.startswith("#")}
     assert tags == {"lm-mu=1000.title"}
     passages = tmp_path / "psg.run"
     assert main(["search", "--index", str(index), "--topics", str(collection["collection"] / "topics_PSG.txt"),

@@ -8,11 +8,16 @@ each document's highest grade over its subtopics and passages.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import ParameterError
+from ..validation import check_choice
+from .fields import QRELS_STYLES, first_record, match_roles, record_fields
 from .keys import PairIndex, StringKeys
 
 __all__ = ["Qrels"]
@@ -186,21 +191,71 @@ class Qrels:
         self.document_level()
         return self._cache["document_rows"]
 
-    def to_frame(self) -> pd.DataFrame:
-        """The judgements as a DataFrame (columns topic, [subtopic,] docno, [passage,] rel)."""
-        columns: dict[str, np.ndarray] = {"topic": self.topic}
-        if self.subtopic is not None:
-            columns["subtopic"] = self.subtopic
-        columns["docno"] = self.docno
-        if self.passage is not None:
-            columns["passage"] = self.passage
-        columns["rel"] = self.rel
-        columns.update(self.extra)
-        return pd.DataFrame(columns)
+    def to_frame(self, *, style: str = "pateval") -> pd.DataFrame:
+        """The judgements as a DataFrame in a tool's column names.
+
+        Parameters
+        ----------
+        style : {"pateval", "pyterrier", "ir_measures", "ranx"}
+            ``pateval``: ``topic, [subtopic,] docno, [passage,] rel`` and any extra columns,
+            one row per judgement; ``pyterrier``: ``qid, docno, label``; ``ranx``:
+            ``q_id, doc_id, score`` (``ranx.Qrels.from_df(frame)``) -- both one row per
+            (topic, document) with its highest grade, as these tools judge documents;
+            ``ir_measures``: ``query_id, doc_id, relevance``, with subtopics in
+            ``iteration`` (ir_measures' convention for its diversity measures), one row per
+            judgement.
+        """
+        check_choice("style", style, tuple(QRELS_STYLES))
+        if style == "pateval":
+            columns: dict[str, np.ndarray] = {"topic": self.topic}
+            if self.subtopic is not None:
+                columns["subtopic"] = self.subtopic
+            columns["docno"] = self.docno
+            if self.passage is not None:
+                columns["passage"] = self.passage
+            columns["rel"] = self.rel
+            columns.update(self.extra)
+            return pd.DataFrame(columns)
+        names = QRELS_STYLES[style]
+        if style == "ir_measures":
+            frame = pd.DataFrame({names[0]: self.topic, names[1]: self.docno, names[2]: self.rel})
+            if self.subtopic is not None:
+                frame["iteration"] = self.subtopic
+            return frame
+        level = self.document_level()
+        frame = pd.DataFrame({names[0]: level.topic, names[1]: level.docno, names[2]: level.rel})
+        if style == "ranx":  # ranx.Qrels.from_df asserts object (not pandas' str) id columns
+            frame = frame.astype({names[0]: object, names[1]: object})
+        return frame
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{topic: {docno: grade}}`` at document level (a document's highest grade), the
+        shape pytrec_eval, ranx and ir_measures take.
+
+        Examples
+        --------
+        >>> Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)]).to_dict()
+        {'q1': {'d1': 2}}
+        """
+        level = self.document_level()
+        out: dict[str, dict[str, int]] = {}
+        for topic, docno, rel in zip(level.topic.tolist(), level.docno.tolist(), level.rel.tolist()):
+            out.setdefault(topic, {})[docno] = rel
+        return out
 
     @classmethod
-    def from_records(cls, records, *, source: str = "<memory>") -> "Qrels":
-        """Build qrels from ``(topic, docno, rel)`` or ``(topic, subtopic, docno, rel)`` tuples.
+    def from_records(cls, records, *, source: str = "<memory>", fields: tuple[str, ...] | None = None,
+                     subtopics: str | None = None) -> "Qrels":
+        """Build qrels from records.
+
+        Named records are read by field name: ir_measures' ``Qrel(query_id, doc_id,
+        relevance, iteration)``, ir_datasets' ``TrecQrel(query_id, doc_id, relevance,
+        iteration)`` and ``TrecSubQrel(query_id, doc_id, relevance, subtopic_id)``, the rows of
+        a frame's ``itertuples()``, dicts. TREC's ``iteration`` is ignored (as trec_eval does)
+        unless ``subtopics="iteration"`` says it holds subtopics (ir_measures' convention for
+        diversity qrels). Plain tuples are ``(topic, docno, rel)`` or ``(topic, subtopic,
+        docno, rel)`` with an integer grade; anything else is refused -- give
+        ``fields=(...)`` to name the columns.
 
         Examples
         --------
@@ -208,8 +263,35 @@ class Qrels:
         >>> len(q), q.has_subtopics
         (2, False)
         """
-        rows = list(records)
-        if rows and len(rows[0]) == 4:
+        first, rows = first_record(records)
+        names = fields or (record_fields(first) if first is not None else None)
+        if names is not None and first is not None:
+            roles = match_roles(names, kind="qrels", what=f"records with fields ({', '.join(names)})")
+            roles = _subtopic_role(roles, subtopics)
+            if isinstance(first, Mapping):
+                columns = {role: [r[column] for r in rows] for role, column in roles.items()}
+            else:
+                at = {role: list(names).index(column) for role, column in roles.items()}
+                columns = {role: [r[i] for r in rows] for role, i in at.items()}
+            return cls._from_columns(columns, source=source)
+        if first is None:
+            return cls(topic=np.zeros(0, dtype=object), docno=np.zeros(0, dtype=object), rel=np.zeros(0, dtype=np.int64),
+                       source=source)
+        width = len(first)
+        if any(len(r) != width for r in rows):
+            raise ParameterError("qrels records differ in length; expected (topic, docno, rel) or (topic, subtopic, docno, "
+                                 "rel) tuples")
+        if width not in (3, 4):
+            raise ParameterError(f"a qrels record has {width} values; expected (topic, docno, rel) or (topic, subtopic, "
+                                 "docno, rel) tuples, or named records (Qrel, TrecQrel, TrecSubQrel)")
+        # (topic, subtopic, docno, rel): the ids must be text, so that TREC's (qid, docno, rel, iteration)
+        # with numbers in its last two places is refused rather than read as a subtopic
+        bad = next((r for r in rows if not _is_grade(r[-1]) or (width == 4 and not isinstance(r[2], str))), None)
+        if bad is not None:
+            raise ParameterError(f"a plain qrels record is (topic, docno, rel) or (topic, subtopic, docno, rel) with an "
+                                 f"integer grade last; got {tuple(bad)!r}. TREC's (query_id, doc_id, relevance, "
+                                 "iteration) and others: give namedtuples, a DataFrame, or fields=(...) naming the columns")
+        if width == 4:
             return cls(
                 topic=np.asarray([str(r[0]) for r in rows], dtype=object),
                 subtopic=np.asarray([str(r[1]) for r in rows], dtype=object),
@@ -227,6 +309,66 @@ class Qrels:
         )
 
     @classmethod
+    def from_frame(cls, frame, *, subtopics: str | None = None, source: str = "<memory>") -> "Qrels":
+        """Build qrels from a DataFrame, reading the columns by name.
+
+        Accepted: PyTerrier's (``qid, docno, label``), ir_measures' (``query_id, doc_id,
+        relevance[, iteration]``), ranx's (``q_id, doc_id, score``), pateval's (``topic,
+        [subtopic,] docno, [passage,] rel``), with ``subtopic_id`` (ir_datasets) or
+        ``subtopic`` read as the subtopic. ``iteration`` is ignored unless
+        ``subtopics="iteration"``. Unknown columns are ignored; a frame without these
+        columns, or with two names for one role, is refused.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> Qrels.from_frame(pd.DataFrame({"qid": ["1"], "docno": ["d1"], "label": [2]})).to_dict()
+        {'1': {'d1': 2}}
+        """
+        roles = _subtopic_role(match_roles(list(frame.columns), kind="qrels", what="the qrels frame"), subtopics)
+        return cls._from_columns({role: frame[column].to_numpy() for role, column in roles.items()}, source=source)
+
+    @classmethod
+    def from_ranx(cls, qrels) -> "Qrels":
+        """Build qrels from a ``ranx.Qrels``."""
+        return cls.from_dict(qrels.to_dict())
+
+    @classmethod
+    def _from_columns(cls, columns: dict, *, source: str) -> "Qrels":
+        rel = np.asarray(columns["rel"])
+        if rel.dtype.kind == "f" and len(rel) and not np.all(np.mod(rel, 1) == 0):
+            raise ParameterError("relevance grades must be integers; the qrels hold fractional grades")
+        try:
+            grades = rel.astype(np.int64)
+        except (TypeError, ValueError):
+            raise ParameterError("relevance grades must be integers; the qrels hold values that are not numbers") from None
+        strings = {role: np.asarray([str(v) for v in columns[role]], dtype=object)
+                   for role in ("topic", "docno", "subtopic", "passage") if role in columns}
+        return cls(topic=strings["topic"], docno=strings["docno"], subtopic=strings.get("subtopic"),
+                   passage=strings.get("passage"), rel=grades, format="memory", source=source)
+
+    @classmethod
     def from_dict(cls, qrels: dict[str, dict[str, int]]) -> "Qrels":
         """Build qrels from ``{topic: {docno: rel}}`` (pytrec_eval's and ranx's shape)."""
         return cls.from_records((q, d, r) for q, docs in qrels.items() for d, r in docs.items())
+
+
+def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, str]:
+    """Drop TREC's iteration column, or make it the subtopic when asked."""
+    roles = dict(roles)
+    iteration = roles.pop("iteration", None)
+    if subtopics is None:
+        return roles
+    if subtopics != "iteration":
+        raise ParameterError(f"subtopics must be None or 'iteration'; got {subtopics!r}")
+    if iteration is None:
+        raise ParameterError("subtopics='iteration' needs an iteration column; the qrels have none")
+    if "subtopic" in roles:
+        raise ParameterError(f"the qrels have both {roles['subtopic']} and iteration; subtopics='iteration' would read two "
+                             "columns as the subtopic")
+    roles["subtopic"] = iteration
+    return roles
+
+
+def _is_grade(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))

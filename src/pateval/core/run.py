@@ -8,11 +8,17 @@ against qrels goes through the run's :class:`pateval.core.keys.PairIndex`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from ..errors import ParameterError
+from ..validation import check_choice
+from .fields import RUN_STYLES, first_record, match_roles, record_fields
 from .keys import PairIndex, StringKeys, take
 
 __all__ = ["Run", "DocumentIds"]
@@ -110,8 +116,50 @@ class Run(DocumentIds):
         self._cache["row_doc_ids"] = index.keys.strings
 
     @classmethod
-    def from_records(cls, records, *, name: str = "run", source: str = "<memory>") -> "Run":
-        """Build a run from ``(topic, docno, score)`` or ``(topic, docno, rank, score)`` tuples.
+    def from_arrays(cls, topics, docnos, scores, ranks=None, *, name: str = "run", source: str = "<memory>") -> "Run":
+        """Build a run from columns (topic ids, document ids, scores, optional ranks; rows in
+        file order). Without ranks, the rank column counts rows 1, 2, ... in the order given."""
+        topics, docs = _as_strings(topics), _as_strings(docnos)
+        scores = np.asarray(scores, dtype=np.float64)
+        ranks = np.arange(1, len(docs) + 1, dtype=np.int64) if ranks is None else np.asarray(ranks, dtype=np.int64)
+        if not (len(topics) == len(docs) == len(scores) == len(ranks)):
+            raise ParameterError("run columns differ in length")
+        # as the run reader does: topics hashed and sorted (few), document ids kept one per row
+        # in Arrow (hashing millions of ids into a vocabulary costs more than the evaluation)
+        encoded = pc.dictionary_encode(pa.array(topics, type=pa.string()))
+        names = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+        order = np.argsort(names, kind="stable")
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        topic_ids, topic = names[order], position[encoded.indices.to_numpy(zero_copy_only=False)]
+        run = cls(
+            name=name,
+            topic_ids=np.asarray(topic_ids, dtype=object),
+            topic=np.asarray(topic, dtype=np.int32),
+            doc_ids=pa.array(docs, type=pa.string()),
+            doc=np.arange(len(docs), dtype=np.int32),
+            score=scores,
+            rank=ranks,
+            source=source,
+        )
+        index = run.pair_index()
+        if index.repeated.any():
+            row = int(np.flatnonzero(index.repeated)[0])
+            raise ParameterError(f"the run names document {docs[row]} twice for topic {topics[row]}; each document once "
+                                 "per topic")
+        return run
+
+    @classmethod
+    def from_records(cls, records, *, name: str = "run", source: str = "<memory>",
+                     fields: tuple[str, ...] | None = None) -> "Run":
+        """Build a run from records.
+
+        Named records are read by field name: ir_measures' ``ScoredDoc(query_id, doc_id,
+        score)``, ir_datasets' scored documents, the namedtuples of a PyTerrier frame's
+        ``itertuples()`` (``qid, docno, score, rank``), dicts. Plain tuples are
+        ``(topic, docno, score)`` or ``(topic, docno, rank, score)`` with an integer rank;
+        anything else (e.g. PyTerrier's ``(qid, docno, score, rank)`` as a plain tuple) is
+        refused -- give ``fields=("qid", "docno", "score", "rank")`` to name the columns.
 
         Examples
         --------
@@ -119,27 +167,69 @@ class Run(DocumentIds):
         >>> len(run), list(run.docnos)
         (2, ['d1', 'd2'])
         """
-        rows = list(records)
-        topics = [str(r[0]) for r in rows]
-        docs = [str(r[1]) for r in rows]
-        if rows and len(rows[0]) == 4:
-            ranks = np.asarray([int(r[2]) for r in rows], dtype=np.int64)
-            scores = np.asarray([float(r[3]) for r in rows], dtype=np.float64)
-        else:
-            scores = np.asarray([float(r[2]) for r in rows], dtype=np.float64)
-            ranks = np.arange(1, len(rows) + 1, dtype=np.int64)
-        topic_ids, topic = np.unique(np.asarray(topics, dtype=object), return_inverse=True)
-        vocabulary, doc = np.unique(np.asarray(docs, dtype=object), return_inverse=True)
-        return cls(
-            name=name,
-            topic_ids=topic_ids.astype(object),
-            topic=topic.astype(np.int32),
-            doc_ids=pa.array(vocabulary.astype(object), type=pa.string()),
-            doc=doc.astype(np.int32),
-            score=scores,
-            rank=ranks,
-            source=source,
-        )
+        first, rows = first_record(records)
+        if first is None:
+            return cls.from_arrays([], [], [], name=name, source=source)
+        names = fields or record_fields(first)
+        if names is not None:
+            roles = match_roles(names, kind="run", what=f"records with fields ({', '.join(names)})")
+            at = {role: list(names).index(column) for role, column in roles.items()}
+            get = (lambda row, role: row[roles[role]]) if isinstance(first, Mapping) else (lambda row, role: row[at[role]])
+            return cls.from_arrays([get(r, "topic") for r in rows], [get(r, "docno") for r in rows],
+                                   [float(get(r, "score")) for r in rows],
+                                   [get(r, "rank") for r in rows] if "rank" in roles else None, name=name, source=source)
+        width = len(first)
+        if any(len(r) != width for r in rows):
+            raise ParameterError("run records differ in length; expected (topic, docno, score) or (topic, docno, rank, score) tuples")
+        if width == 3:
+            return cls.from_arrays([r[0] for r in rows], [r[1] for r in rows], [float(r[2]) for r in rows],
+                                   name=name, source=source)
+        if width == 4:
+            bad = next((r for r in rows if not _is_integer(r[2]) or isinstance(r[3], str)), None)
+            if bad is not None:
+                raise ParameterError(f"a plain 4-tuple run record is (topic, docno, rank, score) with an integer rank; got "
+                                     f"{tuple(bad)!r}. PyTerrier's order (qid, docno, score, rank) and others: give "
+                                     "namedtuples, a DataFrame, or fields=(...) naming the columns")
+            return cls.from_arrays([r[0] for r in rows], [r[1] for r in rows], [float(r[3]) for r in rows],
+                                   [int(r[2]) for r in rows], name=name, source=source)
+        raise ParameterError(f"a run record has {width} values; expected (topic, docno, score) or (topic, docno, rank, "
+                             "score) tuples, or named records (ScoredDoc, DataFrame rows)")
+
+    @classmethod
+    def from_frame(cls, frame, *, name: str | None = None, source: str = "<memory>") -> "Run":
+        """Build a run from a DataFrame, reading the columns by name.
+
+        Accepted: PyTerrier results (``qid, docno, score[, rank]``; other columns such as
+        ``query`` or ``docid`` are ignored), ir_measures' (``query_id, doc_id, score``),
+        ranx's (``q_id, doc_id, score``) and pateval's (``topic, docno, score[, rank]``).
+        The run name is ``name``, else a single value of a ``name`` or ``run`` column, else
+        ``"run"``. A frame without these columns, or with two names for one, is refused.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> res = pd.DataFrame({"qid": ["1", "1"], "docno": ["d1", "d2"], "score": [2.0, 1.0], "rank": [0, 1]})
+        >>> Run.from_frame(res).to_dict()
+        {'1': {'d1': 2.0, 'd2': 1.0}}
+        """
+        roles = match_roles(list(frame.columns), kind="run", what="the run frame")
+        if name is None:
+            for column in ("name", "run"):
+                if column in frame.columns and frame[column].nunique() == 1:
+                    name = str(frame[column].iloc[0])
+                    break
+        ranks = None
+        if "rank" in roles:
+            ranks = frame[roles["rank"]].to_numpy()
+            if len(ranks) and not np.all(np.equal(np.mod(ranks.astype(float), 1), 0)):
+                raise ParameterError("the run frame's rank column holds values that are not integers")
+        return cls.from_arrays(frame[roles["topic"]].to_numpy(), frame[roles["docno"]].to_numpy(),
+                               frame[roles["score"]].to_numpy(dtype=np.float64), ranks, name=name or "run", source=source)
+
+    @classmethod
+    def from_ranx(cls, run, *, name: str | None = None) -> "Run":
+        """Build a run from a ``ranx.Run`` (its name kept unless ``name`` is given)."""
+        return cls.from_dict(run.to_dict(), name=name or getattr(run, "name", None) or "run")
 
     @classmethod
     def from_dict(cls, run: dict[str, dict[str, float]], *, name: str = "run") -> "Run":
@@ -147,3 +237,54 @@ class Run(DocumentIds):
         return cls.from_records(
             ((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name
         )
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{topic: {docno: score}}`` (pytrec_eval's, ranx's and ir_measures' dict shape).
+
+        Examples
+        --------
+        >>> Run.from_records([("q1", "d1", 2.0)]).to_dict()
+        {'q1': {'d1': 2.0}}
+        """
+        out: dict[str, dict[str, float]] = {}
+        for topic, docno, score in zip(self.topic_ids[self.topic].tolist(), self.docnos.tolist(), self.score.tolist()):
+            out.setdefault(topic, {})[docno] = score
+        return out
+
+    def to_frame(self, *, style: str = "pateval") -> pd.DataFrame:
+        """The run as a DataFrame in a tool's column names.
+
+        Parameters
+        ----------
+        style : {"pateval", "pyterrier", "ir_measures", "ranx"}
+            ``pateval``: ``topic, docno, score, rank`` (the rank column as given, rows in
+            order); ``pyterrier``: ``qid, docno, score, rank`` sorted by topic then score
+            (descending, ties by docno descending as trec_eval) with PyTerrier's ranks from
+            0; ``ir_measures``: ``query_id, doc_id, score``; ``ranx``: ``q_id, doc_id, score``
+            (``ranx.Run.from_df(frame)``).
+        """
+        check_choice("style", style, tuple(RUN_STYLES))
+        columns = RUN_STYLES[style]
+        topics = self.topic_ids[self.topic]
+        frame = pd.DataFrame({columns[0]: topics, columns[1]: self.docnos, columns[2]: self.score})
+        if style == "pateval":
+            frame[columns[3]] = self.rank
+        elif style == "ranx":  # ranx.Run.from_df asserts object (not pandas' str) id columns
+            frame = frame.astype({columns[0]: object, columns[1]: object})
+        elif style == "pyterrier":
+            frame = frame.sort_values([columns[0], columns[2], columns[1]], ascending=[True, False, False], kind="stable")
+            frame[columns[3]] = frame.groupby(columns[0], sort=False).cumcount().to_numpy()
+            frame = frame.reset_index(drop=True)
+        return frame
+
+
+def _as_strings(values) -> np.ndarray:
+    """Ids as an object array of str (numbers and other values written with ``str``)."""
+    array = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values.astype(object, copy=False)
+    if array.size and pd.api.types.infer_dtype(array, skipna=False) != "string":
+        array = np.asarray([str(v) for v in array], dtype=object)
+    return array
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))

@@ -4,6 +4,8 @@
 results of ``pateval evaluate`` (:func:`format_results`) and the flowchart scores of
 ``pateval flowchart eval`` (columns ``measure, image, value``) go through it.
 
+TIRA's ``evaluation.prototext`` (``measure { key: "AP" value: "0.31" }``) carries the aggregates.
+
 trec_eval text: ``MEASURE<TAB>TOPIC<TAB>VALUE`` with ``all`` for the aggregate; with
 several runs a first column names the run. Counts are written as integers, other values
 with ``precision`` decimals (trec_eval's 4 by default). JSON (a list of records) and CSV
@@ -26,7 +28,7 @@ from .atomic import atomic_output
 
 __all__ = ["RESULT_FORMATS", "check_precision", "format_results", "format_table", "result_rows", "write_results"]
 
-RESULT_FORMATS = ("trec", "json", "csv")
+RESULT_FORMATS = ("trec", "json", "csv", "prototext")
 
 
 def result_rows(per_topic: pd.DataFrame, summary: pd.DataFrame, *, per_query: bool) -> pd.DataFrame:
@@ -96,6 +98,8 @@ def format_table(rows: pd.DataFrame, columns: Sequence[str], *, format: str = "t
         keys = [*columns, "value"]
         records = [dict(zip(keys, (*row[:-1], float(row[-1])))) for row in zip(*(rows[c] for c in keys))]
         return json.dumps(records, indent=1) + "\n"
+    if format == "prototext":
+        return _prototext(rows, columns)
     if format == "csv":
         buffer = io.StringIO()
         rows[[*columns, "value"]].to_csv(buffer, index=False, float_format="%.17g", lineterminator="\n")
@@ -106,6 +110,23 @@ def format_table(rows: pd.DataFrame, columns: Sequence[str], *, format: str = "t
         keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row)]
         value = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
         lines.append("\t".join([*keys, value]))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _prototext(rows: pd.DataFrame, columns: Sequence[str]) -> str:
+    """TIRA's ``evaluation.prototext``: one ``measure { key value }`` block per aggregate.
+
+    Only the ``all`` rows (the last key column) are written -- TIRA shows one value per
+    measure -- keyed by the other key columns (a run column only when it names several
+    runs), the value at full precision, as TIRA's evaluators write it.
+    """
+    columns = list(columns)
+    totals = rows[rows[columns[-1]].astype(str) == "all"]
+    keys = [c for c in columns[:-1] if not (c == "run" and totals[c].nunique() <= 1)]
+    lines = []
+    for row in zip(*(totals[c] for c in [*keys, "value"])):
+        key = " ".join(str(k) for k in row[:-1]).replace("\\", "\\\\").replace('"', '\\"')
+        lines.append(f'measure {{\n  key: "{key}"\n  value: "{float(row[-1])!r}"\n}}')
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -44,7 +44,7 @@ from .queries import SEED_QUERY_GRID, Query, QuerySpec, formulate, parse_query_s
 
 __all__ = ["SearchConfig", "Topic", "PassageTopic", "load_topics", "load_passage_topics", "search_topic",
            "search_topics", "write_trec_run", "run_grid", "grid_configs", "GRIDS", "search_passages",
-           "write_passage_run", "RunResult"]
+           "write_passage_run", "RunResult", "run_metadata"]
 
 _RRF_K = 60.0
 _UNITS = ("publication", "patent")
@@ -347,15 +347,68 @@ def search_topics(index, topics: Sequence[Topic], config: SearchConfig, *, progr
     return RunResult(config, rankings, time.perf_counter() - started)
 
 
-def write_trec_run(result: RunResult, path: str | os.PathLike[str]) -> Path:
+def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.PathLike[str] | None = None) -> dict:
+    """How a baseline run is made, as an ir_metadata (PONTE) mapping for the run's header.
+
+    Engine and version, the index (path, documents, analyzers, cut-off date), the ranking
+    model with its parameters, the query strategy with its options, and the search settings.
+    """
+    import platform
+    from dataclasses import asdict
+
+    import pateval
+
+    meta = index.meta
+    query = config.query
+    retrieval = [{"name": config.model.tag, "method": type(config.model).__name__,
+                  **{k: v for k, v in asdict(config.model).items()},
+                  "scoring": "tantivy BM25" if config.model.native and query.ipc != "boost"
+                  else f"re-scored exactly over the engine's top {config.candidates} BM25 candidates"},
+                 {"name": "query formulation", "strategy": query.name, "parts": list(query.parts), "top terms": query.top,
+                  "min df": query.min_df, "max df": query.max_df, "ipc": query.ipc, "split": query.split,
+                  "merge": query.merge, "field weights": dict(query.field_weights)},
+                 {"name": "filters", "depth": config.depth, "date filter": config.date_filter,
+                  "exclude family": config.exclude_family, "unit": config.unit}]
+    return {
+        "tag": config.tag,
+        "research goal": {"description": "a pateval patent prior-art baseline"},
+        "platform": {"software": {"libraries": {"python": [f"pateval {pateval.__version__}",
+                                                           _engine_version(meta),
+                                                           f"numpy {np.__version__}"]}},
+                     "operating system": {"kernel": platform.release()}},
+        "implementation": {"source": {"repository": "pateval", "version": pateval.__version__},
+                           "executable": {"cmd": f"pateval search --model {config.model.tag} --query {query.name}"}},
+        "method": {
+            "automatic": True,
+            "indexing": {"engine": "tantivy", "index": str(index.path), "documents": int(meta.get("documents", 0)),
+                         "until": meta.get("until"), "fields": list(meta.get("fields", [])),
+                         "analyzers": dict(meta.get("analyzers", {}))},
+            "retrieval": retrieval,
+        },
+        "data": {"test collection": {"topics": str(topics) if topics is not None else None}},
+    }
+
+
+def _engine_version(meta: dict) -> str:
+    engine = str(meta.get("engine") or tantivy.__version__)
+    return engine if engine.lower().startswith("tantivy") else f"tantivy {engine}"
+
+
+def write_trec_run(result: RunResult, path: str | os.PathLike[str], *, metadata: dict | None = None) -> Path:
     """Write a run in TREC format (``qid Q0 docno rank score tag``), atomically.
 
-    A topic without any retrieved document gets no line (as in TREC runs).
+    A topic without any retrieved document gets no line (as in TREC runs). ``metadata``
+    (see :func:`run_metadata`) is written first as an ir_metadata block of ``#`` lines.
     """
+    from ..formats.ir_metadata import ir_metadata_lines
+
     tag = result.tag
     if any(c.isspace() for c in tag):
         raise ParameterError(f"a run tag must not contain white space: {tag!r}")
+    header = ir_metadata_lines(metadata) if metadata is not None else []
     with atomic_output(path) as out:
+        for line in header:
+            out.write(line + "\n")
         for qid, ranking in result.rankings.items():
             for rank, (docno, score) in enumerate(ranking, start=1):
                 out.write(f"{qid} Q0 {docno} {rank} {float(score)!r} {tag}\n")
@@ -401,9 +454,11 @@ def grid_configs(models: Iterable | str = "seeds", queries: Iterable | None = No
 
 
 def run_grid(index, topics: Sequence[Topic], configs: Sequence[SearchConfig], out_dir: str | os.PathLike[str] | None,
-             *, progress: bool = True) -> list[RunResult]:
+             *, progress: bool = True, metadata_topics: str | os.PathLike[str] | None = None,
+             metadata: bool = False) -> list[RunResult]:
     """Search the topics with every configuration; write ``OUT/TAG.run`` files when ``out_dir``
-    is given (the directory appears only when every run is written)."""
+    is given (the directory appears only when every run is written), each with an
+    ir_metadata header when ``metadata`` (naming ``metadata_topics`` as the topics)."""
     from tqdm import tqdm
 
     index = index if isinstance(index, SearchIndex) else SearchIndex(index)
@@ -415,7 +470,8 @@ def run_grid(index, topics: Sequence[Topic], configs: Sequence[SearchConfig], ou
     if out_dir is not None:
         with atomic_directory(out_dir) as tmp:
             for result in results:
-                write_trec_run(result, tmp / run_file_name(result.tag))
+                header = run_metadata(result.config, index, topics=metadata_topics) if metadata else None
+                write_trec_run(result, tmp / run_file_name(result.tag), metadata=header)
     return results
 
 
