@@ -17,7 +17,11 @@ earlier patents, mostly of its own cluster, and inherits key terms from what it 
 from an X citation, fewer from a Y, a few from an A. The relevant passages of a citation
 are the paragraphs of the cited document that are about the inherited terms. So a lexical
 search finds X and Y citations more easily than A citations -- the structure that makes
-prior-art search evaluation meaningful.
+prior-art search evaluation meaningful. Each search citation also carries the report's
+passage indication in words, as EPO reports write them: ``paragraph [0012] - [0015]`` for
+exactly the paragraphs marked by XPath, and for a citation without marked paragraphs ``the
+whole document``, ``figures 1-3``, ``page 5, line 9 - line 22`` or ``claims 1-3``
+(:func:`passage_indication`; ``pateval assess`` reads them).
 
 Every patent has an application publication (A1 with its search report, or A2 followed by
 an A3 search report), a granted B1 for most (claims in DE, EN and FR) when the grant falls
@@ -773,7 +777,7 @@ class _Renderer:
             label = kind if country == "EP" else f"{country}-{kind}"
             counts[label] = counts.get(label, 0) + 1
 
-        citations_xml = _citations_xml(plan.citations) if plan.citations else ""
+        citations_xml = _citations_xml(plan.citations, seed=plan.render_seed) if plan.citations else ""
         if plan.wo_number is not None and plan.wo_date is not None:
             write("WO", plan.wo_number, "A1", plan.wo_date, abstract + description + claims_by_lang[lang])
         if plan.a_kind == "A1":
@@ -843,7 +847,58 @@ def _ipcr_text(symbol: str, date: int) -> str:
     return f"{subclass}  {group:<10}  20060101A I{_ymd(min(date, _dt.date(2005, 10, 8).toordinal()))}RMEP        "
 
 
-def _citations_xml(citations: Sequence[_CitationPlan]) -> str:
+def passage_indication(xpaths: Sequence[str], *, rng: random.Random) -> str:
+    """An EPO-style passage indication naming exactly the description paragraphs
+    ``xpaths`` (``/patent-document/description/p[j]``; paragraph j is numbered [000j]).
+
+    Runs of consecutive paragraphs become ranges, worded as search reports word them
+    (``paragraph [0012] - paragraph [0020]``, ``paragraph [0012] - [0020]``,
+    ``[0012]-[0020]``), each in its ``* ... *``; a figure is sometimes added
+    (``; figure 2``), as reports do.
+    """
+    numbers = sorted(int(x[x.rindex("[") + 1:-1]) for x in xpaths)
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    style = rng.randrange(3)
+    parts = []
+    for run in runs:
+        first, last = run[0], run[-1]
+        if first == last:
+            parts.append(f"paragraph [{first:04d}]" if style < 2 else f"[{first:04d}]")
+        elif style == 0:
+            parts.append(f"paragraph [{first:04d}] - paragraph [{last:04d}]")
+        elif style == 1:
+            parts.append(f"paragraph [{first:04d}] - [{last:04d}]")
+        else:
+            parts.append(f"[{first:04d}]-[{last:04d}]")
+    if rng.random() < 0.3:
+        parts[-1] += f"; figure {rng.randrange(1, 6)}"
+    return "\n".join(f"* {part} *" for part in parts)
+
+
+def _indication_without_passages(rng: random.Random) -> str:
+    """What a report says of a citation for which it marks no paragraph: mostly the whole
+    document, else figures only, a printed page and lines, or claims."""
+    draw = rng.random()
+    if draw < 0.6:
+        return "* the whole document *"
+    if draw < 0.75:
+        first = rng.randrange(1, 4)
+        return f"* figures {first}-{first + rng.randrange(1, 3)} *"
+    if draw < 0.9:
+        line = rng.randrange(1, 30)
+        return f"* page {rng.randrange(2, 12)}, line {line} - line {line + rng.randrange(3, 20)} *"
+    return f"* claims 1-{rng.randrange(2, 4)} *"
+
+
+def _citations_xml(citations: Sequence[_CitationPlan], *, seed: int = 0) -> str:
+    # The indications draw from a stream of their own, so the rest of the corpus is the
+    # same as before they were written.
+    rng = random.Random(f"indications-{seed}")
     parts = ["<citations><patent-citations>"]
     for citation in citations:
         country, number, kind = citation.ucid.split("-")
@@ -853,15 +908,18 @@ def _citations_xml(citations: Sequence[_CitationPlan]) -> str:
             f"<country>{country}</country><doc-number>{number}</doc-number><kind>{kind}</kind></document-id>"
             f'<sources><source name="{citation.source}"{category} created-by-npl="N"/></sources>'
         )
+        if citation.rel_claims:
+            # The report's own words first (what an assessor reads), then the paragraphs
+            # they name as XPaths (what the CLEF-IP organisers extracted from them).
+            words = (passage_indication(citation.passages, rng=rng) if citation.passages
+                     else _indication_without_passages(rng))
+            parts.append(
+                f"<rel-passage><passage>{words}</passage><category>{citation.category}</category>"
+                f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>"
+            )
         for passage in citation.passages:
             parts.append(
                 f"<rel-passage><passage>{passage}</passage><category>{citation.category}</category>"
-                f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>"
-            )
-        if not citation.passages and citation.rel_claims:
-            # The whole document is cited: the report gives category and claims only.
-            parts.append(
-                f"<rel-passage><passage>whole document</passage><category>{citation.category}</category>"
                 f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>"
             )
         parts.append("</patcit>")
