@@ -1,0 +1,244 @@
+"""What the assessment tool reads from pateval's corpus store and a built collection.
+
+Topic sources are the patents of a collection built by ``pateval collection build``
+(``topics.tsv``); their search-report citations, the cited documents' passages and the
+topic claims come from the corpus store (:class:`pateval.collection.store.CorpusStore`).
+The collection's passage topics (``topics_PSG.tsv``) are offered as the first topic
+definitions of a source, so that a tool session started on a collection reproduces its
+topic ids.
+
+DuckDB connections are not shared between threads, and the web server answers requests
+from a thread pool: every query holds one lock; documents are cached once read.
+"""
+
+from __future__ import annotations
+
+import csv
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import InputFormatError, ParameterError
+from .indications import Indication, parse_indication
+
+__all__ = ["Passage", "CitedDocument", "Citation", "Source", "AssessCorpus"]
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One passage of a document: ``section`` is abstract, description or claims."""
+
+    xpath: str
+    section: str
+    text: str
+    is_heading: bool = False
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class CitedDocument:
+    ucid: str
+    title: str
+    lang: str
+    passages: tuple[Passage, ...]
+
+    @property
+    def selectable(self) -> frozenset[str]:
+        return frozenset(p.xpath for p in self.passages if not p.is_heading)
+
+    def suggest(self, indication: Indication) -> tuple[list[str], list[str]]:
+        """XPaths the indication names in this document, and what it names that is missing."""
+        paragraphs: dict[int, str] = {}
+        claims: dict[int, str] = {}
+        abstract: list[str] = []
+        for passage in self.passages:
+            if passage.is_heading:
+                continue
+            if passage.section == "description":
+                paragraphs[int(passage.xpath[passage.xpath.rindex("[") + 1:-1])] = passage.xpath
+            elif passage.section == "claims":
+                claims[int(passage.label.split()[-1])] = passage.xpath
+            else:
+                abstract.append(passage.xpath)
+        return indication.suggest(paragraph_xpaths=paragraphs, claim_xpaths=claims, abstract_xpaths=abstract)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A search-report citation of a topic source."""
+
+    position: int
+    citing_ucid: str
+    cited_ucid: str
+    category: str
+    relevant_claims: tuple[int, ...]
+    indication: str
+    report_xpaths: tuple[str, ...]
+    in_corpus: bool
+
+    @property
+    def parsed(self) -> Indication:
+        return parse_indication(self.indication)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A topic source: a patent of the collection, shown by its application publication."""
+
+    patent_key: str
+    ucid: str
+    title: str
+    claims: tuple[tuple[int, str, tuple[int, ...]], ...]  # number, text, depends_on
+    suggested_topics: tuple[tuple[str, tuple[int, ...]], ...]  # from topics_PSG.tsv
+
+
+def _abstract_xpath(index: int) -> str:
+    return "/patent-document/abstract/p[1]" if index == 1 else f"/patent-document/abstract[{index}]/p[1]"
+
+
+def _read_tsv(path: Path) -> list[dict]:
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle, delimiter="\t"))
+    except OSError as error:
+        raise ParameterError(f"{path}: cannot read ({error.strerror})") from None
+
+
+class AssessCorpus:
+    """The corpus store and collection behind one assessment database.
+
+    Parameters
+    ----------
+    store : path-like
+        A corpus store (``pateval corpus ingest``).
+    collection : path-like, optional
+        A collection directory (``pateval collection build``); without it every store
+        document with search-report citations is a topic source.
+    """
+
+    def __init__(self, store, collection=None) -> None:
+        from ..collection.store import CorpusStore
+
+        self.store_path = Path(store)
+        self.collection = Path(collection) if collection is not None else None
+        self._store = CorpusStore(self.store_path, threads=1)
+        self._lock = threading.Lock()
+        self._psg: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+        if self.collection is not None:
+            topics = self.collection / "topics.tsv"
+            if not topics.is_file():
+                raise ParameterError(f"{self.collection}: not a collection built by pateval collection build "
+                                     "(no topics.tsv)")
+            rows = _read_tsv(topics)
+            for line, row in enumerate(rows, start=2):
+                if not row.get("patent_key"):
+                    raise InputFormatError(f"{topics}:{line}: no patent_key")
+            self._patent_keys = [row["patent_key"] for row in rows]
+            psg = self.collection / "topics_PSG.tsv"
+            if psg.is_file():
+                for line, row in enumerate(_read_tsv(psg), start=2):
+                    try:
+                        claims = tuple(int(c) for c in row["claims"].split(","))
+                    except (KeyError, ValueError, AttributeError):
+                        raise InputFormatError(f"{psg}:{line}: claims must be numbers separated by commas") from None
+                    self._psg.setdefault(row["patent_key"], []).append((row["qid"], claims))
+        else:
+            keys = self._sql("SELECT DISTINCT d.patent_key FROM citations c JOIN documents d ON d.ucid = c.ucid "
+                             "WHERE c.source = 'search' ORDER BY 1")
+            self._patent_keys = [k for (k,) in keys]
+
+    def close(self) -> None:
+        self._store.close()
+
+    def _sql(self, query: str, params=()) -> list[tuple]:
+        with self._lock:
+            return self._store.connection.execute(query, list(params)).fetchall()
+
+    # -- sources
+    @property
+    def patent_keys(self) -> list[str]:
+        return list(self._patent_keys)
+
+    @lru_cache(maxsize=4096)
+    def source(self, patent_key: str) -> Source | None:
+        rows = self._sql(
+            """SELECT ucid, title, lang, n_claims FROM documents WHERE patent_key = ?
+               ORDER BY (n_passages > 0 AND kind LIKE 'A%') DESC, (kind LIKE 'A%') DESC, kind DESC, ucid""",
+            [patent_key])
+        if not rows:
+            return None
+        ucid, title, lang, _ = rows[0]
+        claims = self._sql(
+            """SELECT number, text, depends_on, lang FROM claims WHERE ucid = ? ORDER BY lang, number""", [ucid])
+        langs = sorted({row[3] for row in claims})
+        chosen = lang if lang in langs else ("EN" if "EN" in langs else (langs[0] if langs else None))
+        return Source(
+            patent_key=patent_key, ucid=ucid, title=_title(title, lang),
+            claims=tuple((int(n), t, tuple(int(x) for x in d)) for n, t, d, lg in claims if lg == chosen),
+            suggested_topics=tuple(self._psg.get(patent_key, ())),
+        )
+
+    @lru_cache(maxsize=4096)
+    def citations(self, patent_key: str) -> tuple[Citation, ...]:
+        """The search-report citations of every publication of the patent, in report order."""
+        rows = self._sql(
+            """SELECT c.ucid, c.cited_ucid, c.categories, c.relevant_claims, c.passages,
+                      EXISTS (SELECT 1 FROM documents t WHERE t.ucid = c.cited_ucid) AS in_corpus
+               FROM citations c JOIN documents d ON d.ucid = c.ucid
+               WHERE d.patent_key = ? AND c.source = 'search'
+               ORDER BY d.date, c.ucid, c.cited_ucid""", [patent_key])
+        out = []
+        seen: set[str] = set()
+        for citing, cited, categories, claims, passages, in_corpus in rows:
+            if cited in seen:  # the same document cited by the A1 and the A3 report
+                continue
+            seen.add(cited)
+            passages = list(passages or [])
+            words = [p for p in passages if not p.startswith("/")]
+            xpaths = [p for p in passages if p.startswith("/")]
+            out.append(Citation(len(out) + 1, citing, cited, categories or "", tuple(int(c) for c in claims or ()),
+                                "\n".join(words), tuple(xpaths), bool(in_corpus)))
+        return tuple(out)
+
+    @lru_cache(maxsize=512)
+    def document(self, ucid: str) -> CitedDocument | None:
+        """A cited document's passages by XPath: abstract(s), description (headings
+        marked), claims in the document's language (else English, else the first)."""
+        head = self._sql("SELECT title, lang, abstract FROM documents WHERE ucid = ? LIMIT 1", [ucid])
+        if not head:
+            return None
+        title, lang, abstracts = head[0]
+        passages: list[Passage] = []
+        for index, (abstract_lang, text) in enumerate(_items(abstracts), start=1):
+            passages.append(Passage(_abstract_xpath(index), "abstract", text, False, f"abstract ({abstract_lang})"))
+        for xpath, text, is_heading in self._sql(
+                "SELECT xpath, text, is_heading FROM passages WHERE ucid = ? ORDER BY position", [ucid]):
+            label = xpath.rsplit("/", 1)[-1]
+            if not is_heading:
+                label = f"[{int(label[2:-1]):04d}]"
+            passages.append(Passage(xpath, "description", text, bool(is_heading), label))
+        claims = self._sql("SELECT xpath, number, text, lang FROM claims WHERE ucid = ? ORDER BY lang, number", [ucid])
+        langs = sorted({row[3] for row in claims})
+        chosen = lang if lang in langs else ("EN" if "EN" in langs else (langs[0] if langs else None))
+        for xpath, number, text, claim_lang in claims:
+            if claim_lang == chosen:
+                passages.append(Passage(xpath, "claims", text, False, f"claim {int(number)}"))
+        return CitedDocument(ucid, _title(title, lang), lang or "", tuple(passages))
+
+    def claim_dependencies(self, patent_key: str) -> dict[int, tuple[int, ...]]:
+        source = self.source(patent_key)
+        return {} if source is None else {n: deps for n, _t, deps in source.claims}
+
+
+def _items(value) -> list[tuple[str, str]]:
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return list(value.items())
+    return [tuple(item) if not isinstance(item, dict) else (item["key"], item["value"]) for item in value]
+
+
+def _title(value, lang) -> str:
+    items = dict(_items(value))
+    return items.get(lang) or items.get("EN") or next(iter(items.values()), "")

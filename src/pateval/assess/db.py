@@ -1,0 +1,220 @@
+"""The assessment database: schema, engine and migrations (SQLAlchemy 2 Core).
+
+One schema for SQLite (the default, embedded) and PostgreSQL (``postgresql://...``; the
+psycopg 3 driver). Tables::
+
+    meta         key, value                      schema version, the session-signing secret
+    assessors    id, name, password_hash, is_admin, created_at
+    sources      patent_key, status (open|retained|rejected), reason, note, decided_by,
+                 decided_at, version             a topic candidate and its decision
+    topics       id, qid, patent_key, claims, created_by, created_at, deleted
+    selections   id, topic_id, cited_ucid, owner, version, saved_by, saved_at
+                 owner = an assessor's name, or '@adjudicated' for the adjudicated set
+    judgements   selection_id, xpath             the selected passages of a selection
+    events       id, at, assessor_id, action, topic_id, cited_ucid, owner, version,
+                 before, after, detail           audit log; before/after are JSON lists
+
+Every save runs in one transaction: a compare-and-set on ``selections.version`` (a page
+that loaded version v may save only while the version is still v), the judgement rows, and
+the event row. A crash leaves the transaction applied or not at all, so for every selection
+``version`` equals its number of save events and its judgements equal the last event's
+``after`` (:func:`check_consistency`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import secrets
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+    select,
+)
+from sqlalchemy.engine import Engine
+
+from ..errors import ParameterError
+
+__all__ = ["SCHEMA_VERSION", "metadata", "open_database", "check_consistency", "now", "ADJUDICATED"]
+
+SCHEMA_VERSION = 1
+ADJUDICATED = "@adjudicated"
+
+metadata = MetaData()
+
+meta = Table("meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text, nullable=False))
+assessors = Table(
+    "assessors", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("password_hash", String(256), nullable=False),
+    Column("is_admin", Boolean, nullable=False, default=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+sources = Table(
+    "sources", metadata,
+    Column("patent_key", String(64), primary_key=True),
+    Column("status", String(16), nullable=False, default="open"),
+    Column("reason", String(64)),
+    Column("note", Text),
+    Column("decided_by", Integer, ForeignKey("assessors.id")),
+    Column("decided_at", DateTime(timezone=True)),
+    Column("version", Integer, nullable=False, default=0),
+)
+topics = Table(
+    "topics", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("qid", String(64), nullable=False, unique=True),
+    Column("patent_key", String(64), nullable=False, index=True),
+    Column("claims", Text, nullable=False),
+    Column("created_by", Integer, ForeignKey("assessors.id")),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("deleted", Boolean, nullable=False, default=False),
+)
+selections = Table(
+    "selections", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("topic_id", Integer, ForeignKey("topics.id"), nullable=False),
+    Column("cited_ucid", String(64), nullable=False),
+    Column("owner", String(64), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("saved_by", Integer, ForeignKey("assessors.id"), nullable=False),
+    Column("saved_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("topic_id", "cited_ucid", "owner", name="one_selection_per_owner"),
+)
+judgements = Table(
+    "judgements", metadata,
+    Column("selection_id", Integer, ForeignKey("selections.id"), primary_key=True),
+    Column("xpath", String(256), primary_key=True),
+)
+events = Table(
+    "events", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("assessor_id", Integer, ForeignKey("assessors.id")),
+    Column("action", String(32), nullable=False),
+    Column("topic_id", Integer),
+    Column("cited_ucid", String(64)),
+    Column("owner", String(64)),
+    Column("version", Integer),
+    Column("before", Text),
+    Column("after", Text),
+    Column("detail", Text),
+)
+
+
+def now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def _normalise_url(url: str) -> str:
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    if url.startswith("sqlite:") or url.startswith("postgresql+"):
+        return url
+    raise ParameterError(f"database URL must start with sqlite:/// or postgresql://, not {url!r}")
+
+
+def _migrations(connection) -> None:
+    """Bring an existing database to :data:`SCHEMA_VERSION` (each step in order)."""
+    row = connection.execute(select(meta.c.value).where(meta.c.key == "schema_version")).first()
+    version = int(row[0]) if row else 0
+    if version > SCHEMA_VERSION:
+        raise ParameterError(f"the database has schema version {version}; this pateval knows up to "
+                             f"{SCHEMA_VERSION}: upgrade pateval")
+    steps: dict[int, callable] = {}  # version -> function(connection) that upgrades from version - 1
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        if target in steps:
+            steps[target](connection)
+    if row is None:
+        connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+        connection.execute(meta.insert().values(key="secret", value=secrets.token_hex(32)))
+    elif version != SCHEMA_VERSION:
+        connection.execute(meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION)))
+
+
+def open_database(url: str) -> Engine:
+    """An engine on the database at ``url``, its schema created or migrated.
+
+    SQLite runs in WAL mode with a busy timeout, so that readers never block the writer
+    and two writers wait for each other instead of failing.
+    """
+    full = _normalise_url(url)
+    if full.startswith("sqlite"):
+        engine = create_engine(full, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection, _record):  # pragma: no cover - trivial
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+            # pysqlite's own transaction handling defers BEGIN; take the write lock at
+            # the start of a transaction so that a compare-and-set cannot interleave.
+            dbapi_connection.isolation_level = None
+
+        @event.listens_for(engine, "begin")
+        def _begin(connection):  # pragma: no cover - trivial
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        engine = create_engine(full, pool_pre_ping=True)
+    try:
+        metadata.create_all(engine)
+        with engine.begin() as connection:
+            _migrations(connection)
+    except ParameterError:
+        raise
+    except Exception as error:  # a URL that names no reachable database
+        raise ParameterError(f"cannot open the database {url}: {str(error).splitlines()[0]}") from None
+    return engine
+
+
+def secret_of(engine: Engine) -> str:
+    with engine.connect() as connection:
+        return connection.execute(select(meta.c.value).where(meta.c.key == "secret")).scalar_one()
+
+
+def check_consistency(engine: Engine) -> list[str]:
+    """Problems found in the database (an empty list when it is consistent): for each
+    selection, its version must equal its number of save events and its judgements the
+    last event's ``after``; SQLite's own integrity check must pass."""
+    problems: list[str] = []
+    with engine.connect() as connection:
+        if engine.dialect.name == "sqlite":
+            result = connection.exec_driver_sql("PRAGMA integrity_check").scalar()
+            if result != "ok":
+                problems.append(f"sqlite integrity_check: {result}")
+        rows = connection.execute(select(selections)).mappings().all()
+        for row in rows:
+            saves = connection.execute(
+                select(events.c.version, events.c.after)
+                .where(events.c.topic_id == row["topic_id"], events.c.cited_ucid == row["cited_ucid"],
+                       events.c.owner == row["owner"], events.c.action.in_(("save", "undo")))
+                .order_by(events.c.version)).all()
+            if len(saves) != row["version"] or [v for v, _ in saves] != list(range(1, row["version"] + 1)):
+                problems.append(f"selection {row['id']}: version {row['version']} but {len(saves)} save events")
+                continue
+            stored = sorted(connection.execute(
+                select(judgements.c.xpath).where(judgements.c.selection_id == row["id"])).scalars())
+            if saves and stored != sorted(json.loads(saves[-1][1])):
+                problems.append(f"selection {row['id']}: judgements differ from the last save")
+        orphans = connection.execute(
+            select(func.count()).select_from(judgements)
+            .where(~judgements.c.selection_id.in_(select(selections.c.id)))).scalar()
+        if orphans:
+            problems.append(f"{orphans} judgements without a selection")
+    return problems

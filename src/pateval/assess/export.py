@@ -1,0 +1,204 @@
+"""Qrels out of the assessment database, and existing qrels into it.
+
+Export writes, into a new directory (whole or not at all), the files of a passage
+collection in the formats ``pateval collection build`` writes and ``pateval evaluate``
+reads, line for line:
+
+``qrels_PSG.txt``         ``qid docno xpath`` (passage level)
+``qrels_PSG_graded.txt``  ``qid 0 docno grade`` (1-4 from relevant-paragraph counts, Luo et al.)
+``qrels_PSG_docs.txt``    ``qid 0 docno rel`` (document level: 2 for an X/Y citation, else 1)
+``qrels_PSG_claims.txt``  ``qid subtopic docno rel`` (claim level: each topic claim the
+                          citation is relevant to)
+``theta_PSG.txt``         ``qid subtopic weight`` (claim importance, independent 1,
+                          dependent 0.5, normalised per topic)
+``topics_PSG.tsv``        ``qid patent_key tfile_ucid claims``
+``export.json``           what was exported: policy, counts, the unresolved disagreements
+
+Topics of rejected sources and deleted topics are left out. Which judgements count
+(``policy``): ``final`` -- the adjudicated selection where there is one, else the
+assessors' common selection when they agree; a disagreement without adjudication is left
+out and listed; ``union`` -- every passage any assessor selected; or an assessor's name --
+that assessor's selections only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from ..collection.qrels import _qid_order, claim_theta, graded_from_passages
+from ..errors import ParameterError
+from ..formats.atomic import atomic_directory, atomic_output
+from . import db, service
+from .corpus import AssessCorpus
+
+__all__ = ["export_qrels", "import_qrels"]
+
+
+def _write_lines(path: Path, lines) -> None:
+    # As collection build writes its qrels: one line each, "\n"-terminated.
+    with atomic_output(path) as handle:
+        for line in lines:
+            handle.write(line)
+            handle.write("\n")
+
+
+def _chosen(selections: dict[str, list[str]], policy: str) -> tuple[list[str] | None, bool]:
+    """The passages that count for one (topic, document), and whether the assessors
+    disagree without adjudication (then None under the final policy)."""
+    if policy == "final":
+        if db.ADJUDICATED in selections:
+            return selections[db.ADJUDICATED], False
+        distinct = {tuple(v) for v in selections.values()}
+        if len(distinct) == 1:
+            return list(distinct.pop()), False
+        return None, True
+    if policy == "union":
+        return sorted({x for owner, v in selections.items() if owner != db.ADJUDICATED for x in v}), False
+    return (selections.get(policy), False) if policy in selections else (None, False)
+
+
+def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str = "final") -> dict:
+    """Write the qrels of the database into the new directory ``out_dir``; returns the
+    summary also written as ``export.json``."""
+    target = Path(out_dir)
+    if target.exists():
+        raise ParameterError(f"{target} exists already; assess export writes a new directory")
+    with engine.connect() as connection:
+        rejected = set(connection.execute(select(db.sources.c.patent_key)
+                                          .where(db.sources.c.status == "rejected")).scalars())
+        topic_rows = connection.execute(select(db.topics).where(db.topics.c.deleted.is_(False))).mappings().all()
+        owners = set(connection.execute(select(db.selections.c.owner).distinct()).scalars())
+    if policy not in ("final", "union") and policy not in owners:
+        raise ParameterError(f"policy must be final, union or an assessor with judgements "
+                             f"({', '.join(sorted(o for o in owners if o != db.ADJUDICATED)) or 'none yet'}), "
+                             f"not {policy!r}")
+    passages, documents, claims, theta_rows, topic_table, unresolved = [], [], [], [], [], []
+    for row in topic_rows:
+        if row["patent_key"] in rejected:
+            continue
+        qid = row["qid"]
+        topic_claims = [int(c) for c in row["claims"].split(",")]
+        by_doc: dict[str, dict[str, list[str]]] = {}
+        for (cited, owner), xpaths in service.selections_of_topic(engine, row["id"]).items():
+            by_doc.setdefault(cited, {})[owner] = xpaths
+        citations = {c.cited_ucid: c for c in corpus.citations(row["patent_key"])}
+        judged_any = False
+        for cited, selections in sorted(by_doc.items()):
+            xpaths, disagree = _chosen(selections, policy)
+            if disagree:
+                unresolved.append({"qid": qid, "docno": cited, "owners": sorted(selections)})
+            if not xpaths:
+                continue
+            judged_any = True
+            citation = citations.get(cited)
+            category = citation.category if citation else ""
+            rel = 2 if ("X" in category or "Y" in category) else 1
+            passages.extend((qid, cited, x) for x in xpaths)
+            documents.append((qid, cited, rel))
+            relevant_claims = set(citation.relevant_claims) if citation else set()
+            claims.extend((qid, c, cited, rel) for c in topic_claims if c in relevant_claims)
+        source = corpus.source(row["patent_key"])
+        topic_table.append((qid, row["patent_key"], source.ucid if source else "", row["claims"]))
+        if judged_any:
+            dependencies = corpus.claim_dependencies(row["patent_key"])
+            theta_rows.extend((qid, c, tuple(d for d in dependencies.get(c, ()) if d in topic_claims))
+                              for c in topic_claims)
+    psg = _qid_order(pd.DataFrame(passages, columns=["qid", "docno", "xpath"]), "docno", "xpath")
+    docs = _qid_order(pd.DataFrame(documents, columns=["qid", "docno", "rel"]), "docno")
+    claim_frame = _qid_order(pd.DataFrame(claims, columns=["qid", "subtopic", "docno", "rel"]), "subtopic", "docno")
+    theta = claim_theta(pd.DataFrame(theta_rows, columns=["qid", "number", "depends_on"]))
+    graded = graded_from_passages(psg)
+    topic_frame = _qid_order(pd.DataFrame(topic_table, columns=["qid", "patent_key", "tfile_ucid", "claims"]))
+    summary = {
+        "policy": policy, "topics": int(len(topic_frame)), "rejected_sources": sorted(rejected),
+        "passages": int(len(psg)), "documents": int(len(docs)), "claim_judgements": int(len(claim_frame)),
+        "unresolved": unresolved,
+    }
+    with atomic_directory(target) as tmp:
+        _write_lines(tmp / "qrels_PSG.txt", (f"{q} {d} {x}" for q, d, x in psg.itertuples(index=False)))
+        _write_lines(tmp / "qrels_PSG_graded.txt",
+                     (f"{q} 0 {d} {g}" for q, d, g in graded[["qid", "docno", "grade"]].itertuples(index=False)))
+        _write_lines(tmp / "qrels_PSG_docs.txt", (f"{q} 0 {d} {r}" for q, d, r in docs.itertuples(index=False)))
+        _write_lines(tmp / "qrels_PSG_claims.txt",
+                     (f"{q} {s} {d} {r}" for q, s, d, r in claim_frame.itertuples(index=False)))
+        _write_lines(tmp / "theta_PSG.txt",
+                     (f"{q} {s} {w:.10g}" for q, s, w in theta[["qid", "subtopic", "weight"]].itertuples(index=False)))
+        with atomic_output(tmp / "topics_PSG.tsv") as handle:
+            topic_frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+        with atomic_output(tmp / "export.json") as handle:
+            json.dump(summary, handle, indent=2)
+            handle.write("\n")
+    return summary
+
+
+def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.PathLike[str], *, owner: str,
+                 topics_path: str | os.PathLike[str] | None = None) -> dict:
+    """Load passage qrels (``qid docno xpath``, read by pateval's CLEF-IP reader) as the
+    saved selections of assessor ``owner``, for review.
+
+    Topics are matched by id; with ``topics_path`` (a ``topics_PSG.tsv``) topics the
+    database lacks are created with its patent and claims. Every XPath must exist in its
+    document, every document must be cited by the topic's patent, and no selection of
+    ``owner`` may exist yet for it: otherwise nothing is imported.
+    """
+    from ..formats.passages import read_passage_qrels
+
+    qrels = read_passage_qrels(qrels_path)
+    actor = _assessor_by_name(engine, owner)
+    definitions: dict[str, tuple[str, str]] = {}
+    if topics_path is not None:
+        table = pd.read_csv(topics_path, sep="\t", dtype=str)
+        missing = {"qid", "patent_key", "claims"} - set(table.columns)
+        if missing:
+            raise ParameterError(f"{topics_path}: no column {sorted(missing)[0]} (expected qid, patent_key, claims)")
+        definitions = {q: (p, c) for q, p, c in table[["qid", "patent_key", "claims"]].itertuples(index=False)}
+    for patent_key in sorted({p for p, _c in definitions.values()}):
+        if corpus.source(patent_key) is not None:
+            service.ensure_topics(engine, corpus, patent_key)  # the source's own topics first
+    with engine.connect() as connection:
+        known = {q: (i, p) for i, q, p in connection.execute(
+            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
+    groups: dict[tuple[str, str], list[str]] = {}
+    for qid, docno, xpath in zip(qrels.topic, qrels.docno, qrels.passage):
+        groups.setdefault((str(qid), str(docno)), []).append(str(xpath))
+    # Check everything before writing anything.
+    for (qid, docno), xpaths in groups.items():
+        if qid not in known and qid not in definitions:
+            raise ParameterError(f"{qrels_path}: topic {qid} is neither in the database nor in the topics file")
+        patent_key = known[qid][1] if qid in known else definitions[qid][0]
+        if docno not in {c.cited_ucid for c in corpus.citations(patent_key)}:
+            raise ParameterError(f"{qrels_path}: {docno} is not cited by {patent_key} (topic {qid})")
+        document = corpus.document(docno)
+        if document is None:
+            raise ParameterError(f"{qrels_path}: {docno} (topic {qid}) is not in the corpus")
+        bad = [x for x in xpaths if x not in document.selectable]
+        if bad:
+            raise ParameterError(f"{qrels_path}: {bad[0]} is not a passage of {docno} (topic {qid})")
+    created = 0
+    for qid, (patent_key, claims) in definitions.items():
+        if qid not in known and any(q == qid for q, _d in groups):
+            known[qid] = (service.add_topic(engine, corpus, patent_key, qid, claims, actor), patent_key)
+            created += 1
+    saved = 0
+    for (qid, docno), xpaths in groups.items():
+        topic_id = known[qid][0]
+        if service.selection(engine, topic_id, docno, owner)["version"]:
+            raise ParameterError(f"{owner} has judged {docno} for {qid} already; import into a new name")
+        service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=docno, owner=owner, xpaths=xpaths,
+                               base_version=0, actor=actor, action="save")
+        saved += 1
+    return {"selections": saved, "topics_created": created, "passages": int(len(qrels.topic))}
+
+
+def _assessor_by_name(engine: Engine, name: str) -> dict:
+    with engine.connect() as connection:
+        row = connection.execute(select(db.assessors).where(db.assessors.c.name == name)).mappings().first()
+    if row is None:
+        raise ParameterError(f"no assessor named {name!r} (pateval assess user add)")
+    return dict(row)

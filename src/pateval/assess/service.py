@@ -1,0 +1,399 @@
+"""The assessment operations, shared by the web pages, the JSON API and the command line.
+
+Every write checks who may do it (an assessor changes only their own selections; an
+administrator adjudicates) and that the page is not stale (compare-and-set on a version),
+validates every XPath against the cited document, and runs in one transaction with its
+audit event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+from . import db
+from .corpus import AssessCorpus
+from .indications import REJECTION_REASONS
+
+__all__ = [
+    "AssessError", "hash_password", "verify_password", "add_assessor", "authenticate",
+    "ensure_topics", "topics_of", "add_topic", "set_topic_claims", "delete_topic",
+    "selection", "save_selection", "undo_selection", "decide_source", "source_state", "progress",
+    "audit_log", "parse_claims",
+]
+
+_QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}\d$")
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class AssessError(Exception):
+    """A request that cannot be done: ``status`` is its HTTP status (400, 403, 404, 409)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# ---- accounts ----------------------------------------------------------------------------
+
+def hash_password(password: str) -> str:
+    """scrypt (n=2**14, r=8, p=1) with a random 16-byte salt: ``scrypt$salt$hash`` in hex."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=2 ** 14, r=8, p=1, dklen=32)
+    return f"scrypt${salt.hex()}${digest.hex()}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    try:
+        scheme, salt, digest = stored.split("$")
+    except ValueError:
+        return False
+    if scheme != "scrypt":
+        return False
+    candidate = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), n=2 ** 14, r=8, p=1, dklen=32)
+    return hmac.compare_digest(candidate.hex(), digest)
+
+
+def add_assessor(engine: Engine, name: str, password: str, *, is_admin: bool = False) -> int:
+    """Create an account; returns its id."""
+    if not _NAME.fullmatch(name or ""):
+        raise AssessError(400, f"assessor name {name!r}: use 1-64 letters, digits, '.', '_' or '-'")
+    if len(password or "") < 8:
+        raise AssessError(400, "a password needs at least 8 characters")
+    try:
+        with engine.begin() as connection:
+            result = connection.execute(insert(db.assessors).values(
+                name=name, password_hash=hash_password(password), is_admin=is_admin, created_at=db.now()))
+            new_id = result.inserted_primary_key[0]
+            _event(connection, new_id, "add-assessor", detail=json.dumps({"name": name, "admin": is_admin}))
+            return new_id
+    except IntegrityError:
+        raise AssessError(409, f"an assessor named {name!r} exists already") from None
+
+
+def authenticate(engine: Engine, name: str, password: str) -> dict | None:
+    with engine.connect() as connection:
+        row = connection.execute(select(db.assessors).where(db.assessors.c.name == name)).mappings().first()
+    if row is None:
+        hash_password("timing")  # the same work whether or not the name exists
+        return None
+    return dict(row) if verify_password(password, row["password_hash"]) else None
+
+
+def assessor(engine: Engine, assessor_id: int) -> dict | None:
+    with engine.connect() as connection:
+        row = connection.execute(select(db.assessors).where(db.assessors.c.id == assessor_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def _event(connection, actor_id, action, **values) -> None:
+    connection.execute(insert(db.events).values(at=db.now(), assessor_id=actor_id, action=action, **values))
+
+
+# ---- topics ------------------------------------------------------------------------------
+
+def parse_claims(text: str) -> tuple[int, ...]:
+    """``1-3,7`` -> (1, 2, 3, 7); an AssessError for anything else."""
+    from .indications import parse_number_list
+
+    numbers = parse_number_list(text or "")
+    if not numbers or min(numbers) < 1:
+        raise AssessError(400, f"claims {text!r}: give claim numbers such as 1-3,7")
+    return numbers
+
+
+def _claims_text(numbers) -> str:
+    return ",".join(str(n) for n in sorted(set(numbers)))
+
+
+def ensure_topics(engine: Engine, corpus: AssessCorpus, patent_key: str) -> None:
+    """Give a source its first topic definitions, once: the collection's passage topics
+    of the patent, else one topic per distinct relevant-claims set of its in-corpus
+    citations (``sp-<n>.<k>``), as the CLEF-IP organisers defined them."""
+    with engine.connect() as connection:
+        known = connection.execute(select(func.count()).select_from(db.topics)
+                                   .where(db.topics.c.patent_key == patent_key)).scalar()
+        source_known = connection.execute(select(db.sources.c.patent_key)
+                                          .where(db.sources.c.patent_key == patent_key)).first()
+    if known or source_known:
+        return
+    source = corpus.source(patent_key)
+    if source is None:
+        raise AssessError(404, f"no topic source {patent_key}")
+    wanted = list(source.suggested_topics)
+    if not wanted:
+        sets = []
+        for citation in corpus.citations(patent_key):
+            if citation.in_corpus and citation.relevant_claims and citation.relevant_claims not in sets:
+                sets.append(citation.relevant_claims)
+        number = corpus.patent_keys.index(patent_key) + 1 if patent_key in corpus.patent_keys else 0
+        wanted = [(f"sp-{number}.{k}", claims) for k, claims in enumerate(sets, start=1)]
+    try:
+        with engine.begin() as connection:
+            connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
+            for qid, claims in wanted:
+                connection.execute(insert(db.topics).values(qid=qid, patent_key=patent_key,
+                                                            claims=_claims_text(claims), created_at=db.now(),
+                                                            deleted=False))
+    except IntegrityError:
+        return  # another request defined them first
+
+
+def topics_of(engine: Engine, patent_key: str) -> list[dict]:
+    with engine.connect() as connection:
+        rows = connection.execute(select(db.topics).where(db.topics.c.patent_key == patent_key,
+                                                          db.topics.c.deleted.is_(False))
+                                  .order_by(db.topics.c.id)).mappings().all()
+    return [{**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",")]} for row in rows]
+
+
+def topic(engine: Engine, topic_id: int) -> dict:
+    with engine.connect() as connection:
+        row = connection.execute(select(db.topics).where(db.topics.c.id == topic_id,
+                                                         db.topics.c.deleted.is_(False))).mappings().first()
+    if row is None:
+        raise AssessError(404, f"no topic {topic_id}")
+    return {**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",")]}
+
+
+def add_topic(engine: Engine, corpus: AssessCorpus, patent_key: str, qid: str, claims: str, actor: dict) -> int:
+    if corpus.source(patent_key) is None:
+        raise AssessError(404, f"no topic source {patent_key}")
+    if not _QID.fullmatch(qid or ""):
+        raise AssessError(400, f"topic id {qid!r}: letters, digits, '.', '_', '-', starting with a letter and "
+                               "ending with a number (PSG-12, sp-8.1)")
+    numbers = _check_claims(corpus, patent_key, claims)
+    ensure_topics(engine, corpus, patent_key)
+    try:
+        with engine.begin() as connection:
+            result = connection.execute(insert(db.topics).values(
+                qid=qid, patent_key=patent_key, claims=_claims_text(numbers), created_by=actor["id"],
+                created_at=db.now(), deleted=False))
+            topic_id = result.inserted_primary_key[0]
+            _event(connection, actor["id"], "add-topic", topic_id=topic_id,
+                   detail=json.dumps({"qid": qid, "claims": list(numbers)}))
+            return topic_id
+    except IntegrityError:
+        raise AssessError(409, f"topic id {qid} exists already") from None
+
+
+def _check_claims(corpus, patent_key, claims) -> tuple[int, ...]:
+    numbers = parse_claims(claims)
+    have = {n for n, _t, _d in corpus.source(patent_key).claims}
+    missing = [n for n in numbers if n not in have]
+    if missing:
+        raise AssessError(400, f"{patent_key} has no claim {missing[0]} (claims 1-{max(have) if have else 0})")
+    return numbers
+
+
+def set_topic_claims(engine: Engine, corpus: AssessCorpus, topic_id: int, claims: str, actor: dict) -> None:
+    current = topic(engine, topic_id)
+    numbers = _check_claims(corpus, current["patent_key"], claims)
+    with engine.begin() as connection:
+        connection.execute(update(db.topics).where(db.topics.c.id == topic_id).values(claims=_claims_text(numbers)))
+        _event(connection, actor["id"], "set-claims", topic_id=topic_id,
+               before=json.dumps(current["claim_numbers"]), after=json.dumps(list(numbers)))
+
+
+def delete_topic(engine: Engine, topic_id: int, actor: dict) -> None:
+    topic(engine, topic_id)
+    with engine.begin() as connection:
+        connection.execute(update(db.topics).where(db.topics.c.id == topic_id).values(deleted=True))
+        _event(connection, actor["id"], "delete-topic", topic_id=topic_id)
+
+
+# ---- selections --------------------------------------------------------------------------
+
+def _selection_row(connection, topic_id, cited_ucid, owner):
+    return connection.execute(select(db.selections).where(
+        db.selections.c.topic_id == topic_id, db.selections.c.cited_ucid == cited_ucid,
+        db.selections.c.owner == owner)).mappings().first()
+
+
+def selection(engine: Engine, topic_id: int, cited_ucid: str, owner: str) -> dict:
+    """``{"version": v, "xpaths": [...], "saved_at": ..., "saved_by": ...}`` (version 0:
+    never saved)."""
+    with engine.connect() as connection:
+        row = _selection_row(connection, topic_id, cited_ucid, owner)
+        if row is None:
+            return {"version": 0, "xpaths": [], "saved_at": None, "saved_by": None}
+        xpaths = sorted(connection.execute(select(db.judgements.c.xpath)
+                                           .where(db.judgements.c.selection_id == row["id"])).scalars())
+        by = connection.execute(select(db.assessors.c.name).where(db.assessors.c.id == row["saved_by"])).scalar()
+    return {"version": row["version"], "xpaths": xpaths, "saved_at": row["saved_at"].isoformat()
+            if row["saved_at"] else None, "saved_by": by}
+
+
+def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], list[str]]:
+    """(cited ucid, owner) -> selected XPaths of every saved selection of a topic."""
+    out: dict[tuple[str, str], list[str]] = {}
+    with engine.connect() as connection:
+        rows = connection.execute(select(db.selections.c.id, db.selections.c.cited_ucid, db.selections.c.owner)
+                                  .where(db.selections.c.topic_id == topic_id)).all()
+        for selection_id, cited, owner in rows:
+            out[(cited, owner)] = sorted(connection.execute(
+                select(db.judgements.c.xpath).where(db.judgements.c.selection_id == selection_id)).scalars())
+    return out
+
+
+def _may_write(actor: dict, owner: str) -> None:
+    if owner == db.ADJUDICATED:
+        if not actor.get("is_admin"):
+            raise AssessError(403, "only an administrator adjudicates")
+    elif owner != actor["name"]:
+        raise AssessError(403, f"{actor['name']} cannot change the judgements of {owner}")
+
+
+def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
+                   xpaths, base_version: int, actor: dict, action: str = "save") -> int:
+    """Replace a selection by ``xpaths`` if it is still at ``base_version``; returns the
+    new version. 409 when another save came first (the page is stale)."""
+    _may_write(actor, owner)
+    current_topic = topic(engine, topic_id)
+    cited = [c for c in corpus.citations(current_topic["patent_key"]) if c.cited_ucid == cited_ucid]
+    if not cited:
+        raise AssessError(404, f"{cited_ucid} is not cited in the search report of {current_topic['patent_key']}")
+    document = corpus.document(cited_ucid)
+    if document is None:
+        raise AssessError(404, f"{cited_ucid} is not in the corpus")
+    if not isinstance(xpaths, (list, tuple)) or not all(isinstance(x, str) for x in xpaths):
+        raise AssessError(400, "xpaths must be a list of strings")
+    wanted = sorted(set(xpaths))
+    allowed = document.selectable
+    for xpath in wanted:
+        if xpath not in allowed:
+            headings = {p.xpath for p in document.passages if p.is_heading}
+            why = "is a heading" if xpath in headings else "is not a passage of the document"
+            raise AssessError(400, f"{xpath} {why} ({cited_ucid})")
+    if isinstance(base_version, bool) or not isinstance(base_version, int) or base_version < 0:
+        raise AssessError(400, "version must be a non-negative integer")
+    with engine.begin() as connection:
+        row = _selection_row(connection, topic_id, cited_ucid, owner)
+        if row is None:
+            if base_version != 0:
+                raise AssessError(409, "this selection was removed meanwhile; reload the page")
+            try:
+                with connection.begin_nested():
+                    result = connection.execute(insert(db.selections).values(
+                        topic_id=topic_id, cited_ucid=cited_ucid, owner=owner, version=1, saved_by=actor["id"],
+                        saved_at=db.now()))
+            except IntegrityError:
+                raise AssessError(409, "another page saved this selection first; reload to see it") from None
+            selection_id, before, version = result.inserted_primary_key[0], [], 1
+        else:
+            selection_id = row["id"]
+            changed = connection.execute(
+                update(db.selections)
+                .where(db.selections.c.id == selection_id, db.selections.c.version == base_version)
+                .values(version=db.selections.c.version + 1, saved_by=actor["id"], saved_at=db.now()))
+            if changed.rowcount != 1:
+                raise AssessError(409, f"another page saved this selection first (version {row['version']}, "
+                                       f"yours {base_version}); reload to see it")
+            version = base_version + 1
+            before = sorted(connection.execute(select(db.judgements.c.xpath)
+                                               .where(db.judgements.c.selection_id == selection_id)).scalars())
+            connection.execute(delete(db.judgements).where(db.judgements.c.selection_id == selection_id))
+        if wanted:
+            connection.execute(insert(db.judgements), [{"selection_id": selection_id, "xpath": x} for x in wanted])
+        _event(connection, actor["id"], action, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner,
+               version=version, before=json.dumps(before), after=json.dumps(wanted))
+    return version
+
+
+def undo_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
+                   base_version: int, actor: dict) -> int:
+    """Put back the selection as it was before its last save (itself a new version)."""
+    with engine.connect() as connection:
+        last = connection.execute(
+            select(db.events.c.before, db.events.c.version)
+            .where(db.events.c.topic_id == topic_id, db.events.c.cited_ucid == cited_ucid,
+                   db.events.c.owner == owner, db.events.c.action.in_(("save", "undo")))
+            .order_by(db.events.c.version.desc()).limit(1)).first()
+    if last is None:
+        raise AssessError(409, "nothing to undo")
+    if last[1] != base_version:
+        raise AssessError(409, f"another page saved this selection first (version {last[1]}, yours {base_version}); "
+                               "reload to see it")
+    return save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner,
+                          xpaths=json.loads(last[0]), base_version=base_version, actor=actor, action="undo")
+
+
+# ---- sources -----------------------------------------------------------------------------
+
+def source_state(engine: Engine, patent_key: str) -> dict:
+    with engine.connect() as connection:
+        row = connection.execute(select(db.sources).where(db.sources.c.patent_key == patent_key)).mappings().first()
+        name = None
+        if row is not None and row["decided_by"] is not None:
+            name = connection.execute(select(db.assessors.c.name)
+                                      .where(db.assessors.c.id == row["decided_by"])).scalar()
+    if row is None:
+        return {"status": "open", "reason": None, "note": None, "version": 0, "decided_by": None}
+    return {**dict(row), "decided_by": name, "decided_at": row["decided_at"].isoformat() if row["decided_at"] else None}
+
+
+def decide_source(engine: Engine, corpus: AssessCorpus, patent_key: str, *, status: str, reason: str | None,
+                  note: str | None, base_version: int, actor: dict) -> int:
+    """Retain or reject a topic candidate (with one of the seed's reasons or a free one)."""
+    if status not in ("retained", "rejected", "open"):
+        raise AssessError(400, f"status must be retained, rejected or open, not {status!r}")
+    if status == "rejected":
+        if reason not in REJECTION_REASONS and reason != "other":
+            raise AssessError(400, f"reason must be one of {', '.join([*REJECTION_REASONS, 'other'])}")
+        if reason == "other" and not (note or "").strip():
+            raise AssessError(400, "a rejection for another reason needs a note saying why")
+    else:
+        reason = None
+    ensure_topics(engine, corpus, patent_key)
+    with engine.begin() as connection:
+        changed = connection.execute(
+            update(db.sources).where(db.sources.c.patent_key == patent_key, db.sources.c.version == base_version)
+            .values(status=status, reason=reason, note=(note or "").strip() or None, decided_by=actor["id"],
+                    decided_at=db.now(), version=db.sources.c.version + 1))
+        if changed.rowcount != 1:
+            raise AssessError(409, "another page decided on this topic candidate first; reload to see it")
+        _event(connection, actor["id"], "decide", detail=json.dumps(
+            {"patent_key": patent_key, "status": status, "reason": reason, "note": note}))
+    return base_version + 1
+
+
+def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
+    """Citations in the corpus x topics, and how many of them have a saved selection
+    (by anyone, by each assessor)."""
+    in_corpus = [c.cited_ucid for c in corpus.citations(patent_key) if c.in_corpus]
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(db.topics.c.id, db.selections.c.cited_ucid, db.selections.c.owner)
+            .join(db.selections, db.selections.c.topic_id == db.topics.c.id)
+            .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).all()
+        n_topics = connection.execute(select(func.count()).select_from(db.topics).where(
+            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar()
+    done = {(t, c) for t, c, _o in rows if c in in_corpus}
+    owners: dict[str, int] = {}
+    for t, c, o in rows:
+        owners[o] = owners.get(o, 0) + 1
+    return {"units": n_topics * len(in_corpus), "done": len(done), "by_owner": owners}
+
+
+def audit_log(engine: Engine, *, limit: int = 200) -> list[dict]:
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(db.events, db.assessors.c.name, db.topics.c.qid)
+            .join(db.assessors, db.assessors.c.id == db.events.c.assessor_id, isouter=True)
+            .join(db.topics, db.topics.c.id == db.events.c.topic_id, isouter=True)
+            .order_by(db.events.c.id.desc()).limit(limit)).mappings().all()
+    return [{**dict(r), "at": r["at"].isoformat()} for r in rows]
+
+
+def all_owners(engine: Engine) -> list[str]:
+    with engine.connect() as connection:
+        return sorted(connection.execute(select(db.selections.c.owner).distinct()).scalars())
+
