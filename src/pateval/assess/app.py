@@ -1,0 +1,440 @@
+"""The web application: server-rendered pages (Jinja2) over Starlette, a little plain
+JavaScript, and the JSON API the pages use.
+
+Pages
+    ``/login``, ``/`` (topic sources with status and progress), ``/source/{patent}``
+    (the Figure 2 screen: topic, citations with Prev / Next, passages), ``/agreement``,
+    ``/audit``.
+JSON API (all need a logged-in session; writes need the ``X-CSRF-Token`` header)
+    ``GET /api/sources``, ``GET /api/sources/{patent}`` (topics, citations with parsed
+    indications and suggestions, decision), ``GET /api/documents/{ucid}`` (passages),
+    ``GET|PUT /api/topics/{id}/citations/{ucid}/selection`` (``{"xpaths": [...],
+    "version": v, "owner": name}``; 409 when stale), ``POST .../undo``,
+    ``GET /api/agreement``, ``GET /api/audit``.
+
+Errors are answered with their status and a one-line message (JSON for the API, a page
+otherwise); an unexpected error is logged on the server and answered 500 without details.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from . import db, service
+from .agreement import agreement
+from .corpus import AssessCorpus
+from .indications import REJECTION_REASONS
+from .service import AssessError
+
+__all__ = ["create_app"]
+
+_HERE = Path(__file__).parent
+log = logging.getLogger("pateval.assess")
+
+
+def _user(request: Request) -> dict | None:
+    assessor_id = request.session.get("assessor_id")
+    if assessor_id is None:
+        return None
+    return service.assessor(request.app.state.engine, assessor_id)
+
+
+def _csrf(request: Request) -> str:
+    token = request.session.get("csrf")
+    if not token:
+        token = secrets.token_urlsafe(32)
+        request.session["csrf"] = token
+    return token
+
+
+def _check_csrf(request: Request, supplied: str | None) -> None:
+    expected = request.session.get("csrf")
+    if not expected or not supplied or not secrets.compare_digest(expected, supplied):
+        raise AssessError(403, "missing or wrong CSRF token; reload the page")
+
+
+async def _require_user(request: Request) -> dict:
+    user = await run_in_threadpool(_user, request)
+    if user is None:
+        raise AssessError(401, "log in first")
+    return user
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def _page(request: Request, name: str, context: dict, status: int = 200) -> Response:
+    context = {**context, "csrf": _csrf(request), "user": context.get("user")}
+    return request.app.state.templates.TemplateResponse(request, name, context, status_code=status)
+
+
+async def _json_body(request: Request) -> dict:
+    try:
+        body = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise AssessError(400, "the request body is not JSON") from None
+    if not isinstance(body, dict):
+        raise AssessError(400, "the request body must be a JSON object")
+    return body
+
+
+# ---- pages -------------------------------------------------------------------------------
+
+async def login_page(request: Request) -> Response:
+    return _page(request, "login.html", {"error": None})
+
+
+async def login(request: Request) -> Response:
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    user = await run_in_threadpool(service.authenticate, request.app.state.engine, str(form.get("name", "")),
+                                   str(form.get("password", "")))
+    if user is None:
+        return _page(request, "login.html", {"error": "unknown name or wrong password"}, status=401)
+    request.session.clear()
+    request.session["assessor_id"] = user["id"]
+    request.session["csrf"] = secrets.token_urlsafe(32)  # a new token per login
+    return RedirectResponse("/", status_code=303)
+
+
+async def logout(request: Request) -> Response:
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    request.session.clear()
+    return RedirectResponse("/login", status_code=303)
+
+
+def _sources_listing(app) -> list[dict]:
+    engine, corpus = app.state.engine, app.state.corpus
+    out = []
+    for number, patent_key in enumerate(corpus.patent_keys, start=1):
+        source = corpus.source(patent_key)
+        if source is None:
+            continue
+        citations = corpus.citations(patent_key)
+        flags = sorted({f for c in citations if c.in_corpus for f in c.parsed.flags})
+        all_flagged = all(c.parsed.flags for c in citations if c.in_corpus)
+        state = service.source_state(engine, patent_key)
+        out.append({"number": number, "patent_key": patent_key, "ucid": source.ucid, "title": source.title,
+                    "citations": len(citations), "in_corpus": sum(c.in_corpus for c in citations),
+                    "status": state["status"], "reason": state["reason"],
+                    "flags": flags if all_flagged else [],
+                    "progress": service.progress(engine, corpus, patent_key)})
+    return out
+
+
+async def index(request: Request) -> Response:
+    user = await _require_user(request)
+    rows = await run_in_threadpool(_sources_listing, request.app)
+    return _page(request, "index.html", {"user": user, "sources": rows, "reasons": REJECTION_REASONS})
+
+
+def _source_view(app, patent_key: str, user: dict, topic_id: int | None, position: int | None, owner: str | None):
+    engine, corpus = app.state.engine, app.state.corpus
+    source = corpus.source(patent_key)
+    if source is None or patent_key not in corpus.patent_keys:
+        raise AssessError(404, f"no topic source {patent_key}")
+    service.ensure_topics(engine, corpus, patent_key)
+    topics = service.topics_of(engine, patent_key)
+    current = next((t for t in topics if t["id"] == topic_id), topics[0] if topics else None)
+    citations = corpus.citations(patent_key)
+    if current is not None:
+        relevant = [c for c in citations if set(c.relevant_claims) & set(current["claim_numbers"])]
+    else:
+        relevant = []
+    walk = relevant or list(citations)
+    if position is None:
+        position = walk[0].position if walk else 1
+    citation = next((c for c in citations if c.position == position), walk[0] if walk else None)
+    owner = owner or user["name"]
+    if owner != user["name"] and owner != db.ADJUDICATED:
+        raise AssessError(403, f"{user['name']} cannot open the judgements of {owner} for editing")
+    if owner == db.ADJUDICATED and not user["is_admin"]:
+        raise AssessError(403, "only an administrator adjudicates")
+    document = corpus.document(citation.cited_ucid) if citation is not None and citation.in_corpus else None
+    suggestion, missing = (document.suggest(citation.parsed) if document is not None else ([], []))
+    saved = (service.selection(engine, current["id"], citation.cited_ucid, owner)
+             if current is not None and citation is not None else {"version": 0, "xpaths": []})
+    others = {}
+    if current is not None and citation is not None and owner == db.ADJUDICATED:
+        for (cited, who), xpaths in service.selections_of_topic(engine, current["id"]).items():
+            if cited == citation.cited_ucid and who != db.ADJUDICATED:
+                others[who] = xpaths
+    index_in_walk = next((i for i, c in enumerate(walk) if citation is not None and c.position == citation.position),
+                         None)
+    previous = walk[index_in_walk - 1].position if index_in_walk not in (None, 0) else None
+    following = walk[index_in_walk + 1].position if index_in_walk is not None and index_in_walk + 1 < len(walk) \
+        else None
+    return {
+        "source": source, "topics": topics, "topic": current, "citations": citations, "walk": walk,
+        "citation": citation, "document": document, "suggestion": suggestion, "missing": missing,
+        "saved": saved, "owner": owner, "others": others, "previous": previous, "next": following,
+        "state": service.source_state(engine, patent_key), "reasons": REJECTION_REASONS,
+        "progress": service.progress(engine, corpus, patent_key),
+    }
+
+
+def _int_param(request: Request, name: str) -> int | None:
+    value = request.query_params.get(name)
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise AssessError(400, f"{name} must be a number, not {value!r}") from None
+
+
+async def source_page(request: Request) -> Response:
+    user = await _require_user(request)
+    position = _int_param(request, "citation")
+    doc = request.query_params.get("doc")
+    if position is None and doc:
+        position = next((c.position for c in request.app.state.corpus.citations(request.path_params["patent_key"])
+                         if c.cited_ucid == doc), None)
+    view = await run_in_threadpool(_source_view, request.app, request.path_params["patent_key"], user,
+                                   _int_param(request, "topic"), position, request.query_params.get("owner"))
+    return _page(request, "assess.html", {"user": user, **view, "is_adjudicating": view["owner"] == db.ADJUDICATED})
+
+
+async def add_topic(request: Request) -> Response:
+    user = await _require_user(request)
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    patent_key = request.path_params["patent_key"]
+    topic_id = await run_in_threadpool(service.add_topic, request.app.state.engine, request.app.state.corpus,
+                                       patent_key, str(form.get("qid", "")).strip(), str(form.get("claims", "")),
+                                       user)
+    return RedirectResponse(f"/source/{patent_key}?topic={topic_id}", status_code=303)
+
+
+async def topic_claims(request: Request) -> Response:
+    user = await _require_user(request)
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    topic_id = int(request.path_params["topic_id"])
+    await run_in_threadpool(service.set_topic_claims, request.app.state.engine, request.app.state.corpus, topic_id,
+                            str(form.get("claims", "")), user)
+    current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
+    return RedirectResponse(f"/source/{current['patent_key']}?topic={topic_id}", status_code=303)
+
+
+async def decide(request: Request) -> Response:
+    user = await _require_user(request)
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    patent_key = request.path_params["patent_key"]
+    try:
+        version = int(form.get("version", ""))
+    except ValueError:
+        raise AssessError(400, "version must be a number") from None
+    await run_in_threadpool(service.decide_source, request.app.state.engine, request.app.state.corpus, patent_key,
+                            status=str(form.get("status", "")), reason=form.get("reason") or None,
+                            note=form.get("note") or None, base_version=version, actor=user)
+    back = form.get("back") or f"/source/{patent_key}"
+    return RedirectResponse(back if str(back).startswith("/") else "/", status_code=303)
+
+
+async def agreement_page(request: Request) -> Response:
+    user = await _require_user(request)
+    result = await run_in_threadpool(agreement, request.app.state.engine, request.app.state.corpus)
+    return _page(request, "agreement.html", {"user": user, "result": result, "topic_ids": await run_in_threadpool(
+        _topic_ids, request.app.state.engine)})
+
+
+def _topic_ids(engine) -> dict[str, tuple[int, str]]:
+    from sqlalchemy import select
+
+    with engine.connect() as connection:
+        return {q: (i, p) for i, q, p in connection.execute(
+            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key))}
+
+
+async def audit_page(request: Request) -> Response:
+    user = await _require_user(request)
+    rows = await run_in_threadpool(service.audit_log, request.app.state.engine, limit=500)
+    return _page(request, "audit.html", {"user": user, "events": rows})
+
+
+# ---- JSON API ----------------------------------------------------------------------------
+
+async def api_sources(request: Request) -> Response:
+    await _require_user(request)
+    return JSONResponse(await run_in_threadpool(_sources_listing, request.app))
+
+
+def _citation_json(corpus, citation) -> dict:
+    document = corpus.document(citation.cited_ucid) if citation.in_corpus else None
+    suggestion, missing = document.suggest(citation.parsed) if document is not None else ([], [])
+    return {"position": citation.position, "cited_ucid": citation.cited_ucid, "citing_ucid": citation.citing_ucid,
+            "category": citation.category, "relevant_claims": list(citation.relevant_claims),
+            "indication": citation.indication, "in_corpus": citation.in_corpus,
+            "segments": [{"kind": s.kind, "text": s.text, "numbers": list(s.numbers)}
+                         for s in citation.parsed.segments],
+            "flags": list(citation.parsed.flags), "suggested_xpaths": suggestion, "not_found": missing}
+
+
+async def api_source(request: Request) -> Response:
+    await _require_user(request)
+    app = request.app
+    patent_key = request.path_params["patent_key"]
+
+    def work():
+        source = app.state.corpus.source(patent_key)
+        if source is None or patent_key not in app.state.corpus.patent_keys:
+            raise AssessError(404, f"no topic source {patent_key}")
+        service.ensure_topics(app.state.engine, app.state.corpus, patent_key)
+        return {"patent_key": patent_key, "ucid": source.ucid, "title": source.title,
+                "claims": [{"number": n, "depends_on": list(d)} for n, _t, d in source.claims],
+                "topics": [{"id": t["id"], "qid": t["qid"], "claims": t["claim_numbers"]}
+                           for t in service.topics_of(app.state.engine, patent_key)],
+                "citations": [_citation_json(app.state.corpus, c) for c in app.state.corpus.citations(patent_key)],
+                "decision": service.source_state(app.state.engine, patent_key)}
+
+    return JSONResponse(await run_in_threadpool(work), headers={"Cache-Control": "no-store"})
+
+
+async def api_document(request: Request) -> Response:
+    await _require_user(request)
+    ucid = request.path_params["ucid"]
+    document = await run_in_threadpool(request.app.state.corpus.document, ucid)
+    if document is None:
+        raise AssessError(404, f"{ucid} is not in the corpus")
+    return JSONResponse({"ucid": document.ucid, "title": document.title, "lang": document.lang,
+                         "passages": [{"xpath": p.xpath, "section": p.section, "label": p.label, "text": p.text,
+                                       "is_heading": p.is_heading} for p in document.passages]})
+
+
+async def api_selection(request: Request) -> Response:
+    user = await _require_user(request)
+    engine, corpus = request.app.state.engine, request.app.state.corpus
+    topic_id = int(request.path_params["topic_id"])
+    cited = request.path_params["ucid"]
+    if request.method == "GET":
+        owner = request.query_params.get("owner") or user["name"]
+        await run_in_threadpool(service.topic, engine, topic_id)
+        return JSONResponse(await run_in_threadpool(service.selection, engine, topic_id, cited, owner),
+                            headers={"Cache-Control": "no-store"})
+    _check_csrf(request, request.headers.get("x-csrf-token"))
+    body = await _json_body(request)
+    owner = body.get("owner") or user["name"]
+    version = await run_in_threadpool(
+        lambda: service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
+                                       xpaths=body.get("xpaths"), base_version=body.get("version"), actor=user))
+    return JSONResponse({"version": version, **(await run_in_threadpool(service.selection, engine, topic_id, cited,
+                                                                        owner))})
+
+
+async def api_undo(request: Request) -> Response:
+    user = await _require_user(request)
+    _check_csrf(request, request.headers.get("x-csrf-token"))
+    engine, corpus = request.app.state.engine, request.app.state.corpus
+    topic_id = int(request.path_params["topic_id"])
+    cited = request.path_params["ucid"]
+    body = await _json_body(request)
+    owner = body.get("owner") or user["name"]
+    version = await run_in_threadpool(
+        lambda: service.undo_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
+                                       base_version=body.get("version"), actor=user))
+    return JSONResponse({"version": version, **(await run_in_threadpool(service.selection, engine, topic_id, cited,
+                                                                        owner))})
+
+
+async def api_agreement(request: Request) -> Response:
+    await _require_user(request)
+    return JSONResponse(await run_in_threadpool(agreement, request.app.state.engine, request.app.state.corpus))
+
+
+async def api_audit(request: Request) -> Response:
+    await _require_user(request)
+    return JSONResponse(await run_in_threadpool(service.audit_log, request.app.state.engine, limit=500))
+
+
+# ---- errors ------------------------------------------------------------------------------
+
+async def _assess_error(request: Request, error: AssessError) -> Response:
+    if error.status == 401 and not _is_api(request):
+        return RedirectResponse("/login", status_code=303)
+    if _is_api(request):
+        return JSONResponse({"error": error.message}, status_code=error.status)
+    return _page(request, "error.html", {"message": error.message, "status": error.status,
+                                         "user": None}, status=error.status)
+
+
+async def _http_error(request: Request, error: HTTPException) -> Response:
+    message = {404: "no such page", 405: "method not allowed"}.get(error.status_code, str(error.detail))
+    if _is_api(request):
+        return JSONResponse({"error": message}, status_code=error.status_code)
+    return PlainTextResponse(message, status_code=error.status_code)
+
+
+async def _server_error(request: Request, error: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    if _is_api(request):
+        return JSONResponse({"error": "internal error (logged on the server)"}, status_code=500)
+    return PlainTextResponse("internal error (logged on the server)", status_code=500)
+
+
+async def _security_headers(request, call_next):  # pragma: no cover - exercised by every request
+    response = await call_next(request)
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Content-Security-Policy",
+                                "default-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+    return response
+
+
+def create_app(engine, corpus: AssessCorpus) -> Starlette:
+    """The application over an open database (:func:`pateval.assess.db.open_database`)
+    and corpus (:class:`pateval.assess.corpus.AssessCorpus`)."""
+    from starlette.middleware.base import BaseHTTPMiddleware
+
+    routes = [
+        Route("/login", login_page, methods=["GET"]),
+        Route("/login", login, methods=["POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/", index, methods=["GET"]),
+        Route("/source/{patent_key}", source_page, methods=["GET"]),
+        Route("/source/{patent_key}/topics", add_topic, methods=["POST"]),
+        Route("/source/{patent_key}/decision", decide, methods=["POST"]),
+        Route("/topic/{topic_id:int}/claims", topic_claims, methods=["POST"]),
+        Route("/agreement", agreement_page, methods=["GET"]),
+        Route("/audit", audit_page, methods=["GET"]),
+        Route("/api/sources", api_sources, methods=["GET"]),
+        Route("/api/sources/{patent_key}", api_source, methods=["GET"]),
+        Route("/api/documents/{ucid}", api_document, methods=["GET"]),
+        Route("/api/topics/{topic_id:int}/citations/{ucid}/selection", api_selection, methods=["GET", "PUT"]),
+        Route("/api/topics/{topic_id:int}/citations/{ucid}/undo", api_undo, methods=["POST"]),
+        Route("/api/agreement", api_agreement, methods=["GET"]),
+        Route("/api/audit", api_audit, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(SessionMiddleware, secret_key=db.secret_of(engine), session_cookie="pateval_assess",
+                       same_site="strict", https_only=False, max_age=12 * 3600),
+            Middleware(BaseHTTPMiddleware, dispatch=_security_headers),
+        ],
+        exception_handlers={AssessError: _assess_error, HTTPException: _http_error, Exception: _server_error},
+    )
+    app.state.engine = engine
+    app.state.corpus = corpus
+    templates = Jinja2Templates(directory=str(_HERE / "templates"))
+    templates.env.globals["ADJUDICATED"] = db.ADJUDICATED
+    app.state.templates = templates
+    return app

@@ -1,0 +1,125 @@
+"""What the ``pateval assess`` sub-commands do (the CLI handlers call these).
+
+``serve`` remembers the corpus store and collection in the database, so that ``export``
+and ``import`` need only the database URL.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from pathlib import Path
+
+from sqlalchemy import select
+
+from ..errors import ParameterError
+from . import db, service
+from .corpus import AssessCorpus
+
+__all__ = ["open_workspace", "prepare_demo", "serve", "add_user", "export", "import_qrels"]
+
+DEMO_ASSESSORS = (("alice", True), ("bob", False))
+
+
+def _remember(engine, store, collection) -> None:
+    with engine.begin() as connection:
+        for key, value in (("store", store), ("collection", collection)):
+            if value is None:
+                continue
+            value = str(Path(value).resolve())
+            exists = connection.execute(select(db.meta.c.key).where(db.meta.c.key == key)).first()
+            if exists:
+                connection.execute(db.meta.update().where(db.meta.c.key == key).values(value=value))
+            else:
+                connection.execute(db.meta.insert().values(key=key, value=value))
+
+
+def open_workspace(url: str, *, store=None, collection=None, remember: bool = False):
+    """The database engine and the corpus it is about (from the arguments, else from what
+    ``serve`` remembered in the database)."""
+    engine = db.open_database(url)
+    with engine.connect() as connection:
+        stored = dict(connection.execute(select(db.meta.c.key, db.meta.c.value)).all())
+    store = store or stored.get("store")
+    collection = collection or stored.get("collection")
+    if store is None:
+        raise ParameterError(f"{url}: no corpus store known; give --store (and --collection)")
+    if not Path(store).is_dir():
+        raise ParameterError(f"{store}: no such corpus store directory")
+    corpus = AssessCorpus(store, collection)
+    if remember:
+        _remember(engine, store, collection)
+    return engine, corpus
+
+
+def prepare_demo(directory, *, n_patents: int = 300, seed: int = 0, echo=print) -> dict:
+    """Make (once) a demo workspace: a synthetic corpus, its store and collection, a
+    SQLite database and two accounts (alice, an administrator, and bob) whose passwords
+    are written to ``DIR/demo-accounts.txt``."""
+    from .. import api
+
+    root = Path(directory)
+    root.mkdir(parents=True, exist_ok=True)
+    if not (root / "store" / "manifest.json").exists():
+        echo(f"assess demo: generating {n_patents} synthetic patents into {root}/corpus")
+        if not (root / "corpus").exists():
+            api.generate_corpus(root / "corpus", n_patents=n_patents, seed=seed, workers=1)
+        api.ingest_corpus(root / "corpus", root / "store", workers=1)
+    if not (root / "collection").exists():
+        api.build_collection(root / "store", root / "collection")
+    url = f"sqlite:///{(root / 'assess.db').resolve()}"
+    engine = db.open_database(url)
+    accounts_file = root / "demo-accounts.txt"
+    accounts = {}
+    if accounts_file.exists():
+        for line in accounts_file.read_text(encoding="utf-8").splitlines():
+            name, password = line.split(" ", 1)
+            accounts[name] = password
+    with engine.connect() as connection:
+        names = set(connection.execute(select(db.assessors.c.name)).scalars())
+    for name, admin in DEMO_ASSESSORS:
+        if name not in names:
+            accounts[name] = secrets.token_urlsafe(9)
+            service.add_assessor(engine, name, accounts[name], is_admin=admin)
+    accounts_file.write_text("".join(f"{n} {p}\n" for n, p in accounts.items()), encoding="utf-8")
+    engine.dispose()
+    return {"db": url, "store": str(root / "store"), "collection": str(root / "collection"), "accounts": accounts}
+
+
+def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8765, echo=print) -> None:
+    import uvicorn
+
+    from .app import create_app
+
+    engine, corpus = open_workspace(url, store=store, collection=collection, remember=True)
+    with engine.connect() as connection:
+        n_assessors = connection.execute(select(db.assessors.c.id)).first()
+    if n_assessors is None:
+        echo(f"assess: no accounts yet; add one with: pateval assess user add NAME --db {url}", file=sys.stderr)
+    echo(f"assess: serving {len(corpus.patent_keys)} topic sources on http://{host}:{port}/ (Ctrl-C stops)")
+    uvicorn.run(create_app(engine, corpus), host=host, port=port, log_level="warning", access_log=False)
+
+
+def add_user(*, url: str, name: str, password: str, admin: bool) -> None:
+    engine = db.open_database(url)
+    try:
+        service.add_assessor(engine, name, password, is_admin=admin)
+    except service.AssessError as error:
+        raise ParameterError(error.message) from None
+
+
+def export(*, url: str, out, policy: str, store=None, collection=None) -> dict:
+    from .export import export_qrels
+
+    engine, corpus = open_workspace(url, store=store, collection=collection)
+    return export_qrels(engine, corpus, out, policy=policy)
+
+
+def import_qrels(*, url: str, qrels, owner: str, topics=None, store=None, collection=None) -> dict:
+    from .export import import_qrels as _import
+
+    engine, corpus = open_workspace(url, store=store, collection=collection)
+    try:
+        return _import(engine, corpus, qrels, owner=owner, topics_path=topics)
+    except service.AssessError as error:
+        raise ParameterError(error.message) from None

@@ -1,0 +1,147 @@
+// pateval assess: passage selection on the Figure 2 screen. Plain JavaScript, no build step.
+(function () {
+  "use strict";
+  var topicSelect = document.getElementById("topic-select");
+  if (topicSelect) {
+    topicSelect.addEventListener("change", function () { topicSelect.form.submit(); });
+  }
+  var box = document.getElementById("citation");
+  var list = document.getElementById("passages");
+  if (!box || !list) { return; }
+  var status = document.getElementById("status");
+  var saveButton = document.getElementById("save");
+  var undoButton = document.getElementById("undo");
+  var passages = Array.prototype.slice.call(list.querySelectorAll(".passage:not(.heading)"));
+  var version = parseInt(box.dataset.version, 10) || 0;
+  var anchor = null;   // last passage clicked (shift-click selects the range from it)
+  var focus = -1;      // passage index the keyboard is on
+  var dirty = false;
+
+  function say(text, kind) {
+    status.textContent = text;
+    status.className = kind || "";
+  }
+  function markDirty() {
+    dirty = true;
+    say("unsaved changes", "dirty");
+  }
+  function selected() {
+    return passages.filter(function (p) { return p.classList.contains("selected"); })
+      .map(function (p) { return p.dataset.xpath; });
+  }
+  function setFocus(index) {
+    if (index < 0 || index >= passages.length) { return; }
+    if (focus >= 0) { passages[focus].classList.remove("focus"); }
+    focus = index;
+    passages[focus].classList.add("focus");
+    passages[focus].focus({ preventScroll: true });
+    passages[focus].scrollIntoView({ block: "nearest" });
+  }
+  function toggle(p, value) {
+    p.classList.toggle("selected", value);
+    markDirty();
+  }
+
+  list.addEventListener("click", function (event) {
+    var p = event.target.closest(".passage");
+    if (!p || p.classList.contains("heading")) { return; }
+    var index = passages.indexOf(p);
+    if (event.shiftKey && anchor !== null) {
+      var low = Math.min(anchor, index), high = Math.max(anchor, index);
+      var value = !p.classList.contains("selected") || passages[anchor].classList.contains("selected");
+      for (var i = low; i <= high; i++) { toggle(passages[i], value); }
+      window.getSelection && window.getSelection().removeAllRanges();
+    } else {
+      toggle(p, !p.classList.contains("selected"));
+      anchor = index;
+    }
+    setFocus(index);
+  });
+
+  document.querySelectorAll("button.toggle").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var members = passages.filter(function (p) { return p.dataset.section === button.dataset.section; });
+      var all = members.length > 0 && members.every(function (p) { return p.classList.contains("selected"); });
+      members.forEach(function (p) { toggle(p, !all); });
+    });
+  });
+  document.getElementById("clear").addEventListener("click", function () {
+    passages.forEach(function (p) { p.classList.remove("selected"); });
+    markDirty();
+  });
+  var suggestion = document.getElementById("apply-suggestion");
+  suggestion.addEventListener("click", function () {
+    passages.forEach(function (p) { p.classList.toggle("selected", p.classList.contains("suggested")); });
+    markDirty();
+  });
+
+  function send(url, body) {
+    return fetch(url, {
+      method: url.endsWith("/undo") ? "POST" : "PUT",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": box.dataset.csrf },
+      credentials: "same-origin",
+      body: JSON.stringify(body)
+    }).then(function (response) {
+      return response.json().then(function (data) { return { status: response.status, data: data }; });
+    });
+  }
+  function base() {
+    return "/api/topics/" + box.dataset.topic + "/citations/" + encodeURIComponent(box.dataset.cited);
+  }
+  function applySaved(data, verb) {
+    version = data.version;
+    box.dataset.version = String(version);
+    var chosen = {};
+    data.xpaths.forEach(function (x) { chosen[x] = true; });
+    passages.forEach(function (p) { p.classList.toggle("selected", !!chosen[p.dataset.xpath]); });
+    dirty = false;
+    undoButton.disabled = false;
+    say(verb + " version " + version + " (" + data.xpaths.length + " passages) by " + data.saved_by, "saved");
+  }
+  function failed(result) {
+    if (result.status === 409) {
+      say("not saved: " + result.data.error, "stale");
+    } else {
+      say("not saved (" + result.status + "): " + (result.data.error || "error"), "failed");
+    }
+  }
+  function save() {
+    if (saveButton.disabled) { return; }
+    saveButton.disabled = true;
+    say("saving...", "");
+    send(base() + "/selection", { xpaths: selected(), version: version, owner: box.dataset.owner })
+      .then(function (result) {
+        if (result.status === 200) { applySaved(result.data, "saved"); } else { failed(result); }
+      })
+      .catch(function () { say("not saved: the server did not answer", "failed"); })
+      .then(function () { saveButton.disabled = false; });
+  }
+  saveButton.addEventListener("click", save);
+  undoButton.addEventListener("click", function () {
+    send(base() + "/undo", { version: version, owner: box.dataset.owner }).then(function (result) {
+      if (result.status === 200) { applySaved(result.data, "undone: now"); } else { failed(result); }
+    });
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var tag = (event.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "select" || tag === "textarea" || event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    var key = event.key;
+    if (key === "j" || key === "ArrowDown") { setFocus(focus + 1); event.preventDefault(); }
+    else if (key === "k" || key === "ArrowUp") { setFocus(Math.max(focus - 1, 0)); event.preventDefault(); }
+    else if (key === " " || key === "x") {
+      if (focus >= 0) { toggle(passages[focus], !passages[focus].classList.contains("selected")); anchor = focus; }
+      event.preventDefault();
+    }
+    else if (key === "s") { save(); event.preventDefault(); }
+    else if (key === "n" || key === "p") {
+      var link = document.getElementById(key === "n" ? "next" : "prev");
+      if (link && (!dirty || window.confirm("Leave without saving?"))) { window.location = link.href; }
+    }
+  });
+  window.addEventListener("beforeunload", function (event) {
+    if (dirty) { event.preventDefault(); event.returnValue = ""; }
+  });
+}());
