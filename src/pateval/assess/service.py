@@ -376,6 +376,10 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
             .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).all()
         n_topics = connection.execute(select(func.count()).select_from(db.topics).where(
             db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar()
+    if not n_topics and source_state(engine, patent_key)["version"] == 0:
+        # Not opened yet: the topics it will get are the collection's (or one per claim set).
+        source = corpus.source(patent_key)
+        n_topics = len(source.suggested_topics) if source is not None else 0
     done = {(t, c) for t, c, _o in rows if c in in_corpus}
     owners: dict[str, int] = {}
     for t, c, o in rows:

@@ -1,0 +1,155 @@
+"""The Figure 2 workflow in a real browser (Debian's Chromium driven by Playwright):
+log in, open a topic source, follow the indication's suggestion, select by click, range,
+section and keyboard, save, reload, walk the citations, reject a candidate, export, and
+compare the exported qrels with the expected lines. Screenshots are written to the test's
+directory (and, with PATEVAL_SCREENSHOTS=DIR, copied there)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .conftest import CHROMIUM, CHROMIUM_ARGS, a_suggested_citation
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/install-browser)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+
+
+@pytest.fixture
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+def _shot(page, tmp_path, name):
+    path = tmp_path / name
+    page.screenshot(path=str(path), full_page=False)
+    keep = os.environ.get("PATEVAL_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(keep) / name)
+    assert path.stat().st_size > 10_000  # a rendered page, not a blank one
+    return path
+
+
+def _log_in(page, base, name, password):
+    page.goto(f"{base}/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")
+
+
+def _status_matches(page, pattern):
+    # The page's CSP forbids eval, so no wait_for_function: Playwright's expect polls.
+    sync_api.expect(page.locator("#status")).to_have_text(re.compile(pattern))
+
+
+def _selected(page):
+    return sorted(page.eval_on_selector_all(".passage.selected", "els => els.map(e => e.dataset.xpath)"))
+
+
+def test_figure2_workflow_end_to_end(browser, server, workspace, corpus, database, tmp_path):
+    from pateval.assess.commands import export
+    from pateval.assess.db import check_consistency
+
+    patent_key, qid, citation = a_suggested_citation(corpus)
+    source = corpus.source(patent_key)
+    page = browser.new_page(viewport={"width": 1200, "height": 820})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    _log_in(page, server.base, "alice", workspace["accounts"]["alice"])
+    assert page.locator("table.sources tbody tr").count() == len(corpus.patent_keys)
+    _shot(page, tmp_path, "assess-sources.png")
+
+    # Open the source from the list, then the topic and the citation with paragraphs.
+    page.click(f"a[href='/source/{patent_key}']")
+    assert page.inner_text("#topic-ucid") == source.ucid
+    page.select_option("#topic-select", label=qid)
+    page.wait_for_load_state()
+    while page.inner_text("#cited-ucid") != citation.cited_ucid:
+        page.click("#next")
+        page.wait_for_load_state()
+    assert citation.indication.split("*")[1].strip() in page.inner_text("#indication")
+    # The suggestion is pre-selected and is exactly what the generator marked.
+    assert _selected(page) == sorted(citation.report_xpaths)
+    assert page.inner_text("#status").startswith("suggestions from the passage indication pre-selected")
+
+    description = page.eval_on_selector_all(".passage[data-section=description]", "els => els.map(e => e.dataset.xpath)")
+    unselected = [x for x in description if x not in citation.report_xpaths]
+    # Click one more paragraph; shift-click a range of three; the keyboard toggles one more.
+    page.click("#clear")
+    page.click("#apply-suggestion")
+    page.click(f".passage[data-xpath='{unselected[0]}']")
+    start, end = description.index(unselected[1]), description.index(unselected[1]) + 2
+    page.click(f".passage[data-xpath='{description[start]}']")
+    page.click(f".passage[data-xpath='{description[end]}']", modifiers=["Shift"])
+    expected = set(citation.report_xpaths) | {unselected[0]} | set(description[start:end + 1])
+    assert set(_selected(page)) == expected
+    page.keyboard.press("j")
+    page.keyboard.press(" ")  # the passage after the range
+    expected ^= {description[end + 1]}
+    assert set(_selected(page)) == expected
+    # Section buttons: all the claims, then none again.
+    claims = page.eval_on_selector_all(".passage[data-section=claims]", "els => els.map(e => e.dataset.xpath)")
+    page.click("button[data-section=claims]")
+    assert set(claims) <= set(_selected(page))
+    page.click("button[data-section=claims]")
+    assert set(_selected(page)) == expected
+    # Headings are shown but cannot be selected.
+    heading = page.locator(".passage.heading").first
+    heading.click()
+    assert "selected" not in heading.get_attribute("class")
+    assert page.inner_text("#status") == "unsaved changes"
+
+    page.click("#save")
+    _status_matches(page, r"^saved version 1")
+    page.locator("header").scroll_into_view_if_needed()
+    _shot(page, tmp_path, "assess.png")
+    page.reload()
+    assert set(_selected(page)) == expected
+    assert page.inner_text("#status") == "saved version 1 by alice"
+
+    # A second tab saved meanwhile: this page is told it is stale and keeps its selection.
+    other = browser.new_page()
+    other.context.add_cookies(page.context.cookies())
+    other.goto(page.url)
+    other.click("#clear")
+    other.click("#save")
+    _status_matches(other, r"^saved version 2")
+    page.click(f".passage[data-xpath='{unselected[0]}']")
+    page.click("#save")
+    sync_api.expect(page.locator("#status")).to_have_class("stale")
+    assert "another page saved this selection first (version 2, yours 1)" in page.inner_text("#status")
+    page.reload()
+    assert _selected(page) == []  # the other tab's save stands
+    page.click("#undo")
+    _status_matches(page, r"^undone")
+    assert set(_selected(page)) == expected
+
+    # Reject another candidate with one of the seed's reasons.
+    other_key = next(k for k in corpus.patent_keys if k != patent_key)
+    page.goto(f"{server.base}/source/{other_key}")
+    page.click(".decision summary")
+    page.check("input[name=status][value=rejected]")
+    page.select_option("#reject-reason", "figures-only")
+    page.click("#decide")
+    page.wait_for_load_state()
+    assert page.inner_text("#decision-status") == "rejected"
+    assert errors == []
+
+    summary = export(url=database["url"], out=tmp_path / "export", policy="final")
+    lines = (tmp_path / "export" / "qrels_PSG.txt").read_text().splitlines()
+    assert lines == [f"{qid} {citation.cited_ucid} {x}" for x in sorted(expected)]
+    category = citation.category
+    assert (tmp_path / "export" / "qrels_PSG_docs.txt").read_text() == \
+        f"{qid} 0 {citation.cited_ucid} {2 if category in ('X', 'Y') else 1}\n"
+    assert summary["rejected_sources"] == [other_key]
+    assert check_consistency(database["engine"]) == []
