@@ -1,0 +1,92 @@
+"""pateval assess user / import / export as a user runs them: the collection's passage
+qrels imported and exported again are byte for byte the files collection build wrote, and
+pateval evaluate reads them; bad input gets one line and exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from pateval.cli import main
+
+
+def _run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "pateval.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_import_then_export_reproduces_collection_build_byte_for_byte(workspace, tmp_path):
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    added = _run("assess", "user", "add", "clefip", "--db", url, stdin="long-enough-password\n")
+    assert added.returncode == 0 and added.stdout == "assess: account clefip added\n"
+    collection = workspace["collection"]
+    loaded = _run("assess", "import", "--db", url, "--qrels", f"{collection}/qrels_PSG.txt", "--topics",
+                  f"{collection}/topics_PSG.tsv", "--as", "clefip", "--store", workspace["store"],
+                  "--collection", collection)
+    assert loaded.returncode == 0, loaded.stderr
+    n_lines = sum(1 for _ in open(f"{collection}/qrels_PSG.txt"))
+    assert loaded.stdout.startswith(f"assess import: {n_lines} passages in ")
+    # serve remembers the store and collection in the database; without serve they are given.
+    out = tmp_path / "exported"
+    exported = _run("assess", "export", "--db", url, "--out", str(out), "--store", workspace["store"],
+                    "--collection", collection)
+    assert exported.returncode == 0, exported.stderr
+    for name in ("qrels_PSG.txt", "qrels_PSG_graded.txt", "topics_PSG.tsv"):
+        assert (out / name).read_bytes() == open(f"{collection}/{name}", "rb").read(), name
+    # pateval evaluate reads every exported qrels file.
+    import pateval
+
+    run = tmp_path / "run.txt"
+    first = (out / "qrels_PSG_docs.txt").read_text().splitlines()[0].split()
+    run.write_text(f"{first[0]} Q0 {first[2]} 1 1.0 r\n")
+    for name in ("qrels_PSG_docs.txt", "qrels_PSG_graded.txt"):
+        frame = pateval.evaluate(str(out / name), [str(run)], ["R@10"])
+        assert len(frame) >= 1
+    claims = pateval.evaluate(str(out / "qrels_PSG_claims.txt"), [str(run)], ["alpha_nDCG@10"], qrels_format="subtopic")
+    assert len(claims) >= 1
+
+
+def test_user_and_import_errors(workspace, tmp_path, capsys):
+    url = f"sqlite:///{tmp_path / 'b.db'}"
+    short = _run("assess", "user", "add", "dora", "--db", url, stdin="short\n")
+    assert short.returncode == 2 and short.stderr == "pateval: error: a password needs at least 8 characters\n"
+    assert _run("assess", "user", "add", "dora", "--db", url, stdin="long-enough-password\n").returncode == 0
+    again = _run("assess", "user", "add", "dora", "--db", url, stdin="long-enough-password\n")
+    assert again.stderr == "pateval: error: an assessor named 'dora' exists already\n"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("PSG-1 EP-0000001-A1 /patent-document/description/p[1]\nPSG-1 EP-0000001-A1\n")
+    assert main(["assess", "import", "--db", url, "--qrels", str(bad), "--as", "dora", "--store",
+                 workspace["store"]]) == 2
+    assert capsys.readouterr().err == (f"pateval: error: {bad}, line 2: wrong number of fields (expected 3 or 4 "
+                                       "fields (spaces or commas): topic [0] doc_id xpath, found 2)\n")
+    unknown = tmp_path / "unknown.txt"
+    unknown.write_text("PSG-77 EP-0000001-A1 /patent-document/description/p[1]\n")
+    assert main(["assess", "import", "--db", url, "--qrels", str(unknown), "--as", "dora", "--store",
+                 workspace["store"]]) == 2
+    assert capsys.readouterr().err == (f"pateval: error: {unknown}: topic PSG-77 is neither in the database nor "
+                                       "in the topics file\n")
+    assert main(["assess", "export", "--db", url, "--out", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err == f"pateval: error: {url}: no corpus store known; give --store (and --collection)\n"
+    assert not (tmp_path / "x").exists()
+    assert main(["assess", "export", "--db", "mysql://x", "--out", str(tmp_path / "y")]) == 2
+    assert capsys.readouterr().err == ("pateval: error: database URL must start with sqlite:/// or postgresql://, "
+                                       "not 'mysql://x'\n")
+
+
+def test_parser_does_not_import_the_web_stack():
+    code = ("import sys, pateval.cli as c; c.build_parser(); "
+            "print([m for m in ('starlette', 'sqlalchemy', 'uvicorn', 'jinja2', 'playwright') if m in sys.modules])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["assess", "serve"], "pateval: error: give --store and --collection (or --demo)\n"),
+    (["assess", "serve", "--demo", "--db", "sqlite:///x.db"],
+     "pateval: error: --demo makes its own store, collection and database; leave out --store, --collection and --db\n"),
+])
+def test_serve_argument_errors(args, message, capsys):
+    assert main(args) == 2
+    assert capsys.readouterr().err == message
