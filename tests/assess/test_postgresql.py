@@ -1,0 +1,107 @@
+"""The same code on PostgreSQL: a private server started for the test (Debian's
+postgresql package, run as the postgres user), or the one PATEVAL_TEST_POSTGRESQL names
+(a postgresql:// URL of an empty database). Skipped with the reason when neither exists."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+
+import pytest
+
+from .conftest import Server, a_suggested_citation, free_port
+
+pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -e '.[postgresql]')")
+
+
+def _binaries():
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    return os.path.dirname(found[-1]) if found else None
+
+
+@pytest.fixture(scope="module")
+def postgresql_url():
+    given = os.environ.get("PATEVAL_TEST_POSTGRESQL")
+    if given:
+        yield given
+        return
+    bindir = _binaries()
+    if bindir is None:
+        pytest.skip("no PostgreSQL server: apt-get install postgresql, or set PATEVAL_TEST_POSTGRESQL")
+    runner = [] if os.geteuid() != 0 else ["runuser", "-u", "postgres", "--"]
+    if runner and shutil.which("runuser") is None:
+        pytest.skip("running as root without runuser: cannot start PostgreSQL as the postgres user")
+    directory = tempfile.mkdtemp(prefix="pateval-pg-")
+    if runner:
+        shutil.chown(directory, "postgres", "postgres")
+    data = os.path.join(directory, "data")
+    port = free_port()
+    subprocess.run([*runner, f"{bindir}/initdb", "-D", data, "-A", "trust", "-U", "pateval", "--no-sync"],
+                   check=True, capture_output=True)
+    subprocess.run([*runner, f"{bindir}/pg_ctl", "-D", data, "-l", os.path.join(directory, "log"), "-w", "-o",
+                    f"-p {port} -c listen_addresses=127.0.0.1 -k {directory} -c fsync=off", "start"],
+                   check=True, capture_output=True)
+    try:
+        subprocess.run([*runner, f"{bindir}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "pateval",
+                        "assess"], check=True, capture_output=True)
+        yield f"postgresql://pateval@127.0.0.1:{port}/assess"
+    finally:
+        subprocess.run([*runner, f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_postgresql_save_conflict_undo_export_and_concurrency(postgresql_url, workspace, corpus, tmp_path):
+    from pateval.assess import db, service
+    from pateval.assess.export import export_qrels
+
+    from .conftest import csrf_of
+    from .test_concurrency import _client, _target
+
+    engine = db.open_database(postgresql_url)
+    db.open_database(postgresql_url)  # a second open finds the schema and changes nothing
+    for name, admin in (("alice", True), ("bob", False)):
+        service.add_assessor(engine, name, workspace["accounts"][name], is_admin=admin)
+    alice = service.authenticate(engine, "alice", workspace["accounts"]["alice"])
+    patent_key, qid, citation = a_suggested_citation(corpus)
+    service.ensure_topics(engine, corpus, patent_key)
+    topic_id = next(t["id"] for t in service.topics_of(engine, patent_key) if t["qid"] == qid)
+    keys = dict(topic_id=topic_id, cited_ucid=citation.cited_ucid, owner="alice", actor=alice)
+    marked = sorted(citation.report_xpaths)
+    assert service.save_selection(engine, corpus, xpaths=marked, base_version=0, **keys) == 1
+    with pytest.raises(service.AssessError, match="another page saved this selection first"):
+        service.save_selection(engine, corpus, xpaths=[], base_version=0, **keys)
+    assert service.save_selection(engine, corpus, xpaths=[], base_version=1, **keys) == 2
+    assert service.undo_selection(engine, corpus, base_version=2, topic_id=topic_id, cited_ucid=citation.cited_ucid,
+                                  owner="alice", actor=alice) == 3
+    summary = export_qrels(engine, corpus, tmp_path / "pg")
+    assert (tmp_path / "pg" / "qrels_PSG.txt").read_text().splitlines() == \
+        [f"{qid} {citation.cited_ucid} {x}" for x in marked]
+    assert summary["passages"] == len(marked)
+
+    # Two clients of the real server on PostgreSQL: one save per round wins, the other gets 409.
+    server = Server(postgresql_url, workspace, tmp_path / "server.log")
+    try:
+        clients = [_client(server, workspace, "bob") for _ in range(2)]
+        patent_key, url, selectable = _target(clients[0], corpus)
+        tokens = [csrf_of(c, server.base, patent_key) for c in clients]
+        for round_ in range(10):
+            version = clients[0].get(url).json()["version"]
+            codes = []
+            threads = [threading.Thread(target=lambda c=c, t=t, i=i: codes.append(c.put(
+                url, json={"xpaths": [selectable[(round_ + i) % len(selectable)]], "version": version},
+                headers={"X-CSRF-Token": t}).status_code)) for i, (c, t) in enumerate(zip(clients, tokens))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert sorted(codes) == [200, 409]
+        assert clients[0].get(url).json()["version"] == 10
+    finally:
+        server.kill(signal.SIGKILL)
+    assert db.check_consistency(engine) == []
+    engine.dispose()
