@@ -66,7 +66,7 @@ def test_generated_indications_name_exactly_the_marked_paragraphs(numbers, seed)
 
 
 def test_demo_corpus_indications_agree_with_its_xpaths(corpus):
-    checked = kinds = 0
+    checked = 0
     seen = set()
     for patent_key in corpus.patent_keys:
         for citation in corpus.citations(patent_key):

@@ -91,10 +91,14 @@ def test_postgresql_save_conflict_undo_export_and_concurrency(postgresql_url, wo
         tokens = [csrf_of(c, server.base, patent_key) for c in clients]
         for round_ in range(10):
             version = clients[0].get(url).json()["version"]
-            codes = []
-            threads = [threading.Thread(target=lambda c=c, t=t, i=i: codes.append(c.put(
-                url, json={"xpaths": [selectable[(round_ + i) % len(selectable)]], "version": version},
-                headers={"X-CSRF-Token": t}).status_code)) for i, (c, t) in enumerate(zip(clients, tokens))]
+            codes: list[int] = []
+
+            def save(client, token, xpath, version=version, codes=codes):
+                codes.append(client.put(url, json={"xpaths": [xpath], "version": version},
+                                        headers={"X-CSRF-Token": token}).status_code)
+
+            threads = [threading.Thread(target=save, args=(c, t, selectable[(round_ + i) % len(selectable)]))
+                       for i, (c, t) in enumerate(zip(clients, tokens))]
             for thread in threads:
                 thread.start()
             for thread in threads:

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from . import db, service
 from .corpus import AssessCorpus
 
-__all__ = ["cohen_kappa", "agreement"]
+__all__ = ["agreement", "cohen_kappa"]
 
 
 def cohen_kappa(labels_a, labels_b) -> float | None:
@@ -82,7 +82,7 @@ def agreement(engine: Engine, corpus: AssessCorpus) -> dict:
         all_pa, all_pb, all_da, all_db = [], [], [], []
         union_total = inter_total = 0
         topics, disagreements = [], []
-        for _tid, (qid, selections) in per_topic.items():
+        for qid, selections in per_topic.values():
             pa, pb, da, dbb, union, inter = _pair_units(corpus, selections, a, b)
             if not da:
                 continue

@@ -16,7 +16,7 @@ from ..errors import ParameterError
 from . import db, service
 from .corpus import AssessCorpus
 
-__all__ = ["open_workspace", "prepare_demo", "serve", "add_user", "export", "import_qrels"]
+__all__ = ["add_user", "export", "import_qrels", "open_workspace", "prepare_demo", "serve"]
 
 DEMO_ASSESSORS = (("alice", True), ("bob", False))
 

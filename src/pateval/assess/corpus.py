@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import InputFormatError, ParameterError
 from .indications import Indication, parse_indication
 
-__all__ = ["Passage", "CitedDocument", "Citation", "Source", "AssessCorpus"]
+__all__ = ["AssessCorpus", "Citation", "CitedDocument", "Passage", "Source"]
 
 
 @dataclass(frozen=True)

@@ -44,10 +44,11 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import ParameterError
 
-__all__ = ["SCHEMA_VERSION", "metadata", "open_database", "check_consistency", "now", "ADJUDICATED"]
+__all__ = ["ADJUDICATED", "SCHEMA_VERSION", "check_consistency", "metadata", "now", "open_database"]
 
 SCHEMA_VERSION = 1
 ADJUDICATED = "@adjudicated"
@@ -116,13 +117,13 @@ events = Table(
 
 
 def now() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)
+    return _dt.datetime.now(_dt.UTC)
 
 
 def _normalise_url(url: str) -> str:
-    if url.startswith("postgresql://") or url.startswith("postgres://"):
+    if url.startswith(("postgresql://", "postgres://")):
         return "postgresql+psycopg://" + url.split("://", 1)[1]
-    if url.startswith("sqlite:") or url.startswith("postgresql+"):
+    if url.startswith(("sqlite:", "postgresql+")):
         return url
     raise ParameterError(f"database URL must start with sqlite:/// or postgresql://, not {url!r}")
 
@@ -178,7 +179,7 @@ def open_database(url: str) -> Engine:
             _migrations(connection)
     except ParameterError:
         raise
-    except Exception as error:  # a URL that names no reachable database
+    except (SQLAlchemyError, OSError) as error:  # a URL that names no reachable database
         raise ParameterError(f"cannot open the database {url}: {str(error).splitlines()[0]}") from None
     return engine
 

@@ -116,8 +116,8 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     graded = graded_from_passages(psg)
     topic_frame = _qid_order(pd.DataFrame(topic_table, columns=["qid", "patent_key", "tfile_ucid", "claims"]))
     summary = {
-        "policy": policy, "topics": int(len(topic_frame)), "rejected_sources": sorted(rejected),
-        "passages": int(len(psg)), "documents": int(len(docs)), "claim_judgements": int(len(claim_frame)),
+        "policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejected),
+        "passages": len(psg), "documents": len(docs), "claim_judgements": len(claim_frame),
         "unresolved": unresolved,
     }
     with atomic_directory(target) as tmp:
@@ -193,7 +193,7 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=docno, owner=owner, xpaths=xpaths,
                                base_version=0, actor=actor, action="save")
         saved += 1
-    return {"selections": saved, "topics_created": created, "passages": int(len(qrels.topic))}
+    return {"selections": saved, "topics_created": created, "passages": len(qrels.topic)}
 
 
 def _assessor_by_name(engine: Engine, name: str) -> dict:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Segment", "Indication", "parse_indication", "parse_number_list", "REJECTION_REASONS"]
+__all__ = ["REJECTION_REASONS", "Indication", "Segment", "parse_indication", "parse_number_list"]
 
 #: The CLEF-IP 2013 overview's reasons for rejecting a topic candidate (section 2.2).
 REJECTION_REASONS = {
@@ -38,13 +38,13 @@ REJECTION_REASONS = {
 _SPLIT = re.compile(r"[;*\n]+")
 _BRACKET = re.compile(r"\[\s*(\d{1,5})\s*\]")
 _WHOLE = re.compile(r"\bwhole\s+document\b|\bdocument\s+as\s+a\s+whole\b|\bganze\s+dokument\b|\bdocument\s+en\s+entier\b",
-                    re.I)
-_CLAIMS = re.compile(r"^\s*(?:claims?|revendications?|anspr(?:u|ü)che?)\s*([\d\s,\-–and&et+und]+)$", re.I)
-_FIGURES = re.compile(r"^\s*(?:figures?|figs?\.?|abb(?:ildung)?(?:en)?\.?)\s*[\d\s,\-–a-z&]*$", re.I)
-_ABSTRACT = re.compile(r"^\s*(?:the\s+)?(?:abstract|zusammenfassung|abr[ée]g[ée])\s*$", re.I)
-_PAGE = re.compile(r"\b(?:page|pages|seite|seiten|p\.)\s*\d", re.I)
-_COLUMN = re.compile(r"\b(?:column|columns|col\.|spalte|spalten|colonne)\s*\d", re.I)
-_PARAGRAPH_WORD = re.compile(r"\b(?:paragraphs?|absatz|abs[äa]tze|alin[ée]as?)\b", re.I)
+                    re.IGNORECASE)
+_CLAIMS = re.compile(r"^\s*(?:claims?|revendications?|anspr(?:u|ü)che?)\s*([\d\s,\-–and&et+und]+)$", re.IGNORECASE)
+_FIGURES = re.compile(r"^\s*(?:figures?|figs?\.?|abb(?:ildung)?(?:en)?\.?)\s*[\d\s,\-–a-z&]*$", re.IGNORECASE)
+_ABSTRACT = re.compile(r"^\s*(?:the\s+)?(?:abstract|zusammenfassung|abr[ée]g[ée])\s*$", re.IGNORECASE)
+_PAGE = re.compile(r"\b(?:page|pages|seite|seiten|p\.)\s*\d", re.IGNORECASE)
+_COLUMN = re.compile(r"\b(?:column|columns|col\.|spalte|spalten|colonne)\s*\d", re.IGNORECASE)
+_PARAGRAPH_WORD = re.compile(r"\b(?:paragraphs?|absatz|abs[äa]tze|alin[ée]as?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ def parse_number_list(text: str) -> tuple[int, ...]:
 def _paragraph_numbers(text: str) -> tuple[int, ...]:
     """Bracketed paragraph numbers with ranges: ``[0012] - [0020], [0025]``."""
     # Turn "[0012] - paragraph [0020]" into a list of numbers and range marks.
-    tokens = re.findall(r"\[\s*\d+\s*\]|[-–]|\bto\b|\bbis\b|\bà\b", text, re.I)
+    tokens = re.findall(r"\[\s*\d+\s*\]|[-–]|\bto\b|\bbis\b|\bà\b", text, re.IGNORECASE)
     numbers: list[int] = []
     pending_range = False
     for token in tokens:

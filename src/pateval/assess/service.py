@@ -23,10 +23,24 @@ from .corpus import AssessCorpus
 from .indications import REJECTION_REASONS
 
 __all__ = [
-    "AssessError", "hash_password", "verify_password", "add_assessor", "authenticate",
-    "ensure_topics", "topics_of", "add_topic", "set_topic_claims", "delete_topic",
-    "selection", "save_selection", "undo_selection", "decide_source", "source_state", "progress",
-    "audit_log", "parse_claims",
+    "AssessError",
+    "add_assessor",
+    "add_topic",
+    "audit_log",
+    "authenticate",
+    "decide_source",
+    "delete_topic",
+    "ensure_topics",
+    "hash_password",
+    "parse_claims",
+    "progress",
+    "save_selection",
+    "selection",
+    "set_topic_claims",
+    "source_state",
+    "topics_of",
+    "undo_selection",
+    "verify_password",
 ]
 
 _QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}\d$")
