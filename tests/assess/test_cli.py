@@ -90,3 +90,50 @@ def test_parser_does_not_import_the_web_stack():
 def test_serve_argument_errors(args, message, capsys):
     assert main(args) == 2
     assert capsys.readouterr().err == message
+
+
+def test_serve_demo_on_a_fresh_directory(tmp_path):
+    """`pateval assess serve --demo` makes its corpus, collection, database and accounts,
+    prints the passwords, and serves pages an assessor can log in to."""
+    import os
+    import re
+    import signal
+    import time
+
+    import httpx
+
+    from .conftest import free_port, login
+
+    port = free_port()
+    log = tmp_path / "demo.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "pateval.cli", "assess", "serve", "--demo", "--demo-dir",
+                                    str(tmp_path / "demo"), "--port", str(port)], stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        try:
+            deadline = time.monotonic() + 240
+            while "serving" not in log.read_text() and time.monotonic() < deadline:
+                assert process.poll() is None, log.read_text()
+                time.sleep(0.5)
+            text = log.read_text()
+            assert re.search(r"assess: serving \d+ topic sources on http://127\.0\.0\.1:\d+/", text), text
+            password = re.search(r"log in as alice with password (\S+)", text).group(1)
+            base = f"http://127.0.0.1:{port}"
+            with httpx.Client(base_url=base) as client:
+                login(client, base, "alice", password)
+                page = client.get("/")
+                assert page.status_code == 200 and "Topic sources" in page.text
+                assert page.text.count("<a href=\"/source/") >= 3
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+
+
+def test_unreachable_database_is_one_line():
+    from .conftest import free_port
+
+    url = f"postgresql://nobody@127.0.0.1:{free_port()}/none"
+    result = _run("assess", "user", "add", "erin", "--db", url, stdin="long-enough-password\n")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"pateval: error: cannot open the database {url}: ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
