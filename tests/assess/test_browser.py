@@ -52,6 +52,11 @@ def _status_matches(page, pattern):
     sync_api.expect(page.locator("#status")).to_have_text(re.compile(pattern))
 
 
+def _topic_id(page, base, patent_key, qid):
+    topics = page.request.get(f"{base}/api/sources/{patent_key}").json()["topics"]
+    return next(t["id"] for t in topics if t["qid"] == qid)
+
+
 def _selected(page):
     return sorted(page.eval_on_selector_all(".passage.selected", "els => els.map(e => e.dataset.xpath)"))
 
@@ -72,7 +77,7 @@ def test_figure2_workflow_end_to_end(browser, server, workspace, corpus, databas
     # Open the source from the list, then the topic and the citation with paragraphs.
     page.click(f"a[href='/source/{patent_key}']")
     assert page.inner_text("#topic-ucid") == source.ucid
-    page.select_option("#topic-select", label=qid)
+    page.select_option("#topic-select", value=str(_topic_id(page, server.base, patent_key, qid)))
     page.wait_for_load_state()
     while page.inner_text("#cited-ucid") != citation.cited_ucid:
         page.click("#next")
@@ -153,3 +158,47 @@ def test_figure2_workflow_end_to_end(browser, server, workspace, corpus, databas
         f"{qid} 0 {citation.cited_ucid} {2 if category in ('X', 'Y') else 1}\n"
     assert summary["rejected_sources"] == [other_key]
     assert check_consistency(database["engine"]) == []
+
+
+def test_agreement_page_and_adjudication_in_the_browser(browser, server, workspace, corpus, database, tmp_path):
+    from pateval.assess import service
+    from pateval.assess.agreement import cohen_kappa
+    from pateval.assess.commands import export
+
+    engine = database["engine"]
+    patent_key, qid, citation = a_suggested_citation(corpus)
+    service.ensure_topics(engine, corpus, patent_key)
+    topic_id = next(t["id"] for t in service.topics_of(engine, patent_key) if t["qid"] == qid)
+    units = sorted(corpus.document(citation.cited_ucid).selectable)
+    marked = sorted(citation.report_xpaths)
+    extra = next(x for x in units if x not in marked)
+    for name, xpaths in (("alice", marked), ("bob", [*marked, extra])):
+        actor = service.authenticate(engine, name, workspace["accounts"][name])
+        service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=citation.cited_ucid, owner=name,
+                               xpaths=xpaths, base_version=0, actor=actor)
+    page = browser.new_page(viewport={"width": 1200, "height": 700})
+    _log_in(page, server.base, "alice", workspace["accounts"]["alice"])
+    page.click("text=Agreement")
+    kappa = cohen_kappa([x in marked for x in units], [x in marked or x == extra for x in units])
+    row = page.locator("table.agreement tr", has_text=qid).first
+    assert f"{kappa:.3f}" in row.inner_text()
+    _shot(page, tmp_path, "assess-agreement.png")
+    page.click("text=adjudicate")
+    assert page.inner_text("#cited-ucid") == citation.cited_ucid
+    assert page.inner_text("#status").startswith("adjudicating")
+    # Both assessors' marks are shown on the passages; bob's extra one only his.
+    badges = page.locator(f".passage[data-xpath='{extra}'] .other").all_inner_texts()
+    assert badges == ["bob"]
+    page.click("#apply-suggestion")
+    page.click("#save")
+    _status_matches(page, r"^saved version 1")
+    summary = export(url=database["url"], out=tmp_path / "out", policy="final")
+    assert summary["unresolved"] == []
+    assert (tmp_path / "out" / "qrels_PSG.txt").read_text().splitlines() == \
+        [f"{qid} {citation.cited_ucid} {x}" for x in marked]
+
+    # bob cannot open the adjudication.
+    bob = browser.new_page()
+    _log_in(bob, server.base, "bob", workspace["accounts"]["bob"])
+    response = bob.goto(f"{server.base}/source/{patent_key}?topic={topic_id}&owner=%40adjudicated")
+    assert response.status == 403 and "only an administrator adjudicates" in bob.inner_text("main")

@@ -180,6 +180,11 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
     previous = walk[index_in_walk - 1].position if index_in_walk not in (None, 0) else None
     following = walk[index_in_walk + 1].position if index_in_walk is not None and index_in_walk + 1 < len(walk) \
         else None
+    # Progress per topic: citations relevant to its claims (in the corpus) that this owner saved.
+    for t in topics:
+        wanted = {c.cited_ucid for c in citations if c.in_corpus and set(c.relevant_claims) & set(t["claim_numbers"])}
+        saved_here = {cited for cited, who in service.selections_of_topic(engine, t["id"]) if who == owner}
+        t["progress"] = (len(wanted & saved_here), len(wanted))
     return {
         "source": source, "topics": topics, "topic": current, "citations": citations, "walk": walk,
         "citation": citation, "document": document, "suggestion": suggestion, "missing": missing,
