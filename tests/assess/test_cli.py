@@ -33,8 +33,13 @@ def test_import_then_export_reproduces_collection_build_byte_for_byte(workspace,
     exported = _run("assess", "export", "--db", url, "--out", str(out), "--store", workspace["store"],
                     "--collection", collection)
     assert exported.returncode == 0, exported.stderr
-    for name in ("qrels_PSG.txt", "qrels_PSG_graded.txt", "topics_PSG.tsv"):
+    for name in ("qrels_PSG.txt", "qrels_PSG_graded.txt", "topics_PSG.tsv", "topics_PSG.txt"):
         assert (out / name).read_bytes() == open(f"{collection}/{name}", "rb").read(), name
+    built = sorted(p.name for p in (workspace["root"] / "collection" / "topics" / "PSG").iterdir())
+    assert sorted(p.name for p in (out / "topics" / "PSG").iterdir()) == built
+    for name in built:
+        assert (out / "topics" / "PSG" / name).read_bytes() == \
+            (workspace["root"] / "collection" / "topics" / "PSG" / name).read_bytes()
     # pateval evaluate reads every exported qrels file.
     import pateval
 
@@ -44,6 +49,16 @@ def test_import_then_export_reproduces_collection_build_byte_for_byte(workspace,
     for name in ("qrels_PSG_docs.txt", "qrels_PSG_graded.txt"):
         frame = pateval.evaluate(str(out / name), [str(run)], ["R@10"])
         assert len(frame) >= 1
+    # A passage run returning exactly the exported passages scores 1 on the passage measures.
+    psg_run = tmp_path / "ABC-perfect-PSG.txt"
+    rows, rank = [], {}
+    for line in (out / "qrels_PSG.txt").read_text().splitlines():
+        topic, docno, xpath = line.split()
+        rank[topic] = rank.get(topic, 0) + 1
+        rows.append(f"{topic} Q0 {docno} {xpath} {rank[topic]} {1000 - rank[topic]}")
+    psg_run.write_text("\n".join(rows) + "\n")
+    perfect = pateval.evaluate(str(out / "qrels_PSG.txt"), [str(psg_run)], ["P_psg", "MAP_psg"])
+    assert set(perfect["value"]) == {1.0}
     claims = pateval.evaluate(str(out / "qrels_PSG_claims.txt"), [str(run)], ["alpha_nDCG@10"], qrels_format="subtopic")
     assert len(claims) >= 1
 

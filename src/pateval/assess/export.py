@@ -12,6 +12,8 @@ reads, line for line:
 ``theta_PSG.txt``         ``qid subtopic weight`` (claim importance, independent 1,
                           dependent 0.5, normalised per topic)
 ``topics_PSG.tsv``        ``qid patent_key tfile_ucid claims``
+``topics_PSG.txt``        the passage topics file (tid, tfile, tfam-docs, tclaims) with the topic
+                          documents under ``topics/PSG/``, written by collection build's writer
 ``export.json``           what was exported: policy, counts, the unresolved disagreements
 
 Topics of rejected sources and deleted topics are left out. Which judgements count
@@ -121,6 +123,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         "unresolved": unresolved,
     }
     with atomic_directory(target) as tmp:
+        _write_topic_files(tmp, corpus, topic_frame)
         _write_lines(tmp / "qrels_PSG.txt", (f"{q} {d} {x}" for q, d, x in psg.itertuples(index=False)))
         _write_lines(tmp / "qrels_PSG_graded.txt",
                      (f"{q} 0 {d} {g}" for q, d, g in graded[["qid", "docno", "grade"]].itertuples(index=False)))
@@ -135,6 +138,40 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
             json.dump(summary, handle, indent=2)
             handle.write("\n")
     return summary
+
+
+def _write_topic_files(out: Path, corpus: AssessCorpus, topic_frame: pd.DataFrame) -> None:
+    """``topics_PSG.txt`` and ``topics/PSG/<ucid>.xml`` by collection build's own writer, with
+    the earlier family documents in the corpus part of the collection's date split."""
+    from ..collection.split import DateSplit, group_patents, split_by_date
+    from ..collection.tables import open_store
+    from ..collection.topicfiles import load_topic_documents, write_psg_topics
+
+    if topic_frame.empty:
+        _write_lines(out / "topics_PSG.txt", [])
+        return
+    split = DateSplit.of()
+    if corpus.collection is not None and (corpus.collection / "build.json").is_file():
+        with open(corpus.collection / "build.json", encoding="utf-8") as handle:
+            split = DateSplit.of(**json.load(handle)["parameters"]["split"])
+    con = open_store(corpus.store_path, threads=1)
+    try:
+        split_by_date(con, split)
+        group_patents(con)
+        documents = load_topic_documents(con, set(topic_frame["tfile_ucid"]))
+        con.register("_keys", pd.DataFrame({"patent_key": sorted(set(topic_frame["patent_key"]))}))
+        family_files: dict[str, list[str]] = {}
+        for patent_key, ucid in con.execute(
+            """SELECT k.patent_key, d.ucid FROM _keys k
+               JOIN patents p ON p.patent_key = k.patent_key
+               JOIN doc_part d ON d.family_id = p.family_id AND d.patent_key <> k.patent_key
+               WHERE d.part = 'corpus' AND d.date < p.first_date ORDER BY k.patent_key, d.date, d.ucid"""
+        ).fetchall():
+            family_files.setdefault(patent_key, []).append(ucid)
+    finally:
+        con.close()
+    frame = topic_frame.assign(claims=[[int(c) for c in text.split(",")] for text in topic_frame["claims"]])
+    write_psg_topics(out, frame, documents, family_files)
 
 
 def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.PathLike[str], *, owner: str,
