@@ -99,6 +99,7 @@ def test_kill_9_during_saves_leaves_the_database_consistent(database, workspace,
     stop.set()
     for thread in threads:
         thread.join()
+    print(f"saves confirmed before the kill: alice {len(confirmed['alice'])}, bob {len(confirmed['bob'])}")
     assert len(confirmed["alice"]) > 5 and len(confirmed["bob"]) > 5
     engine = open_database(database["url"])
     assert check_consistency(engine) == []

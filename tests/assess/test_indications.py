@@ -81,3 +81,11 @@ def test_demo_corpus_indications_agree_with_its_xpaths(corpus):
                 assert parsed.paragraphs == ()
     assert checked >= 5
     assert {"paragraphs", "whole"} <= seen
+
+
+@given(st.text(max_size=200))
+def test_any_text_parses_without_error(text):
+    parsed = parse_indication(text)
+    assert all(s.kind in {"paragraphs", "claims", "abstract", "page", "column", "figures", "whole", "other"}
+               for s in parsed.segments)
+    assert all(n >= 0 for n in parsed.paragraphs + parsed.claims)
