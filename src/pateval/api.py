@@ -38,6 +38,9 @@ __all__ = [
     "aggregate",
     "all_specs",
     "analyse_measures",
+    "assess_app",
+    "assess_export",
+    "assess_import",
     "build_collection",
     "build_search_index",
     "check_passage_run",
@@ -1104,3 +1107,54 @@ def evaluate_flowcharts(
     return evaluate_flowchart_dirs(
         truth_dir, submission_dir, levels=levels_for(level), text_threshold=text_threshold, time_budget=time_budget
     )
+
+
+# ---- the assessment tool (pateval assess) -------------------------------------------------
+
+def assess_app(db: str, *, store: _PathLike, collection: _PathLike | None = None):
+    """The assessment web application (an ASGI app: ``uvicorn.run(app, host="127.0.0.1")``)
+    over the database at URL ``db`` (``sqlite:///assess.db`` or ``postgresql://...``),
+    a corpus store and a collection built from it. Needs ``pip install "pateval[assess]"``."""
+    from .assess.app import create_app
+    from .assess.commands import open_workspace
+
+    engine, corpus = open_workspace(db, store=store, collection=collection, remember=True)
+    return create_app(engine, corpus)
+
+
+def assess_export(db: str, out: _PathLike, *, policy: str = "final", store: _PathLike | None = None,
+                  collection: _PathLike | None = None) -> dict:
+    """Write the qrels of an assessment database into the new directory ``out``, in the
+    formats of :func:`build_collection` (``qrels_PSG.txt``, ``qrels_PSG_graded.txt``,
+    ``qrels_PSG_docs.txt``, ``qrels_PSG_claims.txt``, ``theta_PSG.txt``, ``topics_PSG.tsv``,
+    ``topics_PSG.txt``).
+
+    Parameters
+    ----------
+    db : str
+        Database URL.
+    out : path-like
+        A new directory.
+    policy : str
+        ``"final"`` (adjudicated, else agreed), ``"union"``, or an assessor's name.
+    store, collection : path-like, optional
+        Default: those the server was started with.
+
+    Returns
+    -------
+    dict
+        Counts and the unresolved disagreements (also in ``out/export.json``).
+    """
+    from .assess.commands import export
+
+    return export(url=db, out=out, policy=policy, store=store, collection=collection)
+
+
+def assess_import(db: str, qrels: _PathLike, *, owner: str, topics: _PathLike | None = None,
+                  store: _PathLike | None = None, collection: _PathLike | None = None) -> dict:
+    """Load passage qrels (``qid docno xpath``) into an assessment database as the
+    judgements of assessor ``owner``, for review; ``topics`` (a ``topics_PSG.tsv``) defines
+    topics the database lacks. All checked before anything is written."""
+    from .assess.commands import import_qrels
+
+    return import_qrels(url=db, qrels=qrels, owner=owner, topics=topics, store=store, collection=collection)

@@ -1173,10 +1173,9 @@ def _run_assess_user(args) -> int:
 
 
 def _run_assess_export(args) -> int:
-    from .assess import commands
+    from . import api
 
-    summary = commands.export(url=args.db, out=args.out, policy=args.policy, store=args.store,
-                              collection=args.collection)
+    summary = api.assess_export(args.db, args.out, policy=args.policy, store=args.store, collection=args.collection)
     print(f"assess export: {summary['topics']} topics, {summary['passages']} passages, {summary['documents']} "
           f"documents, {summary['claim_judgements']} claim judgements -> {args.out}")
     if summary["unresolved"]:
@@ -1186,10 +1185,10 @@ def _run_assess_export(args) -> int:
 
 
 def _run_assess_import(args) -> int:
-    from .assess import commands
+    from . import api
 
-    summary = commands.import_qrels(url=args.db, qrels=args.qrels, owner=args.owner, topics=args.topics,
-                                    store=args.store, collection=args.collection)
+    summary = api.assess_import(args.db, args.qrels, owner=args.owner, topics=args.topics, store=args.store,
+                                collection=args.collection)
     print(f"assess import: {summary['passages']} passages in {summary['selections']} selections of {args.owner} "
           f"({summary['topics_created']} topics created)")
     return 0

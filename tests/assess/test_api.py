@@ -106,3 +106,17 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
                            data={"csrf": token, "version": "1", "status": "rejected", "reason": "other"})
         assert no_note.status_code == 400 and "needs a note" in no_note.text
         assert "Traceback" not in no_note.text
+
+
+def test_api_assess_app_in_process(database, workspace):
+    from starlette.testclient import TestClient
+
+    from pateval import api
+
+    app = api.assess_app(database["url"], store=workspace["store"], collection=workspace["collection"])
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        assert client.get("/login").status_code == 200
+        assert client.get("/api/sources").json() == {"error": "log in first"}
+        response = client.get("/login")
+        assert response.headers["x-frame-options"] == "DENY"
+        assert "script-src 'self'" in response.headers["content-security-policy"]

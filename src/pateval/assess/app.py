@@ -376,8 +376,9 @@ async def _assess_error(request: Request, error: AssessError) -> Response:
         return RedirectResponse("/login", status_code=303)
     if _is_api(request):
         return JSONResponse({"error": error.message}, status_code=error.status)
+    user = await run_in_threadpool(_user, request)
     return _page(request, "error.html", {"message": error.message, "status": error.status,
-                                         "user": None}, status=error.status)
+                                         "user": user}, status=error.status)
 
 
 async def _http_error(request: Request, error: HTTPException) -> Response:
