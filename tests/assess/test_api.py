@@ -109,14 +109,20 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
 
 
 def test_api_assess_app_in_process(database, workspace):
-    from starlette.testclient import TestClient
+    import asyncio
 
     from pateval import api
 
     app = api.assess_app(database["url"], store=workspace["store"], collection=workspace["collection"])
-    with TestClient(app, base_url="http://127.0.0.1") as client:
-        assert client.get("/login").status_code == 200
-        assert client.get("/api/sources").json() == {"error": "log in first"}
-        response = client.get("/login")
-        assert response.headers["x-frame-options"] == "DENY"
-        assert "script-src 'self'" in response.headers["content-security-policy"]
+
+    async def requests():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            login = await client.get("/login")
+            sources = await client.get("/api/sources")
+            return login, sources
+
+    login, sources = asyncio.run(requests())
+    assert login.status_code == 200 and sources.json() == {"error": "log in first"}
+    assert login.headers["x-frame-options"] == "DENY"
+    assert "script-src 'self'" in login.headers["content-security-policy"]
