@@ -91,3 +91,27 @@ def test_agreement_adjudication_and_export_policies(database, corpus, workspace,
     assert (tmp_path / "adjudicated" / "qrels_PSG.txt").read_text().splitlines() == \
         [f"{qid} {citation.cited_ucid} {x}" for x in marked]
     assert db.check_consistency(engine) == []
+
+
+def test_topic_ids_as_the_seed_writes_them_are_exported_in_natural_order(database, corpus, workspace, tmp_path):
+    engine = database["engine"]
+    alice = service.authenticate(engine, "alice", workspace["accounts"]["alice"])
+    patent_key, qid, citation = a_suggested_citation(corpus)
+    claims = ",".join(str(c) for c in citation.relevant_claims)
+    ids = ["sp-8.all", "sp-10.1", "sp-8.2"]
+    for topic_qid in ids:
+        topic_id = service.add_topic(engine, corpus, patent_key, topic_qid, claims, alice)
+        service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=citation.cited_ucid, owner="alice",
+                               xpaths=list(citation.report_xpaths), base_version=0, actor=alice)
+    with pytest.raises(service.AssessError, match="topic id sp-8.all exists already"):
+        service.add_topic(engine, corpus, patent_key, "sp-8.all", claims, alice)
+    with pytest.raises(service.AssessError, match=r"^topic id '8 all': up to 64 letters"):
+        service.add_topic(engine, corpus, patent_key, "8 all", claims, alice)
+    export_qrels(engine, corpus, tmp_path / "out")
+    lines = (tmp_path / "out" / "qrels_PSG.txt").read_text().splitlines()
+    order = list(dict.fromkeys(line.split()[0] for line in lines))
+    assert order == ["sp-8.2", "sp-8.all", "sp-10.1"]
+    graded = (tmp_path / "out" / "qrels_PSG_graded.txt").read_text().splitlines()
+    assert [line.split()[0] for line in graded] == ["sp-8.2", "sp-8.all", "sp-10.1"]
+    theta = (tmp_path / "out" / "theta_PSG.txt").read_text().splitlines()
+    assert {line.split()[0] for line in theta} == set(ids)

@@ -106,6 +106,19 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
                            data={"csrf": token, "version": "1", "status": "rejected", "reason": "other"})
         assert no_note.status_code == 400 and "needs a note" in no_note.text
         assert "Traceback" not in no_note.text
+        # Topics: add one (claims checked against the source), change its claims, delete it.
+        bad_claims = bob.post(f"/source/{patent_key}/topics", data={"csrf": token, "qid": "sp-1.all", "claims": "999"})
+        assert bad_claims.status_code == 400 and f"{patent_key} has no claim 999" in bad_claims.text
+        added = bob.post(f"/source/{patent_key}/topics", data={"csrf": token, "qid": "sp-1.all", "claims": "1-2"})
+        assert added.status_code == 303
+        new_id = _topic_id(bob, patent_key, "sp-1.all")
+        assert bob.post(f"/topic/{new_id}/claims", data={"csrf": token, "claims": "1,3"}).status_code == 303
+        topics = bob.get(f"/api/sources/{patent_key}").json()["topics"]
+        assert next(t["claims"] for t in topics if t["id"] == new_id) == [1, 3]
+        assert bob.post(f"/topic/{new_id}/delete", data={"csrf": token}).status_code == 303
+        assert all(t["id"] != new_id for t in bob.get(f"/api/sources/{patent_key}").json()["topics"])
+        actions = [e["action"] for e in bob.get("/api/audit").json()[:3]]
+        assert actions == ["delete-topic", "set-claims", "add-topic"]
 
 
 def test_api_assess_app_in_process(database, workspace):

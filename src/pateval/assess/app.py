@@ -238,6 +238,16 @@ async def topic_claims(request: Request) -> Response:
     return RedirectResponse(f"/source/{current['patent_key']}?topic={topic_id}", status_code=303)
 
 
+async def topic_delete(request: Request) -> Response:
+    user = await _require_user(request)
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    topic_id = int(request.path_params["topic_id"])
+    current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
+    await run_in_threadpool(service.delete_topic, request.app.state.engine, topic_id, user)
+    return RedirectResponse(f"/source/{current['patent_key']}", status_code=303)
+
+
 async def decide(request: Request) -> Response:
     user = await _require_user(request)
     form = await request.form()
@@ -418,6 +428,7 @@ def create_app(engine, corpus: AssessCorpus) -> Starlette:
         Route("/source/{patent_key}/topics", add_topic, methods=["POST"]),
         Route("/source/{patent_key}/decision", decide, methods=["POST"]),
         Route("/topic/{topic_id:int}/claims", topic_claims, methods=["POST"]),
+        Route("/topic/{topic_id:int}/delete", topic_delete, methods=["POST"]),
         Route("/agreement", agreement_page, methods=["GET"]),
         Route("/audit", audit_page, methods=["GET"]),
         Route("/api/sources", api_sources, methods=["GET"]),

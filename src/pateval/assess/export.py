@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -111,12 +112,29 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
             dependencies = corpus.claim_dependencies(row["patent_key"])
             theta_rows.extend((qid, c, tuple(d for d in dependencies.get(c, ()) if d in topic_claims))
                               for c in topic_claims)
-    psg = _qid_order(pd.DataFrame(passages, columns=["qid", "docno", "xpath"]), "docno", "xpath")
-    docs = _qid_order(pd.DataFrame(documents, columns=["qid", "docno", "rel"]), "docno")
-    claim_frame = _qid_order(pd.DataFrame(claims, columns=["qid", "subtopic", "docno", "rel"]), "subtopic", "docno")
-    theta = claim_theta(pd.DataFrame(theta_rows, columns=["qid", "number", "depends_on"]))
-    graded = graded_from_passages(psg)
-    topic_frame = _qid_order(pd.DataFrame(topic_table, columns=["qid", "patent_key", "tfile_ucid", "claims"]))
+    # collection build orders topics by their number (PSG-2 before PSG-10); assessors'
+    # ids need not end in one ('sp-8.all'), so the ids are ranked naturally and the build's
+    # functions see them as T-<rank>, mapped back before writing.
+    ranked = sorted({row[0] for row in topic_table}, key=_natural_key)
+    alias = {qid: f"T-{rank}" for rank, qid in enumerate(ranked, start=1)}
+    back = {v: k for k, v in alias.items()}
+
+    def ordered(rows, columns, *others):
+        frame = pd.DataFrame(rows, columns=columns)
+        frame["qid"] = frame["qid"].map(alias)
+        frame = _qid_order(frame, *others)
+        frame["qid"] = frame["qid"].map(back)
+        return frame
+
+    psg = ordered(passages, ["qid", "docno", "xpath"], "docno", "xpath")
+    docs = ordered(documents, ["qid", "docno", "rel"], "docno")
+    claim_frame = ordered(claims, ["qid", "subtopic", "docno", "rel"], "subtopic", "docno")
+    theta_input = pd.DataFrame(theta_rows, columns=["qid", "number", "depends_on"])
+    theta = claim_theta(theta_input.assign(qid=theta_input["qid"].map(alias)))
+    theta["qid"] = theta["qid"].map(back)
+    graded = graded_from_passages(psg.assign(qid=psg["qid"].map(alias)))
+    graded["qid"] = graded["qid"].map(back)
+    topic_frame = ordered(topic_table, ["qid", "patent_key", "tfile_ucid", "claims"])
     summary = {
         "policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejected),
         "passages": len(psg), "documents": len(docs), "claim_judgements": len(claim_frame),
@@ -138,6 +156,11 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
             json.dump(summary, handle, indent=2)
             handle.write("\n")
     return summary
+
+
+def _natural_key(qid: str) -> tuple:
+    """PSG-2 before PSG-10, sp-8.2 before sp-8.10: digit runs compare as numbers."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.findall(r"\d+|\D+", qid))
 
 
 def _write_topic_files(out: Path, corpus: AssessCorpus, topic_frame: pd.DataFrame) -> None:

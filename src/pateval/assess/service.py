@@ -43,7 +43,7 @@ __all__ = [
     "verify_password",
 ]
 
-_QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}\d$")
+_QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
@@ -182,8 +182,8 @@ def add_topic(engine: Engine, corpus: AssessCorpus, patent_key: str, qid: str, c
     if corpus.source(patent_key) is None:
         raise AssessError(404, f"no topic source {patent_key}")
     if not _QID.fullmatch(qid or ""):
-        raise AssessError(400, f"topic id {qid!r}: letters, digits, '.', '_', '-', starting with a letter and "
-                               "ending with a number (PSG-12, sp-8.1)")
+        raise AssessError(400, f"topic id {qid!r}: up to 64 letters, digits, '.', '_', '-', starting with a "
+                               "letter (PSG-12, sp-8.all)")
     numbers = _check_claims(corpus, patent_key, claims)
     ensure_topics(engine, corpus, patent_key)
     try:
