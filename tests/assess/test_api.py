@@ -102,8 +102,11 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
         stale = bob.post(f"/source/{patent_key}/decision",
                          data={"csrf": token, "version": "0", "status": "retained"})
         assert stale.status_code == 409 and "decided on this topic candidate first" in stale.text
+        away = bob.post(f"/source/{patent_key}/decision", data={"csrf": token, "version": "1", "status": "rejected",
+                                                                 "reason": "figures-only", "back": "//evil.example/"})
+        assert away.status_code == 303 and away.headers["location"] == "/"
         no_note = bob.post(f"/source/{patent_key}/decision",
-                           data={"csrf": token, "version": "1", "status": "rejected", "reason": "other"})
+                           data={"csrf": token, "version": "2", "status": "rejected", "reason": "other"})
         assert no_note.status_code == 400 and "needs a note" in no_note.text
         assert "Traceback" not in no_note.text
         # Topics: add one (claims checked against the source), change its claims, delete it.

@@ -260,8 +260,10 @@ async def decide(request: Request) -> Response:
     await run_in_threadpool(service.decide_source, request.app.state.engine, request.app.state.corpus, patent_key,
                             status=str(form.get("status", "")), reason=form.get("reason") or None,
                             note=form.get("note") or None, base_version=version, actor=user)
-    back = form.get("back") or f"/source/{patent_key}"
-    return RedirectResponse(back if str(back).startswith("/") else "/", status_code=303)
+    back = str(form.get("back") or f"/source/{patent_key}")
+    # Only a path of this site: "//host" or "/\\host" would leave it.
+    local = back.startswith("/") and not back.startswith(("//", "/\\"))
+    return RedirectResponse(back if local else "/", status_code=303)
 
 
 async def agreement_page(request: Request) -> Response:
