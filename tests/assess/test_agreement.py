@@ -115,3 +115,26 @@ def test_topic_ids_as_the_seed_writes_them_are_exported_in_natural_order(databas
     assert [line.split()[0] for line in graded] == ["sp-8.2", "sp-8.all", "sp-10.1"]
     theta = (tmp_path / "out" / "theta_PSG.txt").read_text().splitlines()
     assert {line.split()[0] for line in theta} == set(ids)
+
+
+def test_theta_weights_claims_by_their_own_dependencies(database, corpus, workspace, tmp_path):
+    """theta_PSG: independent 1, dependent 0.5, normalised over the topic's claims; a claim
+    that refers to a claim outside the topic is still dependent."""
+    engine = database["engine"]
+    alice = service.authenticate(engine, "alice", workspace["accounts"]["alice"])
+    patent_key, _qid, citation = a_suggested_citation(corpus)
+    dependencies = corpus.claim_dependencies(patent_key)
+    independent = next(n for n, d in sorted(dependencies.items()) if not d)
+    dependent = next(n for n, d in sorted(dependencies.items()) if d and independent not in d) \
+        if any(d and independent not in d for d in dependencies.values()) else \
+        next(n for n, d in sorted(dependencies.items()) if d)
+    topic_id = service.add_topic(engine, corpus, patent_key, "theta-1", f"{independent},{dependent}", alice)
+    service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=citation.cited_ucid, owner="alice",
+                           xpaths=list(citation.report_xpaths), base_version=0, actor=alice)
+    export_qrels(engine, corpus, tmp_path / "out")
+    rows = [line.split() for line in (tmp_path / "out" / "theta_PSG.txt").read_text().splitlines()
+            if line.startswith("theta-1 ")]
+    low, high = sorted((independent, dependent))
+    expected = {independent: 1 / 1.5, dependent: 0.5 / 1.5}
+    assert [(int(s), float(w)) for _q, s, w in rows] == [(low, float(f"{expected[low]:.10g}")),
+                                                          (high, float(f"{expected[high]:.10g}"))]

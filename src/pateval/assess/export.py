@@ -110,8 +110,8 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         topic_table.append((qid, row["patent_key"], source.ucid if source else "", row["claims"]))
         if judged_any:
             dependencies = corpus.claim_dependencies(row["patent_key"])
-            theta_rows.extend((qid, c, tuple(d for d in dependencies.get(c, ()) if d in topic_claims))
-                              for c in topic_claims)
+            # A claim is dependent whether or not the claims it refers to are in the topic.
+            theta_rows.extend((qid, c, tuple(dependencies.get(c, ()))) for c in topic_claims)
     # collection build orders topics by their number (PSG-2 before PSG-10); assessors'
     # ids need not end in one ('sp-8.all'), so the ids are ranked naturally and the build's
     # functions see them as T-<rank>, mapped back before writing.
