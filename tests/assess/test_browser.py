@@ -138,6 +138,16 @@ def test_figure2_workflow_end_to_end(browser, server, workspace, corpus, databas
     page.click("#undo")
     _status_matches(page, r"^undone")
     assert set(_selected(page)) == expected
+    page_url = page.url
+
+    # Save & Next stores the selection and opens the next citation of the topic.
+    has_next = page.locator("#next").count() > 0
+    if has_next:
+        page.click(f".passage[data-xpath='{unselected[0]}']")
+        page.click("#save-next")
+        page.wait_for_url(lambda url: "citation=" in url and url != page_url)
+        assert page.inner_text("#cited-ucid") != citation.cited_ucid
+        expected ^= {unselected[0]}
 
     # Reject another candidate with one of the seed's reasons.
     other_key = next(k for k in corpus.patent_keys if k != patent_key)

@@ -105,18 +105,26 @@
       say("not saved (" + result.status + "): " + (result.data.error || "error"), "failed");
     }
   }
-  function save() {
+  function save(then) {
     if (saveButton.disabled) { return; }
     saveButton.disabled = true;
     say("saving...", "");
     send(base() + "/selection", { xpaths: selected(), version: version, owner: box.dataset.owner })
       .then(function (result) {
-        if (result.status === 200) { applySaved(result.data, "saved"); } else { failed(result); }
+        if (result.status === 200) {
+          applySaved(result.data, "saved");
+          if (then) { then(); }
+        } else { failed(result); }
       })
       .catch(function () { say("not saved: the server did not answer", "failed"); })
       .then(function () { saveButton.disabled = false; });
   }
-  saveButton.addEventListener("click", save);
+  function saveAndNext() {
+    var link = document.getElementById("next");
+    if (link) { save(function () { window.location = link.href; }); }
+  }
+  saveButton.addEventListener("click", function () { save(); });
+  document.getElementById("save-next").addEventListener("click", saveAndNext);
   undoButton.addEventListener("click", function () {
     send(base() + "/undo", { version: version, owner: box.dataset.owner }).then(function (result) {
       if (result.status === 200) { applySaved(result.data, "undone: now"); } else { failed(result); }
@@ -136,6 +144,7 @@
       event.preventDefault();
     }
     else if (key === "s") { save(); event.preventDefault(); }
+    else if (key === "S") { saveAndNext(); event.preventDefault(); }
     else if (key === "n" || key === "p") {
       var link = document.getElementById(key === "n" ? "next" : "prev");
       if (link && (!dirty || window.confirm("Leave without saving?"))) { window.location = link.href; }
