@@ -82,6 +82,17 @@ def test_user_and_import_errors(workspace, tmp_path, capsys):
                  workspace["store"]]) == 2
     assert capsys.readouterr().err == (f"pateval: error: {unknown}: topic PSG-77 is neither in the database nor "
                                        "in the topics file\n")
+    good = tmp_path / "good.txt"
+    good.write_text("PSG-1 EP-0000001-A1 /patent-document/description/p[1]\n")
+    assert main(["assess", "import", "--db", url, "--qrels", str(good), "--topics", str(tmp_path / "none.tsv"),
+                 "--as", "dora", "--store", workspace["store"]]) == 2
+    assert capsys.readouterr().err == f"pateval: error: {tmp_path / 'none.tsv'}: no such file\n"
+    wrong = tmp_path / "wrong.tsv"
+    wrong.write_text("qid\tclaims\nPSG-1\t1\n")
+    assert main(["assess", "import", "--db", url, "--qrels", str(good), "--topics", str(wrong), "--as", "dora",
+                 "--store", workspace["store"]]) == 2
+    assert capsys.readouterr().err == (f"pateval: error: {wrong}, line 1: no column patent_key (expected qid, "
+                                       "patent_key, claims)\n")
     assert main(["assess", "export", "--db", url, "--out", str(tmp_path / "x")]) == 2
     assert capsys.readouterr().err == f"pateval: error: {url}: no corpus store known; give --store (and --collection)\n"
     assert not (tmp_path / "x").exists()
@@ -152,3 +163,19 @@ def test_unreachable_database_is_one_line():
     assert result.returncode == 2
     assert result.stderr.startswith(f"pateval: error: cannot open the database {url}: ")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_bad_collection_files_are_one_line(workspace, tmp_path, capsys):
+    import shutil
+
+    collection = tmp_path / "collection"
+    shutil.copytree(workspace["collection"], collection)
+    tsv = collection / "topics_PSG.tsv"
+    lines = tsv.read_text().splitlines()
+    lines[2] = lines[2].rsplit("\t", 1)[0] + "\t1;2"
+    tsv.write_text("\n".join(lines) + "\n")
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    assert main(["assess", "export", "--db", url, "--out", str(tmp_path / "o"), "--store", workspace["store"],
+                 "--collection", str(collection)]) == 2
+    assert capsys.readouterr().err == (f"pateval: error: {tsv}, line 3: bad claims (expected claim numbers "
+                                       "separated by commas, found 1;2)\n")

@@ -133,7 +133,7 @@ class AssessCorpus:
             rows = _read_tsv(topics)
             for line, row in enumerate(rows, start=2):
                 if not row.get("patent_key"):
-                    raise InputFormatError(f"{topics}:{line}: no patent_key")
+                    raise InputFormatError(topics, line, "no patent_key")
             self._patent_keys = [row["patent_key"] for row in rows]
             psg = self.collection / "topics_PSG.tsv"
             if psg.is_file():
@@ -141,7 +141,8 @@ class AssessCorpus:
                     try:
                         claims = tuple(int(c) for c in row["claims"].split(","))
                     except (KeyError, ValueError, AttributeError):
-                        raise InputFormatError(f"{psg}:{line}: claims must be numbers separated by commas") from None
+                        raise InputFormatError(psg, line, "bad claims", expected="claim numbers separated by commas",
+                                               found=row.get("claims")) from None
                     self._psg.setdefault(row["patent_key"], []).append((row["qid"], claims))
         else:
             keys = self._sql("SELECT DISTINCT d.patent_key FROM citations c JOIN documents d ON d.ucid = c.ucid "

@@ -34,21 +34,15 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
+# collection build's own line writer and ordering, so that the files are written alike.
+from ..collection.build import _write_lines
 from ..collection.qrels import _qid_order, claim_theta, graded_from_passages
-from ..errors import ParameterError
+from ..errors import InputFormatError, ParameterError
 from ..formats.atomic import atomic_directory, atomic_output
 from . import db, service
 from .corpus import AssessCorpus
 
 __all__ = ["export_qrels", "import_qrels"]
-
-
-def _write_lines(path: Path, lines) -> None:
-    # As collection build writes its qrels: one line each, "\n"-terminated.
-    with atomic_output(path) as handle:
-        for line in lines:
-            handle.write(line)
-            handle.write("\n")
 
 
 def _chosen(selections: dict[str, list[str]], policy: str) -> tuple[list[str] | None, bool]:
@@ -213,10 +207,16 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
     actor = _assessor_by_name(engine, owner)
     definitions: dict[str, tuple[str, str]] = {}
     if topics_path is not None:
-        table = pd.read_csv(topics_path, sep="\t", dtype=str)
+        try:
+            table = pd.read_csv(topics_path, sep="\t", dtype=str, keep_default_na=False)
+        except FileNotFoundError:
+            raise ParameterError(f"{topics_path}: no such file") from None
+        except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+            raise InputFormatError(topics_path, None, "not a topics_PSG.tsv",
+                                   found=str(error).splitlines()[0]) from None
         missing = {"qid", "patent_key", "claims"} - set(table.columns)
         if missing:
-            raise ParameterError(f"{topics_path}: no column {sorted(missing)[0]} (expected qid, patent_key, claims)")
+            raise InputFormatError(topics_path, 1, f"no column {min(missing)}", expected="qid, patent_key, claims")
         definitions = {q: (p, c) for q, p, c in table[["qid", "patent_key", "claims"]].itertuples(index=False)}
     for patent_key in sorted({p for p, _c in definitions.values()}):
         if corpus.source(patent_key) is not None:
