@@ -115,6 +115,12 @@ class AssessCorpus:
     collection : path-like, optional
         A collection directory (``pateval collection build``); without it every store
         document with search-report citations is a topic source.
+
+    Notes
+    -----
+    ``source(patent_key)`` (the topic source, or None), ``citations(patent_key)`` (its
+    search-report citations) and ``document(ucid)`` (a cited document's passages, or None)
+    are cached per corpus.
     """
 
     def __init__(self, store, collection=None) -> None:
@@ -124,6 +130,10 @@ class AssessCorpus:
         self.collection = Path(collection) if collection is not None else None
         self._store = CorpusStore(self.store_path, threads=1)
         self._lock = threading.Lock()
+        # Caches of this corpus only (a cache on the class would keep every corpus alive).
+        self.source = lru_cache(maxsize=4096)(self._source)
+        self.citations = lru_cache(maxsize=4096)(self._citations)
+        self.document = lru_cache(maxsize=512)(self._document)
         self._psg: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
         if self.collection is not None:
             topics = self.collection / "topics.tsv"
@@ -161,8 +171,8 @@ class AssessCorpus:
     def patent_keys(self) -> list[str]:
         return list(self._patent_keys)
 
-    @lru_cache(maxsize=4096)
-    def source(self, patent_key: str) -> Source | None:
+    def _source(self, patent_key: str) -> Source | None:
+        """The patent's application publication with text, its title and claims."""
         rows = self._sql(
             """SELECT ucid, title, lang, n_claims FROM documents WHERE patent_key = ?
                ORDER BY (n_passages > 0 AND kind LIKE 'A%') DESC, (kind LIKE 'A%') DESC, kind DESC, ucid""",
@@ -180,8 +190,7 @@ class AssessCorpus:
             suggested_topics=tuple(self._psg.get(patent_key, ())),
         )
 
-    @lru_cache(maxsize=4096)
-    def citations(self, patent_key: str) -> tuple[Citation, ...]:
+    def _citations(self, patent_key: str) -> tuple[Citation, ...]:
         """The search-report citations of every publication of the patent, in report order."""
         rows = self._sql(
             """SELECT c.ucid, c.cited_ucid, c.categories, c.relevant_claims, c.passages,
@@ -202,8 +211,7 @@ class AssessCorpus:
                                 "\n".join(words), tuple(xpaths), bool(in_corpus)))
         return tuple(out)
 
-    @lru_cache(maxsize=512)
-    def document(self, ucid: str) -> CitedDocument | None:
+    def _document(self, ucid: str) -> CitedDocument | None:
         """A cited document's passages by XPath: abstract(s), description (headings
         marked), claims in the document's language (else English, else the first)."""
         head = self._sql("SELECT title, lang, abstract FROM documents WHERE ucid = ? LIMIT 1", [ucid])
