@@ -79,6 +79,10 @@ def test_figure2_workflow_end_to_end(browser, server, workspace, corpus, databas
     assert page.inner_text("#topic-ucid") == source.ucid
     page.select_option("#topic-select", value=str(_topic_id(page, server.base, patent_key, qid)))
     page.wait_for_load_state()
+    # The topic's claims can be read on the page (the assessor judges against them).
+    topic_claims = next(claims for q, claims in source.suggested_topics if q == qid)
+    page.click(".claims-text summary")
+    assert page.locator(".topic-claims li").count() == len(topic_claims)
     while page.inner_text("#cited-ucid") != citation.cited_ucid:
         page.click("#next")
         page.wait_for_load_state()
@@ -167,6 +171,7 @@ def test_figure2_workflow_end_to_end(browser, server, workspace, corpus, databas
     assert (tmp_path / "export" / "qrels_PSG_docs.txt").read_text() == \
         f"{qid} 0 {citation.cited_ucid} {2 if category in ('X', 'Y') else 1}\n"
     assert summary["rejected_sources"] == [other_key]
+    assert summary["rejections"] == {other_key: {"reason": "figures-only", "note": None}}
     assert check_consistency(database["engine"]) == []
 
 

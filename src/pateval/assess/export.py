@@ -14,7 +14,8 @@ reads, line for line:
 ``topics_PSG.tsv``        ``qid patent_key tfile_ucid claims``
 ``topics_PSG.txt``        the passage topics file (tid, tfile, tfam-docs, tclaims) with the topic
                           documents under ``topics/PSG/``, written by collection build's writer
-``export.json``           what was exported: policy, counts, the unresolved disagreements
+``export.json``           what was exported: policy, counts, the unresolved disagreements, the
+                          rejected topic candidates with their reasons
 
 Topics of rejected sources and deleted topics are left out. Which judgements count
 (``policy``): ``final`` -- the adjudicated selection where there is one, else the
@@ -67,8 +68,10 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     if target.exists():
         raise ParameterError(f"{target} exists already; assess export writes a new directory")
     with engine.connect() as connection:
-        rejected = set(connection.execute(select(db.sources.c.patent_key)
-                                          .where(db.sources.c.status == "rejected")).scalars())
+        rejections = {key: {"reason": reason, "note": note} for key, reason, note in connection.execute(
+            select(db.sources.c.patent_key, db.sources.c.reason, db.sources.c.note)
+            .where(db.sources.c.status == "rejected")).all()}
+        rejected = set(rejections)
         topic_rows = connection.execute(select(db.topics).where(db.topics.c.deleted.is_(False))).mappings().all()
         owners = set(connection.execute(select(db.selections.c.owner).distinct()).scalars())
     if policy not in ("final", "union") and policy not in owners:
@@ -131,6 +134,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     topic_frame = ordered(topic_table, ["qid", "patent_key", "tfile_ucid", "claims"])
     summary = {
         "policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejected),
+        "rejections": {key: rejections[key] for key in sorted(rejections)},
         "passages": len(psg), "documents": len(docs), "claim_judgements": len(claim_frame),
         "unresolved": unresolved,
     }
