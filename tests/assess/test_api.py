@@ -79,6 +79,9 @@ def test_save_reload_undo_and_errors(alice, server, corpus, database):
     assert alice.get("/api/topics/99999/citations/EP-1-A1/selection").status_code == 404
     assert alice.get("/no/such/page").status_code == 404
     assert check_consistency(database["engine"]) == []
+    listed = alice.get(f"/api/topics/{topic_id}/judgements").json()
+    assert listed["qid"] == qid and listed["judgements"] == [
+        {"cited_ucid": citation.cited_ucid, "owner": "alice", "xpaths": sorted(xpaths)}]
     log = alice.get("/api/audit").json()
     assert [e["action"] for e in log[:3]] == ["undo", "save", "save"]
     assert alice.get("/audit").status_code == 200

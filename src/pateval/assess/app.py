@@ -10,6 +10,7 @@ JSON API (all need a logged-in session; writes need the ``X-CSRF-Token`` header)
     indications and suggestions, decision), ``GET /api/documents/{ucid}`` (passages),
     ``GET|PUT /api/topics/{id}/citations/{ucid}/selection`` (``{"xpaths": [...],
     "version": v, "owner": name}``; 409 when stale), ``POST .../undo``,
+    ``GET /api/topics/{id}/judgements`` (every saved selection of a topic, all assessors),
     ``GET /api/agreement``, ``GET /api/audit``.
 
 Errors are answered with their status and a one-line message (JSON for the API, a page
@@ -356,6 +357,21 @@ async def api_selection(request: Request) -> Response:
                                                                         owner))})
 
 
+async def api_topic_judgements(request: Request) -> Response:
+    await _require_user(request)
+    engine = request.app.state.engine
+    topic_id = int(request.path_params["topic_id"])
+
+    def work():
+        current = service.topic(engine, topic_id)
+        rows = [{"cited_ucid": cited, "owner": owner, "xpaths": xpaths}
+                for (cited, owner), xpaths in sorted(service.selections_of_topic(engine, topic_id).items())]
+        return {"id": topic_id, "qid": current["qid"], "patent_key": current["patent_key"],
+                "claims": current["claim_numbers"], "judgements": rows}
+
+    return JSONResponse(await run_in_threadpool(work), headers={"Cache-Control": "no-store"})
+
+
 async def api_undo(request: Request) -> Response:
     user = await _require_user(request)
     _check_csrf(request, request.headers.get("x-csrf-token"))
@@ -438,6 +454,7 @@ def create_app(engine, corpus: AssessCorpus) -> Starlette:
         Route("/api/documents/{ucid}", api_document, methods=["GET"]),
         Route("/api/topics/{topic_id:int}/citations/{ucid}/selection", api_selection, methods=["GET", "PUT"]),
         Route("/api/topics/{topic_id:int}/citations/{ucid}/undo", api_undo, methods=["POST"]),
+        Route("/api/topics/{topic_id:int}/judgements", api_topic_judgements, methods=["GET"]),
         Route("/api/agreement", api_agreement, methods=["GET"]),
         Route("/api/audit", api_audit, methods=["GET"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
