@@ -96,6 +96,9 @@ def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8
         n_assessors = connection.execute(select(db.assessors.c.id)).first()
     if n_assessors is None:
         echo(f"assess: no accounts yet; add one with: pateval assess user add NAME --db {url}", file=sys.stderr)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        echo(f"assess: warning: listening on {host}: other machines can reach the tool, over plain HTTP "
+             "(put it behind a TLS proxy)", file=sys.stderr)
     echo(f"assess: serving {len(corpus.patent_keys)} topic sources on http://{host}:{port}/ (Ctrl-C stops)")
     uvicorn.run(create_app(engine, corpus), host=host, port=port, log_level="warning", access_log=False)
 
