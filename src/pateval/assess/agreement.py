@@ -75,7 +75,8 @@ def agreement(engine: Engine, corpus: AssessCorpus) -> dict:
     with engine.connect() as connection:
         topic_rows = connection.execute(select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key)
                                         .where(db.topics.c.deleted.is_(False)).order_by(db.topics.c.id)).all()
-    per_topic = {tid: (qid, service.selections_of_topic(engine, tid)) for tid, qid, _p in topic_rows}
+    saved = service.all_selections(engine)
+    per_topic = {tid: (qid, saved.get(tid, {})) for tid, qid, _p in topic_rows}
     owners = sorted({o for _q, sel in per_topic.values() for _c, o in sel if o != db.ADJUDICATED})
     pairs = []
     for a, b in combinations(owners, 2):

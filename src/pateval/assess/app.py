@@ -122,6 +122,7 @@ async def logout(request: Request) -> Response:
 
 def _sources_listing(app) -> list[dict]:
     engine, corpus = app.state.engine, app.state.corpus
+    corpus.preload()
     out = []
     for number, patent_key in enumerate(corpus.patent_keys, start=1):
         source = corpus.source(patent_key)

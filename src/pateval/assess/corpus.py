@@ -131,8 +131,8 @@ class AssessCorpus:
         self._store = CorpusStore(self.store_path, threads=1)
         self._lock = threading.Lock()
         # Caches of this corpus only (a cache on the class would keep every corpus alive).
-        self.source = lru_cache(maxsize=4096)(self._source)
-        self.citations = lru_cache(maxsize=4096)(self._citations)
+        self._sources: dict[str, Source | None] = {}
+        self._citations: dict[str, tuple[Citation, ...]] = {}
         self.document = lru_cache(maxsize=512)(self._document)
         self._psg: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
         if self.collection is not None:
@@ -171,45 +171,86 @@ class AssessCorpus:
     def patent_keys(self) -> list[str]:
         return list(self._patent_keys)
 
-    def _source(self, patent_key: str) -> Source | None:
-        """The patent's application publication with text, its title and claims."""
-        rows = self._sql(
-            """SELECT ucid, title, lang, n_claims FROM documents WHERE patent_key = ?
-               ORDER BY (n_passages > 0 AND kind LIKE 'A%') DESC, (kind LIKE 'A%') DESC, kind DESC, ucid""",
-            [patent_key])
-        if not rows:
-            return None
-        ucid, title, lang, _ = rows[0]
-        claims = self._sql(
-            """SELECT number, text, depends_on, lang FROM claims WHERE ucid = ? ORDER BY lang, number""", [ucid])
-        langs = sorted({row[3] for row in claims})
-        chosen = lang if lang in langs else ("EN" if "EN" in langs else (langs[0] if langs else None))
-        return Source(
-            patent_key=patent_key, ucid=ucid, title=_title(title, lang),
-            claims=tuple((int(n), t, tuple(int(x) for x in d)) for n, t, d, lg in claims if lg == chosen),
-            suggested_topics=tuple(self._psg.get(patent_key, ())),
-        )
+    def source(self, patent_key: str) -> Source | None:
+        """The patent's application publication with text, its title and claims (None
+        when the store has no publication of it)."""
+        if patent_key not in self._sources:
+            self.preload([patent_key])
+        return self._sources[patent_key]
 
-    def _citations(self, patent_key: str) -> tuple[Citation, ...]:
+    def citations(self, patent_key: str) -> tuple[Citation, ...]:
         """The search-report citations of every publication of the patent, in report order."""
-        rows = self._sql(
-            """SELECT c.ucid, c.cited_ucid, c.categories, c.relevant_claims, c.passages,
-                      EXISTS (SELECT 1 FROM documents t WHERE t.ucid = c.cited_ucid) AS in_corpus
-               FROM citations c JOIN documents d ON d.ucid = c.ucid
-               WHERE d.patent_key = ? AND c.source = 'search'
-               ORDER BY d.date, c.ucid, c.cited_ucid""", [patent_key])
-        out = []
-        seen: set[str] = set()
-        for citing, cited, categories, claims, passages, in_corpus in rows:
-            if cited in seen:  # the same document cited by the A1 and the A3 report
+        if patent_key not in self._citations:
+            self.preload([patent_key])
+        return self._citations[patent_key]
+
+    def preload(self, patent_keys=None) -> None:
+        """Read the sources and citations of many patents at once (all by default): a few
+        scans of the store instead of a few per patent."""
+        wanted = sorted(set(self._patent_keys if patent_keys is None else patent_keys) - set(self._sources))
+        if not wanted:
+            return
+        with self._lock:
+            con = self._store.connection
+            registered = []
+            try:
+                con.register("_assess_keys", _key_table(wanted))
+                registered.append("_assess_keys")
+                documents = con.execute(
+                    """SELECT d.patent_key, d.ucid, d.title, d.lang FROM documents d JOIN _assess_keys k USING (patent_key)
+                       QUALIFY row_number() OVER (PARTITION BY d.patent_key ORDER BY
+                           (d.n_passages > 0 AND d.kind LIKE 'A%') DESC, (d.kind LIKE 'A%') DESC, d.kind DESC, d.ucid) = 1
+                    """).fetchall()
+                chosen = {key: (ucid, title, lang) for key, ucid, title, lang in documents}
+                con.register("_assess_ucids", _key_table([u for u, _t, _l in chosen.values()], "ucid"))
+                registered.append("_assess_ucids")
+                claims = con.execute(
+                    """SELECT c.ucid, c.number, c.text, c.depends_on, c.lang FROM claims c
+                       JOIN _assess_ucids u USING (ucid) ORDER BY c.ucid, c.lang, c.number""").fetchall()
+                citations = con.execute(
+                    """SELECT d.patent_key, c.ucid, c.cited_ucid, c.categories, c.relevant_claims, c.passages,
+                              EXISTS (SELECT 1 FROM documents t WHERE t.ucid = c.cited_ucid) AS in_corpus
+                       FROM citations c JOIN documents d ON d.ucid = c.ucid JOIN _assess_keys k USING (patent_key)
+                       WHERE c.source = 'search'
+                       ORDER BY d.patent_key, d.date, c.ucid, c.cited_ucid""").fetchall()
+            finally:
+                for name in registered:
+                    con.unregister(name)
+        claims_of: dict[str, list[tuple]] = {}
+        for ucid, number, text, depends_on, lang in claims:
+            claims_of.setdefault(ucid, []).append((int(number), text, tuple(int(x) for x in depends_on), lang))
+        for key in wanted:
+            if key not in chosen:
+                self._sources[key] = None
+                self._citations[key] = ()
                 continue
-            seen.add(cited)
-            passages = list(passages or [])
-            words = [p for p in passages if not p.startswith("/")]
-            xpaths = [p for p in passages if p.startswith("/")]
-            out.append(Citation(len(out) + 1, citing, cited, categories or "", tuple(int(c) for c in claims or ()),
-                                "\n".join(words), tuple(xpaths), bool(in_corpus)))
-        return tuple(out)
+            ucid, title, lang = chosen[key]
+            rows = claims_of.get(ucid, [])
+            langs = sorted({row[3] for row in rows})
+            pick = lang if lang in langs else ("EN" if "EN" in langs else (langs[0] if langs else None))
+            self._sources[key] = Source(
+                patent_key=key, ucid=ucid, title=_title(title, lang),
+                claims=tuple((n, t, d) for n, t, d, lg in rows if lg == pick),
+                suggested_topics=tuple(self._psg.get(key, ())),
+            )
+            self._citations[key] = ()
+        grouped: dict[str, list[tuple]] = {}
+        for key, *row in citations:
+            grouped.setdefault(key, []).append(tuple(row))
+        for key, rows in grouped.items():
+            out = []
+            seen: set[str] = set()
+            for citing, cited, categories, claim_list, passages, in_corpus in rows:
+                if cited in seen:  # the same document cited by the A1 and the A3 report
+                    continue
+                seen.add(cited)
+                passages = list(passages or [])
+                words = [p for p in passages if not p.startswith("/")]
+                xpaths = [p for p in passages if p.startswith("/")]
+                out.append(Citation(len(out) + 1, citing, cited, categories or "",
+                                    tuple(int(c) for c in claim_list or ()), "\n".join(words), tuple(xpaths),
+                                    bool(in_corpus)))
+            self._citations[key] = tuple(out)
 
     def _document(self, ucid: str) -> CitedDocument | None:
         """A cited document's passages by XPath: abstract(s), description (headings
@@ -238,6 +279,12 @@ class AssessCorpus:
     def claim_dependencies(self, patent_key: str) -> dict[int, tuple[int, ...]]:
         source = self.source(patent_key)
         return {} if source is None else {n: deps for n, _t, deps in source.claims}
+
+
+def _key_table(values, column: str = "patent_key"):
+    import pyarrow as pa
+
+    return pa.table({column: pa.array(list(values), type=pa.string())})
 
 
 def _items(value) -> list[tuple[str, str]]:

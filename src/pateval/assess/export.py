@@ -78,6 +78,8 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         raise ParameterError(f"policy must be final, union or an assessor with judgements "
                              f"({', '.join(sorted(o for o in owners if o != db.ADJUDICATED)) or 'none yet'}), "
                              f"not {policy!r}")
+    corpus.preload({row["patent_key"] for row in topic_rows})
+    saved = service.all_selections(engine)
     passages, documents, claims, theta_rows, topic_table, unresolved = [], [], [], [], [], []
     for row in topic_rows:
         if row["patent_key"] in rejected:
@@ -85,7 +87,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         qid = row["qid"]
         topic_claims = [int(c) for c in row["claims"].split(",")]
         by_doc: dict[str, dict[str, list[str]]] = {}
-        for (cited, owner), xpaths in service.selections_of_topic(engine, row["id"]).items():
+        for (cited, owner), xpaths in saved.get(row["id"], {}).items():
             by_doc.setdefault(cited, {})[owner] = xpaths
         citations = {c.cited_ucid: c for c in corpus.citations(row["patent_key"])}
         judged_any = False

@@ -258,6 +258,26 @@ def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], 
     return out
 
 
+def all_selections(engine: Engine) -> dict[int, dict[tuple[str, str], list[str]]]:
+    """Every saved selection, by topic id: (cited ucid, owner) -> selected XPaths (one query)."""
+    out: dict[int, dict[tuple[str, str], list[str]]] = {}
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner,
+                   db.judgements.c.xpath)
+            .join(db.judgements, db.judgements.c.selection_id == db.selections.c.id, isouter=True)
+            .order_by(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner,
+                      db.judgements.c.xpath)).all()
+    for topic_id, cited, owner, xpath in rows:
+        xpaths = out.setdefault(topic_id, {}).setdefault((cited, owner), [])
+        if xpath is not None:
+            xpaths.append(xpath)
+    for selections in out.values():
+        for xpaths in selections.values():
+            xpaths.sort()  # in Python's order, whatever the database's collation
+    return out
+
+
 def _may_write(actor: dict, owner: str) -> None:
     if owner == db.ADJUDICATED:
         if not actor.get("is_admin"):
