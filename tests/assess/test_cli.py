@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from pateval.cli import main
+from pateval.errors import ParameterError
 
 
 def _run(*args, stdin=None):
@@ -179,3 +180,31 @@ def test_bad_collection_files_are_one_line(workspace, tmp_path, capsys):
                  "--collection", str(collection)]) == 2
     assert capsys.readouterr().err == (f"pateval: error: {tsv}, line 3: bad claims (expected claim numbers "
                                        "separated by commas, found 1;2)\n")
+
+
+def test_import_checks_everything_before_writing(workspace, tmp_path, capsys):
+    """A bad topic definition at the end of the file: nothing of the file is imported."""
+    from pateval.assess import db, service
+    from pateval.assess.corpus import AssessCorpus
+    from pateval.assess.export import import_qrels
+
+    collection = workspace["collection"]
+    url = f"sqlite:///{tmp_path / 'd.db'}"
+    engine = db.open_database(url)
+    service.add_assessor(engine, "clefip", "long-enough-password")
+    topics = tmp_path / "topics.tsv"
+    rows = open(f"{collection}/topics_PSG.tsv").read().splitlines()
+    first = rows[1].split("\t")
+    rows.append(f"new-topic\t{first[1]}\t{first[2]}\t999")
+    topics.write_text("\n".join(rows) + "\n")
+    qrels = tmp_path / "qrels.txt"
+    docno = open(f"{collection}/qrels_PSG.txt").readline().split()[1]
+    xpath = open(f"{collection}/qrels_PSG.txt").readline().split()[2]
+    qrels.write_text(open(f"{collection}/qrels_PSG.txt").read() + f"new-topic {docno} {xpath}\n")
+    corpus = AssessCorpus(workspace["store"], collection)
+    with pytest.raises(ParameterError) as caught:
+        import_qrels(engine, corpus, qrels, owner="clefip", topics_path=topics)
+    assert str(caught.value) == f"{topics}: topic new-topic: {first[1]} has no claim 999 " \
+        f"(claims 1-{max(n for n, _t, _d in corpus.source(first[1]).claims)})"
+    assert service.all_selections(engine) == {}
+    assert db.check_consistency(engine) == []

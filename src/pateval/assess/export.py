@@ -246,6 +246,14 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         bad = [x for x in xpaths if x not in document.selectable]
         if bad:
             raise ParameterError(f"{qrels_path}: {bad[0]} is not a passage of {docno} (topic {qid})")
+        if qid in known and service.selection(engine, known[qid][0], docno, owner)["version"]:
+            raise ParameterError(f"{owner} has judged {docno} for {qid} already; import into a new name")
+    for qid in {q for q, _d in groups if q not in known}:
+        patent_key, claims = definitions[qid]
+        try:
+            service.check_topic_definition(corpus, patent_key, qid, claims)
+        except service.AssessError as error:
+            raise ParameterError(f"{topics_path}: topic {qid}: {error.message}") from None
     created = 0
     for qid, (patent_key, claims) in definitions.items():
         if qid not in known and any(q == qid for q, _d in groups):
@@ -254,8 +262,6 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
     saved = 0
     for (qid, docno), xpaths in groups.items():
         topic_id = known[qid][0]
-        if service.selection(engine, topic_id, docno, owner)["version"]:
-            raise ParameterError(f"{owner} has judged {docno} for {qid} already; import into a new name")
         service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=docno, owner=owner, xpaths=xpaths,
                                base_version=0, actor=actor, action="save")
         saved += 1

@@ -26,8 +26,11 @@ __all__ = [
     "AssessError",
     "add_assessor",
     "add_topic",
+    "all_selections",
+    "assessor",
     "audit_log",
     "authenticate",
+    "check_topic_definition",
     "decide_source",
     "delete_topic",
     "ensure_topics",
@@ -36,8 +39,10 @@ __all__ = [
     "progress",
     "save_selection",
     "selection",
+    "selections_of_topic",
     "set_topic_claims",
     "source_state",
+    "topic",
     "topics_of",
     "undo_selection",
     "verify_password",
@@ -158,7 +163,13 @@ def ensure_topics(engine: Engine, corpus: AssessCorpus, patent_key: str) -> None
                                                             claims=_claims_text(claims), created_at=db.now(),
                                                             deleted=False))
     except IntegrityError:
-        return  # another request defined them first
+        # Another request defined them first, or a topic id is taken: the source still
+        # needs its row (its decisions are versioned there).
+        try:
+            with engine.begin() as connection:
+                connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
+        except IntegrityError:
+            pass
 
 
 def topics_of(engine: Engine, patent_key: str) -> list[dict]:
@@ -178,13 +189,18 @@ def topic(engine: Engine, topic_id: int) -> dict:
     return {**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",")]}
 
 
-def add_topic(engine: Engine, corpus: AssessCorpus, patent_key: str, qid: str, claims: str, actor: dict) -> int:
+def check_topic_definition(corpus: AssessCorpus, patent_key: str, qid: str, claims: str) -> tuple[int, ...]:
+    """The claim numbers of a valid topic definition; an AssessError naming what is wrong."""
     if corpus.source(patent_key) is None:
         raise AssessError(404, f"no topic source {patent_key}")
     if not _QID.fullmatch(qid or ""):
         raise AssessError(400, f"topic id {qid!r}: up to 64 letters, digits, '.', '_', '-', starting with a "
                                "letter (PSG-12, sp-8.all)")
-    numbers = _check_claims(corpus, patent_key, claims)
+    return _check_claims(corpus, patent_key, claims)
+
+
+def add_topic(engine: Engine, corpus: AssessCorpus, patent_key: str, qid: str, claims: str, actor: dict) -> int:
+    numbers = check_topic_definition(corpus, patent_key, qid, claims)
     ensure_topics(engine, corpus, patent_key)
     try:
         with engine.begin() as connection:
