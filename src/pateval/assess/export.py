@@ -205,7 +205,8 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
     Topics are matched by id; with ``topics_path`` (a ``topics_PSG.tsv``) topics the
     database lacks are created with its patent and claims. Every XPath must exist in its
     document, every document must be cited by the topic's patent, and no selection of
-    ``owner`` may exist yet for it: otherwise nothing is imported.
+    ``owner`` may exist yet for it: otherwise nothing is imported. The import is one
+    transaction.
     """
     from ..formats.passages import read_passage_qrels
 
@@ -248,23 +249,29 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
             raise ParameterError(f"{qrels_path}: {bad[0]} is not a passage of {docno} (topic {qid})")
         if qid in known and service.selection(engine, known[qid][0], docno, owner)["version"]:
             raise ParameterError(f"{owner} has judged {docno} for {qid} already; import into a new name")
-    for qid in {q for q, _d in groups if q not in known}:
+    checked: dict[str, tuple[str, tuple[int, ...]]] = {}
+    for qid in sorted({q for q, _d in groups if q not in known}):
         patent_key, claims = definitions[qid]
         try:
-            service.check_topic_definition(corpus, patent_key, qid, claims)
+            checked[qid] = (patent_key, service.check_topic_definition(corpus, patent_key, qid, claims))
         except service.AssessError as error:
             raise ParameterError(f"{topics_path}: topic {qid}: {error.message}") from None
-    created = 0
-    for qid, (patent_key, claims) in definitions.items():
-        if qid not in known and any(q == qid for q, _d in groups):
-            known[qid] = (service.add_topic(engine, corpus, patent_key, qid, claims, actor), patent_key)
-            created += 1
-    saved = 0
-    for (qid, docno), xpaths in groups.items():
-        topic_id = known[qid][0]
-        service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=docno, owner=owner, xpaths=xpaths,
-                               base_version=0, actor=actor, action="save")
-        saved += 1
+    # One transaction: the whole file is imported, or (on any failure, a crash included) none of it.
+    with engine.begin() as connection:
+        for qid, (patent_key, numbers) in checked.items():
+            try:
+                topic_id = service.insert_topic(connection, patent_key=patent_key, qid=qid, claims=numbers,
+                                                actor=actor)
+            except service.AssessError as error:
+                raise ParameterError(f"{topics_path}: {error.message}") from None
+            known[qid] = (topic_id, patent_key)
+        for (qid, docno), xpaths in groups.items():
+            try:
+                service.write_selection(connection, topic_id=known[qid][0], cited_ucid=docno, owner=owner,
+                                        xpaths=xpaths, base_version=0, actor=actor)
+            except service.AssessError as error:
+                raise ParameterError(f"{qrels_path}: {qid} {docno}: {error.message}") from None
+    created, saved = len(checked), len(groups)
     return {"selections": saved, "topics_created": created, "passages": len(qrels.topic)}
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "delete_topic",
     "ensure_topics",
     "hash_password",
+    "insert_topic",
     "parse_claims",
     "progress",
     "save_selection",
@@ -46,6 +47,7 @@ __all__ = [
     "topics_of",
     "undo_selection",
     "verify_password",
+    "write_selection",
 ]
 
 _QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
@@ -202,17 +204,23 @@ def check_topic_definition(corpus: AssessCorpus, patent_key: str, qid: str, clai
 def add_topic(engine: Engine, corpus: AssessCorpus, patent_key: str, qid: str, claims: str, actor: dict) -> int:
     numbers = check_topic_definition(corpus, patent_key, qid, claims)
     ensure_topics(engine, corpus, patent_key)
+    with engine.begin() as connection:
+        return insert_topic(connection, patent_key=patent_key, qid=qid, claims=numbers, actor=actor)
+
+
+def insert_topic(connection, *, patent_key: str, qid: str, claims, actor: dict) -> int:
+    """Insert a checked topic definition inside the caller's transaction; returns its id."""
     try:
-        with engine.begin() as connection:
+        with connection.begin_nested():
             result = connection.execute(insert(db.topics).values(
-                qid=qid, patent_key=patent_key, claims=_claims_text(numbers), created_by=actor["id"],
+                qid=qid, patent_key=patent_key, claims=_claims_text(claims), created_by=actor["id"],
                 created_at=db.now(), deleted=False))
-            topic_id = result.inserted_primary_key[0]
-            _event(connection, actor["id"], "add-topic", topic_id=topic_id,
-                   detail=json.dumps({"qid": qid, "claims": list(numbers)}))
-            return topic_id
     except IntegrityError:
         raise AssessError(409, f"topic id {qid} exists already") from None
+    topic_id = result.inserted_primary_key[0]
+    _event(connection, actor["id"], "add-topic", topic_id=topic_id,
+           detail=json.dumps({"qid": qid, "claims": list(claims)}))
+    return topic_id
 
 
 def _check_claims(corpus, patent_key, claims) -> tuple[int, ...]:
@@ -326,35 +334,44 @@ def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited
     if isinstance(base_version, bool) or not isinstance(base_version, int) or base_version < 0:
         raise AssessError(400, "version must be a non-negative integer")
     with engine.begin() as connection:
-        row = _selection_row(connection, topic_id, cited_ucid, owner)
-        if row is None:
-            if base_version != 0:
-                raise AssessError(409, "this selection was removed meanwhile; reload the page")
-            try:
-                with connection.begin_nested():
-                    result = connection.execute(insert(db.selections).values(
-                        topic_id=topic_id, cited_ucid=cited_ucid, owner=owner, version=1, saved_by=actor["id"],
-                        saved_at=db.now()))
-            except IntegrityError:
-                raise AssessError(409, "another page saved this selection first; reload to see it") from None
-            selection_id, before, version = result.inserted_primary_key[0], [], 1
-        else:
-            selection_id = row["id"]
-            changed = connection.execute(
-                update(db.selections)
-                .where(db.selections.c.id == selection_id, db.selections.c.version == base_version)
-                .values(version=db.selections.c.version + 1, saved_by=actor["id"], saved_at=db.now()))
-            if changed.rowcount != 1:
-                raise AssessError(409, f"another page saved this selection first (version {row['version']}, "
-                                       f"yours {base_version}); reload to see it")
-            version = base_version + 1
-            before = sorted(connection.execute(select(db.judgements.c.xpath)
-                                               .where(db.judgements.c.selection_id == selection_id)).scalars())
-            connection.execute(delete(db.judgements).where(db.judgements.c.selection_id == selection_id))
-        if wanted:
-            connection.execute(insert(db.judgements), [{"selection_id": selection_id, "xpath": x} for x in wanted])
-        _event(connection, actor["id"], action, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner,
-               version=version, before=json.dumps(before), after=json.dumps(wanted))
+        return write_selection(connection, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner, xpaths=wanted,
+                               base_version=base_version, actor=actor, action=action)
+
+
+def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, xpaths: list[str],
+                    base_version: int, actor: dict, action: str = "save") -> int:
+    """The write of :func:`save_selection` inside the caller's transaction (XPaths already
+    checked): compare-and-set on the version, the judgement rows, the audit event."""
+    wanted = sorted(set(xpaths))
+    row = _selection_row(connection, topic_id, cited_ucid, owner)
+    if row is None:
+        if base_version != 0:
+            raise AssessError(409, "this selection was removed meanwhile; reload the page")
+        try:
+            with connection.begin_nested():
+                result = connection.execute(insert(db.selections).values(
+                    topic_id=topic_id, cited_ucid=cited_ucid, owner=owner, version=1, saved_by=actor["id"],
+                    saved_at=db.now()))
+        except IntegrityError:
+            raise AssessError(409, "another page saved this selection first; reload to see it") from None
+        selection_id, before, version = result.inserted_primary_key[0], [], 1
+    else:
+        selection_id = row["id"]
+        changed = connection.execute(
+            update(db.selections)
+            .where(db.selections.c.id == selection_id, db.selections.c.version == base_version)
+            .values(version=db.selections.c.version + 1, saved_by=actor["id"], saved_at=db.now()))
+        if changed.rowcount != 1:
+            raise AssessError(409, f"another page saved this selection first (version {row['version']}, "
+                                   f"yours {base_version}); reload to see it")
+        version = base_version + 1
+        before = sorted(connection.execute(select(db.judgements.c.xpath)
+                                           .where(db.judgements.c.selection_id == selection_id)).scalars())
+        connection.execute(delete(db.judgements).where(db.judgements.c.selection_id == selection_id))
+    if wanted:
+        connection.execute(insert(db.judgements), [{"selection_id": selection_id, "xpath": x} for x in wanted])
+    _event(connection, actor["id"], action, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner,
+           version=version, before=json.dumps(before), after=json.dumps(wanted))
     return version
 
 
