@@ -118,7 +118,10 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
         added = bob.post(f"/source/{patent_key}/topics", data={"csrf": token, "qid": "sp-1.all", "claims": "1-2"})
         assert added.status_code == 303
         new_id = _topic_id(bob, patent_key, "sp-1.all")
-        assert bob.post(f"/topic/{new_id}/claims", data={"csrf": token, "claims": "1,3"}).status_code == 303
+        assert bob.post(f"/topic/{new_id}/claims", data={"csrf": token, "claims": "1,3", "version": "0"}).status_code == 303
+        stale_claims = bob.post(f"/topic/{new_id}/claims", data={"csrf": token, "claims": "2", "version": "0"})
+        assert stale_claims.status_code == 409
+        assert "another page changed the claims of sp-1.all first; reload to see them" in stale_claims.text
         topics = bob.get(f"/api/sources/{patent_key}").json()["topics"]
         assert next(t["claims"] for t in topics if t["id"] == new_id) == [1, 3]
         assert bob.post(f"/topic/{new_id}/delete", data={"csrf": token}).status_code == 303

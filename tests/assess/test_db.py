@@ -16,7 +16,7 @@ def test_newer_schema_is_refused(tmp_path):
     engine = db.open_database(url)
     with engine.begin() as connection:
         connection.execute(update(db.meta).where(db.meta.c.key == "schema_version").values(value="99"))
-    with pytest.raises(ParameterError, match=r"^the database has schema version 99; this pateval knows up to 1: "
+    with pytest.raises(ParameterError, match=r"^the database has schema version 99; this pateval knows up to 2: "
                                              r"upgrade pateval$"):
         db.open_database(url)
 
@@ -36,3 +36,25 @@ def test_consistency_check_finds_damage(database, corpus, workspace):
     with engine.begin() as connection:
         connection.execute(update(db.selections).values(version=5))
     assert db.check_consistency(engine) == ["selection 1: version 5 but 1 save events"]
+
+
+def test_a_schema_1_database_is_migrated(tmp_path):
+    """Schema 1 had no topic versions: opening such a database adds them and keeps the data."""
+    from sqlalchemy import create_engine, text
+
+    path = tmp_path / "old.db"
+    old = create_engine(f"sqlite:///{path}")
+    with old.begin() as connection:  # the schema-1 topics table and a topic in it
+        connection.execute(text("CREATE TABLE meta (key VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL)"))
+        connection.execute(text("INSERT INTO meta VALUES ('schema_version', '1'), ('secret', 'abc')"))
+        connection.execute(text(
+            "CREATE TABLE topics (id INTEGER PRIMARY KEY, qid VARCHAR(64) NOT NULL UNIQUE, patent_key VARCHAR(64) "
+            "NOT NULL, claims TEXT NOT NULL, created_by INTEGER, created_at DATETIME NOT NULL, deleted BOOLEAN NOT NULL)"))
+        connection.execute(text("INSERT INTO topics VALUES (1, 'PSG-1', 'EP1', '1,2', NULL, '2026-01-01', 0)"))
+    old.dispose()
+    engine = db.open_database(f"sqlite:///{path}")
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == "2"
+        assert connection.execute(text("SELECT qid, claims, version FROM topics")).all() == [("PSG-1", "1,2", 0)]
+        assert connection.execute(text("SELECT value FROM meta WHERE key = 'secret'")).scalar() == "abc"
+    db.open_database(f"sqlite:///{path}")  # opening again changes nothing

@@ -234,8 +234,13 @@ async def topic_claims(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
     topic_id = int(request.path_params["topic_id"])
-    await run_in_threadpool(service.set_topic_claims, request.app.state.engine, request.app.state.corpus, topic_id,
-                            str(form.get("claims", "")), user)
+    try:
+        version = int(form.get("version", ""))
+    except ValueError:
+        raise AssessError(400, "version must be a number") from None
+    await run_in_threadpool(lambda: service.set_topic_claims(
+        request.app.state.engine, request.app.state.corpus, topic_id, str(form.get("claims", "")), user,
+        base_version=version))
     current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
     return RedirectResponse(f"/source/{current['patent_key']}?topic={topic_id}", status_code=303)
 
@@ -319,7 +324,7 @@ async def api_source(request: Request) -> Response:
         service.ensure_topics(app.state.engine, app.state.corpus, patent_key)
         return {"patent_key": patent_key, "ucid": source.ucid, "title": source.title,
                 "claims": [{"number": n, "depends_on": list(d)} for n, _t, d in source.claims],
-                "topics": [{"id": t["id"], "qid": t["qid"], "claims": t["claim_numbers"]}
+                "topics": [{"id": t["id"], "qid": t["qid"], "claims": t["claim_numbers"], "version": t["version"]}
                            for t in service.topics_of(app.state.engine, patent_key)],
                 "citations": [_citation_json(app.state.corpus, c) for c in app.state.corpus.citations(patent_key)],
                 "decision": service.source_state(app.state.engine, patent_key)}

@@ -7,7 +7,7 @@ psycopg 3 driver). Tables::
     assessors    id, name, password_hash, is_admin, created_at
     sources      patent_key, status (open|retained|rejected), reason, note, decided_by,
                  decided_at, version             a topic candidate and its decision
-    topics       id, qid, patent_key, claims, created_by, created_at, deleted
+    topics       id, qid, patent_key, claims, created_by, created_at, deleted, version
     selections   id, topic_id, cited_ucid, owner, version, saved_by, saved_at
                  owner = an assessor's name, or '@adjudicated' for the adjudicated set
     judgements   selection_id, xpath             the selected passages of a selection
@@ -50,7 +50,7 @@ from ..errors import ParameterError
 
 __all__ = ["ADJUDICATED", "SCHEMA_VERSION", "check_consistency", "metadata", "now", "open_database"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ADJUDICATED = "@adjudicated"
 
 metadata = MetaData()
@@ -83,6 +83,7 @@ topics = Table(
     Column("created_by", Integer, ForeignKey("assessors.id")),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("deleted", Boolean, nullable=False, default=False),
+    Column("version", Integer, nullable=False, default=0, server_default="0"),  # schema 2
 )
 selections = Table(
     "selections", metadata,
@@ -128,6 +129,15 @@ def _normalise_url(url: str) -> str:
     raise ParameterError(f"database URL must start with sqlite:/// or postgresql://, not {url!r}")
 
 
+def _add_topic_versions(connection) -> None:
+    """Schema 2: topics carry a version, so that a stale page cannot overwrite their claims."""
+    connection.exec_driver_sql("ALTER TABLE topics ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+
+
+#: Schema version -> the step that upgrades a database from the version before it.
+_STEPS = {2: _add_topic_versions}
+
+
 def _migrations(connection) -> None:
     """Bring an existing database to :data:`SCHEMA_VERSION` (each step in order)."""
     row = connection.execute(select(meta.c.value).where(meta.c.key == "schema_version")).first()
@@ -135,10 +145,9 @@ def _migrations(connection) -> None:
     if version > SCHEMA_VERSION:
         raise ParameterError(f"the database has schema version {version}; this pateval knows up to "
                              f"{SCHEMA_VERSION}: upgrade pateval")
-    steps: dict[int, callable] = {}  # version -> function(connection) that upgrades from version - 1
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        if target in steps:
-            steps[target](connection)
+    if row is not None:  # a new database was created at the current version by create_all
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            _STEPS[target](connection)
     if row is None:
         connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
         connection.execute(meta.insert().values(key="secret", value=secrets.token_hex(32)))

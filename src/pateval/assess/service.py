@@ -232,13 +232,21 @@ def _check_claims(corpus, patent_key, claims) -> tuple[int, ...]:
     return numbers
 
 
-def set_topic_claims(engine: Engine, corpus: AssessCorpus, topic_id: int, claims: str, actor: dict) -> None:
+def set_topic_claims(engine: Engine, corpus: AssessCorpus, topic_id: int, claims: str, actor: dict, *,
+                     base_version: int) -> int:
+    """Change a topic's claims if the topic is still at ``base_version``; returns the new
+    version (409 when another page changed it first)."""
     current = topic(engine, topic_id)
     numbers = _check_claims(corpus, current["patent_key"], claims)
     with engine.begin() as connection:
-        connection.execute(update(db.topics).where(db.topics.c.id == topic_id).values(claims=_claims_text(numbers)))
-        _event(connection, actor["id"], "set-claims", topic_id=topic_id,
+        changed = connection.execute(
+            update(db.topics).where(db.topics.c.id == topic_id, db.topics.c.version == base_version)
+            .values(claims=_claims_text(numbers), version=db.topics.c.version + 1))
+        if changed.rowcount != 1:
+            raise AssessError(409, f"another page changed the claims of {current['qid']} first; reload to see them")
+        _event(connection, actor["id"], "set-claims", topic_id=topic_id, version=base_version + 1,
                before=json.dumps(current["claim_numbers"]), after=json.dumps(list(numbers)))
+    return base_version + 1
 
 
 def delete_topic(engine: Engine, topic_id: int, actor: dict) -> None:
