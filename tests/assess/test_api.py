@@ -148,3 +148,13 @@ def test_api_assess_app_in_process(database, workspace):
     assert login.status_code == 200 and sources.json() == {"error": "log in first"}
     assert login.headers["x-frame-options"] == "DENY"
     assert "script-src 'self'" in login.headers["content-security-policy"]
+
+
+def test_topic_terms_are_marked_and_text_stays_escaped():
+    from pateval.assess.app import highlight, topic_terms
+
+    terms = topic_terms(["A valve according to claim 1, wherein the valve housing <b> is sealed."])
+    assert terms == {"valve", "housing", "sealed"}
+    marked = str(highlight("The Valve & its housing <script>x</script>; sealing.", terms))
+    assert marked == ("The <mark>Valve</mark> &amp; its <mark>housing</mark> &lt;script&gt;x&lt;/script&gt;; "
+                      "sealing.")

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 from pathlib import Path
 
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -193,7 +195,36 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
         "saved": saved, "owner": owner, "others": others, "previous": previous, "next": following,
         "state": service.source_state(engine, patent_key), "reasons": REJECTION_REASONS,
         "progress": service.progress(engine, corpus, patent_key),
+        "terms": topic_terms(text for number, text, _d in source.claims
+                             if current is not None and number in current["claim_numbers"]),
     }
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Words too common in claims to help the eye (English, German, French).
+_COMMON = frozenset("""the and for with that which said from into wherein comprising having being such each
+other than when where their claim claims according means least first second third more less also
+der die das und mit eine einer eines einem nach dass durch sowie wobei anspruch ansprüche
+les des une pour dans avec selon dont sont revendication revendications""".split())
+
+
+def topic_terms(texts) -> frozenset[str]:
+    """The words of the topic's claims worth marking in the cited passages (4+ letters,
+    not among the commonest claim words)."""
+    return frozenset(w for text in texts for w in (m.lower() for m in _WORD.findall(text))
+                     if len(w) >= 4 and w not in _COMMON and not w.isdigit())
+
+
+def highlight(text: str, terms) -> Markup:
+    """``text`` escaped, with the words in ``terms`` wrapped in ``<mark>``."""
+    out, position = [], 0
+    for match in _WORD.finditer(text):
+        if match.group(0).lower() in terms:
+            out.append(escape(text[position:match.start()]))
+            out.append(Markup("<mark>") + escape(match.group(0)) + Markup("</mark>"))
+            position = match.end()
+    out.append(escape(text[position:]))
+    return Markup("").join(out)
 
 
 def _int_param(request: Request, name: str) -> int | None:
@@ -478,5 +509,6 @@ def create_app(engine, corpus: AssessCorpus) -> Starlette:
     app.state.corpus = corpus
     templates = Jinja2Templates(directory=str(_HERE / "templates"))
     templates.env.globals["ADJUDICATED"] = db.ADJUDICATED
+    templates.env.filters["highlight"] = highlight
     app.state.templates = templates
     return app
