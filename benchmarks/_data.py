@@ -14,11 +14,16 @@ WORK = Path(__file__).resolve().parent / "_work"
 
 
 def make_standard_inputs(*, n_topics: int = 10_000, depth: int = 1_000, seed: int = 42,
-                         collection_size: int = 5_000_000, relevant: int = 50, judged: int = 200) -> tuple[Path, Path]:
-    """Write (qrels, run) files once; return their paths."""
+                         collection_size: int = 5_000_000, relevant: int = 50, judged: int = 200,
+                         score_order: bool = True) -> tuple[Path, Path]:
+    """Write (qrels, run) files once; return their paths.
+
+    ``score_order=False`` writes each topic's lines in random order (not by score), the
+    rank column counting lines in file order: the same rankings, so the same numbers.
+    """
     WORK.mkdir(exist_ok=True)
     qrels_path = WORK / f"qrels_{n_topics}_{depth}_{seed}.txt"
-    run_path = WORK / f"run_{n_topics}_{depth}_{seed}.txt"
+    run_path = WORK / f"run_{n_topics}_{depth}_{seed}{'' if score_order else '_unordered'}.txt"
     if qrels_path.exists() and run_path.exists():
         return qrels_path, run_path
     rng = np.random.default_rng(seed)
@@ -35,13 +40,15 @@ def make_standard_inputs(*, n_topics: int = 10_000, depth: int = 1_000, seed: in
     grades[:, :relevant] = rng.integers(1, 4, size=(n_topics, relevant))
     qlines = np.char.add(np.char.add(np.repeat(topics, judged), " 0 D"), qdocs.ravel().astype(str))
     qlines = np.char.add(np.char.add(qlines, " "), grades.ravel().astype(str))
-    _write_lines(qrels_path, qlines)
+    if not qrels_path.exists():
+        _write_lines(qrels_path, qlines)
     # relevant retrieved documents score higher, so runs are better than chance
     scores = rng.normal(10.0, 2.0, size=(n_topics, depth))
     boost = np.zeros((n_topics, depth))
     np.put_along_axis(boost, picks[:, : relevant // 2], 3.0, axis=1)
     scores = np.round(scores + boost, 4)  # 4 decimals: some ties, as real engines print
-    order = np.argsort(-scores, axis=1, kind="stable")
+    order = np.argsort(-scores, axis=1, kind="stable") if score_order else rng.permuted(
+        np.tile(np.arange(depth), (n_topics, 1)), axis=1)
     docs = np.take_along_axis(docs, order, axis=1)
     scores = np.take_along_axis(scores, order, axis=1)
     ranks = np.tile(np.arange(1, depth + 1), n_topics)

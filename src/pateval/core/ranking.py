@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from ..validation import check_choice
 from .docids import DOC_KEYS, document_keys
 from .keys import PairIndex, StringKeys, take
-from .order import stable_order, string_ranks
+from .order import score_order, stable_order, string_ranks
 from .qrels import Qrels
 from .run import DocumentIds, Run
 
@@ -75,7 +75,7 @@ def _evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.nd
     if order == "score":
         perm = _score_blocks(run, rank_of_topic)
         if perm is False:
-            perm = np.lexsort((-run.score, rank_of_topic[run.topic]))
+            perm = score_order(rank_of_topic[run.topic], run.score)
         return _ties_by_docno(run, perm)
     topic_rank = rank_of_topic[run.topic]
     if order == "rank":
