@@ -105,6 +105,7 @@ def evaluate_runs(
     context: EvaluationContext | None = None,
     scheduler: str | None = None,
     work_dir: str | os.PathLike[str] | None = None,
+    scheduler_timeout: float = 30.0,
 ) -> Evaluation:
     """Score runs against qrels with the given measures.
 
@@ -131,6 +132,8 @@ def evaluate_runs(
     work_dir : path-like, optional
         Where a run whose topics are scattered is partitioned (default: the system's
         temporary directory); the parts are removed afterwards.
+    scheduler_timeout : float, default 30
+        Seconds to wait for the Dask scheduler to answer.
 
     Returns
     -------
@@ -148,7 +151,7 @@ def evaluate_runs(
     if scheduler is not None and not str(scheduler).strip():
         raise ParameterError("scheduler must be a Dask scheduler address such as tcp://host:8786")
     blocks = _BlockScorer(qrels, parsed, order=order, doc_key=doc_key, context=context or EvaluationContext(),
-                          scheduler=scheduler, work_dir=work_dir)
+                          scheduler=scheduler, work_dir=work_dir, timeout=scheduler_timeout)
     try:
         with plain_pages():  # large short-lived arrays: see pateval._memory
             return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
@@ -273,9 +276,9 @@ class _BlockScorer:
     """Scores the blocks of run files here, one at a time, or on a Dask cluster."""
 
     def __init__(self, qrels: Qrels, measures: list[Measure], *, order: str, doc_key: str,
-                 context: EvaluationContext, scheduler: str | None, work_dir) -> None:
+                 context: EvaluationContext, scheduler: str | None, work_dir, timeout: float = 30.0) -> None:
         self.qrels, self.measures, self.order, self.doc_key, self.context = qrels, measures, order, doc_key, context
-        self.scheduler, self.work_dir = scheduler, work_dir
+        self.scheduler, self.work_dir, self.timeout = scheduler, work_dir, timeout
         self.client = None
         self.submitted: dict[int, list] = {}
         self.shared: tuple | None = None
@@ -292,7 +295,7 @@ class _BlockScorer:
             except ImportError as error:  # pragma: no cover - dask[distributed] is a dependency
                 raise ParameterError("--scheduler needs dask[distributed] installed") from error
             try:
-                self.client = Client(self.scheduler, timeout=30)
+                self.client = Client(self.scheduler, timeout=self.timeout)
             except (OSError, TimeoutError) as error:
                 raise ParameterError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from error
             qrels, context = self.client.scatter([self.qrels, self.context], broadcast=True)

@@ -171,24 +171,30 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
         except InputFormatError:
             if start == 0:
                 raise
-            # read again behind as many blank lines as precede the block: the message then
-            # names the lines of the whole file
-            _read_careful(path, b"\n" * _lines_before(path, start) + data, on_duplicate)
+            # read again behind the file's first line, at its place, and as many blank lines
+            # as precede the block: the message then names the lines (and the first run
+            # tag) of the whole file
+            first, text = _first_line(path)
+            before = _lines_before(path, start)
+            _read_careful(path, b"\n" * (first - 1) + text + b"\n" * (before - first + 1) + data, on_duplicate)
             raise
     return run
+
+
+def _first_line(path: Path) -> tuple[int, bytes]:
+    """The 1-based number and bytes of the file's first line that is not blank."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                return number, raw.rstrip(b"\n")
+    raise AssertionError("a block after the first follows a line that is not blank")  # pragma: no cover
 
 
 def mixed_tag_error(path: str | os.PathLike[str], start: int, end: int, tag: str) -> None:
     """Raise the careful reader's error for the first line in ``[start, end)`` whose run tag
     is not ``tag`` (the first line's), naming both lines."""
     path = Path(path)
-    first_line = None
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            fields = raw.decode("utf-8", errors="replace").split()
-            if len(fields) == 6:
-                first_line = number
-                break
+    first_line, _ = _first_line(path)
     before = _lines_before(path, start)
     for number, raw in enumerate(_read_range(path, start, end).split(b"\n"), start=before + 1):
         fields = raw.decode("utf-8", errors="replace").split()
