@@ -6,6 +6,7 @@ million lines takes seconds; cached under benchmarks/_work/ (ignored by git).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -68,3 +69,58 @@ def _write_lines(path: Path, lines: np.ndarray) -> None:
             out.write("\n".join(lines[start : start + 1_000_000].tolist()))
             out.write("\n")
     tmp.rename(path)
+
+
+def make_large_inputs(*, n_topics: int, depth: int = 1_000, seed: int = 42, score_seed: int | None = None,
+                      chunk_topics: int = 5_000, score_order: bool = True, name: str | None = None,
+                      collection_size: int = 5_000_000, relevant: int = 50, judged: int = 200) -> tuple[Path, Path]:
+    """As :func:`make_standard_inputs`, written ``chunk_topics`` topics at a time (so that
+    100 million lines need a few hundred MB to make); topics T1..Tn in file order.
+
+    Chunk ``c`` draws its documents and judgements from ``(seed, c)`` and its scores from
+    ``(score_seed, c)`` (default: ``seed``): runs with another ``score_seed`` share the qrels.
+    """
+    WORK.mkdir(exist_ok=True)
+    score_seed = seed if score_seed is None else score_seed
+    tag = name or f"{n_topics}_{depth}_{seed}"
+    qrels_path = WORK / f"qrels_large_{n_topics}_{depth}_{seed}.txt"
+    run_path = WORK / f"run_large_{tag}_{score_seed}{'' if score_order else '_unordered'}.txt"
+    if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    write_qrels = not qrels_path.exists()
+    block = collection_size // depth
+    with open(run_path.with_suffix(".part"), "w") as run_out, \
+            (open(qrels_path.with_suffix(".part"), "w") if write_qrels else open(os.devnull, "w")) as qrels_out:
+        for chunk, first in enumerate(range(0, n_topics, chunk_topics)):
+            count = min(chunk_topics, n_topics - first)
+            rng = np.random.default_rng([seed, chunk])
+            topics = np.char.add("T", np.arange(first + 1, first + count + 1).astype(str))
+            docs = np.arange(depth) * block + rng.integers(0, block - 1, size=(count, depth))
+            picks = rng.permuted(np.tile(np.arange(depth), (count, 1)), axis=1)[:, :judged]
+            qdocs = np.take_along_axis(docs, picks, axis=1)
+            qdocs[:, judged // 2 :] += 1
+            grades = np.zeros((count, judged), dtype=np.int64)
+            grades[:, :relevant] = rng.integers(1, 4, size=(count, relevant))
+            qlines = np.char.add(np.char.add(np.repeat(topics, judged), " 0 D"), qdocs.ravel().astype(str))
+            qlines = np.char.add(np.char.add(qlines, " "), grades.ravel().astype(str))
+            qrels_out.write("\n".join(qlines.tolist()) + "\n")
+            score_rng = np.random.default_rng([score_seed, chunk])
+            scores = score_rng.normal(10.0, 2.0, size=(count, depth))
+            boost = np.zeros((count, depth))
+            np.put_along_axis(boost, picks[:, : relevant // 2], 3.0, axis=1)
+            scores = np.round(scores + boost, 4)
+            order = np.argsort(-scores, axis=1, kind="stable") if score_order else score_rng.permuted(
+                np.tile(np.arange(depth), (count, 1)), axis=1)
+            ranked_docs = np.take_along_axis(docs, order, axis=1)
+            scores = np.take_along_axis(scores, order, axis=1)
+            ranks = np.tile(np.arange(1, depth + 1), count)
+            lines = np.char.add(np.repeat(topics, depth), " Q0 D")
+            lines = np.char.add(lines, ranked_docs.ravel().astype(str))
+            lines = np.char.add(np.char.add(lines, " "), ranks.astype(str))
+            lines = np.char.add(np.char.add(lines, " "), np.char.mod("%.4f", scores.ravel()))
+            lines = np.char.add(lines, " bench")
+            run_out.write("\n".join(lines.tolist()) + "\n")
+    if write_qrels:
+        qrels_path.with_suffix(".part").rename(qrels_path)
+    run_path.with_suffix(".part").rename(run_path)
+    return qrels_path, run_path
