@@ -16,7 +16,7 @@ from pateval.cli import main
 from pateval.errors import InputFormatError, ParameterError
 from pateval.evaluation import evaluate_runs
 from pateval.formats.qrels import read_qrels
-from pateval.formats.runblocks import RunFile, merge_counted_notes, topic_block_ranges
+from pateval.formats.runblocks import RunFile, merge_counted_notes, readable_in_blocks, topic_block_ranges
 from pateval.formats.trec import read_run
 
 MEASURES = ["AP", "P@5", "nDCG@10", "R@1000", "RR", "NumRet", "NumRelRet", "bpref", "PRES@20"]
@@ -33,7 +33,8 @@ def _run_lines(rng: random.Random, topics: int, *, tag: str = "sys", ties: bool 
         docs = rng.sample(range(60), rng.randint(0, 25))
         for k, d in enumerate(docs):
             score = rng.choice([1.0, 2.0, 2.5]) if ties else round(rng.uniform(-3, 3), 3)
-            lines.append(f"q{t} Q0 D{d} {k + 1} {score} {tag}")
+            doc = f"EP-{d % 20:07d}-{'AB'[d // 20 % 2]}{1 + d // 40}"  # publications of 20 patents
+            lines.append(f"q{t} Q0 {doc} {k + 1} {score} {tag}")
     return lines
 
 
@@ -41,7 +42,7 @@ def _qrels_lines(rng: random.Random, topics: int) -> list[str]:
     lines = []
     for t in range(topics):
         for d in rng.sample(range(60), rng.randint(1, 15)):
-            lines.append(f"q{t} 0 D{d} {rng.choice([-1, 0, 0, 1, 2])}")
+            lines.append(f"q{t} 0 EP-{d % 20:07d}-{'AB'[d // 20 % 2]}{1 + d // 40} {rng.choice([-1, 0, 0, 1, 2])}")
     return lines
 
 
@@ -53,8 +54,10 @@ def _both(qrels, run, block_bytes, **options):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), block_bytes=st.integers(1, 400), scatter=st.booleans(),
-       complete=st.booleans(), order=st.sampled_from(["score", "rank", "file"]))
-def test_blocks_give_the_values_and_notes_of_the_whole_run(tmp_path_factory, seed, block_bytes, scatter, complete, order):
+       complete=st.booleans(), order=st.sampled_from(["score", "rank", "file"]),
+       doc_key=st.sampled_from(["publication", "patent"]))
+def test_blocks_give_the_values_and_notes_of_the_whole_run(tmp_path_factory, seed, block_bytes, scatter, complete, order,
+                                                           doc_key):
     rng = random.Random(seed)
     tmp = tmp_path_factory.mktemp("blocks")
     lines = _run_lines(rng, rng.randint(1, 12))
@@ -64,7 +67,7 @@ def test_blocks_give_the_values_and_notes_of_the_whole_run(tmp_path_factory, see
         lines = ["q0 Q0 D1 1 1.0 sys"]
     run = _write(tmp / "run.txt", lines)
     qrels = _write(tmp / "qrels.txt", _qrels_lines(rng, rng.randint(1, 14)))
-    whole, blocks = _both(qrels, run, block_bytes, complete=complete, order=order, work_dir=tmp)
+    whole, blocks = _both(qrels, run, block_bytes, complete=complete, order=order, doc_key=doc_key, work_dir=tmp)
     pd.testing.assert_frame_equal(whole.frame, blocks.frame)
     assert whole.notes == blocks.notes
     assert [p.name for p in tmp.iterdir()] in (["run.txt", "qrels.txt"], ["qrels.txt", "run.txt"])  # parts removed
@@ -120,6 +123,16 @@ def test_a_bad_line_in_a_later_block_is_named_as_in_the_whole_file(tmp_path, bad
     whole = _error(lambda: read_run(run))
     assert whole.endswith(expected)
     assert _error(lambda: pateval.evaluate(qrels, run, ["AP"], block_bytes=40)) == whole
+
+
+def test_compressed_runs_and_other_paths_go_to_the_whole_file_reader(tmp_path):
+    import gzip
+
+    plain = _write(tmp_path / "run.txt", ["q1 Q0 D1 1 1.0 sys"])
+    (tmp_path / "run.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    assert readable_in_blocks(plain)
+    assert not readable_in_blocks(tmp_path / "run.gz")
+    assert not readable_in_blocks(tmp_path / "missing.txt") and not readable_in_blocks(tmp_path)
 
 
 def test_an_empty_or_missing_run_file(tmp_path):

@@ -97,9 +97,10 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
 
 def _as_run(run, *, name: str | None, on_duplicate: str, block_bytes: int = 0):
     if block_bytes and isinstance(run, (str, _os.PathLike)):  # read and scored in blocks of whole topics
-        from .formats.runblocks import RunFile
+        from .formats.runblocks import RunFile, readable_in_blocks
 
-        return RunFile(run, on_duplicate=on_duplicate, name=name, block_bytes=block_bytes)
+        if readable_in_blocks(run):
+            return RunFile(run, on_duplicate=on_duplicate, name=name, block_bytes=block_bytes)
     if isinstance(run, Run):
         return run if name is None or name == run.name else _dataclasses.replace(run, name=name)
     if isinstance(run, _Mapping):

@@ -30,7 +30,7 @@ from ..errors import InputFormatError, malformed
 from ..validation import check_choice
 from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
 
-__all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "topic_block_ranges", "read_block", "partition_run", "read_part",
+__all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run", "read_part",
            "merge_counted_notes"]
 
 DEFAULT_BLOCK_BYTES = 32 << 20  # about a million lines of a typical run: a few hundred MB at most in memory
@@ -62,6 +62,24 @@ class RunFile:
         object.__setattr__(self, "path", Path(self.path))
         if int(self.block_bytes) < 1:
             raise ValueError("block_bytes must be at least 1")
+
+
+_WHOLE_FILE_MAGIC = (b"\x1f\x8b", b"PAR1", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")  # gzip, Parquet, bzip2, xz, zstd
+
+
+def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
+    """Whether a run can be read in byte ranges: a regular, uncompressed text file (anything
+    else -- a stream, a compressed or Parquet file, a missing path -- goes to the run reader
+    whole, which reads it or words the error)."""
+    path = Path(path)
+    try:
+        if not path.is_file():
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(8)
+    except OSError:
+        return False
+    return not head.startswith(_WHOLE_FILE_MAGIC)
 
 
 def _size(path: Path) -> int:
