@@ -202,3 +202,17 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
     qrels = _write(tmp_path / "qrels.txt", ["q1 0 D1 1"])
     with pytest.raises(ParameterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         evaluate_runs(read_qrels(qrels), [RunFile(run)], ["AP"], scheduler="tcp://127.0.0.1:9", scheduler_timeout=1.0)
+
+
+def test_subtopic_measures_in_blocks_give_the_whole_runs_values(tmp_path):
+    rng = random.Random(5)
+    lines = _run_lines(rng, 8, ties=False)
+    rng.shuffle(lines)
+    run = _write(tmp_path / "run.txt", lines)
+    qrels = _write(tmp_path / "qrels.txt", [f"q{t} {s} EP-{d % 20:07d}-{'AB'[d // 20 % 2]}{1 + d // 40} {rng.randint(0, 1)}"
+                                             for t in range(8) for s in range(1, 4) for d in rng.sample(range(60), 6)])
+    measures = ["alpha_nDCG@10", "ERR_IA@5", "I_rec@10", "MAP_IA", "AP"]
+    whole = api.evaluation(qrels, run, measures, qrels_format="subtopic", block_bytes=0)
+    blocks = api.evaluation(qrels, run, measures, qrels_format="subtopic", block_bytes=90, work_dir=tmp_path)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame)
+    assert whole.notes == blocks.notes

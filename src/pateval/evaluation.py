@@ -232,10 +232,11 @@ class BlockScores:
     notes: list[str]
 
 
-def score_block(qrels: Qrels, source: tuple, measures: Sequence[Measure], *, name: str | None, order: str,
-                doc_key: str, context: EvaluationContext, on_duplicate: str) -> BlockScores | None:
+def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
+                order: str, context: EvaluationContext, on_duplicate: str) -> BlockScores | None:
     """Read one block of a run file and score it (the unit of work given to a Dask worker).
 
+    ``judgements``: the index of every qrels topic; the block takes its topics' judgements.
     ``source``: ``("range", path, start, end, only_block)`` (bytes of the run file holding
     whole topics) or ``("part", part_path, run_path)`` (a part of a partitioned run).
     Returns None for a block of blank lines.
@@ -252,10 +253,10 @@ def score_block(qrels: Qrels, source: tuple, measures: Sequence[Measure], *, nam
         tag = run.name
         if name is not None:
             run = _replace_name(run, name)
-        qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
+        qrels_topics = judgements.topic_ids
         in_block = pd.Index(np.asarray(run.topic_ids, dtype=object)).get_indexer(qrels_topics) >= 0
         topics = qrels_topics[in_block]
-        ranked = rank_run(run, JudgementIndex.build(qrels, topics, doc_key=doc_key), order=order)
+        ranked = rank_run(run, judgements.restrict(topics), order=order)
         return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
                            values=_values(ranked, measures, context), notes=list(ranked.notes))
 
@@ -282,6 +283,15 @@ class _BlockScorer:
         self.client = None
         self.submitted: dict[int, list] = {}
         self.shared: tuple | None = None
+        self._judgements: JudgementIndex | None = None
+
+    @property
+    def judgements(self) -> JudgementIndex:
+        """The index of every qrels topic, made once: each block takes its topics' part."""
+        if self._judgements is None:
+            topics = np.asarray(self.qrels.topic_ids, dtype=object)
+            self._judgements = JudgementIndex.build(self.qrels, topics, doc_key=self.doc_key)
+        return self._judgements
 
     def close(self) -> None:
         if self.client is not None:
@@ -298,8 +308,8 @@ class _BlockScorer:
                 self.client = Client(self.scheduler, timeout=self.timeout)
             except (OSError, TimeoutError) as error:
                 raise ParameterError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from error
-            qrels, context = self.client.scatter([self.qrels, self.context], broadcast=True)
-            self.shared = (qrels, context)
+            judgements, context = self.client.scatter([self.judgements, self.context], broadcast=True)
+            self.shared = (judgements, context)
         return self.client
 
     def submit_all(self, runs):
@@ -314,9 +324,9 @@ class _BlockScorer:
 
     def _submit(self, run_file: RunFile, sources: list[tuple]) -> list:
         client = self._connect()
-        qrels, context = self.shared
-        return [client.submit(score_block, qrels, source, self.measures, name=run_file.name, order=self.order,
-                              doc_key=self.doc_key, context=context, on_duplicate=run_file.on_duplicate, pure=False)
+        judgements, context = self.shared
+        return [client.submit(score_block, judgements, source, self.measures, name=run_file.name, order=self.order,
+                              context=context, on_duplicate=run_file.on_duplicate, pure=False)
                 for source in sources]
 
     def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list:
@@ -327,8 +337,8 @@ class _BlockScorer:
             return [future.result for future in futures]
 
         def local(source):
-            return lambda: score_block(self.qrels, source, self.measures, name=run_file.name, order=self.order,
-                                       doc_key=self.doc_key, context=self.context, on_duplicate=run_file.on_duplicate)
+            return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
+                                       context=self.context, on_duplicate=run_file.on_duplicate)
         return [local(source) for source in sources]
 
     def evaluate_file(self, run_file: RunFile, qrels_topics: np.ndarray, *, complete: bool):
@@ -394,7 +404,7 @@ class _BlockScorer:
         empty = Run(name=name, topic_ids=np.zeros(0, dtype=object), topic=np.zeros(0, dtype=np.int32),
                     doc_ids=pa.array([], type=pa.string()), doc=np.zeros(0, dtype=np.int32),
                     score=np.zeros(0), rank=np.zeros(0, dtype=np.int64))
-        ranked = rank_run(empty, JudgementIndex.build(self.qrels, topics, doc_key=self.doc_key), order=self.order)
+        ranked = rank_run(empty, self.judgements.restrict(topics), order=self.order)
         return _values(ranked, self.measures, self.context)
 
 
