@@ -241,24 +241,23 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     whole topics) or ``("part", part_path, run_path)`` (a part of a partitioned run).
     Returns None for a block of blank lines.
     """
-    with plain_pages():
-        if source[0] == "range":
-            _, path, start, end, only_block = source
-            run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block)
-        else:
-            _, part, path = source
-            run = read_part(part, source=path, on_duplicate=on_duplicate)
-        if run is None:
-            return None
-        tag = run.name
-        if name is not None:
-            run = _replace_name(run, name)
-        qrels_topics = judgements.topic_ids
-        in_block = pd.Index(np.asarray(run.topic_ids, dtype=object)).get_indexer(qrels_topics) >= 0
-        topics = qrels_topics[in_block]
-        ranked = rank_run(run, judgements.restrict(topics), order=order)
-        return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
-                           values=_values(ranked, measures, context), notes=list(ranked.notes))
+    if source[0] == "range":
+        _, path, start, end, only_block = source
+        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block)
+    else:
+        _, part, path = source
+        run = read_part(part, source=path, on_duplicate=on_duplicate)
+    if run is None:
+        return None
+    tag = run.name
+    if name is not None:
+        run = _replace_name(run, name)
+    qrels_topics = judgements.topic_ids
+    in_block = pd.Index(np.asarray(run.topic_ids, dtype=object)).get_indexer(qrels_topics) >= 0
+    topics = qrels_topics[in_block]
+    ranked = rank_run(run, judgements.restrict(topics), order=order)
+    return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
+                       values=_values(ranked, measures, context), notes=list(ranked.notes))
 
 
 def _replace_name(run: Run, name: str) -> Run:
