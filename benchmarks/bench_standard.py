@@ -93,20 +93,22 @@ def _run_child(name: str, qrels: Path, run: Path) -> dict | None:
     code = WRAPPER.format(body=CHILD[name])
     # /usr/bin/time measures the child's peak memory: ru_maxrss read inside a child would
     # include this (parent) process's, inherited across fork on Linux
-    done = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-c", code, str(qrels), str(run)],
+    done = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", sys.executable, "-c", code, str(qrels), str(run)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         lines = [line for line in done.stderr.strip().splitlines() if "Command exited" not in line]
         print(f"  {name}: not run ({lines[-2] if len(lines) > 1 else 'failed'})")
         return None
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
-    outcome["peak_mb"] = float(done.stderr.strip().splitlines()[-1]) / 1024
+    peak, user, system = done.stderr.strip().splitlines()[-1].split()
+    outcome["peak_mb"] = float(peak) / 1024
+    outcome["cpu"] = float(user) + float(system)  # the whole process's, start-up included
     return outcome
 
 
 def _run_trec_eval(binary: str, qrels: Path, run: Path) -> dict:
     start = time.perf_counter()
-    done = subprocess.run(["/usr/bin/time", "-f", "%M", binary, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10",
+    done = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", binary, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10",
                            "-m", "recall.1000", str(qrels), str(run)], capture_output=True, text=True, check=True)
     seconds = time.perf_counter() - start
     means = {}
@@ -115,8 +117,8 @@ def _run_trec_eval(binary: str, qrels: Path, run: Path) -> dict:
         measure, topic, value = line.split()
         if topic == "all" and measure in names:
             means[names[measure]] = float(value)
-    peak = float(done.stderr.strip().splitlines()[-1]) / 1024
-    return {"seconds": seconds, "peak_mb": peak, "means": means, "extra": {}}
+    peak, user, system = done.stderr.strip().splitlines()[-1].split()
+    return {"seconds": seconds, "peak_mb": float(peak) / 1024, "cpu": float(user) + float(system), "means": means, "extra": {}}
 
 
 def main() -> None:
@@ -148,14 +150,15 @@ def main() -> None:
     # each tool's best time and lowest peak stand for it; the ranges are printed
     results = {name: {**outs[0], "seconds": min(o["seconds"] for o in outs), "peak_mb": min(o["peak_mb"] for o in outs),
                       "range": (min(o["seconds"] for o in outs), max(o["seconds"] for o in outs),
-                                min(o["peak_mb"] for o in outs), max(o["peak_mb"] for o in outs))}
+                                min(o["peak_mb"] for o in outs), max(o["peak_mb"] for o in outs),
+                                min(o["cpu"] for o in outs), max(o["cpu"] for o in outs))}
                for name, outs in runs.items()}
-    print(f"\n{'tool':<22}{'seconds':>14}{'peak MB':>12}   means (AP, P@10, nDCG@10, R@1000)")
+    print(f"\n{'tool':<22}{'seconds':>14}{'CPU s':>14}{'peak MB':>12}   means (AP, P@10, nDCG@10, R@1000)")
     for name, r in results.items():
         means = ", ".join(f"{r['means'][m]:.6f}" for m in MEASURES if m in r["means"])
         extra = "".join(f"  [{k}: {v:.2f}]" for k, v in r["extra"].items())
-        low, high, mlow, mhigh = r["range"]
-        print(f"{name:<22}{low:>7.2f}-{high:<6.2f}{mlow:>6.0f}-{mhigh:<5.0f}   {means}{extra}")
+        low, high, mlow, mhigh, clow, chigh = r["range"]
+        print(f"{name:<22}{low:>7.2f}-{high:<6.2f}{clow:>7.2f}-{chigh:<6.2f}{mlow:>6.0f}-{mhigh:<5.0f}   {means}{extra}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if "pateval" not in results:
         return
