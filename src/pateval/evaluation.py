@@ -346,6 +346,8 @@ class _BlockScorer:
         try:
             blocks = self._collect(run_file, sources, self.submitted.pop(id(run_file), None))
         except _ScatteredTopics:
+            if self.work_dir is not None:
+                os.makedirs(self.work_dir, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=self.work_dir, prefix="pateval-parts-") as directory:
                 parts = partition_run(run_file, directory)
                 sources = [("part", str(part), str(run_file.path)) for part in parts]

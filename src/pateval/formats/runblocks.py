@@ -299,7 +299,8 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
             bounds = np.searchsorted(bucket[order], np.arange(parts + 1))
             for k in np.flatnonzero(np.diff(bounds)):
                 if writers[k] is None:
-                    writers[k] = pa.ipc.new_stream(str(paths[k]), _PART_SCHEMA)
+                    writers[k] = pa.ipc.new_stream(str(paths[k]), _PART_SCHEMA,
+                                                   options=pa.ipc.IpcWriteOptions(compression="lz4"))
                 writers[k].write_table(table.take(pa.array(order[bounds[k]:bounds[k + 1]])))
     finally:
         for writer in writers:
