@@ -119,7 +119,7 @@ def _next_topic_change(handle, position: int, size: int) -> int:
     topic = None
     for offset, line in lines:
         fields = line.split(None, 1)
-        if not fields:
+        if not fields or fields[0].startswith(b"#"):  # blank, or a comment (if the reader allows them): no topic
             continue
         if topic is None:
             topic = fields[0]
