@@ -29,6 +29,19 @@ def make_standard_inputs(*, n_topics: int = 10_000, depth: int = 1_000, seed: in
         return qrels_path, run_path
     rng = np.random.default_rng(seed)
     topics = np.char.add("T", np.arange(1, n_topics + 1).astype(str))
+    qlines, lines = _lines(topics, rng, rng, depth=depth, collection_size=collection_size, relevant=relevant,
+                           judged=judged, score_order=score_order)
+    if not qrels_path.exists():
+        _write_lines(qrels_path, qlines)
+    _write_lines(run_path, lines)
+    return qrels_path, run_path
+
+
+def _lines(topics: np.ndarray, rng, score_rng, *, depth: int, collection_size: int, relevant: int, judged: int,
+           score_order: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(qrels lines, run lines) of some topics: documents and judgements drawn from ``rng``,
+    scores (and the order of unordered lines) from ``score_rng``."""
+    n_topics = len(topics)
     # run documents: one per block of the id space, so they are distinct within a topic
     block = collection_size // depth
     docs = np.arange(depth) * block + rng.integers(0, block - 1, size=(n_topics, depth))
@@ -41,14 +54,12 @@ def make_standard_inputs(*, n_topics: int = 10_000, depth: int = 1_000, seed: in
     grades[:, :relevant] = rng.integers(1, 4, size=(n_topics, relevant))
     qlines = np.char.add(np.char.add(np.repeat(topics, judged), " 0 D"), qdocs.ravel().astype(str))
     qlines = np.char.add(np.char.add(qlines, " "), grades.ravel().astype(str))
-    if not qrels_path.exists():
-        _write_lines(qrels_path, qlines)
     # relevant retrieved documents score higher, so runs are better than chance
-    scores = rng.normal(10.0, 2.0, size=(n_topics, depth))
+    scores = score_rng.normal(10.0, 2.0, size=(n_topics, depth))
     boost = np.zeros((n_topics, depth))
     np.put_along_axis(boost, picks[:, : relevant // 2], 3.0, axis=1)
     scores = np.round(scores + boost, 4)  # 4 decimals: some ties, as real engines print
-    order = np.argsort(-scores, axis=1, kind="stable") if score_order else rng.permuted(
+    order = np.argsort(-scores, axis=1, kind="stable") if score_order else score_rng.permuted(
         np.tile(np.arange(depth), (n_topics, 1)), axis=1)
     docs = np.take_along_axis(docs, order, axis=1)
     scores = np.take_along_axis(scores, order, axis=1)
@@ -58,8 +69,7 @@ def make_standard_inputs(*, n_topics: int = 10_000, depth: int = 1_000, seed: in
     lines = np.char.add(np.char.add(lines, " "), ranks.astype(str))
     lines = np.char.add(np.char.add(lines, " "), np.char.mod("%.4f", scores.ravel()))
     lines = np.char.add(lines, " bench")
-    _write_lines(run_path, lines)
-    return qrels_path, run_path
+    return qlines, lines
 
 
 def _write_lines(path: Path, lines: np.ndarray) -> None:
@@ -88,37 +98,15 @@ def make_large_inputs(*, n_topics: int, depth: int = 1_000, seed: int = 42, scor
     if qrels_path.exists() and run_path.exists():
         return qrels_path, run_path
     write_qrels = not qrels_path.exists()
-    block = collection_size // depth
     with open(run_path.with_suffix(".part"), "w") as run_out, \
             (open(qrels_path.with_suffix(".part"), "w") if write_qrels else open(os.devnull, "w")) as qrels_out:
         for chunk, first in enumerate(range(0, n_topics, chunk_topics)):
             count = min(chunk_topics, n_topics - first)
-            rng = np.random.default_rng([seed, chunk])
             topics = np.char.add("T", np.arange(first + 1, first + count + 1).astype(str))
-            docs = np.arange(depth) * block + rng.integers(0, block - 1, size=(count, depth))
-            picks = rng.permuted(np.tile(np.arange(depth), (count, 1)), axis=1)[:, :judged]
-            qdocs = np.take_along_axis(docs, picks, axis=1)
-            qdocs[:, judged // 2 :] += 1
-            grades = np.zeros((count, judged), dtype=np.int64)
-            grades[:, :relevant] = rng.integers(1, 4, size=(count, relevant))
-            qlines = np.char.add(np.char.add(np.repeat(topics, judged), " 0 D"), qdocs.ravel().astype(str))
-            qlines = np.char.add(np.char.add(qlines, " "), grades.ravel().astype(str))
+            qlines, lines = _lines(topics, np.random.default_rng([seed, chunk]), np.random.default_rng([score_seed, chunk]),
+                                   depth=depth, collection_size=collection_size, relevant=relevant, judged=judged,
+                                   score_order=score_order)
             qrels_out.write("\n".join(qlines.tolist()) + "\n")
-            score_rng = np.random.default_rng([score_seed, chunk])
-            scores = score_rng.normal(10.0, 2.0, size=(count, depth))
-            boost = np.zeros((count, depth))
-            np.put_along_axis(boost, picks[:, : relevant // 2], 3.0, axis=1)
-            scores = np.round(scores + boost, 4)
-            order = np.argsort(-scores, axis=1, kind="stable") if score_order else score_rng.permuted(
-                np.tile(np.arange(depth), (count, 1)), axis=1)
-            ranked_docs = np.take_along_axis(docs, order, axis=1)
-            scores = np.take_along_axis(scores, order, axis=1)
-            ranks = np.tile(np.arange(1, depth + 1), count)
-            lines = np.char.add(np.repeat(topics, depth), " Q0 D")
-            lines = np.char.add(lines, ranked_docs.ravel().astype(str))
-            lines = np.char.add(np.char.add(lines, " "), ranks.astype(str))
-            lines = np.char.add(np.char.add(lines, " "), np.char.mod("%.4f", scores.ravel()))
-            lines = np.char.add(lines, " bench")
             run_out.write("\n".join(lines.tolist()) + "\n")
     if write_qrels:
         qrels_path.with_suffix(".part").rename(qrels_path)
