@@ -247,16 +247,19 @@ _PART_SCHEMA = pa.schema([("topic", pa.string()), ("docno", pa.string()), ("rank
                           ("score", pa.float64()), ("line", pa.int64())])
 
 
-def _row_lines(path: Path, start: int, end: int, n_rows: int) -> np.ndarray:
-    """The 1-based line in the whole file of each row of the block ``[start, end)``."""
+def _row_lines(path: Path, start: int, end: int, run: Run) -> np.ndarray:
+    """The 1-based line in the whole file of each row the reader made of ``[start, end)``."""
     data = _read_range(path, start, end)
     newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    starts = np.r_[0, newlines + 1]
-    ends = np.r_[newlines, len(data)]
-    lines = np.flatnonzero(ends > starts)
-    if len(lines) != n_rows:  # blank lines of white space (the careful path): look at each
-        text = data.split(b"\n")
-        lines = np.asarray([k for k, line in enumerate(text) if line.split()], dtype=np.int64)
+    lines = np.flatnonzero(np.r_[newlines, len(data)] > np.r_[0, newlines + 1])  # lines that are not empty
+    if len(lines) != len(run):  # lines of white space, or repeated documents the reader dropped: line by line
+        seen, kept = set(), []
+        for number, raw in enumerate(data.split(b"\n")):
+            fields = raw.decode("utf-8").split()
+            if fields and (fields[0], fields[2]) not in seen:
+                seen.add((fields[0], fields[2]))
+                kept.append(number)
+        lines = np.asarray(kept, dtype=np.int64)
     return lines + _lines_before(path, start) + 1
 
 
@@ -286,10 +289,7 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
                 tag = run.name
             elif run.name != tag:
                 mixed_tag_error(path, start, end, tag)
-            # a block's rows, with their lines, in file order (the reader may drop repeats)
-            lines = _row_lines(path, start, end, len(run) + _dropped(run))
-            if _dropped(run):
-                lines = _kept_lines(run, path, start, end, lines)
+            lines = _row_lines(path, start, end, run)
             bucket_of_topic = np.asarray([zlib.crc32(t.encode()) % parts for t in run.topic_ids], dtype=np.int64)
             bucket = bucket_of_topic[run.topic]
             topics = pa.array(run.topic_ids[run.topic].astype(object), type=pa.string())
@@ -310,26 +310,6 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
         malformed(path, None, "the file is empty")
     (directory / "TAG").write_text(tag, encoding="utf-8")
     return [p for p, w in zip(paths, writers) if w is not None]
-
-
-def _dropped(run: Run) -> int:
-    return sum(int(found.group(2)) for note in run.notes if (found := _COUNTED.match(note)) and "duplicate" in note)
-
-
-def _kept_lines(run: Run, path: Path, start: int, end: int, lines: np.ndarray) -> np.ndarray:
-    """The lines of the rows a block kept when it dropped repeated documents (the first kept)."""
-    data = _read_range(path, start, end).split(b"\n")
-    seen, kept = set(), []
-    rows = iter(lines)
-    for raw in data:
-        fields = raw.decode("utf-8").split()
-        if not fields:
-            continue
-        line = next(rows)
-        if (fields[0], fields[2]) not in seen:
-            seen.add((fields[0], fields[2]))
-            kept.append(line)
-    return np.asarray(kept, dtype=np.int64)
 
 
 def read_part(part: str | os.PathLike[str], *, source: str | os.PathLike[str], on_duplicate: str = "error") -> Run:
