@@ -68,7 +68,7 @@ def test_blocks_give_the_values_and_notes_of_the_whole_run(tmp_path_factory, see
     run = _write(tmp / "run.txt", lines)
     qrels = _write(tmp / "qrels.txt", _qrels_lines(rng, rng.randint(1, 14)))
     whole, blocks = _both(qrels, run, block_bytes, complete=complete, order=order, doc_key=doc_key, work_dir=tmp)
-    pd.testing.assert_frame_equal(whole.frame, blocks.frame)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
     assert whole.notes == blocks.notes
     assert [p.name for p in tmp.iterdir()] in (["run.txt", "qrels.txt"], ["qrels.txt", "run.txt"])  # parts removed
 
@@ -82,7 +82,7 @@ def test_a_scattered_run_is_partitioned_and_its_repeats_dropped_as_in_memory(tmp
     qrels = _write(tmp_path / "qrels.txt", _qrels_lines(rng, 8))
     assert len(topic_block_ranges(run, 64)) > 4
     whole, blocks = _both(qrels, run, 64, on_duplicate="first", work_dir=tmp_path)
-    pd.testing.assert_frame_equal(whole.frame, blocks.frame)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
     assert whole.notes == blocks.notes
     assert any("2 duplicate document line(s) dropped" in note for note in blocks.notes)
 
@@ -193,7 +193,7 @@ def test_dask_local_cluster_gives_the_same_frame(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         spread = api.evaluation(qrels, runs, MEASURES, block_bytes=120, scheduler=cluster.scheduler_address,
                                     work_dir=tmp_path)
-    pd.testing.assert_frame_equal(whole.frame, spread.frame)
+    pd.testing.assert_frame_equal(whole.frame, spread.frame, check_exact=True)
     assert whole.notes == spread.notes
 
 
@@ -214,5 +214,9 @@ def test_subtopic_measures_in_blocks_give_the_whole_runs_values(tmp_path):
     measures = ["alpha_nDCG@10", "ERR_IA@5", "I_rec@10", "MAP_IA", "AP"]
     whole = api.evaluation(qrels, run, measures, qrels_format="subtopic", block_bytes=0)
     blocks = api.evaluation(qrels, run, measures, qrels_format="subtopic", block_bytes=90, work_dir=tmp_path)
-    pd.testing.assert_frame_equal(whole.frame, blocks.frame)
+    # alpha-nDCG's kernel takes running sums over all the topics at once, so a topic's value
+    # may differ in its last bit (1.1e-16 here) with the topics evaluated beside it
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=False, rtol=0, atol=1e-15)
+    exact = whole.frame["measure"] != "alpha_nDCG@10"
+    assert whole.frame[exact]["value"].tolist() == blocks.frame[exact]["value"].tolist()
     assert whole.notes == blocks.notes
