@@ -6,10 +6,15 @@ R@1000 -- each in a fresh child process, so that peak memory and start-up costs 
 numba compilation) are each tool's own. The floor is pyarrow reading the run file alone.
 Prints times, peak memory, the means each tool computed, and the ratios.
 
-    python benchmarks/bench_standard.py [--topics 10000] [--trec-eval PATH]
+    python benchmarks/bench_standard.py [--topics 10000] [--trec-eval PATH] [--unordered] [--repeat N]
+                                        [--only pateval,trec_eval]
 
 trec_eval is run if a binary is given (--trec-eval or $TREC_EVAL); pytrec_eval and ranx
-if installed (`pip install -e ".[bench]"`).
+if installed (`pip install -e ".[bench]"`). ``--unordered`` writes each topic's lines in
+random order (the rank column counting lines in file order), so every tool must sort.
+"pateval" reads the run in blocks of whole topics (the default); "pateval (whole run)"
+reads it at once (``block_bytes=0``). ``--repeat`` runs each tool N times and prints the
+range of its times and peak memory.
 """
 
 from __future__ import annotations
@@ -39,6 +44,11 @@ result = {}
     "pateval": """
 import pateval
 frame = pateval.evaluate(QRELS, RUN, ['AP', 'P@10', 'nDCG@10', 'R@1000'])
+result = frame.groupby('measure')['value'].mean().to_dict()
+""",
+    "pateval (whole run)": """
+import pateval
+frame = pateval.evaluate(QRELS, RUN, ['AP', 'P@10', 'nDCG@10', 'R@1000'], block_bytes=0)
 result = frame.groupby('measure')['value'].mean().to_dict()
 """,
     "pytrec_eval": """
@@ -83,20 +93,22 @@ def _run_child(name: str, qrels: Path, run: Path) -> dict | None:
     code = WRAPPER.format(body=CHILD[name])
     # /usr/bin/time measures the child's peak memory: ru_maxrss read inside a child would
     # include this (parent) process's, inherited across fork on Linux
-    done = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-c", code, str(qrels), str(run)],
+    done = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", sys.executable, "-c", code, str(qrels), str(run)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         lines = [line for line in done.stderr.strip().splitlines() if "Command exited" not in line]
         print(f"  {name}: not run ({lines[-2] if len(lines) > 1 else 'failed'})")
         return None
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
-    outcome["peak_mb"] = float(done.stderr.strip().splitlines()[-1]) / 1024
+    peak, user, system = done.stderr.strip().splitlines()[-1].split()
+    outcome["peak_mb"] = float(peak) / 1024
+    outcome["cpu"] = float(user) + float(system)  # the whole process's, start-up included
     return outcome
 
 
 def _run_trec_eval(binary: str, qrels: Path, run: Path) -> dict:
     start = time.perf_counter()
-    done = subprocess.run(["/usr/bin/time", "-f", "%M", binary, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10",
+    done = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", binary, "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10",
                            "-m", "recall.1000", str(qrels), str(run)], capture_output=True, text=True, check=True)
     seconds = time.perf_counter() - start
     means = {}
@@ -105,8 +117,8 @@ def _run_trec_eval(binary: str, qrels: Path, run: Path) -> dict:
         measure, topic, value = line.split()
         if topic == "all" and measure in names:
             means[names[measure]] = float(value)
-    peak = float(done.stderr.strip().splitlines()[-1]) / 1024
-    return {"seconds": seconds, "peak_mb": peak, "means": means, "extra": {}}
+    peak, user, system = done.stderr.strip().splitlines()[-1].split()
+    return {"seconds": seconds, "peak_mb": float(peak) / 1024, "cpu": float(user) + float(system), "means": means, "extra": {}}
 
 
 def main() -> None:
@@ -114,28 +126,44 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=10_000)
     parser.add_argument("--depth", type=int, default=1_000)
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL") or shutil.which("trec_eval"))
+    parser.add_argument("--unordered", action="store_true", help="a run whose lines are not in score order")
+    parser.add_argument("--repeat", type=int, default=1, help="run each tool N times (interleaved); print ranges")
+    parser.add_argument("--only", help="comma-separated tools to run (default: all)")
     args = parser.parse_args()
-    qrels, run = make_standard_inputs(n_topics=args.topics, depth=args.depth)
-    print(f"run: {run.name} ({run.stat().st_size / 1e6:.0f} MB, {args.topics * args.depth:,} lines); "
-          f"qrels: {qrels.name}; {os.cpu_count()} cores")
-    results = {}
-    for name in CHILD:
-        outcome = _run_child(name, qrels, run)
-        if outcome is not None:
-            results[name] = outcome
-    if args.trec_eval and Path(args.trec_eval).exists():
-        results["trec_eval"] = _run_trec_eval(args.trec_eval, qrels, run)
-    else:
-        print("  trec_eval: not run (give --trec-eval PATH or set TREC_EVAL)")
-    print(f"\n{'tool':<22}{'seconds':>9}{'peak MB':>9}   means (AP, P@10, nDCG@10, R@1000)")
+    qrels, run = make_standard_inputs(n_topics=args.topics, depth=args.depth, score_order=not args.unordered)
+    print(f"run: {run.name} ({run.stat().st_size / 1e6:.0f} MB, {args.topics * args.depth:,} lines"
+          f"{', not in score order' if args.unordered else ''}); qrels: {qrels.name}; {os.cpu_count()} cores; "
+          f"load average before: {os.getloadavg()[0]:.2f}")
+    wanted = set(args.only.split(",")) if args.only else None
+    runs: dict[str, list[dict]] = {}
+    for _ in range(args.repeat):
+        for name in CHILD:
+            if wanted is None or name in wanted:
+                outcome = _run_child(name, qrels, run)
+                if outcome is not None:
+                    runs.setdefault(name, []).append(outcome)
+        if wanted is None or "trec_eval" in wanted:
+            if args.trec_eval and Path(args.trec_eval).exists():
+                runs.setdefault("trec_eval", []).append(_run_trec_eval(args.trec_eval, qrels, run))
+            elif _ == 0:
+                print("  trec_eval: not run (give --trec-eval PATH or set TREC_EVAL)")
+    # each tool's best time and lowest peak stand for it; the ranges are printed
+    results = {name: {**outs[0], "seconds": min(o["seconds"] for o in outs), "peak_mb": min(o["peak_mb"] for o in outs),
+                      "range": (min(o["seconds"] for o in outs), max(o["seconds"] for o in outs),
+                                min(o["peak_mb"] for o in outs), max(o["peak_mb"] for o in outs),
+                                min(o["cpu"] for o in outs), max(o["cpu"] for o in outs))}
+               for name, outs in runs.items()}
+    print(f"\n{'tool':<22}{'seconds':>14}{'CPU s':>14}{'peak MB':>12}   means (AP, P@10, nDCG@10, R@1000)")
     for name, r in results.items():
         means = ", ".join(f"{r['means'][m]:.6f}" for m in MEASURES if m in r["means"])
         extra = "".join(f"  [{k}: {v:.2f}]" for k, v in r["extra"].items())
-        print(f"{name:<22}{r['seconds']:>9.2f}{r['peak_mb']:>9.0f}   {means}{extra}")
+        low, high, mlow, mhigh, clow, chigh = r["range"]
+        print(f"{name:<22}{low:>7.2f}-{high:<6.2f}{clow:>7.2f}-{chigh:<6.2f}{mlow:>6.0f}-{mhigh:<5.0f}   {means}{extra}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     if "pateval" not in results:
         return
     ours = results["pateval"]
-    peers = {n: r for n, r in results.items() if n not in ("pateval", "floor (pyarrow read)")}
+    peers = {n: r for n, r in results.items() if n not in ("pateval", "pateval (whole run)", "floor (pyarrow read)")}
     if peers:
         fastest = min(peers, key=lambda n: peers[n]["seconds"])
         print(f"\nspeed-up over the fastest peer ({fastest}): {peers[fastest]['seconds'] / ours['seconds']:.2f}x")

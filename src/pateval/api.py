@@ -98,7 +98,12 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
                           f"query_id, doc_id, relevance), Qrel/TrecQrel records or a ranx Qrels; got {type(qrels).__name__}")
 
 
-def _as_run(run, *, name: str | None, on_duplicate: str) -> Run:
+def _as_run(run, *, name: str | None, on_duplicate: str, block_bytes: int = 0):
+    if block_bytes and isinstance(run, (str, _os.PathLike)):  # read and scored in blocks of whole topics
+        from .formats.runblocks import RunFile, readable_in_blocks
+
+        if readable_in_blocks(run):
+            return RunFile(run, on_duplicate=on_duplicate, name=name, block_bytes=block_bytes)
     if isinstance(run, Run):
         return run if name is None or name == run.name else _dataclasses.replace(run, name=name)
     if isinstance(run, _Mapping):
@@ -164,16 +169,17 @@ def _is_single_run_dict(runs: _Mapping) -> bool:
                for docs in runs.values())
 
 
-def _as_runs(runs, *, on_duplicate: str):
-    """The runs, each read only when the evaluation reaches it (one run in memory at a time)."""
+def _as_runs(runs, *, on_duplicate: str, block_bytes: int = 0):
+    """The runs, each read only when the evaluation reaches it (one run in memory at a time;
+    with ``block_bytes``, run files as RunFile: read block by block)."""
     if isinstance(runs, (str, _os.PathLike, Run, _pd.DataFrame)) or _from_ranx(runs, "Run") or _is_records(runs):
-        yield _as_run(runs, name=None, on_duplicate=on_duplicate)
+        yield _as_run(runs, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes)
     elif isinstance(runs, _Mapping):
         if _is_single_run_dict(runs):
             yield _as_run(runs, name=None, on_duplicate=on_duplicate)
         else:
             for k, v in runs.items():
-                yield _as_run(v, name=str(k), on_duplicate=on_duplicate)
+                yield _as_run(v, name=str(k), on_duplicate=on_duplicate, block_bytes=block_bytes)
     else:
         items = iter(runs)
         first = next(items, None)
@@ -181,7 +187,7 @@ def _as_runs(runs, *, on_duplicate: str):
             yield _as_run([first, *items], name=None, on_duplicate=on_duplicate)
             return
         for r in ([] if first is None else _itertools.chain([first], items)):
-            yield _as_run(r, name=None, on_duplicate=on_duplicate)
+            yield _as_run(r, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes)
 
 
 def evaluation(
@@ -195,19 +201,29 @@ def evaluation(
     doc_key: str = "publication",
     on_duplicate: str = "error",
     resources: _Mapping | None = None,
+    block_bytes: int | None = None,
+    scheduler: str | None = None,
+    work_dir: str | _os.PathLike[str] | None = None,
 ) -> Evaluation:
     """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
+    from .formats.runblocks import DEFAULT_BLOCK_BYTES
+
     measures = _as_measures(measures)
+    if block_bytes is not None and (isinstance(block_bytes, bool) or not isinstance(block_bytes, int) or block_bytes < 0):
+        raise _ParameterError(f"block_bytes must be a whole number of bytes >= 0, not {block_bytes!r}")
     with _plain_pages():
         qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
         return evaluate_runs(
             _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-            _as_runs(runs, on_duplicate=on_duplicate),
+            _as_runs(runs, on_duplicate=on_duplicate,
+                     block_bytes=DEFAULT_BLOCK_BYTES if block_bytes is None else block_bytes),
             measures,
             complete=complete,
             order=order,
             doc_key=doc_key,
             context=EvaluationContext(dict(resources or {})),
+            scheduler=scheduler,
+            work_dir=work_dir,
         )
 
 
@@ -223,6 +239,9 @@ def evaluate(
     on_duplicate: str = "error",
     resources: _Mapping | None = None,
     style: str = "pateval",
+    block_bytes: int | None = None,
+    scheduler: str | None = None,
+    work_dir: str | _os.PathLike[str] | None = None,
 ) -> _pd.DataFrame:
     """Evaluate runs against qrels: one row per (run, topic, measure).
 
@@ -246,6 +265,16 @@ def evaluate(
     style : {"pateval", "pyterrier"}, default "pateval"
         Column names: pateval's, or PyTerrier's per-query ``pt.Experiment`` frame
         (``name, qid, measure, value``).
+    block_bytes : int, optional
+        Run files are read and scored in blocks of whole topics of about this many bytes
+        (default 32 MB), so memory holds one block; a run whose topics are scattered over
+        the file is partitioned on disk first. 0 reads each run file whole. The values are
+        the same either way.
+    scheduler : str, optional
+        A Dask scheduler address (``tcp://host:8786``): the blocks of every run file are
+        scored on its workers (which must see the same paths).
+    work_dir : path-like, optional
+        Where scattered runs are partitioned (default: the system's temporary directory).
 
     Returns
     -------
@@ -268,7 +297,8 @@ def evaluate(
 
     check_choice("style", style, ("pateval", "pyterrier"))
     result = evaluation(qrels, runs, measures, qrels_format=qrels_format, complete=complete, order=order,
-                        doc_key=doc_key, on_duplicate=on_duplicate, resources=resources)
+                        doc_key=doc_key, on_duplicate=on_duplicate, resources=resources, block_bytes=block_bytes,
+                        scheduler=scheduler, work_dir=work_dir)
     frame = result.frame
     frame.attrs["notes"] = list(result.notes)
     if style == "pyterrier":  # issue 15: PyTerrier's column names on request

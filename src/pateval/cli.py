@@ -64,6 +64,7 @@ def _add_evaluate(commands) -> None:
     p.add_argument("--format", choices=RESULT_FORMATS, default="trec", help="output format (default: trec)")
     _add_ranking_inputs(p)
     _add_group_options(p)  # --group-by, --group-plot: see the check (passage runs) section
+    _add_scale_options(p)  # --block-size, --scheduler, --work-dir: see the scale section below
     p.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4, as trec_eval)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     p.set_defaults(run=_run_evaluate)
@@ -102,7 +103,7 @@ def _run_evaluate(args) -> int:
     result = api.evaluation(
         qrels_path, list(run_paths), args.measures or list(DEFAULT_MEASURES),
         qrels_format=args.qrels_format, complete=args.complete, order=args.order,
-        doc_key=args.doc_key, on_duplicate=args.on_duplicate, resources=resources,
+        doc_key=args.doc_key, on_duplicate=args.on_duplicate, resources=resources, **_scale_options(args),
     )
     rows = _with_group_rows(result_rows(result.frame, result.summary(), per_query=args.per_query), result, args)
     text = format_results(rows, format=args.format, precision=args.precision)
@@ -110,6 +111,36 @@ def _run_evaluate(args) -> int:
         print(f"pateval: note: {note}", file=sys.stderr)
     _write_text_or_print(text, args.output)
     return 0
+
+
+# ---- scale: run files in blocks of whole topics, on a Dask cluster (evaluate) -------------
+
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def _byte_size(text: str) -> int:
+    """A size such as 32M, 512K, 1G or 1000000 (bytes); 0 allowed."""
+    number, unit = text.strip(), ""
+    if number[-1:].upper() in ("K", "M", "G"):
+        number, unit = number[:-1], number[-1].upper()
+    if not number.isdigit():
+        raise argparse.ArgumentTypeError(f"not a size in bytes (such as 32M, 512K or 0): {text!r}")
+    return int(number) * _SIZE_UNITS[unit]
+
+
+def _add_scale_options(p) -> None:
+    p.add_argument("--block-size", type=_byte_size, default=None, metavar="SIZE",
+                   help="read and score each run file in blocks of whole topics of about SIZE bytes (default 32M; "
+                        "0: each run whole in memory); runs with scattered topics are partitioned on disk first")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler (tcp://host:8786) to score the blocks of the runs on a cluster; "
+                        "workers need the same paths")
+    p.add_argument("--work-dir", metavar="DIR",
+                   help="where runs with scattered topics are partitioned (default: the temporary directory)")
+
+
+def _scale_options(args) -> dict:
+    return {"block_bytes": args.block_size, "scheduler": args.scheduler, "work_dir": args.work_dir}
 
 
 @command

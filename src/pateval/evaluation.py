@@ -5,12 +5,21 @@ are chosen per run (trec_eval's rule: the topics in both the qrels and the run; 
 ``complete=True`` every qrels topic, a missing topic scoring 0 as with ``trec_eval -c``),
 each run is ranked once (:func:`pateval.core.ranking.rank_run`) and every measure's kernel
 runs over all its topics at once.
+
+A run given as a :class:`pateval.formats.runblocks.RunFile` is read and scored in blocks of
+whole topics streamed from the file (a run whose topics are scattered is partitioned on
+disk first), so memory holds one block, not the run; with a Dask ``scheduler`` the blocks
+(of every run) are scored on the cluster's workers. Each topic's values are those of the
+whole run evaluated at once, and the frame is in the same order.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -21,7 +30,16 @@ from .core.docids import DOC_KEYS
 from .core.qrels import Qrels
 from .core.ranking import ORDERS, JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
-from .errors import ParameterError
+from .errors import InputFormatError, ParameterError, malformed
+from .formats.runblocks import (
+    RunFile,
+    merge_counted_notes,
+    mixed_tag_error,
+    partition_run,
+    read_block,
+    read_part,
+    topic_block_ranges,
+)
 from .measures import EvaluationContext, Measure, parse_measures
 from .validation import check_choice
 
@@ -85,15 +103,20 @@ def evaluate_runs(
     order: str = "score",
     doc_key: str = "publication",
     context: EvaluationContext | None = None,
+    scheduler: str | None = None,
+    work_dir: str | os.PathLike[str] | None = None,
+    scheduler_timeout: float = 30.0,
 ) -> Evaluation:
     """Score runs against qrels with the given measures.
 
     Parameters
     ----------
     qrels : Qrels
-    runs : iterable of Run
+    runs : iterable of Run or RunFile
         Run names must differ (they label the results). Runs are evaluated one at a time,
-        so a generator that reads each run when asked keeps one run in memory.
+        so a generator that reads each run when asked keeps one run in memory; a
+        :class:`~pateval.formats.runblocks.RunFile` is read and scored in blocks of whole
+        topics, one block in memory at a time.
     measures : sequence of str or Measure
     complete : bool, default False
         Average over every qrels topic, a topic the run misses scoring 0 (trec_eval -c).
@@ -103,6 +126,14 @@ def evaluate_runs(
         Match documents by id, or by patent (CLEF-IP judged patents).
     context : EvaluationContext, optional
         Side inputs some measures need (document lengths, subtopic weights, ...).
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://host:8786``): the blocks of every RunFile are
+        scored on its workers, which must see the same paths.
+    work_dir : path-like, optional
+        Where a run whose topics are scattered is partitioned (default: the system's
+        temporary directory); the parts are removed afterwards.
+    scheduler_timeout : float, default 30
+        Seconds to wait for the Dask scheduler to answer.
 
     Returns
     -------
@@ -117,19 +148,35 @@ def evaluate_runs(
     if needs_subtopics and not qrels.has_subtopics:
         raise ParameterError(f"{needs_subtopics[0]} needs subtopic qrels (format 'subtopic' or 'dd'); "
                              f"{qrels.source} was read as {qrels.format!r}")
-    with plain_pages():  # large short-lived arrays: see pateval._memory
-        return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
-                              context=context or EvaluationContext())
+    if scheduler is not None and not str(scheduler).strip():
+        raise ParameterError("scheduler must be a Dask scheduler address such as tcp://host:8786")
+    blocks = _BlockScorer(qrels, parsed, order=order, doc_key=doc_key, context=context or EvaluationContext(),
+                          scheduler=scheduler, work_dir=work_dir, timeout=scheduler_timeout)
+    try:
+        with plain_pages():  # large short-lived arrays: see pateval._memory
+            return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
+                                  context=context or EvaluationContext(), blocks=blocks)
+    finally:
+        blocks.close()
 
 
-def _evaluate_runs(qrels: Qrels, runs: Iterable[Run], parsed: list[Measure], *, complete: bool, order: str,
-                   doc_key: str, context: EvaluationContext) -> Evaluation:
+def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], *, complete: bool, order: str,
+                   doc_key: str, context: EvaluationContext, blocks: "_BlockScorer") -> Evaluation:
     qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
     pieces = []
     names: set[str] = set()
+    runs = blocks.submit_all(runs)
     for run in runs:  # one at a time: a generator of runs keeps one run in memory
+        if isinstance(run, RunFile):
+            name, piece, run_notes = blocks.evaluate_file(run, qrels_topics, complete=complete)
+            if name in names:
+                raise ParameterError(f"two runs are named {name!r}; give them distinct names")
+            names.add(name)
+            notes.extend(n for n in run_notes if n not in notes)
+            pieces.append(piece)
+            continue
         if run.name in names:
             raise ParameterError(f"two runs are named {run.name!r}; give them distinct names")
         names.add(run.name)
@@ -152,14 +199,219 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run], parsed: list[Measure], *, 
 
 def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> pd.DataFrame:
     """Every measure over every topic of one ranked run, as a long frame."""
-    n, m = ranked.n_topics, len(measures)
-    values = np.concatenate([measure.compute(ranked, context) for measure in measures]) if n else np.zeros(0)
+    return _score_frame(ranked.run_name, ranked.topic_ids, measures, _values(ranked, measures, context))
+
+
+def _values(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> np.ndarray:
+    """Every measure's value on every topic, shape (measures, topics)."""
+    if not ranked.n_topics:
+        return np.zeros((len(measures), 0))
+    return np.concatenate([measure.compute(ranked, context) for measure in measures]).reshape(len(measures), -1)
+
+
+def _score_frame(run_name: str, topic_ids, measures: Sequence[Measure], values: np.ndarray) -> pd.DataFrame:
+    n, m = len(topic_ids), len(measures)
     return pd.DataFrame({
-        "run": _strings([ranked.run_name], np.zeros(n * m, dtype=np.int32)),
-        "topic": _strings(ranked.topic_ids, np.tile(np.arange(n, dtype=np.int32), m)),
+        "run": _strings([run_name], np.zeros(n * m, dtype=np.int32)),
+        "topic": _strings(topic_ids, np.tile(np.arange(n, dtype=np.int32), m)),
         "measure": _strings([str(measure) for measure in measures], np.repeat(np.arange(m, dtype=np.int32), n)),
-        "value": values,
+        "value": values.reshape(-1),
     }, copy=False)
+
+
+# ---- runs read and scored in blocks of whole topics ----------------------------------------
+
+@dataclass
+class BlockScores:
+    """What one block of a run file gives: its tag, its topics and every measure's values."""
+
+    tag: str
+    run_topics: np.ndarray  # every topic of the block
+    topics: np.ndarray  # those evaluated (in the qrels), in the qrels' order
+    values: np.ndarray  # (measures, topics)
+    notes: list[str]
+
+
+def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
+                order: str, context: EvaluationContext, on_duplicate: str) -> BlockScores | None:
+    """Read one block of a run file and score it (the unit of work given to a Dask worker).
+
+    ``judgements``: the index of every qrels topic; the block takes its topics' judgements.
+    ``source``: ``("range", path, start, end, only_block)`` (bytes of the run file holding
+    whole topics) or ``("part", part_path, run_path)`` (a part of a partitioned run).
+    Returns None for a block of blank lines.
+    """
+    if source[0] == "range":
+        _, path, start, end, only_block = source
+        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block)
+    else:
+        _, part, path = source
+        run = read_part(part, source=path, on_duplicate=on_duplicate)
+    if run is None:
+        return None
+    tag = run.name
+    if name is not None:
+        run = _replace_name(run, name)
+    qrels_topics = judgements.topic_ids
+    in_block = pd.Index(np.asarray(run.topic_ids, dtype=object)).get_indexer(qrels_topics) >= 0
+    topics = qrels_topics[in_block]
+    ranked = rank_run(run, judgements.restrict(topics), order=order)
+    return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
+                       values=_values(ranked, measures, context), notes=list(ranked.notes))
+
+
+def _replace_name(run: Run, name: str) -> Run:
+    import dataclasses
+
+    renamed = dataclasses.replace(run, name=name)
+    renamed._cache.update(run._cache)  # the pair index built by the reader
+    return renamed
+
+
+class _ScatteredTopics(Exception):
+    """Two blocks of a run file hold one topic: the run must be partitioned."""
+
+
+class _BlockScorer:
+    """Scores the blocks of run files here, one at a time, or on a Dask cluster."""
+
+    def __init__(self, qrels: Qrels, measures: list[Measure], *, order: str, doc_key: str,
+                 context: EvaluationContext, scheduler: str | None, work_dir, timeout: float = 30.0) -> None:
+        self.qrels, self.measures, self.order, self.doc_key, self.context = qrels, measures, order, doc_key, context
+        self.scheduler, self.work_dir, self.timeout = scheduler, work_dir, timeout
+        self.client = None
+        self.submitted: dict[int, list] = {}
+        self.shared: tuple | None = None
+        self._judgements: JudgementIndex | None = None
+
+    @property
+    def judgements(self) -> JudgementIndex:
+        """The index of every qrels topic, made once: each block takes its topics' part."""
+        if self._judgements is None:
+            topics = np.asarray(self.qrels.topic_ids, dtype=object)
+            self._judgements = JudgementIndex.build(self.qrels, topics, doc_key=self.doc_key)
+        return self._judgements
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+    def _connect(self):
+        if self.client is None:
+            try:
+                from distributed import Client
+            except ImportError as error:  # pragma: no cover - dask[distributed] is a dependency
+                raise ParameterError("--scheduler needs dask[distributed] installed") from error
+            try:
+                self.client = Client(self.scheduler, timeout=self.timeout)
+            except (OSError, TimeoutError) as error:
+                raise ParameterError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from error
+            judgements, context = self.client.scatter([self.judgements, self.context], broadcast=True)
+            self.shared = (judgements, context)
+        return self.client
+
+    def submit_all(self, runs):
+        """On a cluster, every run file's blocks are submitted before any is waited for."""
+        if self.scheduler is None:
+            return runs
+        runs = list(runs)
+        for run in runs:
+            if isinstance(run, RunFile):
+                self.submitted[id(run)] = self._submit(run, _range_sources(run))
+        return runs
+
+    def _submit(self, run_file: RunFile, sources: list[tuple]) -> list:
+        client = self._connect()
+        judgements, context = self.shared
+        return [client.submit(score_block, judgements, source, self.measures, name=run_file.name, order=self.order,
+                              context=context, on_duplicate=run_file.on_duplicate, pure=False)
+                for source in sources]
+
+    def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list:
+        """One callable per source giving its BlockScores (scored when called, or on the cluster)."""
+        if futures is None and self.scheduler is not None:
+            futures = self._submit(run_file, sources)
+        if futures is not None:
+            return [future.result for future in futures]
+
+        def local(source):
+            return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
+                                       context=self.context, on_duplicate=run_file.on_duplicate)
+        return [local(source) for source in sources]
+
+    def evaluate_file(self, run_file: RunFile, qrels_topics: np.ndarray, *, complete: bool):
+        """(name, per-topic frame, notes) of one run file, as if it were evaluated whole."""
+        sources = _range_sources(run_file)
+        try:
+            blocks = self._collect(run_file, sources, self.submitted.pop(id(run_file), None))
+        except _ScatteredTopics:
+            if self.work_dir is not None:
+                os.makedirs(self.work_dir, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=self.work_dir, prefix="pateval-parts-") as directory:
+                parts = partition_run(run_file, directory)
+                sources = [("part", str(part), str(run_file.path)) for part in parts]
+                blocks = self._collect(run_file, sources, None, duplicates_first=True)
+        tag = blocks[0].tag
+        name = run_file.name or tag
+        run_topics = np.concatenate([b.run_topics for b in blocks])
+        topics, notes = topics_to_evaluate(qrels_topics, SimpleNamespace(name=name, topic_ids=run_topics),
+                                           complete=complete)
+        scored = [(b.topics, b.values) for b in blocks]
+        missing = topics[pd.Index(run_topics).get_indexer(topics) < 0]
+        if len(missing):  # complete: the qrels topics the run misses score as an empty ranking
+            scored.append((missing, self._empty_scores(name, missing)))
+        all_topics = np.concatenate([t for t, _ in scored])
+        values = np.concatenate([v for _, v in scored], axis=1)
+        values = values[:, pd.Index(all_topics).get_indexer(topics)]
+        notes += merge_counted_notes(n for b in blocks for n in b.notes)
+        return name, _score_frame(name, topics, self.measures, values), notes
+
+    def _collect(self, run_file: RunFile, sources: list[tuple], futures, *, duplicates_first: bool = False):
+        blocks: list[BlockScores] = []
+        seen: set = set()
+        failure: InputFormatError | None = None
+        results = self._results(run_file, sources, futures)
+        try:
+            for source, result in zip(sources, results):  # in file order: the first bad block's error is the file's
+                try:
+                    block = result()
+                except InputFormatError as error:
+                    # the parts of a partitioned run each find their own repeated documents:
+                    # the error to give is the one on the earliest line
+                    if not duplicates_first:
+                        raise
+                    if failure is None or (error.line or 0) < (failure.line or 0):
+                        failure = error
+                    continue
+                if block is None:
+                    continue
+                if blocks and block.tag != blocks[0].tag and source[0] == "range":
+                    mixed_tag_error(run_file.path, source[2], source[3], blocks[0].tag)
+                if source[0] == "range" and not seen.isdisjoint(block.run_topics.tolist()):
+                    raise _ScatteredTopics
+                seen.update(block.run_topics.tolist())
+                blocks.append(block)
+        finally:
+            if self.client is not None:
+                self.client.cancel([r.__self__ for r in results])
+        if failure is not None:
+            raise failure
+        if not blocks:
+            malformed(run_file.path, None, "the file is empty")
+        return blocks
+
+    def _empty_scores(self, name: str, topics: np.ndarray) -> np.ndarray:
+        empty = Run(name=name, topic_ids=np.zeros(0, dtype=object), topic=np.zeros(0, dtype=np.int32),
+                    doc_ids=pa.array([], type=pa.string()), doc=np.zeros(0, dtype=np.int32),
+                    score=np.zeros(0), rank=np.zeros(0, dtype=np.int64))
+        ranked = rank_run(empty, self.judgements.restrict(topics), order=self.order)
+        return _values(ranked, self.measures, self.context)
+
+
+def _range_sources(run_file: RunFile) -> list[tuple]:
+    ranges = topic_block_ranges(run_file.path, run_file.block_bytes)
+    return [("range", str(run_file.path), start, end, len(ranges) == 1) for start, end in ranges]
 
 
 _STRING_DTYPE = pd.Series(["topic"]).dtype  # what pandas makes of strings: str (pandas 3) or object

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from .keys import string_parts, words_at
 
-__all__ = ["stable_order", "unique_inverse", "string_words", "byte_order", "string_ranks"]
+__all__ = ["stable_order", "score_order", "unique_inverse", "string_words", "byte_order", "string_ranks"]
 
 _SHORT = 24  # strings up to this many bytes are read as words; longer ones take Arrow's sort
 
@@ -39,6 +39,64 @@ def stable_order(values: np.ndarray) -> np.ndarray:
     packed = (values.astype(np.int64) << bits) | np.arange(n, dtype=np.int64)
     packed.sort()
     return packed & ((1 << bits) - 1)
+
+
+def descending_keys(score: np.ndarray) -> np.ndarray:
+    """Each float's place in descending order as a uint64 (larger score: smaller key; -0.0
+    and 0.0 equal; NaN not allowed): IEEE-754 doubles compare as their bits once the sign
+    is folded in."""
+    bits = (np.asarray(score, dtype=np.float64) + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
+    # ascending order: negative numbers with every bit flipped, others with the sign bit
+    # set; descending is the complement: bits ^ (0x7FF...F if positive else 0)
+    keys = bits >> np.uint64(63)
+    keys -= np.uint64(1)
+    keys >>= np.uint64(1)
+    keys ^= bits
+    return keys
+
+
+def score_order(group: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """``np.lexsort((-score, group))``: rows by group ascending, then score descending,
+    equal scores in row order (int64).
+
+    ``group``: non-negative integers. (group, the score's leading bits, row) are packed in
+    one integer and sorted by NumPy's plain (SIMD) sort, many times quicker than a lexsort
+    of millions of rows; rows whose packed scores collide without being equal are then put
+    in order by their full scores.
+
+    Examples
+    --------
+    >>> score_order(np.array([1, 0, 0, 1]), np.array([0.5, 1.0, 2.0, 0.5])).tolist()
+    [2, 1, 0, 3]
+    """
+    group = np.asarray(group, dtype=np.int64)
+    n = len(group)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    row_bits = max(1, (n - 1).bit_length())
+    group_bits = int(group.max()).bit_length() if int(group.min()) >= 0 else 64
+    score_bits = 63 - row_bits - group_bits
+    if score_bits < 16:  # too few bits left to rank scores: the plain lexsort
+        return np.lexsort((-np.asarray(score, dtype=np.float64), group))
+    keys = descending_keys(score)
+    packed = keys >> np.uint64(64 - score_bits)
+    packed <<= np.uint64(row_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed |= group.astype(np.uint64) << np.uint64(score_bits + row_bits)
+    packed.sort()
+    perm = (packed & np.uint64((1 << row_bits) - 1)).astype(np.int64)
+    prefix = packed >> np.uint64(row_bits)
+    collide = np.flatnonzero(prefix[1:] == prefix[:-1])  # equal (group, leading score bits)
+    if len(collide) == 0 or not np.any(keys[perm[collide]] > keys[perm[collide + 1]]):
+        return perm  # only true ties collide, and they are in row order already
+    involved = np.zeros(n, dtype=bool)
+    involved[collide] = True
+    involved[collide + 1] = True
+    places = np.flatnonzero(involved)
+    run_id = np.cumsum(np.r_[True, places[1:] != places[:-1] + 1] | np.r_[True, prefix[places[1:]] != prefix[places[:-1]]])
+    rows = perm[places]
+    perm[places] = rows[np.lexsort((rows, keys[rows], run_id))]
+    return perm
 
 
 def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

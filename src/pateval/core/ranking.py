@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from ..validation import check_choice
 from .docids import DOC_KEYS, document_keys
 from .keys import PairIndex, StringKeys, take
-from .order import stable_order, string_ranks
+from .order import score_order, stable_order, string_ranks
 from .qrels import Qrels
 from .run import DocumentIds, Run
 
@@ -75,7 +75,7 @@ def _evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.nd
     if order == "score":
         perm = _score_blocks(run, rank_of_topic)
         if perm is False:
-            perm = np.lexsort((-run.score, rank_of_topic[run.topic]))
+            perm = score_order(rank_of_topic[run.topic], run.score)
         return _ties_by_docno(run, perm)
     topic_rank = rank_of_topic[run.topic]
     if order == "rank":
@@ -162,6 +162,7 @@ class JudgementIndex:
     qrels: Qrels
     doc_key: str
     level_entry: np.ndarray | None = None  # (len(qrels.document_level()),) each row's judgement, -1: dropped; None: the row itself
+    parent: tuple | None = field(default=None, repr=False)  # (index, rows): made by restrict() from these rows of index
 
     @classmethod
     def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> "JudgementIndex":
@@ -202,10 +203,31 @@ class JudgementIndex:
         return cls(topic_ids=topic_ids, topic_position=position, grade=rel.astype(np.int64),
                    doc_strings=docnos, qrels=qrels, doc_key=doc_key, level_entry=level_entry)
 
+    def restrict(self, topic_ids: np.ndarray) -> "JudgementIndex":
+        """The index of some of these topics (``topic_ids``: a subset of :attr:`topic_ids`, in
+        the same order): what :meth:`build` gives for them, taken from these arrays (a block
+        of a large run needs the judgements of its few topics, not a pass over the qrels)."""
+        topic_ids = np.asarray(topic_ids, dtype=object)
+        positions = pd.Index(self.topic_ids).get_indexer(topic_ids) if len(topic_ids) else np.zeros(0, np.int64)
+        if (positions < 0).any() or np.any(positions[1:] <= positions[:-1]):
+            raise ValueError("restrict() takes some of the index's topics, in its order")
+        lengths = np.diff(self.ptr)[positions]
+        total = int(lengths.sum())
+        rows = np.repeat(self.ptr[:-1][positions] - (np.cumsum(lengths) - lengths), lengths) + np.arange(total, dtype=np.int64)
+        return JudgementIndex(topic_ids=topic_ids, topic_position=np.repeat(np.arange(len(positions), dtype=np.int64), lengths),
+                              grade=self.grade[rows], doc_strings=take(self.doc_strings, rows), qrels=self.qrels,
+                              doc_key=self.doc_key, parent=(self, rows))
+
     @cached_property
     def line_entry(self) -> np.ndarray:
         """The judgement (an index into these arrays) of each line of :attr:`qrels`, or -1 for
         lines of topics not evaluated: how subtopic and passage lines find their document."""
+        if self.parent is not None:
+            index, rows = self.parent
+            entries = index.line_entry
+            renumbered = np.full(len(index.grade) + 1, -1, dtype=np.int64)  # the last: for -1
+            renumbered[rows] = np.arange(len(rows), dtype=np.int64)
+            return renumbered[entries]
         rows = self.qrels.document_rows()
         return rows if self.level_entry is None else self.level_entry[rows]
 

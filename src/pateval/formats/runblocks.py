@@ -1,0 +1,350 @@
+"""A TREC run read in blocks of whole topics, streamed from the file, never whole in memory.
+
+Engines write a run topic by topic, so a large file is cut into byte ranges of about
+``block_bytes`` whose cuts fall where the topic changes (found by reading a few lines after
+each nominal cut, not by scanning the file). Each range is read by the run reader's own fast
+and careful paths (:mod:`pateval.formats.trec`), so a block is the :class:`Run` of its
+topics, checked as the whole file would be; an error names the line of the whole file.
+
+A run whose topics are scattered over the file (one topic's lines in two ranges) is found
+out when two ranges hold one topic; :func:`partition_run` then writes the run's rows to
+Arrow IPC part files on disk, a topic's rows all in one part and in file order, and each
+part is read back as one block (:func:`read_part`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from ..core.keys import PairIndex, StringKeys
+from ..core.run import Run
+from ..errors import InputFormatError, malformed
+from ..validation import check_choice
+from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
+
+__all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run", "read_part",
+           "merge_counted_notes"]
+
+DEFAULT_BLOCK_BYTES = 32 << 20  # about a million lines of a typical run: a few hundred MB at most in memory
+_NOT_SPACE = re.compile(rb"\S")
+_SCAN = 1 << 16  # bytes read at a time when looking for a topic change
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """A run file to be evaluated block by block (see :func:`pateval.evaluation.evaluate_runs`).
+
+    Attributes
+    ----------
+    path : Path
+    on_duplicate : {"error", "first"}
+    name : str or None
+        The run's name; by default its tag.
+    block_bytes : int
+        About how many bytes of the file each block holds (a block always holds whole topics).
+    """
+
+    path: Path
+    on_duplicate: str = "error"
+    name: str | None = None
+    block_bytes: int = DEFAULT_BLOCK_BYTES
+
+    def __post_init__(self) -> None:
+        check_choice("on_duplicate", self.on_duplicate, DUPLICATE_POLICIES)
+        object.__setattr__(self, "path", Path(self.path))
+        if int(self.block_bytes) < 1:
+            raise ValueError("block_bytes must be at least 1")
+
+
+_WHOLE_FILE_MAGIC = (b"\x1f\x8b", b"PAR1", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")  # gzip, Parquet, bzip2, xz, zstd
+
+
+def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
+    """Whether a run can be read in byte ranges: a regular, uncompressed text file (anything
+    else -- a stream, a compressed or Parquet file, a missing path -- goes to the run reader
+    whole, which reads it or words the error)."""
+    path = Path(path)
+    try:
+        if not path.is_file():
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(8)
+    except OSError:
+        return False
+    return not head.startswith(_WHOLE_FILE_MAGIC)
+
+
+def _size(path: Path) -> int:
+    try:
+        if path.is_dir():
+            malformed(path, None, "is a directory, not a file")
+        size = path.stat().st_size
+    except FileNotFoundError:
+        malformed(path, None, "no such file")
+    if size == 0:
+        malformed(path, None, "the file is empty")
+    return size
+
+
+def _lines_from(handle, position: int) -> Iterator[tuple[int, bytes]]:
+    """``(offset, line)`` for the lines from ``position`` on (the first may be partial)."""
+    handle.seek(position)
+    rest, offset = b"", position
+    while True:
+        data = handle.read(_SCAN)
+        if not data:
+            if rest:
+                yield offset, rest
+            return
+        lines = (rest + data).split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            yield offset, line
+            offset += len(line) + 1
+
+
+def _next_topic_change(handle, position: int, size: int) -> int:
+    """The offset of the first line after ``position`` whose topic differs from the line
+    before it (``size`` if none): a place to cut between whole topics."""
+    lines = _lines_from(handle, position - 1)
+    next(lines, None)  # the line holding byte position - 1: not whole
+    topic = None
+    for offset, line in lines:
+        fields = line.split(None, 1)
+        if not fields or fields[0].startswith(b"#"):  # blank, or a comment (if the reader allows them): no topic
+            continue
+        if topic is None:
+            topic = fields[0]
+        elif fields[0] != topic:
+            return offset
+    return size
+
+
+def topic_block_ranges(path: str | os.PathLike[str], block_bytes: int = DEFAULT_BLOCK_BYTES) -> list[tuple[int, int]]:
+    """Byte ranges ``[start, end)`` covering the file, each about ``block_bytes`` long (or one
+    topic, if longer), cut where the topic changes from one line to the next.
+
+    A run whose topics are contiguous then has each topic in one range; one whose topics
+    are scattered has some topic in two (the reader finds it and partitions the run).
+    """
+    path = Path(path)
+    size = _size(path)
+    cuts = [0]
+    with open(path, "rb") as handle:
+        while cuts[-1] + block_bytes < size:
+            cut = _next_topic_change(handle, cuts[-1] + block_bytes, size)
+            if cut >= size:
+                break
+            cuts.append(cut)
+    return list(zip(cuts, cuts[1:] + [size]))
+
+
+def _lines_before(path: Path, offset: int) -> int:
+    """The number of newlines in the file's first ``offset`` bytes (for error positions)."""
+    count = 0
+    with open(path, "rb") as handle:
+        while offset > 0:
+            data = handle.read(min(offset, 1 << 24))
+            if not data:
+                break
+            count += data.count(b"\n")
+            offset -= len(data)
+    return count
+
+
+def _read_range(path: Path, start: int, end: int) -> bytes:
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        return handle.read(end - start)
+
+
+def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplicate: str = "error",
+               only_block: bool = False) -> Run | None:
+    """The run of bytes ``[start, end)`` of a run file (whole lines), or None if they are blank.
+
+    Read as :func:`pateval.formats.trec.read_run` reads a file; an error names the line of
+    the whole file. ``only_block``: the range is the whole file (blank: the file is empty).
+    """
+    path = Path(path)
+    data = _read_range(path, start, end)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        malformed(path, _lines_before(path, start + nul) + 1, "binary data (a NUL byte) in a text file")
+    if _NOT_SPACE.search(data) is None:
+        if only_block:
+            malformed(path, None, "the file is empty")
+        return None
+    run = _read_fast(path, data, on_duplicate)
+    if run is None:
+        try:
+            run = _read_careful(path, data, on_duplicate)
+        except InputFormatError:
+            if start == 0:
+                raise
+            # read again behind the file's first line, at its place, and as many blank lines
+            # as precede the block: the message then names the lines (and the first run
+            # tag) of the whole file
+            first, text = _first_line(path)
+            before = _lines_before(path, start)
+            _read_careful(path, b"\n" * (first - 1) + text + b"\n" * (before - first + 1) + data, on_duplicate)
+            raise
+    return run
+
+
+def _first_line(path: Path) -> tuple[int, bytes]:
+    """The 1-based number and bytes of the file's first line that is not blank."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                return number, raw.rstrip(b"\n")
+    raise AssertionError("a block after the first follows a line that is not blank")  # pragma: no cover
+
+
+def mixed_tag_error(path: str | os.PathLike[str], start: int, end: int, tag: str) -> None:
+    """Raise the careful reader's error for the first line in ``[start, end)`` whose run tag
+    is not ``tag`` (the first line's), naming both lines."""
+    path = Path(path)
+    first_line, _ = _first_line(path)
+    before = _lines_before(path, start)
+    for number, raw in enumerate(_read_range(path, start, end).split(b"\n"), start=before + 1):
+        fields = raw.decode("utf-8", errors="replace").split()
+        if fields and fields[-1] != tag:
+            malformed(path, number, f"mixed run tags: {tag!r} on line {first_line}, another here",
+                      expected=repr(tag), found=fields[-1])
+    raise AssertionError("no line with another tag in the block")  # pragma: no cover
+
+
+_COUNTED = re.compile(r"^(.*?): (\d+) (.*)$")
+
+
+def merge_counted_notes(notes) -> list[str]:
+    """Notes of the form ``PREFIX: N REST`` that differ only in N, as one with the sum
+    (what blocks of one run each note about the lines they dropped); others kept once."""
+    merged: dict[tuple, int] = {}
+    order: list = []
+    for note in notes:
+        found = _COUNTED.match(note)
+        key = (found.group(1), found.group(3)) if found else (note,)
+        if key not in merged:
+            merged[key] = 0
+            order.append(key)
+        if found:
+            merged[key] += int(found.group(2))
+    return [f"{k[0]}: {merged[k]} {k[1]}" if len(k) == 2 else k[0] for k in order]
+
+
+# ---- runs whose topics are scattered: partitioned on disk --------------------------------
+
+_PART_SCHEMA = pa.schema([("topic", pa.string()), ("docno", pa.string()), ("rank", pa.int64()),
+                          ("score", pa.float64()), ("line", pa.int64())])
+
+
+def _row_lines(path: Path, start: int, end: int, run: Run) -> np.ndarray:
+    """The 1-based line in the whole file of each row the reader made of ``[start, end)``."""
+    data = _read_range(path, start, end)
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    lines = np.flatnonzero(np.r_[newlines, len(data)] > np.r_[0, newlines + 1])  # lines that are not empty
+    if len(lines) != len(run):  # lines of white space, or repeated documents the reader dropped: line by line
+        seen, kept = set(), []
+        for number, raw in enumerate(data.split(b"\n")):
+            fields = raw.decode("utf-8").split()
+            if fields and (fields[0], fields[2]) not in seen:
+                seen.add((fields[0], fields[2]))
+                kept.append(number)
+        lines = np.asarray(kept, dtype=np.int64)
+    return lines + _lines_before(path, start) + 1
+
+
+def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts: int | None = None) -> list[Path]:
+    """Write the run's rows to Arrow IPC files under ``directory``, each topic's rows in one
+    part and in file order (with their line numbers); return the parts' paths.
+
+    Every line is checked as the run reader checks it (errors name the line); the tag must
+    be the same throughout. ``parts``: by default enough for each to hold about
+    ``run_file.block_bytes`` of the file.
+    """
+    path = run_file.path
+    ranges = topic_block_ranges(path, run_file.block_bytes)
+    if parts is None:
+        parts = max(1, -(-_size(path) // run_file.block_bytes))
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / f"part-{k:05d}.arrow" for k in range(parts)]
+    writers = [None] * parts
+    tag = None
+    try:
+        for start, end in ranges:
+            run = read_block(path, start, end, on_duplicate=run_file.on_duplicate, only_block=len(ranges) == 1)
+            if run is None:
+                continue
+            if tag is None:
+                tag = run.name
+            elif run.name != tag:
+                mixed_tag_error(path, start, end, tag)
+            lines = _row_lines(path, start, end, run)
+            bucket_of_topic = np.asarray([zlib.crc32(t.encode()) % parts for t in run.topic_ids], dtype=np.int64)
+            bucket = bucket_of_topic[run.topic]
+            topics = pa.array(run.topic_ids[run.topic].astype(object), type=pa.string())
+            table = pa.table([topics, run.row_doc_ids(), pa.array(run.rank), pa.array(run.score), pa.array(lines)],
+                             schema=_PART_SCHEMA)
+            order = np.argsort(bucket, kind="stable")
+            bounds = np.searchsorted(bucket[order], np.arange(parts + 1))
+            for k in np.flatnonzero(np.diff(bounds)):
+                if writers[k] is None:
+                    writers[k] = pa.ipc.new_stream(str(paths[k]), _PART_SCHEMA,
+                                                   options=pa.ipc.IpcWriteOptions(compression="lz4"))
+                writers[k].write_table(table.take(pa.array(order[bounds[k]:bounds[k + 1]])))
+    finally:
+        for writer in writers:
+            if writer is not None:
+                writer.close()
+    if tag is None:
+        malformed(path, None, "the file is empty")
+    (directory / "TAG").write_text(tag, encoding="utf-8")
+    return [p for p, w in zip(paths, writers) if w is not None]
+
+
+def read_part(part: str | os.PathLike[str], *, source: str | os.PathLike[str], on_duplicate: str = "error") -> Run:
+    """One part written by :func:`partition_run`, as the :class:`Run` of its topics.
+
+    A document listed twice for a topic (in lines the blocks did not share) is an error
+    naming both lines, or its later lines are dropped (``on_duplicate="first"``).
+    """
+    part = Path(part)
+    table = pa.ipc.open_stream(str(part)).read_all()
+    tag = (part.parent / "TAG").read_text(encoding="utf-8")
+    topics = table.column("topic").combine_chunks().dictionary_encode()
+    topic_ids = topics.dictionary.to_numpy(zero_copy_only=False).astype(object)
+    topic = topics.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    doc_ids = table.column("docno").combine_chunks()
+    index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
+    score = table.column("score").to_numpy()
+    rank = table.column("rank").to_numpy()
+    notes: tuple[str, ...] = ()
+    if index.repeated.any():
+        line = table.column("line").to_numpy()
+        repeated = np.flatnonzero(index.repeated)
+        if on_duplicate == "error":
+            k = repeated[np.argmin(line[repeated])]
+            malformed(source, int(line[k]), f"document {doc_ids[k].as_py()!r} retrieved twice for topic "
+                      f"{topic_ids[topic[k]]!r} (first on line {int(line[index.first[k]])}); use on_duplicate='first' "
+                      "(--on-duplicate first) to keep the first")
+        keep = ~index.repeated
+        notes = (f"{source}: {len(repeated)} duplicate document line(s) dropped (kept the first)",)
+        topic, score, rank = topic[keep], score[keep], rank[keep]
+        doc_ids = doc_ids.filter(pa.array(keep))
+        index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
+    run = Run(name=tag, topic_ids=topic_ids, topic=topic, doc_ids=doc_ids,
+              doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
+              score=np.ascontiguousarray(score, dtype=np.float64), rank=np.ascontiguousarray(rank, dtype=np.int64),
+              source=str(source), notes=notes)
+    run.use_pair_index(index)
+    return run

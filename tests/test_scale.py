@@ -1,0 +1,222 @@
+"""Run files read and scored in blocks of whole topics (and partitioned when their topics are
+scattered) give the frame, notes and errors of the whole run read at once; tiny blocks."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pateval
+from pateval import api
+from pateval.cli import main
+from pateval.errors import InputFormatError, ParameterError
+from pateval.evaluation import evaluate_runs
+from pateval.formats.qrels import read_qrels
+from pateval.formats.runblocks import RunFile, merge_counted_notes, readable_in_blocks, topic_block_ranges
+from pateval.formats.trec import read_run
+
+MEASURES = ["AP", "P@5", "nDCG@10", "R@1000", "RR", "NumRet", "NumRelRet", "bpref", "PRES@20"]
+
+
+def _write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def _run_lines(rng: random.Random, topics: int, *, tag: str = "sys", ties: bool = True) -> list[str]:
+    lines = []
+    for t in range(topics):
+        docs = rng.sample(range(60), rng.randint(0, 25))
+        for k, d in enumerate(docs):
+            score = rng.choice([1.0, 2.0, 2.5]) if ties else round(rng.uniform(-3, 3), 3)
+            doc = f"EP-{d % 20:07d}-{'AB'[d // 20 % 2]}{1 + d // 40}"  # publications of 20 patents
+            lines.append(f"q{t} Q0 {doc} {k + 1} {score} {tag}")
+    return lines
+
+
+def _qrels_lines(rng: random.Random, topics: int) -> list[str]:
+    lines = []
+    for t in range(topics):
+        for d in rng.sample(range(60), rng.randint(1, 15)):
+            lines.append(f"q{t} 0 EP-{d % 20:07d}-{'AB'[d // 20 % 2]}{1 + d // 40} {rng.choice([-1, 0, 0, 1, 2])}")
+    return lines
+
+
+def _both(qrels, run, block_bytes, **options):
+    whole = api.evaluation(qrels, run, MEASURES, block_bytes=0, **options)
+    blocks = api.evaluation(qrels, run, MEASURES, block_bytes=block_bytes, **options)
+    return whole, blocks
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), block_bytes=st.integers(1, 400), scatter=st.booleans(),
+       complete=st.booleans(), order=st.sampled_from(["score", "rank", "file"]),
+       doc_key=st.sampled_from(["publication", "patent"]))
+def test_blocks_give_the_values_and_notes_of_the_whole_run(tmp_path_factory, seed, block_bytes, scatter, complete, order,
+                                                           doc_key):
+    rng = random.Random(seed)
+    tmp = tmp_path_factory.mktemp("blocks")
+    lines = _run_lines(rng, rng.randint(1, 12))
+    if scatter:  # one topic's lines over the whole file: partitioned on disk
+        rng.shuffle(lines)
+    if not lines:
+        lines = ["q0 Q0 D1 1 1.0 sys"]
+    run = _write(tmp / "run.txt", lines)
+    qrels = _write(tmp / "qrels.txt", _qrels_lines(rng, rng.randint(1, 14)))
+    whole, blocks = _both(qrels, run, block_bytes, complete=complete, order=order, doc_key=doc_key, work_dir=tmp)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
+    assert whole.notes == blocks.notes
+    assert [p.name for p in tmp.iterdir()] in (["run.txt", "qrels.txt"], ["qrels.txt", "run.txt"])  # parts removed
+
+
+def test_a_scattered_run_is_partitioned_and_its_repeats_dropped_as_in_memory(tmp_path):
+    rng = random.Random(7)
+    lines = _run_lines(rng, 8, ties=False)
+    lines += [lines[3].replace(" sys", " sys"), lines[20]]  # repeats, far from their first lines
+    rng.shuffle(lines)
+    run = _write(tmp_path / "run.txt", lines)
+    qrels = _write(tmp_path / "qrels.txt", _qrels_lines(rng, 8))
+    assert len(topic_block_ranges(run, 64)) > 4
+    whole, blocks = _both(qrels, run, 64, on_duplicate="first", work_dir=tmp_path)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
+    assert whole.notes == blocks.notes
+    assert any("2 duplicate document line(s) dropped" in note for note in blocks.notes)
+
+
+def _error(function):
+    with pytest.raises(InputFormatError) as caught:
+        function()
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("scatter", [False, True])
+def test_a_repeated_document_is_the_same_error_whole_or_in_blocks(tmp_path, scatter):
+    lines = [f"q{t} Q0 D{d} {d} {10 - d} sys" for t in range(6) for d in range(1, 9)]
+    lines.insert(40, "q1 Q0 D3 9 0.5 sys")  # q1's D3 again, on line 41, in another block
+    if scatter:
+        lines = lines[::2] + lines[1::2]
+        lines.insert(50, lines.pop(lines.index("q1 Q0 D3 9 0.5 sys")))
+    run = _write(tmp_path / "run.txt", lines)
+    qrels = _write(tmp_path / "qrels.txt", ["q1 0 D3 1"])
+    expected = _error(lambda: read_run(run))
+    assert "retrieved twice for topic 'q1'" in expected
+    assert _error(lambda: pateval.evaluate(qrels, run, ["AP"], block_bytes=50, work_dir=tmp_path)) == expected
+
+
+@pytest.mark.parametrize("bad, expected", [
+    ("q4 Q0 D1 1 high sys", "run.txt, line 31: the score (5th column) is not a number (expected a decimal number, found 'high')"),
+    ("q4 Q0 D1 1 nan sys", "run.txt, line 31: the score (5th column) is NaN (expected a decimal number, found 'nan')"),
+    ("q4 Q0 D1 x 1.0 sys", "run.txt, line 31: the rank (4th column) is not an integer (expected an integer, found 'x')"),
+    ("q4 Q0 D1 1 1.0", "run.txt, line 31: wrong number of columns (expected 6 columns: qid Q0 docno rank score run_id, found 5)"),
+    ("q4 Q0 D1 1 1.0 other", "run.txt, line 31: mixed run tags: 'sys' on line 1, another here (expected 'sys', found 'other')"),
+    ("q4 Q0 D1 1 1.0 s\x00s", "run.txt, line 31: binary data (a NUL byte) in a text file"),
+])
+def test_a_bad_line_in_a_later_block_is_named_as_in_the_whole_file(tmp_path, bad, expected):
+    lines = [f"q{t} Q0 D{d} {d} {10 - d} sys" for t in range(4) for d in range(1, 9)]
+    lines.insert(30, bad)
+    run = _write(tmp_path / "run.txt", lines)
+    qrels = _write(tmp_path / "qrels.txt", ["q1 0 D3 1"])
+    whole = _error(lambda: read_run(run))
+    assert whole.endswith(expected)
+    assert _error(lambda: pateval.evaluate(qrels, run, ["AP"], block_bytes=40)) == whole
+
+
+def test_compressed_runs_and_other_paths_go_to_the_whole_file_reader(tmp_path):
+    import gzip
+
+    plain = _write(tmp_path / "run.txt", ["q1 Q0 D1 1 1.0 sys"])
+    (tmp_path / "run.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    assert readable_in_blocks(plain)
+    assert not readable_in_blocks(tmp_path / "run.gz")
+    assert not readable_in_blocks(tmp_path / "missing.txt") and not readable_in_blocks(tmp_path)
+
+
+def test_an_empty_or_missing_run_file(tmp_path):
+    qrels = _write(tmp_path / "qrels.txt", ["q1 0 D3 1"])
+    (tmp_path / "blank.txt").write_text("\n  \n\n")
+    assert _error(lambda: pateval.evaluate(qrels, tmp_path / "blank.txt", ["AP"], block_bytes=2)).endswith(
+        "blank.txt: the file is empty")
+    assert _error(lambda: pateval.evaluate(qrels, tmp_path / "none.txt", ["AP"])).endswith("none.txt: no such file")
+
+
+def test_block_ranges_cut_between_topics_and_cover_the_file(tmp_path):
+    lines = [f"q{t} Q0 D{d} {d} 1.0 sys" for t in range(5) for d in range(30)]
+    run = _write(tmp_path / "run.txt", lines)
+    data = run.read_bytes()
+    ranges = topic_block_ranges(run, 100)
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    for start, end in ranges:
+        topics = {line.split()[0] for line in data[start:end].decode().splitlines()}
+        assert len(topics) == 1  # a topic (30 lines) is longer than a block: one per block
+    assert len(ranges) == 5
+
+
+def test_counted_notes_are_summed():
+    notes = ["r.txt: 2 duplicate document line(s) dropped (kept the first)", "other",
+             "r.txt: 3 duplicate document line(s) dropped (kept the first)"]
+    assert merge_counted_notes(notes) == ["r.txt: 5 duplicate document line(s) dropped (kept the first)", "other"]
+
+
+def test_cli_block_size_prints_what_the_whole_run_gives(tmp_path, capsys):
+    rng = random.Random(3)
+    lines = _run_lines(rng, 10)
+    rng.shuffle(lines)
+    run = _write(tmp_path / "run.txt", lines)
+    qrels = _write(tmp_path / "qrels.txt", _qrels_lines(rng, 10))
+    outputs = []
+    for size in ("0", "100", "1K"):
+        assert main(["evaluate", str(qrels), str(run), "-q", "--block-size", size, "--work-dir", str(tmp_path)]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] == outputs[2] and "\tq3\t" in outputs[0]
+    with pytest.raises(SystemExit) as caught:
+        main(["evaluate", str(qrels), str(run), "--block-size", "12Q"])
+    assert caught.value.code == 2
+    assert "argument --block-size: not a size in bytes (such as 32M, 512K or 0): '12Q'" in capsys.readouterr().err
+
+
+def test_dask_local_cluster_gives_the_same_frame(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    rng = random.Random(11)
+    runs = []
+    for k, scatter in enumerate([False, True]):
+        lines = _run_lines(rng, 9, tag=f"sys{k}")
+        if scatter:
+            rng.shuffle(lines)
+        runs.append(_write(tmp_path / f"run{k}.txt", lines))
+    qrels = _write(tmp_path / "qrels.txt", _qrels_lines(rng, 9))
+    whole = api.evaluation(qrels, runs, MEASURES, block_bytes=0)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        spread = api.evaluation(qrels, runs, MEASURES, block_bytes=120, scheduler=cluster.scheduler_address,
+                                    work_dir=tmp_path)
+    pd.testing.assert_frame_equal(whole.frame, spread.frame, check_exact=True)
+    assert whole.notes == spread.notes
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    run = _write(tmp_path / "run.txt", ["q1 Q0 D1 1 1.0 sys"])
+    qrels = _write(tmp_path / "qrels.txt", ["q1 0 D1 1"])
+    with pytest.raises(ParameterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        evaluate_runs(read_qrels(qrels), [RunFile(run)], ["AP"], scheduler="tcp://127.0.0.1:9", scheduler_timeout=1.0)
+
+
+def test_subtopic_measures_in_blocks_give_the_whole_runs_values(tmp_path):
+    rng = random.Random(5)
+    lines = _run_lines(rng, 8, ties=False)
+    rng.shuffle(lines)
+    run = _write(tmp_path / "run.txt", lines)
+    qrels = _write(tmp_path / "qrels.txt", [f"q{t} {s} EP-{d % 20:07d}-{'AB'[d // 20 % 2]}{1 + d // 40} {rng.randint(0, 1)}"
+                                             for t in range(8) for s in range(1, 4) for d in rng.sample(range(60), 6)])
+    measures = ["alpha_nDCG@10", "ERR_IA@5", "I_rec@10", "MAP_IA", "AP"]
+    whole = api.evaluation(qrels, run, measures, qrels_format="subtopic", block_bytes=0)
+    blocks = api.evaluation(qrels, run, measures, qrels_format="subtopic", block_bytes=90, work_dir=tmp_path)
+    # alpha-nDCG's kernel takes running sums over all the topics at once, so a topic's value
+    # may differ in its last bit (1.1e-16 here) with the topics evaluated beside it
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=False, rtol=0, atol=1e-15)
+    exact = whole.frame["measure"] != "alpha_nDCG@10"
+    assert whole.frame[exact]["value"].tolist() == blocks.frame[exact]["value"].tolist()
+    assert whole.notes == blocks.notes
