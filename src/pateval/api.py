@@ -816,8 +816,33 @@ def compare(
     from .stats import compare_runs
 
     matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    shared = min(len(matrix) for matrix in matrices.values())
+    if shared < 2:  # a paired test needs two topics: the means alone, and why
+        return _untested_comparison(matrices, notes, shared, baseline=baseline, test=test, correction=correction,
+                                    alpha=alpha)
     result = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
     return dataclasses.replace(result, notes=tuple(notes))
+
+
+_TEST_COLUMNS = ("measure", "run_a", "run_b", "n_topics", "mean_a", "mean_b", "difference", "statistic", "p_value",
+                 "p_adjusted", "significant", "effect_size", "ci_low", "ci_high", "critical_difference", "test",
+                 "correction", "alpha", "B", "seed")
+
+
+def _untested_comparison(matrices, notes, shared: int, *, baseline, test, correction, alpha):
+    """A :class:`~pateval.stats.Comparison` of the means only, with a note saying why no test was run."""
+    from .stats import Comparison, mean_scores
+
+    means = mean_scores(matrices)
+    if baseline is not None and baseline not in means.index:
+        raise _ParameterError(f"the baseline {baseline!r} is not among the runs {list(means.index)}")
+    tests = _pd.DataFrame({column: _pd.Series([], dtype=bool if column == "significant" else object)
+                           for column in _TEST_COLUMNS})
+    notes = [*notes, f"no significance test was run: the runs share {shared} topic{'' if shared == 1 else 's'} "
+             "and a paired test needs at least 2; the table gives the means only"]
+    return Comparison(means=means, tests=tests, topics={m: len(x) for m, x in matrices.items()}, baseline=baseline,
+                      test=test, correction=correction or "none", alpha=float(alpha), B=None, seed=None,
+                      notes=tuple(notes), scores={m: x for m, x in matrices.items()})
 
 
 def analyse_measures(

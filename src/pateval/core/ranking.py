@@ -36,7 +36,7 @@ __all__ = [
     "rank_run",
 ]
 
-ORDERS = ("score", "rank", "file")
+from .names import ORDERS  # noqa: E402 (declared where the command line reads it)
 
 # What a retrieved document is, relative to the qrels (trec_eval's RELVALUE_* distinction).
 NONPOOL = 0  # not in the qrels: unjudged, counted as non-relevant

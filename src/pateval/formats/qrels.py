@@ -34,7 +34,7 @@ from .lines import foreign_space, iter_fields, map_file, parse_int, read_bytes, 
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
-QRELS_FORMATS = ("auto", "trec", "subtopic", "dd", "ntcir", "clefip-pac", "clefip-2011")
+from .names import QRELS_FORMATS  # noqa: E402 (declared where the command line reads it)
 
 _LAYOUT = {
     "trec": "4 columns: qid iter docno rel",
