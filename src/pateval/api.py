@@ -12,9 +12,12 @@ from collections.abc import Sequence as _Sequence
 from importlib import resources as _resources
 from pathlib import Path as _Path
 
-import pandas as _pd
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._memory import plain_pages as _plain_pages
+
+if _TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
+    import pandas as _pd
 from .core.qrels import Qrels
 from .core.run import Run
 from .errors import ParameterError as _ParameterError
@@ -23,7 +26,17 @@ from .evaluation import Evaluation, aggregate, evaluate_runs
 from .formats.qrels import read_qrels
 from .formats.trec import read_run, write_run
 from .measures import EvaluationContext, Measure, all_specs, parse_measure
-from .patents import iter_patents, patent_key, patent_keys, read_patent
+from .patents.records import patent_key, patent_keys
+
+_PATENT_READERS = ("iter_patents", "read_patent")  # need lxml: imported on first use (PEP 562)
+
+
+def __getattr__(name: str):
+    if name in _PATENT_READERS:
+        from . import patents
+
+        return getattr(patents, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The public API: the names defined here, and the ones imported above from the modules that
 # define them (Qrels, Run, Evaluation, EvaluationContext, Measure, aggregate, evaluate_runs,
@@ -44,7 +57,6 @@ __all__ = [
     "collection_stats",
     "compare",
     "corpus_doc_lengths",
-    "demo",
     "evaluate",
     "evaluate_by_group",
     "evaluate_flowcharts",
@@ -275,6 +287,8 @@ def evaluate(
 
 def list_measures() -> _pd.DataFrame:
     """Every registered measure with its parameters, defaults and reference."""
+    import pandas as _pd
+
     rows = []
     for spec in all_specs():
         rows.append({
@@ -831,6 +845,8 @@ _TEST_COLUMNS = ("measure", "run_a", "run_b", "n_topics", "mean_a", "mean_b", "d
 
 def _untested_comparison(matrices, notes, shared: int, *, baseline, test, correction, alpha):
     """A :class:`~pateval.stats.Comparison` of the means only, with a note saying why no test was run."""
+    import pandas as _pd
+
     from .stats import Comparison, mean_scores
 
     means = mean_scores(matrices)
@@ -910,6 +926,8 @@ def ranking_stability(
         out (a run without a score for them), ``frame.attrs["settings"]`` holds the sizes
         (as text), trials and seed.
     """
+    import pandas as _pd
+
     from .collection.sampling import ranking_stability as stability
     from .collection.sampling import resolve_size
 
@@ -1074,18 +1092,6 @@ def search_passages(index, topics, *, model: str = "bm25", query: str = "claims"
         write_passage_run(results, out)
     return results
 
-
-def demo(out_dir: _PathLike = "pateval-demo", *, n_patents: int = 1000, seed: int = 0, grid: str = "small",
-         progress: bool = False, echo=None):
-    """The whole pipeline on a synthetic corpus: generate, ingest, build a collection, index,
-    run a grid of baselines, evaluate, compare and write the HTML report.
-
-    See :func:`pateval.search.demo.run_demo`; returns its
-    :class:`~pateval.search.demo.DemoSummary`.
-    """
-    from .search.demo import run_demo
-
-    return run_demo(out_dir, n_patents=n_patents, seed=seed, grid=grid, progress=progress, echo=echo)
 
 # ---- flowcharts -----------------------------------------------------------------------------
 

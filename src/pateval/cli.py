@@ -1086,9 +1086,9 @@ def _add_demo(commands) -> None:
 
 
 def _run_demo(args) -> int:
-    from . import api
+    from .demo import run_demo
 
-    api.demo(args.out, n_patents=args.patents, seed=args.seed, grid=args.grid,
+    run_demo(args.out, n_patents=args.patents, seed=args.seed, grid=args.grid,
              progress=not args.no_progress and sys.stderr.isatty(), echo=print)  # echo prints the report's path
     return 0
 
