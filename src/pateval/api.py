@@ -6,6 +6,8 @@ from __future__ import annotations
 # ---- foundation: reading, evaluating --------------------------------------------------------
 import dataclasses as _dataclasses
 import itertools as _itertools
+import logging as _logging
+import warnings as _warnings
 import os as _os
 from collections.abc import Mapping as _Mapping
 from collections.abc import Sequence as _Sequence
@@ -14,7 +16,6 @@ from pathlib import Path as _Path
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from ._memory import plain_pages as _plain_pages
 
 if _TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as _pd
@@ -207,17 +208,16 @@ def evaluation(
 ) -> Evaluation:
     """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
     measures = _as_measures(measures)
-    with _plain_pages():
-        qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
-        return evaluate_runs(
-            _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-            _as_runs(runs, on_duplicate=on_duplicate),
-            measures,
-            complete=complete,
-            order=order,
-            doc_key=doc_key,
-            context=EvaluationContext(dict(resources or {})),
-        )
+    qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
+    return evaluate_runs(
+        _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
+        _as_runs(runs, on_duplicate=on_duplicate),
+        measures,
+        complete=complete,
+        order=order,
+        doc_key=doc_key,
+        context=EvaluationContext(dict(resources or {})),
+    )
 
 
 def evaluate(
@@ -280,9 +280,25 @@ def evaluate(
                         doc_key=doc_key, on_duplicate=on_duplicate, resources=resources)
     frame = result.frame
     frame.attrs["notes"] = list(result.notes)
+    _tell(result.notes)
     if style == "pyterrier":  # issue 15: PyTerrier's column names on request
         frame = frame.rename(columns={"run": "name", "topic": "qid"})
     return frame
+
+
+_log = _logging.getLogger("pateval")
+
+
+def _tell(notes: _Sequence[str]) -> None:
+    """A notebook user sees the notes: each to the ``pateval`` logger (INFO), and topics left
+    out of the means also as a :class:`~pateval.errors.TopicsLeftOutWarning`."""
+    from .evaluation import TopicsLeftOut
+    from .errors import TopicsLeftOutWarning
+
+    for note in notes:
+        _log.info("%s", note)
+        if isinstance(note, TopicsLeftOut):
+            _warnings.warn(str(note), TopicsLeftOutWarning, stacklevel=3)
 
 
 def list_measures() -> _pd.DataFrame:
@@ -737,6 +753,7 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
     Paired tests need every run scored on the same topics: a topic some run has no score
     for is left out of that measure's tests (evaluate with ``complete=True`` to score it 0).
     """
+    from .evaluation import TopicsLeftOut
     from .stats import score_matrices
 
     if qrels is None:  # per-topic scores instead of runs (issue 15): see read_scores
@@ -749,8 +766,10 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
     for name, matrix in matrices.items():
         scored = frame.loc[frame["measure"] == name, "topic"].nunique()
         if len(matrix) < scored:
-            notes.append(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because some run has no "
-                         "score for them (use complete=True / -c to score them as 0)")
+            left_out = TopicsLeftOut(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because "
+                                     "some run has no score for them (use complete=True / -c to score them as 0)")
+            notes.append(left_out)
+            _tell([left_out])
     return matrices, notes
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from . import __version__
-from .errors import PatevalError
+from .errors import PatevalError, TopicsLeftOutWarning
 
 __all__ = ["build_parser", "main"]
 
@@ -1152,7 +1153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = getattr(args, "debug", False)
     try:
         _resolve_qrels_and_runs(args)
-        return int(args.run(args) or 0)
+        with warnings.catch_warnings():  # the commands print the API's notes themselves
+            warnings.simplefilter("ignore", TopicsLeftOutWarning)
+            return int(args.run(args) or 0)
     except PatevalError as error:
         print(f"pateval: error: {error}", file=sys.stderr)
         return 2

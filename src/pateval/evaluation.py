@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ._memory import plain_pages
 from .core.docids import DOC_KEYS
 from .core.qrels import Qrels
 from .core.ranking import ORDERS, JudgementIndex, RankedTopics, rank_run
@@ -25,7 +24,13 @@ from .errors import ParameterError
 from .measures import EvaluationContext, Measure, parse_measures
 from .validation import check_choice
 
-__all__ = ["Evaluation", "evaluate_runs", "aggregate", "topics_to_evaluate"]
+__all__ = ["Evaluation", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
+
+
+class TopicsLeftOut(str):
+    """A note saying that topics were left out of the means (the API also warns with it)."""
+
+    __slots__ = ()
 
 
 @dataclass
@@ -58,15 +63,16 @@ def topics_to_evaluate(qrels_topics: np.ndarray, run: Run, *, complete: bool) ->
     run_only = np.asarray(sorted(run_topics.difference(pd.Index(qrels_topics))), dtype=object)
     notes = []
     if len(run_only):
-        notes.append(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: {_few(run_only)}")
+        notes.append(TopicsLeftOut(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: "
+                                   f"{_few(run_only)}"))
     missing = qrels_topics[~in_run]
     if complete:
         if len(missing):
             notes.append(f"run {run.name!r}: {len(missing)} qrels topic(s) without results score 0 (complete averaging): {_few(missing)}")
         return qrels_topics, notes
     if len(missing):
-        notes.append(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the mean "
-                     f"(use complete=True / -c to count them as 0): {_few(missing)}")
+        notes.append(TopicsLeftOut(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the "
+                                   f"mean (use complete=True / -c to count them as 0): {_few(missing)}"))
     return qrels_topics[in_run], notes
 
 
@@ -117,9 +123,8 @@ def evaluate_runs(
     if needs_subtopics and not qrels.has_subtopics:
         raise ParameterError(f"{needs_subtopics[0]} needs subtopic qrels (format 'subtopic' or 'dd'); "
                              f"{qrels.source} was read as {qrels.format!r}")
-    with plain_pages():  # large short-lived arrays: see pateval._memory
-        return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
-                              context=context or EvaluationContext())
+    return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
+                          context=context or EvaluationContext())
 
 
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run], parsed: list[Measure], *, complete: bool, order: str,

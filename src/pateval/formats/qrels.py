@@ -202,7 +202,7 @@ def _dd_pool():
     Parsing touches about three times the file's size in fresh memory (a copy of the
     block, the parser's buffers, the columns). Arrow's default pool (mimalloc) takes it as
     transparent huge pages, which on a VM whose guest hands freed memory back to the host
-    cost several times more per MB the first time (see :mod:`pateval._memory`): the 60 MB
+    cost several times more per MB the first time (measured on the project's reference VM): the 60 MB
     of a 21 MB file took 0.05-0.3 CPU-s so, 0.04 s in ordinary pages.
     """
     import pyarrow as pa
