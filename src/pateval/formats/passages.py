@@ -46,7 +46,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..core.qrels import Qrels
 from ..core.run import Run
@@ -54,6 +53,9 @@ from ..errors import malformed
 from ..validation import check_choice
 from .atomic import atomic_output
 from .lines import INTEGER, NUMBER, iter_fields, read_bytes
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
 
 __all__ = [
     "normalise_xpath",
