@@ -375,8 +375,8 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
     path = Path(path)
     topics, docnos, xpaths = [], [], []
     data = read_bytes(path)
-    for number, raw in enumerate(data.decode("utf-8-sig", errors="strict").split("\n"), start=1):
-        fields = [f for f in re.split(r"[,\s]+", raw.strip()) if f]
+    for number, spaced in iter_fields(path, data):  # UTF-8 checked line by line, as every reader
+        fields = [f for part in spaced for f in part.split(",") if f]
         if not fields:
             continue
         if len(fields) not in (3, 4):
