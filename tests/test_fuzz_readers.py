@@ -184,3 +184,51 @@ def test_random_bytes_give_a_result_or_pateval_error(reader_name):
         _check(reader, name, data)
 
     run()
+
+
+# ---- the same through the command line: bad input is exit 2, never 70 (a bug) ----------------
+
+_QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d5 2\nq2 0 d3 2\nq2 0 d4 1\nq3 0 d9 1\n"
+_RUN = b"q1 Q0 d1 1 2.5 a\nq1 Q0 d2 2 1.0 a\nq1 Q0 d7 3 0.5 a\nq2 Q0 d3 1 1.0 a\nq2 Q0 d4 2 1.0 a\nq4 Q0 d1 1 3 a\n"
+_MEASURES = ["-m", "AP", "-m", "nDCG@3", "-m", "P@2", "-m", "RR", "-m", "Bpref", "-m", "PRES@5", "-m", "NumRelRet"]
+
+
+def _exit_status(argv, files: dict[str, bytes]) -> int:
+    import contextlib
+    import io
+
+    from pateval.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        for name, content in files.items():
+            Path(folder, name).write_bytes(content)
+        argv = [str(Path(folder, a)) if a in files else a for a in argv]
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            code = main(argv)
+        assert "internal error" not in err.getvalue(), err.getvalue()
+        return code
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_evaluate_on_mutated_files_exits_0_or_2(which):
+    seed = _QRELS if which == "qrels" else _RUN
+
+    @settings(_SETTINGS, max_examples=50)
+    @given(data=st.data())
+    def run(data):
+        files = {"qrels.txt": _QRELS, "run.txt": _RUN, f"{which}.txt": data.draw(mutated(seed))}
+        assert _exit_status(["evaluate", "qrels.txt", "run.txt", *_MEASURES, "-q", "-c"], files) in (0, 2)
+
+    run()
+
+
+def test_compare_on_mutated_runs_exits_0_or_2():
+    second = _RUN.replace(b" a\n", b" b\n").replace(b"2.5", b"0.1")
+
+    @settings(_SETTINGS, max_examples=30)
+    @given(data=st.data())
+    def run(data):
+        files = {"qrels.txt": _QRELS, "a.txt": _RUN, "b.txt": data.draw(mutated(second))}
+        assert _exit_status(["compare", "qrels.txt", "a.txt", "b.txt", "-m", "AP", "-m", "P@2"], files) in (0, 2)
+
+    run()
