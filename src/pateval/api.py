@@ -873,8 +873,10 @@ def _untested_comparison(matrices, notes, shared: int, *, baseline, test, correc
         raise _ParameterError(f"the baseline {baseline!r} is not among the runs {list(means.index)}")
     tests = _pd.DataFrame({column: _pd.Series([], dtype=bool if column == "significant" else object)
                            for column in _TEST_COLUMNS})
-    notes = [*notes, f"no significance test was run: the runs share {shared} topic{'' if shared == 1 else 's'} "
-             "and a paired test needs at least 2; the table gives the means only"]
+    untested = (f"no significance test was run: the runs share {shared} topic{'' if shared == 1 else 's'} "
+                "and a paired test needs at least 2; the table gives the means only")
+    _tell([untested])
+    notes = [*notes, untested]
     return Comparison(means=means, tests=tests, topics={m: len(x) for m, x in matrices.items()}, baseline=baseline,
                       test=test, correction=correction or "none", alpha=float(alpha), B=None, seed=None,
                       notes=tuple(notes), scores={m: x for m, x in matrices.items()})
