@@ -142,12 +142,11 @@ def _run_evaluate(args) -> int:
         if not args.qrels or not args.runs:
             raise PatevalError("evaluate needs QRELS and at least one RUN (or --example)")
         qrels_path, run_paths = args.qrels, args.runs
+    from ._lazy import pandas_deferred
     from .formats.resources import RESOURCES, load_resources
 
-    from ._lazy import pandas_deferred
-
     resources = load_resources({r.name: getattr(args, f"resource_{r.name}") for r in RESOURCES})
-    with pandas_deferred():  # printing results needs no pandas: a small evaluation starts in a third of the time
+    with pandas_deferred():  # scoring and printing need no pandas: its import was a third of a small evaluation
         result = api.evaluation(
             qrels_path, list(run_paths), args.measures or list(DEFAULT_MEASURES),
             qrels_format=args.qrels_format, complete=args.complete, order=args.order,
