@@ -41,6 +41,16 @@ def _batch_manifests(committed_batches):
     return read
 
 
+def _beside_topic_file(load_topics):
+    """Read a topics file with the patent file it names beside it."""
+
+    def read(path):
+        Path(os.path.dirname(path), "EP-1221372-A2.xml").write_bytes((DATA / "clefip" / "EP-0050001-A2.xml").read_bytes())
+        return load_topics(path)
+
+    return read
+
+
 def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
     """name -> (reader of a path, a valid file's bytes, the file's name)."""
     from pateval.flowchart.generator import generate_flowchart
@@ -58,6 +68,7 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
     from pateval.check import check_passage_run
     from pateval.collection.store import STORE_FORMAT, STORE_VERSION, committed_batches, read_store_manifest
     from pateval.report.breakdown import read_topic_groups
+    from pateval.search.run import load_topics
 
     def qrels(fmt):
         return lambda path: read_qrels(path, format=fmt)
@@ -87,6 +98,8 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
         "patent XML (CLEF-IP)": (read_patent, (DATA / "clefip" / "EP-0050001-A2.xml").read_bytes(), "EP-0050001-A2.xml"),
         "patent XML (USPTO)": (read_patent, (DATA / "uspto" / "US20050004437A1.xml").read_bytes(), "US20050004437A1.xml"),
         "flowchart": (read_flowchart, format_flowchart(generate_flowchart(seed=1, steps=4)).encode(), "fig.txt"),
+        "search topics": (_beside_topic_file(load_topics), (DATA / "clefip" / "clefip2011_PAC_topic_example.xml").read_bytes(),
+                          "topics_PAC.xml"),
         "topic groups": (read_topic_groups, b"q1 en\nq2 de\nq3 en\n", "groups.txt"),
         "passage run check": (check_passage_run, (DATA / "clefip" / "clefip2012_PSG_run_example.txt").read_bytes(),
                               "p-r-PSG.txt"),
