@@ -20,6 +20,7 @@ HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "matplotlib", "duckdb", "lxml", 
 _PROBE = """
 import contextlib, io, json, sys
 argv = json.loads(sys.argv[1])
+code = 0
 if argv == ["import"]:
     import pateval
     pateval.__version__
@@ -27,10 +28,10 @@ else:
     from pateval.cli import main
     with contextlib.redirect_stdout(io.StringIO()):
         try:
-            main(argv)
-        except SystemExit:
-            pass
-print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+            code = main(argv)
+        except SystemExit as exit_:
+            code = exit_.code
+print(json.dumps([code, sorted({name.split(".")[0] for name in sys.modules})]))
 """
 
 
@@ -45,8 +46,11 @@ def _command_paths() -> list[list[str]]:
 
 
 def _loaded_after(argv: list[str]) -> set[str]:
+    """The top-level modules loaded once ``pateval ARGV`` ran (successfully) in a fresh interpreter."""
     done = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(argv)], capture_output=True, text=True, check=True)
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    code, modules = json.loads(done.stdout.splitlines()[-1])
+    assert code == 0, f"`pateval {' '.join(argv)}` exited {code}: {done.stderr[-500:]}"
+    return set(modules)
 
 
 def test_every_command_is_probed():
@@ -149,3 +153,20 @@ def test_the_deferral_is_lifted_by_the_first_use_of_pandas():
     done = subprocess.run([sys.executable, "-c", _DEFERRAL], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "ok\n"
+
+
+@pytest.mark.parametrize("command, unused", [
+    (["compare", "{q}", "{r1}", "{r2}", "-m", "AP"], {"matplotlib", "lxml", "duckdb", "tantivy", "networkx"}),
+    (["analyse-measures", "{q}", "{r1}", "{r2}", "-m", "AP", "-m", "P@5"], {"matplotlib", "lxml", "duckdb", "tantivy"}),
+    (["stability", "{q}", "{r1}", "{r2}", "-m", "AP", "--sizes", "5", "--trials", "2"], {"matplotlib", "lxml", "duckdb"}),
+    (["user-model", "time", "{q}", "{r1}", "--doc-lengths", "{lengths}"], {"scipy", "matplotlib", "lxml", "duckdb"}),
+    (["measures"], {"scipy", "matplotlib", "lxml", "duckdb", "tantivy", "networkx"}),
+], ids=lambda value: value[0] if isinstance(value, list) else "")
+def test_a_command_loads_only_what_it_uses(tmp_path, command, unused):
+    from pateval.api import example_files
+
+    qrels, runs = example_files()
+    lengths = tmp_path / "lengths.txt"
+    lengths.write_text("".join(f"{d} 150\n" for d in sorted({line.split()[2] for p in [qrels, *runs] for line in open(p)})))
+    argv = [part.format(q=qrels, r1=runs[0], r2=runs[1], lengths=lengths) for part in command]
+    assert sorted(unused & _loaded_after(argv)) == []

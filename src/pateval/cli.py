@@ -845,7 +845,6 @@ def _add_analyse_measures(commands) -> None:
 
 def _run_analyse_measures(args) -> int:
     from . import api
-    from .report import plots
     from .report.tables import render_analysis
 
     qrels, measures, options = _comparison_sources(args)
@@ -858,6 +857,8 @@ def _run_analyse_measures(args) -> int:
         print(f"pateval: note: {note}", file=sys.stderr)
     _write_text_or_print(render_analysis(analysis, format=args.format, precision=args.precision), args.output)
     if args.plots:
+        from .report import plots  # matplotlib: only when figures are asked for
+
         figures = {"asl_curves": plots.plot_asl_curves(analysis.power.curves, alpha=args.alpha)}
         means = analysis.means
         for i, first in enumerate(means.columns):

@@ -16,14 +16,17 @@ import html
 import io
 import json
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..formats.results import check_precision
-from ..stats.comparison import Comparison, MeasureAnalysis
 from ..validation import check_choice
 from .names import TABLE_FORMATS
+
+if TYPE_CHECKING:  # the types only: rendering a plain table must not load SciPy
+    from ..stats.comparison import Comparison, MeasureAnalysis
 
 __all__ = [
     "TABLE_FORMATS",
