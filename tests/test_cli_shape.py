@@ -131,3 +131,31 @@ def test_an_unwritable_output_is_exit_2_not_a_bug(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.splitlines()[-1] == (f"pateval: error: {target}: cannot write there, {tmp_path / 'qrels.txt'} is a file, "
                                     "not a directory")
+
+
+def test_interrupted_is_exit_130_without_a_traceback(monkeypatch, capsys):
+    original = cli._add_evaluate
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    def add(commands):
+        original(commands)
+        commands.choices["evaluate"].set_defaults(run=interrupted)
+
+    monkeypatch.setattr(cli, "_COMMANDS", [add if f is original else f for f in cli._COMMANDS])
+    assert main(["evaluate", "--example"]) == 130
+    assert capsys.readouterr().err == "pateval: interrupted\n"
+
+
+def test_python_dash_m_pateval_is_the_command(tmp_path):
+    import subprocess
+    import sys
+
+    qrels, runs = _files(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "pateval", "evaluate", qrels, runs[0], "-m", "AP"],
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "AP                    \tall\t1.0000\n")
+    done = subprocess.run([sys.executable, "-m", "pateval", "evaluate", qrels, str(tmp_path / "nope"), "-m", "AP"],
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (2, f"pateval: error: {tmp_path / 'nope'}: no such file\n")
