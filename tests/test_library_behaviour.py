@@ -58,3 +58,23 @@ def test_the_package_ships_py_typed():
     assert "py.typed" in config["tool"]["setuptools"]["package-data"]["pateval"]
     assert "dask[distributed]>=2024.1" in config["project"]["optional-dependencies"]["dask"]
     assert not any(d.startswith(("dask", "distributed")) for d in config["project"]["dependencies"])
+
+
+def test_plotting_leaves_the_callers_matplotlib_backend_alone(tmp_path):
+    import subprocess
+    import sys
+
+    script = f"""
+import matplotlib, sys, warnings
+matplotlib.use("svg")
+import pateval
+from pateval import api
+warnings.simplefilter("ignore")
+frame = pateval.evaluate({QRELS!r}, {RUN!r}, ["AP"])
+api.evaluate_by_group(frame, {{"q1": "a", "q2": "b"}}, plot={str(tmp_path / "groups.png")!r})
+print(matplotlib.get_backend(), "matplotlib.pyplot" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["svg", "False"]
+    assert (tmp_path / "groups.png").read_bytes().startswith(b"\x89PNG")
