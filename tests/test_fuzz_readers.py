@@ -245,3 +245,40 @@ def test_compare_on_mutated_runs_exits_0_or_2():
         assert _exit_status(["compare", "qrels.txt", "a.txt", "b.txt", "-m", "AP", "-m", "P@2"], files) in (0, 2)
 
     run()
+
+
+def test_check_and_flowchart_eval_on_mutated_files_exit_0_1_or_2():
+    psg_run = (DATA / "clefip" / "clefip2012_PSG_run_example.txt").read_bytes()
+    topics = (DATA / "clefip" / "clefip2012_PSG_topic_example.txt").read_bytes()
+    _, flowchart, _ = READERS["flowchart"]
+
+    @settings(_SETTINGS, max_examples=30)
+    @given(data=st.data())
+    def run(data):
+        files = {"p-r-PSG.txt": data.draw(mutated(psg_run)), "topics.txt": data.draw(mutated(topics))}
+        assert _exit_status(["check", "p-r-PSG.txt", "--topics", "topics.txt"], files) in (0, 1, 2)
+        with tempfile.TemporaryDirectory() as folder:
+            for side in ("truth", "sub"):
+                os.makedirs(os.path.join(folder, side))
+            Path(folder, "truth", "f.txt").write_bytes(flowchart)
+            Path(folder, "sub", "f.txt").write_bytes(data.draw(mutated(flowchart)))
+            code = _exit_status(["flowchart", "eval", os.path.join(folder, "truth"), os.path.join(folder, "sub"),
+                                 "--time-budget", "0.2"], {})
+            assert code in (0, 1, 2)
+
+    run()
+
+
+def test_corpus_ingest_of_mutated_xml_exits_0_or_2():
+    xml = (DATA / "clefip" / "EP-0050001-A2.xml").read_bytes()
+
+    @settings(_SETTINGS, max_examples=12)
+    @given(data=st.data())
+    def run(data):
+        with tempfile.TemporaryDirectory() as folder:
+            Path(folder, "doc.xml").write_bytes(data.draw(mutated(xml)))
+            code = _exit_status(["corpus", "ingest", os.path.join(folder, "doc.xml"), "--out",
+                                 os.path.join(folder, "store"), "--workers", "1", "--no-progress"], {})
+            assert code in (0, 2)
+
+    run()
