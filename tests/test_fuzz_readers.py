@@ -282,3 +282,22 @@ def test_corpus_ingest_of_mutated_xml_exits_0_or_2():
             assert code in (0, 2)
 
     run()
+
+
+def test_subtopic_and_professional_measures_on_mutated_inputs_exit_0_or_2():
+    qrels = b"q1 1 d1 1\nq1 2 d2 2\nq1 2 d5 1\nq1 3 d7 1\nq2 1 d3 1\nq2 2 d4 1\n"
+    lengths = b"d1 120\nd2 30\nd3 500\nd4 0\nd5 77\nd7 10\nd9 5\n"
+    measures = ["-m", "alpha_nDCG@5", "-m", "nERR_IA@5", "-m", "I_rec@3", "-m", "CT@5", "-m", "ACT@5",
+                "-m", "D_nDCG@5", "-m", "TBG", "-m", "CT(time=tbg)@5", "-m", "PRES@10", "-m", "Rprec"]
+
+    @settings(_SETTINGS, max_examples=40)
+    @given(data=st.data())
+    def run(data):
+        which = data.draw(st.sampled_from(["qrels.txt", "run.txt", "lengths.txt"]))
+        files = {"qrels.txt": qrels, "run.txt": _RUN, "lengths.txt": lengths}
+        files[which] = data.draw(mutated(files[which]))
+        argv = ["evaluate", "qrels.txt", "run.txt", "--qrels-format", "subtopic", "--doc-lengths", "lengths.txt",
+                *measures, "-q", "-c"]
+        assert _exit_status(argv, files) in (0, 2)
+
+    run()
