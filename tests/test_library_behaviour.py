@@ -78,3 +78,15 @@ print(matplotlib.get_backend(), "matplotlib.pyplot" in sys.modules)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["svg", "False"]
     assert (tmp_path / "groups.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_every_entry_point_warns_at_the_callers_line():
+    from pateval import api
+
+    with pytest.warns(TopicsLeftOutWarning) as record:
+        api.evaluation(QRELS, RUN, ["AP"])
+    assert {w.filename for w in record} == {__file__}
+    second = {t: {d: -s for d, s in docs.items()} for t, docs in RUN.items()}
+    with pytest.warns(TopicsLeftOutWarning) as record:
+        api.compare(QRELS, {"a": RUN, "b": second}, ["AP"])
+    assert {w.filename for w in record} == {__file__}

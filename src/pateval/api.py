@@ -206,10 +206,11 @@ def evaluation(
     on_duplicate: str = "error",
     resources: _Mapping | None = None,
 ) -> Evaluation:
-    """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
+    """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes
+    (told to the ``pateval`` logger and, for topics left out, as a warning, as :func:`evaluate` does)."""
     measures = _as_measures(measures)
     qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
-    return evaluate_runs(
+    result = evaluate_runs(
         _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
         _as_runs(runs, on_duplicate=on_duplicate),
         measures,
@@ -218,6 +219,8 @@ def evaluation(
         doc_key=doc_key,
         context=EvaluationContext(dict(resources or {})),
     )
+    _tell(result.notes)
+    return result
 
 
 def evaluate(
@@ -280,7 +283,6 @@ def evaluate(
                         doc_key=doc_key, on_duplicate=on_duplicate, resources=resources)
     frame = result.frame
     frame.attrs["notes"] = list(result.notes)
-    _tell(result.notes)
     if style == "pyterrier":  # issue 15: PyTerrier's column names on request
         frame = frame.rename(columns={"run": "name", "topic": "qid"})
     return frame
@@ -298,7 +300,18 @@ def _tell(notes: _Sequence[str]) -> None:
     for note in notes:
         _log.info("%s", note)
         if isinstance(note, TopicsLeftOut):
-            _warnings.warn(str(note), TopicsLeftOutWarning, stacklevel=3)
+            _warnings.warn(str(note), TopicsLeftOutWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside pateval: the user's line that called it."""
+    import sys
+
+    package = _os.path.dirname(_os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _os.path.abspath(frame.f_code.co_filename).startswith(package + _os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def list_measures() -> _pd.DataFrame:
