@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pateval",
         description="Evaluate patent prior-art search and other professional search.",
+        epilog="Exit status: 0 done, 1 findings (check, flowchart eval), 2 bad input or usage (one line naming "
+        "the file and line), 70 a bug in pateval (--debug prints its traceback), 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"pateval {__version__}")
     parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
