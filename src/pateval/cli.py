@@ -79,6 +79,11 @@ def _add_shared_flags(parser: argparse.ArgumentParser) -> None:
 
 
 # Each entry adds one sub-command to the parser; the handler is stored with set_defaults(run=...).
+# Adding one: take option choices from a ``names`` module (formats/names.py, core/names.py,
+# stats/names.py, report/names.py -- modules that import nothing), never from a reader or a
+# measure module; import what the handler needs inside the handler; declare an output option
+# as any one of -o / --out / --output (the other spellings are added); raise PatevalError for
+# bad input (exit 2). tests/test_startup.py and tests/test_cli_shape.py check all of it.
 _COMMANDS: list = []
 
 
