@@ -62,6 +62,7 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
     from pateval.formats.intents import read_intents
     from pateval.formats.passages import read_passage_qrels, read_passage_run, read_passage_topics
     from pateval.formats.qrels import read_qrels
+    from pateval.formats.scores import read_scores
     from pateval.formats.trec import read_run
     from pateval.formats.weights import read_subtopic_weights
     from pateval.patents.reader import read_patent
@@ -100,6 +101,10 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
         "flowchart": (read_flowchart, format_flowchart(generate_flowchart(seed=1, steps=4)).encode(), "fig.txt"),
         "search topics": (_beside_topic_file(load_topics), (DATA / "clefip" / "clefip2011_PAC_topic_example.xml").read_bytes(),
                           "topics_PAC.xml"),
+        "score file (trec_eval -q)": (read_scores, (DATA / "trec_eval_q" / "run1.eval").read_bytes(), "run1.eval"),
+        "score file (pateval JSON)": (read_scores, b'[{"run": "a", "measure": "AP", "topic": "q1", "value": 0.5},\n'
+                                      b' {"run": "a", "measure": "AP", "topic": "q2", "value": 0.25}]\n', "a.json"),
+        "score file (CSV)": (read_scores, b"run,measure,topic,value\na,AP,q1,0.5\na,AP,q2,0.25\n", "a.csv"),
         "topic groups": (read_topic_groups, b"q1 en\nq2 de\nq3 en\n", "groups.txt"),
         "passage run check": (check_passage_run, (DATA / "clefip" / "clefip2012_PSG_run_example.txt").read_bytes(),
                               "p-r-PSG.txt"),

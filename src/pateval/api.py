@@ -19,6 +19,14 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as _pd
+
+
+def _is_frame(value) -> bool:
+    """A pandas DataFrame, told without importing pandas (none can exist before it is imported)."""
+    import sys
+
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
 from .core.qrels import Qrels
 from .core.run import Run
 from .errors import ParameterError as _ParameterError
@@ -98,7 +106,7 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
     if isinstance(qrels, (str, _os.PathLike)):
         return read_qrels(qrels, format=qrels_format, on_duplicate=on_duplicate)
     # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
-    if isinstance(qrels, _pd.DataFrame):
+    if _is_frame(qrels):
         return Qrels.from_frame(qrels)
     if _from_ranx(qrels, "Qrels"):
         return Qrels.from_ranx(qrels)
@@ -116,7 +124,7 @@ def _as_run(run, *, name: str | None, on_duplicate: str) -> Run:
     if isinstance(run, (str, _os.PathLike)):
         return read_run(run, on_duplicate=on_duplicate, name=name)
     # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
-    if isinstance(run, _pd.DataFrame):
+    if _is_frame(run):
         return Run.from_frame(run, name=name)
     if _from_ranx(run, "Run"):
         return Run.from_ranx(run, name=name)
@@ -176,7 +184,7 @@ def _is_single_run_dict(runs: _Mapping) -> bool:
 
 def _as_runs(runs, *, on_duplicate: str):
     """The runs, each read only when the evaluation reaches it (one run in memory at a time)."""
-    if isinstance(runs, (str, _os.PathLike, Run, _pd.DataFrame)) or _from_ranx(runs, "Run") or _is_records(runs):
+    if isinstance(runs, (str, _os.PathLike, Run)) or _is_frame(runs) or _from_ranx(runs, "Run") or _is_records(runs):
         yield _as_run(runs, name=None, on_duplicate=on_duplicate)
     elif isinstance(runs, _Mapping):
         if _is_single_run_dict(runs):
@@ -675,7 +683,7 @@ def _passage_inputs(qrels, runs, resources, *, on_duplicate: str):
 
     if isinstance(runs, (str, _os.PathLike, PassageRun, Run)):
         runs = [routed(runs, None)]
-    elif isinstance(runs, _pd.DataFrame) or _from_ranx(runs, "Run") or _is_records(runs):
+    elif _is_frame(runs) or _from_ranx(runs, "Run") or _is_records(runs):
         runs = [runs]  # one run in a tool's form (issue 15), read by _as_run
     elif isinstance(runs, _Mapping):
         if not _is_single_run_dict(runs):
@@ -811,7 +819,7 @@ def read_scores(sources, *, measures: _Sequence[str] | str | None = None, format
 
     if isinstance(measures, str):
         measures = [measures]
-    if isinstance(sources, _pd.DataFrame):
+    if _is_frame(sources):
         frame = sources[sources["topic"].astype(str) != "all"]
         return frame if not measures else frame[frame["measure"].isin([str(parse_measure(m)) for m in measures])]
     if isinstance(sources, (str, _os.PathLike)):
