@@ -44,7 +44,6 @@ from pathlib import Path
 
 import numpy as np
 
-from pateval._memory import plain_pages
 from pateval.api import evaluate
 from pateval.core.ranking import JudgementIndex, rank_run
 from pateval.formats.dd import read_dd_run
@@ -146,43 +145,42 @@ def main(argv=None) -> None:
         print(f"{options.topics} topics, {n_rows} run lines (10 iterations of 5), {n_qrels} passage judgements")
 
         # ---- pateval (CPU seconds of this process: the machine may be shared)
-        with plain_pages():  # the page policy `pateval evaluate` reads and scores under
-            clock = time.process_time
-            start = clock()
-            qrels = read_qrels(paths["qrels.txt"], format="dd")
-            read_qrels_time = clock() - start
-            dd = read_dd_run(paths["run.txt"])
-            read_run_time = clock() - start - read_qrels_time
-            frame = evaluate(qrels, dd.run, measures, order="rank", resources={"iterations": dd.iterations})
-            pateval_total = clock() - start
-            print(f"pateval end to end: qrels read {read_qrels_time:.3f} s, DD run read {read_run_time:.3f} s, "
-                  f"evaluate {pateval_total - read_qrels_time - read_run_time:.3f} s")
-            start = clock()
-            index = JudgementIndex.build(qrels, qrels.topic_ids)
-            ranked = rank_run(dd.run, index, order="rank")
-            prepared_at = clock()
+        clock = time.process_time
+        start = clock()
+        qrels = read_qrels(paths["qrels.txt"], format="dd")
+        read_qrels_time = clock() - start
+        dd = read_dd_run(paths["run.txt"])
+        read_run_time = clock() - start - read_qrels_time
+        frame = evaluate(qrels, dd.run, measures, order="rank", resources={"iterations": dd.iterations})
+        pateval_total = clock() - start
+        print(f"pateval end to end: qrels read {read_qrels_time:.3f} s, DD run read {read_run_time:.3f} s, "
+              f"evaluate {pateval_total - read_qrels_time - read_run_time:.3f} s")
+        start = clock()
+        index = JudgementIndex.build(qrels, qrels.topic_ids)
+        ranked = rank_run(dd.run, index, order="rank")
+        prepared_at = clock()
+        context = EvaluationContext({"iterations": dd.iterations})
+        view_start = clock()
+        _view(ranked, "trec-dd")
+        view_time = clock() - view_start
+        kernel_start = clock()
+        ct, act = (m.compute(ranked, context) for m in measures)
+        pateval_kernels = clock() - kernel_start
+        pateval_scoring = clock() - start
+        for _ in range(options.repeats - 1):
+            # again from the subtopic view: the iteration lookup and the values made anew
+            for key in [k for k in _VIEWS[ranked] if k not in ("trec-dd", "max")]:
+                del _VIEWS[ranked][key]
             context = EvaluationContext({"iterations": dd.iterations})
-            view_start = clock()
-            _view(ranked, "trec-dd")
-            view_time = clock() - view_start
             kernel_start = clock()
-            ct, act = (m.compute(ranked, context) for m in measures)
-            pateval_kernels = clock() - kernel_start
-            pateval_scoring = clock() - start
-            for _ in range(options.repeats - 1):
-                # again from the subtopic view: the iteration lookup and the values made anew
-                for key in [k for k in _VIEWS[ranked] if k not in ("trec-dd", "max")]:
-                    del _VIEWS[ranked][key]
-                context = EvaluationContext({"iterations": dd.iterations})
-                kernel_start = clock()
-                again = [m.compute(ranked, context) for m in measures]
-                pateval_kernels = min(pateval_kernels, clock() - kernel_start)
-                assert np.array_equal(again[0], ct) and np.array_equal(again[1], act)
-            print(f"pateval scoring: judgement index and ranking {prepared_at - start:.3f} s, subtopic view "
-                  f"{view_time:.3f} s, CT and ACT kernels (iteration lookup included) {pateval_kernels:.3f} s")
-            ours = {t: (c, a) for t, c, a in zip(ranked.topic_ids, ct, act)}
-            by_frame = frame.pivot(index="topic", columns="measure", values="value")
-            assert np.array_equal(by_frame[str(measures[0])].reindex(ranked.topic_ids).to_numpy(), ct)
+            again = [m.compute(ranked, context) for m in measures]
+            pateval_kernels = min(pateval_kernels, clock() - kernel_start)
+            assert np.array_equal(again[0], ct) and np.array_equal(again[1], act)
+        print(f"pateval scoring: judgement index and ranking {prepared_at - start:.3f} s, subtopic view "
+              f"{view_time:.3f} s, CT and ACT kernels (iteration lookup included) {pateval_kernels:.3f} s")
+        ours = {t: (c, a) for t, c, a in zip(ranked.topic_ids, ct, act)}
+        by_frame = frame.pivot(index="topic", columns="measure", values="value")
+        assert np.array_equal(by_frame[str(measures[0])].reindex(ranked.topic_ids).to_numpy(), ct)
 
         # ---- the reference
         scorer = find_jig()

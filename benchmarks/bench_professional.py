@@ -35,7 +35,6 @@ import time
 import numpy as np
 import pyarrow as pa
 
-from pateval._memory import plain_pages
 from pateval.core.qrels import Qrels
 from pateval.core.ranking import JudgementIndex, rank_run
 from pateval.core.run import Run
@@ -180,9 +179,8 @@ def main() -> None:
     print(f"{'measure':<24}{'pateval s':>11}{'reference s':>13}{'ratio':>9}{'max |diff|':>13}   (CPU seconds)")
     for name, reference in cases:
         measure = parse_measure(name)
-        with plain_pages():  # the page policy evaluate_runs gives the kernels
-            ours_time, ours = best_of(args.repeats,
-                                      lambda m=measure: m.compute(ranked, EvaluationContext({"doc_lengths": length_table})))
+        ours_time, ours = best_of(args.repeats,
+                                  lambda m=measure: m.compute(ranked, EvaluationContext({"doc_lengths": length_table})))
         reference_time, theirs = timed(reference)
         difference = float(np.max(np.abs(ours - theirs)))
         print(f"{name:<24}{ours_time:>11.3f}{reference_time:>13.2f}{reference_time / ours_time:>8.1f}x{difference:>13.2e}")

@@ -20,7 +20,6 @@ import time
 import numpy as np
 import pyndeval
 
-from pateval._memory import plain_pages
 
 from pateval.core.qrels import Qrels
 from pateval.core.run import Run
@@ -131,8 +130,7 @@ def main() -> None:
     print(f"{'pyndeval':10s} {reference_wall:9.3f} {reference_cpu:9.3f}")
     print(f"{'pateval':10s} {pateval_wall:9.3f} {pateval_cpu:9.3f}   (evaluate_runs, end to end)")
     print(f"ratio      {reference_wall / pateval_wall:9.2f} {reference_cpu / pateval_cpu:9.2f}   (pyndeval / pateval; > 1: pateval faster)")
-    with plain_pages():  # the page policy evaluate_runs gives its stages
-        stages = pateval_stages(qrels, run, reference_measures, args.repeats)
+    stages = pateval_stages(qrels, run, reference_measures, args.repeats)
     print(f"pateval stages, CPU s (each from scratch, best of {args.repeats}):")
     for name, seconds in stages.items():
         print(f"  {name:32s} {seconds:8.3f}")

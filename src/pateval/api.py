@@ -6,15 +6,27 @@ from __future__ import annotations
 # ---- foundation: reading, evaluating --------------------------------------------------------
 import dataclasses as _dataclasses
 import itertools as _itertools
+import logging as _logging
+import warnings as _warnings
 import os as _os
 from collections.abc import Mapping as _Mapping
 from collections.abc import Sequence as _Sequence
 from importlib import resources as _resources
 from pathlib import Path as _Path
 
-import pandas as _pd
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from ._memory import plain_pages as _plain_pages
+
+if _TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
+    import pandas as _pd
+
+
+def _is_frame(value) -> bool:
+    """A pandas DataFrame, told without importing pandas (none can exist before it is imported)."""
+    import sys
+
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
 from .core.qrels import Qrels
 from .core.run import Run
 from .errors import ParameterError as _ParameterError
@@ -23,7 +35,17 @@ from .evaluation import Evaluation, aggregate, evaluate_runs
 from .formats.qrels import read_qrels
 from .formats.trec import read_run, write_run
 from .measures import EvaluationContext, Measure, all_specs, parse_measure
-from .patents import iter_patents, patent_key, patent_keys, read_patent
+from .patents.records import patent_key, patent_keys
+
+_PATENT_READERS = ("iter_patents", "read_patent")  # need lxml: imported on first use (PEP 562)
+
+
+def __getattr__(name: str):
+    if name in _PATENT_READERS:
+        from . import patents
+
+        return getattr(patents, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The public API: the names defined here, and the ones imported above from the modules that
 # define them (Qrels, Run, Evaluation, EvaluationContext, Measure, aggregate, evaluate_runs,
@@ -47,7 +69,6 @@ __all__ = [
     "collection_stats",
     "compare",
     "corpus_doc_lengths",
-    "demo",
     "evaluate",
     "evaluate_by_group",
     "evaluate_flowcharts",
@@ -88,7 +109,7 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
     if isinstance(qrels, (str, _os.PathLike)):
         return read_qrels(qrels, format=qrels_format, on_duplicate=on_duplicate)
     # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
-    if isinstance(qrels, _pd.DataFrame):
+    if _is_frame(qrels):
         return Qrels.from_frame(qrels)
     if _from_ranx(qrels, "Qrels"):
         return Qrels.from_ranx(qrels)
@@ -111,7 +132,7 @@ def _as_run(run, *, name: str | None, on_duplicate: str, block_bytes: int = 0):
     if isinstance(run, (str, _os.PathLike)):
         return read_run(run, on_duplicate=on_duplicate, name=name)
     # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
-    if isinstance(run, _pd.DataFrame):
+    if _is_frame(run):
         return Run.from_frame(run, name=name)
     if _from_ranx(run, "Run"):
         return Run.from_ranx(run, name=name)
@@ -172,7 +193,7 @@ def _is_single_run_dict(runs: _Mapping) -> bool:
 def _as_runs(runs, *, on_duplicate: str, block_bytes: int = 0):
     """The runs, each read only when the evaluation reaches it (one run in memory at a time;
     with ``block_bytes``, run files as RunFile: read block by block)."""
-    if isinstance(runs, (str, _os.PathLike, Run, _pd.DataFrame)) or _from_ranx(runs, "Run") or _is_records(runs):
+    if isinstance(runs, (str, _os.PathLike, Run)) or _is_frame(runs) or _from_ranx(runs, "Run") or _is_records(runs):
         yield _as_run(runs, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes)
     elif isinstance(runs, _Mapping):
         if _is_single_run_dict(runs):
@@ -205,26 +226,28 @@ def evaluation(
     scheduler: str | None = None,
     work_dir: str | _os.PathLike[str] | None = None,
 ) -> Evaluation:
-    """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes."""
+    """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes
+    (told to the ``pateval`` logger and, for topics left out, as a warning, as :func:`evaluate` does)."""
     from .formats.runblocks import DEFAULT_BLOCK_BYTES
 
     measures = _as_measures(measures)
     if block_bytes is not None and (isinstance(block_bytes, bool) or not isinstance(block_bytes, int) or block_bytes < 0):
         raise _ParameterError(f"block_bytes must be a whole number of bytes >= 0, not {block_bytes!r}")
-    with _plain_pages():
-        qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
-        return evaluate_runs(
-            _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-            _as_runs(runs, on_duplicate=on_duplicate,
-                     block_bytes=DEFAULT_BLOCK_BYTES if block_bytes is None else block_bytes),
-            measures,
-            complete=complete,
-            order=order,
-            doc_key=doc_key,
-            context=EvaluationContext(dict(resources or {})),
-            scheduler=scheduler,
-            work_dir=work_dir,
-        )
+    qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
+    result = evaluate_runs(
+        _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
+        _as_runs(runs, on_duplicate=on_duplicate,
+                 block_bytes=DEFAULT_BLOCK_BYTES if block_bytes is None else block_bytes),
+        measures,
+        complete=complete,
+        order=order,
+        doc_key=doc_key,
+        context=EvaluationContext(dict(resources or {})),
+        scheduler=scheduler,
+        work_dir=work_dir,
+    )
+    _tell(result.notes)
+    return result
 
 
 def evaluate(
@@ -306,8 +329,36 @@ def evaluate(
     return frame
 
 
+_log = _logging.getLogger("pateval")
+
+
+def _tell(notes: _Sequence[str]) -> None:
+    """A notebook user sees the notes: each to the ``pateval`` logger (INFO), and topics left
+    out of the means also as a :class:`~pateval.errors.TopicsLeftOutWarning`."""
+    from .evaluation import TopicsLeftOut
+    from .errors import TopicsLeftOutWarning
+
+    for note in notes:
+        _log.info("%s", note)
+        if isinstance(note, TopicsLeftOut):
+            _warnings.warn(str(note), TopicsLeftOutWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside pateval: the user's line that called it."""
+    import sys
+
+    package = _os.path.dirname(_os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _os.path.abspath(frame.f_code.co_filename).startswith(package + _os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def list_measures() -> _pd.DataFrame:
     """Every registered measure with its parameters, defaults and reference."""
+    import pandas as _pd
+
     rows = []
     for spec in all_specs():
         rows.append({
@@ -665,7 +716,7 @@ def _passage_inputs(qrels, runs, resources, *, on_duplicate: str):
 
     if isinstance(runs, (str, _os.PathLike, PassageRun, Run)):
         runs = [routed(runs, None)]
-    elif isinstance(runs, _pd.DataFrame) or _from_ranx(runs, "Run") or _is_records(runs):
+    elif _is_frame(runs) or _from_ranx(runs, "Run") or _is_records(runs):
         runs = [runs]  # one run in a tool's form (issue 15), read by _as_run
     elif isinstance(runs, _Mapping):
         if not _is_single_run_dict(runs):
@@ -756,6 +807,7 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
     Paired tests need every run scored on the same topics: a topic some run has no score
     for is left out of that measure's tests (evaluate with ``complete=True`` to score it 0).
     """
+    from .evaluation import TopicsLeftOut
     from .stats import score_matrices
 
     if qrels is None:  # per-topic scores instead of runs (issue 15): see read_scores
@@ -768,8 +820,10 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
     for name, matrix in matrices.items():
         scored = frame.loc[frame["measure"] == name, "topic"].nunique()
         if len(matrix) < scored:
-            notes.append(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because some run has no "
-                         "score for them (use complete=True / -c to score them as 0)")
+            left_out = TopicsLeftOut(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because "
+                                     "some run has no score for them (use complete=True / -c to score them as 0)")
+            notes.append(left_out)
+            _tell([left_out])
     return matrices, notes
 
 
@@ -798,7 +852,7 @@ def read_scores(sources, *, measures: _Sequence[str] | str | None = None, format
 
     if isinstance(measures, str):
         measures = [measures]
-    if isinstance(sources, _pd.DataFrame):
+    if _is_frame(sources):
         frame = sources[sources["topic"].astype(str) != "all"]
         return frame if not measures else frame[frame["measure"].isin([str(parse_measure(m)) for m in measures])]
     if isinstance(sources, (str, _os.PathLike)):
@@ -849,8 +903,37 @@ def compare(
     from .stats import compare_runs
 
     matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    shared = min(len(matrix) for matrix in matrices.values())
+    if shared < 2:  # a paired test needs two topics: the means alone, and why
+        return _untested_comparison(matrices, notes, shared, baseline=baseline, test=test, correction=correction,
+                                    alpha=alpha)
     result = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
     return dataclasses.replace(result, notes=tuple(notes))
+
+
+_TEST_COLUMNS = ("measure", "run_a", "run_b", "n_topics", "mean_a", "mean_b", "difference", "statistic", "p_value",
+                 "p_adjusted", "significant", "effect_size", "ci_low", "ci_high", "critical_difference", "test",
+                 "correction", "alpha", "B", "seed")
+
+
+def _untested_comparison(matrices, notes, shared: int, *, baseline, test, correction, alpha):
+    """A :class:`~pateval.stats.Comparison` of the means only, with a note saying why no test was run."""
+    import pandas as _pd
+
+    from .stats import Comparison, mean_scores
+
+    means = mean_scores(matrices)
+    if baseline is not None and baseline not in means.index:
+        raise _ParameterError(f"the baseline {baseline!r} is not among the runs {list(means.index)}")
+    tests = _pd.DataFrame({column: _pd.Series([], dtype=bool if column == "significant" else object)
+                           for column in _TEST_COLUMNS})
+    untested = (f"no significance test was run: the runs share {shared} topic{'' if shared == 1 else 's'} "
+                "and a paired test needs at least 2; the table gives the means only")
+    _tell([untested])
+    notes = [*notes, untested]
+    return Comparison(means=means, tests=tests, topics={m: len(x) for m, x in matrices.items()}, baseline=baseline,
+                      test=test, correction=correction or "none", alpha=float(alpha), B=None, seed=None,
+                      notes=tuple(notes), scores={m: x for m, x in matrices.items()})
 
 
 def analyse_measures(
@@ -918,6 +1001,8 @@ def ranking_stability(
         out (a run without a score for them), ``frame.attrs["settings"]`` holds the sizes
         (as text), trials and seed.
     """
+    import pandas as _pd
+
     from .collection.sampling import ranking_stability as stability
     from .collection.sampling import resolve_size
 
@@ -1082,18 +1167,6 @@ def search_passages(index, topics, *, model: str = "bm25", query: str = "claims"
         write_passage_run(results, out)
     return results
 
-
-def demo(out_dir: _PathLike = "pateval-demo", *, n_patents: int = 1000, seed: int = 0, grid: str = "small",
-         progress: bool = False, echo=None):
-    """The whole pipeline on a synthetic corpus: generate, ingest, build a collection, index,
-    run a grid of baselines, evaluate, compare and write the HTML report.
-
-    See :func:`pateval.search.demo.run_demo`; returns its
-    :class:`~pateval.search.demo.DemoSummary`.
-    """
-    from .search.demo import run_demo
-
-    return run_demo(out_dir, n_patents=n_patents, seed=seed, grid=grid, progress=progress, echo=echo)
 
 # ---- flowcharts -----------------------------------------------------------------------------
 

@@ -1,18 +1,25 @@
 """The ``pateval`` command line: a thin layer over :mod:`pateval.api`.
 
 Each sub-command parses its options, calls one API function and prints or writes what it
-returns. Errors of input (:class:`pateval.errors.PatevalError`) are printed as one line on
-stderr with exit status 2; nothing else happens here.
+returns. Exit status: 0 success; 1 findings (a check or evaluation that found bad files);
+2 bad input or usage (:class:`pateval.errors.PatevalError`, a file that cannot be opened:
+one line on stderr); 70 (``EX_SOFTWARE``) an unexpected exception, i.e. a bug in pateval:
+one line asking for a report, and the traceback with ``--debug``; 130 interrupted.
+
+Building the parser imports no heavy library (NumPy, pandas, Arrow, ...): the choices the
+options offer come from the ``names`` modules, and each handler imports what it uses, so
+``pateval --help`` starts in milliseconds (tests/test_startup.py guards it).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from . import __version__
-from .errors import PatevalError
+from .errors import PatevalError, TopicsLeftOutWarning
 
 __all__ = ["build_parser", "main"]
 
@@ -21,15 +28,62 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pateval",
         description="Evaluate patent prior-art search and other professional search.",
+        epilog="Exit status: 0 done, 1 findings (check, flowchart eval), 2 bad input or usage (one line naming "
+        "the file and line), 70 a bug in pateval (--debug prints its traceback), 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"pateval {__version__}")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for add in _COMMANDS:
         add(commands)
+    _add_shared_flags(parser)
     return parser
 
 
+# ---- shared shape of every command: --debug anywhere, -o/--out/--output alike, exit statuses ----
+
+#: Exit status of an unexpected exception (a bug): sysexits.h EX_SOFTWARE, distinct from
+#: 1 (findings) and 2 (bad input or usage).
+EXIT_BUG = 70
+_DEBUG_HELP = "on an unexpected error (a bug), print its traceback"
+#: The spellings of an output option: each command that has one accepts all three.
+_OUTPUT_FLAGS = ("-o", "--out", "--output")
+
+
+def _leaf_parsers(parser: argparse.ArgumentParser):
+    """Every parser that parses a command line's last word (sub-commands of sub-commands too)."""
+    children = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    if not children:
+        yield parser
+    for action in children:
+        for child in dict.fromkeys(action.choices.values()):
+            yield from _leaf_parsers(child)
+
+
+def _add_shared_flags(parser: argparse.ArgumentParser) -> None:
+    """--debug after the sub-command too, and the output option in every spelling.
+
+    A command's output option, declared as any of -o, --out, --output, answers to all
+    three (the dest and help stay as the command declared them), so that ``-o`` and
+    ``--out`` mean the same everywhere they appear.
+    """
+    for leaf in _leaf_parsers(parser):
+        if "--debug" not in leaf._option_string_actions:
+            leaf.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
+        outputs = {id(a): a for flag, a in leaf._option_string_actions.items() if flag in _OUTPUT_FLAGS}
+        for action in outputs.values():
+            for flag in _OUTPUT_FLAGS:
+                if flag not in leaf._option_string_actions:
+                    action.option_strings.append(flag)
+                    leaf._option_string_actions[flag] = action
+
+
 # Each entry adds one sub-command to the parser; the handler is stored with set_defaults(run=...).
+# Adding one: take option choices from a ``names`` module (formats/names.py, core/names.py,
+# stats/names.py, report/names.py -- modules that import nothing), never from a reader or a
+# measure module; import what the handler needs inside the handler; declare an output option
+# as any one of -o / --out / --output (the other spellings are added); raise PatevalError for
+# bad input (exit 2). tests/test_startup.py and tests/test_cli_shape.py check all of it.
 _COMMANDS: list = []
 
 
@@ -46,7 +100,7 @@ DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "R@1000", "NumRet", "NumRel", "NumR
 
 @command
 def _add_evaluate(commands) -> None:
-    from .formats.results import RESULT_FORMATS
+    from .formats.names import RESULT_FORMATS
 
     p = commands.add_parser(
         "evaluate",
@@ -72,9 +126,8 @@ def _add_evaluate(commands) -> None:
 
 def _add_ranking_inputs(p) -> None:
     """How qrels and runs are read and ranked, and the measures' side inputs (evaluate, user-model)."""
-    from .core.docids import DOC_KEYS
-    from .core.ranking import ORDERS
-    from .formats.qrels import QRELS_FORMATS
+    from .core.names import DOC_KEYS, ORDERS
+    from .formats.names import QRELS_FORMATS
     from .formats.resources import RESOURCES
 
     p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
@@ -87,7 +140,7 @@ def _add_ranking_inputs(p) -> None:
 
 def _run_evaluate(args) -> int:
     from . import api
-    from .formats.results import format_results, result_rows
+    from .formats.results import format_results
 
     if args.example:
         if args.qrels or args.runs:
@@ -97,15 +150,18 @@ def _run_evaluate(args) -> int:
         if not args.qrels or not args.runs:
             raise PatevalError("evaluate needs QRELS and at least one RUN (or --example)")
         qrels_path, run_paths = args.qrels, args.runs
+    from ._lazy import pandas_deferred
     from .formats.resources import RESOURCES, load_resources
 
     resources = load_resources({r.name: getattr(args, f"resource_{r.name}") for r in RESOURCES})
-    result = api.evaluation(
-        qrels_path, list(run_paths), args.measures or list(DEFAULT_MEASURES),
-        qrels_format=args.qrels_format, complete=args.complete, order=args.order,
-        doc_key=args.doc_key, on_duplicate=args.on_duplicate, resources=resources, **_scale_options(args),
-    )
-    rows = _with_group_rows(result_rows(result.frame, result.summary(), per_query=args.per_query), result, args)
+    with pandas_deferred():  # scoring and printing need no pandas: its import was a third of a small evaluation
+        result = api.evaluation(
+            qrels_path, list(run_paths), args.measures or list(DEFAULT_MEASURES),
+            qrels_format=args.qrels_format, complete=args.complete, order=args.order,
+            doc_key=args.doc_key, on_duplicate=args.on_duplicate, resources=resources, **_scale_options(args),
+        )
+        rows = result.result_rows(per_query=args.per_query)
+    rows = _with_group_rows(rows, result, args)
     text = format_results(rows, format=args.format, precision=args.precision)
     for note in result.notes:
         print(f"pateval: note: {note}", file=sys.stderr)
@@ -555,6 +611,7 @@ def _with_group_rows(rows, result, args):
 
     from .report.breakdown import group_summary, plot_group_summary, read_topic_groups
 
+    rows = pd.DataFrame(rows)
     summary, notes = group_summary(result.frame, read_topic_groups(args.group_by), result.measures)
     for note in notes:
         print(f"pateval: note: {note}", file=sys.stderr)
@@ -646,15 +703,32 @@ COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")
 
 def _add_run_set_inputs(p, *, qrels_required: bool = True) -> None:
     """Options of every command that evaluates a set of runs to compare them: qrels, runs, measures."""
-    from .formats.qrels import QRELS_FORMATS
+    from .formats.names import QRELS_FORMATS
 
-    p.add_argument("--qrels", required=qrels_required, metavar="QRELS",
-                   help="qrels file" + ("" if qrels_required else " (not with --scores)"))
-    p.add_argument("runs", nargs="+", metavar="RUN", help="run files (at least two)")
+    p.add_argument("qrels", metavar="QRELS", help="qrels file (as `pateval evaluate QRELS RUN...`)"
+                   + ("" if qrels_required else "; with --scores, the first score file"))
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run files" + ("" if qrels_required else " (score files with --scores)"))
+    p.add_argument("--qrels", dest="qrels_option", metavar="QRELS",
+                   help="the qrels file, the older spelling (then every positional argument is a run)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
     p.add_argument("-c", "--complete", action="store_true", help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
     p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+
+
+def _resolve_qrels_and_runs(args) -> None:
+    """``QRELS RUN...``, or ``--qrels QRELS RUN...`` (the older spelling), as args.qrels and
+    args.runs; with ``--scores`` every positional argument is a score file (args.qrels: the
+    --qrels given, which _comparison_sources refuses)."""
+    if not hasattr(args, "qrels_option"):
+        return
+    if getattr(args, "scores", False):
+        args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
+        return
+    if args.qrels_option is not None:
+        args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
+    if not args.runs:
+        raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
 
 
 def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = False) -> None:
@@ -809,7 +883,6 @@ def _add_analyse_measures(commands) -> None:
 
 def _run_analyse_measures(args) -> int:
     from . import api
-    from .report import plots
     from .report.tables import render_analysis
 
     qrels, measures, options = _comparison_sources(args)
@@ -822,6 +895,8 @@ def _run_analyse_measures(args) -> int:
         print(f"pateval: note: {note}", file=sys.stderr)
     _write_text_or_print(render_analysis(analysis, format=args.format, precision=args.precision), args.output)
     if args.plots:
+        from .report import plots  # matplotlib: only when figures are asked for
+
         figures = {"asl_curves": plots.plot_asl_curves(analysis.power.curves, alpha=args.alpha)}
         means = analysis.means
         for i, first in enumerate(means.columns):
@@ -1055,9 +1130,9 @@ def _add_demo(commands) -> None:
 
 
 def _run_demo(args) -> int:
-    from . import api
+    from .demo import run_demo
 
-    api.demo(args.out, n_patents=args.patents, seed=args.seed, grid=args.grid,
+    run_demo(args.out, n_patents=args.patents, seed=args.seed, grid=args.grid,
              progress=not args.no_progress and sys.stderr.isatty(), echo=print)  # echo prints the report's path
     return 0
 
@@ -1066,7 +1141,7 @@ def _run_demo(args) -> int:
 
 @command
 def _add_flowchart(commands) -> None:
-    from .formats.results import RESULT_FORMATS
+    from .formats.names import RESULT_FORMATS
 
     sub = _subcommands_of(
         commands, "flowchart", help="evaluate flowchart structure recognition (CLEF-IP 2012/2013)", dest="flowchart_command",
@@ -1228,13 +1303,39 @@ def _run_assess_import(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    debug = getattr(args, "debug", False)
     try:
-        return int(args.run(args) or 0)
+        _resolve_qrels_and_runs(args)
+        with warnings.catch_warnings():  # the commands print the API's notes themselves
+            warnings.simplefilter("ignore", TopicsLeftOutWarning)
+            return int(args.run(args) or 0)
     except PatevalError as error:
         print(f"pateval: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `pateval evaluate ... | head`
         return 0
+    except KeyboardInterrupt:
+        print("pateval: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:  # a file that cannot be opened or written: the user's to fix, not a bug
+        if error.filename is None or debug:
+            return _report_bug(error, debug)
+        print(f"pateval: error: {error.filename}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # noqa: BLE001 -- the one place that catches everything
+        return _report_bug(error, debug)
+
+
+def _report_bug(error: BaseException, debug: bool) -> int:
+    """An unexpected exception: one line asking for a report (the traceback with --debug)."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(error, file=sys.stderr)
+    where = "" if debug else "; run again with --debug for the traceback"
+    print(f"pateval: internal error ({type(error).__name__}: {error}): this is a bug in pateval; please report it "
+          f"with the command line and `pateval --version`{where}", file=sys.stderr)
+    return EXIT_BUG
 
 
 if __name__ == "__main__":  # pragma: no cover

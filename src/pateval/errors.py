@@ -16,6 +16,8 @@ __all__ = [
     "InputFormatError",
     "ParameterError",
     "MeasureNameError",
+    "PatevalWarning",
+    "TopicsLeftOutWarning",
     "malformed",
     "describe_found",
 ]
@@ -71,6 +73,15 @@ class ParameterError(PatevalError, ValueError):
 
 class MeasureNameError(ParameterError):
     """A measure name does not parse, or names no registered measure."""
+
+
+class PatevalWarning(UserWarning):
+    """Base class of the warnings pateval gives (filter them with ``warnings.filterwarnings``)."""
+
+
+class TopicsLeftOutWarning(PatevalWarning):
+    """Topics were left out of an evaluation's means (in one of qrels and run only); the
+    message names them. The same text is in ``frame.attrs["notes"]``."""
 
 
 def describe_found(text: str | bytes, limit: int = 60) -> str:

@@ -15,20 +15,22 @@ whole run evaluated at once, and the frame is in the same order.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import SimpleNamespace
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
-from ._memory import plain_pages
-from .core.docids import DOC_KEYS
+from ._lazy import lazy_module
+from .core.names import DOC_KEYS, ORDERS
+from .core.order import positions_in
 from .core.qrels import Qrels
-from .core.ranking import ORDERS, JudgementIndex, RankedTopics, rank_run
+from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
 from .errors import InputFormatError, ParameterError, malformed
 from .formats.runblocks import (
@@ -43,7 +45,25 @@ from .formats.runblocks import (
 from .measures import EvaluationContext, Measure, parse_measures
 from .validation import check_choice
 
-__all__ = ["Evaluation", "evaluate_runs", "aggregate", "topics_to_evaluate"]
+pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
+
+__all__ = ["Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
+
+
+class TopicsLeftOut(str):
+    """A note saying that topics were left out of the means (the API also warns with it)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class ScoredRun:
+    """One run's values: ``values[j * len(topics) + i]`` is measure j on topic i."""
+
+    run: str
+    topics: Sequence[str]
+    measures: Sequence[str]
+    values: np.ndarray
 
 
 @dataclass
@@ -53,38 +73,88 @@ class Evaluation:
     Attributes
     ----------
     frame : DataFrame
-        Columns ``run, topic, measure, value``; one row per evaluated topic.
+        Columns ``run, topic, measure, value``; one row per evaluated topic (built when
+        first asked for).
     measures : list of Measure
     notes : list of str
         Topics present on one side only, how the mean was taken, lines dropped on request.
+    scored : list of ScoredRun
+        The same values, run by run, as arrays.
     """
 
-    frame: pd.DataFrame
+    scored: list[ScoredRun]
     measures: list[Measure]
     notes: list[str] = field(default_factory=list)
 
-    def summary(self) -> pd.DataFrame:
-        """The ``all`` values: columns ``run, measure, value`` (mean, or sum for counts)."""
-        return aggregate(self.frame, self.measures)
+    @cached_property
+    def frame(self) -> "pd.DataFrame":
+        if not self.scored:
+            return pd.DataFrame({"run": [], "topic": [], "measure": [], "value": np.zeros(0)})
+        return pd.concat([_scored_frame(piece) for piece in self.scored], ignore_index=True)
+
+    def summary(self) -> "pd.DataFrame":
+        """The ``all`` values: columns ``run, measure, value, topics`` (mean, or sum for counts)."""
+        return pd.DataFrame(self.summary_rows(), columns=["run", "measure", "value", "topics"])
+
+    def summary_rows(self) -> list[tuple[str, str, float, int]]:
+        """:meth:`summary` as ``(run, measure, value, topics)`` tuples (without pandas)."""
+        how = {str(m): m.spec.aggregate for m in self.measures}
+        rows = []
+        for piece in self.scored:
+            n = len(piece.topics)
+            for j, name in enumerate(piece.measures):
+                if n:
+                    rows.append((piece.run, name, _aggregate_values(piece.values[j * n:(j + 1) * n], how[name]), n))
+        return rows
+
+    def result_rows(self, *, per_query: bool) -> dict[str, list]:
+        """The rows ``pateval evaluate`` prints, as columns ``run, measure, topic, value``:
+        per run and measure, the per-topic rows (if asked) and then the ``all`` row (the
+        rows of :func:`pateval.formats.results.result_rows`, without pandas)."""
+        columns: dict[str, list] = {"run": [], "measure": [], "topic": [], "value": []}
+        means = {(run, measure): value for run, measure, value, _ in self.summary_rows()}
+        for piece in self.scored:
+            n = len(piece.topics)
+            for j, name in enumerate(piece.measures):
+                if (piece.run, name) not in means:
+                    continue
+                if per_query:
+                    columns["run"].extend([piece.run] * n)
+                    columns["measure"].extend([name] * n)
+                    columns["topic"].extend(piece.topics)
+                    columns["value"].extend(piece.values[j * n:(j + 1) * n].tolist())
+                columns["run"].append(piece.run)
+                columns["measure"].append(name)
+                columns["topic"].append("all")
+                columns["value"].append(means[piece.run, name])
+        return columns
+
+
+def _aggregate_values(values: np.ndarray, how: str) -> float:
+    """The ``all`` value of one (run, measure): the sum (counts) or the mean, both exactly
+    rounded (``math.fsum``), so that every path to a mean gives the same bits."""
+    total = math.fsum(values.tolist())
+    return float(total) if how == "sum" else total / len(values)
 
 
 def topics_to_evaluate(qrels_topics: np.ndarray, run: Run, *, complete: bool) -> tuple[np.ndarray, list[str]]:
     """The topics a run is scored on, and notes on the topics left out."""
     # hash lookups: np.isin on object arrays is quadratic in NumPy 2
-    run_topics = pd.Index(np.asarray(run.topic_ids, dtype=object))
-    in_run = run_topics.get_indexer(qrels_topics) >= 0
-    run_only = np.asarray(sorted(run_topics.difference(pd.Index(qrels_topics))), dtype=object)
+    run_topics = np.asarray(run.topic_ids, dtype=object)
+    in_run = positions_in(run_topics, qrels_topics) >= 0
+    run_only = np.asarray(sorted(run_topics[positions_in(qrels_topics, run_topics) < 0]), dtype=object)
     notes = []
     if len(run_only):
-        notes.append(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: {_few(run_only)}")
+        notes.append(TopicsLeftOut(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: "
+                                   f"{_few(run_only)}"))
     missing = qrels_topics[~in_run]
     if complete:
         if len(missing):
             notes.append(f"run {run.name!r}: {len(missing)} qrels topic(s) without results score 0 (complete averaging): {_few(missing)}")
         return qrels_topics, notes
     if len(missing):
-        notes.append(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the mean "
-                     f"(use complete=True / -c to count them as 0): {_few(missing)}")
+        notes.append(TopicsLeftOut(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the "
+                                   f"mean (use complete=True / -c to count them as 0): {_few(missing)}"))
     return qrels_topics[in_run], notes
 
 
@@ -153,9 +223,8 @@ def evaluate_runs(
     blocks = _BlockScorer(qrels, parsed, order=order, doc_key=doc_key, context=context or EvaluationContext(),
                           scheduler=scheduler, work_dir=work_dir, timeout=scheduler_timeout)
     try:
-        with plain_pages():  # large short-lived arrays: see pateval._memory
-            return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
-                                  context=context or EvaluationContext(), blocks=blocks)
+        return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
+                              context=context or EvaluationContext(), blocks=blocks)
     finally:
         blocks.close()
 
@@ -170,10 +239,10 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
     runs = blocks.submit_all(runs)
     for run in runs:  # one at a time: a generator of runs keeps one run in memory
         if isinstance(run, RunFile):
-            name, piece, run_notes = blocks.evaluate_file(run, qrels_topics, complete=complete)
-            if name in names:
-                raise ParameterError(f"two runs are named {name!r}; give them distinct names")
-            names.add(name)
+            piece, run_notes = blocks.evaluate_file(run, qrels_topics, complete=complete)
+            if piece.run in names:
+                raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names")
+            names.add(piece.run)
             notes.extend(n for n in run_notes if n not in notes)
             pieces.append(piece)
             continue
@@ -187,19 +256,24 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             indexes[index_key] = JudgementIndex.build(qrels, topics, doc_key=doc_key)
         ranked = rank_run(run, indexes[index_key], order=order)
         notes.extend(n for n in ranked.notes if n not in notes)
-        pieces.append(score_ranked(ranked, parsed, context))
+        pieces.append(score_run(ranked, parsed, context))
     if not names:
         raise ParameterError("no run was given")
-    frame = pd.concat(pieces, ignore_index=True)
     averaging = "all qrels topics (complete: missing ones score 0)" if complete else "topics in both the qrels and the run"
     summed = [str(m) for m in parsed if m.spec.aggregate == "sum"]
     notes.append(f"means are over {averaging}" + (f"; counts ({', '.join(summed)}) are summed" if summed else ""))
-    return Evaluation(frame=frame, measures=parsed, notes=notes)
+    return Evaluation(scored=pieces, measures=parsed, notes=notes)
 
 
-def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> pd.DataFrame:
+def score_run(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> ScoredRun:
+    """Every measure over every topic of one ranked run, as arrays."""
+    return ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in measures],
+                     _values(ranked, measures, context).reshape(-1))
+
+
+def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> "pd.DataFrame":
     """Every measure over every topic of one ranked run, as a long frame."""
-    return _score_frame(ranked.run_name, ranked.topic_ids, measures, _values(ranked, measures, context))
+    return _scored_frame(score_run(ranked, measures, context))
 
 
 def _values(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> np.ndarray:
@@ -207,16 +281,6 @@ def _values(ranked: RankedTopics, measures: Sequence[Measure], context: Evaluati
     if not ranked.n_topics:
         return np.zeros((len(measures), 0))
     return np.concatenate([measure.compute(ranked, context) for measure in measures]).reshape(len(measures), -1)
-
-
-def _score_frame(run_name: str, topic_ids, measures: Sequence[Measure], values: np.ndarray) -> pd.DataFrame:
-    n, m = len(topic_ids), len(measures)
-    return pd.DataFrame({
-        "run": _strings([run_name], np.zeros(n * m, dtype=np.int32)),
-        "topic": _strings(topic_ids, np.tile(np.arange(n, dtype=np.int32), m)),
-        "measure": _strings([str(measure) for measure in measures], np.repeat(np.arange(m, dtype=np.int32), n)),
-        "value": values.reshape(-1),
-    }, copy=False)
 
 
 # ---- runs read and scored in blocks of whole topics ----------------------------------------
@@ -253,7 +317,7 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     if name is not None:
         run = _replace_name(run, name)
     qrels_topics = judgements.topic_ids
-    in_block = pd.Index(np.asarray(run.topic_ids, dtype=object)).get_indexer(qrels_topics) >= 0
+    in_block = positions_in(np.asarray(run.topic_ids, dtype=object), qrels_topics) >= 0
     topics = qrels_topics[in_block]
     ranked = rank_run(run, judgements.restrict(topics), order=order)
     return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
@@ -299,10 +363,9 @@ class _BlockScorer:
 
     def _connect(self):
         if self.client is None:
-            try:
-                from distributed import Client
-            except ImportError as error:  # pragma: no cover - dask[distributed] is a dependency
-                raise ParameterError("--scheduler needs dask[distributed] installed") from error
+            from ._optional import import_optional
+
+            Client = import_optional("distributed", feature="evaluate --scheduler").Client
             try:
                 self.client = Client(self.scheduler, timeout=self.timeout)
             except (OSError, TimeoutError) as error:
@@ -341,7 +404,7 @@ class _BlockScorer:
         return [local(source) for source in sources]
 
     def evaluate_file(self, run_file: RunFile, qrels_topics: np.ndarray, *, complete: bool):
-        """(name, per-topic frame, notes) of one run file, as if it were evaluated whole."""
+        """(values, notes) of one run file, as if it were evaluated whole."""
         sources = _range_sources(run_file)
         try:
             blocks = self._collect(run_file, sources, self.submitted.pop(id(run_file), None))
@@ -358,14 +421,14 @@ class _BlockScorer:
         topics, notes = topics_to_evaluate(qrels_topics, SimpleNamespace(name=name, topic_ids=run_topics),
                                            complete=complete)
         scored = [(b.topics, b.values) for b in blocks]
-        missing = topics[pd.Index(run_topics).get_indexer(topics) < 0]
+        missing = topics[positions_in(run_topics, topics) < 0]
         if len(missing):  # complete: the qrels topics the run misses score as an empty ranking
             scored.append((missing, self._empty_scores(name, missing)))
         all_topics = np.concatenate([t for t, _ in scored])
         values = np.concatenate([v for _, v in scored], axis=1)
-        values = values[:, pd.Index(all_topics).get_indexer(topics)]
+        values = values[:, positions_in(all_topics, topics)]
         notes += merge_counted_notes(n for b in blocks for n in b.notes)
-        return name, _score_frame(name, topics, self.measures, values), notes
+        return ScoredRun(name, list(topics), [str(m) for m in self.measures], values.reshape(-1)), notes
 
     def _collect(self, run_file: RunFile, sources: list[tuple], futures, *, duplicates_first: bool = False):
         blocks: list[BlockScores] = []
@@ -414,12 +477,20 @@ def _range_sources(run_file: RunFile) -> list[tuple]:
     return [("range", str(run_file.path), start, end, len(ranges) == 1) for start, end in ranges]
 
 
-_STRING_DTYPE = pd.Series(["topic"]).dtype  # what pandas makes of strings: str (pandas 3) or object
+def _scored_frame(piece: ScoredRun) -> "pd.DataFrame":
+    n, m = len(piece.topics), len(piece.measures)
+    return pd.DataFrame({
+        "run": _strings([piece.run], np.zeros(n * m, dtype=np.int32)),
+        "topic": _strings(piece.topics, np.tile(np.arange(n, dtype=np.int32), m)),
+        "measure": _strings(piece.measures, np.repeat(np.arange(m, dtype=np.int32), n)),
+        "value": piece.values,
+    }, copy=False)
 
 
-def _strings(distinct, codes: np.ndarray) -> pd.Series:
+def _strings(distinct, codes: np.ndarray) -> "pd.Series":
     """``distinct[codes]`` as the column pandas makes of strings, gathered by Arrow where
     that column is Arrow's (a tenth of the time of going through Python strings)."""
+    _STRING_DTYPE = pd.Series(["topic"]).dtype  # what pandas makes of strings: str (pandas 3) or object
     if _STRING_DTYPE == object:
         return pd.Series(np.asarray(distinct, dtype=object)[codes], dtype=object, copy=False)
     gathered = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(list(distinct), type=pa.string()))
@@ -440,13 +511,12 @@ def aggregate(frame: pd.DataFrame, measures: Sequence[str | Measure] | None = No
         measures = list(pd.unique(frame["measure"]))
     parsed = parse_measures(measures)
     rows = []
-    grouped = frame.groupby(["run", "measure"], sort=False)["value"]
-    sums, means, counts = grouped.sum(), grouped.mean(), grouped.size()
+    groups = frame.groupby(["run", "measure"], sort=False).indices  # positions of each group, in frame order
+    values = frame["value"].to_numpy(dtype=np.float64)
     for run in pd.unique(frame["run"]):
         for measure in parsed:
-            key = (run, str(measure))
-            if key not in counts.index:
+            positions = groups.get((run, str(measure)))
+            if positions is None:
                 continue
-            value = sums[key] if measure.spec.aggregate == "sum" else means[key]
-            rows.append((run, str(measure), float(value), int(counts[key])))
+            rows.append((run, str(measure), _aggregate_values(values[positions], measure.spec.aggregate), len(positions)))
     return pd.DataFrame(rows, columns=["run", "measure", "value", "topics"])

@@ -55,7 +55,7 @@ __all__ = ["MEASURES", "set_resources", "clear_resources", "measure_class"]
 
 #: pateval measures ir_measures already has under another name (kept with ir_measures).
 _EQUIVALENT = {"I_rec": "StRecall"}
-_RESOURCE_READERS = {r.name: r.reader for r in RESOURCES}
+_RESOURCE_READERS = {r.name: r.read for r in RESOURCES}
 #: Resources set once for every pateval measure (see :func:`set_resources`).
 _SHARED: dict[str, Any] = {}
 _LOADED: dict[tuple[str, str, float], Any] = {}

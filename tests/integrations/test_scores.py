@@ -162,9 +162,9 @@ def test_bad_score_files_are_refused_with_file_and_line(tmp_path, test_data):
     assert err == f"pateval: error: {good}: run 'run1' is also in {good}; each run once (rename one file or its runid)\n"
     code, _, err = _cli("compare", "--scores", "--qrels", "q.txt", good, good)
     assert (code, err) == (2, "pateval: error: --scores compares score files without qrels; leave out --qrels\n")
-    code, _, err = _cli("compare", good, good)
-    assert (code, err) == (2, "pateval: error: the following arguments are required: --qrels (or give per-topic score "
-                              "files with --scores)\n")
+    code, _, err = _cli("compare", good, good)  # without --scores the first file is the qrels (issue 14: QRELS first)
+    assert (code, err) == (2, f"pateval: error: {good}, line 4: the relevance grade (3rd column) is not an integer "
+                              "(expected an integer, found '0.1003')\n")
 
 
 def test_compare_takes_a_score_frame(example):

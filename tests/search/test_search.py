@@ -7,7 +7,7 @@ import pytest
 
 from pateval import api
 from pateval.cli import main
-from pateval.search.demo import random_run
+from pateval.demo import random_run
 from pateval.search.run import SearchConfig, load_passage_topics, search_passages, search_topic, search_topics
 
 

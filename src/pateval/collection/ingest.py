@@ -486,10 +486,10 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
 
 
 def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, record) -> None:
-    try:
-        from distributed import Client, as_completed
-    except ImportError as error:  # pragma: no cover - dask[distributed] is a dependency
-        raise ParameterError("--scheduler needs dask[distributed] installed") from error
+    from .._optional import import_optional
+
+    distributed = import_optional("distributed", feature="--scheduler (a Dask cluster)")
+    Client, as_completed = distributed.Client, distributed.as_completed
     try:
         client = Client(scheduler, timeout=timeout)
     except (OSError, TimeoutError) as error:

@@ -405,6 +405,10 @@ def read_store_manifest(store: str | os.PathLike[str]) -> dict:
         malformed(store, None, "not a corpus store (no manifest.json); create one with `pateval corpus ingest`")
     except json.JSONDecodeError as error:
         malformed(path, error.lineno, f"unreadable store manifest: {error.msg}")
+    except UnicodeDecodeError:
+        malformed(path, None, "unreadable store manifest: not UTF-8 text")
+    if not isinstance(content, dict):
+        malformed(path, None, "unreadable store manifest: not a JSON object")
     if content.get("format") != STORE_FORMAT:
         malformed(path, None, "not a pateval corpus store manifest", expected=STORE_FORMAT, found=str(content.get("format")))
     if content.get("version") != STORE_VERSION:
@@ -453,6 +457,10 @@ def committed_batches(store: str | os.PathLike[str]) -> dict[int, dict]:
             batches[int(match.group(1))] = json.loads(entry.read_text(encoding="utf-8"))
         except json.JSONDecodeError as error:
             malformed(entry, error.lineno, f"unreadable batch manifest: {error.msg}")
+        except UnicodeDecodeError:
+            malformed(entry, None, "unreadable batch manifest: not UTF-8 text")
+        if not isinstance(batches[int(match.group(1))], dict):
+            malformed(entry, None, "unreadable batch manifest: not a JSON object")
     return batches
 
 

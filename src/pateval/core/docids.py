@@ -18,7 +18,7 @@ from ..patents.records import patent_keys as _record_patent_keys
 
 __all__ = ["DOC_KEYS", "patent_key", "patent_keys", "document_keys"]
 
-DOC_KEYS = ("publication", "patent")
+from .names import DOC_KEYS  # noqa: E402 (declared where the command line reads it)
 
 
 def patent_keys(docnos):

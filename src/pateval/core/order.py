@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from .keys import string_parts, words_at
 
-__all__ = ["stable_order", "score_order", "unique_inverse", "string_words", "byte_order", "string_ranks"]
+__all__ = ["stable_order", "score_order", "unique_inverse", "string_words", "byte_order", "string_ranks", "positions_in"]
 
 _SHORT = 24  # strings up to this many bytes are read as words; longer ones take Arrow's sort
 
@@ -188,3 +188,15 @@ def string_ranks(strings) -> np.ndarray:
     ranks = np.empty(len(strings), dtype=np.int64)
     ranks[order] = np.arange(len(strings), dtype=np.int64)
     return ranks
+
+
+def positions_in(distinct, values) -> np.ndarray:
+    """The position of each of ``values`` in ``distinct`` (ids without repeats), -1 where
+    absent: hash lookups, as ``pandas.Index.get_indexer`` (without loading pandas).
+
+    >>> positions_in(np.array(["q1", "q2", "q3"], dtype=object), ["q3", "q9", "q1"]).tolist()
+    [2, -1, 0]
+    """
+    where = {value: i for i, value in enumerate(distinct.tolist() if hasattr(distinct, "tolist") else distinct)}
+    found = values.tolist() if hasattr(values, "tolist") else values
+    return np.fromiter((where.get(value, -1) for value in found), dtype=np.intp, count=len(found))

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -19,6 +18,9 @@ from ..errors import ParameterError
 from ..validation import check_choice
 from .fields import QRELS_STYLES, first_record, match_roles, record_fields
 from .keys import PairIndex, StringKeys
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["Qrels"]
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..validation import check_choice
 from .docids import DOC_KEYS, document_keys
 from .keys import PairIndex, StringKeys, take
-from .order import score_order, stable_order, string_ranks
+from .order import positions_in, score_order, stable_order, string_ranks
+from .._lazy import lazy_module
 from .qrels import Qrels
 from .run import DocumentIds, Run
 
@@ -36,7 +36,9 @@ __all__ = [
     "rank_run",
 ]
 
-ORDERS = ("score", "rank", "file")
+from .names import ORDERS  # noqa: E402 (declared where the command line reads it)
+
+pd = lazy_module("pandas")  # only doc_keys builds a pandas Index
 
 # What a retrieved document is, relative to the qrels (trec_eval's RELVALUE_* distinction).
 NONPOOL = 0  # not in the qrels: unjudged, counted as non-relevant
@@ -169,7 +171,7 @@ class JudgementIndex:
         check_choice("doc_key", doc_key, DOC_KEYS)
         level = qrels.document_level()
         topic_codes, topic_names = level.codes("topic")
-        position_of_topic = pd.Index(topic_ids).get_indexer(topic_names.to_numpy(zero_copy_only=False))
+        position_of_topic = positions_in(topic_ids, topic_names.to_numpy(zero_copy_only=False))
         position = position_of_topic[topic_codes] if len(level) else np.zeros(0, np.int64)
         keep = position >= 0
         docnos = level.arrow("docno")
@@ -241,7 +243,7 @@ class JudgementIndex:
         return self._distinct.dictionary
 
     @cached_property
-    def doc_keys(self) -> pd.Index:
+    def doc_keys(self) -> "pd.Index":
         """:attr:`doc_keys_arrow` as a pandas Index."""
         return pd.Index(self.doc_keys_arrow.to_numpy(zero_copy_only=False).astype(object, copy=False))
 
@@ -486,7 +488,7 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
         perm[places] = moved
         places = moved = None
     topic_ids = judgements.topic_ids
-    run_topic_position = pd.Index(topic_ids).get_indexer(run.topic_ids) if len(run.topic_ids) else np.zeros(0, np.int64)
+    run_topic_position = positions_in(topic_ids, run.topic_ids) if len(run.topic_ids) else np.zeros(0, np.int64)
     if (run_topic_position < 0).any():
         if places is not None:
             perm = np.arange(len(run), dtype=_row_type(len(run)))

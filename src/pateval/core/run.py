@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -20,6 +19,9 @@ from ..errors import ParameterError
 from ..validation import check_choice
 from .fields import RUN_STYLES, first_record, match_roles, record_fields
 from .keys import PairIndex, StringKeys, take
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # frames in and out; a run read from a file never needs pandas
 
 __all__ = ["Run", "DocumentIds"]
 

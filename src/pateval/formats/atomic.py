@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from ..errors import PatevalError
+
 __all__ = ["atomic_output", "atomic_directory"]
 
 
@@ -21,6 +23,16 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def _make_parent(target: Path) -> None:
+    """Create the folder ``target`` goes in; a file standing where a folder must be is the
+    user's error, said in one line (not an OSError naming only the file in the way)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocking = next((p for p in [target.parent, *target.parent.parents] if p.exists() and not p.is_dir()), target.parent)
+        raise PatevalError(f"{target}: cannot write there, {blocking} is a file, not a directory") from None
 
 
 @contextlib.contextmanager
@@ -39,7 +51,7 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: st
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_output writes with mode 'w' or 'wb', not {mode!r}")
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
         with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding, newline=None if mode == "wb" else "") as handle:
@@ -63,7 +75,7 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(path)
     if target.exists():
         raise FileExistsError(f"{target} exists already; choose a new output directory")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent))
     try:
         yield tmp

@@ -50,7 +50,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -69,6 +68,9 @@ from .lines import (
     read_bytes,
     release,
 )
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
 __all__ = ["DD_RUN_FORMATS", "DDIterations", "DDRun", "read_dd_run", "read_dd_iterations", "as_dd_iterations"]
 

@@ -26,10 +26,12 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import pandas as pd
 
 from ..errors import malformed
 from .lines import iter_fields
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
 __all__ = ["read_duplicate_groups", "read_patent_families", "group_codes"]
 

@@ -21,10 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ParameterError, malformed
 from .lines import iter_fields, parse_float
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
 __all__ = ["SUM_TOLERANCE", "IntentProbabilities", "read_intents", "as_intent_probabilities"]
 

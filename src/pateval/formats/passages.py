@@ -46,7 +46,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..core.qrels import Qrels
 from ..core.run import Run
@@ -54,6 +53,9 @@ from ..errors import malformed
 from ..validation import check_choice
 from .atomic import atomic_output
 from .lines import INTEGER, NUMBER, iter_fields, read_bytes
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
 
 __all__ = [
     "normalise_xpath",
@@ -373,8 +375,8 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
     path = Path(path)
     topics, docnos, xpaths = [], [], []
     data = read_bytes(path)
-    for number, raw in enumerate(data.decode("utf-8-sig", errors="strict").split("\n"), start=1):
-        fields = [f for f in re.split(r"[,\s]+", raw.strip()) if f]
+    for number, spaced in iter_fields(path, data):  # UTF-8 checked line by line, as every reader
+        fields = [f for part in spaced for f in part.split(",") if f]
         if not fields:
             continue
         if len(fields) not in (3, 4):

@@ -34,7 +34,7 @@ from .lines import foreign_space, iter_fields, map_file, parse_int, read_bytes, 
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
-QRELS_FORMATS = ("auto", "trec", "subtopic", "dd", "ntcir", "clefip-pac", "clefip-2011")
+from .names import QRELS_FORMATS  # noqa: E402 (declared where the command line reads it)
 
 _LAYOUT = {
     "trec": "4 columns: qid iter docno rel",
@@ -202,7 +202,7 @@ def _dd_pool():
     Parsing touches about three times the file's size in fresh memory (a copy of the
     block, the parser's buffers, the columns). Arrow's default pool (mimalloc) takes it as
     transparent huge pages, which on a VM whose guest hands freed memory back to the host
-    cost several times more per MB the first time (see :mod:`pateval._memory`): the 60 MB
+    cost several times more per MB the first time (measured on the project's reference VM): the 60 MB
     of a 21 MB file took 0.05-0.3 CPU-s so, 0.04 s in ordinary pages.
     """
     import pyarrow as pa

@@ -9,50 +9,50 @@ every entry.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from dataclasses import dataclass
 from typing import Any
-
-from .doclengths import read_doc_lengths
-from .groups import read_duplicate_groups, read_patent_families
-from .dd import read_dd_iterations
-from .weights import read_subtopic_weights
-from .intents import read_intents
-from .passages import read_passage_qrels
 
 __all__ = ["Resource", "RESOURCES", "load_resources"]
 
 
 @dataclass(frozen=True)
 class Resource:
-    """A side input: ``name`` in the evaluation context, ``option`` on the command line."""
+    """A side input: ``name`` in the evaluation context, ``option`` on the command line,
+    ``reader`` the function that reads its file as ``"module:function"`` of
+    :mod:`pateval.formats` (imported when a file is read, so that the command line's
+    parser loads no reader)."""
 
     name: str
     option: str
     help: str
-    reader: Callable[[str], Any]
+    reader: str
+
+    def read(self, path: str) -> Any:
+        module, function = self.reader.split(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), function)(path)
 
 
 RESOURCES: list[Resource] = [
     Resource("doc_lengths", "--doc-lengths", "document lengths file (`docno length` lines, words) for time-based measures",
-             read_doc_lengths),
+             "doclengths:read_doc_lengths"),
     Resource("duplicate_groups", "--duplicates", "near-duplicate groups file (one group per line: docnos separated "
-             "by spaces) for TBG(duplicates=groups)", read_duplicate_groups),
+             "by spaces) for TBG(duplicates=groups)", "groups:read_duplicate_groups"),
     Resource("patent_families", "--families", "patent families file (`docno family` lines) for TBG(duplicates=families)",
-             read_patent_families),
+             "groups:read_patent_families"),
     Resource("intent_probabilities", "--intents", "intent probabilities file (`qid subtopic probability` lines, "
-             "each topic summing to 1) for the subtopic measures' intents=file", read_intents),
+             "each topic summing to 1) for the subtopic measures' intents=file", "intents:read_intents"),
     Resource("subtopic_weights", "--subtopic-weights", "subtopic weights file (`qid subtopic weight` lines, e.g. the "
              "claim weights theta_ind=1, theta_dep=0.5) for the Cube Test's importance=weights and CT_p* variants",
-             read_subtopic_weights),
+             "weights:read_subtopic_weights"),
     Resource("iterations", "--iterations", "TREC DD run file (`topic<TAB>iteration<TAB>docno<TAB>score...`) giving each "
-             "document's iteration, for CT/ACT with compat=trec-dd", read_dd_iterations),
+             "document's iteration, for CT/ACT with compat=trec-dd", "dd:read_dd_iterations"),
     Resource("passage_qrels", "--passage-qrels", "CLEF-IP passage qrels (`topic [0] docno xpath`, spaces or commas) "
-             "for P_psg and MAP_psg; not needed when the qrels given are passage qrels", read_passage_qrels),
+             "for P_psg and MAP_psg; not needed when the qrels given are passage qrels", "passages:read_passage_qrels"),
 ]
 
 
 def load_resources(paths: dict[str, str | None]) -> dict[str, Any]:
     """Read every side input given (``{resource name: path or None}``)."""
     by_name = {r.name: r for r in RESOURCES}
-    return {name: by_name[name].reader(path) for name, path in paths.items() if path is not None}
+    return {name: by_name[name].read(path) for name, path in paths.items() if path is not None}

@@ -14,21 +14,24 @@ with ``precision`` decimals (trec_eval's 4 by default). JSON (a list of records)
 
 from __future__ import annotations
 
+import csv
 import io
 import json
+import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 
-import pandas as pd
-
+from .._lazy import lazy_module
 from ..errors import ParameterError
 from ..measures import parse_measure
 from ..validation import check_choice
 from .atomic import atomic_output
 
+pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
+
 __all__ = ["RESULT_FORMATS", "check_precision", "format_results", "format_table", "result_rows", "write_results"]
 
-RESULT_FORMATS = ("trec", "json", "csv", "prototext")
+from .names import RESULT_FORMATS  # noqa: E402 (declared where the command line reads it)
 
 
 def result_rows(per_topic: pd.DataFrame, summary: pd.DataFrame, *, per_query: bool) -> pd.DataFrame:
@@ -62,13 +65,13 @@ def check_precision(precision) -> int:
     return precision
 
 
-def format_table(rows: pd.DataFrame, columns: Sequence[str], *, format: str = "trec", precision: int = 4,
+def format_table(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequence[str], *, format: str = "trec", precision: int = 4,
                  widths: Mapping[str, int] | None = None, value_text: Callable[[tuple], str] | None = None) -> str:
     """Rows of key columns and a ``value`` column as text: the one writer of result tables.
 
     Parameters
     ----------
-    rows : DataFrame
+    rows : DataFrame or mapping of column name to values
     columns : sequence of str
         The key columns to write, in order, before ``value``.
     format : {"trec", "json", "csv"}
@@ -100,9 +103,13 @@ def format_table(rows: pd.DataFrame, columns: Sequence[str], *, format: str = "t
         return json.dumps(records, indent=1) + "\n"
     if format == "prototext":
         return _prototext(rows, columns)
-    if format == "csv":
+    if format == "csv":  # as pandas' to_csv(float_format="%.17g"): minimal quoting, NaN as an empty field
         buffer = io.StringIO()
-        rows[[*columns, "value"]].to_csv(buffer, index=False, float_format="%.17g", lineterminator="\n")
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([*columns, "value"])
+        for row in zip(*(rows[c] for c in [*columns, "value"])):
+            value = float(row[-1])
+            writer.writerow([*row[:-1], "" if math.isnan(value) else f"{value:.17g}"])
         return buffer.getvalue()
     widths = dict(widths or {})
     lines = []
@@ -113,7 +120,7 @@ def format_table(rows: pd.DataFrame, columns: Sequence[str], *, format: str = "t
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _prototext(rows: pd.DataFrame, columns: Sequence[str]) -> str:
+def _prototext(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequence[str]) -> str:
     """TIRA's ``evaluation.prototext``: one ``measure { key value }`` block per aggregate.
 
     Only the ``all`` rows (the last key column) are written -- TIRA shows one value per
@@ -121,22 +128,23 @@ def _prototext(rows: pd.DataFrame, columns: Sequence[str]) -> str:
     runs), the value at full precision, as TIRA's evaluators write it.
     """
     columns = list(columns)
-    totals = rows[rows[columns[-1]].astype(str) == "all"]
-    keys = [c for c in columns[:-1] if not (c == "run" and totals[c].nunique() <= 1)]
+    totals = [row for row in zip(*(rows[c] for c in [*columns, "value"])) if str(row[len(columns) - 1]) == "all"]
+    keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
     lines = []
-    for row in zip(*(totals[c] for c in [*keys, "value"])):
-        key = " ".join(str(k) for k in row[:-1]).replace("\\", "\\\\").replace('"', '\\"')
+    for row in totals:
+        key = " ".join(str(row[i]) for i in keep).replace("\\", "\\\\").replace('"', '\\"')
         lines.append(f'measure {{\n  key: "{key}"\n  value: "{float(row[-1])!r}"\n}}')
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def format_results(rows: pd.DataFrame, *, format: str = "trec", precision: int = 4, show_run: bool | None = None) -> str:
-    """Render result rows (from :func:`result_rows`) as text in the given format."""
+def format_results(rows: "pd.DataFrame | Mapping[str, Sequence]", *, format: str = "trec", precision: int = 4, show_run: bool | None = None) -> str:
+    """Render result rows (from :func:`result_rows`, or :meth:`pateval.evaluation.Evaluation.result_rows`)
+    as text in the given format."""
     check_choice("format", format, RESULT_FORMATS)
     if format != "trec":
         return format_table(rows, ["run", "measure", "topic"], format=format, precision=precision)
     if show_run is None:
-        show_run = rows["run"].nunique() > 1
+        show_run = len(set(rows["run"])) > 1
     integers: dict[str, bool] = {}
     columns = ["run", "measure", "topic"] if show_run else ["measure", "topic"]
     at = columns.index("measure")

@@ -89,7 +89,9 @@ def _detect(path: Path, text: str, lines: list[tuple[int, list[str]]]) -> str:
     if widths == {4}:
         return "trec_eval"  # pateval's text with a run column
     if widths != {3}:
-        number, fields = next((n, f) for n, f in lines if len(f) not in (3, 4))
+        # the first line of a width outside 3-4, or (3 and 4 mixed) of another width than the first line's
+        number, fields = next(((n, f) for n, f in lines if len(f) not in (3, 4) or len(f) != len(lines[0][1])),
+                              (None, []))
         malformed(path, number, "a per-topic score line has the wrong number of fields",
                   expected="MEASURE TOPIC VALUE (trec_eval -q) or TOPIC MEASURE VALUE (ir_measures)", found=len(fields))
     if any(f[1] == "all" or f[0] == "runid" for _, f in lines):

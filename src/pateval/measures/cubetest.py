@@ -64,7 +64,6 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ..core.order import stable_order
 from ..core.ranking import RankedTopics, SubtopicView
@@ -76,6 +75,9 @@ from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["CubeSettings", "cube_test", "average_cube_test", "cube_test_values", "cube_gain_table", "VARIANTS",
            "DD_MAX_HEIGHT"]

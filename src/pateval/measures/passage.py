@@ -37,7 +37,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -47,6 +46,9 @@ from ..formats.passages import vectorised_heading
 from .base import EvaluationContext, Measure, MeasureSpec
 from .registry import register
 from .standard import REL
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["passage_scores", "precision_d", "map_d"]
 

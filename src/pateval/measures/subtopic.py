@@ -63,7 +63,6 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ..core.order import stable_order, string_ranks
@@ -73,6 +72,9 @@ from ..formats.intents import as_intent_probabilities
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = [
     "alpha_ndcg", "err_ia", "nerr_ia", "precision_ia", "map_ia", "intent_recall", "d_ndcg", "d_sharp_ndcg",

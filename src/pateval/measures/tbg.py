@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -53,6 +52,9 @@ from ..validation import Interval
 from ._arrays import SortedKeys
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "time_biased_gain", "times_at", "ideal_gain", "normaliser", "time_model_of"]
 

@@ -10,39 +10,20 @@ weights in :mod:`pateval.patents.claims`; the safe XML settings in
 :mod:`pateval.patents.safexml`.
 """
 
-from .claims import ClaimTree, claim_weights, references_in_text, resolve_dependencies
-from .reader import ReadError, iter_patents, read_patent
-from .records import (
-    CITATION_SOURCES,
-    Citation,
-    Claim,
-    Passage,
-    PatentDocument,
-    format_claim_list,
-    ipc_prefix,
-    parse_claim_list,
-    patent_key,
-    patent_keys,
-    split_ucid,
-)
+from __future__ import annotations
 
-__all__ = [
-    "CITATION_SOURCES",
-    "Citation",
-    "Claim",
-    "ClaimTree",
-    "Passage",
-    "PatentDocument",
-    "ReadError",
-    "claim_weights",
-    "format_claim_list",
-    "ipc_prefix",
-    "iter_patents",
-    "parse_claim_list",
-    "patent_key",
-    "patent_keys",
-    "read_patent",
-    "references_in_text",
-    "resolve_dependencies",
-    "split_ucid",
-]
+from .._lazy import lazy_exports
+
+# Loaded on first use: the readers need lxml, which evaluating runs (document keys come
+# from records) does not.
+_EXPORTS = {
+    "ClaimTree": "claims", "claim_weights": "claims", "references_in_text": "claims", "resolve_dependencies": "claims",
+    "ReadError": "reader", "iter_patents": "reader", "read_patent": "reader",
+    **{name: "records" for name in ("CITATION_SOURCES", "Citation", "Claim", "Passage", "PatentDocument",
+                                    "format_claim_list", "ipc_prefix", "parse_claim_list", "patent_key", "patent_keys",
+                                    "split_ucid")},
+}
+
+__all__ = tuple(sorted(_EXPORTS))
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -117,11 +117,9 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from .plots import new_figure  # matplotlib's object API: no pyplot, no backend switched for the caller
 
     if measure is None:
         measure = str(summary["measure"].iloc[0])
@@ -131,7 +129,7 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
     runs = list(pd.unique(data["run"]))
     group_names = list(pd.unique(data["group"]))
     table = data.pivot(index="run", columns="group", values="value").reindex(index=runs, columns=group_names)
-    figure, axes = plt.subplots(figsize=(max(6.0, 0.9 * len(runs) * max(1, len(group_names)) / 2), 4.0))
+    figure, axes = new_figure(max(6.0, 0.9 * len(runs) * max(1, len(group_names)) / 2), 4.0)
     width = 0.8 / len(group_names)
     x = np.arange(len(runs))
     for i, group in enumerate(group_names):
@@ -141,5 +139,4 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
     axes.set_ylabel(measure)
     axes.set_title(title or f"{measure} by topic group")
     axes.legend(title="topics")
-    figure.tight_layout()
     return figure

@@ -16,14 +16,17 @@ import html
 import io
 import json
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..formats.results import check_precision
-from ..stats.comparison import Comparison, MeasureAnalysis
 from ..validation import check_choice
 from .names import TABLE_FORMATS
+
+if TYPE_CHECKING:  # the types only: rendering a plain table must not load SciPy
+    from ..stats.comparison import Comparison, MeasureAnalysis
 
 __all__ = [
     "TABLE_FORMATS",
@@ -48,6 +51,9 @@ def run_labels(runs: list[str]) -> dict[str, str]:
 
 def settings_line(comparison: Comparison) -> str:
     """The test settings in one line, e.g. ``paired t-test, Holm correction, alpha 0.05``."""
+    if comparison.tests.empty and comparison.topics and max(comparison.topics.values()) < 2:
+        count = max(comparison.topics.values())
+        return f"no significance test: {count} topic{'' if count == 1 else 's'} (a paired test needs at least 2)"
     names = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomisation": "randomisation test (sign flip)",
              "bootstrap": "Sakai's paired bootstrap test", "tukey": "randomised Tukey HSD test"}
     parts = [names[comparison.test]]
@@ -96,7 +102,9 @@ def _text_comparison(comparison: Comparison, precision: int) -> str:
     for cells in [header, ["-" * w for w in widths], *rows]:
         out.write("  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip() + "\n")
     out.write("\n")
-    if all_pairs:
+    if comparison.tests.empty:
+        pass  # nothing was tested: no markers to explain (the settings line says why)
+    elif all_pairs:
         out.write("'>2,3': significantly better than runs 2 and 3.\n")
     else:
         out.write(f"{UP} / {DOWN}: significantly better / worse than the baseline {comparison.baseline}.\n")

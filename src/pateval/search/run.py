@@ -153,7 +153,12 @@ def load_topics(path: str | os.PathLike[str]) -> list[Topic]:
         return _checked_unique(path, topics)
     if not path.is_file():
         raise PatevalError(f"{path}: no such topics file or directory")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raw = path.read_bytes()
+        malformed(path, raw[: error.start].count(b"\n") + 1, "not valid UTF-8 text",
+                  found=raw[max(0, error.start - 10) : error.end + 10])
     blocks = re.findall(r"<topic>(.*?)</topic>", text, re.S)
     if not blocks:
         malformed(path, None, "no <topic> blocks", expected="<topic><num>ID</num><file>FILE</file></topic>")

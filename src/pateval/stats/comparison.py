@@ -26,7 +26,7 @@ __all__ = ["Comparison", "MeasureAnalysis", "analyse_measures", "compare_runs", 
 
 def mean_scores(matrices: Mapping[str, object]) -> pd.DataFrame:
     """Each run's mean under each measure over the topics of its matrix: runs x measures."""
-    checked = check_matrices(matrices, purpose="mean scores")
+    checked = check_matrices(matrices, purpose="mean scores", min_topics=1)
     return pd.DataFrame({measure: frame.mean(axis=0) for measure, frame in checked.items()})
 
 

@@ -132,10 +132,11 @@ class RunScores:
         return self.values.shape[1]
 
 
-def as_run_scores(scores, *, min_runs: int = 2) -> RunScores:
+def as_run_scores(scores, *, min_runs: int = 2, min_topics: int = 2) -> RunScores:
     """Validate a score matrix (DataFrame topics x runs, or 2-D array) and name its runs.
 
-    An array's runs are named ``"0", "1", ...`` and its topics likewise.
+    An array's runs are named ``"0", "1", ...`` and its topics likewise. ``min_topics`` is 2
+    for a paired test; means alone need 1.
     """
     if isinstance(scores, RunScores):
         return scores
@@ -158,8 +159,9 @@ def as_run_scores(scores, *, min_runs: int = 2) -> RunScores:
         raise ParameterError("two runs in the score matrix have the same name")
     if values.shape[1] < min_runs:
         raise ParameterError(f"comparing runs needs at least {min_runs} runs, got {values.shape[1]}")
-    if values.shape[0] < 2:
-        raise ParameterError(f"paired tests need at least 2 topics, got {values.shape[0]}")
+    if values.shape[0] < min_topics:
+        needs = "paired tests need" if min_topics >= 2 else "means need"
+        raise ParameterError(f"{needs} at least {min_topics} topic{'s' if min_topics > 1 else ''}, got {values.shape[0]}")
     if not np.isfinite(values).all():
         row, col = np.argwhere(~np.isfinite(values))[0]
         raise ParameterError(
@@ -169,7 +171,7 @@ def as_run_scores(scores, *, min_runs: int = 2) -> RunScores:
     return RunScores(np.ascontiguousarray(values), runs, topics)
 
 
-def check_matrices(matrices: Mapping[str, object], *, purpose: str) -> dict[str, pd.DataFrame]:
+def check_matrices(matrices: Mapping[str, object], *, purpose: str, min_topics: int = 2) -> dict[str, pd.DataFrame]:
     """Validate one score matrix per measure, all scoring the same runs.
 
     Returns measure name -> topics x runs DataFrame, the runs in the first measure's order;
@@ -180,7 +182,7 @@ def check_matrices(matrices: Mapping[str, object], *, purpose: str) -> dict[str,
     checked = {}
     runs = None
     for measure, scores in matrices.items():
-        matrix = as_run_scores(scores)
+        matrix = as_run_scores(scores, min_topics=min_topics)
         if runs is None:
             runs = matrix.runs
         elif set(matrix.runs) != set(runs):

@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ..errors import ParameterError
 from ..validation import Interval, check_interval, check_type
@@ -186,6 +185,8 @@ def simulate_users(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, dupli
     mean = total / n_users
     variance = np.maximum(total_sq - n_users * mean * mean, 0.0) / (n_users - 1)
     std = np.sqrt(variance)
+    from scipy import stats  # only a simulation's interval needs SciPy
+
     half = stats.norm.ppf(0.5 + confidence / 2.0) * std / np.sqrt(n_users)
     return SimulationResult(
         mean=mean,

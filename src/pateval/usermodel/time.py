@@ -26,10 +26,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ParameterError
 from ..validation import Interval, check_interval
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
 __all__ = [
     "TimeModel",

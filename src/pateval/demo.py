@@ -1,5 +1,8 @@
 """``pateval demo``: the whole pipeline on a synthetic corpus, in a few minutes.
 
+The demo sits above the API (as the command line does): it calls :mod:`pateval.api` and
+nothing in the API imports it.
+
 Steps, each timed and written under the output directory::
 
     corpus/        synthetic CLEF-IP XML (pateval.collection.synthetic)
@@ -29,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError, PatevalError
-from ..formats.atomic import atomic_output
+from .errors import ParameterError, PatevalError
+from .formats.atomic import atomic_output
 
 __all__ = ["DemoSummary", "run_demo", "random_run", "DEMO_MEASURES"]
 
@@ -80,8 +83,8 @@ def _write_random_run(run: dict[str, dict[str, float]], path: Path) -> None:
 
 
 def _doc_lengths(store: Path, path: Path) -> None:
-    from ..collection.store import CorpusStore
-    from ..formats.doclengths import write_doc_lengths
+    from .collection.store import CorpusStore
+    from .formats.doclengths import write_doc_lengths
 
     with CorpusStore(store) as corpus:
         write_doc_lengths(corpus.doc_lengths(), path)
@@ -117,11 +120,11 @@ def run_demo(
     -------
     DemoSummary
     """
-    from .. import api
-    from ..formats.resources import load_resources
-    from ..report.tables import render_comparison
-    from .index import SearchIndex, build_index
-    from .run import grid_configs, load_topics, run_file_name, run_grid
+    from . import api
+    from .formats.resources import load_resources
+    from .report.tables import render_comparison
+    from .search.index import SearchIndex, build_index
+    from .search.run import grid_configs, load_topics, run_file_name, run_grid
 
     if n_patents < 200:
         raise ParameterError(f"the demo needs at least 200 patents to find topics; got {n_patents}")
