@@ -210,7 +210,7 @@ class JudgementIndex:
         the same order): what :meth:`build` gives for them, taken from these arrays (a block
         of a large run needs the judgements of its few topics, not a pass over the qrels)."""
         topic_ids = np.asarray(topic_ids, dtype=object)
-        positions = pd.Index(self.topic_ids).get_indexer(topic_ids) if len(topic_ids) else np.zeros(0, np.int64)
+        positions = positions_in(np.asarray(self.topic_ids, dtype=object), topic_ids) if len(topic_ids) else np.zeros(0, np.int64)
         if (positions < 0).any() or np.any(positions[1:] <= positions[:-1]):
             raise ValueError("restrict() takes some of the index's topics, in its order")
         lengths = np.diff(self.ptr)[positions]
