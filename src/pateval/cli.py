@@ -791,8 +791,9 @@ def _comparison_evaluate_options(args) -> dict:
 
 
 def _write_text_or_print(text: str, output: str | None) -> None:
-    """The output of a command: to ``output`` atomically (whole or not at all), else stdout."""
-    if output:
+    """The output of a command: to ``output`` atomically (whole or not at all), else stdout
+    (also for ``-o -``)."""
+    if output and output != "-":
         from .formats.results import write_results
 
         write_results(text, output)

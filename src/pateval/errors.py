@@ -56,7 +56,8 @@ class InputFormatError(PatevalError, ValueError):
         self.problem = problem
         self.expected = expected
         self.found = found
-        where = self.path if line is None else f"{self.path}, line {line}"
+        shown = "standard input" if self.path == "-" else self.path  # "-": the CLI's name for it
+        where = shown if line is None else f"{shown}, line {line}"
         detail = ""
         if expected is not None and found is not None:
             detail = f" (expected {expected}, found {found})"

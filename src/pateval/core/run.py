@@ -71,6 +71,9 @@ class Run(DocumentIds):
         Where the run came from (file path or ``<memory>``).
     notes : tuple of str
         What reading changed (e.g. duplicates dropped on request), for the report.
+    metadata : dict of str
+        What the file says about the run: ``{"ir_metadata": YAML text}`` when it opens with
+        an ir_metadata block (``# ir_metadata.start`` ... ``# ir_metadata.end``).
     """
 
     name: str
@@ -82,6 +85,7 @@ class Run(DocumentIds):
     rank: np.ndarray
     source: str = "<memory>"
     notes: tuple[str, ...] = field(default=())
+    metadata: dict = field(default_factory=dict, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

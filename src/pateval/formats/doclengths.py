@@ -99,7 +99,8 @@ def write_doc_lengths(lengths: DocLengths | Mapping[str, int], path: str | os.Pa
     """Write ``docno length`` lines, one per document in the order given; returns how many.
 
     The file is what :func:`read_doc_lengths` reads back to the same lengths; it appears
-    only when complete. An id that is empty or holds white space, or a length that is not
+    only when complete. An id that is empty, holds white space or starts with ``#`` (a
+    comment line to every reader), or a length that is not
     an integer >= 0, is an error naming the document, and nothing is written.
 
     Examples
@@ -116,8 +117,9 @@ def write_doc_lengths(lengths: DocLengths | Mapping[str, int], path: str | os.Pa
     else:
         ids, values = [str(k) for k in lengths], list(lengths.values())
     for docno, value in zip(ids, values):
-        if not docno or any(c.isspace() for c in docno):
-            raise ParameterError(f"document lengths: the id {docno!r} cannot be written (empty, or holds white space)")
+        if not docno or any(c.isspace() for c in docno) or docno.startswith("#"):
+            raise ParameterError(f"document lengths: the id {docno!r} cannot be written (empty, holds white space, "
+                                 "or starts with '#', which makes a comment line)")
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ParameterError(f"document lengths: the length of {docno!r} is {value!r}; lengths are integers >= 0")
     with atomic_output(path) as out:

@@ -4,13 +4,32 @@ The careful path of every text reader: it decodes UTF-8 strictly, refuses binary
 and empty files, and yields ``(line_number, fields)`` for each non-blank line, so that a
 reader's checks can name the 1-based line of any problem. Fast readers (pyarrow) fall
 back to it to word their errors.
+
+It is also the one place where an input becomes bytes (:func:`read_bytes` for the careful
+path, :func:`map_file` for the fast one), so every reader takes the same inputs:
+
+* a file compressed with gzip, bzip2 or xz, recognised by its first bytes (not its name),
+  is decompressed whole; errors then name the file and the 1-based line of the
+  decompressed text, as for a plain file;
+* ``-`` is standard input; a named pipe, ``/dev/stdin`` or a process substitution
+  (``<(zcat run.gz)``), which cannot be memory-mapped or read twice, is read once and kept
+  for the careful path;
+* a line starting with ``#`` is a comment and skipped (trec_eval skips them, and
+  ir_metadata headers are written so); :func:`ir_metadata` returns the block between
+  ``# ir_metadata.start`` and ``# ir_metadata.end``.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import mmap
 import os
 import re
+import stat
+import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +37,8 @@ import numpy as np
 
 from ..errors import malformed
 
-__all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space"]
+__all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
+           "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -54,39 +74,217 @@ def foreign_space(data, *, delimiter: bytes) -> bool:
     return any(data.find(space) >= 0 for space in _OTHER_SPACE)
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """Read a whole input file, refusing a missing, empty or binary one."""
-    path = Path(path)
+STDIN = "-"
+# first bytes of the compressed formats read (gzip: RFC 1952; bzip2; xz: the .xz magic)
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+# inputs that cannot be read twice (standard input, pipes), by name: read once, kept here
+# for the careful path that may follow a fast one
+_STREAMS: dict[str, bytes] = {}
+
+
+def is_stdin(path) -> bool:
+    """Whether ``path`` names standard input (``-``)."""
+    return os.fspath(path) == STDIN
+
+
+def compression(head: bytes) -> str | None:
+    """The compression a file's first bytes announce: ``"gzip"``, ``"bzip2"``, ``"xz"`` or None.
+
+    Examples
+    --------
+    >>> compression(gzip.compress(b"q1 0 d1 1\\n")), compression(b"q1 0 d1 1\\n")
+    ('gzip', None)
+    """
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def _decompress(path, data, kind: str) -> bytes:
+    """The decompressed content (every member of a multi-member gzip file), or the error."""
     try:
-        data = path.read_bytes()
+        if kind == "gzip":
+            return gzip.decompress(data)
+        if kind == "bzip2":
+            return bz2.decompress(data)
+        return lzma.decompress(data)
+    except EOFError:
+        malformed(path, None, f"the {kind} data is truncated (the file ends before its end-of-stream marker)")
+    except (OSError, zlib.error, lzma.LZMAError, ValueError) as error:
+        malformed(path, None, f"not valid {kind} data: {error}")
+
+
+def is_regular_file(path) -> bool:
+    """Whether ``path`` is a regular file (not standard input, a pipe or a device)."""
+    if is_stdin(path):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _stream_bytes(path) -> bytes:
+    """The whole of standard input or a pipe, read once (later calls get the same bytes)."""
+    key = os.fspath(path)
+    if key not in _STREAMS:
+        if is_stdin(path):
+            _STREAMS[key] = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                _STREAMS[key] = handle.read()
+    return _STREAMS[key]
+
+
+def _open_content(path: Path):
+    """The input's bytes: a memory map of a plain regular file, else bytes (decompressed,
+    or read from a stream)."""
+    try:
+        if not is_stdin(path) and is_regular_file(path):
+            with open(path, "rb") as handle:
+                if os.fstat(handle.fileno()).st_size == 0:
+                    malformed(path, None, "the file is empty")
+                head = handle.read(6)
+                kind = compression(head)
+                if kind is None:
+                    return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                handle.seek(0)
+                return _decompress(path, handle.read(), kind)
+        data = _stream_bytes(path)
     except FileNotFoundError:
         malformed(path, None, "no such file")
     except IsADirectoryError:
         malformed(path, None, "is a directory, not a file")
+    except PermissionError:
+        malformed(path, None, "permission denied")
+    kind = compression(data[:6])
+    return data if kind is None else _decompress(path, data, kind)
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """Read a whole input (decompressed), refusing a missing, empty or binary one.
+
+    Comment lines are kept: :func:`iter_fields` skips them, keeping line numbers.
+    """
+    path = Path(path)
+    data = _open_content(path)
+    if isinstance(data, mmap.mmap):
+        try:
+            content = data[:]
+        finally:
+            data.close()
+        data = content
     _refuse_empty_or_binary(path, data)
     return data
 
 
-def map_file(path: str | os.PathLike[str]) -> mmap.mmap:
-    """The file's bytes, memory-mapped, with :func:`read_bytes`'s refusals: fast readers
-    hand the map to Arrow, so a large file is never copied whole into the process (Arrow's
-    string columns may point into the map, which then lives as long as they do)."""
+def map_file(path: str | os.PathLike[str]):
+    """The input's bytes for a fast reader, with :func:`read_bytes`'s refusals and without
+    comment lines: a plain file memory-mapped (fast readers hand the map to Arrow, so a
+    large file is never copied whole into the process; Arrow's string columns may point
+    into the map, which then lives as long as they do), a compressed file or a stream as
+    bytes."""
     path = Path(path)
-    try:
-        with open(path, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size == 0:
-                malformed(path, None, "the file is empty")
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except FileNotFoundError:
-        malformed(path, None, "no such file")
-    except IsADirectoryError:
-        malformed(path, None, "is a directory, not a file")
+    data = _open_content(path)
     try:
         _refuse_empty_or_binary(path, data)
     except BaseException:
-        data.close()
+        release(data)
         raise
-    return data
+    stripped = without_comments(data)
+    if stripped is not data:
+        release(data)
+    return stripped
+
+
+def without_comments(data):
+    """``data`` without its comment lines (lines starting with ``#``); ``data`` itself
+    when it has none. Line numbers change: only fast readers, which word no error, use it.
+
+    Examples
+    --------
+    >>> without_comments(b"# ir_metadata.start\\n# tag: x\\nq1 0 d1 1\\n#c\\nq1 0 d2 0\\n")
+    b'q1 0 d1 1\\nq1 0 d2 0\\n'
+    """
+    if data[:1] != b"#" and data.find(b"\n#") < 0:
+        return data
+    return _COMMENT_LINE.sub(b"", data)
+
+
+_COMMENT_LINE = re.compile(rb"^#[^\n]*(?:\n|$)", re.MULTILINE)
+_METADATA_START = b"# ir_metadata.start"
+_METADATA_END = b"# ir_metadata.end"
+
+
+def _head_stream(path: Path):
+    """A binary stream of the input's decompressed content, read from the start (only the
+    head is wanted: a compressed file is decompressed as far as it is read)."""
+    import io
+
+    if not is_stdin(path) and is_regular_file(path):
+        raw = open(path, "rb")
+        kind = compression(raw.read(6))
+        raw.seek(0)
+    else:
+        raw = io.BytesIO(_stream_bytes(path))
+        kind = compression(raw.getvalue()[:6])
+    opener = {"gzip": gzip.GzipFile, "bzip2": bz2.BZ2File, "xz": lzma.LZMAFile}.get(kind)
+    return raw if opener is None else opener(fileobj=raw, mode="rb")
+
+
+def ir_metadata(path: str | os.PathLike[str]) -> str | None:
+    """The ir_metadata block of an input (the YAML between ``# ir_metadata.start`` and
+    ``# ir_metadata.end``, each line's leading ``#`` and one space removed), or None.
+
+    Only the comment lines at the head of the input are read, so a large (or compressed)
+    run is not read twice; the block must be closed.
+
+    Raises
+    ------
+    InputFormatError
+        For a block that is opened and never closed, or that is not UTF-8.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> f = tempfile.NamedTemporaryFile("w", suffix=".run", delete=False)
+    >>> _ = f.write("# ir_metadata.start\\n# tag: bm25\\n# ir_metadata.end\\nq1 Q0 d1 1 2.5 bm25\\n"); f.close()
+    >>> ir_metadata(f.name)
+    'tag: bm25\\n'
+    >>> os.unlink(f.name)
+    """
+    path = Path(path)
+    try:
+        stream = _head_stream(path)
+    except FileNotFoundError:
+        malformed(path, None, "no such file")
+    except (IsADirectoryError, PermissionError):
+        return None  # the reader words it
+    body: list[bytes] = []
+    start_line = None
+    try:
+        with stream:
+            for number, line in enumerate(stream, start=1):
+                if line[:1] != b"#":
+                    break
+                text = line.rstrip(b"\r\n")
+                if start_line is None:
+                    if text.strip() == _METADATA_START:
+                        start_line = number
+                elif text.strip() == _METADATA_END:
+                    try:
+                        return b"".join(part + b"\n" for part in body).decode("utf-8")
+                    except UnicodeDecodeError:
+                        malformed(path, start_line, "the ir_metadata block is not valid UTF-8 text")
+                else:
+                    content = text[1:]
+                    body.append(content[1:] if content[:1] == b" " else content)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError):
+        return None  # damaged compressed data: the reader words it
+    if start_line is not None:
+        malformed(path, start_line, "an ir_metadata block without its '# ir_metadata.end' line")
+    return None
 
 
 def release(data) -> None:
@@ -133,7 +331,7 @@ def iter_fields(path: str | os.PathLike[str], data: bytes | None = None, *, sepa
         else:
             stripped = line.rstrip("\r")
             fields = stripped.split(separator) if stripped.strip() else []
-        if fields:
+        if fields and not line.startswith("#"):  # a comment line, as trec_eval skips them
             yield number, fields
 
 

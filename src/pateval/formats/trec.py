@@ -25,7 +25,7 @@ from ..core.run import Run
 from ..errors import PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import foreign_space, iter_fields, map_file, parse_float, parse_int, read_bytes, release
+from .lines import foreign_space, ir_metadata, iter_fields, map_file, parse_float, parse_int, read_bytes, release
 
 __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
 
@@ -76,6 +76,9 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
         run = _read_careful(path, read_bytes(path), on_duplicate)
     if name is not None:
         run = dataclasses.replace(run, name=name)
+    metadata = ir_metadata(path)  # the comment lines at the head only
+    if metadata is not None:
+        run = dataclasses.replace(run, metadata={"ir_metadata": metadata})
     return run
 
 
@@ -224,6 +227,9 @@ def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None)
     if not tag or any(c.isspace() for c in tag):
         raise PatevalError(f"a run tag must be one word without white space, not {tag!r}")
     topics = run.topic_ids[run.topic[order]]
+    comment = next((t for t in run.topic_ids if str(t).startswith("#")), None)
+    if comment is not None:
+        raise PatevalError(f"topic {comment!r} cannot be written: a line starting with '#' is a comment to every reader")
     docnos = run.vocabulary[run.doc[order]]
     scores = run.score[order]
     topic_codes = run.topic[order]
