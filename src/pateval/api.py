@@ -225,6 +225,9 @@ def evaluation(
     block_bytes: int | None = None,
     scheduler: str | None = None,
     work_dir: str | _os.PathLike[str] | None = None,
+    relevance_level: int | None = None,
+    max_documents: int | None = None,
+    judged_only: bool = False,
 ) -> Evaluation:
     """Like :func:`evaluate`, returning the :class:`~pateval.evaluation.Evaluation` with its notes
     (told to the ``pateval`` logger and, for topics left out, as a warning, as :func:`evaluate` does)."""
@@ -245,6 +248,9 @@ def evaluation(
         context=EvaluationContext(dict(resources or {})),
         scheduler=scheduler,
         work_dir=work_dir,
+        relevance_level=relevance_level,
+        max_documents=max_documents,
+        judged_only=judged_only,
     )
     _tell(result.notes)
     return result
@@ -265,6 +271,9 @@ def evaluate(
     block_bytes: int | None = None,
     scheduler: str | None = None,
     work_dir: str | _os.PathLike[str] | None = None,
+    relevance_level: int | None = None,
+    max_documents: int | None = None,
+    judged_only: bool = False,
 ) -> _pd.DataFrame:
     """Evaluate runs against qrels: one row per (run, topic, measure).
 
@@ -298,6 +307,12 @@ def evaluate(
         scored on its workers (which must see the same paths).
     work_dir : path-like, optional
         Where scattered runs are partitioned (default: the system's temporary directory).
+    relevance_level : int, optional
+        trec_eval ``-l``: the ``rel`` of every measure not given one.
+    max_documents : int, optional
+        trec_eval ``-M``: only each topic's first N documents count.
+    judged_only : bool, default False
+        trec_eval ``-J``: unjudged documents are removed from the rankings first.
 
     Returns
     -------
@@ -321,11 +336,14 @@ def evaluate(
     check_choice("style", style, ("pateval", "pyterrier"))
     result = evaluation(qrels, runs, measures, qrels_format=qrels_format, complete=complete, order=order,
                         doc_key=doc_key, on_duplicate=on_duplicate, resources=resources, block_bytes=block_bytes,
-                        scheduler=scheduler, work_dir=work_dir)
+                        scheduler=scheduler, work_dir=work_dir, relevance_level=relevance_level,
+                        max_documents=max_documents, judged_only=judged_only)
     frame = result.frame
     frame.attrs["notes"] = list(result.notes)
     if style == "pyterrier":  # issue 15: PyTerrier's column names on request
         frame = frame.rename(columns={"run": "name", "topic": "qid"})
+    if result.run_metadata:
+        frame.attrs["run_metadata"] = dict(result.run_metadata)
     return frame
 
 

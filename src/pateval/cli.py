@@ -120,8 +120,22 @@ def _add_evaluate(commands) -> None:
     _add_group_options(p)  # --group-by, --group-plot: see the check (passage runs) section
     _add_scale_options(p)  # --block-size, --scheduler, --work-dir: see the scale section below
     p.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4, as trec_eval)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout; - for stdout")
+    _add_trec_eval_options(p)
     p.set_defaults(run=_run_evaluate)
+
+
+def _add_trec_eval_options(p) -> None:
+    """trec_eval's own flags and names, for scripts written around trec_eval."""
+    p.add_argument("--names", choices=("pateval", "trec"), default="pateval",
+                   help="measure names in the output: pateval's (AP, P@10, nDCG@10) or trec_eval's (map, P_10, "
+                   "ndcg_cut_10), with trec_eval's runid and num_q lines (-m runid -m num_q) and its order")
+    p.add_argument("-l", "--relevance-level", type=int, metavar="N",
+                   help="grade counted as relevant by every measure not given rel= (trec_eval -l; default 1)")
+    p.add_argument("-M", "--max-documents", type=int, metavar="N",
+                   help="only each topic's first N documents count (trec_eval -M)")
+    p.add_argument("-J", "--judged-only", action="store_true",
+                   help="remove unjudged documents from the rankings first (trec_eval -J; or judged_only=true per measure)")
 
 
 def _add_ranking_inputs(p) -> None:
@@ -154,19 +168,49 @@ def _run_evaluate(args) -> int:
     from .formats.resources import RESOURCES, load_resources
 
     resources = load_resources({r.name: getattr(args, f"resource_{r.name}") for r in RESOURCES})
+    trec_names = args.names == "trec"
+    asked = args.measures or (["runid", "num_q"] if trec_names else []) + list(DEFAULT_MEASURES)
+    from .formats.results import TREC_EVAL_EXTRAS
+
+    extras = [m for m in asked if trec_names and m in TREC_EVAL_EXTRAS]
+    measures = [m for m in asked if m not in extras]
+    if not measures:
+        raise PatevalError("no measure was asked for besides " + " and ".join(extras))
     with pandas_deferred():  # scoring and printing need no pandas: its import was a third of a small evaluation
         result = api.evaluation(
-            qrels_path, list(run_paths), args.measures or list(DEFAULT_MEASURES),
+            qrels_path, list(run_paths), measures,
             qrels_format=args.qrels_format, complete=args.complete, order=args.order,
             doc_key=args.doc_key, on_duplicate=args.on_duplicate, resources=resources, **_scale_options(args),
+            relevance_level=args.relevance_level, max_documents=args.max_documents, judged_only=args.judged_only,
         )
         rows = result.result_rows(per_query=args.per_query)
     rows = _with_group_rows(rows, result, args)
-    text = format_results(rows, format=args.format, precision=args.precision)
+    text = _evaluate_text(rows, result, args, extras)
     for note in result.notes:
         print(f"pateval: note: {note}", file=sys.stderr)
     _write_text_or_print(text, args.output)
     return 0
+
+
+def _evaluate_text(rows, result, args, extras) -> str:
+    """The output of ``pateval evaluate``: trec_eval's text (with --names trec, as trec_eval
+    writes it), JSON (with each run's ir_metadata block, if any), JSON Lines or CSV."""
+    import json
+
+    from .formats.results import format_results, format_trec_eval, trec_eval_names
+
+    level = args.relevance_level or 1
+    if args.names == "trec":
+        if args.format == "trec" and not args.group_by:
+            return format_trec_eval(result.frame, result.summary(), result.measures, per_query=args.per_query,
+                                    extras=extras, precision=args.precision, relevance_level=level)
+        names = trec_eval_names(result.measures, relevance_level=level)
+        rows = {**rows, "measure": [names.get(m, m) for m in rows["measure"]]}  # a DataFrame or plain columns
+    text = format_results(rows, format=args.format, precision=args.precision)
+    if args.format == "json" and result.run_metadata:
+        # the runs' own descriptions beside the values (the rows as without them)
+        return json.dumps({"rows": json.loads(text), "runs": result.run_metadata}, indent=1) + "\n"
+    return text
 
 
 # ---- scale: run files in blocks of whole topics, on a Dask cluster (evaluate) -------------

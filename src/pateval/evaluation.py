@@ -85,6 +85,8 @@ class Evaluation:
     scored: list[ScoredRun]
     measures: list[Measure]
     notes: list[str] = field(default_factory=list)
+    # what each run's file says about it (Run.metadata: its ir_metadata block), by run name
+    run_metadata: dict = field(default_factory=dict)
 
     @cached_property
     def frame(self) -> "pd.DataFrame":
@@ -176,6 +178,9 @@ def evaluate_runs(
     scheduler: str | None = None,
     work_dir: str | os.PathLike[str] | None = None,
     scheduler_timeout: float = 30.0,
+    relevance_level: int | None = None,
+    max_documents: int | None = None,
+    judged_only: bool = False,
 ) -> Evaluation:
     """Score runs against qrels with the given measures.
 
@@ -204,6 +209,14 @@ def evaluate_runs(
         temporary directory); the parts are removed afterwards.
     scheduler_timeout : float, default 30
         Seconds to wait for the Dask scheduler to answer.
+    relevance_level : int, optional
+        trec_eval's ``-l``: the ``rel`` of every measure that has one and was not given one.
+    max_documents : int, optional
+        trec_eval's ``-M``: only the first N documents of each topic (in evaluation order) count.
+    judged_only : bool, default False
+        trec_eval's ``-J``: unjudged documents (not in the qrels, or with a negative grade) are
+        removed from each ranking first, for every measure (``judged_only=true`` on one measure
+        does it for that measure). With ``max_documents``, the cut comes first, as in trec_eval.
 
     Returns
     -------
@@ -212,6 +225,14 @@ def evaluate_runs(
     check_choice("order", order, ORDERS)
     check_choice("doc_key", doc_key, DOC_KEYS)
     parsed = parse_measures(measures)
+    if relevance_level is not None:
+        parsed = _with_relevance_level(parsed, relevance_level)
+    if max_documents is not None and (isinstance(max_documents, bool) or not isinstance(max_documents, int)
+                                      or max_documents < 1):
+        raise ParameterError(f"max_documents must be a positive integer, not {max_documents!r}")
+    if max_documents is not None or judged_only:
+        runs = _cut_runs(runs, qrels, max_documents=max_documents, judged_only=judged_only, order=order,
+                         doc_key=doc_key)
     if not parsed:
         raise ParameterError("no measure was asked for")
     needs_subtopics = [m for m in parsed if "subtopics" in m.spec.requires]
@@ -235,6 +256,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
     pieces = []
+    run_metadata: dict = {}
     names: set[str] = set()
     runs = blocks.submit_all(runs)
     for run in runs:  # one at a time: a generator of runs keeps one run in memory
@@ -254,15 +276,96 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         index_key = tuple(topics)
         if index_key not in indexes:
             indexes[index_key] = JudgementIndex.build(qrels, topics, doc_key=doc_key)
-        ranked = rank_run(run, indexes[index_key], order=order)
-        notes.extend(n for n in ranked.notes if n not in notes)
-        pieces.append(score_run(ranked, parsed, context))
+        if run.metadata:
+            run_metadata[run.name] = {"source": run.source, **run.metadata}
+        judged = [m for m in parsed if m.judged_only]
+        if not judged:
+            ranked = rank_run(run, indexes[index_key], order=order)
+            notes.extend(n for n in ranked.notes if n not in notes)
+            pieces.append(score_run(ranked, parsed, context))
+            continue
+        # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
+        plain = [m for m in parsed if not m.judged_only]
+        values: dict = {}
+        if plain:
+            ranked = rank_run(run, indexes[index_key], order=order)
+            notes.extend(n for n in ranked.notes if n not in notes)
+            values.update(zip(plain, _values(ranked, plain, context)))
+            del ranked
+        ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=order)
+        values.update(zip(judged, _values(ranked, judged, context)))
+        pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
+                                np.concatenate([values[m] for m in parsed]) if parsed else np.zeros(0)))
     if not names:
         raise ParameterError("no run was given")
     averaging = "all qrels topics (complete: missing ones score 0)" if complete else "topics in both the qrels and the run"
     summed = [str(m) for m in parsed if m.spec.aggregate == "sum"]
     notes.append(f"means are over {averaging}" + (f"; counts ({', '.join(summed)}) are summed" if summed else ""))
-    return Evaluation(scored=pieces, measures=parsed, notes=notes)
+    return Evaluation(scored=pieces, measures=parsed, notes=notes, run_metadata=run_metadata)
+
+
+# ---- trec_eval's -l, -M and -J ----------------------------------------------------------------
+
+def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
+    """trec_eval -l: every measure with a ``rel`` parameter left at its default gets ``level``."""
+    if isinstance(level, bool) or not isinstance(level, int) or level < 1:
+        raise ParameterError(f"the relevance level must be an integer >= 1, not {level!r}")
+    changed = []
+    for measure in measures:
+        params = dict(measure.values)
+        spec_rel = next((p for p in measure.spec.params if p.name == "rel"), None)
+        if spec_rel is not None and params["rel"] == spec_rel.default:
+            params["rel"] = level
+            measure = Measure.make(measure.spec, params, measure.cutoff)
+        changed.append(measure)
+    return changed
+
+
+def _subset(run: Run, keep: np.ndarray) -> Run:
+    """The run's rows where ``keep`` (topics kept even when left without rows)."""
+    return Run(run.name, run.topic_ids, run.topic[keep], run.doc_ids, run.doc[keep], run.score[keep],
+               run.rank[keep], source=run.source, notes=run.notes, metadata=run.metadata)
+
+
+def top_rows_only(run: Run, max_documents: int, *, order: str = "score") -> Run:
+    """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order."""
+    from .core.ranking import evaluation_order
+
+    perm = evaluation_order(run, order=order)
+    topic = run.topic[perm]
+    starts = np.r_[0, np.flatnonzero(topic[1:] != topic[:-1]) + 1] if len(perm) else np.zeros(0, dtype=np.int64)
+    place = np.arange(len(perm)) - np.repeat(starts, np.diff(np.r_[starts, len(perm)]))
+    keep = np.zeros(len(run), dtype=bool)
+    keep[perm[place < max_documents]] = True
+    return run if keep.all() else _subset(run, keep)
+
+
+def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") -> Run:
+    """trec_eval -J: the rows whose document the qrels judge for the topic (a grade >= 0)."""
+    import pyarrow.compute as pc
+
+    from .core.docids import document_keys
+
+    judged = pa.array(np.asarray(qrels.rel) >= 0)
+    qrels_keys = pc.binary_join_element_wise(pc.filter(qrels.arrow("topic"), judged),
+                                             document_keys(pc.filter(qrels.arrow("docno"), judged), doc_key), "\t")
+    topics = pa.array(np.asarray(run.topic_ids, dtype=object), type=pa.string()).take(pa.array(run.topic))
+    docs = run.row_doc_ids()
+    if isinstance(docs, pa.ChunkedArray):
+        docs = docs.combine_chunks()
+    run_keys = pc.binary_join_element_wise(topics, document_keys(docs, doc_key), "\t")
+    keep = pc.is_in(run_keys, value_set=qrels_keys).to_numpy(zero_copy_only=False)
+    return run if keep.all() else _subset(run, keep)
+
+
+def _cut_runs(runs: Iterable[Run], qrels: Qrels, *, max_documents: int | None, judged_only: bool, order: str,
+              doc_key: str):
+    for run in runs:
+        if max_documents is not None:
+            run = top_rows_only(run, max_documents, order=order)
+        if judged_only:
+            run = judged_rows_only(run, qrels, doc_key=doc_key)
+        yield run
 
 
 def score_run(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> ScoredRun:

@@ -40,7 +40,7 @@ def test_grammar_parts():
         ("P@0", "cannot read measure name 'P@0': expected a positive integer cutoff at position 3, found '0'"),
         ("AP(rel=1,rel=2)", "cannot read measure name 'AP(rel=1,rel=2)': parameter 'rel' given twice"),
         ("AP#", "cannot read measure name 'AP#': unexpected character at position 3"),
-        ("ap", "unknown measure 'ap' in 'ap'; did you mean 'AP'?"),
+        ("nDGC@10", "unknown measure 'nDGC' in 'nDGC@10'; did you mean 'nDCG@10' or 'D_nDCG@10'?"),
         ("Foo@3", "unknown measure 'Foo' in 'Foo@3'; `pateval measures` lists them"),
         ("AP(gamma=1)", "AP has no parameter 'gamma' (its parameters: rel)"),
         ("P", "P needs a cutoff, e.g. P@10"),

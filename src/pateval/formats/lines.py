@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import malformed
 
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
-           "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file"]
+           "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file", "first_line"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -223,14 +223,38 @@ def _head_stream(path: Path):
     import io
 
     if not is_stdin(path) and is_regular_file(path):
-        raw = open(path, "rb")
-        kind = compression(raw.read(6))
-        raw.seek(0)
-    else:
-        raw = io.BytesIO(_stream_bytes(path))
-        kind = compression(raw.getvalue()[:6])
-    opener = {"gzip": gzip.GzipFile, "bzip2": bz2.BZ2File, "xz": lzma.LZMAFile}.get(kind)
-    return raw if opener is None else opener(fileobj=raw, mode="rb")
+        with open(path, "rb") as handle:
+            head = handle.read(6)
+        kind = compression(head)
+        if kind is None:
+            return open(path, "rb")
+        # the compressed file's own reader: it closes the file when closed
+        return {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[kind](path, "rb")
+    data = _stream_bytes(path)
+    kind = compression(data[:6])
+    return io.BytesIO(data if kind is None else _decompress(path, data, kind))
+
+
+def first_line(path: str | os.PathLike[str]) -> str | None:
+    """The input's first line that is neither blank nor a comment, decoded (invalid UTF-8
+    replaced), without its line end; None when there is none or the input cannot be read.
+
+    For the format sniffers: only the head of a file (decompressed as far as read) is read,
+    and standard input or a pipe is read once, for the reader that follows.
+    """
+    try:
+        stream = _head_stream(Path(path))
+    except (OSError, ValueError):
+        return None
+    try:
+        with stream:
+            for raw in stream:
+                text = raw.decode("utf-8-sig", errors="replace").rstrip("\r\n")
+                if text.strip() and not text.startswith("#"):
+                    return text
+    except (OSError, EOFError, zlib.error, lzma.LZMAError):
+        return None
+    return None
 
 
 def ir_metadata(path: str | os.PathLike[str]) -> str | None:

@@ -52,7 +52,7 @@ from ..core.run import Run
 from ..errors import malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import INTEGER, NUMBER, iter_fields, read_bytes
+from .lines import INTEGER, NUMBER, first_line, iter_fields, read_bytes
 from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
@@ -414,15 +414,9 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
 # ---- runs ---------------------------------------------------------------------------------
 
 def _first_fields(path, *, separators: str = r"\s+") -> list[str] | None:
-    try:
-        with open(path, "rb") as handle:
-            for raw in handle:
-                text = raw.decode("utf-8-sig", errors="replace").strip()
-                if text:
-                    return [f for f in re.split(separators, text) if f]
-    except OSError:
-        return None
-    return None
+    # through the source layer: compressed files, standard input and pipes sniffed alike
+    text = first_line(path)
+    return None if text is None else [f for f in re.split(separators, text.strip()) if f]
 
 
 def looks_like_passage_run(path: str | os.PathLike[str]) -> bool:

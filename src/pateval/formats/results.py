@@ -8,8 +8,9 @@ TIRA's ``evaluation.prototext`` (``measure { key: "AP" value: "0.31" }``) carrie
 
 trec_eval text: ``MEASURE<TAB>TOPIC<TAB>VALUE`` with ``all`` for the aggregate; with
 several runs a first column names the run. Counts are written as integers, other values
-with ``precision`` decimals (trec_eval's 4 by default). JSON (a list of records) and CSV
-(a header line, values with 17 significant digits) keep full precision.
+with ``precision`` decimals (trec_eval's 4 by default). JSON (a list of records), JSON
+Lines (one record per line) and CSV (a header line, values with 17 significant digits) keep
+full precision.
 """
 
 from __future__ import annotations
@@ -29,9 +30,13 @@ from .atomic import atomic_output
 
 pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
 
-__all__ = ["RESULT_FORMATS", "check_precision", "format_results", "format_table", "result_rows", "write_results"]
+__all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table", "format_trec_eval",
+           "result_rows", "trec_eval_names", "write_results"]
 
 from .names import RESULT_FORMATS  # noqa: E402 (declared where the command line reads it)
+
+# trec_eval's lines that are not measures of the topics: the run's tag and the number of topics
+TREC_EVAL_EXTRAS = ("runid", "num_q")
 
 
 def result_rows(per_topic: pd.DataFrame, summary: pd.DataFrame, *, per_query: bool) -> pd.DataFrame:
@@ -74,10 +79,11 @@ def format_table(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequenc
     rows : DataFrame or mapping of column name to values
     columns : sequence of str
         The key columns to write, in order, before ``value``.
-    format : {"trec", "json", "csv"}
+    format : {"trec", "json", "jsonl", "csv", "prototext"}
         ``trec``: the columns and the value tab-separated, one line per row, values with
-        ``precision`` decimals (trec_eval's text); ``json``: a list of records; ``csv``: a
-        header line, then the rows. JSON and CSV keep full precision.
+        ``precision`` decimals (trec_eval's text); ``json``: a list of records; ``jsonl``:
+        one record per line (JSON Lines); ``csv``: a header line, then the rows. JSON, JSON
+        Lines and CSV keep full precision.
     precision : int, default 4
         Decimals of ``trec`` values, 0 to 17.
     widths : mapping of str to int, optional
@@ -97,9 +103,11 @@ def format_table(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequenc
     check_choice("format", format, RESULT_FORMATS)
     check_precision(precision)
     columns = list(columns)
-    if format == "json":
+    if format in ("json", "jsonl"):
         keys = [*columns, "value"]
         records = [dict(zip(keys, (*row[:-1], float(row[-1])))) for row in zip(*(rows[c] for c in keys))]
+        if format == "jsonl":
+            return "".join(json.dumps(record) + "\n" for record in records)
         return json.dumps(records, indent=1) + "\n"
     if format == "prototext":
         return _prototext(rows, columns)
@@ -150,6 +158,68 @@ def format_results(rows: "pd.DataFrame | Mapping[str, Sequence]", *, format: str
     at = columns.index("measure")
     return format_table(rows, columns, precision=precision, widths={"measure": 22},
                         value_text=lambda row: _value_text(row[at], row[-1], precision, integers))
+
+
+def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
+    """pateval's name -> the name printed with ``--names trec``: trec_eval's where it has one
+    (``map``, ``P_10``, ``ndcg_cut_10``, ``recall_1000``, ``num_ret``), else pateval's."""
+    from ..measures.registry import trec_eval_name
+
+    return {str(m): trec_eval_name(m, relevance_level=relevance_level) or str(m) for m in measures}
+
+
+def _trec_eval_sort_key(name: str, given: int) -> tuple:
+    """trec_eval prints its measures in the order of its measure table, cutoffs ascending;
+    measures trec_eval does not have come after, in the order asked for."""
+    from ..measures.registry import TREC_EVAL_ORDER
+
+    base, _, cutoff = name.rpartition("_")
+    if base and cutoff.isdigit() and base in TREC_EVAL_ORDER:
+        return (0, TREC_EVAL_ORDER.index(base), int(cutoff), given)
+    if name in TREC_EVAL_ORDER:
+        return (0, TREC_EVAL_ORDER.index(name), 0, given)
+    return (1, 0, 0, given)
+
+
+def format_trec_eval(per_topic: pd.DataFrame, summary: pd.DataFrame, measures, *, per_query: bool,
+                     extras: Sequence[str] = (), precision: int = 4, relevance_level: int = 1) -> str:
+    """Results exactly as trec_eval prints them (``pateval evaluate --names trec``).
+
+    trec_eval's measure names (:func:`trec_eval_names`) in trec_eval's order; with
+    ``per_query``, every measure of a topic, topic by topic (topics in byte order, as
+    trec_eval sorts them), then the ``all`` lines: ``runid`` and ``num_q`` when in
+    ``extras``, then the measures. Several runs are written one after another, each as
+    trec_eval would write it alone.
+    """
+    check_precision(precision)
+    names = trec_eval_names(measures, relevance_level=relevance_level)
+    ordered = sorted(enumerate(names.items()), key=lambda item: _trec_eval_sort_key(item[1][1], item[0]))
+    ordered = [(ours, theirs) for _, (ours, theirs) in ordered]
+    integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
+
+    def line(name: str, topic: str, value) -> str:
+        return f"{name:<22}\t{topic}\t{value}"
+
+    def value_text(ours: str, value: float) -> str:
+        return str(round(float(value))) if integers[ours] else f"{value:.{precision}f}"
+
+    lines: list[str] = []
+    for run in pd.unique(summary["run"]):
+        if per_query:
+            mine = per_topic[per_topic["run"] == run]
+            values = {(t, m): v for t, m, v in zip(mine["topic"], mine["measure"], mine["value"])}
+            for topic in sorted(pd.unique(mine["topic"]), key=lambda t: str(t).encode()):
+                lines.extend(line(theirs, topic, value_text(ours, values[(topic, ours)]))
+                             for ours, theirs in ordered if (topic, ours) in values)
+        totals = summary[summary["run"] == run]
+        by_measure = dict(zip(totals["measure"], totals["value"]))
+        topics = dict(zip(totals["measure"], totals["topics"]))
+        if "runid" in extras:
+            lines.append(line("runid", "all", run))
+        if "num_q" in extras:
+            lines.append(line("num_q", "all", max(topics.values(), default=0)))
+        lines.extend(line(theirs, "all", value_text(ours, by_measure[ours])) for ours, theirs in ordered if ours in by_measure)
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def write_results(text: str, path: str | os.PathLike[str]) -> None:

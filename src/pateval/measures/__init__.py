@@ -13,6 +13,7 @@ from . import passage  # noqa: E402,F401
 from . import cubetest  # noqa: E402,F401
 from . import pres, tbg  # noqa: E402,F401
 from . import subtopic  # noqa: E402,F401
+from . import coverage  # noqa: E402,F401
 
 __all__ = [
     "EvaluationContext",

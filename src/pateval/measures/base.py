@@ -139,6 +139,10 @@ class EvaluationContext:
 Kernel = Callable[["Any", "Measure", EvaluationContext], np.ndarray]
 
 
+JUDGED_ONLY = Param("judged_only", bool, False, "compute over judged documents only: unjudged ones are removed "
+                    "from the ranking first (ir_measures' judged_only; trec_eval -J)")
+
+
 @dataclass(frozen=True)
 class MeasureSpec:
     """The declaration of one measure (see the module notes).
@@ -212,6 +216,12 @@ class Measure:
 
     @classmethod
     def make(cls, spec: MeasureSpec, params: Mapping[str, Any], cutoff: int | None) -> "Measure":
+        # judged_only (ir_measures' parameter, trec_eval -J) applies to every measure: the
+        # evaluation drops unjudged documents from the ranking before computing it
+        judged_only = False
+        if "judged_only" in params and all(p.name != "judged_only" for p in spec.params):
+            params = dict(params)
+            judged_only = JUDGED_ONLY.coerce(params.pop("judged_only"), owner=spec.name)
         known = {p.name for p in spec.params}
         unknown = sorted(set(params) - known)
         if unknown:
@@ -226,7 +236,14 @@ class Measure:
         elif spec.cutoff == "required":
             raise MeasureNameError(f"{spec.name} needs a cutoff, e.g. {spec.name}@10")
         values = tuple((p.name, p.coerce(params[p.name], owner=spec.name) if p.name in params else p.default) for p in spec.params)
+        if judged_only:
+            values += (("judged_only", True),)
         return cls(spec, values, cutoff)
+
+    @property
+    def judged_only(self) -> bool:
+        """Whether the measure is computed over judged documents only (``judged_only=true``)."""
+        return len(self.values) > len(self.spec.params) and dict(self.values).get("judged_only", False)
 
     def __getitem__(self, name: str) -> Any:
         for key, value in self.values:
@@ -240,6 +257,8 @@ class Measure:
 
     def __str__(self) -> str:
         changed = [(k, v) for (k, v), p in zip(self.values, self.spec.params) if v != p.default]
+        if self.judged_only:
+            changed.append(("judged_only", True))
         text = self.spec.name
         if changed:
             text += "(" + ",".join(f"{k}={format_value(v)}" for k, v in changed) + ")"

@@ -6,18 +6,26 @@ from this registry, so a measure exists in exactly one place.
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from ..errors import MeasureNameError
 from .base import Measure, MeasureSpec
 from .grammar import parse_name
 
-__all__ = ["REGISTRY", "register", "parse_measure", "parse_measures", "all_specs"]
+__all__ = ["REGISTRY", "register", "parse_measure", "parse_measures", "all_specs", "trec_eval_name", "TREC_EVAL_ORDER"]
 
 REGISTRY: dict[str, MeasureSpec] = {}
 _ALIASES: dict[str, str] = {}
 # trec_eval writes cutoffs into names: P_10, P.10, recall_1000, ndcg_cut_10
 _CUTOFF_ALIAS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<k>[1-9]\d*)$")
+# trec_eval's measure lists: P.5,10,20 is P_5, P_10 and P_20
+_CUTOFF_LIST = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)\.(?P<ks>[1-9]\d*(?:,[1-9]\d*)+)$")
+# the spellings of ir_measures and ranx (matched without regard to case, as are all names):
+# MAP, NDCG@10, MRR, BPref, RPrec, precision@10, r-precision, hits@10, judged@10
+_OTHER_SPELLINGS = {"map": "AP", "mrr": "RR", "precision": "P", "r-precision": "Rprec", "r_precision": "Rprec",
+                    "recall": "R", "hits": "Hits", "judged": "Judged", "ndcg": "nDCG", "bpref": "Bpref",
+                    "rprec": "Rprec", "mrr_cut": "RR"}
 
 
 def register(spec: MeasureSpec) -> MeasureSpec:
@@ -41,7 +49,25 @@ def _lookup(name: str) -> MeasureSpec | None:
         return REGISTRY[name]
     if name in _ALIASES:
         return REGISTRY[_ALIASES[name]]
-    return None
+    folded = name.lower()
+    if folded in _OTHER_SPELLINGS and _OTHER_SPELLINGS[folded] in REGISTRY:
+        return REGISTRY[_OTHER_SPELLINGS[folded]]
+    # any other spelling that differs only in case, when it names one measure
+    found = {REGISTRY[_ALIASES.get(n, n)].name for n in (*REGISTRY, *_ALIASES) if n.lower() == folded}
+    return REGISTRY[found.pop()] if len(found) == 1 else None
+
+
+def _suggestions(name: str) -> list[str]:
+    """Known names close to an unknown one (``nDGC`` -> ``nDCG``), canonical names first."""
+    known = {n.lower(): n for n in (*_ALIASES, *_OTHER_SPELLINGS)}
+    known.update({n.lower(): n for n in REGISTRY})
+    close = difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)
+    names = []
+    for folded in close:
+        canonical = REGISTRY[n].name if (n := known[folded]) in REGISTRY else _lookup(n).name
+        if canonical not in names:
+            names.append(canonical)
+    return names
 
 
 def parse_measure(text: str | Measure) -> Measure:
@@ -63,16 +89,69 @@ def parse_measure(text: str | Measure) -> Measure:
             spec = _lookup(match.group("base"))
             cutoff = int(match.group("k"))
     if spec is None:
-        close = [s for s in REGISTRY if s.lower() == parsed.name.lower()]
-        hint = f"; did you mean {close[0]!r}?" if close else "; `pateval measures` lists them"
+        close = _suggestions(parsed.name)
+        rest = text.strip()[len(parsed.name):] if text.strip().startswith(parsed.name) else ""
+        hint = ("; did you mean " + " or ".join(repr(c + rest) for c in close) + "?" if close
+                else "; `pateval measures` lists them")
         raise MeasureNameError(f"unknown measure {parsed.name!r} in {text!r}{hint}")
     return Measure.make(spec, dict(parsed.params), cutoff)
+
+
+def _expand(text):
+    """trec_eval's measure list ``P.5,10,20`` as ``P_5``, ``P_10``, ``P_20``; other names as they are."""
+    if isinstance(text, str):
+        match = _CUTOFF_LIST.match(text.strip())
+        if match:
+            return [f"{match.group('base')}_{k}" for k in match.group("ks").split(",")]
+    return [text]
 
 
 def parse_measures(texts) -> list[Measure]:
     """Parse several names; a name given twice is kept once, in first-seen order."""
     seen: dict[str, Measure] = {}
-    for text in texts:
-        measure = parse_measure(text)
-        seen.setdefault(str(measure), measure)
+    for given in texts:
+        for text in _expand(given):
+            measure = parse_measure(text)
+            seen.setdefault(str(measure), measure)
     return list(seen.values())
+
+
+# trec_eval's names of pateval's measures (default parameters; ``rel`` may be trec_eval's -l)
+_TREC_EVAL_NAMES = {"AP": ("map", "map_cut_{k}"), "P": (None, "P_{k}"), "R": (None, "recall_{k}"),
+                    "nDCG": ("ndcg", "ndcg_cut_{k}"), "Rprec": ("Rprec", None), "RR": ("recip_rank", None),
+                    "Bpref": ("bpref", None), "NumRet": ("num_ret", None), "NumRel": ("num_rel", None),
+                    "NumRelRet": ("num_rel_ret", None)}
+# the order in which trec_eval prints its measures (its measure table, trec_eval 10.0 meas_init.c)
+TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                   "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+                   "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+                   "map_cut", "relative_P", "success")
+
+
+def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str | None:
+    """trec_eval's name of a measure (``AP`` -> ``map``, ``P@10`` -> ``P_10``, ``nDCG@10`` ->
+    ``ndcg_cut_10``, ``R@1000`` -> ``recall_1000``), or None when trec_eval has none.
+
+    A measure keeps trec_eval's name only with the parameters trec_eval uses: every one at
+    its default, but ``rel``, which is trec_eval's relevance level (``-l``).
+
+    Examples
+    --------
+    >>> [trec_eval_name(m) for m in ("AP", "P@10", "nDCG@10", "R@1000", "NumRet", "AP(rel=2)", "PRES@100")]
+    ['map', 'P_10', 'ndcg_cut_10', 'recall_1000', 'num_ret', None, None]
+    >>> trec_eval_name("AP(rel=2)", relevance_level=2)
+    'map'
+    """
+    measure = parse_measure(measure)
+    names = _TREC_EVAL_NAMES.get(measure.spec.name)
+    if names is None:
+        return None
+    for (key, value), param in zip(measure.values, measure.spec.params):
+        if value != (relevance_level if key == "rel" else param.default):
+            return None
+    if len(measure.values) > len(measure.spec.params):
+        return None  # judged_only and the like: not trec_eval's measure
+    plain, cut = names
+    if measure.cutoff is None:
+        return plain
+    return cut.format(k=measure.cutoff) if cut else None

@@ -1,0 +1,55 @@
+"""Counts of the top k under other toolkits' names: ir_measures' ``Judged@k`` and ranx's ``Hits@k``.
+
+``Judged@k`` (how much of the top k the qrels judge) is the usual check that a run's
+scores can be trusted: a run far outside the pool scores low because its documents were
+never judged. ``Hits@k`` is ranx's ``hits@k``: relevant documents in the top k, averaged
+over topics (trec_eval's ``num_rel_ret`` with a cutoff, but a mean, not a sum).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ranking import RankedTopics
+from .base import EvaluationContext, Measure, MeasureSpec
+from .registry import register
+from .standard import REL
+
+__all__ = ["judged_fraction", "hits"]
+
+IR_MEASURES = "ir_measures (Judged), https://github.com/terrierteam/ir_measures"
+RANX = "ranx (hits), https://github.com/AmenRa/ranx"
+
+
+def _in_top(ranked: RankedTopics, rows: np.ndarray, cutoff: int | None) -> np.ndarray:
+    """How many of ``rows`` (row numbers in ranking order) lie in each topic's top ``cutoff``."""
+    topic = ranked.topic_of(rows)
+    if cutoff is not None:
+        position = rows - ranked.ptr[topic] + 1
+        topic = topic[position <= cutoff]
+    return np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
+
+
+def judged_fraction(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Judged@k = |judged documents in the top k| / k.
+
+    A document is judged when the qrels give it a grade >= 0 for the topic (a negative
+    grade is trec_eval's "in the pool, unjudged"). Like P@k, the divisor is k even when
+    fewer documents are retrieved (ir_measures: P@k with a relevance level below every
+    grade).
+    """
+    return _in_top(ranked, ranked.judged_rows(), measure.cutoff) / measure.cutoff
+
+
+def hits(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Hits@k = |relevant documents in the top k| (every retrieved one without k)."""
+    return _in_top(ranked, ranked.relevant_rows(measure["rel"]), measure.cutoff)
+
+
+for _spec in (
+    MeasureSpec("Judged", "standard", "fraction of the top k that the qrels judge",
+                "Judged@k = |judged in top k| / k", IR_MEASURES, judged_fraction, (), cutoff="required"),
+    MeasureSpec("Hits", "standard", "relevant documents in the top k (mean over topics)",
+                "Hits@k = |relevant in top k|", RANX, hits, (REL,), cutoff="optional"),
+):
+    register(_spec)

@@ -1,0 +1,195 @@
+"""The files people have: compressed inputs (by content), standard input, named pipes,
+comment lines and ir_metadata blocks, read through the one source layer (formats.lines)."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import pateval
+from pateval.cli import main
+from pateval.errors import InputFormatError
+from pateval.formats.doclengths import read_doc_lengths
+from pateval.formats.qrels import read_qrels
+from pateval.formats.trec import read_run
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d4 1\nq2 0 d5 1\n"
+RUN = "".join(f"{q} Q0 {d} {r} {s} bm25\n" for q, d, r, s in [
+    ("q1", "d3", 1, 3.5), ("q1", "d9", 2, 2.0), ("q1", "d1", 3, 1.0),
+    ("q2", "d5", 1, 9.0), ("q2", "d4", 2, 8.0), ("q2", "d7", 3, 1.0)])
+COMPRESSORS = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}
+MEASURES = ["AP", "P@2", "nDCG@3", "NumRet"]
+
+
+def _values(qrels, run) -> dict:
+    frame = pateval.evaluate(qrels, run, MEASURES)
+    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"])}
+
+
+@pytest.mark.parametrize("kind", sorted(COMPRESSORS))
+@pytest.mark.parametrize("suffix", ["", ".gz", ".txt"])
+def test_compressed_runs_and_qrels_give_the_plain_files_numbers(tmp_path, kind, suffix):
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(RUN)
+    expected = _values(tmp_path / "q.txt", tmp_path / "r.txt")
+    # recognised by content: the name says nothing (or something else)
+    (tmp_path / f"q{suffix}").write_bytes(COMPRESSORS[kind](QRELS.encode()))
+    (tmp_path / f"r.run{suffix}").write_bytes(COMPRESSORS[kind](RUN.encode()))
+    assert _values(tmp_path / f"q{suffix}", tmp_path / f"r.run{suffix}") == expected
+
+
+def test_a_multi_member_gzip_file_is_read_whole(tmp_path):
+    path = tmp_path / "r.gz"
+    half = len(RUN) // 2
+    cut = RUN.index("\n", half) + 1
+    path.write_bytes(gzip.compress(RUN[:cut].encode()) + gzip.compress(RUN[cut:].encode()))
+    assert len(read_run(path)) == 6
+
+
+@pytest.mark.parametrize("kind", sorted(COMPRESSORS))
+def test_a_bad_line_in_a_compressed_file_has_the_plain_files_message(tmp_path, kind):
+    bad = RUN.replace("q2 Q0 d4 2 8.0 bm25", "q2 Q0 d4 2 eight bm25")
+    plain, packed = tmp_path / "r.txt", tmp_path / "r.txt.z"
+    plain.write_text(bad)
+    packed.write_bytes(COMPRESSORS[kind](bad.encode()))
+    with pytest.raises(InputFormatError) as error:
+        read_run(packed)
+    assert str(error.value) == (f"{packed}, line 5: the score (5th column) is not a number "
+                                "(expected a decimal number, found 'eight')")
+    with pytest.raises(InputFormatError) as plain_error:
+        read_run(plain)
+    assert str(plain_error.value) == str(error.value).replace(str(packed), str(plain))
+
+
+def test_a_truncated_or_damaged_compressed_file_is_named(tmp_path):
+    packed = gzip.compress(RUN.encode())
+    truncated = tmp_path / "cut.gz"
+    truncated.write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(InputFormatError) as error:
+        read_run(truncated)
+    assert str(error.value) == f"{truncated}: the gzip data is truncated (the file ends before its end-of-stream marker)"
+    damaged = tmp_path / "bad.xz"
+    damaged.write_bytes(b"\xfd7zXZ\x00" + b"not xz at all")
+    with pytest.raises(InputFormatError, match=r"^.*bad\.xz: not valid xz data: "):
+        read_qrels(damaged)
+
+
+def test_comment_lines_are_skipped_and_line_numbers_kept(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_text("# a comment\n#another\n" + RUN.replace("q1 Q0 d9", "#q1 Q0 d9"))
+    run = read_run(path)
+    assert len(run) == 5 and "d9" not in set(run.docnos)
+    path.write_text("# comment\nq1 Q0 d1 1 1.0 bm25\n# comment\nq1 Q0 d2 x 1.0 bm25\n")
+    with pytest.raises(InputFormatError, match=r"line 4: the rank \(4th column\) is not an integer"):
+        read_run(path)
+    # a '#' after white space is not a comment (trec_eval looks at the first character only)
+    path.write_text("q1 Q0 d1 1 1.0 bm25\n #x\n")
+    with pytest.raises(InputFormatError, match="line 2: wrong number of columns"):
+        read_run(path)
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("# judged by the assessors\n" + QRELS + "#q3 0 d1 1\n")
+    assert sorted(read_qrels(qrels).topic_ids) == ["q1", "q2"]
+    lengths = tmp_path / "lengths.txt"
+    lengths.write_bytes(gzip.compress(b"# words\nd1 10\nd2 20\n"))
+    assert dict(read_doc_lengths(lengths)) == {"d1": 10, "d2": 20}
+
+
+METADATA = """# ir_metadata.start
+# tag: bm25
+# actor:
+#   team: pateval
+# ir_metadata.end
+"""
+
+
+def test_an_ir_metadata_block_is_kept_with_the_run(tmp_path):
+    path = tmp_path / "r.txt.gz"
+    path.write_bytes(gzip.compress((METADATA + RUN).encode()))
+    run = read_run(path)
+    assert run.metadata == {"ir_metadata": "tag: bm25\nactor:\n  team: pateval\n"}
+    assert len(run) == 6
+    plain = tmp_path / "plain.txt"
+    plain.write_text(RUN)
+    assert read_run(plain).metadata == {}
+    unclosed = tmp_path / "open.txt"
+    unclosed.write_text("# x\n# ir_metadata.start\n# tag: a\n" + RUN)
+    with pytest.raises(InputFormatError) as error:
+        read_run(unclosed)
+    assert str(error.value) == f"{unclosed}, line 2: an ir_metadata block without its '# ir_metadata.end' line"
+
+
+def test_evaluate_json_shows_the_ir_metadata(tmp_path, capsys):
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(METADATA + RUN)
+    assert main(["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "AP", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["runs"] == {"bm25": {"source": str(tmp_path / "r.txt"), "ir_metadata": "tag: bm25\nactor:\n  team: pateval\n"}}
+    assert document["rows"] == [{"run": "bm25", "measure": "AP", "topic": "all", "value": pytest.approx((5 / 6 + 1) / 2)}]
+
+
+def test_a_named_pipe_is_read_as_a_stream(tmp_path):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes here")
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(RUN)
+    expected = _values(tmp_path / "q.txt", tmp_path / "r.txt")
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+
+    def write():
+        with open(fifo, "wb") as out:
+            out.write(gzip.compress(RUN.encode()))  # a compressed stream, too
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert _values(tmp_path / "q.txt", fifo) == expected
+    finally:
+        writer.join(timeout=10)
+
+
+def _pateval(*args, stdin: bytes | None = None):
+    return subprocess.run([sys.executable, "-m", "pateval.cli", *args], input=stdin, capture_output=True, timeout=120)
+
+
+def test_dash_reads_standard_input_and_dash_o_writes_standard_output(tmp_path):
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(RUN)
+    plain = _pateval("evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "AP", "-q")
+    piped = _pateval("evaluate", str(tmp_path / "q.txt"), "-", "-m", "AP", "-q", "-o", "-",
+                     stdin=gzip.compress(RUN.encode()))
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == plain.stdout and b"all\t0.9167" in piped.stdout
+    assert not (tmp_path / "-").exists() and not os.path.exists("-")
+    bad = _pateval("evaluate", str(tmp_path / "q.txt"), "-", "-m", "AP", stdin=b"q1 Q0 d1 1 1.0 a\nq1 Q0 d2\n")
+    assert bad.returncode == 2
+    assert bad.stderr.decode() == ("pateval: error: standard input, line 2: wrong number of columns "
+                                   "(expected 6 columns: qid Q0 docno rank score run_id, found 3)\n")
+
+
+def test_the_fast_and_careful_paths_agree_on_a_commented_file(tmp_path):
+    rng = np.random.default_rng(3)
+    lines = [f"q{t} Q0 d{d} {r} {s:.4f} x" for t in range(3) for r, (d, s) in
+             enumerate(zip(rng.permutation(50)[:20], rng.random(20)), start=1)]
+    for at in (0, 7, 30, len(lines)):
+        lines.insert(at, "# a comment line")
+    path = tmp_path / "r.txt"
+    path.write_text("\n".join(lines) + "\n")
+    from pateval.formats.lines import read_bytes
+    from pateval.formats.trec import _read_careful, _read_fast
+    from pateval.formats.lines import map_file
+
+    fast = _read_fast(path, map_file(path), "error")
+    careful = _read_careful(path, read_bytes(path), "error")
+    assert fast is not None
+    assert list(fast.docnos) == list(careful.docnos)
+    assert np.array_equal(fast.score, careful.score)
