@@ -89,12 +89,21 @@ def parse_measure(text: str | Measure) -> Measure:
             spec = _lookup(match.group("base"))
             cutoff = int(match.group("k"))
     if spec is None:
-        close = _suggestions(parsed.name)
         rest = text.strip()[len(parsed.name):] if text.strip().startswith(parsed.name) else ""
+        close = [c for c in _suggestions(parsed.name) if _accepts(c + rest)]
         hint = ("; did you mean " + " or ".join(repr(c + rest) for c in close) + "?" if close
                 else "; `pateval measures` lists them")
         raise MeasureNameError(f"unknown measure {parsed.name!r} in {text!r}{hint}")
     return Measure.make(spec, dict(parsed.params), cutoff)
+
+
+def _accepts(text: str) -> bool:
+    """Whether a suggested name, with the parameters and cutoff as given, is a valid measure."""
+    try:
+        parse_measure(text)
+    except MeasureNameError:
+        return False
+    return True
 
 
 def _expand(text):
