@@ -130,6 +130,13 @@ def _as_run(run, *, name: str | None, on_duplicate: str, block_bytes: int = 0):
     if isinstance(run, _Mapping):
         return Run.from_dict(run, name=name or "run")
     if isinstance(run, (str, _os.PathLike)):
+        from .formats.dd import looks_like_dd_run, read_dd_run
+
+        if looks_like_dd_run(run):
+            # a TREC DD run file (the jig's, or the 2015 harness's): its iterations come with
+            # it, and a repeated document is scored as the jig scores it unless "first" is asked
+            dd = read_dd_run(run, on_duplicate="first" if on_duplicate == "first" else "jig", name=name)
+            return _dataclasses.replace(dd.run, resources={"iterations": dd.iterations})
         return read_run(run, on_duplicate=on_duplicate, name=name)
     # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
     if _is_frame(run):

@@ -278,22 +278,30 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             indexes[index_key] = JudgementIndex.build(qrels, topics, doc_key=doc_key)
         if run.metadata:
             run_metadata[run.name] = {"source": run.source, **run.metadata}
+        run_context, run_order = context, order
+        if run.resources:
+            # side inputs read with the run (a TREC DD run's iterations); the caller's own win
+            run_context = EvaluationContext({**run.resources, **context.resources})
+            if "iterations" in run.resources and order == "score":
+                run_order = "rank"  # a DD run's rank is its place in the session
+                notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "
+                             "(iteration by iteration, by score within one)")
         judged = [m for m in parsed if m.judged_only]
         if not judged:
-            ranked = rank_run(run, indexes[index_key], order=order)
+            ranked = rank_run(run, indexes[index_key], order=run_order)
             notes.extend(n for n in ranked.notes if n not in notes)
-            pieces.append(score_run(ranked, parsed, context))
+            pieces.append(score_run(ranked, parsed, run_context))
             continue
         # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
         plain = [m for m in parsed if not m.judged_only]
         values: dict = {}
         if plain:
-            ranked = rank_run(run, indexes[index_key], order=order)
+            ranked = rank_run(run, indexes[index_key], order=run_order)
             notes.extend(n for n in ranked.notes if n not in notes)
-            values.update(zip(plain, _values(ranked, plain, context)))
+            values.update(zip(plain, _values(ranked, plain, run_context)))
             del ranked
-        ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=order)
-        values.update(zip(judged, _values(ranked, judged, context)))
+        ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=run_order)
+        values.update(zip(judged, _values(ranked, judged, run_context)))
         pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
                                 np.concatenate([values[m] for m in parsed]) if parsed else np.zeros(0)))
     if not names:
@@ -324,7 +332,7 @@ def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
 def _subset(run: Run, keep: np.ndarray) -> Run:
     """The run's rows where ``keep`` (topics kept even when left without rows)."""
     return Run(run.name, run.topic_ids, run.topic[keep], run.doc_ids, run.doc[keep], run.score[keep],
-               run.rank[keep], source=run.source, notes=run.notes, metadata=run.metadata)
+               run.rank[keep], source=run.source, notes=run.notes, metadata=run.metadata, resources=run.resources)
 
 
 def top_rows_only(run: Run, max_documents: int, *, order: str = "score") -> Run:

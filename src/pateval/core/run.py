@@ -74,6 +74,9 @@ class Run(DocumentIds):
     metadata : dict of str
         What the file says about the run: ``{"ir_metadata": YAML text}`` when it opens with
         an ir_metadata block (``# ir_metadata.start`` ... ``# ir_metadata.end``).
+    resources : dict
+        Side inputs of the measures that came with the run file (a TREC DD run's
+        ``iterations``); the evaluation uses them unless the caller gives its own.
     """
 
     name: str
@@ -86,6 +89,7 @@ class Run(DocumentIds):
     source: str = "<memory>"
     notes: tuple[str, ...] = field(default=())
     metadata: dict = field(default_factory=dict, compare=False)
+    resources: dict = field(default_factory=dict, compare=False, repr=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

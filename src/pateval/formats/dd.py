@@ -24,10 +24,14 @@ does, together with the iteration of every (topic, document) as a :class:`DDIter
 the ``iterations`` resource of ``CT(compat=trec-dd)`` and ``ACT(compat=trec-dd)``. On the
 command line, ``--iterations RUNFILE`` reads that resource from the same DD run file.
 
-A document returned twice for one topic (in two iterations) is an error, or with
-``on_duplicate="first"`` its later lines are dropped. (The jig instead keeps a repeat as an
-examined non-relevant document, which changes ACT's number of documents; such runs are
-reproduced only when they have no repeats.)
+A document returned twice for one topic (in two iterations, or twice in one) is an error,
+or with ``on_duplicate="first"`` its later lines are dropped, or with ``on_duplicate="jig"``
+it is kept as the jig's ``scorer/reader.py`` keeps it: the repeat is examined again (it
+counts in ACT's number of documents and in its iteration) and gains nothing. The jig
+renames a repeat ``docno_dup``; pateval gives it the id ``docno<TAB>(repeat k)``, which no
+qrels line can hold. Which occurrence is the first follows the jig: iterations in the order
+they first appear in the file, each by score descending (ties in file order).
+``pateval evaluate`` reads a jig run file so (:func:`looks_like_dd_run`).
 
 A jig file is read by pyarrow's CSV reader (one width of line: the usual file) or as whole
 lines split by Arrow (lines of 4 to 6 fields mixed), then checked with array operations
@@ -60,6 +64,7 @@ from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .lines import (
     INTEGER,
+    NUMBER,
     foreign_space,
     iter_fields,
     map_file,
@@ -72,7 +77,10 @@ from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
-__all__ = ["DD_RUN_FORMATS", "DDIterations", "DDRun", "read_dd_run", "read_dd_iterations", "as_dd_iterations"]
+__all__ = ["DD_RUN_FORMATS", "DD_DUPLICATE_POLICIES", "DDIterations", "DDRun", "read_dd_run", "read_dd_iterations",
+           "as_dd_iterations", "looks_like_dd_run"]
+
+DD_DUPLICATE_POLICIES = ("error", "first", "jig")
 
 DD_RUN_FORMATS = ("auto", "jig", "harness2015")
 
@@ -216,8 +224,10 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
     ----------
     path : path-like
     format : {"auto", "jig", "harness2015"}
-    on_duplicate : {"error", "first"}
-        A document returned twice for a topic is an error, or its later lines are dropped.
+    on_duplicate : {"error", "first", "jig"}
+        A document returned twice for a topic is an error, or its later lines are dropped,
+        or (``"jig"``) each repeat is kept as an examined document without gain, as the
+        TREC DD jig scores it.
     name : str, optional
         The run's name; by default the system id (2015) or the file name without extension.
 
@@ -240,7 +250,7 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
     >>> os.unlink(f.name)
     """
     check_choice("format", format, DD_RUN_FORMATS)
-    check_choice("on_duplicate", on_duplicate, ("error", "first"))
+    check_choice("on_duplicate", on_duplicate, DD_DUPLICATE_POLICIES)
     path = Path(path)
     if format in ("auto", "jig"):
         fast = _read_jig_fast(path, on_duplicate, name)
@@ -289,7 +299,7 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
         if not topic or not docno:
             malformed(path, line, "an empty topic or document id", expected=_LAYOUT[format], found="\t".join(fields))
         first = seen.setdefault((topic, docno), line)
-        if first != line:
+        if first != line and on_duplicate != "jig":
             if on_duplicate == "error":
                 malformed(path, line, f"document {docno!r} returned twice for topic {topic!r} (first on line {first}); "
                           "use on_duplicate='first' to keep the first")
@@ -305,9 +315,40 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
     # the order of examination: the jig sorts an iteration by score (stable); 2015 has ranks
     within = np.asarray(given_ranks, dtype=np.float64) if format == "harness2015" else -np.asarray(scores, dtype=np.float64)
     notes = (f"{path}: {dropped} repeated document line(s) dropped (kept the first)",) if dropped else ()
+    if on_duplicate == "jig" and len(seen) < len(topics):
+        docnos, repeats = _mark_jig_repeats(topics, docnos, iterations, within)
+        notes = (f"{path}: {repeats} repeated document line(s) kept as examined documents without gain "
+                 "(the TREC DD jig's rule)",)
     return _assemble(path, np.asarray(topics, dtype=object), np.asarray(docnos, dtype=object),
                      np.asarray(iterations, dtype=np.int64), np.asarray(scores, dtype=np.float64), within,
                      name or system or path.stem, notes)
+
+
+def _mark_jig_repeats(topics: list[str], docnos: list[str], iterations: list[int],
+                      within: np.ndarray) -> tuple[list[str], int]:
+    """The document ids with every repeat renamed ``docno<TAB>(repeat k)``, and how many.
+
+    The first occurrence is the jig's (``scorer/reader.py``): per topic, iterations in the
+    order they first appear in the file, within one by ``within`` (score descending or the
+    2015 rank), ties in file order.
+    """
+    n = len(topics)
+    first_seen: dict[tuple[str, int], int] = {}
+    appearance = np.fromiter((first_seen.setdefault((t, i), k) for k, (t, i) in enumerate(zip(topics, iterations))),
+                             dtype=np.int64, count=n)
+    topic_codes = pd.factorize(np.asarray(topics, dtype=object))[0]
+    order = np.lexsort((np.arange(n), within, appearance, topic_codes))
+    renamed = list(docnos)
+    count: dict[tuple[str, str], int] = {}
+    repeats = 0
+    for row in order.tolist():
+        key = (topics[row], docnos[row])
+        k = count.get(key, 0)
+        count[key] = k + 1
+        if k:
+            renamed[row] = f"{docnos[row]}\t(repeat {k})"
+            repeats += 1
+    return renamed, repeats
 
 
 def _assemble(path: Path, topics: np.ndarray, docnos: np.ndarray, iterations: np.ndarray, scores: np.ndarray,
@@ -480,8 +521,8 @@ def _jig_run(path: Path, topic_column, iteration_column, doc_ids, score_column, 
     index = PairIndex.build(topic_codes, keys, n_groups=len(topic_values))
     notes: tuple[str, ...] = ()
     if index.repeated.any():
-        if on_duplicate == "error":
-            return None
+        if on_duplicate in ("error", "jig"):
+            return None  # the careful path words the error, or keeps the repeats as the jig does
         keep = ~index.repeated
         notes = (f"{path}: {int(index.repeated.sum())} repeated document line(s) dropped (kept the first)",)
         appearance, topic_codes, iterations, scores = appearance[keep], topic_codes[keep], iterations[keep], scores[keep]
@@ -518,6 +559,31 @@ def _places(topic: np.ndarray, iterations: np.ndarray, scores: np.ndarray, n_top
     place = np.empty(n, dtype=np.int64)
     place[order] = np.arange(1, n + 1, dtype=np.int64) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts)
     return place
+
+
+_SUBTOPIC_RATINGS = re.compile(r"[^\t:|]+:-?\d+(?:\|[^\t:|]+:-?\d+)*")
+
+
+def looks_like_dd_run(path: str | os.PathLike[str]) -> bool:
+    """Whether a file's first line (comments skipped) is a TREC DD run line rather than a
+    TREC run line: tab-separated ``topic iteration docno score`` with at most ``on_topic``
+    (0 or 1) and ``subtopic:rating|...`` after them (the jig's), or the 2015 harness's 9
+    columns with integer batch and rank. A TREC run line has 6 columns whose 5th is a score
+    and 6th a run tag, so the two do not meet in practice.
+    """
+    from .lines import first_line
+
+    text = first_line(path)
+    if text is None:
+        return False
+    fields = text.split("\t")
+    if len(fields) == 9:
+        return bool(INTEGER.fullmatch(fields[2].strip()) and INTEGER.fullmatch(fields[3].strip()))
+    if not 4 <= len(fields) <= 6 or not INTEGER.fullmatch(fields[1].strip()) or not NUMBER.fullmatch(fields[3].strip()):
+        return False
+    if len(fields) >= 5 and fields[4].strip() not in ("0", "1"):
+        return False
+    return len(fields) < 6 or fields[5].strip() == "" or bool(_SUBTOPIC_RATINGS.fullmatch(fields[5].strip()))
 
 
 def read_dd_iterations(path: str | os.PathLike[str]) -> DDIterations:
