@@ -76,6 +76,10 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     check_choice("format", format, QRELS_FORMATS)
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
     path = Path(path)
+    from .parquet import is_parquet, read_parquet_qrels
+
+    if format in ("auto", "trec") and is_parquet(path):  # by content: Arrow reads the columns directly
+        return read_parquet_qrels(path, on_duplicate=on_duplicate)
     if format in ("auto", "trec", "subtopic", "ntcir", "clefip-pac", "dd"):
         fast = _read_fast(path, map_file(path), format)
         if fast is not None:

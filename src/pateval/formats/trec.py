@@ -1,5 +1,8 @@
 """TREC run files: ``qid Q0 docno rank score run_id``, whitespace separated.
 
+(A Parquet run, recognised by its first bytes, goes to :mod:`pateval.formats.parquet`;
+compressed files, standard input and comment lines are handled by :mod:`.lines`.)
+
 Reading has two paths that accept exactly the same files:
 
 * the fast path hands the file to pyarrow's multi-threaded CSV reader (single spaces or
@@ -71,6 +74,10 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     """
     check_choice("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
     path = Path(path)
+    from .parquet import is_parquet, read_parquet_run
+
+    if is_parquet(path):  # by content: Arrow reads the columns directly
+        return read_parquet_run(path, on_duplicate=on_duplicate, name=name)
     run = _read_fast(path, map_file(path), on_duplicate)
     if run is None:
         run = _read_careful(path, read_bytes(path), on_duplicate)

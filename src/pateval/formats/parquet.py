@@ -1,0 +1,230 @@
+"""Runs and qrels stored as Parquet, read directly by Arrow.
+
+:func:`pateval.formats.trec.read_run` and :func:`pateval.formats.qrels.read_qrels` hand a
+file that starts with Parquet's magic bytes (``PAR1``) to this module, whatever its name.
+
+=======  ===========================================================================
+input    columns (any other column is ignored)
+=======  ===========================================================================
+run      topic: ``qid``, ``topic`` or ``query_id``; document: ``docno`` or ``doc_id``;
+         ``score``; optionally ``rank`` (else the row order within each topic) and a
+         run name in ``run`` or ``tag`` (else the file name without its extension)
+qrels    topic and document as above; grade: ``label``, ``rel`` or ``relevance``
+=======  ===========================================================================
+
+These are PyTerrier's (``qid docno score rank``, ``label``), ir_measures' (``query_id
+doc_id score``, ``relevance``) and pateval's own (``topic docno score rank``, ``rel``)
+names. The columns are checked as a text file's lines are (no empty id, no null, no NaN
+score, no document twice for a topic); an error names the file, the column and the row
+(1-based, in file order).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..core.keys import PairIndex, StringKeys
+from ..core.qrels import Qrels
+from ..core.run import Run
+from ..errors import malformed
+
+__all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrels"]
+
+PARQUET_MAGIC = b"PAR1"
+_TOPIC = ("qid", "topic", "query_id")
+_DOCNO = ("docno", "doc_id")
+_GRADE = ("label", "rel", "relevance")
+
+
+def is_parquet(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a regular file that starts with Parquet's magic bytes."""
+    from .lines import is_regular_file
+
+    if not is_regular_file(path):
+        return False
+    with open(path, "rb") as handle:
+        return handle.read(4) == PARQUET_MAGIC
+
+
+def _open(path: Path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path, memory_map=True)
+    except (pa.ArrowInvalid, OSError) as error:
+        malformed(path, None, f"not a readable Parquet file: {error}")
+
+
+def _pick(path: Path, names: list[str], wanted: tuple[str, ...], what: str, kind: str) -> str:
+    found = [name for name in wanted if name in names]
+    if not found:
+        malformed(path, None, f"a Parquet {kind} needs a {what} column",
+                  expected=" or ".join(wanted), found="columns " + ", ".join(names))
+    if len(found) > 1:
+        malformed(path, None, f"a Parquet {kind} has two {what} columns ({', '.join(found)}): keep one")
+    return found[0]
+
+
+def _strings(path: Path, column, name: str):
+    """A string column (ids), one chunk per row group: ids that are numbers become their
+    decimal text; a null or empty id is an error with its row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        if not pa.types.is_integer(column.type):
+            malformed(path, None, f"column {name!r} holds {column.type}, not ids (strings or integers)")
+        column = pc.cast(column, pa.string())
+    if column.type != pa.string():
+        column = column.cast(pa.string())
+    _no_nulls(path, column, name)
+    empty = pc.equal(pc.binary_length(column), 0)
+    if pc.any(empty).as_py():
+        row = int(pc.index(empty, True).as_py())
+        malformed(path, None, f"an empty id in column {name!r} (row {row + 1})")
+    return column
+
+
+def _no_nulls(path: Path, column, name: str) -> None:
+    import pyarrow.compute as pc
+
+    if column.null_count:
+        row = int(pc.index(pc.is_null(column), True).as_py())
+        malformed(path, None, f"a null value in column {name!r} (row {row + 1})")
+
+
+def _numbers(path: Path, column, name: str, dtype) -> np.ndarray:
+    import pyarrow as pa
+
+    if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
+        malformed(path, None, f"column {name!r} holds {column.type}, not numbers")
+    if dtype is np.int64 and not pa.types.is_integer(column.type):
+        malformed(path, None, f"column {name!r} holds {column.type}, not integers")
+    _no_nulls(path, column, name)
+    values = np.ascontiguousarray(column.to_numpy(), dtype=dtype)
+    if dtype is np.float64 and np.isnan(values).any():
+        malformed(path, None, f"a NaN in column {name!r} (row {int(np.flatnonzero(np.isnan(values))[0]) + 1})")
+    return values
+
+
+def _topics(column):
+    """(codes int32, ids as an object array) of a topic column, in order of appearance."""
+    encoded = column.dictionary_encode().unify_dictionaries()
+    ids = encoded.chunk(0).dictionary.to_numpy(zero_copy_only=False).astype(object) if encoded.num_chunks else \
+        np.zeros(0, dtype=object)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]) if encoded.num_chunks \
+        else np.zeros(0, dtype=np.int32)
+    return codes.astype(np.int32, copy=False), ids
+
+
+def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None) -> Run:
+    """Read a run stored as Parquet (see the module notes for its columns).
+
+    Parameters
+    ----------
+    path : path-like
+    on_duplicate : {"error", "first"}
+        A document twice for one topic is an error, or its later rows are dropped.
+    name : str, optional
+        The run's name; by default the ``run``/``tag`` column's one value, else the file
+        name without extension.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    path = Path(path)
+    parquet = _open(path)
+    names = parquet.schema_arrow.names
+    topic_name = _pick(path, names, _TOPIC, "topic", "run")
+    doc_name = _pick(path, names, _DOCNO, "document", "run")
+    if "score" not in names:
+        malformed(path, None, "a Parquet run needs a score column", expected="score", found="columns " + ", ".join(names))
+    rank_name = "rank" if "rank" in names else None
+    tag_name = next((n for n in ("run", "tag") if n in names), None)
+    columns = [topic_name, doc_name, "score", *(c for c in (rank_name, tag_name) if c)]
+    table = parquet.read(columns=columns, use_threads=True)
+    if table.num_rows == 0:
+        malformed(path, None, "the file is empty (no rows)")
+    topic, topic_ids = _topics(_strings(path, table.column(topic_name), topic_name))
+    doc_ids = _strings(path, table.column(doc_name), doc_name)
+    score = _numbers(path, table.column("score"), "score", np.float64)
+    if rank_name:
+        rank = _numbers(path, table.column(rank_name), rank_name, np.int64)
+    else:
+        # the row order within each topic, as a text run's rank column usually is
+        counts = np.bincount(topic, minlength=len(topic_ids))
+        order = np.argsort(topic, kind="stable")
+        rank = np.empty(len(topic), dtype=np.int64)
+        rank[order] = np.arange(len(topic)) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts) + 1
+    run_name = name
+    if run_name is None and tag_name:
+        tags = pc.unique(table.column(tag_name).cast(pa.string())).to_pylist()
+        if len(tags) == 1 and tags[0]:
+            run_name = tags[0]
+    if run_name is None:
+        run_name = path.name.split(".", 1)[0]
+    del table
+    index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
+    notes: tuple[str, ...] = ()
+    if index.repeated.any():
+        if on_duplicate == "error":
+            row = int(np.flatnonzero(index.repeated)[0])
+            doc = doc_ids.take(pa.array([row])).to_pylist()[0]
+            malformed(path, None, f"document {doc!r} retrieved twice for topic {topic_ids[topic[row]]!r} (row {row + 1}); "
+                      "use on_duplicate='first' (--on-duplicate first) to keep the first")
+        keep = ~index.repeated
+        notes = (f"{path}: {int(index.repeated.sum())} duplicate document row(s) dropped (kept the first)",)
+        topic, score, rank = topic[keep], score[keep], rank[keep]
+        doc_ids = doc_ids.filter(pa.array(keep))
+        index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
+    run = Run(name=run_name, topic_ids=topic_ids, topic=topic, doc_ids=doc_ids,
+              doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
+              score=score, rank=rank, source=str(path), notes=notes)
+    run.use_pair_index(index)
+    return run
+
+
+def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "error") -> Qrels:
+    """Read qrels stored as Parquet (topic, document and grade columns; see the module notes).
+
+    Identical repeated judgements are merged with a note; two different grades of one
+    document are an error, or (``on_duplicate="first"``) the first is kept.
+    """
+    import pyarrow as pa
+
+    path = Path(path)
+    parquet = _open(path)
+    names = parquet.schema_arrow.names
+    topic_name = _pick(path, names, _TOPIC, "topic", "qrels")
+    doc_name = _pick(path, names, _DOCNO, "document", "qrels")
+    grade_name = _pick(path, names, _GRADE, "grade", "qrels")
+    table = parquet.read(columns=[topic_name, doc_name, grade_name], use_threads=True)
+    if table.num_rows == 0:
+        malformed(path, None, "the file is empty (no rows)")
+    topics = _strings(path, table.column(topic_name), topic_name)
+    docnos = _strings(path, table.column(doc_name), doc_name)
+    rel = _numbers(path, table.column(grade_name), grade_name, np.int64)
+    topic, topic_ids = _topics(topics)
+    index = PairIndex.build(topic, StringKeys.of(docnos), n_groups=len(topic_ids))
+    notes: tuple[str, ...] = ()
+    if index.repeated.any():
+        repeated = np.flatnonzero(index.repeated)
+        first = np.asarray(index.first)[repeated]
+        differ = rel[repeated] != rel[first]
+        if differ.any() and on_duplicate == "error":
+            row = int(repeated[np.flatnonzero(differ)[0]])
+            doc = docnos.take(pa.array([row])).to_pylist()[0]
+            malformed(path, None, f"conflicting judgements of document {doc!r} for topic {topic_ids[topic[row]]!r}: "
+                      f"{rel[int(index.first[row])]} on row {int(index.first[row]) + 1}, {rel[row]} on row {row + 1}; "
+                      "use on_duplicate='first' to keep the first")
+        keep = ~index.repeated
+        notes = (f"{path}: {len(repeated)} repeated judgement row(s) merged",)
+        topics, docnos, rel = topics.filter(pa.array(keep)), docnos.filter(pa.array(keep)), rel[keep]
+    return Qrels(topic=topics.combine_chunks().dictionary_encode(), docno=docnos.combine_chunks(), rel=rel,
+                 format="trec", source=str(path), notes=notes)
