@@ -18,7 +18,7 @@ def _write(tmp_path, name, content: str):
 
 
 def test_clefip_2010_pac_qrels(test_data):
-    qrels = read_qrels(test_data / "clefip" / "PAC_qrels_2010.txt")
+    qrels = read_qrels(test_data / "clefip" / "PAC_qrels_2010.txt.gz")
     assert qrels.format == "clefip-pac"
     assert len(qrels) == 62950
     assert len(qrels.topic_ids) == 1348
@@ -26,7 +26,7 @@ def test_clefip_2010_pac_qrels(test_data):
 
 
 def test_clefip_2010_pac_qrels_with_language(test_data):
-    qrels = read_qrels(test_data / "clefip" / "PAC_qrels_2010_with_lang.txt")
+    qrels = read_qrels(test_data / "clefip" / "PAC_qrels_2010_with_lang.txt.gz")
     assert qrels.format == "clefip-pac" and len(qrels) == 62950
     languages, counts = np.unique(qrels.extra["lang"], return_counts=True)
     # counted with `cut -d' ' -f5 | sort | uniq -c`; XX = language unknown in the source
@@ -41,13 +41,13 @@ def test_clefip_2011_training_qrels(test_data):
 
 
 def test_ntcir_qrels(test_data):
-    qrels = read_qrels(test_data / "ntcir" / "ntcir_patent_qrels.txt")
+    qrels = read_qrels(test_data / "ntcir" / "ntcir_patent_qrels.txt.gz")
     assert qrels.format == "ntcir" and len(qrels) == 77839
     assert set(np.unique(qrels.rel)) == {1, 2}  # B partially relevant = 1, A relevant = 2
 
 
 def test_trec_dd_qrels(test_data):
-    qrels = read_qrels(test_data / "trecdd" / "qrels.txt")
+    qrels = read_qrels(test_data / "trecdd" / "qrels.txt.gz")
     assert qrels.format == "dd" and qrels.has_subtopics and qrels.passage is not None
     assert len(qrels) == 27566
     level = qrels.document_level()
@@ -112,8 +112,8 @@ def test_keep_first_of_conflicting(tmp_path):
     assert list(qrels.rel) == [1]
 
 
-@pytest.mark.parametrize("name, fmt", [("trecdd/qrels.txt", "dd"), ("trec/qrels.test", "trec"),
-                                       ("ntcir/ntcir_patent_qrels.txt", "ntcir"), ("clefip/PAC_qrels_2010.txt", "clefip-pac")])
+@pytest.mark.parametrize("name, fmt", [("trecdd/qrels.txt.gz", "dd"), ("trec/qrels.test", "trec"),
+                                       ("ntcir/ntcir_patent_qrels.txt.gz", "ntcir"), ("clefip/PAC_qrels_2010.txt.gz", "clefip-pac")])
 def test_fast_reader_equals_careful_reader(test_data, name, fmt):
     from pateval.formats.lines import iter_fields, read_bytes
     from pateval.formats.qrels import _build, _read_fast

@@ -122,7 +122,7 @@ def test_nearly_sorted_passages_take_the_stable_sort(tmp_path, monkeypatch):
 
 
 def test_real_dd_qrels(test_data, monkeypatch):
-    _check(test_data / "trecdd" / "qrels.txt", monkeypatch, fast_expected=True, format="dd")
+    _check(test_data / "trecdd" / "qrels.txt.gz", monkeypatch, fast_expected=True, format="dd")
 
 
 @pytest.mark.parametrize("lines, fast", [

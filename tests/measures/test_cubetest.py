@@ -402,7 +402,7 @@ def test_dd_run_reader_on_the_2015_harness_file(test_data):
 
 
 def test_real_dd_qrels(test_data):
-    qrels = read_qrels(test_data / "trecdd" / "qrels.txt", format="dd")
+    qrels = read_qrels(test_data / "trecdd" / "qrels.txt.gz", format="dd")
     frame = qrels.to_frame()
     topic = "DD16-1"
     docs = frame.loc[frame["topic"] == topic, "docno"].drop_duplicates().tolist()[:10] + ["not-judged"]
