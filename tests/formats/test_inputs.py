@@ -193,3 +193,12 @@ def test_the_fast_and_careful_paths_agree_on_a_commented_file(tmp_path):
     assert fast is not None
     assert list(fast.docnos) == list(careful.docnos)
     assert np.array_equal(fast.score, careful.score)
+
+
+def test_a_bad_line_in_gzipped_qrels_is_reported_with_its_line(tmp_path):
+    path = tmp_path / "qrels.gz"
+    path.write_bytes(gzip.compress(b"# judged\nq1 0 d1 1\nq1 0 d2 x\n"))
+    with pytest.raises(InputFormatError) as error:
+        read_qrels(path)
+    assert str(error.value) == (f"{path}, line 3: the relevance grade (4th column) is not an integer "
+                                "(expected an integer, found 'x')")
