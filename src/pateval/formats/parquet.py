@@ -59,6 +59,14 @@ def _open(path: Path):
         malformed(path, None, f"not a readable Parquet file: {error}")
 
 
+def _read_columns(path: Path, columns: list[str], *, dictionary: str):
+    """The columns as a table, the topic column dictionary-encoded as it is decoded (topics
+    repeat: no string per row is made for them)."""
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path, columns=columns, memory_map=True, use_threads=True, read_dictionary=[dictionary])
+
+
 def _pick(path: Path, names: list[str], wanted: tuple[str, ...], what: str, kind: str) -> str:
     found = [name for name in wanted if name in names]
     if not found:
@@ -76,6 +84,14 @@ def _strings(path: Path, column, name: str):
     import pyarrow.compute as pc
 
     if pa.types.is_dictionary(column.type):
+        if pa.types.is_string(column.type.value_type):
+            encoded = column.unify_dictionaries()
+            dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([], pa.string())
+            _no_nulls(path, encoded, name)
+            if pc.any(pc.equal(pc.binary_length(dictionary), 0)).as_py():
+                empty = pc.equal(pc.binary_length(encoded.cast(pa.string())), 0)
+                malformed(path, None, f"an empty id in column {name!r} (row {int(pc.index(empty, True).as_py()) + 1})")
+            return encoded  # kept encoded: _topics takes the codes as they are
         column = column.cast(column.type.value_type)
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
         if not pa.types.is_integer(column.type):
@@ -114,8 +130,11 @@ def _numbers(path: Path, column, name: str, dtype) -> np.ndarray:
 
 
 def _topics(column):
-    """(codes int32, ids as an object array) of a topic column, in order of appearance."""
-    encoded = column.dictionary_encode().unify_dictionaries()
+    """(codes int32, ids as an object array) of a topic column (dictionary-encoded or not)."""
+    import pyarrow as pa
+
+    encoded = column if pa.types.is_dictionary(column.type) else column.dictionary_encode()
+    encoded = encoded.unify_dictionaries()
     ids = encoded.chunk(0).dictionary.to_numpy(zero_copy_only=False).astype(object) if encoded.num_chunks else \
         np.zeros(0, dtype=object)
     codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]) if encoded.num_chunks \
@@ -148,7 +167,7 @@ def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
     rank_name = "rank" if "rank" in names else None
     tag_name = next((n for n in ("run", "tag") if n in names), None)
     columns = [topic_name, doc_name, "score", *(c for c in (rank_name, tag_name) if c)]
-    table = parquet.read(columns=columns, use_threads=True)
+    table = _read_columns(path, columns, dictionary=topic_name)
     if table.num_rows == 0:
         malformed(path, None, "the file is empty (no rows)")
     topic, topic_ids = _topics(_strings(path, table.column(topic_name), topic_name))
@@ -204,7 +223,7 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
     topic_name = _pick(path, names, _TOPIC, "topic", "qrels")
     doc_name = _pick(path, names, _DOCNO, "document", "qrels")
     grade_name = _pick(path, names, _GRADE, "grade", "qrels")
-    table = parquet.read(columns=[topic_name, doc_name, grade_name], use_threads=True)
+    table = _read_columns(path, [topic_name, doc_name, grade_name], dictionary=topic_name)
     if table.num_rows == 0:
         malformed(path, None, "the file is empty (no rows)")
     topics = _strings(path, table.column(topic_name), topic_name)
@@ -226,5 +245,8 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
         keep = ~index.repeated
         notes = (f"{path}: {len(repeated)} repeated judgement row(s) merged",)
         topics, docnos, rel = topics.filter(pa.array(keep)), docnos.filter(pa.array(keep)), rel[keep]
-    return Qrels(topic=topics.combine_chunks().dictionary_encode(), docno=docnos.combine_chunks(), rel=rel,
+    topics = topics.combine_chunks()
+    if not pa.types.is_dictionary(topics.type):
+        topics = topics.dictionary_encode()
+    return Qrels(topic=topics, docno=docnos.combine_chunks(), rel=rel,
                  format="trec", source=str(path), notes=notes)
