@@ -251,7 +251,15 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
     """
     check_choice("format", format, DD_RUN_FORMATS)
     check_choice("on_duplicate", on_duplicate, DD_DUPLICATE_POLICIES)
-    path = Path(path)
+    from .lines import forget_stream
+
+    try:
+        return _read_dd_run(Path(path), format, on_duplicate, name)
+    finally:
+        forget_stream(path)
+
+
+def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -> DDRun:
     if format in ("auto", "jig"):
         fast = _read_jig_fast(path, on_duplicate, name)
         if fast is not None:

@@ -38,7 +38,8 @@ import numpy as np
 from ..errors import malformed
 
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
-           "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file", "first_line"]
+           "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file", "first_line",
+           "forget_stream"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -135,6 +136,12 @@ def _stream_bytes(path) -> bytes:
             with open(path, "rb") as handle:
                 _STREAMS[key] = handle.read()
     return _STREAMS[key]
+
+
+def forget_stream(path: str | os.PathLike[str]) -> None:
+    """Let go of the kept content of standard input or a pipe once its reader is done (a
+    large run read from a pipe is then not held for the rest of the process)."""
+    _STREAMS.pop(os.fspath(path), None)
 
 
 def _open_content(path: Path):

@@ -28,7 +28,7 @@ from ..core.run import Run
 from ..errors import PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import foreign_space, ir_metadata, iter_fields, map_file, parse_float, parse_int, read_bytes, release
+from .lines import foreign_space, forget_stream, ir_metadata, iter_fields, map_file, parse_float, parse_int, read_bytes, release
 
 __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
 
@@ -78,12 +78,15 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
 
     if is_parquet(path):  # by content: Arrow reads the columns directly
         return read_parquet_run(path, on_duplicate=on_duplicate, name=name)
-    run = _read_fast(path, map_file(path), on_duplicate)
-    if run is None:
-        run = _read_careful(path, read_bytes(path), on_duplicate)
+    try:
+        run = _read_fast(path, map_file(path), on_duplicate)
+        if run is None:
+            run = _read_careful(path, read_bytes(path), on_duplicate)
+        metadata = ir_metadata(path)  # the comment lines at the head only
+    finally:
+        forget_stream(path)
     if name is not None:
         run = dataclasses.replace(run, name=name)
-    metadata = ir_metadata(path)  # the comment lines at the head only
     if metadata is not None:
         run = dataclasses.replace(run, metadata={"ir_metadata": metadata})
     return run
