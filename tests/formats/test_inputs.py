@@ -202,3 +202,29 @@ def test_a_bad_line_in_gzipped_qrels_is_reported_with_its_line(tmp_path):
         read_qrels(path)
     assert str(error.value) == (f"{path}, line 3: the relevance grade (4th column) is not an integer "
                                 "(expected an integer, found 'x')")
+
+
+def _outcome(read, path):
+    try:
+        run = read(path)
+    except InputFormatError as error:
+        return ("error", str(error).replace(str(path), "FILE"))
+    return ("run", run.name, list(run.topic_ids[run.topic]), list(run.docnos), run.score.tolist(), run.rank.tolist())
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_FIELDS = st.sampled_from(["q1", "q2", "Q0", "d1", "d2", "d3", "1", "2", "2.5", "-1", "x", "nan", "#", "#c", "run"])
+_LINES = st.lists(st.lists(_FIELDS, min_size=0, max_size=7).map(" ".join), min_size=1, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=_LINES, kind=st.sampled_from(sorted(COMPRESSORS)), crlf=st.booleans())
+def test_a_compressed_file_reads_as_its_plain_text_or_fails_alike(tmp_path_factory, lines, kind, crlf):
+    folder = tmp_path_factory.mktemp("fuzz")
+    text = ("\r\n" if crlf else "\n").join(lines) + "\n"
+    plain, packed = folder / "plain.txt", folder / "packed.txt"
+    plain.write_text(text)
+    packed.write_bytes(COMPRESSORS[kind](text.encode()))
+    assert _outcome(read_run, packed) == _outcome(read_run, plain)
