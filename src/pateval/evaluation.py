@@ -370,7 +370,9 @@ def _cut_runs(runs: Iterable[Run], qrels: Qrels, *, max_documents: int | None, j
               doc_key: str):
     for run in runs:
         if max_documents is not None:
-            run = top_rows_only(run, max_documents, order=order)
+            # a TREC DD run's documents are cut in the order of its session (see _evaluate_runs)
+            session = "iterations" in run.resources and order == "score"
+            run = top_rows_only(run, max_documents, order="rank" if session else order)
         if judged_only:
             run = judged_rows_only(run, qrels, doc_key=doc_key)
         yield run

@@ -143,3 +143,11 @@ def test_the_2015_harness_file_is_read_by_evaluate(test_data):
     frame = pateval.evaluate({"where_are_aid_workers_housed_near_Monrovia": {"x": 1}},
                              test_data / "trecdd" / "trecdd2015_harness_demo_runfile.txt", ["NumRet"])
     assert frame["value"].sum() > 0
+
+
+def test_max_documents_cuts_a_dd_run_in_session_order(tmp_path):
+    (tmp_path / "q.txt").write_text(QRELS)
+    run = tmp_path / "run.txt"
+    run.write_text("DD17-1\t0\tdA\t2.0\nDD17-1\t0\tdC\t1.0\nDD17-1\t1\tdB\t9.0\n")
+    frame = pateval.evaluate(tmp_path / "q.txt", run, ["NumRelRet", "NumRet"], max_documents=2)
+    assert dict(zip(frame["measure"], frame["value"])) == {"NumRelRet": 1, "NumRet": 2}  # dA, dC: not dB (9.0)
