@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -69,16 +70,20 @@ def gzip_copy(run: Path) -> Path:
     return out
 
 
-def timed(code: str, qrels: Path, run: Path) -> tuple[float, dict]:
-    """Seconds of a fresh process running ``code`` (start-up included), and its result."""
+def timed(code: str, qrels: Path, run: Path) -> tuple[float, float, dict]:
+    """Wall and CPU seconds of a fresh process running ``code`` (start-up included), and its
+    result. CPU time (user + system, every thread) is the steadier figure on a shared machine."""
     program = (f"import json\nQRELS, RUN, MEASURES = {str(qrels)!r}, {str(run)!r}, {MEASURES!r}\n" + code
                + "\nprint(json.dumps(result))\n")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed")
-    return seconds, json.loads(done.stdout.strip().splitlines()[-1])
+    return seconds, cpu, json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None) -> None:
@@ -91,30 +96,34 @@ def main(argv=None) -> None:
     rows = len(open(text, "rb").read().splitlines()) if options.topics <= 1000 else options.topics * 1000
     print(f"run: {rows:,} rows; text {text.stat().st_size / 1e6:.0f} MB, Parquet "
           f"{inputs['parquet'].stat().st_size / 1e6:.0f} MB, gzip {inputs['gzip'].stat().st_size / 1e6:.0f} MB")
-    times: dict[str, float] = {}
-    means: dict[str, dict] = {}
-    for label, path in inputs.items():
-        runs = [timed(PATEVAL, qrels, path) for _ in range(options.repeat)]
-        times[f"pateval {label}"] = statistics.median(t for t, _ in runs)
-        means[f"pateval {label}"] = runs[0][1]
-    try:
-        runs = [timed(RANX, qrels, inputs["parquet"]) for _ in range(options.repeat)]
-        times["ranx parquet"] = statistics.median(t for t, _ in runs)
-        means["ranx parquet"] = runs[0][1]
-    except RuntimeError as error:
-        print(f"ranx: not run ({error})")
-    for label, seconds in times.items():
+    # interleaved (text, Parquet, gzip, text, ...): a change of load on a shared machine
+    # then touches every input alike; medians of the repeats
+    jobs = {f"pateval {label}": (PATEVAL, path) for label, path in inputs.items()}
+    jobs["ranx parquet"] = (RANX, inputs["parquet"])
+    samples: dict[str, list] = {label: [] for label in jobs}
+    for _ in range(options.repeat):
+        for label, (code, path) in list(jobs.items()):
+            try:
+                samples[label].append(timed(code, qrels, path))
+            except RuntimeError as error:
+                print(f"{label}: not run ({error})")
+                del jobs[label], samples[label]
+    times = {label: statistics.median(s[0] for s in runs) for label, runs in samples.items()}
+    cpus = {label: statistics.median(s[1] for s in runs) for label, runs in samples.items()}
+    means = {label: runs[0][2] for label, runs in samples.items()}
+    for label in samples:
         shown = ", ".join(f"{m} {means[label][m]:.6f}" for m in MEASURES)
-        print(f"{label:<16} {seconds:7.2f} s   {shown}")
+        print(f"{label:<16} {times[label]:7.2f} s wall {cpus[label]:7.2f} s CPU   {shown}")
     reference = means["pateval text"]
     for label, values in means.items():
         if label.startswith("pateval") and any(abs(values[m] - reference[m]) > 1e-12 for m in MEASURES):
             raise SystemExit(f"{label} gave other means than the text run: {values} vs {reference}")
-    ratio = times["pateval parquet"] / times["pateval text"]
-    print(f"Parquet / text: {ratio:.2f} (target < 0.33){'' if ratio < 1 / 3 else '  -- NOT MET'}")
-    print(f"gzip / text:    {times['pateval gzip'] / times['pateval text']:.2f}")
-    if "ranx parquet" in times:
-        print(f"ranx Parquet / pateval Parquet: {times['ranx parquet'] / times['pateval parquet']:.1f}")
+    for kind, table in (("wall", times), ("CPU", cpus)):
+        ratio = table["pateval parquet"] / table["pateval text"]
+        print(f"{kind}: Parquet / text {ratio:.2f} (target < 0.33){'' if ratio < 1 / 3 else '  -- NOT MET'}; "
+              f"gzip / text {table['pateval gzip'] / table['pateval text']:.2f}"
+              + (f"; ranx Parquet / pateval Parquet {table['ranx parquet'] / table['pateval parquet']:.1f}"
+                 if "ranx parquet" in table else ""))
 
 
 if __name__ == "__main__":
