@@ -60,7 +60,7 @@ def test_trec_names_in_json_and_jsonl_and_pateval_names_for_others(test_data, ca
 @pytest.mark.parametrize("name, expected", [
     ("AP", "map"), ("AP@100", "map_cut_100"), ("P@10", "P_10"), ("nDCG", "ndcg"), ("nDCG@10", "ndcg_cut_10"),
     ("R@1000", "recall_1000"), ("Rprec", "Rprec"), ("RR", "recip_rank"), ("Bpref", "bpref"),
-    ("NumRet", "num_ret"), ("NumRel", "num_rel"), ("NumRelRet", "num_rel_ret"),
+    ("NumRet", "num_ret"), ("NumRel", "num_rel"), ("NumRelRet", "num_rel_ret"), ("Success@10", "success_10"),
     ("R", None), ("RR@10", None), ("AP(rel=2)", None), ("PRES@100", None), ("nDCG(judged_only=true)@10", None),
 ])
 def test_trec_eval_name(name, expected):
@@ -71,7 +71,8 @@ def test_trec_eval_name(name, expected):
     ("MAP", "AP"), ("map", "AP"), ("NDCG@10", "nDCG@10"), ("ndcg@10", "nDCG@10"), ("MRR", "RR"), ("mrr", "RR"),
     ("BPref", "Bpref"), ("RPrec", "Rprec"), ("precision@10", "P@10"), ("r-precision", "Rprec"),
     ("hits@10", "Hits@10"), ("Judged@10", "Judged@10"), ("judged@5", "Judged@5"), ("P_10", "P@10"), ("P.10", "P@10"),
-    ("ndcg_cut.10", "nDCG@10"), ("recall_1000", "R@1000"), ("recip_rank", "RR"),
+    ("ndcg_cut.10", "nDCG@10"), ("recall_1000", "R@1000"), ("recip_rank", "RR"), ("hit_rate@10", "Success@10"),
+    ("success_5", "Success@5"), ("Success@1", "Success@1"),
 ])
 def test_other_toolkits_spellings(spelling, canonical):
     assert str(parse_measure(spelling)) == canonical

@@ -38,6 +38,7 @@ PROPERTIES: dict[str, set[str]] = {
     # ir_measures' Judged@k and ranx's hits@k (a count of the top k, averaged: not "counts")
     "Judged": {"bounded01", "empty_defined", "order_invariant"},
     "Hits": {"nonnegative", "empty_defined", "order_invariant"},
+    "Success": {"bounded01", "empty_defined", "order_invariant"},
     # subtopic family: alpha-nDCG and nERR-IA are divided by ndeval's greedy ideal, which a
     # run can beat (values slightly above 1, as ndeval gives): not bounded01
     "alpha_nDCG": {"nonnegative", "empty_defined", "order_invariant"},

@@ -129,6 +129,7 @@ def parse_measures(texts) -> list[Measure]:
 _TREC_EVAL_NAMES = {"AP": ("map", "map_cut_{k}"), "P": (None, "P_{k}"), "R": (None, "recall_{k}"),
                     "nDCG": ("ndcg", "ndcg_cut_{k}"), "Rprec": ("Rprec", None), "RR": ("recip_rank", None),
                     "Bpref": ("bpref", None), "NumRet": ("num_ret", None), "NumRel": ("num_rel", None),
+                    "Success": (None, "success_{k}"),
                     "NumRelRet": ("num_rel_ret", None)}
 # the order in which trec_eval prints its measures (its measure table, trec_eval 10.0 meas_init.c)
 TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
