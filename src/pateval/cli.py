@@ -108,8 +108,9 @@ def _add_evaluate(commands) -> None:
         description="Score one or more runs against qrels. Output: MEASURE<TAB>TOPIC<TAB>VALUE "
         "(TOPIC 'all' for the mean); with several runs a first column names the run.",
     )
-    p.add_argument("qrels", nargs="?", help="qrels file")
-    p.add_argument("runs", nargs="*", metavar="RUN", help="run file(s), TREC 6-column")
+    p.add_argument("qrels", nargs="?", help="qrels file (text or Parquet; gzip/bzip2/xz read as they are; - for stdin)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run file(s): TREC 6-column, a TREC DD jig run, or Parquet; "
+                   "gzip/bzip2/xz read as they are; - for stdin")
     p.add_argument("--example", action="store_true", help="evaluate the example qrels and runs bundled with pateval")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"a measure name (repeatable; default: {' '.join(DEFAULT_MEASURES)}); see `pateval measures`")
