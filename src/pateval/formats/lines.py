@@ -39,7 +39,7 @@ from ..errors import malformed
 
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
            "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file", "first_line",
-           "forget_stream"]
+           "forget_stream", "open_stream"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -224,9 +224,16 @@ _METADATA_START = b"# ir_metadata.start"
 _METADATA_END = b"# ir_metadata.end"
 
 
+def open_stream(path: str | os.PathLike[str]):
+    """A binary stream of the input's decompressed content, from the start: the way in for a
+    reader that reads block by block (a compressed file is decompressed as far as it is
+    read; standard input and pipes are read once and kept until :func:`forget_stream`).
+    Comment lines are in it: :func:`without_comments` removes them from whole lines."""
+    return _head_stream(Path(path))
+
+
 def _head_stream(path: Path):
-    """A binary stream of the input's decompressed content, read from the start (only the
-    head is wanted: a compressed file is decompressed as far as it is read)."""
+    """:func:`open_stream` (used by the sniffers for the head only)."""
     import io
 
     if not is_stdin(path) and is_regular_file(path):
