@@ -104,7 +104,7 @@ def test_parameters_are_checked():
         score_flowchart(TRUTH, TRUTH, time_budget=-1)
     with pytest.raises(ParameterError, match="level must be 'all' or one of"):
         api.evaluate_flowcharts(".", ".", level="everything")
-    with pytest.raises(ParameterError, match=re.escape("format must be one of 'trec', 'json', 'csv', 'prototext'; got 'xml'")):
+    with pytest.raises(ParameterError, match=re.escape("format must be one of 'trec', 'json', 'jsonl', 'csv', 'prototext'; got 'xml'")):
         format_table(pd.DataFrame(columns=["measure", "image", "value"]), ["measure", "image"], format="xml")
 
 
