@@ -228,3 +228,13 @@ def test_a_compressed_file_reads_as_its_plain_text_or_fails_alike(tmp_path_facto
     plain.write_text(text)
     packed.write_bytes(COMPRESSORS[kind](text.encode()))
     assert _outcome(read_run, packed) == _outcome(read_run, plain)
+
+
+def test_the_block_pateval_search_writes_is_read_back(tmp_path):
+    from pateval.formats.ir_metadata import ir_metadata_lines, yaml_lines
+
+    metadata = {"tag": "bm25", "method": {"retrieval": [{"name": "bm25", "k1": 1.2, "b": 0.75}]}, "automatic": True}
+    path = tmp_path / "bm25.run"
+    path.write_text("\n".join(ir_metadata_lines(metadata)) + "\n" + RUN)
+    run = read_run(path)
+    assert run.metadata == {"ir_metadata": "\n".join(yaml_lines(metadata)) + "\n"} and len(run) == 6
