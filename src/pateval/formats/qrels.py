@@ -75,7 +75,15 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     """
     check_choice("format", format, QRELS_FORMATS)
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
-    path = Path(path)
+    from .lines import forget_stream
+
+    try:
+        return _read_qrels(Path(path), format, on_duplicate)
+    finally:
+        forget_stream(path)  # standard input or a pipe: not kept once read
+
+
+def _read_qrels(path: Path, format: str, on_duplicate: str) -> Qrels:
     from .parquet import is_parquet, read_parquet_qrels
 
     if format in ("auto", "trec") and is_parquet(path):  # by content: Arrow reads the columns directly
