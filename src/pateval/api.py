@@ -35,6 +35,7 @@ from .evaluation import Evaluation, aggregate, evaluate_runs
 from .formats.qrels import read_qrels
 from .formats.trec import read_run, write_run
 from .measures import EvaluationContext, Measure, all_specs, parse_measure
+from .measures import parse_measures as _parse_measures
 from .patents.records import patent_key, patent_keys
 
 _PATENT_READERS = ("iter_patents", "read_patent")  # need lxml: imported on first use (PEP 562)
@@ -120,6 +121,14 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
 
 
 def _as_run(run, *, name: str | None, on_duplicate: str, block_bytes: int = 0):
+    if isinstance(run, (str, _os.PathLike)):
+        from .formats.dd import looks_like_dd_run, read_dd_run
+
+        if looks_like_dd_run(run):
+            # a TREC DD run file (the jig's, or the 2015 harness's): its iterations come with
+            # it, and a repeated document is scored as the jig scores it unless "first" is asked
+            dd = read_dd_run(run, on_duplicate="first" if on_duplicate == "first" else "jig", name=name)
+            return _dataclasses.replace(dd.run, resources={"iterations": dd.iterations})
     if block_bytes and isinstance(run, (str, _os.PathLike)):  # read and scored in blocks of whole topics
         from .formats.runblocks import RunFile, readable_in_blocks
 
@@ -130,13 +139,6 @@ def _as_run(run, *, name: str | None, on_duplicate: str, block_bytes: int = 0):
     if isinstance(run, _Mapping):
         return Run.from_dict(run, name=name or "run")
     if isinstance(run, (str, _os.PathLike)):
-        from .formats.dd import looks_like_dd_run, read_dd_run
-
-        if looks_like_dd_run(run):
-            # a TREC DD run file (the jig's, or the 2015 harness's): its iterations come with
-            # it, and a repeated document is scored as the jig scores it unless "first" is asked
-            dd = read_dd_run(run, on_duplicate="first" if on_duplicate == "first" else "jig", name=name)
-            return _dataclasses.replace(dd.run, resources={"iterations": dd.iterations})
         return read_run(run, on_duplicate=on_duplicate, name=name)
     # ---- the ecosystem's objects (issue 15): frames, named records, ranx ----
     if _is_frame(run):
@@ -243,6 +245,8 @@ def evaluation(
     measures = _as_measures(measures)
     if block_bytes is not None and (isinstance(block_bytes, bool) or not isinstance(block_bytes, int) or block_bytes < 0):
         raise _ParameterError(f"block_bytes must be a whole number of bytes >= 0, not {block_bytes!r}")
+    if max_documents is not None or judged_only or any(m.judged_only for m in _parse_measures(measures)):
+        block_bytes = 0  # trec_eval's -M and -J cut each run whole (issue 14)
     qrels, runs, resources = _passage_inputs(qrels, runs, resources, on_duplicate=on_duplicate)
     result = evaluate_runs(
         _as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),

@@ -267,6 +267,11 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             names.add(piece.run)
             notes.extend(n for n in run_notes if n not in notes)
             pieces.append(piece)
+            from .formats.lines import ir_metadata  # the file's head only
+
+            metadata = ir_metadata(run.path)
+            if metadata is not None:
+                run_metadata[piece.run] = {"source": str(run.path), "ir_metadata": metadata}
             continue
         if run.name in names:
             raise ParameterError(f"two runs are named {run.name!r}; give them distinct names")

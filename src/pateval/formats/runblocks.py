@@ -29,6 +29,7 @@ from ..core.run import Run
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
 from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
+from .lines import without_comments
 
 __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run", "read_part",
            "merge_counted_notes"]
@@ -182,7 +183,7 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
         if only_block:
             malformed(path, None, "the file is empty")
         return None
-    run = _read_fast(path, data, on_duplicate)
+    run = _read_fast(path, without_comments(data), on_duplicate)  # comments: the careful path skips them too
     if run is None:
         try:
             run = _read_careful(path, data, on_duplicate)
