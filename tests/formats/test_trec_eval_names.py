@@ -127,3 +127,13 @@ def test_api_trec_eval_options_by_hand():
     assert both[("q1", "NumRet")] == 1
     with pytest.raises(pateval.errors.ParameterError, match="max_documents must be a positive integer"):
         pateval.evaluate(QRELS, RUN, ["AP"], max_documents=0)
+
+
+def test_judged_only_on_a_run_file_read_in_blocks(tmp_path):
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("".join(f"{t} 0 {d} {g}\n" for t, docs in QRELS.items() for d, g in docs.items()))
+    run.write_text("".join(f"{t} Q0 {d} 1 {s} x\n" for t, docs in RUN.items() for d, s in docs.items()))
+    names = ["P(judged_only=true)@2", "NumRet(judged_only=true)", "P@2"]
+    from_file = _by(pateval.evaluate(qrels, run, names, block_bytes=64))  # blocks asked for: the run is read whole
+    assert from_file == _by(pateval.evaluate(QRELS, RUN, names))
+    assert from_file[("q1", "NumRet(judged_only=true)")] == 3
