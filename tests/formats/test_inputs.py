@@ -238,3 +238,12 @@ def test_the_block_pateval_search_writes_is_read_back(tmp_path):
     path.write_text("\n".join(ir_metadata_lines(metadata)) + "\n" + RUN)
     run = read_run(path)
     assert run.metadata == {"ir_metadata": "\n".join(yaml_lines(metadata)) + "\n"} and len(run) == 6
+
+
+def test_dash_is_standard_input_even_beside_a_file_named_dash(tmp_path):
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "-").write_text("left by an old `-o -`\n")
+    done = subprocess.run([sys.executable, "-m", "pateval.cli", "evaluate", "q.txt", "-", "-m", "NumRet"],
+                          input=RUN.encode(), capture_output=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().splitlines() == ["NumRet                \tall\t6"]

@@ -72,10 +72,12 @@ def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
     """Whether a run can be read in byte ranges: a regular, uncompressed text file (anything
     else -- a stream, a compressed or Parquet file, a missing path -- goes to the run reader
     whole, which reads it or words the error)."""
+    from .lines import is_regular_file
+
+    if not is_regular_file(path):  # "-" is standard input, even beside a file named "-"
+        return False
     path = Path(path)
     try:
-        if not path.is_file():
-            return False
         with open(path, "rb") as handle:
             head = handle.read(8)
     except OSError:
