@@ -116,9 +116,14 @@ def test_ir_measures_measure_objects():
     frame = pateval.evaluate(QRELS, RUN, [ir_measures.AP, ir_measures.P @ 1, ir_measures.nDCG @ 10, ir_measures.RR(rel=2)])
     assert list(pd.unique(frame["measure"])) == ["AP", "P@1", "nDCG@10", "RR(rel=2)"]
     assert frame["value"].tolist()[:4] == _expected(["AP", "P@1"])
-    with pytest.raises(ParameterError, match=r"the ir_measures measure Judged@10 has no pateval equivalent \(unknown "
-                                             r"measure 'Judged'"):
-        pateval.evaluate(QRELS, RUN, [ir_measures.Judged @ 10])
+    # Judged@k is pateval's too (issue 14): the same values as ir_measures' own
+    judged = pateval.evaluate(QRELS, RUN, [ir_measures.Judged @ 2])
+    assert list(pd.unique(judged["measure"])) == ["Judged@2"]
+    assert judged["value"].mean() == pytest.approx(ir_measures.calc_aggregate([ir_measures.Judged @ 2], QRELS, RUN)[
+        ir_measures.Judged @ 2], abs=1e-12)
+    with pytest.raises(ParameterError, match=r"the ir_measures measure ERR@10 has no pateval equivalent \(unknown "
+                                             r"measure 'ERR'"):
+        pateval.evaluate(QRELS, RUN, [ir_measures.ERR @ 10])
 
 
 @pytest.mark.parametrize("frame, message", [
