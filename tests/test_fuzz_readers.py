@@ -25,7 +25,10 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def _head(path: Path, lines: int) -> bytes:
-    with open(path, "rb") as handle:
+    import gzip
+
+    # the large qrels in tests/data are stored gzipped: their heads are read as text
+    with (gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")) as handle:
         return b"".join(handle.readline() for _ in range(lines))
 
 
@@ -80,9 +83,9 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
         "qrels auto": (qrels("auto"), _head(DATA / "trec" / "qrels.test", 40), "qrels.txt"),
         "qrels trec": (qrels("trec"), _head(DATA / "trec" / "qrels.rel_level", 40), "qrels.txt"),
         "qrels subtopic": (qrels("subtopic"), b"q1 1 d1 1\nq1 2 d2 1\nq1 2 d3 0\nq2 1 d1 2\nq2 3 d4 1\n", "qrels.txt"),
-        "qrels dd": (qrels("dd"), _head(DATA / "trecdd" / "qrels.txt", 30), "qrels.txt"),
-        "qrels ntcir": (qrels("ntcir"), _head(DATA / "ntcir" / "ntcir_patent_qrels.txt", 30), "qrels.txt"),
-        "qrels clefip-pac": (qrels("clefip-pac"), _head(DATA / "clefip" / "PAC_qrels_2010_with_lang.txt", 30), "qrels.txt"),
+        "qrels dd": (qrels("dd"), _head(DATA / "trecdd" / "qrels.txt.gz", 30), "qrels.txt"),
+        "qrels ntcir": (qrels("ntcir"), _head(DATA / "ntcir" / "ntcir_patent_qrels.txt.gz", 30), "qrels.txt"),
+        "qrels clefip-pac": (qrels("clefip-pac"), _head(DATA / "clefip" / "PAC_qrels_2010_with_lang.txt.gz", 30), "qrels.txt"),
         "qrels clefip-2011": (qrels("clefip-2011"), (DATA / "clefip" / "clefip2011_PAC_training_qrels_format_example.txt").read_bytes(), "qrels.txt"),
         "doc lengths": (read_doc_lengths, b"d1 120\nd2 0\nEP-0971326-B1 5000\n", "lengths.txt"),
         "duplicate groups": (read_duplicate_groups, b"d1 d2\nd3 d4 d5\n", "groups.txt"),
