@@ -203,7 +203,7 @@ def _evaluate_text(rows, result, args, extras) -> str:
     level = args.relevance_level or 1
     if args.names == "trec":
         if args.format == "trec" and not args.group_by:
-            return format_trec_eval(result.frame, result.summary(), result.measures, per_query=args.per_query,
+            return format_trec_eval(result.scored, result.summary_rows(), result.measures, per_query=args.per_query,
                                     extras=extras, precision=args.precision, relevance_level=level)
         names = trec_eval_names(result.measures, relevance_level=level)
         rows = {**rows, "measure": [names.get(m, m) for m in rows["measure"]]}  # a DataFrame or plain columns

@@ -181,15 +181,25 @@ def _trec_eval_sort_key(name: str, given: int) -> tuple:
     return (1, 0, 0, given)
 
 
-def format_trec_eval(per_topic: pd.DataFrame, summary: pd.DataFrame, measures, *, per_query: bool,
-                     extras: Sequence[str] = (), precision: int = 4, relevance_level: int = 1) -> str:
-    """Results exactly as trec_eval prints them (``pateval evaluate --names trec``).
+def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras: Sequence[str] = (),
+                     precision: int = 4, relevance_level: int = 1) -> str:
+    """Results exactly as trec_eval prints them (``pateval evaluate --names trec``), without pandas.
 
     trec_eval's measure names (:func:`trec_eval_names`) in trec_eval's order; with
     ``per_query``, every measure of a topic, topic by topic (topics in byte order, as
     trec_eval sorts them), then the ``all`` lines: ``runid`` and ``num_q`` when in
     ``extras``, then the measures. Several runs are written one after another, each as
     trec_eval would write it alone.
+
+    Parameters
+    ----------
+    scored : iterable
+        Per run, its values: objects with ``run``, ``topics``, ``measures`` and ``values``
+        (``values[j * len(topics) + i]``: measure j on topic i), as
+        :attr:`pateval.evaluation.Evaluation.scored`.
+    summary_rows : iterable of (run, measure, value, topics)
+        The ``all`` values, as :meth:`pateval.evaluation.Evaluation.summary_rows`.
+    measures : sequence of Measure or str
     """
     check_precision(precision)
     names = trec_eval_names(measures, relevance_level=relevance_level)
@@ -203,22 +213,31 @@ def format_trec_eval(per_topic: pd.DataFrame, summary: pd.DataFrame, measures, *
     def value_text(ours: str, value: float) -> str:
         return str(round(float(value))) if integers[ours] else f"{value:.{precision}f}"
 
+    per_run: dict[str, dict] = {}
+    for piece in scored:
+        values = per_run.setdefault(piece.run, {})
+        n = len(piece.topics)
+        for j, measure in enumerate(piece.measures):
+            for i, topic in enumerate(piece.topics):
+                values[(topic, measure)] = piece.values[j * n + i]
+    totals: dict[str, dict] = {}
+    counts: dict[str, int] = {}
+    for run, measure, value, topics in summary_rows:
+        totals.setdefault(run, {})[measure] = value
+        counts[run] = max(counts.get(run, 0), topics)
     lines: list[str] = []
-    for run in pd.unique(summary["run"]):
+    for run in totals:
         if per_query:
-            mine = per_topic[per_topic["run"] == run]
-            values = {(t, m): v for t, m, v in zip(mine["topic"], mine["measure"], mine["value"])}
-            for topic in sorted(pd.unique(mine["topic"]), key=lambda t: str(t).encode()):
+            values = per_run.get(run, {})
+            for topic in sorted({t for t, _ in values}, key=lambda t: str(t).encode()):
                 lines.extend(line(theirs, topic, value_text(ours, values[(topic, ours)]))
                              for ours, theirs in ordered if (topic, ours) in values)
-        totals = summary[summary["run"] == run]
-        by_measure = dict(zip(totals["measure"], totals["value"]))
-        topics = dict(zip(totals["measure"], totals["topics"]))
         if "runid" in extras:
             lines.append(line("runid", "all", run))
         if "num_q" in extras:
-            lines.append(line("num_q", "all", max(topics.values(), default=0)))
-        lines.extend(line(theirs, "all", value_text(ours, by_measure[ours])) for ours, theirs in ordered if ours in by_measure)
+            lines.append(line("num_q", "all", counts[run]))
+        lines.extend(line(theirs, "all", value_text(ours, totals[run][ours])) for ours, theirs in ordered
+                     if ours in totals[run])
     return "\n".join(lines) + ("\n" if lines else "")
 
 
