@@ -343,5 +343,5 @@ def fix_passage_run(report: CheckReport, out: str | os.PathLike[str], *, log: st
 
 
 def _line_texts(path: Path) -> dict[int, str]:
-    data = path.read_bytes()
+    data = read_bytes(path)  # decompressed, as the check read it
     return {n: raw.decode("utf-8", errors="replace").strip() for n, raw in enumerate(data.split(b"\n"), start=1)}
