@@ -678,6 +678,7 @@ def build_collection(store, out_dir, *, criteria="roda2009", corpus_end="2000-12
     """
     from .collection.build import build_collection as _build
     from .collection.split import DateSplit
+    from .collection.store import naming_damage
     from .collection.tables import open_store
     from .collection.topics import SelectionCriteria
 
@@ -686,10 +687,13 @@ def build_collection(store, out_dir, *, criteria="roda2009", corpus_end="2000-12
     split = DateSplit.of(corpus_end=corpus_end, pool_start=pool_start, corpus_start=corpus_start, pool_end=pool_end)
     con = open_store(store, threads=threads, memory_limit=memory_limit)
     try:
-        return _build(con, out_dir, split=split, criteria=criteria, stratify=stratify, per_group=per_group,
-                      ipc_level=ipc_level, size=size, seed=seed, family=family, patent_level=patent_level,
-                      theta_ind=theta_ind, theta_dep=theta_dep, passages=passages,
-                      max_passage_topics_per_patent=max_passage_topics_per_patent, progress=progress)
+        # Parts damaged in place (size and mtime kept) pass the check on opening and
+        # surface when a query reads them: named as the store names damage.
+        with naming_damage(store):
+            return _build(con, out_dir, split=split, criteria=criteria, stratify=stratify, per_group=per_group,
+                          ipc_level=ipc_level, size=size, seed=seed, family=family, patent_level=patent_level,
+                          theta_ind=theta_ind, theta_dep=theta_dep, passages=passages,
+                          max_passage_topics_per_patent=max_passage_topics_per_patent, progress=progress)
     finally:
         con.close()
 

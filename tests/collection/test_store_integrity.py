@@ -293,3 +293,31 @@ def test_a_directory_that_is_not_a_store_is_refused_without_a_lock_file_left_in_
         ingest(corpus, folder, workers=1)
     assert str(caught.value) == f"{folder}: not a corpus store (no manifest.json); create one with `pateval corpus ingest`"
     assert sorted(os.listdir(folder)) == ["notes.txt"]
+
+
+def _rot_in_place(part: Path) -> None:
+    """Bit rot: the footer length zeroed, size and modification time kept (what the check on
+    opening cannot see)."""
+    stat = part.stat()
+    data = bytearray(part.read_bytes())
+    data[-8:-4] = b"\x00\x00\x00\x00"
+    part.write_bytes(bytes(data))
+    os.utime(part, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+@pytest.mark.parametrize("which", ["first", "last"])
+@pytest.mark.parametrize("table", ["documents", "citations"])
+def test_collection_build_names_a_part_damaged_in_place(store, tmp_path, capsys, which, table):
+    # The first batch's part is read when the build's views are made, a later one by the
+    # build's queries: both come out as the store's one line, not a DuckDB error.
+    batches = sorted(committed_batches(store))
+    batch = batches[0] if which == "first" else batches[-1]
+    part = part_path(store, table, batch)
+    _rot_in_place(part)
+    line = _expected_line(part, store, batch, "its SHA-256 differs from the manifest's")
+    capsys.readouterr()
+    assert main(["collection", "build", "--store", str(store), "--out", str(tmp_path / "collection")]) == 2
+    assert capsys.readouterr().err == f"pateval: error: {line}\n"
+    with pytest.raises(InputFormatError) as caught:
+        api.build_collection(store, tmp_path / "collection-api")
+    assert str(caught.value) == line

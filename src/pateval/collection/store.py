@@ -70,6 +70,7 @@ __all__ = [
     "part_path",
     "file_sha256",
     "raise_if_damaged",
+    "naming_damage",
 ]
 
 STORE_FORMAT = "pateval-corpus-store"
@@ -593,6 +594,31 @@ def raise_if_damaged(store: str | os.PathLike[str], batches: dict[int, dict], *,
         raise InputFormatError(first.path, None, first.problem(store, others=len(damaged) - 1))
 
 
+@contextlib.contextmanager
+def naming_damage(store: str | os.PathLike[str], batches: dict[int, dict] | None = None):
+    """Turn a DuckDB error met while reading the store's parts into the one-line error
+    naming a damaged part, when one is damaged.
+
+    The check on opening compares sizes and, for parts whose modification time changed,
+    checksums; bytes changed in place with size and time kept (bit rot) pass it and surface
+    only when DuckDB reads them. Then the parts the error names are checked in full, or,
+    when it names none, every part (only on this error path). A DuckDB error with no
+    damaged part behind it is raised as it was.
+    """
+    import duckdb
+
+    try:
+        yield
+    except duckdb.Error as error:
+        path = Path(store)
+        if batches is None:
+            batches = committed_batches(path)
+        text = str(error)
+        suspects = {b: m for b, m in batches.items() if any(str(part_path(path, t, b)) in text for t in TABLES)}
+        raise_if_damaged(path, suspects or batches, mode="full")
+        raise
+
+
 def remove_uncommitted_parts(store: str | os.PathLike[str], committed: Iterable[int]) -> int:
     """Delete part files of batches that never committed and temporary files; returns how
     many files went."""
@@ -702,22 +728,8 @@ class CorpusStore:
         with self._naming_damage():
             return self._connection.sql(query, params=params).to_arrow_table()
 
-    @contextlib.contextmanager
     def _naming_damage(self):
-        """Turn a DuckDB error caused by a damaged part (one whose bytes changed on disk
-        without its modification time changing, which the check on opening cannot see)
-        into the one-line error naming the part."""
-        import duckdb
-
-        try:
-            yield
-        except duckdb.Error as error:
-            text = str(error)
-            suspects = {b: m for b, m in self.batches.items()
-                        if any(str(part_path(self.path, t, b)) in text for t in TABLES)}
-            if suspects:
-                raise_if_damaged(self.path, suspects, mode="full")
-            raise
+        return naming_damage(self.path, self.batches)
 
     @property
     def connection(self):

@@ -182,12 +182,13 @@ def register_store(con, store) -> None:
 
 def open_store(path, *, threads: int | None = None, memory_limit: str | None = None):
     """A DuckDB connection with the corpus views over the store at ``path``."""
-    from .store import CorpusStore
+    from .store import CorpusStore, naming_damage
 
     store = CorpusStore(path, memory_limit=memory_limit, threads=threads)
     try:
         con = connect(threads=threads, memory_limit=memory_limit or store.memory_limit)
-        register_store(con, store)
+        with naming_damage(store.path, store.batches):  # DuckDB reads each table's first footer here
+            register_store(con, store)
     finally:
         store.close()
     return con
