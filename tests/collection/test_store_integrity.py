@@ -321,3 +321,13 @@ def test_collection_build_names_a_part_damaged_in_place(store, tmp_path, capsys,
     with pytest.raises(InputFormatError) as caught:
         api.build_collection(store, tmp_path / "collection-api")
     assert str(caught.value) == line
+
+
+def test_a_query_error_on_a_sound_store_is_raised_as_it_is(store):
+    import duckdb
+
+    with CorpusStore(store) as opened:
+        with pytest.raises(duckdb.Error) as caught:
+            opened.sql("SELECT no_such_column FROM documents")
+    assert not isinstance(caught.value, InputFormatError)
+    assert "no_such_column" in str(caught.value)

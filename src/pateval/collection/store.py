@@ -601,9 +601,10 @@ def naming_damage(store: str | os.PathLike[str], batches: dict[int, dict] | None
 
     The check on opening compares sizes and, for parts whose modification time changed,
     checksums; bytes changed in place with size and time kept (bit rot) pass it and surface
-    only when DuckDB reads them. Then the parts the error names are checked in full, or,
-    when it names none, every part (only on this error path). A DuckDB error with no
-    damaged part behind it is raised as it was.
+    only when DuckDB reads them. Then the batches of the parts the error names are checked
+    in full (DuckDB names the file it could not read; an error naming no part, a mistake in
+    a query say, costs no hashing). A DuckDB error with no damaged part behind it is raised
+    as it was.
     """
     import duckdb
 
@@ -615,7 +616,8 @@ def naming_damage(store: str | os.PathLike[str], batches: dict[int, dict] | None
             batches = committed_batches(path)
         text = str(error)
         suspects = {b: m for b, m in batches.items() if any(str(part_path(path, t, b)) in text for t in TABLES)}
-        raise_if_damaged(path, suspects or batches, mode="full")
+        if suspects:
+            raise_if_damaged(path, suspects, mode="full")
         raise
 
 
