@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import operator
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -148,18 +149,32 @@ _BATCH_UCIDS = re.compile(r"^batch-(\d{6,})\.ucids$")
 LOCK_NAME = ".ingest.lock"
 
 
-def _words(text: str) -> int:
-    # Reader texts have whitespace collapsed to single spaces, so counting the spaces
-    # counts the words without splitting every text a second time.
-    return text.count(" ") + 1 if text else 0
+# Column getters: extending the column lists through map() keeps the loops in C.
+_TEXT = operator.attrgetter("text")
+_XPATH = operator.attrgetter("xpath")
+_LANG = operator.attrgetter("lang")
+_IS_HEADING = operator.attrgetter("is_heading")
+_NUMBER = operator.attrgetter("number")
+_DEPENDS_ON = operator.attrgetter("depends_on")
+_RELEVANT_CLAIMS = operator.attrgetter("relevant_claims")
+_PASSAGES = operator.attrgetter("passages")
 
 
 def _word_count(document: PatentDocument) -> int:
-    """Words in the abstracts, description and claims, all languages together."""
-    words = sum(_words(text) for text in document.abstract.values())
-    words += sum(_words(p.text) for p in document.description)
-    words += sum(_words(c.text) for claims in document.claims.values() for c in claims)
-    return words
+    """Words in the abstracts, description and claims, all languages together.
+
+    Reader texts have whitespace collapsed to single spaces, so a text's words are its
+    spaces plus one (none for an empty text). Counted on all texts joined by spaces, in one
+    pass: the spaces of the texts, plus one per join, so that words = spaces of the joined
+    text + 1 - the empty texts.
+    """
+    texts = list(document.abstract.values())
+    texts += map(_TEXT, document.description)
+    for claims in document.claims.values():
+        texts += map(_TEXT, claims)
+    if not texts:
+        return 0
+    return " ".join(texts).count(" ") + 1 - texts.count("")
 
 
 def document_rows(document: PatentDocument) -> dict[str, list[dict]]:
@@ -264,10 +279,10 @@ def _append_document(columns: dict[str, dict[str, list]], document: PatentDocume
         table = columns["passages"]
         table["ucid"].extend([ucid] * len(passages))
         table["position"].extend(range(len(passages)))
-        table["xpath"].extend([p.xpath for p in passages])
-        table["lang"].extend([p.lang for p in passages])
-        table["text"].extend([p.text for p in passages])
-        table["is_heading"].extend([p.is_heading for p in passages])
+        table["xpath"].extend(map(_XPATH, passages))
+        table["lang"].extend(map(_LANG, passages))
+        table["text"].extend(map(_TEXT, passages))
+        table["is_heading"].extend(map(_IS_HEADING, passages))
 
     table = columns["claims"]
     for lang, claims in document.claims.items():
@@ -275,11 +290,12 @@ def _append_document(columns: dict[str, dict[str, list]], document: PatentDocume
             continue
         table["ucid"].extend([ucid] * len(claims))
         table["lang"].extend([lang] * len(claims))
-        table["number"].extend([c.number for c in claims])
-        table["xpath"].extend([c.xpath for c in claims])
-        table["text"].extend([c.text for c in claims])
-        table["depends_on"].extend([list(c.depends_on) for c in claims])
-        table["is_independent"].extend([not c.depends_on for c in claims])
+        table["number"].extend(map(_NUMBER, claims))
+        table["xpath"].extend(map(_XPATH, claims))
+        table["text"].extend(map(_TEXT, claims))
+        depends_on = list(map(_DEPENDS_ON, claims))  # tuples: Arrow takes them as lists
+        table["depends_on"].extend(depends_on)
+        table["is_independent"].extend(map(operator.not_, depends_on))
 
     citations = document.citations
     if citations:
@@ -292,8 +308,8 @@ def _append_document(columns: dict[str, dict[str, list]], document: PatentDocume
         table["cited_kind"].extend([c.cited_kind for c in citations])
         table["source"].extend([c.source for c in citations])
         table["categories"].extend([c.categories for c in citations])
-        table["relevant_claims"].extend([list(c.relevant_claims) for c in citations])
-        table["passages"].extend([list(c.passages) for c in citations])
+        table["relevant_claims"].extend(map(_RELEVANT_CLAIMS, citations))
+        table["passages"].extend(map(_PASSAGES, citations))
 
 
 def _empty_columns() -> dict[str, dict[str, list]]:
