@@ -1,0 +1,415 @@
+"""Interaction logs: what users did on ranked lists, one event a line, for calibrating TBG.
+
+A log is a table with the columns ``user, list, time, event`` and, for some events, ``rank``
+and ``docno``; it is read from CSV (a header line naming the columns, any order), JSON Lines
+(one object a line with those keys) or Parquet, each optionally gzipped (``.gz``)::
+
+    user,list,time,event,rank,docno
+    u1,401,0,start,,
+    u1,401,0,serp,1,
+    u1,401,9.2,click,2,FT934-5418
+    u1,401,31.0,save,,
+    u1,401,31.5,back,,
+    u1,401,48.0,next,,
+    u1,401,48.0,serp,11,
+    u1,401,75.3,end,,
+
+``user``
+    who searched; ``list``: the ranked list searched (its topic is the qrels topic unless a
+    lists file says otherwise); ``time``: seconds (any origin) or an ISO-8601 timestamp (one
+    kind per file; a timestamp without a zone and one with a zone do not mix).
+``event``
+    ``start`` (the user starts on the list), ``serp`` (a results page is shown; ``rank`` = its
+    first rank), ``click`` (the summary at ``rank`` is clicked and its document ``docno``
+    opened; ``docno`` may be left empty, it is then the list's document at that rank),
+    ``save`` (the open document is saved as relevant), ``back`` (the user leaves the
+    document), ``next`` (the user asks for the next results page), ``end`` (the user stops).
+
+A session is one user on one list. Its events, in file order, must not go back in time and
+must follow the interface: ``start`` first; ``click`` only on a results page; ``save`` and
+``back`` only while a document is open (one save per view); nothing after ``end``. A session
+without ``end`` is a user still searching when the log ends (censored at its last event).
+
+Every problem is an :class:`~pateval.errors.InputFormatError` naming the file and the line
+(CSV and JSON Lines: the line in the file, the header being line 1 of a CSV; Parquet: the
+1-based row), and nothing is guessed or dropped.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import math
+import os
+import re
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import malformed
+from .lines import parse_float, read_bytes
+
+__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "read_interaction_log", "write_interaction_log"]
+
+EVENTS = ("start", "serp", "click", "save", "back", "next", "end")
+START, SERP, CLICK, SAVE, BACK, NEXT, END = range(len(EVENTS))
+LOG_COLUMNS = ("user", "list", "time", "event", "rank", "docno")
+_REQUIRED = ("user", "list", "time", "event")
+_INTEGER = re.compile(r"[+]?\d+", re.ASCII)
+_ISO_HINT = re.compile(r"\d{4}-\d{2}-\d{2}")
+_UTC = timezone.utc
+
+
+@dataclass(frozen=True)
+class InteractionLog:
+    """A validated interaction log: one entry per event, in file order.
+
+    Attributes
+    ----------
+    user, list : ndarray of str
+    time : ndarray of float64
+        Seconds (timestamps as seconds since the epoch; only differences are used).
+    event : ndarray of int8
+        Index into :data:`EVENTS`.
+    rank : ndarray of int64
+        The rank of ``serp`` and ``click`` events, 0 for the others.
+    docno : ndarray of object
+        The clicked document (``None`` where not given).
+    line : ndarray of int64
+        Each event's line in the file (Parquet: its row), for error messages.
+    source : str
+        The file read.
+    """
+
+    user: np.ndarray
+    list: np.ndarray
+    time: np.ndarray
+    event: np.ndarray
+    rank: np.ndarray
+    docno: np.ndarray
+    line: np.ndarray
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.event)
+
+
+def _open_text(path: Path) -> str:
+    raw = _raw_bytes(path)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if b"\x00" in raw:
+        malformed(path, raw[: raw.find(b"\x00")].count(b"\n") + 1, "binary data (a NUL byte) in a text file")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        malformed(path, raw[: error.start].count(b"\n") + 1, "not valid UTF-8 text")
+
+
+def _raw_bytes(path: Path) -> bytes:
+    if _is_gzip(path):
+        try:
+            with gzip.open(path, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            malformed(path, None, "no such file")
+        except (OSError, EOFError, zlib.error) as error:
+            malformed(path, None, f"not a readable gzip file ({error})")
+        if not data.strip():
+            malformed(path, None, "the file is empty")
+        return data
+    return read_bytes(path)
+
+
+def _is_gzip(path: Path) -> bool:
+    return path.name.lower().endswith(".gz")
+
+
+def _kind(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    for suffix, kind in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),
+                         (".parquet", "parquet"), (".pq", "parquet")):
+        if name.endswith(suffix):
+            return kind
+    malformed(path, None, "unknown log format", expected="a name ending in .csv, .tsv, .jsonl or .parquet (optionally .gz)")
+
+
+def _rows_csv(path: Path, text: str, delimiter: str):
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header = None
+    try:
+        for fields in reader:
+            if not fields or all(not f.strip() for f in fields):
+                continue
+            if header is None:
+                header = [f.strip() for f in fields]
+                _check_header(path, reader.line_num, header)
+                continue
+            if len(fields) != len(header):
+                malformed(path, reader.line_num, "wrong number of fields", expected=str(len(header)), found=len(fields))
+            yield reader.line_num, dict(zip(header, (f.strip() for f in fields)))
+    except csv.Error as error:
+        malformed(path, reader.line_num, f"not valid CSV ({error})")
+    if header is None:
+        malformed(path, None, "the file is empty")
+
+
+def _check_header(path: Path, line: int, header: list[str]) -> None:
+    unknown = [h for h in header if h not in LOG_COLUMNS]
+    if unknown:
+        malformed(path, line, f"unknown column {unknown[0]!r} in the header", expected=", ".join(LOG_COLUMNS))
+    missing = [c for c in _REQUIRED if c not in header]
+    if missing:
+        malformed(path, line, f"the header lacks the column {missing[0]!r}", expected="user, list, time, event[, rank, docno]")
+    if len(set(header)) != len(header):
+        malformed(path, line, "a column is named twice in the header")
+
+
+def _rows_jsonl(path: Path, text: str):
+    any_row = False
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as error:
+            malformed(path, number, f"not valid JSON ({error.msg})")
+        if not isinstance(record, dict):
+            malformed(path, number, "a log line must be a JSON object", found=raw.strip())
+        unknown = [k for k in record if k not in LOG_COLUMNS]
+        if unknown:
+            malformed(path, number, f"unknown key {unknown[0]!r}", expected=", ".join(LOG_COLUMNS))
+        any_row = True
+        yield number, {k: ("" if v is None else v) for k, v in record.items()}
+    if not any_row:
+        malformed(path, None, "the file is empty")
+
+
+def _rows_parquet(path: Path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        source = pa.BufferReader(_raw_bytes(path)) if _is_gzip(path) else path
+        table = pq.read_table(source)
+    except FileNotFoundError:
+        malformed(path, None, "no such file")
+    except (pa.ArrowException, OSError) as error:
+        malformed(path, None, f"not a readable Parquet file ({error})")
+    header = list(table.column_names)
+    _check_header(path, None, header)
+    if table.num_rows == 0:
+        malformed(path, None, "the file is empty")
+    columns = {name: table.column(name).to_pylist() for name in header}
+    for i in range(table.num_rows):
+        yield i + 1, {name: ("" if columns[name][i] is None else columns[name][i]) for name in header}
+
+
+def _text(value) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def read_interaction_log(path: str | os.PathLike[str]) -> InteractionLog:
+    """Read and validate an interaction log (CSV, TSV, JSON Lines or Parquet; ``.gz`` too).
+
+    Parameters
+    ----------
+    path : path-like
+        The log; its format comes from its name (``.csv``, ``.tsv``, ``.jsonl``/``.ndjson``,
+        ``.parquet``, each optionally followed by ``.gz``).
+
+    Returns
+    -------
+    InteractionLog
+
+    Raises
+    ------
+    InputFormatError
+        The first problem, with its file and line (see the module's documentation).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> f = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)
+    >>> _ = f.write("user,list,time,event,rank,docno\\nu1,q1,0,start,,\\nu1,q1,4.5,click,1,d7\\n"
+    ...             "u1,q1,20,back,,\\nu1,q1,31,end,,\\n"); f.close()
+    >>> log = read_interaction_log(f.name)
+    >>> len(log), log.time.tolist(), [str(d) for d in log.docno]
+    (4, [0.0, 4.5, 20.0, 31.0], ['None', 'd7', 'None', 'None'])
+    >>> os.unlink(f.name)
+    """
+    path = Path(path)
+    kind = _kind(path)
+    if kind == "parquet":
+        if not path.exists():
+            malformed(path, None, "no such file")
+        rows = _rows_parquet(path)
+    else:
+        text = _open_text(path)
+        rows = _rows_jsonl(path, text) if kind == "jsonl" else _rows_csv(path, text, "," if kind == "csv" else "\t")
+    users, lists, times, events, ranks, docnos, lines = [], [], [], [], [], [], []
+    event_code = {name: code for code, name in enumerate(EVENTS)}
+    time_kind = None  # "seconds", "naive" or "aware": one kind of time per file
+    for line, row in rows:
+        user, list_id = _text(row.get("user", "")), _text(row.get("list", ""))
+        if not user:
+            malformed(path, line, "the user is empty")
+        if not list_id:
+            malformed(path, line, "the list is empty")
+        event = _text(row.get("event", "")).lower()
+        if event not in event_code:
+            malformed(path, line, "unknown event", expected="|".join(EVENTS), found=event)
+        seconds, kind_here = _parse_time(path, line, row.get("time", ""))
+        if time_kind is None:
+            time_kind = kind_here
+        elif kind_here != time_kind:
+            malformed(path, line, f"the time is {_TIME_WORDS[kind_here]} but earlier lines give {_TIME_WORDS[time_kind]}")
+        code = event_code[event]
+        rank_text = _text(row.get("rank", ""))
+        if code in (SERP, CLICK):
+            if not rank_text:
+                malformed(path, line, f"a {event} event needs a rank")
+            if not _INTEGER.fullmatch(rank_text) or int(rank_text) < 1:
+                malformed(path, line, "the rank is not an integer >= 1", found=rank_text)
+            rank = int(rank_text)
+        else:
+            if rank_text and not (_INTEGER.fullmatch(rank_text) and int(rank_text) >= 1):
+                malformed(path, line, "the rank is not an integer >= 1", found=rank_text)
+            rank = 0
+        docno = _text(row.get("docno", "")) or None
+        if docno is not None and code != CLICK:
+            malformed(path, line, f"a {event} event has no document (docno is for click events)", found=docno)
+        if docno is not None and any(c.isspace() for c in docno):
+            malformed(path, line, "the docno holds white space", found=docno)
+        users.append(user)
+        lists.append(list_id)
+        times.append(seconds)
+        events.append(code)
+        ranks.append(rank)
+        docnos.append(docno)
+        lines.append(line)
+    log = InteractionLog(
+        user=np.array(users, dtype=object), list=np.array(lists, dtype=object), time=np.array(times, dtype=np.float64),
+        event=np.array(events, dtype=np.int8), rank=np.array(ranks, dtype=np.int64), docno=np.array(docnos, dtype=object),
+        line=np.array(lines, dtype=np.int64), source=os.fspath(path))
+    _check_sessions(log)
+    return log
+
+
+_TIME_WORDS = {"seconds": "a number of seconds", "naive": "a timestamp without a time zone",
+               "aware": "a timestamp with a time zone"}
+
+
+def _parse_time(path: Path, line: int, value) -> tuple[float, str]:
+    if isinstance(value, bool):
+        malformed(path, line, "the time is not a number of seconds or an ISO-8601 timestamp", found=str(value))
+    if isinstance(value, (int, float)):
+        seconds = float(value)
+        kind = "seconds"
+    elif isinstance(value, datetime):  # Parquet timestamps
+        seconds, kind = value.timestamp(), ("naive" if value.tzinfo is None else "aware")
+    else:
+        text = _text(value)
+        if not text:
+            malformed(path, line, "the time is empty")
+        if _ISO_HINT.match(text):
+            try:
+                stamp = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+            except ValueError:
+                malformed(path, line, "the time is not a valid ISO-8601 timestamp", found=text)
+            kind = "naive" if stamp.tzinfo is None else "aware"
+            # a naive stamp is read as UTC: only differences within a session are used
+            seconds = (stamp.replace(tzinfo=stamp.tzinfo or _UTC)).timestamp()
+        else:
+            seconds = parse_float(path, line, text, "the time")
+            kind = "seconds"
+    if not math.isfinite(seconds):
+        malformed(path, line, "the time is not finite", found=str(value))
+    return seconds, kind
+
+
+
+def _check_sessions(log: InteractionLog) -> None:
+    """The interface's order of events in every session (see the module's documentation)."""
+    path = log.source
+    state: dict[tuple[str, str], list] = {}  # session -> [phase, last time, saved in this view]
+    for i in range(len(log)):
+        key = (log.user[i], log.list[i])
+        code = int(log.event[i])
+        line = int(log.line[i])
+        now = float(log.time[i])
+        known = state.get(key)
+        name = EVENTS[code]
+        if known is None:
+            if code != START:
+                malformed(path, line, f"user {key[0]!r} on list {key[1]!r} begins with {name!r}", expected="'start' first")
+            state[key] = ["serp", now, False]
+            continue
+        phase, last, saved = known
+        if now < last:
+            malformed(path, line, f"time goes back for user {key[0]!r} on list {key[1]!r}",
+                      expected=f"a time >= {last:g}", found=f"{now:g}")
+        known[1] = now
+        if phase == "ended":
+            malformed(path, line, f"a {name!r} event after user {key[0]!r} ended list {key[1]!r}")
+        if code == START:
+            malformed(path, line, f"user {key[0]!r} starts list {key[1]!r} a second time")
+        elif code in (SERP, NEXT, CLICK) and phase == "document":
+            malformed(path, line, f"a {name!r} event while a document is open", expected="'back' (or 'end') first")
+        elif code in (SAVE, BACK) and phase != "document":
+            malformed(path, line, f"a {name!r} event with no document open", expected="a 'click' first")
+        elif code == SAVE and saved:
+            malformed(path, line, "the open document is saved twice")
+        if code == CLICK:
+            known[0], known[2] = "document", False
+        elif code == SAVE:
+            known[2] = True
+        elif code == BACK:
+            known[0] = "serp"
+        elif code == END:
+            known[0] = "ended"
+
+
+def write_interaction_log(frame, path: str | os.PathLike[str]) -> int:
+    """Write a log frame (the columns of :data:`LOG_COLUMNS`) as CSV, JSON Lines or Parquet,
+    by the name's suffix (``.gz`` compresses), atomically; returns the number of events."""
+    from .atomic import atomic_output
+
+    path = Path(path)
+    kind = _kind(path)
+    frame = frame[list(LOG_COLUMNS)]
+    if kind == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        data = buffer.getvalue()
+    elif kind == "jsonl":
+        records = frame.to_dict(orient="records")
+        text = "".join(json.dumps({k: (None if (v is None or (isinstance(v, float) and math.isnan(v))) else
+                                       int(v) if k == "rank" else v) for k, v in r.items()
+                                   if not (k in ("rank", "docno") and (v is None or v == 0 or v != v))}) + "\n"
+                       for r in records)
+        data = text.encode("utf-8")
+    else:
+        out = frame.copy()
+        out["rank"] = [("" if (r is None or r != r or r == 0) else str(int(r))) for r in out["rank"]]
+        out["docno"] = ["" if d is None or d != d else d for d in out["docno"]]
+        out["time"] = [repr(float(t)) for t in out["time"]]
+        data = out.to_csv(index=False, sep="," if kind == "csv" else "\t", lineterminator="\n").encode("utf-8")
+    if _is_gzip(path):
+        data = gzip.compress(data, mtime=0)
+    with atomic_output(path, "wb") as handle:
+        handle.write(data)
+    return len(frame)
