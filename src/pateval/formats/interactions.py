@@ -54,7 +54,7 @@ import numpy as np
 from ..errors import malformed
 from .lines import parse_float, read_bytes
 
-__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "read_interaction_log", "write_interaction_log"]
+__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_interaction_log", "write_interaction_log"]
 
 EVENTS = ("start", "serp", "click", "save", "back", "next", "end")
 START, SERP, CLICK, SAVE, BACK, NEXT, END = range(len(EVENTS))
@@ -256,6 +256,23 @@ def read_interaction_log(path: str | os.PathLike[str]) -> InteractionLog:
     else:
         text = _open_text(path)
         rows = _rows_jsonl(path, text) if kind == "jsonl" else _rows_csv(path, text, "," if kind == "csv" else "\t")
+    return _build_log(path, rows)
+
+
+def log_from_frame(frame, *, source: str = "<frame>") -> InteractionLog:
+    """The :class:`InteractionLog` of a frame with the log's columns (e.g. a simulated log), validated
+    as a file is (errors name the 1-based row as the line)."""
+    missing = [c for c in _REQUIRED if c not in frame.columns]
+    if missing:
+        malformed(source, None, f"the log lacks the column {missing[0]!r}")
+    columns = [c for c in LOG_COLUMNS if c in frame.columns]
+    values = [frame[c].tolist() for c in columns]
+    rows = ((i + 1, {c: ("" if v is None or (isinstance(v, float) and v != v) or (c == "rank" and v == 0) else v)
+                     for c, v in zip(columns, row)}) for i, row in enumerate(zip(*values)))
+    return _build_log(source, rows)
+
+
+def _build_log(path, rows) -> InteractionLog:
     users, lists, times, events, ranks, docnos, lines = [], [], [], [], [], [], []
     event_code = {name: code for code, name in enumerate(EVENTS)}
     time_kind = None  # "seconds", "naive" or "aware": one kind of time per file

@@ -1,0 +1,714 @@
+"""Calibrating time-biased gain from interaction logs, as Smucker & Clarke (2012) did.
+
+Every constant of T(k) and D(t) is estimated from what users did on ranked lists
+(:mod:`pateval.formats.interactions` reads the log), each estimator as the paper defines it
+(Section 3.2, Table 1; Section 5.2, Figure 5 for the half-life):
+
+* ``summary_time`` T_S: the time on results pages spread over the summaries up to the deepest
+  clicked rank, pooled so that active users weigh more -- :func:`summary_time`;
+* ``read_slope`` a and ``read_intercept`` b of T_D(l) = a l + b: least squares over the first
+  views of documents -- :func:`reading_fit`; later views of a near-duplicate (or of the same
+  document) are set apart and their mean compared with b -- :func:`duplicate_time`;
+* ``p_click_rel``, ``p_click_nonrel``: P(C=1|R), the summaries up to the deepest click
+  counted as seen, each session's fraction weighted by its deepest clicked rank --
+  :func:`click_probabilities`;
+* ``p_save_rel``, ``p_save_nonrel``: P(S=1|R), the fraction of views that end in a save,
+  each session's fraction weighted by its number of views -- :func:`save_probabilities`;
+* ``halflife`` h of D(t) = 2^(-t/h): an exponential fitted to when users stop, a session
+  without ``end`` counting as censored at its last event -- :func:`halflife_fit`.
+
+A session is one user on one list; "participant" in the paper's formulas is a session here
+(the paper's participants did each task once). Each estimate comes with a percentile
+bootstrap interval over users (a user's sessions are resampled together; seeded) and the
+unweighted user average (the same estimator on each user's sessions alone, averaged over
+users), the contrast the paper draws (T_S 4.4 s weighted against 5.3 s unweighted; 18.9 s
+against 26.5 s per viewed document).
+
+Every estimator is a function of sums over sessions (``_STATS``), so that the bootstrap is a
+matrix product of resampling counts and per-user sums, exact and vectorised.
+
+Reference: M. D. Smucker and C. L. A. Clarke, "Time-based calibration of effectiveness
+measures", SIGIR 2012, Sections 3.2 and 5.2, Table 1, Figures 1, 2 and 5.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _stats
+
+from ..errors import ParameterError, malformed
+from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog
+from .time import TimeModel, time_to_rank
+
+__all__ = [
+    "PARAMETERS",
+    "ListRanking",
+    "Calibration",
+    "CalibrationResult",
+    "calibrate_log",
+    "summary_time",
+    "reading_fit",
+    "duplicate_time",
+    "click_probabilities",
+    "save_probabilities",
+    "halflife_fit",
+    "measure_string",
+    "speed_classes",
+]
+
+# The TBG parameters estimated, in the order of the measure string; p_save_nonrel is not a
+# TBG parameter (the paper reports it "for completeness"), it is reported, never in the string.
+PARAMETERS = ("halflife", "summary_time", "read_slope", "read_intercept", "p_click_rel", "p_click_nonrel",
+              "p_save_rel", "p_save_nonrel")
+_EXTRA = ("duplicate_time", "document_time")
+_IN_MEASURE = PARAMETERS[:-1]
+
+# per-session sums every estimator is made of (columns of the statistics matrices)
+_STATS = ("serp_time", "max_click", "click_rel_w", "click_rel_n", "click_non_w", "click_non_n", "save_rel_w", "save_rel_n",
+          "save_non_w", "save_non_n", "fit_n", "fit_x", "fit_y", "fit_xx", "fit_xy", "fit_yy", "dup_n", "dup_y", "dup_yy",
+          "stops", "exposure")
+_COL = {name: i for i, name in enumerate(_STATS)}
+
+
+@dataclass(frozen=True)
+class ListRanking:
+    """The ranked list a log's ``list`` names: its topic, documents in rank order, their relevance."""
+
+    topic: str
+    docnos: np.ndarray
+    relevant: np.ndarray
+
+
+# ---- the estimators, on sums (arrays of shape (..., len(_STATS))) --------------------------
+
+def _column(sums: np.ndarray, name: str) -> np.ndarray:
+    return sums[..., _COL[name]]
+
+
+def _ratio(numerator, denominator) -> np.ndarray:
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
+def summary_time(sums: np.ndarray) -> np.ndarray:
+    """T_S, seconds per summary (Smucker & Clarke 2012, Section 3.2)::
+
+        T_S = sum_p sum_i S_ip / sum_p M_p
+
+    ``S_ip`` the i-th time session p spent on a results page before clicking a summary or the
+    next link (a stretch ended by ``end`` is not such a time), ``M_p`` its deepest clicked
+    rank; sessions without a click are left out (their time per summary is undefined).
+    Each session's time per summary ``sum_i S_ip / M_p`` is thereby weighted by ``M_p``.
+    """
+    return _ratio(_column(sums, "serp_time"), _column(sums, "max_click"))
+
+
+def _centred_fit(n, sx, sy, sxx, sxy, syy):
+    mean_x, mean_y = _ratio(sx, n), _ratio(sy, n)
+    s_xx = sxx - n * mean_x * mean_x
+    s_xy = sxy - n * mean_x * mean_y
+    s_yy = syy - n * mean_y * mean_y
+    slope = _ratio(s_xy, np.where(s_xx > 1e-12 * np.maximum(sxx, 1e-300), s_xx, 0.0))
+    intercept = mean_y - slope * mean_x
+    return mean_x, mean_y, s_xx, s_xy, s_yy, slope, intercept
+
+
+def reading_fit(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -> dict[str, np.ndarray]:
+    """T_D(l) = a l + b by ordinary least squares over first views (ibid., Section 3.2, Figure 1).
+
+    The time a document is open (``click`` to ``back``) against its length ``l`` in words,
+    over every session's first view of each document (or near-duplicate group); views ended
+    by ``end`` (the user stopped while reading) are left out. With ``S_xx = sum (l - mean l)^2``,
+    ``S_xy``, ``S_yy`` likewise::
+
+        a = S_xy / S_xx,   b = mean(t) - a mean(l),   RSS = S_yy - a S_xy,   s^2 = RSS / (n - 2),
+        se(a) = s / sqrt(S_xx),   se(b) = s sqrt(1/n + mean(l)^2 / S_xx),
+        R^2 = 1 - RSS / S_yy,     adjusted R^2 = 1 - (1 - R^2)(n - 1)/(n - 2).
+
+    The sums are of lengths and times less ``x_shift`` / ``y_shift`` (for precision); the
+    results are for the unshifted values. Also ``document_time``: the mean time per first
+    view, which is the mean of the fitted T_D(l) over the same views (the paper's 18.9 s).
+    """
+    n = _column(sums, "fit_n")
+    mean_x, mean_y, s_xx, s_xy, s_yy, slope, intercept = _centred_fit(
+        n, _column(sums, "fit_x"), _column(sums, "fit_y"), _column(sums, "fit_xx"), _column(sums, "fit_xy"), _column(sums, "fit_yy"))
+    mean_x, mean_y = mean_x + x_shift, mean_y + y_shift
+    intercept = mean_y - slope * mean_x
+    rss = np.maximum(s_yy - slope * s_xy, 0.0)
+    variance = _ratio(rss, n - 2)
+    se_slope = np.sqrt(_ratio(variance, s_xx))
+    se_intercept = np.sqrt(variance * (_ratio(1.0, n) + _ratio(mean_x * mean_x, s_xx)))
+    r2 = 1.0 - _ratio(rss, s_yy)
+    adjusted = 1.0 - (1.0 - r2) * _ratio(n - 1, n - 2)
+    return {"read_slope": slope, "read_intercept": intercept, "se_slope": se_slope, "se_intercept": se_intercept,
+            "r2": r2, "adjusted_r2": adjusted, "n": n, "document_time": mean_y}
+
+
+def duplicate_time(sums: np.ndarray, *, y_shift: float = 0.0) -> dict[str, np.ndarray]:
+    """Mean time of duplicate views and its standard error (ibid., Section 3.2).
+
+    A duplicate view is a session's later view of a document whose near-duplicate group
+    (or the document itself) it has viewed before::
+
+        mean = sum t / n,   se = sd(t) / sqrt(n)   (sd with n - 1).
+
+    The paper finds 6.8 +- 0.5 s against the fit's b = 7.8 +- 0.7 s, "no significant
+    difference", and so reads duplicates as documents of length 0 (T_D(0) = b).
+    """
+    n = _column(sums, "dup_n")
+    mean_shifted = _ratio(_column(sums, "dup_y"), n)
+    s_yy = _column(sums, "dup_yy") - n * mean_shifted * mean_shifted
+    sd = np.sqrt(np.maximum(_ratio(s_yy, n - 1), 0.0))
+    return {"duplicate_time": mean_shifted + y_shift, "se": _ratio(sd, np.sqrt(n)), "n": n}
+
+
+def click_probabilities(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """P(C=1|R=1), P(C=1|R=0): weighted averages of each session's click fractions (ibid., Section 3.2).
+
+    The summaries at ranks 1..M_p (M_p the deepest clicked rank) count as seen. With
+    ``c_p^r`` the seen summaries of relevance r clicked and ``n_p^r`` those seen::
+
+        P(C=1|R=r) = sum_p M_p (c_p^r / n_p^r) / sum_p M_p,
+
+    over the sessions with ``n_p^r > 0`` ("we weight a participant's P(C|R) by the
+    participant's maximum clicked rank").
+    """
+    return {"p_click_rel": _ratio(_column(sums, "click_rel_w"), _column(sums, "click_rel_n")),
+            "p_click_nonrel": _ratio(_column(sums, "click_non_w"), _column(sums, "click_non_n"))}
+
+
+def save_probabilities(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """P(S=1|R=1), P(S=1|R=0): weighted averages of each session's save fractions (ibid., Section 3.2).
+
+    With ``v_p`` the documents session p viewed (every view left with ``back``; a view cut
+    short by ``end`` has no verdict and is not counted), ``s_p^r`` its views of
+    relevance r that ended in a save and ``v_p^r`` its views of relevance r::
+
+        P(S=1|R=r) = sum_p v_p (s_p^r / v_p^r) / sum_p v_p,
+
+    over the sessions with ``v_p^r > 0`` ("we weight a participant's P(S|R) by the number
+    of documents viewed during a search task"). P(S=1|R=0) is not used by TBG.
+    """
+    return {"p_save_rel": _ratio(_column(sums, "save_rel_w"), _column(sums, "save_rel_n")),
+            "p_save_nonrel": _ratio(_column(sums, "save_non_w"), _column(sums, "save_non_n"))}
+
+
+def halflife_fit(sums: np.ndarray) -> np.ndarray:
+    """h of D(t) = 2^(-t/h), the exponential fitted to when users stop (ibid., Section 5.2, Figure 5).
+
+    Maximum likelihood with right censoring: each session contributes its time from
+    ``start`` to ``end`` (``d_p = 1``), or to its last event if it has no ``end``
+    (``d_p = 0``: still searching when the log ends)::
+
+        lambda = sum_p d_p / sum_p t_p,   h = ln 2 / lambda.
+
+    (The paper fits the exponential to a query log's times between query and last click by
+    eye; this is the likelihood fit to the same model, which also takes censored users.)
+    """
+    return math.log(2.0) * _ratio(_column(sums, "exposure"), _column(sums, "stops"))
+
+
+def estimates(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -> dict[str, np.ndarray]:
+    """Every parameter (and ``duplicate_time``, ``document_time``) from summed statistics."""
+    fit = reading_fit(sums, x_shift=x_shift, y_shift=y_shift)
+    out = {"halflife": halflife_fit(sums), "summary_time": summary_time(sums), "read_slope": fit["read_slope"],
+           "read_intercept": fit["read_intercept"]}
+    out |= click_probabilities(sums)
+    out |= save_probabilities(sums)
+    out["duplicate_time"] = duplicate_time(sums, y_shift=y_shift)["duplicate_time"]
+    out["document_time"] = fit["document_time"]
+    return out
+
+
+# ---- from the log to per-session statistics ------------------------------------------------
+
+@dataclass
+class _Sessions:
+    user: np.ndarray
+    list: np.ndarray
+    topic: np.ndarray
+    stats: np.ndarray            # (S, len(_STATS)), regression/duplicate sums shifted
+    duration: np.ndarray         # time observed (end or last event)
+    ended: np.ndarray
+    reached: np.ndarray          # deepest rank reached
+    views: pd.DataFrame          # one row per view
+    trajectory: pd.DataFrame     # session, time, rank reached
+    x_shift: float
+    y_shift: float
+
+
+def _session_events(log: InteractionLog) -> dict[tuple[str, str], np.ndarray]:
+    keys = pd.MultiIndex.from_arrays([log.user, log.list])
+    codes, uniques = pd.factorize(keys)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(codes, minlength=len(uniques)))]
+    return {tuple(uniques[i]): order[bounds[i]:bounds[i + 1]] for i in range(len(uniques))}
+
+
+def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping, groups: Mapping | None) -> _Sessions:
+    path = log.source
+    sessions = _session_events(log)
+    rows_user, rows_list, rows_topic, durations, ended_flags, reached_ranks = [], [], [], [], [], []
+    basic = []  # per session: serp_time, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views, non_saves, stop, exposure
+    view_rows = []
+    trajectory = []
+    for s, ((user, list_id), idx) in enumerate(sessions.items()):
+        ranking = rankings.get(list_id)
+        if ranking is None:
+            malformed(path, int(log.line[idx[0]]), f"list {list_id!r} is not a ranked list given (no run ranks topic "
+                      f"{list_id!r}, and no lists file maps it)")
+        n_ranked = len(ranking.docnos)
+        t0 = float(log.time[idx[0]])
+        serp_time = 0.0
+        on_serp_since = t0
+        open_view = None  # [docno, rank, since, saved, first, line]
+        seen_groups: set = set()
+        clicked_ranks: set[int] = set()
+        reached = 0
+        points = [(0.0, 0)]
+        views = rel_views = rel_saves = non_views = non_saves = 0
+        ended = False
+        last = t0
+        for i in idx:
+            code = int(log.event[i])
+            now = float(log.time[i])
+            line = int(log.line[i])
+            last = now
+            if code == SERP:
+                reached = max(reached, int(log.rank[i]))
+                points.append((now - t0, reached))
+                on_serp_since = now
+            elif code == START:
+                on_serp_since = now
+            elif code == CLICK:
+                rank = int(log.rank[i])
+                if rank > n_ranked:
+                    malformed(path, line, f"click at rank {rank}, but list {list_id!r} ranks {n_ranked} documents")
+                docno = log.docno[i]
+                expected = str(ranking.docnos[rank - 1])
+                if docno is None:
+                    docno = expected
+                elif docno != expected:
+                    malformed(path, line, f"the document at rank {rank} of list {list_id!r} is {expected!r}", found=docno)
+                serp_time += now - on_serp_since
+                clicked_ranks.add(rank)
+                reached = max(reached, rank)
+                points.append((now - t0, reached))
+                group = groups.get(docno, docno) if groups is not None else docno
+                first = group not in seen_groups
+                seen_groups.add(group)
+                open_view = [docno, rank, now, False, first, line]
+            elif code == SAVE:
+                open_view[3] = True
+            elif code in (BACK, END):
+                if open_view is not None:
+                    docno, rank, since, saved, first, click_line = open_view
+                    relevant = bool(ranking.relevant[rank - 1])
+                    if code == BACK:  # a view cut short by `end` has no verdict: not counted
+                        views += 1
+                        if relevant:
+                            rel_views += 1
+                            rel_saves += saved
+                        else:
+                            non_views += 1
+                            non_saves += saved
+                    length = lengths.get(docno) if lengths is not None else None
+                    if length is None and code == BACK and first:
+                        malformed(path, click_line, f"no length for document {docno!r} in the document lengths")
+                    view_rows.append((s, docno, rank, relevant, np.nan if length is None else float(length),
+                                      now - since if code == BACK else np.nan, saved, first, since - t0))
+                    open_view = None
+                    on_serp_since = now
+                if code == END:
+                    ended = True
+            elif code == NEXT:
+                serp_time += now - on_serp_since
+                on_serp_since = now
+        max_click = max(clicked_ranks) if clicked_ranks else 0
+        c1 = n1 = c0 = n0 = 0
+        if max_click:
+            seen = ranking.relevant[:max_click].astype(bool)
+            n1 = int(seen.sum())
+            n0 = max_click - n1
+            clicked = np.zeros(max_click, dtype=bool)
+            clicked[np.fromiter(clicked_ranks, dtype=np.int64) - 1] = True
+            c1 = int((clicked & seen).sum())
+            c0 = int((clicked & ~seen).sum())
+        rows_user.append(user)
+        rows_list.append(list_id)
+        rows_topic.append(ranking.topic)
+        durations.append(last - t0)
+        ended_flags.append(ended)
+        reached_ranks.append(reached)
+        trajectory.extend((s, t, r) for t, r in points)
+        basic.append((serp_time if max_click else 0.0, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views,
+                      non_saves, float(ended), last - t0))
+    basic_arr = np.array(basic, dtype=np.float64).reshape(-1, 13)
+    views = pd.DataFrame(view_rows, columns=["session", "docno", "rank", "relevant", "length", "time", "saved", "first", "opened"])
+    n_sessions = len(basic_arr)
+    stats = np.zeros((n_sessions, len(_STATS)))
+    serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = basic_arr.T
+    stats[:, _COL["serp_time"]] = serp
+    stats[:, _COL["max_click"]] = max_click
+    stats[:, _COL["click_rel_w"]] = np.where(n1 > 0, max_click * _safe(c1, n1), 0.0)
+    stats[:, _COL["click_rel_n"]] = np.where(n1 > 0, max_click, 0.0)
+    stats[:, _COL["click_non_w"]] = np.where(n0 > 0, max_click * _safe(c0, n0), 0.0)
+    stats[:, _COL["click_non_n"]] = np.where(n0 > 0, max_click, 0.0)
+    stats[:, _COL["save_rel_w"]] = np.where(v1 > 0, n_views * _safe(s1, v1), 0.0)
+    stats[:, _COL["save_rel_n"]] = np.where(v1 > 0, n_views, 0.0)
+    stats[:, _COL["save_non_w"]] = np.where(v0 > 0, n_views * _safe(s0, v0), 0.0)
+    stats[:, _COL["save_non_n"]] = np.where(v0 > 0, n_views, 0.0)
+    stats[:, _COL["stops"]] = stops
+    stats[:, _COL["exposure"]] = exposure
+    complete = views[np.isfinite(views["time"].to_numpy(float))]
+    firsts = complete[complete["first"].to_numpy(bool)]
+    duplicates = complete[~complete["first"].to_numpy(bool)]
+    x_shift = float(firsts["length"].mean()) if len(firsts) else 0.0
+    y_shift = float(firsts["time"].mean()) if len(firsts) else 0.0
+    session_of = firsts["session"].to_numpy(np.int64)
+    x = firsts["length"].to_numpy(float) - x_shift
+    y = firsts["time"].to_numpy(float) - y_shift
+    for name, values in (("fit_n", np.ones(len(x))), ("fit_x", x), ("fit_y", y), ("fit_xx", x * x), ("fit_xy", x * y),
+                         ("fit_yy", y * y)):
+        stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
+    session_of = duplicates["session"].to_numpy(np.int64)
+    y = duplicates["time"].to_numpy(float) - y_shift
+    for name, values in (("dup_n", np.ones(len(y))), ("dup_y", y), ("dup_yy", y * y)):
+        stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
+    return _Sessions(
+        user=np.array(rows_user, dtype=object), list=np.array(rows_list, dtype=object), topic=np.array(rows_topic, dtype=object),
+        stats=stats, duration=np.array(durations), ended=np.array(ended_flags, dtype=bool), reached=np.array(reached_ranks),
+        views=views, trajectory=pd.DataFrame(trajectory, columns=["session", "time", "rank"]), x_shift=x_shift, y_shift=y_shift)
+
+
+def _safe(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(a))
+    np.divide(a, b, out=out, where=b > 0)
+    return out
+
+
+# ---- one calibration: estimates, user averages, bootstrap ----------------------------------
+
+@dataclass(frozen=True)
+class Calibration:
+    """The calibration of one group of sessions (all, one topic, or one class of users).
+
+    Attributes
+    ----------
+    group : str
+        ``all``, the topic, or the user class.
+    table : DataFrame
+        One row per parameter (:data:`PARAMETERS`, then ``duplicate_time`` and
+        ``document_time``): ``value`` (the paper's weighted estimate), ``ci_low``, ``ci_high``
+        (bootstrap over users), ``user_average`` (unweighted mean over users of their own
+        estimates), ``users`` (users with an estimate of their own).
+    fit : dict
+        The reading-time regression (n, standard errors, R^2, adjusted R^2), the duplicate
+        views (n, mean, se, p-value against b, whether the paper's one-standard-error bars
+        overlap), the stopping fit (sessions, stopped, censored, largest gap between the
+        Kaplan-Meier curve and the fitted exponential).
+    measure : str
+        The TBG measure name with these constants (``pateval evaluate -m`` takes it as it is).
+    notes : tuple of str
+    users, sessions : int
+    """
+
+    group: str
+    table: pd.DataFrame
+    fit: dict
+    measure: str
+    notes: tuple[str, ...]
+    users: int
+    sessions: int
+
+    def value(self, parameter: str) -> float:
+        return float(self.table.set_index("parameter").at[parameter, "value"])
+
+    def model(self) -> TimeModel:
+        """The :class:`TimeModel` of the measure string (undefined values left at the defaults)."""
+        from ..measures import parse_measure
+
+        return TimeModel.from_values(dict(parse_measure(self.measure).values))
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Calibrations of a log (one, or one per topic or user class) and what the plots need."""
+
+    calibrations: tuple[Calibration, ...]
+    by: str | None
+    settings: dict
+    views: pd.DataFrame = field(repr=False)
+    sessions: pd.DataFrame = field(repr=False)
+    trajectory: pd.DataFrame = field(repr=False)
+
+    def frame(self) -> pd.DataFrame:
+        """All calibrations as one table: ``group, parameter, value, ci_low, ci_high, user_average, users``."""
+        return pd.concat([c.table.assign(group=c.group)[["group", *c.table.columns]] for c in self.calibrations],
+                         ignore_index=True)
+
+    def to_json(self) -> str:
+        """JSON: settings, then per group the TBG parameters as keys, each with value, ci_low, ci_high, user_average."""
+        groups = []
+        for c in self.calibrations:
+            parameters = {row.parameter: {"value": _json_number(row.value), "ci_low": _json_number(row.ci_low),
+                                          "ci_high": _json_number(row.ci_high), "user_average": _json_number(row.user_average)}
+                          for row in c.table.itertuples(index=False)}
+            groups.append({"group": c.group, "users": c.users, "sessions": c.sessions, "measure": c.measure,
+                           "parameters": parameters, "fit": _json_clean(c.fit), "notes": list(c.notes)})
+        return json.dumps({"settings": self.settings, "calibrations": groups}, indent=1) + "\n"
+
+
+def _json_number(value) -> float | None:
+    value = float(value)
+    return None if not math.isfinite(value) else value
+
+
+def _json_clean(value):
+    if isinstance(value, dict):
+        return {k: _json_clean(v) for k, v in value.items()}
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _json_number(value)
+    return value
+
+
+def _format_value(value: float) -> str:
+    return np.format_float_positional(float(value), precision=4, unique=False, fractional=False, trim="-")
+
+
+def measure_string(values: Mapping[str, float], *, rel: int = 1) -> tuple[str, list[str]]:
+    """The TBG measure name for estimated constants (4 significant digits), and notes.
+
+    Undefined values (NaN) are left out (the measure's defaults apply) and said so; a
+    negative fitted slope or intercept is set to 0 (TBG's times cannot be negative), said so.
+    ``p_save_nonrel`` is not a TBG parameter and never in the name.
+    """
+    parts, notes = [], []
+    if rel != 1:
+        parts.append(f"rel={rel}")
+    for name in _IN_MEASURE:
+        value = float(values[name])
+        if not math.isfinite(value):
+            notes.append(f"{name} could not be estimated from this log; the measure uses its default")
+            continue
+        if name in ("read_slope", "read_intercept") and value < 0:
+            notes.append(f"{name} was estimated as {value:.4g} < 0; the measure uses 0")
+            value = 0.0
+        if name == "halflife" and value <= 0:
+            notes.append("halflife could not be estimated (no time observed)")
+            continue
+        parts.append(f"{name}={_format_value(value)}")
+    return f"TBG({','.join(parts)})" if parts else "TBG", notes
+
+
+def _kaplan_meier_gap(duration: np.ndarray, ended: np.ndarray, halflife: float) -> float:
+    """Largest gap between the Kaplan-Meier survival of the stopping times and 2^(-t/h)."""
+    if not ended.any() or not math.isfinite(halflife):
+        return float("nan")
+    order = np.argsort(duration, kind="stable")
+    t, d = duration[order], ended[order]
+    times = np.unique(t[d])
+    at_risk = len(t) - np.searchsorted(t, times, side="left")
+    events = np.searchsorted(t[d], times, side="right") - np.searchsorted(t[d], times, side="left")
+    survival = np.cumprod(1.0 - events / at_risk)
+    before = np.r_[1.0, survival[:-1]]
+    fitted = np.exp2(-times / halflife)
+    return float(max(np.abs(survival - fitted).max(), np.abs(before - fitted).max()))
+
+
+def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int, seed: int, confidence: float,
+                     rel: int, alpha: float) -> Calibration:
+    users, user_code = np.unique(sessions.user[mask], return_inverse=True)
+    stats = sessions.stats[mask]
+    per_user = np.zeros((len(users), stats.shape[1]))
+    np.add.at(per_user, user_code, stats)
+    shifts = {"x_shift": sessions.x_shift, "y_shift": sessions.y_shift}
+    point = estimates(stats.sum(axis=0), **shifts)
+    own = estimates(per_user, **shifts)
+    # users alone: a per-user fit needs 3 first views (2 for a line, 1 for its error)
+    own["read_slope"] = np.where(per_user[:, _COL["fit_n"]] >= 3, own["read_slope"], np.nan)
+    own["read_intercept"] = np.where(per_user[:, _COL["fit_n"]] >= 3, own["read_intercept"], np.nan)
+    rng = np.random.default_rng(seed)
+    n_users = len(users)
+    draws = rng.integers(0, n_users, size=(B, n_users))
+    counts = np.zeros((B, n_users))
+    np.add.at(counts, (np.repeat(np.arange(B), n_users), draws.ravel()), 1.0)
+    boot = estimates(counts @ per_user, **shifts)
+    low_q, high_q = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
+    rows = []
+    for parameter in (*PARAMETERS, *_EXTRA):
+        values = boot[parameter]
+        finite = values[np.isfinite(values)]
+        low, high = (np.percentile(finite, [low_q, high_q]) if len(finite) else (np.nan, np.nan))
+        mine = own[parameter]
+        rows.append((parameter, float(point[parameter]), float(low), float(high),
+                     float(np.nanmean(mine)) if np.isfinite(mine).any() else float("nan"), int(np.isfinite(mine).sum())))
+    table = pd.DataFrame(rows, columns=["parameter", "value", "ci_low", "ci_high", "user_average", "users"])
+    sums = stats.sum(axis=0)
+    regression = reading_fit(sums, **shifts)
+    dup = duplicate_time(sums, y_shift=sessions.y_shift)
+    dup_mean, dup_se = float(dup["duplicate_time"]), float(dup["se"])
+    b, se_b = float(regression["read_intercept"]), float(regression["se_intercept"])
+    z = (dup_mean - b) / math.hypot(dup_se, se_b) if math.isfinite(dup_mean) and math.isfinite(dup_se) and (dup_se or se_b) else float("nan")
+    p_value = float(2 * _stats.norm.sf(abs(z))) if math.isfinite(z) else float("nan")
+    duration, ended = sessions.duration[mask], sessions.ended[mask]
+    fit = {
+        "reading": {"n": int(regression["n"]), "read_slope_se": float(regression["se_slope"]),
+                    "read_intercept_se": se_b, "r2": float(regression["r2"]), "adjusted_r2": float(regression["adjusted_r2"])},
+        "duplicates": {"n": int(dup["n"]), "mean": dup_mean, "se": dup_se, "p_value": p_value,
+                       "differs_from_intercept": bool(p_value < alpha) if math.isfinite(p_value) else None,
+                       "se_bars_overlap": (bool(abs(dup_mean - b) <= dup_se + se_b) if math.isfinite(dup_mean) and math.isfinite(se_b)
+                                           else None)},
+        "stopping": {"sessions": int(mask.sum()), "stopped": int(ended.sum()), "censored": int((~ended).sum()),
+                     "km_max_gap": _kaplan_meier_gap(duration, ended, float(point["halflife"]))},
+        "summaries": {"sessions_with_click": int((stats[:, _COL["max_click"]] > 0).sum())},
+    }
+    values = {p: point[p] for p in _IN_MEASURE}
+    measure, notes = measure_string(values, rel=rel)
+    if fit["duplicates"]["differs_from_intercept"]:
+        notes.append(f"duplicate views took {dup_mean:.3g} s against the fit's b = {b:.3g} s (p = {p_value:.3g}): reading "
+                     "duplicates as length 0 (T_D(0) = b), as the paper does, is not supported by this log")
+    return Calibration(group=name, table=table, fit=fit, measure=measure, notes=tuple(notes), users=n_users,
+                       sessions=int(mask.sum()))
+
+
+def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.ndarray, n_classes: int) -> dict[str, str]:
+    """Users grouped by speed: ``user -> class``.
+
+    A user's speed is the ranks they reached per minute over all their sessions
+    (``60 sum_s reached_s / sum_s duration_s``, ``reached_s`` the deepest rank a click or a
+    results page shows the user at). Users are sorted by speed (ties by user id) and cut
+    into ``n_classes`` groups of equal size (the first groups one larger when it does not
+    divide): ``slow``/``fast`` for two, ``slow``/``medium``/``fast`` for three, else
+    ``speed1`` (slowest) to ``speedN``.
+    """
+    frame = pd.DataFrame({"user": sessions_user, "reached": reached, "duration": duration})
+    per_user = frame.groupby("user", sort=True).sum()
+    speed = 60.0 * _safe(per_user["reached"].to_numpy(float), per_user["duration"].to_numpy(float))
+    names = per_user.index.to_numpy(dtype=object)
+    order = np.lexsort((names.astype(str), speed))
+    labels = {2: ("slow", "fast"), 3: ("slow", "medium", "fast")}.get(n_classes, tuple(f"speed{i + 1}" for i in range(n_classes)))
+    out = {}
+    for label, chunk in zip(labels, np.array_split(order, n_classes)):
+        for i in chunk:
+            out[names[i]] = label
+    return out
+
+
+def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, lengths: Mapping | None,
+                  groups: Mapping | None = None, by: str | None = None, n_classes: int = 2, B: int = 1000, seed: int = 0,
+                  confidence: float = 0.95, alpha: float = 0.05, rel: int = 1) -> CalibrationResult:
+    """Calibrate TBG from an interaction log (see the module's documentation).
+
+    Parameters
+    ----------
+    log : InteractionLog
+    rankings : mapping list id -> ListRanking
+        The ranked list each log ``list`` names.
+    lengths : mapping docno -> words
+        Document lengths; every document first viewed and left with ``back`` needs one.
+    groups : mapping docno -> group label, optional
+        Near-duplicate groups: a later view of a document of a group already viewed in the
+        session is a duplicate view.
+    by : {None, "topic", "user-class"}
+        One calibration over all sessions, one per topic, or one per class of users by speed
+        (:func:`speed_classes`, ``n_classes`` classes). ``all`` comes first in every case.
+    B : int, default 1000
+        Bootstrap resamples of users.
+    seed : int, default 0
+    confidence : float, default 0.95
+        Level of the percentile bootstrap intervals.
+    alpha : float, default 0.05
+        Level of the test of duplicate views against b.
+    rel : int, default 1
+        The grade the rankings' relevance was taken at (written into the measure string).
+    """
+    if by not in (None, "topic", "user-class"):
+        raise ParameterError(f"by must be None, 'topic' or 'user-class'; got {by!r}")
+    if not isinstance(B, int) or B < 1:
+        raise ParameterError(f"B must be a positive integer; got {B!r}")
+    if not 0 < confidence < 1:
+        raise ParameterError(f"confidence must be between 0 and 1; got {confidence!r}")
+    if by == "user-class" and (not isinstance(n_classes, int) or n_classes < 2):
+        raise ParameterError(f"n_classes must be an integer >= 2; got {n_classes!r}")
+    sessions = _collect(log, rankings, lengths, groups)
+    everything = np.ones(len(sessions.user), dtype=bool)
+    options = {"B": B, "seed": seed, "confidence": confidence, "rel": rel, "alpha": alpha}
+    calibrations = [_calibrate_group("all", sessions, everything, **options)]
+    session_group = np.full(len(sessions.user), "all", dtype=object)
+    if by == "topic":
+        session_group = sessions.topic.copy()
+        for topic in sorted(set(sessions.topic), key=str):
+            calibrations.append(_calibrate_group(str(topic), sessions, sessions.topic == topic, **options))
+    elif by == "user-class":
+        classes = speed_classes(sessions.user, sessions.reached, sessions.duration, n_classes)
+        session_group = np.array([classes[u] for u in sessions.user], dtype=object)
+        if len(set(classes.values())) < n_classes:
+            raise ParameterError(f"{len(classes)} users cannot make {n_classes} classes")
+        for label in dict.fromkeys(classes.values()):  # slowest class first
+            calibrations.append(_calibrate_group(label, sessions, session_group == label, **options))
+    session_frame = pd.DataFrame({"session": np.arange(len(sessions.user)), "user": sessions.user, "list": sessions.list,
+                                  "topic": sessions.topic, "group": session_group, "duration": sessions.duration,
+                                  "ended": sessions.ended, "reached": sessions.reached})
+    settings = {"by": by, "B": B, "seed": seed, "confidence": confidence, "alpha": alpha, "log": log.source,
+                "events": len(log), "sessions": len(sessions.user), "users": int(len(set(sessions.user)))}
+    if by == "user-class":
+        settings["classes"] = n_classes
+    return CalibrationResult(calibrations=tuple(calibrations), by=by, settings=settings, views=sessions.views,
+                             sessions=session_frame, trajectory=sessions.trajectory)
+
+
+def rank_at_times(times_to_rank: np.ndarray, seconds: np.ndarray) -> np.ndarray:
+    """The rank a model user has reached at each time: the largest k with T(k) <= t."""
+    return np.searchsorted(np.asarray(times_to_rank, dtype=float), np.asarray(seconds, dtype=float), side="right")
+
+
+def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRanking], lengths: Mapping, *,
+                        model: TimeModel, groups: Mapping | None = None, at=(60.0, 300.0, 600.0)) -> pd.DataFrame:
+    """T(k) against the ranks users reached over time, per list (the paper's Figure 2).
+
+    A user's rank at time t is the deepest rank a click or a results page had shown them
+    by then; per list, the ranks of the sessions still observed at t (not ended, not
+    censored before t) are averaged and set against the model's rank at t (the largest k
+    with T(k) <= t). Returns one row per list and time: ``list, time, sessions, observed,
+    predicted, error``; lists whose documents lack a length are left out.
+    """
+    rows = []
+    trajectory = result.trajectory
+    sessions = result.sessions
+    for list_id, ranking in rankings.items():
+        chosen = sessions[sessions["list"] == list_id]
+        if chosen.empty:
+            continue
+        doc_lengths = [lengths.get(d) if lengths is not None else None for d in ranking.docnos]
+        if any(v is None for v in doc_lengths):
+            continue
+        duplicate = None
+        if groups is not None:
+            labels = [groups.get(d, d) for d in ranking.docnos]
+            duplicate = pd.Series(labels).duplicated().to_numpy()
+        predicted_times = time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=model, duplicate=duplicate)
+        for t in at:
+            observed = []
+            for session, duration in zip(chosen["session"], chosen["duration"]):
+                if duration < t:
+                    continue
+                points = trajectory[trajectory["session"] == session]
+                observed.append(points["rank"].to_numpy()[np.searchsorted(points["time"].to_numpy(), t, side="right") - 1])
+            predicted = float(min(rank_at_times(predicted_times, [t])[0], len(ranking.docnos)))
+            mean_rank = float(np.mean(observed)) if observed else float("nan")
+            rows.append((list_id, float(t), len(observed), mean_rank, predicted, abs(mean_rank - predicted)))
+    return pd.DataFrame(rows, columns=["list", "time", "sessions", "observed", "predicted", "error"])
