@@ -54,7 +54,7 @@ import numpy as np
 from ..errors import malformed
 from .lines import parse_float, read_bytes
 
-__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_interaction_log", "write_interaction_log"]
+__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_list_map", "read_interaction_log", "write_interaction_log"]
 
 EVENTS = ("start", "serp", "click", "save", "back", "next", "end")
 START, SERP, CLICK, SAVE, BACK, NEXT, END = range(len(EVENTS))
@@ -430,3 +430,20 @@ def write_interaction_log(frame, path: str | os.PathLike[str]) -> int:
     with atomic_output(path, "wb") as handle:
         handle.write(data)
     return len(frame)
+
+
+def read_list_map(path: str | os.PathLike[str]) -> dict[str, tuple[str, str | None]]:
+    """Read a lists file: ``list topic [run]`` per line (white space separated); returns
+    ``{list: (topic, run or None)}``. A list named twice is an error naming both lines."""
+    from .lines import iter_fields
+
+    out: dict[str, tuple[str, str | None]] = {}
+    line_of: dict[str, int] = {}
+    for line, fields in iter_fields(path):
+        if len(fields) not in (2, 3):
+            malformed(path, line, "wrong number of fields", expected="list topic [run]", found=len(fields))
+        if fields[0] in out:
+            malformed(path, line, f"list {fields[0]!r} is already mapped on line {line_of[fields[0]]}")
+        out[fields[0]] = (fields[1], fields[2] if len(fields) == 3 else None)
+        line_of[fields[0]] = line
+    return out

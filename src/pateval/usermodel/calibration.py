@@ -450,6 +450,7 @@ class CalibrationResult:
     views: pd.DataFrame = field(repr=False)
     sessions: pd.DataFrame = field(repr=False)
     trajectory: pd.DataFrame = field(repr=False)
+    rankings: Mapping[str, ListRanking] = field(repr=False, default_factory=dict)
 
     def frame(self) -> pd.DataFrame:
         """All calibrations as one table: ``group, parameter, value, ci_low, ci_high, user_average, users``."""
@@ -668,7 +669,7 @@ def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, l
     if by == "user-class":
         settings["classes"] = n_classes
     return CalibrationResult(calibrations=tuple(calibrations), by=by, settings=settings, views=sessions.views,
-                             sessions=session_frame, trajectory=sessions.trajectory)
+                             sessions=session_frame, trajectory=sessions.trajectory, rankings=dict(rankings))
 
 
 def rank_at_times(times_to_rank: np.ndarray, seconds: np.ndarray) -> np.ndarray:
@@ -687,8 +688,10 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
     predicted, error``; lists whose documents lack a length are left out.
     """
     rows = []
-    trajectory = result.trajectory
     sessions = result.sessions
+    ordered = result.trajectory.sort_values(["session", "time"], kind="stable")
+    bounds = np.searchsorted(ordered["session"].to_numpy(), np.arange(len(sessions) + 1))
+    point_time, point_rank = ordered["time"].to_numpy(float), ordered["rank"].to_numpy()
     for list_id, ranking in rankings.items():
         chosen = sessions[sessions["list"] == list_id]
         if chosen.empty:
@@ -706,8 +709,8 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
             for session, duration in zip(chosen["session"], chosen["duration"]):
                 if duration < t:
                     continue
-                points = trajectory[trajectory["session"] == session]
-                observed.append(points["rank"].to_numpy()[np.searchsorted(points["time"].to_numpy(), t, side="right") - 1])
+                lo, hi = bounds[session], bounds[session + 1]
+                observed.append(point_rank[lo + np.searchsorted(point_time[lo:hi], t, side="right") - 1])
             predicted = float(min(rank_at_times(predicted_times, [t])[0], len(ranking.docnos)))
             mean_rank = float(np.mean(observed)) if observed else float("nan")
             rows.append((list_id, float(t), len(observed), mean_rank, predicted, abs(mean_rank - predicted)))

@@ -1,0 +1,215 @@
+"""Figures and a report section for a TBG calibration (Smucker & Clarke 2012, Figures 1, 2 and 5).
+
+* :func:`plot_reading_time`: time a document is open against its length, first views and
+  duplicate views binned and averaged (about 15 views a bin, as the paper's Figure 1), the
+  raw views faint behind, with the fitted T_D(l) = a l + b and the duplicates' mean;
+* :func:`plot_stopping`: the share of sessions still searching at time t (Kaplan-Meier,
+  censored sessions marked) with the fitted D(t) = 2^(-t/h) (Figure 5);
+* :func:`plot_rank_over_time`: per list, the mean rank users had reached at time t against
+  the rank the calibrated T(k) predicts (Figure 2), with the mean absolute rank error.
+
+Built as :mod:`pateval.report.plots` builds figures (object API, Agg canvas, the same palette).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..usermodel.calibration import CalibrationResult, ListRanking, validate_time_model
+from .plots import _colour, new_figure
+
+__all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
+
+_VALIDATION_TIMES = (60.0, 300.0, 600.0)
+
+
+def _binned(x: np.ndarray, y: np.ndarray, per_bin: int) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(x, kind="stable")
+    bins = max(1, len(x) // per_bin)
+    chunks = np.array_split(order, bins)
+    return np.array([x[c].mean() for c in chunks]), np.array([y[c].mean() for c in chunks])
+
+
+def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, duplicate_mean: float | None = None,
+                      adjusted_r2: float | None = None, per_bin: int = 15, title: str | None = None) -> Figure:
+    """Time to judge a document against its length, with the linear fit (the paper's Figure 1).
+
+    ``views`` has the columns ``length, time, first`` (views left with ``back``).
+    """
+    figure, axes = new_figure(6.4, 4.2)
+    first = views[views["first"].to_numpy(bool)]
+    duplicate = views[~views["first"].to_numpy(bool)]
+    x, y = first["length"].to_numpy(float), first["time"].to_numpy(float)
+    axes.scatter(x, y, s=4, color=_colour(0), alpha=0.12, linewidth=0, label=None)
+    if len(x):
+        bx, by = _binned(x, y, per_bin)
+        axes.scatter(bx, by, s=16, color=_colour(0), label=f"first views ({len(x)}), binned by {per_bin}")
+        grid = np.linspace(0, float(x.max()), 100)
+        r2 = f", adj. R\u00b2 {adjusted_r2:.2f}" if adjusted_r2 is not None and math.isfinite(adjusted_r2) else ""
+        axes.plot(grid, slope * grid + intercept, color=_colour(0), linewidth=1.6,
+                  label=f"T_D(l) = {slope:.4g} l + {intercept:.3g}{r2}")
+    if len(duplicate):
+        dx, dy = duplicate["length"].to_numpy(float), duplicate["time"].to_numpy(float)
+        known = np.isfinite(dx)
+        if known.any():
+            bx, by = _binned(dx[known], dy[known], per_bin)
+            axes.scatter(bx, by, s=16, marker="^", color=_colour(1), label=f"duplicate views ({len(dy)}), binned")
+        if duplicate_mean is not None and math.isfinite(duplicate_mean):
+            axes.axhline(duplicate_mean, color=_colour(1), linestyle="--", linewidth=1.2,
+                         label=f"duplicates' mean {duplicate_mean:.3g} s")
+    axes.set_xlabel("document length (words)")
+    axes.set_ylabel("time to judge (s)")
+    axes.set_xlim(left=0)
+    axes.set_ylim(bottom=0, top=max(1.0, float(np.percentile(y, 99)) * 1.1) if len(y) else None)
+    axes.set_title(title or "Time to judge a document against its length", fontsize=10)
+    axes.legend(fontsize=8, frameon=False, loc="upper left")
+    axes.grid(True, linewidth=0.3, alpha=0.6)
+    return figure
+
+
+def _kaplan_meier(duration: np.ndarray, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(duration, kind="stable")
+    t, d = duration[order], ended[order]
+    times = np.unique(t[d])
+    at_risk = len(t) - np.searchsorted(t, times, side="left")
+    events = np.array([int(np.sum(d & (t == x))) for x in times])
+    return times, np.cumprod(1.0 - events / at_risk)
+
+
+def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | None = None, title: str | None = None) -> Figure:
+    """Share of sessions still searching at time t, and the fitted 2^(-t/h) (the paper's Figure 5).
+
+    ``sessions`` has the columns ``duration`` (seconds) and ``ended`` (False: censored).
+    """
+    figure, axes = new_figure(6.4, 4.0)
+    duration = sessions["duration"].to_numpy(float)
+    ended = sessions["ended"].to_numpy(bool)
+    times, survival = _kaplan_meier(duration, ended)
+    axes.step(np.r_[0.0, times], np.r_[1.0, survival], where="post", color=_colour(0), linewidth=1.5,
+              label=f"sessions still searching (Kaplan-Meier; {int(ended.sum())} stopped, {int((~ended).sum())} censored)")
+    if (~ended).any():
+        censored = duration[~ended]
+        at = np.searchsorted(times, censored, side="right")
+        level = np.r_[1.0, survival][at]
+        axes.scatter(censored, level, marker="|", s=30, color=_colour(0), label="censored (no end in the log)")
+    if math.isfinite(halflife):
+        grid = np.linspace(0, max(float(duration.max()), 1.0), 200)
+        gap = f"; largest gap {km_gap:.3f}" if km_gap is not None and math.isfinite(km_gap) else ""
+        axes.plot(grid, np.exp2(-grid / halflife), color=_colour(1), linewidth=1.6, linestyle="--",
+                  label=f"D(t) = 2^(-t/{halflife:.4g}){gap}")
+        axes.axvline(halflife, color="#999999", linewidth=0.8, linestyle=":")
+    axes.set_xlabel("time since start (s)")
+    axes.set_ylabel("share of sessions")
+    axes.set_xlim(left=0)
+    axes.set_ylim(0, 1.02)
+    axes.set_title(title or "When users stop, and the fitted decay D(t)", fontsize=10)
+    axes.legend(fontsize=8, frameon=False)
+    axes.grid(True, linewidth=0.3, alpha=0.6)
+    return figure
+
+
+def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = None, max_lists: int = 6,
+                        title: str | None = None) -> Figure:
+    """Mean rank users reached over time against the rank T(k) predicts, per list (the paper's Figure 2).
+
+    ``curves`` has the columns ``list, time, observed, predicted``; ``errors`` (from
+    :func:`pateval.usermodel.calibration.validate_time_model`) gives the title's error numbers.
+    At most ``max_lists`` lists are drawn (those with the most sessions first).
+    """
+    figure, axes = new_figure(6.6, 4.2)
+    lists = list(dict.fromkeys(curves["list"]))[:max_lists]
+    for i, list_id in enumerate(lists):
+        part = curves[curves["list"] == list_id]
+        axes.plot(part["time"], part["observed"], color=_colour(i), linewidth=1.5, label=f"list {list_id}: users")
+        axes.plot(part["time"], part["predicted"], color=_colour(i), linewidth=1.2, linestyle="--", label=f"list {list_id}: T(k)")
+    heading = title or "Rank reached over time: users (solid) and the calibrated T(k) (dashed)"
+    if errors is not None and not errors.empty:
+        summary = errors.groupby("time")["error"].mean()
+        heading += "\nmean absolute rank error " + ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items() if math.isfinite(v))
+    axes.set_title(heading, fontsize=9)
+    axes.set_xlabel("time since start (s)")
+    axes.set_ylabel("rank reached")
+    axes.set_xlim(left=0)
+    axes.set_ylim(bottom=0)
+    axes.legend(fontsize=7, frameon=False, ncol=2)
+    axes.grid(True, linewidth=0.3, alpha=0.6)
+    return figure
+
+
+def rank_curves(result: CalibrationResult, rankings: Mapping[str, ListRanking], lengths: Mapping, *, model,
+                groups: Mapping | None = None, step: float = 10.0) -> pd.DataFrame:
+    """Per list and time (every ``step`` seconds while a session is observed): mean observed and predicted rank."""
+    sessions, trajectory = result.sessions, result.trajectory
+    counts = sessions["list"].value_counts()
+    rows = []
+    for list_id in counts.index:
+        ranking = rankings.get(list_id)
+        if ranking is None:
+            continue
+        chosen = sessions[sessions["list"] == list_id]
+        horizon = float(chosen["duration"].quantile(0.9))
+        grid = np.arange(0.0, horizon + step, step)
+        errors = validate_time_model(result, {list_id: ranking}, lengths, model=model, groups=groups, at=tuple(grid))
+        for row in errors.itertuples(index=False):
+            if row.sessions >= 1:
+                rows.append((list_id, row.time, row.observed, row.predicted))
+    return pd.DataFrame(rows, columns=["list", "time", "observed", "predicted"])
+
+
+def calibration_figures(result: CalibrationResult, rankings: Mapping[str, ListRanking], lengths: Mapping, *,
+                        groups: Mapping | None = None) -> dict:
+    """``{"reading_time": Figure, "stopping": Figure, "rank_over_time": Figure, "validation": DataFrame}``
+    for the first calibration (all sessions)."""
+    calibration = result.calibrations[0]
+    model = calibration.model()
+    reading = calibration.fit["reading"]
+    views = result.views[np.isfinite(result.views["time"].to_numpy(float))]
+    figures = {
+        "reading_time": plot_reading_time(views, slope=calibration.value("read_slope"),
+                                          intercept=calibration.value("read_intercept"),
+                                          duplicate_mean=calibration.fit["duplicates"]["mean"], adjusted_r2=reading["adjusted_r2"]),
+        "stopping": plot_stopping(result.sessions, halflife=calibration.value("halflife"),
+                                  km_gap=calibration.fit["stopping"]["km_max_gap"]),
+    }
+    validation = validate_time_model(result, rankings, lengths, model=model, groups=groups, at=_VALIDATION_TIMES)
+    curves = rank_curves(result, rankings, lengths, model=model, groups=groups)
+    if not curves.empty:
+        figures["rank_over_time"] = plot_rank_over_time(curves, errors=validation)
+    figures["validation"] = validation
+    return figures
+
+
+def calibration_section(result: CalibrationResult, figures: Mapping, *, image_format: str = "svg", precision: int = 4):
+    """The report's section for a calibration: the table, the measure strings, the fits, the figures."""
+    from .html import Section, _figure_html
+    from .tables import html_table
+
+    body = html_table(result.frame(), precision=precision)
+    items = "".join(f"<li>{html.escape(c.group)}: <code>{html.escape(c.measure)}</code></li>" for c in result.calibrations)
+    body += f"<p>Measure strings (<code>pateval evaluate -m</code> takes them as they are):</p><ul>{items}</ul>"
+    first = result.calibrations[0]
+    reading, dup, stop = first.fit["reading"], first.fit["duplicates"], first.fit["stopping"]
+    body += (f'<p class="note">Reading-time fit over {reading["n"]} first views: adjusted R\u00b2 {reading["adjusted_r2"]:.3f}, '
+             f'se(a) {reading["read_slope_se"]:.3g}, se(b) {reading["read_intercept_se"]:.3g}. Duplicate views: {dup["n"]}'
+             + (f', mean {dup["mean"]:.3g} s \u00b1 {dup["se"]:.2g} (p = {dup["p_value"]:.3g} against b)' if dup["n"] else "")
+             + f'. Stopping: {stop["stopped"]} sessions stopped, {stop["censored"]} censored. '
+             f'Intervals: {result.settings["confidence"]:.0%} percentile bootstrap over users, B = {result.settings["B"]}, '
+             f'seed {result.settings["seed"]}. user_average: each user\'s own estimate, averaged over users (unweighted).</p>')
+    for note in first.notes:
+        body += f'<p class="note">{html.escape(note)}</p>'
+    captions = {"reading_time": "Time to judge a document against its length, with the fit (Smucker & Clarke 2012, Figure 1).",
+                "stopping": "Sessions still searching over time and the fitted exponential decay (ibid., Figure 5).",
+                "rank_over_time": "Rank reached over time: users against the calibrated T(k), per list (ibid., Figure 2)."}
+    parts = [_figure_html(figures[name], caption, image_format) for name, caption in captions.items() if name in figures]
+    body += f'<div class="grid">{"".join(parts)}</div>'
+    validation = figures.get("validation")
+    if validation is not None and not validation.empty:
+        body += "<p>T(k) against the ranks users reached (per list; observed = mean over the sessions still observed):</p>"
+        body += html_table(validation, precision=2)
+    return Section("calibration", "TBG calibration from the interaction log", body)
