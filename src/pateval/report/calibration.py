@@ -53,7 +53,7 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
         grid = np.linspace(0, float(x.max()), 100)
         r2 = f", adj. R\u00b2 {adjusted_r2:.2f}" if adjusted_r2 is not None and math.isfinite(adjusted_r2) else ""
         axes.plot(grid, slope * grid + intercept, color=_colour(0), linewidth=1.6,
-                  label=f"T_D(l) = {slope:.4g} l + {intercept:.3g}{r2}")
+                  label=f"T_D(l) = {slope:.4g} l + {intercept:.4g}{r2}")
     if len(duplicate):
         dx, dy = duplicate["length"].to_numpy(float), duplicate["time"].to_numpy(float)
         known = np.isfinite(dx)

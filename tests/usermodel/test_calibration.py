@@ -1,0 +1,211 @@
+"""TBG calibration from interaction logs: every formula on a hand-made log, recovery of known
+constants from simulated logs, the weighted-against-unweighted contrast, the end-to-end path."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pateval.formats.interactions import log_from_frame
+from pateval.usermodel.calibration import ListRanking, calibrate_log, measure_string
+from pateval.usermodel.logsim import SimulatedList, simulate_log
+from pateval.usermodel.time import TimeModel
+
+# ---- a hand-made log: every estimator by hand ------------------------------------------------
+
+RANKING = {"L1": ListRanking("T1", np.array(["d1", "d2", "d3", "d4", "d5"], dtype=object),
+                             np.array([True, False, True, False, True]))}
+LENGTHS = {"d1": 100, "d2": 200, "d3": 300, "d4": 400, "d5": 500}
+GROUPS = {"d1": "d1", "d5": "d1"}  # d5 is a near-duplicate of d1
+HAND = [  # user, list, time, event, rank, docno
+    ("A", "L1", 0, "start", 0, None),
+    ("A", "L1", 4, "click", 1, "d1"),
+    ("B", "L1", 0, "start", 0, None),
+    ("A", "L1", 14, "save", 0, None),
+    ("A", "L1", 14, "back", 0, None),
+    ("B", "L1", 5, "click", 2, "d2"),
+    ("A", "L1", 24, "click", 3, "d3"),
+    ("A", "L1", 40, "save", 0, None),
+    ("A", "L1", 40, "back", 0, None),
+    ("B", "L1", 25, "save", 0, None),
+    ("B", "L1", 25, "back", 0, None),
+    ("A", "L1", 60, "click", 5, None),   # docno left out: the list's d5
+    ("B", "L1", 35, "click", 4, "d4"),
+    ("A", "L1", 66, "back", 0, None),
+    ("A", "L1", 70, "end", 0, None),
+    ("B", "L1", 55, "back", 0, None),
+    ("B", "L1", 60, "next", 0, None),    # B never ends: censored at 60 s
+]
+
+
+def _hand_log():
+    frame = pd.DataFrame(HAND, columns=["user", "list", "time", "event", "rank", "docno"])
+    return log_from_frame(frame)
+
+
+def test_every_formula_on_a_hand_made_log():
+    result = calibrate_log(_hand_log(), RANKING, lengths=LENGTHS, groups=GROUPS, B=50, seed=0)
+    table = result.calibrations[0].table.set_index("parameter")
+    value, average = table["value"], table["user_average"]
+    # T_S = sum S / sum M: A on results pages 4 + 10 + 20 s (intervals ended by clicks) over its
+    # deepest click 5; B 5 + 10 (clicks) + 5 (ended by next) over 4
+    assert value["summary_time"] == pytest.approx((34 + 20) / (5 + 4), abs=1e-12)
+    assert average["summary_time"] == pytest.approx((34 / 5 + 20 / 4) / 2, abs=1e-12)
+    # P(C=1|R) weighted by the deepest click: A clicked 3 of its 3 relevant and 0 of 2 non-relevant
+    # summaries up to rank 5; B 0 of 2 relevant and 2 of 2 non-relevant up to rank 4
+    assert value["p_click_rel"] == pytest.approx((5 * 3 / 3 + 4 * 0 / 2) / 9, abs=1e-12)
+    assert value["p_click_nonrel"] == pytest.approx((5 * 0 / 2 + 4 * 2 / 2) / 9, abs=1e-12)
+    assert average["p_click_rel"] == pytest.approx(0.5, abs=1e-12)
+    # P(S=1|R) weighted by the views: A saved 2 of 3 relevant views; B 1 of 2 non-relevant ones
+    assert value["p_save_rel"] == pytest.approx(2 / 3, abs=1e-12)
+    assert value["p_save_nonrel"] == pytest.approx(1 / 2, abs=1e-12)
+    # the regression over first views (d5 is a duplicate of d1, set apart)
+    x = np.array([100.0, 300.0, 200.0, 400.0])
+    y = np.array([10.0, 16.0, 20.0, 20.0])
+    design = np.column_stack([x, np.ones(4)])
+    (a, b), rss, *_ = np.linalg.lstsq(design, y, rcond=None)
+    assert value["read_slope"] == pytest.approx(a, abs=1e-12)
+    assert value["read_intercept"] == pytest.approx(b, abs=1e-10)
+    s2 = rss[0] / 2
+    sxx = ((x - x.mean()) ** 2).sum()
+    fit = result.calibrations[0].fit
+    assert fit["reading"]["read_slope_se"] == pytest.approx(math.sqrt(s2 / sxx), rel=1e-10)
+    assert fit["reading"]["read_intercept_se"] == pytest.approx(math.sqrt(s2 * (1 / 4 + x.mean() ** 2 / sxx)), rel=1e-10)
+    r2 = 1 - rss[0] / ((y - y.mean()) ** 2).sum()
+    assert fit["reading"]["adjusted_r2"] == pytest.approx(1 - (1 - r2) * 3 / 2, rel=1e-10)
+    assert value["document_time"] == pytest.approx(y.mean(), abs=1e-12)
+    # the duplicate view of d5: 6 s
+    assert value["duplicate_time"] == pytest.approx(6.0, abs=1e-12)
+    assert fit["duplicates"]["n"] == 1
+    # h = ln 2 * (70 + 60) / 1 stop (B censored)
+    assert value["halflife"] == pytest.approx(math.log(2) * 130, rel=1e-12)
+    assert fit["stopping"] == pytest.approx({"sessions": 2, "stopped": 1, "censored": 1,
+                                             "km_max_gap": fit["stopping"]["km_max_gap"]})
+
+
+def test_statsmodels_agrees_on_the_regression():
+    sm = pytest.importorskip("statsmodels.api")
+    x = np.array([100.0, 300.0, 200.0, 400.0])
+    y = np.array([10.0, 16.0, 20.0, 20.0])
+    ols = sm.OLS(y, sm.add_constant(x)).fit()
+    result = calibrate_log(_hand_log(), RANKING, lengths=LENGTHS, groups=GROUPS, B=10, seed=0)
+    fit = result.calibrations[0].fit["reading"]
+    assert result.calibrations[0].value("read_slope") == pytest.approx(ols.params[1], rel=1e-10)
+    assert fit["read_slope_se"] == pytest.approx(ols.bse[1], rel=1e-10)
+    assert fit["read_intercept_se"] == pytest.approx(ols.bse[0], rel=1e-10)
+    assert fit["adjusted_r2"] == pytest.approx(ols.rsquared_adj, rel=1e-10)
+
+
+def test_a_click_on_another_document_than_the_list_ranks_is_an_error_with_its_line():
+    rows = [("A", "L1", 0, "start", 0, None), ("A", "L1", 3, "click", 2, "d9")]
+    log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]), source="log.csv")
+    with pytest.raises(Exception) as error:
+        calibrate_log(log, RANKING, lengths=LENGTHS)
+    assert str(error.value) == "log.csv, line 2: the document at rank 2 of list 'L1' is 'd2' (found 'd9')"
+
+
+def test_measure_string_rounds_and_leaves_out_what_is_undefined():
+    values = {"halflife": 231.4371, "summary_time": 4.5238, "read_slope": 0.017612, "read_intercept": -0.5,
+              "p_click_rel": 0.65, "p_click_nonrel": float("nan"), "p_save_rel": 0.78}
+    measure, notes = measure_string(values)
+    assert measure == ("TBG(halflife=231.4,summary_time=4.524,read_slope=0.01761,read_intercept=0,p_click_rel=0.65,"
+                       "p_save_rel=0.78)")
+    assert any("p_click_nonrel" in n for n in notes) and any("read_intercept" in n for n in notes)
+
+
+# ---- simulated logs ----------------------------------------------------------------------------
+
+def _lists(seed: int, n_lists: int = 4, depth: int = 150):
+    rng = np.random.default_rng(seed)
+    lists, rankings, lengths = [], {}, {}
+    for j in range(n_lists):
+        docs = [f"L{j}-D{i}" for i in range(depth)]
+        relevant = rng.random(depth) < 0.4
+        words = rng.integers(50, 2000, depth)
+        lists.append(SimulatedList(f"L{j}", docs, relevant, words))
+        rankings[f"L{j}"] = ListRanking(f"T{j}", np.array(docs, dtype=object), relevant)
+        lengths.update(zip(docs, words.tolist()))
+    return lists, rankings, lengths
+
+
+TABLE_1 = {"halflife": 224.0, "summary_time": 4.4, "read_slope": 0.018, "read_intercept": 7.8, "p_click_rel": 0.64,
+           "p_click_nonrel": 0.39, "p_save_rel": 0.77}
+EXAMINERS = {"halflife": 600.0, "summary_time": 2.5, "read_slope": 0.03, "read_intercept": 5.0, "p_click_rel": 0.8,
+             "p_click_nonrel": 0.2, "p_save_rel": 0.6}
+
+
+@pytest.mark.parametrize("truth, p_save_nonrel, seeds", [(TABLE_1, 0.27, 40), (EXAMINERS, 0.1, 20)], ids=["table1", "examiners"])
+def test_intervals_cover_known_constants_at_their_rate(truth, p_save_nonrel, seeds):
+    """95% intervals over repeated seeds: each parameter covered in at least the share a
+    Binomial(seeds, 0.95) reaches with probability 0.999 (32 of 40, 16 of 20)."""
+    lists, rankings, lengths = _lists(5)
+    model = TimeModel(**truth)
+    everything = {**truth, "p_save_nonrel": p_save_nonrel}
+    covered = {p: 0 for p in everything}
+    for seed in range(seeds):
+        frame = simulate_log(lists, model=model, n_users=48, seed=1000 + seed, read_noise=0.25, p_save_nonrel=p_save_nonrel)
+        table = calibrate_log(log_from_frame(frame), rankings, lengths=lengths, B=400, seed=seed).calibrations[0].table
+        table = table.set_index("parameter")
+        for p, v in everything.items():
+            covered[p] += bool(table.at[p, "ci_low"] <= v <= table.at[p, "ci_high"])
+    need = 32 if seeds == 40 else 16
+    assert all(c >= need for c in covered.values()), covered
+
+
+def test_without_noise_the_reading_fit_is_exact():
+    lists, rankings, lengths = _lists(2, n_lists=2, depth=60)
+    frame = simulate_log(lists, model=TimeModel(), n_users=10, seed=3, read_noise=0.0, summary_noise=0.0)
+    calibration = calibrate_log(log_from_frame(frame), rankings, lengths=lengths, B=20).calibrations[0]
+    assert calibration.value("read_slope") == pytest.approx(0.018, abs=1e-12)
+    assert calibration.value("read_intercept") == pytest.approx(7.8, abs=1e-9)
+    assert calibration.value("summary_time") == pytest.approx(4.4, abs=1e-9)
+
+
+def test_fast_users_who_view_more_pull_the_weighted_times_below_the_user_average():
+    """The paper's contrast (T_S 4.4 s weighted against 5.3 s; 18.9 s against 26.5 s per document):
+    users differ in speed, fast ones get further in the same time and weigh more."""
+    lists, rankings, lengths = _lists(7)
+    frame = simulate_log(lists, model=TimeModel(), n_users=60, seed=11, speed_spread=0.6)
+    table = calibrate_log(log_from_frame(frame), rankings, lengths=lengths, B=200, seed=1).calibrations[0].table
+    table = table.set_index("parameter")
+    for parameter in ("summary_time", "document_time"):
+        assert table.at[parameter, "value"] < table.at[parameter, "user_average"]
+        assert table.at[parameter, "ci_high"] < table.at[parameter, "user_average"]
+    # with users alike the two agree within the interval
+    alike = calibrate_log(log_from_frame(simulate_log(lists, model=TimeModel(), n_users=60, seed=11)), rankings,
+                          lengths=lengths, B=200, seed=1).calibrations[0].table.set_index("parameter")
+    assert alike.at["summary_time", "ci_low"] <= alike.at["summary_time", "user_average"] <= alike.at["summary_time", "ci_high"]
+
+
+def test_by_topic_and_by_user_class():
+    lists, rankings, lengths = _lists(3, n_lists=3, depth=80)
+    log = log_from_frame(simulate_log(lists, model=TimeModel(), n_users=12, seed=2, speed_spread=0.5))
+    by_topic = calibrate_log(log, rankings, lengths=lengths, by="topic", B=50)
+    assert [c.group for c in by_topic.calibrations] == ["all", "T0", "T1", "T2"]
+    assert all(c.sessions == 12 for c in by_topic.calibrations[1:])
+    by_class = calibrate_log(log, rankings, lengths=lengths, by="user-class", n_classes=3, B=50)
+    assert [c.group for c in by_class.calibrations] == ["all", "slow", "medium", "fast"]
+    assert [c.users for c in by_class.calibrations] == [12, 4, 4, 4]
+    slow, fast = by_class.calibrations[1], by_class.calibrations[3]
+    assert slow.value("summary_time") > fast.value("summary_time")
+    import json
+
+    document = json.loads(by_class.to_json())
+    keys = set(document["calibrations"][0]["parameters"])
+    assert {"halflife", "summary_time", "read_slope", "read_intercept", "p_click_rel", "p_click_nonrel", "p_save_rel",
+            "p_save_nonrel"} <= keys
+    assert set(document["calibrations"][0]["parameters"]["halflife"]) == {"value", "ci_low", "ci_high", "user_average"}
+
+
+def test_the_bootstrap_is_seeded():
+    lists, rankings, lengths = _lists(3, n_lists=2, depth=50)
+    log = log_from_frame(simulate_log(lists, model=TimeModel(), n_users=8, seed=2))
+    a = calibrate_log(log, rankings, lengths=lengths, B=100, seed=4).frame()
+    b = calibrate_log(log, rankings, lengths=lengths, B=100, seed=4).frame()
+    c = calibrate_log(log, rankings, lengths=lengths, B=100, seed=5).frame()
+    pd.testing.assert_frame_equal(a, b)
+    assert not a["ci_low"].equals(c["ci_low"])
