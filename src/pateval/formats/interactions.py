@@ -373,8 +373,7 @@ def _check_sessions(log: InteractionLog) -> None:
             continue
         phase, last, saved = known
         if now < last:
-            malformed(path, line, f"time goes back for user {key[0]!r} on list {key[1]!r}",
-                      expected=f"a time >= {last:g}", found=f"{now:g}")
+            malformed(path, line, f"time goes back for user {key[0]!r} on list {key[1]!r}, from {last:g} to {now:g}")
         known[1] = now
         if phase == "ended":
             malformed(path, line, f"a {name!r} event after user {key[0]!r} ended list {key[1]!r}")
@@ -399,6 +398,8 @@ def _check_sessions(log: InteractionLog) -> None:
 def write_interaction_log(frame, path: str | os.PathLike[str]) -> int:
     """Write a log frame (the columns of :data:`LOG_COLUMNS`) as CSV, JSON Lines or Parquet,
     by the name's suffix (``.gz`` compresses), atomically; returns the number of events."""
+    import pandas as pd
+
     from .atomic import atomic_output
 
     path = Path(path)
@@ -408,6 +409,8 @@ def write_interaction_log(frame, path: str | os.PathLike[str]) -> int:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        frame = frame.assign(rank=pd.array([None if (r is None or r != r or r == 0) else int(r) for r in frame["rank"]],
+                                           dtype="Int64"))
         table = pa.Table.from_pandas(frame, preserve_index=False)
         buffer = io.BytesIO()
         pq.write_table(table, buffer)

@@ -1,0 +1,107 @@
+"""Interaction logs: CSV, TSV, JSON Lines, Parquet, gzipped; bad lines are errors with their line."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pateval.errors import InputFormatError
+from pateval.formats.interactions import read_interaction_log, read_list_map, write_interaction_log
+
+GOOD = ("user,list,time,event,rank,docno\n"
+        "u1,401,0,start,,\n"
+        "u1,401,0,serp,1,\n"
+        "u1,401,9.2,click,2,FT934-5418\n"
+        "u1,401,31.0,save,,\n"
+        "u1,401,31.5,back,,\n"
+        "u1,401,48.0,next,,\n"
+        "u1,401,48.0,serp,11,\n"
+        "u1,401,75.3,end,,\n")
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _frame(log):
+    return pd.DataFrame({"user": log.user, "list": log.list, "time": log.time, "event": log.event, "rank": log.rank,
+                         "docno": log.docno})
+
+
+@pytest.mark.parametrize("name", ["log.csv", "log.csv.gz", "log.tsv", "log.jsonl", "log.jsonl.gz", "log.parquet",
+                                  "log.parquet.gz"])
+def test_every_format_reads_the_same_events(tmp_path, name):
+    reference = read_interaction_log(_write(tmp_path, "ref.csv", GOOD))
+    frame = pd.read_csv(_write(tmp_path, "src.csv", GOOD), dtype={"list": str}, keep_default_na=False)
+    frame["rank"] = [int(r) if r != "" else 0 for r in frame["rank"]]
+    frame["docno"] = [d or None for d in frame["docno"]]
+    write_interaction_log(frame, tmp_path / name)
+    log = read_interaction_log(tmp_path / name)
+    pd.testing.assert_frame_equal(_frame(log), _frame(reference))
+    assert log.rank.tolist() == [0, 1, 2, 0, 0, 0, 11, 0]
+    assert list(log.line) == ([2, 3, 4, 5, 6, 7, 8, 9] if name.startswith("log.csv") or name.startswith("log.tsv")
+                              else [1, 2, 3, 4, 5, 6, 7, 8])
+
+
+def test_iso_timestamps_are_seconds(tmp_path):
+    text = ("user,list,time,event,rank,docno\n"
+            "u1,q,2012-08-12T10:00:00Z,start,,\n"
+            "u1,q,2012-08-12T10:00:04.5Z,click,1,d1\n")
+    log = read_interaction_log(_write(tmp_path, "log.csv", text))
+    assert np.diff(log.time).tolist() == [4.5]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("u1,q,0,start,,\nu1,q,1,jump,,\n", "log.csv, line 3: unknown event (expected start|serp|click|save|back|next|end, found 'jump')"),
+    ("u1,q,0,start,,\nu1,q,1,click,,d1\n", "log.csv, line 3: a click event needs a rank"),
+    ("u1,q,0,start,,\nu1,q,1,click,0,d1\n", "log.csv, line 3: the rank is not an integer >= 1 (found '0')"),
+    ("u1,q,0,start,,\nu1,q,1,save,,\n", "log.csv, line 3: a 'save' event with no document open (expected a 'click' first)"),
+    ("u1,q,0,start,,\nu1,q,1,click,1,d1\nu1,q,2,click,2,d2\n",
+     "log.csv, line 4: a 'click' event while a document is open (expected 'back' (or 'end') first)"),
+    ("u1,q,5,start,,\nu1,q,4,end,,\n", "log.csv, line 3: time goes back for user 'u1' on list 'q', from 5 to 4"),
+    ("u1,q,0,click,1,d1\n", "log.csv, line 2: user 'u1' on list 'q' begins with 'click' (expected 'start' first)"),
+    ("u1,q,0,start,,\nu1,q,1,end,,\nu1,q,2,serp,1,\n", "log.csv, line 4: a 'serp' event after user 'u1' ended list 'q'"),
+    ("u1,q,0,start,,\nu1,q,2012-01-01T00:00:00,end,,\n",
+     "log.csv, line 3: the time is a timestamp without a time zone but earlier lines give a number of seconds"),
+    ("u1,q,abc,start,,\n", "log.csv, line 2: the time is not a number (expected a decimal number, found 'abc')"),
+    ("u1,q,0,start,,d1\n", "log.csv, line 2: a start event has no document (docno is for click events) (found 'd1')"),
+    ("u1,q,0,start,\n", "log.csv, line 2: wrong number of fields (expected 6, found 5)"),
+    (",q,0,start,,\n", "log.csv, line 2: the user is empty"),
+    ("u1,q,0,start,,\nu1,q,1,click,1,d1\nu1,q,2,save,,\nu1,q,3,save,,\n", "log.csv, line 5: the open document is saved twice"),
+])
+def test_bad_lines_are_errors_with_their_line(tmp_path, body, message):
+    path = _write(tmp_path, "log.csv", "user,list,time,event,rank,docno\n" + body)
+    with pytest.raises(InputFormatError) as error:
+        read_interaction_log(path)
+    assert str(error.value).replace(str(tmp_path) + "/", "") == message
+
+
+def test_file_level_problems(tmp_path):
+    with pytest.raises(InputFormatError, match="unknown log format"):
+        read_interaction_log(_write(tmp_path, "log.txt", GOOD))
+    with pytest.raises(InputFormatError, match=r"line 1: unknown column 'who' in the header"):
+        read_interaction_log(_write(tmp_path, "log.csv", "who,list,time,event\n"))
+    with pytest.raises(InputFormatError, match=r"line 1: the header lacks the column 'event'"):
+        read_interaction_log(_write(tmp_path, "log.csv", "user,list,time\nu,q,0\n"))
+    bad = tmp_path / "log.jsonl.gz"
+    bad.write_bytes(gzip.compress(b'{"user": "u", "list": "q", "time": 0, "event": "start"}\n{"user": "u",\n'))
+    with pytest.raises(InputFormatError, match=r"log.jsonl.gz, line 2: not valid JSON"):
+        read_interaction_log(bad)
+    (tmp_path / "broken.csv.gz").write_bytes(b"not gzip")
+    with pytest.raises(InputFormatError, match="not a readable gzip file"):
+        read_interaction_log(tmp_path / "broken.csv.gz")
+    with pytest.raises(InputFormatError, match="no such file"):
+        read_interaction_log(tmp_path / "missing.parquet")
+
+
+def test_lists_file(tmp_path):
+    path = _write(tmp_path, "lists.txt", "L1 401 bm25\nL2 401 lm\nL3 402\n")
+    assert read_list_map(path) == {"L1": ("401", "bm25"), "L2": ("401", "lm"), "L3": ("402", None)}
+    with pytest.raises(InputFormatError) as error:
+        read_list_map(_write(tmp_path, "dup.txt", "L1 401\nL1 402\n"))
+    assert str(error.value).endswith("dup.txt, line 2: list 'L1' is already mapped on line 1")
