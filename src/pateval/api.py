@@ -1271,6 +1271,7 @@ def write_report(
     gain_over_time=None,
     ct_by_gamma: _pd.DataFrame | None = None,
     evaluate_options: _Mapping | None = None,
+    calibration=None,
 ) -> _Path:
     """Evaluate runs and write one self-contained HTML report comparing runs and measures.
 
@@ -1279,7 +1280,9 @@ def write_report(
     discriminative power (``analysis_test``), rank correlation and the agreement chart.
     ``gain_over_time`` (frame ``run, time, gain``) and ``ct_by_gamma`` (frame
     ``run, gamma, score``) add the G(t) and Cube-Test-against-gamma plots; pateval's TBG and
-    CT measures can produce them, or any other source. Returns the path written.
+    CT measures can produce them, or any other source. ``calibration``: a ``(result, figures)``
+    pair from :func:`calibrate` and :func:`calibration_figures` adds a section with the TBG
+    calibration. Returns the path written.
     """
     from .report import render_report, report_sections, write_html
     from .stats import analyse_measures as analyse
@@ -1290,6 +1293,10 @@ def write_report(
     analysis = analyse(matrices, test=analysis_test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
     sections = report_sections(comparison=comparison, analysis=analysis, matrices=matrices, gain_over_time=gain_over_time,
                                ct_by_gamma=ct_by_gamma, image_format=image_format)
+    if calibration is not None:
+        from .report.calibration import calibration_section
+
+        sections.append(calibration_section(*calibration, image_format=image_format))
     write_html(render_report(sections, title=title, runs=comparison.runs, measures=comparison.measures, notes=notes), out)
     return _Path(out)
 

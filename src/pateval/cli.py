@@ -827,6 +827,42 @@ def _run_calibrate(args) -> int:
     return 0
 
 
+def _add_report_calibration(p) -> None:
+    """`pateval report`'s calibration section: a log calibrated against the report's qrels and runs."""
+    p.add_argument("--calibration-log", metavar="LOG", help="an interaction log: add a section calibrating TBG from it "
+                   "(the lists are topics of the runs; needs --doc-lengths)")
+    p.add_argument("--calibration-run", metavar="RUN", help="the run the log's users searched (default: the first run)")
+    p.add_argument("--doc-lengths", metavar="FILE", help="document lengths (TBG measures, --calibration-log)")
+    p.add_argument("--duplicates", metavar="FILE", help="near-duplicate groups (TBG(duplicates=groups), --calibration-log)")
+    p.add_argument("--lists", metavar="FILE", help="`list topic [run]` lines for --calibration-log")
+
+
+def _report_resources(args) -> dict:
+    """--doc-lengths and --duplicates serve the report's TBG measures too (runs and qrels, not --scores)."""
+    from .formats.resources import load_resources
+
+    if getattr(args, "scores", None):
+        return {}
+
+    resources = load_resources({"doc_lengths": args.doc_lengths, "duplicate_groups": args.duplicates})
+    return {"resources": resources} if resources else {}
+
+
+def _report_calibration(args):
+    if not args.calibration_log:
+        return None
+    from . import api
+
+    if not args.doc_lengths:
+        raise PatevalError("--calibration-log needs --doc-lengths")
+    if getattr(args, "scores", None) or args.qrels is None:
+        raise PatevalError("--calibration-log needs --qrels and the runs the users searched (not --scores)")
+    runs = list(args.runs) if args.lists else [args.calibration_run or args.runs[0]]
+    result = api.calibrate(args.calibration_log, qrels=args.qrels, runs=runs, doc_lengths=args.doc_lengths,
+                           duplicates=args.duplicates, lists=args.lists, seed=args.seed, qrels_format=args.qrels_format)
+    return result, api.calibration_figures(result, doc_lengths=args.doc_lengths, duplicates=args.duplicates)
+
+
 def _add_simulate_log(sub) -> None:
     from .core.ranking import ORDERS
 
@@ -1134,6 +1170,7 @@ def _add_report(commands) -> None:
     p.add_argument("--gain-over-time", metavar="CSV", help="CSV with columns run,time,gain (seconds; cumulative gain) for the G(t) plot")
     p.add_argument("--ct-gamma", metavar="CSV", help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
+    _add_report_calibration(p)
     p.set_defaults(run=_run_report)
 
 
@@ -1168,7 +1205,7 @@ def _run_report(args) -> int:
         agreement_test=args.agreement_test, alpha=args.alpha, seed=args.seed, B=args.B, title=args.title,
         image_format=args.image_format, gain_over_time=_read_plot_csv(args.gain_over_time, ("run", "time", "gain")),
         ct_by_gamma=_read_plot_csv(args.ct_gamma, ("run", "gamma", "score")),
-        evaluate_options=options,
+        evaluate_options=options | _report_resources(args), calibration=_report_calibration(args),
     )
     print(f"pateval: wrote {path}", file=sys.stderr)
     return 0

@@ -210,6 +210,9 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
     body += f'<div class="grid">{"".join(parts)}</div>'
     validation = figures.get("validation")
     if validation is not None and not validation.empty:
-        body += "<p>T(k) against the ranks users reached (per list; observed = mean over the sessions still observed):</p>"
-        body += html_table(validation, precision=2)
+        summary = validation.groupby("time")["error"].mean()
+        line = ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items() if math.isfinite(v))
+        body += (f"<p>T(k) against the ranks users reached: mean absolute rank error over the lists {html.escape(line)}.</p>"
+                 f"<details><summary>Per list (observed = mean rank of the sessions still observed at that time)</summary>"
+                 f"{html_table(validation, precision=2)}</details>")
     return Section("calibration", "TBG calibration from the interaction log", body)
