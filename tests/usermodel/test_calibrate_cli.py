@@ -81,3 +81,44 @@ def test_a_bad_log_exits_2_with_one_line_and_no_output(inputs, capsys, tmp_path)
     assert capsys.readouterr().err == (f"pateval: error: {log}, line 3: the document at rank 2 of list 'T0' is 'T0-D1' "
                                        "(found 'T0-D7')\n")
     assert not out.exists()
+
+
+def test_report_gets_a_calibration_section(inputs, capsys, tmp_path):
+    log = inputs / "log.parquet"
+    main(["user-model", "simulate-log", "--qrels", str(inputs / "qrels.txt"), "--run", str(inputs / "run.txt"),
+          "--doc-lengths", str(inputs / "lengths.txt"), "--users", "10", "--out", str(log)])
+    other = inputs / "run2.txt"
+    other.write_text(RUN.replace(" sys\n", " sys2\n").replace("Q0 T0-D1 2", "Q0 T0-D1 2"))
+    html = tmp_path / "report.html"
+    assert main(["report", "--qrels", str(inputs / "qrels.txt"), str(inputs / "run.txt"), str(other), "-m", "AP",
+                 "-m", "TBG", "--doc-lengths", str(inputs / "lengths.txt"), "--calibration-log", str(log),
+                 "-o", str(html)]) == 0
+    text = html.read_text()
+    assert '<section id="calibration">' in text and "TBG(halflife=" in text
+    assert text.count("<svg") >= 3
+
+
+def test_api_lists_map_lists_to_runs_and_duplicates_are_set_apart(inputs):
+    import pandas as pd
+
+    import pateval.api as api
+    from pateval.formats.groups import read_duplicate_groups
+
+    (inputs / "dups.txt").write_text("T0-D0 T0-D3\nT1-D0 T1-D3\n")
+    log = api.simulate_log(inputs / "qrels.txt", inputs / "run.txt", doc_lengths=inputs / "lengths.txt", n_users=20, seed=3,
+                           model="TBG(duplicates=groups)",
+                           resources={"duplicate_groups": read_duplicate_groups(inputs / "dups.txt")})
+    log["list"] = log["list"].map({"T0": "A", "T1": "B", "T2": "C"})
+    (inputs / "lists.txt").write_text("A T0 sys\nB T1 sys\nC T2 sys\n")
+    result = api.calibrate(log, qrels=inputs / "qrels.txt", runs=[inputs / "run.txt"], doc_lengths=inputs / "lengths.txt",
+                           duplicates=inputs / "dups.txt", lists=inputs / "lists.txt", B=50)
+    calibration = result.calibrations[0]
+    assert calibration.fit["duplicates"]["n"] > 0
+    # a duplicate is read in T_D(0) = b on average: its mean is near the fit's intercept
+    assert abs(calibration.fit["duplicates"]["mean"] - calibration.value("read_intercept")) < 4
+    assert set(result.sessions["list"]) == {"A", "B", "C"}
+    assert isinstance(result.frame(), pd.DataFrame)
+    with pytest.raises(Exception, match="no run named 'other'"):
+        (inputs / "bad_lists.txt").write_text("A T0 other\n")
+        api.calibrate(log, qrels=inputs / "qrels.txt", runs=[inputs / "run.txt"], doc_lengths=inputs / "lengths.txt",
+                      lists=inputs / "bad_lists.txt", B=10)

@@ -23,6 +23,7 @@ LENGTHS = {"d1": 100, "d2": 200, "d3": 300, "d4": 400, "d5": 500}
 GROUPS = {"d1": "d1", "d5": "d1"}  # d5 is a near-duplicate of d1
 HAND = [  # user, list, time, event, rank, docno
     ("A", "L1", 0, "start", 0, None),
+    ("A", "L1", 0, "serp", 1, None),
     ("A", "L1", 4, "click", 1, "d1"),
     ("B", "L1", 0, "start", 0, None),
     ("A", "L1", 14, "save", 0, None),
@@ -103,6 +104,7 @@ def test_statsmodels_agrees_on_the_regression():
 def test_a_click_on_another_document_than_the_list_ranks_is_an_error_with_its_line():
     rows = [("A", "L1", 0, "start", 0, None), ("A", "L1", 3, "click", 2, "d9")]
     log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]), source="log.csv")
+    # (a frame's rows are its lines)
     with pytest.raises(Exception) as error:
         calibrate_log(log, RANKING, lengths=LENGTHS)
     assert str(error.value) == "log.csv, line 2: the document at rank 2 of list 'L1' is 'd2' (found 'd9')"

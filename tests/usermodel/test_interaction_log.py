@@ -105,3 +105,25 @@ def test_lists_file(tmp_path):
     with pytest.raises(InputFormatError) as error:
         read_list_map(_write(tmp_path, "dup.txt", "L1 401\nL1 402\n"))
     assert str(error.value).endswith("dup.txt, line 2: list 'L1' is already mapped on line 1")
+
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+_CELL = st.sampled_from(["", "u1", "q", "0", "1.5", "-3", "2", "start", "serp", "click", "save", "back", "next", "end",
+                         "d1", "2012-01-01T00:00:00Z", "nan", "x y", '"', "\u00e9"])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(_CELL, min_size=4, max_size=7), min_size=1, max_size=8))
+def test_any_text_is_read_or_refused_with_an_input_error(tmp_path, rows):
+    """Fuzzing: a log either reads or is refused with an InputFormatError naming the file, nothing else."""
+    text = "user,list,time,event,rank,docno\n" + "\n".join(",".join(row) for row in rows) + "\n"
+    path = tmp_path / "fuzz.csv"
+    path.write_text(text, encoding="utf-8")
+    try:
+        log = read_interaction_log(path)
+    except InputFormatError as error:
+        assert str(error).startswith(str(path))
+    else:
+        assert len(log) == sum(1 for row in rows if any(c.strip() for c in row))

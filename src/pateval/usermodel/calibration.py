@@ -283,10 +283,9 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
             now = float(log.time[i])
             line = int(log.line[i])
             last = now
-            if code == SERP:
+            if code == SERP:  # a page shown: the user is (still) on results pages, the clock runs on
                 reached = max(reached, int(log.rank[i]))
                 points.append((now - t0, reached))
-                on_serp_since = now
             elif code == START:
                 on_serp_since = now
             elif code == CLICK:
