@@ -211,3 +211,30 @@ def test_the_bootstrap_is_seeded():
     c = calibrate_log(log, rankings, lengths=lengths, B=100, seed=5).frame()
     pd.testing.assert_frame_equal(a, b)
     assert not a["ci_low"].equals(c["ci_low"])
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=25, deadline=None)
+@given(shift=st.floats(-1e6, 1e6, allow_nan=False), seed=st.integers(0, 10_000))
+def test_estimates_do_not_depend_on_time_origins_or_user_names(shift, seed):
+    """Invariants: each session's clock origin and the users' names change no estimate (the
+    bootstrap draws users in sorted order, so renaming keeps the order here)."""
+    lists, rankings, lengths = _lists(seed % 7, n_lists=2, depth=40)
+    frame = simulate_log(lists, model=TimeModel(), n_users=6, seed=seed)
+    moved = frame.assign(time=frame["time"] + shift + (frame["list"] == "L1") * 17.0, user="x" + frame["user"])
+    a = calibrate_log(log_from_frame(frame), rankings, lengths=lengths, B=30, seed=1).frame()
+    b = calibrate_log(log_from_frame(moved), rankings, lengths=lengths, B=30, seed=1).frame()
+    pd.testing.assert_frame_equal(a.drop(columns=["ci_low", "ci_high"]), b.drop(columns=["ci_low", "ci_high"]),
+                                  rtol=1e-6, atol=1e-9)
+
+
+def test_a_list_no_run_ranks_is_an_error_with_its_line():
+    rows = [("A", "L9", 0, "start", 0, None)]
+    log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]), source="log.csv")
+    with pytest.raises(Exception) as error:
+        calibrate_log(log, RANKING, lengths=LENGTHS)
+    assert str(error.value) == ("log.csv, line 1: list 'L9' is not a ranked list given (no run ranks topic 'L9', "
+                                "and no lists file maps it)")

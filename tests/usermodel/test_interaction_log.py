@@ -127,3 +127,12 @@ def test_any_text_is_read_or_refused_with_an_input_error(tmp_path, rows):
         assert str(error).startswith(str(path))
     else:
         assert len(log) == sum(1 for row in rows if any(c.strip() for c in row))
+
+
+def test_parquet_timestamps(tmp_path):
+    frame = pd.DataFrame({"user": ["u", "u"], "list": ["q", "q"],
+                          "time": pd.to_datetime(["2012-08-12 10:00:00", "2012-08-12 10:01:30"], utc=True),
+                          "event": ["start", "end"]})
+    frame.to_parquet(tmp_path / "log.parquet")
+    log = read_interaction_log(tmp_path / "log.parquet")
+    assert np.diff(log.time).tolist() == [90.0]
