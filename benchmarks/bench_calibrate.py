@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from pateval.formats.interactions import log_from_frame
-from pateval.usermodel.calibration import _COL, ListRanking, _collect, calibrate_log, estimates, reading_fit
+from pateval.usermodel.calibration import ListRanking, _collect, calibrate_log, estimates, reading_fit
 from pateval.usermodel.logsim import SimulatedList, simulate_log
 from pateval.usermodel.time import TimeModel
 

@@ -4,7 +4,6 @@ constants from simulated logs, the weighted-against-unweighted contrast, the end
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pandas as pd

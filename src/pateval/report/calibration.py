@@ -145,7 +145,7 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
 def rank_curves(result: CalibrationResult, rankings: Mapping[str, ListRanking], lengths: Mapping, *, model,
                 groups: Mapping | None = None, step: float = 10.0) -> pd.DataFrame:
     """Per list and time (every ``step`` seconds while a session is observed): mean observed and predicted rank."""
-    sessions, trajectory = result.sessions, result.trajectory
+    sessions = result.sessions
     counts = sessions["list"].value_counts()
     rows = []
     for list_id in counts.index:
