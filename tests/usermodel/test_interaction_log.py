@@ -122,11 +122,47 @@ def test_any_text_is_read_or_refused_with_an_input_error(tmp_path, rows):
     path = tmp_path / "fuzz.csv"
     path.write_text(text, encoding="utf-8")
     try:
-        log = read_interaction_log(path)
+        careful = _careful(path)
     except InputFormatError as error:
-        assert str(error).startswith(str(path))
+        with pytest.raises(InputFormatError) as fast_error:
+            read_interaction_log(path)
+        assert str(fast_error.value) == str(error) and str(error).startswith(str(path))
     else:
-        assert len(log) == sum(1 for row in rows if any(c.strip() for c in row))
+        assert len(careful) == sum(1 for row in rows if any(c.strip() for c in row))
+        pd.testing.assert_frame_equal(_frame(read_interaction_log(path)), _frame(careful))
+        assert read_interaction_log(path).line.tolist() == careful.line.tolist()
+
+
+def _careful(path):
+    """The line-by-line reader alone (the fast path must agree with it exactly)."""
+    from pateval.formats import interactions
+
+    text = interactions._open_text(path)
+    return interactions._build_log(path, interactions._rows_csv(path, text, ","))
+
+
+_VALID = st.lists(st.tuples(st.sampled_from(["u1", "u2", "7"]), st.sampled_from(["q", "r"]),
+                            st.sampled_from(["0", "1", "2.5", "4", "1e1"]),
+                            st.sampled_from(["start", "serp", "click", "save", "back", "next", "end"]),
+                            st.sampled_from(["", "1", "3"]), st.sampled_from(["", "d1"])), min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_VALID)
+def test_the_fast_path_agrees_with_the_careful_one(tmp_path, rows):
+    """Rows of plausible fields (many valid logs among them): the same log or the same error."""
+    path = tmp_path / "log.csv"
+    path.write_text("user,list,time,event,rank,docno\n" + "".join(",".join(r) + "\n" for r in rows), encoding="utf-8")
+    try:
+        careful = _careful(path)
+    except InputFormatError as error:
+        with pytest.raises(InputFormatError) as fast_error:
+            read_interaction_log(path)
+        assert str(fast_error.value) == str(error)
+    else:
+        fast = read_interaction_log(path)
+        pd.testing.assert_frame_equal(_frame(fast), _frame(careful))
+        assert fast.line.tolist() == careful.line.tolist()
 
 
 def test_parquet_timestamps(tmp_path):

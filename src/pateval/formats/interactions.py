@@ -252,11 +252,178 @@ def read_interaction_log(path: str | os.PathLike[str]) -> InteractionLog:
     if kind == "parquet":
         if not path.exists():
             malformed(path, None, "no such file")
+        fast = _fast_parquet(path)
+        if fast is not None:
+            return fast
         rows = _rows_parquet(path)
     else:
+        raw = _raw_bytes(path)
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        fast = _fast_text(path, raw, kind)
+        if fast is not None:
+            return fast
         text = _open_text(path)
         rows = _rows_jsonl(path, text) if kind == "jsonl" else _rows_csv(path, text, "," if kind == "csv" else "\t")
     return _build_log(path, rows)
+
+
+# ---- the fast path: Arrow parses, NumPy checks; anything it does not take as the careful
+# path would (quotes, blank lines, timestamps, stray spaces, any problem) goes the careful
+# way, which words the error with its line.
+
+def _fast_text(path: Path, raw: bytes, kind: str) -> InteractionLog | None:
+    import pyarrow as pa
+
+    if not raw.strip() or b"\x00" in raw or b'"' in raw or raw.startswith((b"\n", b"\r")) or b"\n\n" in raw \
+            or b"\n\r\n" in raw or b"\r\n\r\n" in raw:
+        return None
+    try:
+        if kind == "jsonl":
+            import pyarrow.json as pajson
+
+            table = pajson.read_json(pa.BufferReader(raw))
+            first_line = 1
+        else:
+            import pyarrow.csv as pacsv
+
+            header_end = raw.find(b"\n")
+            header = raw[: header_end if header_end >= 0 else len(raw)].decode("utf-8").rstrip("\r")
+            names = header.split("," if kind == "csv" else "\t")
+            if [n.strip() for n in names] != names or set(names) - set(LOG_COLUMNS) or set(_REQUIRED) - set(names) \
+                    or len(set(names)) != len(names):
+                return None
+            table = pacsv.read_csv(
+                pa.BufferReader(raw),
+                parse_options=pacsv.ParseOptions(delimiter="," if kind == "csv" else "\t", quote_char=False),
+                convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=True,
+                                                     null_values=[""], quoted_strings_can_be_null=False))
+            first_line = 2
+    except (pa.ArrowException, UnicodeDecodeError, ValueError):
+        return None
+    return _fast_table(path, table, first_line)
+
+
+def _fast_parquet(path: Path) -> InteractionLog | None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(pa.BufferReader(_raw_bytes(path)) if _is_gzip(path) else path)
+    except (pa.ArrowException, OSError):
+        return None
+    return _fast_table(path, table, 1)
+
+
+def _strings(column) -> np.ndarray | None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_integer(column.type):
+        column = pc.cast(column, pa.string())
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return None
+    if column.null_count or not pc.all(pc.equal(pc.utf8_trim_whitespace(column), column)).as_py() \
+            or pc.any(pc.equal(column, "")).as_py():
+        return None
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _fast_table(path: Path, table, first_line: int) -> InteractionLog | None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = table.column_names
+    if set(names) - set(LOG_COLUMNS) or set(_REQUIRED) - set(names) or table.num_rows == 0:
+        return None
+    columns = {name: table.column(name).combine_chunks() if isinstance(table.column(name), pa.ChunkedArray)
+               else table.column(name) for name in names}
+    user, list_id = _strings(columns["user"]), _strings(columns["list"])
+    if user is None or list_id is None:
+        return None
+    event_text = columns["event"]
+    if not pa.types.is_string(event_text.type) or event_text.null_count:
+        return None
+    event = pc.index_in(event_text, value_set=pa.array(EVENTS))
+    if event.null_count:
+        return None
+    event = event.to_numpy(zero_copy_only=False).astype(np.int8)
+    time = columns["time"]
+    try:
+        if pa.types.is_string(time.type):
+            time = pc.cast(time, pa.float64())
+        elif pa.types.is_integer(time.type) or pa.types.is_floating(time.type):
+            time = pc.cast(time, pa.float64())
+        else:
+            return None
+    except pa.ArrowException:
+        return None
+    if time.null_count:
+        return None
+    seconds = time.to_numpy(zero_copy_only=False)
+    if not np.all(np.isfinite(seconds)):
+        return None
+    n = len(event)
+    ranked = (event == SERP) | (event == CLICK)
+    rank = np.zeros(n, dtype=np.int64)
+    if "rank" in columns:
+        text = columns["rank"]
+        try:
+            if pa.types.is_string(text.type):
+                if pc.any(pc.match_substring_regex(text, r"[^0-9+]")).as_py():
+                    return None  # what int() would not take the careful path words
+                values = pc.cast(text, pa.int64())
+            elif pa.types.is_integer(text.type):
+                values = pc.cast(text, pa.int64())
+            else:
+                return None
+        except pa.ArrowException:
+            return None
+        present = ~np.asarray(values.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        filled = values.fill_null(0).to_numpy(zero_copy_only=False)
+        if np.any(present & (filled < 1)) or np.any(ranked & ~present):
+            return None
+        rank = np.where(ranked, filled, 0).astype(np.int64)
+    elif ranked.any():
+        return None
+    docno = np.full(n, None, dtype=object)
+    if "docno" in columns:
+        text = columns["docno"]
+        if not pa.types.is_string(text.type):
+            return None
+        has = ~np.asarray(text.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        if np.any(has & (event != CLICK)):
+            return None
+        if has.any() and pc.any(pc.match_substring_regex(text, r"\s")).as_py():
+            return None
+        values = np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
+        docno[has] = values[has]
+    log = InteractionLog(user=user, list=list_id, time=seconds.astype(np.float64), event=event, rank=rank, docno=docno,
+                         line=np.arange(first_line, first_line + n, dtype=np.int64), source=os.fspath(path))
+    if not _sessions_in_order(log):
+        _check_sessions(log)  # words the first problem
+    return log
+
+
+def _sessions_in_order(log: InteractionLog) -> bool:
+    """The rules of :func:`_check_sessions`, checked on whole arrays (True: all hold)."""
+    import pandas as pd
+
+    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([log.user, log.list]))
+    order = np.argsort(codes, kind="stable")
+    session = codes[order]
+    event = log.event[order]
+    time = log.time[order]
+    first = np.r_[True, session[1:] != session[:-1]]
+    previous = np.r_[np.int8(-1), event[:-1]]
+    open_document = (previous == CLICK) | (previous == SAVE)
+    bad = (first & (event != START)) | (~first & (event == START))
+    bad |= ~first & (time < np.r_[time[0], time[:-1]])
+    bad |= ~first & (previous == END)
+    bad |= open_document & ~first & ((event == SERP) | (event == NEXT) | (event == CLICK))
+    bad |= ~first & ~open_document & ((event == SAVE) | (event == BACK))
+    bad |= ~first & (previous == SAVE) & (event == SAVE)
+    return not bool(bad.any())
 
 
 def log_from_frame(frame, *, source: str = "<frame>") -> InteractionLog:

@@ -246,113 +246,166 @@ class _Sessions:
     y_shift: float
 
 
-def _session_events(log: InteractionLog) -> dict[tuple[str, str], np.ndarray]:
-    keys = pd.MultiIndex.from_arrays([log.user, log.list])
-    codes, uniques = pd.factorize(keys)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.r_[0, np.cumsum(np.bincount(codes, minlength=len(uniques)))]
-    return {tuple(uniques[i]): order[bounds[i]:bounds[i + 1]] for i in range(len(uniques))}
+def _length_lookup(lengths: Mapping | None, docnos: np.ndarray) -> np.ndarray:
+    """Lengths of ``docnos`` (NaN where unknown), looked up once per document."""
+    out = np.full(len(docnos), np.nan)
+    if lengths is None or len(docnos) == 0:
+        return out
+    if hasattr(lengths, "ids") and hasattr(lengths, "values") and not callable(lengths.values):
+        keys, values = lengths.ids.to_pylist(), np.asarray(lengths.values, dtype=np.float64)
+    else:
+        keys, values = list(lengths.keys()), np.fromiter((float(v) for v in lengths.values()), dtype=np.float64,
+                                                          count=len(lengths))
+    where = pd.Index(keys).get_indexer(pd.Index(docnos, dtype=object))
+    found = where >= 0
+    out[found] = values[where[found]]
+    return out
 
 
 def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping, groups: Mapping | None) -> _Sessions:
+    """Per-session statistics of a validated log, on whole arrays (one pass of sorts and sums).
+
+    A session's events in file order: the time on results pages runs from ``start``, ``back``
+    or ``next`` to the next ``click`` or ``next``; a view runs from a ``click`` to the
+    ``back`` (or ``end``) after it, saved if a ``save`` came between.
+    """
     path = log.source
-    sessions = _session_events(log)
-    rows_user, rows_list, rows_topic, durations, ended_flags, reached_ranks = [], [], [], [], [], []
-    basic = []  # per session: serp_time, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views, non_saves, stop, exposure
-    view_rows = []
-    trajectory = []
-    for s, ((user, list_id), idx) in enumerate(sessions.items()):
-        ranking = rankings.get(list_id)
-        if ranking is None:
-            malformed(path, int(log.line[idx[0]]), f"list {list_id!r} is not a ranked list given (no run ranks topic "
-                      f"{list_id!r}, and no lists file maps it)")
-        n_ranked = len(ranking.docnos)
-        t0 = float(log.time[idx[0]])
-        serp_time = 0.0
-        on_serp_since = t0
-        open_view = None  # [docno, rank, since, saved, first, line]
-        seen_groups: set = set()
-        clicked_ranks: set[int] = set()
-        reached = 0
-        points = [(0.0, 0)]
-        views = rel_views = rel_saves = non_views = non_saves = 0
-        ended = False
-        last = t0
-        for i in idx:
-            code = int(log.event[i])
-            now = float(log.time[i])
-            line = int(log.line[i])
-            last = now
-            if code == SERP:  # a page shown: the user is (still) on results pages, the clock runs on
-                reached = max(reached, int(log.rank[i]))
-                points.append((now - t0, reached))
-            elif code == START:
-                on_serp_since = now
-            elif code == CLICK:
-                rank = int(log.rank[i])
-                if rank > n_ranked:
-                    malformed(path, line, f"click at rank {rank}, but list {list_id!r} ranks {n_ranked} documents")
-                docno = log.docno[i]
-                expected = str(ranking.docnos[rank - 1])
-                if docno is None:
-                    docno = expected
-                elif docno != expected:
-                    malformed(path, line, f"the document at rank {rank} of list {list_id!r} is {expected!r}", found=docno)
-                serp_time += now - on_serp_since
-                clicked_ranks.add(rank)
-                reached = max(reached, rank)
-                points.append((now - t0, reached))
-                group = groups.get(docno, docno) if groups is not None else docno
-                first = group not in seen_groups
-                seen_groups.add(group)
-                open_view = [docno, rank, now, False, first, line]
-            elif code == SAVE:
-                open_view[3] = True
-            elif code in (BACK, END):
-                if open_view is not None:
-                    docno, rank, since, saved, first, click_line = open_view
-                    relevant = bool(ranking.relevant[rank - 1])
-                    if code == BACK:  # a view cut short by `end` has no verdict: not counted
-                        views += 1
-                        if relevant:
-                            rel_views += 1
-                            rel_saves += saved
-                        else:
-                            non_views += 1
-                            non_saves += saved
-                    length = lengths.get(docno) if lengths is not None else None
-                    if length is None and code == BACK and first:
-                        malformed(path, click_line, f"no length for document {docno!r} in the document lengths")
-                    view_rows.append((s, docno, rank, relevant, np.nan if length is None else float(length),
-                                      now - since if code == BACK else np.nan, saved, first, since - t0))
-                    open_view = None
-                    on_serp_since = now
-                if code == END:
-                    ended = True
-            elif code == NEXT:
-                serp_time += now - on_serp_since
-                on_serp_since = now
-        max_click = max(clicked_ranks) if clicked_ranks else 0
-        c1 = n1 = c0 = n0 = 0
-        if max_click:
-            seen = ranking.relevant[:max_click].astype(bool)
-            n1 = int(seen.sum())
-            n0 = max_click - n1
-            clicked = np.zeros(max_click, dtype=bool)
-            clicked[np.fromiter(clicked_ranks, dtype=np.int64) - 1] = True
-            c1 = int((clicked & seen).sum())
-            c0 = int((clicked & ~seen).sum())
-        rows_user.append(user)
-        rows_list.append(list_id)
-        rows_topic.append(ranking.topic)
-        durations.append(last - t0)
-        ended_flags.append(ended)
-        reached_ranks.append(reached)
-        trajectory.extend((s, t, r) for t, r in points)
-        basic.append((serp_time if max_click else 0.0, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views,
-                      non_saves, float(ended), last - t0))
-    basic_arr = np.array(basic, dtype=np.float64).reshape(-1, 13)
-    views = pd.DataFrame(view_rows, columns=["session", "docno", "rank", "relevant", "length", "time", "saved", "first", "opened"])
+    codes, uniques = pd.factorize(pd.MultiIndex.from_arrays([log.user, log.list]))
+    n_sessions = len(uniques)
+    order = np.argsort(codes, kind="stable")
+    session = codes[order].astype(np.int64)
+    event = log.event[order]
+    time = log.time[order]
+    rank = log.rank[order]
+    docno = log.docno[order]
+    line = log.line[order]
+    n = len(order)
+    first_row = np.searchsorted(session, np.arange(n_sessions), side="left")
+    last_row = np.searchsorted(session, np.arange(n_sessions), side="right") - 1
+    session_user = np.array([u for u, _ in uniques], dtype=object)
+    session_list = np.array([str(lst) for _, lst in uniques], dtype=object)
+    # the ranked lists, laid end to end
+    list_ids = list(dict.fromkeys(session_list))
+    known = [lst for lst in list_ids if lst in rankings]
+    list_index = {lst: i for i, lst in enumerate(known)}
+    sizes = np.array([len(rankings[lst].docnos) for lst in known], dtype=np.int64)
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    flat_docnos = (np.concatenate([np.asarray(rankings[lst].docnos, dtype=object) for lst in known]) if known
+                   else np.zeros(0, dtype=object))
+    flat_relevant = (np.concatenate([np.asarray(rankings[lst].relevant, dtype=bool) for lst in known]) if known
+                     else np.zeros(0, dtype=bool))
+    relevant_before = np.r_[0, np.cumsum(flat_relevant)]
+    session_li = np.array([list_index.get(lst, -1) for lst in session_list], dtype=np.int64)
+    errors = []  # (row in session order, message maker): the first one is raised, as an event-by-event pass would
+    missing = np.flatnonzero(session_li < 0)
+    if len(missing):
+        s = int(missing[0])
+        lst = session_list[s]
+        errors.append((int(first_row[s]), lambda s=s, lst=lst: malformed(
+            path, int(line[first_row[s]]), f"list {lst!r} is not a ranked list given (no run ranks topic {lst!r}, "
+            "and no lists file maps it)")))
+    row_li = session_li[session]
+    row_offset = np.where(row_li >= 0, offsets[np.maximum(row_li, 0)], 0)
+    row_size = np.where(row_li >= 0, sizes[np.maximum(row_li, 0)] if len(sizes) else 0, 0)
+    # clicks: in range, on the list's document
+    clicks = np.flatnonzero((event == CLICK) & (row_li >= 0))
+    click_rank = rank[clicks]
+    beyond = click_rank > row_size[clicks]
+    at = row_offset[clicks] + np.minimum(click_rank, np.maximum(row_size[clicks], 1)) - 1
+    expected = flat_docnos[np.clip(at, 0, max(len(flat_docnos) - 1, 0))] if len(flat_docnos) else np.full(len(clicks), None)
+    given = docno[clicks]
+    has_docno = np.array([d is not None for d in given], dtype=bool)
+    wrong = ~beyond & has_docno & (given != expected.astype(object))
+    for kind, mask in (("beyond", beyond), ("wrong", wrong)):
+        hits = np.flatnonzero(mask)
+        if len(hits):
+            i = int(hits[0])
+            row = int(clicks[i])
+            lst = session_list[session[row]]
+            if kind == "beyond":
+                errors.append((row, lambda row=row, lst=lst, i=i: malformed(
+                    path, int(line[row]), f"click at rank {int(click_rank[i])}, but list {lst!r} ranks "
+                    f"{int(row_size[row])} documents")))
+            else:
+                errors.append((row, lambda row=row, lst=lst, i=i: malformed(
+                    path, int(line[row]), f"the document at rank {int(click_rank[i])} of list {lst!r} is {str(expected[i])!r}",
+                    found=given[i])))
+    ok = ~beyond & ~wrong
+    click_doc = np.where(has_docno, given, expected).astype(object)
+    # first views: a group (or document) not clicked before in the session
+    label = (np.array([groups.get(d, d) for d in click_doc], dtype=object) if groups is not None else click_doc)
+    first = ~pd.DataFrame({"s": session[clicks], "g": label}).duplicated().to_numpy()
+    # each click's view closes at the next back or end of its session (a save may come between)
+    nxt = clicks + 1
+    in_session = (nxt < n) & (session[np.minimum(nxt, n - 1)] == session[clicks])
+    saved = in_session & (event[np.minimum(nxt, n - 1)] == SAVE)
+    close = np.where(saved, nxt + 1, nxt)
+    closed = np.where(saved, (close < n) & (session[np.minimum(close, n - 1)] == session[clicks]), in_session)
+    close = np.minimum(close, n - 1)
+    by_back = closed & (event[close] == BACK)
+    click_relevant = np.zeros(len(clicks), dtype=bool)
+    click_relevant[ok] = flat_relevant[at[ok]]
+    click_length = _length_lookup(lengths, click_doc)
+    no_length = np.flatnonzero(ok & by_back & first & np.isnan(click_length))
+    if len(no_length):
+        i = int(no_length[0])
+        errors.append((int(close[i]), lambda i=i: malformed(
+            path, int(line[clicks[i]]), f"no length for document {click_doc[i]!r} in the document lengths")))
+    if errors:
+        min(errors, key=lambda e: e[0])[1]()
+    view = np.flatnonzero(closed)
+    view_session = session[clicks[view]]
+    views = pd.DataFrame({
+        "session": view_session, "docno": click_doc[view], "rank": click_rank[view], "relevant": click_relevant[view],
+        "length": click_length[view], "time": np.where(by_back[view], time[close[view]] - time[clicks[view]], np.nan),
+        "saved": saved[view], "first": first[view], "opened": time[clicks[view]] - time[first_row[view_session]]})
+    # counts of the views left with back (a view cut short by end has no verdict)
+    done = view[by_back[view]]
+    done_session = session[clicks[done]]
+    rel_done = click_relevant[done]
+
+    def per_session(mask) -> np.ndarray:
+        return np.bincount(done_session[mask], minlength=n_sessions).astype(np.float64)
+
+    views_n = per_session(np.ones(len(done), dtype=bool))
+    rel_views, non_views = per_session(rel_done), per_session(~rel_done)
+    rel_saves, non_saves = per_session(rel_done & saved[done]), per_session(~rel_done & saved[done])
+    # time on results pages: from the last start/back/next to each click or next
+    reset = (event == START) | (event == NEXT) | (event == BACK)
+    last_reset = np.maximum.accumulate(np.where(reset, np.arange(n), -1))
+    counted = np.flatnonzero((event == CLICK) | (event == NEXT))
+    counted = counted[counted > 0]
+    since = last_reset[counted - 1]
+    serp_time = np.bincount(session[counted], weights=time[counted] - time[since], minlength=n_sessions)
+    # the deepest click, and the distinct clicked ranks up to it by relevance
+    max_click = np.zeros(n_sessions, dtype=np.int64)
+    np.maximum.at(max_click, session[clicks[ok]], click_rank[ok])
+    distinct = pd.DataFrame({"s": session[clicks[ok]], "r": click_rank[ok], "rel": click_relevant[ok]}).drop_duplicates(["s", "r"])
+    c1 = np.bincount(distinct["s"][distinct["rel"]], minlength=n_sessions).astype(np.float64)
+    c0 = np.bincount(distinct["s"][~distinct["rel"]], minlength=n_sessions).astype(np.float64)
+    base = offsets[np.maximum(session_li, 0)] if len(offsets) else np.zeros(n_sessions, dtype=np.int64)
+    n1 = (relevant_before[base + max_click] - relevant_before[base]).astype(np.float64)
+    n0 = max_click - n1
+    has_click = max_click > 0
+    # the ranks reached: deepest serp or click so far
+    shown = np.flatnonzero((event == SERP) | (event == CLICK))
+    reached_so_far = pd.Series(rank[shown]).groupby(session[shown]).cummax().to_numpy()
+    reached = np.zeros(n_sessions, dtype=np.int64)
+    np.maximum.at(reached, session[shown], rank[shown])
+    t0 = time[first_row]
+    trajectory = pd.DataFrame({"session": np.r_[np.arange(n_sessions), session[shown]],
+                               "time": np.r_[np.zeros(n_sessions), time[shown] - t0[session[shown]]],
+                               "rank": np.r_[np.zeros(n_sessions, dtype=np.int64), reached_so_far],
+                               "_order": np.r_[np.full(n_sessions, -1), shown]})
+    trajectory = trajectory.sort_values(["session", "_order"], kind="stable").drop(columns="_order").reset_index(drop=True)
+    ended = event[last_row] == END
+    durations = time[last_row] - t0
+    rows_user, rows_list = session_user, session_list
+    rows_topic = np.array([rankings[lst].topic for lst in session_list], dtype=object)
+    ended_flags, reached_ranks = ended, reached
+    basic = np.column_stack([np.where(has_click, serp_time, 0.0), max_click, c1, n1, c0, n0, views_n, rel_views, rel_saves,
+                             non_views, non_saves, ended.astype(np.float64), durations])
+    basic_arr = np.asarray(basic, dtype=np.float64).reshape(-1, 13)
     n_sessions = len(basic_arr)
     stats = np.zeros((n_sessions, len(_STATS)))
     serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = basic_arr.T

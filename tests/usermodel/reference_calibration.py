@@ -1,0 +1,158 @@
+"""The calibration's per-session statistics computed event by event, in plain Python, as the
+paper describes them: the reference the vectorised :func:`pateval.usermodel.calibration._collect`
+must equal (it was pateval's own first implementation)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from pateval.errors import malformed
+from pateval.formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog
+from pateval.usermodel.calibration import _COL, _STATS, ListRanking, _safe, _Sessions
+
+
+def _session_events(log: InteractionLog) -> dict[tuple[str, str], np.ndarray]:
+    keys = pd.MultiIndex.from_arrays([log.user, log.list])
+    codes, uniques = pd.factorize(keys)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(codes, minlength=len(uniques)))]
+    return {tuple(uniques[i]): order[bounds[i]:bounds[i + 1]] for i in range(len(uniques))}
+
+
+def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping, groups: Mapping | None) -> _Sessions:
+    path = log.source
+    sessions = _session_events(log)
+    rows_user, rows_list, rows_topic, durations, ended_flags, reached_ranks = [], [], [], [], [], []
+    basic = []  # per session: serp_time, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views, non_saves, stop, exposure
+    view_rows = []
+    trajectory = []
+    for s, ((user, list_id), idx) in enumerate(sessions.items()):
+        ranking = rankings.get(list_id)
+        if ranking is None:
+            malformed(path, int(log.line[idx[0]]), f"list {list_id!r} is not a ranked list given (no run ranks topic "
+                      f"{list_id!r}, and no lists file maps it)")
+        n_ranked = len(ranking.docnos)
+        t0 = float(log.time[idx[0]])
+        serp_time = 0.0
+        on_serp_since = t0
+        open_view = None  # [docno, rank, since, saved, first, line]
+        seen_groups: set = set()
+        clicked_ranks: set[int] = set()
+        reached = 0
+        points = [(0.0, 0)]
+        views = rel_views = rel_saves = non_views = non_saves = 0
+        ended = False
+        last = t0
+        for i in idx:
+            code = int(log.event[i])
+            now = float(log.time[i])
+            line = int(log.line[i])
+            last = now
+            if code == SERP:  # a page shown: the user is (still) on results pages, the clock runs on
+                reached = max(reached, int(log.rank[i]))
+                points.append((now - t0, reached))
+            elif code == START:
+                on_serp_since = now
+            elif code == CLICK:
+                rank = int(log.rank[i])
+                if rank > n_ranked:
+                    malformed(path, line, f"click at rank {rank}, but list {list_id!r} ranks {n_ranked} documents")
+                docno = log.docno[i]
+                expected = str(ranking.docnos[rank - 1])
+                if docno is None:
+                    docno = expected
+                elif docno != expected:
+                    malformed(path, line, f"the document at rank {rank} of list {list_id!r} is {expected!r}", found=docno)
+                serp_time += now - on_serp_since
+                clicked_ranks.add(rank)
+                reached = max(reached, rank)
+                points.append((now - t0, reached))
+                group = groups.get(docno, docno) if groups is not None else docno
+                first = group not in seen_groups
+                seen_groups.add(group)
+                open_view = [docno, rank, now, False, first, line]
+            elif code == SAVE:
+                open_view[3] = True
+            elif code in (BACK, END):
+                if open_view is not None:
+                    docno, rank, since, saved, first, click_line = open_view
+                    relevant = bool(ranking.relevant[rank - 1])
+                    if code == BACK:  # a view cut short by `end` has no verdict: not counted
+                        views += 1
+                        if relevant:
+                            rel_views += 1
+                            rel_saves += saved
+                        else:
+                            non_views += 1
+                            non_saves += saved
+                    length = lengths.get(docno) if lengths is not None else None
+                    if length is None and code == BACK and first:
+                        malformed(path, click_line, f"no length for document {docno!r} in the document lengths")
+                    view_rows.append((s, docno, rank, relevant, np.nan if length is None else float(length),
+                                      now - since if code == BACK else np.nan, saved, first, since - t0))
+                    open_view = None
+                    on_serp_since = now
+                if code == END:
+                    ended = True
+            elif code == NEXT:
+                serp_time += now - on_serp_since
+                on_serp_since = now
+        max_click = max(clicked_ranks) if clicked_ranks else 0
+        c1 = n1 = c0 = n0 = 0
+        if max_click:
+            seen = ranking.relevant[:max_click].astype(bool)
+            n1 = int(seen.sum())
+            n0 = max_click - n1
+            clicked = np.zeros(max_click, dtype=bool)
+            clicked[np.fromiter(clicked_ranks, dtype=np.int64) - 1] = True
+            c1 = int((clicked & seen).sum())
+            c0 = int((clicked & ~seen).sum())
+        rows_user.append(user)
+        rows_list.append(list_id)
+        rows_topic.append(ranking.topic)
+        durations.append(last - t0)
+        ended_flags.append(ended)
+        reached_ranks.append(reached)
+        trajectory.extend((s, t, r) for t, r in points)
+        basic.append((serp_time if max_click else 0.0, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views,
+                      non_saves, float(ended), last - t0))
+    basic_arr = np.array(basic, dtype=np.float64).reshape(-1, 13)
+    views = pd.DataFrame(view_rows, columns=["session", "docno", "rank", "relevant", "length", "time", "saved", "first", "opened"])
+    n_sessions = len(basic_arr)
+    stats = np.zeros((n_sessions, len(_STATS)))
+    serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = basic_arr.T
+    stats[:, _COL["serp_time"]] = serp
+    stats[:, _COL["max_click"]] = max_click
+    stats[:, _COL["click_rel_w"]] = np.where(n1 > 0, max_click * _safe(c1, n1), 0.0)
+    stats[:, _COL["click_rel_n"]] = np.where(n1 > 0, max_click, 0.0)
+    stats[:, _COL["click_non_w"]] = np.where(n0 > 0, max_click * _safe(c0, n0), 0.0)
+    stats[:, _COL["click_non_n"]] = np.where(n0 > 0, max_click, 0.0)
+    stats[:, _COL["save_rel_w"]] = np.where(v1 > 0, n_views * _safe(s1, v1), 0.0)
+    stats[:, _COL["save_rel_n"]] = np.where(v1 > 0, n_views, 0.0)
+    stats[:, _COL["save_non_w"]] = np.where(v0 > 0, n_views * _safe(s0, v0), 0.0)
+    stats[:, _COL["save_non_n"]] = np.where(v0 > 0, n_views, 0.0)
+    stats[:, _COL["stops"]] = stops
+    stats[:, _COL["exposure"]] = exposure
+    complete = views[np.isfinite(views["time"].to_numpy(float))]
+    firsts = complete[complete["first"].to_numpy(bool)]
+    duplicates = complete[~complete["first"].to_numpy(bool)]
+    x_shift = float(firsts["length"].mean()) if len(firsts) else 0.0
+    y_shift = float(firsts["time"].mean()) if len(firsts) else 0.0
+    session_of = firsts["session"].to_numpy(np.int64)
+    x = firsts["length"].to_numpy(float) - x_shift
+    y = firsts["time"].to_numpy(float) - y_shift
+    for name, values in (("fit_n", np.ones(len(x))), ("fit_x", x), ("fit_y", y), ("fit_xx", x * x), ("fit_xy", x * y),
+                         ("fit_yy", y * y)):
+        stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
+    session_of = duplicates["session"].to_numpy(np.int64)
+    y = duplicates["time"].to_numpy(float) - y_shift
+    for name, values in (("dup_n", np.ones(len(y))), ("dup_y", y), ("dup_yy", y * y)):
+        stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
+    return _Sessions(
+        user=np.array(rows_user, dtype=object), list=np.array(rows_list, dtype=object), topic=np.array(rows_topic, dtype=object),
+        stats=stats, duration=np.array(durations), ended=np.array(ended_flags, dtype=bool), reached=np.array(reached_ranks),
+        views=views, trajectory=pd.DataFrame(trajectory, columns=["session", "time", "rank"]), x_shift=x_shift, y_shift=y_shift)
+
