@@ -15,7 +15,9 @@ in this one process, on the same views and sessions:
 
 The estimates are printed side by side (they must agree to ~1e-9); times are CPU seconds
 (``time.process_time``; the machine may be shared), pateval's the best of ``--repeats``.
-Also printed: the time of the whole ``calibrate_log`` (events to calibration, B resamples).
+Also printed: reading the log from CSV (pateval's reader, which validates every line and the
+session rules, against ``pandas.read_csv``, which only parses) and the time of the whole
+``calibrate_log`` (events to calibration, B resamples).
 
     .venv/bin/pip install statsmodels lifelines   # the peers (extra "bench")
     .venv/bin/python benchmarks/bench_calibrate.py [--users 1000 --B 1000 --peer-B 100]
@@ -25,11 +27,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
-from pateval.formats.interactions import log_from_frame
+from pateval.formats.interactions import log_from_frame, read_interaction_log, write_interaction_log
 from pateval.usermodel.calibration import ListRanking, _collect, calibrate_log, estimates, reading_fit
 from pateval.usermodel.logsim import SimulatedList, simulate_log
 from pateval.usermodel.time import TimeModel
@@ -74,6 +79,13 @@ def main() -> None:
     log = log_from_frame(frame)
     print(f"log: {len(log):,} events, {args.users} users x {args.lists} lists of {args.depth} documents")
 
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "log.csv"
+        write_interaction_log(frame, path)
+        ours_read, _ = _best(lambda: read_interaction_log(path), args.repeats)
+        peer_read, _ = _best(lambda: pd.read_csv(path, dtype={"user": str, "list": str, "docno": str}), args.repeats)
+    print(f"reading the log (CSV): pateval {ours_read:.3f} CPU-s (parsed and validated, session rules included), "
+          f"pandas.read_csv {peer_read:.3f} CPU-s (parsed only); ratio {peer_read / ours_read:.2f}x")
     whole, result = _best(lambda: calibrate_log(log, rankings, lengths=lengths, B=args.B, seed=0), 1)
     print(f"pateval calibrate_log (collect sessions, estimates, user averages, B={args.B} bootstrap): {whole:.3f} CPU-s")
 
