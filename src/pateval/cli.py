@@ -820,10 +820,14 @@ def _run_calibrate(args) -> int:
         figures = api.calibration_figures(result, doc_lengths=args.doc_lengths, duplicates=args.duplicates)
         validation = figures.pop("validation")
         _save_figures({f"calibration_{name}": figure for name, figure in figures.items()}, args.plots)
-        if not validation.empty:
-            summary = validation.groupby("time")["error"].mean()
+        summary = validation.groupby("time")["error"].mean().dropna() if not validation.empty else validation
+        if len(summary):
             print("pateval: T(k) against users: mean absolute rank error "
                   + ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items()), file=sys.stderr)
+        if "error_custom" in validation.columns:
+            own = validation.groupby("time")["error_custom"].mean().dropna()
+            print("pateval: each topic's own T(k) against users: mean absolute rank error "
+                  + ", ".join(f"{v:.2f} at {t:g} s" for t, v in own.items()), file=sys.stderr)
     return 0
 
 

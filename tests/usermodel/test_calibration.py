@@ -237,3 +237,20 @@ def test_a_list_no_run_ranks_is_an_error_with_its_line():
         calibrate_log(log, RANKING, lengths=LENGTHS)
     assert str(error.value) == ("log.csv, line 1: list 'L9' is not a ranked list given (no run ranks topic 'L9', "
                                 "and no lists file maps it)")
+
+
+def test_a_topic_calibrated_on_its_own_predicts_its_users_better():
+    """The paper's Figure 2, right: users of a topic of long, hard documents work more slowly
+    than the pooled T(k) says; the topic's own ("custom") calibration follows them."""
+    from pateval.report.calibration import calibration_figures
+
+    lists, rankings, lengths = _lists(4, n_lists=2, depth=150)
+    slow = simulate_log([lists[0]], model=TimeModel(summary_time=8.0, read_slope=0.04, read_intercept=12.0), n_users=40, seed=1)
+    fast = simulate_log([lists[1]], model=TimeModel(summary_time=3.0, read_slope=0.01, read_intercept=5.0), n_users=40, seed=2)
+    log = log_from_frame(pd.concat([slow, fast], ignore_index=True))
+    result = calibrate_log(log, rankings, lengths=lengths, by="topic", B=100)
+    assert result.calibrations[1].value("summary_time") == pytest.approx(8.0, rel=0.1)
+    assert result.calibrations[2].value("summary_time") == pytest.approx(3.0, rel=0.1)
+    validation = calibration_figures(result, rankings, lengths)["validation"]
+    at_300 = validation[validation["time"] == 300.0]
+    assert at_300["error_custom"].mean() < 0.5 * at_300["error"].mean()

@@ -68,7 +68,8 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
     axes.set_xlim(left=0)
     axes.set_ylim(bottom=0, top=max(1.0, float(np.percentile(y, 99)) * 1.1) if len(y) else None)
     axes.set_title(title or "Time to judge a document against its length", fontsize=10)
-    axes.legend(fontsize=8, frameon=False, loc="upper left")
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(fontsize=8, frameon=False, loc="upper left")
     axes.grid(True, linewidth=0.3, alpha=0.6)
     return figure
 
@@ -128,10 +129,17 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
         part = curves[curves["list"] == list_id]
         axes.plot(part["time"], part["observed"], color=_colour(i), linewidth=1.5, label=f"list {list_id}: users")
         axes.plot(part["time"], part["predicted"], color=_colour(i), linewidth=1.2, linestyle="--", label=f"list {list_id}: T(k)")
-    heading = title or "Rank reached over time: users (solid) and the calibrated T(k) (dashed)"
+        if "predicted_custom" in part.columns and part["predicted_custom"].notna().any():
+            axes.plot(part["time"], part["predicted_custom"], color=_colour(i), linewidth=1.2, linestyle=":",
+                      label=f"list {list_id}: its topic's own T(k)")
+    heading = title or ("Rank reached over time: users (solid), the calibrated T(k) (dashed)"
+                        + (", each topic's own (dotted)" if "predicted_custom" in curves.columns else ""))
     if errors is not None and not errors.empty:
         summary = errors.groupby("time")["error"].mean()
         heading += "\nmean absolute rank error " + ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items() if math.isfinite(v))
+        if "error_custom" in errors.columns:
+            own = errors.groupby("time")["error_custom"].mean()
+            heading += "; own topic's: " + ", ".join(f"{v:.2f}" for v in own.to_numpy() if math.isfinite(v))
     axes.set_title(heading, fontsize=9)
     axes.set_xlabel("time since start (s)")
     axes.set_ylabel("rank reached")
@@ -143,8 +151,9 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
 
 
 def rank_curves(result: CalibrationResult, rankings: Mapping[str, ListRanking], lengths: Mapping, *, model,
-                groups: Mapping | None = None, step: float = 10.0) -> pd.DataFrame:
-    """Per list and time (every ``step`` seconds while a session is observed): mean observed and predicted rank."""
+                groups: Mapping | None = None, step: float = 10.0, custom: Mapping | None = None) -> pd.DataFrame:
+    """Per list and time (every ``step`` seconds while a session is observed): mean observed and predicted
+    rank (and ``predicted_custom``, by the list's own model, when ``custom`` maps lists to models)."""
     sessions = result.sessions
     counts = sessions["list"].value_counts()
     rows = []
@@ -155,11 +164,14 @@ def rank_curves(result: CalibrationResult, rankings: Mapping[str, ListRanking], 
         chosen = sessions[sessions["list"] == list_id]
         horizon = float(chosen["duration"].quantile(0.9))
         grid = np.arange(0.0, horizon + step, step)
-        errors = validate_time_model(result, {list_id: ranking}, lengths, model=model, groups=groups, at=tuple(grid))
+        errors = validate_time_model(result, {list_id: ranking}, lengths, model=model, groups=groups, at=tuple(grid),
+                                     custom=custom)
         for row in errors.itertuples(index=False):
             if row.sessions >= 1:
-                rows.append((list_id, row.time, row.observed, row.predicted))
-    return pd.DataFrame(rows, columns=["list", "time", "observed", "predicted"])
+                rows.append((list_id, row.time, row.observed, row.predicted)
+                            + ((row.predicted_custom,) if custom is not None else ()))
+    return pd.DataFrame(rows, columns=["list", "time", "observed", "predicted"]
+                        + (["predicted_custom"] if custom is not None else []))
 
 
 def calibration_figures(result: CalibrationResult, rankings: Mapping[str, ListRanking], lengths: Mapping, *,
@@ -177,8 +189,14 @@ def calibration_figures(result: CalibrationResult, rankings: Mapping[str, ListRa
         "stopping": plot_stopping(result.sessions, halflife=calibration.value("halflife"),
                                   km_gap=calibration.fit["stopping"]["km_max_gap"]),
     }
-    validation = validate_time_model(result, rankings, lengths, model=model, groups=groups, at=_VALIDATION_TIMES)
-    curves = rank_curves(result, rankings, lengths, model=model, groups=groups)
+    custom = None
+    if result.by == "topic":  # each list also against its own topic's calibration ("custom Topic 383 T(k)")
+        by_group = {c.group: c.model() for c in result.calibrations[1:]}
+        custom = {list_id: by_group[str(ranking.topic)] for list_id, ranking in rankings.items()
+                  if str(ranking.topic) in by_group}
+    validation = validate_time_model(result, rankings, lengths, model=model, groups=groups, at=_VALIDATION_TIMES,
+                                     custom=custom)
+    curves = rank_curves(result, rankings, lengths, model=model, groups=groups, custom=custom)
     if not curves.empty:
         figures["rank_over_time"] = plot_rank_over_time(curves, errors=validation)
     figures["validation"] = validation
@@ -212,6 +230,10 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
     if validation is not None and not validation.empty:
         summary = validation.groupby("time")["error"].mean()
         line = ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items() if math.isfinite(v))
+        if "error_custom" in validation.columns:
+            own = validation.groupby("time")["error_custom"].mean()
+            line += "; with each topic's own calibration " + ", ".join(
+                f"{v:.2f} at {t:g} s" for t, v in own.items() if math.isfinite(v))
         body += (f"<p>T(k) against the ranks users reached: mean absolute rank error over the lists {html.escape(line)}.</p>"
                  f"<details><summary>Per list (observed = mean rank of the sessions still observed at that time)</summary>"
                  f"{html_table(validation, precision=2)}</details>")

@@ -710,7 +710,7 @@ def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, l
         classes = speed_classes(sessions.user, sessions.reached, sessions.duration, n_classes)
         session_group = np.array([classes[u] for u in sessions.user], dtype=object)
         if len(set(classes.values())) < n_classes:
-            raise ParameterError(f"{len(classes)} users cannot make {n_classes} classes")
+            raise ParameterError(f"too few users ({len(classes)}) for {n_classes} classes")
         for label in dict.fromkeys(classes.values()):  # slowest class first
             calibrations.append(_calibrate_group(label, sessions, session_group == label, **options))
     session_frame = pd.DataFrame({"session": np.arange(len(sessions.user)), "user": sessions.user, "list": sessions.list,
@@ -730,14 +730,17 @@ def rank_at_times(times_to_rank: np.ndarray, seconds: np.ndarray) -> np.ndarray:
 
 
 def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRanking], lengths: Mapping, *,
-                        model: TimeModel, groups: Mapping | None = None, at=(60.0, 300.0, 600.0)) -> pd.DataFrame:
+                        model: TimeModel, groups: Mapping | None = None, at=(60.0, 300.0, 600.0),
+                        custom: Mapping[str, TimeModel] | None = None) -> pd.DataFrame:
     """T(k) against the ranks users reached over time, per list (the paper's Figure 2).
 
     A user's rank at time t is the deepest rank a click or a results page had shown them
     by then; per list, the ranks of the sessions still observed at t (not ended, not
     censored before t) are averaged and set against the model's rank at t (the largest k
     with T(k) <= t). Returns one row per list and time: ``list, time, sessions, observed,
-    predicted, error``; lists whose documents lack a length are left out.
+    predicted, error``; lists whose documents lack a length are left out. ``custom`` (list ->
+    model, e.g. each list's own topic calibration, the paper's "custom Topic 383 T(k)") adds
+    ``predicted_custom`` and ``error_custom``.
     """
     rows = []
     sessions = result.sessions
@@ -756,6 +759,9 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
             labels = [groups.get(d, d) for d in ranking.docnos]
             duplicate = pd.Series(labels).duplicated().to_numpy()
         predicted_times = time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=model, duplicate=duplicate)
+        own = custom.get(list_id) if custom is not None else None
+        own_times = (time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=own, duplicate=duplicate)
+                     if own is not None else None)
         for t in at:
             observed = []
             for session, duration in zip(chosen["session"], chosen["duration"]):
@@ -765,5 +771,11 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
                 observed.append(point_rank[lo + np.searchsorted(point_time[lo:hi], t, side="right") - 1])
             predicted = float(min(rank_at_times(predicted_times, [t])[0], len(ranking.docnos)))
             mean_rank = float(np.mean(observed)) if observed else float("nan")
-            rows.append((list_id, float(t), len(observed), mean_rank, predicted, abs(mean_rank - predicted)))
-    return pd.DataFrame(rows, columns=["list", "time", "sessions", "observed", "predicted", "error"])
+            row = (list_id, float(t), len(observed), mean_rank, predicted, abs(mean_rank - predicted))
+            if custom is not None:
+                mine = (float(min(rank_at_times(own_times, [t])[0], len(ranking.docnos))) if own_times is not None
+                        else float("nan"))
+                row += (mine, abs(mean_rank - mine))
+            rows.append(row)
+    columns = ["list", "time", "sessions", "observed", "predicted", "error"]
+    return pd.DataFrame(rows, columns=columns + (["predicted_custom", "error_custom"] if custom is not None else []))
