@@ -63,6 +63,9 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
         if duplicate_mean is not None and math.isfinite(duplicate_mean):
             axes.axhline(duplicate_mean, color=_colour(1), linestyle="--", linewidth=1.2,
                          label=f"duplicates' mean {duplicate_mean:.3g} s")
+    if views.empty:
+        axes.text(0.5, 0.5, "no document view left with 'back' in this log", ha="center", va="center",
+                  transform=axes.transAxes, fontsize=10, color="#555555")
     axes.set_xlabel("document length (words)")
     axes.set_ylabel("time to judge (s)")
     axes.set_xlim(left=0)
