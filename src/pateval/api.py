@@ -568,6 +568,25 @@ def _side_file(value, reader):
     return reader(value) if isinstance(value, (str, _os.PathLike)) else value
 
 
+def _duplicate_labels(measure, resources):
+    """The near-duplicate group of a document, as the TBG measure's ``duplicates`` mode defines it (None: none)."""
+    mode = measure["duplicates"]
+    resources = dict(resources or {})
+    if mode == "groups":
+        groups = resources.get("duplicate_groups")
+        if groups is None:
+            raise _ParameterError(f"{measure}: duplicates=groups needs the near-duplicate groups (--duplicates)")
+        return lambda docno: groups.get(docno, docno)
+    if mode == "families":
+        families = resources.get("patent_families")
+        if families is None:
+            raise _ParameterError(f"{measure}: duplicates=families needs the patent families (--families)")
+        return lambda docno: families.get(docno, docno)
+    if mode == "patent":
+        return patent_key
+    return None
+
+
 def calibrate(
     log,
     *,
@@ -696,8 +715,10 @@ def simulate_log(
     measure = parse_measure(model) if isinstance(model, str) else model
     from .measures.tbg import time_model_of
 
+    label_of = _duplicate_labels(measure, resources)
     lists = [SimulatedList(str(topic), group["docno"].to_numpy(object), group["relevant"].to_numpy(bool),
-                           group["length"].to_numpy(float), group["duplicate"].to_numpy(bool))
+                           group["length"].to_numpy(float),
+                           None if label_of is None else [label_of(d) for d in group["docno"]])
              for topic, group in frame.groupby("topic", sort=True)]
     log = _simulate(lists, model=time_model_of(measure), n_users=n_users, seed=seed, page_size=page_size,
                     p_save_nonrel=p_save_nonrel, summary_noise=summary_noise, read_noise=read_noise, speed_spread=speed_spread)

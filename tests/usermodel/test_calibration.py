@@ -254,3 +254,21 @@ def test_a_topic_calibrated_on_its_own_predicts_its_users_better():
     validation = calibration_figures(result, rankings, lengths)["validation"]
     at_300 = validation[validation["time"] == 300.0]
     assert at_300["error_custom"].mean() < 0.5 * at_300["error"].mean()
+
+
+def test_noise_free_users_with_near_duplicates_give_the_constants_exactly():
+    """Simulated users read a near-duplicate of a document they opened as length 0 (T_D(0) = b);
+    the calibration sets those views apart, so the fit and the duplicates' mean are exact."""
+    rng = np.random.default_rng(8)
+    docs = [f"D{i}" for i in range(60)]
+    groups = {d: docs[i - 3] if i % 4 == 3 else d for i, d in enumerate(docs)}
+    words = rng.integers(10, 1500, 60)
+    relevant = rng.random(60) < 0.5
+    item = SimulatedList("L", docs, relevant, words, [groups[d] for d in docs])
+    frame = simulate_log([item], model=TimeModel(halflife=900), n_users=30, seed=5, read_noise=0.0, summary_noise=0.0)
+    calibration = calibrate_log(log_from_frame(frame), {"L": ListRanking("T", np.array(docs, dtype=object), relevant)},
+                                lengths=dict(zip(docs, words.tolist())), groups=groups, B=20).calibrations[0]
+    assert calibration.fit["duplicates"]["n"] > 20
+    assert calibration.value("read_slope") == pytest.approx(0.018, abs=1e-12)
+    assert calibration.value("duplicate_time") == pytest.approx(7.8, abs=1e-9)
+    assert calibration.fit["duplicates"]["differs_from_intercept"] is False

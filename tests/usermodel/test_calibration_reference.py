@@ -25,11 +25,9 @@ def _setup(seed: int, depth: int):
         docs = [f"L{j}-D{i}" for i in range(depth)]
         relevant = rng.random(depth) < 0.5
         words = rng.integers(0, 1500, depth)
-        duplicate = np.zeros(depth, dtype=bool)
         for i in range(2, depth, 5):  # every fifth document a near-duplicate of the one two above
             groups[docs[i]] = groups.setdefault(docs[i - 2], docs[i - 2])
-            duplicate[i] = True
-        lists.append(SimulatedList(f"L{j}", docs, relevant, words, duplicate))
+        lists.append(SimulatedList(f"L{j}", docs, relevant, words, [groups.get(d, d) for d in docs]))
         rankings[f"L{j}"] = ListRanking(f"T{j}", np.array(docs, dtype=object), relevant)
         lengths.update(zip(docs, words.tolist()))
     return lists, rankings, lengths, groups

@@ -9,8 +9,10 @@ time-biased gain model describes it (Smucker & Clarke 2012, Section 3):
   of variation ``summary_noise``; 0: exactly T_S);
 * the summary is clicked with probability ``P(C=1|R=r)``; the document is then open for
   ``T_D(l) = a l + b`` times a log-normal factor of mean 1 and log-scale standard deviation
-  ``read_noise`` (``l = 0`` for a near-duplicate of a document ranked above, as the model
-  reads it); it is saved with probability ``P(S=1|R=r)`` (``p_save_nonrel`` for a
+  ``read_noise``, with ``l = 0`` for a near-duplicate of a document the user has opened before
+  in the session (the paper's calibration: "a participant's later views of document
+  duplicates"; the closed-form T(k) reads it so when its group occurred higher in the ranking,
+  whether opened or not); it is saved with probability ``P(S=1|R=r)`` (``p_save_nonrel`` for a
   non-relevant one, not a TBG parameter; default 0.27, the paper's Table 1) and left with
   ``back``;
 * the user stops after an exponential time of half-life ``h`` (``end`` at that time, even in
@@ -41,13 +43,14 @@ __all__ = ["SimulatedList", "simulate_log"]
 
 @dataclass(frozen=True)
 class SimulatedList:
-    """A ranked list to simulate users on: its id, documents, relevance, lengths, duplicates."""
+    """A ranked list to simulate users on: its id, documents, relevance, lengths, and each
+    document's near-duplicate group (``groups``, any labels; None: every document its own)."""
 
     list_id: str
     docnos: Sequence[str]
     relevant: np.ndarray
     lengths: np.ndarray
-    duplicate: np.ndarray | None = None
+    groups: Sequence | None = None
 
 
 def _check(name: str, value: float, *, low: float = 0.0) -> None:
@@ -112,14 +115,16 @@ def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: i
             n = len(item.docnos)
             relevant = np.asarray(item.relevant, dtype=bool)
             lengths = np.asarray(item.lengths, dtype=np.float64)
-            if item.duplicate is not None:
-                lengths = np.where(np.asarray(item.duplicate, dtype=bool), 0.0, lengths)
-            reading = model.reading_time(lengths)
-            if read_noise > 0:
-                reading = reading * np.exp(read_noise * rng.standard_normal(n) - read_noise ** 2 / 2)
+            labels = list(item.groups) if item.groups is not None else None
+            noise = (np.exp(read_noise * rng.standard_normal(n) - read_noise ** 2 / 2) if read_noise > 0
+                     else np.ones(n))
+            reading = model.reading_time(lengths) * noise
+            reading_again = model.reading_time(np.zeros(n)) * noise  # a near-duplicate of one opened: l = 0
+            opened: set = set()
             summaries = (rng.gamma(shape, model.summary_time / shape, size=n) if shape is not None
                          else np.full(n, model.summary_time))
             reading = reading * speeds[u]
+            reading_again = reading_again * speeds[u]
             summaries = summaries * speeds[u]
             clicks = rng.random(n) < np.where(relevant, model.p_click_rel, model.p_click_nonrel)
             saves = rng.random(n) < np.where(relevant, model.p_save_rel, p_save_nonrel)
@@ -139,10 +144,13 @@ def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: i
                 if not clicks[k]:
                     continue
                 emit(user, list_id, t, "click", k + 1, str(item.docnos[k]))
-                if t + reading[k] > stop:
+                label = labels[k] if labels is not None else item.docnos[k]
+                spent = reading_again[k] if labels is not None and label in opened else reading[k]
+                opened.add(label)
+                if t + spent > stop:
                     emit(user, list_id, stop, "end")
                     break
-                t += reading[k]
+                t += spent
                 if saves[k]:
                     emit(user, list_id, t, "save")
                 emit(user, list_id, t, "back")
