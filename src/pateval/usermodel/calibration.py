@@ -615,8 +615,13 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
     dup = duplicate_time(sums, y_shift=sessions.y_shift)
     dup_mean, dup_se = float(dup["duplicate_time"]), float(dup["se"])
     b, se_b = float(regression["read_intercept"]), float(regression["se_intercept"])
-    z = (dup_mean - b) / math.hypot(dup_se, se_b) if math.isfinite(dup_mean) and math.isfinite(dup_se) and (dup_se or se_b) else float("nan")
-    p_value = float(2 * _stats.norm.sf(abs(z))) if math.isfinite(z) else float("nan")
+    spread = math.hypot(dup_se, se_b)
+    if not (math.isfinite(dup_mean) and math.isfinite(spread)):
+        p_value = float("nan")
+    elif spread > 0:
+        p_value = float(2 * _stats.norm.sf(abs(dup_mean - b) / spread))
+    else:  # no spread at all (noise-free times): equal or not
+        p_value = 1.0 if math.isclose(dup_mean, b, rel_tol=1e-9, abs_tol=1e-9) else 0.0
     duration, ended = sessions.duration[mask], sessions.ended[mask]
     fit = {
         "reading": {"n": int(regression["n"]), "read_slope_se": float(regression["se_slope"]),
