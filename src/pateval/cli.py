@@ -746,6 +746,7 @@ def _run_user_simulate(args) -> int:
 
 @command
 def _add_calibrate(commands) -> None:
+    from .core.ranking import ORDERS
     from .formats.qrels import QRELS_FORMATS
 
     p = commands.add_parser(
@@ -772,6 +773,8 @@ def _add_calibrate(commands) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default 0.95)")
     p.add_argument("--rel", type=int, default=1, help="minimum grade counted as relevant (default 1)")
     p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+    p.add_argument("--order", choices=ORDERS, default="score", help="the lists' order: by score (trec_eval), the rank "
+                   "column, or the order of the run's lines (default: score)")
     p.add_argument("--plots", metavar="DIR", help="write the figures (reading time, stopping, rank over time) as PNG and SVG")
     p.add_argument("--measure-only", action="store_true", help="print only the measure name (of all sessions)")
     _add_table_output(p)
@@ -808,7 +811,8 @@ def _run_calibrate(args) -> int:
 
     result = api.calibrate(args.log, qrels=args.qrels, runs=list(args.runs), doc_lengths=args.doc_lengths,
                            duplicates=args.duplicates, lists=args.lists, by=args.by, n_classes=args.classes, B=args.B,
-                           seed=args.seed, confidence=args.confidence, rel=args.rel, qrels_format=args.qrels_format)
+                           seed=args.seed, confidence=args.confidence, rel=args.rel, qrels_format=args.qrels_format,
+                           order=args.order)
     if args.measure_only:
         _write_text_or_print(result.calibrations[0].measure + "\n", args.output)
     else:
