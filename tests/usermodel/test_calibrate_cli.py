@@ -122,3 +122,27 @@ def test_api_lists_map_lists_to_runs_and_duplicates_are_set_apart(inputs):
         (inputs / "bad_lists.txt").write_text("A T0 other\n")
         api.calibrate(log, qrels=inputs / "qrels.txt", runs=[inputs / "run.txt"], doc_lengths=inputs / "lengths.txt",
                       lists=inputs / "bad_lists.txt", B=10)
+
+
+def test_users_simulated_on_a_real_trec_run_are_recovered(test_data, tmp_path):
+    """trec_eval's real TREC qrels and run (lengths made up, seeded): 40 simulated users with the
+    paper's constants; every estimate within two interval half-widths of the truth."""
+    import pandas as pd
+
+    import pateval.api as api
+
+    run = test_data / "trec" / "results.test"
+    documents = sorted({line.split()[2] for line in run.read_text().splitlines() if line.strip()})
+    rng = np.random.default_rng(0)
+    lengths = dict(zip(documents, rng.integers(100, 3000, len(documents)).tolist()))
+    qrels = test_data / "trec" / "qrels.test"
+    log = api.simulate_log(qrels, run, doc_lengths=lengths, n_users=40, seed=7, out=tmp_path / "log.parquet")
+    assert set(pd.read_parquet(tmp_path / "log.parquet")["event"]) == {"start", "serp", "click", "save", "back", "next", "end"}
+    result = api.calibrate(tmp_path / "log.parquet", qrels=qrels, runs=run, doc_lengths=lengths, B=300)
+    table = result.calibrations[0].table.set_index("parameter")
+    truth = {"halflife": 224.0, "summary_time": 4.4, "read_slope": 0.018, "read_intercept": 7.8, "p_click_rel": 0.64,
+             "p_click_nonrel": 0.39, "p_save_rel": 0.77, "p_save_nonrel": 0.27}
+    for parameter, value in truth.items():
+        half = (table.at[parameter, "ci_high"] - table.at[parameter, "ci_low"]) / 2
+        assert abs(table.at[parameter, "value"] - value) < 2 * half, (parameter, table.loc[parameter].to_dict())
+    assert len(log) > 2_000
