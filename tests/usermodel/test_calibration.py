@@ -272,3 +272,15 @@ def test_noise_free_users_with_near_duplicates_give_the_constants_exactly():
     assert calibration.value("read_slope") == pytest.approx(0.018, abs=1e-12)
     assert calibration.value("duplicate_time") == pytest.approx(7.8, abs=1e-9)
     assert calibration.fit["duplicates"]["differs_from_intercept"] is False
+
+
+def test_bootstrap_blocks_do_not_change_the_numbers(monkeypatch):
+    from pateval.usermodel import calibration
+
+    per_user = np.random.default_rng(1).random((50, len(calibration._STATS)))
+    whole = calibration._bootstrap_sums(per_user, B=37, seed=3)
+    monkeypatch.setattr(calibration, "_BOOTSTRAP_CELLS", 120)  # blocks of 2 resamples
+    # the same draws; the products differ in the last bit at most (BLAS blocks differently)
+    np.testing.assert_allclose(calibration._bootstrap_sums(per_user, B=37, seed=3), whole, rtol=1e-13)
+    ones = np.ones((50, 1))
+    np.testing.assert_array_equal(calibration._bootstrap_sums(ones, B=5, seed=0)[:, 0], np.full(5, 50.0))

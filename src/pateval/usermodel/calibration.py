@@ -594,12 +594,8 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
     # users alone: a per-user fit needs 3 first views (2 for a line, 1 for its error)
     own["read_slope"] = np.where(per_user[:, _COL["fit_n"]] >= 3, own["read_slope"], np.nan)
     own["read_intercept"] = np.where(per_user[:, _COL["fit_n"]] >= 3, own["read_intercept"], np.nan)
-    rng = np.random.default_rng(seed)
     n_users = len(users)
-    draws = rng.integers(0, n_users, size=(B, n_users))
-    counts = np.zeros((B, n_users))
-    np.add.at(counts, (np.repeat(np.arange(B), n_users), draws.ravel()), 1.0)
-    boot = estimates(counts @ per_user, **shifts)
+    boot = estimates(_bootstrap_sums(per_user, B=B, seed=seed), **shifts)
     low_q, high_q = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
     rows = []
     for parameter in (*PARAMETERS, *_EXTRA):
@@ -641,6 +637,30 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
                      "duplicates as length 0 (T_D(0) = b), as the paper does, is not supported by this log")
     return Calibration(group=name, table=table, fit=fit, measure=measure, notes=tuple(notes), users=n_users,
                        sessions=int(mask.sum()))
+
+
+_BOOTSTRAP_CELLS = 4_000_000  # resamples x users counted at once (memory: 8 bytes each)
+
+
+def _bootstrap_sums(per_user: np.ndarray, *, B: int, seed: int) -> np.ndarray:
+    """The summed statistics of ``B`` resamples of the users (with replacement), shape (B, K).
+
+    Resample b draws ``n`` users uniformly (``numpy.random.default_rng(seed)``, one row of
+    draws per resample, in order); its sums are the counts of each user times the users'
+    sums. Made in blocks of resamples, so that memory stays bounded for any number of users.
+    """
+    rng = np.random.default_rng(seed)
+    n_users = len(per_user)
+    out = np.empty((B, per_user.shape[1]))
+    block = max(1, _BOOTSTRAP_CELLS // max(n_users, 1))
+    for start in range(0, B, block):
+        rows = min(block, B - start)
+        # one call per resample: the numbers do not depend on the block size
+        draws = np.stack([rng.integers(0, n_users, size=n_users) for _ in range(rows)])
+        draws += (np.arange(rows) * n_users)[:, None]
+        counts = np.bincount(draws.ravel(), minlength=rows * n_users).reshape(rows, n_users)
+        out[start:start + rows] = counts @ per_user
+    return out
 
 
 def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.ndarray, n_classes: int) -> dict[str, str]:
