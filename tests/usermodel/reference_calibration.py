@@ -32,8 +32,8 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
     for s, ((user, list_id), idx) in enumerate(sessions.items()):
         ranking = rankings.get(list_id)
         if ranking is None:
-            malformed(path, int(log.line[idx[0]]), f"list {list_id!r} is not a ranked list given (no run ranks topic "
-                      f"{list_id!r}, and no lists file maps it)")
+            malformed(path, int(log.line[idx[0]]), f"list {list_id!r} is not a ranked list given (no topic {list_id!r} in "
+                      "both the qrels and the run, and no lists file maps it)")
         n_ranked = len(ranking.docnos)
         t0 = float(log.time[idx[0]])
         serp_time = 0.0

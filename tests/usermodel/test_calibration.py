@@ -235,8 +235,8 @@ def test_a_list_no_run_ranks_is_an_error_with_its_line():
     log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]), source="log.csv")
     with pytest.raises(Exception) as error:
         calibrate_log(log, RANKING, lengths=LENGTHS)
-    assert str(error.value) == ("log.csv, line 1: list 'L9' is not a ranked list given (no run ranks topic 'L9', "
-                                "and no lists file maps it)")
+    assert str(error.value) == ("log.csv, line 1: list 'L9' is not a ranked list given (no topic 'L9' in both the "
+                                "qrels and the run, and no lists file maps it)")
 
 
 def test_a_topic_calibrated_on_its_own_predicts_its_users_better():

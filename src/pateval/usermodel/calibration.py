@@ -302,8 +302,8 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
         s = int(missing[0])
         lst = session_list[s]
         errors.append((int(first_row[s]), lambda s=s, lst=lst: malformed(
-            path, int(line[first_row[s]]), f"list {lst!r} is not a ranked list given (no run ranks topic {lst!r}, "
-            "and no lists file maps it)")))
+            path, int(line[first_row[s]]), f"list {lst!r} is not a ranked list given (no topic {lst!r} in both the qrels "
+            "and the run, and no lists file maps it)")))
     row_li = session_li[session]
     row_offset = np.where(row_li >= 0, offsets[np.maximum(row_li, 0)], 0)
     row_size = np.where(row_li >= 0, sizes[np.maximum(row_li, 0)] if len(sizes) else 0, 0)
