@@ -172,3 +172,41 @@ def test_parquet_timestamps(tmp_path):
     frame.to_parquet(tmp_path / "log.parquet")
     log = read_interaction_log(tmp_path / "log.parquet")
     assert np.diff(log.time).tolist() == [90.0]
+
+
+_JSON_VALUE = {
+    "user": st.sampled_from(["u1", "u2", 7, None, "", " u1"]),
+    "list": st.sampled_from(["q", "r", 3]),
+    "time": st.sampled_from([0, 1, 2.5, "4", "1e1", "2012-01-01T00:00:00Z", None, True]),
+    "event": st.sampled_from(["start", "serp", "click", "save", "back", "next", "end", "START", "jump"]),
+    "rank": st.sampled_from([None, 1, 3, "2", 3.0, 0, "x"]),
+    "docno": st.sampled_from([None, "d1", "a b", 5]),
+}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(
+    st.lists(st.fixed_dictionaries({}, optional=_JSON_VALUE), min_size=1, max_size=10),
+    # mostly well-formed lines: the fast path's successes too
+    st.lists(st.fixed_dictionaries({"user": st.sampled_from(["u1", 7]), "list": st.sampled_from(["q", 3]),
+                                    "time": st.sampled_from([0, 1, 2.5, "4"]),
+                                    "event": st.sampled_from(["start", "serp", "click", "back", "next", "end"])},
+                                   optional={"rank": st.sampled_from([1, "2", 3.0]), "docno": st.sampled_from(["d1"])}),
+             min_size=1, max_size=6)))
+def test_json_lines_fast_and_careful_agree(tmp_path, records):
+    import json
+
+    from pateval.formats import interactions
+
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    try:
+        careful = interactions._build_log(path, interactions._rows_jsonl(path, interactions._open_text(path)))
+    except InputFormatError as error:
+        with pytest.raises(InputFormatError) as fast_error:
+            read_interaction_log(path)
+        assert str(fast_error.value) == str(error)
+    else:
+        fast = read_interaction_log(path)
+        pd.testing.assert_frame_equal(_frame(fast), _frame(careful))
+        assert fast.line.tolist() == careful.line.tolist()
