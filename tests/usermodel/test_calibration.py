@@ -284,3 +284,18 @@ def test_bootstrap_blocks_do_not_change_the_numbers(monkeypatch):
     np.testing.assert_allclose(calibration._bootstrap_sums(per_user, B=37, seed=3), whole, rtol=1e-13)
     ones = np.ones((50, 1))
     np.testing.assert_array_equal(calibration._bootstrap_sums(ones, B=5, seed=0)[:, 0], np.full(5, 50.0))
+
+
+def test_ranks_users_reached_over_time_on_the_hand_made_log():
+    from pateval.usermodel.calibration import validate_time_model
+    from pateval.usermodel.time import time_to_rank
+
+    result = calibrate_log(_hand_log(), RANKING, lengths=LENGTHS, groups=GROUPS, B=10)
+    model = TimeModel(summary_time=10.0)
+    table = validate_time_model(result, RANKING, LENGTHS, model=model, groups=GROUPS, at=(10.0, 50.0, 65.0))
+    # A: rank 1 from 0 s (page shown), 3 from 24 s, 5 from 60 s (ends at 70); B: 2 from 5 s, 4 from 35 s (censored at 60)
+    assert table["observed"].tolist() == [1.5, 3.5, 5.0]
+    assert table["sessions"].tolist() == [2, 2, 1]
+    times = time_to_rank(RANKING["L1"].relevant, [100, 200, 300, 400, 500], model=model,
+                         duplicate=[False, False, False, False, True])
+    assert table["predicted"].tolist() == [float(np.searchsorted(times, t, side="right")) for t in (10.0, 50.0, 65.0)]

@@ -769,13 +769,19 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
     """
     rows = []
     sessions = result.sessions
-    ordered = result.trajectory.sort_values(["session", "time"], kind="stable")
-    bounds = np.searchsorted(ordered["session"].to_numpy(), np.arange(len(sessions) + 1))
-    point_time, point_rank = ordered["time"].to_numpy(float), ordered["rank"].to_numpy()
+    point_session = result.trajectory["session"].to_numpy(np.int64)
+    point_time, point_rank = result.trajectory["time"].to_numpy(float), result.trajectory["rank"].to_numpy()
+    local_of = np.full(len(sessions), -1, dtype=np.int64)
     for list_id, ranking in rankings.items():
         chosen = sessions[sessions["list"] == list_id]
         if chosen.empty:
             continue
+        chosen_sessions = chosen["session"].to_numpy(np.int64)
+        chosen_duration = chosen["duration"].to_numpy(float)
+        local_of[:] = -1
+        local_of[chosen_sessions] = np.arange(len(chosen_sessions))
+        mine_points = local_of[point_session] >= 0
+        local, times_here, ranks_here = local_of[point_session[mine_points]], point_time[mine_points], point_rank[mine_points]
         doc_lengths = [lengths.get(d) if lengths is not None else None for d in ranking.docnos]
         if any(v is None for v in doc_lengths):
             continue
@@ -788,14 +794,13 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
         own_times = (time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=own, duplicate=duplicate)
                      if own is not None else None)
         for t in at:
-            observed = []
-            for session, duration in zip(chosen["session"], chosen["duration"]):
-                if duration < t:
-                    continue
-                lo, hi = bounds[session], bounds[session + 1]
-                observed.append(point_rank[lo + np.searchsorted(point_time[lo:hi], t, side="right") - 1])
+            # a session's ranks only grow: its rank at t is the largest of its points up to t
+            reached = np.zeros(len(chosen_sessions), dtype=np.int64)
+            upto = times_here <= t
+            np.maximum.at(reached, local[upto], ranks_here[upto])
+            observed = reached[chosen_duration >= t]
             predicted = float(min(rank_at_times(predicted_times, [t])[0], len(ranking.docnos)))
-            mean_rank = float(np.mean(observed)) if observed else float("nan")
+            mean_rank = float(np.mean(observed)) if len(observed) else float("nan")
             row = (list_id, float(t), len(observed), mean_rank, predicted, abs(mean_rank - predicted))
             if custom is not None:
                 mine = (float(min(rank_at_times(own_times, [t])[0], len(ranking.docnos))) if own_times is not None
