@@ -299,3 +299,18 @@ def test_ranks_users_reached_over_time_on_the_hand_made_log():
     times = time_to_rank(RANKING["L1"].relevant, [100, 200, 300, 400, 500], model=model,
                          duplicate=[False, False, False, False, True])
     assert table["predicted"].tolist() == [float(np.searchsorted(times, t, side="right")) for t in (10.0, 50.0, 65.0)]
+
+
+def test_kaplan_meier_by_hand_and_against_lifelines():
+    from pateval.usermodel.calibration import kaplan_meier
+
+    times, survival = kaplan_meier(np.array([1.0, 2, 2, 3, 4]), np.array([True, True, False, True, False]))
+    assert times.tolist() == [1.0, 2.0, 3.0]
+    np.testing.assert_allclose(survival, [0.8, 0.8 * 3 / 4, 0.8 * 3 / 4 * 1 / 2], rtol=1e-15)
+    lifelines = pytest.importorskip("lifelines")
+    rng = np.random.default_rng(2)
+    duration = np.round(rng.exponential(100, 500), 1)
+    ended = rng.random(500) < 0.8
+    times, survival = kaplan_meier(duration, ended)
+    fitted = lifelines.KaplanMeierFitter().fit(duration, event_observed=ended).survival_function_
+    np.testing.assert_allclose(survival, fitted.loc[times].to_numpy().ravel(), rtol=1e-12)

@@ -54,7 +54,7 @@ import numpy as np
 from ..errors import malformed
 from .lines import parse_float, read_bytes
 
-__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_list_map", "read_interaction_log", "write_interaction_log"]
+__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_list_map", "session_codes", "read_interaction_log", "write_interaction_log"]
 
 EVENTS = ("start", "serp", "click", "save", "back", "next", "end")
 START, SERP, CLICK, SAVE, BACK, NEXT, END = range(len(EVENTS))
@@ -405,11 +405,24 @@ def _fast_table(path: Path, table, first_line: int) -> InteractionLog | None:
     return log
 
 
-def _sessions_in_order(log: InteractionLog) -> bool:
-    """The rules of :func:`_check_sessions`, checked on whole arrays (True: all hold)."""
+def session_codes(user: np.ndarray, list_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each event's session (user and list) as a code, numbered in order of first appearance;
+    with each session's user and list. (Two factorisations and one of their pairs: far
+    faster than factorising the pairs of strings.)"""
     import pandas as pd
 
-    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([log.user, log.list]))
+    user_code, users = pd.factorize(user)
+    list_code, lists = pd.factorize(list_ids)
+    pair = user_code.astype(np.int64) * max(len(lists), 1) + list_code
+    codes, pairs = pd.factorize(pair)
+    users_of = np.asarray(users, dtype=object)[pairs // max(len(lists), 1)]
+    lists_of = np.asarray(lists, dtype=object)[pairs % max(len(lists), 1)]
+    return codes.astype(np.int64), users_of, lists_of
+
+
+def _sessions_in_order(log: InteractionLog) -> bool:
+    """The rules of :func:`_check_sessions`, checked on whole arrays (True: all hold)."""
+    codes, _, _ = session_codes(log.user, log.list)
     order = np.argsort(codes, kind="stable")
     session = codes[order]
     event = log.event[order]

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..usermodel.calibration import CalibrationResult, ListRanking, validate_time_model
+from ..usermodel.calibration import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
 from .plots import _colour, new_figure
 
 __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
@@ -29,9 +29,18 @@ __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibra
 _VALIDATION_TIMES = (60.0, 300.0, 600.0)
 
 
+_MAX_BINS = 300  # the paper's Figure 1 shows about 280 bins of 15 views
+_MAX_POINTS = 5000  # raw views drawn behind the bins
+
+
+def _bin_size(n: int, per_bin: int) -> int:
+    """``per_bin``, or more when that would make more than :data:`_MAX_BINS` bins."""
+    return max(per_bin, -(-n // _MAX_BINS))
+
+
 def _binned(x: np.ndarray, y: np.ndarray, per_bin: int) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(x, kind="stable")
-    bins = max(1, len(x) // per_bin)
+    bins = max(1, len(x) // _bin_size(len(x), per_bin))
     chunks = np.array_split(order, bins)
     return np.array([x[c].mean() for c in chunks]), np.array([y[c].mean() for c in chunks])
 
@@ -40,26 +49,35 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
                       adjusted_r2: float | None = None, per_bin: int = 15, title: str | None = None) -> Figure:
     """Time to judge a document against its length, with the linear fit (the paper's Figure 1).
 
-    ``views`` has the columns ``length, time, first`` (views left with ``back``).
+    ``views`` has the columns ``length, time, first`` (views left with ``back``). Views are
+    binned by length, ``per_bin`` a bin (more for large logs: at most 300 bins), and averaged.
     """
     figure, axes = new_figure(6.4, 4.2)
     first = views[views["first"].to_numpy(bool)]
     duplicate = views[~views["first"].to_numpy(bool)]
     x, y = first["length"].to_numpy(float), first["time"].to_numpy(float)
-    axes.scatter(x, y, s=4, color=_colour(0), alpha=0.12, linewidth=0, label=None)
+    # the views themselves, faint, behind (at most _MAX_POINTS of them, a seeded sample, so that a
+    # large log neither hides the bins nor makes a huge SVG)
+    shown = np.arange(len(x))
+    if len(x) > _MAX_POINTS:
+        shown = np.sort(np.random.default_rng(0).choice(len(x), _MAX_POINTS, replace=False))
+    axes.scatter(x[shown], y[shown], s=4, color=_colour(0), alpha=0.12, linewidth=0, rasterized=True,
+                 label=f"{len(shown)} of the views (sample)" if len(shown) < len(x) else None)
     if len(x):
         bx, by = _binned(x, y, per_bin)
-        axes.scatter(bx, by, s=16, color=_colour(0), label=f"first views ({len(x)}), binned by {per_bin}")
+        axes.scatter(bx, by, s=16, color=_colour(0), edgecolor="white", linewidth=0.4, zorder=3,
+                     label=f"first views ({len(x)}), binned by {_bin_size(len(x), per_bin)}")
         grid = np.linspace(0, float(x.max()), 100)
         r2 = f", adj. R\u00b2 {adjusted_r2:.2f}" if adjusted_r2 is not None and math.isfinite(adjusted_r2) else ""
-        axes.plot(grid, slope * grid + intercept, color=_colour(0), linewidth=1.6,
+        axes.plot(grid, slope * grid + intercept, color="black", linewidth=1.4, zorder=4,
                   label=f"T_D(l) = {slope:.4g} l + {intercept:.4g}{r2}")
     if len(duplicate):
         dx, dy = duplicate["length"].to_numpy(float), duplicate["time"].to_numpy(float)
         known = np.isfinite(dx)
         if known.any():
             bx, by = _binned(dx[known], dy[known], per_bin)
-            axes.scatter(bx, by, s=16, marker="^", color=_colour(1), label=f"duplicate views ({len(dy)}), binned")
+            axes.scatter(bx, by, s=18, marker="^", color=_colour(1), edgecolor="white", linewidth=0.4, zorder=3,
+                         label=f"duplicate views ({len(dy)}), binned")
         if duplicate_mean is not None and math.isfinite(duplicate_mean):
             axes.axhline(duplicate_mean, color=_colour(1), linestyle="--", linewidth=1.2,
                          label=f"duplicates' mean {duplicate_mean:.3g} s")
@@ -77,15 +95,6 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
     return figure
 
 
-def _kaplan_meier(duration: np.ndarray, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(duration, kind="stable")
-    t, d = duration[order], ended[order]
-    times = np.unique(t[d])
-    at_risk = len(t) - np.searchsorted(t, times, side="left")
-    events = np.array([int(np.sum(d & (t == x))) for x in times])
-    return times, np.cumprod(1.0 - events / at_risk)
-
-
 def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | None = None, title: str | None = None) -> Figure:
     """Share of sessions still searching at time t, and the fitted 2^(-t/h) (the paper's Figure 5).
 
@@ -94,14 +103,15 @@ def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | No
     figure, axes = new_figure(6.4, 4.0)
     duration = sessions["duration"].to_numpy(float)
     ended = sessions["ended"].to_numpy(bool)
-    times, survival = _kaplan_meier(duration, ended)
+    times, survival = kaplan_meier(duration, ended)
     axes.step(np.r_[0.0, times], np.r_[1.0, survival], where="post", color=_colour(0), linewidth=1.5,
               label=f"sessions still searching (Kaplan-Meier; {int(ended.sum())} stopped, {int((~ended).sum())} censored)")
     if (~ended).any():
         censored = duration[~ended]
         at = np.searchsorted(times, censored, side="right")
         level = np.r_[1.0, survival][at]
-        axes.scatter(censored, level, marker="|", s=30, color=_colour(0), label="censored (no end in the log)")
+        axes.scatter(censored, level, marker="|", s=30, color=_colour(0), label="censored (no end in the log)",
+                     rasterized=len(censored) > 2000)
     if math.isfinite(halflife):
         grid = np.linspace(0, max(float(duration.max()), 1.0), 200)
         gap = f"; largest gap {km_gap:.3f}" if km_gap is not None and math.isfinite(km_gap) else ""

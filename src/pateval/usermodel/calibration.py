@@ -43,7 +43,7 @@ import pandas as pd
 from scipy import stats as _stats
 
 from ..errors import ParameterError, malformed
-from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog
+from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog, session_codes
 from .time import TimeModel, time_to_rank
 
 __all__ = [
@@ -60,6 +60,8 @@ __all__ = [
     "halflife_fit",
     "measure_string",
     "speed_classes",
+    "kaplan_meier",
+    "validate_time_model",
 ]
 
 # The TBG parameters estimated, in the order of the measure string; p_save_nonrel is not a
@@ -270,8 +272,9 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     ``back`` (or ``end``) after it, saved if a ``save`` came between.
     """
     path = log.source
-    codes, uniques = pd.factorize(pd.MultiIndex.from_arrays([log.user, log.list]))
-    n_sessions = len(uniques)
+    codes, session_user, session_list = session_codes(log.user, log.list)
+    session_list = np.array([str(lst) for lst in session_list], dtype=object)
+    n_sessions = len(session_user)
     order = np.argsort(codes, kind="stable")
     session = codes[order].astype(np.int64)
     event = log.event[order]
@@ -282,8 +285,6 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     n = len(order)
     first_row = np.searchsorted(session, np.arange(n_sessions), side="left")
     last_row = np.searchsorted(session, np.arange(n_sessions), side="right") - 1
-    session_user = np.array([u for u, _ in uniques], dtype=object)
-    session_list = np.array([str(lst) for _, lst in uniques], dtype=object)
     # the ranked lists, laid end to end
     list_ids = list(dict.fromkeys(session_list))
     known = [lst for lst in list_ids if lst in rankings]
@@ -567,16 +568,28 @@ def measure_string(values: Mapping[str, float], *, rel: int = 1) -> tuple[str, l
     return f"TBG({','.join(parts)})" if parts else "TBG", notes
 
 
+def kaplan_meier(duration: np.ndarray, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Kaplan-Meier estimate of the share of sessions still searching: ``times, survival``.
+
+    ``S(t) = prod_{t_j <= t} (1 - d_j / n_j)`` over the distinct stopping times ``t_j``, with
+    ``d_j`` sessions stopping at ``t_j`` and ``n_j`` still observed just before (a censored
+    session counts until its last event).
+    """
+    duration = np.asarray(duration, dtype=np.float64)
+    ended = np.asarray(ended, dtype=bool)
+    t = np.sort(duration, kind="stable")
+    stops = np.sort(duration[ended], kind="stable")
+    times = np.unique(stops)
+    at_risk = len(t) - np.searchsorted(t, times, side="left")
+    events = np.searchsorted(stops, times, side="right") - np.searchsorted(stops, times, side="left")
+    return times, np.cumprod(1.0 - events / at_risk)
+
+
 def _kaplan_meier_gap(duration: np.ndarray, ended: np.ndarray, halflife: float) -> float:
     """Largest gap between the Kaplan-Meier survival of the stopping times and 2^(-t/h)."""
     if not ended.any() or not math.isfinite(halflife):
         return float("nan")
-    order = np.argsort(duration, kind="stable")
-    t, d = duration[order], ended[order]
-    times = np.unique(t[d])
-    at_risk = len(t) - np.searchsorted(t, times, side="left")
-    events = np.searchsorted(t[d], times, side="right") - np.searchsorted(t[d], times, side="left")
-    survival = np.cumprod(1.0 - events / at_risk)
+    times, survival = kaplan_meier(duration, ended)
     before = np.r_[1.0, survival[:-1]]
     fitted = np.exp2(-times / halflife)
     return float(max(np.abs(survival - fitted).max(), np.abs(before - fitted).max()))
