@@ -28,6 +28,7 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
     rows_user, rows_list, rows_topic, durations, ended_flags, reached_ranks = [], [], [], [], [], []
     basic = []  # per session: serp_time, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views, non_saves, stop, exposure
     view_rows = []
+    serp_all = []
     trajectory = []
     for s, ((user, list_id), idx) in enumerate(sessions.items()):
         ranking = rankings.get(list_id)
@@ -117,6 +118,7 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
         ended_flags.append(ended)
         reached_ranks.append(reached)
         trajectory.extend((s, t, r) for t, r in points)
+        serp_all.append(serp_time)
         basic.append((serp_time if max_click else 0.0, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views,
                       non_saves, float(ended), last - t0))
     basic_arr = np.array(basic, dtype=np.float64).reshape(-1, 13)
@@ -136,6 +138,10 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
     stats[:, _COL["save_non_n"]] = np.where(v0 > 0, n_views, 0.0)
     stats[:, _COL["stops"]] = stops
     stats[:, _COL["exposure"]] = exposure
+    stats[:, _COL["serp_all"]] = serp_all
+    left = np.isfinite(views["time"].to_numpy(float))
+    stats[:, _COL["view_all"]] = np.bincount(views["session"].to_numpy(np.int64)[left], weights=views["time"].to_numpy(float)[left],
+                                             minlength=n_sessions)
     complete = views[np.isfinite(views["time"].to_numpy(float))]
     firsts = complete[complete["first"].to_numpy(bool)]
     duplicates = complete[~complete["first"].to_numpy(bool)]

@@ -81,6 +81,8 @@ def test_every_formula_on_a_hand_made_log():
     # the duplicate view of d5: 6 s
     assert value["duplicate_time"] == pytest.approx(6.0, abs=1e-12)
     assert fit["duplicates"]["n"] == 1
+    # time on results pages against documents open: (34 + 20) s against A's 10 + 16 + 6 and B's 20 + 20
+    assert value["summary_share"] == pytest.approx(54 / (54 + 32 + 40), abs=1e-12)
     # h = ln 2 * (70 + 60) / 1 stop (B censored)
     assert value["halflife"] == pytest.approx(math.log(2) * 130, rel=1e-12)
     assert fit["stopping"] == pytest.approx({"sessions": 2, "stopped": 1, "censored": 1,

@@ -53,6 +53,7 @@ __all__ = [
     "CalibrationResult",
     "calibrate_log",
     "summary_time",
+    "summary_share",
     "reading_fit",
     "duplicate_time",
     "click_probabilities",
@@ -68,13 +69,13 @@ __all__ = [
 # TBG parameter (the paper reports it "for completeness"), it is reported, never in the string.
 PARAMETERS = ("halflife", "summary_time", "read_slope", "read_intercept", "p_click_rel", "p_click_nonrel",
               "p_save_rel", "p_save_nonrel")
-_EXTRA = ("duplicate_time", "document_time")
+_EXTRA = ("duplicate_time", "document_time", "summary_share")
 _IN_MEASURE = PARAMETERS[:-1]
 
 # per-session sums every estimator is made of (columns of the statistics matrices)
 _STATS = ("serp_time", "max_click", "click_rel_w", "click_rel_n", "click_non_w", "click_non_n", "save_rel_w", "save_rel_n",
           "save_non_w", "save_non_n", "fit_n", "fit_x", "fit_y", "fit_xx", "fit_xy", "fit_yy", "dup_n", "dup_y", "dup_yy",
-          "stops", "exposure")
+          "stops", "exposure", "serp_all", "view_all")
 _COL = {name: i for i, name in enumerate(_STATS)}
 
 
@@ -219,6 +220,19 @@ def halflife_fit(sums: np.ndarray) -> np.ndarray:
     return math.log(2.0) * _ratio(_column(sums, "exposure"), _column(sums, "stops"))
 
 
+def summary_share(sums: np.ndarray) -> np.ndarray:
+    """The share of reading time spent on results pages rather than documents (ibid., Section 3.2:
+    "Our participants spent 33% of their time on the summaries and 67% on the full documents")::
+
+        share = sum S / (sum S + sum V),
+
+    ``S`` the times on results pages before a click or ``next`` (every session), ``V`` the times
+    documents were open (views left with ``back``).
+    """
+    serp = _column(sums, "serp_all")
+    return _ratio(serp, serp + _column(sums, "view_all"))
+
+
 def estimates(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -> dict[str, np.ndarray]:
     """Every parameter (and ``duplicate_time``, ``document_time``) from summed statistics."""
     fit = reading_fit(sums, x_shift=x_shift, y_shift=y_shift)
@@ -228,6 +242,7 @@ def estimates(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -
     out |= save_probabilities(sums)
     out["duplicate_time"] = duplicate_time(sums, y_shift=y_shift)["duplicate_time"]
     out["document_time"] = fit["document_time"]
+    out["summary_share"] = summary_share(sums)
     return out
 
 
@@ -404,6 +419,7 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     rows_user, rows_list = session_user, session_list
     rows_topic = np.array([rankings[lst].topic for lst in session_list], dtype=object)
     ended_flags, reached_ranks = ended, reached
+    serp_all = serp_time
     basic = np.column_stack([np.where(has_click, serp_time, 0.0), max_click, c1, n1, c0, n0, views_n, rel_views, rel_saves,
                              non_views, non_saves, ended.astype(np.float64), durations])
     basic_arr = np.asarray(basic, dtype=np.float64).reshape(-1, 13)
@@ -422,6 +438,10 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     stats[:, _COL["save_non_n"]] = np.where(v0 > 0, n_views, 0.0)
     stats[:, _COL["stops"]] = stops
     stats[:, _COL["exposure"]] = exposure
+    stats[:, _COL["serp_all"]] = serp_all
+    left = np.isfinite(views["time"].to_numpy(float))
+    stats[:, _COL["view_all"]] = np.bincount(views["session"].to_numpy(np.int64)[left], weights=views["time"].to_numpy(float)[left],
+                                             minlength=n_sessions)
     complete = views[np.isfinite(views["time"].to_numpy(float))]
     firsts = complete[complete["first"].to_numpy(bool)]
     duplicates = complete[~complete["first"].to_numpy(bool)]
