@@ -640,6 +640,8 @@ def calibrate(
     from .formats.interactions import InteractionLog, log_from_frame, read_interaction_log
     from .usermodel.calibration import calibrate_log
 
+    import pandas as _pd
+
     if isinstance(log, InteractionLog):
         parsed = log
     elif isinstance(log, _pd.DataFrame):

@@ -746,8 +746,8 @@ def _run_user_simulate(args) -> int:
 
 @command
 def _add_calibrate(commands) -> None:
-    from .core.ranking import ORDERS
-    from .formats.qrels import QRELS_FORMATS
+    from .core.names import ORDERS
+    from .formats.names import QRELS_FORMATS
 
     p = commands.add_parser(
         "calibrate",
@@ -872,7 +872,7 @@ def _report_calibration(args):
 
 
 def _add_simulate_log(sub) -> None:
-    from .core.ranking import ORDERS
+    from .core.names import ORDERS
 
     help = "simulate users who behave as a TBG calibration says, writing an interaction log"
     p = sub.add_parser("simulate-log", help=help, description=help + " (one session per user and topic of the run; the "
