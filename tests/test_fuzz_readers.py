@@ -63,6 +63,7 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
     from pateval.formats.doclengths import read_doc_lengths
     from pateval.formats.groups import read_duplicate_groups, read_patent_families
     from pateval.formats.intents import read_intents
+    from pateval.formats.interactions import read_interaction_log, read_list_map
     from pateval.formats.passages import read_passage_qrels, read_passage_run, read_passage_topics
     from pateval.formats.qrels import read_qrels
     from pateval.formats.scores import read_scores
@@ -108,6 +109,13 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
         "score file (pateval JSON)": (read_scores, b'[{"run": "a", "measure": "AP", "topic": "q1", "value": 0.5},\n'
                                       b' {"run": "a", "measure": "AP", "topic": "q2", "value": 0.25}]\n', "a.json"),
         "score file (CSV)": (read_scores, b"run,measure,topic,value\na,AP,q1,0.5\na,AP,q2,0.25\n", "a.csv"),
+        "interaction log (CSV)": (read_interaction_log, b"user,list,time,event,rank,docno\nu1,q1,0,start,,\nu1,q1,1.5,serp,1,\nu1,q1,4,click,2,d2\n"
+                        b"u1,q1,20,save,,\nu1,q1,21,back,,\nu1,q1,30,next,11,\nu1,q1,35,end,,\n", "log.csv"),
+        "interaction log (JSON Lines)": (read_interaction_log, b'{"user": "u1", "list": "q1", "time": 0, "event": "start"}\n'
+                          b'{"user": "u1", "list": "q1", "time": 2, "event": "serp", "rank": 1}\n'
+                          b'{"user": "u1", "list": "q1", "time": 3, "event": "click", "rank": 1, "docno": "d1"}\n'
+                          b'{"user": "u1", "list": "q1", "time": 9, "event": "end"}\n', "log.jsonl"),
+        "interaction lists": (read_list_map, b"l1 q1 bm25\nl2 q1\nl3 q2 lm\n", "lists.txt"),
         "topic groups": (read_topic_groups, b"q1 en\nq2 de\nq3 en\n", "groups.txt"),
         "passage run check": (check_passage_run, (DATA / "clefip" / "clefip2012_PSG_run_example.txt").read_bytes(),
                               "p-r-PSG.txt"),
