@@ -11,7 +11,7 @@ import pandas as pd
 
 from pateval.errors import malformed
 from pateval.formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog
-from pateval.usermodel.calibration import _COL, _STATS, ListRanking, _safe, _Sessions
+from pateval.usermodel.calibration import ListRanking, _Sessions, sessions_from_counts
 
 
 def _session_events(log: InteractionLog) -> dict[tuple[str, str], np.ndarray]:
@@ -121,44 +121,8 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
         serp_all.append(serp_time)
         basic.append((serp_time if max_click else 0.0, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views,
                       non_saves, float(ended), last - t0))
-    basic_arr = np.array(basic, dtype=np.float64).reshape(-1, 13)
     views = pd.DataFrame(view_rows, columns=["session", "docno", "rank", "relevant", "length", "time", "saved", "first", "opened"])
-    n_sessions = len(basic_arr)
-    stats = np.zeros((n_sessions, len(_STATS)))
-    serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = basic_arr.T
-    stats[:, _COL["serp_time"]] = serp
-    stats[:, _COL["max_click"]] = max_click
-    stats[:, _COL["click_rel_w"]] = np.where(n1 > 0, max_click * _safe(c1, n1), 0.0)
-    stats[:, _COL["click_rel_n"]] = np.where(n1 > 0, max_click, 0.0)
-    stats[:, _COL["click_non_w"]] = np.where(n0 > 0, max_click * _safe(c0, n0), 0.0)
-    stats[:, _COL["click_non_n"]] = np.where(n0 > 0, max_click, 0.0)
-    stats[:, _COL["save_rel_w"]] = np.where(v1 > 0, n_views * _safe(s1, v1), 0.0)
-    stats[:, _COL["save_rel_n"]] = np.where(v1 > 0, n_views, 0.0)
-    stats[:, _COL["save_non_w"]] = np.where(v0 > 0, n_views * _safe(s0, v0), 0.0)
-    stats[:, _COL["save_non_n"]] = np.where(v0 > 0, n_views, 0.0)
-    stats[:, _COL["stops"]] = stops
-    stats[:, _COL["exposure"]] = exposure
-    stats[:, _COL["serp_all"]] = serp_all
-    left = np.isfinite(views["time"].to_numpy(float))
-    stats[:, _COL["view_all"]] = np.bincount(views["session"].to_numpy(np.int64)[left], weights=views["time"].to_numpy(float)[left],
-                                             minlength=n_sessions)
-    complete = views[np.isfinite(views["time"].to_numpy(float))]
-    firsts = complete[complete["first"].to_numpy(bool)]
-    duplicates = complete[~complete["first"].to_numpy(bool)]
-    x_shift = float(firsts["length"].mean()) if len(firsts) else 0.0
-    y_shift = float(firsts["time"].mean()) if len(firsts) else 0.0
-    session_of = firsts["session"].to_numpy(np.int64)
-    x = firsts["length"].to_numpy(float) - x_shift
-    y = firsts["time"].to_numpy(float) - y_shift
-    for name, values in (("fit_n", np.ones(len(x))), ("fit_x", x), ("fit_y", y), ("fit_xx", x * x), ("fit_xy", x * y),
-                         ("fit_yy", y * y)):
-        stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
-    session_of = duplicates["session"].to_numpy(np.int64)
-    y = duplicates["time"].to_numpy(float) - y_shift
-    for name, values in (("dup_n", np.ones(len(y))), ("dup_y", y), ("dup_yy", y * y)):
-        stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
-    return _Sessions(
-        user=np.array(rows_user, dtype=object), list=np.array(rows_list, dtype=object), topic=np.array(rows_topic, dtype=object),
-        stats=stats, duration=np.array(durations), ended=np.array(ended_flags, dtype=bool), reached=np.array(reached_ranks),
-        views=views, trajectory=pd.DataFrame(trajectory, columns=["session", "time", "rank"]), x_shift=x_shift, y_shift=y_shift)
+    return sessions_from_counts(basic, serp_all, views, user=rows_user, list_ids=rows_list, topics=rows_topic,
+                                durations=durations, ended=ended_flags, reached=reached_ranks,
+                                trajectory=pd.DataFrame(trajectory, columns=["session", "time", "rank"]))
 

@@ -425,16 +425,29 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     trajectory = trajectory.sort_values(["session", "_order"], kind="stable").drop(columns="_order").reset_index(drop=True)
     ended = event[last_row] == END
     durations = time[last_row] - t0
-    rows_user, rows_list = session_user, session_list
-    rows_topic = np.array([rankings[lst].topic for lst in session_list], dtype=object)
-    ended_flags, reached_ranks = ended, reached
-    serp_all = serp_time
-    basic = np.column_stack([np.where(has_click, serp_time, 0.0), max_click, c1, n1, c0, n0, views_n, rel_views, rel_saves,
-                             non_views, non_saves, ended.astype(np.float64), durations])
-    basic_arr = np.asarray(basic, dtype=np.float64).reshape(-1, 13)
-    n_sessions = len(basic_arr)
+    topics = np.array([rankings[lst].topic for lst in session_list], dtype=object)
+    counts = np.column_stack([np.where(has_click, serp_time, 0.0), max_click, c1, n1, c0, n0, views_n, rel_views, rel_saves,
+                              non_views, non_saves, ended.astype(np.float64), durations])
+    return sessions_from_counts(counts, serp_time, views, user=session_user, list_ids=session_list, topics=topics,
+                                durations=durations, ended=ended, reached=reached, trajectory=trajectory)
+
+
+def sessions_from_counts(counts, serp_all, views: "pd.DataFrame", *, user, list_ids, topics, durations, ended, reached,
+                         trajectory: "pd.DataFrame") -> _Sessions:
+    """The per-session statistics the estimators pool, from each session's counts.
+
+    ``counts``: one row per session: time on results pages up to the deepest click (0 without
+    a click), the deepest clicked rank, clicked relevant / relevant summaries seen, clicked
+    non-relevant / non-relevant seen, documents viewed, relevant viewed / saved, non-relevant
+    viewed / saved, whether the user ended, the session's duration. ``views``: one row per
+    document view (session, docno, rank, relevant, length, time, saved, first, opened).
+    Shared by :func:`_collect` and the event-by-event reference of the tests, which differ
+    only in how they count.
+    """
+    counts = np.asarray(counts, dtype=np.float64).reshape(-1, 13)
+    n_sessions = len(counts)
     stats = np.zeros((n_sessions, len(_STATS)))
-    serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = basic_arr.T
+    serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = counts.T
     stats[:, _COL["serp_time"]] = serp
     stats[:, _COL["max_click"]] = max_click
     stats[:, _COL["click_rel_w"]] = np.where(n1 > 0, max_click * _safe(c1, n1), 0.0)
@@ -467,9 +480,9 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     for name, values in (("dup_n", np.ones(len(y))), ("dup_y", y), ("dup_yy", y * y)):
         stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
     return _Sessions(
-        user=np.array(rows_user, dtype=object), list=np.array(rows_list, dtype=object), topic=np.array(rows_topic, dtype=object),
-        stats=stats, duration=np.array(durations), ended=np.array(ended_flags, dtype=bool), reached=np.array(reached_ranks),
-        views=views, trajectory=pd.DataFrame(trajectory, columns=["session", "time", "rank"]), x_shift=x_shift, y_shift=y_shift)
+        user=np.array(user, dtype=object), list=np.array(list_ids, dtype=object), topic=np.array(topics, dtype=object),
+        stats=stats, duration=np.array(durations), ended=np.array(ended, dtype=bool), reached=np.array(reached),
+        views=views, trajectory=trajectory, x_shift=x_shift, y_shift=y_shift)
 
 
 def _safe(a: np.ndarray, b: np.ndarray) -> np.ndarray:
