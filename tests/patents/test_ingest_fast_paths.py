@@ -22,7 +22,7 @@ from pateval.collection.ingest import ingest
 from pateval.collection.store import SCHEMAS, TABLES, committed_batches, document_rows, part_path
 from pateval.collection.synthetic import generate_corpus
 from pateval.patents import iter_patents
-from pateval.patents.claims import _references_by_scan, references_in_text
+from pateval.patents.claims import _CLAIM_KEYWORD, _PRECEDING, _PRECEDING_REACH, _numbers_after, references_in_text
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -33,6 +33,26 @@ _PHRASES = [
     " 1", " 2", " 3 ", "12", "to", "through", "bis", "à", "-", "–", ",", ";", " or ", " and ", "und", "et",
     "mm", "%", ".5", " ", "\u0130", "\u0131", "\u017f", "\u212a", "ß", "ẞ", "İ", "x", "\n",
 ]
+
+
+def _references_by_scan(text: str, *, own_number: int | None = None) -> tuple[int, ...]:
+    """:func:`references_in_text` by the plain regular-expression scan alone (the
+    reference the fast path is tested against)."""
+    if "claim" not in text.lower() and "anspr" not in text.lower() and "revendication" not in text.lower():
+        return ()
+    found: set[int] = set()
+    refers_to_preceding = False
+    for keyword in _CLAIM_KEYWORD.finditer(text):
+        found.update(_numbers_after(text, keyword.end()))
+        if own_number is not None and not refers_to_preceding:
+            window = text[max(0, keyword.start() - _PRECEDING_REACH): keyword.end() + _PRECEDING_REACH]
+            refers_to_preceding = _PRECEDING.search(window) is not None
+    if refers_to_preceding:
+        found.update(range(1, own_number))
+    if own_number is not None:
+        found.discard(own_number)
+    found.discard(0)
+    return tuple(sorted(found))
 
 
 @settings(max_examples=400, deadline=None)

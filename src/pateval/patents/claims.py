@@ -142,26 +142,6 @@ def references_in_text(text: str, *, own_number: int | None = None) -> tuple[int
     return tuple(sorted(found))
 
 
-def _references_by_scan(text: str, *, own_number: int | None = None) -> tuple[int, ...]:
-    """:func:`references_in_text` by the plain regular-expression scan alone (the
-    reference the fast path is tested against)."""
-    if "claim" not in text.lower() and "anspr" not in text.lower() and "revendication" not in text.lower():
-        return ()
-    found: set[int] = set()
-    refers_to_preceding = False
-    for keyword in _CLAIM_KEYWORD.finditer(text):
-        found.update(_numbers_after(text, keyword.end()))
-        if own_number is not None and not refers_to_preceding:
-            window = text[max(0, keyword.start() - _PRECEDING_REACH): keyword.end() + _PRECEDING_REACH]
-            refers_to_preceding = _PRECEDING.search(window) is not None
-    if refers_to_preceding:
-        found.update(range(1, own_number))
-    if own_number is not None:
-        found.discard(own_number)
-    found.discard(0)
-    return tuple(sorted(found))
-
-
 def _numbers_after(text: str, position: int) -> list[int]:
     """Read a list of claim numbers starting at ``position`` (just after a claim word)."""
     numbers: list[int] = []
