@@ -288,9 +288,16 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
 
 # ---- a Parquet run read in blocks of whole topics ------------------------------------------
 
+# A block holds about block_bytes / _BLOCK_SHARE of the file's pages (uncompressed): the
+# arrays a block makes (ids, fingerprints, pair index, ranking) take several times its pages,
+# and on the 10M-row benchmark a quarter of 32 MB (half a million rows) was the fastest
+# (benchmarks/bench_inputs.py; 32 MB of pages took 1.4 times as long).
+_BLOCK_SHARE = 4
+
+
 def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[list[tuple[int, int]], str | None]:
     """Row ranges ``[start, stop)`` covering a Parquet run, each of whole topics and about
-    ``block_bytes`` of decoded data (or one topic, if larger), and the run's name from its
+    ``block_bytes / 4`` of the file's uncompressed pages (or one topic, if larger), and the run's name from its
     ``run``/``tag`` column (None: none, or not one value).
 
     Only the topic column is read (its dictionary codes). A run whose topics are scattered
@@ -300,9 +307,12 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    import pyarrow.parquet as pq
+
     path = Path(path)
     columns = _run_columns(path)
-    parquet = _open(path)
+    # the topic column as dictionary codes: no string per row is made
+    parquet = pq.ParquetFile(path, memory_map=True, read_dictionary=[columns.topic])
     n = parquet.metadata.num_rows
     name = None
     if columns.tag:
@@ -311,7 +321,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
             name = tags[0]
     whole = [(0, n)]
     decoded = sum(parquet.metadata.row_group(k).total_byte_size for k in range(parquet.num_row_groups))
-    rows_per_block = max(1, int(block_bytes) * n // max(decoded, 1))
+    rows_per_block = max(1, int(block_bytes) * n // (_BLOCK_SHARE * max(decoded, 1)))
     if n == 0 or rows_per_block >= n:
         return whole, name
     starts, start_topics = [], []
@@ -321,11 +331,9 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
             column = parquet.read_row_group(k, columns=[columns.topic]).column(0).combine_chunks()
             if column.null_count:
                 return whole, name
-            if pa.types.is_dictionary(column.type):
-                column = column.dictionary_decode()
-            if not pa.types.is_string(column.type):
-                column = pc.cast(column, pa.string())
-            encoded = column.dictionary_encode()
+            if not pa.types.is_dictionary(column.type):  # ids that are numbers
+                column = pc.cast(column, pa.string()).dictionary_encode()
+            encoded = column
             codes = encoded.indices.to_numpy(zero_copy_only=False)
             if len(codes):
                 local = np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]
