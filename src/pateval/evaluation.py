@@ -473,6 +473,7 @@ class _BlockScorer:
         self.submitted: dict[int, list] = {}
         self.shared: tuple | None = None
         self._judgements: JudgementIndex | None = None
+        self._readers: list = []  # Parquet block readers (their decoding thread) to close
 
     @property
     def judgements(self) -> JudgementIndex:
@@ -528,7 +529,9 @@ class _BlockScorer:
         if sources and sources[0][0] == "parquet":
             from .formats.parquet import ParquetBlockReader
 
-            reader = ParquetBlockReader(run_file.path)  # keeps the row group two blocks share
+            # keeps the row group two blocks share, and decodes the next while a block is scored
+            reader = ParquetBlockReader(run_file.path, prefetch=True)
+            self._readers.append(reader)  # closed when the file's blocks are collected
 
         def local(source):
             return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
@@ -588,6 +591,8 @@ class _BlockScorer:
                 seen.update(block.run_topics.tolist())
                 blocks.append(block)
         finally:
+            while self._readers:
+                self._readers.pop().close()
             if self.client is not None:
                 self.client.cancel([r.__self__ for r in results])
         if failure is not None:

@@ -367,21 +367,48 @@ class ParquetBlockReader:
     """Reads row ranges of one Parquet run (see :func:`parquet_run_blocks`) as runs.
 
     Row groups are decoded as a range needs them; the last one is kept, because a range's
-    last row group is usually the next range's first.
+    last row group is usually the next range's first. With ``prefetch``, the row group after
+    a range's last is decoded in a thread while the range is scored (Arrow decodes without
+    the GIL): the wall time of decoding hides behind the scoring's.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, prefetch: bool = False) -> None:
         self.path = Path(path)
         self.columns = _run_columns(self.path)
+        self.prefetch = prefetch
         self._file = None
-        self._kept: tuple[int, object] | None = None
+        self._bounds: np.ndarray | None = None
+        self._kept: dict[int, object] = {}  # row group -> its table, or a future of it
+        self._decoder = None  # one thread: every read of the file goes through it
+
+    def close(self) -> None:
+        if self._decoder is not None:
+            self._decoder.shutdown(cancel_futures=True)
+            self._decoder = None
+        self._kept.clear()
+
+    def _read_group(self, k: int):
+        return self._file.read_row_group(k, columns=self.columns.wanted, use_threads=True)
 
     def _group(self, k: int):
-        if self._kept is not None and self._kept[0] == k:
-            return self._kept[1]
-        table = self._file.read_row_group(k, columns=self.columns.wanted, use_threads=True)
-        self._kept = (k, table)
-        return table
+        kept = self._kept.get(k)
+        if kept is None:
+            kept = self._read_group(k) if self._decoder is None else self._decoder.submit(self._read_group, k)
+        if hasattr(kept, "result"):  # decoded in the thread
+            kept = kept.result()
+        # the groups before this one are done with (ranges come in file order)
+        self._kept = {j: v for j, v in self._kept.items() if j > k}
+        self._kept[k] = kept
+        return kept
+
+    def _start_next(self, k: int) -> None:
+        if not self.prefetch or k >= self._file.num_row_groups or k in self._kept:
+            return
+        if self._decoder is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._decoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pateval-parquet")
+        self._kept[k] = self._decoder.submit(self._read_group, k)
 
     def read(self, start: int, stop: int, *, name: str, on_duplicate: str = "error") -> Run:
         """The run of rows ``[start, stop)`` (whole topics), named ``name`` (the whole run's:
@@ -396,14 +423,16 @@ class ParquetBlockReader:
 
             _open(self.path)  # a file that is not Parquet: its error
             self._file = pq.ParquetFile(self.path, memory_map=True, read_dictionary=[self.columns.topic])
-        parquet = self._file
-        n = parquet.metadata.num_rows
+            self._bounds = np.cumsum([0] + [self._file.metadata.row_group(k).num_rows
+                                            for k in range(self._file.num_row_groups)])
+        n = self._file.metadata.num_rows
         if (start, stop) == (0, n):
             return read_parquet_run(self.path, on_duplicate=on_duplicate, name=name)
-        bounds = np.cumsum([0] + [parquet.metadata.row_group(k).num_rows for k in range(parquet.num_row_groups)])
+        bounds = self._bounds
         first = int(np.searchsorted(bounds, start, side="right")) - 1
         last = int(np.searchsorted(bounds, stop, side="left")) - 1
         pieces = [self._group(k) for k in range(first, last + 1)]
+        self._start_next(last + 1)
         table = (pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)).slice(start - int(bounds[first]), stop - start)
         try:
             return _run_from_table(self.path, table, self.columns, on_duplicate=on_duplicate, name=name)
