@@ -151,3 +151,16 @@ def test_repeats_dropped_in_blocks_are_counted_once(tmp_path):
     pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
     assert whole.notes == blocks.notes
     assert any("2 duplicate document row(s) dropped" in note for note in blocks.notes)
+
+
+def test_parquet_blocks_on_a_dask_cluster_give_the_local_frame(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    rng = random.Random(3)
+    rows = _rows(rng, 9, ties=False)
+    _, parquet = _write(tmp_path, rows, row_group_size=11)
+    qrels = _qrels(tmp_path / "qrels.txt", rng, 9)
+    local = api.evaluation(qrels, parquet, MEASURES, block_bytes=1)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        spread = api.evaluation(qrels, parquet, MEASURES, block_bytes=1, scheduler=cluster.scheduler_address)
+    pd.testing.assert_frame_equal(local.frame, spread.frame, check_exact=True)
+    assert local.notes == spread.notes
