@@ -110,6 +110,11 @@ def test_the_run_name_is_the_files_whatever_the_block(tmp_path):
     assert set(pateval.evaluate(qrels, path, ["AP"], block_bytes=1)["run"]) == {"bm25"}
     assert set(pateval.evaluate(qrels, path, ["AP"], block_bytes=1)["run"]) == set(
         pateval.evaluate(qrels, path, ["AP"], block_bytes=0)["run"])
+    for tags, name in ((["x", None], None), (["x", "x"], "x"), ([7, 7], "7")):
+        pq.write_table(pa.table({"qid": ["q1", "q2"], "docno": ["a", "b"], "score": [2.0, 1.0], "run": tags}), path,
+                       row_group_size=1)
+        assert parquet_run_blocks(path, 1)[1] == name
+        assert set(pateval.evaluate(qrels, path, ["AP"], block_bytes=1)["run"]) == {name or "bm25"} == {read_parquet_run(path).name}
 
 
 def _error(function):

@@ -312,11 +312,11 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
     path = Path(path)
     columns = _run_columns(path)
     # the topic column as dictionary codes: no string per row is made
-    parquet = pq.ParquetFile(path, memory_map=True, read_dictionary=[columns.topic])
+    parquet = pq.ParquetFile(path, memory_map=True, read_dictionary=[columns.topic, *([columns.tag] if columns.tag else [])])
     n = parquet.metadata.num_rows
     name = None
-    if columns.tag:
-        tags = pc.unique(parquet.read(columns=[columns.tag]).column(0).cast(pa.string())).to_pylist()
+    if columns.tag:  # (dictionary-encoded as decoded: the distinct tags, not one string per row)
+        tags = pc.unique(parquet.read(columns=[columns.tag]).column(0)).cast(pa.string()).to_pylist()
         if len(tags) == 1 and tags[0]:
             name = tags[0]
     whole = [(0, n)]
