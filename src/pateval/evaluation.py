@@ -268,8 +268,9 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             notes.extend(n for n in run_notes if n not in notes)
             pieces.append(piece)
             from .formats.lines import ir_metadata  # the file's head only
+            from .formats.parquet import is_parquet
 
-            metadata = ir_metadata(run.path)
+            metadata = None if is_parquet(run.path) else ir_metadata(run.path)
             if metadata is not None:
                 run_metadata[piece.run] = {"source": str(run.path), "ir_metadata": metadata}
             continue
@@ -415,15 +416,22 @@ class BlockScores:
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
-                order: str, context: EvaluationContext, on_duplicate: str) -> BlockScores | None:
+                order: str, context: EvaluationContext, on_duplicate: str, reader=None) -> BlockScores | None:
     """Read one block of a run file and score it (the unit of work given to a Dask worker).
 
     ``judgements``: the index of every qrels topic; the block takes its topics' judgements.
     ``source``: ``("range", path, start, end, only_block)`` (bytes of the run file holding
-    whole topics) or ``("part", part_path, run_path)`` (a part of a partitioned run).
-    Returns None for a block of blank lines.
+    whole topics), ``("part", part_path, run_path)`` (a part of a partitioned run) or
+    ``("parquet", path, start, stop, run_name)`` (rows of a Parquet run holding whole topics;
+    ``reader``: a :class:`~pateval.formats.parquet.ParquetBlockReader` of it, kept between
+    blocks). Returns None for a block of blank lines.
     """
-    if source[0] == "range":
+    if source[0] == "parquet":
+        from .formats.parquet import ParquetBlockReader
+
+        _, path, start, stop, run_name = source
+        run = (reader or ParquetBlockReader(path)).read(start, stop, name=run_name, on_duplicate=on_duplicate)
+    elif source[0] == "range":
         _, path, start, end, only_block = source
         run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block)
     else:
@@ -465,6 +473,7 @@ class _BlockScorer:
         self.submitted: dict[int, list] = {}
         self.shared: tuple | None = None
         self._judgements: JudgementIndex | None = None
+        self._readers: list = []  # Parquet block readers (their decoding thread) to close
 
     @property
     def judgements(self) -> JudgementIndex:
@@ -516,9 +525,17 @@ class _BlockScorer:
         if futures is not None:
             return [future.result for future in futures]
 
+        reader = None
+        if sources and sources[0][0] == "parquet":
+            from .formats.parquet import ParquetBlockReader
+
+            # keeps the row group two blocks share, and decodes the next while a block is scored
+            reader = ParquetBlockReader(run_file.path, prefetch=True)
+            self._readers.append(reader)  # closed when the file's blocks are collected
+
         def local(source):
             return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
-                                       context=self.context, on_duplicate=run_file.on_duplicate)
+                                       context=self.context, on_duplicate=run_file.on_duplicate, reader=reader)
         return [local(source) for source in sources]
 
     def evaluate_file(self, run_file: RunFile, qrels_topics: np.ndarray, *, complete: bool):
@@ -574,6 +591,8 @@ class _BlockScorer:
                 seen.update(block.run_topics.tolist())
                 blocks.append(block)
         finally:
+            while self._readers:
+                self._readers.pop().close()
             if self.client is not None:
                 self.client.cancel([r.__self__ for r in results])
         if failure is not None:
@@ -591,6 +610,12 @@ class _BlockScorer:
 
 
 def _range_sources(run_file: RunFile) -> list[tuple]:
+    from .formats.parquet import default_run_name, is_parquet, parquet_run_blocks
+
+    if is_parquet(run_file.path):  # row ranges of whole topics (a run with scattered topics: one range)
+        ranges, name = parquet_run_blocks(run_file.path, run_file.block_bytes)
+        name = name or default_run_name(run_file.path)
+        return [("parquet", str(run_file.path), start, stop, name) for start, stop in ranges]
     ranges = topic_block_ranges(run_file.path, run_file.block_bytes)
     return [("range", str(run_file.path), start, end, len(ranges) == 1) for start, end in ranges]
 

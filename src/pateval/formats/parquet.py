@@ -22,6 +22,7 @@ score, no document twice for a topic); an error names the file, the column and t
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import malformed
 
-__all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrels"]
+__all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrels", "parquet_run_blocks", "ParquetBlockReader"]
 
 PARQUET_MAGIC = b"PAR1"
 _TOPIC = ("qid", "topic", "query_id")
@@ -145,6 +146,11 @@ def _topics(column):
         np.zeros(0, dtype=object)
     codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]) if encoded.num_chunks \
         else np.zeros(0, dtype=np.int32)
+    used = np.bincount(codes, minlength=len(ids)) > 0
+    if not used.all():
+        # a slice of rows keeps its row group's whole dictionary: only the topics of its rows
+        codes = (np.cumsum(used) - 1)[codes]
+        ids = ids[used]
     return codes.astype(np.int32, copy=False), ids
 
 
@@ -160,20 +166,42 @@ def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
         The run's name; by default the ``run``/``tag`` column's one value, else the file
         name without extension.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     path = Path(path)
-    parquet = _open(path)
-    names = parquet.schema_arrow.names
+    columns = _run_columns(path)
+    table = _read_columns(path, columns.wanted, dictionary=columns.topic)
+    return _run_from_table(path, table, columns, on_duplicate=on_duplicate, name=name)
+
+
+@dataclass(frozen=True)
+class _RunColumns:
+    """The names of a Parquet run's columns (rank and tag optional)."""
+
+    topic: str
+    doc: str
+    rank: str | None
+    tag: str | None
+
+    @property
+    def wanted(self) -> list[str]:
+        return [self.topic, self.doc, "score", *(c for c in (self.rank, self.tag) if c)]
+
+
+def _run_columns(path: Path) -> _RunColumns:
+    names = _open(path).schema_arrow.names
     topic_name = _pick(path, names, _TOPIC, "topic", "run")
     doc_name = _pick(path, names, _DOCNO, "document", "run")
     if "score" not in names:
         malformed(path, None, "a Parquet run needs a score column", expected="score", found="columns " + ", ".join(names))
-    rank_name = "rank" if "rank" in names else None
-    tag_name = next((n for n in ("run", "tag") if n in names), None)
-    columns = [topic_name, doc_name, "score", *(c for c in (rank_name, tag_name) if c)]
-    table = _read_columns(path, columns, dictionary=topic_name)
+    return _RunColumns(topic=topic_name, doc=doc_name, rank="rank" if "rank" in names else None,
+                       tag=next((n for n in ("run", "tag") if n in names), None))
+
+
+def _run_from_table(path: Path, table, columns: _RunColumns, *, on_duplicate: str, name: str | None) -> Run:
+    """The run of a table of a Parquet run's rows (the whole file, or a block of whole topics)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    topic_name, doc_name, rank_name, tag_name = columns.topic, columns.doc, columns.rank, columns.tag
     if table.num_rows == 0:
         malformed(path, None, "the file is empty (no rows)")
     topic, topic_ids = _topics(_strings(path, table.column(topic_name), topic_name))
@@ -193,7 +221,7 @@ def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
         if len(tags) == 1 and tags[0]:
             run_name = tags[0]
     if run_name is None:
-        run_name = path.name.split(".", 1)[0]
+        run_name = default_run_name(path)
     del table
     index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
     notes: tuple[str, ...] = ()
@@ -256,3 +284,159 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
         topics = topics.dictionary_encode()
     return Qrels(topic=topics, docno=docnos.combine_chunks(), rel=rel,
                  format="trec", source=str(path), notes=notes)
+
+
+# ---- a Parquet run read in blocks of whole topics ------------------------------------------
+
+# A block holds about block_bytes / _BLOCK_SHARE of the file's pages (uncompressed): the
+# arrays a block makes (ids, fingerprints, pair index, ranking) take several times its pages,
+# and on the 10M-row benchmark a quarter of 32 MB (half a million rows) was the fastest
+# (benchmarks/bench_inputs.py; 32 MB of pages took 1.4 times as long).
+_BLOCK_SHARE = 4
+
+
+def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[list[tuple[int, int]], str | None]:
+    """Row ranges ``[start, stop)`` covering a Parquet run, each of whole topics and about
+    ``block_bytes / 4`` of the file's uncompressed pages (or one topic, if larger), and the run's name from its
+    ``run``/``tag`` column (None: none, or not one value).
+
+    Only the topic column is read (its dictionary codes). A run whose topics are scattered
+    (a topic in two places), or whose topic column cannot be read so, is one range: it is
+    read whole, as :func:`read_parquet_run` reads it (which words any error).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    columns = _run_columns(path)
+    # the topic column as dictionary codes: no string per row is made
+    parquet = pq.ParquetFile(path, memory_map=True, read_dictionary=[columns.topic, *([columns.tag] if columns.tag else [])])
+    n = parquet.metadata.num_rows
+    name = None
+    if columns.tag:  # (dictionary-encoded as decoded: the distinct tags, not one string per row)
+        tags = pc.unique(parquet.read(columns=[columns.tag]).column(0)).cast(pa.string()).to_pylist()
+        if len(tags) == 1 and tags[0]:
+            name = tags[0]
+    whole = [(0, n)]
+    decoded = sum(parquet.metadata.row_group(k).total_byte_size for k in range(parquet.num_row_groups))
+    rows_per_block = max(1, int(block_bytes) * n // (_BLOCK_SHARE * max(decoded, 1)))
+    if n == 0 or rows_per_block >= n:
+        return whole, name
+    starts, start_topics = [], []
+    at, last = 0, None
+    try:
+        for k in range(parquet.num_row_groups):
+            column = parquet.read_row_group(k, columns=[columns.topic]).column(0).combine_chunks()
+            if column.null_count:
+                return whole, name
+            if not pa.types.is_dictionary(column.type):  # ids that are numbers
+                column = pc.cast(column, pa.string()).dictionary_encode()
+            encoded = column
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            if len(codes):
+                local = np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]
+                topics = encoded.dictionary.take(pa.array(codes[local])).to_pylist()
+                if topics[0] == last:  # the topic goes on from the row group before
+                    local, topics = local[1:], topics[1:]
+                starts.append(local + at)
+                start_topics.extend(topics)
+                last = encoded.dictionary[int(codes[-1])].as_py()
+            at += len(codes)
+    except (pa.ArrowException, ValueError, TypeError):
+        return whole, name  # the whole-file reader words the problem
+    if len(set(start_topics)) < len(start_topics):
+        return whole, name  # scattered topics: read whole
+    starts = np.concatenate(starts)
+    cuts = [0]
+    while True:
+        k = int(np.searchsorted(starts, cuts[-1] + rows_per_block))
+        if k >= len(starts):
+            break
+        cuts.append(int(starts[k]))
+    return list(zip(cuts, cuts[1:] + [n])), name
+
+
+def default_run_name(path: str | os.PathLike[str]) -> str:
+    """A Parquet run's name when its file gives none: the file name without extension."""
+    return Path(path).name.split(".", 1)[0]
+
+
+class ParquetBlockReader:
+    """Reads row ranges of one Parquet run (see :func:`parquet_run_blocks`) as runs.
+
+    Row groups are decoded as a range needs them; the last one is kept, because a range's
+    last row group is usually the next range's first. With ``prefetch``, the row group after
+    a range's last is decoded in a thread while the range is scored (Arrow decodes without
+    the GIL): the wall time of decoding hides behind the scoring's.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, prefetch: bool = False) -> None:
+        self.path = Path(path)
+        self.columns = _run_columns(self.path)
+        self.prefetch = prefetch
+        self._file = None
+        self._bounds: np.ndarray | None = None
+        self._kept: dict[int, object] = {}  # row group -> its table, or a future of it
+        self._decoder = None  # one thread: every read of the file goes through it
+
+    def close(self) -> None:
+        if self._decoder is not None:
+            self._decoder.shutdown(cancel_futures=True)
+            self._decoder = None
+        self._kept.clear()
+
+    def _read_group(self, k: int):
+        return self._file.read_row_group(k, columns=self.columns.wanted, use_threads=True)
+
+    def _group(self, k: int):
+        kept = self._kept.get(k)
+        if kept is None:
+            kept = self._read_group(k) if self._decoder is None else self._decoder.submit(self._read_group, k)
+        if hasattr(kept, "result"):  # decoded in the thread
+            kept = kept.result()
+        # the groups before this one are done with (ranges come in file order)
+        self._kept = {j: v for j, v in self._kept.items() if j > k}
+        self._kept[k] = kept
+        return kept
+
+    def _start_next(self, k: int) -> None:
+        if not self.prefetch or k >= self._file.num_row_groups or k in self._kept:
+            return
+        if self._decoder is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._decoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pateval-parquet")
+        self._kept[k] = self._decoder.submit(self._read_group, k)
+
+    def read(self, start: int, stop: int, *, name: str, on_duplicate: str = "error") -> Run:
+        """The run of rows ``[start, stop)`` (whole topics), named ``name`` (the whole run's:
+        see :func:`parquet_run_blocks`); an error names the row of the whole file, as
+        :func:`read_parquet_run` would."""
+        import pyarrow as pa
+
+        from ..errors import InputFormatError
+
+        if self._file is None:
+            import pyarrow.parquet as pq
+
+            _open(self.path)  # a file that is not Parquet: its error
+            self._file = pq.ParquetFile(self.path, memory_map=True, read_dictionary=[self.columns.topic])
+            self._bounds = np.cumsum([0] + [self._file.metadata.row_group(k).num_rows
+                                            for k in range(self._file.num_row_groups)])
+        n = self._file.metadata.num_rows
+        if (start, stop) == (0, n):
+            return read_parquet_run(self.path, on_duplicate=on_duplicate, name=name)
+        bounds = self._bounds
+        first = int(np.searchsorted(bounds, start, side="right")) - 1
+        last = int(np.searchsorted(bounds, stop, side="left")) - 1
+        pieces = [self._group(k) for k in range(first, last + 1)]
+        self._start_next(last + 1)
+        table = (pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)).slice(start - int(bounds[first]), stop - start)
+        try:
+            return _run_from_table(self.path, table, self.columns, on_duplicate=on_duplicate, name=name)
+        except InputFormatError:
+            # the whole file read as one: its error names the row of the file
+            read_parquet_run(self.path, on_duplicate=on_duplicate, name=name)
+            raise

@@ -65,13 +65,14 @@ class RunFile:
             raise ValueError("block_bytes must be at least 1")
 
 
-_WHOLE_FILE_MAGIC = (b"\x1f\x8b", b"PAR1", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")  # gzip, Parquet, bzip2, xz, zstd
+_WHOLE_FILE_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")  # gzip, bzip2, xz, zstd
 
 
 def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
-    """Whether a run can be read in byte ranges: a regular, uncompressed text file (anything
-    else -- a stream, a compressed or Parquet file, a missing path -- goes to the run reader
-    whole, which reads it or words the error)."""
+    """Whether a run can be read in blocks: a regular, uncompressed text file (in byte
+    ranges) or a Parquet file (in row ranges, :func:`pateval.formats.parquet.parquet_run_blocks`);
+    anything else -- a stream, a compressed file, a missing path -- goes to the run reader
+    whole, which reads it or words the error."""
     from .lines import is_regular_file
 
     if not is_regular_file(path):  # "-" is standard input, even beside a file named "-"
