@@ -168,8 +168,9 @@ def _is_record(item) -> bool:
 
 
 def _is_records(value) -> bool:
-    """A list or tuple of named records: one run or one set of qrels, never several runs."""
-    return isinstance(value, (list, tuple)) and bool(value) and _is_record(value[0])
+    """A list or tuple of records (named, or plain tuples that ``from_records`` reads or
+    refuses with what it expects): one run or one set of qrels, never several runs."""
+    return isinstance(value, (list, tuple)) and bool(value) and (_is_record(value[0]) or isinstance(value[0], tuple))
 
 
 def _as_measures(measures) -> list:
@@ -216,7 +217,7 @@ def _as_runs(runs, *, on_duplicate: str, block_bytes: int = 0):
     else:
         items = iter(runs)
         first = next(items, None)
-        if first is not None and _is_record(first):  # an iterator of ScoredDoc records: one run
+        if first is not None and (_is_record(first) or isinstance(first, tuple)):  # an iterator of records: one run
             yield _as_run([first, *items], name=None, on_duplicate=on_duplicate)
             return
         for r in ([] if first is None else _itertools.chain([first], items)):

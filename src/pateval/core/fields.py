@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from ..errors import ParameterError
 
-__all__ = ["RUN_STYLES", "QRELS_STYLES", "ROLE_NAMES", "match_roles", "first_record", "record_fields"]
+__all__ = ["RUN_STYLES", "QRELS_STYLES", "ROLE_NAMES", "PLAIN_TUPLE_ORDER", "match_roles", "first_record",
+           "record_fields", "plain_tuple_columns", "fields_columns"]
 
 #: The names each role goes by: pateval's own, PyTerrier's, ir_measures' / ir_datasets', ranx's.
 ROLE_NAMES: dict[str, tuple[str, ...]] = {
@@ -116,3 +119,80 @@ def first_record(records: Iterable) -> tuple[object | None, list]:
     """The first record and all records as a list (records may be a one-shot iterator)."""
     rows = records if isinstance(records, list) else list(records)
     return (rows[0] if rows else None), rows
+
+
+#: The one layout a plain (unnamed) tuple is read in without ``fields=``: three values,
+#: topic, document, then the value the constructor reads (a run's score, qrels' grade).
+#: Every tool of the field writes a 3-value record in this order (ir_measures' and ranx's
+#: dicts flattened, PyTerrier's, ir_datasets' GenericQrel/GenericScoredDoc), so it is not a
+#: guess; 4 values or more have several orders in use -- pateval's old (topic, subtopic,
+#: docno, rel) and (topic, docno, rank, score), TREC's (query_id, doc_id, relevance,
+#: iteration), TrecSubQrel's (query_id, doc_id, relevance, subtopic_id), PyTerrier's (qid,
+#: docno, score, rank) -- and are refused unless ``fields=`` names them.
+PLAIN_TUPLE_ORDER: dict[str, tuple[str, str, str]] = {"run": ("topic", "docno", "score"),
+                                                      "qrels": ("topic", "docno", "rel")}
+
+_NAMED_FORMS = {
+    "run": ("named records (ir_measures' ScoredDoc, a DataFrame's itertuples()), dicts with keys such as "
+            "qid, docno, score, rank, a DataFrame, or the tuples with fields= naming their order, "
+            "e.g. Run.from_records(tuples, fields=(\"qid\", \"docno\", \"score\", \"rank\"))"),
+    "qrels": ("named records (ir_measures' Qrel, ir_datasets' TrecQrel or TrecSubQrel), dicts with keys such as "
+              "qid, docno, label, a DataFrame, or the tuples with fields= naming their order, "
+              "e.g. Qrels.from_records(tuples, fields=(\"topic\", \"subtopic\", \"docno\", \"rel\"))"),
+}
+
+
+def _is_id(value) -> bool:
+    return isinstance(value, (str, int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_value(kind: str, value) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if kind == "qrels":
+        return isinstance(value, (int, np.integer))
+    return isinstance(value, (int, float, np.integer, np.floating))
+
+
+def plain_tuple_columns(rows: list, *, kind: str) -> dict[str, list]:
+    """The columns of plain tuples read by position, in :data:`PLAIN_TUPLE_ORDER` only.
+
+    Every row must be a 3-tuple with text or integer ids and a number (a run's score) or an
+    integer (a grade) last; anything else is refused with one message saying what is
+    expected, naming the first row that is not so.
+
+    Examples
+    --------
+    >>> plain_tuple_columns([("q1", "d1", 2)], kind="qrels")
+    {'topic': ['q1'], 'docno': ['d1'], 'rel': [2]}
+    >>> plain_tuple_columns([("q1", "s1", "d1", 2)], kind="qrels")
+    Traceback (most recent call last):
+    ...
+    pateval.errors.ParameterError: plain tuples are read by position only as (topic, docno, rel) with an integer rel; got ('q1', 's1', 'd1', 2). For any other layout give named records (ir_measures' Qrel, ir_datasets' TrecQrel or TrecSubQrel), dicts with keys such as qid, docno, label, a DataFrame, or the tuples with fields= naming their order, e.g. Qrels.from_records(tuples, fields=("topic", "subtopic", "docno", "rel"))
+    """
+    order = PLAIN_TUPLE_ORDER[kind]
+    for row in rows:
+        if not (len(row) == 3 and _is_id(row[0]) and _is_id(row[1]) and _is_value(kind, row[2])):
+            what = "an integer rel" if kind == "qrels" else "a numeric score"
+            raise ParameterError(f"plain tuples are read by position only as ({', '.join(order)}) with {what}; got "
+                                 f"{tuple(row)!r}. For any other layout give {_NAMED_FORMS[kind]}")
+    return {role: [row[i] for row in rows] for i, role in enumerate(order)}
+
+
+def fields_columns(rows: list, fields, *, kind: str) -> dict[str, list]:
+    """The columns of records whose fields the caller named (``fields=``) or whose type names
+    them (namedtuples, dicts): role -> values, for every role :func:`match_roles` finds."""
+    if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+        example = '("qid", "docno", "label")' if kind == "qrels" else '("qid", "docno", "score", "rank")'
+        raise ParameterError(f"fields must be a tuple of column names, e.g. fields={example}; got {fields!r}")
+    names = tuple(fields)
+    roles = match_roles(names, kind=kind, what=f"records with fields ({', '.join(names)})")
+    first = rows[0]
+    if isinstance(first, Mapping):
+        return {role: [row[column] for row in rows] for role, column in roles.items()}
+    for row in rows:
+        if len(row) != len(names):
+            raise ParameterError(f"fields=({', '.join(names)}) names {len(names)} columns but a record has {len(row)} "
+                                 f"values: {tuple(row)!r}")
+    at = {role: names.index(column) for role, column in roles.items()}
+    return {role: [row[i] for row in rows] for role, i in at.items()}

@@ -8,15 +8,13 @@ each document's highest grade over its subtopics and passages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ParameterError
 from ..validation import check_choice
-from .fields import QRELS_STYLES, first_record, match_roles, record_fields
+from .fields import QRELS_STYLES, fields_columns, first_record, match_roles, plain_tuple_columns, record_fields
 from .keys import PairIndex, StringKeys
 from .._lazy import lazy_module
 
@@ -253,62 +251,49 @@ class Qrels:
         Named records are read by field name: ir_measures' ``Qrel(query_id, doc_id,
         relevance, iteration)``, ir_datasets' ``TrecQrel(query_id, doc_id, relevance,
         iteration)`` and ``TrecSubQrel(query_id, doc_id, relevance, subtopic_id)``, the rows of
-        a frame's ``itertuples()``, dicts. TREC's ``iteration`` is ignored (as trec_eval does)
-        unless ``subtopics="iteration"`` says it holds subtopics (ir_measures' convention for
-        diversity qrels). Plain tuples are ``(topic, docno, rel)`` or ``(topic, subtopic,
-        docno, rel)`` with an integer grade; anything else is refused -- give
-        ``fields=(...)`` to name the columns.
+        a frame's ``itertuples()``, dicts with such keys. TREC's ``iteration`` is ignored (as
+        trec_eval does) unless ``subtopics="iteration"`` says it holds subtopics (ir_measures'
+        convention for diversity qrels). Plain tuples are read by position only as ``(topic,
+        docno, rel)`` (the order every tool uses; the grade an integer); any other plain tuple
+        -- a 4-tuple, whose order differs from tool to tool -- is refused unless ``fields``
+        names its columns.
+
+        Parameters
+        ----------
+        records : iterable of namedtuple, dict or tuple
+        source : str
+            Where the records came from, for messages.
+        fields : tuple of str, optional
+            The columns of the records in order, by any name of :data:`pateval.core.fields.ROLE_NAMES`
+            (``("topic", "subtopic", "docno", "rel")``, ``("qid", "docno", "label")``);
+            unknown names are columns left unread.
+        subtopics : {None, "iteration"}
+            Read TREC's ``iteration`` column as the subtopic.
+
+        Raises
+        ------
+        ParameterError
+            A plain tuple that is not ``(topic, docno, rel)`` without ``fields``; records
+            without a topic, document or grade field; ``fields`` not matching the records.
 
         Examples
         --------
         >>> q = Qrels.from_records([("q1", "d1", 1), ("q1", "d2", 0)])
         >>> len(q), q.has_subtopics
         (2, False)
+        >>> Qrels.from_records([("q1", "s1", "d1", 1)], fields=("topic", "subtopic", "docno", "rel")).has_subtopics
+        True
         """
         first, rows = first_record(records)
-        names = fields or (record_fields(first) if first is not None else None)
-        if names is not None and first is not None:
-            roles = match_roles(names, kind="qrels", what=f"records with fields ({', '.join(names)})")
-            roles = _subtopic_role(roles, subtopics)
-            if isinstance(first, Mapping):
-                columns = {role: [r[column] for r in rows] for role, column in roles.items()}
-            else:
-                at = {role: list(names).index(column) for role, column in roles.items()}
-                columns = {role: [r[i] for r in rows] for role, i in at.items()}
-            return cls._from_columns(columns, source=source)
         if first is None:
             return cls(topic=np.zeros(0, dtype=object), docno=np.zeros(0, dtype=object), rel=np.zeros(0, dtype=np.int64),
                        source=source)
-        width = len(first)
-        if any(len(r) != width for r in rows):
-            raise ParameterError("qrels records differ in length; expected (topic, docno, rel) or (topic, subtopic, docno, "
-                                 "rel) tuples")
-        if width not in (3, 4):
-            raise ParameterError(f"a qrels record has {width} values; expected (topic, docno, rel) or (topic, subtopic, "
-                                 "docno, rel) tuples, or named records (Qrel, TrecQrel, TrecSubQrel)")
-        # (topic, subtopic, docno, rel): the ids must be text, so that TREC's (qid, docno, rel, iteration)
-        # with numbers in its last two places is refused rather than read as a subtopic
-        bad = next((r for r in rows if not _is_grade(r[-1]) or (width == 4 and not isinstance(r[2], str))), None)
-        if bad is not None:
-            raise ParameterError(f"a plain qrels record is (topic, docno, rel) or (topic, subtopic, docno, rel) with an "
-                                 f"integer grade last; got {tuple(bad)!r}. TREC's (query_id, doc_id, relevance, "
-                                 "iteration) and others: give namedtuples, a DataFrame, or fields=(...) naming the columns")
-        if width == 4:
-            return cls(
-                topic=np.asarray([str(r[0]) for r in rows], dtype=object),
-                subtopic=np.asarray([str(r[1]) for r in rows], dtype=object),
-                docno=np.asarray([str(r[2]) for r in rows], dtype=object),
-                rel=np.asarray([int(r[3]) for r in rows], dtype=np.int64),
-                format="memory",
-                source=source,
-            )
-        return cls(
-            topic=np.asarray([str(r[0]) for r in rows], dtype=object),
-            docno=np.asarray([str(r[1]) for r in rows], dtype=object),
-            rel=np.asarray([int(r[2]) for r in rows], dtype=np.int64),
-            format="memory",
-            source=source,
-        )
+        names = fields if fields is not None else record_fields(first)
+        if names is None:
+            return cls._from_columns(plain_tuple_columns(rows, kind="qrels"), source=source)
+        columns = fields_columns(rows, names, kind="qrels")
+        roles = _subtopic_role({role: role for role in columns}, subtopics)
+        return cls._from_columns({role: columns[column] for role, column in roles.items()}, source=source)
 
     @classmethod
     def from_frame(cls, frame, *, subtopics: str | None = None, source: str = "<memory>") -> "Qrels":
@@ -352,7 +337,8 @@ class Qrels:
     @classmethod
     def from_dict(cls, qrels: dict[str, dict[str, int]]) -> "Qrels":
         """Build qrels from ``{topic: {docno: rel}}`` (pytrec_eval's and ranx's shape)."""
-        return cls.from_records((q, d, r) for q, docs in qrels.items() for d, r in docs.items())
+        return cls.from_records(((q, d, r) for q, docs in qrels.items() for d, r in docs.items()),
+                                fields=("topic", "docno", "rel"))
 
 
 def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, str]:
@@ -371,6 +357,3 @@ def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, st
     roles["subtopic"] = iteration
     return roles
 
-
-def _is_grade(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))

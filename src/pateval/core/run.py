@@ -8,7 +8,6 @@ against qrels goes through the run's :class:`pateval.core.keys.PairIndex`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +16,7 @@ import pyarrow.compute as pc
 
 from ..errors import ParameterError
 from ..validation import check_choice
-from .fields import RUN_STYLES, first_record, match_roles, record_fields
+from .fields import RUN_STYLES, fields_columns, first_record, match_roles, plain_tuple_columns, record_fields
 from .keys import PairIndex, StringKeys, take
 from .._lazy import lazy_module
 
@@ -166,44 +165,51 @@ class Run(DocumentIds):
 
         Named records are read by field name: ir_measures' ``ScoredDoc(query_id, doc_id,
         score)``, ir_datasets' scored documents, the namedtuples of a PyTerrier frame's
-        ``itertuples()`` (``qid, docno, score, rank``), dicts. Plain tuples are
-        ``(topic, docno, score)`` or ``(topic, docno, rank, score)`` with an integer rank;
-        anything else (e.g. PyTerrier's ``(qid, docno, score, rank)`` as a plain tuple) is
-        refused -- give ``fields=("qid", "docno", "score", "rank")`` to name the columns.
+        ``itertuples()`` (``qid, docno, score, rank``), dicts with such keys. Plain tuples
+        are read by position only as ``(topic, docno, score)`` (the order every tool uses;
+        the score a number); any other plain tuple -- a 4-tuple, whose order differs from
+        tool to tool -- is refused unless ``fields`` names its columns.
+
+        Parameters
+        ----------
+        records : iterable of namedtuple, dict or tuple
+        name : str
+            The run name.
+        source : str
+            Where the records came from, for messages.
+        fields : tuple of str, optional
+            The columns of the records in order, by any name of :data:`pateval.core.fields.ROLE_NAMES`
+            (``("qid", "docno", "score", "rank")``, ``("topic", "docno", "rank", "score")``);
+            unknown names (``"Q0"``, ``"tag"``) are columns left unread.
+
+        Raises
+        ------
+        ParameterError
+            A plain tuple that is not ``(topic, docno, score)`` without ``fields``; records
+            without a topic, document or score field; ``fields`` not matching the records.
 
         Examples
         --------
         >>> run = Run.from_records([("q1", "d1", 2.0), ("q1", "d2", 1.0)])
         >>> len(run), list(run.docnos)
         (2, ['d1', 'd2'])
+        >>> Run.from_records([("q1", "d1", 2.0, 0)], fields=("qid", "docno", "score", "rank")).rank.tolist()
+        [0]
         """
         first, rows = first_record(records)
         if first is None:
             return cls.from_arrays([], [], [], name=name, source=source)
-        names = fields or record_fields(first)
-        if names is not None:
-            roles = match_roles(names, kind="run", what=f"records with fields ({', '.join(names)})")
-            at = {role: list(names).index(column) for role, column in roles.items()}
-            get = (lambda row, role: row[roles[role]]) if isinstance(first, Mapping) else (lambda row, role: row[at[role]])
-            return cls.from_arrays([get(r, "topic") for r in rows], [get(r, "docno") for r in rows],
-                                   [float(get(r, "score")) for r in rows],
-                                   [get(r, "rank") for r in rows] if "rank" in roles else None, name=name, source=source)
-        width = len(first)
-        if any(len(r) != width for r in rows):
-            raise ParameterError("run records differ in length; expected (topic, docno, score) or (topic, docno, rank, score) tuples")
-        if width == 3:
-            return cls.from_arrays([r[0] for r in rows], [r[1] for r in rows], [float(r[2]) for r in rows],
-                                   name=name, source=source)
-        if width == 4:
-            bad = next((r for r in rows if not _is_integer(r[2]) or isinstance(r[3], str)), None)
-            if bad is not None:
-                raise ParameterError(f"a plain 4-tuple run record is (topic, docno, rank, score) with an integer rank; got "
-                                     f"{tuple(bad)!r}. PyTerrier's order (qid, docno, score, rank) and others: give "
-                                     "namedtuples, a DataFrame, or fields=(...) naming the columns")
-            return cls.from_arrays([r[0] for r in rows], [r[1] for r in rows], [float(r[3]) for r in rows],
-                                   [int(r[2]) for r in rows], name=name, source=source)
-        raise ParameterError(f"a run record has {width} values; expected (topic, docno, score) or (topic, docno, rank, "
-                             "score) tuples, or named records (ScoredDoc, DataFrame rows)")
+        names = fields if fields is not None else record_fields(first)
+        columns = plain_tuple_columns(rows, kind="run") if names is None else fields_columns(rows, names, kind="run")
+        try:
+            scores = [float(v) for v in columns["score"]]
+        except (TypeError, ValueError):
+            raise ParameterError("run scores must be numbers; the records hold a score that is not") from None
+        ranks = columns.get("rank")
+        if ranks is not None and not all(isinstance(r, (int, np.integer)) and not isinstance(r, (bool, np.bool_))
+                                         or isinstance(r, (float, np.floating)) and float(r).is_integer() for r in ranks):
+            raise ParameterError("run ranks must be integers; the records hold a rank that is not")
+        return cls.from_arrays(columns["topic"], columns["docno"], scores, ranks, name=name, source=source)
 
     @classmethod
     def from_frame(cls, frame, *, name: str | None = None, source: str = "<memory>") -> "Run":
@@ -245,7 +251,7 @@ class Run(DocumentIds):
     def from_dict(cls, run: dict[str, dict[str, float]], *, name: str = "run") -> "Run":
         """Build a run from ``{topic: {docno: score}}`` (pytrec_eval's and ranx's shape)."""
         return cls.from_records(
-            ((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name
+            ((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name, fields=("topic", "docno", "score")
         )
 
     def to_dict(self) -> dict[str, dict[str, float]]:
@@ -295,6 +301,3 @@ def _as_strings(values) -> np.ndarray:
         array = np.asarray([str(v) for v in array], dtype=object)
     return array
 
-
-def _is_integer(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
