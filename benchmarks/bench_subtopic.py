@@ -109,7 +109,7 @@ def main() -> None:
     # order, so that both sum gains in the same order
     qrels_sorted = sorted(qrels_rows, key=lambda row: row[1])
     run_sorted = sorted(run_rows, key=lambda row: row[0])
-    qrels = Qrels.from_records(qrels_rows)
+    qrels = Qrels.from_records(qrels_rows, fields=("topic", "subtopic", "docno", "rel"))
     run = Run.from_records(run_rows, name="bench")
     print(f"{args.topics:,} topics, {len(qrels_rows):,} subtopic judgements, {len(run_rows):,} run rows, "
           f"{len(reference_measures)} measures; best of {args.repeats}")

@@ -72,9 +72,9 @@ def ideal_runs(*, n_topics: int = 20, seed: int = 53):
         coverage = [docs[i][0] for i in range(deepest) for docs in by_claim if i < len(docs)]
         coverage_rows += [(topic, d, k, float(len(coverage) - k)) for k, d in enumerate(coverage, start=1)]
         relevance_rows += [(topic, d, k, float(len(relevance) - k)) for k, d in enumerate(relevance, start=1)]
-    qrels = Qrels.from_records(qrels_rows)
-    runs = {"coverage": Run.from_records(coverage_rows, name="coverage"),
-            "relevance": Run.from_records(relevance_rows, name="relevance")}
+    qrels = Qrels.from_records(qrels_rows, fields=("topic", "subtopic", "docno", "rel"))
+    runs = {"coverage": Run.from_records(coverage_rows, name="coverage", fields=("topic", "docno", "rank", "score")),
+            "relevance": Run.from_records(relevance_rows, name="relevance", fields=("topic", "docno", "rank", "score"))}
     return qrels, runs, lengths
 
 

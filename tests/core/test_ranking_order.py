@@ -45,7 +45,7 @@ def test_order_matches_a_sort_whether_or_not_the_file_is_in_order(rows, file_in_
 def test_rank_and_file_orders_match_a_sort(rows, in_order):
     if in_order:
         rows = sorted(rows, key=lambda r: (r[0], r[2]))
-    run = Run.from_records([(t, f"d{d}", rank, 1.0) for t, d, rank in rows])
+    run = Run.from_records([(t, f"d{d}", rank, 1.0) for t, d, rank in rows], fields=("topic", "docno", "rank", "score"))
     by_rank = sorted(range(len(rows)), key=lambda i: (rows[i][0], rows[i][2], i))  # topic, rank, then line
     by_file = sorted(range(len(rows)), key=lambda i: (rows[i][0], i))
     assert evaluation_order(run, order="rank").tolist() == by_rank

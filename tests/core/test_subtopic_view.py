@@ -43,7 +43,7 @@ def _plain(qrels_rows, run_rows, topics, *, aggregate, doc_key, grades):
     st.booleans(),
 )
 def test_view_matches_a_plain_join(qrels_rows, run_rows, aggregate, doc_key, drop, replace_grades):
-    qrels = Qrels.from_records(qrels_rows)
+    qrels = Qrels.from_records(qrels_rows, fields=("topic", "subtopic", "docno", "rel"))
     topics = [t for t in qrels.topic_ids if t != TOPICS[drop]] or list(qrels.topic_ids)
     run = Run.from_records(run_rows)
     if doc_key == "patent":  # one publication of a patent per topic in a run

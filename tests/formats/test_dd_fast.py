@@ -131,7 +131,7 @@ def test_iteration_lookups_by_codes_by_strings_and_by_the_evaluation_agree(tmp_p
             for t, d in zip(careful.iterations.topic, careful.iterations.docno) if rng.random() < 0.5
             for s in (1, 2) if rng.random() < 0.7]
     rows.append(("DD17-99", "DD17-99.1", "nowhere", 3))
-    qrels = Qrels.from_records(rows)
+    qrels = Qrels.from_records(rows, fields=("topic", "subtopic", "docno", "rel"))
     # per-line ids (fast) are matched directly; shared ids (careful: one id, two topics) by pairs
     assert fast.iterations._row_per_doc() and not careful.iterations._row_per_doc()
     for got in (fast, careful):

@@ -56,9 +56,10 @@ def test_trec_qrel_records_read_by_name_not_as_subtopics():
     qrels = Qrels.from_records(iter(records))
     assert not qrels.has_subtopics and qrels.to_dict() == QRELS
     assert pateval.evaluate(records, RUN, ["AP", "P@1", "PRES@10"])["value"].tolist() == _expected()
-    with pytest.raises(ParameterError, match=r"a plain qrels record is \(topic, docno, rel\) or \(topic, subtopic, docno, "
-                                             r"rel\) with an integer grade last; got \('q1', 'd1', 1, '0'\)"):
+    with pytest.raises(ParameterError, match=r"plain tuples are read by position only as \(topic, docno, rel\) with an "
+                                             r"integer rel; got \('q1', 'd1', 1, '0'\)"):
         Qrels.from_records([tuple(r) for r in records])
+    assert Qrels.from_records([tuple(r) for r in records], fields=TrecQrel._fields).to_dict() == QRELS
 
 
 def test_trec_sub_qrels_keep_subtopics():
@@ -66,7 +67,8 @@ def test_trec_sub_qrels_keep_subtopics():
     records = [TrecSubQrel("q1", "d1", 1, "s1"), TrecSubQrel("q1", "d2", 1, "s2"), TrecSubQrel("q1", "d1", 2, "s2")]
     qrels = Qrels.from_records(records)
     assert qrels.has_subtopics and qrels.subtopic.tolist() == ["s1", "s2", "s2"]
-    by_tuples = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d2", 1), ("q1", "s2", "d1", 2)])
+    by_tuples = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d2", 1), ("q1", "s2", "d1", 2)],
+                                   fields=("topic", "subtopic", "docno", "rel"))
     run = {"q1": {"d2": 2.0, "d1": 1.0}}
     assert (pateval.evaluate(qrels, run, ["alpha_nDCG@2", "I_rec@1"])["value"].tolist()
             == pateval.evaluate(by_tuples, run, ["alpha_nDCG@2", "I_rec@1"])["value"].tolist())
@@ -85,8 +87,8 @@ def test_ir_measures_namedtuples():
 def test_pyterrier_column_order_as_plain_tuples_is_refused_not_swapped():
     """Run.from_records with PyTerrier's (qid, docno, score, rank) used to swap score and rank."""
     rows = list(_pyterrier_res()[["qid", "docno", "score", "rank"]].itertuples(index=False, name=None))
-    with pytest.raises(ParameterError, match=r"a plain 4-tuple run record is \(topic, docno, rank, score\) with an integer "
-                                             r"rank; got \('q1', 'd2', 3.0, 0\)"):
+    with pytest.raises(ParameterError, match=r"plain tuples are read by position only as \(topic, docno, score\) with a "
+                                             r"numeric score; got \('q1', 'd2', 3.0, 0\)"):
         Run.from_records(rows)
     named = Run.from_records(_pyterrier_res()[["qid", "docno", "score", "rank"]].itertuples(index=False))
     assert named.to_dict() == RUN
@@ -176,7 +178,7 @@ def test_qrels_to_frame_round_trips(style, columns):
 
 
 def test_subtopic_qrels_to_ir_measures_keep_subtopics_in_iteration():
-    qrels = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)])
+    qrels = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)], fields=("topic", "subtopic", "docno", "rel"))
     assert qrels.to_frame(style="ir_measures")["iteration"].tolist() == ["s1", "s2"]
     assert qrels.to_frame(style="pyterrier").to_dict("records") == [{"qid": "q1", "docno": "d1", "label": 2}]
     with pytest.raises(ParameterError, match="style must be one of"):

@@ -69,6 +69,11 @@ def _doc_lengths(docnos, topics, subtopics):
     return {d: 50 + (sum(map(ord, d)) * 37) % 900 for d in docnos}  # stable across processes
 
 
+# plain tuples in their column order (pateval reads 4-tuples only with fields= naming it)
+SUBTOPIC_QRELS = ("topic", "subtopic", "docno", "rel")
+RANKED_RUN = ("topic", "docno", "rank", "score")
+
+
 def _subtopic_weights(docnos, topics, subtopics):
     # claim-like weights (theta_ind = 1 for s1, theta_dep = 0.5 for the others)
     names = sorted(set(subtopics)) if subtopics is not None else []
@@ -124,8 +129,8 @@ def _random_case(seed: int, n_topics: int = 4, n_docs: int = 12, with_empty_topi
         for i, d in enumerate(rng.choice(docs, size=rng.integers(1, n_docs), replace=False)):
             score = float(rng.integers(0, 4))  # many ties
             run_rows.append((topic, d, i + 1, score))
-    qrels = Qrels.from_records(qrels_rows)
-    run = Run.from_records(run_rows, name="r")
+    qrels = Qrels.from_records(qrels_rows, fields=SUBTOPIC_QRELS)
+    run = Run.from_records(run_rows, name="r", fields=RANKED_RUN)
     return qrels, run, run_rows
 
 
@@ -188,7 +193,7 @@ def test_defined_on_topics_without_results(name):
 def test_invariant_to_line_order(name, seed):
     qrels, run, rows = _random_case(seed)
     shuffled = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
-    again = Run.from_records(shuffled, name="r")
+    again = Run.from_records(shuffled, name="r", fields=RANKED_RUN)
     np.testing.assert_allclose(_evaluate(name, qrels, run), _evaluate(name, qrels, again), rtol=0, atol=1e-12)
 
 

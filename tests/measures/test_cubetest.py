@@ -40,6 +40,10 @@ from pateval.measures.cubetest import VARIANTS, cube_gain_table
 FIXTURES = Path(__file__).parent / "fixtures"
 JIG_CASES = FIXTURES / "cubetest_jig_cases.json"
 
+# plain tuples in their column order (pateval reads 4-tuples only with fields= naming it)
+SUBTOPIC_QRELS = ("topic", "subtopic", "docno", "rel")
+RANKED_RUN = ("topic", "docno", "rank", "score")
+
 # The spec's worked example: theta uniform over s1, s2; grades out of 4; dC unjudged.
 EXAMPLE_QRELS = [("q", "s1", "dA", 2), ("q", "s2", "dA", 1), ("q", "s1", "dB", 3), ("q", "s2", "dD", 4)]
 EXAMPLE_RUN = {"q": {"dA": 4.0, "dC": 3.0, "dB": 2.0, "dD": 1.0}}  # examined dA, dC, dB, dD
@@ -58,7 +62,7 @@ def one(qrels, run, measure, **options):
 # ---- the spec's test values -------------------------------------------------------------------
 
 def test_spec_worked_example():
-    qrels = Qrels.from_records(EXAMPLE_QRELS)
+    qrels = Qrels.from_records(EXAMPLE_QRELS, fields=SUBTOPIC_QRELS)
     got = values(qrels, EXAMPLE_RUN, ["CT@4", "ACT@4", "CT(maxgrade=4)@4", "CT", "ACT"])
     assert got["CT@4"] == [0.203125]
     assert got["ACT@4"] == [0.23828125]
@@ -67,14 +71,14 @@ def test_spec_worked_example():
 
 
 def test_spec_worked_example_as_an_unranked_set_in_file_order():
-    qrels = Qrels.from_records(EXAMPLE_QRELS)
-    run = Run.from_records([("q", "dA", 1, 0.0), ("q", "dC", 2, 0.0), ("q", "dB", 3, 0.0), ("q", "dD", 4, 0.0)])
+    qrels = Qrels.from_records(EXAMPLE_QRELS, fields=SUBTOPIC_QRELS)
+    run = Run.from_records([("q", "dA", 1, 0.0), ("q", "dC", 2, 0.0), ("q", "dB", 3, 0.0), ("q", "dD", 4, 0.0)], fields=RANKED_RUN)
     assert one(qrels, run, "CT@4", order="file") == 0.203125
     assert one(qrels, run, "ACT@4", order="file") == 0.23828125
 
 
 def test_spec_trec_dd_example():
-    qrels = Qrels.from_records(EXAMPLE_QRELS)
+    qrels = Qrels.from_records(EXAMPLE_QRELS, fields=SUBTOPIC_QRELS)
     got = values(qrels, EXAMPLE_RUN, ["CT(compat=trec-dd,iteration=2)", "ACT(compat=trec-dd,iteration=2)"])
     assert got["CT(compat=trec-dd,iteration=2)"] == [pytest.approx(0.1625, abs=1e-15)]
     assert got["ACT(compat=trec-dd,iteration=2)"] == [pytest.approx(0.14375, abs=1e-15)]
@@ -111,7 +115,7 @@ def test_trec_dd_sums_passage_ratings_and_counts_rating_zero_as_one():
 
 
 def test_trec_dd_clips_at_max_height_five():
-    qrels = Qrels.from_records([("q", "s1", "d1", 4), ("q", "s1", "d2", 4), ("q", "s1", "d3", 4), ("q", "s1", "d4", 4)])
+    qrels = Qrels.from_records([("q", "s1", "d1", 4), ("q", "s1", "d2", 4), ("q", "s1", "d3", 4), ("q", "s1", "d4", 4)], fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 4.0, "d2": 3.0, "d3": 2.0, "d4": 1.0}}
     # gamma = 1: heights 4, then 4 clipped to 1, then nothing; gain 5 / 5 / one iteration
     assert one(qrels, run, "CT(gamma=1.0,compat=trec-dd,iteration=5)") == pytest.approx(1.0, abs=1e-15)
@@ -120,7 +124,7 @@ def test_trec_dd_clips_at_max_height_five():
 
 
 def test_trec_dd_iterations_take_precedence_over_the_ranking():
-    qrels = Qrels.from_records(EXAMPLE_QRELS)
+    qrels = Qrels.from_records(EXAMPLE_QRELS, fields=SUBTOPIC_QRELS)
     iterations = {"q": {"dB": 0, "dD": 0, "dA": 1, "dC": 1}}  # examined dB, dD, then dA, dC
     names = ["CT(compat=trec-dd)", "ACT(compat=trec-dd)"]
     got = values(qrels, EXAMPLE_RUN, names, resources={"iterations": iterations})
@@ -130,7 +134,7 @@ def test_trec_dd_iterations_take_precedence_over_the_ranking():
 
 
 def test_trec_dd_iteration_without_documents_is_one_nonrelevant_document():
-    qrels = Qrels.from_records([("q", "s1", "d1", 2)])
+    qrels = Qrels.from_records([("q", "s1", "d1", 2)], fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 1.0}}
     iterations = {"q": {"d1": 1}}  # iteration 0 missing: the jig walks a filler document first
     got = values(qrels, run, ["CT(compat=trec-dd)", "ACT(compat=trec-dd)"], resources={"iterations": iterations})
@@ -141,7 +145,7 @@ def test_trec_dd_iteration_without_documents_is_one_nonrelevant_document():
 # ---- hand-computed cases for each parameter ----------------------------------------------------
 
 def test_time_tbg_and_words150():
-    qrels = Qrels.from_records([("q", "s1", "d1", 1), ("q", "s1", "d2", 0)])
+    qrels = Qrels.from_records([("q", "s1", "d1", 1), ("q", "s1", "d2", 0)], fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 2.0, "d2": 1.0}}
     lengths = {"d1": 500, "d2": 1000}
     first = 4.4 + 0.64 * (0.018 * 500 + 7.8)  # 15.152 s, relevant
@@ -159,7 +163,7 @@ def test_time_tbg_and_words150():
 
 
 def test_time_tbg_missing_length():
-    qrels = Qrels.from_records([("q", "s1", "d1", 1)])
+    qrels = Qrels.from_records([("q", "s1", "d1", 1)], fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 2.0, "d2": 1.0}}
     with pytest.raises(ParameterError, match="no length for document 'd2'"):
         api.evaluate(qrels, run, ["CT(time=tbg)"], resources={"doc_lengths": {"d1": 10}})
@@ -175,7 +179,7 @@ def test_time_tbg_missing_length():
 
 def test_importance_log_in_natural_order_of_ids():
     # subtopics "2" and "10": claim 2 is the 1st (theta ~ 1), claim 10 the 2nd (theta ~ 1/log2(3))
-    qrels = Qrels.from_records([("q", "2", "d1", 1), ("q", "10", "d2", 1)])
+    qrels = Qrels.from_records([("q", "2", "d1", 1), ("q", "10", "d2", 1)], fields=SUBTOPIC_QRELS)
     w1, w2 = 1.0, 1.0 / math.log2(3.0)
     got = values(qrels, {"q": {"d1": 2.0, "d2": 1.0}}, ["CT(importance=log)@1", "CT_ltc"])
     assert got["CT(importance=log)@1"] == [pytest.approx(w1 / (w1 + w2), rel=1e-14)]
@@ -183,7 +187,7 @@ def test_importance_log_in_natural_order_of_ids():
 
 
 def test_importance_weights_normalised_over_every_listed_subtopic():
-    qrels = Qrels.from_records([("q", "1", "d1", 1), ("q", "2", "d2", 1)])
+    qrels = Qrels.from_records([("q", "1", "d1", 1), ("q", "2", "d2", 1)], fields=SUBTOPIC_QRELS)
     weights = {"q": {"1": 1.0, "2": 0.5, "3": 0.5}}  # claim 3 has no relevant document, still part of the cube
     run = {"q": {"d1": 2.0, "d2": 1.0}}
     got = values(qrels, run, ["CT(importance=weights)@1", "CT(importance=weights)@2", "CT_ptc"],
@@ -198,7 +202,7 @@ def test_importance_weights_normalised_over_every_listed_subtopic():
 
 
 def test_cap_and_uncapped_position_decay():
-    qrels = Qrels.from_records([("q", "s1", "d1", 2), ("q", "s1", "d2", 2), ("q", "s1", "d3", 1)])
+    qrels = Qrels.from_records([("q", "s1", "d1", 2), ("q", "s1", "d2", 2), ("q", "s1", "d3", 1)], fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     # capped: d1 fills s1 (rel 1 = MaxHeight), d2 and d3 gain nothing
     assert one(qrels, run, "CT@3") == pytest.approx(1 / 3, rel=1e-14)
@@ -212,7 +216,7 @@ def test_cap_and_uncapped_position_decay():
 
 
 def test_maxgrade_scales_relevance():
-    qrels = Qrels.from_records([("q", "s1", "d1", 2)])
+    qrels = Qrels.from_records([("q", "s1", "d1", 2)], fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 1.0}}
     assert one(qrels, run, "CT") == 1.0  # highest grade in the qrels is 2
     assert one(qrels, run, "CT(maxgrade=4)") == 0.5
@@ -221,16 +225,16 @@ def test_maxgrade_scales_relevance():
 
 
 def test_negative_and_zero_grades_gain_nothing_and_count_no_novelty():
-    qrels = Qrels.from_records([("q", "s1", "d1", 0), ("q", "s1", "d2", -1), ("q", "s1", "d3", 1)])
+    qrels = Qrels.from_records([("q", "s1", "d1", 0), ("q", "s1", "d2", -1), ("q", "s1", "d3", 1)], fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     assert one(qrels, run, "CT@3") == pytest.approx(1 / 3, rel=1e-14)  # d3 undiscounted (gamma^0)
 
 
 def test_session_of_several_queries_in_file_order():
     # two queries of one session, results concatenated in the order viewed; scores are per query
-    qrels = Qrels.from_records([("s", "a", "d1", 1), ("s", "b", "d3", 2), ("s", "a", "d4", 2)])
+    qrels = Qrels.from_records([("s", "a", "d1", 1), ("s", "b", "d3", 2), ("s", "a", "d4", 2)], fields=SUBTOPIC_QRELS)
     rows = [("s", "d1", 1, 10.0), ("s", "d2", 2, 9.0), ("s", "d3", 1, 50.0), ("s", "d4", 2, 40.0)]
-    run = Run.from_records(rows)
+    run = Run.from_records(rows, fields=RANKED_RUN)
     # viewed d1, d2, d3, d4: gains 0.25, 0, 0.5, 0.25 (a: height 0.5 < 1, discounted by gamma)
     assert one(qrels, run, "CT", order="file") == pytest.approx(1.0 / 4, rel=1e-14)
     assert one(qrels, run, "ACT", order="file") == pytest.approx((0.25 + 0.125 + 0.25 + 0.25) / 4, rel=1e-14)
@@ -241,7 +245,7 @@ def test_session_of_several_queries_in_file_order():
 def test_a_document_seen_again_in_a_session_is_an_error_or_its_first_viewing(tmp_path):
     """A session whose second query shows d1 again: an error naming the line, or, with
     on_duplicate="first", the first viewing only (the second earns nothing and takes no time)."""
-    qrels = Qrels.from_records([("s", "a", "d1", 1), ("s", "b", "d3", 2), ("s", "a", "d4", 2)])
+    qrels = Qrels.from_records([("s", "a", "d1", 1), ("s", "b", "d3", 2), ("s", "a", "d4", 2)], fields=SUBTOPIC_QRELS)
     run = tmp_path / "session.txt"
     run.write_text("s Q0 d1 1 10.0 r\ns Q0 d2 2 9.0 r\ns Q0 d3 1 50.0 r\ns Q0 d1 2 45.0 r\ns Q0 d4 3 40.0 r\n")
     with pytest.raises(InputFormatError) as error:
@@ -254,13 +258,13 @@ def test_a_document_seen_again_in_a_session_is_an_error_or_its_first_viewing(tmp
 
 
 def test_fewer_documents_than_the_cutoff_scored_at_their_length():
-    qrels = Qrels.from_records(EXAMPLE_QRELS)
+    qrels = Qrels.from_records(EXAMPLE_QRELS, fields=SUBTOPIC_QRELS)
     assert one(qrels, EXAMPLE_RUN, "CT@100") == one(qrels, EXAMPLE_RUN, "CT@4")
     assert one(qrels, EXAMPLE_RUN, "ACT@100") == one(qrels, EXAMPLE_RUN, "ACT@4")
 
 
 def test_topic_without_results_scores_zero_with_complete():
-    qrels = Qrels.from_records(EXAMPLE_QRELS + [("q2", "s1", "x", 1)])
+    qrels = Qrels.from_records(EXAMPLE_QRELS + [("q2", "s1", "x", 1)], fields=SUBTOPIC_QRELS)
     frame = api.evaluate(qrels, EXAMPLE_RUN, ["CT", "ACT", "CT(compat=trec-dd,iteration=5)"], complete=True)
     assert frame.loc[frame["topic"] == "q2", "value"].tolist() == [0.0, 0.0, 0.0]
 
@@ -319,13 +323,13 @@ def test_bad_names_and_parameters(name, problem):
 @pytest.mark.parametrize("name", ["CT(compat=trec-dd,time=tbg)", "CT(compat=trec-dd,maxheight=2.0)",
                                   "CT(compat=trec-dd,importance=log)", "CT(iteration=5)", "CT(decay_a=2.0)"])
 def test_combinations_that_mean_nothing_are_refused(name):
-    qrels = Qrels.from_records(EXAMPLE_QRELS)
+    qrels = Qrels.from_records(EXAMPLE_QRELS, fields=SUBTOPIC_QRELS)
     with pytest.raises(ParameterError):
         api.evaluate(qrels, EXAMPLE_RUN, [name], resources={"doc_lengths": {}})
 
 
 def test_trec_dd_needs_iterations():
-    qrels = Qrels.from_records(EXAMPLE_QRELS)
+    qrels = Qrels.from_records(EXAMPLE_QRELS, fields=SUBTOPIC_QRELS)
     with pytest.raises(ParameterError, match="needs iterations"):
         api.evaluate(qrels, EXAMPLE_RUN, ["CT(compat=trec-dd)"])
     with pytest.raises(ParameterError, match="do not list document 'dC'"):
@@ -475,7 +479,7 @@ def _random_case(seed: int, n_topics: int = 3, n_docs: int = 14, max_grade: int 
                 qrels_rows.append((topic, str(s), str(d), int(rng.integers(0, max_grade + 1))))
         for i, d in enumerate(rng.choice(docs, size=int(rng.integers(1, n_docs)), replace=False)):
             run_rows.append((topic, str(d), i + 1, float(rng.integers(0, 5))))
-    return Qrels.from_records(qrels_rows), Run.from_records(run_rows, name="r"), run_rows
+    return Qrels.from_records(qrels_rows, fields=SUBTOPIC_QRELS), Run.from_records(run_rows, name="r", fields=RANKED_RUN), run_rows
 
 
 def _resources_for(qrels: Qrels, run: Run):
@@ -669,7 +673,7 @@ def _theta(view, importance):
 def test_a_relevant_document_can_lower_ct_through_the_novelty_discount():
     # not monotone: a marginally relevant document before a highly relevant one of the same
     # subtopic discounts the latter (gamma^1), so the total falls: 0.25 + 0.5 < 1
-    qrels = Qrels.from_records([("q", "s1", "rA", 1), ("q", "s1", "rB", 4)])
+    qrels = Qrels.from_records([("q", "s1", "rA", 1), ("q", "s1", "rB", 4)], fields=SUBTOPIC_QRELS)
     with_gap = {"q": {"x": 2.0, "rB": 1.0}}
     with_relevant = {"q": {"rA": 2.0, "rB": 1.0}}
     assert one(qrels, with_gap, "CT@2") == 0.5

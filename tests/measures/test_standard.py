@@ -110,7 +110,7 @@ def test_run_topics_missing_from_qrels_are_reported():
 
 def test_order_options():
     qrels = {"q1": {"a": 1}}
-    run = Run.from_records([("q1", "b", 1, 5.0), ("q1", "a", 2, 9.0)])
+    run = Run.from_records([("q1", "b", 1, 5.0), ("q1", "a", 2, 9.0)], fields=("topic", "docno", "rank", "score"))
     by_score = api.evaluate(qrels, run, ["RR"])["value"].iloc[0]
     by_rank = api.evaluate(qrels, run, ["RR"], order="rank")["value"].iloc[0]
     by_file = api.evaluate(qrels, run, ["RR"], order="file")["value"].iloc[0]

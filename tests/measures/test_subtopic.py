@@ -20,6 +20,7 @@ pyndeval = pytest.importorskip("pyndeval")
 
 # The spec's ndeval example (also pyndeval's README): qrels A:s1, B:s2, D:s2, C:s3; run A, D, E, B.
 SPEC_QRELS = [("1", "s1", "A", 1), ("1", "s2", "B", 1), ("1", "s2", "D", 1), ("1", "s3", "C", 1)]
+RANKED_RUN = ("topic", "docno", "rank", "score")
 SPEC_RUN = [("1", "A", 1, 9.3), ("1", "D", 2, 8.4), ("1", "E", 3, 8.1), ("1", "B", 4, 7.6)]
 # The spec's D-measure example: P(i|q) = 0.5/0.3/0.2; A: i1 L2, i2 L1; B: i2 L1; D: i2 L2; C: i3 L1.
 D_QRELS = [("1", "i1", "A", 2), ("1", "i2", "A", 1), ("1", "i2", "B", 1), ("1", "i2", "D", 2), ("1", "i3", "C", 1)]
@@ -27,8 +28,9 @@ D_INTENTS = {"1": {"i1": 0.5, "i2": 0.3, "i3": 0.2}}
 
 
 def _values(qrels_rows, run_rows, measures, **options) -> dict[str, np.ndarray]:
-    qrels = Qrels.from_records(qrels_rows)
-    run = Run.from_records(run_rows, name="r")
+    qrels = Qrels.from_records(qrels_rows, fields=("topic", "subtopic", "docno", "rel"))
+    # this file's runs: SPEC_RUN's (topic, docno, rank, score) or the random cases' (topic, docno, score)
+    run = Run.from_records(run_rows, name="r", fields=RANKED_RUN if len(run_rows[0]) == 4 else ("topic", "docno", "score"))
     frame = api.evaluate(qrels, run, measures, **options)
     return {m: g.sort_values("topic")["value"].to_numpy() for m, g in frame.groupby("measure")}
 

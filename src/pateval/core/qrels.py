@@ -182,7 +182,8 @@ class Qrels:
 
         Examples
         --------
-        >>> q = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d2", 0), ("q1", "s2", "d1", 2)])
+        >>> q = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d2", 0), ("q1", "s2", "d1", 2)],
+        ...                        fields=("topic", "subtopic", "docno", "rel"))
         >>> q.document_rows().tolist(), q.document_level().rel.tolist()
         ([0, 1, 0], [2, 0])
         """
@@ -234,7 +235,7 @@ class Qrels:
 
         Examples
         --------
-        >>> Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)]).to_dict()
+        >>> Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)], fields=("topic", "subtopic", "docno", "rel")).to_dict()
         {'q1': {'d1': 2}}
         """
         level = self.document_level()

@@ -550,7 +550,8 @@ def cube_test(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 
     >>> from pateval.api import evaluate
     >>> from pateval.core.qrels import Qrels
-    >>> qrels = Qrels.from_records([("q", "s1", "dA", 2), ("q", "s2", "dA", 1), ("q", "s1", "dB", 3), ("q", "s2", "dD", 4)])
+    >>> qrels = Qrels.from_records([("q", "s1", "dA", 2), ("q", "s2", "dA", 1), ("q", "s1", "dB", 3), ("q", "s2", "dD", 4)],
+    ...                             fields=("topic", "subtopic", "docno", "rel"))
     >>> run = {"q": {"dA": 4.0, "dC": 3.0, "dB": 2.0, "dD": 1.0}}
     >>> evaluate(qrels, run, ["CT@4", "ACT@4"])["value"].tolist()
     [0.203125, 0.23828125]

@@ -51,7 +51,8 @@ Examples
 --------
 >>> import pateval
 >>> from pateval.core.qrels import Qrels
->>> qrels = Qrels.from_records([("1", "s1", "A", 1), ("1", "s2", "B", 1), ("1", "s2", "D", 1), ("1", "s3", "C", 1)])
+>>> qrels = Qrels.from_records([("1", "s1", "A", 1), ("1", "s2", "B", 1), ("1", "s2", "D", 1), ("1", "s3", "C", 1)],
+...                             fields=("topic", "subtopic", "docno", "rel"))
 >>> run = {"1": {"A": 9.3, "D": 8.4, "E": 8.1, "B": 7.6}}
 >>> frame = pateval.evaluate(qrels, run, ["alpha_nDCG@5", "ERR_IA@5", "I_rec@5"])
 >>> [round(v, 6) for v in frame["value"]]
@@ -369,7 +370,8 @@ def err_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
 
     >>> from pateval.api import evaluate
     >>> from pateval.core.qrels import Qrels
-    >>> qrels = Qrels.from_records([("1", "s1", "A", 1), ("1", "s2", "B", 1), ("1", "s3", "C", 1)])
+    >>> qrels = Qrels.from_records([("1", "s1", "A", 1), ("1", "s2", "B", 1), ("1", "s3", "C", 1)],
+    ...                             fields=("topic", "subtopic", "docno", "rel"))
     >>> frame = evaluate(qrels, {"1": {"A": 2.0, "E": 1.0}}, ["ERR_IA@1", "ERR_IA(compat=ndeval)@1"])
     >>> [round(v, 6) for v in frame["value"]]
     [0.333333, 1.0]
