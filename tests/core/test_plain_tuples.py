@@ -215,3 +215,23 @@ def test_any_column_order_and_names_read_the_same_qrels(data, seed, with_subtopi
     assert qrels.topic.tolist() == columns["topic"] and qrels.docno.tolist() == columns["docno"]
     assert qrels.rel.tolist() == columns["rel"]
     assert (qrels.subtopic.tolist() if with_subtopics else qrels.subtopic) == columns.get("subtopic")
+
+
+def test_the_readme_example_of_fields_runs_as_written():
+    import re
+    import textwrap
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "fields=(" in b and "Run.from_records" in b]
+    lines = textwrap.dedent(block).splitlines()
+    refused = [line for line in lines if line.startswith("Run.from_records") and "fields=" not in line]
+    namespace: dict = {}
+    exec("\n".join(line for line in lines if line not in refused), namespace)  # noqa: S102 - the README's own code
+    assert namespace["run"].rank.tolist() == [0, 1] and namespace["run"].to_dict() == {"q1": {"d1": 2.0, "d2": 1.0}}
+    assert namespace["qrels"].subtopic.tolist() == ["s1", "s2"]
+    (line,) = refused
+    with pytest.raises(ParameterError) as error:
+        exec(line, namespace)  # noqa: S102
+    assert str(error.value) == run_refusal(("q1", "d1", 2.0, 0))
+    assert "got ('q1', 'd1', 2.0, 0). For any other layout give named records" in " ".join(lines)
