@@ -4,8 +4,9 @@ PyTerrier, ir_measures, ir_datasets and ranx each name the columns of a run and 
 their own way. This module is the one table of those names: a frame's columns, or a
 namedtuple's fields, are matched to the roles pateval needs (topic, document, score, rank,
 relevance, subtopic, passage). Exactly one name may fill a required role; two names for
-one role, or none, is an error that says what was expected -- nothing is read by position
-or guessed from values.
+one role, or none, is an error that says what was expected -- nothing is guessed from
+values. Plain tuples are read by position in one layout only (:data:`PLAIN_TUPLE_ORDER`);
+any other needs ``fields=`` naming its columns.
 """
 
 from __future__ import annotations
