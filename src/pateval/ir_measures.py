@@ -169,6 +169,7 @@ def _convert(qrels, run):
         ranks = ordered["rank"].tolist() if "rank" in ordered.columns else [1] * len(ordered)
         passage_run = PassageRun.from_records(zip(ordered["query_id"].astype(str), ordered["doc_id"].astype(str),
                                                   ordered["passage"].astype(str), ranks, ordered["score"].astype(float)),
+                                              fields=("query_id", "doc_id", "passage", "rank", "score"),
                                               name="run", source="<ir_measures run>")
         prun = passage_run.document_run()
     else:

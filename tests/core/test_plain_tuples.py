@@ -105,7 +105,7 @@ def test_fields_that_do_not_fit_the_records_are_refused():
     assert str(error.value) == ("records with fields (qid, docno, grade) has no rel column (columns: qid, docno, grade). "
                                 "Expected a topic column (topic, qid, query_id or q_id), a document column (docno or "
                                 "doc_id) and a relevance column (rel, label, relevance; score with ranx's q_id) [and "
-                                "subtopic, subtopic_id, passage]")
+                                "subtopic, subtopic_id, passage or xpath]")
     with pytest.raises(ParameterError) as error:
         Run.from_records([("q1", "d1", 3.0, 1.5)], fields=("qid", "docno", "score", "rank"))
     assert str(error.value) == "run ranks must be integers; the records hold a rank that is not"

@@ -129,8 +129,9 @@ def test_passage_measures_through_ir_measures(data):
     passage_qrels = Qrels(topic=qrels["query_id"].to_numpy(object), docno=qrels["doc_id"].to_numpy(object),
                           passage=qrels["passage"].to_numpy(object), rel=np.ones(len(qrels), dtype=np.int64),
                           format="clefip-psg")
-    expected = pateval.evaluate(passage_qrels, PassageRun.from_records(rows, name="psg"), ["P_psg", "MAP_psg", "PRES@100"],
-                                complete=True)
+    # the frame's own rows, read by their field names (query_id, doc_id, passage, rank, score)
+    expected = pateval.evaluate(passage_qrels, PassageRun.from_records(run.itertuples(index=False), name="psg"),
+                                ["P_psg", "MAP_psg", "PRES@100"], complete=True)
     means = expected.groupby("measure")["value"].mean()
     for measure in measures:
         assert got[measure] == pytest.approx(means[str(measure.pateval_measure())], abs=1e-12, rel=0)
@@ -190,7 +191,7 @@ def test_pt_experiment_passage_measures(data):
     passage_qrels = Qrels(topic=qrels["qid"].to_numpy(object), docno=qrels["docno"].to_numpy(object),
                           passage=qrels["passage"].to_numpy(object), rel=np.ones(len(qrels), dtype=np.int64),
                           format="clefip-psg")
-    expected = pateval.aggregate(pateval.evaluate(passage_qrels, PassageRun.from_records(rows, name="psg"),
+    expected = pateval.aggregate(pateval.evaluate(passage_qrels, PassageRun.from_records(res.itertuples(index=False), name="psg"),
                                                   ["P_psg", "MAP_psg"], complete=True))
     for measure in ("P_psg", "MAP_psg"):
         value = expected.loc[expected["measure"] == measure, "value"].iloc[0]

@@ -90,7 +90,7 @@ def _passage_runs(docnos, topics, subtopics):
             order = sorted(range(1, 5), key=lambda k: (sum(map(ord, t + d)) * k) % 7)
             rows.extend((t, d, f"/patent-document/description/p[{k}]", rank, 1.0 / rank)
                         for rank, k in enumerate(order, start=1))
-    return {"r": PassageRun.from_records(rows, name="r")}
+    return {"r": PassageRun.from_records(rows, fields=("topic", "docno", "xpath", "rank", "score"), name="r")}
 
 
 def _passage_qrels(docnos, topics, subtopics):

@@ -166,7 +166,7 @@ def test_document_run_takes_first_occurrences_in_passage_rank_order():
         ("t", "B", "/patent-document/description/p[2]", 1, 1.0),
         ("t", "C", "/patent-document/description/heading[1]", 0, 1.0),  # only a heading: gone
         ("u", "A", "/patent-document/description/p[1]", 1, 1.0),
-    ])
+    ], fields=("topic", "docno", "xpath", "rank", "score"))
     document = run.document_run()
     assert list(zip(document.topic_ids[document.topic], document.docnos, document.rank)) == [
         ("t", "B", 1), ("t", "A", 2), ("u", "A", 1)]
@@ -177,7 +177,8 @@ def test_document_run_takes_first_occurrences_in_passage_rank_order():
 
 
 def test_write_and_read_back(tmp_path):
-    run = PassageRun.from_records([("t", "d", "/patent-document/abstract/p", 1, 0.1 + 0.2)], name="x")
+    run = PassageRun.from_records([("t", "d", "/patent-document/abstract/p", 1, 0.1 + 0.2)],
+                                 fields=("topic", "docno", "xpath", "rank", "score"), name="x")
     path = write_passage_run(run, tmp_path / "P-x-PSG.txt")
     again = read_passage_run(path)
     assert list(again.xpath) == ["/patent-document/abstract/p[1]"] and again.score[0] == 0.1 + 0.2

@@ -167,7 +167,7 @@ def test_vectorised_kernel_equals_a_plain_loop(seed):
         for d in rng.choice(40, size=8, replace=False):
             for k in rng.choice(12, size=rng.integers(1, 4), replace=False):
                 judged.append((f"t{t}", f"d{d}", normalise_xpath(f"{D}/p[{k + 1}]")))
-    run = PassageRun.from_records(records, name="r")
+    run = PassageRun.from_records(records, fields=("topic", "docno", "xpath", "rank", "score"), name="r")
     qrels = Qrels(topic=np.asarray([j[0] for j in judged], dtype=object), docno=np.asarray([j[1] for j in judged], dtype=object),
                   rel=np.ones(len(judged), dtype=np.int64), passage=np.asarray([j[2] for j in judged], dtype=object))
     frame = api.evaluate(qrels, {"r": run}, ["P_psg", "MAP_psg"], resources={"passage_qrels": qrels})

@@ -3,10 +3,12 @@
 PyTerrier, ir_measures, ir_datasets and ranx each name the columns of a run and of qrels
 their own way. This module is the one table of those names: a frame's columns, or a
 namedtuple's fields, are matched to the roles pateval needs (topic, document, score, rank,
-relevance, subtopic, passage). Exactly one name may fill a required role; two names for
+relevance, subtopic, passage). The same table serves runs, qrels and passage runs
+(``kind="run"``, ``"qrels"``, ``"passage_run"``). Exactly one name may fill a required role; two names for
 one role, or none, is an error that says what was expected -- nothing is guessed from
 values. Plain tuples are read by position in one layout only (:data:`PLAIN_TUPLE_ORDER`);
-any other needs ``fields=`` naming its columns.
+any other needs ``fields=`` naming its columns. Passage runs have no positional layout at
+all: their records always need names, from their type or from ``fields=``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 from ..errors import ParameterError
 
 __all__ = ["RUN_STYLES", "QRELS_STYLES", "ROLE_NAMES", "PLAIN_TUPLE_ORDER", "match_roles", "first_record",
-           "record_fields", "plain_tuple_columns", "fields_columns"]
+           "record_fields", "plain_tuple_columns", "fields_columns", "score_values", "rank_values"]
 
 #: The names each role goes by: pateval's own, PyTerrier's, ir_measures' / ir_datasets', ranx's.
 ROLE_NAMES: dict[str, tuple[str, ...]] = {
@@ -28,7 +30,7 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "rank": ("rank",),
     "rel": ("rel", "label", "relevance"),
     "subtopic": ("subtopic", "subtopic_id"),
-    "passage": ("passage",),
+    "passage": ("passage", "xpath"),  # ir_measures' passage column; CLEF-IP's XPath
     "iteration": ("iteration",),
 }
 
@@ -52,8 +54,17 @@ _EXPECTED = {
     "run": "a topic column (topic, qid, query_id or q_id), a document column (docno or doc_id) and score "
            "[and rank]",
     "qrels": "a topic column (topic, qid, query_id or q_id), a document column (docno or doc_id) and a "
-             "relevance column (rel, label, relevance; score with ranx's q_id) [and subtopic, subtopic_id, passage]",
+             "relevance column (rel, label, relevance; score with ranx's q_id) [and subtopic, subtopic_id, passage or xpath]",
+    "passage_run": "a topic column (topic, qid, query_id or q_id), a document column (docno or doc_id), a passage "
+                   "column (xpath or passage), rank and score",
 }
+
+#: The roles each kind of input reads, and those it cannot do without.
+_WANTED = {"run": ("topic", "docno", "score", "rank"),
+           "qrels": ("topic", "docno", "rel", "subtopic", "passage", "iteration"),
+           "passage_run": ("topic", "docno", "passage", "rank", "score")}
+_REQUIRED = {"run": ("topic", "docno", "score"), "qrels": ("topic", "docno", "rel"),
+             "passage_run": ("topic", "docno", "passage", "rank", "score")}
 
 
 def match_roles(names: Sequence[str], *, kind: str, what: str) -> dict[str, str]:
@@ -63,7 +74,7 @@ def match_roles(names: Sequence[str], *, kind: str, what: str) -> dict[str, str]
     ----------
     names : sequence of str
         The columns of a frame or the fields of a record.
-    kind : {"run", "qrels"}
+    kind : {"run", "qrels", "passage_run"}
     what : str
         How to name the input in a message (``"the frame"``, ``"TrecQrel records"``).
 
@@ -71,7 +82,8 @@ def match_roles(names: Sequence[str], *, kind: str, what: str) -> dict[str, str]
     -------
     dict
         Role -> name, for every role found (``topic``, ``docno``, ``score``/``rel``, and the
-        optional ``rank``, ``subtopic``, ``passage``, ``iteration``).
+        optional ``rank``, ``subtopic``, ``passage``, ``iteration``; a passage run needs
+        ``passage`` and ``rank`` too).
 
     Raises
     ------
@@ -85,9 +97,7 @@ def match_roles(names: Sequence[str], *, kind: str, what: str) -> dict[str, str]
     """
     present = [str(n) for n in names]
     roles: dict[str, str] = {}
-    wanted = ("topic", "docno", "score", "rank") if kind == "run" else ("topic", "docno", "rel", "subtopic",
-                                                                          "passage", "iteration")
-    for role in wanted:
+    for role in _WANTED[kind]:
         found = [n for n in ROLE_NAMES[role] if n in present]
         if len(found) > 1:
             raise ParameterError(f"{what} has columns {' and '.join(found)}, which both name the {role}: "
@@ -96,8 +106,7 @@ def match_roles(names: Sequence[str], *, kind: str, what: str) -> dict[str, str]
             roles[role] = found[0]
     if kind == "qrels" and "rel" not in roles and roles.get("topic") == "q_id" and "score" in present:
         roles["rel"] = "score"  # ranx's qrels frames call the grade score
-    required = ("topic", "docno", "score") if kind == "run" else ("topic", "docno", "rel")
-    missing = [role for role in required if role not in roles]
+    missing = [role for role in _REQUIRED[kind] if role not in roles]
     if missing:
         hint = ""
         if "docno" in missing and "docid" in present:
@@ -140,7 +149,18 @@ _NAMED_FORMS = {
     "qrels": ("named records (ir_measures' Qrel, ir_datasets' TrecQrel or TrecSubQrel), dicts with keys such as "
               "qid, docno, label, a DataFrame, or the tuples with fields= naming their order, "
               "e.g. Qrels.from_records(tuples, fields=(\"topic\", \"subtopic\", \"docno\", \"rel\"))"),
+    "passage_run": ("named records (namedtuples or dicts with fields such as qid, docno, xpath, rank, score, or "
+                    "query_id, doc_id, passage, rank, score), a DataFrame's itertuples(), or the tuples with fields= "
+                    "naming their order, e.g. PassageRun.from_records(tuples, fields=(\"topic\", \"docno\", \"xpath\", "
+                    "\"rank\", \"score\"))"),
 }
+
+#: Why a passage run has no layout in :data:`PLAIN_TUPLE_ORDER`: its two numbers, rank and
+#: score, are both numbers in either order (integer scores, ranks written as floats, scores
+#: such as 1/rank that fall with the rank), so no value tells them apart, and no tool of the
+#: field writes passage records in one agreed order to follow.
+_NO_PLAIN_LAYOUT = {"passage_run": "plain tuples are not read by position for a passage run, since its rank and "
+                                   "score could be either way round"}
 
 
 def _is_id(value) -> bool:
@@ -160,7 +180,8 @@ def plain_tuple_columns(rows: list, *, kind: str) -> dict[str, list]:
 
     Every row must be a 3-tuple with text or integer ids and a number (a run's score) or an
     integer (a grade) last; anything else is refused with one message saying what is
-    expected, naming the first row that is not so.
+    expected, naming the first row that is not so. Passage runs (``kind="passage_run"``)
+    have no positional layout: their plain tuples are refused, naming the first.
 
     Examples
     --------
@@ -171,6 +192,8 @@ def plain_tuple_columns(rows: list, *, kind: str) -> dict[str, list]:
     ...
     pateval.errors.ParameterError: plain tuples are read by position only as (topic, docno, rel) with an integer rel; got ('q1', 's1', 'd1', 2). For any other layout give named records (ir_measures' Qrel, ir_datasets' TrecQrel or TrecSubQrel), dicts with keys such as qid, docno, label, a DataFrame, or the tuples with fields= naming their order, e.g. Qrels.from_records(tuples, fields=("topic", "subtopic", "docno", "rel"))
     """
+    if kind not in PLAIN_TUPLE_ORDER:
+        raise ParameterError(f"{_NO_PLAIN_LAYOUT[kind]}; got {tuple(rows[0])!r}. Give {_NAMED_FORMS[kind]}")
     order = PLAIN_TUPLE_ORDER[kind]
     for row in rows:
         if not (len(row) == 3 and _is_id(row[0]) and _is_id(row[1]) and _is_value(kind, row[2])):
@@ -184,7 +207,8 @@ def fields_columns(rows: list, fields, *, kind: str) -> dict[str, list]:
     """The columns of records whose fields the caller named (``fields=``) or whose type names
     them (namedtuples, dicts): role -> values, for every role :func:`match_roles` finds."""
     if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
-        example = '("qid", "docno", "label")' if kind == "qrels" else '("qid", "docno", "score", "rank")'
+        example = {"qrels": '("qid", "docno", "label")', "run": '("qid", "docno", "score", "rank")',
+                   "passage_run": '("qid", "docno", "xpath", "rank", "score")'}[kind]
         raise ParameterError(f"fields must be a tuple of column names, e.g. fields={example}; got {fields!r}")
     names = tuple(fields)
     roles = match_roles(names, kind=kind, what=f"records with fields ({', '.join(names)})")
@@ -197,3 +221,19 @@ def fields_columns(rows: list, fields, *, kind: str) -> dict[str, list]:
                                  f"values: {tuple(row)!r}")
     at = {role: names.index(column) for role, column in roles.items()}
     return {role: [row[i] for row in rows] for role, i in at.items()}
+
+
+def score_values(values: list, *, what: str) -> list[float]:
+    """The score column as floats; a value that is not a number is refused (``what``: "run")."""
+    try:
+        return [float(v) for v in values]
+    except (TypeError, ValueError):
+        raise ParameterError(f"{what} scores must be numbers; the records hold a score that is not") from None
+
+
+def rank_values(values: list, *, what: str) -> list:
+    """The rank column, checked: integers (or floats with no fraction), never booleans."""
+    if not all(isinstance(r, (int, np.integer)) and not isinstance(r, (bool, np.bool_))
+               or isinstance(r, (float, np.floating)) and float(r).is_integer() for r in values):
+        raise ParameterError(f"{what} ranks must be integers; the records hold a rank that is not")
+    return values

@@ -16,7 +16,8 @@ import pyarrow.compute as pc
 
 from ..errors import ParameterError
 from ..validation import check_choice
-from .fields import RUN_STYLES, fields_columns, first_record, match_roles, plain_tuple_columns, record_fields
+from .fields import (RUN_STYLES, fields_columns, first_record, match_roles, plain_tuple_columns, rank_values,
+                     record_fields, score_values)
 from .keys import PairIndex, StringKeys, take
 from .._lazy import lazy_module
 
@@ -201,14 +202,10 @@ class Run(DocumentIds):
             return cls.from_arrays([], [], [], name=name, source=source)
         names = fields if fields is not None else record_fields(first)
         columns = plain_tuple_columns(rows, kind="run") if names is None else fields_columns(rows, names, kind="run")
-        try:
-            scores = [float(v) for v in columns["score"]]
-        except (TypeError, ValueError):
-            raise ParameterError("run scores must be numbers; the records hold a score that is not") from None
+        scores = score_values(columns["score"], what="run")
         ranks = columns.get("rank")
-        if ranks is not None and not all(isinstance(r, (int, np.integer)) and not isinstance(r, (bool, np.bool_))
-                                         or isinstance(r, (float, np.floating)) and float(r).is_integer() for r in ranks):
-            raise ParameterError("run ranks must be integers; the records hold a rank that is not")
+        if ranks is not None:
+            rank_values(ranks, what="run")
         return cls.from_arrays(columns["topic"], columns["docno"], scores, ranks, name=name, source=source)
 
     @classmethod

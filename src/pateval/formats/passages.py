@@ -47,9 +47,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.fields import fields_columns, first_record, plain_tuple_columns, rank_values, record_fields, score_values
 from ..core.qrels import Qrels
 from ..core.run import Run
-from ..errors import malformed
+from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
 from .lines import INTEGER, NUMBER, first_line, iter_fields, read_bytes
@@ -490,29 +491,74 @@ class PassageRun:
         return int(self.topic.shape[0])
 
     @classmethod
-    def from_records(cls, records, *, name: str = "run", source: str = "<memory>") -> "PassageRun":
-        """Build from ``(topic, docno, xpath, rank, score)`` tuples (XPaths normalised here).
+    def from_records(cls, records, *, name: str = "run", source: str = "<memory>",
+                     fields: tuple[str, ...] | None = None) -> "PassageRun":
+        """Build a passage run from records read by field name (XPaths normalised here).
+
+        Named records are read by field name, with the names of
+        :data:`pateval.core.fields.ROLE_NAMES`: namedtuples (a DataFrame's ``itertuples()``)
+        or dicts with a topic (``qid``, ``query_id``, ``topic``), a document (``docno``,
+        ``doc_id``), a passage (``xpath``, or ``passage`` as ir_measures names it), ``rank``
+        and ``score``; other fields are left unread. Plain tuples are never read by
+        position: rank and score are both numbers, in either order (integer scores, ranks
+        written as floats, scores such as 1/rank that fall as the rank rises), so no value
+        tells them apart and no tool writes passage records in one agreed order. A plain
+        tuple is refused with one message saying what is expected, unless ``fields`` names
+        its columns.
+
+        Parameters
+        ----------
+        records : iterable of namedtuple, dict or tuple
+        name : str
+            The run name.
+        source : str
+            Where the records came from, for messages.
+        fields : tuple of str, optional
+            The columns of the records in order (``("topic", "docno", "xpath", "rank",
+            "score")``, ``("qid", "Q0", "docno", "xpath", "rank", "score")``); unknown names
+            (``"Q0"``, ``"tag"``) are columns left unread.
+
+        Raises
+        ------
+        ParameterError
+            A plain tuple without ``fields``; records without a topic, document, passage,
+            rank or score field, or with two names for one; ``fields`` not matching the
+            records; a rank that is not an integer, a score that is not a number, or a
+            passage that is not an XPath.
 
         Examples
         --------
-        >>> run = PassageRun.from_records([("t", "d", "/patent-document/abstract/p", 1, 1.0)])
+        >>> rows = [("t", "d", "/patent-document/abstract/p", 1, 1.0)]
+        >>> run = PassageRun.from_records(rows, fields=("topic", "docno", "xpath", "rank", "score"))
         >>> run.xpath[0]
         '/patent-document/abstract/p[1]'
+        >>> PassageRun.from_records([{"qid": "t", "docno": "d", "xpath": "/patent-document/claims/claim[2]",
+        ...                           "score": 0.5, "rank": 1}]).rank.tolist()
+        [1]
         """
-        rows = list(records)
+        first, rows = first_record(records)
+        if first is None:
+            rows = []
+            columns = {role: [] for role in ("topic", "docno", "passage", "rank", "score")}
+        else:
+            names = fields if fields is not None else record_fields(first)
+            columns = (plain_tuple_columns(rows, kind="passage_run") if names is None
+                       else fields_columns(rows, names, kind="passage_run"))
+        scores = score_values(columns["score"], what="passage run")
+        ranks = rank_values(columns["rank"], what="passage run")
         xpaths = []
-        for row in rows:
-            xpath = normalise_xpath(str(row[2]))
+        for text in columns["passage"]:
+            xpath = normalise_xpath(str(text))
             if xpath is None:
-                raise ValueError(f"not a passage XPath: {row[2]!r}")
+                raise ParameterError(f"not a passage XPath: {text!r} (expected /patent-document/...[n])")
             xpaths.append(xpath)
         return cls(
             name=name,
-            topic=np.asarray([str(r[0]) for r in rows], dtype=object),
-            docno=np.asarray([str(r[1]) for r in rows], dtype=object),
+            topic=np.asarray([str(t) for t in columns["topic"]], dtype=object),
+            docno=np.asarray([str(d) for d in columns["docno"]], dtype=object),
             xpath=np.asarray(xpaths, dtype=object),
-            rank=np.asarray([int(r[3]) for r in rows], dtype=np.int64),
-            score=np.asarray([float(r[4]) for r in rows], dtype=np.float64),
+            rank=np.asarray([int(r) for r in ranks], dtype=np.int64),
+            score=np.asarray(scores, dtype=np.float64),
             line=np.zeros(len(rows), dtype=np.int64),
             source=source,
         )
