@@ -225,3 +225,24 @@ def test_qrels_read_an_xpath_column_as_the_passage():
     qrels = Qrels.from_frame(frame)
     assert qrels.passage.tolist() == [f"{D}/p[3]", f"{D}/p[1]"]
     assert normalise_xpath(qrels.passage[0]) == qrels.passage[0]
+
+
+def test_the_readme_example_of_passage_records_runs_as_written():
+    import re
+    import textwrap
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "PassageRun.from_records" in b]
+    lines = textwrap.dedent(block).splitlines()
+    refused = [line for line in lines if line.startswith("PassageRun.from_records")]
+    namespace: dict = {}
+    exec("\n".join(line for line in lines if line not in refused), namespace)  # noqa: S102 - the README's own code
+    for run in (namespace["passage_run"], namespace["same"]):
+        assert run.topic.tolist() == ["PSG-1"] and run.xpath.tolist() == ["/patent-document/abstract/p[1]"]
+        assert run.rank.tolist() == [1] and run.score.tolist() == [2.5]
+    (line,) = refused
+    with pytest.raises(ParameterError) as error:
+        exec(line, namespace)  # noqa: S102
+    assert str(error.value) == refusal(("PSG-1", "EP-1", "/patent-document/abstract/p", 1, 2.5))
+    assert "could be either way round; ..." in block
