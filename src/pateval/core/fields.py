@@ -155,9 +155,9 @@ _NAMED_FORMS = {
                     "\"rank\", \"score\"))"),
 }
 
-#: Why a passage run has no layout in :data:`PLAIN_TUPLE_ORDER`: its two numbers, rank and
-#: score, are both numbers in either order (integer scores, ranks written as floats, scores
-#: such as 1/rank that fall with the rank), so no value tells them apart, and no tool of the
+#: Why a passage run has no layout in :data:`PLAIN_TUPLE_ORDER`: its rank and score are both
+#: numbers and come in either order (integer scores, ranks written as floats, scores such as
+#: 1/rank that fall as the rank rises), so no value tells them apart, and no tool of the
 #: field writes passage records in one agreed order to follow.
 _NO_PLAIN_LAYOUT = {"passage_run": "plain tuples are not read by position for a passage run, since its rank and "
                                    "score could be either way round"}
