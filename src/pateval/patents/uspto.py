@@ -57,6 +57,23 @@ def uspto_number(number: str, country: str = "US") -> str:
     return cleaned
 
 
+def title_and_abstract(root, bibliographic, lang: str, *, title_path: str, abstract_tag: str, paragraph_tag: str,
+                       text_of=element_text) -> tuple[dict[str, str], dict[str, str]]:
+    """The title (at ``title_path`` under the bibliographic data) and the first abstract (its
+    ``paragraph_tag`` paragraphs joined by new lines, or its whole text), keyed by ``lang``:
+    the same for every USPTO format, which differ only in the tag names."""
+    title = {}
+    title_text = child_text(bibliographic, title_path)
+    if title_text:
+        title[lang] = title_text
+    abstract = {}
+    for element in root.iterfind(abstract_tag):
+        text = "\n".join(t for t in (text_of(p) for p in element.iter(paragraph_tag)) if t) or element_text(element)
+        if text:
+            abstract.setdefault(lang, text)
+    return title, abstract
+
+
 def read_uspto_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``us-patent-grant`` / ``us-patent-application`` into a record."""
     root = document.root
@@ -79,15 +96,8 @@ def read_uspto_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(publication, "kind") or "").upper()
     lang = lang_code(root.get("lang")) or "EN"
 
-    title = {}
-    title_text = child_text(bibliographic, "invention-title")
-    if title_text:
-        title[lang] = title_text
-    abstract = {}
-    for element in root.iterfind("abstract"):
-        text = "\n".join(t for t in (element_text(p) for p in element.iter("p")) if t) or element_text(element)
-        if text:
-            abstract.setdefault(lang, text)
+    title, abstract = title_and_abstract(root, bibliographic, lang, title_path="invention-title",
+                                         abstract_tag="abstract", paragraph_tag="p")
 
     root_path = f"/{root.tag}"
     description = []

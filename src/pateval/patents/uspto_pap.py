@@ -31,7 +31,7 @@ from ._xmltools import (
 )
 from .records import PatentDocument, make_ucid
 from .safexml import XmlDocument, element_text
-from .uspto import uspto_number
+from .uspto import title_and_abstract, uspto_number
 
 __all__ = ["PAP_ROOT_TAG", "read_pap_document"]
 
@@ -86,15 +86,8 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(identity, "kind-code") or "").upper()
     lang = "EN"
 
-    title = {}
-    title_text = child_text(bibliographic, "technical-information/title-of-invention")
-    if title_text:
-        title[lang] = title_text
-    abstract = {}
-    for element in root.iterfind("subdoc-abstract"):
-        text = "\n".join(t for t in (paragraph_text(p) for p in element.iter("paragraph")) if t) or element_text(element)
-        if text:
-            abstract.setdefault(lang, text)
+    title, abstract = title_and_abstract(root, bibliographic, lang, title_path="technical-information/title-of-invention",
+                                         abstract_tag="subdoc-abstract", paragraph_tag="paragraph", text_of=paragraph_text)
 
     root_path = f"/{root.tag}"
     description = []

@@ -29,7 +29,7 @@ from ._xmltools import (
 )
 from .records import Citation, PatentDocument, make_ucid
 from .safexml import XmlDocument, element_text
-from .uspto import uspto_number
+from .uspto import title_and_abstract, uspto_number
 
 __all__ = ["PATDOC_ROOT_TAG", "read_patdoc_document"]
 
@@ -65,15 +65,8 @@ def read_patdoc_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(bibliographic, "B100/B130") or "").upper()
     lang = "EN"
 
-    title = {}
-    title_text = child_text(bibliographic, "B500/B540")
-    if title_text:
-        title[lang] = title_text
-    abstract = {}
-    for element in root.iterfind("SDOAB"):
-        text = "\n".join(t for t in (element_text(p) for p in element.iter("PARA")) if t) or element_text(element)
-        if text:
-            abstract.setdefault(lang, text)
+    title, abstract = title_and_abstract(root, bibliographic, lang, title_path="B500/B540", abstract_tag="SDOAB",
+                                         paragraph_tag="PARA")
 
     root_path = f"/{root.tag}"
     description = []
