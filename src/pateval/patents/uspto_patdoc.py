@@ -28,7 +28,7 @@ from ._xmltools import (
     unique,
 )
 from .records import Citation, PatentDocument, make_ucid
-from .safexml import XmlDocument, element_text
+from .safexml import XmlDocument
 from .uspto import title_and_abstract, uspto_number
 
 __all__ = ["PATDOC_ROOT_TAG", "read_patdoc_document"]
