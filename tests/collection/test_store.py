@@ -127,3 +127,19 @@ def test_memory_limit_is_validated_and_applied(real_store):
     with CorpusStore(out, memory_limit="300MB") as store:
         limit = store.sql("SELECT current_setting('memory_limit') AS m")["m"].iloc[0]
         assert limit.replace(" ", "") in ("286.1MiB", "300.0MB", "300MB")
+
+
+def test_word_count_counts_words_across_paragraph_breaks_and_any_white_space():
+    """Abstracts join their paragraphs with new lines; a count of spaces alone lost a word at
+    each break (review finding): every white-space separated token counts once."""
+    from pateval.collection.store import _word_count
+    from pateval.patents.records import Claim, PatentDocument, Passage
+
+    document = PatentDocument(
+        ucid="EP-0000001-A1", country="EP", doc_number="0000001", kind="A1",
+        abstract={"EN": "one two\nthree four\nfive", "DE": "eins  zwei\tdrei"},
+        description=[Passage(xpath="/patent-document/description/p[1]", text="six seven", lang="EN"),
+                     Passage(xpath="/patent-document/description/p[2]", text="", lang="EN")],
+        claims={"EN": [Claim(number=1, text="eight\nnine ten", xpath="/patent-document/claims/claim[1]")]},
+    )
+    assert _word_count(document) == 5 + 3 + 2 + 0 + 3

@@ -161,20 +161,14 @@ _PASSAGES = operator.attrgetter("passages")
 
 
 def _word_count(document: PatentDocument) -> int:
-    """Words in the abstracts, description and claims, all languages together.
-
-    Reader texts have whitespace collapsed to single spaces, so a text's words are its
-    spaces plus one (none for an empty text). Counted on all texts joined by spaces, in one
-    pass: the spaces of the texts, plus one per join, so that words = spaces of the joined
-    text + 1 - the empty texts.
-    """
+    """Words in the abstracts, description and claims, all languages together: the
+    white-space separated tokens of every text (paragraphs within an abstract are joined by
+    new lines, so counting spaces alone would lose a word at each)."""
     texts = list(document.abstract.values())
     texts += map(_TEXT, document.description)
     for claims in document.claims.values():
         texts += map(_TEXT, claims)
-    if not texts:
-        return 0
-    return " ".join(texts).count(" ") + 1 - texts.count("")
+    return len(" ".join(texts).split())
 
 
 def document_rows(document: PatentDocument) -> dict[str, list[dict]]:
