@@ -220,3 +220,39 @@ def test_subtopic_measures_in_blocks_give_the_whole_runs_values(tmp_path):
     exact = whole.frame["measure"] != "alpha_nDCG@10"
     assert whole.frame[exact]["value"].tolist() == blocks.frame[exact]["value"].tolist()
     assert whole.notes == blocks.notes
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), block_bytes=st.integers(1, 400), comments=st.lists(st.integers(0, 10**6), max_size=4),
+       header=st.booleans())
+def test_scattered_runs_with_comment_lines_give_the_whole_runs_values(tmp_path_factory, seed, block_bytes, comments,
+                                                                      header):
+    """Comment lines (an ir_metadata header, or anywhere) are skipped on the partitioned
+    path too: they are neither rows nor lines with a run tag (a review found the line
+    numbering counting them, and a two-word comment breaking it)."""
+    rng = random.Random(seed)
+    folder = tmp_path_factory.mktemp("commented")
+    lines = _run_lines(rng, rng.randint(2, 6))
+    rng.shuffle(lines)  # topics scattered over the file
+    for position in comments:
+        lines.insert(position % (len(lines) + 1), "# a comment")
+    if header:
+        lines = ["# ir_metadata.start", "# tag: sys", "# ir_metadata.end", *lines]
+    qrels = _write(folder / "qrels.txt", _qrels_lines(rng, 6))
+    run = _write(folder / "run.txt", lines)
+    if not any(not line.startswith("#") for line in lines):
+        return
+    whole, blocks = _both(qrels, run, block_bytes)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
+
+
+def test_a_mixed_tag_after_comment_lines_names_the_tagged_line(tmp_path):
+    qrels = _write(tmp_path / "qrels.txt", ["q1 0 d1 1", "q2 0 d2 1"])
+    run = _write(tmp_path / "run.txt", ["# ir_metadata.start", "# ir_metadata.end", "q1 Q0 d1 1 1.0 a",
+                                        "# a comment", "q2 Q0 d2 1 1.0 b"])
+    with pytest.raises(InputFormatError) as whole:
+        api.evaluation(qrels, run, ["AP"], block_bytes=0)
+    with pytest.raises(InputFormatError) as blocks:
+        api.evaluation(qrels, run, ["AP"], block_bytes=1)
+    assert str(blocks.value) == str(whole.value)
+    assert "line 5" in str(blocks.value)

@@ -204,10 +204,11 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
 
 
 def _first_line(path: Path) -> tuple[int, bytes]:
-    """The 1-based number and bytes of the file's first line that is not blank."""
+    """The 1-based number and bytes of the file's first line that is neither blank nor a
+    comment (the line the careful reader takes the run tag from)."""
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            if raw.strip():
+            if raw.strip() and not raw.startswith(b"#"):
                 return number, raw.rstrip(b"\n")
     raise AssertionError("a block after the first follows a line that is not blank")  # pragma: no cover
 
@@ -219,6 +220,8 @@ def mixed_tag_error(path: str | os.PathLike[str], start: int, end: int, tag: str
     first_line, _ = _first_line(path)
     before = _lines_before(path, start)
     for number, raw in enumerate(_read_range(path, start, end).split(b"\n"), start=before + 1):
+        if raw.startswith(b"#"):  # a comment line has no tag
+            continue
         fields = raw.decode("utf-8", errors="replace").split()
         if fields and fields[-1] != tag:
             malformed(path, number, f"mixed run tags: {tag!r} on line {first_line}, another here",
@@ -254,11 +257,17 @@ _PART_SCHEMA = pa.schema([("topic", pa.string()), ("docno", pa.string()), ("rank
 def _row_lines(path: Path, start: int, end: int, run: Run) -> np.ndarray:
     """The 1-based line in the whole file of each row the reader made of ``[start, end)``."""
     data = _read_range(path, start, end)
-    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    lines = np.flatnonzero(np.r_[newlines, len(data)] > np.r_[0, newlines + 1])  # lines that are not empty
+    bytes_ = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(bytes_ == 10)
+    starts, ends = np.r_[0, newlines + 1], np.r_[newlines, len(data)]
+    is_row = ends > starts  # lines that are not empty, nor comments (which the readers skip)
+    is_row[is_row] = bytes_[starts[is_row]] != ord("#")
+    lines = np.flatnonzero(is_row)
     if len(lines) != len(run):  # lines of white space, or repeated documents the reader dropped: line by line
         seen, kept = set(), []
         for number, raw in enumerate(data.split(b"\n")):
+            if raw.startswith(b"#"):
+                continue
             fields = raw.decode("utf-8").split()
             if fields and (fields[0], fields[2]) not in seen:
                 seen.add((fields[0], fields[2]))
