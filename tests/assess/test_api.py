@@ -124,10 +124,44 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
         assert "another page changed the claims of sp-1.all first; reload to see them" in stale_claims.text
         topics = bob.get(f"/api/sources/{patent_key}").json()["topics"]
         assert next(t["claims"] for t in topics if t["id"] == new_id) == [1, 3]
-        assert bob.post(f"/topic/{new_id}/delete", data={"csrf": token}).status_code == 303
+        assert bob.post(f"/topic/{new_id}/delete", data={"csrf": token, "version": "1"}).status_code == 303
         assert all(t["id"] != new_id for t in bob.get(f"/api/sources/{patent_key}").json()["topics"])
         actions = [e["action"] for e in bob.get("/api/audit").json()[:3]]
         assert actions == ["delete-topic", "set-claims", "add-topic"]
+
+
+def test_a_topic_others_have_judged_is_changed_only_by_an_administrator(alice, server, workspace, corpus):
+    """Deleting a topic or changing its claims would change what others' judgements mean:
+    an assessor may do it to a topic they added that nobody else judged; an administrator
+    always, against the topic's version (a stale page gets 409)."""
+    patent_key, qid, citation = a_suggested_citation(corpus)
+    with httpx.Client(base_url=server.base) as bob:
+        login(bob, server.base, "bob", workspace["accounts"]["bob"])
+        token = csrf_of(bob, server.base, patent_key)
+        # a topic bob did not add (the collection's): not his to remove
+        theirs = _topic_id(bob, patent_key, qid)
+        version = next(t["version"] for t in bob.get(f"/api/sources/{patent_key}").json()["topics"] if t["id"] == theirs)
+        refused = bob.post(f"/topic/{theirs}/delete", data={"csrf": token, "version": str(version)})
+        assert refused.status_code == 403 and f"only an administrator removes a topic bob did not add ({qid})" in refused.text
+        # a topic bob added, then judged by alice
+        assert bob.post(f"/source/{patent_key}/topics",
+                        data={"csrf": token, "qid": "sp-7.rights", "claims": "1"}).status_code == 303
+        new_id = _topic_id(bob, patent_key, "sp-7.rights")
+        alice_token = csrf_of(alice, server.base, patent_key)
+        saved = alice.put(f"/api/topics/{new_id}/citations/{citation.cited_ucid}/selection",
+                          json={"xpaths": list(citation.report_xpaths), "version": 0},
+                          headers={"X-CSRF-Token": alice_token})
+        assert saved.status_code == 200
+        claims = bob.post(f"/topic/{new_id}/claims", data={"csrf": token, "claims": "1,2", "version": "0"})
+        assert claims.status_code == 403
+        assert "alice has judged sp-7.rights: only an administrator may change the claims of it" in claims.text
+        delete = bob.post(f"/topic/{new_id}/delete", data={"csrf": token, "version": "0"})
+        assert delete.status_code == 403 and "alice has judged sp-7.rights: only an administrator may remove it" in delete.text
+    stale = alice.post(f"/topic/{new_id}/delete", data={"csrf": alice_token, "version": "5"})
+    assert stale.status_code == 409 and "another page changed sp-7.rights first; reload to see it" in stale.text
+    assert alice.post(f"/topic/{new_id}/delete", data={"csrf": alice_token, "version": "0"},
+                      follow_redirects=False).status_code == 303
+    assert all(t["id"] != new_id for t in alice.get(f"/api/sources/{patent_key}").json()["topics"])
 
 
 def test_api_assess_app_in_process(database, workspace):

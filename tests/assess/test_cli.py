@@ -208,3 +208,18 @@ def test_import_checks_everything_before_writing(workspace, tmp_path, capsys):
         f"(claims 1-{max(n for n, _t, _d in corpus.source(first[1]).claims)})"
     assert service.all_selections(engine) == {}
     assert db.check_consistency(engine) == []
+
+
+def test_demo_passwords_are_kept_owner_only(workspace):
+    """The demo's plain-text passwords: a file only its owner reads, written before the
+    accounts are made, and read back when the demo is prepared again."""
+    import stat
+
+    from pateval.assess.commands import prepare_demo
+
+    accounts = workspace["root"] / "demo-accounts.txt"
+    assert stat.S_IMODE(accounts.stat().st_mode) == 0o600
+    lines = dict(line.split(" ", 1) for line in accounts.read_text().splitlines())
+    assert lines == workspace["accounts"] and set(lines) == {"alice", "bob"}
+    again = prepare_demo(workspace["root"], n_patents=300, seed=0, echo=lambda *a, **k: None)
+    assert again["accounts"] == workspace["accounts"]

@@ -281,8 +281,12 @@ async def topic_delete(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
     topic_id = int(request.path_params["topic_id"])
+    try:
+        version = int(form.get("version", ""))
+    except ValueError:
+        raise AssessError(400, "version must be a number") from None
     current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
-    await run_in_threadpool(service.delete_topic, request.app.state.engine, topic_id, user)
+    await run_in_threadpool(lambda: service.delete_topic(request.app.state.engine, topic_id, user, base_version=version))
     return RedirectResponse(f"/source/{current['patent_key']}", status_code=303)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from ..errors import ParameterError
+from ..formats.atomic import atomic_output
 from . import db, service
 from .corpus import AssessCorpus
 
@@ -77,11 +78,14 @@ def prepare_demo(directory, *, n_patents: int = 300, seed: int = 0, echo=print) 
             accounts[name] = password
     with engine.connect() as connection:
         names = set(connection.execute(select(db.assessors.c.name)).scalars())
-    for name, admin in DEMO_ASSESSORS:
-        if name not in names:
-            accounts[name] = secrets.token_urlsafe(9)
-            service.add_assessor(engine, name, accounts[name], is_admin=admin)
-    accounts_file.write_text("".join(f"{n} {p}\n" for n, p in accounts.items()), encoding="utf-8")
+    new = [(name, admin) for name, admin in DEMO_ASSESSORS if name not in names]
+    for name, _admin in new:
+        accounts[name] = secrets.token_urlsafe(9)
+    # the passwords are kept (owner-only file) before the accounts exist, so none is lost
+    with atomic_output(accounts_file, private=True) as handle:
+        handle.write("".join(f"{n} {p}\n" for n, p in accounts.items()))
+    for name, admin in new:
+        service.add_assessor(engine, name, accounts[name], is_admin=admin)
     engine.dispose()
     return {"db": url, "store": str(root / "store"), "collection": str(root / "collection"), "accounts": accounts}
 

@@ -239,6 +239,7 @@ def set_topic_claims(engine: Engine, corpus: AssessCorpus, topic_id: int, claims
     current = topic(engine, topic_id)
     numbers = _check_claims(corpus, current["patent_key"], claims)
     with engine.begin() as connection:
+        _check_topic_rights(connection, current, actor, "change the claims of")
         changed = connection.execute(
             update(db.topics).where(db.topics.c.id == topic_id, db.topics.c.version == base_version)
             .values(claims=_claims_text(numbers), version=db.topics.c.version + 1))
@@ -249,11 +250,32 @@ def set_topic_claims(engine: Engine, corpus: AssessCorpus, topic_id: int, claims
     return base_version + 1
 
 
-def delete_topic(engine: Engine, topic_id: int, actor: dict) -> None:
-    topic(engine, topic_id)
+def delete_topic(engine: Engine, topic_id: int, actor: dict, *, base_version: int) -> None:
+    """Remove a topic if it is still at ``base_version`` (409 otherwise): an administrator
+    may remove any; an assessor only one they added and nobody else has judged (403)."""
+    current = topic(engine, topic_id)
     with engine.begin() as connection:
-        connection.execute(update(db.topics).where(db.topics.c.id == topic_id).values(deleted=True))
-        _event(connection, actor["id"], "delete-topic", topic_id=topic_id)
+        if not actor.get("is_admin") and current["created_by"] != actor["id"]:
+            raise AssessError(403, f"only an administrator removes a topic {actor['name']} did not add "
+                                   f"({current['qid']})")
+        _check_topic_rights(connection, current, actor, "remove")
+        changed = connection.execute(update(db.topics).where(
+            db.topics.c.id == topic_id, db.topics.c.version == base_version, db.topics.c.deleted.is_(False))
+            .values(deleted=True, version=db.topics.c.version + 1))
+        if changed.rowcount != 1:
+            raise AssessError(409, f"another page changed {current['qid']} first; reload to see it")
+        _event(connection, actor["id"], "delete-topic", topic_id=topic_id, version=base_version + 1)
+
+
+def _check_topic_rights(connection, current: dict, actor: dict, what: str) -> None:
+    """A topic's definition is everybody's once others have judged it: only an administrator
+    changes it then (the judgements of others would silently change meaning)."""
+    if actor.get("is_admin"):
+        return
+    others = connection.execute(select(db.selections.c.owner).where(
+        db.selections.c.topic_id == current["id"], db.selections.c.owner != actor["name"]).limit(1)).first()
+    if others is not None:
+        raise AssessError(403, f"{others[0]} has judged {current['qid']}: only an administrator may {what} it")
 
 
 # ---- selections --------------------------------------------------------------------------
@@ -471,8 +493,4 @@ def audit_log(engine: Engine, *, limit: int = 200) -> list[dict]:
             .order_by(db.events.c.id.desc()).limit(limit)).mappings().all()
     return [{**dict(r), "at": r["at"].isoformat()} for r in rows]
 
-
-def all_owners(engine: Engine) -> list[str]:
-    with engine.connect() as connection:
-        return sorted(connection.execute(select(db.selections.c.owner).distinct()).scalars())
 

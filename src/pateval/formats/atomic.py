@@ -36,7 +36,8 @@ def _make_parent(target: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = "utf-8") -> Iterator[IO]:
+def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = "utf-8",
+                  private: bool = False) -> Iterator[IO]:
     """Open ``path`` for writing so that it appears only once the ``with`` block succeeds.
 
     Parameters
@@ -47,6 +48,8 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: st
         Text or binary.
     encoding : str, optional
         Text encoding (ignored for binary mode).
+    private : bool
+        Readable and writable by its owner only (0600: secrets), not the umask's permissions.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_output writes with mode 'w' or 'wb', not {mode!r}")
@@ -56,7 +59,8 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: st
     try:
         with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding, newline=None if mode == "wb" else "") as handle:
             yield handle
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file normal permissions
+        if not private:
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file normal permissions
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
