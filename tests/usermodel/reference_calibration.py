@@ -74,12 +74,13 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
                 group = groups.get(docno, docno) if groups is not None else docno
                 first = group not in seen_groups
                 seen_groups.add(group)
-                open_view = [docno, rank, now, False, first, line]
+                open_view = [docno, rank, now, False, first, line, None]
             elif code == SAVE:
                 open_view[3] = True
+                open_view[6] = now  # reading ends at the save
             elif code in (BACK, END):
                 if open_view is not None:
-                    docno, rank, since, saved, first, click_line = open_view
+                    docno, rank, since, saved, first, click_line, saved_at = open_view
                     relevant = bool(ranking.relevant[rank - 1])
                     if code == BACK:  # a view cut short by `end` has no verdict: not counted
                         views += 1
@@ -93,7 +94,8 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
                     if length is None and code == BACK and first:
                         malformed(path, click_line, f"no length for document {docno!r} in the document lengths")
                     view_rows.append((s, docno, rank, relevant, np.nan if length is None else float(length),
-                                      now - since if code == BACK else np.nan, saved, first, since - t0))
+                                      (saved_at if saved else now) - since if code == BACK else np.nan, saved, first,
+                                      since - t0))
                     open_view = None
                     on_serp_since = now
                 if code == END:

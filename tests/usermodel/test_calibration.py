@@ -89,6 +89,20 @@ def test_every_formula_on_a_hand_made_log():
                                              "km_max_gap": fit["stopping"]["km_max_gap"]})
 
 
+def test_reading_time_ends_at_the_save():
+    """The paper's reading time: viewing a document "before saving it as relevant or clicking
+    the back button" -- a view saved at 14 s and left at 20 s read for 10 s, not 16; the six
+    seconds between are neither reading nor the results page."""
+    rows = [("A", "L1", 0, "start", 0, None), ("A", "L1", 0, "serp", 1, None),
+            ("A", "L1", 4, "click", 1, "d1"), ("A", "L1", 14, "save", 0, None), ("A", "L1", 20, "back", 0, None),
+            ("A", "L1", 24, "click", 3, "d3"), ("A", "L1", 40, "back", 0, None), ("A", "L1", 50, "end", 0, None)]
+    log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]))
+    value = calibrate_log(log, RANKING, lengths=LENGTHS, B=10, seed=0).calibrations[0].table.set_index("parameter")["value"]
+    assert value["document_time"] == pytest.approx((10 + 16) / 2, abs=1e-12)
+    assert value["read_slope"] == pytest.approx((16 - 10) / (300 - 100), abs=1e-12)
+    assert value["summary_share"] == pytest.approx((4 + 4) / (4 + 4 + 10 + 16), abs=1e-12)
+
+
 def test_statsmodels_agrees_on_the_regression():
     sm = pytest.importorskip("statsmodels.api")
     x = np.array([100.0, 300.0, 200.0, 400.0])

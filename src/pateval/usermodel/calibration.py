@@ -368,6 +368,10 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     closed = np.where(saved, (close < n) & (session[np.minimum(close, n - 1)] == session[clicks]), in_session)
     close = np.minimum(close, n - 1)
     by_back = closed & (event[close] == BACK)
+    # reading time ends at the save when the document is saved, at back otherwise (the paper:
+    # "the time spent viewing a full document before saving it as relevant or clicking the
+    # back button"); the time between a save and back is neither reading nor results page
+    judged = np.where(saved, np.minimum(nxt, n - 1), close)
     click_relevant = np.zeros(len(clicks), dtype=bool)
     click_relevant[ok] = flat_relevant[at[ok]]
     click_length = _length_lookup(lengths, click_doc)
@@ -382,7 +386,7 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     view_session = session[clicks[view]]
     views = pd.DataFrame({
         "session": view_session, "docno": click_doc[view], "rank": click_rank[view], "relevant": click_relevant[view],
-        "length": click_length[view], "time": np.where(by_back[view], time[close[view]] - time[clicks[view]], np.nan),
+        "length": click_length[view], "time": np.where(by_back[view], time[judged[view]] - time[clicks[view]], np.nan),
         "saved": saved[view], "first": first[view], "opened": time[clicks[view]] - time[first_row[view_session]]})
     # counts of the views left with back (a view cut short by end has no verdict)
     done = view[by_back[view]]
