@@ -232,3 +232,15 @@ def test_iterators_of_records_and_lists_of_run_dicts():
 def test_trec_order_with_numeric_iteration_as_plain_tuples_is_refused():
     with pytest.raises(ParameterError, match=r"got \('q1', 'd1', 1, 0\)"):
         Qrels.from_records([("q1", "d1", 1, 0)])
+
+
+def test_judged_counts_negative_grades_as_judged_as_ir_measures_does():
+    """A qrels entry with a negative grade is judged for Judged@k (ir_measures' rule): qrels
+    d1 1, d2 -1, d3 0 and a run d1, d2, d4 give 2/3, not 1/3."""
+    qrels = [ir_measures.Qrel("q1", "d1", 1), ir_measures.Qrel("q1", "d2", -1), ir_measures.Qrel("q1", "d3", 0)]
+    run = [ir_measures.ScoredDoc("q1", "d1", 3.0), ir_measures.ScoredDoc("q1", "d2", 2.0),
+           ir_measures.ScoredDoc("q1", "d4", 1.0)]
+    ours = pateval.evaluate(qrels, run, ["Judged@3"])["value"].tolist()
+    theirs = ir_measures.calc_aggregate([ir_measures.Judged @ 3], qrels, run)[ir_measures.Judged @ 3]
+    assert ours == [pytest.approx(2 / 3, abs=1e-12)]
+    assert theirs == pytest.approx(2 / 3, abs=1e-12)

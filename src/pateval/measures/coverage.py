@@ -36,12 +36,11 @@ def _in_top(ranked: RankedTopics, rows: np.ndarray, cutoff: int | None) -> np.nd
 def judged_fraction(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Judged@k = |judged documents in the top k| / k.
 
-    A document is judged when the qrels give it a grade >= 0 for the topic (a negative
-    grade is trec_eval's "in the pool, unjudged"). Like P@k, the divisor is k even when
-    fewer documents are retrieved (ir_measures: P@k with a relevance level below every
-    grade).
+    A document is judged when the qrels list it for the topic, whatever its grade
+    (negative grades included), as ir_measures counts it. Like P@k, the divisor is k even
+    when fewer documents are retrieved.
     """
-    return _in_top(ranked, ranked.judged_rows(), measure.cutoff) / measure.cutoff
+    return _in_top(ranked, ranked.judged_row, measure.cutoff) / measure.cutoff
 
 
 def hits(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
