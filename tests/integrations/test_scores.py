@@ -208,7 +208,7 @@ def test_any_text_is_read_or_refused_with_an_input_error(tmp_path_factory, text)
 
 def test_bad_csv_of_scores(tmp_path):
     path = _write(tmp_path, "s.csv", 'run,measure,topic,value\nr,AP,q1,0.5\nr,AP,"q2\n')
-    with pytest.raises(InputFormatError, match=r"s.csv: not a pateval CSV of scores"):
+    with pytest.raises(InputFormatError, match=r"s.csv, line 3: 3 fields where the header has 4"):
         read_scores(path)
     path = _write(tmp_path, "t.csv", "run,measure,topic,value\nr,AP,q1,half\n")
     with pytest.raises(InputFormatError, match=r"t.csv, line 2: the score is not a number \(expected a number, found 'half'\)"):
@@ -238,3 +238,23 @@ def test_cli_lists_the_readers_formats():
 def test_white_space_only(tmp_path):
     with pytest.raises(InputFormatError, match=r"s.eval: no per-topic score \(the file holds only white space\)"):
         read_scores(_write(tmp_path, "s.eval", "\x1f \n\t\n"))
+
+
+def test_csv_of_scores_read_as_every_input_is(tmp_path, monkeypatch):
+    """Line numbers count blank lines; standard input, compression by content and invalid
+    UTF-8 behave as in every other reader (review: the CSV was read a second time by name)."""
+    import bz2
+
+    text = "run,measure,topic,value\n\nr,AP,q1,0.5\n\nr,AP,q2,half\n"
+    with pytest.raises(InputFormatError, match=r"b.csv, line 5: the score is not a number"):
+        read_scores(_write(tmp_path, "b.csv", text), format="pateval-csv")
+    good = "run,measure,topic,value\nr,AP,q1,0.5\nr,AP,q2,0.25\n"
+    packed = tmp_path / "scores"  # bzip2 without a telling name
+    packed.write_bytes(bz2.compress(good.encode()))
+    assert read_scores(packed, format="pateval-csv")["value"].tolist() == [0.5, 0.25]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good.encode())))
+    assert read_scores("-", format="pateval-csv")["value"].tolist() == [0.5, 0.25]
+    bad = tmp_path / "u.csv"
+    bad.write_bytes(b"run,measure,topic,value\nr,AP,q\xff1,0.5\n")
+    with pytest.raises(InputFormatError, match=r"u.csv, line 2: not valid UTF-8 text"):
+        read_scores(bad)

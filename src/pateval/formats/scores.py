@@ -24,6 +24,8 @@ kept as written. A run without a name in the file takes the file's name (without
 
 from __future__ import annotations
 
+import csv
+
 import json
 import math
 import os
@@ -128,7 +130,12 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     """
     check_choice("format", format, SCORE_FORMATS)
     path = Path(path)
-    text = read_bytes(path).decode("utf-8-sig", errors="replace")
+    data = read_bytes(path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        malformed(path, data[:error.start].count(b"\n") + 1, "not valid UTF-8 text",
+                  found=data[max(0, error.start - 10):error.end + 10])
     lines = _lines(path, text)
     if not lines:
         malformed(path, None, "no per-topic score (the file holds only white space)")
@@ -138,7 +145,7 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     if format == "pateval-json":
         rows = _json_rows(path, text, default_run)
     elif format == "pateval-csv":
-        rows = _csv_rows(path, default_run)
+        rows = _csv_rows(path, text, default_run)
     elif format == "ir_measures" and text.lstrip().startswith("{"):
         rows = _jsonl_rows(path, lines, text, default_run)
     else:
@@ -221,23 +228,27 @@ def _jsonl_rows(path: Path, lines, text: str, default_run: str) -> list[tuple]:
     return rows
 
 
-def _csv_rows(path: Path, default_run: str) -> list[tuple]:
-    try:
-        frame = pd.read_csv(path, dtype={"run": str, "topic": str, "measure": str}, keep_default_na=False)
-    except (ValueError, pd.errors.ParserError) as error:
-        malformed(path, None, f"not a pateval CSV of scores ({str(error).splitlines()[0]})",
-                  expected="run,measure,topic,value")
-    missing = [c for c in ("measure", "topic", "value") if c not in frame.columns]
+def _csv_rows(path: Path, text: str, default_run: str) -> list[tuple]:
+    """Rows of a pateval CSV of scores, read from the text already read (standard input and
+    compressed files too), each with its 1-based line in the file."""
+    lines = [(number, line.rstrip("\r")) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    header_line, header = lines[0][0], next(csv.reader([lines[0][1]]))
+    columns = {name.strip(): i for i, name in enumerate(header)}
+    missing = [c for c in ("measure", "topic", "value") if c not in columns]
     if missing:
-        malformed(path, 1, "a CSV of scores needs the columns measure, topic and value", found=",".join(frame.columns))
-    if "run" not in frame.columns:
-        frame.insert(0, "run", default_run)
+        malformed(path, header_line, "a CSV of scores needs the columns measure, topic and value", found=",".join(header))
     rows = []
-    for number, (run, measure, topic, value) in enumerate(frame[["run", "measure", "topic", "value"]].itertuples(index=False),
-                                                          start=2):
+    for number, line in lines[1:]:
+        fields = next(csv.reader([line]))
+        if len(fields) != len(header):
+            malformed(path, number, f"{len(fields)} fields where the header has {len(header)}",
+                      expected=",".join(header), found=line[:60])
+        run = fields[columns["run"]] if "run" in columns else default_run
+        topic = fields[columns["topic"]]
         if topic == "all":
             continue
-        rows.append((run, topic, _measure_name(measure), _value(path, number, str(value)), number))
+        rows.append((run, topic, _measure_name(fields[columns["measure"]]),
+                     _value(path, number, fields[columns["value"]]), number))
     return rows
 
 
