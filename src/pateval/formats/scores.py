@@ -228,18 +228,25 @@ def _jsonl_rows(path: Path, lines, text: str, default_run: str) -> list[tuple]:
     return rows
 
 
+def _csv_fields(path: Path, number: int, line: str) -> list[str]:
+    try:
+        return next(csv.reader([line]))
+    except csv.Error as error:
+        malformed(path, number, f"not a line of CSV ({error})", found=line[:60])
+
+
 def _csv_rows(path: Path, text: str, default_run: str) -> list[tuple]:
     """Rows of a pateval CSV of scores, read from the text already read (standard input and
     compressed files too), each with its 1-based line in the file."""
     lines = [(number, line.rstrip("\r")) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
-    header_line, header = lines[0][0], next(csv.reader([lines[0][1]]))
+    header_line, header = lines[0][0], _csv_fields(path, *lines[0])
     columns = {name.strip(): i for i, name in enumerate(header)}
     missing = [c for c in ("measure", "topic", "value") if c not in columns]
     if missing:
         malformed(path, header_line, "a CSV of scores needs the columns measure, topic and value", found=",".join(header))
     rows = []
     for number, line in lines[1:]:
-        fields = next(csv.reader([line]))
+        fields = _csv_fields(path, number, line)
         if len(fields) != len(header):
             malformed(path, number, f"{len(fields)} fields where the header has {len(header)}",
                       expected=",".join(header), found=line[:60])
