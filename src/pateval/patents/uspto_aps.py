@@ -23,6 +23,10 @@ The record is the one ICE v4.x grants give (:mod:`pateval.patents.uspto`):
 * citations: every ``UREF`` and ``FREF`` patent, with source ``other``: APS does not say
   who cited a document (the examiner / applicant marks began in 2001);
 * IPC from ``ICL`` (fixed width, ``B60R  900`` -> ``B60R 9/00``).
+
+A file is read in one encoding: UTF-8 when all of it decodes, else latin-1 for all of it.
+An indented continuation line right after a segment header (or ``PATN``) continues no
+field: it is an error naming the file and line.
 """
 
 from __future__ import annotations
