@@ -143,3 +143,17 @@ def test_word_count_counts_words_across_paragraph_breaks_and_any_white_space():
         claims={"EN": [Claim(number=1, text="eight\nnine ten", xpath="/patent-document/claims/claim[1]")]},
     )
     assert _word_count(document) == 5 + 3 + 2 + 0 + 3
+
+
+def test_word_count_of_a_real_abstract_counted_by_hand():
+    """The APS abstract of US-3937375-A (tests/data/uspto), eleven lines joined by the
+    reader: 133 words counted by hand line by line (14 10 15 13 13 15 15 12 13 12 1)."""
+    import dataclasses
+    from pathlib import Path
+
+    from pateval.collection.store import _word_count
+    from pateval.patents import read_patent
+
+    document = read_patent(Path(__file__).resolve().parents[1] / "data" / "uspto" / "US03937375.greenbook")
+    abstract_only = dataclasses.replace(document, description=[], claims={})
+    assert _word_count(abstract_only) == 133

@@ -230,3 +230,40 @@ def test_empty_aps_file(tmp_path):
     with pytest.raises(InputFormatError) as caught:
         read_patent(path)
     assert str(caught.value) == f"{path}: no APS patent record (PATN) in the file"
+
+
+def test_aps_continuation_line_without_a_field_is_an_error(tmp_path):
+    # An indented line right after a segment header (ABST) continues nothing: an error
+    # naming its line, not a line dropped from the abstract.
+    text = (DATA / "US03937375.greenbook").read_text()
+    bad = tmp_path / "bad.aps"
+    bad.write_text(text.replace("ABST\nPAL  A unit", "ABST\n      stray words\nPAL  A unit"))
+    with pytest.raises(InputFormatError) as caught:
+        list(iter_patents(bad))
+    assert str(caught.value) == (f"{bad}, line 62: continuation line without a field "
+                                 "(expected a field line (after segment ABST), found 'stray words')")
+    # Right after PATN, before any field of the patent, too.
+    bad.write_text(text.replace("PATN\nWKU", "PATN\n      stray\nWKU", 1))
+    with pytest.raises(InputFormatError) as caught:
+        list(iter_patents(bad))
+    assert str(caught.value) == (f"{bad}, line 2: continuation line without a field "
+                                 "(expected a field line (after segment PATN), found 'stray')")
+
+
+def test_aps_file_is_read_in_one_encoding(tmp_path):
+    text = (DATA / "US03937375.greenbook").read_text()
+    title = "TTL  Bumper support for a boat loader"
+    abstract = "PAL  A unit mountable"
+    # All UTF-8: read as UTF-8.
+    path = tmp_path / "utf8.aps"
+    path.write_bytes(text.replace(title, title + " caf\u00e9").encode("utf-8"))
+    assert read_patent(path).title["EN"].endswith("boat loader caf\u00e9")
+    # One latin-1 byte (\xe9 in the abstract) makes the whole file latin-1: the title's
+    # UTF-8 bytes c3 a9 read as two latin-1 letters, not as UTF-8 in one line and latin-1
+    # in another.
+    path = tmp_path / "mixed.aps"
+    path.write_bytes(text.replace(title, title + " caf\u00e9").encode("utf-8").replace(
+        abstract.encode(), abstract.encode() + b" \xe9t\xe9"))
+    document = read_patent(path)
+    assert document.title["EN"].endswith("boat loader caf\u00c3\u00a9")
+    assert document.abstract["EN"].startswith("A unit mountable \u00e9t\u00e9")

@@ -23,10 +23,15 @@ The record is the one ICE v4.x grants give (:mod:`pateval.patents.uspto`):
 * citations: every ``UREF`` and ``FREF`` patent, with source ``other``: APS does not say
   who cited a document (the examiner / applicant marks began in 2001);
 * IPC from ``ICL`` (fixed width, ``B60R  900`` -> ``B60R 9/00``).
+
+A file is read in one encoding: UTF-8 when all of it decodes, else latin-1 for all of it.
+An indented continuation line right after a segment header (or ``PATN``) continues no
+field: it is an error naming the file and line.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from collections import Counter
@@ -73,16 +78,27 @@ def is_aps_file(path: str | os.PathLike[str]) -> bool:
     return not head.startswith(b"<") and _FIRST_PATENT.search(head) is not None
 
 
-def _decode(raw: bytes) -> str:
+def _file_encoding(path: str) -> str:
+    """The one encoding a whole file is read in: UTF-8 when every byte of it decodes as
+    UTF-8, else latin-1 for all of it (the older bulk files are latin-1; deciding line by
+    line could read one file in two encodings). This costs a first read of the file."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        return raw.decode("utf-8")
+        with open_binary(path) as handle:
+            while chunk := handle.read(1 << 20):
+                decoder.decode(chunk)
+            decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        return raw.decode("latin-1")
+        return "latin-1"
+    except (OSError, EOFError):
+        pass  # the reading pass reports it with its line
+    return "utf-8"
 
 
 def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, list[tuple[int, str, str]]]]:
     """The patents of a file, each as its first line and its fields ``(line, tag, value)``
     with continuation lines joined; segment headers are fields with value None."""
+    encoding = _file_encoding(path)
     fields: list[list] = []
     first_line = 0
     size = 0
@@ -102,13 +118,17 @@ def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[
             if digest is not None:
                 digest.update(raw)
             number += 1
-            line = _decode(raw).rstrip("\r\n")
+            line = raw.decode(encoding).rstrip("\r\n")
             if not line.strip():
                 continue
             if line[:1].isspace():
-                if fields and fields[-1][2] is not None:
-                    fields[-1][2] += " " + line.strip()
-                    size += len(raw)
+                if not fields:
+                    continue  # the indented lines of a file header, before the first patent
+                if fields[-1][2] is None:
+                    malformed(path, number, "continuation line without a field",
+                              expected=f"a field line (after segment {fields[-1][1]})", found=line.strip()[:40])
+                fields[-1][2] += " " + line.strip()
+                size += len(raw)
                 continue
             tag = line[:4].rstrip()
             value = line[5:] if len(line) > 5 else ""

@@ -293,7 +293,12 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
 
     A session's events in file order: the time on results pages runs from ``start``, ``back``
     or ``next`` to the next ``click`` or ``next``; a view runs from a ``click`` to the
-    ``back`` (or ``end``) after it, saved if a ``save`` came between.
+    ``back`` (or ``end``) after it, saved if a ``save`` came between. A saved view's reading
+    time ends at the save, as seed 002 (s3.2) defines it: "the time spent viewing a full
+    document before saving it as relevant or clicking the back button"; the paper's interface
+    returns to the summaries after either, so the time from a save to its ``back`` is
+    navigation after the decision and counts in neither the reading time T_D nor the time on
+    results pages (which runs from the ``back``).
     """
     path = log.source
     codes, session_user, session_list = session_codes(log.user, log.list)

@@ -151,7 +151,7 @@ def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: i
                     emit(user, list_id, stop, "end")
                     break
                 t += spent
-                if saves[k]:
+                if saves[k]:  # at the end of reading: a saved view's time ends at its save
                     emit(user, list_id, t, "save")
                 emit(user, list_id, t, "back")
     return pd.DataFrame({"user": users, "list": list_ids, "time": np.asarray(times, dtype=np.float64), "event": events,
