@@ -260,15 +260,20 @@ async def add_topic(request: Request) -> Response:
     return RedirectResponse(f"/source/{patent_key}?topic={topic_id}", status_code=303)
 
 
+def _form_version(form) -> int:
+    """The version a page's form was made from (the compare-and-set of every write)."""
+    try:
+        return int(form.get("version", ""))
+    except ValueError:
+        raise AssessError(400, "version must be a number") from None
+
+
 async def topic_claims(request: Request) -> Response:
     user = await _require_user(request)
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
     topic_id = int(request.path_params["topic_id"])
-    try:
-        version = int(form.get("version", ""))
-    except ValueError:
-        raise AssessError(400, "version must be a number") from None
+    version = _form_version(form)
     await run_in_threadpool(lambda: service.set_topic_claims(
         request.app.state.engine, request.app.state.corpus, topic_id, str(form.get("claims", "")), user,
         base_version=version))
@@ -281,10 +286,7 @@ async def topic_delete(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
     topic_id = int(request.path_params["topic_id"])
-    try:
-        version = int(form.get("version", ""))
-    except ValueError:
-        raise AssessError(400, "version must be a number") from None
+    version = _form_version(form)
     current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
     await run_in_threadpool(lambda: service.delete_topic(request.app.state.engine, topic_id, user, base_version=version))
     return RedirectResponse(f"/source/{current['patent_key']}", status_code=303)
@@ -295,10 +297,7 @@ async def decide(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
     patent_key = request.path_params["patent_key"]
-    try:
-        version = int(form.get("version", ""))
-    except ValueError:
-        raise AssessError(400, "version must be a number") from None
+    version = _form_version(form)
     await run_in_threadpool(service.decide_source, request.app.state.engine, request.app.state.corpus, patent_key,
                             status=str(form.get("status", "")), reason=form.get("reason") or None,
                             note=form.get("note") or None, base_version=version, actor=user)
