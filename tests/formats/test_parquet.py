@@ -106,3 +106,15 @@ def test_a_damaged_parquet_file_is_named(tmp_path):
     path.write_bytes(b"PAR1" + b"\x00" * 20)
     with pytest.raises(InputFormatError, match=r"run\.parquet: not a readable Parquet file"):
         read_run(path)
+
+
+def test_run_null_reported_at_earliest_row_across_columns(tmp_path):
+    # doc_id null at row 2, query_id null at row 3: row 2 is named (it named row 3 before)
+    from pateval.formats.parquet import read_parquet_run
+
+    path = tmp_path / "r.parquet"
+    pq.write_table(pa.table({"query_id": ["q1", "q1", None], "doc_id": ["d1", None, "d3"],
+                             "score": [3.0, 2.0, 1.0]}), path)
+    with pytest.raises(InputFormatError) as raised:
+        read_parquet_run(path)
+    assert str(raised.value) == f"{path}: a null value in column 'doc_id' (row 2)"

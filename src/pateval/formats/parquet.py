@@ -169,7 +169,20 @@ def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
     path = Path(path)
     columns = _run_columns(path)
     table = _read_columns(path, columns.wanted, dictionary=columns.topic)
+    _earliest_null(path, table)
     return _run_from_table(path, table, columns, on_duplicate=on_duplicate, name=name)
+
+
+def _earliest_null(path: Path, table) -> None:
+    """Refuse the first row holding a null in any column (checking column by column would
+    name a later row of an earlier-checked column first)."""
+    import pyarrow.compute as pc
+
+    rows = [(int(pc.index(pc.is_null(table[name]), True).as_py()), name)
+            for name in table.column_names if table[name].null_count]
+    if rows:
+        row, name = min(rows)
+        malformed(path, None, f"a null value in column {name!r} (row {row + 1})")
 
 
 @dataclass(frozen=True)
