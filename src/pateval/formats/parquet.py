@@ -169,17 +169,17 @@ def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
     path = Path(path)
     columns = _run_columns(path)
     table = _read_columns(path, columns.wanted, dictionary=columns.topic)
-    _earliest_null(path, table)
+    _earliest_null(path, table, [c for c in columns.wanted if c != columns.tag])
     return _run_from_table(path, table, columns, on_duplicate=on_duplicate, name=name)
 
 
-def _earliest_null(path: Path, table) -> None:
+def _earliest_null(path: Path, table, names: list[str]) -> None:
     """Refuse the first row holding a null in any column (checking column by column would
-    name a later row of an earlier-checked column first)."""
+    name a later row of an earlier-checked column first); the tag column is checked on its own."""
     import pyarrow.compute as pc
 
     rows = [(int(pc.index(pc.is_null(table[name]), True).as_py()), name)
-            for name in table.column_names if table[name].null_count]
+            for name in names if table[name].null_count]
     if rows:
         row, name = min(rows)
         malformed(path, None, f"a null value in column {name!r} (row {row + 1})")
