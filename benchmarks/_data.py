@@ -103,7 +103,8 @@ def make_large_inputs(*, n_topics: int, depth: int = 1_000, seed: int = 42, scor
         for chunk, first in enumerate(range(0, n_topics, chunk_topics)):
             count = min(chunk_topics, n_topics - first)
             topics = np.char.add("T", np.arange(first + 1, first + count + 1).astype(str))
-            qlines, lines = _lines(topics, np.random.default_rng([seed, chunk]), np.random.default_rng([score_seed, chunk]),
+            qlines, lines = _lines(topics, np.random.default_rng([seed, chunk]), np.random.default_rng([score_seed,
+                                                                                                        chunk]),
                                    depth=depth, collection_size=collection_size, relevant=relevant, judged=judged,
                                    score_order=score_order)
             qrels_out.write("\n".join(qlines.tolist()) + "\n")

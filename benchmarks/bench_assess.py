@@ -107,7 +107,8 @@ def main() -> None:
         for i in range(args.saves):
             started = time.perf_counter()
             version = client.put(selection, json={"xpaths": passages[i % len(passages):i % len(passages) + 3],
-                                                  "version": version}, headers={"X-CSRF-Token": token}).json()["version"]
+                                                  "version": version},
+                                 headers={"X-CSRF-Token": token}).json()["version"]
             saves.append(time.perf_counter() - started)
     finally:
         server.send_signal(signal.SIGTERM)
@@ -116,12 +117,15 @@ def main() -> None:
     print(f"corpus: {args.patents} patents, {len(keys)}+ topic sources, {imported['passages']} passages in "
           f"{imported['selections']} selections")
     print(f"collection build (reference)  {build_seconds:8.2f} s")
-    print(f"assess export (same files)    {export_seconds:8.2f} s   ratio export/build {export_seconds / build_seconds:.2f}")
-    print(f"assess import                 {import_seconds:8.2f} s   ({import_seconds / imported['selections'] * 1000:.1f} ms "
+    print(f"assess export (same files)    {export_seconds:8.2f} s   ratio export/build "
+          f"{export_seconds / build_seconds:.2f}")
+    print(f"assess import                 {import_seconds:8.2f} s   "
+          f"({import_seconds / imported['selections'] * 1000:.1f} ms "
           "per selection)")
     for label, seconds in timings.items():
         print(f"{label:<30}{seconds:8.3f} s")
-    print(f"source page                   median {statistics.median(pages) * 1000:.0f} ms, max {max(pages) * 1000:.0f} ms")
+    print(f"source page                   median {statistics.median(pages) * 1000:.0f} ms, max {max(pages) * 1000:.0f} "
+          f"ms")
     print(f"save (sequential)             median {statistics.median(saves) * 1000:.1f} ms over {len(saves)}")
 
 

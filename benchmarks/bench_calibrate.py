@@ -49,7 +49,7 @@ def _lists(seed: int, n_lists: int, depth: int):
         words = rng.integers(50, 2000, depth)
         lists.append(SimulatedList(f"L{j}", docs, relevant, words))
         rankings[f"L{j}"] = ListRanking(f"T{j}", np.array(docs, dtype=object), relevant)
-        lengths.update(zip(docs, words.tolist()))
+        lengths.update(zip(docs, words.tolist(), strict=True))
     return lists, rankings, lengths
 
 
@@ -153,7 +153,8 @@ def main() -> None:
           f"half-life {np.abs(halflives[:n] - peer_halflives).max():.3g}")
     scaled = peer_time * args.B / n
     print(f"  time: pateval {ours_time:.3f} CPU-s for B={args.B} (every parameter); statsmodels + lifelines "
-          f"{peer_time:.2f} CPU-s for B={n} (two fits), {scaled:.1f} s scaled to B={args.B}; ratio {scaled / ours_time:.0f}x")
+          f"{peer_time:.2f} CPU-s for B={n} (two fits), {scaled:.1f} s scaled to B={args.B}; ratio "
+          f"{scaled / ours_time:.0f}x")
     print(f"\nmeasure: {result.calibrations[0].measure}")
 
 

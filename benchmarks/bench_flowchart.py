@@ -32,7 +32,14 @@ import time
 
 import networkx as nx
 
-from pateval.flowchart import generate_flowchart, graph_size, maximum_common_subgraph, perturb_flowchart, score_flowchart, to_networkx
+from pateval.flowchart import (
+    generate_flowchart,
+    graph_size,
+    maximum_common_subgraph,
+    perturb_flowchart,
+    score_flowchart,
+    to_networkx,
+)
 from pateval.flowchart.mcs import distance_from_size
 
 
@@ -105,20 +112,22 @@ def compare(graphs, time_budget: float, peer_timeout: float, title: str) -> None
         theirs.append(value)
         theirs_finished.append(exact)
     compared = len(ours)
-    agree = sum(abs(a - b) < 1e-9 for a, b in zip(ours, theirs))
-    larger = sum(b > a + 1e-9 for a, b in zip(ours, theirs))
-    smaller = sum(b < a - 1e-9 for a, b in zip(ours, theirs))
-    finished = [(a, b) for a, b, done in zip(ours, theirs, theirs_finished) if done]
+    agree = sum(abs(a - b) < 1e-9 for a, b in zip(ours, theirs, strict=True))
+    larger = sum(b > a + 1e-9 for a, b in zip(ours, theirs, strict=True))
+    smaller = sum(b < a - 1e-9 for a, b in zip(ours, theirs, strict=True))
+    finished = [(a, b) for a, b, done in zip(ours, theirs, theirs_finished, strict=True) if done]
     sizes = [g1.number_of_nodes() for g1, _ in graphs]
     print(f"{title}: {compared} pairs without parallel edges (truth {min(sizes)}-{max(sizes)} nodes), types level")
-    print(f"  pateval MCS:                  {ours_seconds:8.2f} s ({1000 * ours_seconds / compared:8.1f} ms/pair), exact {ours_exact}/{compared}")
+    print(f"  pateval MCS:                  {ours_seconds:8.2f} s ({1000 * ours_seconds / compared:8.1f} ms/pair), "
+          f"exact {ours_exact}/{compared}")
     print(f"  networkx optimize_edit_paths: {theirs_seconds:8.2f} s ({1000 * theirs_seconds / compared:8.1f} ms/pair), "
           f"finished within {peer_timeout:g} s {sum(theirs_finished)}/{compared}")
     print(f"  ratio networkx / pateval: {theirs_seconds / ours_seconds:.1f}x")
     # pateval's mapping is a common subgraph by construction, so where networkx's distance is
     # larger networkx missed the optimum (time limit, or networkx/networkx#8099 when it
     # finished); a smaller one would mean pateval missed it.
-    print(f"  agreement on d: {agree}/{compared}; where networkx finished: {sum(abs(a - b) < 1e-9 for a, b in finished)}/{len(finished)}")
+    print(f"  agreement on d: {agree}/{compared}; where networkx finished: "
+          f"{sum(abs(a - b) < 1e-9 for a, b in finished)}/{len(finished)}")
     print(f"  networkx larger (not optimal): {larger}; networkx smaller (pateval not optimal): {smaller}")
 
 
@@ -126,9 +135,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--peer-timeout", type=float, default=1.0, help="seconds per pair for networkx (default 1)")
-    parser.add_argument("--time-budget", type=float, default=2.0, help="pateval's budget per pair and level (default 2)")
-    parser.add_argument("--small-pairs", type=int, default=30, help="small pairs (4-9 nodes) on which networkx can finish")
-    parser.add_argument("--small-timeout", type=float, default=20.0, help="seconds per small pair for networkx (default 20)")
+    parser.add_argument("--time-budget", type=float, default=2.0,
+                        help="pateval's budget per pair and level (default 2)")
+    parser.add_argument("--small-pairs", type=int, default=30,
+                        help="small pairs (4-9 nodes) on which networkx can finish")
+    parser.add_argument("--small-timeout", type=float, default=20.0,
+                        help="seconds per small pair for networkx (default 20)")
     args = parser.parse_args()
     pairs = make_pairs(args.pairs)
     graphs = [(to_networkx(truth), to_networkx(submission)) for truth, submission in pairs]

@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             summary = ingest(corpus, store, workers=1, on_error="skip")
             ingest_cpu = cpu_seconds() - cpu
             report("ingest, 1 worker", summary.documents, summary.seconds, ingest_cpu, summary.bytes)
-            print(f"ratio lxml/ingest, CPU per document: {floor_cpu / floor_docs / (ingest_cpu / summary.documents):.3f}")
+            print(f"ratio lxml/ingest, CPU per document: "
+                  f"{floor_cpu / floor_docs / (ingest_cpu / summary.documents):.3f}")
         store = work / f"store-{args.workers}"
         shutil.rmtree(store, ignore_errors=True)
         cpu = cpu_seconds()

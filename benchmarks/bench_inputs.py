@@ -55,9 +55,11 @@ def parquet_copy(run: Path) -> Path:
         import pyarrow.csv as pacsv
         import pyarrow.parquet as pq
 
-        table = pacsv.read_csv(run, read_options=pacsv.ReadOptions(column_names=["qid", "q0", "docno", "rank", "score", "tag"]),
+        table = pacsv.read_csv(run, read_options=pacsv.ReadOptions(column_names=["qid", "q0", "docno", "rank", "score",
+                                                                                 "tag"]),
                                parse_options=pacsv.ParseOptions(delimiter=" "),
-                               convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(), "docno": pa.string()}))
+                               convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(),
+                                                                                  "docno": pa.string()}))
         pq.write_table(table.select(["qid", "docno", "score", "rank"]), out.with_suffix(".part"))
         out.with_suffix(".part").rename(out)
     return out

@@ -42,7 +42,8 @@ def build(n_topics: int, n_documents: int, n_passages: int, seed: int):
                            + ["/patent-document/description/heading[1]"], dtype=object)
     topic_ids = np.array([f"PSG-{t}" for t in range(n_topics)], dtype=object)
     per_topic = n_documents * n_passages
-    docs = (rng.integers(0, 10**6, n_topics)[:, None] + 7919 * np.arange(n_documents + RELEVANT_MISSED)[None, :]) % 10**6
+    docs = (rng.integers(0, 10**6, n_topics)[:, None] + 7919 * np.arange(n_documents + RELEVANT_MISSED)[None,
+                                                                                                        :]) % 10**6
     vocabulary = np.array([f"EP-{i:07d}-A1" for i in range(10**6)], dtype=object)
     # each document's passages: K distinct paragraphs, 5% replaced by a heading
     paragraph = np.argsort(rng.random((n_topics * n_documents, PARAGRAPHS)), axis=1)[:, :n_passages]
@@ -74,7 +75,7 @@ def build(n_topics: int, n_documents: int, n_passages: int, seed: int):
 def reference(run: PassageRun, qrels: Qrels):
     """Precision(D) and MAP(D) per topic by the definition, in plain Python."""
     judged: dict = {}
-    for t, d, x in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.passage.tolist()):
+    for t, d, x in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.passage.tolist(), strict=True):
         judged.setdefault((t, d), set()).add(x)
     order = np.lexsort((np.arange(len(run)), run.rank, run.topic.astype(str)))
     passages: dict = {}
@@ -119,7 +120,8 @@ def main() -> None:
     started = time.perf_counter()
     document_run = run.document_run()
     level = qrels.document_level()
-    ranked = rank_run(document_run, JudgementIndex.build(level, np.asarray(level.topic_ids, dtype=object)), order="rank")
+    ranked = rank_run(document_run, JudgementIndex.build(level, np.asarray(level.topic_ids, dtype=object)),
+                      order="rank")
     prepare = time.perf_counter() - started
     context = EvaluationContext({"passage_runs": run, "passage_qrels": qrels})
     started = time.perf_counter()

@@ -30,7 +30,7 @@ from _data import WORK, make_large_inputs  # noqa: E402
 MEASURES = ["AP", "P@10", "nDCG@10", "R@1000"]
 TREC_NAMES = {"map": "AP", "P_10": "P@10", "ndcg_cut_10": "nDCG@10", "recall_1000": "R@1000"}
 
-CHILD = """
+CHILD = f"""
 import json, sys, time
 import pateval
 qrels, out, block = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -38,13 +38,13 @@ runs = sys.argv[4:]
 start = time.perf_counter()
 from pathlib import Path
 named = {{Path(r).stem: r for r in runs}} if len(runs) > 1 else runs[0]  # several runs share the tag: named by file
-frame = pateval.evaluate(qrels, named, {measures!r}, block_bytes=block)
+frame = pateval.evaluate(qrels, named, {MEASURES!r}, block_bytes=block)
 seconds = time.perf_counter() - start
 frame.to_parquet(out)
 means = frame.groupby(['run', 'measure'])['value'].mean()
 print(json.dumps({{'seconds': seconds, 'rows': len(frame),
                   'means': {{f'{{r}} {{m}}': v for (r, m), v in means.items()}}}}))
-""".format(measures=MEASURES)
+"""
 
 
 def _pateval(qrels: Path, runs: list[Path], out: Path, *, block_bytes: int | None = None) -> dict:
@@ -112,9 +112,11 @@ def _big(args) -> None:
     if args.trec_eval:
         load = os.getloadavg()[0]
         theirs = _trec_eval(args.trec_eval, qrels, run)
-        print(f"  trec_eval: {theirs['seconds']:.1f} s, peak {theirs['peak_mb']:.0f} MB (load average before {load:.2f})"
+        print(f"  trec_eval: {theirs['seconds']:.1f} s, peak {theirs['peak_mb']:.0f} MB (load average before "
+              f"{load:.2f})"
               + (f" FAILED: {theirs['failed']}" if "failed" in theirs else ""))
-        diff = max((abs(theirs["means"][m] - v) for k, v in means.items() for m in theirs["means"] if k.endswith(" " + m)),
+        diff = max((abs(theirs["means"][m] - v) for k,
+                    v in means.items() for m in theirs["means"] if k.endswith(" " + m)),
                    default=float("nan"))
         print(f"  largest difference of the means from trec_eval's (4 decimals printed): {diff:.2e}")
     check = [(_copy_lines(run, WORK / "scale_head.txt", first=args.check_lines), WORK / "scale_head.parquet"),
@@ -125,9 +127,11 @@ def _big(args) -> None:
         out.unlink()
     seconds = [t["seconds"] for t in timings]
     peaks = [t["peak_mb"] for t in timings]
-    print(f"\npateval, {lines:,} lines: {min(seconds):.1f}-{max(seconds):.1f} s, peak {min(peaks):.0f}-{max(peaks):.0f} MB "
+    print(f"\npateval, {lines:,} lines: {min(seconds):.1f}-{max(seconds):.1f} s, peak "
+          f"{min(peaks):.0f}-{max(peaks):.0f} MB "
           f"(limit 8192 MB); means {', '.join(f'{k.split()[-1]} {v:.6f}' for k, v in means.items())}")
-    print(f"largest difference from the whole-run-in-memory values (first and last {args.check_lines:,} lines): {worst:.2e}")
+    print(f"largest difference from the whole-run-in-memory values (first and last {args.check_lines:,} lines): "
+          f"{worst:.2e}")
 
 
 def _many(args) -> None:
@@ -146,8 +150,10 @@ def _many(args) -> None:
         theirs = [_trec_eval(args.trec_eval, qrels, run) for run in runs]
         print(f"  trec_eval (one call per run): {sum(t['seconds'] for t in theirs):.1f} s in all, "
               f"peak {max(t['peak_mb'] for t in theirs):.0f} MB (load average before {load:.2f})")
-        worst = max(abs(ours["means"][f"{run.stem} {m}"] - v) for run, t in zip(runs, theirs) for m, v in t["means"].items())
-        print(f"  largest difference of the {len(runs) * len(MEASURES)} means from trec_eval's (4 decimals printed): {worst:.2e}")
+        worst = max(abs(ours["means"][f"{run.stem} {m}"] - v) for run, t in zip(runs, theirs, strict=True) for m,
+                    v in t["means"].items())
+        print(f"  largest difference of the {len(runs) * len(MEASURES)} means from trec_eval's (4 decimals printed): "
+              f"{worst:.2e}")
     (WORK / "scale_many_values.parquet").unlink()
 
 

@@ -46,9 +46,12 @@ from pateval.search.queries import Query
 from pateval.search.run import SearchConfig, _engine_query
 
 _FUNCTION_WORDS = {
-    "EN": "the a of and to in is for with on by at from an as that which said first second means device".split(),
-    "DE": "die der und zu in ist für mit auf durch bei aus eine als dass welche besagte erste zweite Mittel".split(),
-    "FR": "le la de et à dans est pour avec sur par au du une comme que qui ledit premier second moyens".split(),
+    "EN": ["the", "a", "of", "and", "to", "in", "is", "for", "with", "on", "by", "at", "from", "an", "as", "that",
+           "which", "said", "first", "second", "means", "device"],
+    "DE": ["die", "der", "und", "zu", "in", "ist", "für", "mit", "auf", "durch", "bei", "aus", "eine", "als", "dass",
+           "welche", "besagte", "erste", "zweite", "Mittel"],
+    "FR": ["le", "la", "de", "et", "à", "dans", "est", "pour", "avec", "sur", "par", "au", "du", "une", "comme", "que",
+           "qui", "ledit", "premier", "second", "moyens"],
 }
 _LANG_SHARES = (("EN", 0.70), ("DE", 0.22), ("FR", 0.08))
 _SUFFIXES = {"EN": ("", "s", "ing", "ed"), "DE": ("", "en", "ung", "e"), "FR": ("", "s", "ement", "é")}
@@ -106,7 +109,7 @@ def plain_bm25(records, query: dict[str, float], lang: str, field: str, k1=1.2, 
     n, average = len(records), sum(lengths) / len(records)
     df = Counter(term for bag in bags for term in bag)
     scores = {}
-    for record, bag, length in zip(records, bags, lengths):
+    for record, bag, length in zip(records, bags, lengths, strict=True):
         total = sum(qtf * math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * bag[t] * (k1 + 1)
                     / (bag[t] + k1 * (1 - b + b * length / average)) for t, qtf in query.items() if bag.get(t))
         if total > 0:
@@ -131,7 +134,7 @@ def agreement_small(generator: Generator, n_docs: int, words: int, work: Path) -
         lang = next(iter(query.terms))
         plain = plain_bm25(records, query.terms[lang], lang, "claims")
         rows, scores = engine_scores(index, query, config, n_docs)
-        engine = {str(index.ucids[r]): s for r, s in zip(rows, scores)}
+        engine = {str(index.ucids[r]): s for r, s in zip(rows, scores, strict=True)}
         top_plain = sorted(plain, key=lambda u: (-plain[u], u))[:10]
         top_engine = sorted(engine, key=lambda u: (-engine[u], u))[:10]
         overlaps.append(len(set(top_plain) & set(top_engine)) / 10)
@@ -197,7 +200,7 @@ def main() -> None:
         print("search:", results["search"], flush=True)
 
         overlaps, errors = [], []
-        for query, (rows, scores) in zip(queries[:30], native_results):
+        for query, (rows, scores) in zip(queries[:30], native_results, strict=True):
             exact = rescore(index, BM25(), query.terms, rows, native.query.weights)
             top_engine = set(rows[:10].tolist())
             top_exact = set(rows[np.argsort(-exact, kind="stable")[:10]].tolist())

@@ -118,7 +118,8 @@ def _run_trec_eval(binary: str, qrels: Path, run: Path) -> dict:
         if topic == "all" and measure in names:
             means[names[measure]] = float(value)
     peak, user, system = done.stderr.strip().splitlines()[-1].split()
-    return {"seconds": seconds, "peak_mb": float(peak) / 1024, "cpu": float(user) + float(system), "means": means, "extra": {}}
+    return {"seconds": seconds, "peak_mb": float(peak) / 1024, "cpu": float(user) + float(system), "means": means,
+            "extra": {}}
 
 
 def main() -> None:
@@ -168,7 +169,8 @@ def main() -> None:
         fastest = min(peers, key=lambda n: peers[n]["seconds"])
         print(f"\nspeed-up over the fastest peer ({fastest}): {peers[fastest]['seconds'] / ours['seconds']:.2f}x")
         for name, r in peers.items():
-            print(f"  vs {name}: {r['seconds'] / ours['seconds']:.2f}x faster, memory {ours['peak_mb'] / r['peak_mb']:.2f}x theirs")
+            print(f"  vs {name}: {r['seconds'] / ours['seconds']:.2f}x faster, memory "
+                  f"{ours['peak_mb'] / r['peak_mb']:.2f}x theirs")
             diff = max((abs(r["means"][m] - ours["means"][m]) for m in r["means"]), default=float("nan"))
             print(f"     largest difference of the means: {diff:.2e}")
     if "floor (pyarrow read)" in results:

@@ -90,7 +90,9 @@ def main() -> None:
 
     rng = np.random.default_rng(options.seed)
     # Scores with a topic effect and a run effect, like real runs: most pairs are close.
-    scores = np.clip(rng.beta(2, 5, (options.topics, 1)) + rng.normal(0, 0.1, (options.topics, options.runs)) + np.linspace(0, 0.05, options.runs), 0, 1)
+    scores = np.clip(rng.beta(2, 5, (options.topics, 1)) + rng.normal(0, 0.1, (options.topics,
+                                                                               options.runs)) + np.linspace(0, 0.05,
+                                                                                                            options.runs), 0, 1)
     first, second = np.triu_indices(options.runs, k=1)
     z = scores[:, first] - scores[:, second]
     pairs = z.shape[1]
@@ -109,8 +111,10 @@ def main() -> None:
         print(f"{test:<15} {name:<34} {seconds:>9.3f} {ratio:>24}")
 
     for test, vectorised, numpy_loop, python_loop in (
-        ("bootstrap", lambda: bootstrap_asl(z, B=B, seed=1)["p_value"], numpy_loop_bootstrap, _reference.loop_bootstrap_asl),
-        ("randomisation", lambda: randomisation_asl(z, B=B, seed=1, exact=False)["p_value"], numpy_loop_randomisation, _reference.loop_randomisation_asl),
+        ("bootstrap", lambda: bootstrap_asl(z, B=B, seed=1)["p_value"], numpy_loop_bootstrap,
+         _reference.loop_bootstrap_asl),
+        ("randomisation", lambda: randomisation_asl(z, B=B, seed=1, exact=False)["p_value"], numpy_loop_randomisation,
+         _reference.loop_randomisation_asl),
     ):
         fast_seconds, fast = best_of(3, vectorised)
         row(test, "vectorised (pateval), best of 3", fast_seconds, None)
@@ -126,7 +130,8 @@ def main() -> None:
 
     fast_seconds, fast = best_of(3, lambda: paired_t(z)["p_value"])
     row("t", "vectorised (pateval)", fast_seconds, None)
-    scipy_seconds, reference = timed(lambda: np.array([sps.ttest_rel(scores[:, a], scores[:, b]).pvalue for a, b in zip(first, second)]))
+    scipy_seconds, reference = timed(lambda: np.array([sps.ttest_rel(scores[:, a], scores[:, b]).pvalue for a,
+                                                       b in zip(first, second, strict=True)]))
     np.testing.assert_allclose(fast, reference, rtol=1e-9)
     row("t", "scipy ttest_rel looped over pairs", scipy_seconds, fast_seconds)
 
@@ -141,7 +146,8 @@ def main() -> None:
     row("randomisation", "vectorised (pateval)", fast_seconds, None)
     scipy_seconds, _ = timed(
         lambda: [
-            sps.permutation_test((z[:, i],), lambda d, axis: np.mean(d, axis=axis), permutation_type="samples", n_resamples=B, vectorized=True, rng=1)
+            sps.permutation_test((z[:, i],), lambda d, axis: np.mean(d, axis=axis), permutation_type="samples",
+                                 n_resamples=B, vectorized=True, rng=1)
             for i in range(pairs)
         ]
     )
@@ -156,7 +162,8 @@ def main() -> None:
     # 10 runs and 20 resamples and scaled by runs and B only, which understates it.
     loop_runs, loop_B = min(10, options.runs), 20
     seconds, _ = timed(_reference.loop_tukey_hsd_asl, scores[:, :loop_runs], B=loop_B, seed=1)
-    row("tukey HSD", f"python loop ({loop_runs} runs, B={loop_B}, scaled)", seconds * (options.runs / loop_runs) * (1000 / loop_B), fast_seconds)
+    row("tukey HSD", f"python loop ({loop_runs} runs, B={loop_B}, scaled)",
+        seconds * (options.runs / loop_runs) * (1000 / loop_B), fast_seconds)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 

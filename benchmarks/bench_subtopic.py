@@ -20,10 +20,9 @@ import time
 import numpy as np
 import pyndeval
 
-
 from pateval.core.qrels import Qrels
-from pateval.core.run import Run
 from pateval.core.ranking import JudgementIndex, rank_run
+from pateval.core.run import Run
 from pateval.evaluation import evaluate_runs, score_ranked, topics_to_evaluate
 from pateval.measures import EvaluationContext, parse_measure, parse_measures
 from pateval.measures.subtopic import _view
@@ -48,7 +47,7 @@ def make_case(n_topics: int, depth: int, seed: int):
         pool = np.unique(np.r_[judged, unjudged])
         retrieved = rng.choice(pool, size=min(depth, len(pool)), replace=False)
         scores = depth - np.arange(len(retrieved), dtype=np.float64)  # distinct: no tie rule involved
-        run.extend((topic, f"D{d:06d}", float(s)) for d, s in zip(retrieved, scores))
+        run.extend((topic, f"D{d:06d}", float(s)) for d, s in zip(retrieved, scores, strict=True))
     return qrels, run
 
 
@@ -75,7 +74,8 @@ def pateval_stages(qrels: Qrels, run: Run, measures, repeats: int = 1) -> dict[s
         return result
 
     for _ in range(repeats):
-        topics, _ = stage("choose topics (core)", lambda: topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), run, complete=False))
+        topics, _ = stage("choose topics (core)", lambda: topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object),
+                                                                             run, complete=False))
         index = stage("judgement index (core)", lambda: JudgementIndex.build(qrels, topics))
         ranked = stage("rank run (core)", lambda: rank_run(run, index))
         stage("subtopic view (core)", lambda: _view(ranked))
@@ -114,7 +114,8 @@ def main() -> None:
     print(f"{args.topics:,} topics, {len(qrels_rows):,} subtopic judgements, {len(run_rows):,} run rows, "
           f"{len(reference_measures)} measures; best of {args.repeats}")
 
-    reference_wall, reference_cpu, reference = best_of(args.repeats, run_pyndeval, qrels_sorted, run_sorted, reference_measures)
+    reference_wall, reference_cpu, reference = best_of(args.repeats, run_pyndeval, qrels_sorted, run_sorted,
+                                                       reference_measures)
     pateval_wall, pateval_cpu, frame = best_of(args.repeats, run_pateval, qrels, run, reference_measures)
 
     topics = sorted(reference)
@@ -129,7 +130,8 @@ def main() -> None:
     print(f"{'':10s} {'wall s':>9s} {'CPU s':>9s}")
     print(f"{'pyndeval':10s} {reference_wall:9.3f} {reference_cpu:9.3f}")
     print(f"{'pateval':10s} {pateval_wall:9.3f} {pateval_cpu:9.3f}   (evaluate_runs, end to end)")
-    print(f"ratio      {reference_wall / pateval_wall:9.2f} {reference_cpu / pateval_cpu:9.2f}   (pyndeval / pateval; > 1: pateval faster)")
+    print(f"ratio      {reference_wall / pateval_wall:9.2f} {reference_cpu / pateval_cpu:9.2f}   (pyndeval / pateval; "
+          f"> 1: pateval faster)")
     stages = pateval_stages(qrels, run, reference_measures, args.repeats)
     print(f"pateval stages, CPU s (each from scratch, best of {args.repeats}):")
     for name, seconds in stages.items():

@@ -103,7 +103,8 @@ def test_measures_listing_gives_each_professional_measures_parameters_defaults_a
     assert ct["gamma"].startswith("float, in [0, 1]; default 0.5)")
     assert ct["time"].startswith("str, one of rank|tbg|words150; default rank)")
     assert "Luo, Wing, Yang & Hearst" in listed["CT"]["reference"]
-    assert dict(p.split(" (", 1) for p in listed["ERR_IA"]["parameters"])["compat"].startswith("str, one of none|ndeval")
+    assert dict(p.split(" (",
+                        1) for p in listed["ERR_IA"]["parameters"])["compat"].startswith("str, one of none|ndeval")
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
@@ -120,7 +121,8 @@ def _example_args():
 
 
 def test_stability_table_is_seeded_and_written_in_every_format(tmp_path, capsys):
-    args = ["stability", *_example_args(), "-m", "AP", "-m", "P@10", "--sizes", "5,10,S", "--trials", "7", "--seed", "3"]
+    args = ["stability", *_example_args(), "-m", "AP", "-m", "P@10", "--sizes", "5,10,S", "--trials", "7", "--seed",
+            "3"]
     assert main(args + ["--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["settings"] == {"sizes": ["5", "10", "S"], "trials": 7, "seed": 3}
@@ -133,7 +135,8 @@ def test_stability_table_is_seeded_and_written_in_every_format(tmp_path, capsys)
     assert json.loads(capsys.readouterr().out)["rows"] == rows  # the same seed, the same subsets
     out = tmp_path / "stability.txt"
     assert main(args + ["-o", str(out)]) == 0
-    assert out.read_text().splitlines()[0].split() == ["measure", "size", "topics", "trials", "mean_tau", "min_tau", "max_tau"]
+    assert out.read_text().splitlines()[0].split() == ["measure", "size", "topics", "trials", "mean_tau", "min_tau",
+                                                       "max_tau"]
 
 
 @pytest.mark.parametrize("extra, message", [

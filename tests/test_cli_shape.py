@@ -129,7 +129,8 @@ def test_an_unwritable_output_is_exit_2_not_a_bug(tmp_path, capsys):
     target = tmp_path / "qrels.txt" / "out.txt"  # a file where a directory should be
     assert main(["evaluate", qrels, runs[0], "-m", "AP", "-o", str(target)]) == 2
     err = capsys.readouterr().err
-    assert err.splitlines()[-1] == (f"pateval: error: {target}: cannot write there, {tmp_path / 'qrels.txt'} is a file, "
+    assert err.splitlines()[-1] == (f"pateval: error: {target}: cannot write there, {tmp_path / 'qrels.txt'} is a "
+                                    f"file, "
                                     "not a directory")
 
 

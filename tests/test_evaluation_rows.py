@@ -20,7 +20,8 @@ from pateval.evaluation import _aggregate_values
 def qrels_and_runs(draw):
     topics = [f"q{i}" for i in range(draw(st.integers(1, 6)))]
     docs = [f"d{i}" for i in range(12)]
-    qrels = {t: {d: draw(st.integers(-1, 3)) for d in draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))}
+    qrels = {t: {d: draw(st.integers(-1, 3)) for d in draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6,
+                                                                    unique=True))}
              for t in topics}
     runs = {}
     for name in ("a", "b"):
@@ -36,7 +37,8 @@ def _write(tmp, qrels, runs):
     paths = []
     for name, run in runs.items():
         path = tmp / f"{name}.run"
-        path.write_text("".join(f"{t} Q0 {d} 0 {s!r} {name}\n" for t, ranking in run.items() for d, s in ranking.items()))
+        path.write_text("".join(f"{t} Q0 {d} 0 {s!r} {name}\n" for t, ranking in run.items() for d,
+                                s in ranking.items()))
         paths.append(str(path))
     return str(tmp / "qrels.txt"), paths
 

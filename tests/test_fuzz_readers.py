@@ -48,7 +48,8 @@ def _beside_topic_file(load_topics):
     """Read a topics file with the patent file it names beside it."""
 
     def read(path):
-        Path(os.path.dirname(path), "EP-1221372-A2.xml").write_bytes((DATA / "clefip" / "EP-0050001-A2.xml").read_bytes())
+        Path(os.path.dirname(path),
+             "EP-1221372-A2.xml").write_bytes((DATA / "clefip" / "EP-0050001-A2.xml").read_bytes())
         return load_topics(path)
 
     return read
@@ -56,6 +57,8 @@ def _beside_topic_file(load_topics):
 
 def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
     """name -> (reader of a path, a valid file's bytes, the file's name)."""
+    from pateval.check import check_passage_run
+    from pateval.collection.store import STORE_FORMAT, STORE_VERSION, committed_batches, read_store_manifest
     from pateval.flowchart.generator import generate_flowchart
     from pateval.flowchart.reader import read_flowchart
     from pateval.flowchart.writer import format_flowchart
@@ -70,8 +73,6 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
     from pateval.formats.trec import read_run
     from pateval.formats.weights import read_subtopic_weights
     from pateval.patents.reader import read_patent
-    from pateval.check import check_passage_run
-    from pateval.collection.store import STORE_FORMAT, STORE_VERSION, committed_batches, read_store_manifest
     from pateval.report.breakdown import read_topic_groups
     from pateval.search.run import load_topics
 
@@ -86,32 +87,42 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
         "qrels subtopic": (qrels("subtopic"), b"q1 1 d1 1\nq1 2 d2 1\nq1 2 d3 0\nq2 1 d1 2\nq2 3 d4 1\n", "qrels.txt"),
         "qrels dd": (qrels("dd"), _head(DATA / "trecdd" / "qrels.txt.gz", 30), "qrels.txt"),
         "qrels ntcir": (qrels("ntcir"), _head(DATA / "ntcir" / "ntcir_patent_qrels.txt.gz", 30), "qrels.txt"),
-        "qrels clefip-pac": (qrels("clefip-pac"), _head(DATA / "clefip" / "PAC_qrels_2010_with_lang.txt.gz", 30), "qrels.txt"),
-        "qrels clefip-2011": (qrels("clefip-2011"), (DATA / "clefip" / "clefip2011_PAC_training_qrels_format_example.txt").read_bytes(), "qrels.txt"),
+        "qrels clefip-pac": (qrels("clefip-pac"), _head(DATA / "clefip" / "PAC_qrels_2010_with_lang.txt.gz", 30),
+                             "qrels.txt"),
+        "qrels clefip-2011": (qrels("clefip-2011"),
+                              (DATA / "clefip" / "clefip2011_PAC_training_qrels_format_example.txt").read_bytes(),
+                              "qrels.txt"),
         "doc lengths": (read_doc_lengths, b"d1 120\nd2 0\nEP-0971326-B1 5000\n", "lengths.txt"),
         "duplicate groups": (read_duplicate_groups, b"d1 d2\nd3 d4 d5\n", "groups.txt"),
         "patent families": (read_patent_families, b"d1 f1\nd2 f1\nd3 f2\n", "families.txt"),
         "intents": (read_intents, b"q1 1 0.5\nq1 2 0.5\nq2 1 1.0\n", "intents.txt"),
         "subtopic weights": (read_subtopic_weights, b"q1 1 1\nq1 2 0.5\nq2 1 1\n", "weights.txt"),
         "dd run": (read_dd_run, dd_run.read_bytes(), "ddrun.txt"),
-        "dd iterations": (read_dd_iterations, b"DD16-1\t1\td1\t0.5\nDD16-1\t2\td2\t0.25\nDD16-2\t1\td1\t1\n", "ddrun.txt"),
+        "dd iterations": (read_dd_iterations, b"DD16-1\t1\td1\t0.5\nDD16-1\t2\td2\t0.25\nDD16-2\t1\td1\t1\n",
+                          "ddrun.txt"),
         "passage qrels": (read_passage_qrels,
                           b"tPSG-5 0 WO-2002015251-A1 /patent-document/claims/claim[5]\n"
                           b"tPSG-5 0 WO-2002015251-A1 /patent-document/description/p[22]\n", "psg_qrels.txt"),
         "passage run": (read_passage_run, (DATA / "clefip" / "clefip2012_PSG_run_example.txt").read_bytes(), "psg.run"),
-        "passage topics": (read_passage_topics, (DATA / "clefip" / "clefip2012_PSG_topic_example.txt").read_bytes(), "topics_PSG.txt"),
-        "patent XML (CLEF-IP)": (read_patent, (DATA / "clefip" / "EP-0050001-A2.xml").read_bytes(), "EP-0050001-A2.xml"),
-        "patent XML (USPTO)": (read_patent, (DATA / "uspto" / "US20050004437A1.xml").read_bytes(), "US20050004437A1.xml"),
+        "passage topics": (read_passage_topics, (DATA / "clefip" / "clefip2012_PSG_topic_example.txt").read_bytes(),
+                           "topics_PSG.txt"),
+        "patent XML (CLEF-IP)": (read_patent, (DATA / "clefip" / "EP-0050001-A2.xml").read_bytes(),
+                                 "EP-0050001-A2.xml"),
+        "patent XML (USPTO)": (read_patent, (DATA / "uspto" / "US20050004437A1.xml").read_bytes(),
+                               "US20050004437A1.xml"),
         "flowchart": (read_flowchart, format_flowchart(generate_flowchart(seed=1, steps=4)).encode(), "fig.txt"),
-        "search topics": (_beside_topic_file(load_topics), (DATA / "clefip" / "clefip2011_PAC_topic_example.xml").read_bytes(),
+        "search topics": (_beside_topic_file(load_topics),
+                          (DATA / "clefip" / "clefip2011_PAC_topic_example.xml").read_bytes(),
                           "topics_PAC.xml"),
         "score file (trec_eval -q)": (read_scores, (DATA / "trec_eval_q" / "run1.eval").read_bytes(), "run1.eval"),
         "score file (pateval JSON)": (read_scores, b'[{"run": "a", "measure": "AP", "topic": "q1", "value": 0.5},\n'
                                       b' {"run": "a", "measure": "AP", "topic": "q2", "value": 0.25}]\n', "a.json"),
         "score file (CSV)": (read_scores, b"run,measure,topic,value\na,AP,q1,0.5\na,AP,q2,0.25\n", "a.csv"),
-        "interaction log (CSV)": (read_interaction_log, b"user,list,time,event,rank,docno\nu1,q1,0,start,,\nu1,q1,1.5,serp,1,\nu1,q1,4,click,2,d2\n"
+        "interaction log (CSV)": (read_interaction_log,
+                                  b"user,list,time,event,rank,docno\nu1,q1,0,start,,\nu1,q1,1.5,serp,1,\nu1,q1,4,click,2,d2\n"
                         b"u1,q1,20,save,,\nu1,q1,21,back,,\nu1,q1,30,next,11,\nu1,q1,35,end,,\n", "log.csv"),
-        "interaction log (JSON Lines)": (read_interaction_log, b'{"user": "u1", "list": "q1", "time": 0, "event": "start"}\n'
+        "interaction log (JSON Lines)": (read_interaction_log,
+                                         b'{"user": "u1", "list": "q1", "time": 0, "event": "start"}\n'
                           b'{"user": "u1", "list": "q1", "time": 2, "event": "serp", "rank": 1}\n'
                           b'{"user": "u1", "list": "q1", "time": 3, "event": "click", "rank": 1, "docno": "d1"}\n'
                           b'{"user": "u1", "list": "q1", "time": 9, "event": "end"}\n', "log.jsonl"),
@@ -131,7 +142,8 @@ READERS = _readers()
 
 #: Bytes that make readers stumble: separators, signs, number spellings, encodings, markup.
 _TOKENS = [b"\t", b" ", b"\n", b"\r\n", b"\r", b"\x00", b"-", b"+", b".", b"e", b"nan", b"inf", b"-inf", b"1e309",
-           b"0x10", b"\xff\xfe", b"\xc3\x28", b"\xef\xbb\xbf", b"#", b'"', b"<", b"&", b"]]>", b"<!DOCTYPE x [", b"9" * 30,
+           b"0x10", b"\xff\xfe", b"\xc3\x28", b"\xef\xbb\xbf", b"#", b'"', b"<", b"&", b"]]>", b"<!DOCTYPE x [",
+           b"9" * 30,
            b"-1", b"Q0", b"<claim-ref idref=\"c-1\">", b"</", b"[", b"]", b"/", b"\xe2\x80\xa8", b"\x0b", b"\x1c"]
 
 

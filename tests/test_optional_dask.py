@@ -24,12 +24,14 @@ def no_dask(monkeypatch):
 def test_scheduler_without_the_dask_extra_is_one_clear_line(tmp_path, capsys, no_dask):
     (tmp_path / "xml").mkdir()
     (tmp_path / "xml" / "EP-0000001-A1.xml").write_text(
-        '<?xml version="1.0" encoding="UTF-8"?>\n<patent-document ucid="EP-0000001-A1" country="EP" doc-number="0000001" '
+        '<?xml version="1.0" encoding="UTF-8"?>\n<patent-document ucid="EP-0000001-A1" country="EP" '
+                                                        'doc-number="0000001" '
         'kind="A1" lang="EN" date="20000517"><bibliographic-data><technical-data><invention-title lang="EN">A device'
         '</invention-title></technical-data></bibliographic-data><claims lang="EN"><claim num="1"><claim-text>A device.'
         '</claim-text></claim></claims></patent-document>\n', encoding="utf-8")
     store = tmp_path / "store"
-    assert main(["corpus", "ingest", str(tmp_path / "xml"), "--out", str(store), "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert main(["corpus", "ingest", str(tmp_path / "xml"), "--out", str(store), "--scheduler",
+                 "tcp://127.0.0.1:9"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == MESSAGE
     assert not store.exists() or not any(store.glob("**/*.parquet"))
 

@@ -56,7 +56,8 @@ def _both(qrels, run, block_bytes, **options):
 @given(seed=st.integers(0, 10**6), block_bytes=st.integers(1, 400), scatter=st.booleans(),
        complete=st.booleans(), order=st.sampled_from(["score", "rank", "file"]),
        doc_key=st.sampled_from(["publication", "patent"]))
-def test_blocks_give_the_values_and_notes_of_the_whole_run(tmp_path_factory, seed, block_bytes, scatter, complete, order,
+def test_blocks_give_the_values_and_notes_of_the_whole_run(tmp_path_factory, seed, block_bytes, scatter, complete,
+                                                           order,
                                                            doc_key):
     rng = random.Random(seed)
     tmp = tmp_path_factory.mktemp("blocks")
@@ -108,11 +109,15 @@ def test_a_repeated_document_is_the_same_error_whole_or_in_blocks(tmp_path, scat
 
 
 @pytest.mark.parametrize("bad, expected", [
-    ("q4 Q0 D1 1 high sys", "run.txt, line 31: the score (5th column) is not a number (expected a decimal number, found 'high')"),
+    ("q4 Q0 D1 1 high sys",
+     "run.txt, line 31: the score (5th column) is not a number (expected a decimal number, found 'high')"),
     ("q4 Q0 D1 1 nan sys", "run.txt, line 31: the score (5th column) is NaN (expected a decimal number, found 'nan')"),
-    ("q4 Q0 D1 x 1.0 sys", "run.txt, line 31: the rank (4th column) is not an integer (expected an integer, found 'x')"),
-    ("q4 Q0 D1 1 1.0", "run.txt, line 31: wrong number of columns (expected 6 columns: qid Q0 docno rank score run_id, found 5)"),
-    ("q4 Q0 D1 1 1.0 other", "run.txt, line 31: mixed run tags: 'sys' on line 1, another here (expected 'sys', found 'other')"),
+    ("q4 Q0 D1 x 1.0 sys",
+     "run.txt, line 31: the rank (4th column) is not an integer (expected an integer, found 'x')"),
+    ("q4 Q0 D1 1 1.0",
+     "run.txt, line 31: wrong number of columns (expected 6 columns: qid Q0 docno rank score run_id, found 5)"),
+    ("q4 Q0 D1 1 1.0 other",
+     "run.txt, line 31: mixed run tags: 'sys' on line 1, another here (expected 'sys', found 'other')"),
     ("q4 Q0 D1 1 1.0 s\x00s", "run.txt, line 31: binary data (a NUL byte) in a text file"),
 ])
 def test_a_bad_line_in_a_later_block_is_named_as_in_the_whole_file(tmp_path, bad, expected):
@@ -149,7 +154,7 @@ def test_block_ranges_cut_between_topics_and_cover_the_file(tmp_path):
     data = run.read_bytes()
     ranges = topic_block_ranges(run, 100)
     assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=True))
     for start, end in ranges:
         topics = {line.split()[0] for line in data[start:end].decode().splitlines()}
         assert len(topics) == 1  # a topic (30 lines) is longer than a block: one per block
@@ -209,7 +214,8 @@ def test_subtopic_measures_in_blocks_give_the_whole_runs_values(tmp_path):
     lines = _run_lines(rng, 8, ties=False)
     rng.shuffle(lines)
     run = _write(tmp_path / "run.txt", lines)
-    qrels = _write(tmp_path / "qrels.txt", [f"q{t} {s} EP-{d % 20:07d}-{'AB'[d // 20 % 2]}{1 + d // 40} {rng.randint(0, 1)}"
+    qrels = _write(tmp_path / "qrels.txt",
+                   [f"q{t} {s} EP-{d % 20:07d}-{'AB'[d // 20 % 2]}{1 + d // 40} {rng.randint(0, 1)}"
                                              for t in range(8) for s in range(1, 4) for d in rng.sample(range(60), 6)])
     measures = ["alpha_nDCG@10", "ERR_IA@5", "I_rec@10", "MAP_IA", "AP"]
     whole = api.evaluation(qrels, run, measures, qrels_format="subtopic", block_bytes=0)
@@ -223,7 +229,8 @@ def test_subtopic_measures_in_blocks_give_the_whole_runs_values(tmp_path):
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), block_bytes=st.integers(1, 400), comments=st.lists(st.integers(0, 10**6), max_size=4),
+@given(seed=st.integers(0, 10**6), block_bytes=st.integers(1, 400), comments=st.lists(st.integers(0, 10**6),
+                                                                                      max_size=4),
        header=st.booleans())
 def test_scattered_runs_with_comment_lines_give_the_whole_runs_values(tmp_path_factory, seed, block_bytes, comments,
                                                                       header):

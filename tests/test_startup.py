@@ -158,7 +158,8 @@ def test_the_deferral_is_lifted_by_the_first_use_of_pandas():
 @pytest.mark.parametrize("command, unused", [
     (["compare", "{q}", "{r1}", "{r2}", "-m", "AP"], {"matplotlib", "lxml", "duckdb", "tantivy", "networkx"}),
     (["analyse-measures", "{q}", "{r1}", "{r2}", "-m", "AP", "-m", "P@5"], {"matplotlib", "lxml", "duckdb", "tantivy"}),
-    (["stability", "{q}", "{r1}", "{r2}", "-m", "AP", "--sizes", "5", "--trials", "2"], {"matplotlib", "lxml", "duckdb"}),
+    (["stability", "{q}", "{r1}", "{r2}", "-m", "AP", "--sizes", "5", "--trials", "2"], {"matplotlib", "lxml",
+                                                                                         "duckdb"}),
     (["user-model", "time", "{q}", "{r1}", "--doc-lengths", "{lengths}"], {"scipy", "matplotlib", "lxml", "duckdb"}),
     (["measures"], {"scipy", "matplotlib", "lxml", "duckdb", "tantivy", "networkx"}),
 ], ids=lambda value: value[0] if isinstance(value, list) else "")
@@ -167,6 +168,7 @@ def test_a_command_loads_only_what_it_uses(tmp_path, command, unused):
 
     qrels, runs = example_files()
     lengths = tmp_path / "lengths.txt"
-    lengths.write_text("".join(f"{d} 150\n" for d in sorted({line.split()[2] for p in [qrels, *runs] for line in open(p)})))
+    lengths.write_text("".join(f"{d} 150\n" for d in sorted({line.split()[2] for p in [qrels,
+                                                                                       *runs] for line in open(p)})))
     argv = [part.format(q=qrels, r1=runs[0], r2=runs[1], lengths=lengths) for part in command]
     assert sorted(unused & _loaded_after(argv)) == []

@@ -7,15 +7,13 @@ from __future__ import annotations
 import dataclasses as _dataclasses
 import itertools as _itertools
 import logging as _logging
-import warnings as _warnings
 import os as _os
+import warnings as _warnings
 from collections.abc import Mapping as _Mapping
 from collections.abc import Sequence as _Sequence
 from importlib import resources as _resources
 from pathlib import Path as _Path
-
 from typing import TYPE_CHECKING as _TYPE_CHECKING
-
 
 if _TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as _pd
@@ -119,8 +117,10 @@ def _as_qrels(qrels, *, qrels_format: str, on_duplicate: str) -> Qrels:
         return Qrels.from_ranx(qrels)
     if _is_records(qrels) or (hasattr(qrels, "__iter__") and not isinstance(qrels, (bytes, Run))):
         return Qrels.from_records(qrels)  # named records, also as an iterator (ir_datasets' qrels_iter())
-    raise _ParameterError(f"qrels must be a path, a Qrels, a {{topic: {{docno: rel}}}} dict, a DataFrame (qid, docno, label / "
-                          f"query_id, doc_id, relevance), Qrel/TrecQrel records or a ranx Qrels; got {type(qrels).__name__}")
+    raise _ParameterError(f"qrels must be a path, a Qrels, a {{topic: {{docno: rel}}}} dict, a DataFrame (qid, docno, "
+                          f"label / "
+                          f"query_id, doc_id, relevance), Qrel/TrecQrel records or a ranx Qrels; got "
+                          f"{type(qrels).__name__}")
 
 
 def _as_run(run, *, name: str | None, on_duplicate: str, block_bytes: int = 0):
@@ -150,7 +150,8 @@ def _as_run(run, *, name: str | None, on_duplicate: str, block_bytes: int = 0):
         return Run.from_ranx(run, name=name)
     if _is_records(run):
         return Run.from_records(run, name=name or "run")
-    raise _ParameterError(f"a run must be a path, a Run, a {{topic: {{docno: score}}}} dict, a DataFrame (qid, docno, score / "
+    raise _ParameterError(f"a run must be a path, a Run, a {{topic: {{docno: score}}}} dict, a DataFrame (qid, docno, "
+                          f"score / "
                           f"query_id, doc_id, score), ScoredDoc records or a ranx Run; got {type(run).__name__}")
 
 
@@ -247,7 +248,8 @@ def evaluation(
     from .formats.runblocks import DEFAULT_BLOCK_BYTES
 
     measures = _as_measures(measures)
-    if block_bytes is not None and (isinstance(block_bytes, bool) or not isinstance(block_bytes, int) or block_bytes < 0):
+    if block_bytes is not None and (isinstance(block_bytes, bool) or not isinstance(block_bytes,
+                                                                                    int) or block_bytes < 0):
         raise _ParameterError(f"block_bytes must be a whole number of bytes >= 0, not {block_bytes!r}")
     if max_documents is not None or judged_only or any(m.judged_only for m in _parse_measures(measures)):
         block_bytes = 0  # trec_eval's -M and -J cut each run whole (issue 14)
@@ -368,8 +370,8 @@ _log = _logging.getLogger("pateval")
 def _tell(notes: _Sequence[str]) -> None:
     """A notebook user sees the notes: each to the ``pateval`` logger (INFO), and topics left
     out of the means also as a :class:`~pateval.errors.TopicsLeftOutWarning`."""
-    from .evaluation import TopicsLeftOut
     from .errors import TopicsLeftOutWarning
+    from .evaluation import TopicsLeftOut
 
     for note in notes:
         _log.info("%s", note)
@@ -522,7 +524,8 @@ def simulate_users(
 # ---- calibration: TBG's constants from interaction logs, simulated logs ---------------------
 
 
-def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str, doc_key: str, on_duplicate: str) -> dict:
+def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str, doc_key: str,
+                 on_duplicate: str) -> dict:
     """``{list id: ListRanking}`` from the runs ranked against the qrels (a lists file maps lists)."""
     from .formats.interactions import read_list_map
     from .usermodel.calibration import ListRanking
@@ -554,7 +557,8 @@ def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str,
             raise _ParameterError(f"list {list_id!r}: no run named {run_name!r} (runs: {', '.join(sorted(by_run))})")
         ranking = by_run[run_name].get(str(topic))
         if ranking is None:
-            raise _ParameterError(f"list {list_id!r}: run {run_name!r} ranks no documents for topic {topic!r} in the qrels")
+            raise _ParameterError(f"list {list_id!r}: run {run_name!r} ranks no documents for topic {topic!r} in the "
+                                  f"qrels")
         out[str(list_id)] = ranking
     return out
 
@@ -636,12 +640,12 @@ def calibrate(
         ``.calibrations[i].measure`` (the TBG measure name, e.g. for :func:`evaluate`),
         ``.to_json()``.
     """
+    import pandas as _pd
+
     from .formats.doclengths import read_doc_lengths
     from .formats.groups import read_duplicate_groups
     from .formats.interactions import InteractionLog, log_from_frame, read_interaction_log
     from .usermodel.calibration import calibrate_log
-
-    import pandas as _pd
 
     if isinstance(log, InteractionLog):
         parsed = log
@@ -713,7 +717,8 @@ def simulate_log(
     from .usermodel.logsim import SimulatedList
     from .usermodel.logsim import simulate_log as _simulate
 
-    frame = time_to_rank(qrels, run, model=model, doc_lengths=doc_lengths, resources=resources, qrels_format=qrels_format,
+    frame = time_to_rank(qrels, run, model=model, doc_lengths=doc_lengths, resources=resources,
+                         qrels_format=qrels_format,
                          order=order, doc_key=doc_key, on_duplicate=on_duplicate)
     measure = parse_measure(model) if isinstance(model, str) else model
     from .measures.tbg import time_model_of
@@ -724,7 +729,8 @@ def simulate_log(
                            None if label_of is None else [label_of(d) for d in group["docno"]])
              for topic, group in frame.groupby("topic", sort=True)]
     log = _simulate(lists, model=time_model_of(measure), n_users=n_users, seed=seed, page_size=page_size,
-                    p_save_nonrel=p_save_nonrel, summary_noise=summary_noise, read_noise=read_noise, speed_spread=speed_spread)
+                    p_save_nonrel=p_save_nonrel, summary_noise=summary_noise, read_noise=read_noise,
+                    speed_spread=speed_spread)
     if out is not None:
         write_interaction_log(log, out)
     return log
@@ -1313,15 +1319,18 @@ def write_report(
     from .stats import compare_runs
 
     matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
-    comparison = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
+    comparison = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed,
+                              B=B)
     analysis = analyse(matrices, test=analysis_test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
-    sections = report_sections(comparison=comparison, analysis=analysis, matrices=matrices, gain_over_time=gain_over_time,
+    sections = report_sections(comparison=comparison, analysis=analysis, matrices=matrices,
+                               gain_over_time=gain_over_time,
                                ct_by_gamma=ct_by_gamma, image_format=image_format)
     if calibration is not None:
         from .report.calibration import calibration_section
 
         sections.append(calibration_section(*calibration, image_format=image_format))
-    write_html(render_report(sections, title=title, runs=comparison.runs, measures=comparison.measures, notes=notes), out)
+    write_html(render_report(sections, title=title, runs=comparison.runs, measures=comparison.measures, notes=notes),
+               out)
     return _Path(out)
 
 

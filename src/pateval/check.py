@@ -44,8 +44,14 @@ import pyarrow as pa
 from .errors import ParameterError
 from .formats.atomic import atomic_output
 from .formats.lines import read_bytes
-from .formats.passages import (RUN_LAYOUT, is_heading_xpath, normalise_xpath, parse_run_line, read_passage_topics,
-                               run_id_from_file_name)
+from .formats.passages import (
+    RUN_LAYOUT,
+    is_heading_xpath,
+    normalise_xpath,
+    parse_run_line,
+    read_passage_topics,
+    run_id_from_file_name,
+)
 
 __all__ = ["Finding", "CheckReport", "check_passage_run", "fix_passage_run", "FIXED_BY_REMOVAL", "NOTES"]
 
@@ -257,7 +263,8 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
             for row in topic_rows:
                 if order[row[2]] > max_documents:
                     flag(row[0], "too-many-documents",
-                         f"topic {topic}: {row[2]} is document {order[row[2]]} of {len(order)} (at most {max_documents})")
+                         f"topic {topic}: {row[2]} is document {order[row[2]]} of {len(order)} (at most "
+                         f"{max_documents})")
 
     # scattered topics: blocks of consecutive lines of one topic, over the lines kept
     kept_rows = [r for r in rows if r[0] not in report.removed]
@@ -268,7 +275,8 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         if topic != previous_topic:
             if topic in first_block_line:
                 findings.append(Finding(number, "scattered",
-                                        f"topic {topic} resumes here after topic {previous_topic} (line {previous_line}); "
+                                        f"topic {topic} resumes here after topic {previous_topic} (line "
+                                        f"{previous_line}); "
                                         f"its lines began at line {first_block_line[topic]}"))
             else:
                 first_block_line[topic] = number
@@ -289,7 +297,8 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
 
     if store_xpaths is not None:
         for docno, number in unknown_documents.items():
-            findings.append(Finding(number, "unknown-document", f"{docno} is not in the corpus store; its XPaths were not checked"))
+            findings.append(Finding(number, "unknown-document",
+                                    f"{docno} is not in the corpus store; its XPaths were not checked"))
     if topic_set is not None:
         missing = sorted(topic_set - {r[1] for r in kept_rows})
         for topic in missing:

@@ -115,7 +115,8 @@ def _add_evaluate(commands) -> None:
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"a measure name (repeatable; default: {' '.join(DEFAULT_MEASURES)}); see `pateval measures`")
     p.add_argument("-q", "--per-query", action="store_true", help="also print a line per topic")
-    p.add_argument("-c", "--complete", action="store_true", help="average over all qrels topics; missing ones score 0 (trec_eval -c)")
+    p.add_argument("-c", "--complete", action="store_true",
+                   help="average over all qrels topics; missing ones score 0 (trec_eval -c)")
     p.add_argument("--format", choices=RESULT_FORMATS, default="trec", help="output format (default: trec)")
     _add_ranking_inputs(p)
     _add_group_options(p)  # --group-by, --group-plot: see the check (passage runs) section
@@ -136,7 +137,8 @@ def _add_trec_eval_options(p) -> None:
     p.add_argument("-M", "--max-documents", type=int, metavar="N",
                    help="only each topic's first N documents count (trec_eval -M)")
     p.add_argument("-J", "--judged-only", action="store_true",
-                   help="remove unjudged documents from the rankings first (trec_eval -J; or judged_only=true per measure)")
+                   help="remove unjudged documents from the rankings first (trec_eval -J; or judged_only=true per "
+                   "measure)")
 
 
 def _add_ranking_inputs(p) -> None:
@@ -145,17 +147,20 @@ def _add_ranking_inputs(p) -> None:
     from .formats.names import QRELS_FORMATS
     from .formats.resources import RESOURCES
 
-    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
-    p.add_argument("--order", choices=ORDERS, default="score", help="rank by score (trec_eval), the rank column, or file order")
-    p.add_argument("--doc-key", choices=DOC_KEYS, default="publication", help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
-    p.add_argument("--on-duplicate", choices=("error", "first"), default="error", help="a document twice for a topic: error, or keep the first")
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto",
+                   help="qrels format (default: detect where safe)")
+    p.add_argument("--order", choices=ORDERS, default="score",
+                   help="rank by score (trec_eval), the rank column, or file order")
+    p.add_argument("--doc-key", choices=DOC_KEYS, default="publication",
+                   help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
+    p.add_argument("--on-duplicate", choices=("error", "first"), default="error",
+                   help="a document twice for a topic: error, or keep the first")
     for resource in RESOURCES:
         p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
 
 
 def _run_evaluate(args) -> int:
     from . import api
-    from .formats.results import format_results
 
     if args.example:
         if args.qrels or args.runs:
@@ -268,7 +273,8 @@ def _run_measures(args) -> int:
         print("|---|---|---|---|---|---|")
         for row in table.itertuples():
             params = "<br>".join(row.parameters) or "-"
-            print(f"| `{row.name}` | {row.family} | {row.cutoff} | {row.summary}: `{row.formula}` | {params} | {row.reference} |")
+            print(f"| `{row.name}` | {row.family} | {row.cutoff} | {row.summary}: `{row.formula}` | {params} | "
+                  f"{row.reference} |")
         return 0
     for row in table.itertuples():
         cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]
@@ -288,7 +294,8 @@ def _run_measures(args) -> int:
 @command
 def _add_corpus(commands) -> None:
     sub = _subcommands_of(
-        commands, "corpus", help="parse patent XML into a corpus store (Parquet, queried with DuckDB)", dest="corpus_command",
+        commands, "corpus", help="parse patent XML into a corpus store (Parquet, queried with DuckDB)",
+                          dest="corpus_command",
         description="Work with a patent corpus store: `pateval corpus ingest DIR_OR_FILES --out STORE`.",
     )
     ingest = sub.add_parser(
@@ -307,7 +314,8 @@ def _add_corpus(commands) -> None:
                         help="Dask scheduler (tcp://host:8786) to parse on a cluster; workers need the same paths")
     ingest.add_argument("--on-error", choices=("stop", "skip"), default="stop",
                         help="stop at the first bad document (default), or skip it, report it and go on")
-    ingest.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit kept as the store's default (e.g. 4GB)")
+    ingest.add_argument("--memory-limit", metavar="SIZE",
+                        help="DuckDB memory limit kept as the store's default (e.g. 4GB)")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
     ingest.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                         help="wait this long for another ingest writing to the store (default: refuse at once)")
@@ -460,7 +468,8 @@ def _run_corpus_generate(args) -> int:
     kinds = "  ".join(f"{kind} {count}" for kind, count in summary.documents_by_kind.items())
     print(f"patents {summary.n_patents}  families {summary.n_families}  documents {summary.n_documents} ({kinds})")
     print(f"citations {summary.n_citations}  {summary.bytes_written / 1e6:.1f} MB  "
-          f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} s)")
+          f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} "
+          f"s)")
     print(f"corpus {summary.out_dir}")
     return 0
 
@@ -479,8 +488,10 @@ def _add_collection(commands) -> None:
     build.add_argument("--store", required=True, help="corpus store (pateval corpus ingest)")
     build.add_argument("--out", required=True, metavar="DIR", help="new collection directory")
     dates = build.add_argument_group("date split")
-    dates.add_argument("--corpus-end", default="2000-12-31", metavar="DATE", help="last corpus date (default 2000-12-31)")
-    dates.add_argument("--pool-start", metavar="DATE", help="first topic-pool date (default: the day after --corpus-end)")
+    dates.add_argument("--corpus-end", default="2000-12-31", metavar="DATE",
+                       help="last corpus date (default 2000-12-31)")
+    dates.add_argument("--pool-start", metavar="DATE",
+                       help="first topic-pool date (default: the day after --corpus-end)")
     dates.add_argument("--corpus-start", metavar="DATE", help="first corpus date (default: open)")
     dates.add_argument("--pool-end", metavar="DATE", help="last topic-pool date (default: open)")
     crit = build.add_argument_group("topic selection (a preset, then each criterion on its own)")
@@ -505,10 +516,12 @@ def _add_collection(commands) -> None:
         crit.add_argument(f"--{flag}", dest=field, type=_criterion_value, default=argparse.SUPPRESS, metavar="N|off",
                           help=text)
     crit.add_argument("--sources", metavar="LIST",
-                      help="citation sources that count, comma-separated (search, examiner, applicant, opposition, other)")
+                      help="citation sources that count, comma-separated (search, examiner, applicant, opposition, "
+                      "other)")
     sample = build.add_argument_group("topic set")
     sample.add_argument("--stratify", action="store_true",
-                        help="draw --per-group topics per number-of-citations group, distinct IPC classes (CLEF-IP 2013)")
+                        help="draw --per-group topics per number-of-citations group, distinct IPC classes (CLEF-IP "
+                        "2013)")
     sample.add_argument("--per-group", type=int, default=20, metavar="N", help="topics per group (default 20)")
     sample.add_argument("--ipc-level", choices=("section", "class", "subclass", "group"), default="class",
                         help="what 'a different IPC class' means (default class)")
@@ -616,7 +629,8 @@ def _add_check(commands) -> None:
     p.add_argument("run_file", metavar="RUN", help="passage run file (participantID-runID-PSG.ext)")
     p.add_argument("--topics", metavar="FILE", help="passage topics file (tid, tfile, tclaims)")
     p.add_argument("--store", metavar="DIR", help="corpus store (pateval corpus ingest) to check that XPaths exist")
-    p.add_argument("--max-documents", type=int, default=100, metavar="N", help="documents allowed per topic (default 100)")
+    p.add_argument("--max-documents", type=int, default=100, metavar="N",
+                   help="documents allowed per topic (default 100)")
     p.add_argument("--fix", metavar="OUT", help="write the repaired run to OUT and the changes to OUT.log")
     p.add_argument("--log", metavar="FILE", help="where --fix writes its change log (default OUT.log)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the findings to FILE (atomically) instead of stdout")
@@ -661,10 +675,11 @@ def _with_group_rows(rows, result, args):
     for note in notes:
         print(f"pateval: note: {note}", file=sys.stderr)
     extra = summary[summary["group"] != "all"]
-    extra = pd.DataFrame({"run": extra["run"], "measure": extra["measure"], "topic": "all:" + extra["group"].astype(str),
+    extra = pd.DataFrame({"run": extra["run"], "measure": extra["measure"],
+                          "topic": "all:" + extra["group"].astype(str),
                           "value": extra["value"]})
     combined = pd.concat([rows, extra], ignore_index=True)
-    pair = list(zip(combined["run"], combined["measure"]))
+    pair = list(zip(combined["run"], combined["measure"], strict=True))
     first_seen = {key: i for i, key in reversed(list(enumerate(pair)))}
     combined["_block"] = [first_seen[key] for key in pair]
     combined = combined.sort_values("_block", kind="stable").drop(columns="_block").reset_index(drop=True)
@@ -685,24 +700,30 @@ def _with_group_rows(rows, result, args):
 def _add_user_model(commands) -> None:
     sub = _subcommands_of(commands, "user-model", dest="user_model_command",
                           help="time-biased gain's user: when each document is reached, and simulated users",
-                          description="The TBG user model over runs and qrels: `pateval user-model time` gives T(k), the "
+                          description="The TBG user model over runs and qrels: `pateval user-model time` gives T(k), "
+                          "the "
                           "time at which the user reaches each rank, with the gain earned (plot time against rank); "
-                          "`pateval user-model simulate` draws stochastic users and reports their mean gain, spread and "
+                          "`pateval user-model simulate` draws stochastic users and reports their mean gain, spread "
+                          "and "
                           "confidence interval beside the closed form.")
     for name, help, run in (
-        ("time", "T(k) and the gain earned at every rank of every topic (one row per retrieved document)", _run_user_time),
-        ("simulate", "simulated users per topic: mean gain, spread, confidence interval, exact expectation", _run_user_simulate),
+        ("time", "T(k) and the gain earned at every rank of every topic (one row per retrieved document)",
+         _run_user_time),
+        ("simulate", "simulated users per topic: mean gain, spread, confidence interval, exact expectation",
+         _run_user_simulate),
     ):
         p = sub.add_parser(name, help=help, description=help)
         p.add_argument("qrels", help="qrels file")
         p.add_argument("runs", nargs="+", metavar="RUN", help="run file(s)")
         p.add_argument("--model", default="TBG", metavar="TBG(...)",
-                       help="the calibration as a TBG measure name, e.g. 'TBG(halflife=600,read_slope=0.03)' (default: TBG)")
+                       help="the calibration as a TBG measure name, e.g. 'TBG(halflife=600,read_slope=0.03)' (default: "
+                       "TBG)")
         _add_ranking_inputs(p)
         if name == "simulate":
             p.add_argument("--users", type=int, default=10_000, help="simulated users per topic (default 10000)")
             p.add_argument("--seed", type=int, default=0, help="seed (default 0; the same seed, the same numbers)")
-            p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the interval (default 0.95)")
+            p.add_argument("--confidence", type=float, default=0.95,
+                           help="confidence level of the interval (default 0.95)")
         _add_table_output(p)
         p.set_defaults(run=run)
     _add_simulate_log(sub)
@@ -719,7 +740,8 @@ def _user_model_options(args) -> dict:
 def _write_user_model_frame(frame, args, settings: dict) -> None:
     from .report.tables import render_frame
 
-    _write_text_or_print(render_frame(frame, format=args.format, precision=args.precision, settings=settings), args.output)
+    _write_text_or_print(render_frame(frame, format=args.format, precision=args.precision, settings=settings),
+                         args.output)
 
 
 def _run_user_time(args) -> int:
@@ -760,22 +782,30 @@ def _add_calibrate(commands) -> None:
                    "(columns user, list, time, event[, rank, docno]; see the README)")
     p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file (a list's topic is a qrels topic)")
     p.add_argument("--run", action="append", dest="runs", required=True, metavar="RUN",
-                   help="the run whose rankings the users searched (repeatable; with several, --lists says which is which)")
-    p.add_argument("--doc-lengths", required=True, metavar="FILE", help="document lengths file (`docno length` lines, words)")
-    p.add_argument("--duplicates", metavar="FILE", help="near-duplicate groups (one group per line): later views of a group "
+                   help="the run whose rankings the users searched (repeatable; with several, --lists says which is "
+                   "which)")
+    p.add_argument("--doc-lengths", required=True, metavar="FILE",
+                   help="document lengths file (`docno length` lines, words)")
+    p.add_argument("--duplicates", metavar="FILE",
+                   help="near-duplicate groups (one group per line): later views of a group "
                    "are duplicate views")
-    p.add_argument("--lists", metavar="FILE", help="`list topic [run]` lines: the topic and run of each list of the log "
+    p.add_argument("--lists", metavar="FILE",
+                   help="`list topic [run]` lines: the topic and run of each list of the log "
                    "(default: a list is a topic of the one run)")
-    p.add_argument("--by", choices=("topic", "user-class"), help="also one calibration per topic, or per class of users by speed")
+    p.add_argument("--by", choices=("topic", "user-class"),
+                   help="also one calibration per topic, or per class of users by speed")
     p.add_argument("--classes", type=int, default=2, help="user classes for --by user-class (default 2: slow, fast)")
-    p.add_argument("-B", "--resamples", type=int, default=1000, dest="B", metavar="B", help="bootstrap resamples of users (default 1000)")
+    p.add_argument("-B", "--resamples", type=int, default=1000, dest="B", metavar="B",
+                   help="bootstrap resamples of users (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default 0.95)")
     p.add_argument("--rel", type=int, default=1, help="minimum grade counted as relevant (default 1)")
-    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto",
+                   help="qrels format (default: detect where safe)")
     p.add_argument("--order", choices=ORDERS, default="score", help="the lists' order: by score (trec_eval), the rank "
                    "column, or the order of the run's lines (default: score)")
-    p.add_argument("--plots", metavar="DIR", help="write the figures (reading time, stopping, rank over time) as PNG and SVG")
+    p.add_argument("--plots", metavar="DIR",
+                   help="write the figures (reading time, stopping, rank over time) as PNG and SVG")
     p.add_argument("--measure-only", action="store_true", help="print only the measure name (of all sessions)")
     _add_table_output(p)
     p.set_defaults(run=_run_calibrate)
@@ -794,11 +824,14 @@ def _calibration_text(result, args) -> str:
         reading, dup, stop = c.fit["reading"], c.fit["duplicates"], c.fit["stopping"]
         lines.append(f"{c.group}: {c.users} users, {c.sessions} sessions")
         lines.append(f"  reading fit: {reading['n']} first views, adjusted R^2 {reading['adjusted_r2']:.4f}, "
-                     f"se(read_slope) {reading['read_slope_se']:.4g}, se(read_intercept) {reading['read_intercept_se']:.4g}")
+                     f"se(read_slope) {reading['read_slope_se']:.4g}, se(read_intercept) "
+                     f"{reading['read_intercept_se']:.4g}")
         if dup["n"]:
-            lines.append(f"  duplicate views: {dup['n']}, mean {dup['mean']:.4g} s +- {dup['se']:.3g} (se); against read_intercept "
+            lines.append(f"  duplicate views: {dup['n']}, mean {dup['mean']:.4g} s +- {dup['se']:.3g} (se); against "
+                         f"read_intercept "
                          f"p = {dup['p_value']:.3g}; one-se bars overlap: {'yes' if dup['se_bars_overlap'] else 'no'}")
-        lines.append(f"  stopping: {stop['stopped']} stopped, {stop['censored']} censored; largest gap between Kaplan-Meier "
+        lines.append(f"  stopping: {stop['stopped']} stopped, {stop['censored']} censored; largest gap between "
+                     f"Kaplan-Meier "
                      f"and 2^(-t/h): {stop['km_max_gap']:.4f}")
         for note in c.notes:
             lines.append(f"  note: {note}")
@@ -841,7 +874,8 @@ def _add_report_calibration(p) -> None:
                    "(the lists are topics of the runs; needs --doc-lengths)")
     p.add_argument("--calibration-run", metavar="RUN", help="the run the log's users searched (default: the first run)")
     p.add_argument("--doc-lengths", metavar="FILE", help="document lengths (TBG measures, --calibration-log)")
-    p.add_argument("--duplicates", metavar="FILE", help="near-duplicate groups (TBG(duplicates=groups), --calibration-log)")
+    p.add_argument("--duplicates", metavar="FILE",
+                   help="near-duplicate groups (TBG(duplicates=groups), --calibration-log)")
     p.add_argument("--lists", metavar="FILE", help="`list topic [run]` lines for --calibration-log")
 
 
@@ -878,19 +912,27 @@ def _add_simulate_log(sub) -> None:
     p = sub.add_parser("simulate-log", help=help, description=help + " (one session per user and topic of the run; the "
                        "noise is described in the README). Calibrating the log recovers the constants.")
     p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file")
-    p.add_argument("--run", required=True, dest="run_file", metavar="RUN", help="the run whose rankings the users work through")
+    p.add_argument("--run", required=True, dest="run_file", metavar="RUN",
+                   help="the run whose rankings the users work through")
     p.add_argument("--doc-lengths", required=True, metavar="FILE", help="document lengths file (`docno length` lines)")
     p.add_argument("--duplicates", metavar="FILE", help="near-duplicate groups, for a model with duplicates=groups")
-    p.add_argument("--model", default="TBG", metavar="TBG(...)", help="the calibration the users follow (default: TBG, the paper's)")
+    p.add_argument("--model", default="TBG", metavar="TBG(...)",
+                   help="the calibration the users follow (default: TBG, the paper's)")
     p.add_argument("--users", type=int, default=48, help="simulated users (default 48, as the paper's study)")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--page-size", type=int, default=10, help="summaries per results page (default 10)")
-    p.add_argument("--p-save-nonrel", type=float, default=0.27, help="P(S=1|R=0), not a TBG parameter (default 0.27, the paper's)")
-    p.add_argument("--summary-noise", type=float, default=0.5, help="coefficient of variation of a summary's time (gamma; default 0.5)")
-    p.add_argument("--read-noise", type=float, default=0.5, help="log-scale sd of the reading time's factor (log-normal, mean 1; default 0.5)")
-    p.add_argument("--speed-spread", type=float, default=0.0, help="log-scale sd of each user's speed factor (default 0: all alike)")
-    p.add_argument("--order", choices=ORDERS, default="score", help="rank by score (trec_eval), the rank column, or file order")
-    p.add_argument("--out", required=True, metavar="LOG", help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
+    p.add_argument("--p-save-nonrel", type=float, default=0.27,
+                   help="P(S=1|R=0), not a TBG parameter (default 0.27, the paper's)")
+    p.add_argument("--summary-noise", type=float, default=0.5,
+                   help="coefficient of variation of a summary's time (gamma; default 0.5)")
+    p.add_argument("--read-noise", type=float, default=0.5,
+                   help="log-scale sd of the reading time's factor (log-normal, mean 1; default 0.5)")
+    p.add_argument("--speed-spread", type=float, default=0.0,
+                   help="log-scale sd of each user's speed factor (default 0: all alike)")
+    p.add_argument("--order", choices=ORDERS, default="score",
+                   help="rank by score (trec_eval), the rank column, or file order")
+    p.add_argument("--out", required=True, metavar="LOG",
+                   help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
     p.set_defaults(run=_run_simulate_log)
 
 
@@ -899,11 +941,14 @@ def _run_simulate_log(args) -> int:
     from .formats.groups import read_duplicate_groups
 
     resources = {"duplicate_groups": read_duplicate_groups(args.duplicates)} if args.duplicates else None
-    log = api.simulate_log(args.qrels, args.run_file, doc_lengths=args.doc_lengths, model=args.model, n_users=args.users,
+    log = api.simulate_log(args.qrels, args.run_file, doc_lengths=args.doc_lengths, model=args.model,
+                           n_users=args.users,
                            seed=args.seed, out=args.out, resources=resources, page_size=args.page_size,
-                           p_save_nonrel=args.p_save_nonrel, summary_noise=args.summary_noise, read_noise=args.read_noise,
+                           p_save_nonrel=args.p_save_nonrel, summary_noise=args.summary_noise,
+                           read_noise=args.read_noise,
                            speed_spread=args.speed_spread, order=args.order)
-    print(f"pateval: wrote {len(log)} events of {log['user'].nunique()} users on {log['list'].nunique()} lists to {args.out}",
+    print(f"pateval: wrote {len(log)} events of {log['user'].nunique()} users on {log['list'].nunique()} lists to "
+          f"{args.out}",
           file=sys.stderr)
     return 0
 
@@ -919,13 +964,16 @@ def _add_run_set_inputs(p, *, qrels_required: bool = True) -> None:
 
     p.add_argument("qrels", metavar="QRELS", help="qrels file (as `pateval evaluate QRELS RUN...`)"
                    + ("" if qrels_required else "; with --scores, the first score file"))
-    p.add_argument("runs", nargs="*", metavar="RUN", help="run files" + ("" if qrels_required else " (score files with --scores)"))
+    p.add_argument("runs", nargs="*", metavar="RUN",
+                   help="run files" + ("" if qrels_required else " (score files with --scores)"))
     p.add_argument("--qrels", dest="qrels_option", metavar="QRELS",
                    help="the qrels file, the older spelling (then every positional argument is a run)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"a measure name (repeatable; default: {' '.join(COMPARE_MEASURES)})")
-    p.add_argument("-c", "--complete", action="store_true", help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
-    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto", help="qrels format (default: detect where safe)")
+    p.add_argument("-c", "--complete", action="store_true",
+                   help="score topics a run lacks as 0 instead of leaving them out (trec_eval -c)")
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto",
+                   help="qrels format (default: detect where safe)")
 
 
 def _resolve_qrels_and_runs(args) -> None:
@@ -951,9 +999,11 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
     _add_score_inputs(p)
     if repeatable_test:
         p.add_argument("--test", choices=TESTS, action="append", dest="tests",
-                       help=f"significance test (repeatable: one table column per test; the first draws the ASL curves; default: {default_test})")
+                       help=f"significance test (repeatable: one table column per test; the first draws the ASL "
+                       f"curves; default: {default_test})")
     else:
-        p.add_argument("--test", choices=TESTS, default=default_test, help=f"significance test (default: {default_test})")
+        p.add_argument("--test", choices=TESTS, default=default_test,
+                       help=f"significance test (default: {default_test})")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0; reported)")
     p.add_argument("-B", "--resamples", type=int, dest="B", metavar="B",
@@ -965,7 +1015,8 @@ def _add_score_inputs(p) -> None:
     p.add_argument("--scores", action="store_true",
                    help="the RUN files are per-topic score files (trec_eval -q, ir_measures -q, pateval evaluate -q "
                    "text/CSV/JSON), compared without qrels; -m picks measures (default: those every run has)")
-    p.add_argument("--scores-format", choices=SCORE_FORMATS, default="auto", help="format of the --scores files (default: detect)")
+    p.add_argument("--scores-format", choices=SCORE_FORMATS, default="auto",
+                   help="format of the --scores files (default: detect)")
 
 
 #: formats.scores.SCORE_FORMATS, written out so that building the parser imports no reader (a test keeps them equal)
@@ -981,11 +1032,13 @@ def _comparison_sources(args) -> tuple:
         if args.qrels is not None:
             raise ParameterError("--scores compares score files without qrels; leave out --qrels")
         if args.complete or args.qrels_format != "auto":
-            raise ParameterError("-c and --qrels-format act on runs and qrels; with --scores the files' topics are used "
+            raise ParameterError("-c and --qrels-format act on runs and qrels; with --scores the files' topics are "
+                                 "used "
                                  "as they are")
         return None, args.measures, {"scores_format": args.scores_format}
     if args.qrels is None:
-        raise ParameterError("the following arguments are required: --qrels (or give per-topic score files with --scores)")
+        raise ParameterError("the following arguments are required: --qrels (or give per-topic score files with "
+                             "--scores)")
     return args.qrels, args.measures or list(COMPARE_MEASURES), _comparison_evaluate_options(args)
 
 
@@ -1028,7 +1081,8 @@ def _save_figures(figures: dict, directory: str) -> None:
     for name, figure in figures.items():
         for suffix in ("png", "svg"):
             save_figure(figure, Path(directory) / f"{name}.{suffix}")
-    print(f"pateval: wrote {len(figures)} figure{'' if len(figures) == 1 else 's'} (PNG and SVG) to {directory}", file=sys.stderr)
+    print(f"pateval: wrote {len(figures)} figure{'' if len(figures) == 1 else 's'} (PNG and SVG) to {directory}",
+          file=sys.stderr)
 
 
 @command
@@ -1088,8 +1142,10 @@ def _add_analyse_measures(commands) -> None:
         "rankings, and the agreement of the measures' verdicts on each run pair (Magdy & Jones 2010).",
     )
     _add_comparison_inputs(p, default_test="bootstrap", repeatable_test=True)
-    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon", help="test behind the agreement verdicts (default: wilcoxon)")
-    p.add_argument("--plots", metavar="DIR", help="also write ASL curves, scatter plots, rank changes and the agreement chart to DIR")
+    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon",
+                   help="test behind the agreement verdicts (default: wilcoxon)")
+    p.add_argument("--plots", metavar="DIR",
+                   help="also write ASL curves, scatter plots, rank changes and the agreement chart to DIR")
     _add_table_output(p)
     p.set_defaults(run=_run_analyse_measures)
 
@@ -1148,8 +1204,10 @@ def _run_stability(args) -> int:
     from . import api
     from .report.tables import render_frame
 
-    frame = api.ranking_stability(args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES), sizes=args.sizes,
-                                  trials=args.trials, seed=args.seed, evaluate_options=_comparison_evaluate_options(args))
+    frame = api.ranking_stability(args.qrels, list(args.runs), args.measures or list(COMPARE_MEASURES),
+                                  sizes=args.sizes,
+                                  trials=args.trials, seed=args.seed,
+                                  evaluate_options=_comparison_evaluate_options(args))
     for note in frame.attrs["notes"]:
         print(f"pateval: note: {note}", file=sys.stderr)
     text = render_frame(frame, format=args.format, precision=args.precision, settings=frame.attrs["settings"])
@@ -1170,13 +1228,19 @@ def _add_report(commands) -> None:
     )
     _add_comparison_inputs(p, default_test="t")
     p.add_argument("--baseline", metavar="RUN", help="name of the run to test the others against (default: all pairs)")
-    p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm", help="multiple-comparison correction (default: holm)")
-    p.add_argument("--analysis-test", choices=TESTS, default="bootstrap", help="test for discriminative power (default: bootstrap)")
-    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon", help="test behind the agreement verdicts (default: wilcoxon)")
+    p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm",
+                   help="multiple-comparison correction (default: holm)")
+    p.add_argument("--analysis-test", choices=TESTS, default="bootstrap",
+                   help="test for discriminative power (default: bootstrap)")
+    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon",
+                   help="test behind the agreement verdicts (default: wilcoxon)")
     p.add_argument("--title", default="pateval report", help="the report's title")
-    p.add_argument("--image-format", choices=IMAGE_FORMATS, default="svg", help="embed figures as inline SVG or base64 PNG (default: svg)")
-    p.add_argument("--gain-over-time", metavar="CSV", help="CSV with columns run,time,gain (seconds; cumulative gain) for the G(t) plot")
-    p.add_argument("--ct-gamma", metavar="CSV", help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
+    p.add_argument("--image-format", choices=IMAGE_FORMATS, default="svg",
+                   help="embed figures as inline SVG or base64 PNG (default: svg)")
+    p.add_argument("--gain-over-time", metavar="CSV",
+                   help="CSV with columns run,time,gain (seconds; cumulative gain) for the G(t) plot")
+    p.add_argument("--ct-gamma", metavar="CSV",
+                   help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     _add_report_calibration(p)
     p.set_defaults(run=_run_report)
@@ -1209,7 +1273,8 @@ def _run_report(args) -> int:
     qrels, measures, options = _comparison_sources(args)
     path = api.write_report(
         qrels, list(args.runs), measures, out=args.output, baseline=args.baseline,
-        test=args.test, correction=None if args.correction == "none" else args.correction, analysis_test=args.analysis_test,
+        test=args.test, correction=None if args.correction == "none" else args.correction,
+                            analysis_test=args.analysis_test,
         agreement_test=args.agreement_test, alpha=args.alpha, seed=args.seed, B=args.B, title=args.title,
         image_format=args.image_format, gain_over_time=_read_plot_csv(args.gain_over_time, ("run", "time", "gain")),
         ct_by_gamma=_read_plot_csv(args.ct_gamma, ("run", "gamma", "score")),
@@ -1230,10 +1295,12 @@ def _add_index(commands) -> None:
         "description per language (English, German, French stemming and stop words), plus the term "
         "statistics that re-scoring with LM-Dirichlet and TF-IDF needs.",
     )
-    p.add_argument("--store", required=True, metavar="STORE", help="corpus store (pateval corpus ingest), or patent XML file/directory")
+    p.add_argument("--store", required=True, metavar="STORE",
+                   help="corpus store (pateval corpus ingest), or patent XML file/directory")
     p.add_argument("--out", required=True, metavar="INDEX", help="index directory to create")
     p.add_argument("--no-passages", action="store_true", help="do not keep paragraphs (no passage retrieval)")
-    p.add_argument("--until", metavar="YYYY-MM-DD", help="only documents published up to this date (a collection's corpus_end)")
+    p.add_argument("--until", metavar="YYYY-MM-DD",
+                   help="only documents published up to this date (a collection's corpus_end)")
     p.add_argument("--heap-mb", type=int, default=512, help="tantivy indexing memory budget in MB (default 512)")
     p.add_argument("--threads", type=int, help="tantivy indexing threads (default: cores, at most 8)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -1267,17 +1334,25 @@ def _add_search(commands) -> None:
     p.add_argument("--topics", required=True, metavar="TOPICS",
                    help="topics_PAC.xml, a collection directory, or a directory of topic XML files "
                         "(topics_PSG.txt with --passages)")
-    p.add_argument("--model", action="append", dest="models", metavar="MODEL", help="ranking model (repeatable; default bm25)")
-    p.add_argument("--query", action="append", dest="queries", metavar="STRATEGY", help="query strategy (repeatable; default claims)")
-    p.add_argument("--grid", metavar="NAME", help="a named grid: seeds (3 models x 11 strategies = 33 runs), small, models")
+    p.add_argument("--model", action="append", dest="models", metavar="MODEL",
+                   help="ranking model (repeatable; default bm25)")
+    p.add_argument("--query", action="append", dest="queries", metavar="STRATEGY",
+                   help="query strategy (repeatable; default claims)")
+    p.add_argument("--grid", metavar="NAME",
+                   help="a named grid: seeds (3 models x 11 strategies = 33 runs), small, models")
     p.add_argument("--out", required=True, metavar="RUN", help="run file (a directory with a grid)")
     p.add_argument("--depth", type=int, default=1000, help="documents per topic (default 1000)")
-    p.add_argument("--candidates", type=int, default=2000, help="engine candidates re-scored by lm/tfidf/bm25 with other k1,b (default 2000)")
-    p.add_argument("--no-date-filter", action="store_true", help="also retrieve documents published after the topic's date")
+    p.add_argument("--candidates", type=int, default=2000,
+                   help="engine candidates re-scored by lm/tfidf/bm25 with other k1,b (default 2000)")
+    p.add_argument("--no-date-filter", action="store_true",
+                   help="also retrieve documents published after the topic's date")
     p.add_argument("--keep-family", action="store_true", help="keep publications of the topic's own patent family")
-    p.add_argument("--unit", choices=("publication", "patent"), default="publication", help="rank publications, or the best publication of each patent")
-    p.add_argument("--passages", action="store_true", help="passage retrieval for PSG topics: write the 6-column passage run")
-    p.add_argument("--passage-documents", type=int, default=20, help="documents whose paragraphs are ranked (default 20)")
+    p.add_argument("--unit", choices=("publication", "patent"), default="publication",
+                   help="rank publications, or the best publication of each patent")
+    p.add_argument("--passages", action="store_true",
+                   help="passage retrieval for PSG topics: write the 6-column passage run")
+    p.add_argument("--passage-documents", type=int, default=20,
+                   help="documents whose paragraphs are ranked (default 20)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(run=_run_search)
 
@@ -1335,7 +1410,8 @@ def _add_demo(commands) -> None:
         "grid of baselines, evaluate them with standard and professional-search measures, compare them and "
         "write the HTML report.",
     )
-    p.add_argument("--out", default="pateval-demo", metavar="DIR", help="output directory (default ./pateval-demo; must not exist)")
+    p.add_argument("--out", default="pateval-demo", metavar="DIR",
+                   help="output directory (default ./pateval-demo; must not exist)")
     p.add_argument("--patents", type=int, default=1000, help="synthetic patents to generate (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--grid", default="small", help="baseline grid: small (12 runs, default), seeds (33 runs), models")
@@ -1358,7 +1434,8 @@ def _add_flowchart(commands) -> None:
     from .formats.names import RESULT_FORMATS
 
     sub = _subcommands_of(
-        commands, "flowchart", help="evaluate flowchart structure recognition (CLEF-IP 2012/2013)", dest="flowchart_command",
+        commands, "flowchart", help="evaluate flowchart structure recognition (CLEF-IP 2012/2013)",
+                          dest="flowchart_command",
         description="Work with flowcharts in the CLEF-IP encoding: `pateval flowchart eval TRUTH_DIR SUBMISSION_DIR`.",
     )
     evaluate = sub.add_parser(
@@ -1391,7 +1468,8 @@ def _run_flowchart_eval(args) -> int:
     from .formats.results import format_table
 
     scores, bad_files = api.evaluate_flowcharts(
-        args.truth_dir, args.submission_dir, level=args.level, text_threshold=args.text_threshold, time_budget=args.time_budget
+        args.truth_dir, args.submission_dir, level=args.level, text_threshold=args.text_threshold,
+                                                time_budget=args.time_budget
     )
     text = format_table(scores, ["measure", "image"], format=args.format, precision=args.precision)
     for problem in bad_files:
@@ -1424,8 +1502,10 @@ def _add_assess(commands) -> None:
     serve.add_argument("--db", metavar="URL", help="database: sqlite:///assess.db (default) or postgresql://...")
     serve.add_argument("--demo", action="store_true", help="serve a synthetic demo corpus (made on first use)")
     serve.add_argument("--demo-dir", default="pateval-assess-demo", metavar="DIR",
-                       help="where --demo keeps its corpus, collection, database and accounts (default ./pateval-assess-demo)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
+                       help="where --demo keeps its corpus, collection, database and accounts (default "
+                       "./pateval-assess-demo)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     serve.set_defaults(run=_run_assess_serve)
     user = sub.add_parser("user", help="manage assessor accounts",
@@ -1433,7 +1513,8 @@ def _add_assess(commands) -> None:
                           "standard input (first line) or asked for on a terminal.")
     user.add_argument("action", choices=("add",))
     user.add_argument("name", metavar="NAME")
-    user.add_argument("--db", metavar="URL", default="sqlite:///assess.db", help="database URL (default sqlite:///assess.db)")
+    user.add_argument("--db", metavar="URL", default="sqlite:///assess.db",
+                      help="database URL (default sqlite:///assess.db)")
     user.add_argument("--admin", action="store_true", help="may adjudicate")
     user.set_defaults(run=_run_assess_user)
     export = sub.add_parser("export", help="write the qrels of an assessment database",

@@ -89,12 +89,12 @@ class Evaluation:
     run_metadata: dict = field(default_factory=dict)
 
     @cached_property
-    def frame(self) -> "pd.DataFrame":
+    def frame(self) -> pd.DataFrame:
         if not self.scored:
             return pd.DataFrame({"run": [], "topic": [], "measure": [], "value": np.zeros(0)})
         return pd.concat([_scored_frame(piece) for piece in self.scored], ignore_index=True)
 
-    def summary(self) -> "pd.DataFrame":
+    def summary(self) -> pd.DataFrame:
         """The ``all`` values: columns ``run, measure, value, topics`` (mean, or sum for counts)."""
         return pd.DataFrame(self.summary_rows(), columns=["run", "measure", "value", "topics"])
 
@@ -152,7 +152,8 @@ def topics_to_evaluate(qrels_topics: np.ndarray, run: Run, *, complete: bool) ->
     missing = qrels_topics[~in_run]
     if complete:
         if len(missing):
-            notes.append(f"run {run.name!r}: {len(missing)} qrels topic(s) without results score 0 (complete averaging): {_few(missing)}")
+            notes.append(f"run {run.name!r}: {len(missing)} qrels topic(s) without results score 0 (complete "
+                         f"averaging): {_few(missing)}")
         return qrels_topics, notes
     if len(missing):
         notes.append(TopicsLeftOut(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the "
@@ -251,7 +252,7 @@ def evaluate_runs(
 
 
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], *, complete: bool, order: str,
-                   doc_key: str, context: EvaluationContext, blocks: "_BlockScorer") -> Evaluation:
+                   doc_key: str, context: EvaluationContext, blocks: _BlockScorer) -> Evaluation:
     qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
@@ -304,10 +305,10 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         if plain:
             ranked = rank_run(run, indexes[index_key], order=run_order)
             notes.extend(n for n in ranked.notes if n not in notes)
-            values.update(zip(plain, _values(ranked, plain, run_context)))
+            values.update(zip(plain, _values(ranked, plain, run_context), strict=True))
             del ranked
         ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=run_order)
-        values.update(zip(judged, _values(ranked, judged, run_context)))
+        values.update(zip(judged, _values(ranked, judged, run_context), strict=True))
         pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
                                 np.concatenate([values[m] for m in parsed]) if parsed else np.zeros(0)))
     if not names:
@@ -390,7 +391,7 @@ def score_run(ranked: RankedTopics, measures: Sequence[Measure], context: Evalua
                      _values(ranked, measures, context).reshape(-1))
 
 
-def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> "pd.DataFrame":
+def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> pd.DataFrame:
     """Every measure over every topic of one ranked run, as a long frame."""
     return _scored_frame(score_run(ranked, measures, context))
 
@@ -571,7 +572,8 @@ class _BlockScorer:
         failure: InputFormatError | None = None
         results = self._results(run_file, sources, futures)
         try:
-            for source, result in zip(sources, results):  # in file order: the first bad block's error is the file's
+            # in file order: the first bad block's error is the file's
+            for source, result in zip(sources, results, strict=True):
                 try:
                     block = result()
                 except InputFormatError as error:
@@ -620,7 +622,7 @@ def _range_sources(run_file: RunFile) -> list[tuple]:
     return [("range", str(run_file.path), start, end, len(ranges) == 1) for start, end in ranges]
 
 
-def _scored_frame(piece: ScoredRun) -> "pd.DataFrame":
+def _scored_frame(piece: ScoredRun) -> pd.DataFrame:
     n, m = len(piece.topics), len(piece.measures)
     return pd.DataFrame({
         "run": _strings([piece.run], np.zeros(n * m, dtype=np.int32)),
@@ -630,11 +632,11 @@ def _scored_frame(piece: ScoredRun) -> "pd.DataFrame":
     }, copy=False)
 
 
-def _strings(distinct, codes: np.ndarray) -> "pd.Series":
+def _strings(distinct, codes: np.ndarray) -> pd.Series:
     """``distinct[codes]`` as the column pandas makes of strings, gathered by Arrow where
     that column is Arrow's (a tenth of the time of going through Python strings)."""
     _STRING_DTYPE = pd.Series(["topic"]).dtype  # what pandas makes of strings: str (pandas 3) or object
-    if _STRING_DTYPE == object:
+    if object == _STRING_DTYPE:
         return pd.Series(np.asarray(distinct, dtype=object)[codes], dtype=object, copy=False)
     gathered = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(list(distinct), type=pa.string()))
     return pd.Series(gathered.dictionary_decode(), dtype=_STRING_DTYPE, copy=False)
@@ -661,5 +663,6 @@ def aggregate(frame: pd.DataFrame, measures: Sequence[str | Measure] | None = No
             positions = groups.get((run, str(measure)))
             if positions is None:
                 continue
-            rows.append((run, str(measure), _aggregate_values(values[positions], measure.spec.aggregate), len(positions)))
+            rows.append((run, str(measure), _aggregate_values(values[positions], measure.spec.aggregate),
+                         len(positions)))
     return pd.DataFrame(rows, columns=["run", "measure", "value", "topics"])

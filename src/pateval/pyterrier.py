@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
-from pathlib import Path
 
 import pandas as pd
 import pyterrier as pt
@@ -79,7 +78,7 @@ def measures(*names: str) -> list:
         except (ValueError, NameError, SyntaxError):
             pass
         measure = parse_measure(name)  # pateval's syntax; its MeasureNameError says what is wrong
-        changed = {k: v for (k, v), p in zip(measure.values, measure.spec.params) if v != p.default}
+        changed = {k: v for (k, v), p in zip(measure.values, measure.spec.params, strict=True) if v != p.default}
         if measure.spec.name in MEASURES:
             params = dict(changed, **({"cutoff": measure.cutoff} if measure.cutoff is not None else {}))
             out.append(MEASURES[measure.spec.name](**params))
@@ -173,7 +172,8 @@ class TantivyRetriever(pt.Transformer):
 
         missing = [c for c in ("qid", "patent") if c not in inp.columns]
         if missing:
-            raise ParameterError(f"TantivyRetriever needs the columns qid and patent (the topic document); the frame has "
+            raise ParameterError(f"TantivyRetriever needs the columns qid and patent (the topic document); the frame "
+                                 f"has "
                                  f"no {', '.join(missing)} (columns: {', '.join(map(str, inp.columns))}). "
                                  "pateval.pyterrier.topics(COLLECTION) gives such a frame")
         pieces = []
@@ -186,7 +186,8 @@ class TantivyRetriever(pt.Transformer):
                 if column not in ("qid", "docno", "score", "rank"):
                     frame[column] = [getattr(row, column)] * len(frame)
             pieces.append(frame)
-        columns = ["qid", "docno", "score", "rank", *[c for c in inp.columns if c not in ("qid", "docno", "score", "rank")]]
+        columns = ["qid", "docno", "score", "rank", *[c for c in inp.columns if c not in ("qid", "docno", "score",
+                                                                                          "rank")]]
         return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame(columns=columns)
 
 

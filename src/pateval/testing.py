@@ -46,10 +46,11 @@ def synthetic_qrels_and_runs(
     judged_ids = {}
     for topic in topics:
         docs = rng.choice(collection_size, size=relevant_per_topic + judged_nonrelevant_per_topic, replace=False)
-        grades = np.r_[rng.integers(1, max_grade + 1, relevant_per_topic), np.zeros(judged_nonrelevant_per_topic, dtype=int)]
+        grades = np.r_[rng.integers(1, max_grade + 1, relevant_per_topic), np.zeros(judged_nonrelevant_per_topic,
+                                                                                    dtype=int)]
         relevant_ids[topic] = docs[:relevant_per_topic]
         judged_ids[topic] = docs
-        qrels.extend((topic, f"{doc_prefix}{d:0{width}d}", int(g)) for d, g in zip(docs, grades))
+        qrels.extend((topic, f"{doc_prefix}{d:0{width}d}", int(g)) for d, g in zip(docs, grades, strict=True))
     runs = {}
     for r in range(n_runs):
         quality = 0.2 + 0.6 * (r / max(n_runs - 1, 1))

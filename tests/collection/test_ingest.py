@@ -17,14 +17,16 @@ def clefip_xml(number: int, *, claims: int = 3, cited: tuple[str, ...] = ()) -> 
     """A small CLEF-IP document: claim k > 1 depends on claim k - 1 in words."""
     claim_xml = "".join(
         f'<claim num="{k}"><claim-text>'
-        + (f"A device as claimed in claim {k - 1}, wherein part {k} is round." if k > 1 else "A device comprising a part.")
+        + (f"A device as claimed in claim {k - 1}, wherein part {k} is round." if k > 1
+           else "A device comprising a part.")
         + "</claim-text></claim>"
         for k in range(1, claims + 1)
     )
     citations = "".join(
         f'<patcit ucid="{ucid}"><document-id><country>{ucid[:2]}</country><doc-number>{ucid.split("-")[1]}</doc-number>'
         f'</document-id><sources><source name="SEA" category="X"/></sources>'
-        f"<rel-passage><passage>column 1</passage><category>Y</category><rel-claims>1-2,{claims}</rel-claims></rel-passage>"
+        f"<rel-passage><passage>column "
+                        f"1</passage><category>Y</category><rel-claims>1-2,{claims}</rel-claims></rel-passage>"
         "</patcit>"
         for ucid in cited
     )
@@ -90,7 +92,8 @@ def test_sequential_and_parallel_ingest_give_the_same_store(tmp_path):
 def test_dask_local_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     write_corpus(tmp_path / "xml", 12)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
         summary = ingest(tmp_path / "xml", tmp_path / "store", scheduler=cluster.scheduler_address, batch_bytes=4096)
     assert summary.documents == 12 and summary.batches > 1
     with CorpusStore(tmp_path / "store") as store:
@@ -138,7 +141,8 @@ def test_interrupted_ingest_resumes_without_duplicates(tmp_path):
     good = paths[4].read_text(encoding="utf-8")
     paths[4].write_text(good.replace("</claims>", "</claimz>"), encoding="utf-8")
     # One file per batch; the bad fifth file stops the run after four committed batches.
-    with pytest.raises(InputFormatError, match=r"EP-0000005-A1.xml, line 6: XML error: Opening and ending tag mismatch"):
+    with pytest.raises(InputFormatError,
+                       match=r"EP-0000005-A1.xml, line 6: XML error: Opening and ending tag mismatch"):
         ingest(tmp_path / "xml", tmp_path / "store", workers=1, batch_bytes=1)
     assert len(committed_batches(tmp_path / "store")) == 4
     assert not list((tmp_path / "store" / "documents").glob(".*tmp"))
@@ -240,7 +244,8 @@ def test_corpus_lengths_writes_each_documents_words(tmp_path, capsys):
 
     write_corpus(tmp_path / "corpus", 3)
     store = tmp_path / "store"
-    assert main(["corpus", "ingest", str(tmp_path / "corpus"), "--out", str(store), "--workers", "1", "--no-progress"]) == 0
+    assert main(["corpus", "ingest", str(tmp_path / "corpus"), "--out", str(store), "--workers", "1",
+                 "--no-progress"]) == 0
     out = tmp_path / "lengths.txt"
     assert main(["corpus", "lengths", str(store), "--out", str(out)]) == 0
     assert "3 document lengths written" in capsys.readouterr().out
@@ -254,11 +259,13 @@ def test_corpus_lengths_refuses_conflicting_duplicates_and_missing_stores(tmp_pa
     (tmp_path / "corpus" / "again").mkdir()
     (tmp_path / "corpus" / "again" / "EP-0000002-A1.xml").write_text(clefip_xml(2, claims=5), encoding="utf-8")
     store = tmp_path / "store"
-    assert main(["corpus", "ingest", str(tmp_path / "corpus"), "--out", str(store), "--workers", "1", "--no-progress"]) == 0
+    assert main(["corpus", "ingest", str(tmp_path / "corpus"), "--out", str(store), "--workers", "1",
+                 "--no-progress"]) == 0
     capsys.readouterr()
     out = tmp_path / "lengths.txt"
     assert main(["corpus", "lengths", str(store), "--out", str(out)]) == 2
-    assert capsys.readouterr().err == (f"pateval: error: store {store}: document EP-0000002-A1 is stored with different "
+    assert capsys.readouterr().err == (f"pateval: error: store {store}: document EP-0000002-A1 is stored with "
+                                       f"different "
                                        "word counts [40, 64] (see CorpusStore.duplicates())\n")
     assert not out.exists() and not list(tmp_path.glob(".lengths.txt.*"))
     assert main(["corpus", "lengths", str(tmp_path / "nowhere"), "--out", str(out)]) == 2

@@ -20,7 +20,8 @@ ICE_AND_2001_SAMPLES = ("US06859910.xml", "US07272630B2.xml", "US08926509.xml", 
 def real_store(test_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("stores") / "real"
     summary = ingest(
-        [*(test_data / "uspto" / name for name in ICE_AND_2001_SAMPLES), *sorted((test_data / "clefip").glob("EP-*.xml"))],
+        [*(test_data / "uspto" / name for name in ICE_AND_2001_SAMPLES),
+         *sorted((test_data / "clefip").glob("EP-*.xml"))],
         out, workers=1, on_error="skip",
     )
     return out, summary
@@ -59,8 +60,9 @@ def test_claims_and_dependencies_come_back(real_store):
         independent = store.sql(
             "SELECT ucid, count(*) AS n FROM claims WHERE is_independent AND lang = 'EN' GROUP BY ucid ORDER BY ucid"
         )
-        assert dict(zip(independent["ucid"], independent["n"])) == {
-            "US-20010000044-A1": 3, "EP-1000000-A1": 1, "EP-1010180-B1": 1, "US-20050004437-A1": 1, "US-20050004974-A1": 2,
+        assert dict(zip(independent["ucid"], independent["n"], strict=True)) == {
+            "US-20010000044-A1": 3, "EP-1000000-A1": 1, "EP-1010180-B1": 1, "US-20050004437-A1": 1,
+                                                                    "US-20050004974-A1": 2,
             "US-6859910-B2": 1, "US-7272630-B2": 3, "US-8926509-B2": 6, "US-8930553-B2": 2,
         }
 
@@ -69,7 +71,7 @@ def test_citations_sources_categories_and_keys(real_store):
     out, _ = real_store
     with CorpusStore(out) as store:
         by_source = store.sql("SELECT source, count(*) AS n FROM citations GROUP BY source ORDER BY source")
-        assert dict(zip(by_source["source"], by_source["n"])) == {
+        assert dict(zip(by_source["source"], by_source["n"], strict=True)) == {
             "applicant": 117 + 10, "examiner": 8 + 5 + 13 + 6, "other": 73, "search": 9,
         }
         cited = store.citations("EP-1000000-A1")
@@ -89,7 +91,8 @@ def test_documents_table(real_store):
         titles = store.sql("SELECT title['FR'] AS fr FROM documents WHERE ucid = 'EP-1010180-B1'")
         assert titles["fr"].iloc[0] == "MEMOIRE MORTE ET DISPOSITIFS A MEMOIRE MORTE"
         assert store.documents(["ucid"], where="country = 'US'")["ucid"].tolist() == [
-            "US-20010000044-A1", "US-20050004437-A1", "US-20050004974-A1", "US-6859910-B2", "US-7272630-B2", "US-8926509-B2", "US-8930553-B2",
+            "US-20010000044-A1", "US-20050004437-A1", "US-20050004974-A1", "US-6859910-B2", "US-7272630-B2",
+                                                                                      "US-8926509-B2", "US-8930553-B2",
         ]
         with pytest.raises(ParameterError, match="documents has no column 'words'"):
             store.documents(["words"])
@@ -133,7 +136,7 @@ def test_word_count_counts_words_across_paragraph_breaks_and_any_white_space():
     """Abstracts join their paragraphs with new lines; a count of spaces alone lost a word at
     each break (review finding): every white-space separated token counts once."""
     from pateval.collection.store import _word_count
-    from pateval.patents.records import Claim, PatentDocument, Passage
+    from pateval.patents.records import Claim, Passage, PatentDocument
 
     document = PatentDocument(
         ucid="EP-0000001-A1", country="EP", doc_number="0000001", kind="A1",

@@ -202,7 +202,8 @@ with store_lock(sys.argv[1]):
 
 
 def _python(*args: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    return subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **kwargs)
 
 
 def _pateval(*args: str) -> subprocess.Popen:
@@ -271,9 +272,8 @@ def test_damage_that_kept_the_modification_time_is_named_when_a_query_meets_it(s
     data[-8:-4] = b"\x00\x00\x00\x00"  # the footer length: the file no longer reads
     part.write_bytes(bytes(data))
     os.utime(part, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    with pytest.raises(InputFormatError) as caught:
-        with CorpusStore(store) as opened:
-            opened.count("passages")
+    with pytest.raises(InputFormatError) as caught, CorpusStore(store) as opened:
+        opened.count("passages")
     assert str(caught.value) == _expected_line(part, store, batch, "its SHA-256 differs from the manifest's")
 
 
@@ -326,8 +326,7 @@ def test_collection_build_names_a_part_damaged_in_place(store, tmp_path, capsys,
 def test_a_query_error_on_a_sound_store_is_raised_as_it_is(store):
     import duckdb
 
-    with CorpusStore(store) as opened:
-        with pytest.raises(duckdb.Error) as caught:
-            opened.sql("SELECT no_such_column FROM documents")
+    with CorpusStore(store) as opened, pytest.raises(duckdb.Error) as caught:
+        opened.sql("SELECT no_such_column FROM documents")
     assert not isinstance(caught.value, InputFormatError)
     assert "no_such_column" in str(caught.value)

@@ -28,7 +28,8 @@ def _naive(groups, ids, priority):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), IDS), max_size=60), st.lists(st.tuples(st.integers(-1, 4), IDS), max_size=30),
+@given(st.lists(st.tuples(st.integers(0, 3), IDS), max_size=60), st.lists(st.tuples(st.integers(-1, 4), IDS),
+                                                                          max_size=30),
        st.randoms(use_true_random=False), st.booleans())
 def test_pair_index_agrees_with_a_dict(rows, queries, random, tied):
     groups = np.array([g for g, _ in rows], dtype=np.int64)

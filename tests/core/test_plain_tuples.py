@@ -23,7 +23,8 @@ from pateval.errors import ParameterError
 RUN_EXPECTED = ("named records (ir_measures' ScoredDoc, a DataFrame's itertuples()), dicts with keys such as qid, "
                 "docno, score, rank, a DataFrame, or the tuples with fields= naming their order, e.g. "
                 "Run.from_records(tuples, fields=(\"qid\", \"docno\", \"score\", \"rank\"))")
-QRELS_EXPECTED = ("named records (ir_measures' Qrel, ir_datasets' TrecQrel or TrecSubQrel), dicts with keys such as qid, "
+QRELS_EXPECTED = ("named records (ir_measures' Qrel, ir_datasets' TrecQrel or TrecSubQrel), dicts with keys such as "
+                  "qid, "
                   "docno, label, a DataFrame, or the tuples with fields= naming their order, e.g. "
                   "Qrels.from_records(tuples, fields=(\"topic\", \"subtopic\", \"docno\", \"rel\"))")
 
@@ -60,9 +61,11 @@ def test_run_plain_tuples_other_than_topic_docno_score_are_refused(rows, bad):
 
 @pytest.mark.parametrize("rows, bad", [
     ([("q1", "s1", "d1", 1)], ("q1", "s1", "d1", 1)),               # pateval's old (topic, subtopic, docno, rel)
-    ([("q1", "d1", 1, "0")], ("q1", "d1", 1, "0")),                 # TREC's / TrecQrel's (query_id, doc_id, relevance, iteration)
+    # TREC's / TrecQrel's (query_id, doc_id, relevance, iteration)
+    ([("q1", "d1", 1, "0")], ("q1", "d1", 1, "0")),
     ([("q1", "d1", 1, 0)], ("q1", "d1", 1, 0)),
-    ([("q1", "d1", 1, "s1")], ("q1", "d1", 1, "s1")),               # TrecSubQrel's (query_id, doc_id, relevance, subtopic_id)
+    # TrecSubQrel's (query_id, doc_id, relevance, subtopic_id)
+    ([("q1", "d1", 1, "s1")], ("q1", "d1", 1, "s1")),
     ([("q1", "0", "d1", 1)], ("q1", "0", "d1", 1)),                 # a TREC qrels line
     ([("q1", "d1", 1.0)], ("q1", "d1", 1.0)),                       # a run's float score given as qrels
     ([("q1", "d1", "1")], ("q1", "d1", "1")),
@@ -102,7 +105,8 @@ def test_fields_that_do_not_fit_the_records_are_refused():
                                 "\"rank\"); got 'qid docno score'")
     with pytest.raises(ParameterError) as error:
         Qrels.from_records([("q1", "d1", 1)], fields=("qid", "docno", "grade"))
-    assert str(error.value) == ("records with fields (qid, docno, grade) has no rel column (columns: qid, docno, grade). "
+    assert str(error.value) == ("records with fields (qid, docno, grade) has no rel column (columns: qid, docno, "
+                                "grade). "
                                 "Expected a topic column (topic, qid, query_id or q_id), a document column (docno or "
                                 "doc_id) and a relevance column (rel, label, relevance; score with ranx's q_id) [and "
                                 "subtopic, subtopic_id, passage or xpath]")
@@ -135,7 +139,7 @@ MEASURES = ["AP", "nDCG@3", "PRES@10", "alpha_nDCG@3", "I_rec@2", "CT@3"]
 
 
 def _tuples(columns: dict, order) -> list[tuple]:
-    return list(zip(*(columns[name] for name in order)))
+    return list(zip(*(columns[name] for name in order), strict=True))
 
 
 def _reference() -> list[float]:
@@ -162,7 +166,8 @@ def test_run_fields_in_every_order_give_the_same_numbers(order):
 @pytest.mark.parametrize("order", list(itertools.permutations(("topic", "subtopic", "docno", "rel"))))
 def test_qrels_fields_in_every_order_give_the_same_numbers(order):
     qrels = Qrels.from_records(_tuples(SUBTOPIC_ROWS, order), fields=order)
-    run = Run.from_records(_tuples(RUN_ROWS, ("topic", "docno", "rank", "score")), fields=("topic", "docno", "rank", "score"))
+    run = Run.from_records(_tuples(RUN_ROWS, ("topic", "docno", "rank", "score")), fields=("topic", "docno", "rank",
+                                                                                           "score"))
     assert qrels.subtopic.tolist() == SUBTOPIC_ROWS["subtopic"]
     assert pateval.evaluate(qrels, run, MEASURES, order="file")["value"].tolist() == _reference()
 
@@ -170,7 +175,8 @@ def test_qrels_fields_in_every_order_give_the_same_numbers(order):
 # the names each role goes by in the tools pateval reads (core.fields.ROLE_NAMES), and columns it leaves unread
 RUN_NAMES = {"topic": ["topic", "qid", "query_id", "q_id"], "docno": ["docno", "doc_id"], "rank": ["rank"],
              "score": ["score"]}
-QRELS_NAMES = {"topic": ["topic", "qid", "query_id"], "docno": ["docno", "doc_id"], "rel": ["rel", "label", "relevance"],
+QRELS_NAMES = {"topic": ["topic", "qid", "query_id"], "docno": ["docno", "doc_id"], "rel": ["rel", "label",
+                                                                                            "relevance"],
                "subtopic": ["subtopic", "subtopic_id"]}
 UNREAD = ["Q0", "tag", "query", "docid"]
 
@@ -194,7 +200,7 @@ def test_any_column_order_and_names_read_the_same_run(data, n_topics, seed):
     run = Run.from_records(_tuples(values, roles), fields=names)
     assert run.topic_ids[run.topic].tolist() == columns["topic"] and run.docnos.tolist() == columns["docno"]
     assert run.rank.tolist() == columns["rank"] and run.score.tolist() == columns["score"]
-    as_dicts = Run.from_records([dict(zip(names, row)) for row in _tuples(values, roles)])
+    as_dicts = Run.from_records([dict(zip(names, row, strict=True)) for row in _tuples(values, roles)])
     assert as_dicts.rank.tolist() == columns["rank"] and as_dicts.to_dict() == run.to_dict()
 
 

@@ -17,7 +17,8 @@ def _sorted_order(topics, docs, scores):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10"]), st.integers(0, 30), st.sampled_from([1.0, 2.0, 2.5, 3.0])),
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10"]), st.integers(0, 30), st.sampled_from([1.0, 2.0, 2.5,
+                                                                                                     3.0])),
                 min_size=1, max_size=60, unique_by=lambda r: (r[0], r[1])),
        st.booleans())
 def test_order_matches_a_sort_whether_or_not_the_file_is_in_order(rows, file_in_score_order):
@@ -26,14 +27,15 @@ def test_order_matches_a_sort_whether_or_not_the_file_is_in_order(rows, file_in_
     topics = [r[0] for r in rows]
     docs = [f"d{r[1]}" for r in rows]
     scores = [r[2] for r in rows]
-    run = Run.from_records(zip(topics, docs, scores))
+    run = Run.from_records(zip(topics, docs, scores, strict=True))
     assert evaluation_order(run).tolist() == _sorted_order(topics, docs, scores)
-    qrels = Qrels.from_records([(t, d, 1 + (i % 3)) for i, (t, d) in enumerate(zip(topics, docs)) if i % 2 == 0])
+    qrels = Qrels.from_records([(t, d, 1 + (i % 3)) for i, (t, d) in enumerate(zip(topics, docs,
+                                                                                   strict=True)) if i % 2 == 0])
     ranked = rank_run(run, JudgementIndex.build(qrels, qrels.topic_ids))
     expected = _sorted_order(topics, docs, scores)
     kept = [i for i in expected if topics[i] in set(qrels.topic_ids)]
     assert list(ranked.docno) == [docs[i] for i in kept]
-    judged = {(t, d): g for t, d, g in zip(qrels.topic, qrels.docno, qrels.rel)}
+    judged = {(t, d): g for t, d, g in zip(qrels.topic, qrels.docno, qrels.rel, strict=True)}
     assert ranked.grade.tolist() == [judged.get((topics[i], docs[i]), 0) for i in kept]
 
 

@@ -74,7 +74,8 @@ def test_a_hundred_generated_pairs_score_monotonically_in_the_perturbation(tmp_p
         truth = generate_flowchart(seed=base, steps=6 + 2 * base)
         for amount in AMOUNTS:
             write_flowchart(truth, truth_dir / f"b{base}-a{amount}.txt")
-            write_flowchart(perturb_flowchart(truth, amount=amount, seed=1000 + base, kinds=PERTURBATIONS), run_dir / f"b{base}-a{amount}.txt")
+            write_flowchart(perturb_flowchart(truth, amount=amount, seed=1000 + base, kinds=PERTURBATIONS),
+                            run_dir / f"b{base}-a{amount}.txt")
     began = time.perf_counter()
     scores, bad = api.evaluate_flowcharts(truth_dir, run_dir)
     elapsed = time.perf_counter() - began

@@ -37,7 +37,8 @@ def distance(truth: Flowchart, submission: Flowchart, level: str, **options) -> 
 
 
 def replace_node(flowchart: Flowchart, node_id: str, **changes) -> Flowchart:
-    nodes = tuple(Node(n.id, changes.get("type", n.type), changes.get("text", n.text), n.position) if n.id == node_id else n for n in flowchart.nodes)
+    nodes = tuple(Node(n.id, changes.get("type", n.type), changes.get("text", n.text),
+                       n.position) if n.id == node_id else n for n in flowchart.nodes)
     return Flowchart(flowchart.title, nodes, flowchart.meta_nodes, flowchart.edges)
 
 
@@ -120,7 +121,10 @@ def test_meta_nodes_and_memberships_are_part_of_the_graph():
 
 
 def test_parallel_edges_and_self_loops():
-    doubled = Flowchart(None, NODES[:2], (), (Edge("1", "2", True, "plain"), Edge("1", "2", True, "plain"), Edge("2", "2", True, "plain")))
+    doubled = Flowchart(None, NODES[:2], (), (Edge("1", "2", True, "plain"), Edge("1", "2", True, "plain"), Edge("2",
+                                                                                                                 "2",
+                                                                                                                 True,
+                                                                                                                 "plain")))
     single = Flowchart(None, NODES[:2], (), (Edge("1", "2", True, "plain"),))
     assert distance(doubled, single, "types") == pytest.approx(2 / 5)
     assert distance(doubled, doubled, "texts") == 0.0
@@ -131,7 +135,8 @@ def test_mapping_and_edge_pairs_are_reported():
     common = maximum_common_subgraph(to_networkx(TRUTH), to_networkx(submission), level="texts")
     texts_truth = {node.id: node.text for node in TRUTH.nodes}
     texts_sub = {node.id: node.text for node in submission.nodes}
-    assert {texts_truth[a]: texts_sub[b] for a, b in common.node_mapping.items()} == {t: t for t in texts_truth.values()}
+    assert {texts_truth[a]: texts_sub[b] for a,
+            b in common.node_mapping.items()} == {t: t for t in texts_truth.values()}
     assert len(common.edge_pairs) == 5 and common.size == 10 and common.exact
 
 
@@ -167,15 +172,19 @@ def test_text_helpers():
 @st.composite
 def small_flowcharts(draw, max_nodes=4):
     count = draw(st.integers(0, max_nodes))
-    nodes = tuple(Node(str(i), draw(st.sampled_from(("oval", "rectangle"))), draw(st.sampled_from(("", "a", "ab", "b")))) for i in range(count))
+    nodes = tuple(Node(str(i), draw(st.sampled_from(("oval", "rectangle"))), draw(st.sampled_from(("", "a", "ab",
+                                                                                                   "b")))) for i
+                  in range(count))
     metas = ()
     if count >= 2 and draw(st.booleans()):
-        metas = (MetaNode("M", tuple(draw(st.lists(st.sampled_from([n.id for n in nodes]), min_size=1, max_size=2, unique=True))), "g"),)
+        metas = (MetaNode("M", tuple(draw(st.lists(st.sampled_from([n.id for n in nodes]), min_size=1, max_size=2,
+                                                   unique=True))), "g"),)
     ends = [n.id for n in nodes] + [m.id for m in metas]
     edges = ()
     if ends:
         edges = tuple(
-            Edge(draw(st.sampled_from(ends)), draw(st.sampled_from(ends)), draw(st.booleans()), draw(st.sampled_from(("plain", "dotted"))), draw(st.sampled_from(("", "yes"))))
+            Edge(draw(st.sampled_from(ends)), draw(st.sampled_from(ends)), draw(st.booleans()),
+                 draw(st.sampled_from(("plain", "dotted"))), draw(st.sampled_from(("", "yes"))))
             for _ in range(draw(st.integers(0, 5)))
         )
     return Flowchart(None, nodes, metas, edges)
@@ -198,7 +207,8 @@ def brute_force_mcs(g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, thresh
         if x["kind"] != y["kind"]:
             return False
         if x["kind"] == "undirected":
-            ends_ok = {mapping.get(u), mapping.get(v)} == {p, q} and (mapping.get(u), mapping.get(v)) in ((p, q), (q, p))
+            ends_ok = {mapping.get(u), mapping.get(v)} == {p, q} and (mapping.get(u), mapping.get(v)) in ((p, q), (q,
+                                                                                                                   p))
         else:
             ends_ok = mapping.get(u) == p and mapping.get(v) == q
         if not ends_ok:
@@ -213,9 +223,9 @@ def brute_force_mcs(g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, thresh
     for size in range(min(len(nodes1), len(nodes2)) + 1):
         for chosen in itertools.combinations(nodes1, size):
             for images in itertools.permutations(nodes2, size):
-                if not all(node_ok(a, b) for a, b in zip(chosen, images)):
+                if not all(node_ok(a, b) for a, b in zip(chosen, images, strict=True)):
                     continue
-                mapping = dict(zip(chosen, images))
+                mapping = dict(zip(chosen, images, strict=True))
                 bipartite = nx.Graph()
                 left = [("t", e) for e in edges1]
                 bipartite.add_nodes_from(left)

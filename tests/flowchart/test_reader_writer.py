@@ -105,27 +105,41 @@ HEADER = "MT NO 1\nMT DE 0\nMT UE 0\n"
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (HEADER + 'NO 1 blob "x"\n', "f.txt, line 4: unknown node type (expected one of " + ", ".join(NODE_TYPES) + ", found 'blob')"),
-        ("MT NO 0\nMT DE 0\nMT UE 0\nXX 1 2\n", "f.txt, line 4: unknown record type (expected one of MT, NO, MN, DE, UE, CO, found 'XX')"),
-        (HEADER + 'NO 1 oval "a\\qb"\n', "f.txt, line 4: unknown escape in quoted text (expected \\\", \\\\, \\n or \\t, found '\\\\q')"),
-        (HEADER + "NO 1 oval (1;2)\n", "f.txt, line 4: bad coordinates (expected (x,y) with two numbers, found '(1;2)')"),
+        (HEADER + 'NO 1 blob "x"\n',
+         "f.txt, line 4: unknown node type (expected one of " + ", ".join(NODE_TYPES) + ", found 'blob')"),
+        ("MT NO 0\nMT DE 0\nMT UE 0\nXX 1 2\n",
+         "f.txt, line 4: unknown record type (expected one of MT, NO, MN, DE, UE, CO, found 'XX')"),
+        (HEADER + 'NO 1 oval "a\\qb"\n',
+         "f.txt, line 4: unknown escape in quoted text (expected \\\", \\\\, \\n or \\t, found '\\\\q')"),
+        (HEADER + "NO 1 oval (1;2)\n",
+         "f.txt, line 4: bad coordinates (expected (x,y) with two numbers, found '(1;2)')"),
         (HEADER + "NO 1 oval (1,2\n", "f.txt, line 4: unterminated coordinates (expected a closing ), found '(1,2')"),
-        (HEADER + 'NO 1 oval "a" "b"\n', "f.txt, line 4: unexpected field in NO line (expected NO id node-type [\"text\"] [(x,y)], found '\"b\"')"),
-        (HEADER + "NO 1\n", "f.txt, line 4: missing node type (expected NO id node-type [\"text\"] [(x,y)], found 'NO 1')"),
+        (HEADER + 'NO 1 oval "a" "b"\n',
+         "f.txt, line 4: unexpected field in NO line (expected NO id node-type [\"text\"] [(x,y)], found '\"b\"')"),
+        (HEADER + "NO 1\n",
+         "f.txt, line 4: missing node type (expected NO id node-type [\"text\"] [(x,y)], found 'NO 1')"),
         ("MT NO x\nMT DE 0\nMT UE 0\n", "f.txt, line 1: bad MT NO count (expected a non-negative integer, found 'x')"),
-        ("MT NO 0\nMT DE 0\nMT UE 0\nMT Color 3\n", "f.txt, line 4: unknown MT field (expected Title, NO, DE or UE, found 'Color')"),
-        ("MT Title Fig1\nMT NO 0\nMT DE 0\nMT UE 0\n", "f.txt, line 1: bad title (expected MT Title \"text\", found 'MT Title Fig1')"),
+        ("MT NO 0\nMT DE 0\nMT UE 0\nMT Color 3\n",
+         "f.txt, line 4: unknown MT field (expected Title, NO, DE or UE, found 'Color')"),
+        ("MT Title Fig1\nMT NO 0\nMT DE 0\nMT UE 0\n",
+         "f.txt, line 1: bad title (expected MT Title \"text\", found 'MT Title Fig1')"),
         ("MT NO 0\nMT NO 0\nMT DE 0\nMT UE 0\n", "f.txt, line 2: MT NO given twice (first on line 1)"),
         ("MT NO 0\nMT DE 0\n", "f.txt: missing MT UE line (expected 'MT UE <count>')"),
-        ("MT NO 2\nMT DE 0\nMT UE 0\nNO 1 oval\nNO 1 rectangle\n", "f.txt, line 5: identifier already defined on line 4 (found '1')"),
-        ("MT NO 1\nMT DE 1\nMT UE 0\nNO 1 oval\nDE 1 9 plain\n", "f.txt, line 5: edge end is not a NO or MN identifier (found '9')"),
-        ("MT NO 1\nMT DE 1\nMT UE 0\nNO 1 oval\nDE 1 1 bold\n", "f.txt, line 5: unknown edge type (expected one of " + ", ".join(EDGE_TYPES) + ", found 'bold')"),
-        ("MT NO 1\nMT DE 1\nMT UE 0\nNO 1 oval\nDE 1 plain\n", "f.txt, line 5: missing edge type (expected DE start end edge-type [\"label\"], found 'DE 1 plain')"),
+        ("MT NO 2\nMT DE 0\nMT UE 0\nNO 1 oval\nNO 1 rectangle\n",
+         "f.txt, line 5: identifier already defined on line 4 (found '1')"),
+        ("MT NO 1\nMT DE 1\nMT UE 0\nNO 1 oval\nDE 1 9 plain\n",
+         "f.txt, line 5: edge end is not a NO or MN identifier (found '9')"),
+        ("MT NO 1\nMT DE 1\nMT UE 0\nNO 1 oval\nDE 1 1 bold\n",
+         "f.txt, line 5: unknown edge type (expected one of " + ", ".join(EDGE_TYPES) + ", found 'bold')"),
+        ("MT NO 1\nMT DE 1\nMT UE 0\nNO 1 oval\nDE 1 plain\n",
+         "f.txt, line 5: missing edge type (expected DE start end edge-type [\"label\"], found 'DE 1 plain')"),
         (HEADER + "NO 1 oval\nMN M [1,7]\n", "f.txt, line 5: meta-node member is not a NO identifier (found '7')"),
-        (HEADER + "NO 1 oval\nMN M 1\n", "f.txt, line 5: missing member list (expected MN id [id,id,...] [\"text\"], found 'MN M 1')"),
+        (HEADER + "NO 1 oval\nMN M 1\n",
+         "f.txt, line 5: missing member list (expected MN id [id,id,...] [\"text\"], found 'MN M 1')"),
         (HEADER + "NO 1 oval\nMN M [1,,]\n", "f.txt, line 5: bad member list (expected [id,id,...], found '[1,,]')"),
         (HEADER + "NO 1 oval\nMN M [1\n", "f.txt, line 5: unterminated member list (expected a closing ], found '[1')"),
-        ("MT NO 1\nMT DE 0\nMT UE 2\nNO 1 oval\nUE 1 1 plain\n", "f.txt, line 3: MT UE does not match the UE lines (expected 2, found 1)"),
+        ("MT NO 1\nMT DE 0\nMT UE 2\nNO 1 oval\nUE 1 1 plain\n",
+         "f.txt, line 3: MT UE does not match the UE lines (expected 2, found 1)"),
     ],
 )
 def test_each_defect_has_its_exact_message(text, expected):
@@ -187,7 +201,9 @@ def test_writer_refuses_what_the_encoding_cannot_hold():
         format_flowchart(Flowchart(nodes=(Node("1", "hexagon"),)))
 
 
-texts = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029") | st.sampled_from('\n\t"\\'), max_size=12)
+texts = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"),
+                                       blacklist_characters="\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+                | st.sampled_from('\n\t"\\'), max_size=12)
 identifiers = st.from_regex(r"[A-Za-z0-9_.\-]{1,4}", fullmatch=True)
 numbers = st.floats(allow_nan=False, allow_infinity=False, width=32)
 
@@ -197,14 +213,17 @@ def flowcharts(draw):
     ids = draw(st.lists(identifiers, min_size=0, max_size=6, unique=True))
     node_ids, meta_ids = ids[: max(0, len(ids) - 1)], ids[max(0, len(ids) - 1) :] if len(ids) > 1 else []
     nodes = tuple(
-        Node(i, draw(st.sampled_from(NODE_TYPES)), draw(texts), draw(st.none() | st.tuples(numbers, numbers))) for i in node_ids
+        Node(i, draw(st.sampled_from(NODE_TYPES)), draw(texts), draw(st.none() | st.tuples(numbers,
+                                                                                           numbers))) for i in node_ids
     )
-    metas = tuple(MetaNode(m, tuple(draw(st.lists(st.sampled_from(node_ids), max_size=3, unique=True))), draw(texts)) for m in meta_ids if node_ids)
+    metas = tuple(MetaNode(m, tuple(draw(st.lists(st.sampled_from(node_ids), max_size=3, unique=True))),
+                           draw(texts)) for m in meta_ids if node_ids)
     ends = [node.id for node in nodes] + [meta.id for meta in metas]
     edges = ()
     if ends:
         edges = tuple(
-            Edge(draw(st.sampled_from(ends)), draw(st.sampled_from(ends)), draw(st.booleans()), draw(st.sampled_from(EDGE_TYPES)), draw(texts))
+            Edge(draw(st.sampled_from(ends)), draw(st.sampled_from(ends)), draw(st.booleans()),
+                 draw(st.sampled_from(EDGE_TYPES)), draw(texts))
             for _ in range(draw(st.integers(0, 6)))
         )
     return Flowchart(draw(st.none() | texts), nodes, metas, edges)

@@ -104,7 +104,8 @@ def test_parameters_are_checked():
         score_flowchart(TRUTH, TRUTH, time_budget=-1)
     with pytest.raises(ParameterError, match="level must be 'all' or one of"):
         api.evaluate_flowcharts(".", ".", level="everything")
-    with pytest.raises(ParameterError, match=re.escape("format must be one of 'trec', 'json', 'jsonl', 'csv', 'prototext'; got 'xml'")):
+    with pytest.raises(ParameterError,
+                       match=re.escape("format must be one of 'trec', 'json', 'jsonl', 'csv', 'prototext'; got 'xml'")):
         format_table(pd.DataFrame(columns=["measure", "image", "value"]), ["measure", "image"], format="xml")
 
 
@@ -132,9 +133,12 @@ def test_set_evaluation_scores_the_rest_and_reports_every_bad_file(directories):
     scores, bad = api.evaluate_flowcharts(truth, submission, level="types")
     assert [str(problem) for problem in bad] == [
         f"{submission / 'extra.txt'}: no ground-truth file for this image; ignored",
-        f"{submission / 'fig2.txt'}, line 14: unknown edge type (expected one of plain, dotted, wiggly, unknown, found 'bold')",
+        f"{submission / 'fig2.txt'}, line 14: unknown edge type (expected one of plain, dotted, wiggly, unknown, found "
+                                                 f"'bold')",
         f"{submission / 'fig3.txt'}: no submission file for this image; scored as an empty flowchart",
-        f"{truth / 'fig4.txt'}, line 4: unknown node type (expected one of oval, rectangle, double-rectangle, parallelogram, diamond, circle, point, no-box, cylinder, unknown, found 'hexagon')",
+        f"{truth / 'fig4.txt'}, line 4: unknown node type (expected one of oval, rectangle, double-rectangle, "
+                                                 f"parallelogram, diamond, circle, point, no-box, cylinder, unknown, "
+                                                 f"found 'hexagon')",
     ]
     assert list(scores.columns) == ["measure", "image", "value"]
     assert list(scores["image"].unique()) == ["fig1", "fig2", "fig3", "all"]
@@ -187,7 +191,8 @@ def test_command_line_output_is_the_result_writers(tmp_path: Path, capsys):
         assert main(["flowchart", "eval", str(truth), str(submission), "--format", fmt, "--precision", "3"]) == 0
         assert capsys.readouterr().out == format_table(scores, ["measure", "image"], format=fmt, precision=3)
     assert main(["flowchart", "eval", str(truth), str(submission), "--precision", "3"]) == 0
-    assert capsys.readouterr().out.splitlines()[:2] == ["mcs_distance_structure\ta\t0.100", "mcs_distance_types\ta\t0.100"]
+    assert capsys.readouterr().out.splitlines()[:2] == ["mcs_distance_structure\ta\t0.100",
+                                                        "mcs_distance_types\ta\t0.100"]
     distance = 1 - 9 / 10  # 5 nodes + 5 edges, one edge missing: 0.09999999999999998, not 0.1
     assert main(["flowchart", "eval", str(truth), str(submission), "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)

@@ -128,7 +128,7 @@ def test_iteration_lookups_by_codes_by_strings_and_by_the_evaluation_agree(tmp_p
     # judgements for some documents of some topics (and one topic the run lacks)
     rng = np.random.default_rng(3)
     rows = [(t, f"{t}.{s}", d, int(rng.integers(0, 4)))
-            for t, d in zip(careful.iterations.topic, careful.iterations.docno) if rng.random() < 0.5
+            for t, d in zip(careful.iterations.topic, careful.iterations.docno, strict=True) if rng.random() < 0.5
             for s in (1, 2) if rng.random() < 0.7]
     rows.append(("DD17-99", "DD17-99.1", "nowhere", 3))
     qrels = Qrels.from_records(rows, fields=("topic", "subtopic", "docno", "rel"))
@@ -182,7 +182,8 @@ GOOD = "q\t0\td1\t2.0\nq\t0\td2\t1.0\n"
     "q\t0\td1\t\u0663.5\n",
     "q\t0\td1\tnan\n", "q\t0\td1\t-NaN\n", "q\t0\td1\tinf\n", "q\t0\td1\t-Infinity\n",
     "q\t0\td1\t+.5\n", "q\t0\td1\t5.\n", "q\t0\td1\t1e400\n", "q\t0\td1\t1e-400\n", "q\t0\td1\t0x10\n",
-    "q\t0\td1\t0e\n", "q\t0\td1\t1.5E-3\n", "q\t0\td1\t1_0\n", "q\t0\td1\t1e\n", "q\t0\td1\t1,5\n", "q\t0\td1\t2.0 \n", "q\t0\td1\t 2.0\n",
+    "q\t0\td1\t0e\n", "q\t0\td1\t1.5E-3\n", "q\t0\td1\t1_0\n", "q\t0\td1\t1e\n", "q\t0\td1\t1,5\n", "q\t0\td1\t2.0 \n",
+                                     "q\t0\td1\t 2.0\n",
     "q \t0\td1\t2.0\n", "q\t0\td1 \t2.0\n", "q\t0\t d1\t2.0\n",  # spaces the careful path strips
     "q\t0\td 1\t2.0\n",  # a space inside an id
     "q\t0\td1\u00a0\t2.0\n", "q\t0\t\u3000d1\t2.0\n", "q\u2028\t0\td1\t2.0\n", "q\t0\td1\x1c\t2.0\n",
@@ -215,7 +216,8 @@ def test_regular_files_take_the_fast_path(tmp_path, monkeypatch, content):
     _assert_same(fast, _careful(path, monkeypatch))
 
 
-@pytest.mark.parametrize("content", [b"q\t0\td\xe91\t2.0\n", b"q\t0\td1\t2.0\t1\ts\xff\n", b"q\t0\td1\t2.0\t\xed\xa0\x80\n"])
+@pytest.mark.parametrize("content", [b"q\t0\td\xe91\t2.0\n", b"q\t0\td1\t2.0\t1\ts\xff\n",
+                                     b"q\t0\td1\t2.0\t\xed\xa0\x80\n"])
 def test_invalid_utf8_anywhere_gives_the_careful_message(tmp_path, monkeypatch, content):
     path = tmp_path / "run.txt"
     path.write_bytes(content)

@@ -76,7 +76,8 @@ def test_doc_lengths_is_a_read_only_mapping():
 
 
 @settings(max_examples=40, deadline=None)
-@given(lengths=st.dictionaries(st.text(st.characters(codec="utf-8", exclude_categories=("Z", "C")), min_size=1, max_size=12)
+@given(lengths=st.dictionaries(st.text(st.characters(codec="utf-8", exclude_categories=("Z", "C")), min_size=1,
+                                       max_size=12)
                                .filter(lambda docno: not docno.startswith("#")),
                                st.integers(0, 10**12), max_size=30))
 def test_written_lengths_read_back_the_same(tmp_path_factory, lengths):

@@ -32,7 +32,7 @@ MEASURES = ["AP", "P@2", "nDCG@3", "NumRet"]
 
 def _values(qrels, run) -> dict:
     frame = pateval.evaluate(qrels, run, MEASURES)
-    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"])}
+    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"], strict=True)}
 
 
 @pytest.mark.parametrize("kind", sorted(COMPRESSORS))
@@ -132,8 +132,10 @@ def test_evaluate_json_shows_the_ir_metadata(tmp_path, capsys):
     (tmp_path / "r.txt").write_text(METADATA + RUN)
     assert main(["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "AP", "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["runs"] == {"bm25": {"source": str(tmp_path / "r.txt"), "ir_metadata": "tag: bm25\nactor:\n  team: pateval\n"}}
-    assert document["rows"] == [{"run": "bm25", "measure": "AP", "topic": "all", "value": pytest.approx((5 / 6 + 1) / 2)}]
+    assert document["runs"] == {"bm25": {"source": str(tmp_path / "r.txt"),
+                                         "ir_metadata": "tag: bm25\nactor:\n  team: pateval\n"}}
+    assert document["rows"] == [{"run": "bm25", "measure": "AP", "topic": "all",
+                                 "value": pytest.approx((5 / 6 + 1) / 2)}]
 
 
 def test_a_named_pipe_is_read_as_a_stream(tmp_path):
@@ -179,14 +181,13 @@ def test_dash_reads_standard_input_and_dash_o_writes_standard_output(tmp_path):
 def test_the_fast_and_careful_paths_agree_on_a_commented_file(tmp_path):
     rng = np.random.default_rng(3)
     lines = [f"q{t} Q0 d{d} {r} {s:.4f} x" for t in range(3) for r, (d, s) in
-             enumerate(zip(rng.permutation(50)[:20], rng.random(20)), start=1)]
+             enumerate(zip(rng.permutation(50)[:20], rng.random(20), strict=True), start=1)]
     for at in (0, 7, 30, len(lines)):
         lines.insert(at, "# a comment line")
     path = tmp_path / "r.txt"
     path.write_text("\n".join(lines) + "\n")
-    from pateval.formats.lines import read_bytes
+    from pateval.formats.lines import map_file, read_bytes
     from pateval.formats.trec import _read_careful, _read_fast
-    from pateval.formats.lines import map_file
 
     fast = _read_fast(path, map_file(path), "error")
     careful = _read_careful(path, read_bytes(path), "error")

@@ -28,11 +28,12 @@ def _text_files(tmp_path, qrels_rows, run_rows):
 
 def _values(qrels, run):
     frame = pateval.evaluate(qrels, run, MEASURES)
-    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"])}
+    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"], strict=True)}
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), names=st.sampled_from([("qid", "docno", "label"), ("query_id", "doc_id", "relevance"),
+@given(seed=st.integers(0, 10_000), names=st.sampled_from([("qid", "docno", "label"), ("query_id", "doc_id",
+                                                                                       "relevance"),
                                                            ("topic", "docno", "rel")]),
        rank=st.booleans(), row_groups=st.sampled_from([None, 7]))
 def test_parquet_gives_the_text_files_numbers(tmp_path_factory, seed, names, rank, row_groups):
@@ -43,7 +44,7 @@ def test_parquet_gives_the_text_files_numbers(tmp_path_factory, seed, names, ran
     for t in topics:
         docs = rng.permutation(40)[: int(rng.integers(1, 25))]
         scores = np.round(rng.random(len(docs)) * 10, 1)  # ties, broken by docno as trec_eval does
-        run_rows += [(t, f"d{d}", float(s), k) for k, (d, s) in enumerate(zip(docs, scores), start=1)]
+        run_rows += [(t, f"d{d}", float(s), k) for k, (d, s) in enumerate(zip(docs, scores, strict=True), start=1)]
         qrels_rows += [(t, f"d{d}", int(rng.integers(0, 3))) for d in rng.permutation(40)[:15]]
     text_qrels, text_run = _text_files(tmp_path, qrels_rows, run_rows)
     topic_name, doc_name, grade_name = names
@@ -61,7 +62,8 @@ def test_parquet_gives_the_text_files_numbers(tmp_path_factory, seed, names, ran
 
 def test_the_run_name_comes_from_a_run_column(tmp_path):
     path = tmp_path / "bm25.res.parquet"
-    pq.write_table(pa.table({"qid": ["q1", "q1"], "docno": ["a", "b"], "score": [2.0, 1.0], "run": ["BM25", "BM25"]}), path)
+    pq.write_table(pa.table({"qid": ["q1", "q1"], "docno": ["a", "b"], "score": [2.0, 1.0], "run": ["BM25", "BM25"]}),
+                   path)
     assert read_run(path).name == "BM25"
     pq.write_table(pa.table({"qid": ["q1"], "docno": ["a"], "score": [2.0]}), path)
     assert read_run(path).name == "bm25" and read_run(path, name="x").name == "x"
@@ -78,7 +80,8 @@ def test_the_run_name_comes_from_a_run_column(tmp_path):
      "a NaN in column 'score' (row 3)"),
     ({"qid": ["q1"], "docno": ["a"], "score": ["high"]}, "column 'score' holds string, not numbers"),
     ({"qid": ["q1", "q1"], "docno": ["a", "a"], "score": [1.0, 2.0]},
-     "document 'a' retrieved twice for topic 'q1' (row 2); use on_duplicate='first' (--on-duplicate first) to keep the first"),
+     "document 'a' retrieved twice for topic 'q1' (row 2); use on_duplicate='first' (--on-duplicate first) to keep the "
+     "first"),
 ])
 def test_bad_parquet_runs_are_worded(tmp_path, table, message):
     path = tmp_path / "run.parquet"
@@ -96,7 +99,8 @@ def test_parquet_qrels_repeats(tmp_path):
     pq.write_table(pa.table({"qid": ["q1", "q1"], "docno": ["a", "a"], "label": [1, 2]}), path)
     with pytest.raises(InputFormatError) as error:
         read_qrels(path)
-    assert str(error.value) == (f"{path}: conflicting judgements of document 'a' for topic 'q1': 1 on row 1, 2 on row 2; "
+    assert str(error.value) == (f"{path}: conflicting judgements of document 'a' for topic 'q1': 1 on row 1, 2 on row "
+                                f"2; "
                                 "use on_duplicate='first' to keep the first")
     assert list(read_qrels(path, on_duplicate="first").rel) == [1]
 

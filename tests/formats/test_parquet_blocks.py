@@ -73,11 +73,12 @@ def test_parquet_blocks_give_the_frame_and_notes_of_the_text_run(tmp_path_factor
     blocks = api.evaluation(qrels, parquet, MEASURES, block_bytes=block_bytes, **options)
     for other in (whole, blocks):
         pd.testing.assert_frame_equal(from_text.frame, other.frame, check_exact=True)
-        assert np.array_equal(from_text.frame["value"].to_numpy().view(np.int64), other.frame["value"].to_numpy().view(np.int64))
+        assert np.array_equal(from_text.frame["value"].to_numpy().view(np.int64),
+                              other.frame["value"].to_numpy().view(np.int64))
         assert from_text.notes == other.notes
     ranges, name = parquet_run_blocks(parquet, block_bytes or 1)
     assert name == "sys" and ranges[0][0] == 0 and ranges[-1][1] == len(rows)
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=True))
 
 
 def test_block_ranges_hold_whole_topics_across_row_groups(tmp_path):
@@ -114,7 +115,8 @@ def test_the_run_name_is_the_files_whatever_the_block(tmp_path):
         pq.write_table(pa.table({"qid": ["q1", "q2"], "docno": ["a", "b"], "score": [2.0, 1.0], "run": tags}), path,
                        row_group_size=1)
         assert parquet_run_blocks(path, 1)[1] == name
-        assert set(pateval.evaluate(qrels, path, ["AP"], block_bytes=1)["run"]) == {name or "bm25"} == {read_parquet_run(path).name}
+        assert set(pateval.evaluate(qrels, path, ["AP"],
+                                    block_bytes=1)["run"]) == {name or "bm25"} == {read_parquet_run(path).name}
 
 
 def _error(function):
@@ -165,7 +167,8 @@ def test_parquet_blocks_on_a_dask_cluster_give_the_local_frame(tmp_path):
     _, parquet = _write(tmp_path, rows, row_group_size=11)
     qrels = _qrels(tmp_path / "qrels.txt", rng, 9)
     local = api.evaluation(qrels, parquet, MEASURES, block_bytes=1)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
         spread = api.evaluation(qrels, parquet, MEASURES, block_bytes=1, scheduler=cluster.scheduler_address)
     pd.testing.assert_frame_equal(local.frame, spread.frame, check_exact=True)
     assert local.notes == spread.notes

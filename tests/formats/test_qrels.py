@@ -30,7 +30,7 @@ def test_clefip_2010_pac_qrels_with_language(test_data):
     assert qrels.format == "clefip-pac" and len(qrels) == 62950
     languages, counts = np.unique(qrels.extra["lang"], return_counts=True)
     # counted with `cut -d' ' -f5 | sort | uniq -c`; XX = language unknown in the source
-    assert dict(zip(languages, counts)) == {"DE": 10004, "EN": 49768, "FR": 3017, "XX": 161}
+    assert dict(zip(languages, counts, strict=True)) == {"DE": 10004, "EN": 49768, "FR": 3017, "XX": 161}
 
 
 def test_clefip_2011_training_qrels(test_data):
@@ -113,7 +113,8 @@ def test_keep_first_of_conflicting(tmp_path):
 
 
 @pytest.mark.parametrize("name, fmt", [("trecdd/qrels.txt.gz", "dd"), ("trec/qrels.test", "trec"),
-                                       ("ntcir/ntcir_patent_qrels.txt.gz", "ntcir"), ("clefip/PAC_qrels_2010.txt.gz", "clefip-pac")])
+                                       ("ntcir/ntcir_patent_qrels.txt.gz", "ntcir"), ("clefip/PAC_qrels_2010.txt.gz",
+                                                                                      "clefip-pac")])
 def test_fast_reader_equals_careful_reader(test_data, name, fmt):
     from pateval.formats.lines import iter_fields, read_bytes
     from pateval.formats.qrels import _build, _read_fast

@@ -28,7 +28,8 @@ def test_names_trec_prints_trec_evals_own_lines(case, test_data, capsys):
 
 def test_the_issues_check_line_for_line(test_data, capsys):
     trec = test_data / "trec"
-    case = next(c for c in FIXTURE["cases"] if c["arguments"] == ["-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10", "-q"])
+    case = next(c for c in FIXTURE["cases"] if c["arguments"] == ["-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10",
+                                                                  "-q"])
     assert main(["evaluate", "--names", "trec", "-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10", "-q",
                  str(trec / "qrels.test"), str(trec / "results.test")]) == 0
     out = capsys.readouterr().out
@@ -100,7 +101,7 @@ RUN = {"q1": {"d9": 5.0, "d1": 4.0, "d8": 3.0, "d2": 2.0, "d6": 1.5, "d3": 1.0},
 
 
 def _by(frame):
-    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"])}
+    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"], strict=True)}
 
 
 def test_judged_at_k_hits_and_judged_only_by_hand():

@@ -127,8 +127,8 @@ def test_write_run_round_trips(tmp_path):
     out = tmp_path / "out.txt"
     write_run(run, out)
     again = read_run(out)
-    assert sorted(zip(again.topic_ids[again.topic], again.docnos, again.score)) == sorted(
-        zip(run.topic_ids[run.topic], run.docnos, run.score))
+    assert sorted(zip(again.topic_ids[again.topic], again.docnos, again.score, strict=True)) == sorted(
+        zip(run.topic_ids[run.topic], run.docnos, run.score, strict=True))
     assert out.read_text().splitlines()[0] == "q1 Q0 d2 1 0.30000000000000004 r"
 
 
@@ -160,7 +160,8 @@ def test_scattered_topic_across_blocks_still_finds_duplicates(tmp_path, monkeypa
     text = _many_topics(6, 10) + "T0 Q0 D0 99 0.5 tag\n"  # T0's D0 again, at the end of the file
     path = _write(tmp_path, "scattered.run", text)
     monkeypatch.setattr(trec, "_BLOCK_SIZE", 100)
-    with pytest.raises(InputFormatError, match=r"line 61: document 'D0' retrieved twice for topic 'T0' \(first on line 1\)"):
+    with pytest.raises(InputFormatError,
+                       match=r"line 61: document 'D0' retrieved twice for topic 'T0' \(first on line 1\)"):
         read_run(path)
 
 

@@ -17,7 +17,8 @@ import pateval.ir_measures as pim  # noqa: E402
 from pateval.core.qrels import Qrels  # noqa: E402
 from pateval.formats.passages import PassageRun  # noqa: E402
 
-MEASURES = ["PRES@100", "PRES@10", "Rnorm(collection=5000)@50", "TBG", "TBG(norm='ideal',halflife=300)", "CT(gamma=0.5)@10", "ACT@10",
+MEASURES = ["PRES@100", "PRES@10", "Rnorm(collection=5000)@50", "TBG", "TBG(norm='ideal',halflife=300)",
+            "CT(gamma=0.5)@10", "ACT@10",
             "CT(time='tbg')@20", "CT_pgc@100", "D_nDCG@10", "Dsharp_nDCG(gamma=0.5)@10", "Dsharp_nDCG", "I_rec@10"]
 
 
@@ -37,7 +38,8 @@ def resources(files):
 
 
 def test_registers_what_ir_measures_lacks_and_nothing_it_has():
-    for name in ["PRES", "Rnorm", "TBG", "CT", "ACT", "CT_pgc", "CT_ltcbar", "D_nDCG", "Dsharp_nDCG", "P_psg", "MAP_psg"]:
+    for name in ["PRES", "Rnorm", "TBG", "CT", "ACT", "CT_pgc", "CT_ltcbar", "D_nDCG", "Dsharp_nDCG", "P_psg",
+                 "MAP_psg"]:
         assert isinstance(ir_measures.parse_measure(name), pim._PatevalIrMeasure), name
     for name in ["AP", "nDCG", "P", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "MAP_IA", "StRecall", "Bpref"]:
         assert not isinstance(ir_measures.measures.registry[name], pim._PatevalIrMeasure), name
@@ -57,11 +59,11 @@ def test_calc_aggregate_and_iter_calc_equal_pateval_evaluate(data, files, resour
                                     resources={"doc_lengths": _lengths(files), "subtopic_weights": _weights(files)})
         means = expected.groupby("measure", sort=False)["value"].mean()
         assert len(expected["topic"].unique()) == len(data["topics"])
-        for name, measure in zip(names, measures):
+        for name, measure in zip(names, measures, strict=True):
             pname = str(measure.pateval_measure())
             assert got[measure] == pytest.approx(means[pname], abs=1e-12, rel=0), name
             rows = expected[expected["measure"] == pname]
-            for topic, value in zip(rows["topic"], rows["value"]):
+            for topic, value in zip(rows["topic"], rows["value"], strict=True):
                 assert per_topic[(topic, str(measure))] == pytest.approx(value, abs=1e-12, rel=0), (name, topic)
         assert got[measures[0]] > 0 and got[measures[5]] > 0  # the data make non-trivial values
 
@@ -81,7 +83,8 @@ def _weights(files):
 def test_cli_json_of_pateval_evaluate_agrees(data, files, resources):
     """`pateval evaluate` itself (the command), full precision, against ir_measures."""
     names = ["PRES@100", "TBG", "CT(gamma=0.5)@10", "ACT@10", "Dsharp_nDCG(gamma=0.5)@10"]
-    out = subprocess.run([sys.executable, "-m", "pateval.cli", "evaluate", str(files["qrels"]), str(files["runs"]["bm25"]),
+    out = subprocess.run([sys.executable, "-m", "pateval.cli", "evaluate", str(files["qrels"]),
+                          str(files["runs"]["bm25"]),
                           "--qrels-format", "subtopic", "--doc-lengths", str(files["lengths"]), "--format", "json",
                           *[a for n in _pateval_names(names) for a in ("-m", n)]],
                          capture_output=True, text=True, check=True).stdout
@@ -148,7 +151,8 @@ def test_ir_measures_command_line(tmp_path, files):
                           "PRES@100", "AP"],
                          capture_output=True, text=True, check=True).stdout
     values = dict(line.split("\t") for line in out.strip().splitlines())
-    expected = pateval.evaluate(trec_qrels, files["runs"]["bm25"], ["PRES@100", "AP"]).groupby("measure")["value"].mean()
+    expected = pateval.evaluate(trec_qrels, files["runs"]["bm25"], ["PRES@100",
+                                                                    "AP"]).groupby("measure")["value"].mean()
     assert float(values["PRES@100"]) == pytest.approx(expected["PRES@100"], abs=1e-4)
     assert float(values["AP"]) == pytest.approx(expected["AP"], abs=1e-4)
 
@@ -185,13 +189,15 @@ def test_pt_experiment_passage_measures(data):
                 score -= 1.0
                 rows.append((topic, doc, xpath, rank, score))
     res = pd.DataFrame(rows, columns=["qid", "docno", "passage", "rank", "score"])
-    qrels = pd.DataFrame([(t, d, x, 1) for t, d, x in data["passage_rows"]], columns=["qid", "docno", "passage", "label"])
+    qrels = pd.DataFrame([(t, d, x, 1) for t, d, x in data["passage_rows"]], columns=["qid", "docno", "passage",
+                                                                                      "label"])
     table = pt.Experiment([res], pd.DataFrame({"qid": data["topics"], "query": "x"}), qrels,
                           ppt.measures("P_psg", "MAP_psg"), names=["psg"])
     passage_qrels = Qrels(topic=qrels["qid"].to_numpy(object), docno=qrels["docno"].to_numpy(object),
                           passage=qrels["passage"].to_numpy(object), rel=np.ones(len(qrels), dtype=np.int64),
                           format="clefip-psg")
-    expected = pateval.aggregate(pateval.evaluate(passage_qrels, PassageRun.from_records(res.itertuples(index=False), name="psg"),
+    expected = pateval.aggregate(pateval.evaluate(passage_qrels, PassageRun.from_records(res.itertuples(index=False),
+                                                                                         name="psg"),
                                                   ["P_psg", "MAP_psg"], complete=True))
     for measure in ("P_psg", "MAP_psg"):
         value = expected.loc[expected["measure"] == measure, "value"].iloc[0]

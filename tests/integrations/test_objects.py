@@ -34,7 +34,8 @@ def _pyterrier_res():
 
 
 def test_pyterrier_frames_are_one_run_not_column_names():
-    qrels = pd.DataFrame([(q, d, r) for q, docs in QRELS.items() for d, r in docs.items()], columns=["qid", "docno", "label"])
+    qrels = pd.DataFrame([(q, d, r) for q, docs in QRELS.items() for d, r in docs.items()], columns=["qid", "docno",
+                                                                                                     "label"])
     assert pateval.evaluate(qrels, _pyterrier_res(), ["AP", "P@1", "PRES@10"])["value"].tolist() == _expected()
 
 
@@ -87,7 +88,8 @@ def test_ir_measures_namedtuples():
 def test_pyterrier_column_order_as_plain_tuples_is_refused_not_swapped():
     """Run.from_records with PyTerrier's (qid, docno, score, rank) used to swap score and rank."""
     rows = list(_pyterrier_res()[["qid", "docno", "score", "rank"]].itertuples(index=False, name=None))
-    with pytest.raises(ParameterError, match=r"plain tuples are read by position only as \(topic, docno, score\) with a "
+    with pytest.raises(ParameterError,
+                       match=r"plain tuples are read by position only as \(topic, docno, score\) with a "
                                              r"numeric score; got \('q1', 'd2', 3.0, 0\)"):
         Run.from_records(rows)
     named = Run.from_records(_pyterrier_res()[["qid", "docno", "score", "rank"]].itertuples(index=False))
@@ -108,14 +110,16 @@ def test_ranx_objects():
     assert ranx.evaluate(ranx.Qrels.from_df(Qrels.from_dict(QRELS).to_frame(style="ranx")), back, "map") == \
         pytest.approx(pateval.aggregate(pateval.evaluate(QRELS, RUN, "AP"))["value"][0], abs=1e-12)
     # fused by ranx, evaluated by pateval: the fused run is ranx's, read as it is
-    other = ranx.Run.from_df(Run.from_dict({"q1": {"d1": 5.0, "d3": 4.0}, "q2": {"d4": 3.0}}, name="o").to_frame(style="ranx"))
+    other = ranx.Run.from_df(Run.from_dict({"q1": {"d1": 5.0, "d3": 4.0}, "q2": {"d4": 3.0}},
+                                           name="o").to_frame(style="ranx"))
     fused = ranx.fuse([back, other], method="rrf")
     frame = pateval.evaluate(QRELS, fused, ["AP"])
     assert frame["value"].tolist() == pateval.evaluate(QRELS, fused.to_dict(), ["AP"])["value"].tolist()
 
 
 def test_ir_measures_measure_objects():
-    frame = pateval.evaluate(QRELS, RUN, [ir_measures.AP, ir_measures.P @ 1, ir_measures.nDCG @ 10, ir_measures.RR(rel=2)])
+    frame = pateval.evaluate(QRELS, RUN, [ir_measures.AP, ir_measures.P @ 1, ir_measures.nDCG @ 10,
+                                          ir_measures.RR(rel=2)])
     assert list(pd.unique(frame["measure"])) == ["AP", "P@1", "nDCG@10", "RR(rel=2)"]
     assert frame["value"].tolist()[:4] == _expected(["AP", "P@1"])
     # Judged@k is pateval's too (issue 14): the same values as ir_measures' own
@@ -134,7 +138,8 @@ def test_ir_measures_measure_objects():
      "not a document name: add docno). Expected a topic column"),
     (pd.DataFrame({"qid": ["q1"], "query_id": ["q1"], "docno": ["d"], "score": [1.0]}),
      "the run frame has columns qid and query_id, which both name the topic: keep one"),
-    (pd.DataFrame({"a": [1], "b": [2], "c": [3]}), "the run frame has no topic or docno or score column (columns: a, b, c)"),
+    (pd.DataFrame({"a": [1], "b": [2], "c": [3]}),
+     "the run frame has no topic or docno or score column (columns: a, b, c)"),
 ])
 def test_frames_with_unknown_or_ambiguous_columns_are_refused(frame, message):
     with pytest.raises(ParameterError) as error:
@@ -178,7 +183,8 @@ def test_qrels_to_frame_round_trips(style, columns):
 
 
 def test_subtopic_qrels_to_ir_measures_keep_subtopics_in_iteration():
-    qrels = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)], fields=("topic", "subtopic", "docno", "rel"))
+    qrels = Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)], fields=("topic", "subtopic", "docno",
+                                                                                       "rel"))
     assert qrels.to_frame(style="ir_measures")["iteration"].tolist() == ["s1", "s2"]
     assert qrels.to_frame(style="pyterrier").to_dict("records") == [{"qid": "q1", "docno": "d1", "label": 2}]
     with pytest.raises(ParameterError, match="style must be one of"):
@@ -194,7 +200,8 @@ def test_results_with_pyterrier_column_names():
 
 def test_a_document_twice_for_a_topic_is_refused():
     frame = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["d1", "d1", "d1"], "score": [2.0, 1.0, 1.0]})
-    with pytest.raises(ParameterError, match="the run names document d1 twice for topic q1; each document once per topic"):
+    with pytest.raises(ParameterError,
+                       match="the run names document d1 twice for topic q1; each document once per topic"):
         Run.from_frame(frame)
 
 

@@ -81,7 +81,8 @@ def test_pateval_per_topic_output_at_full_precision_gives_equal_p_values(tmp_pat
     files = []
     for run in runs:
         path = tmp_path / f"{run.stem}.{fmt}"
-        code, _, err = _cli("evaluate", qrels, run, "-q", "-m", "AP", "-m", "nDCG@10", "-m", "PRES@100", "--format", fmt,
+        code, _, err = _cli("evaluate", qrels, run, "-q", "-m", "AP", "-m", "nDCG@10", "-m", "PRES@100", "--format",
+                            fmt,
                             "--precision", "17", "-o", path)
         assert code == 0, err
         files.append(path)
@@ -96,7 +97,8 @@ def test_one_file_of_several_runs(tmp_path, example):
     path = tmp_path / "all.txt"
     assert _cli("evaluate", qrels, *runs, "-q", "-m", "AP", "--precision", "17", "-o", path)[0] == 0
     other = tmp_path / "run9.txt"
-    other.write_text(path.read_text().replace("run1\t", "run9\t").replace("run2\t", "run8\t").replace("run3\t", "run7\t"))
+    other.write_text(path.read_text().replace("run1\t", "run9\t").replace("run2\t", "run8\t").replace("run3\t",
+                                                                                                      "run7\t"))
     got = _tests("--scores", path, "--test", "t")
     expected = _tests("--qrels", qrels, *runs, "-m", "AP", "--test", "t")
     assert got["p_value"].tolist() == pytest.approx(expected["p_value"].tolist(), abs=1e-12, rel=0)
@@ -117,7 +119,8 @@ def test_ir_measures_output(tmp_path, example):
             values = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(
                 [ir_measures.P @ 10, ir_measures.R @ 100], ir_measures.read_trec_qrels(str(qrels)),
                 ir_measures.read_trec_run(str(run)))}
-            assert {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"])} == values
+            assert {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"],
+                                                 strict=True)} == values
         files.append(tmp_path / f"{run.stem}.tsv")
     got = _tests("--scores", *files, "--test", "wilcoxon")
     expected = _tests("--qrels", qrels, *runs, "-m", "P@10", "-m", "R@100", "--test", "wilcoxon")
@@ -126,7 +129,8 @@ def test_ir_measures_output(tmp_path, example):
 
 def test_analyse_measures_and_report_take_scores(tmp_path, test_data):
     files = sorted((test_data / "trec_eval_q").glob("run*.eval"))
-    code, out, err = _cli("analyse-measures", "--scores", *files, "-m", "AP", "-m", "P@10", "--format", "json", "-B", "200")
+    code, out, err = _cli("analyse-measures", "--scores", *files, "-m", "AP", "-m", "P@10", "--format", "json", "-B",
+                          "200")
     assert code == 0, err and json.loads(out)
     report = tmp_path / "r.html"
     code, _, err = _cli("report", "--scores", *files, "-m", "AP", "-m", "nDCG@10", "-o", report, "-B", "200")
@@ -190,7 +194,7 @@ def test_written_scores_read_back_exactly(tmp_path_factory, scores, layout):
     lines = [f"{m}\t{t}\t{v!r}" if layout == "trec_eval" else f"{t}\t{m}\t{v!r}" for (t, m), v in scores.items()]
     path.write_text("\n".join(lines) + "\n")
     frame = read_scores(path, format=layout)
-    assert {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"])} == scores
+    assert {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"], strict=True)} == scores
     assert set(frame["run"]) == {"r"}
 
 
@@ -211,7 +215,8 @@ def test_bad_csv_of_scores(tmp_path):
     with pytest.raises(InputFormatError, match=r"s.csv, line 3: 3 fields where the header has 4"):
         read_scores(path)
     path = _write(tmp_path, "t.csv", "run,measure,topic,value\nr,AP,q1,half\n")
-    with pytest.raises(InputFormatError, match=r"t.csv, line 2: the score is not a number \(expected a number, found 'half'\)"):
+    with pytest.raises(InputFormatError,
+                       match=r"t.csv, line 2: the score is not a number \(expected a number, found 'half'\)"):
         read_scores(path)
 
 

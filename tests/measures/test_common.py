@@ -97,7 +97,8 @@ def _passage_qrels(docnos, topics, subtopics):
     # passages p[1..4] judged relevant where a stable hash of the names is odd
     rows = [(t, d, f"/patent-document/description/p[{k}]") for t in topics for d in docnos for k in range(1, 5)
             if sum(map(ord, t + d)) * (k + 3) % 2]
-    return Qrels(topic=np.asarray([r[0] for r in rows], dtype=object), docno=np.asarray([r[1] for r in rows], dtype=object),
+    return Qrels(topic=np.asarray([r[0] for r in rows], dtype=object), docno=np.asarray([r[1] for r in rows],
+                                                                                        dtype=object),
                  rel=np.ones(len(rows), dtype=np.int64), passage=np.asarray([r[2] for r in rows], dtype=object))
 
 

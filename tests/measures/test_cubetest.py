@@ -34,7 +34,7 @@ from pateval.errors import InputFormatError, MeasureNameError, ParameterError
 from pateval.formats.dd import read_dd_run
 from pateval.formats.qrels import read_qrels
 from pateval.formats.weights import read_subtopic_weights
-from pateval.measures import EvaluationContext, parse_measure
+from pateval.measures import parse_measure
 from pateval.measures.cubetest import VARIANTS, cube_gain_table
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -72,7 +72,8 @@ def test_spec_worked_example():
 
 def test_spec_worked_example_as_an_unranked_set_in_file_order():
     qrels = Qrels.from_records(EXAMPLE_QRELS, fields=SUBTOPIC_QRELS)
-    run = Run.from_records([("q", "dA", 1, 0.0), ("q", "dC", 2, 0.0), ("q", "dB", 3, 0.0), ("q", "dD", 4, 0.0)], fields=RANKED_RUN)
+    run = Run.from_records([("q", "dA", 1, 0.0), ("q", "dC", 2, 0.0), ("q", "dB", 3, 0.0), ("q", "dD", 4, 0.0)],
+                           fields=RANKED_RUN)
     assert one(qrels, run, "CT@4", order="file") == 0.203125
     assert one(qrels, run, "ACT@4", order="file") == 0.23828125
 
@@ -84,7 +85,8 @@ def test_spec_trec_dd_example():
     assert got["ACT(compat=trec-dd,iteration=2)"] == [pytest.approx(0.14375, abs=1e-15)]
     # the same iterations given as a resource, as a DD run file gives them
     iterations = {"q": {"dA": 0, "dC": 0, "dB": 1, "dD": 1}}
-    got = values(qrels, EXAMPLE_RUN, ["CT(compat=trec-dd)", "ACT(compat=trec-dd)"], resources={"iterations": iterations})
+    got = values(qrels, EXAMPLE_RUN, ["CT(compat=trec-dd)", "ACT(compat=trec-dd)"],
+                 resources={"iterations": iterations})
     assert got["CT(compat=trec-dd)"] == [pytest.approx(0.1625, abs=1e-15)]
     assert got["ACT(compat=trec-dd)"] == [pytest.approx(0.14375, abs=1e-15)]
 
@@ -115,7 +117,9 @@ def test_trec_dd_sums_passage_ratings_and_counts_rating_zero_as_one():
 
 
 def test_trec_dd_clips_at_max_height_five():
-    qrels = Qrels.from_records([("q", "s1", "d1", 4), ("q", "s1", "d2", 4), ("q", "s1", "d3", 4), ("q", "s1", "d4", 4)], fields=SUBTOPIC_QRELS)
+    qrels = Qrels.from_records([("q", "s1", "d1", 4), ("q", "s1", "d2", 4), ("q", "s1", "d3", 4), ("q", "s1", "d4",
+                                                                                                   4)],
+                               fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 4.0, "d2": 3.0, "d3": 2.0, "d4": 1.0}}
     # gamma = 1: heights 4, then 4 clipped to 1, then nothing; gain 5 / 5 / one iteration
     assert one(qrels, run, "CT(gamma=1.0,compat=trec-dd,iteration=5)") == pytest.approx(1.0, abs=1e-15)
@@ -150,7 +154,8 @@ def test_time_tbg_and_words150():
     lengths = {"d1": 500, "d2": 1000}
     first = 4.4 + 0.64 * (0.018 * 500 + 7.8)  # 15.152 s, relevant
     second = 4.4 + 0.39 * (0.018 * 1000 + 7.8)  # 14.462 s, not relevant
-    got = values(qrels, run, ["CT(time=tbg)@2", "ACT(time=tbg)@2", "CT(time=tbg)@1"], resources={"doc_lengths": lengths})
+    got = values(qrels, run, ["CT(time=tbg)@2", "ACT(time=tbg)@2", "CT(time=tbg)@1"],
+                 resources={"doc_lengths": lengths})
     assert got["CT(time=tbg)@2"] == [pytest.approx(1 / (first + second), rel=1e-14)]
     assert got["ACT(time=tbg)@2"] == [pytest.approx((1 / first + 1 / (first + second)) / 2, rel=1e-14)]
     assert got["CT(time=tbg)@1"] == [pytest.approx(1 / first, rel=1e-14)]
@@ -158,7 +163,8 @@ def test_time_tbg_and_words150():
     words = 4.4 + 0.64 * (0.018 * 150 + 7.8), 4.4 + 0.39 * (0.018 * 150 + 7.8)
     assert one(qrels, run, "CT(time=words150)@2") == pytest.approx(1 / sum(words), rel=1e-14)
     # calibration values are parameters
-    assert one(qrels, run, "CT(time=words150,summary_time=0.0,read_slope=0.0,read_intercept=1.0,p_click_nonrel=1.0)@2") \
+    assert one(qrels, run,
+               "CT(time=words150,summary_time=0.0,read_slope=0.0,read_intercept=1.0,p_click_nonrel=1.0)@2") \
         == pytest.approx(1 / (0.64 + 1.0), rel=1e-14)
 
 
@@ -171,7 +177,8 @@ def test_time_tbg_missing_length():
         api.evaluate(qrels, run, ["CT(time=tbg)"])
     step1 = 4.4 + 0.64 * (0.018 * 10 + 7.8)
     # a document beyond the cutoff is never examined: its length is not needed
-    assert one(qrels, run, "CT(time=tbg)@1", resources={"doc_lengths": {"d1": 10}}) == pytest.approx(1 / step1, rel=1e-14)
+    assert one(qrels, run, "CT(time=tbg)@1", resources={"doc_lengths": {"d1": 10}}) == pytest.approx(1 / step1,
+                                                                                                     rel=1e-14)
     step2 = 4.4 + 0.39 * 7.8
     got = one(qrels, run, "CT(time=tbg,default_length=0.0)", resources={"doc_lengths": {"d1": 10}})
     assert got == pytest.approx(1 / (step1 + step2), rel=1e-14)
@@ -202,7 +209,8 @@ def test_importance_weights_normalised_over_every_listed_subtopic():
 
 
 def test_cap_and_uncapped_position_decay():
-    qrels = Qrels.from_records([("q", "s1", "d1", 2), ("q", "s1", "d2", 2), ("q", "s1", "d3", 1)], fields=SUBTOPIC_QRELS)
+    qrels = Qrels.from_records([("q", "s1", "d1", 2), ("q", "s1", "d2", 2), ("q", "s1", "d3", 1)],
+                               fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     # capped: d1 fills s1 (rel 1 = MaxHeight), d2 and d3 gain nothing
     assert one(qrels, run, "CT@3") == pytest.approx(1 / 3, rel=1e-14)
@@ -225,7 +233,8 @@ def test_maxgrade_scales_relevance():
 
 
 def test_negative_and_zero_grades_gain_nothing_and_count_no_novelty():
-    qrels = Qrels.from_records([("q", "s1", "d1", 0), ("q", "s1", "d2", -1), ("q", "s1", "d3", 1)], fields=SUBTOPIC_QRELS)
+    qrels = Qrels.from_records([("q", "s1", "d1", 0), ("q", "s1", "d2", -1), ("q", "s1", "d3", 1)],
+                               fields=SUBTOPIC_QRELS)
     run = {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     assert one(qrels, run, "CT@3") == pytest.approx(1 / 3, rel=1e-14)  # d3 undiscounted (gamma^0)
 
@@ -479,13 +488,14 @@ def _random_case(seed: int, n_topics: int = 3, n_docs: int = 14, max_grade: int 
                 qrels_rows.append((topic, str(s), str(d), int(rng.integers(0, max_grade + 1))))
         for i, d in enumerate(rng.choice(docs, size=int(rng.integers(1, n_docs)), replace=False)):
             run_rows.append((topic, str(d), i + 1, float(rng.integers(0, 5))))
-    return Qrels.from_records(qrels_rows, fields=SUBTOPIC_QRELS), Run.from_records(run_rows, name="r", fields=RANKED_RUN), run_rows
+    return Qrels.from_records(qrels_rows, fields=SUBTOPIC_QRELS), Run.from_records(run_rows, name="r",
+                                                                                   fields=RANKED_RUN), run_rows
 
 
 def _resources_for(qrels: Qrels, run: Run):
     lengths = {d: 20 + (sum(map(ord, d)) * 31) % 700 for d in set(run.vocabulary) | set(qrels.docno)}
     weights = {}
-    for t, s in zip(qrels.topic, qrels.subtopic):
+    for t, s in zip(qrels.topic, qrels.subtopic, strict=True):
         weights.setdefault(t, {})[s] = 1.0 if s == "1" else 0.5
     return {"doc_lengths": lengths, "subtopic_weights": weights}
 
@@ -511,7 +521,7 @@ def test_vectorised_kernel_equals_the_per_document_loop(seed, gamma, maxheight, 
     maxgrade = max(int(qrels.rel.max()), 1)
     for t, topic in enumerate(ranked.topic_ids):
         part = frame[frame["topic"] == topic]
-        judgement = {d: dict(zip(g["subtopic"], g["rel"])) for d, g in part.groupby("docno")}
+        judgement = {d: dict(zip(g["subtopic"], g["rel"], strict=True)) for d, g in part.groupby("docno")}
         ids = sorted(part["subtopic"].unique(), key=int)
         raw = {c: (1.0 if importance == "uniform" else 1 / math.log2(1 + k)) for k, c in enumerate(ids, start=1)}
         theta = {c: w / sum(raw.values()) for c, w in raw.items()}
@@ -547,7 +557,7 @@ def _pateval_dd(case, folder: Path):
     frame = api.evaluate(read_qrels(qrels_file, format="dd"), dd.run, names, order="rank",
                          resources={"iterations": dd.iterations})
     out = {}
-    for topic, measure, value in zip(frame["topic"], frame["measure"], frame["value"]):
+    for topic, measure, value in zip(frame["topic"], frame["measure"], frame["value"], strict=True):
         out.setdefault(topic, {})["CT" if measure.startswith("CT") else "ACT"] = value
     return out
 
@@ -576,7 +586,8 @@ def test_trec_dd_jig_fixtures(tmp_path):
 
 
 def _load_fixture_maker():
-    spec = importlib.util.spec_from_file_location("cubetest_make_jig_fixtures", FIXTURES / "cubetest_make_jig_fixtures.py")
+    spec = importlib.util.spec_from_file_location("cubetest_make_jig_fixtures",
+                                                  FIXTURES / "cubetest_make_jig_fixtures.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -607,7 +618,7 @@ def test_trec_dd_against_the_live_jig(seed, tmp_path_factory):
         return  # the jig's normalisation fails on this case; nothing to compare
     topics = sorted({t for t, *_ in case["run"]}, key=lambda x: int(x.split("-")[1]))
     got = _pateval_dd(case, folder)
-    for topic, c, a in zip(topics, ct, act):
+    for topic, c, a in zip(topics, ct, act, strict=True):
         assert got[topic]["CT"] == pytest.approx(c, abs=1e-12)
         assert got[topic]["ACT"] == pytest.approx(a, abs=1e-12)
 
@@ -623,7 +634,8 @@ def test_cumulative_gain_never_decreases_with_depth(seed, gamma, maxheight):
     names = [f"CT(gamma={gamma!r},maxheight={maxheight!r})@{k}" for k in range(1, depth + 1)]
     got = values(qrels, run, names)
     lengths = np.diff(ranked.ptr)
-    gains = np.array([[v * min(k, n) for v, n in zip(got[name], lengths)] for k, name in enumerate(names, start=1)])
+    gains = np.array([[v * min(k, n) for v, n in zip(got[name], lengths, strict=True)] for k, name in enumerate(names,
+                                                                                                                start=1)])
     assert np.all(np.diff(gains, axis=0) >= -1e-12)
 
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pateval.core.order import byte_order, stable_order, unique_inverse
+from pateval.measures import tbg
 from pateval.measures._arrays import positions_in
 from pateval.measures.cubetest import _running_sum, _segment_cumsum
-from pateval.measures import tbg
 from pateval.measures.tbg import _shortest_first, row_steps, times_at
 from pateval.usermodel.time import (
     TimeModel,
@@ -35,7 +35,7 @@ def test_running_sums_add_like_a_loop(sizes, seed, big):
     groups = np.repeat(np.arange(len(sizes)), sizes)
     values = rng.random(len(groups)) * 10.0 ** rng.integers(-3, 12, len(groups))
     expected, total, previous = np.empty(len(values)), 0.0, None
-    for i, (g, v) in enumerate(zip(groups, values)):
+    for i, (g, v) in enumerate(zip(groups, values, strict=True)):
         total = v if g != previous else total + v
         expected[i], previous = total, g
     assert np.array_equal(_running_sum(values, groups), expected)
@@ -65,7 +65,8 @@ def test_time_shortcuts(sizes, seed, n_groups):
             seen.add(groups[i])
     assert np.array_equal(duplicates_of_earlier(groups, ptr), expected)
     # rankings of one depth (a table of them)
-    assert duplicates_of_earlier(np.tile([0, 1, 0, 1], 3), np.arange(0, 13, 4)).tolist() == [False, False, True, True] * 3
+    assert duplicates_of_earlier(np.tile([0, 1, 0, 1], 3), np.arange(0, 13, 4)).tolist() == [False, False, True,
+                                                                                             True] * 3
 
 
 @settings(max_examples=80, deadline=None)
@@ -146,7 +147,9 @@ def test_sorted_keys_resolve_shared_fingerprints(monkeypatch):
 
     real = _arrays._fingerprints
     # 8 fingerprints for every string: most matches meet other strings first
-    monkeypatch.setattr(_arrays, "_fingerprints", lambda words, lengths: (real(words, lengths) & np.uint64(7)) << np.uint64(61))
+    monkeypatch.setattr(_arrays, "_fingerprints", lambda words, lengths: (real(words,
+                                                                               lengths)
+                                                                          & np.uint64(7)) << np.uint64(61))
     rng = np.random.default_rng(3)
     base = sorted({f"d{i}" * int(k) for i, k in enumerate(rng.integers(1, 4, 3000))})
     keys = pa.array(base[:2000] + base[:50])

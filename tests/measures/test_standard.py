@@ -135,4 +135,5 @@ def test_topic_with_only_unjudged_pool_entries_scores_zero():
     qrels = {"q0": {"d1": -1, "d2": -1}}
     run = {"q0": {"d1": 1.0, "d3": 0.5}}
     frame = api.evaluate(qrels, run, ["AP", "nDCG", "Bpref", "NumRel", "NumRet"])
-    assert frame.set_index("measure")["value"].to_dict() == {"AP": 0.0, "nDCG": 0.0, "Bpref": 0.0, "NumRel": 0.0, "NumRet": 2.0}
+    assert frame.set_index("measure")["value"].to_dict() == {"AP": 0.0, "nDCG": 0.0, "Bpref": 0.0, "NumRel": 0.0,
+                                                             "NumRet": 2.0}

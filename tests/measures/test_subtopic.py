@@ -30,7 +30,8 @@ D_INTENTS = {"1": {"i1": 0.5, "i2": 0.3, "i3": 0.2}}
 def _values(qrels_rows, run_rows, measures, **options) -> dict[str, np.ndarray]:
     qrels = Qrels.from_records(qrels_rows, fields=("topic", "subtopic", "docno", "rel"))
     # this file's runs: SPEC_RUN's (topic, docno, rank, score) or the random cases' (topic, docno, score)
-    run = Run.from_records(run_rows, name="r", fields=RANKED_RUN if len(run_rows[0]) == 4 else ("topic", "docno", "score"))
+    run = Run.from_records(run_rows, name="r", fields=RANKED_RUN if len(run_rows[0]) == 4 else ("topic", "docno",
+                                                                                                "score"))
     frame = api.evaluate(qrels, run, measures, **options)
     return {m: g.sort_values("topic")["value"].to_numpy() for m, g in frame.groupby("measure")}
 
@@ -70,7 +71,8 @@ def test_d_ndcg_by_hand():
     ideal = 1.3 + 0.6 / log2(3) + 0.3 / log2(4) + 0.2 / log2(5)
     value = _one(D_QRELS, SPEC_RUN, "D_nDCG(intents=file)@10", resources={"intent_probabilities": D_INTENTS})
     assert value == pytest.approx(dcg / ideal, abs=1e-12)
-    sharp = _one(D_QRELS, SPEC_RUN, "Dsharp_nDCG(gamma=0.2,intents=file)@10", resources={"intent_probabilities": D_INTENTS})
+    sharp = _one(D_QRELS, SPEC_RUN, "Dsharp_nDCG(gamma=0.2,intents=file)@10",
+                 resources={"intent_probabilities": D_INTENTS})
     assert sharp == pytest.approx(0.2 * 2 / 3 + 0.8 * dcg / ideal, abs=1e-12)
 
 
@@ -92,7 +94,8 @@ def test_sakai_intent_probabilities_follow_the_intent_numbers():
     assert _one(qrels, run, "D_nDCG(intents=sakai)") == pytest.approx(dcg / ideal, abs=1e-12)
     # the same probabilities given in a file give the same value
     given = {"q": {"1": 4 / 7, "2": 2 / 7, "10": 1 / 7}}
-    assert _one(qrels, run, "D_nDCG(intents=file)", resources={"intent_probabilities": given}) == pytest.approx(dcg / ideal, abs=1e-12)
+    assert _one(qrels, run, "D_nDCG(intents=file)",
+                resources={"intent_probabilities": given}) == pytest.approx(dcg / ideal, abs=1e-12)
     # ids that are not all numbers are ordered as strings: x1 (a) < x10 (c) < x2 (b)
     named = [(t, "x" + s, d, g) for t, s, d, g in qrels]
     weights = {"a": 4 / 7, "c": 2 / 7, "b": 1 / 7}
@@ -112,7 +115,8 @@ def test_weighted_ia_measures_with_uniform_file_equal_uniform():
     intents = {"1": {"s1": 1 / 3, "s2": 1 / 3, "s3": 1 / 3}}
     for name in ("alpha_nDCG{}@5", "ERR_IA{}@5", "nERR_IA{}@5", "P_IA{}@5", "MAP_IA{}"):
         plain = _one(SPEC_QRELS, SPEC_RUN, name.format(""))
-        weighted = _one(SPEC_QRELS, SPEC_RUN, name.format("(intents=file)"), resources={"intent_probabilities": intents})
+        weighted = _one(SPEC_QRELS, SPEC_RUN, name.format("(intents=file)"),
+                        resources={"intent_probabilities": intents})
         assert weighted == pytest.approx(plain, abs=1e-12), name
 
 
@@ -122,9 +126,11 @@ def test_intent_weights_are_renormalised_over_intents_with_relevant_documents():
     intents = {"1": {"s1": 0.4, "s2": 0.2, "s3": 0.2, "s4": 0.2}}
     # P-IA@5 = sum_i w_i hits_i / (5 W): hits s1 = 1 (A), s2 = 2 (D, B), s3 = 0
     expected = (0.4 * 1 + 0.2 * 2) / (5 * 0.8)
-    assert _one(qrels, SPEC_RUN, "P_IA(intents=file)@5", resources={"intent_probabilities": intents}) == pytest.approx(expected)
+    assert _one(qrels, SPEC_RUN, "P_IA(intents=file)@5",
+                resources={"intent_probabilities": intents}) == pytest.approx(expected)
     # MAP-IA: AP_s1 = 1, AP_s2 = (1/2 + 2/4)/2 = 0.5, AP_s3 = 0
-    assert _one(qrels, SPEC_RUN, "MAP_IA(intents=file)", resources={"intent_probabilities": intents}) == pytest.approx((0.4 + 0.1) / 0.8)
+    assert _one(qrels, SPEC_RUN, "MAP_IA(intents=file)",
+                resources={"intent_probabilities": intents}) == pytest.approx((0.4 + 0.1) / 0.8)
 
 
 def test_map_ia_with_a_cutoff_keeps_all_relevant_documents_in_the_denominator():
@@ -134,7 +140,8 @@ def test_map_ia_with_a_cutoff_keeps_all_relevant_documents_in_the_denominator():
 
 def test_err_ia_is_normalised_at_every_cutoff():
     # ndeval leaves ERR-IA@1 undivided (its loop starts at rank 2): pyndeval gives 1 here, pateval 1/3
-    assert pyndeval.ndeval([(q, s, d, r) for q, s, d, r in SPEC_QRELS], [("1", "A", 9.3)], measures=["ERR-IA@1"])["1"]["ERR-IA@1"] == 1.0
+    assert pyndeval.ndeval([(q, s, d, r) for q, s, d, r in SPEC_QRELS], [("1", "A", 9.3)],
+                           measures=["ERR-IA@1"])["1"]["ERR-IA@1"] == 1.0
     assert _one(SPEC_QRELS, SPEC_RUN, "ERR_IA@1") == pytest.approx(1 / 3)
     assert _one(SPEC_QRELS, SPEC_RUN, "nERR_IA@1") == pytest.approx(1.0)
     # compat=ndeval gives ndeval's number at k = 1, and changes nothing at any other k
@@ -184,7 +191,8 @@ def test_empty_topic_with_complete_averaging():
 
 
 def test_document_level_measures_in_the_same_call_use_the_highest_grade():
-    values = _values(D_QRELS, SPEC_RUN, ["nDCG", "D_nDCG(intents=file)@10"], resources={"intent_probabilities": D_INTENTS})
+    values = _values(D_QRELS, SPEC_RUN, ["nDCG", "D_nDCG(intents=file)@10"],
+                     resources={"intent_probabilities": D_INTENTS})
     # document grades: A 2, B 1, D 2, C 1; run A D E B
     dcg = 2 + 2 / math.log2(3) + 1 / math.log2(5)
     ideal = 2 + 2 / math.log2(3) + 1 / 2 + 1 / math.log2(5)
@@ -202,7 +210,7 @@ def test_dd_qrels_give_document_measures_the_highest_passage_rating(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     run = {"T1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}}
     got = evaluate(str(path), run, ["nDCG", "P(rel=3)@2", "P(rel=4)@2", "NumRel"], qrels_format="dd")
-    got = dict(zip(got["measure"], got["value"]))
+    got = dict(zip(got["measure"], got["value"], strict=True))
     # grades d1 3, d2 2, d3 0: run d2 d1 d3
     assert got["nDCG"] == pytest.approx((2 + 3 / math.log2(3)) / (3 + 2 / math.log2(3)))
     assert got["P(rel=3)@2"] == pytest.approx(0.5) and got["P(rel=4)@2"] == 0.0  # a sum would make d1 6
@@ -225,7 +233,8 @@ def test_names_parameters_and_aliases():
     assert str(parse_measure("alpha-nDCG(alpha=0.25)@20")) == "alpha_nDCG(alpha=0.25)@20"
     assert str(parse_measure("strec@10")) == "I_rec@10"
     assert str(parse_measure("Dsharp_nDCG(gamma=0.7,intents=sakai)@10")) == "Dsharp_nDCG(gamma=0.7,intents=sakai)@10"
-    for bad in ("alpha_nDCG(alpha=1.5)@5", "alpha_nDCG", "D_nDCG(intents=zipf)", "MAP_IA(rel=0)", "Dsharp_nDCG(gamma=-1)"):
+    for bad in ("alpha_nDCG(alpha=1.5)@5", "alpha_nDCG", "D_nDCG(intents=zipf)", "MAP_IA(rel=0)",
+                "Dsharp_nDCG(gamma=-1)"):
         with pytest.raises(ParameterError):
             parse_measure(bad)
 
@@ -242,7 +251,8 @@ def test_intents_file_needs_the_resource():
 
 def test_a_relevant_intent_missing_from_the_file_is_an_error():
     with pytest.raises(ParameterError, match="'i3'"):
-        _one(D_QRELS, SPEC_RUN, "D_nDCG(intents=file)@10", resources={"intent_probabilities": {"1": {"i1": 0.6, "i2": 0.4}}})
+        _one(D_QRELS, SPEC_RUN, "D_nDCG(intents=file)@10", resources={"intent_probabilities": {"1": {"i1": 0.6,
+                                                                                                     "i2": 0.4}}})
 
 
 @pytest.mark.parametrize("text, line, words", [
@@ -288,7 +298,7 @@ def _random_diversity_case(seed: int, n_topics: int):
         candidates = pool + extra
         retrieved = rng.choice(candidates, size=int(rng.integers(1, len(candidates) + 1)), replace=False)
         scores = rng.permutation(len(retrieved)) + 1.0  # distinct: pyndeval breaks ties by docno ascending
-        run.extend((topic, str(d), float(s)) for d, s in zip(retrieved, scores))
+        run.extend((topic, str(d), float(s)) for d, s in zip(retrieved, scores, strict=True))
     return qrels, run
 
 
@@ -370,7 +380,8 @@ def test_d_measures_match_the_plain_definitions(seed, k, gamma):
     sakai = {s: 2.0 ** (n - i) / sum(2.0 ** j for j in range(1, n + 1)) for i, s in enumerate(subtopics)}
     uniform = {s: 1 / n for s in subtopics}
     names = {mode: (str(parse_measure(f"D_nDCG(intents={mode})@{k}")),
-                    str(parse_measure(f"Dsharp_nDCG(gamma={gamma!r},intents={mode})@{k}"))) for mode in ("uniform", "sakai")}
+                    str(parse_measure(f"Dsharp_nDCG(gamma={gamma!r},intents={mode})@{k}"))) for mode in ("uniform",
+                                                                                                         "sakai")}
     values = _values(qrels, run, [name for pair in names.values() for name in pair])
     for mode, probabilities in (("uniform", uniform), ("sakai", sakai)):
         d_name, sharp_name = names[mode]

@@ -13,8 +13,8 @@ import pytest
 def passage_task(tmp_path_factory) -> dict[str, Path]:
     from pateval import api
     from pateval.formats.passages import PassageRun, write_passage_run
-    from pateval.search.run import SearchConfig, load_passage_topics, search_passages
     from pateval.search.index import SearchIndex
+    from pateval.search.run import SearchConfig, load_passage_topics, search_passages
 
     root = tmp_path_factory.mktemp("passage-task")
     api.generate_corpus(root / "xml", n_patents=150, seed=5, workers=1)
@@ -28,7 +28,8 @@ def passage_task(tmp_path_factory) -> dict[str, Path]:
     records = [(qid, docno, xpath, rank, float(score)) for qid, ranked in results.items()
                for rank, (docno, xpath, score) in enumerate(ranked, start=1)]
     run = root / "PTE-bm25-PSG.txt"
-    write_passage_run(PassageRun.from_records(records, fields=("topic", "docno", "xpath", "rank", "score"), name="PTE-bm25"), run)
+    write_passage_run(PassageRun.from_records(records, fields=("topic", "docno", "xpath", "rank", "score"),
+                                              name="PTE-bm25"), run)
     collection = root / "collection"
     return {"root": root, "store": root / "store", "collection": collection, "run": run,
             "topics": collection / "topics_PSG.txt", "qrels": collection / "qrels_PSG.txt"}

@@ -18,7 +18,7 @@ TOPICS = ("<tid>PSG-1</tid><tfile>EP-1-A1.xml</tfile><tclaims>/patent-document/c
 # line: defect
 DEFECTIVE = [
     f"PSG-1 Q0 D1 {P}[1] 1 9.0",                              # 1 fine
-    f"PSG-1 Q0 D1 /patent-document/description/heading[2] 2 8.0",  # 2 heading
+    "PSG-1 Q0 D1 /patent-document/description/heading[2] 2 8.0",  # 2 heading
     f"PSG-1 Q0 D1 {P}[3] 3",                                  # 3 format: 5 columns
     f"PSG-1 Q0 D1 {P}[1] 4 7.0",                              # 4 duplicate of line 1
     f"PSG-2 Q0 D2 {P}[1] 1 5.0",                              # 5 fine
@@ -60,9 +60,11 @@ def test_fix_writes_a_clean_run_and_logs_each_change(submission, tmp_path):
     log_lines = log.read_text().splitlines()
     assert log_lines[0].endswith("6 line(s) removed, 1 moved, 3 kept")
     changes = {line.split("\t")[0]: line.split("\t")[1:3] for line in log_lines[1:]}
-    assert changes == {"line 2": ["removed", "heading"], "line 3": ["removed", "format"], "line 4": ["removed", "duplicate"],
+    assert changes == {"line 2": ["removed", "heading"], "line 3": ["removed", "format"], "line 4": ["removed",
+                                                                                                     "duplicate"],
                        "line 6": ["moved", "joins its topic's lines, which begin at line 1"],
-                       "line 7": ["removed", "unknown-topic"], "line 8": ["removed", "format"], "line 9": ["removed", "format"]}
+                       "line 7": ["removed", "unknown-topic"], "line 8": ["removed", "format"], "line 9": ["removed",
+                                                                                                           "format"]}
     again = check_passage_run(out, topics=topics)
     assert again.ok and {f.kind for f in again.findings} == {"missing-topic"}
     assert len(read_passage_run(out)) == 3  # the repaired run reads

@@ -6,9 +6,18 @@ import numpy as np
 import pytest
 
 from pateval.errors import InputFormatError
-from pateval.formats.passages import (PassageRun, is_heading_xpath, looks_like_passage_qrels, looks_like_passage_run,
-                                      normalise_xpath, read_passage_qrels, read_passage_run, read_passage_topics,
-                                      run_id_from_file_name, write_passage_run)
+from pateval.formats.passages import (
+    PassageRun,
+    is_heading_xpath,
+    looks_like_passage_qrels,
+    looks_like_passage_run,
+    normalise_xpath,
+    read_passage_qrels,
+    read_passage_run,
+    read_passage_topics,
+    run_id_from_file_name,
+    write_passage_run,
+)
 
 CLAIMS = tuple(f"/patent-document/claims/claim[{n}]" for n in (1, 2, 3, 16, 17, 18))
 
@@ -45,7 +54,8 @@ def test_headings_are_recognised_by_their_element():
 
 def test_clefip_2012_topic_example_parses(test_data):
     (topic,) = read_passage_topics(test_data / "clefip" / "clefip2012_PSG_topic_example.txt")
-    assert (topic.tid, topic.tfile, topic.ucid, topic.tfam_docs, topic.line) == ("tPSG-5", "EP-1480263-A1.xml", "EP-1480263-A1", (), 1)
+    assert (topic.tid, topic.tfile, topic.ucid, topic.tfam_docs, topic.line) == ("tPSG-5", "EP-1480263-A1.xml",
+                                                                                 "EP-1480263-A1", (), 1)
     assert topic.tclaims == CLAIMS
     assert topic.claim_numbers == (1, 2, 3, 16, 17, 18)
 
@@ -72,7 +82,8 @@ def test_topics_with_commas_and_several_topics(tmp_path):
 @pytest.mark.parametrize("text, line, message", [
     ("<tid>A</tid><tfile>x.xml</tfile><tclaims>/patent-document/claims/claim[1]</tclaims>\n"
      "<tid>A</tid><tfile>y.xml</tfile><tclaims>/patent-document/claims/claim[1]</tclaims>\n", 2, "given twice"),
-    ("<tid>A</tid>\n<tfile>x.xml</tfile>\n<tclaims>/patent-document/claims/claim[1]\nclaim[2]</tclaims>\n", 4, "not an XPath"),
+    ("<tid>A</tid>\n<tfile>x.xml</tfile>\n<tclaims>/patent-document/claims/claim[1]\nclaim[2]</tclaims>\n", 4,
+     "not an XPath"),
     ("<tid>A</tid>\n<tclaims>/patent-document/claims/claim[1]</tclaims>\n", 1, "without <tfile>"),
 ])
 def test_bad_topics_name_the_line(tmp_path, text, line, message):
@@ -92,7 +103,7 @@ def test_passage_qrels_spaces_commas_three_or_four_fields(tmp_path):
                     "PSG-6 0 EP-2-A1 /patent-document/description/heading[4]\n")
     qrels = read_passage_qrels(path)
     assert qrels.format == "clefip-psg"
-    assert list(zip(qrels.topic, qrels.docno, qrels.passage)) == [
+    assert list(zip(qrels.topic, qrels.docno, qrels.passage, strict=True)) == [
         ("PSG-5", "EP-1078736-A1", "/patent-document/description/p[20]"),
         ("PSG-5", "EP-1078736-A1", "/patent-document/description/p[21]"),
         ("PSG-6", "EP-2-A1", "/patent-document/abstract/p[1]"),
@@ -168,7 +179,7 @@ def test_document_run_takes_first_occurrences_in_passage_rank_order():
         ("u", "A", "/patent-document/description/p[1]", 1, 1.0),
     ], fields=("topic", "docno", "xpath", "rank", "score"))
     document = run.document_run()
-    assert list(zip(document.topic_ids[document.topic], document.docnos, document.rank)) == [
+    assert list(zip(document.topic_ids[document.topic], document.docnos, document.rank, strict=True)) == [
         ("t", "B", 1), ("t", "A", 2), ("u", "A", 1)]
     assert np.all(np.diff(document.score[:2]) < 0)  # scores agree with ranks
     order = run.passage_order()

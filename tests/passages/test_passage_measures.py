@@ -65,7 +65,7 @@ def files(tmp_path):
 
 def _by_topic(frame, measure):
     rows = frame[frame["measure"] == measure]
-    return dict(zip(rows["topic"], rows["value"]))
+    return dict(zip(rows["topic"], rows["value"], strict=True))
 
 
 def test_hand_computed_values(files):
@@ -76,7 +76,7 @@ def test_hand_computed_values(files):
         got = _by_topic(frame, measure)
         assert got == pytest.approx(expected, abs=1e-12)
     summary = api.aggregate(frame)
-    means = dict(zip(summary["measure"], summary["value"]))
+    means = dict(zip(summary["measure"], summary["value"], strict=True))
     assert means["P_psg"] == pytest.approx((7 / 12 + 0 + 0.25 + 1) / 4)
     assert means["MAP_psg"] == pytest.approx((2 / 3 + 0 + 0.125 + 1) / 4)
 
@@ -117,17 +117,19 @@ def test_missing_passage_inputs_are_named(files):
 
     qrels, _run = files
     with pytest.raises(ParameterError, match="passage runs"):
-        api.evaluate({"T1": {"D1": 1}}, {"T1": {"D1": 1.0}}, "P_psg", resources={"passage_qrels": read_passage_qrels(qrels)})
+        api.evaluate({"T1": {"D1": 1}}, {"T1": {"D1": 1.0}}, "P_psg",
+                     resources={"passage_qrels": read_passage_qrels(qrels)})
     with pytest.raises(ParameterError, match="passage qrels"):
         api.evaluate({"T1": {"D1": 1}}, _run, "MAP_psg")
     with pytest.raises(ParameterError, match="has none"):
-        api.evaluate({"T1": {"D1": 1}}, _run, "MAP_psg", resources={"passage_qrels": Qrels.from_records([("T1", "D1", 1)])})
+        api.evaluate({"T1": {"D1": 1}}, _run, "MAP_psg", resources={"passage_qrels": Qrels.from_records([("T1", "D1",
+                                                                                                          1)])})
 
 
 def _reference(run: PassageRun, qrels: Qrels, document_relevant: set) -> tuple[dict, dict]:
     """Precision(D) and MAP(D) by a plain loop over topics and documents (the definition)."""
     judged: dict = {}
-    for t, d, x in zip(qrels.topic, qrels.docno, qrels.passage):
+    for t, d, x in zip(qrels.topic, qrels.docno, qrels.passage, strict=True):
         judged.setdefault((t, d), set()).add(x)
     rows = sorted(range(len(run)), key=lambda i: (run.rank[i], i))
     precision, average = {}, {}
@@ -168,10 +170,11 @@ def test_vectorised_kernel_equals_a_plain_loop(seed):
             for k in rng.choice(12, size=rng.integers(1, 4), replace=False):
                 judged.append((f"t{t}", f"d{d}", normalise_xpath(f"{D}/p[{k + 1}]")))
     run = PassageRun.from_records(records, fields=("topic", "docno", "xpath", "rank", "score"), name="r")
-    qrels = Qrels(topic=np.asarray([j[0] for j in judged], dtype=object), docno=np.asarray([j[1] for j in judged], dtype=object),
+    qrels = Qrels(topic=np.asarray([j[0] for j in judged], dtype=object), docno=np.asarray([j[1] for j in judged],
+                                                                                           dtype=object),
                   rel=np.ones(len(judged), dtype=np.int64), passage=np.asarray([j[2] for j in judged], dtype=object))
     frame = api.evaluate(qrels, {"r": run}, ["P_psg", "MAP_psg"], resources={"passage_qrels": qrels})
-    precision, average = _reference(run, qrels, set(zip(qrels.topic, qrels.docno)))
+    precision, average = _reference(run, qrels, set(zip(qrels.topic, qrels.docno, strict=True)))
     got_p, got_ap = _by_topic(frame, "P_psg"), _by_topic(frame, "MAP_psg")
     assert set(got_p) == set(precision)
     for topic in precision:
@@ -209,7 +212,7 @@ def test_api_check_and_breakdown(files, tmp_path):
     frame = api.evaluate(qrels, tmp_path / "clean.txt", ["P_psg", "NumRelRet"])
     assert _by_topic(frame, "P_psg") == pytest.approx(EXPECTED["P_psg"])  # headings gone either way
     summary = api.evaluate_by_group(frame, {"T1": "EN", "T2": "DE", "T3": "DE"}, plot=tmp_path / "f.svg")
-    values = {(g, m): v for g, m, v in zip(summary["group"], summary["measure"], summary["value"])}
+    values = {(g, m): v for g, m, v in zip(summary["group"], summary["measure"], summary["value"], strict=True)}
     assert values[("DE", "P_psg")] == pytest.approx(0.125)
     assert values[("DE", "NumRelRet")] == 2  # counts are summed: T2 none, T3 two
     assert values[("all", "NumRelRet")] == 5

@@ -23,7 +23,8 @@ from pateval.errors import ParameterError
 from pateval.formats.passages import PassageRun, normalise_xpath
 
 D = "/patent-document/description"
-EXPECTED = ("named records (namedtuples or dicts with fields such as qid, docno, xpath, rank, score, or query_id, doc_id, "
+EXPECTED = ("named records (namedtuples or dicts with fields such as qid, docno, xpath, rank, score, or query_id, "
+            "doc_id, "
             "passage, rank, score), a DataFrame's itertuples(), or the tuples with fields= naming their order, e.g. "
             "PassageRun.from_records(tuples, fields=(\"topic\", \"docno\", \"xpath\", \"rank\", \"score\"))")
 COLUMNS_EXPECTED = ("Expected a topic column (topic, qid, query_id or q_id), a document column (docno or doc_id), a "
@@ -150,19 +151,21 @@ def _reference() -> list[float]:
     # built from the arrays themselves, without from_records
     return _scores(PassageRun(name="r", topic=np.asarray(RUN["topic"], dtype=object),
                               docno=np.asarray(RUN["docno"], dtype=object),
-                              xpath=np.asarray(RUN["xpath"], dtype=object), rank=np.asarray(RUN["rank"], dtype=np.int64),
+                              xpath=np.asarray(RUN["xpath"], dtype=object), rank=np.asarray(RUN["rank"],
+                                                                                            dtype=np.int64),
                               score=np.asarray(RUN["score"], dtype=np.float64), line=np.zeros(8, dtype=np.int64)))
 
 
 def _tuples(columns: dict, order) -> list[tuple]:
-    return list(zip(*(columns[name] for name in order)))
+    return list(zip(*(columns[name] for name in order), strict=True))
 
 
 def test_the_case_tells_rank_from_score():
     with pytest.raises(ParameterError):  # scores 0.1 ... are no ranks
         PassageRun.from_records(_tuples(RUN, ("topic", "docno", "xpath", "rank", "score")),
                                 fields=("topic", "docno", "xpath", "score", "rank"))
-    integral = {**RUN, "score": [float(5 - r) if t == "t1" else float(r) for t, r in zip(RUN["topic"], RUN["rank"])]}
+    integral = {**RUN, "score": [float(5 - r) if t == "t1" else float(r) for t, r in zip(RUN["topic"], RUN["rank"],
+                                                                                         strict=True)]}
     right = PassageRun.from_records(_tuples(integral, ("topic", "docno", "xpath", "rank", "score")),
                                     fields=("topic", "docno", "xpath", "rank", "score"))
     wrong = PassageRun.from_records(_tuples(integral, ("topic", "docno", "xpath", "rank", "score")),
@@ -206,13 +209,14 @@ def test_any_column_order_and_names_read_the_same_passage_run(data, n_topics, se
     run = PassageRun.from_records(rows, fields=names)
     for role in columns:
         assert getattr(run, role).tolist() == columns[role]
-    as_dicts = PassageRun.from_records([dict(zip(names, row)) for row in rows])
+    as_dicts = PassageRun.from_records([dict(zip(names, row, strict=True)) for row in rows])
     as_named = PassageRun.from_records(pd.DataFrame(rows, columns=names).itertuples(index=False))
     for other in (as_dicts, as_named):
         for role in columns:
             assert getattr(other, role).tolist() == columns[role]
     # every topic's first passage judged (so every topic is scored), others by a stable parity
-    judged = [(t, d, x) for i, (t, d, x) in enumerate(zip(columns["topic"], columns["docno"], columns["xpath"]))
+    judged = [(t, d, x) for i, (t, d, x) in enumerate(zip(columns["topic"], columns["docno"], columns["xpath"],
+                                                          strict=True))
               if sum(map(ord, d + x)) % 2 or columns["topic"].index(t) == i]
     qrels = Qrels.from_frame(pd.DataFrame(judged, columns=["qid", "docno", "xpath"]).assign(label=1))
     scores = [pateval.evaluate(qrels, {"r": r}, ["P_psg", "MAP_psg", "AP"], resources={"passage_qrels": qrels})[

@@ -10,8 +10,13 @@ import pateval.api as api
 from pateval.check import check_passage_run, fix_passage_run
 from pateval.cli import main
 from pateval.collection.store import CorpusStore
-from pateval.formats.passages import (claim_qrels_for_passage_topics, read_passage_qrels, read_passage_run,
-                                      read_passage_topics, topic_languages)
+from pateval.formats.passages import (
+    claim_qrels_for_passage_topics,
+    read_passage_qrels,
+    read_passage_run,
+    read_passage_topics,
+    topic_languages,
+)
 from pateval.formats.qrels import read_qrels
 
 MEASURES = ["PRES@100", "R", "AP", "P_psg", "MAP_psg"]
@@ -27,7 +32,8 @@ def test_store_backed_defects_found_and_fixed(passage_task, tmp_path):
     lines = passage_task["run"].read_text().splitlines()
     topic, _q0, docno, *_ = lines[0].split()
     with CorpusStore(passage_task["store"]) as store:
-        heading = store.sql("SELECT xpath FROM passages WHERE ucid = ? AND is_heading LIMIT 1", [docno])["xpath"].tolist()
+        heading = store.sql("SELECT xpath FROM passages WHERE ucid = ? AND is_heading LIMIT 1",
+                            [docno])["xpath"].tolist()
         n_claims = int(store.sql("SELECT count(*) AS n FROM claims WHERE ucid = ?", [docno])["n"][0])
     extra = [
         f"{topic} Q0 {docno} /patent-document/description/p[999] 90 0.5",          # no such paragraph
@@ -89,7 +95,7 @@ def test_claim_level_measures_on_passage_topics(passage_task):
                                             collection / "topics.tsv")
     assert len(claims) > 0
     by_topic = {t.tid: {str(n) for n in t.claim_numbers} for t in topics}
-    for tid, subtopic in zip(claims.topic, claims.subtopic):
+    for tid, subtopic in zip(claims.topic, claims.subtopic, strict=True):
         assert subtopic in by_topic[tid]  # only the topic's own claims are subtopics
     frame = api.evaluate(claims, passage_task["run"], ["CT@10", "alpha_nDCG@10", "I_rec@10"])
     assert len(frame) and np.all(np.isfinite(frame["value"]))

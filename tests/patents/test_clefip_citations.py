@@ -57,7 +57,8 @@ def test_sources_categories_and_rel_passages(tmp_path):
 
 def test_bad_relevant_claims_list_names_file_and_line(tmp_path):
     path = tmp_path / "bad.xml"
-    path.write_text(DOCUMENT.replace("<rel-claims>9</rel-claims>", "<rel-claims>9 and 10</rel-claims>"), encoding="utf-8")
+    path.write_text(DOCUMENT.replace("<rel-claims>9</rel-claims>", "<rel-claims>9 and 10</rel-claims>"),
+                    encoding="utf-8")
     with pytest.raises(InputFormatError) as caught:
         read_patent(path)
     assert str(caught.value) == (

@@ -220,7 +220,8 @@ def test_iter_patents_over_the_sample_folders(test_data):
     errors = []
     documents = list(
         iter_patents(
-            [*(test_data / "uspto" / name for name in ICE_AND_2001_SAMPLES), *sorted((test_data / "clefip").glob("EP-*.xml"))],
+            [*(test_data / "uspto" / name for name in ICE_AND_2001_SAMPLES),
+             *sorted((test_data / "clefip").glob("EP-*.xml"))],
             on_error="skip",
             errors=errors,
         )

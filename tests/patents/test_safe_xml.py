@@ -161,7 +161,8 @@ def test_public_dtd_of_real_files_is_not_fetched(tmp_path, http_server):
 
 
 def test_undeclared_entity_without_dtd_is_an_error(tmp_path):
-    path = _write(tmp_path / "u.xml", '<?xml version="1.0"?>\n<patent-document ucid="EP-1-A1">a &nbsp; b</patent-document>\n')
+    path = _write(tmp_path / "u.xml",
+                  '<?xml version="1.0"?>\n<patent-document ucid="EP-1-A1">a &nbsp; b</patent-document>\n')
     with pytest.raises(InputFormatError) as caught:
         read_patent(path)
     assert str(caught.value) == f"{path}, line 2: XML error: Entity 'nbsp' not defined"

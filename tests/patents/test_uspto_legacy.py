@@ -59,7 +59,8 @@ def test_2001_application_v15_ingests_as_a_record():
     assert second.text.startswith("The present invention relates generally to systems and methods of doing business")
     claim = doc.claims["EN"][0]
     assert claim.xpath == "/patent-application-publication/subdoc-claims/claim[1]"
-    assert claim.text.startswith("1.A method of doing business over a global communications network comprising the steps:")
+    assert claim.text.startswith("1.A method of doing business over a global communications network comprising the "
+                                 "steps:")
 
 
 def test_v15_application_with_dependent_claim_references_and_entities():
@@ -73,7 +74,8 @@ def test_v15_application_with_dependent_claim_references_and_entities():
     # dependent-claim-reference depends_on="CLM-000NN", claim 13 names two claims.
     assert _dependent(doc) == {2: (1,), 3: (2,), 4: (2,), 5: (2,), 6: (1,), 7: (1,), 10: (1,), 12: (11,), 13: (11, 12)}
     # &ldquo; / &rdquo; (entities of the DTD, which is never loaded) become their characters.
-    technical_field = next(p for p in doc.description if p.text.startswith("The present invention relates to an organic"))
+    technical_field = next(p for p in doc.description
+                           if p.text.startswith("The present invention relates to an organic"))
     assert "\u201corganic EL device\u201d" in technical_field.text
     # Five abstract paragraphs, formulas among them: &minus; -> U+2212.
     assert len(doc.abstract["EN"].split("\n")) == 5
@@ -143,7 +145,8 @@ def test_aps_grant_1976():
     assert doc.inventors == ["Daniels, Everette E."]
     # 21 PAR lines in BSUM/DRWD/DETD, no PAC; 3 NUM; 5 UREF.
     assert _counts(doc) == (21, 0, 3, 5)
-    assert [c.cited_ucid for c in doc.citations] == ["US-2542907", "US-2762542", "US-2772799", "US-3113789", "US-3702197"]
+    assert [c.cited_ucid for c in doc.citations] == ["US-2542907", "US-2762542", "US-2772799", "US-3113789",
+                                                     "US-3702197"]
     assert {c.source for c in doc.citations} == {"other"}
     assert _dependent(doc) == {2: (1,), 3: (2,)}
     assert doc.description[0].xpath == "/PATN/BSUM/PAR[1]"

@@ -48,7 +48,8 @@ def run_set(tmp_path_factory):
 def test_text_table_marks_runs_against_the_baseline():
     comparison = compare_runs(make_matrices(), baseline="base", test="t")
     text = render_comparison(comparison)
-    lines = {line.split()[0]: line for line in text.splitlines() if line and line.split()[0] in ("base", "rm3_x", "dense", "hybrid")}
+    lines = {line.split()[0]: line for line in text.splitlines() if line and line.split()[0] in ("base", "rm3_x",
+                                                                                                 "dense", "hybrid")}
     assert "\u25b2" in lines["dense"] and "\u25b2" not in lines["rm3_x"]
     assert "(baseline)" in lines["base"]
     assert "paired t-test, Holm correction, alpha 0.05, 30 topics" in text
@@ -121,13 +122,18 @@ def test_analysis_renders_in_every_format():
 def figures_for_every_plot() -> dict[str, object]:
     matrices = make_matrices()
     analysis = analyse_measures(matrices, B=200)
-    gains = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3, "time": [10, 60, 200, 5, 90, 400], "gain": [0.49, 0.98, 1.47, 0.49, 0.49, 0.98]})
-    ct = pd.DataFrame({"run": ["coverage"] * 3 + ["single"] * 3, "gamma": [0.1, 0.5, 0.9] * 2, "score": [0.3, 0.25, 0.2, 0.1, 0.2, 0.3]})
+    gains = pd.DataFrame({"run": ["a"] * 3 + ["b"] * 3, "time": [10, 60, 200, 5, 90, 400], "gain": [0.49, 0.98, 1.47,
+                                                                                                    0.49, 0.49, 0.98]})
+    ct = pd.DataFrame({"run": ["coverage"] * 3 + ["single"] * 3, "gamma": [0.1, 0.5, 0.9] * 2, "score": [0.3, 0.25,
+                                                                                                         0.2, 0.1, 0.2,
+                                                                                                         0.3]})
     return {
-        "differences": plots.plot_topic_differences(matrices["AP"]["dense"], matrices["AP"]["base"], run_a="dense", run_b="base",
+        "differences": plots.plot_topic_differences(matrices["AP"]["dense"], matrices["AP"]["base"], run_a="dense",
+                                                    run_b="base",
                                                     measure="AP", topics=list(map(str, range(30))), label_topics=3),
         "asl": plots.plot_asl_curves(analysis.power.curves),
-        "scatter": plots.plot_measure_scatter(analysis.means["AP"], analysis.means["P@10"], measure_x="AP", measure_y="P@10",
+        "scatter": plots.plot_measure_scatter(analysis.means["AP"], analysis.means["P@10"], measure_x="AP",
+                                              measure_y="P@10",
                                               labels=list(analysis.means.index)),
         "gain": plots.plot_gain_over_time(gains),
         "ct": plots.plot_ct_gamma(ct),
@@ -166,7 +172,8 @@ def test_gain_over_time_accepts_a_mapping_and_checks_lengths():
 
 def test_bad_plot_input(tmp_path):
     with pytest.raises(ParameterError):
-        plots.save_figure(plots.plot_ct_gamma(pd.DataFrame({"run": ["a"], "gamma": [0.5], "score": [0.1]})), tmp_path / "x.pdf")
+        plots.save_figure(plots.plot_ct_gamma(pd.DataFrame({"run": ["a"], "gamma": [0.5], "score": [0.1]})),
+                          tmp_path / "x.pdf")
     with pytest.raises(ParameterError):
         plots.plot_topic_differences([0.1, 0.2], [0.1])
     with pytest.raises(ParameterError):
@@ -182,7 +189,8 @@ def test_report_is_self_contained():
     analysis = analyse_measures(matrices, B=200)
     ct = pd.DataFrame({"run": ["a", "a"], "gamma": [0.1, 0.9], "score": [0.2, 0.3]})
     gains = pd.DataFrame({"run": ["a", "a"], "time": [10.0, 20.0], "gain": [0.5, 1.0]})
-    page = render_report(report_sections(comparison=comparison, analysis=analysis, gain_over_time=gains, ct_by_gamma=ct),
+    page = render_report(report_sections(comparison=comparison, analysis=analysis, gain_over_time=gains,
+                                         ct_by_gamma=ct),
                          title="t <&>", runs=comparison.runs, measures=comparison.measures)
     assert page.startswith("<!DOCTYPE html>") and "<title>t &lt;&amp;&gt;</title>" in page
     assert not re.search(r'(src|href)="(?!#|data:)', page), "the report must not load anything from elsewhere"
@@ -220,11 +228,13 @@ def test_api_compare_and_report(run_set, tmp_path):
 def test_cli_compare_analyse_and_report(run_set, tmp_path, capsys):
     qrels, runs = run_set
     args = ["--qrels", str(qrels), *map(str, runs), "-m", "AP", "-m", "nDCG@10"]
-    assert main(["compare", "--qrels", str(qrels), *map(str, runs), "-m", "AP", "--baseline", "run1", "--plots", str(tmp_path / "figs")]) == 0
+    assert main(["compare", "--qrels", str(qrels), *map(str, runs), "-m", "AP", "--baseline", "run1", "--plots",
+                 str(tmp_path / "figs")]) == 0
     out = capsys.readouterr().out
     assert "run1 (baseline)" in out and "paired t-test" in out
     assert len(list((tmp_path / "figs").glob("*.svg"))) == 2  # run2 and run3 against run1
-    assert main(["compare", *args, "--test", "bootstrap", "-B", "300", "--seed", "4", "--format", "json", "-o", str(tmp_path / "c.json")]) == 0
+    assert main(["compare", *args, "--test", "bootstrap", "-B", "300", "--seed", "4", "--format", "json", "-o",
+                 str(tmp_path / "c.json")]) == 0
     settings = json.loads((tmp_path / "c.json").read_text())["settings"]
     assert (settings["B"], settings["seed"], settings["test"]) == (300, 4, "bootstrap")
     assert main(["analyse-measures", *args, "-B", "200", "--format", "csv", "--plots", str(tmp_path / "am")]) == 0
@@ -232,7 +242,8 @@ def test_cli_compare_analyse_and_report(run_set, tmp_path, capsys):
     assert (tmp_path / "am" / "asl_curves.png").read_bytes().startswith(PNG_MAGIC)
     gains = tmp_path / "g.csv"
     gains.write_text("run,time,gain\nrun1,10,0.49\nrun1,50,0.98\n")
-    assert main(["report", *args, "-B", "200", "--gain-over-time", str(gains), "-o", str(tmp_path / "report.html")]) == 0
+    assert main(["report", *args, "-B", "200", "--gain-over-time", str(gains), "-o",
+                 str(tmp_path / "report.html")]) == 0
     assert 'id="gain"' in (tmp_path / "report.html").read_text(encoding="utf-8")
 
 

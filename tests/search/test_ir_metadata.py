@@ -22,7 +22,8 @@ def _header(path):
 def test_search_run_says_how_it_was_made(collection, tmp_path):
     run = tmp_path / "lm.run"
     assert main(["search", "--index", str(collection["index"]), "--topics", str(collection["collection"]), "--model",
-                 "lm:mu=1000", "--query", "title+claims,top=30", "--out", str(run), "--depth", "20", "--no-progress"]) == 0
+                 "lm:mu=1000", "--query", "title+claims,top=30", "--out", str(run), "--depth", "20",
+                 "--no-progress"]) == 0
     meta, rows = _header(run)
     assert meta["tag"] == "lm-mu=1000.title+claims,top=30"
     indexing, (model, query, filters) = meta["method"]["indexing"], meta["method"]["retrieval"]
@@ -30,8 +31,10 @@ def test_search_run_says_how_it_was_made(collection, tmp_path):
     assert indexing["analyzers"]["pateval_en"].endswith("english stop words, english Snowball stemmer")
     assert model["name"] == "lm-mu=1000" and model["method"] == "LMDirichlet" and model["mu"] == 1000.0
     assert "re-scored exactly" in model["scoring"]
-    assert query["strategy"] == "title+claims,top=30" and query["parts"] == ["title", "claims"] and query["top terms"] == 30
-    assert filters == {"name": "filters", "depth": 20, "date filter": True, "exclude family": True, "unit": "publication"}
+    assert query["strategy"] == "title+claims,top=30" and query["parts"] == ["title",
+                                                                             "claims"] and query["top terms"] == 30
+    assert filters == {"name": "filters", "depth": 20, "date filter": True, "exclude family": True,
+                       "unit": "publication"}
     assert meta["data"]["test collection"]["topics"] == str(collection["collection"])
     assert meta["method"]["automatic"] is True and meta["platform"]["software"]["libraries"]["python"][0].startswith("pateval")
     assert rows and all(len(r.split()) == 6 for r in rows)  # the run itself follows, no comment among its lines
@@ -40,7 +43,8 @@ def test_search_run_says_how_it_was_made(collection, tmp_path):
 def test_grid_runs_have_their_own_blocks(collection, tmp_path):
     out = tmp_path / "grid"
     assert main(["search", "--index", str(collection["index"]), "--topics", str(collection["collection"]), "--model",
-                 "bm25", "--model", "tfidf", "--query", "claims", "--out", str(out), "--depth", "10", "--no-progress"]) == 0
+                 "bm25", "--model", "tfidf", "--query", "claims", "--out", str(out), "--depth", "10",
+                 "--no-progress"]) == 0
     tags = {_header(path)[0]["tag"]: _header(path)[0]["method"]["retrieval"][0] for path in out.iterdir()}
     assert set(tags) == {"bm25.claims", "tfidf.claims"}
     assert tags["bm25.claims"]["scoring"] == "tantivy BM25" and tags["tfidf.claims"]["k1"] == 1.0

@@ -45,7 +45,8 @@ def test_retriever_gives_the_runs_of_pateval_search(frames, collection, tmp_path
 
 
 def test_retriever_refuses_a_frame_without_the_topic_document(frames):
-    with pytest.raises(ParameterError, match=r"TantivyRetriever needs the columns qid and patent \(the topic document\); "
+    with pytest.raises(ParameterError,
+                       match=r"TantivyRetriever needs the columns qid and patent \(the topic document\); "
                                              r"the frame has no patent \(columns: qid, query\)"):
         frames["bm25"](pd.DataFrame({"qid": ["1"], "query": ["chair"]}))
 

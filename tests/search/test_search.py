@@ -94,7 +94,8 @@ def test_cli_index_search_grid_and_passages(collection, tmp_path, capsys):
                  "--depth", "50", "--no-progress"]) == 0
     assert sorted(p.name for p in grid.iterdir()) == ["bm25.claims,top=30.run", "bm25.title.run",
                                                       "lm-mu=1000.claims,top=30.run", "lm-mu=1000.title.run"]
-    tags = {line.split()[5] for line in (grid / "lm-mu=1000.title.run").read_text().splitlines() if not line.startswith("#")}
+    tags = {line.split()[5] for line in (grid / "lm-mu=1000.title.run").read_text().splitlines()
+            if not line.startswith("#")}
     assert tags == {"lm-mu=1000.title"}
     passages = tmp_path / "psg.run"
     assert main(["search", "--index", str(index), "--topics", str(collection["collection"] / "topics_PSG.txt"),

@@ -25,8 +25,10 @@ from pateval.stats import (
 )
 
 # Sakai, Laboratory Experiments in Information Retrieval, table 5.1 (restated in the project spec of the measures).
-SAKAI_A = [0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50, 0.20, 0.10]
-SAKAI_B = [0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30, 0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60, 0.30, 0.20]
+SAKAI_A = [0.70, 0.30, 0.20, 0.60, 0.40, 0.40, 0.00, 0.70, 0.10, 0.30, 0.50, 0.40, 0.00, 0.60, 0.50, 0.30, 0.10, 0.50,
+           0.20, 0.10]
+SAKAI_B = [0.50, 0.10, 0.00, 0.20, 0.40, 0.30, 0.00, 0.50, 0.30, 0.30, 0.40, 0.40, 0.10, 0.40, 0.20, 0.10, 0.10, 0.60,
+           0.30, 0.20]
 
 
 def within_monte_carlo(asl: float, expected: float, B: int) -> bool:
@@ -117,7 +119,8 @@ def test_exact_randomisation_matches_scipy_permutation_test():
     ours = randomisation_asl(x - y, B=10_000, exact="auto")
     assert ours["exact"] and ours["B"] == 2**12
     reference = sps.permutation_test(
-        (x, y), lambda a, b, axis: np.mean(a - b, axis=axis), permutation_type="samples", n_resamples=np.inf, vectorized=True
+        (x, y), lambda a, b, axis: np.mean(a - b, axis=axis), permutation_type="samples", n_resamples=np.inf,
+                                     vectorized=True
     )
     assert ours["p_value"][0] == pytest.approx(reference.pvalue, rel=1e-12)
 
@@ -128,7 +131,8 @@ def test_exact_randomisation_matches_scipy_permutation_test():
 def test_bootstrap_matches_plain_loop():
     x = np.random.default_rng(11).random((17, 5))
     z = all_pair_differences(x)
-    np.testing.assert_array_equal(bootstrap_asl(z, B=400, seed=5)["p_value"], _reference.loop_bootstrap_asl(z, B=400, seed=5))
+    np.testing.assert_array_equal(bootstrap_asl(z, B=400, seed=5)["p_value"], _reference.loop_bootstrap_asl(z, B=400,
+                                                                                                            seed=5))
 
 
 def test_randomisation_matches_plain_loop():
@@ -140,7 +144,8 @@ def test_randomisation_matches_plain_loop():
 
 def test_tukey_matches_plain_loop():
     x = np.random.default_rng(13).random((9, 4))
-    np.testing.assert_array_equal(tukey_hsd_asl(x, B=300, seed=5)["p_value"], _reference.loop_tukey_hsd_asl(x, B=300, seed=5))
+    np.testing.assert_array_equal(tukey_hsd_asl(x, B=300, seed=5)["p_value"], _reference.loop_tukey_hsd_asl(x, B=300,
+                                                                                                            seed=5))
 
 
 @pytest.mark.parametrize("test", ["bootstrap", "randomisation", "tukey"])
@@ -169,7 +174,8 @@ scores_strategy = st.integers(min_value=3, max_value=25).flatmap(
 
 
 @settings(max_examples=40, deadline=None)
-@given(pairs=scores_strategy, test=st.sampled_from(["t", "wilcoxon", "randomisation", "bootstrap"]), seed=st.integers(0, 2**16))
+@given(pairs=scores_strategy, test=st.sampled_from(["t", "wilcoxon", "randomisation", "bootstrap"]),
+       seed=st.integers(0, 2**16))
 def test_p_in_unit_interval_symmetric_and_reproducible(pairs, test, seed):
     x = [a for a, _ in pairs]
     y = [b for _, b in pairs]

@@ -18,8 +18,10 @@ print(json.dumps({test: pairwise_tests(x, test=test, B=700, seed=3, exact=False)
 
 
 def p_values_with_threads(threads: int) -> dict:
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
-    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True, timeout=120)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads))
+    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True,
+                          timeout=120)
     return json.loads(done.stdout)
 
 

@@ -22,18 +22,22 @@ def _session_events(log: InteractionLog) -> dict[tuple[str, str], np.ndarray]:
     return {tuple(uniques[i]): order[bounds[i]:bounds[i + 1]] for i in range(len(uniques))}
 
 
-def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping, groups: Mapping | None) -> _Sessions:
+def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping,
+                      groups: Mapping | None) -> _Sessions:
     path = log.source
     sessions = _session_events(log)
     rows_user, rows_list, rows_topic, durations, ended_flags, reached_ranks = [], [], [], [], [], []
-    basic = []  # per session: serp_time, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views, non_saves, stop, exposure
+    # per session: serp_time, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views, non_saves, stop,
+    # exposure
+    basic = []
     view_rows = []
     serp_all = []
     trajectory = []
     for s, ((user, list_id), idx) in enumerate(sessions.items()):
         ranking = rankings.get(list_id)
         if ranking is None:
-            malformed(path, int(log.line[idx[0]]), f"list {list_id!r} is not a ranked list given (no topic {list_id!r} in "
+            malformed(path, int(log.line[idx[0]]),
+                      f"list {list_id!r} is not a ranked list given (no topic {list_id!r} in "
                       "both the qrels and the run, and no lists file maps it)")
         n_ranked = len(ranking.docnos)
         t0 = float(log.time[idx[0]])
@@ -66,7 +70,8 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
                 if docno is None:
                     docno = expected
                 elif docno != expected:
-                    malformed(path, line, f"the document at rank {rank} of list {list_id!r} is {expected!r}", found=docno)
+                    malformed(path, line, f"the document at rank {rank} of list {list_id!r} is {expected!r}",
+                              found=docno)
                 serp_time += now - on_serp_since
                 clicked_ranks.add(rank)
                 reached = max(reached, rank)
@@ -121,9 +126,11 @@ def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], 
         reached_ranks.append(reached)
         trajectory.extend((s, t, r) for t, r in points)
         serp_all.append(serp_time)
-        basic.append((serp_time if max_click else 0.0, max_click, c1, n1, c0, n0, views, rel_views, rel_saves, non_views,
+        basic.append((serp_time if max_click else 0.0, max_click, c1, n1, c0, n0, views, rel_views, rel_saves,
+                      non_views,
                       non_saves, float(ended), last - t0))
-    views = pd.DataFrame(view_rows, columns=["session", "docno", "rank", "relevant", "length", "time", "saved", "first", "opened"])
+    views = pd.DataFrame(view_rows, columns=["session", "docno", "rank", "relevant", "length", "time", "saved",
+                                             "first", "opened"])
     return sessions_from_counts(basic, serp_all, views, user=rows_user, list_ids=rows_list, topics=rows_topic,
                                 durations=durations, ended=ended_flags, reached=reached_ranks,
                                 trajectory=pd.DataFrame(trajectory, columns=["session", "time", "rank"]))

@@ -63,9 +63,11 @@ def test_calibrate_table_formats_and_plots(inputs, capsys, tmp_path):
     assert main(["calibrate", *common, "--format", "json"]) == 0
     captured = capsys.readouterr()
     document = json.loads(captured.out)
-    assert set(document["calibrations"][0]["parameters"]["p_save_nonrel"]) == {"value", "ci_low", "ci_high", "user_average"}
+    assert set(document["calibrations"][0]["parameters"]["p_save_nonrel"]) == {"value", "ci_low", "ci_high",
+                                                                               "user_average"}
     assert "pateval: measure (all): TBG(" in captured.err
-    assert main(["calibrate", *common, "--format", "csv", "-o", str(tmp_path / "c.csv"), "--plots", str(tmp_path / "fig")]) == 0
+    assert main(["calibrate", *common, "--format", "csv", "-o", str(tmp_path / "c.csv"), "--plots",
+                 str(tmp_path / "fig")]) == 0
     assert (tmp_path / "c.csv").read_text().startswith("group,parameter,value,ci_low,ci_high,user_average,users\n")
     for name in ("reading_time", "stopping", "rank_over_time"):
         assert (tmp_path / "fig" / f"calibration_{name}.png").stat().st_size > 10_000
@@ -105,12 +107,14 @@ def test_api_lists_map_lists_to_runs_and_duplicates_are_set_apart(inputs):
     from pateval.formats.groups import read_duplicate_groups
 
     (inputs / "dups.txt").write_text("T0-D0 T0-D3\nT1-D0 T1-D3\n")
-    log = api.simulate_log(inputs / "qrels.txt", inputs / "run.txt", doc_lengths=inputs / "lengths.txt", n_users=20, seed=3,
+    log = api.simulate_log(inputs / "qrels.txt", inputs / "run.txt", doc_lengths=inputs / "lengths.txt", n_users=20,
+                           seed=3,
                            model="TBG(duplicates=groups)",
                            resources={"duplicate_groups": read_duplicate_groups(inputs / "dups.txt")})
     log["list"] = log["list"].map({"T0": "A", "T1": "B", "T2": "C"})
     (inputs / "lists.txt").write_text("A T0 sys\nB T1 sys\nC T2 sys\n")
-    result = api.calibrate(log, qrels=inputs / "qrels.txt", runs=[inputs / "run.txt"], doc_lengths=inputs / "lengths.txt",
+    result = api.calibrate(log, qrels=inputs / "qrels.txt", runs=[inputs / "run.txt"],
+                           doc_lengths=inputs / "lengths.txt",
                            duplicates=inputs / "dups.txt", lists=inputs / "lists.txt", B=50)
     calibration = result.calibrations[0]
     assert calibration.fit["duplicates"]["n"] > 0
@@ -134,10 +138,11 @@ def test_users_simulated_on_a_real_trec_run_are_recovered(test_data, tmp_path):
     run = test_data / "trec" / "results.test"
     documents = sorted({line.split()[2] for line in run.read_text().splitlines() if line.strip()})
     rng = np.random.default_rng(0)
-    lengths = dict(zip(documents, rng.integers(100, 3000, len(documents)).tolist()))
+    lengths = dict(zip(documents, rng.integers(100, 3000, len(documents)).tolist(), strict=True))
     qrels = test_data / "trec" / "qrels.test"
     log = api.simulate_log(qrels, run, doc_lengths=lengths, n_users=40, seed=7, out=tmp_path / "log.parquet")
-    assert set(pd.read_parquet(tmp_path / "log.parquet")["event"]) == {"start", "serp", "click", "save", "back", "next", "end"}
+    assert set(pd.read_parquet(tmp_path / "log.parquet")["event"]) == {"start", "serp", "click", "save", "back",
+                                                                       "next", "end"}
     result = api.calibrate(tmp_path / "log.parquet", qrels=qrels, runs=run, doc_lengths=lengths, B=300)
     table = result.calibrations[0].table.set_index("parameter")
     truth = {"halflife": 224.0, "summary_time": 4.4, "read_slope": 0.018, "read_intercept": 7.8, "p_click_rel": 0.64,

@@ -75,7 +75,8 @@ def test_every_formula_on_a_hand_made_log():
     sxx = ((x - x.mean()) ** 2).sum()
     fit = result.calibrations[0].fit
     assert fit["reading"]["read_slope_se"] == pytest.approx(math.sqrt(s2 / sxx), rel=1e-10)
-    assert fit["reading"]["read_intercept_se"] == pytest.approx(math.sqrt(s2 * (1 / 4 + x.mean() ** 2 / sxx)), rel=1e-10)
+    assert fit["reading"]["read_intercept_se"] == pytest.approx(math.sqrt(s2 * (1 / 4 + x.mean() ** 2 / sxx)),
+                                                                rel=1e-10)
     r2 = 1 - rss[0] / ((y - y.mean()) ** 2).sum()
     assert fit["reading"]["adjusted_r2"] == pytest.approx(1 - (1 - r2) * 3 / 2, rel=1e-10)
     assert value["document_time"] == pytest.approx(y.mean(), abs=1e-12)
@@ -99,7 +100,8 @@ def test_reading_time_ends_at_the_save():
             ("A", "L1", 4, "click", 1, "d1"), ("A", "L1", 14, "save", 0, None), ("A", "L1", 20, "back", 0, None),
             ("A", "L1", 24, "click", 3, "d3"), ("A", "L1", 40, "back", 0, None), ("A", "L1", 50, "end", 0, None)]
     log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]))
-    value = calibrate_log(log, RANKING, lengths=LENGTHS, B=10, seed=0).calibrations[0].table.set_index("parameter")["value"]
+    value = calibrate_log(log, RANKING, lengths=LENGTHS, B=10,
+                          seed=0).calibrations[0].table.set_index("parameter")["value"]
     assert value["document_time"] == pytest.approx((10 + 16) / 2, abs=1e-12)
     assert value["read_slope"] == pytest.approx((16 - 10) / (300 - 100), abs=1e-12)
     assert value["summary_share"] == pytest.approx((4 + 4) / (4 + 4 + 10 + 16), abs=1e-12)
@@ -121,7 +123,8 @@ def test_statsmodels_agrees_on_the_regression():
 
 def test_a_click_on_another_document_than_the_list_ranks_is_an_error_with_its_line():
     rows = [("A", "L1", 0, "start", 0, None), ("A", "L1", 3, "click", 2, "d9")]
-    log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]), source="log.csv")
+    log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]),
+                         source="log.csv")
     # (a frame's rows are its lines)
     with pytest.raises(Exception) as error:
         calibrate_log(log, RANKING, lengths=LENGTHS)
@@ -148,7 +151,7 @@ def _lists(seed: int, n_lists: int = 4, depth: int = 150):
         words = rng.integers(50, 2000, depth)
         lists.append(SimulatedList(f"L{j}", docs, relevant, words))
         rankings[f"L{j}"] = ListRanking(f"T{j}", np.array(docs, dtype=object), relevant)
-        lengths.update(zip(docs, words.tolist()))
+        lengths.update(zip(docs, words.tolist(), strict=True))
     return lists, rankings, lengths
 
 
@@ -158,7 +161,8 @@ EXAMINERS = {"halflife": 600.0, "summary_time": 2.5, "read_slope": 0.03, "read_i
              "p_click_nonrel": 0.2, "p_save_rel": 0.6}
 
 
-@pytest.mark.parametrize("truth, p_save_nonrel, seeds", [(TABLE_1, 0.27, 40), (EXAMINERS, 0.1, 20)], ids=["table1", "examiners"])
+@pytest.mark.parametrize("truth, p_save_nonrel, seeds", [(TABLE_1, 0.27, 40), (EXAMINERS, 0.1, 20)], ids=["table1",
+                                                                                                          "examiners"])
 def test_intervals_cover_known_constants_at_their_rate(truth, p_save_nonrel, seeds):
     """95% intervals over repeated seeds: each parameter covered in at least the share a
     Binomial(seeds, 0.95) reaches with probability 0.999 (32 of 40, 16 of 20)."""
@@ -167,7 +171,8 @@ def test_intervals_cover_known_constants_at_their_rate(truth, p_save_nonrel, see
     everything = {**truth, "p_save_nonrel": p_save_nonrel}
     covered = {p: 0 for p in everything}
     for seed in range(seeds):
-        frame = simulate_log(lists, model=model, n_users=48, seed=1000 + seed, read_noise=0.25, p_save_nonrel=p_save_nonrel)
+        frame = simulate_log(lists, model=model, n_users=48, seed=1000 + seed, read_noise=0.25,
+                             p_save_nonrel=p_save_nonrel)
         table = calibrate_log(log_from_frame(frame), rankings, lengths=lengths, B=400, seed=seed).calibrations[0].table
         table = table.set_index("parameter")
         for p, v in everything.items():
@@ -198,7 +203,8 @@ def test_fast_users_who_view_more_pull_the_weighted_times_below_the_user_average
     # with users alike the two agree within the interval
     alike = calibrate_log(log_from_frame(simulate_log(lists, model=TimeModel(), n_users=60, seed=11)), rankings,
                           lengths=lengths, B=200, seed=1).calibrations[0].table.set_index("parameter")
-    assert alike.at["summary_time", "ci_low"] <= alike.at["summary_time", "user_average"] <= alike.at["summary_time", "ci_high"]
+    assert alike.at["summary_time", "ci_low"] <= alike.at["summary_time", "user_average"] <= alike.at["summary_time",
+                                                                                                      "ci_high"]
 
 
 def test_by_topic_and_by_user_class():
@@ -251,7 +257,8 @@ def test_estimates_do_not_depend_on_time_origins_or_user_names(shift, seed):
 
 def test_a_list_no_run_ranks_is_an_error_with_its_line():
     rows = [("A", "L9", 0, "start", 0, None)]
-    log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]), source="log.csv")
+    log = log_from_frame(pd.DataFrame(rows, columns=["user", "list", "time", "event", "rank", "docno"]),
+                         source="log.csv")
     with pytest.raises(Exception) as error:
         calibrate_log(log, RANKING, lengths=LENGTHS)
     assert str(error.value) == ("log.csv, line 1: list 'L9' is not a ranked list given (no topic 'L9' in both the "
@@ -264,8 +271,10 @@ def test_a_topic_calibrated_on_its_own_predicts_its_users_better():
     from pateval.report.calibration import calibration_figures
 
     lists, rankings, lengths = _lists(4, n_lists=2, depth=150)
-    slow = simulate_log([lists[0]], model=TimeModel(summary_time=8.0, read_slope=0.04, read_intercept=12.0), n_users=40, seed=1)
-    fast = simulate_log([lists[1]], model=TimeModel(summary_time=3.0, read_slope=0.01, read_intercept=5.0), n_users=40, seed=2)
+    slow = simulate_log([lists[0]], model=TimeModel(summary_time=8.0, read_slope=0.04, read_intercept=12.0),
+                        n_users=40, seed=1)
+    fast = simulate_log([lists[1]], model=TimeModel(summary_time=3.0, read_slope=0.01, read_intercept=5.0), n_users=40,
+                        seed=2)
     log = log_from_frame(pd.concat([slow, fast], ignore_index=True))
     result = calibrate_log(log, rankings, lengths=lengths, by="topic", B=100)
     assert result.calibrations[1].value("summary_time") == pytest.approx(8.0, rel=0.1)
@@ -286,7 +295,8 @@ def test_noise_free_users_with_near_duplicates_give_the_constants_exactly():
     item = SimulatedList("L", docs, relevant, words, [groups[d] for d in docs])
     frame = simulate_log([item], model=TimeModel(halflife=900), n_users=30, seed=5, read_noise=0.0, summary_noise=0.0)
     calibration = calibrate_log(log_from_frame(frame), {"L": ListRanking("T", np.array(docs, dtype=object), relevant)},
-                                lengths=dict(zip(docs, words.tolist())), groups=groups, B=20).calibrations[0]
+                                lengths=dict(zip(docs, words.tolist(), strict=True)), groups=groups,
+                                B=20).calibrations[0]
     assert calibration.fit["duplicates"]["n"] > 20
     assert calibration.value("read_slope") == pytest.approx(0.018, abs=1e-12)
     assert calibration.value("duplicate_time") == pytest.approx(7.8, abs=1e-9)
@@ -312,7 +322,8 @@ def test_ranks_users_reached_over_time_on_the_hand_made_log():
     result = calibrate_log(_hand_log(), RANKING, lengths=LENGTHS, groups=GROUPS, B=10)
     model = TimeModel(summary_time=10.0)
     table = validate_time_model(result, RANKING, LENGTHS, model=model, groups=GROUPS, at=(10.0, 50.0, 65.0))
-    # A: rank 1 from 0 s (page shown), 3 from 24 s, 5 from 60 s (ends at 70); B: 2 from 5 s, 4 from 35 s (censored at 60)
+    # A: rank 1 from 0 s (page shown), 3 from 24 s, 5 from 60 s (ends at 70); B: 2 from 5 s, 4 from 35 s (censored
+    # at 60)
     assert table["observed"].tolist() == [1.5, 3.5, 5.0]
     assert table["sessions"].tolist() == [2, 2, 1]
     times = time_to_rank(RANKING["L1"].relevant, [100, 200, 300, 400, 500], model=model,

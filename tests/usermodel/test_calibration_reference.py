@@ -29,7 +29,7 @@ def _setup(seed: int, depth: int):
             groups[docs[i]] = groups.setdefault(docs[i - 2], docs[i - 2])
         lists.append(SimulatedList(f"L{j}", docs, relevant, words, [groups.get(d, d) for d in docs]))
         rankings[f"L{j}"] = ListRanking(f"T{j}", np.array(docs, dtype=object), relevant)
-        lengths.update(zip(docs, words.tolist()))
+        lengths.update(zip(docs, words.tolist(), strict=True))
     return lists, rankings, lengths, groups
 
 
@@ -41,7 +41,8 @@ def _assert_same(a, b):
     np.testing.assert_array_equal(a.ended, b.ended)
     np.testing.assert_array_equal(a.reached, b.reached)
     pd.testing.assert_frame_equal(a.views.reset_index(drop=True), b.views.reset_index(drop=True), check_dtype=False)
-    pd.testing.assert_frame_equal(a.trajectory.reset_index(drop=True), b.trajectory.reset_index(drop=True), check_dtype=False)
+    pd.testing.assert_frame_equal(a.trajectory.reset_index(drop=True), b.trajectory.reset_index(drop=True),
+                                  check_dtype=False)
     assert a.x_shift == pytest.approx(b.x_shift, rel=1e-12) and a.y_shift == pytest.approx(b.y_shift, rel=1e-12)
 
 

@@ -57,22 +57,26 @@ def test_iso_timestamps_are_seconds(tmp_path):
 
 
 @pytest.mark.parametrize("body, message", [
-    ("u1,q,0,start,,\nu1,q,1,jump,,\n", "log.csv, line 3: unknown event (expected start|serp|click|save|back|next|end, found 'jump')"),
+    ("u1,q,0,start,,\nu1,q,1,jump,,\n",
+     "log.csv, line 3: unknown event (expected start|serp|click|save|back|next|end, found 'jump')"),
     ("u1,q,0,start,,\nu1,q,1,click,,d1\n", "log.csv, line 3: a click event needs a rank"),
     ("u1,q,0,start,,\nu1,q,1,click,0,d1\n", "log.csv, line 3: the rank is not an integer >= 1 (found '0')"),
-    ("u1,q,0,start,,\nu1,q,1,save,,\n", "log.csv, line 3: a 'save' event with no document open (expected a 'click' first)"),
+    ("u1,q,0,start,,\nu1,q,1,save,,\n",
+     "log.csv, line 3: a 'save' event with no document open (expected a 'click' first)"),
     ("u1,q,0,start,,\nu1,q,1,click,1,d1\nu1,q,2,click,2,d2\n",
      "log.csv, line 4: a 'click' event while a document is open (expected 'back' (or 'end') first)"),
     ("u1,q,5,start,,\nu1,q,4,end,,\n", "log.csv, line 3: time goes back for user 'u1' on list 'q', from 5 to 4"),
     ("u1,q,0,click,1,d1\n", "log.csv, line 2: user 'u1' on list 'q' begins with 'click' (expected 'start' first)"),
-    ("u1,q,0,start,,\nu1,q,1,end,,\nu1,q,2,serp,1,\n", "log.csv, line 4: a 'serp' event after user 'u1' ended list 'q'"),
+    ("u1,q,0,start,,\nu1,q,1,end,,\nu1,q,2,serp,1,\n",
+     "log.csv, line 4: a 'serp' event after user 'u1' ended list 'q'"),
     ("u1,q,0,start,,\nu1,q,2012-01-01T00:00:00,end,,\n",
      "log.csv, line 3: the time is a timestamp without a time zone but earlier lines give a number of seconds"),
     ("u1,q,abc,start,,\n", "log.csv, line 2: the time is not a number (expected a decimal number, found 'abc')"),
     ("u1,q,0,start,,d1\n", "log.csv, line 2: a start event has no document (docno is for click events) (found 'd1')"),
     ("u1,q,0,start,\n", "log.csv, line 2: wrong number of fields (expected 6, found 5)"),
     (",q,0,start,,\n", "log.csv, line 2: the user is empty"),
-    ("u1,q,0,start,,\nu1,q,1,click,1,d1\nu1,q,2,save,,\nu1,q,3,save,,\n", "log.csv, line 5: the open document is saved twice"),
+    ("u1,q,0,start,,\nu1,q,1,click,1,d1\nu1,q,2,save,,\nu1,q,3,save,,\n",
+     "log.csv, line 5: the open document is saved twice"),
 ])
 def test_bad_lines_are_errors_with_their_line(tmp_path, body, message):
     path = _write(tmp_path, "log.csv", "user,list,time,event,rank,docno\n" + body)

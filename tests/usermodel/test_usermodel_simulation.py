@@ -109,5 +109,6 @@ def test_api_tables():
     frame = api.time_to_rank(qrels, run, model="TBG(halflife=600)", doc_lengths=lengths)
     assert list(frame.columns[:4]) == ["run", "topic", "rank", "docno"]
     last = frame.groupby("topic")["cumulative_gain"].last()
-    halflife_600 = api.evaluate(qrels, run, "TBG(halflife=600)", resources={"doc_lengths": lengths}).set_index("topic")["value"]
+    halflife_600 = api.evaluate(qrels, run, "TBG(halflife=600)",
+                                resources={"doc_lengths": lengths}).set_index("topic")["value"]
     np.testing.assert_allclose(last, halflife_600[last.index], rtol=1e-13)

@@ -302,11 +302,13 @@ def build_collection(
         write_pac_topics(tmp, selected, documents)
         if passages:
             write_psg_topics(tmp, psg_topics, documents, family_files)
-        _write_lines(tmp / "qrels_PAC.txt", (f"{q} 0 {d} {r}" for q, d, r in judgements[["qid", "docno", "rel"]].itertuples(index=False)))
+        _write_lines(tmp / "qrels_PAC.txt", (f"{q} 0 {d} {r}" for q, d, r in judgements[["qid", "docno",
+                                                                                         "rel"]].itertuples(index=False)))
         with atomic_output(tmp / "judgements.tsv") as handle:
             judgements.to_csv(handle, sep="\t", index=False, lineterminator="\n")
         _write_lines(tmp / "qrels_PAC_claims.txt",
-                     (f"{q} {s} {d} {r}" for q, s, d, r in claim_qrels[["qid", "subtopic", "docno", "rel"]].itertuples(index=False)))
+                     (f"{q} {s} {d} {r}" for q, s, d, r in claim_qrels[["qid", "subtopic", "docno",
+                                                                        "rel"]].itertuples(index=False)))
         _write_lines(tmp / "theta_PAC.txt",
                      (f"{q} {s} {w:.10g}" for q, s, w in theta[["qid", "subtopic", "weight"]].itertuples(index=False)))
         if passages:

@@ -141,11 +141,14 @@ class PatentCollection:
         with self._open_store() as store:
             relation = store.connection.sql(query)
             # DuckDB 2 renamed fetch_record_batch (still there, deprecated) to to_arrow_reader
-            reader = (relation.to_arrow_reader if hasattr(relation, "to_arrow_reader") else relation.fetch_record_batch)(batch_rows)
+            reader = (relation.to_arrow_reader if hasattr(relation,
+                                                          "to_arrow_reader")
+                      else relation.fetch_record_batch)(batch_rows)
             for batch in reader:
                 for row in batch.to_pylist():
                     lang = row["lang"] or ""
-                    claims = {k: v for k, v in zip(row["claim_langs"] or [], row["claim_texts"] or []) if k is not None}
+                    claims = {k: v for k, v in zip(row["claim_langs"] or [], row["claim_texts"] or [],
+                                                   strict=True) if k is not None}
                     yield PatentDoc(row["ucid"], _text(row["title"], lang), _text(row["abstract"], lang),
                                     _text(claims, lang), row["description"] or "", lang, row["date"] or "")
 
@@ -196,13 +199,13 @@ class PatentCollection:
         qrels = self.qrels(level=level)
         topics, docnos, rels = qrels.topic.tolist(), qrels.docno.tolist(), qrels.rel.tolist()
         if level == "document":
-            for q, d, r in zip(topics, docnos, rels):
+            for q, d, r in zip(topics, docnos, rels, strict=True):
                 yield TrecQrel(q, d, r, "0")
         elif level == "claims":
-            for q, s, d, r in zip(topics, qrels.subtopic.tolist(), docnos, rels):
+            for q, s, d, r in zip(topics, qrels.subtopic.tolist(), docnos, rels, strict=True):
                 yield TrecSubQrel(q, d, r, s)
         else:
-            for q, d, x, r in zip(topics, docnos, qrels.passage.tolist(), rels):
+            for q, d, x, r in zip(topics, docnos, qrels.passage.tolist(), rels, strict=True):
                 yield PassageQrel(q, d, x, r)
 
     def qrels_frame(self, *, level: str = "document", style: str = "pyterrier"):
@@ -210,7 +213,8 @@ class PatentCollection:
         return self.qrels(level=level).to_frame(style=style)
 
 
-def open_dataset(collection: str | os.PathLike[str], *, store: str | os.PathLike[str] | None = None) -> PatentCollection:
+def open_dataset(collection: str | os.PathLike[str], *,
+                 store: str | os.PathLike[str] | None = None) -> PatentCollection:
     """Open a built collection as an ir_datasets-style dataset.
 
     Parameters

@@ -415,7 +415,8 @@ def _ingest_locked(files, out_path, started, *, workers, scheduler, on_error, me
             _run_on_dask(scheduler, scheduler_timeout, str(out_path), numbered, on_error, rows_per_group, record)
         elif worker_count == 1 or len(numbered) <= 1:
             for batch, batch_files in numbered:
-                record(batch, ingest_batch(str(out_path), batch, batch_files, on_error=on_error, rows_per_group=rows_per_group))
+                record(batch, ingest_batch(str(out_path), batch, batch_files, on_error=on_error,
+                                           rows_per_group=rows_per_group))
         else:
             _run_on_processes(worker_count, str(out_path), numbered, on_error, rows_per_group, record)
     finally:
@@ -467,7 +468,8 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=min(workers, len(numbered)), mp_context=context) as pool:
         futures = {
-            pool.submit(_ingest_batch_remote, store, batch, files, on_error=on_error, rows_per_group=rows_per_group): batch
+            pool.submit(_ingest_batch_remote, store, batch, files, on_error=on_error,
+                        rows_per_group=rows_per_group): batch
             for batch, files in numbered
         }
         pending = set(futures)
@@ -502,7 +504,7 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
             )
             for batch, files in numbered
         ]
-        batch_of = {future.key: batch for future, (batch, _) in zip(futures, numbered)}
+        batch_of = {future.key: batch for future, (batch, _) in zip(futures, numbered, strict=True)}
         try:
             for future in as_completed(futures):
                 if future.status == "error":

@@ -182,13 +182,15 @@ def claim_theta(topic_claims: pd.DataFrame, *, theta_ind: float = 1.0, theta_dep
     """
     rows = []
     for qid, group in topic_claims.groupby("qid", sort=False):
-        parents = {int(n): tuple(int(x) for x in deps) for n, deps in zip(group["number"], group["depends_on"])}
+        parents = {int(n): tuple(int(x) for x in deps) for n, deps in zip(group["number"], group["depends_on"],
+                                                                          strict=True)}
         for number, weight in claim_weights(parents, theta_ind=theta_ind, theta_dep=theta_dep).items():
             rows.append((qid, number, weight))
     return _qid_order(pd.DataFrame(rows, columns=["qid", "subtopic", "weight"]), "subtopic")
 
 
-def passage_topics(con, *, sources, first_number: int = 1, max_per_patent: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def passage_topics(con, *, sources, first_number: int = 1, max_per_patent: int | None = None) -> tuple[pd.DataFrame,
+                                                                                                       pd.DataFrame]:
     """Passage-retrieval topics (CLEF-IP 2012/2013) of the patents in ``selected``.
 
     Each distinct relevant-claims set of a patent's search-report citations whose cited

@@ -30,7 +30,8 @@ def _read_tsv(path: Path) -> pd.DataFrame:
     try:
         return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
     except FileNotFoundError:
-        malformed(path.parent, None, f"not a built collection (no {path.name}); build one with `pateval collection build`")
+        malformed(path.parent, None,
+                  f"not a built collection (no {path.name}); build one with `pateval collection build`")
     except pd.errors.ParserError as error:
         malformed(path, None, f"unreadable table: {error}")
 
@@ -113,7 +114,8 @@ def collection_stats(collection: str | os.PathLike[str], *, ipc_level: str = "cl
         grades: Counter[str] = Counter()
         graded_file = root / "qrels_PSG_graded.txt"
         if graded_file.exists():
-            grades.update(line.split()[3] for line in graded_file.read_text(encoding="utf-8").splitlines() if line.strip())
+            grades.update(line.split()[3] for line in graded_file.read_text(encoding="utf-8").splitlines()
+                          if line.strip())
         per_psg = Counter(parts[0] for parts in lines)
         passages = {
             "topics": int(len(psg_topics)), "relevant_passages": len(lines), "relevant_documents": len(psg_docs),
@@ -185,7 +187,8 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     ipc = stats["ipc"]
     lines.append(f"IPC {ipc['level']}es: {ipc['distinct']} distinct; most frequent: "
                  + ", ".join(f"{k} {v}" for k, v in ipc["top"].items()))
-    lines.append("judgements by citation source: " + ", ".join(f"{k} {v}" for k, v in stats["citation_sources"].items()))
+    lines.append("judgements by citation source: " + ", ".join(f"{k} {v}" for k,
+                                                               v in stats["citation_sources"].items()))
     lines.append("judgements by category: " + ", ".join(f"{k} {v}" for k, v in stats["categories"].items()))
     lines.append("judgements by origin: " + ", ".join(f"{k} {v}" for k, v in stats["via"].items()))
     lines.append(f"claim-level judgements: {stats['claim_judgements']}")

@@ -421,9 +421,11 @@ def read_store_manifest(store: str | os.PathLike[str]) -> dict:
     if not isinstance(content, dict):
         malformed(path, None, "unreadable store manifest: not a JSON object")
     if content.get("format") != STORE_FORMAT:
-        malformed(path, None, "not a pateval corpus store manifest", expected=STORE_FORMAT, found=str(content.get("format")))
+        malformed(path, None, "not a pateval corpus store manifest", expected=STORE_FORMAT,
+                  found=str(content.get("format")))
     if content.get("version") != STORE_VERSION:
-        malformed(path, None, "unsupported corpus store version", expected=str(STORE_VERSION), found=str(content.get("version")))
+        malformed(path, None, "unsupported corpus store version", expected=str(STORE_VERSION),
+                  found=str(content.get("version")))
     return content
 
 
@@ -693,7 +695,8 @@ class CorpusStore:
         raise_if_damaged(self.path, self.batches, mode="open")
         if memory_limit is None:
             memory_limit = self.manifest.get("memory_limit")
-        if memory_limit is not None and not re.fullmatch(r"\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", str(memory_limit), re.I):
+        if memory_limit is not None and not re.fullmatch(r"\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*",
+                                                         str(memory_limit), re.I):
             raise ParameterError(f"memory_limit must look like '2GB' or '500MB', not {memory_limit!r}")
         if threads is not None and threads < 1:
             raise ParameterError(f"threads must be >= 1, not {threads}")

@@ -87,7 +87,8 @@ _GENERAL = [
     ("invention", "Erfindung", "invention"), ("embodiment", "Ausführungsform", "mode"),
     ("preferably", "vorzugsweise", "de préférence"), ("further", "ferner", "en outre"),
     ("respective", "jeweilige", "respectif"), ("upper", "obere", "supérieur"), ("lower", "untere", "inférieur"),
-    ("outer", "äußere", "extérieur"), ("inner", "innere", "intérieur"), ("predetermined", "vorbestimmte", "prédéterminé"),
+    ("outer", "äußere", "extérieur"), ("inner", "innere", "intérieur"), ("predetermined", "vorbestimmte",
+                                                                         "prédéterminé"),
     ("configured", "ausgebildet", "configuré"), ("adapted", "angepasst", "adapté"), ("formed", "gebildet", "formé"),
     ("mounted", "montiert", "monté"), ("coupled", "gekoppelt", "couplé"), ("disposed", "angeordnet", "disposé"),
     ("substantially", "im Wesentlichen", "sensiblement"), ("least", "mindestens", "moins"),
@@ -627,7 +628,8 @@ class _Planner:
             about = [j for j in range(1, target.n_paragraphs + 1) if (j - 1) % m in positions]
             if about:
                 start = rng.randrange(len(about))
-                passages = tuple(f"/patent-document/description/p[{j}]" for j in about[start:start + rng.randrange(1, 5)])
+                passages = tuple(f"/patent-document/description/p[{j}]" for j in about[start:start + rng.randrange(1,
+                                                                                                                   5)])
         ucid = self._cited_ucid(target, before)
         return _CitationPlan(ucid, "SEA", category, self._rel_claims(category, n_claims), passages), taken
 
@@ -757,7 +759,8 @@ class _Renderer:
                 f'<patent-document ucid="{ucid}" country="{country}" doc-number="{number}" kind="{kind}" '
                 f'lang="{lang}" date="{_ymd(date)}" family-id="{plan.family_id}" status="new" '
                 f'date-produced="{_DOC_DATE_PRODUCED}">'
-                f'<bibliographic-data><publication-reference ucid="{ucid}" status="new" fvid="{plan.index + 20_000_000}">'
+                f'<bibliographic-data><publication-reference ucid="{ucid}" status="new" '
+                    f'fvid="{plan.index + 20_000_000}">'
                 f'<document-id status="new" format="original"><country>{country}</country>'
                 f"<doc-number>{number}</doc-number><kind>{kind}</kind><date>{_ymd(date)}</date>"
                 f"</document-id></publication-reference>"
@@ -799,7 +802,8 @@ class _Renderer:
     def _claims(lang: str, dependency_plan, claim_bodies, lexicon: list[str]) -> str:
         words = _CLAIM_WORDS[lang]
         parts = [f'<claims lang="{lang}" status="new">']
-        for number, ((form, refs, method), (ids, variant)) in enumerate(zip(dependency_plan, claim_bodies), start=1):
+        for number, ((form, refs, method), (ids, variant)) in enumerate(zip(dependency_plan, claim_bodies,
+                                                                            strict=True), start=1):
             body = " ".join(lexicon[t] for t in ids)
             if form == "":
                 subject = words["method"] if method else words["apparatus"]

@@ -130,7 +130,8 @@ def render_patent_xml(document: TopicDocument, *, abstract_from: TopicDocument |
     parts.append('<technical-data status="new">')
     if document.ipc:
         parts.append("<classifications-ipcr>")
-        parts.extend(f'<classification-ipcr status="new">{escape(symbol)}</classification-ipcr>' for symbol in document.ipc)
+        parts.extend(f'<classification-ipcr status="new">{escape(symbol)}</classification-ipcr>' for symbol
+                     in document.ipc)
         parts.append("</classifications-ipcr>")
     for lang, title in sorted(document.titles.items()):
         parts.append(f'<invention-title lang="{escape(lang)}" status="new">{escape(title)}</invention-title>')
@@ -184,7 +185,8 @@ def write_pac_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
     """
     root = Path(out_dir)
     blocks = []
-    for qid, patent_key, topic_ucid, abstract_ucid in topics[["qid", "patent_key", "topic_ucid", "abstract_ucid"]].itertuples(index=False):
+    for qid, patent_key, topic_ucid, abstract_ucid in topics[["qid", "patent_key", "topic_ucid",
+                                                              "abstract_ucid"]].itertuples(index=False):
         document = documents[topic_ucid]
         abstract_doc = documents.get(abstract_ucid) if isinstance(abstract_ucid, str) else None
         name = pac_file_name(qid, topic_ucid)
@@ -230,7 +232,8 @@ def write_psg_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
         xpaths = " ".join(f"/patent-document/claims/claim[{positions[n]}]" for n in claims if n in positions)
         family = " ".join(f"{ucid}.xml" for ucid in family_files.get(patent_key, ()))
         blocks.append(
-            f"<tid>{qid}</tid>\n<tfile>{tfile}.xml</tfile>\n<tfam-docs>{family}</tfam-docs>\n<tclaims>{xpaths} </tclaims>\n"
+            f"<tid>{qid}</tid>\n<tfile>{tfile}.xml</tfile>\n<tfam-docs>{family}</tfam-docs>\n<tclaims>{xpaths} "
+                      f"</tclaims>\n"
         )
     path = root / "topics_PSG.txt"
     with atomic_output(path) as handle:

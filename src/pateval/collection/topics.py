@@ -317,6 +317,7 @@ def select_topics(features: pd.DataFrame, criteria: SelectionCriteria) -> tuple[
             continue
         keep = predicate(current, criteria).fillna(False).astype(bool)
         after = current[keep]
-        report.steps.append(CriterionCount(name, describe(criteria), len(current), len(current) - len(after), len(after)))
+        report.steps.append(CriterionCount(name, describe(criteria), len(current), len(current) - len(after),
+                                           len(after)))
         current = after
     return current.reset_index(drop=True), report

@@ -54,7 +54,8 @@ _EXPECTED = {
     "run": "a topic column (topic, qid, query_id or q_id), a document column (docno or doc_id) and score "
            "[and rank]",
     "qrels": "a topic column (topic, qid, query_id or q_id), a document column (docno or doc_id) and a "
-             "relevance column (rel, label, relevance; score with ranx's q_id) [and subtopic, subtopic_id, passage or xpath]",
+             "relevance column (rel, label, relevance; score with ranx's q_id) [and subtopic, subtopic_id, passage or "
+             "xpath]",
     "passage_run": "a topic column (topic, qid, query_id or q_id), a document column (docno or doc_id), a passage "
                    "column (xpath or passage), rank and score",
 }
@@ -111,7 +112,8 @@ def match_roles(names: Sequence[str], *, kind: str, what: str) -> dict[str, str]
         hint = ""
         if "docno" in missing and "docid" in present:
             hint = " (PyTerrier's docid is Terrier's internal number, not a document name: add docno)"
-        raise ParameterError(f"{what} has no {' or '.join(missing)} column (columns: {', '.join(present) or 'none'}){hint}. "
+        raise ParameterError(f"{what} has no {' or '.join(missing)} column (columns: "
+                             f"{', '.join(present) or 'none'}){hint}. "
                              f"Expected {_EXPECTED[kind]}")
     return roles
 

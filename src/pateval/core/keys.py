@@ -154,7 +154,7 @@ class StringKeys:
     exact: bool  # fingerprint + length identify a string
 
     @classmethod
-    def of(cls, strings: pa.Array | pa.ChunkedArray) -> "StringKeys":
+    def of(cls, strings: pa.Array | pa.ChunkedArray) -> StringKeys:
         chunks = strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]
         parts = [string_parts(chunk) for chunk in chunks]
         length = np.concatenate([np.diff(offsets) for offsets, _ in parts] + [np.zeros(0, np.int32)])
@@ -169,9 +169,10 @@ class StringKeys:
     def __len__(self) -> int:
         return len(self.length)
 
-    def same(self, rows: np.ndarray, other: "StringKeys", other_rows: np.ndarray) -> np.ndarray:
+    def same(self, rows: np.ndarray, other: StringKeys, other_rows: np.ndarray) -> np.ndarray:
         """Whether string ``rows[i]`` here equals string ``other_rows[i]`` of ``other``."""
-        equal = (self.fingerprint[rows] == other.fingerprint[other_rows]) & (self.length[rows] == other.length[other_rows])
+        equal = (self.fingerprint[rows] == other.fingerprint[other_rows]) & (self.length[rows]
+                                                                             == other.length[other_rows])
         if not (self.exact and other.exact):
             check = np.flatnonzero(equal)
             if len(check):
@@ -181,7 +182,7 @@ class StringKeys:
         return equal
 
 
-def _slots(keys: StringKeys, group: np.ndarray, rows: np.ndarray | None, layout: "_Round", round_: int) -> np.ndarray:
+def _slots(keys: StringKeys, group: np.ndarray, rows: np.ndarray | None, layout: _Round, round_: int) -> np.ndarray:
     """The slot of each pair (``rows`` of ``keys``/``group``, or all) in a probing round:
     its group's region start plus the top bits of a multiplicative hash."""
     seed = _U64((0x2545F4914F6CDD1D * (round_ + 1)) & 0xFFFFFFFFFFFFFFFF)
@@ -214,7 +215,7 @@ class _Round:
     table: np.ndarray | None = None
 
     @classmethod
-    def layout(cls, group: np.ndarray, n_groups: int) -> "_Round":
+    def layout(cls, group: np.ndarray, n_groups: int) -> _Round:
         counts = np.bincount(group, minlength=n_groups)
         bits = np.maximum(1, np.ceil(np.log2(np.maximum(2 * counts, 2))).astype(np.int64))
         sizes = np.left_shift(1, bits)
@@ -263,7 +264,7 @@ class PairIndex:
 
     @classmethod
     def build(cls, group: np.ndarray, keys: StringKeys, *, n_groups: int,
-              priority: np.ndarray | None = None) -> "PairIndex":
+              priority: np.ndarray | None = None) -> PairIndex:
         """Index rows (``group[i]``, string ``i`` of ``keys``); ``priority`` (integers, lower
         first, ties in row order; default the row order) decides which of repeated rows comes
         first."""

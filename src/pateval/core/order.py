@@ -15,7 +15,8 @@ import pyarrow.compute as pc
 
 from .keys import string_parts, words_at
 
-__all__ = ["stable_order", "score_order", "unique_inverse", "string_words", "byte_order", "string_ranks", "positions_in"]
+__all__ = ["stable_order", "score_order", "unique_inverse", "string_words", "byte_order", "string_ranks",
+           "positions_in"]
 
 _SHORT = 24  # strings up to this many bytes are read as words; longer ones take Arrow's sort
 
@@ -93,7 +94,8 @@ def score_order(group: np.ndarray, score: np.ndarray) -> np.ndarray:
     involved[collide] = True
     involved[collide + 1] = True
     places = np.flatnonzero(involved)
-    run_id = np.cumsum(np.r_[True, places[1:] != places[:-1] + 1] | np.r_[True, prefix[places[1:]] != prefix[places[:-1]]])
+    run_id = np.cumsum(np.r_[True, places[1:] != places[:-1] + 1] | np.r_[True,
+                                                                          prefix[places[1:]] != prefix[places[:-1]]])
     rows = perm[places]
     perm[places] = rows[np.lexsort((rows, keys[rows], run_id))]
     return perm

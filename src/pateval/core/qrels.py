@@ -12,11 +12,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._lazy import lazy_module
 from ..errors import ParameterError
 from ..validation import check_choice
 from .fields import QRELS_STYLES, fields_columns, first_record, match_roles, plain_tuple_columns, record_fields
 from .keys import PairIndex, StringKeys
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -67,7 +67,7 @@ class Qrels:
         if any(v is not None and len(v) != len(self.rel) for v in self._given.values()):
             raise ValueError("qrels columns differ in length")
 
-    def replace(self, **changes) -> "Qrels":
+    def replace(self, **changes) -> Qrels:
         """A copy with some columns or attributes changed (the string columns shared)."""
         values = {**self._given, "rel": self.rel, "format": self.format, "source": self.source,
                   "extra": self.extra, "notes": self.notes}
@@ -145,7 +145,7 @@ class Qrels:
             self._cache["topic_ids"] = np.asarray(sorted(distinct.to_pylist()), dtype=object)
         return self._cache["topic_ids"]
 
-    def document_level(self) -> "Qrels":
+    def document_level(self) -> Qrels:
         """One row per (topic, document) with the document's highest grade.
 
         Subtopic- and passage-level qrels judge a document several times; document-level
@@ -240,13 +240,13 @@ class Qrels:
         """
         level = self.document_level()
         out: dict[str, dict[str, int]] = {}
-        for topic, docno, rel in zip(level.topic.tolist(), level.docno.tolist(), level.rel.tolist()):
+        for topic, docno, rel in zip(level.topic.tolist(), level.docno.tolist(), level.rel.tolist(), strict=True):
             out.setdefault(topic, {})[docno] = rel
         return out
 
     @classmethod
     def from_records(cls, records, *, source: str = "<memory>", fields: tuple[str, ...] | None = None,
-                     subtopics: str | None = None) -> "Qrels":
+                     subtopics: str | None = None) -> Qrels:
         """Build qrels from records.
 
         Named records are read by field name: ir_measures' ``Qrel(query_id, doc_id,
@@ -287,7 +287,8 @@ class Qrels:
         """
         first, rows = first_record(records)
         if first is None:
-            return cls(topic=np.zeros(0, dtype=object), docno=np.zeros(0, dtype=object), rel=np.zeros(0, dtype=np.int64),
+            return cls(topic=np.zeros(0, dtype=object), docno=np.zeros(0, dtype=object), rel=np.zeros(0,
+                                                                                                      dtype=np.int64),
                        source=source)
         names = fields if fields is not None else record_fields(first)
         if names is None:
@@ -297,7 +298,7 @@ class Qrels:
         return cls._from_columns({role: columns[column] for role, column in roles.items()}, source=source)
 
     @classmethod
-    def from_frame(cls, frame, *, subtopics: str | None = None, source: str = "<memory>") -> "Qrels":
+    def from_frame(cls, frame, *, subtopics: str | None = None, source: str = "<memory>") -> Qrels:
         """Build qrels from a DataFrame, reading the columns by name.
 
         Accepted: PyTerrier's (``qid, docno, label``), ir_measures' (``query_id, doc_id,
@@ -317,12 +318,12 @@ class Qrels:
         return cls._from_columns({role: frame[column].to_numpy() for role, column in roles.items()}, source=source)
 
     @classmethod
-    def from_ranx(cls, qrels) -> "Qrels":
+    def from_ranx(cls, qrels) -> Qrels:
         """Build qrels from a ``ranx.Qrels``."""
         return cls.from_dict(qrels.to_dict())
 
     @classmethod
-    def _from_columns(cls, columns: dict, *, source: str) -> "Qrels":
+    def _from_columns(cls, columns: dict, *, source: str) -> Qrels:
         rel = np.asarray(columns["rel"])
         if rel.dtype.kind == "f" and len(rel) and not np.all(np.mod(rel, 1) == 0):
             raise ParameterError("relevance grades must be integers; the qrels hold fractional grades")
@@ -336,7 +337,7 @@ class Qrels:
                    passage=strings.get("passage"), rel=grades, format="memory", source=source)
 
     @classmethod
-    def from_dict(cls, qrels: dict[str, dict[str, int]]) -> "Qrels":
+    def from_dict(cls, qrels: dict[str, dict[str, int]]) -> Qrels:
         """Build qrels from ``{topic: {docno: rel}}`` (pytrec_eval's and ranx's shape)."""
         return cls.from_records(((q, d, r) for q, docs in qrels.items() for d, r in docs.items()),
                                 fields=("topic", "docno", "rel"))
@@ -353,7 +354,8 @@ def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, st
     if iteration is None:
         raise ParameterError("subtopics='iteration' needs an iteration column; the qrels have none")
     if "subtopic" in roles:
-        raise ParameterError(f"the qrels have both {roles['subtopic']} and iteration; subtopics='iteration' would read two "
+        raise ParameterError(f"the qrels have both {roles['subtopic']} and iteration; subtopics='iteration' would read "
+                             f"two "
                              "columns as the subtopic")
     roles["subtopic"] = iteration
     return roles

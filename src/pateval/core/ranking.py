@@ -16,11 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._lazy import lazy_module
 from ..validation import check_choice
 from .docids import DOC_KEYS, document_keys
 from .keys import PairIndex, StringKeys, take
 from .order import positions_in, score_order, stable_order, string_ranks
-from .._lazy import lazy_module
 from .qrels import Qrels
 from .run import DocumentIds, Run
 
@@ -163,11 +163,12 @@ class JudgementIndex:
     doc_strings: pa.Array  # (Q,) each judgement's document key
     qrels: Qrels
     doc_key: str
-    level_entry: np.ndarray | None = None  # (len(qrels.document_level()),) each row's judgement, -1: dropped; None: the row itself
+    # (len(qrels.document_level()),) each row's judgement, -1: dropped; None: the row itself
+    level_entry: np.ndarray | None = None
     parent: tuple | None = field(default=None, repr=False)  # (index, rows): made by restrict() from these rows of index
 
     @classmethod
-    def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> "JudgementIndex":
+    def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> JudgementIndex:
         check_choice("doc_key", doc_key, DOC_KEYS)
         level = qrels.document_level()
         topic_codes, topic_names = level.codes("topic")
@@ -205,18 +206,21 @@ class JudgementIndex:
         return cls(topic_ids=topic_ids, topic_position=position, grade=rel.astype(np.int64),
                    doc_strings=docnos, qrels=qrels, doc_key=doc_key, level_entry=level_entry)
 
-    def restrict(self, topic_ids: np.ndarray) -> "JudgementIndex":
+    def restrict(self, topic_ids: np.ndarray) -> JudgementIndex:
         """The index of some of these topics (``topic_ids``: a subset of :attr:`topic_ids`, in
         the same order): what :meth:`build` gives for them, taken from these arrays (a block
         of a large run needs the judgements of its few topics, not a pass over the qrels)."""
         topic_ids = np.asarray(topic_ids, dtype=object)
-        positions = positions_in(np.asarray(self.topic_ids, dtype=object), topic_ids) if len(topic_ids) else np.zeros(0, np.int64)
+        positions = positions_in(np.asarray(self.topic_ids, dtype=object),
+                                 topic_ids) if len(topic_ids) else np.zeros(0, np.int64)
         if (positions < 0).any() or np.any(positions[1:] <= positions[:-1]):
             raise ValueError("restrict() takes some of the index's topics, in its order")
         lengths = np.diff(self.ptr)[positions]
         total = int(lengths.sum())
-        rows = np.repeat(self.ptr[:-1][positions] - (np.cumsum(lengths) - lengths), lengths) + np.arange(total, dtype=np.int64)
-        return JudgementIndex(topic_ids=topic_ids, topic_position=np.repeat(np.arange(len(positions), dtype=np.int64), lengths),
+        rows = np.repeat(self.ptr[:-1][positions] - (np.cumsum(lengths) - lengths), lengths) + np.arange(total,
+                                                                                                         dtype=np.int64)
+        return JudgementIndex(topic_ids=topic_ids, topic_position=np.repeat(np.arange(len(positions), dtype=np.int64),
+                                                                            lengths),
                               grade=self.grade[rows], doc_strings=take(self.doc_strings, rows), qrels=self.qrels,
                               doc_key=self.doc_key, parent=(self, rows))
 
@@ -243,7 +247,7 @@ class JudgementIndex:
         return self._distinct.dictionary
 
     @cached_property
-    def doc_keys(self) -> "pd.Index":
+    def doc_keys(self) -> pd.Index:
         """:attr:`doc_keys_arrow` as a pandas Index."""
         return pd.Index(self.doc_keys_arrow.to_numpy(zero_copy_only=False).astype(object, copy=False))
 
@@ -440,16 +444,18 @@ class RankedTopics(DocumentIds):
     def num_ret(self) -> np.ndarray:
         return np.diff(self.ptr)
 
-    def subset(self, topics: np.ndarray) -> "RankedTopics":
+    def subset(self, topics: np.ndarray) -> RankedTopics:
         """The same run restricted to some topics (positions into ``topic_ids``)."""
         topics = np.asarray(topics, dtype=np.int64)
         lengths = np.diff(self.ptr)[topics]
         starts = self.ptr[:-1][topics]
-        rows = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+        rows = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths,
+                                                                                  lengths))
         new_row = np.full(self.n_rows, -1, dtype=np.int64)
         new_row[rows] = np.arange(len(rows), dtype=np.int64)
         kept = new_row[self.judged_row] >= 0
-        judgements = JudgementIndex.build(self.judgements.qrels, self.topic_ids[topics], doc_key=self.judgements.doc_key)
+        judgements = JudgementIndex.build(self.judgements.qrels, self.topic_ids[topics],
+                                          doc_key=self.judgements.doc_key)
         # each kept judgement found again among the subset's judgements
         index = PairIndex.build(judgements.topic_position, judgements.string_keys, n_groups=len(topics))
         remap = np.full(self.n_topics, -1, dtype=np.int64)
@@ -471,7 +477,7 @@ class RankedTopics(DocumentIds):
             notes=self.notes,
         )
 
-    def subtopic_view(self, *, aggregate: str = "max", grades: np.ndarray | None = None) -> "SubtopicView":
+    def subtopic_view(self, *, aggregate: str = "max", grades: np.ndarray | None = None) -> SubtopicView:
         """The subtopic judgements of the retrieved rows and of each topic (see :class:`SubtopicView`)."""
         return SubtopicView.build(self, aggregate=aggregate, grades=grades)
 
@@ -505,7 +511,8 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
             places = moved = None
         patent_rows = StringKeys.of(document_keys(run.row_doc_ids(), "patent"))
         priority = np.full(len(run), len(run), dtype=np.int64)
-        priority[perm if perm is not None else slice(None)] = np.arange(len(run) if perm is None else len(perm), dtype=np.int64)
+        priority[perm if perm is not None else slice(None)] = np.arange(len(run) if perm is None else len(perm),
+                                                                        dtype=np.int64)
         index = PairIndex.build(run.topic, patent_rows, n_groups=len(run.topic_ids), priority=priority)
         repeat = index.repeated if perm is None else index.repeated[perm]
         if repeat.any():
@@ -606,7 +613,7 @@ class SubtopicView:
     judged_docnos: pa.Array
 
     @classmethod
-    def build(cls, ranked: RankedTopics, *, aggregate: str = "max", grades: np.ndarray | None = None) -> "SubtopicView":
+    def build(cls, ranked: RankedTopics, *, aggregate: str = "max", grades: np.ndarray | None = None) -> SubtopicView:
         """The view of ``ranked``; ``grades`` (one per qrels line) replaces the qrels' grades."""
         check_choice("aggregate", aggregate, ("max", "sum"))
         judgements = ranked.judgements
@@ -642,7 +649,8 @@ class SubtopicView:
         key_sorted = key[by_key]
         first = np.flatnonzero(np.r_[True, key_sorted[1:] != key_sorted[:-1]]) if len(key) else np.zeros(0, np.int64)
         rel_sorted = rel[by_key]
-        merged = (np.maximum.reduceat(rel_sorted, first) if aggregate == "max" else np.add.reduceat(rel_sorted, first)) \
+        merged = (np.maximum.reduceat(rel_sorted, first) if aggregate == "max" else np.add.reduceat(rel_sorted,
+                                                                                                    first)) \
             if len(first) else rel[:0]
         judged_doc = key_sorted[first] // max(n_subtopics, 1)
         judged_subtopic = key_sorted[first] % max(n_subtopics, 1)

@@ -14,12 +14,20 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._lazy import lazy_module
 from ..errors import ParameterError
 from ..validation import check_choice
-from .fields import (RUN_STYLES, fields_columns, first_record, match_roles, plain_tuple_columns, rank_values,
-                     record_fields, score_values)
+from .fields import (
+    RUN_STYLES,
+    fields_columns,
+    first_record,
+    match_roles,
+    plain_tuple_columns,
+    rank_values,
+    record_fields,
+    score_values,
+)
 from .keys import PairIndex, StringKeys, take
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # frames in and out; a run read from a file never needs pandas
 
@@ -126,7 +134,7 @@ class Run(DocumentIds):
         self._cache["row_doc_ids"] = index.keys.strings
 
     @classmethod
-    def from_arrays(cls, topics, docnos, scores, ranks=None, *, name: str = "run", source: str = "<memory>") -> "Run":
+    def from_arrays(cls, topics, docnos, scores, ranks=None, *, name: str = "run", source: str = "<memory>") -> Run:
         """Build a run from columns (topic ids, document ids, scores, optional ranks; rows in
         file order). Without ranks, the rank column counts rows 1, 2, ... in the order given."""
         topics, docs = _as_strings(topics), _as_strings(docnos)
@@ -155,13 +163,14 @@ class Run(DocumentIds):
         index = run.pair_index()
         if index.repeated.any():
             row = int(np.flatnonzero(index.repeated)[0])
-            raise ParameterError(f"the run names document {docs[row]} twice for topic {topics[row]}; each document once "
+            raise ParameterError(f"the run names document {docs[row]} twice for topic {topics[row]}; each document "
+                                 f"once "
                                  "per topic")
         return run
 
     @classmethod
     def from_records(cls, records, *, name: str = "run", source: str = "<memory>",
-                     fields: tuple[str, ...] | None = None) -> "Run":
+                     fields: tuple[str, ...] | None = None) -> Run:
         """Build a run from records.
 
         Named records are read by field name: ir_measures' ``ScoredDoc(query_id, doc_id,
@@ -209,7 +218,7 @@ class Run(DocumentIds):
         return cls.from_arrays(columns["topic"], columns["docno"], scores, ranks, name=name, source=source)
 
     @classmethod
-    def from_frame(cls, frame, *, name: str | None = None, source: str = "<memory>") -> "Run":
+    def from_frame(cls, frame, *, name: str | None = None, source: str = "<memory>") -> Run:
         """Build a run from a DataFrame, reading the columns by name.
 
         Accepted: PyTerrier results (``qid, docno, score[, rank]``; other columns such as
@@ -237,18 +246,20 @@ class Run(DocumentIds):
             if len(ranks) and not np.all(np.equal(np.mod(ranks.astype(float), 1), 0)):
                 raise ParameterError("the run frame's rank column holds values that are not integers")
         return cls.from_arrays(frame[roles["topic"]].to_numpy(), frame[roles["docno"]].to_numpy(),
-                               frame[roles["score"]].to_numpy(dtype=np.float64), ranks, name=name or "run", source=source)
+                               frame[roles["score"]].to_numpy(dtype=np.float64), ranks, name=name or "run",
+                               source=source)
 
     @classmethod
-    def from_ranx(cls, run, *, name: str | None = None) -> "Run":
+    def from_ranx(cls, run, *, name: str | None = None) -> Run:
         """Build a run from a ``ranx.Run`` (its name kept unless ``name`` is given)."""
         return cls.from_dict(run.to_dict(), name=name or getattr(run, "name", None) or "run")
 
     @classmethod
-    def from_dict(cls, run: dict[str, dict[str, float]], *, name: str = "run") -> "Run":
+    def from_dict(cls, run: dict[str, dict[str, float]], *, name: str = "run") -> Run:
         """Build a run from ``{topic: {docno: score}}`` (pytrec_eval's and ranx's shape)."""
         return cls.from_records(
-            ((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name, fields=("topic", "docno", "score")
+            ((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name, fields=("topic", "docno",
+                                                                                                "score")
         )
 
     def to_dict(self) -> dict[str, dict[str, float]]:
@@ -260,7 +271,8 @@ class Run(DocumentIds):
         {'q1': {'d1': 2.0}}
         """
         out: dict[str, dict[str, float]] = {}
-        for topic, docno, score in zip(self.topic_ids[self.topic].tolist(), self.docnos.tolist(), self.score.tolist()):
+        for topic, docno, score in zip(self.topic_ids[self.topic].tolist(), self.docnos.tolist(), self.score.tolist(),
+                                       strict=True):
             out.setdefault(topic, {})[docno] = score
         return out
 
@@ -285,7 +297,8 @@ class Run(DocumentIds):
         elif style == "ranx":  # ranx.Run.from_df asserts object (not pandas' str) id columns
             frame = frame.astype({columns[0]: object, columns[1]: object})
         elif style == "pyterrier":
-            frame = frame.sort_values([columns[0], columns[2], columns[1]], ascending=[True, False, False], kind="stable")
+            frame = frame.sort_values([columns[0], columns[2], columns[1]], ascending=[True, False, False],
+                                      kind="stable")
             frame[columns[3]] = frame.groupby(columns[0], sort=False).cumcount().to_numpy()
             frame = frame.reset_index(drop=True)
         return frame
@@ -293,7 +306,8 @@ class Run(DocumentIds):
 
 def _as_strings(values) -> np.ndarray:
     """Ids as an object array of str (numbers and other values written with ``str``)."""
-    array = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values.astype(object, copy=False)
+    array = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values.astype(object,
+                                                                                                      copy=False)
     if array.size and pd.api.types.infer_dtype(array, skipna=False) != "string":
         array = np.asarray([str(v) for v in array], dtype=object)
     return array

@@ -101,7 +101,8 @@ def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
     return Flowchart(f"Fig.{rng.randint(1, 20)}", tuple(nodes), tuple(meta_nodes), tuple(edges))
 
 
-def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tuple[str, ...] = PERTURBATIONS, renumber: bool = True) -> Flowchart:
+def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tuple[str, ...] = PERTURBATIONS,
+                      renumber: bool = True) -> Flowchart:
     """``flowchart`` with ``amount`` recognition errors of the given ``kinds``.
 
     Parameters
@@ -165,7 +166,8 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         return True
     if kind == "delete_node":
         # Never a node with a changed or added edge: deleting it would undo that change.
-        guarded = {end for position in touched_edges if edges[position] is not None for end in (edges[position].source, edges[position].target)}
+        guarded = {end for position in touched_edges if edges[position] is not None for end in (edges[position].source,
+                                                                                                edges[position].target)}
         victims = [node_id for node_id in free_nodes if node_id not in guarded]
         if len(victims) < 2:
             return False
@@ -193,7 +195,8 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
             return False
         position = rng.choice(free_edges)
         edge = edges[position]
-        edges[position] = Edge(edge.source, edge.target, edge.directed, rng.choice([t for t in EDGE_TYPES if t != edge.type]), edge.label)
+        edges[position] = Edge(edge.source, edge.target, edge.directed,
+                               rng.choice([t for t in EDGE_TYPES if t != edge.type]), edge.label)
         touched_edges.add(position)
         return True
     if kind == "replace_text":
@@ -240,8 +243,11 @@ def _renumber(flowchart: Flowchart, rng: random.Random) -> Flowchart:
     new_id = {old: str(number) for number, old in enumerate(shuffled, start=1)}
     for number, meta in enumerate(flowchart.meta_nodes, start=len(old_ids) + 1):
         new_id[meta.id] = f"M{number}"
-    nodes = sorted((Node(new_id[node.id], node.type, node.text, node.position) for node in flowchart.nodes), key=lambda node: int(node.id))
-    metas = tuple(MetaNode(new_id[meta.id], tuple(new_id[member] for member in meta.members), meta.text) for meta in flowchart.meta_nodes)
-    edges = [Edge(new_id[edge.source], new_id[edge.target], edge.directed, edge.type, edge.label) for edge in flowchart.edges]
+    nodes = sorted((Node(new_id[node.id], node.type, node.text, node.position) for node in flowchart.nodes),
+                   key=lambda node: int(node.id))
+    metas = tuple(MetaNode(new_id[meta.id], tuple(new_id[member] for member in meta.members),
+                           meta.text) for meta in flowchart.meta_nodes)
+    edges = [Edge(new_id[edge.source], new_id[edge.target], edge.directed, edge.type,
+                  edge.label) for edge in flowchart.edges]
     rng.shuffle(edges)
     return Flowchart(flowchart.title, tuple(nodes), metas, tuple(edges))

@@ -36,7 +36,8 @@ def to_networkx(flowchart: Flowchart) -> nx.MultiDiGraph:
         for member in meta.members:
             graph.add_edge(meta.id, member, kind="member", type=None, label="")
     for edge in flowchart.edges:
-        graph.add_edge(edge.source, edge.target, kind="directed" if edge.directed else "undirected", type=edge.type, label=edge.label)
+        graph.add_edge(edge.source, edge.target, kind="directed" if edge.directed else "undirected", type=edge.type,
+                       label=edge.label)
     return graph
 
 

@@ -145,7 +145,8 @@ class _Side:
         attributes = [graph.nodes[node] for node in self.ids]
         kinds = [attrs.get("kind", "node") for attrs in attributes]
         self.node_class = [
-            (kind,) if level == "structure" else (kind, attrs.get("type")) for kind, attrs in zip(kinds, attributes)
+            (kind,) if level == "structure" else (kind, attrs.get("type")) for kind, attrs in zip(kinds, attributes,
+                                                                                                  strict=True)
         ]
         self.text = [normalise_text(attrs.get("text") or "") for attrs in attributes]
         self.shape = [attrs.get("type") for attrs in attributes]
@@ -172,7 +173,8 @@ class _Side:
                 self.edges.append((i, k, (marker, style)))
             else:
                 self.edges.append((i, k, ("loop", marker, style)))
-        self.signature = {pair: tuple(sorted(entry[:3] for entry in entries)) for pair, entries in self.adjacency.items()}
+        self.signature = {pair: tuple(sorted(entry[:3] for entry in entries)) for pair,
+                          entries in self.adjacency.items()}
 
 
 def _check_level(level: str) -> str:
@@ -185,7 +187,8 @@ def _check_budget(time_budget: float | None) -> float:
     if time_budget is None:
         return math.inf
     if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0:
-        raise ParameterError(f"time_budget must be a positive number of seconds (or None for no limit), not {time_budget!r}")
+        raise ParameterError(f"time_budget must be a positive number of seconds (or None for no limit), not "
+                             f"{time_budget!r}")
     return float(time_budget)
 
 
@@ -213,7 +216,8 @@ class _Matcher:
             self.candidates.append(options)
         # How much a candidate looks like the node beyond this level (shape, text): a tie-break.
         self.preference = [
-            {j: (one.shape[i] == two.shape[j]) + (one.text[i] == two.text[j]) for j in self.candidates[i]} for i in range(n1)
+            {j: (one.shape[i] == two.shape[j]) + (one.text[i] == two.text[j]) for j in self.candidates[i]} for i
+                           in range(n1)
         ]
         self.order = self._order()
         self.position = [0] * n1
@@ -227,7 +231,8 @@ class _Matcher:
         self.node_class_count = len(node_ids)
         end_ids: dict[tuple, int] = {}
         ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]] for i in range(n1)]
-        self.ends_two = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in two.ends[j]] for j in range(n2)]
+        self.ends_two = [[(other, end_ids.setdefault(cls, len(end_ids))) for other,
+                          cls in two.ends[j]] for j in range(n2)]
         self.end_class_count = len(end_ids)
         # back_two[y]: (z, class of the edge as seen from z) for the edges between y and z.
         self.back_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
@@ -361,7 +366,8 @@ class _Matcher:
                         before_other = 1 + self.gain(other, v, mapping)
                         after_u = 1 + self.gain(u, v, mapping)
                         mapping[u] = v
-                        after_other = 1 + self.gain(other, current, mapping) if current >= 0 and current in self.preference[other] else 0
+                        after_other = 1 + self.gain(other, current,
+                                                    mapping) if current >= 0 and current in self.preference[other] else 0
                         mapping[u] = -1
                         mapping[other] = v
                         delta = after_u + after_other - before_u - before_other
@@ -527,7 +533,8 @@ class _Matcher:
 
         # The linear relaxation first: on flowcharts it is nearly always tight, and when the
         # mapping read from it reaches the floor of its optimum, that mapping is optimal.
-        relaxed = milp(-np.ones(count), constraints=constraints, bounds=Bounds(0, 1), options={"time_limit": max(time_limit, 0.01)})
+        relaxed = milp(-np.ones(count), constraints=constraints, bounds=Bounds(0, 1),
+                       options={"time_limit": max(time_limit, 0.01)})
         if relaxed.x is not None and relaxed.status == 0:
             ceiling = math.floor(-relaxed.fun + 1e-6)
             mapping = read_mapping(relaxed.x)
@@ -538,7 +545,8 @@ class _Matcher:
             guide = {pair: float(relaxed.x[variable]) for pair, variable in pair_variable.items()}
             left = deadline - time.perf_counter()
             if left > 0:
-                found, _, complete = self.branch_and_bound(mapping, min(left, max(0.25 * left, 0.05)), guide=guide, target=ceiling)
+                found, _, complete = self.branch_and_bound(mapping, min(left, max(0.25 * left, 0.05)), guide=guide,
+                                                           target=ceiling)
                 if complete:
                     return found, True
         remaining = deadline - time.perf_counter()
@@ -613,7 +621,8 @@ class _Matcher:
             weights = guide_weights[u]
             for v in candidates[u]:
                 if not used[v]:
-                    options.append((weights.get(v, 0.0), self.gain(u, v, mapping), v == favourite[u], self.preference[u][v], -v))
+                    options.append((weights.get(v, 0.0), self.gain(u, v, mapping), v == favourite[u],
+                                    self.preference[u][v], -v))
             options.sort(reverse=True)
             for _, gained, _, _, negative in options:
                 v = -negative
@@ -819,7 +828,8 @@ def mcs_distance(
     ``|G| = |V| + |E|`` (:func:`pateval.flowchart.graph.graph_size`); two empty graphs are at
     distance 0. See :func:`maximum_common_subgraph` for the parameters.
     """
-    common = maximum_common_subgraph(truth, submission, level=level, text_threshold=text_threshold, time_budget=time_budget)
+    common = maximum_common_subgraph(truth, submission, level=level, text_threshold=text_threshold,
+                                     time_budget=time_budget)
     return distance_from_size(common.size, graph_size(truth), graph_size(submission)), common
 
 

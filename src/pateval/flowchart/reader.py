@@ -69,7 +69,8 @@ class _Defect(Exception):
         self.error = error
 
 
-def defect_error(path: str, line: int | None, problem: str, *, expected: str | None = None, found=None) -> InputFormatError:
+def defect_error(path: str, line: int | None, problem: str, *, expected: str | None = None,
+                 found=None) -> InputFormatError:
     """Build the error :func:`pateval.errors.malformed` would raise, without raising it."""
     try:
         malformed(path, line, problem, expected=expected, found=found)
@@ -90,7 +91,8 @@ def _tokens(rest: str, path: str, line: int) -> list[_Token]:
             start, i, chars = i, i + 1, []
             while True:
                 if i >= n:
-                    raise _Defect(defect_error(path, line, "unterminated quoted text", expected='a closing "', found=rest[start:]))
+                    raise _Defect(defect_error(path, line, "unterminated quoted text", expected='a closing "',
+                                               found=rest[start:]))
                 char = rest[i]
                 if char == '"':
                     i += 1
@@ -99,7 +101,8 @@ def _tokens(rest: str, path: str, line: int) -> list[_Token]:
                     escaped = rest[i + 1 : i + 2]
                     if escaped not in _ESCAPES:
                         raise _Defect(
-                            defect_error(path, line, "unknown escape in quoted text", expected='\\", \\\\, \\n or \\t', found=rest[i : i + 2])
+                            defect_error(path, line, "unknown escape in quoted text", expected='\\", \\\\, \\n or \\t',
+                                         found=rest[i : i + 2])
                         )
                     chars.append(_ESCAPES[escaped])
                     i += 2
@@ -112,7 +115,8 @@ def _tokens(rest: str, path: str, line: int) -> list[_Token]:
             end = rest.find(close, i + 1)
             if end < 0:
                 what = "member list" if char == "[" else "coordinates"
-                raise _Defect(defect_error(path, line, f"unterminated {what}", expected=f"a closing {close}", found=rest[i:]))
+                raise _Defect(defect_error(path, line, f"unterminated {what}", expected=f"a closing {close}",
+                                           found=rest[i:]))
             tokens.append(_Token("list" if char == "[" else "coords", rest[i + 1 : end], rest[i : end + 1]))
             i = end + 1
         else:
@@ -127,7 +131,8 @@ def _identifier(token: _Token | None, path: str, line: int, what: str, shape: st
     if token is None or token.kind != "word":
         raise _Defect(defect_error(path, line, f"missing {what}", expected=shape, found=text))
     if any(char in token.value for char in ",])"):
-        raise _Defect(defect_error(path, line, f"bad {what}", expected="an identifier without , ] or )", found=token.value))
+        raise _Defect(defect_error(path, line, f"bad {what}", expected="an identifier without , ] or )",
+                                   found=token.value))
     return token.value
 
 
@@ -139,7 +144,8 @@ def _optional_text(tokens: list[_Token], index: int) -> tuple[str, int]:
 
 def _no_more(tokens: list[_Token], index: int, path: str, line: int, record: str) -> None:
     if index < len(tokens):
-        raise _Defect(defect_error(path, line, f"unexpected field in {record} line", expected=_SHAPES[record], found=tokens[index].raw))
+        raise _Defect(defect_error(path, line, f"unexpected field in {record} line", expected=_SHAPES[record],
+                                   found=tokens[index].raw))
 
 
 def _parse_node(tokens: list[_Token], path: str, line: int, text: str) -> Node:
@@ -155,7 +161,8 @@ def _parse_node(tokens: list[_Token], path: str, line: int, text: str) -> Node:
     if index < len(tokens) and tokens[index].kind == "coords":
         parts = [part.strip() for part in tokens[index].value.split(",")]
         if len(parts) != 2 or not all(_NUMBER.fullmatch(part) for part in parts):
-            raise _Defect(defect_error(path, line, "bad coordinates", expected="(x,y) with two numbers", found=tokens[index].raw))
+            raise _Defect(defect_error(path, line, "bad coordinates", expected="(x,y) with two numbers",
+                                       found=tokens[index].raw))
         position = (float(parts[0]), float(parts[1]))
         index += 1
     _no_more(tokens, index, path, line, "NO")
@@ -233,7 +240,8 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
             continue
         try:
             if record not in ("MT", "NO", "MN", "DE", "UE"):
-                raise _Defect(defect_error(path, number, "unknown record type", expected=_RECORDS, found=stripped.split()[0]))
+                raise _Defect(defect_error(path, number, "unknown record type", expected=_RECORDS,
+                                           found=stripped.split()[0]))
             tokens = _tokens(rest, path, number)
             if record == "MT":
                 if not tokens or tokens[0].kind != "word":
@@ -241,7 +249,8 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
                 key = tokens[0].value.upper()
                 if key == "TITLE":
                     if len(tokens) != 2 or tokens[1].kind != "text":
-                        raise _Defect(defect_error(path, number, "bad title", expected='MT Title "text"', found=stripped))
+                        raise _Defect(defect_error(path, number, "bad title", expected='MT Title "text"',
+                                                   found=stripped))
                     if title_line is not None:
                         raise _Defect(defect_error(path, number, f"MT Title given twice (first on line {title_line})"))
                     title, title_line = tokens[1].value, number
@@ -249,12 +258,15 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
                     declared_line.setdefault(key, number)  # a bad count is not also a missing one
                     if len(tokens) != 2 or tokens[1].kind != "word" or not _COUNT.fullmatch(tokens[1].value):
                         found = tokens[1].raw if len(tokens) > 1 else stripped
-                        raise _Defect(defect_error(path, number, f"bad MT {key} count", expected="a non-negative integer", found=found))
+                        raise _Defect(defect_error(path, number, f"bad MT {key} count",
+                                                   expected="a non-negative integer", found=found))
                     if declared_line[key] != number:
-                        raise _Defect(defect_error(path, number, f"MT {key} given twice (first on line {declared_line[key]})"))
+                        raise _Defect(defect_error(path, number,
+                                                   f"MT {key} given twice (first on line {declared_line[key]})"))
                     declared[key] = int(tokens[1].value)
                 else:
-                    raise _Defect(defect_error(path, number, "unknown MT field", expected=_MT_FIELDS, found=tokens[0].value))
+                    raise _Defect(defect_error(path, number, "unknown MT field", expected=_MT_FIELDS,
+                                               found=tokens[0].value))
             elif record == "NO":
                 nodes.append((number, _parse_node(tokens, path, number, stripped)))
             elif record == "MN":
@@ -269,7 +281,8 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     kept_nodes: list[Node] = []
     for number, node in nodes:
         if node.id in first_line:
-            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[node.id]}", found=node.id))
+            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[node.id]}",
+                                        found=node.id))
             continue
         first_line[node.id] = number
         kept_nodes.append(node)
@@ -277,7 +290,8 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     kept_meta: list[MetaNode] = []
     for number, meta in meta_nodes:
         if meta.id in first_line:
-            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[meta.id]}", found=meta.id))
+            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[meta.id]}",
+                                        found=meta.id))
             continue
         unknown = [member for member in meta.members if member not in node_ids]
         if unknown:
@@ -301,7 +315,8 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
             defects.append(defect_error(path, None, f"missing MT {key} line", expected=f"'MT {key} <count>'"))
         elif key in declared and declared[key] != raw_counts[key]:
             defects.append(
-                defect_error(path, declared_line[key], f"MT {key} does not match the {key} lines", expected=str(declared[key]), found=raw_counts[key])
+                defect_error(path, declared_line[key], f"MT {key} does not match the {key} lines",
+                             expected=str(declared[key]), found=raw_counts[key])
             )
     defects.sort(key=lambda error: (error.line is None, error.line or 0))
     flowchart = Flowchart(title, tuple(kept_nodes), tuple(kept_meta), tuple(kept_edges), declared=dict(declared))
@@ -325,7 +340,8 @@ def _read_text(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        malformed(path, data.count(b"\n", 0, error.start) + 1, "not UTF-8 text", found=data[error.start : error.start + 8])
+        malformed(path, data.count(b"\n", 0, error.start) + 1, "not UTF-8 text",
+                  found=data[error.start : error.start + 8])
 
 
 def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:

@@ -40,9 +40,11 @@ from .model import Flowchart
 from .reader import check_flowchart, defect_error
 from .text import check_threshold, normalise_text, texts_similar
 
-__all__ = ["RATIO_MEASURES", "FlowchartEvaluation", "evaluate_flowchart_dirs", "levels_for", "measure_names", "score_flowchart"]
+__all__ = ["RATIO_MEASURES", "FlowchartEvaluation", "evaluate_flowchart_dirs", "levels_for", "measure_names",
+           "score_flowchart"]
 
-RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text") for ratio in ("precision", "recall", "f1"))
+RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text") for ratio in ("precision", "recall",
+                                                                                            "f1"))
 
 
 class FlowchartEvaluation(NamedTuple):
@@ -82,8 +84,11 @@ def _f1(precision: float, recall: float) -> float:
 
 
 def _check_budget(time_budget) -> None:
-    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0):
-        raise ParameterError(f"time_budget must be a positive number of seconds (or None for no limit), not {time_budget!r}")
+    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int,
+                                                                                                  float))
+                                    or not time_budget > 0):
+        raise ParameterError(f"time_budget must be a positive number of seconds (or None for no limit), not "
+                             f"{time_budget!r}")
 
 
 def score_flowchart(
@@ -125,7 +130,8 @@ def score_flowchart(
     results = {}
     start = None
     for level in wanted:
-        results[level] = maximum_common_subgraph(g1, g2, level=level, text_threshold=threshold, time_budget=time_budget, start=start)
+        results[level] = maximum_common_subgraph(g1, g2, level=level, text_threshold=threshold,
+                                                 time_budget=time_budget, start=start)
         start = results[level].node_mapping
     scores: dict[str, float] = {}
     for level in LEVELS:
@@ -142,7 +148,9 @@ def score_flowchart(
 
     def texts(graph) -> tuple[dict, dict]:
         node_texts = {node: normalise_text(text or "") for node, text in graph.nodes(data="text")}
-        edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True, data="label") if graph.edges[u, v, k]["kind"] != "member"}
+        edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True,
+                                                                                               data="label")
+                      if graph.edges[u, v, k]["kind"] != "member"}
         return node_texts, edge_texts
 
     node_texts1, edge_texts1 = texts(g1)
@@ -150,12 +158,15 @@ def score_flowchart(
     texts1 = sum(1 for text in (*node_texts1.values(), *edge_texts1.values()) if text)
     texts2 = sum(1 for text in (*node_texts2.values(), *edge_texts2.values()) if text)
     correct_texts = sum(
-        1 for node, image in common.node_mapping.items() if node_texts1[node] and node_texts2[image] and texts_similar(node_texts1[node], node_texts2[image], threshold)
+        1 for node,
+                        image in common.node_mapping.items() if node_texts1[node] and node_texts2[image]
+                        and texts_similar(node_texts1[node], node_texts2[image], threshold)
     )
     correct_texts += sum(
         1
         for first, second in common.edge_pairs
-        if first in edge_texts1 and edge_texts1[first] and edge_texts2.get(second) and texts_similar(edge_texts1[first], edge_texts2[second], threshold)
+        if first in edge_texts1 and edge_texts1[first] and edge_texts2.get(second)
+                         and texts_similar(edge_texts1[first], edge_texts2[second], threshold)
     )
     for item, matched, size1_items, size2_items in (
         ("node", matched_nodes, nodes1, nodes2),
@@ -181,7 +192,9 @@ def _files_by_image(directory: Path, problems: list[InputFormatError]) -> dict[s
             continue
         image = path.stem
         if image in files:
-            problems.append(defect_error(path, None, f"a second file for image {image!r} (the first is {files[image].name}); ignored"))
+            problems.append(defect_error(path, None,
+                                         f"a second file for image {image!r} (the first is {files[image].name}); "
+                                         f"ignored"))
             continue
         files[image] = path
     return files
@@ -245,7 +258,8 @@ def evaluate_flowchart_dirs(
             continue
         submission_path = submission_files.get(image)
         if submission_path is None:
-            problems.append(defect_error(submission_dir / truth_path.name, None, "no submission file for this image; scored as an empty flowchart"))
+            problems.append(defect_error(submission_dir / truth_path.name, None,
+                                         "no submission file for this image; scored as an empty flowchart"))
             submission = Flowchart()
         else:
             try:
@@ -254,7 +268,8 @@ def evaluate_flowchart_dirs(
             except InputFormatError as error:
                 problems.append(error)
                 submission = Flowchart()
-        scores = score_flowchart(truth, submission, levels=levels, text_threshold=text_threshold, time_budget=time_budget)
+        scores = score_flowchart(truth, submission, levels=levels, text_threshold=text_threshold,
+                                 time_budget=time_budget)
         for name in names:
             rows.append((name, image, scores[name]))
             per_measure[name].append(scores[name])

@@ -66,7 +66,8 @@ def edit_distance(first: str, second: str, *, limit: int | None = None) -> int:
 def check_threshold(threshold: float) -> float:
     """Validate a relative edit-distance threshold (a number in [0, 1])."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= float(threshold) <= 1.0:
-        raise ParameterError(f"text_threshold must be a number from 0 to 1 (a share of the longer text's length), not {threshold!r}")
+        raise ParameterError(f"text_threshold must be a number from 0 to 1 (a share of the longer text's length), not "
+                             f"{threshold!r}")
     return float(threshold)
 
 

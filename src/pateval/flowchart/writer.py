@@ -31,7 +31,8 @@ def _number(value: float) -> str:
 
 def _check_identifier(identifier: str) -> None:
     if not identifier or any(char.isspace() or char in '",[]()' for char in identifier):
-        raise ParameterError(f"flowchart identifier {identifier!r} cannot be written: it must be non-empty, without spaces, quotes, commas, brackets or parentheses")
+        raise ParameterError(f"flowchart identifier {identifier!r} cannot be written: it must be non-empty, without "
+                             f"spaces, quotes, commas, brackets or parentheses")
 
 
 def format_flowchart(flowchart: Flowchart) -> str:
@@ -58,7 +59,8 @@ def format_flowchart(flowchart: Flowchart) -> str:
         _check_identifier(edge.source)
         _check_identifier(edge.target)
         if edge.type not in EDGE_TYPES:
-            raise ParameterError(f"edge {edge.source}-{edge.target} has type {edge.type!r}; the encoding allows {', '.join(EDGE_TYPES)}")
+            raise ParameterError(f"edge {edge.source}-{edge.target} has type {edge.type!r}; the encoding allows "
+                                 f"{', '.join(EDGE_TYPES)}")
         line = f"{'DE' if edge.directed else 'UE'} {edge.source} {edge.target} {edge.type}"
         if edge.label:
             line += f" {quote_text(edge.label)}"

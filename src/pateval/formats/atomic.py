@@ -31,7 +31,8 @@ def _make_parent(target: Path) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        blocking = next((p for p in [target.parent, *target.parent.parents] if p.exists() and not p.is_dir()), target.parent)
+        blocking = next((p for p in [target.parent, *target.parent.parents] if p.exists() and not p.is_dir()),
+                        target.parent)
         raise PatevalError(f"{target}: cannot write there, {blocking} is a file, not a directory") from None
 
 
@@ -57,7 +58,8 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "w", *, encoding: st
     _make_parent(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
-        with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding, newline=None if mode == "wb" else "") as handle:
+        with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding,
+                       newline=None if mode == "wb" else "") as handle:
             yield handle
         if not private:
             os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file normal permissions

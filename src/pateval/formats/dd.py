@@ -58,6 +58,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from .._lazy import lazy_module
 from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import ParameterError, malformed
@@ -73,7 +74,6 @@ from .lines import (
     read_bytes,
     release,
 )
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -86,7 +86,8 @@ DD_RUN_FORMATS = ("auto", "jig", "harness2015")
 
 _LAYOUT = {
     "jig": "4 to 6 tab-separated columns: topic iteration docno score [on_topic [subtopic:rating|...]]",
-    "harness2015": "9 tab-separated columns: team_id system_id batch_num rank topic_id stream_id confidence on_topic subtopics",
+    "harness2015": "9 tab-separated columns: team_id system_id batch_num rank topic_id stream_id confidence on_topic "
+           "subtopics",
 }
 
 
@@ -213,7 +214,8 @@ def _detect(path, rows) -> str:
         return "harness2015"
     if 4 <= len(fields) <= 6:
         return "jig"
-    malformed(path, line, "not a TREC DD run line", expected=_LAYOUT["jig"] + "; or " + _LAYOUT["harness2015"], found=len(fields))
+    malformed(path, line, "not a TREC DD run line", expected=_LAYOUT["jig"] + "; or " + _LAYOUT["harness2015"],
+              found=len(fields))
 
 
 def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplicate: str = "error",
@@ -284,7 +286,8 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
             if fields[0].startswith("#"):
                 continue
             if len(fields) < 7:
-                malformed(path, line, "wrong number of columns for a DD 2015 run", expected=_LAYOUT[format], found=len(fields))
+                malformed(path, line, "wrong number of columns for a DD 2015 run", expected=_LAYOUT[format],
+                          found=len(fields))
             system = system or fields[1]
             batch = parse_int(path, line, fields[2], "the batch number (3rd column)")
             if batch < 1:
@@ -295,7 +298,8 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
             score = parse_float(path, line, fields[6], "the confidence (7th column)")
         else:
             if not 4 <= len(fields) <= 6:
-                malformed(path, line, "wrong number of columns for a DD run", expected=_LAYOUT[format], found=len(fields))
+                malformed(path, line, "wrong number of columns for a DD run", expected=_LAYOUT[format],
+                          found=len(fields))
             topic, docno = fields[0], fields[2]
             iteration = parse_int(path, line, fields[1], "the iteration (2nd column)")
             if iteration < 0:
@@ -321,7 +325,8 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
     if not topics:
         malformed(path, None, "no run lines")
     # the order of examination: the jig sorts an iteration by score (stable); 2015 has ranks
-    within = np.asarray(given_ranks, dtype=np.float64) if format == "harness2015" else -np.asarray(scores, dtype=np.float64)
+    within = np.asarray(given_ranks, dtype=np.float64) if format == "harness2015" else -np.asarray(scores,
+                                                                                                   dtype=np.float64)
     notes = (f"{path}: {dropped} repeated document line(s) dropped (kept the first)",) if dropped else ()
     if on_duplicate == "jig" and len(seen) < len(topics):
         docnos, repeats = _mark_jig_repeats(topics, docnos, iterations, within)
@@ -342,7 +347,8 @@ def _mark_jig_repeats(topics: list[str], docnos: list[str], iterations: list[int
     """
     n = len(topics)
     first_seen: dict[tuple[str, int], int] = {}
-    appearance = np.fromiter((first_seen.setdefault((t, i), k) for k, (t, i) in enumerate(zip(topics, iterations))),
+    appearance = np.fromiter((first_seen.setdefault((t, i), k) for k, (t, i) in enumerate(zip(topics, iterations,
+                                                                                              strict=True))),
                              dtype=np.int64, count=n)
     topic_codes = pd.factorize(np.asarray(topics, dtype=object))[0]
     order = np.lexsort((np.arange(n), within, appearance, topic_codes))

@@ -57,7 +57,7 @@ class DocLengths(Mapping):
 
     def _as_dict(self) -> dict[str, int]:
         if self._dict is None:  # made only when asked for one document at a time
-            self._dict = dict(zip(self.ids.to_pylist(), self.values.tolist()))
+            self._dict = dict(zip(self.ids.to_pylist(), self.values.tolist(), strict=True))
         return self._dict
 
     def __getitem__(self, docno: str) -> int:
@@ -116,14 +116,14 @@ def write_doc_lengths(lengths: DocLengths | Mapping[str, int], path: str | os.Pa
         ids, values = lengths.ids.to_pylist(), lengths.values.tolist()
     else:
         ids, values = [str(k) for k in lengths], list(lengths.values())
-    for docno, value in zip(ids, values):
+    for docno, value in zip(ids, values, strict=True):
         if not docno or any(c.isspace() for c in docno) or docno.startswith("#"):
             raise ParameterError(f"document lengths: the id {docno!r} cannot be written (empty, holds white space, "
                                  "or starts with '#', which makes a comment line)")
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ParameterError(f"document lengths: the length of {docno!r} is {value!r}; lengths are integers >= 0")
     with atomic_output(path) as out:
-        out.writelines(f"{docno} {int(value)}\n" for docno, value in zip(ids, values))
+        out.writelines(f"{docno} {int(value)}\n" for docno, value in zip(ids, values, strict=True))
     return len(ids)
 
 
@@ -173,8 +173,10 @@ def _read_careful(path: Path) -> DocLengths:
         if length < 0:
             malformed(path, line, "a negative document length", expected="a length in words >= 0", found=text)
         if docno in lengths and lengths[docno] != length:
-            malformed(path, line, f"document {docno!r} has two lengths: {lengths[docno]} on line {first_line[docno]}, {length} here")
+            malformed(path, line,
+                      f"document {docno!r} has two lengths: {lengths[docno]} on line {first_line[docno]}, {length} here")
         lengths[docno] = length
         first_line.setdefault(docno, line)
-    return DocLengths(pa.array(list(lengths), type=pa.string()), np.fromiter(lengths.values(), dtype=np.int64, count=len(lengths)),
+    return DocLengths(pa.array(list(lengths), type=pa.string()), np.fromiter(lengths.values(), dtype=np.int64,
+                                                                             count=len(lengths)),
                       source=str(path))

@@ -27,9 +27,9 @@ import os
 
 import numpy as np
 
+from .._lazy import lazy_module
 from ..errors import malformed
 from .lines import iter_fields
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -83,6 +83,7 @@ def group_codes(docnos: np.ndarray, groups: dict[str, str] | None) -> np.ndarray
     if not groups:
         return doc_codes.astype(np.int64)
     members = pd.Index(np.fromiter(groups.keys(), dtype=object, count=len(groups)), dtype=object)
-    label_codes, labels = pd.factorize(pd.Index(np.fromiter(groups.values(), dtype=object, count=len(groups)), dtype=object))
+    label_codes, labels = pd.factorize(pd.Index(np.fromiter(groups.values(), dtype=object, count=len(groups)),
+                                                dtype=object))
     where = members.get_indexer(pd.Index(docnos, dtype=object))
     return np.where(where >= 0, label_codes[np.maximum(where, 0)], len(labels) + doc_codes).astype(np.int64)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
 from .lines import iter_fields, parse_float
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -56,13 +56,14 @@ class IntentProbabilities:
     def lookup(self, topics: np.ndarray, subtopics: np.ndarray) -> np.ndarray:
         """The probability of each (topic, subtopic) pair given, or NaN where none is listed."""
         index = pd.MultiIndex.from_arrays([self.topic.astype(str), self.subtopic.astype(str)])
-        where = index.get_indexer(pd.MultiIndex.from_arrays([np.asarray(topics).astype(str), np.asarray(subtopics).astype(str)]))
+        where = index.get_indexer(pd.MultiIndex.from_arrays([np.asarray(topics).astype(str),
+                                                             np.asarray(subtopics).astype(str)]))
         found = np.where(where >= 0, self.probability[np.maximum(where, 0)] if len(self.probability) else 0.0, np.nan)
         return found.astype(np.float64)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
-        for t, s, p in zip(self.topic, self.subtopic, self.probability):
+        for t, s, p in zip(self.topic, self.subtopic, self.probability, strict=True):
             out.setdefault(str(t), {})[str(s)] = float(p)
         return out
 
@@ -81,7 +82,8 @@ def read_intents(path: str | os.PathLike[str]) -> IntentProbabilities:
     seen: dict[tuple[str, str], int] = {}
     for line, fields in iter_fields(path):
         if len(fields) != 3:
-            malformed(path, line, "wrong number of columns", expected="3 columns: qid subtopic probability", found=len(fields))
+            malformed(path, line, "wrong number of columns", expected="3 columns: qid subtopic probability",
+                      found=len(fields))
         topic, subtopic, text = fields
         probability = parse_float(path, line, text, "the probability (3rd column)")
         if not 0.0 <= probability <= 1.0:
@@ -141,4 +143,5 @@ def as_intent_probabilities(value: IntentProbabilities | Mapping) -> IntentProba
         raise ParameterError(f"the intent probabilities of topic {off.index[0]!r} sum to {off.iloc[0]:.6g}, "
                              f"not 1 (within {SUM_TOLERANCE})")
     scale = totals.reindex(topics).to_numpy(dtype=np.float64) if len(rows) else np.zeros(0)
-    return IntentProbabilities(topic=topics, subtopic=subtopics, probability=probability / np.where(scale > 0, scale, 1.0))
+    return IntentProbabilities(topic=topics, subtopic=subtopics, probability=probability / np.where(scale > 0, scale,
+                                                                                                    1.0))

@@ -46,7 +46,7 @@ import os
 import re
 import zlib
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +54,8 @@ import numpy as np
 from ..errors import malformed
 from .lines import parse_float, read_bytes
 
-__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_list_map", "session_codes", "read_interaction_log", "write_interaction_log"]
+__all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_list_map", "session_codes",
+           "read_interaction_log", "write_interaction_log"]
 
 EVENTS = ("start", "serp", "click", "save", "back", "next", "end")
 START, SERP, CLICK, SAVE, BACK, NEXT, END = range(len(EVENTS))
@@ -62,7 +63,7 @@ LOG_COLUMNS = ("user", "list", "time", "event", "rank", "docno")
 _REQUIRED = ("user", "list", "time", "event")
 _INTEGER = re.compile(r"[+]?\d+", re.ASCII)
 _ISO_HINT = re.compile(r"\d{4}-\d{2}-\d{2}")
-_UTC = timezone.utc
+_UTC = UTC
 
 
 @dataclass(frozen=True)
@@ -134,11 +135,13 @@ def _kind(path: Path) -> str:
     name = path.name.lower()
     if name.endswith(".gz"):
         name = name[:-3]
-    for suffix, kind in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),
+    for suffix, kind in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json",
+                                                                                                       "jsonl"),
                          (".parquet", "parquet"), (".pq", "parquet")):
         if name.endswith(suffix):
             return kind
-    malformed(path, None, "unknown log format", expected="a name ending in .csv, .tsv, .jsonl or .parquet (optionally .gz)")
+    malformed(path, None, "unknown log format",
+              expected="a name ending in .csv, .tsv, .jsonl or .parquet (optionally .gz)")
 
 
 def _rows_csv(path: Path, text: str, delimiter: str):
@@ -154,7 +157,7 @@ def _rows_csv(path: Path, text: str, delimiter: str):
                 continue
             if len(fields) != len(header):
                 malformed(path, reader.line_num, "wrong number of fields", expected=str(len(header)), found=len(fields))
-            yield reader.line_num, dict(zip(header, (f.strip() for f in fields)))
+            yield reader.line_num, dict(zip(header, (f.strip() for f in fields), strict=True))
     except csv.Error as error:
         malformed(path, reader.line_num, f"not valid CSV ({error})")
     if header is None:
@@ -167,7 +170,8 @@ def _check_header(path: Path, line: int, header: list[str]) -> None:
         malformed(path, line, f"unknown column {unknown[0]!r} in the header", expected=", ".join(LOG_COLUMNS))
     missing = [c for c in _REQUIRED if c not in header]
     if missing:
-        malformed(path, line, f"the header lacks the column {missing[0]!r}", expected="user, list, time, event[, rank, docno]")
+        malformed(path, line, f"the header lacks the column {missing[0]!r}",
+                  expected="user, list, time, event[, rank, docno]")
     if len(set(header)) != len(header):
         malformed(path, line, "a column is named twice in the header")
 
@@ -296,7 +300,8 @@ def _fast_text(path: Path, raw: bytes, kind: str) -> InteractionLog | None:
             table = pacsv.read_csv(
                 pa.BufferReader(raw),
                 parse_options=pacsv.ParseOptions(delimiter="," if kind == "csv" else "\t", quote_char=False),
-                convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=True,
+                convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                     strings_can_be_null=True,
                                                      null_values=[""], quoted_strings_can_be_null=False))
             first_line = 2
     except (pa.ArrowException, UnicodeDecodeError, ValueError):
@@ -350,9 +355,7 @@ def _fast_table(path: Path, table, first_line: int) -> InteractionLog | None:
     event = event.to_numpy(zero_copy_only=False).astype(np.int8)
     time = columns["time"]
     try:
-        if pa.types.is_string(time.type):
-            time = pc.cast(time, pa.float64())
-        elif pa.types.is_integer(time.type) or pa.types.is_floating(time.type):
+        if pa.types.is_string(time.type) or pa.types.is_integer(time.type) or pa.types.is_floating(time.type):
             time = pc.cast(time, pa.float64())
         else:
             return None
@@ -448,7 +451,7 @@ def log_from_frame(frame, *, source: str = "<frame>") -> InteractionLog:
     columns = [c for c in LOG_COLUMNS if c in frame.columns]
     values = [frame[c].tolist() for c in columns]
     rows = ((i + 1, {c: ("" if v is None or (isinstance(v, float) and v != v) or (c == "rank" and v == 0) else v)
-                     for c, v in zip(columns, row)}) for i, row in enumerate(zip(*values)))
+                     for c, v in zip(columns, row, strict=True)}) for i, row in enumerate(zip(*values, strict=True)))
     return _build_log(source, rows)
 
 
@@ -469,7 +472,8 @@ def _build_log(path, rows) -> InteractionLog:
         if time_kind is None:
             time_kind = kind_here
         elif kind_here != time_kind:
-            malformed(path, line, f"the time is {_TIME_WORDS[kind_here]} but earlier lines give {_TIME_WORDS[time_kind]}")
+            malformed(path, line,
+                      f"the time is {_TIME_WORDS[kind_here]} but earlier lines give {_TIME_WORDS[time_kind]}")
         code = event_code[event]
         rank_text = _text(row.get("rank", ""))
         if code in (SERP, CLICK):
@@ -496,7 +500,8 @@ def _build_log(path, rows) -> InteractionLog:
         lines.append(line)
     log = InteractionLog(
         user=np.array(users, dtype=object), list=np.array(lists, dtype=object), time=np.array(times, dtype=np.float64),
-        event=np.array(events, dtype=np.int8), rank=np.array(ranks, dtype=np.int64), docno=np.array(docnos, dtype=object),
+        event=np.array(events, dtype=np.int8), rank=np.array(ranks, dtype=np.int64), docno=np.array(docnos,
+                                                                                                    dtype=object),
         line=np.array(lines, dtype=np.int64), source=os.fspath(path))
     _check_sessions(log)
     return log
@@ -548,7 +553,8 @@ def _check_sessions(log: InteractionLog) -> None:
         name = EVENTS[code]
         if known is None:
             if code != START:
-                malformed(path, line, f"user {key[0]!r} on list {key[1]!r} begins with {name!r}", expected="'start' first")
+                malformed(path, line, f"user {key[0]!r} on list {key[1]!r} begins with {name!r}",
+                          expected="'start' first")
             state[key] = ["serp", now, False]
             continue
         phase, last, saved = known

@@ -45,7 +45,8 @@ __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
 # ASCII only: Python's int() and float() also take other scripts' digits and case-fold
 # letters such as the dotless i, which trec_eval does not
-NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE | re.ASCII)
+NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|infinity|nan)",
+                    re.IGNORECASE | re.ASCII)
 INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
 _NOT_SPACE = re.compile(rb"\S")
 # every character that str.split() and str.strip() take for white space, as UTF-8 bytes,
@@ -343,7 +344,8 @@ def _refuse_empty_or_binary(path: Path, data) -> None:
         malformed(path, data[:nul].count(b"\n") + 1, "binary data (a NUL byte) in a text file")
 
 
-def iter_fields(path: str | os.PathLike[str], data: bytes | None = None, *, separator: str | None = None) -> Iterator[tuple[int, list[str]]]:
+def iter_fields(path: str | os.PathLike[str], data: bytes | None = None, *,
+                separator: str | None = None) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line_number, fields)`` for every non-blank line of a UTF-8 text file.
 
     Parameters

@@ -32,7 +32,8 @@ from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import malformed
 
-__all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrels", "parquet_run_blocks", "ParquetBlockReader"]
+__all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrels", "parquet_run_blocks",
+           "ParquetBlockReader"]
 
 PARQUET_MAGIC = b"PAR1"
 _TOPIC = ("qid", "topic", "query_id")
@@ -204,7 +205,8 @@ def _run_columns(path: Path) -> _RunColumns:
     topic_name = _pick(path, names, _TOPIC, "topic", "run")
     doc_name = _pick(path, names, _DOCNO, "document", "run")
     if "score" not in names:
-        malformed(path, None, "a Parquet run needs a score column", expected="score", found="columns " + ", ".join(names))
+        malformed(path, None, "a Parquet run needs a score column", expected="score",
+                  found="columns " + ", ".join(names))
     return _RunColumns(topic=topic_name, doc=doc_name, rank="rank" if "rank" in names else None,
                        tag=next((n for n in ("run", "tag") if n in names), None))
 
@@ -242,7 +244,8 @@ def _run_from_table(path: Path, table, columns: _RunColumns, *, on_duplicate: st
         if on_duplicate == "error":
             row = int(np.flatnonzero(index.repeated)[0])
             doc = doc_ids.take(pa.array([row])).to_pylist()[0]
-            malformed(path, None, f"document {doc!r} retrieved twice for topic {topic_ids[topic[row]]!r} (row {row + 1}); "
+            malformed(path, None,
+                      f"document {doc!r} retrieved twice for topic {topic_ids[topic[row]]!r} (row {row + 1}); "
                       "use on_duplicate='first' (--on-duplicate first) to keep the first")
         keep = ~index.repeated
         notes = (f"{path}: {int(index.repeated.sum())} duplicate document row(s) dropped (kept the first)",)
@@ -319,13 +322,13 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-
     import pyarrow.parquet as pq
 
     path = Path(path)
     columns = _run_columns(path)
     # the topic column as dictionary codes: no string per row is made
-    parquet = pq.ParquetFile(path, memory_map=True, read_dictionary=[columns.topic, *([columns.tag] if columns.tag else [])])
+    parquet = pq.ParquetFile(path, memory_map=True, read_dictionary=[columns.topic,
+                                                                     *([columns.tag] if columns.tag else [])])
     n = parquet.metadata.num_rows
     name = None
     if columns.tag:  # (dictionary-encoded as decoded: the distinct tags, not one string per row)
@@ -368,7 +371,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
         if k >= len(starts):
             break
         cuts.append(int(starts[k]))
-    return list(zip(cuts, cuts[1:] + [n])), name
+    return list(zip(cuts, cuts[1:] + [n], strict=True)), name
 
 
 def default_run_name(path: str | os.PathLike[str]) -> str:
@@ -446,7 +449,8 @@ class ParquetBlockReader:
         last = int(np.searchsorted(bounds, stop, side="left")) - 1
         pieces = [self._group(k) for k in range(first, last + 1)]
         self._start_next(last + 1)
-        table = (pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)).slice(start - int(bounds[first]), stop - start)
+        table = (pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)).slice(start - int(bounds[first]),
+                                                                                    stop - start)
         try:
             return _run_from_table(self.path, table, self.columns, on_duplicate=on_duplicate, name=name)
         except InputFormatError:

@@ -39,14 +39,15 @@ from the evaluation context (``passage_runs``, ``passage_qrels``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .._lazy import lazy_module
 from ..core.fields import fields_columns, first_record, plain_tuple_columns, rank_values, record_fields, score_values
 from ..core.qrels import Qrels
 from ..core.run import Run
@@ -54,7 +55,6 @@ from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
 from .lines import INTEGER, NUMBER, first_line, iter_fields, read_bytes
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
 
@@ -284,7 +284,8 @@ def topic_languages(path: str | os.PathLike[str], topics: list[PassageTopic] | N
             candidates = [path.parent / "topics" / "PSG" / topic.tfile, path.parent / topic.tfile]
             document = next((c for c in candidates if c.is_file()), None)
             if document is None:
-                malformed(path, topic.line, f"topic {topic.tid}: its document {topic.tfile} is not beside the topics file",
+                malformed(path, topic.line,
+                          f"topic {topic.tid}: its document {topic.tfile} is not beside the topics file",
                           expected=" or ".join(str(c) for c in candidates))
             head = document.read_bytes()[:4096]
             lang = _LANG_ATTRIBUTE.search(head)
@@ -297,7 +298,7 @@ def topic_languages(path: str | os.PathLike[str], topics: list[PassageTopic] | N
 
 
 def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrels,
-                                   topic_patents: "Mapping[str, str] | str | os.PathLike[str]") -> Qrels:
+                                   topic_patents: Mapping[str, str] | str | os.PathLike[str]) -> Qrels:
     """Claim-level (subtopic) qrels of passage topics, for the Cube Test and subtopic measures.
 
     A passage topic is a set of claims of a topic patent; the prior-art (PAC) topic of the
@@ -332,7 +333,7 @@ def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrel
         missing = {"qid", "patent_key"} - set(table.columns)
         if missing:
             malformed(topic_patents, 1, "missing column(s) " + ", ".join(sorted(missing)), expected="qid, patent_key")
-        topic_patents = dict(zip(table["qid"], table["patent_key"]))
+        topic_patents = dict(zip(table["qid"], table["patent_key"], strict=True))
     qid_of_patent = {patent_key(str(v)): str(k) for k, v in topic_patents.items()}
     frame = claim_qrels.to_frame()
     pieces = []
@@ -347,7 +348,8 @@ def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrel
         pieces.append(rows.assign(topic=topic.tid))
     joined = pd.concat(pieces, ignore_index=True) if pieces else frame.iloc[0:0]
     return Qrels(topic=joined["topic"].to_numpy(dtype=object), docno=joined["docno"].to_numpy(dtype=object),
-                 rel=joined["rel"].to_numpy(dtype=np.int64), subtopic=joined["subtopic"].astype(str).to_numpy(dtype=object),
+                 rel=joined["rel"].to_numpy(dtype=np.int64),
+                 subtopic=joined["subtopic"].astype(str).to_numpy(dtype=object),
                  format="subtopic", source=f"{claim_qrels.source} (claims of passage topics)")
 
 
@@ -492,7 +494,7 @@ class PassageRun:
 
     @classmethod
     def from_records(cls, records, *, name: str = "run", source: str = "<memory>",
-                     fields: tuple[str, ...] | None = None) -> "PassageRun":
+                     fields: tuple[str, ...] | None = None) -> PassageRun:
         """Build a passage run from records read by field name (XPaths normalised here).
 
         Named records are read by field name, with the names of
@@ -570,14 +572,14 @@ class PassageRun:
             self._cache["is_heading"] = vectorised_heading(self.xpath)
         return self._cache["is_heading"]
 
-    def take(self, rows: np.ndarray) -> "PassageRun":
+    def take(self, rows: np.ndarray) -> PassageRun:
         """The run restricted to (and reordered as) ``rows``."""
         return dataclasses.replace(
             self, topic=self.topic[rows], docno=self.docno[rows], xpath=self.xpath[rows], rank=self.rank[rows],
             score=self.score[rows], line=self.line[rows], _cache={},
         )
 
-    def without_headings(self) -> "PassageRun":
+    def without_headings(self) -> PassageRun:
         """The run with heading passages removed (how CLEF-IP scored submissions)."""
         if "without_headings" not in self._cache:
             heading = self.is_heading
@@ -646,11 +648,13 @@ class PassageRun:
         topic_code, topic_ids = source.codes("topic")
         doc_code, doc_ids = source.codes("docno")
         topic, doc = topic_code[order], doc_code[order]
-        first = ~pd.Series(topic * max(len(doc_ids), 1) + doc).duplicated().to_numpy() if len(order) else np.zeros(0, bool)
+        first = ~pd.Series(topic * max(len(doc_ids), 1) + doc).duplicated().to_numpy() if len(order) else np.zeros(0,
+                                                                                                                   bool)
         topic, doc = topic[first], doc[first]
         starts = np.r_[True, topic[1:] != topic[:-1]] if len(topic) else np.zeros(0, dtype=bool)
         block_start = np.flatnonzero(starts)
-        position = (np.arange(len(topic)) - block_start[np.cumsum(starts) - 1] + 1) if len(topic) else np.zeros(0, np.int64)
+        position = (np.arange(len(topic)) - block_start[np.cumsum(starts) - 1] + 1) if len(topic) else np.zeros(0,
+                                                                                                                np.int64)
         run = Run(
             name=self.name,
             topic_ids=topic_ids,
@@ -666,7 +670,8 @@ class PassageRun:
         return run
 
 
-def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None) -> PassageRun:
+def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error",
+                     name: str | None = None) -> PassageRun:
     """Read a CLEF-IP passage run (``topic_id Q0 doc_id xpath psg_rank psg_score``).
 
     Parameters
@@ -697,7 +702,7 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
         lines.append(number)
     if not rows:
         malformed(path, None, "no result line", expected=RUN_LAYOUT)
-    columns = list(zip(*rows))
+    columns = list(zip(*rows, strict=True))
     frame = pd.DataFrame({"topic": columns[0], "docno": columns[1], "xpath": columns[2]})
     repeated = frame.duplicated().to_numpy()
     notes: list[str] = []
@@ -726,6 +731,6 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
 def write_passage_run(run: PassageRun, path: str | os.PathLike[str]) -> Path:
     """Write ``run`` in file order as a 6-column passage run (atomically)."""
     with atomic_output(path) as out:
-        for topic, docno, xpath, rank, score in zip(run.topic, run.docno, run.xpath, run.rank, run.score):
+        for topic, docno, xpath, rank, score in zip(run.topic, run.docno, run.xpath, run.rank, run.score, strict=True):
             out.write(f"{topic} Q0 {docno} {xpath} {int(rank)} {float(score)!r}\n")
     return Path(path)

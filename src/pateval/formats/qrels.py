@@ -421,7 +421,8 @@ def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate
                 merged += 1
                 continue
             if on_duplicate == "error":
-                item = f"document {docno!r}" + (f" subtopic {subtopic!r}" if subtopic else "") + (f" passage {passage!r}" if passage else "")
+                item = f"document {docno!r}" + (f" subtopic {subtopic!r}" if subtopic
+                                                else "") + (f" passage {passage!r}" if passage else "")
                 malformed(path, line, f"conflicting judgements of {item} for topic {topic!r}: "
                           f"{first_rel} on line {first_line}, {rel} here; use on_duplicate='first' to keep the first")
             merged += 1
@@ -457,8 +458,8 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
     frame = qrels.to_frame()
     with atomic_output(path) as out:
         if qrels.subtopic is not None:
-            for t, s, d, r in zip(frame["topic"], frame["subtopic"], frame["docno"], frame["rel"]):
+            for t, s, d, r in zip(frame["topic"], frame["subtopic"], frame["docno"], frame["rel"], strict=True):
                 out.write(f"{t} {s} {d} {r}\n")
         else:
-            for t, d, r in zip(frame["topic"], frame["docno"], frame["rel"]):
+            for t, d, r in zip(frame["topic"], frame["docno"], frame["rel"], strict=True):
                 out.write(f"{t} 0 {d} {r}\n")

@@ -34,18 +34,21 @@ class Resource:
 
 
 RESOURCES: list[Resource] = [
-    Resource("doc_lengths", "--doc-lengths", "document lengths file (`docno length` lines, words) for time-based measures",
+    Resource("doc_lengths", "--doc-lengths",
+             "document lengths file (`docno length` lines, words) for time-based measures",
              "doclengths:read_doc_lengths"),
     Resource("duplicate_groups", "--duplicates", "near-duplicate groups file (one group per line: docnos separated "
              "by spaces) for TBG(duplicates=groups)", "groups:read_duplicate_groups"),
-    Resource("patent_families", "--families", "patent families file (`docno family` lines) for TBG(duplicates=families)",
+    Resource("patent_families", "--families",
+             "patent families file (`docno family` lines) for TBG(duplicates=families)",
              "groups:read_patent_families"),
     Resource("intent_probabilities", "--intents", "intent probabilities file (`qid subtopic probability` lines, "
              "each topic summing to 1) for the subtopic measures' intents=file", "intents:read_intents"),
     Resource("subtopic_weights", "--subtopic-weights", "subtopic weights file (`qid subtopic weight` lines, e.g. the "
              "claim weights theta_ind=1, theta_dep=0.5) for the Cube Test's importance=weights and CT_p* variants",
              "weights:read_subtopic_weights"),
-    Resource("iterations", "--iterations", "TREC DD run file (`topic<TAB>iteration<TAB>docno<TAB>score...`) giving each "
+    Resource("iterations", "--iterations",
+             "TREC DD run file (`topic<TAB>iteration<TAB>docno<TAB>score...`) giving each "
              "document's iteration, for CT/ACT with compat=trec-dd", "dd:read_dd_iterations"),
     Resource("passage_qrels", "--passage-qrels", "CLEF-IP passage qrels (`topic [0] docno xpath`, spaces or commas) "
              "for P_psg and MAP_psg; not needed when the qrels given are passage qrels", "passages:read_passage_qrels"),

@@ -30,7 +30,8 @@ from .atomic import atomic_output
 
 pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
 
-__all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table", "format_trec_eval",
+__all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table",
+           "format_trec_eval",
            "result_rows", "trec_eval_names", "write_results"]
 
 from .names import RESULT_FORMATS  # noqa: E402 (declared where the command line reads it)
@@ -70,7 +71,8 @@ def check_precision(precision) -> int:
     return precision
 
 
-def format_table(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequence[str], *, format: str = "trec", precision: int = 4,
+def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[str], *, format: str = "trec",
+                 precision: int = 4,
                  widths: Mapping[str, int] | None = None, value_text: Callable[[tuple], str] | None = None) -> str:
     """Rows of key columns and a ``value`` column as text: the one writer of result tables.
 
@@ -105,7 +107,8 @@ def format_table(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequenc
     columns = list(columns)
     if format in ("json", "jsonl"):
         keys = [*columns, "value"]
-        records = [dict(zip(keys, (*row[:-1], float(row[-1])))) for row in zip(*(rows[c] for c in keys))]
+        records = [dict(zip(keys, (*row[:-1], float(row[-1])), strict=True)) for row in zip(*(rows[c] for c in keys),
+                                                                                            strict=True)]
         if format == "jsonl":
             return "".join(json.dumps(record) + "\n" for record in records)
         return json.dumps(records, indent=1) + "\n"
@@ -115,20 +118,20 @@ def format_table(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequenc
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow([*columns, "value"])
-        for row in zip(*(rows[c] for c in [*columns, "value"])):
+        for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
             value = float(row[-1])
             writer.writerow([*row[:-1], "" if math.isnan(value) else f"{value:.17g}"])
         return buffer.getvalue()
     widths = dict(widths or {})
     lines = []
-    for row in zip(*(rows[c] for c in [*columns, "value"])):
-        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row)]
+    for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
+        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row, strict=True)]
         value = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
         lines.append("\t".join([*keys, value]))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _prototext(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequence[str]) -> str:
+def _prototext(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[str]) -> str:
     """TIRA's ``evaluation.prototext``: one ``measure { key value }`` block per aggregate.
 
     Only the ``all`` rows (the last key column) are written -- TIRA shows one value per
@@ -136,7 +139,8 @@ def _prototext(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequence[
     runs), the value at full precision, as TIRA's evaluators write it.
     """
     columns = list(columns)
-    totals = [row for row in zip(*(rows[c] for c in [*columns, "value"])) if str(row[len(columns) - 1]) == "all"]
+    totals = [row for row in zip(*(rows[c] for c in [*columns, "value"]),
+                                 strict=True) if str(row[len(columns) - 1]) == "all"]
     keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
     lines = []
     for row in totals:
@@ -145,7 +149,8 @@ def _prototext(rows: "pd.DataFrame | Mapping[str, Sequence]", columns: Sequence[
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def format_results(rows: "pd.DataFrame | Mapping[str, Sequence]", *, format: str = "trec", precision: int = 4, show_run: bool | None = None) -> str:
+def format_results(rows: pd.DataFrame | Mapping[str, Sequence], *, format: str = "trec", precision: int = 4,
+                   show_run: bool | None = None) -> str:
     """Render result rows (from :func:`result_rows`, or :meth:`pateval.evaluation.Evaluation.result_rows`)
     as text in the given format."""
     check_choice("format", format, RESULT_FORMATS)

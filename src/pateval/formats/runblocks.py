@@ -28,10 +28,11 @@ from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
-from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
 from .lines import without_comments
+from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
 
-__all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run", "read_part",
+__all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run",
+           "read_part",
            "merge_counted_notes"]
 
 DEFAULT_BLOCK_BYTES = 32 << 20  # about a million lines of a typical run: a few hundred MB at most in memory
@@ -148,7 +149,7 @@ def topic_block_ranges(path: str | os.PathLike[str], block_bytes: int = DEFAULT_
             if cut >= size:
                 break
             cuts.append(cut)
-    return list(zip(cuts, cuts[1:] + [size]))
+    return list(zip(cuts, cuts[1:] + [size], strict=True))
 
 
 def _lines_before(path: Path, offset: int) -> int:
@@ -322,7 +323,7 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
     if tag is None:
         malformed(path, None, "the file is empty")
     (directory / "TAG").write_text(tag, encoding="utf-8")
-    return [p for p, w in zip(paths, writers) if w is not None]
+    return [p for p, w in zip(paths, writers, strict=True) if w is not None]
 
 
 def read_part(part: str | os.PathLike[str], *, source: str | os.PathLike[str], on_duplicate: str = "error") -> Run:

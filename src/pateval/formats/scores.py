@@ -25,7 +25,6 @@ kept as written. A run without a name in the file takes the file's name (without
 from __future__ import annotations
 
 import csv
-
 import json
 import math
 import os
@@ -243,7 +242,8 @@ def _csv_rows(path: Path, text: str, default_run: str) -> list[tuple]:
     columns = {name.strip(): i for i, name in enumerate(header)}
     missing = [c for c in ("measure", "topic", "value") if c not in columns]
     if missing:
-        malformed(path, header_line, "a CSV of scores needs the columns measure, topic and value", found=",".join(header))
+        malformed(path, header_line, "a CSV of scores needs the columns measure, topic and value",
+                  found=",".join(header))
     rows = []
     for number, line in lines[1:]:
         fields = _csv_fields(path, number, line)

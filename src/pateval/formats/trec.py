@@ -28,7 +28,17 @@ from ..core.run import Run
 from ..errors import PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import foreign_space, forget_stream, ir_metadata, iter_fields, map_file, parse_float, parse_int, read_bytes, release
+from .lines import (
+    foreign_space,
+    forget_stream,
+    ir_metadata,
+    iter_fields,
+    map_file,
+    parse_float,
+    parse_int,
+    read_bytes,
+    release,
+)
 
 __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
 
@@ -246,5 +256,5 @@ def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None)
     starts = np.r_[0, np.flatnonzero(np.diff(topic_codes)) + 1]
     ranks = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)])) + 1
     with atomic_output(path) as out:
-        for q, d, r, s in zip(topics, docnos, ranks, scores):
+        for q, d, r, s in zip(topics, docnos, ranks, scores, strict=True):
             out.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")

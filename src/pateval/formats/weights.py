@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
 from .lines import iter_fields, parse_float
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -64,22 +64,25 @@ class SubtopicWeights:
         topics = np.asarray(topics).astype(str)
         subtopics = np.asarray(subtopics).astype(str)
         index = pd.MultiIndex.from_arrays([self.topic.astype(str), self.subtopic.astype(str)])
-        where = index.get_indexer(pd.MultiIndex.from_arrays([topics, subtopics])) if len(topics) else np.zeros(0, np.int64)
+        where = index.get_indexer(pd.MultiIndex.from_arrays([topics, subtopics])) if len(topics) else np.zeros(0,
+                                                                                                               np.int64)
         if np.any(where < 0):
             first = int(np.flatnonzero(where < 0)[0])
-            raise ParameterError(f"subtopic weights ({self.source}) give no weight to subtopic {str(subtopics[first])!r} "
+            raise ParameterError(f"subtopic weights ({self.source}) give no weight to subtopic "
+                                 f"{str(subtopics[first])!r} "
                                  f"of topic {str(topics[first])!r}, which the qrels judge")
         totals = pd.Series(self.weight).groupby(self.topic.astype(str)).sum()
         total = totals.reindex(topics).to_numpy(dtype=np.float64)
         if np.any(total <= 0):
             first = int(np.flatnonzero(total <= 0)[0])
-            raise ParameterError(f"subtopic weights ({self.source}): the weights of topic {str(topics[first])!r} sum to 0")
+            raise ParameterError(f"subtopic weights ({self.source}): the weights of topic {str(topics[first])!r} sum "
+                                 f"to 0")
         return self.weight[where] / total
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{topic: {subtopic: weight}}``."""
         out: dict[str, dict[str, float]] = {}
-        for t, s, w in zip(self.topic, self.subtopic, self.weight):
+        for t, s, w in zip(self.topic, self.subtopic, self.weight, strict=True):
             out.setdefault(str(t), {})[str(s)] = float(w)
         return out
 
@@ -100,7 +103,8 @@ def read_subtopic_weights(path: str | os.PathLike[str]) -> SubtopicWeights:
     seen: dict[tuple[str, str], tuple[int, float]] = {}
     for line, fields in iter_fields(path):
         if len(fields) != 3:
-            malformed(path, line, "wrong number of columns", expected="3 columns: qid subtopic weight", found=len(fields))
+            malformed(path, line, "wrong number of columns", expected="3 columns: qid subtopic weight",
+                      found=len(fields))
         topic, subtopic, text = fields
         weight = parse_float(path, line, text, "the weight (3rd column)")
         if not math.isfinite(weight) or weight < 0:

@@ -4,16 +4,18 @@ Importing this package registers every family. Look measures up with
 :func:`parse_measure`; list them with :func:`all_specs`.
 """
 
+# Each family registers its measures on import (order = listing order within families).
+from . import (  # noqa: E402,F401
+    coverage,  # noqa: E402,F401
+    cubetest,  # noqa: E402,F401
+    passage,  # noqa: E402,F401
+    pres,
+    standard,  # noqa: E402,F401
+    subtopic,  # noqa: E402,F401
+    tbg,
+)
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import REGISTRY, all_specs, parse_measure, parse_measures, register
-
-# Each family registers its measures on import (order = listing order within families).
-from . import standard  # noqa: E402,F401
-from . import passage  # noqa: E402,F401
-from . import cubetest  # noqa: E402,F401
-from . import pres, tbg  # noqa: E402,F401
-from . import subtopic  # noqa: E402,F401
-from . import coverage  # noqa: E402,F401
 
 __all__ = [
     "EvaluationContext",

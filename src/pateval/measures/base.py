@@ -71,9 +71,9 @@ class Param:
             elif kind is int:
                 if isinstance(value, bool):
                     raise ValueError(value)
-                if isinstance(value, str):
-                    value = int(value)
-                elif isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer()):
+                if isinstance(value, str) or isinstance(value, (int, np.integer)) or (isinstance(value,
+                                                                                                 float)
+                                                                                      and value.is_integer()):
                     value = int(value)
                 else:
                     raise ValueError(value)
@@ -130,7 +130,7 @@ class EvaluationContext:
 
     resources: dict[str, Any] = field(default_factory=dict)
 
-    def require(self, name: str, measure: "Measure") -> Any:
+    def require(self, name: str, measure: Measure) -> Any:
         if name not in self.resources or self.resources[name] is None:
             raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given")
         return self.resources[name]
@@ -193,7 +193,7 @@ class MeasureSpec:
                 return p
         raise KeyError(name)
 
-    def __call__(self, *, cutoff: int | None = None, **params: Any) -> "Measure":
+    def __call__(self, *, cutoff: int | None = None, **params: Any) -> Measure:
         """Make a measure with parameters: ``nDCG(cutoff=10)``, ``AP(rel=2)``."""
         return Measure.make(self, params, cutoff)
 
@@ -215,7 +215,7 @@ class Measure:
     cutoff: int | None
 
     @classmethod
-    def make(cls, spec: MeasureSpec, params: Mapping[str, Any], cutoff: int | None) -> "Measure":
+    def make(cls, spec: MeasureSpec, params: Mapping[str, Any], cutoff: int | None) -> Measure:
         # judged_only (ir_measures' parameter, trec_eval -J) applies to every measure: the
         # evaluation drops unjudged documents from the ranking before computing it
         judged_only = False
@@ -235,7 +235,8 @@ class Measure:
             cutoff = int(cutoff)
         elif spec.cutoff == "required":
             raise MeasureNameError(f"{spec.name} needs a cutoff, e.g. {spec.name}@10")
-        values = tuple((p.name, p.coerce(params[p.name], owner=spec.name) if p.name in params else p.default) for p in spec.params)
+        values = tuple((p.name, p.coerce(params[p.name],
+                                         owner=spec.name) if p.name in params else p.default) for p in spec.params)
         if judged_only:
             values += (("judged_only", True),)
         return cls(spec, values, cutoff)
@@ -256,7 +257,7 @@ class Measure:
         return str(self)
 
     def __str__(self) -> str:
-        changed = [(k, v) for (k, v), p in zip(self.values, self.spec.params) if v != p.default]
+        changed = [(k, v) for (k, v), p in zip(self.values, self.spec.params, strict=True) if v != p.default]
         if self.judged_only:
             changed.append(("judged_only", True))
         text = self.spec.name

@@ -65,6 +65,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._lazy import lazy_module
 from ..core.order import stable_order
 from ..core.ranking import RankedTopics, SubtopicView
 from ..errors import ParameterError
@@ -75,7 +76,6 @@ from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -92,7 +92,8 @@ GAMMA = Param("gamma", float, 0.5, "novelty discount: a subtopic's gain from a d
               "gamma^(earlier documents relevant to that subtopic)", interval=Interval(0, 1))
 MAXHEIGHT = Param("maxheight", float, 1.0, "height of the cube: a subtopic whose raw height (sum of rel) has reached "
                   "it gains nothing more (cap=true)", interval=Interval(0, None, closed="neither"))
-CAP = Param("cap", bool, True, "true: the MaxHeight cap (the paper's c); false: no cap, gain times e^(-decay_a*j + decay_b) "
+CAP = Param("cap", bool, True,
+            "true: the MaxHeight cap (the paper's c); false: no cap, gain times e^(-decay_a*j + decay_b) "
             "at position j (the paper's c-bar)")
 DECAY_A = Param("decay_a", float, 1.0, "a of the position decay e^(-a*j + b) of cap=false", interval=Interval(0, None))
 DECAY_B = Param("decay_b", float, 1.0, "b of the position decay e^(-a*j + b) of cap=false")
@@ -114,7 +115,8 @@ CALIBRATION = (
     Param("summary_time", float, 4.4, "time=tbg/words150: seconds to read a summary (T_S)", interval=Interval(0, None)),
     Param("read_slope", float, 0.018, "time=tbg/words150: seconds per word read, a of T_D(l) = a*l + b",
           interval=Interval(0, None)),
-    Param("read_intercept", float, 7.8, "time=tbg/words150: b of T_D(l) = a*l + b (seconds)", interval=Interval(0, None)),
+    Param("read_intercept", float, 7.8, "time=tbg/words150: b of T_D(l) = a*l + b (seconds)", interval=Interval(0,
+                                                                                                                None)),
     Param("p_click_rel", float, 0.64, "time=tbg/words150: P(C=1|R=1), probability of reading a relevant document",
           interval=Interval(0, 1)),
     Param("p_click_nonrel", float, 0.39, "time=tbg/words150: P(C=1|R=0)", interval=Interval(0, 1)),
@@ -141,7 +143,7 @@ class CubeSettings:
     owner: str = "CT"
 
     @classmethod
-    def from_measure(cls, measure: Measure) -> "CubeSettings":
+    def from_measure(cls, measure: Measure) -> CubeSettings:
         names = {p.name for p in measure.spec.params}
         values = {k: v for k, v in measure.values}
         fixed = VARIANTS.get(measure.spec.name, {})
@@ -251,7 +253,7 @@ def _grouped_cumsum(values: np.ndarray, group: np.ndarray, column: np.ndarray, n
 # Per ranking being scored, shared by CT, ACT and the variants of one evaluation call and
 # dropped with the ranking: its subtopic views (the costly join), its rows' iterations, and
 # the CT and ACT values of each setting (one computation gives both).
-_VIEWS: "weakref.WeakKeyDictionary[RankedTopics, dict]" = weakref.WeakKeyDictionary()
+_VIEWS: weakref.WeakKeyDictionary[RankedTopics, dict] = weakref.WeakKeyDictionary()
 
 
 def _view(ranked: RankedTopics, kind: str) -> SubtopicView:
@@ -316,7 +318,8 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
             raise ParameterError(f"{measure}: no length for document {str(ranked.docno[first])!r} "
                                  f"({int(missing.sum())} missing); give it in the lengths file or set default_length")
     values = table.values
-    lengths = np.where(where < 0, max(settings.default_length, 0.0), values[np.maximum(where, 0)] if len(values) else 0.0)
+    lengths = np.where(where < 0, max(settings.default_length, 0.0), values[np.maximum(where,
+                                                                                       0)] if len(values) else 0.0)
     return row_steps(codes, lengths, np.flatnonzero(relevant), None, settings.time_model)
 
 
@@ -370,7 +373,8 @@ def _speeds(ranked: RankedTopics, row_gain: np.ndarray, step: np.ndarray | None,
 
 
 def _paper(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure):
-    examined = np.ones(len(ranked.position), dtype=bool) if settings.cutoff is None else ranked.position <= settings.cutoff
+    examined = np.ones(len(ranked.position),
+                       dtype=bool) if settings.cutoff is None else ranked.position <= settings.cutoff
     _, rows, _, _, gain = _paper_pairs(ranked, settings, context, measure, examined)
     row_gain = np.bincount(rows, weights=gain, minlength=len(ranked.position))
     step = _row_step_time(ranked, settings, context, measure, examined)
@@ -564,7 +568,8 @@ def average_cube_test(ranked: RankedTopics, measure: Measure, context: Evaluatio
     return cube_test_values(ranked, measure, context)[1]
 
 
-def cube_gain_table(ranked: RankedTopics, measure: str | Measure, context: EvaluationContext | None = None) -> pd.DataFrame:
+def cube_gain_table(ranked: RankedTopics, measure: str | Measure,
+                    context: EvaluationContext | None = None) -> pd.DataFrame:
     """The gain of every (examined document, subtopic) pair, to see where a CT value comes from.
 
     Only for the paper's definition (not ``compat=trec-dd``). Columns: ``topic, position,
@@ -577,7 +582,8 @@ def cube_gain_table(ranked: RankedTopics, measure: str | Measure, context: Evalu
     settings = CubeSettings.from_measure(measure)
     if settings.compat != "none":
         raise ParameterError("cube_gain_table explains the paper's Cube Test; compat=trec-dd has its own heights")
-    examined = np.ones(len(ranked.position), dtype=bool) if settings.cutoff is None else ranked.position <= settings.cutoff
+    examined = np.ones(len(ranked.position),
+                       dtype=bool) if settings.cutoff is None else ranked.position <= settings.cutoff
     view, rows, subtopics, rel, gain = _paper_pairs(ranked, settings, context, measure, examined)
     frame = pd.DataFrame({
         "topic": ranked.topic_ids[ranked.row_topic[rows]],
@@ -599,8 +605,10 @@ ALL_PARAMS = (GAMMA, MAXHEIGHT, CAP, DECAY_A, DECAY_B, IMPORTANCE, TIME, MAXGRAD
               *CALIBRATION)
 
 # The paper's Table 2: importance l|p, time t|a|g, c (capped) | cbar (uncapped)
-_IMPORTANCE_LETTER = {"l": ("log", "log-decay subtopic importance"), "p": ("weights", "claim weights (theta_ind, theta_dep)")}
-_TIME_LETTER = {"t": ("rank", "top 10 documents"), "a": ("words150", "150 words per document"), "g": ("tbg", "TBG time")}
+_IMPORTANCE_LETTER = {"l": ("log", "log-decay subtopic importance"), "p": ("weights",
+                                                                           "claim weights (theta_ind, theta_dep)")}
+_TIME_LETTER = {"t": ("rank", "top 10 documents"), "a": ("words150", "150 words per document"), "g": ("tbg",
+                                                                                                      "TBG time")}
 _CAP_LETTER = {"c": (True, "capped"), "cbar": (False, "uncapped, position decay")}
 VARIANTS: dict[str, dict] = {}
 
@@ -626,7 +634,9 @@ def _variant_specs():
                 if time == "tbg":
                     requires.add("doc_lengths")
                 yield MeasureSpec(
-                    name, "cube", f"Cube Test, Table 2 variant {i}{t}{'c' if cap else 'c-bar'}: {i_text}, {t_text}, {c_text}",
+                    name, "cube",
+                                  f"Cube Test, Table 2 variant {i}{t}{'c' if cap else 'c-bar'}: {i_text}, {t_text}, "
+                                  f"{c_text}",
                     f"CT(importance={importance},time={time},cap={'true' if cap else 'false'})"
                     + (f"@{TOP_DOCUMENTS}" if t == "t" else ""),
                     REFERENCE, cube_test, tuple(params), cutoff="none" if t == "t" else "optional",

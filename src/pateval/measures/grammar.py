@@ -79,7 +79,8 @@ def parse_name(text: str) -> ParsedName:
     def fail(expected: str) -> None:
         if position < len(tokens):
             _, value, at = tokens[position]
-            raise MeasureNameError(f"cannot read measure name {text!r}: expected {expected} at position {at + 1}, found {value!r}")
+            raise MeasureNameError(f"cannot read measure name {text!r}: expected {expected} at position {at + 1}, "
+                                   f"found {value!r}")
         raise MeasureNameError(f"cannot read measure name {text!r}: expected {expected} at the end")
 
     def take(kind: str, value: str | None = None) -> str | None:

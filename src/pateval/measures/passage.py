@@ -40,13 +40,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._lazy import lazy_module
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
 from ..formats.passages import vectorised_heading
 from .base import EvaluationContext, Measure, MeasureSpec
 from .registry import register
 from .standard import REL
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -97,7 +97,8 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     the topic values.
     """
     level = measure["rel"]
-    key = ("passage_scores", level, id(context.resources.get("passage_runs")), id(context.resources.get("passage_qrels")))
+    key = ("passage_scores", level, id(context.resources.get("passage_runs")),
+           id(context.resources.get("passage_qrels")))
     if key in ranked._cache:
         return ranked._cache[key]
     run = _passage_run_for(ranked, measure, context).without_headings()
@@ -147,7 +148,8 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     # |Q_d| counts every distinct judged passage of d, retrieved or not
     distinct_judged = pd.unique(qrels_doc_key * width + judged_code)
     judged_docs, judged_counts = np.unique(distinct_judged // width, return_counts=True)
-    judged_in_run = _index_in(judged.dictionary, run.distinct_arrow("xpath"))[judged_code] if len(judged_code) else empty
+    judged_in_run = _index_in(judged.dictionary,
+                              run.distinct_arrow("xpath"))[judged_code] if len(judged_code) else empty
     judged_passage_key = (qrels_doc_key * n_x + judged_in_run)[judged_in_run >= 0]
     hit = _member(group_key * n_x + xpath_code[rows], judged_passage_key)
 

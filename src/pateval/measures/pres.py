@@ -30,7 +30,8 @@ COLLECTION = Param("collection", int, 0, "N, the number of documents in the coll
 PRES_REFERENCE = ("W. Magdy and G. J. F. Jones, PRES: a score metric for evaluating recall-oriented information "
                   "retrieval applications, SIGIR 2010; A new metric for patent retrieval evaluation, AsPIRe 2010")
 RNORM_REFERENCE = ("J. J. Rocchio, Performance indices for document retrieval systems (1964); "
-                   "C. J. van Rijsbergen, Information Retrieval, 2nd ed. (1979); as restated by Magdy & Jones 2010, eq. 2")
+                   "C. J. van Rijsbergen, Information Retrieval, 2nd ed. (1979); as restated by Magdy & Jones 2010, "
+                   "eq. 2")
 
 
 def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -168,7 +169,8 @@ def rnorm(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
 
 
 for _spec in (
-    MeasureSpec("PRES", "professional", "patent retrieval evaluation score: recall and ranking within Nmax (default 100)",
+    MeasureSpec("PRES", "professional",
+                "patent retrieval evaluation score: recall and ranking within Nmax (default 100)",
                 "PRES@Nmax = 1 - (sum_i r_i / n - (n+1)/2) / Nmax, missing relevant at Nmax+k+1..Nmax+n",
                 PRES_REFERENCE, pres, (REL,), cutoff="optional"),
     MeasureSpec("Rnorm", "professional", "normalised recall over a collection of N documents (Rocchio)",

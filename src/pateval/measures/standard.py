@@ -112,7 +112,8 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     keep = ideal > 0
     if measure.cutoff is not None:
         keep &= ideal_position <= measure.cutoff
-    idcg = np.bincount(ideal_topic[keep], weights=ideal[keep] / np.log2(ideal_position[keep] + 1.0), minlength=ranked.n_topics)
+    idcg = np.bincount(ideal_topic[keep], weights=ideal[keep] / np.log2(ideal_position[keep] + 1.0),
+                       minlength=ranked.n_topics)
     return _safe_divide(dcg, idcg)
 
 
@@ -175,7 +176,8 @@ for _spec in (
     MeasureSpec("RR", "standard", "reciprocal rank of the first relevant document", "RR = 1 / rank_first_relevant",
                 TREC_EVAL + " recip_rank", reciprocal_rank, (REL,), cutoff="optional", aliases=("recip_rank", "MRR")),
     MeasureSpec("nDCG", "standard", "normalised discounted cumulative gain (gain = grade, log2(i+1) discount)",
-                "nDCG@k = sum_{i<=k} g_i/log2(i+1) / IDCG@k", TREC_EVAL + " ndcg, ndcg_cut; Jarvelin & Kekalainen, TOIS 2002",
+                "nDCG@k = sum_{i<=k} g_i/log2(i+1) / IDCG@k",
+                TREC_EVAL + " ndcg, ndcg_cut; Jarvelin & Kekalainen, TOIS 2002",
                 ndcg, (), cutoff="optional", aliases=("ndcg", "ndcg_cut")),
     MeasureSpec("Bpref", "standard", "binary preference", "bpref = (1/R) sum_r (1 - min(n_r,R)/min(N,R))",
                 TREC_EVAL + " bpref; Buckley & Voorhees, SIGIR 2004", bpref, (REL,), aliases=("bpref",)),
@@ -184,6 +186,7 @@ for _spec in (
     MeasureSpec("NumRel", "standard", "relevant documents judged", "R", TREC_EVAL + " num_rel",
                 num_rel, (REL,), aggregate="sum", integer=True, aliases=("num_rel",)),
     MeasureSpec("NumRelRet", "standard", "relevant documents retrieved", "|relevant retrieved|",
-                TREC_EVAL + " num_rel_ret", num_rel_ret, (REL,), aggregate="sum", integer=True, aliases=("num_rel_ret",)),
+                TREC_EVAL + " num_rel_ret", num_rel_ret, (REL,), aggregate="sum", integer=True, aliases=("num_rel_ret",
+                                                                                                         )),
 ):
     register(_spec)

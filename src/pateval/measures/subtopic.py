@@ -66,6 +66,7 @@ import weakref
 import numpy as np
 import pyarrow as pa
 
+from .._lazy import lazy_module
 from ..core.order import stable_order, string_ranks
 from ..core.ranking import RankedTopics, SubtopicView
 from ..errors import ParameterError
@@ -73,7 +74,6 @@ from ..formats.intents import as_intent_probabilities
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -100,7 +100,7 @@ GAMMA = Param("gamma", float, 0.5, "weight of I-rec in D#-nDCG = gamma I-rec + (
 # Per ranked run: the subtopic view and what the kernels derive from it, shared by every
 # measure computed on the same RankedTopics (an evaluation asks for several at once); per
 # JudgementIndex: the greedy ideal rankings, shared by all runs evaluated against it.
-_CACHE: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[object, dict] = weakref.WeakKeyDictionary()
 
 
 def _cached(ranked: RankedTopics, key, build):
@@ -214,7 +214,8 @@ class _Relevance:
 
     def within(self, cutoff: int | None) -> int:
         """How many pairs (in rank order) are at ranks <= ``cutoff``."""
-        return len(self.rank_position) if cutoff is None else int(np.searchsorted(self.rank_position, cutoff, side="right"))
+        return len(self.rank_position) if cutoff is None else int(np.searchsorted(self.rank_position, cutoff,
+                                                                                  side="right"))
 
 
 def _relevance(ranked: RankedTopics, rel: int) -> _Relevance:
@@ -232,7 +233,8 @@ def _weights(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
     return weight, total
 
 
-def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarray, alpha: float, depth: int) -> np.ndarray:
+def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarray, alpha: float,
+                  depth: int) -> np.ndarray:
     """Gains of ndeval's greedy ideal ranking, ranks 1..depth, shape (T, depth).
 
     All topics advance in lock-step: each step scores every remaining candidate (a judged
@@ -331,7 +333,8 @@ def _novelty_sums(ranked, measure, context, discount) -> tuple[np.ndarray, np.nd
     # w_i (1-alpha)^{C_i(r-1)} made once for all the cutoffs and discounts of one (rel, alpha, intents)
     source = id(context.resources.get("intent_probabilities")) if measure["intents"] == "file" else None
     novelty = _cached(ranked, ("novelty", measure["rel"], measure["alpha"], measure["intents"], source),
-                      lambda: weight[relevance.rank_subtopic] * np.power(1.0 - measure["alpha"], relevance.rank_seen_before))
+                      lambda: weight[relevance.rank_subtopic] * np.power(1.0 - measure["alpha"],
+                                                                         relevance.rank_seen_before))
     n = relevance.within(k)
     contribution = novelty[:n] * discount(np.arange(1, k + 1))[relevance.rank_position[:n] - 1]  # discount(r), r <= k
     run = np.bincount(relevance.rank_topic[:n], weights=contribution, minlength=ranked.n_topics)
@@ -444,12 +447,14 @@ def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
         # only the rows judged for some subtopic: the others add 0 to their topic's sum
         first = np.flatnonzero(np.r_[True, pair_row[1:] != pair_row[:-1]])
         rows = pair_row[first]
-        row_gain = np.bincount(np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(pair_row)])), weights=pair_gain,
+        row_gain = np.bincount(np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(pair_row)])),
+                               weights=pair_gain,
                                minlength=len(first))
         topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
         position = rows - ranked.ptr[topic] + 1
         keep = slice(None) if k is None else position <= k
-        dcg = np.bincount(topic[keep], weights=row_gain[keep] * _log_discount(position[keep]), minlength=ranked.n_topics)
+        dcg = np.bincount(topic[keep], weights=row_gain[keep] * _log_discount(position[keep]),
+                          minlength=ranked.n_topics)
     else:
         row_gain = np.bincount(pair_row, weights=pair_gain, minlength=len(ranked.position))
         within = True if k is None else ranked.position <= k
@@ -491,7 +496,8 @@ for _spec in (
                 "sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / r / (same on the greedy ideal)",
                 NDEVAL + "; Chapelle et al., CIKM 2009", nerr_ia, (ALPHA, REL, INTENTS), cutoff="required",
                 requires=SUBTOPICS, aliases=("nERR-IA",)),
-    MeasureSpec("P_IA", "subtopic", "intent-aware precision at k", "P-IA@k = sum_i w_i |relevant to i in top k| / (k W)",
+    MeasureSpec("P_IA", "subtopic", "intent-aware precision at k",
+                "P-IA@k = sum_i w_i |relevant to i in top k| / (k W)",
                 NDEVAL, precision_ia, (REL, INTENTS), cutoff="required", requires=SUBTOPICS, aliases=("P-IA",)),
     MeasureSpec("MAP_IA", "subtopic", "intent-aware average precision", "MAP-IA = sum_i w_i AP_i / W",
                 NDEVAL, map_ia, (REL, INTENTS), cutoff="optional", requires=SUBTOPICS, aliases=("MAP-IA",)),

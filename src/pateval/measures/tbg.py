@@ -35,6 +35,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._lazy import lazy_module
 from ..core.docids import patent_keys
 from ..core.order import unique_inverse
 from ..core.ranking import RankedTopics
@@ -52,11 +53,11 @@ from ..validation import Interval
 from ._arrays import SortedKeys
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
-__all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "time_biased_gain", "times_at", "ideal_gain", "normaliser", "time_model_of"]
+__all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "time_biased_gain", "times_at",
+           "ideal_gain", "normaliser", "time_model_of"]
 
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
@@ -65,22 +66,28 @@ _SORTED_KEYS = 50_000  # lengths tables of this many documents are indexed by so
 NORMALISATIONS = ("none", "ideal", "bound")
 
 TBG_PARAMS = (
-    Param("rel", int, 1, "minimum grade counted as relevant (graded qrels are binary at this level)", interval=Interval(1, None)),
+    Param("rel", int, 1, "minimum grade counted as relevant (graded qrels are binary at this level)",
+          interval=Interval(1, None)),
     Param("halflife", float, 224.0, "h, seconds after which half of the users have stopped (D(t) = 2^(-t/h))",
           interval=Interval(0, None, closed="neither")),
     Param("summary_time", float, 4.4, "T_S, seconds to read one summary", interval=_NONNEGATIVE),
-    Param("read_slope", float, 0.018, "a in T_D(l) = a*l + b: seconds per word of a document read", interval=_NONNEGATIVE),
-    Param("read_intercept", float, 7.8, "b in T_D(l) = a*l + b: fixed seconds to judge a document read", interval=_NONNEGATIVE),
-    Param("p_click_rel", float, 0.64, "P(C=1|R=1), probability of clicking a relevant document's summary", interval=_PROBABILITY),
+    Param("read_slope", float, 0.018, "a in T_D(l) = a*l + b: seconds per word of a document read",
+          interval=_NONNEGATIVE),
+    Param("read_intercept", float, 7.8, "b in T_D(l) = a*l + b: fixed seconds to judge a document read",
+          interval=_NONNEGATIVE),
+    Param("p_click_rel", float, 0.64, "P(C=1|R=1), probability of clicking a relevant document's summary",
+          interval=_PROBABILITY),
     Param("p_click_nonrel", float, 0.39, "P(C=1|R=0), probability of clicking a non-relevant document's summary",
           interval=_PROBABILITY),
-    Param("p_save_rel", float, 0.77, "P(S=1|R=1), probability of saving a relevant document read", interval=_PROBABILITY),
+    Param("p_save_rel", float, 0.77, "P(S=1|R=1), probability of saving a relevant document read",
+          interval=_PROBABILITY),
     Param("norm", str, "none", "normalisation: none (N=1), ideal (best ordering of the relevant documents), "
           "bound (endless zero-length relevant documents)", choices=NORMALISATIONS),
     Param("duplicates", str, "none", "near-duplicate groups: none, groups (--duplicates file), families "
           "(--families file), patent (publications of one patent)", choices=DUPLICATE_MODES),
     Param("duplicate_gain", bool, True, "a near-duplicate of a document ranked above still earns gain (TREC practice)"),
-    Param("default_length", float, -1.0, "length (words) of documents missing from the lengths (-1: a missing length is an error)",
+    Param("default_length", float, -1.0,
+          "length (words) of documents missing from the lengths (-1: a missing length is an error)",
           interval=Interval(-1, None)),
 )
 REFERENCE = ("M. D. Smucker and C. L. A. Clarke, Time-based calibration of effectiveness measures, SIGIR 2012 "
@@ -135,7 +142,7 @@ class LengthTable:
 
     keys: pa.Array
     values: np.ndarray
-    source: "DocLengths | None" = None
+    source: DocLengths | None = None
 
     @cached_property
     def sorted_keys(self) -> SortedKeys:
@@ -151,12 +158,13 @@ class LengthTable:
         return known[1]
 
     @classmethod
-    def of(cls, lengths: "Mapping | DocLengths | LengthTable") -> "LengthTable":
+    def of(cls, lengths: Mapping | DocLengths | LengthTable) -> LengthTable:
         if isinstance(lengths, LengthTable):
             return lengths
         if isinstance(lengths, DocLengths):  # as read from a file: the arrays as they are
             return cls(lengths.ids, lengths.values.astype(np.float64), lengths)
-        return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths)))
+        return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64,
+                                                                  count=len(lengths)))
 
 
 def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> np.ndarray:
@@ -217,7 +225,7 @@ def _lengths_at(where: np.ndarray, table: LengthTable, ids: pa.Array, default: f
     return values
 
 
-def _lookup_lengths(ids: pa.Array, lengths: "Mapping | LengthTable", default: float | None, *, measure: Measure,
+def _lookup_lengths(ids: pa.Array, lengths: Mapping | LengthTable, default: float | None, *, measure: Measure,
                     needed: np.ndarray | None, describe, what: str, distinct: bool = False) -> np.ndarray:
     """Lengths of the documents ``ids`` (Arrow strings) from the mapping ``docno -> words``.
 
@@ -233,7 +241,7 @@ def _lookup_lengths(ids: pa.Array, lengths: "Mapping | LengthTable", default: fl
 # are in the lengths table, their duplicate groups, which rows are near-duplicates. Each
 # entry remembers the object it was made for (the lengths table, or the context) and is
 # made again for another; all is dropped with the ranking.
-_SHARED: "weakref.WeakKeyDictionary[RankedTopics, dict]" = weakref.WeakKeyDictionary()
+_SHARED: weakref.WeakKeyDictionary[RankedTopics, dict] = weakref.WeakKeyDictionary()
 # The lengths table of each evaluation context (the resource converted once per call).
 _TABLES: dict[int, tuple] = {}
 # The keys' lookup index of each DocLengths table read (made once, dropped with the table).
@@ -469,7 +477,8 @@ def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
 
 def time_biased_gain(rows: TBGRows) -> np.ndarray:
     """Unnormalised TBG per topic: ``sum_k g_k D(T(k))``."""
-    times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate),
+    times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
+                                                duplicate=rows.duplicate),
                                      rows.ptr)
     segment = np.repeat(np.arange(len(rows.ptr) - 1), np.diff(rows.ptr))
     earning = rows.earns
@@ -691,7 +700,8 @@ def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContex
         return np.full(ranked.n_topics, model.bound(), dtype=np.float64)
     table = lengths if lengths is not None else length_table(context, measure)
     topic, ideal_lengths, group = _relevant_judged(ranked, measure, context, table)
-    return ideal_gain(topic, ideal_lengths, group, ranked.n_topics, model=model, duplicate_gain=measure["duplicate_gain"])
+    return ideal_gain(topic, ideal_lengths, group, ranked.n_topics, model=model,
+                      duplicate_gain=measure["duplicate_gain"])
 
 
 register(MeasureSpec(

@@ -17,8 +17,8 @@ from ._xmltools import (
     child_text,
     description_passages,
     indexed_children,
-    iso_date,
     ipc_symbol,
+    iso_date,
     lang_code,
     party_name,
     read_claims,
@@ -106,7 +106,8 @@ def read_clefip_document(document: XmlDocument) -> PatentDocument:
         kind=kind,
         family_id=(root.get("family-id") or "").strip() or None,
         lang=lang,
-        date=iso_date(root.get("date")) or iso_date(child_text(bibliographic, "publication-reference/document-id/date")),
+        date=iso_date(root.get("date")) or iso_date(child_text(bibliographic,
+                                                               "publication-reference/document-id/date")),
         application_date=application_date,
         priority_dates=priority_dates,
         title=title,
@@ -144,7 +145,8 @@ def _identity(document: XmlDocument) -> tuple[str, str, str, str]:
 
 
 def _ipc_classes(bibliographic: etree._Element) -> list[str]:
-    symbols = [ipc_symbol(e.text) for e in bibliographic.iterfind("technical-data/classifications-ipcr/classification-ipcr")]
+    symbols = [ipc_symbol(e.text) for e
+               in bibliographic.iterfind("technical-data/classifications-ipcr/classification-ipcr")]
     if not any(symbols):
         # Older files (and some MAREC sources) only have the IPC (not IPCR) fields.
         symbols = [
@@ -203,7 +205,7 @@ def _citations(document: XmlDocument, bibliographic: etree._Element) -> list[Cit
         # or to the only source when there is no SEA.
         names = [s.get("name", "").upper() if s is not None else "" for s in sources]
         carrier = names.index("SEA") if "SEA" in names else 0
-        for position, (source, name) in enumerate(zip(sources, names)):
+        for position, (source, name) in enumerate(zip(sources, names, strict=True)):
             own_categories = [source.get("category", "")] if source is not None else []
             if position == carrier:
                 own_categories += passage_categories

@@ -24,8 +24,8 @@ from ._xmltools import (
     child_text,
     description_passages,
     indexed_children,
-    iso_date,
     ipc_symbol,
+    iso_date,
     read_claims,
     unique,
 )
@@ -86,8 +86,10 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(identity, "kind-code") or "").upper()
     lang = "EN"
 
-    title, abstract = title_and_abstract(root, bibliographic, lang, title_path="technical-information/title-of-invention",
-                                         abstract_tag="subdoc-abstract", paragraph_tag="paragraph", text_of=paragraph_text)
+    title, abstract = title_and_abstract(root, bibliographic, lang,
+                                         title_path="technical-information/title-of-invention",
+                                         abstract_tag="subdoc-abstract", paragraph_tag="paragraph",
+                                         text_of=paragraph_text)
 
     root_path = f"/{root.tag}"
     description = []
@@ -112,7 +114,8 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
         date=iso_date(child_text(identity, "document-date")),
         application_date=iso_date(child_text(bibliographic, "domestic-filing-data/filing-date")),
         priority_dates=unique(
-            iso_date(child_text(priority, "filing-date")) for priority in bibliographic.iterfind("foreign-priority-data")
+            iso_date(child_text(priority,
+                                "filing-date")) for priority in bibliographic.iterfind("foreign-priority-data")
         ),
         title=title,
         abstract=abstract,

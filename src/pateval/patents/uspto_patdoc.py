@@ -22,8 +22,8 @@ from ._xmltools import (
     child_text,
     description_passages,
     indexed_children,
-    iso_date,
     ipc_fixed_width,
+    iso_date,
     read_claims,
     unique,
 )

@@ -133,7 +133,8 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
     width = 0.8 / len(group_names)
     x = np.arange(len(runs))
     for i, group in enumerate(group_names):
-        axes.bar(x + (i - (len(group_names) - 1) / 2) * width, table[group].fillna(0).to_numpy(), width, label=str(group))
+        axes.bar(x + (i - (len(group_names) - 1) / 2) * width, table[group].fillna(0).to_numpy(), width,
+                 label=str(group))
     axes.set_xticks(x)
     axes.set_xticklabels(runs, rotation=45 if len(runs) > 4 else 0, ha="right" if len(runs) > 4 else "center")
     axes.set_ylabel(measure)

@@ -95,7 +95,8 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
     return figure
 
 
-def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | None = None, title: str | None = None) -> Figure:
+def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | None = None,
+                  title: str | None = None) -> Figure:
     """Share of sessions still searching at time t, and the fitted 2^(-t/h) (the paper's Figure 5).
 
     ``sessions`` has the columns ``duration`` (seconds) and ``ended`` (False: censored).
@@ -105,7 +106,8 @@ def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | No
     ended = sessions["ended"].to_numpy(bool)
     times, survival = kaplan_meier(duration, ended)
     axes.step(np.r_[0.0, times], np.r_[1.0, survival], where="post", color=_colour(0), linewidth=1.5,
-              label=f"sessions still searching (Kaplan-Meier; {int(ended.sum())} stopped, {int((~ended).sum())} censored)")
+              label=f"sessions still searching (Kaplan-Meier; {int(ended.sum())} stopped, {int((~ended).sum())} "
+              f"censored)")
     if (~ended).any():
         censored = duration[~ended]
         at = np.searchsorted(times, censored, side="right")
@@ -141,7 +143,8 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
     for i, list_id in enumerate(lists):
         part = curves[curves["list"] == list_id]
         axes.plot(part["time"], part["observed"], color=_colour(i), linewidth=1.5, label=f"list {list_id}: users")
-        axes.plot(part["time"], part["predicted"], color=_colour(i), linewidth=1.2, linestyle="--", label=f"list {list_id}: T(k)")
+        axes.plot(part["time"], part["predicted"], color=_colour(i), linewidth=1.2, linestyle="--",
+                  label=f"list {list_id}: T(k)")
         if "predicted_custom" in part.columns and part["predicted_custom"].notna().any():
             axes.plot(part["time"], part["predicted_custom"], color=_colour(i), linewidth=1.2, linestyle=":",
                       label=f"list {list_id}: its topic's own T(k)")
@@ -149,7 +152,8 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
                         + (", each topic's own (dotted)" if "predicted_custom" in curves.columns else ""))
     if errors is not None and not errors.empty:
         summary = errors.groupby("time")["error"].mean()
-        heading += "\nmean absolute rank error " + ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items() if math.isfinite(v))
+        heading += "\nmean absolute rank error " + ", ".join(f"{v:.2f} at {t:g} s" for t,
+                                                             v in summary.items() if math.isfinite(v))
         if "error_custom" in errors.columns:
             own = errors.groupby("time")["error_custom"].mean()
             heading += "; own topic's: " + ", ".join(f"{v:.2f}" for v in own.to_numpy() if math.isfinite(v))
@@ -198,7 +202,8 @@ def calibration_figures(result: CalibrationResult, rankings: Mapping[str, ListRa
     figures = {
         "reading_time": plot_reading_time(views, slope=calibration.value("read_slope"),
                                           intercept=calibration.value("read_intercept"),
-                                          duplicate_mean=calibration.fit["duplicates"]["mean"], adjusted_r2=reading["adjusted_r2"]),
+                                          duplicate_mean=calibration.fit["duplicates"]["mean"],
+                                          adjusted_r2=reading["adjusted_r2"]),
         "stopping": plot_stopping(result.sessions, halflife=calibration.value("halflife"),
                                   km_gap=calibration.fit["stopping"]["km_max_gap"]),
     }
@@ -222,22 +227,31 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
     from .tables import html_table
 
     body = html_table(result.frame(), precision=precision)
-    items = "".join(f"<li>{html.escape(c.group)}: <code>{html.escape(c.measure)}</code></li>" for c in result.calibrations)
+    items = "".join(f"<li>{html.escape(c.group)}: <code>{html.escape(c.measure)}</code></li>" for c
+                    in result.calibrations)
     body += f"<p>Measure strings (<code>pateval evaluate -m</code> takes them as they are):</p><ul>{items}</ul>"
     first = result.calibrations[0]
     reading, dup, stop = first.fit["reading"], first.fit["duplicates"], first.fit["stopping"]
-    body += (f'<p class="note">Reading-time fit over {reading["n"]} first views: adjusted R\u00b2 {reading["adjusted_r2"]:.3f}, '
-             f'se(a) {reading["read_slope_se"]:.3g}, se(b) {reading["read_intercept_se"]:.3g}. Duplicate views: {dup["n"]}'
-             + (f', mean {dup["mean"]:.3g} s \u00b1 {dup["se"]:.2g} (p = {dup["p_value"]:.3g} against b)' if dup["n"] else "")
+    body += (f'<p class="note">Reading-time fit over {reading["n"]} first views: adjusted R\u00b2 '
+             f'{reading["adjusted_r2"]:.3f}, '
+             f'se(a) {reading["read_slope_se"]:.3g}, se(b) {reading["read_intercept_se"]:.3g}. Duplicate views: '
+             f'{dup["n"]}'
+             + (f', mean {dup["mean"]:.3g} s \u00b1 {dup["se"]:.2g} (p = {dup["p_value"]:.3g} against b)' if dup["n"]
+                else "")
              + f'. Stopping: {stop["stopped"]} sessions stopped, {stop["censored"]} censored. '
-             f'Intervals: {result.settings["confidence"]:.0%} percentile bootstrap over users, B = {result.settings["B"]}, '
-             f'seed {result.settings["seed"]}. user_average: each user\'s own estimate, averaged over users (unweighted).</p>')
+             f'Intervals: {result.settings["confidence"]:.0%} percentile bootstrap over users, B = '
+             f'{result.settings["B"]}, '
+             f'seed {result.settings["seed"]}. user_average: each user\'s own estimate, averaged over users '
+             f'(unweighted).</p>')
     for note in first.notes:
         body += f'<p class="note">{html.escape(note)}</p>'
-    captions = {"reading_time": "Time to judge a document against its length, with the fit (Smucker & Clarke 2012, Figure 1).",
+    captions = {"reading_time": "Time to judge a document against its length, with the fit (Smucker & Clarke 2012, "
+                "Figure 1).",
                 "stopping": "Sessions still searching over time and the fitted exponential decay (ibid., Figure 5).",
-                "rank_over_time": "Rank reached over time: users against the calibrated T(k), per list (ibid., Figure 2)."}
-    parts = [_figure_html(figures[name], caption, image_format) for name, caption in captions.items() if name in figures]
+                "rank_over_time": "Rank reached over time: users against the calibrated T(k), per list (ibid., Figure "
+                "2)."}
+    parts = [_figure_html(figures[name], caption, image_format) for name,
+             caption in captions.items() if name in figures]
     body += f'<div class="grid">{"".join(parts)}</div>'
     validation = figures.get("validation")
     if validation is not None and not validation.empty:
@@ -247,7 +261,9 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
             own = validation.groupby("time")["error_custom"].mean()
             line += "; with each topic's own calibration " + ", ".join(
                 f"{v:.2f} at {t:g} s" for t, v in own.items() if math.isfinite(v))
-        body += (f"<p>T(k) against the ranks users reached: mean absolute rank error over the lists {html.escape(line)}.</p>"
-                 f"<details><summary>Per list (observed = mean rank of the sessions still observed at that time)</summary>"
+        body += (f"<p>T(k) against the ranks users reached: mean absolute rank error over the lists "
+                 f"{html.escape(line)}.</p>"
+                 f"<details><summary>Per list (observed = mean rank of the sessions still observed at that "
+                 f"time)</summary>"
                  f"{html_table(validation, precision=2)}</details>")
     return Section("calibration", "TBG calibration from the interaction log", body)

@@ -69,7 +69,8 @@ def _comparison_table_html(comparison: Comparison, precision: int) -> str:
     labels = run_labels(comparison.runs)
     all_pairs = comparison.baseline is None
     best = comparison.means.idxmax(axis=0)
-    head = ("<th>#</th>" if all_pairs else "") + "<th>run</th>" + "".join(f"<th>{html.escape(m)}</th>" for m in comparison.measures)
+    head = ("<th>#</th>" if all_pairs else "") + "<th>run</th>" + "".join(f"<th>{html.escape(m)}</th>" for m
+                                                                          in comparison.measures)
     rows = []
     for run in comparison.runs:
         cells = [f"<td>{labels[run]}</td>"] if all_pairs else []
@@ -150,10 +151,12 @@ def report_sections(
             matrix = matrices[measure]
             figures = []
             for run_a, run_b in difference_pairs(comparison, difference_plots):
-                figure = plots.plot_topic_differences(matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure,
+                figure = plots.plot_topic_differences(matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b,
+                                                      measure=measure,
                                                       topics=list(matrix.index), label_topics=0)
                 figures.append(_figure_html(figure, f"{measure} per topic, {run_a} minus {run_b}.", image_format))
-            sections.append(Section("topics", f"Per-topic differences ({measure})", f'<div class="grid">{"".join(figures)}</div>'))
+            sections.append(Section("topics", f"Per-topic differences ({measure})",
+                                    f'<div class="grid">{"".join(figures)}</div>'))
     if analysis is not None:
         summary = analysis.power.summary.copy()
         summary["discriminative_power"] = (summary["discriminative_power"] * 100).map(lambda v: f"{v:.1f}%")
@@ -164,10 +167,12 @@ def report_sections(
                 by_test[column] = (by_test[column] * 100).map(lambda v: f"{v:.1f}%")
             body += "<p>By test (as Smucker &amp; Clarke 2012, table 2):</p>" + html_table(by_test)
         body += (f'<p class="note">Share of run pairs whose ASL is below alpha = {analysis.settings["alpha"]:g} with '
-                 f'{html.escape(str(analysis.settings["test"]))} (Sakai 2006); difference_needed is the largest per-pair '
+                 f'{html.escape(str(analysis.settings["test"]))} (Sakai 2006); difference_needed is the largest '
+                 f'per-pair '
                  "critical difference, a conservative estimate of the difference needed for significance.</p>")
         body += _figure_html(plots.plot_asl_curves(analysis.power.curves, alpha=analysis.settings["alpha"]),
-                             "ASL of every run pair, sorted, per measure; lower and longer below the line is more discriminative.", image_format)
+                             "ASL of every run pair, sorted, per measure; lower and longer below the line is more "
+                             "discriminative.", image_format)
         sections.append(Section("power", "Discriminative power", body))
         if analysis.correlations is not None:
             body = html_table(analysis.correlations, precision=precision)
@@ -175,32 +180,44 @@ def report_sections(
             scatter = []
             for other in analysis.means.columns[1:]:
                 if analysis.means[first].nunique() > 1 and analysis.means[other].nunique() > 1:
-                    figure = plots.plot_measure_scatter(analysis.means[first], analysis.means[other], measure_x=first, measure_y=other,
+                    figure = plots.plot_measure_scatter(analysis.means[first], analysis.means[other], measure_x=first,
+                                                        measure_y=other,
                                                         labels=list(analysis.means.index))
-                    scatter.append(_figure_html(figure, f"Mean {other} against mean {first}, one point per run.", image_format))
+                    scatter.append(_figure_html(figure, f"Mean {other} against mean {first}, one point per run.",
+                                                image_format))
             body += f'<div class="grid">{"".join(scatter)}</div>'
             body += _figure_html(plots.plot_measures_by_run(analysis.means, sort_by=analysis.means.columns[-1]),
-                                 f"Every measure's mean per run, runs sorted by {analysis.means.columns[-1]}.", image_format)
-            body += _figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.", image_format)
+                                 f"Every measure's mean per run, runs sorted by {analysis.means.columns[-1]}.",
+                                 image_format)
+            body += _figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.",
+                                 image_format)
             sections.append(Section("correlation", "Rank correlation between measures", body))
         if analysis.chart is not None:
             body = html_table(analysis.agreement, precision=precision)
             body += _figure_html(plots.plot_agreement_chart(analysis.chart),
-                                 f"Run pairs per combination of verdicts ({analysis.agreement_test} test, alpha {analysis.settings['alpha']:g}).",
+                                 f"Run pairs per combination of verdicts ({analysis.agreement_test} test, alpha "
+                                 f"{analysis.settings['alpha']:g}).",
                                  image_format)
             sections.append(Section("agreement", "Agreement between measures", body))
     if gain_over_time is not None:
         sections.append(Section("gain", "Cumulative gain over time", _figure_html(
-            plots.plot_gain_over_time(gain_over_time), "G(t): gain the user has collected by time t (time-biased gain's user model).", image_format)))
+            plots.plot_gain_over_time(gain_over_time),
+                                                                                  "G(t): gain the user has collected "
+                                                                                  "by time t (time-biased gain's user "
+                                                                                  "model).", image_format)))
     if ct_by_gamma is not None:
         sections.append(Section("cube", "Cube Test against gamma", _figure_html(
-            plots.plot_ct_gamma(ct_by_gamma), "Cube Test score as the discount gamma for already covered subtopics grows.", image_format)))
+            plots.plot_ct_gamma(ct_by_gamma),
+                                                                                "Cube Test score as the discount gamma "
+                                                                                "for already covered subtopics grows.",
+                                                                                image_format)))
     if not sections:
         raise ParameterError("the report has nothing to show: give a comparison, an analysis or plot data")
     return sections
 
 
-def render_report(sections: Sequence[Section], *, title: str = "pateval report", runs: Sequence[str] = (), measures: Sequence[str] = (),
+def render_report(sections: Sequence[Section], *, title: str = "pateval report", runs: Sequence[str] = (),
+                  measures: Sequence[str] = (),
                   notes: Sequence[str] = ()) -> str:
     """The complete HTML document for the given sections."""
     nav = "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in sections)

@@ -124,7 +124,8 @@ def plot_topic_differences(
     axes.axhline(0, color="black", linewidth=0.8)
     axes.axhline(difference.mean(), color="black", linestyle="--", linewidth=1, label=f"mean {difference.mean():+.4f}")
     wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
-    axes.set_title(f"{measure} per topic: {run_a} \u2212 {run_b}  ({wins} better, {losses} worse, {len(a) - wins - losses} tied)".strip(), fontsize=10)
+    axes.set_title(f"{measure} per topic: {run_a} \u2212 {run_b}  ({wins} better, {losses} worse, "
+                   f"{len(a) - wins - losses} tied)".strip(), fontsize=10)
     axes.set_xlabel("topics, sorted by difference")
     axes.set_ylabel(f"{measure} difference".strip())
     axes.set_xlim(-0.5, len(ordered) - 0.5)
@@ -152,7 +153,8 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
     figure, axes = new_figure(7.6, 4.0)
     for i, (measure, group) in enumerate(curves.groupby("measure", sort=False)):
         significant = int((group["asl"] < alpha).sum())
-        axes.plot(group["rank"], group["asl"], color=_colour(i), linewidth=1.6, label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
+        axes.plot(group["rank"], group["asl"], color=_colour(i), linewidth=1.6,
+                  label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
     axes.axhline(alpha, color="black", linestyle=":", linewidth=1)
     axes.set_xlabel("run pairs, sorted by ASL")
     axes.set_ylabel("achieved significance level (ASL)")
@@ -176,7 +178,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
     figure, axes = new_figure(5.0, 4.2)
     axes.scatter(a, b, s=22, color=_colour(0), edgecolor="white", linewidth=0.5, zorder=2)
     if labels is not None and len(labels) == len(a) and len(a) <= 30:
-        for xi, yi, name in zip(a, b, labels):
+        for xi, yi, name in zip(a, b, labels, strict=True):
             axes.annotate(str(name), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#444444")
     tau = kendall_tau(a, b) if len(a) > 1 and np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
     axes.set_xlabel(measure_x)
@@ -200,7 +202,8 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
     if isinstance(curves, pd.DataFrame):
         if not {"run", "time", "gain"} <= set(curves.columns):
             raise ParameterError("a G(t) frame needs the columns run, time and gain")
-        series = {run: (group["time"].to_numpy(float), group["gain"].to_numpy(float)) for run, group in curves.groupby("run", sort=False)}
+        series = {run: (group["time"].to_numpy(float), group["gain"].to_numpy(float)) for run,
+                  group in curves.groupby("run", sort=False)}
     elif isinstance(curves, Mapping):
         series = {run: (_vector(t, "times"), _vector(g, "gains")) for run, (t, g) in curves.items()}
     else:
@@ -238,7 +241,8 @@ def plot_ct_gamma(scores: pd.DataFrame, *, measure: str = "CT", title: str | Non
     markers = "osD^v<>p"
     for i, (run, group) in enumerate(scores.groupby("run", sort=False)):
         group = group.sort_values("gamma")
-        axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=_colour(i), linewidth=1.5, label=str(run))
+        axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=_colour(i),
+                  linewidth=1.5, label=str(run))
     axes.set_xlabel("\u03b3 (discount for documents on an already covered subtopic)")
     axes.set_ylabel(f"{measure} score")
     axes.set_title(title or f"{measure} against \u03b3", fontsize=10)
@@ -266,11 +270,13 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     bars = axes.barh(positions, chart["pairs"], color=colours)
     axes.bar_label(bars, labels=[str(int(p)) for p in chart["pairs"]], padding=3, fontsize=7)
     axes.set_yticks(positions, labels, fontsize=7, family="monospace")
-    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())}); A = first run significantly better, B = second, tie = neither")
+    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())}); A = first run significantly better, B = second, tie "
+                    f"= neither")
     axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
     from matplotlib.patches import Patch
 
-    axes.legend(handles=[Patch(color=_colour(0), label="all measures agree"), Patch(color=_colour(1), label="measures disagree")],
+    axes.legend(handles=[Patch(color=_colour(0), label="all measures agree"), Patch(color=_colour(1),
+                                                                                    label="measures disagree")],
                 loc="lower right", fontsize=8, frameon=False)
     axes.set_title(title, fontsize=10)
     return figure
@@ -291,7 +297,8 @@ def plot_measures_by_run(means: pd.DataFrame, *, sort_by: str | None = None, tit
     figure, axes = new_figure(max(5.0, 0.16 * len(ordered) + 3.0), 4.0)
     x = np.arange(len(ordered))
     for i, measure in enumerate(ordered.columns):
-        axes.plot(x, ordered[measure].to_numpy(float), marker="os^Dv<>p"[i % 8], markersize=3, linewidth=1.3, color=_colour(i), label=str(measure))
+        axes.plot(x, ordered[measure].to_numpy(float), marker="os^Dv<>p"[i % 8], markersize=3, linewidth=1.3,
+                  color=_colour(i), label=str(measure))
     axes.set_xticks(x, [str(r) for r in ordered.index], rotation=90, fontsize=7 if len(ordered) > 20 else 8)
     axes.set_ylabel("mean score")
     axes.set_title(title or f"Measures per run, runs sorted by {key}", fontsize=10)
@@ -313,7 +320,8 @@ def plot_rank_changes(means: pd.DataFrame, *, title: str = "Run ranks under each
     for i, run in enumerate(ranks.index):
         axes.plot(x, ranks.loc[run].to_numpy(), marker="o", markersize=3, linewidth=1, color=_colour(i), alpha=0.85)
         if means.shape[0] <= 30:
-            axes.annotate(str(run), (x[-1], ranks.loc[run].iloc[-1]), xytext=(4, 0), textcoords="offset points", fontsize=7, va="center")
+            axes.annotate(str(run), (x[-1], ranks.loc[run].iloc[-1]), xytext=(4, 0), textcoords="offset points",
+                          fontsize=7, va="center")
     axes.set_xticks(x, [str(c) for c in means.columns])
     axes.invert_yaxis()
     axes.set_ylabel("rank (1 = best)")

@@ -54,13 +54,15 @@ def settings_line(comparison: Comparison) -> str:
     if comparison.tests.empty and comparison.topics and max(comparison.topics.values()) < 2:
         count = max(comparison.topics.values())
         return f"no significance test: {count} topic{'' if count == 1 else 's'} (a paired test needs at least 2)"
-    names = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomisation": "randomisation test (sign flip)",
+    names = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+             "randomisation": "randomisation test (sign flip)",
              "bootstrap": "Sakai's paired bootstrap test", "tukey": "randomised Tukey HSD test"}
     parts = [names[comparison.test]]
     if comparison.test == "tukey":
         parts.append("family-wise over all runs")
     elif comparison.correction != "none":
-        parts.append({"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}[comparison.correction] + " correction")
+        parts.append({"holm": "Holm", "bonferroni": "Bonferroni",
+                      "bh": "Benjamini-Hochberg"}[comparison.correction] + " correction")
     else:
         parts.append("no correction")
     parts.append(f"alpha {comparison.alpha:g}")
@@ -68,7 +70,14 @@ def settings_line(comparison: Comparison) -> str:
         parts.append(f"B = {comparison.B}")
         parts.append(f"seed {comparison.seed}" if comparison.seed is not None else "exact (all sign vectors)")
     topics = sorted(set(comparison.topics.values()))
-    parts.append(f"{topics[0]} topics" if len(topics) == 1 else "topics per measure: " + ", ".join(f"{m} {n}" for m, n in comparison.topics.items()))
+    parts.append(f"{topics[0]} topics" if len(topics) == 1 else "topics per measure: " + ", ".join(f"{m} {n}" for m,
+                                                                                                   n
+
+
+
+
+
+                                                                                                   in comparison.topics.items()))
     return ", ".join(parts)
 
 
@@ -100,7 +109,7 @@ def _text_comparison(comparison: Comparison, precision: int) -> str:
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
     out = io.StringIO()
     for cells in [header, ["-" * w for w in widths], *rows]:
-        out.write("  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip() + "\n")
+        out.write("  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip() + "\n")
     out.write("\n")
     if comparison.tests.empty:
         pass  # nothing was tested: no markers to explain (the settings line says why)
@@ -217,12 +226,15 @@ def _text_frame(frame: pd.DataFrame, precision: int) -> str:
         if pd.api.types.is_float_dtype(frame[column]):
             formatted[column] = [("" if pd.isna(v) else f"{v:.{precision}f}") for v in frame[column]]
         else:
-            formatted[column] = [("" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)) for v in frame[column]]
+            formatted[column] = [("" if v is None or (not isinstance(v,
+                                                                     str) and pd.isna(v)) else str(v)) for v
+                                 in frame[column]]
     header = list(formatted.columns)
     widths = [max([len(str(h))] + [len(v) for v in formatted[h]]) for h in header]
-    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths)).rstrip(), "  ".join("-" * w for w in widths)]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=True)).rstrip(),
+             "  ".join("-" * w for w in widths)]
     for row in formatted.itertuples(index=False):
-        lines.append("  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip())
+        lines.append("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines) + "\n"
 
 
@@ -263,8 +275,10 @@ def _analysis_sections(analysis: MeasureAnalysis) -> list[tuple[str, pd.DataFram
     if analysis.correlations is not None:
         sections.append(("Rank correlation between measures", analysis.correlations))
     if analysis.agreement is not None:
-        sections.append((f"Agreement of verdicts ({analysis.agreement_test}, alpha {analysis.settings['alpha']:g})", analysis.agreement))
-        sections.append(("Agreement chart: run pairs per combination of verdicts (A = first run better, B = second, tie)", analysis.chart))
+        sections.append((f"Agreement of verdicts ({analysis.agreement_test}, alpha {analysis.settings['alpha']:g})",
+                         analysis.agreement))
+        sections.append(("Agreement chart: run pairs per combination of verdicts (A = first run better, B = second, "
+                         "tie)", analysis.chart))
     return sections
 
 
@@ -278,9 +292,12 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
     if format == "json":
         document = {
             "settings": analysis.settings | {"agreement_test": analysis.agreement_test},
-            "means": {run: {m: float(analysis.means.at[run, m]) for m in analysis.means.columns} for run in analysis.means.index},
+            "means": {run: {m: float(analysis.means.at[run,
+                                                       m]) for m in analysis.means.columns} for run
+                      in analysis.means.index},
             "discriminative_power": _records(analysis.power.summary),
-            "discriminative_power_by_test": None if analysis.power_by_test is None else _records(analysis.power_by_test),
+            "discriminative_power_by_test": None if analysis.power_by_test is None
+                    else _records(analysis.power_by_test),
             "asl_curves": _records(analysis.power.curves),
             "correlations": None if analysis.correlations is None else _records(analysis.correlations),
             "agreement": None if analysis.agreement is None else _records(analysis.agreement),

@@ -16,7 +16,7 @@ Languages other than English, German and French (rare in CLEF-IP) fall back to t
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import tantivy
 
@@ -56,7 +56,7 @@ def field_name(field: str, lang: str) -> str:
     return f"{field}_{language_of(lang).lower()}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def analyzer(lang: str) -> tantivy.TextAnalyzer:
     """The analyzer of a language (cached; analyzers are immutable)."""
     code = language_of(lang)

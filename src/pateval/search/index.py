@@ -49,8 +49,16 @@ import tantivy
 from ..errors import ParameterError, PatevalError
 from ..formats.atomic import atomic_directory
 from ..patents.records import PatentDocument, ipc_prefix, patent_key
-from .analyzers import (LANGUAGES, TERMS_ANALYZER, TEXT_FIELDS, analyze, describe_analyzers, field_name,
-                        language_of, register_analyzers)
+from .analyzers import (
+    LANGUAGES,
+    TERMS_ANALYZER,
+    TEXT_FIELDS,
+    analyze,
+    describe_analyzers,
+    field_name,
+    language_of,
+    register_analyzers,
+)
 
 __all__ = ["INDEX_FORMAT", "INDEX_VERSION", "INDEX_LANGUAGES", "IndexRecord", "IndexSummary", "FieldStats",
            "SearchIndex", "build_index", "records_from_documents", "records_from_store", "records_from_source"]
@@ -273,7 +281,8 @@ class _StatsBuilder:
         stats.mkdir()
         for lang in INDEX_LANGUAGES:
             terms = sorted(self.vocab[lang], key=self.vocab[lang].__getitem__)
-            (root / "vocab" / f"{lang.lower()}.json").write_text(json.dumps(terms, ensure_ascii=False), encoding="utf-8")
+            (root / "vocab" / f"{lang.lower()}.json").write_text(json.dumps(terms, ensure_ascii=False),
+                                                                 encoding="utf-8")
             size = len(terms)
             ctf_all = np.zeros(size, dtype=np.int64)
             presence = None  # documents x terms, nonzero where any field has the term
@@ -538,7 +547,8 @@ class SearchIndex:
         code = language_of(lang)
         if code not in self._all:
             base = self.path / "stats"
-            self._all[code] = (np.load(base / f"all_{code.lower()}.df.npy"), np.load(base / f"all_{code.lower()}.ctf.npy"))
+            self._all[code] = (np.load(base / f"all_{code.lower()}.df.npy"),
+                               np.load(base / f"all_{code.lower()}.ctf.npy"))
         return self._all[code]
 
     def passages(self):

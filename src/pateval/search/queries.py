@@ -198,7 +198,8 @@ class Query:
         return sum(len(t) for t in self.terms.values())
 
 
-def topic_texts(topic: PatentDocument, part: str, *, claim_numbers: Iterable[int] | None = None) -> dict[str, list[str]]:
+def topic_texts(topic: PatentDocument, part: str, *, claim_numbers: Iterable[int] | None = None) -> dict[str,
+                                                                                                         list[str]]:
     """The texts of one part of a topic, by analyzer language.
 
     ``claim_numbers`` restricts the claims part to those claims.

@@ -13,7 +13,8 @@ from .._lazy import lazy_exports
 
 # name -> submodule that defines it
 _EXPORTS = {
-    "VERDICTS": "agreement", "agreement_chart": "agreement", "agreement_counts": "agreement", "pair_verdicts": "agreement",
+    "VERDICTS": "agreement", "agreement_chart": "agreement", "agreement_counts": "agreement",
+            "pair_verdicts": "agreement",
     "Comparison": "comparison", "MeasureAnalysis": "comparison", "analyse_measures": "comparison",
     "compare_runs": "comparison", "mean_scores": "comparison",
     "CORRECTIONS": "corrections", "adjust_p_values": "corrections", "benjamini_hochberg": "corrections",

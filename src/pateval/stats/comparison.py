@@ -209,7 +209,8 @@ def analyse_measures(
     if not tests or any(t not in TESTS for t in tests):
         raise ParameterError(f"tests must be among {', '.join(TESTS)}; got {test!r}")
     power = discriminative_power(checked, test=tests[0], alpha=alpha, B=B, seed=seed)
-    summaries = [power.summary] + [discriminative_power(checked, test=t, alpha=alpha, B=B, seed=seed).summary for t in tests[1:]]
+    summaries = [power.summary] + [discriminative_power(checked, test=t, alpha=alpha, B=B,
+                                                        seed=seed).summary for t in tests[1:]]
     power_by_test = (
         pd.concat(summaries, ignore_index=True)
         .pivot(index="measure", columns="test", values="discriminative_power")
@@ -234,6 +235,7 @@ def analyse_measures(
         agreement=agreement,
         chart=chart,
         agreement_test=agreement_test,
-        settings={"test": tests[0], "alpha": float(alpha), "B": power.summary["B"].iloc[0], "seed": power.summary["seed"].iloc[0]},
+        settings={"test": tests[0], "alpha": float(alpha), "B": power.summary["B"].iloc[0],
+                  "seed": power.summary["seed"].iloc[0]},
         power_by_test=power_by_test,
     )

@@ -59,7 +59,8 @@ def t_confidence_interval(differences, *, confidence: float = 0.95) -> tuple[np.
     return mean - margin, mean + margin
 
 
-def bootstrap_confidence_interval(differences, *, confidence: float = 0.95, B: int = 1000, seed: SeedLike = 0) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_confidence_interval(differences, *, confidence: float = 0.95, B: int = 1000,
+                                  seed: SeedLike = 0) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval of the mean difference (Efron & Tibshirani 1993).
 
     Topics are resampled with replacement B times (one set of resamples for all columns);
@@ -93,5 +94,6 @@ def residual_effect_sizes(scores) -> tuple[np.ndarray, float]:
     means = x.mean(axis=0)
     difference = means[:, None] - means[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
-        effect = difference / math.sqrt(v_e) if v_e > 0 else np.where(difference == 0, 0.0, np.copysign(np.inf, difference))
+        effect = difference / math.sqrt(v_e) if v_e > 0 else np.where(difference == 0, 0.0, np.copysign(np.inf,
+                                                                                                        difference))
     return effect, v_e

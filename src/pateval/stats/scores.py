@@ -106,7 +106,8 @@ def score_matrix(frame: pd.DataFrame, measure: str | None = None, *, topics: str
     return matrix
 
 
-def score_matrices(frame: pd.DataFrame, measures: Sequence[str] | None = None, *, topics: str = "shared") -> dict[str, pd.DataFrame]:
+def score_matrices(frame: pd.DataFrame, measures: Sequence[str] | None = None, *, topics: str = "shared") -> dict[str,
+                                                                                                                  pd.DataFrame]:
     """One :func:`score_matrix` per measure, in the frame's order (or the order given)."""
     if measures is None:
         if not isinstance(frame, pd.DataFrame) or "measure" not in frame.columns:
@@ -161,7 +162,8 @@ def as_run_scores(scores, *, min_runs: int = 2, min_topics: int = 2) -> RunScore
         raise ParameterError(f"comparing runs needs at least {min_runs} runs, got {values.shape[1]}")
     if values.shape[0] < min_topics:
         needs = "paired tests need" if min_topics >= 2 else "means need"
-        raise ParameterError(f"{needs} at least {min_topics} topic{'s' if min_topics > 1 else ''}, got {values.shape[0]}")
+        raise ParameterError(f"{needs} at least {min_topics} topic{'s' if min_topics > 1 else ''}, got "
+                             f"{values.shape[0]}")
     if not np.isfinite(values).all():
         row, col = np.argwhere(~np.isfinite(values))[0]
         raise ParameterError(

@@ -250,7 +250,8 @@ def _sign_rows(rng: np.random.Generator | None, start: int, rows: int, n: int) -
     return np.where(rng.random((rows, n)) < 0.5, -1.0, 1.0)
 
 
-def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, exact: bool | str = "auto", alpha: float = 0.05) -> dict:
+def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, exact: bool | str = "auto",
+                      alpha: float = 0.05) -> dict:
     """Paired randomisation (sign-flip) test of the mean difference, for each column.
 
     Under the null hypothesis the labels a/b of each topic are exchangeable, so each
@@ -285,7 +286,8 @@ def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, 
     if exact not in ("auto", True, False):
         raise ParameterError(f"exact must be 'auto', True or False, not {exact!r}")
     if exact is True and n > _MAX_EXACT_TOPICS:
-        raise ParameterError(f"an exact randomisation test enumerates 2**n sign vectors; n = {n} topics is too many (at most {_MAX_EXACT_TOPICS})")
+        raise ParameterError(f"an exact randomisation test enumerates 2**n sign vectors; n = {n} topics is too many "
+                             f"(at most {_MAX_EXACT_TOPICS})")
     enumerate_all = exact is True or (exact == "auto" and n <= _MAX_EXACT_TOPICS and 2**n <= B)
     rng = None if enumerate_all else as_generator(seed)
     total = 2**n if enumerate_all else B
@@ -376,7 +378,8 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
 # ---- randomised Tukey HSD ----------------------------------------------------------------
 
 
-def tukey_hsd_asl(scores, pairs: tuple[np.ndarray, np.ndarray] | None = None, *, B: int | None = None, seed: SeedLike = 0, alpha: float = 0.05) -> dict:
+def tukey_hsd_asl(scores, pairs: tuple[np.ndarray, np.ndarray] | None = None, *, B: int | None = None,
+                  seed: SeedLike = 0, alpha: float = 0.05) -> dict:
     """Randomised Tukey HSD test over all runs at once (Carterette 2012; Sakai 2014).
 
     For b = 1..B, permute each topic's scores across the m runs (independently per topic),
@@ -472,13 +475,15 @@ def _run_test(test: str, x: np.ndarray, first: np.ndarray, second: np.ndarray, *
         return paired_t(z, alpha=alpha) | {"B": None}
     if test == "wilcoxon":
         result = wilcoxon_signed_rank(z)
-        return {"statistic": result["statistic"], "p_value": result["p_value"], "critical_difference": np.full(z.shape[1], np.nan), "B": None}
+        return {"statistic": result["statistic"], "p_value": result["p_value"],
+                "critical_difference": np.full(z.shape[1], np.nan), "B": None}
     if test == "randomisation":
         return randomisation_asl(z, B=B, seed=seed, exact=exact, alpha=alpha)
     return bootstrap_asl(z, B=B, seed=seed, alpha=alpha)
 
 
-def paired_test(x, y, *, test: str = "t", B: int | None = None, seed: SeedLike = 0, exact: bool | str = "auto") -> PairedTestResult:
+def paired_test(x, y, *, test: str = "t", B: int | None = None, seed: SeedLike = 0,
+                exact: bool | str = "auto") -> PairedTestResult:
     """Test whether two runs differ, given their scores on the same topics in the same order.
 
     ``test`` is one of ``"t"``, ``"wilcoxon"``, ``"randomisation"``, ``"bootstrap"`` (see

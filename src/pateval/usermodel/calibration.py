@@ -82,8 +82,10 @@ _EXTRA = ("duplicate_time", "document_time", "summary_share")
 _IN_MEASURE = PARAMETERS[:-1]
 
 # per-session sums every estimator is made of (columns of the statistics matrices)
-_STATS = ("serp_time", "max_click", "click_rel_w", "click_rel_n", "click_non_w", "click_non_n", "save_rel_w", "save_rel_n",
-          "save_non_w", "save_non_n", "fit_n", "fit_x", "fit_y", "fit_xx", "fit_xy", "fit_yy", "dup_n", "dup_y", "dup_yy",
+_STATS = ("serp_time", "max_click", "click_rel_w", "click_rel_n", "click_non_w", "click_non_n", "save_rel_w",
+          "save_rel_n",
+          "save_non_w", "save_non_n", "fit_n", "fit_x", "fit_y", "fit_xx", "fit_xy", "fit_yy", "dup_n", "dup_y",
+          "dup_yy",
           "stops", "exposure", "serp_all", "view_all")
 _COL = {name: i for i, name in enumerate(_STATS)}
 
@@ -152,7 +154,8 @@ def reading_fit(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0)
     """
     n = _column(sums, "fit_n")
     mean_x, mean_y, s_xx, s_xy, s_yy, slope, intercept = _centred_fit(
-        n, _column(sums, "fit_x"), _column(sums, "fit_y"), _column(sums, "fit_xx"), _column(sums, "fit_xy"), _column(sums, "fit_yy"))
+        n, _column(sums, "fit_x"), _column(sums, "fit_y"), _column(sums, "fit_xx"), _column(sums, "fit_xy"),
+                                                                      _column(sums, "fit_yy"))
     mean_x, mean_y = mean_x + x_shift, mean_y + y_shift
     intercept = mean_y - slope * mean_x
     rss = np.maximum(s_yy - slope * s_xy, 0.0)
@@ -288,7 +291,8 @@ def _length_lookup(lengths: Mapping | None, docnos: np.ndarray) -> np.ndarray:
     return out
 
 
-def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping, groups: Mapping | None) -> _Sessions:
+def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping,
+             groups: Mapping | None) -> _Sessions:
     """Per-session statistics of a validated log, on whole arrays (one pass of sorts and sums).
 
     A session's events in file order: the time on results pages runs from ``start``, ``back``
@@ -332,7 +336,9 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
         s = int(missing[0])
         lst = session_list[s]
         errors.append((int(first_row[s]), lambda s=s, lst=lst: malformed(
-            path, int(line[first_row[s]]), f"list {lst!r} is not a ranked list given (no topic {lst!r} in both the qrels "
+            path, int(line[first_row[s]]),
+                                                                         f"list {lst!r} is not a ranked list given (no "
+                                                                         f"topic {lst!r} in both the qrels "
             "and the run, and no lists file maps it)")))
     row_li = session_li[session]
     row_offset = np.where(row_li >= 0, offsets[np.maximum(row_li, 0)], 0)
@@ -342,7 +348,8 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     click_rank = rank[clicks]
     beyond = click_rank > row_size[clicks]
     at = row_offset[clicks] + np.minimum(click_rank, np.maximum(row_size[clicks], 1)) - 1
-    expected = flat_docnos[np.clip(at, 0, max(len(flat_docnos) - 1, 0))] if len(flat_docnos) else np.full(len(clicks), None)
+    expected = flat_docnos[np.clip(at, 0, max(len(flat_docnos) - 1, 0))] if len(flat_docnos) else np.full(len(clicks),
+                                                                                                          None)
     given = docno[clicks]
     has_docno = np.array([d is not None for d in given], dtype=bool)
     wrong = ~beyond & has_docno & (given != expected.astype(object))
@@ -358,7 +365,10 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
                     f"{int(row_size[row])} documents")))
             else:
                 errors.append((row, lambda row=row, lst=lst, i=i: malformed(
-                    path, int(line[row]), f"the document at rank {int(click_rank[i])} of list {lst!r} is {str(expected[i])!r}",
+                    path, int(line[row]),
+                                                                            f"the document at rank "
+                                                                            f"{int(click_rank[i])} of list {lst!r} is "
+                                                                            f"{str(expected[i])!r}",
                     found=given[i])))
     ok = ~beyond & ~wrong
     click_doc = np.where(has_docno, given, expected).astype(object)
@@ -414,7 +424,8 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     # the deepest click, and the distinct clicked ranks up to it by relevance
     max_click = np.zeros(n_sessions, dtype=np.int64)
     np.maximum.at(max_click, session[clicks[ok]], click_rank[ok])
-    distinct = pd.DataFrame({"s": session[clicks[ok]], "r": click_rank[ok], "rel": click_relevant[ok]}).drop_duplicates(["s", "r"])
+    distinct = pd.DataFrame({"s": session[clicks[ok]], "r": click_rank[ok],
+                             "rel": click_relevant[ok]}).drop_duplicates(["s", "r"])
     c1 = np.bincount(distinct["s"][distinct["rel"]], minlength=n_sessions).astype(np.float64)
     c0 = np.bincount(distinct["s"][~distinct["rel"]], minlength=n_sessions).astype(np.float64)
     base = offsets[np.maximum(session_li, 0)] if len(offsets) else np.zeros(n_sessions, dtype=np.int64)
@@ -431,18 +442,20 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
                                "time": np.r_[np.zeros(n_sessions), time[shown] - t0[session[shown]]],
                                "rank": np.r_[np.zeros(n_sessions, dtype=np.int64), reached_so_far],
                                "_order": np.r_[np.full(n_sessions, -1), shown]})
-    trajectory = trajectory.sort_values(["session", "_order"], kind="stable").drop(columns="_order").reset_index(drop=True)
+    trajectory = trajectory.sort_values(["session", "_order"],
+                                        kind="stable").drop(columns="_order").reset_index(drop=True)
     ended = event[last_row] == END
     durations = time[last_row] - t0
     topics = np.array([rankings[lst].topic for lst in session_list], dtype=object)
-    counts = np.column_stack([np.where(has_click, serp_time, 0.0), max_click, c1, n1, c0, n0, views_n, rel_views, rel_saves,
+    counts = np.column_stack([np.where(has_click, serp_time, 0.0), max_click, c1, n1, c0, n0, views_n, rel_views,
+                              rel_saves,
                               non_views, non_saves, ended.astype(np.float64), durations])
     return sessions_from_counts(counts, serp_time, views, user=session_user, list_ids=session_list, topics=topics,
                                 durations=durations, ended=ended, reached=reached, trajectory=trajectory)
 
 
-def sessions_from_counts(counts, serp_all, views: "pd.DataFrame", *, user, list_ids, topics, durations, ended, reached,
-                         trajectory: "pd.DataFrame") -> _Sessions:
+def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_ids, topics, durations, ended, reached,
+                         trajectory: pd.DataFrame) -> _Sessions:
     """The per-session statistics the estimators pool, from each session's counts.
 
     ``counts``: one row per session: time on results pages up to the deepest click (0 without
@@ -471,7 +484,8 @@ def sessions_from_counts(counts, serp_all, views: "pd.DataFrame", *, user, list_
     stats[:, _COL["exposure"]] = exposure
     stats[:, _COL["serp_all"]] = serp_all
     left = np.isfinite(views["time"].to_numpy(float))
-    stats[:, _COL["view_all"]] = np.bincount(views["session"].to_numpy(np.int64)[left], weights=views["time"].to_numpy(float)[left],
+    stats[:, _COL["view_all"]] = np.bincount(views["session"].to_numpy(np.int64)[left],
+                                             weights=views["time"].to_numpy(float)[left],
                                              minlength=n_sessions)
     complete = views[np.isfinite(views["time"].to_numpy(float))]
     firsts = complete[complete["first"].to_numpy(bool)]
@@ -566,7 +580,8 @@ class CalibrationResult:
         groups = []
         for c in self.calibrations:
             parameters = {row.parameter: {"value": _json_number(row.value), "ci_low": _json_number(row.ci_low),
-                                          "ci_high": _json_number(row.ci_high), "user_average": _json_number(row.user_average)}
+                                          "ci_high": _json_number(row.ci_high),
+                                          "user_average": _json_number(row.user_average)}
                           for row in c.table.itertuples(index=False)}
             groups.append({"group": c.group, "users": c.users, "sessions": c.sessions, "measure": c.measure,
                            "parameters": parameters, "fit": _json_clean(c.fit), "notes": list(c.notes)})
@@ -668,7 +683,8 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
         low, high = (np.percentile(finite, [low_q, high_q]) if len(finite) else (np.nan, np.nan))
         mine = own[parameter]
         rows.append((parameter, float(point[parameter]), float(low), float(high),
-                     float(np.nanmean(mine)) if np.isfinite(mine).any() else float("nan"), int(np.isfinite(mine).sum())))
+                     float(np.nanmean(mine)) if np.isfinite(mine).any() else float("nan"),
+                     int(np.isfinite(mine).sum())))
     table = pd.DataFrame(rows, columns=["parameter", "value", "ci_low", "ci_high", "user_average", "users"])
     sums = stats.sum(axis=0)
     regression = reading_fit(sums, **shifts)
@@ -685,10 +701,12 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
     duration, ended = sessions.duration[mask], sessions.ended[mask]
     fit = {
         "reading": {"n": int(regression["n"]), "read_slope_se": float(regression["se_slope"]),
-                    "read_intercept_se": se_b, "r2": float(regression["r2"]), "adjusted_r2": float(regression["adjusted_r2"])},
+                    "read_intercept_se": se_b, "r2": float(regression["r2"]),
+                    "adjusted_r2": float(regression["adjusted_r2"])},
         "duplicates": {"n": int(dup["n"]), "mean": dup_mean, "se": dup_se, "p_value": p_value,
                        "differs_from_intercept": bool(p_value < alpha) if math.isfinite(p_value) else None,
-                       "se_bars_overlap": (bool(abs(dup_mean - b) <= dup_se + se_b) if math.isfinite(dup_mean) and math.isfinite(se_b)
+                       "se_bars_overlap": (bool(abs(dup_mean - b) <= dup_se + se_b) if math.isfinite(dup_mean)
+                                           and math.isfinite(se_b)
                                            else None)},
         "stopping": {"sessions": int(mask.sum()), "stopped": int(ended.sum()), "censored": int((~ended).sum()),
                      "km_max_gap": _kaplan_meier_gap(duration, ended, float(point["halflife"]))},
@@ -697,7 +715,8 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
     values = {p: point[p] for p in _IN_MEASURE}
     measure, notes = measure_string(values, rel=rel)
     if fit["duplicates"]["differs_from_intercept"]:
-        notes.append(f"duplicate views took {dup_mean:.3g} s against the fit's b = {b:.3g} s (p = {p_value:.3g}): reading "
+        notes.append(f"duplicate views took {dup_mean:.3g} s against the fit's b = {b:.3g} s (p = {p_value:.3g}): "
+                     f"reading "
                      "duplicates as length 0 (T_D(0) = b), as the paper does, is not supported by this log")
     return Calibration(group=name, table=table, fit=fit, measure=measure, notes=tuple(notes), users=n_users,
                        sessions=int(mask.sum()))
@@ -727,7 +746,8 @@ def _bootstrap_sums(per_user: np.ndarray, *, B: int, seed: int) -> np.ndarray:
     return out
 
 
-def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.ndarray, n_classes: int) -> dict[str, str]:
+def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.ndarray, n_classes: int) -> dict[str,
+                                                                                                                str]:
     """Users grouped by speed: ``user -> class``.
 
     A user's speed is the ranks they reached per minute over all their sessions
@@ -742,16 +762,18 @@ def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.n
     speed = 60.0 * _safe(per_user["reached"].to_numpy(float), per_user["duration"].to_numpy(float))
     names = per_user.index.to_numpy(dtype=object)
     order = np.lexsort((names.astype(str), speed))
-    labels = {2: ("slow", "fast"), 3: ("slow", "medium", "fast")}.get(n_classes, tuple(f"speed{i + 1}" for i in range(n_classes)))
+    labels = {2: ("slow", "fast"), 3: ("slow", "medium", "fast")}.get(n_classes,
+                                                                      tuple(f"speed{i + 1}" for i in range(n_classes)))
     out = {}
-    for label, chunk in zip(labels, np.array_split(order, n_classes)):
+    for label, chunk in zip(labels, np.array_split(order, n_classes), strict=True):
         for i in chunk:
             out[names[i]] = label
     return out
 
 
 def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, lengths: Mapping | None,
-                  groups: Mapping | None = None, by: str | None = None, n_classes: int = 2, B: int = 1000, seed: int = 0,
+                  groups: Mapping | None = None, by: str | None = None, n_classes: int = 2, B: int = 1000,
+                  seed: int = 0,
                   confidence: float = 0.95, alpha: float = 0.05, rel: int = 1) -> CalibrationResult:
     """Calibrate TBG from an interaction log (see the module's documentation).
 
@@ -802,7 +824,8 @@ def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, l
             raise ParameterError(f"too few users ({len(classes)}) for {n_classes} classes")
         for label in dict.fromkeys(classes.values()):  # slowest class first
             calibrations.append(_calibrate_group(label, sessions, session_group == label, **options))
-    session_frame = pd.DataFrame({"session": np.arange(len(sessions.user)), "user": sessions.user, "list": sessions.list,
+    session_frame = pd.DataFrame({"session": np.arange(len(sessions.user)), "user": sessions.user,
+                                  "list": sessions.list,
                                   "topic": sessions.topic, "group": session_group, "duration": sessions.duration,
                                   "ended": sessions.ended, "reached": sessions.reached})
     settings = {"by": by, "B": B, "seed": seed, "confidence": confidence, "alpha": alpha, "log": log.source,
@@ -853,9 +876,11 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
         if groups is not None:
             labels = [groups.get(d, d) for d in ranking.docnos]
             duplicate = pd.Series(labels).duplicated().to_numpy()
-        predicted_times = time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=model, duplicate=duplicate)
+        predicted_times = time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=model,
+                                       duplicate=duplicate)
         own = custom.get(list_id) if custom is not None else None
-        own_times = (time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=own, duplicate=duplicate)
+        own_times = (time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=own,
+                                  duplicate=duplicate)
                      if own is not None else None)
         for t in at:
             # a session's ranks only grow: its rank at t is the largest of its points up to t

@@ -29,7 +29,8 @@ def tbg_measure(model: str | Measure) -> Measure:
     """The TBG measure whose parameters give the user model (``"TBG"`` for the paper's)."""
     measure = parse_measure(model)
     if measure.spec.name != "TBG":
-        raise ParameterError(f"the user model is given as a TBG measure name, e.g. 'TBG(halflife=600)'; got {str(measure)!r}")
+        raise ParameterError(f"the user model is given as a TBG measure name, e.g. 'TBG(halflife=600)'; got "
+                             f"{str(measure)!r}")
     return measure
 
 
@@ -43,7 +44,8 @@ def ranked_runs(qrels: Qrels, runs: Sequence[Run], *, order: str, doc_key: str) 
     return ranked
 
 
-def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure, context: EvaluationContext) -> pd.DataFrame:
+def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure,
+                       context: EvaluationContext) -> pd.DataFrame:
     """One row per retrieved document: when the user reaches it, and what it earns.
 
     Columns ``run, topic, rank, docno, relevant, length, duplicate, time`` (T(k), seconds),
@@ -54,7 +56,8 @@ def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure, co
     for ranked in ranked_list:
         lengths = length_table(context, measure)
         rows = tbg_rows(ranked, measure, context, lengths=lengths)
-        times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate),
+        times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
+                                                    duplicate=rows.duplicate),
                                          ranked.ptr)
         decay = rows.model.decay(times)
         scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)[ranked.row_topic]
@@ -74,7 +77,8 @@ def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure, co
             "cumulative_gain": ranked.cumulative(gain),
         }))
     return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame(
-        columns=["run", "topic", "rank", "docno", "relevant", "length", "duplicate", "time", "decay", "gain", "cumulative_gain"])
+        columns=["run", "topic", "rank", "docno", "relevant", "length", "duplicate", "time", "decay", "gain",
+                 "cumulative_gain"])
 
 
 def simulation_frame(ranked_list: Sequence[RankedTopics], measure: Measure, context: EvaluationContext, *,

@@ -59,7 +59,8 @@ def _check(name: str, value: float, *, low: float = 0.0) -> None:
 
 
 def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: int, seed: int = 0, page_size: int = 10,
-                 p_save_nonrel: float = 0.27, summary_noise: float = 0.5, read_noise: float = 0.5, speed_spread: float = 0.0,
+                 p_save_nonrel: float = 0.27, summary_noise: float = 0.5, read_noise: float = 0.5,
+                 speed_spread: float = 0.0,
                  user_prefix: str = "u") -> pd.DataFrame:
     """Simulate ``n_users`` users on every list; return the log as a frame (``user, list, time, event, rank, docno``).
 
@@ -97,7 +98,8 @@ def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: i
         _check(name, value)
     rng = np.random.default_rng(seed)
     scale = model.halflife / np.log(2.0)
-    speeds = np.exp(speed_spread * rng.standard_normal(n_users) - speed_spread ** 2 / 2) if speed_spread > 0 else np.ones(n_users)
+    speeds = np.exp(speed_spread * rng.standard_normal(n_users) - speed_spread ** 2
+                    / 2) if speed_spread > 0 else np.ones(n_users)
     users, list_ids, times, events, ranks, docnos = [], [], [], [], [], []
 
     def emit(user, list_id, t, event, rank=0, docno=None):

@@ -84,7 +84,8 @@ def _earning(relevant: np.ndarray, duplicate: np.ndarray | None, earns) -> np.nd
     return earns
 
 
-def expected_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None, earns=None, ptr=None) -> np.ndarray:
+def expected_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None, earns=None,
+                  ptr=None) -> np.ndarray:
     """Exact expected gain of the stochastic user, per ranking: ``sum_k g_k E[D(T_k)]``.
 
     Parameters are those of :func:`pateval.usermodel.time.time_to_rank`; ``earns`` (bool per
@@ -102,7 +103,8 @@ def expected_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplic
     return np.bincount(_segments(ptr), weights=weights, minlength=len(ptr) - 1)
 
 
-def closed_form_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None, earns=None, ptr=None) -> np.ndarray:
+def closed_form_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None, earns=None,
+                     ptr=None) -> np.ndarray:
     """Unnormalised time-biased gain per ranking: ``sum_k g_k D(T(k))`` (the measure TBG)."""
     relevant, lengths, duplicate, ptr = _check_rows(relevant, lengths, duplicate, ptr)
     earning = _earning(relevant, duplicate, earns)

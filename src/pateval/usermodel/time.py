@@ -27,9 +27,9 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .._lazy import lazy_module
 from ..errors import ParameterError
 from ..validation import Interval, check_interval
-from .._lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -93,7 +93,7 @@ class TimeModel:
         check_interval("halflife", self.halflife, _POSITIVE, owner="TimeModel")
 
     @classmethod
-    def from_values(cls, values: Mapping[str, object]) -> "TimeModel":
+    def from_values(cls, values: Mapping[str, object]) -> TimeModel:
         """The model from a mapping that may hold other keys too (e.g. a TBG measure's parameters)."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: float(v) for k, v in values.items() if k in names})
@@ -272,13 +272,15 @@ def _check_rows(relevant, lengths, duplicate, ptr) -> tuple[np.ndarray, np.ndarr
     relevant = np.asarray(relevant).astype(bool, copy=False).ravel()
     lengths = np.asarray(lengths, dtype=np.float64).ravel()
     if len(relevant) != len(lengths):
-        raise ParameterError(f"relevant and lengths must have one entry per rank; got {len(relevant)} and {len(lengths)}")
+        raise ParameterError(f"relevant and lengths must have one entry per rank; got {len(relevant)} and "
+                             f"{len(lengths)}")
     if len(lengths) and (not np.all(np.isfinite(lengths)) or lengths.min() < 0):
         raise ParameterError("document lengths must be finite numbers of words >= 0")
     if duplicate is not None:
         duplicate = np.asarray(duplicate).astype(bool, copy=False).ravel()
         if len(duplicate) != len(relevant):
-            raise ParameterError(f"duplicate must have one entry per rank; got {len(duplicate)} for {len(relevant)} ranks")
+            raise ParameterError(f"duplicate must have one entry per rank; got {len(duplicate)} for {len(relevant)} "
+                                 f"ranks")
     if ptr is None:
         ptr = np.array([0, len(relevant)], dtype=np.int64)
     else:
