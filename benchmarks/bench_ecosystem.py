@@ -77,7 +77,7 @@ def main() -> None:
     ours, frame = best(lambda: pateval.evaluate(qrels, results, names), args.repeats)
     theirs, values = best(lambda: ir_measures.calc_aggregate(measures, ir_qrels, ir_run), args.repeats)
     means = frame.groupby("measure")["value"].mean()
-    difference = max(abs(means[n] - values[m]) for n, m in zip(names, measures, strict=True))
+    difference = max(abs(means[n] - values[m]) for n, m in zip(names, measures, strict=False))
     print(f"AP, nDCG@10, P@10 from the frames: pateval {ours:.2f} s, ir_measures (pytrec_eval) {theirs:.2f} s, "
           f"ratio {theirs / ours:.1f}x; largest difference of the means {difference:.1e}")
 

@@ -75,7 +75,7 @@ def build(n_topics: int, n_documents: int, n_passages: int, seed: int):
 def reference(run: PassageRun, qrels: Qrels):
     """Precision(D) and MAP(D) per topic by the definition, in plain Python."""
     judged: dict = {}
-    for t, d, x in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.passage.tolist(), strict=True):
+    for t, d, x in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.passage.tolist(), strict=False):
         judged.setdefault((t, d), set()).add(x)
     order = np.lexsort((np.arange(len(run)), run.rank, run.topic.astype(str)))
     passages: dict = {}

@@ -78,14 +78,14 @@ def build(n_topics: int, depth: int, seed: int):
     qrels = Qrels(topic=np.repeat(topic_ids, per_topic), docno=vocabulary[qrels_docs.ravel()],
                   rel=grades.ravel().astype(np.int64))
     # each side's lengths in its own form: a dict for the loops, the reader's table for pateval
-    length_of = dict(zip(vocabulary.tolist(), lengths.tolist(), strict=True))
+    length_of = dict(zip(vocabulary.tolist(), lengths.tolist(), strict=False))
     table = DocLengths(pa.array(vocabulary, type=pa.string()), lengths)
     return run, qrels, length_of, table
 
 
 def reference_pres(rankings, relevant_sets, nmax):
     values = []
-    for ranking, relevant in zip(rankings, relevant_sets, strict=True):
+    for ranking, relevant in zip(rankings, relevant_sets, strict=False):
         n = len(relevant)
         if n == 0:
             values.append(0.0)
@@ -107,7 +107,7 @@ def reference_tbg(rankings, relevant_sets, lengths, *, patent=False, ideal=False
                   summary_time=4.4, slope=0.018, intercept=7.8, p_rel=0.64, p_nonrel=0.39, p_save=0.77, halflife=224.0):
     gain = p_rel * p_save
     values = []
-    for ranking, relevant in zip(rankings, relevant_sets, strict=True):
+    for ranking, relevant in zip(rankings, relevant_sets, strict=False):
         elapsed, total, seen = 0.0, 0.0, set()
         for docno in ranking:
             duplicate = False
@@ -160,10 +160,10 @@ def main() -> None:
 
     # the reference's inputs, in Python form, made outside the timings
     docnos = ranked.docno.tolist()
-    rankings = [docnos[a:b] for a, b in zip(ranked.ptr[:-1], ranked.ptr[1:], strict=True)]
+    rankings = [docnos[a:b] for a, b in zip(ranked.ptr[:-1], ranked.ptr[1:], strict=False)]
     relevant_sets = [set() for _ in range(ranked.n_topics)]
     position = {t: i for i, t in enumerate(ranked.topic_ids)}
-    for topic, docno, rel in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.rel.tolist(), strict=True):
+    for topic, docno, rel in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.rel.tolist(), strict=False):
         if rel >= 1:
             relevant_sets[position[topic]].add(docno)
 

@@ -150,7 +150,7 @@ def _many(args) -> None:
         theirs = [_trec_eval(args.trec_eval, qrels, run) for run in runs]
         print(f"  trec_eval (one call per run): {sum(t['seconds'] for t in theirs):.1f} s in all, "
               f"peak {max(t['peak_mb'] for t in theirs):.0f} MB (load average before {load:.2f})")
-        worst = max(abs(ours["means"][f"{run.stem} {m}"] - v) for run, t in zip(runs, theirs, strict=True) for m,
+        worst = max(abs(ours["means"][f"{run.stem} {m}"] - v) for run, t in zip(runs, theirs, strict=False) for m,
                     v in t["means"].items())
         print(f"  largest difference of the {len(runs) * len(MEASURES)} means from trec_eval's (4 decimals printed): "
               f"{worst:.2e}")

@@ -109,7 +109,7 @@ def plain_bm25(records, query: dict[str, float], lang: str, field: str, k1=1.2, 
     n, average = len(records), sum(lengths) / len(records)
     df = Counter(term for bag in bags for term in bag)
     scores = {}
-    for record, bag, length in zip(records, bags, lengths, strict=True):
+    for record, bag, length in zip(records, bags, lengths, strict=False):
         total = sum(qtf * math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * bag[t] * (k1 + 1)
                     / (bag[t] + k1 * (1 - b + b * length / average)) for t, qtf in query.items() if bag.get(t))
         if total > 0:
@@ -134,7 +134,7 @@ def agreement_small(generator: Generator, n_docs: int, words: int, work: Path) -
         lang = next(iter(query.terms))
         plain = plain_bm25(records, query.terms[lang], lang, "claims")
         rows, scores = engine_scores(index, query, config, n_docs)
-        engine = {str(index.ucids[r]): s for r, s in zip(rows, scores, strict=True)}
+        engine = {str(index.ucids[r]): s for r, s in zip(rows, scores, strict=False)}
         top_plain = sorted(plain, key=lambda u: (-plain[u], u))[:10]
         top_engine = sorted(engine, key=lambda u: (-engine[u], u))[:10]
         overlaps.append(len(set(top_plain) & set(top_engine)) / 10)
@@ -200,7 +200,7 @@ def main() -> None:
         print("search:", results["search"], flush=True)
 
         overlaps, errors = [], []
-        for query, (rows, scores) in zip(queries[:30], native_results, strict=True):
+        for query, (rows, scores) in zip(queries[:30], native_results, strict=False):
             exact = rescore(index, BM25(), query.terms, rows, native.query.weights)
             top_engine = set(rows[:10].tolist())
             top_exact = set(rows[np.argsort(-exact, kind="stable")[:10]].tolist())

@@ -47,7 +47,7 @@ def make_case(n_topics: int, depth: int, seed: int):
         pool = np.unique(np.r_[judged, unjudged])
         retrieved = rng.choice(pool, size=min(depth, len(pool)), replace=False)
         scores = depth - np.arange(len(retrieved), dtype=np.float64)  # distinct: no tie rule involved
-        run.extend((topic, f"D{d:06d}", float(s)) for d, s in zip(retrieved, scores, strict=True))
+        run.extend((topic, f"D{d:06d}", float(s)) for d, s in zip(retrieved, scores, strict=False))
     return qrels, run
 
 

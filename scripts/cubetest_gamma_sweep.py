@@ -62,10 +62,10 @@ def ideal_runs(*, n_topics: int = 20, seed: int = 53):
         for claim in range(1, n_claims + 1):
             docs = [f"{topic}-c{claim}-d{i}" for i in range(2)]
             grades = np.full(len(docs), 2)
-            qrels_rows += [(topic, str(claim), d, int(g)) for d, g in zip(docs, grades, strict=True)]
+            qrels_rows += [(topic, str(claim), d, int(g)) for d, g in zip(docs, grades, strict=False)]
             lengths.update({d: int(rng.integers(300, 3001)) for d in docs})
             # most relevant first (ties in id order: lengths play no part in either run)
-            by_claim.append(sorted(zip(docs, grades, strict=True), key=lambda dg: -dg[1]))
+            by_claim.append(sorted(zip(docs, grades, strict=False), key=lambda dg: -dg[1]))
         # claim 1 is the most important under the log decay (theta_k ~ 1/log2(1+k))
         relevance = [d for docs in by_claim for d, _ in docs]
         deepest = max(len(docs) for docs in by_claim)

@@ -679,7 +679,7 @@ def _with_group_rows(rows, result, args):
                           "topic": "all:" + extra["group"].astype(str),
                           "value": extra["value"]})
     combined = pd.concat([rows, extra], ignore_index=True)
-    pair = list(zip(combined["run"], combined["measure"], strict=True))
+    pair = list(zip(combined["run"], combined["measure"], strict=False))
     first_seen = {key: i for i, key in reversed(list(enumerate(pair)))}
     combined["_block"] = [first_seen[key] for key in pair]
     combined = combined.sort_values("_block", kind="stable").drop(columns="_block").reset_index(drop=True)

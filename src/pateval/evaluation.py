@@ -305,10 +305,10 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         if plain:
             ranked = rank_run(run, indexes[index_key], order=run_order)
             notes.extend(n for n in ranked.notes if n not in notes)
-            values.update(zip(plain, _values(ranked, plain, run_context), strict=True))
+            values.update(zip(plain, _values(ranked, plain, run_context), strict=False))
             del ranked
         ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=run_order)
-        values.update(zip(judged, _values(ranked, judged, run_context), strict=True))
+        values.update(zip(judged, _values(ranked, judged, run_context), strict=False))
         pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
                                 np.concatenate([values[m] for m in parsed]) if parsed else np.zeros(0)))
     if not names:
@@ -573,7 +573,7 @@ class _BlockScorer:
         results = self._results(run_file, sources, futures)
         try:
             # in file order: the first bad block's error is the file's
-            for source, result in zip(sources, results, strict=True):
+            for source, result in zip(sources, results, strict=False):
                 try:
                     block = result()
                 except InputFormatError as error:

@@ -143,7 +143,7 @@ class _PatevalIrMeasure(_IrMeasure):
         if "passage_qrels" in self.SPEC.requires and "passage_qrels" not in context.resources and pqrels.has("passage"):
             context.resources["passage_qrels"] = pqrels
         frame = evaluate_runs(pqrels, [prun], [measure], context=context).frame
-        for topic, value in zip(frame["topic"].tolist(), frame["value"].tolist(), strict=True):
+        for topic, value in zip(frame["topic"].tolist(), frame["value"].tolist(), strict=False):
             yield ir_measures.Metric(str(topic), self, float(value))
 
 
@@ -168,7 +168,7 @@ def _convert(qrels, run):
         ranks = ordered["rank"].tolist() if "rank" in ordered.columns else [1] * len(ordered)
         passage_run = PassageRun.from_records(zip(ordered["query_id"].astype(str), ordered["doc_id"].astype(str),
                                                   ordered["passage"].astype(str), ranks,
-                                                  ordered["score"].astype(float), strict=True),
+                                                  ordered["score"].astype(float), strict=False),
                                               fields=("query_id", "doc_id", "passage", "rank", "score"),
                                               name="run", source="<ir_measures run>")
         prun = passage_run.document_run()

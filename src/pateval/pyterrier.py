@@ -78,7 +78,7 @@ def measures(*names: str) -> list:
         except (ValueError, NameError, SyntaxError):
             pass
         measure = parse_measure(name)  # pateval's syntax; its MeasureNameError says what is wrong
-        changed = {k: v for (k, v), p in zip(measure.values, measure.spec.params, strict=True) if v != p.default}
+        changed = {k: v for (k, v), p in zip(measure.values, measure.spec.params, strict=False) if v != p.default}
         if measure.spec.name in MEASURES:
             params = dict(changed, **({"cutoff": measure.cutoff} if measure.cutoff is not None else {}))
             out.append(MEASURES[measure.spec.name](**params))

@@ -50,7 +50,7 @@ def synthetic_qrels_and_runs(
                                                                                     dtype=int)]
         relevant_ids[topic] = docs[:relevant_per_topic]
         judged_ids[topic] = docs
-        qrels.extend((topic, f"{doc_prefix}{d:0{width}d}", int(g)) for d, g in zip(docs, grades, strict=True))
+        qrels.extend((topic, f"{doc_prefix}{d:0{width}d}", int(g)) for d, g in zip(docs, grades, strict=False))
     runs = {}
     for r in range(n_runs):
         quality = 0.2 + 0.6 * (r / max(n_runs - 1, 1))

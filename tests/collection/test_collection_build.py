@@ -90,7 +90,7 @@ def test_each_criterion_reports_a_consistent_count(roda, docs):
     assert [s["criterion"] for s in steps] == ["not_in_corpus", "granted", "description", "min_citations",
                                                 "min_xy_in_corpus", "has_topic_file", "has_judgements"]
     assert steps[0]["before"] == selection["candidates"]
-    for previous, step in zip(steps, steps[1:], strict=True):
+    for previous, step in zip(steps, steps[1:], strict=False):
         assert step["before"] == previous["after"]
     for step in steps:
         assert step["before"] - step["removed"] == step["after"] >= 0
@@ -117,7 +117,7 @@ def test_roda_topics_meet_their_criteria(roda):
 def test_qrels_grades_follow_the_citation_categories(roda):
     out, _ = roda
     judgements = pd.read_csv(out / "judgements.tsv", sep="\t", dtype=str, keep_default_na=False)
-    for rel, categories in zip(judgements["rel"], judgements["categories"], strict=True):
+    for rel, categories in zip(judgements["rel"], judgements["categories"], strict=False):
         assert (rel == "2") == ("X" in categories or "Y" in categories)
     qrels = read_qrels(out / "qrels_PAC.txt")
     assert qrels.format == "clefip-pac" and len(qrels.docno) == len(judgements)
@@ -134,9 +134,9 @@ def test_claim_qrels_and_theta_weights(roda):
         values = sorted(set(round(w, 9) for w in group["weight"]))
         if len(values) == 2:
             assert math.isclose(values[1], 2 * values[0], rel_tol=1e-6)
-    known = set(zip(theta["qid"], theta["subtopic"], strict=True))
+    known = set(zip(theta["qid"], theta["subtopic"], strict=False))
     assert len(subtopics.docno) > 0
-    for qid, subtopic in zip(subtopics.topic, subtopics.subtopic, strict=True):
+    for qid, subtopic in zip(subtopics.topic, subtopics.subtopic, strict=False):
         assert (qid, subtopic) in known
 
 
@@ -155,7 +155,7 @@ def test_passage_qrels_point_at_real_paragraphs_and_grades_run_1_to_4(roda, stor
     for qid, docno, _ in rows:
         counts[(qid, docno)] = counts.get((qid, docno), 0) + 1
     top = max(counts.values())
-    for qid, docno, grade in zip(graded.topic, graded.docno, graded.rel, strict=True):
+    for qid, docno, grade in zip(graded.topic, graded.docno, graded.rel, strict=False):
         assert grade == math.ceil(counts[(qid, docno)] / top * 4)
 
 
@@ -226,8 +226,8 @@ def test_family_extension_and_source_filter(roda, store, tmp_path, docs):
     plain = pd.read_csv(out / "judgements.tsv", sep="\t", dtype=str)
     _build(store, tmp_path / "family", family="both", passages=False)
     extended = pd.read_csv(tmp_path / "family" / "judgements.tsv", sep="\t", dtype=str)
-    assert set(zip(plain["qid"], plain["docno"], strict=True)) <= set(zip(extended["qid"], extended["docno"],
-                                                                          strict=True))
+    assert set(zip(plain["qid"], plain["docno"], strict=False)) <= set(zip(extended["qid"], extended["docno"],
+                                                                          strict=False))
     assert len(extended) > len(plain)
     assert any("family" in v for v in extended["via"])
     _build(store, tmp_path / "search", criteria=SelectionCriteria.roda2009(sources=("search",)), passages=False)

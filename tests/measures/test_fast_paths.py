@@ -35,7 +35,7 @@ def test_running_sums_add_like_a_loop(sizes, seed, big):
     groups = np.repeat(np.arange(len(sizes)), sizes)
     values = rng.random(len(groups)) * 10.0 ** rng.integers(-3, 12, len(groups))
     expected, total, previous = np.empty(len(values)), 0.0, None
-    for i, (g, v) in enumerate(zip(groups, values, strict=True)):
+    for i, (g, v) in enumerate(zip(groups, values, strict=False)):
         total = v if g != previous else total + v
         expected[i], previous = total, g
     assert np.array_equal(_running_sum(values, groups), expected)

@@ -174,7 +174,7 @@ def _topics(draw):
     for t in range(n_topics):
         pool = [f"d{i}" for i in range(draw(st.integers(1, 30)))]
         grades = draw(st.lists(st.integers(0, 2), min_size=len(pool), max_size=len(pool)))
-        qrels[f"t{t}"] = dict(zip(pool, grades, strict=True))
+        qrels[f"t{t}"] = dict(zip(pool, grades, strict=False))
         ranking = draw(st.permutations(pool + [f"x{i}" for i in range(draw(st.integers(0, 10)))]))
         ranking = ranking[: draw(st.integers(1, len(ranking)))]
         rankings[f"t{t}"] = ranking

@@ -244,7 +244,7 @@ def test_command_line_options(tmp_path, capsys):
 )
 def test_ideal_is_the_best_permutation(lengths, group_of, grouped, duplicate_gain, halflife, summary_time):
     docs = [f"d{i}" for i in range(len(lengths))]
-    length_of = dict(zip(docs, lengths, strict=True))
+    length_of = dict(zip(docs, lengths, strict=False))
     groups = {d: group_of[i] for i, d in enumerate(docs)} if grouped else None
     params = dict(halflife=halflife, summary_time=summary_time)
     best = max(_reference_tbg(list(p), set(docs), length_of, groups=groups, duplicate_gain=duplicate_gain, **params)
@@ -267,7 +267,7 @@ def _topics(draw, max_docs=15):
     for t in range(draw(st.integers(1, 3))):
         pool = [f"t{t}d{i}" for i in range(draw(st.integers(1, max_docs)))]
         grades = draw(st.lists(st.integers(0, 2), min_size=len(pool), max_size=len(pool)))
-        qrels[f"t{t}"] = dict(zip(pool, grades, strict=True))
+        qrels[f"t{t}"] = dict(zip(pool, grades, strict=False))
         ranking = draw(st.permutations(pool))[: draw(st.integers(1, len(pool)))]
         rankings[f"t{t}"] = ranking
         run[f"t{t}"] = {d: float(len(ranking) - i) for i, d in enumerate(ranking)}

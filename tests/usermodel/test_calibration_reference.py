@@ -29,7 +29,7 @@ def _setup(seed: int, depth: int):
             groups[docs[i]] = groups.setdefault(docs[i - 2], docs[i - 2])
         lists.append(SimulatedList(f"L{j}", docs, relevant, words, [groups.get(d, d) for d in docs]))
         rankings[f"L{j}"] = ListRanking(f"T{j}", np.array(docs, dtype=object), relevant)
-        lengths.update(zip(docs, words.tolist(), strict=True))
+        lengths.update(zip(docs, words.tolist(), strict=False))
     return lists, rankings, lengths, groups
 
 

@@ -55,7 +55,7 @@ def test_step_times_and_segment_sums_agree_with_a_loop():
     ptr = np.r_[0, np.sort(rng.choice(np.arange(1, 200), 9, replace=False)), 200]
     steps = step_times(relevant, lengths)
     times = segment_exclusive_cumsum(steps, ptr)
-    for start, stop in zip(ptr[:-1], ptr[1:], strict=True):
+    for start, stop in zip(ptr[:-1], ptr[1:], strict=False):
         elapsed = 0.0
         for i in range(start, stop):
             assert times[i] == pytest.approx(elapsed, abs=1e-9)

@@ -148,7 +148,7 @@ class PatentCollection:
                 for row in batch.to_pylist():
                     lang = row["lang"] or ""
                     claims = {k: v for k, v in zip(row["claim_langs"] or [], row["claim_texts"] or [],
-                                                   strict=True) if k is not None}
+                                                   strict=False) if k is not None}
                     yield PatentDoc(row["ucid"], _text(row["title"], lang), _text(row["abstract"], lang),
                                     _text(claims, lang), row["description"] or "", lang, row["date"] or "")
 
@@ -199,13 +199,13 @@ class PatentCollection:
         qrels = self.qrels(level=level)
         topics, docnos, rels = qrels.topic.tolist(), qrels.docno.tolist(), qrels.rel.tolist()
         if level == "document":
-            for q, d, r in zip(topics, docnos, rels, strict=True):
+            for q, d, r in zip(topics, docnos, rels, strict=False):
                 yield TrecQrel(q, d, r, "0")
         elif level == "claims":
-            for q, s, d, r in zip(topics, qrels.subtopic.tolist(), docnos, rels, strict=True):
+            for q, s, d, r in zip(topics, qrels.subtopic.tolist(), docnos, rels, strict=False):
                 yield TrecSubQrel(q, d, r, s)
         else:
-            for q, d, x, r in zip(topics, docnos, qrels.passage.tolist(), rels, strict=True):
+            for q, d, x, r in zip(topics, docnos, qrels.passage.tolist(), rels, strict=False):
                 yield PassageQrel(q, d, x, r)
 
     def qrels_frame(self, *, level: str = "document", style: str = "pyterrier"):

@@ -504,7 +504,7 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
             )
             for batch, files in numbered
         ]
-        batch_of = {future.key: batch for future, (batch, _) in zip(futures, numbered, strict=True)}
+        batch_of = {future.key: batch for future, (batch, _) in zip(futures, numbered, strict=False)}
         try:
             for future in as_completed(futures):
                 if future.status == "error":

@@ -183,7 +183,7 @@ def claim_theta(topic_claims: pd.DataFrame, *, theta_ind: float = 1.0, theta_dep
     rows = []
     for qid, group in topic_claims.groupby("qid", sort=False):
         parents = {int(n): tuple(int(x) for x in deps) for n, deps in zip(group["number"], group["depends_on"],
-                                                                          strict=True)}
+                                                                          strict=False)}
         for number, weight in claim_weights(parents, theta_ind=theta_ind, theta_dep=theta_dep).items():
             rows.append((qid, number, weight))
     return _qid_order(pd.DataFrame(rows, columns=["qid", "subtopic", "weight"]), "subtopic")

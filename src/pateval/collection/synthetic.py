@@ -803,7 +803,7 @@ class _Renderer:
         words = _CLAIM_WORDS[lang]
         parts = [f'<claims lang="{lang}" status="new">']
         for number, ((form, refs, method), (ids, variant)) in enumerate(zip(dependency_plan, claim_bodies,
-                                                                            strict=True), start=1):
+                                                                            strict=False), start=1):
             body = " ".join(lexicon[t] for t in ids)
             if form == "":
                 subject = words["method"] if method else words["apparatus"]

@@ -240,7 +240,7 @@ class Qrels:
         """
         level = self.document_level()
         out: dict[str, dict[str, int]] = {}
-        for topic, docno, rel in zip(level.topic.tolist(), level.docno.tolist(), level.rel.tolist(), strict=True):
+        for topic, docno, rel in zip(level.topic.tolist(), level.docno.tolist(), level.rel.tolist(), strict=False):
             out.setdefault(topic, {})[docno] = rel
         return out
 

@@ -272,7 +272,7 @@ class Run(DocumentIds):
         """
         out: dict[str, dict[str, float]] = {}
         for topic, docno, score in zip(self.topic_ids[self.topic].tolist(), self.docnos.tolist(), self.score.tolist(),
-                                       strict=True):
+                                       strict=False):
             out.setdefault(topic, {})[docno] = score
         return out
 

@@ -146,7 +146,7 @@ class _Side:
         kinds = [attrs.get("kind", "node") for attrs in attributes]
         self.node_class = [
             (kind,) if level == "structure" else (kind, attrs.get("type")) for kind, attrs in zip(kinds, attributes,
-                                                                                                  strict=True)
+                                                                                                  strict=False)
         ]
         self.text = [normalise_text(attrs.get("text") or "") for attrs in attributes]
         self.shape = [attrs.get("type") for attrs in attributes]

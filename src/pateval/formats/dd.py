@@ -348,7 +348,7 @@ def _mark_jig_repeats(topics: list[str], docnos: list[str], iterations: list[int
     n = len(topics)
     first_seen: dict[tuple[str, int], int] = {}
     appearance = np.fromiter((first_seen.setdefault((t, i), k) for k, (t, i) in enumerate(zip(topics, iterations,
-                                                                                              strict=True))),
+                                                                                              strict=False))),
                              dtype=np.int64, count=n)
     topic_codes = pd.factorize(np.asarray(topics, dtype=object))[0]
     order = np.lexsort((np.arange(n), within, appearance, topic_codes))

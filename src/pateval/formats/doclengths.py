@@ -57,7 +57,7 @@ class DocLengths(Mapping):
 
     def _as_dict(self) -> dict[str, int]:
         if self._dict is None:  # made only when asked for one document at a time
-            self._dict = dict(zip(self.ids.to_pylist(), self.values.tolist(), strict=True))
+            self._dict = dict(zip(self.ids.to_pylist(), self.values.tolist(), strict=False))
         return self._dict
 
     def __getitem__(self, docno: str) -> int:
@@ -116,14 +116,14 @@ def write_doc_lengths(lengths: DocLengths | Mapping[str, int], path: str | os.Pa
         ids, values = lengths.ids.to_pylist(), lengths.values.tolist()
     else:
         ids, values = [str(k) for k in lengths], list(lengths.values())
-    for docno, value in zip(ids, values, strict=True):
+    for docno, value in zip(ids, values, strict=False):
         if not docno or any(c.isspace() for c in docno) or docno.startswith("#"):
             raise ParameterError(f"document lengths: the id {docno!r} cannot be written (empty, holds white space, "
                                  "or starts with '#', which makes a comment line)")
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ParameterError(f"document lengths: the length of {docno!r} is {value!r}; lengths are integers >= 0")
     with atomic_output(path) as out:
-        out.writelines(f"{docno} {int(value)}\n" for docno, value in zip(ids, values, strict=True))
+        out.writelines(f"{docno} {int(value)}\n" for docno, value in zip(ids, values, strict=False))
     return len(ids)
 
 

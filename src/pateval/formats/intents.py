@@ -63,7 +63,7 @@ class IntentProbabilities:
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
-        for t, s, p in zip(self.topic, self.subtopic, self.probability, strict=True):
+        for t, s, p in zip(self.topic, self.subtopic, self.probability, strict=False):
             out.setdefault(str(t), {})[str(s)] = float(p)
         return out
 

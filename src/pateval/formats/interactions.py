@@ -157,7 +157,7 @@ def _rows_csv(path: Path, text: str, delimiter: str):
                 continue
             if len(fields) != len(header):
                 malformed(path, reader.line_num, "wrong number of fields", expected=str(len(header)), found=len(fields))
-            yield reader.line_num, dict(zip(header, (f.strip() for f in fields), strict=True))
+            yield reader.line_num, dict(zip(header, (f.strip() for f in fields), strict=False))
     except csv.Error as error:
         malformed(path, reader.line_num, f"not valid CSV ({error})")
     if header is None:
@@ -451,7 +451,7 @@ def log_from_frame(frame, *, source: str = "<frame>") -> InteractionLog:
     columns = [c for c in LOG_COLUMNS if c in frame.columns]
     values = [frame[c].tolist() for c in columns]
     rows = ((i + 1, {c: ("" if v is None or (isinstance(v, float) and v != v) or (c == "rank" and v == 0) else v)
-                     for c, v in zip(columns, row, strict=True)}) for i, row in enumerate(zip(*values, strict=True)))
+                     for c, v in zip(columns, row, strict=False)}) for i, row in enumerate(zip(*values, strict=False)))
     return _build_log(source, rows)
 
 

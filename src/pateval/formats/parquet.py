@@ -371,7 +371,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
         if k >= len(starts):
             break
         cuts.append(int(starts[k]))
-    return list(zip(cuts, cuts[1:] + [n], strict=True)), name
+    return list(zip(cuts, cuts[1:] + [n], strict=False)), name
 
 
 def default_run_name(path: str | os.PathLike[str]) -> str:

@@ -333,7 +333,7 @@ def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrel
         missing = {"qid", "patent_key"} - set(table.columns)
         if missing:
             malformed(topic_patents, 1, "missing column(s) " + ", ".join(sorted(missing)), expected="qid, patent_key")
-        topic_patents = dict(zip(table["qid"], table["patent_key"], strict=True))
+        topic_patents = dict(zip(table["qid"], table["patent_key"], strict=False))
     qid_of_patent = {patent_key(str(v)): str(k) for k, v in topic_patents.items()}
     frame = claim_qrels.to_frame()
     pieces = []
@@ -702,7 +702,7 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
         lines.append(number)
     if not rows:
         malformed(path, None, "no result line", expected=RUN_LAYOUT)
-    columns = list(zip(*rows, strict=True))
+    columns = list(zip(*rows, strict=False))
     frame = pd.DataFrame({"topic": columns[0], "docno": columns[1], "xpath": columns[2]})
     repeated = frame.duplicated().to_numpy()
     notes: list[str] = []
@@ -731,6 +731,6 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
 def write_passage_run(run: PassageRun, path: str | os.PathLike[str]) -> Path:
     """Write ``run`` in file order as a 6-column passage run (atomically)."""
     with atomic_output(path) as out:
-        for topic, docno, xpath, rank, score in zip(run.topic, run.docno, run.xpath, run.rank, run.score, strict=True):
+        for topic, docno, xpath, rank, score in zip(run.topic, run.docno, run.xpath, run.rank, run.score, strict=False):
             out.write(f"{topic} Q0 {docno} {xpath} {int(rank)} {float(score)!r}\n")
     return Path(path)

@@ -458,8 +458,8 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
     frame = qrels.to_frame()
     with atomic_output(path) as out:
         if qrels.subtopic is not None:
-            for t, s, d, r in zip(frame["topic"], frame["subtopic"], frame["docno"], frame["rel"], strict=True):
+            for t, s, d, r in zip(frame["topic"], frame["subtopic"], frame["docno"], frame["rel"], strict=False):
                 out.write(f"{t} {s} {d} {r}\n")
         else:
-            for t, d, r in zip(frame["topic"], frame["docno"], frame["rel"], strict=True):
+            for t, d, r in zip(frame["topic"], frame["docno"], frame["rel"], strict=False):
                 out.write(f"{t} 0 {d} {r}\n")

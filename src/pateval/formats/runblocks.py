@@ -149,7 +149,7 @@ def topic_block_ranges(path: str | os.PathLike[str], block_bytes: int = DEFAULT_
             if cut >= size:
                 break
             cuts.append(cut)
-    return list(zip(cuts, cuts[1:] + [size], strict=True))
+    return list(zip(cuts, cuts[1:] + [size], strict=False))
 
 
 def _lines_before(path: Path, offset: int) -> int:
@@ -323,7 +323,7 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
     if tag is None:
         malformed(path, None, "the file is empty")
     (directory / "TAG").write_text(tag, encoding="utf-8")
-    return [p for p, w in zip(paths, writers, strict=True) if w is not None]
+    return [p for p, w in zip(paths, writers, strict=False) if w is not None]
 
 
 def read_part(part: str | os.PathLike[str], *, source: str | os.PathLike[str], on_duplicate: str = "error") -> Run:

@@ -256,5 +256,5 @@ def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None)
     starts = np.r_[0, np.flatnonzero(np.diff(topic_codes)) + 1]
     ranks = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)])) + 1
     with atomic_output(path) as out:
-        for q, d, r, s in zip(topics, docnos, ranks, scores, strict=True):
+        for q, d, r, s in zip(topics, docnos, ranks, scores, strict=False):
             out.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")

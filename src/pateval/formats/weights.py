@@ -82,7 +82,7 @@ class SubtopicWeights:
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{topic: {subtopic: weight}}``."""
         out: dict[str, dict[str, float]] = {}
-        for t, s, w in zip(self.topic, self.subtopic, self.weight, strict=True):
+        for t, s, w in zip(self.topic, self.subtopic, self.weight, strict=False):
             out.setdefault(str(t), {})[str(s)] = float(w)
         return out
 

@@ -257,7 +257,7 @@ class Measure:
         return str(self)
 
     def __str__(self) -> str:
-        changed = [(k, v) for (k, v), p in zip(self.values, self.spec.params, strict=True) if v != p.default]
+        changed = [(k, v) for (k, v), p in zip(self.values, self.spec.params, strict=False) if v != p.default]
         if self.judged_only:
             changed.append(("judged_only", True))
         text = self.spec.name

@@ -156,7 +156,7 @@ def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str |
     names = _TREC_EVAL_NAMES.get(measure.spec.name)
     if names is None:
         return None
-    for (key, value), param in zip(measure.values, measure.spec.params, strict=True):
+    for (key, value), param in zip(measure.values, measure.spec.params, strict=False):
         if value != (relevance_level if key == "rel" else param.default):
             return None
     if len(measure.values) > len(measure.spec.params):

@@ -27,12 +27,12 @@ def indexed_children(
     tags = [child.tag for child in children]
     if len(set(tags)) == len(tags):
         # No tag repeats (most containers): only leaf tags get an index, always [1].
-        for child, tag in zip(children, tags, strict=True):
+        for child, tag in zip(children, tags, strict=False):
             yield child, (f"{parent_path}/{tag}[1]" if tag in leaf_tags else f"{parent_path}/{tag}")
         return
     totals = Counter(tags)
     seen: dict[str, int] = {}
-    for child, tag in zip(children, tags, strict=True):
+    for child, tag in zip(children, tags, strict=False):
         count = seen.get(tag, 0) + 1
         seen[tag] = count
         if tag in leaf_tags or totals[tag] > 1:
@@ -222,7 +222,7 @@ def read_claims(
                     resolved.extend(range(first, int(tail) + 1))
         targets.append(resolved)
     dependencies = resolve_dependencies(numbers, texts, targets)
-    return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies, strict=True)]
+    return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies, strict=False)]
 
 
 _IPC_FIXED_WIDTH = re.compile(r"([A-H]\d{2}[A-Z])([ \d]{3})(\d{2,6})")

@@ -196,7 +196,7 @@ def resolve_dependencies(
         raise ParameterError("numbers, texts and ref_targets must have the same length")
     existing = set(numbers)
     result: list[tuple[int, ...]] = []
-    for index, (number, text) in enumerate(zip(numbers, texts, strict=True)):
+    for index, (number, text) in enumerate(zip(numbers, texts, strict=False)):
         targets = set(references_in_text(text, own_number=number))
         if ref_targets is not None:
             targets.update(ref_targets[index])

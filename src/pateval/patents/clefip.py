@@ -205,7 +205,7 @@ def _citations(document: XmlDocument, bibliographic: etree._Element) -> list[Cit
         # or to the only source when there is no SEA.
         names = [s.get("name", "").upper() if s is not None else "" for s in sources]
         carrier = names.index("SEA") if "SEA" in names else 0
-        for position, (source, name) in enumerate(zip(sources, names, strict=True)):
+        for position, (source, name) in enumerate(zip(sources, names, strict=False)):
             own_categories = [source.get("category", "")] if source is not None else []
             if position == carrier:
                 own_categories += passage_categories

@@ -338,4 +338,4 @@ def _claims(fields: list[list], xpath: str) -> list[Claim]:
     numbers = [number if number is not None else position for position, (_, number) in enumerate(starts, start=1)]
     joined = [" ".join(parts) for parts in texts]
     dependencies = resolve_dependencies(numbers, joined)
-    return [Claim(n, p, t, d) for n, (p, _), t, d in zip(numbers, starts, joined, dependencies, strict=True)]
+    return [Claim(n, p, t, d) for n, (p, _), t, d in zip(numbers, starts, joined, dependencies, strict=False)]

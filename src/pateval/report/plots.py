@@ -178,7 +178,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
     figure, axes = new_figure(5.0, 4.2)
     axes.scatter(a, b, s=22, color=_colour(0), edgecolor="white", linewidth=0.5, zorder=2)
     if labels is not None and len(labels) == len(a) and len(a) <= 30:
-        for xi, yi, name in zip(a, b, labels, strict=True):
+        for xi, yi, name in zip(a, b, labels, strict=False):
             axes.annotate(str(name), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#444444")
     tau = kendall_tau(a, b) if len(a) > 1 and np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
     axes.set_xlabel(measure_x)

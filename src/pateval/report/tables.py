@@ -109,7 +109,7 @@ def _text_comparison(comparison: Comparison, precision: int) -> str:
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
     out = io.StringIO()
     for cells in [header, ["-" * w for w in widths], *rows]:
-        out.write("  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip() + "\n")
+        out.write("  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=False)).rstrip() + "\n")
     out.write("\n")
     if comparison.tests.empty:
         pass  # nothing was tested: no markers to explain (the settings line says why)
@@ -231,10 +231,10 @@ def _text_frame(frame: pd.DataFrame, precision: int) -> str:
                                  in frame[column]]
     header = list(formatted.columns)
     widths = [max([len(str(h))] + [len(v) for v in formatted[h]]) for h in header]
-    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=True)).rstrip(),
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=False)).rstrip(),
              "  ".join("-" * w for w in widths)]
     for row in formatted.itertuples(index=False):
-        lines.append("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+        lines.append("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=False)).rstrip())
     return "\n".join(lines) + "\n"
 
 

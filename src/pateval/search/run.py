@@ -198,7 +198,7 @@ def load_passage_topics(path: str | os.PathLike[str]) -> list[PassageTopic]:
                   found=f"{len(ids)} tid, {len(files)} tfile, {len(claims)} tclaims")
     documents: dict[str, PatentDocument] = {}
     topics = []
-    for qid, file_name, xpaths in zip(ids, files, claims, strict=True):
+    for qid, file_name, xpaths in zip(ids, files, claims, strict=False):
         if file_name not in documents:
             documents[file_name] = read_patent(_topic_file(path.parent, file_name, "PSG"))
         topics.append(PassageTopic(qid, documents[file_name], tuple(xpaths.split())))
@@ -289,7 +289,7 @@ def _merge(results: list[tuple[np.ndarray, np.ndarray]], how: str) -> tuple[np.n
         else:
             top = scores.max()
             values = scores / top if top > 0 else np.zeros_like(scores)
-        for row, value in zip(rows.tolist(), values.tolist(), strict=True):
+        for row, value in zip(rows.tolist(), values.tolist(), strict=False):
             if how == "max":
                 merged[row] = max(merged.get(row, -np.inf), value)
             else:
@@ -316,7 +316,7 @@ def search_topic(index: SearchIndex, topic: PatentDocument, config: SearchConfig
         _, first = np.unique(index.patent_keys[rows], return_index=True)
         first.sort()
         rows, scores, docnos = rows[first], scores[first], docnos[first]
-    return list(zip(docnos[: config.depth].tolist(), scores[: config.depth].tolist(), strict=True))
+    return list(zip(docnos[: config.depth].tolist(), scores[: config.depth].tolist(), strict=False))
 
 
 @dataclass
@@ -555,7 +555,7 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
                     lengths_all.append(len(terms))
             average = (sum(lengths_all) / len(lengths_all)) or 1.0
             scored: dict[str, list[tuple[str, float]]] = {}
-            for (ucid, xpath, lang, bag), length in zip(counted, lengths_all, strict=True):
+            for (ucid, xpath, lang, bag), length in zip(counted, lengths_all, strict=False):
                 terms = query.terms.get(lang, {})
                 df_all, _ = index.language_stats(lang)
                 vocab = index.vocab(lang)

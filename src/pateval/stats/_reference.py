@@ -60,7 +60,7 @@ def loop_randomisation_asl(differences: np.ndarray, *, B: int, seed: SeedLike) -
         observed = abs(sum(column)) / n
         hits = 0
         for signs in flips:
-            if abs(sum(s * v for s, v in zip(signs, column, strict=True))) / n >= observed * (1 - 1e-10):
+            if abs(sum(s * v for s, v in zip(signs, column, strict=False))) / n >= observed * (1 - 1e-10):
                 hits += 1
         asl[pair] = hits / B
     return asl

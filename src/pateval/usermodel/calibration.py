@@ -765,7 +765,7 @@ def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.n
     labels = {2: ("slow", "fast"), 3: ("slow", "medium", "fast")}.get(n_classes,
                                                                       tuple(f"speed{i + 1}" for i in range(n_classes)))
     out = {}
-    for label, chunk in zip(labels, np.array_split(order, n_classes), strict=True):
+    for label, chunk in zip(labels, np.array_split(order, n_classes), strict=False):
         for i in chunk:
             out[names[i]] = label
     return out
