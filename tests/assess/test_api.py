@@ -124,7 +124,8 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
         assert "another page changed the claims of sp-1.all first; reload to see them" in stale_claims.text
         topics = bob.get(f"/api/sources/{patent_key}").json()["topics"]
         assert next(t["claims"] for t in topics if t["id"] == new_id) == [1, 3]
-        assert bob.post(f"/topic/{new_id}/delete", data={"csrf": token, "version": "1"}).status_code == 303
+        assert bob.post(f"/topic/{new_id}/delete", data={"csrf": token, "version": "1", "confirm": "yes"}
+                        ).status_code == 303
         assert all(t["id"] != new_id for t in bob.get(f"/api/sources/{patent_key}").json()["topics"])
         actions = [e["action"] for e in bob.get("/api/audit").json()[:3]]
         assert actions == ["delete-topic", "set-claims", "add-topic"]
@@ -159,7 +160,7 @@ def test_a_topic_others_have_judged_is_changed_only_by_an_administrator(alice, s
         assert delete.status_code == 403 and "alice has judged sp-7.rights: only an administrator may remove it" in delete.text
     stale = alice.post(f"/topic/{new_id}/delete", data={"csrf": alice_token, "version": "5"})
     assert stale.status_code == 409 and "another page changed sp-7.rights first; reload to see it" in stale.text
-    assert alice.post(f"/topic/{new_id}/delete", data={"csrf": alice_token, "version": "0"},
+    assert alice.post(f"/topic/{new_id}/delete", data={"csrf": alice_token, "version": "0", "confirm": "yes"},
                       follow_redirects=False).status_code == 303
     assert all(t["id"] != new_id for t in alice.get(f"/api/sources/{patent_key}").json()["topics"])
 

@@ -17,7 +17,8 @@ reads, line for line:
 ``export.json``           what was exported: policy, counts, the unresolved disagreements, the
                           rejected topic candidates with their reasons
 
-Topics of rejected sources and deleted topics are left out. Which judgements count
+Only judged topics are exported (a topic with a passage that counts under the policy):
+topics nobody judged, rejected sources' topics and deleted topics are left out. Which judgements count
 (``policy``): ``final`` -- the adjudicated selection where there is one, else the
 assessors' common selection when they agree; a disagreement without adjudication is left
 out and listed; ``union`` -- every passage any assessor selected; or an assessor's name --
@@ -105,9 +106,9 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
             documents.append((qid, cited, rel))
             relevant_claims = set(citation.relevant_claims) if citation else set()
             claims.extend((qid, c, cited, rel) for c in topic_claims if c in relevant_claims)
-        source = corpus.source(row["patent_key"])
-        topic_table.append((qid, row["patent_key"], source.ucid if source else "", row["claims"]))
-        if judged_any:
+        if judged_any:  # a topic nobody judged (its source merely opened) is no topic of the qrels
+            source = corpus.source(row["patent_key"])
+            topic_table.append((qid, row["patent_key"], source.ucid if source else "", row["claims"]))
             dependencies = corpus.claim_dependencies(row["patent_key"])
             # A claim is dependent whether or not the claims it refers to are in the topic.
             theta_rows.extend((qid, c, tuple(dependencies.get(c, ()))) for c in topic_claims)
@@ -232,7 +233,7 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         known = {q: (i, p) for i, q, p in connection.execute(
             select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
     groups: dict[tuple[str, str], list[str]] = {}
-    for qid, docno, xpath in zip(qrels.topic, qrels.docno, qrels.passage):
+    for qid, docno, xpath in zip(qrels.topic, qrels.docno, qrels.passage, strict=True):
         groups.setdefault((str(qid), str(docno)), []).append(str(xpath))
     # Check everything before writing anything.
     for (qid, docno), xpaths in groups.items():
