@@ -153,7 +153,7 @@ def test_form_errors_keep_what_was_typed(alice, server, corpus):
     assert added.status_code == 400
     assert f"{patent_key} has no claim 999" in re.search(r'id="error-add-topic">([^<]*)<', added.text).group(1)
     assert (_field(added.text, "new-qid"), _field(added.text, "new-claims")) == ("sp-typed", "1-2,999")
-    assert 'option value="%d" selected' % topic["id"] in added.text  # the same topic is shown again
+    assert f'option value="{topic["id"]}" selected' in added.text  # the same topic is shown again
     bad_id = alice.post(f"/source/{patent_key}/topics", data={"csrf": token, "qid": "9bad", "claims": "1"})
     assert bad_id.status_code == 400 and "topic id '9bad'" in html.unescape(bad_id.text)
     assert (_field(bad_id.text, "new-qid"), _field(bad_id.text, "new-claims")) == ("9bad", "1")

@@ -91,7 +91,8 @@ def test_figure2_workflow_end_to_end(browser, server, workspace, corpus, databas
     assert _selected(page) == sorted(citation.report_xpaths)
     assert page.inner_text("#status").startswith("suggestions from the passage indication pre-selected")
 
-    description = page.eval_on_selector_all(".passage[data-section=description]", "els => els.map(e => e.dataset.xpath)")
+    description = page.eval_on_selector_all(".passage[data-section=description]",
+                                            "els => els.map(e => e.dataset.xpath)")
     unselected = [x for x in description if x not in citation.report_xpaths]
     # Click one more paragraph; shift-click a range of three; the keyboard toggles one more.
     page.click("#clear")
@@ -262,7 +263,7 @@ def test_assessor_screen_layout_keys_and_buttons(browser, server, workspace, cor
     assert sticky["y"] == 0
     for inside in ("#citation", "#indication", "#save"):
         box = _box(page, inside)
-        assert 0 <= box["y"] and box["y"] + box["height"] <= sticky["height"] + 1, inside
+        assert box["y"] >= 0 and box["y"] + box["height"] <= sticky["height"] + 1, inside
     # ... and every k leaves the focused passage in full view below it.
     for _ in range(4):
         page.keyboard.press("k")

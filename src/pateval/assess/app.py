@@ -25,6 +25,7 @@ import logging
 import re
 import secrets
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup, escape
 from starlette.applications import Starlette
@@ -172,7 +173,8 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
     if owner == db.ADJUDICATED and not user["is_admin"]:
         raise AssessError(403, "only an administrator adjudicates")
     document = corpus.document(citation.cited_ucid) if citation is not None and citation.in_corpus else None
-    suggestion, missing = (document.suggest(citation.parsed) if document is not None else ([], []))
+    suggestion, missing = (document.suggest(citation.parsed) if document is not None and citation is not None
+                           else ([], []))
     saved = (service.selection(engine, current["id"], citation.cited_ucid, owner)
              if current is not None and citation is not None else {"version": 0, "xpaths": []})
     others = {}
@@ -205,10 +207,13 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Words too common in claims to help the eye (English, German, French).
-_COMMON = frozenset("""the and for with that which said from into wherein comprising having being such each
-other than when where their claim claims according means least first second third more less also
-der die das und mit eine einer eines einem nach dass durch sowie wobei anspruch ansprüche
-les des une pour dans avec selon dont sont revendication revendications""".split())
+_COMMON = frozenset([
+    "the", "and", "for", "with", "that", "which", "said", "from", "into", "wherein", "comprising", "having",
+    "being", "such", "each", "other", "than", "when", "where", "their", "claim", "claims", "according", "means",
+    "least", "first", "second", "third", "more", "less", "also",
+    "der", "die", "das", "und", "mit", "eine", "einer", "eines", "einem", "nach", "dass", "durch", "sowie",
+    "wobei", "anspruch", "ansprüche",
+    "les", "des", "une", "pour", "dans", "avec", "selon", "dont", "sont", "revendication", "revendications"])
 
 
 def topic_terms(texts) -> frozenset[str]:
@@ -549,6 +554,8 @@ def create_app(engine, corpus: AssessCorpus) -> Starlette:
         Route("/api/audit", api_audit, methods=["GET"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
+    # Starlette types a handler as taking any Exception; each of these takes its own class.
+    handlers: dict[Any, Any] = {AssessError: _assess_error, HTTPException: _http_error, Exception: _server_error}
     app = Starlette(
         routes=routes,
         middleware=[
@@ -556,7 +563,7 @@ def create_app(engine, corpus: AssessCorpus) -> Starlette:
                        same_site="strict", https_only=False, max_age=12 * 3600),
             Middleware(BaseHTTPMiddleware, dispatch=_security_headers),
         ],
-        exception_handlers={AssessError: _assess_error, HTTPException: _http_error, Exception: _server_error},
+        exception_handlers=handlers,
     )
     app.state.engine = engine
     app.state.corpus = corpus

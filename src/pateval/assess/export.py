@@ -81,7 +81,12 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
                              f"not {policy!r}")
     corpus.preload({row["patent_key"] for row in topic_rows})
     saved = service.all_selections(engine)
-    passages, documents, claims, theta_rows, topic_table, unresolved = [], [], [], [], [], []
+    passages: list[tuple[str, str, str]] = []
+    documents: list[tuple[str, str, int]] = []
+    claims: list[tuple[str, int, str, int]] = []
+    theta_rows: list[tuple[str, int, tuple[int, ...]]] = []
+    topic_table: list[tuple[str, str, str, str]] = []
+    unresolved: list[dict] = []
     for row in topic_rows:
         if row["patent_key"] in rejected:
             continue
@@ -93,16 +98,16 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         citations = {c.cited_ucid: c for c in corpus.citations(row["patent_key"])}
         judged_any = False
         for cited, selections in sorted(by_doc.items()):
-            xpaths, disagree = _chosen(selections, policy)
+            chosen, disagree = _chosen(selections, policy)
             if disagree:
                 unresolved.append({"qid": qid, "docno": cited, "owners": sorted(selections)})
-            if not xpaths:
+            if not chosen:
                 continue
             judged_any = True
             citation = citations.get(cited)
             category = citation.category if citation else ""
             rel = 2 if ("X" in category or "Y" in category) else 1
-            passages.extend((qid, cited, x) for x in xpaths)
+            passages.extend((qid, cited, x) for x in chosen)
             documents.append((qid, cited, rel))
             relevant_claims = set(citation.relevant_claims) if citation else set()
             claims.extend((qid, c, cited, rel) for c in topic_claims if c in relevant_claims)

@@ -371,7 +371,7 @@ def _may_write(actor: dict, owner: str) -> None:
 
 
 def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   xpaths, base_version: int, actor: dict, action: str = "save") -> int:
+                   xpaths, base_version: object, actor: dict, action: str = "save") -> int:
     """Replace a selection by ``xpaths`` if it is still at ``base_version``; returns the
     new version. 409 when another save came first (the page is stale)."""
     _may_write(actor, owner)
@@ -454,7 +454,7 @@ def _undo_history(connection, topic_id: int, cited_ucid: str, owner: str) -> tup
 
 
 def undo_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   base_version: int, actor: dict) -> int:
+                   base_version: object, actor: dict) -> int:
     """Put back the selection as it was before its last save not undone yet (itself a new
     version): undo after undo goes back one save further each time."""
     with engine.connect() as connection:
@@ -517,7 +517,7 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
             .join(db.selections, db.selections.c.topic_id == db.topics.c.id)
             .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).all()
         n_topics = connection.execute(select(func.count()).select_from(db.topics).where(
-            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar()
+            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar_one()
     if not n_topics and source_state(engine, patent_key)["version"] == 0:
         # Not opened yet: the topics it will get are the collection's (or one per claim set).
         source = corpus.source(patent_key)

@@ -161,7 +161,8 @@
   function failed(result) {
     if (result.status === 409) {
       say("not saved: " + result.data.error, "stale");
-      if (result.data.current) { showConflict(result.data.current); }
+      // ("nothing to undo" is a 409 too, without another page's save to show)
+      if (result.data.current && result.data.current.version !== version) { showConflict(result.data.current); }
     } else {
       say("not saved (" + result.status + "): " + (result.data.error || "error"), "failed");
     }
