@@ -254,22 +254,22 @@ def test_assessor_screen_layout_keys_and_buttons(browser, server, workspace, cor
         page.keyboard.press("k")
     _shot(page, tmp_path, "assess-screen-keys.png")
 
-    claims_field = page.locator("#topic-claims")
-    assert claims_field.input_value() == every_claim
-    assert claims_field.evaluate("e => e.scrollWidth <= e.clientWidth"), "the claims field cuts its value off"
-    # The sticky block (citation, indication, toolbar) is in view after scrolling ...
-    sticky = _box(page, "#sticky")
+    # Every k leaves the focused passage in full view below the toolbar.
     assert page.evaluate("window.scrollY") > 500
+    for _ in range(4):
+        page.keyboard.press("k")
+        focused, toolbar = _box(page, ".passage.focus"), _box(page, ".middle")
+        assert focused["y"] >= toolbar["y"] + toolbar["height"], "the focused passage is under the toolbar"
+        assert focused["y"] + focused["height"] <= 820
+    # The sticky block (citation, indication, toolbar) is in view after scrolling.
+    sticky = _box(page, "#sticky")
     assert sticky["y"] == 0
     for inside in ("#citation", "#indication", "#save"):
         box = _box(page, inside)
         assert box["y"] >= 0 and box["y"] + box["height"] <= sticky["height"] + 1, inside
-    # ... and every k leaves the focused passage in full view below it.
-    for _ in range(4):
-        page.keyboard.press("k")
-        focused = _box(page, ".passage.focus")
-        assert focused["y"] >= sticky["y"] + sticky["height"], "the focused passage is under the toolbar"
-        assert focused["y"] + focused["height"] <= 820
+    claims_field = page.locator("#topic-claims")
+    assert claims_field.input_value() == every_claim
+    assert claims_field.evaluate("e => e.scrollWidth <= e.clientWidth"), "the claims field cuts its value off"
     # The counter counts the citations Prev / Next walk through.
     index = next(i for i, c in enumerate(walk) if c.position == citation.position)
     assert page.inner_text("#citation-counter") == f"Citation {index + 1} of {len(walk)}"
@@ -282,14 +282,13 @@ def test_assessor_screen_layout_keys_and_buttons(browser, server, workspace, cor
     disabled = undo.evaluate(styles)
     assert disabled[0] == "not-allowed" and disabled[1:] != enabled[1:]
     save_enabled = page.locator("#save").evaluate(styles)
-    outside = next((c for c in corpus.citations(patent_key) if not c.in_corpus), None)
-    if outside is not None:
-        page.goto(f"{server.base}/source/{patent_key}?topic={topic_id}&citation={outside.position}")
-        assert page.locator("#save").is_disabled()
-        save_disabled = page.locator("#save").evaluate(styles)
-        assert save_disabled[0] == "not-allowed"
-        assert save_disabled[1] != save_enabled[1] and save_disabled[2] != save_enabled[2]
-        _shot(page, tmp_path, "assess-screen-disabled.png")
+    outside = next(c for c in corpus.citations(patent_key) if not c.in_corpus)
+    page.goto(f"{server.base}/source/{patent_key}?topic={topic_id}&citation={outside.position}")
+    assert page.locator("#save").is_disabled()
+    save_disabled = page.locator("#save").evaluate(styles)
+    assert save_disabled[0] == "not-allowed"
+    assert save_disabled[1] != save_enabled[1] and save_disabled[2] != save_enabled[2]
+    _shot(page, tmp_path, "assess-screen-disabled.png")
     assert errors == []
 
 
