@@ -9,7 +9,8 @@ JSON API (all need a logged-in session; writes need the ``X-CSRF-Token`` header)
     ``GET /api/sources``, ``GET /api/sources/{patent}`` (topics, citations with parsed
     indications and suggestions, decision), ``GET /api/documents/{ucid}`` (passages),
     ``GET|PUT /api/topics/{id}/citations/{ucid}/selection`` (``{"xpaths": [...],
-    "version": v, "owner": name}``; 409 when stale), ``POST .../undo``,
+    "version": v, "owner": name}``; 409 when stale, with the selection saved meanwhile as
+    ``current``), ``POST .../undo`` (back one save further each time),
     ``GET /api/topics/{id}/judgements`` (every saved selection of a topic, all assessors),
     ``GET /api/agreement``, ``GET /api/audit``.
 
@@ -24,6 +25,7 @@ import logging
 import re
 import secrets
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup, escape
 from starlette.applications import Starlette
@@ -171,7 +173,8 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
     if owner == db.ADJUDICATED and not user["is_admin"]:
         raise AssessError(403, "only an administrator adjudicates")
     document = corpus.document(citation.cited_ucid) if citation is not None and citation.in_corpus else None
-    suggestion, missing = (document.suggest(citation.parsed) if document is not None else ([], []))
+    suggestion, missing = (document.suggest(citation.parsed) if document is not None and citation is not None
+                           else ([], []))
     saved = (service.selection(engine, current["id"], citation.cited_ucid, owner)
              if current is not None and citation is not None else {"version": 0, "xpaths": []})
     others = {}
@@ -179,6 +182,7 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
         for (cited, who), xpaths in service.selections_of_topic(engine, current["id"]).items():
             if cited == citation.cited_ucid and who != db.ADJUDICATED:
                 others[who] = xpaths
+    # Prev / Next walk the topic's citations, and the counter counts them (not the report's).
     index_in_walk = next((i for i, c in enumerate(walk) if citation is not None and c.position == citation.position),
                          None)
     previous = walk[index_in_walk - 1].position if index_in_walk not in (None, 0) else None
@@ -193,6 +197,7 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
         "source": source, "topics": topics, "topic": current, "citations": citations, "walk": walk,
         "citation": citation, "document": document, "suggestion": suggestion, "missing": missing,
         "saved": saved, "owner": owner, "others": others, "previous": previous, "next": following,
+        "walk_index": index_in_walk,
         "state": service.source_state(engine, patent_key), "reasons": REJECTION_REASONS,
         "progress": service.progress(engine, corpus, patent_key),
         "terms": topic_terms(text for number, text, _d in source.claims
@@ -202,10 +207,13 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Words too common in claims to help the eye (English, German, French).
-_COMMON = frozenset("""the and for with that which said from into wherein comprising having being such each
-other than when where their claim claims according means least first second third more less also
-der die das und mit eine einer eines einem nach dass durch sowie wobei anspruch ansprüche
-les des une pour dans avec selon dont sont revendication revendications""".split())
+_COMMON = frozenset([
+    "the", "and", "for", "with", "that", "which", "said", "from", "into", "wherein", "comprising", "having",
+    "being", "such", "each", "other", "than", "when", "where", "their", "claim", "claims", "according", "means",
+    "least", "first", "second", "third", "more", "less", "also",
+    "der", "die", "das", "und", "mit", "eine", "einer", "eines", "einem", "nach", "dass", "durch", "sowie",
+    "wobei", "anspruch", "ansprüche",
+    "les", "des", "une", "pour", "dans", "avec", "selon", "dont", "sont", "revendication", "revendications"])
 
 
 def topic_terms(texts) -> frozenset[str]:
@@ -237,6 +245,23 @@ def _int_param(request: Request, name: str) -> int | None:
         raise AssessError(400, f"{name} must be a number, not {value!r}") from None
 
 
+async def _form_error(request: Request, user: dict, patent_key: str, topic_id: int | None, form_name: str,
+                      values: dict, error: AssessError) -> Response:
+    """The source page again, its form ``form_name`` holding what was typed and the error
+    (a page of its own only when there is no such source, or no session)."""
+    if error.status in (401, 404):
+        raise error
+    view = await run_in_threadpool(_source_view, request.app, patent_key, user, topic_id, None, None)
+    return _page(request, "assess.html", {"user": user, **view, "is_adjudicating": False, "form_error": {
+        "form": form_name, "message": error.message, "values": values}}, status=error.status)
+
+
+def _form_topic(form) -> int | None:
+    """The topic a form was sent from (its hidden ``topic`` field), to show it again."""
+    value = str(form.get("topic") or "")
+    return int(value) if value.isdigit() else None
+
+
 async def source_page(request: Request) -> Response:
     user = await _require_user(request)
     position = _int_param(request, "citation")
@@ -254,9 +279,12 @@ async def add_topic(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
     patent_key = request.path_params["patent_key"]
-    topic_id = await run_in_threadpool(service.add_topic, request.app.state.engine, request.app.state.corpus,
-                                       patent_key, str(form.get("qid", "")).strip(), str(form.get("claims", "")),
-                                       user)
+    values = {"qid": str(form.get("qid", "")).strip(), "claims": str(form.get("claims", ""))}
+    try:
+        topic_id = await run_in_threadpool(service.add_topic, request.app.state.engine, request.app.state.corpus,
+                                           patent_key, values["qid"], values["claims"], user)
+    except AssessError as error:
+        return await _form_error(request, user, patent_key, _form_topic(form), "add-topic", values, error)
     return RedirectResponse(f"/source/{patent_key}?topic={topic_id}", status_code=303)
 
 
@@ -274,10 +302,13 @@ async def topic_claims(request: Request) -> Response:
     _check_csrf(request, form.get("csrf"))
     topic_id = int(request.path_params["topic_id"])
     version = _form_version(form)
-    await run_in_threadpool(lambda: service.set_topic_claims(
-        request.app.state.engine, request.app.state.corpus, topic_id, str(form.get("claims", "")), user,
-        base_version=version))
     current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
+    claims = str(form.get("claims", ""))
+    try:
+        await run_in_threadpool(lambda: service.set_topic_claims(
+            request.app.state.engine, request.app.state.corpus, topic_id, claims, user, base_version=version))
+    except AssessError as error:
+        return await _form_error(request, user, current["patent_key"], topic_id, "claims", {"claims": claims}, error)
     return RedirectResponse(f"/source/{current['patent_key']}?topic={topic_id}", status_code=303)
 
 
@@ -287,8 +318,12 @@ async def topic_delete(request: Request) -> Response:
     _check_csrf(request, form.get("csrf"))
     topic_id = int(request.path_params["topic_id"])
     version = _form_version(form)
-    current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
-    await run_in_threadpool(lambda: service.delete_topic(request.app.state.engine, topic_id, user, base_version=version))
+    engine = request.app.state.engine
+    if form.get("confirm") != "yes":  # first the confirmation page (no JavaScript needed)
+        removal = await run_in_threadpool(lambda: service.topic_removal(engine, topic_id, user, base_version=version))
+        return _page(request, "delete_topic.html", {"user": user, **removal})
+    current = await run_in_threadpool(service.topic, engine, topic_id)
+    await run_in_threadpool(lambda: service.delete_topic(engine, topic_id, user, base_version=version))
     return RedirectResponse(f"/source/{current['patent_key']}", status_code=303)
 
 
@@ -298,9 +333,14 @@ async def decide(request: Request) -> Response:
     _check_csrf(request, form.get("csrf"))
     patent_key = request.path_params["patent_key"]
     version = _form_version(form)
-    await run_in_threadpool(service.decide_source, request.app.state.engine, request.app.state.corpus, patent_key,
-                            status=str(form.get("status", "")), reason=form.get("reason") or None,
-                            note=form.get("note") or None, base_version=version, actor=user)
+    values = {"status": str(form.get("status", "")), "reason": str(form.get("reason") or ""),
+              "note": str(form.get("note") or "")}
+    try:
+        await run_in_threadpool(service.decide_source, request.app.state.engine, request.app.state.corpus,
+                                patent_key, status=values["status"], reason=values["reason"] or None,
+                                note=values["note"] or None, base_version=version, actor=user)
+    except AssessError as error:
+        return await _form_error(request, user, patent_key, _form_topic(form), "decision", values, error)
     back = str(form.get("back") or f"/source/{patent_key}")
     # Only a path of this site: "//host" or "/\\host" would leave it.
     local = back.startswith("/") and not back.startswith(("//", "/\\"))
@@ -319,7 +359,7 @@ def _topic_ids(engine) -> dict[str, tuple[int, str]]:
 
     with engine.connect() as connection:
         return {q: (i, p) for i, q, p in connection.execute(
-            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key))}
+            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
 
 
 async def audit_page(request: Request) -> Response:
@@ -390,11 +430,23 @@ async def api_selection(request: Request) -> Response:
     _check_csrf(request, request.headers.get("x-csrf-token"))
     body = await _json_body(request)
     owner = body.get("owner") or user["name"]
-    version = await run_in_threadpool(
-        lambda: service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
-                                       xpaths=body.get("xpaths"), base_version=body.get("version"), actor=user))
+    try:
+        version = await run_in_threadpool(
+            lambda: service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
+                                           xpaths=body.get("xpaths"), base_version=body.get("version"), actor=user))
+    except AssessError as error:
+        return await _conflict(engine, topic_id, cited, owner, error)
     return JSONResponse({"version": version, **(await run_in_threadpool(service.selection, engine, topic_id, cited,
                                                                         owner))})
+
+
+async def _conflict(engine, topic_id: int, cited: str, owner: str, error: AssessError) -> Response:
+    """A 409 carries the selection as the other page saved it (``current``: its passages,
+    version, who and when), so that its loser can keep either; other errors pass."""
+    if error.status != 409:
+        raise error
+    current = await run_in_threadpool(service.selection, engine, topic_id, cited, owner)
+    return JSONResponse({"error": error.message, "current": current}, status_code=409)
 
 
 async def api_topic_judgements(request: Request) -> Response:
@@ -420,9 +472,12 @@ async def api_undo(request: Request) -> Response:
     cited = request.path_params["ucid"]
     body = await _json_body(request)
     owner = body.get("owner") or user["name"]
-    version = await run_in_threadpool(
-        lambda: service.undo_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
-                                       base_version=body.get("version"), actor=user))
+    try:
+        version = await run_in_threadpool(
+            lambda: service.undo_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
+                                           base_version=body.get("version"), actor=user))
+    except AssessError as error:
+        return await _conflict(engine, topic_id, cited, owner, error)
     return JSONResponse({"version": version, **(await run_in_threadpool(service.selection, engine, topic_id, cited,
                                                                         owner))})
 
@@ -499,6 +554,8 @@ def create_app(engine, corpus: AssessCorpus) -> Starlette:
         Route("/api/audit", api_audit, methods=["GET"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
+    # Starlette types a handler as taking any Exception; each of these takes its own class.
+    handlers: dict[Any, Any] = {AssessError: _assess_error, HTTPException: _http_error, Exception: _server_error}
     app = Starlette(
         routes=routes,
         middleware=[
@@ -506,7 +563,7 @@ def create_app(engine, corpus: AssessCorpus) -> Starlette:
                        same_site="strict", https_only=False, max_age=12 * 3600),
             Middleware(BaseHTTPMiddleware, dispatch=_security_headers),
         ],
-        exception_handlers={AssessError: _assess_error, HTTPException: _http_error, Exception: _server_error},
+        exception_handlers=handlers,
     )
     app.state.engine = engine
     app.state.corpus = corpus

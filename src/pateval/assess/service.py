@@ -44,6 +44,7 @@ __all__ = [
     "set_topic_claims",
     "source_state",
     "topic",
+    "topic_removal",
     "topics_of",
     "undo_selection",
     "verify_password",
@@ -209,7 +210,16 @@ def add_topic(engine: Engine, corpus: AssessCorpus, patent_key: str, qid: str, c
 
 
 def insert_topic(connection, *, patent_key: str, qid: str, claims, actor: dict) -> int:
-    """Insert a checked topic definition inside the caller's transaction; returns its id."""
+    """Insert a checked topic definition inside the caller's transaction; returns its id.
+
+    The id of a deleted topic may be given again: the deleted row keeps its own id (its
+    judgements and events stay with it, never with the new topic) and its qid becomes
+    ``~<row id>~<qid>``, which no valid topic id can equal."""
+    deleted = connection.execute(select(db.topics.c.id).where(db.topics.c.qid == qid,
+                                                              db.topics.c.deleted.is_(True))).scalars().all()
+    for row_id in deleted:
+        connection.execute(update(db.topics).where(db.topics.c.id == row_id)
+                           .values(qid=f"~{row_id}~{qid}"[:64]))
     try:
         with connection.begin_nested():
             result = connection.execute(insert(db.topics).values(
@@ -250,21 +260,40 @@ def set_topic_claims(engine: Engine, corpus: AssessCorpus, topic_id: int, claims
     return base_version + 1
 
 
+def topic_removal(engine: Engine, topic_id: int, actor: dict, *, base_version: int) -> dict:
+    """What removing a topic would hide, for the confirmation step, after the checks of
+    :func:`delete_topic` (403, 409): the topic and ``{owner: saved selections}``."""
+    current = topic(engine, topic_id)
+    with engine.connect() as connection:
+        _check_removal(connection, current, actor, base_version)
+        counts = connection.execute(select(db.selections.c.owner, func.count()).where(
+            db.selections.c.topic_id == topic_id).group_by(db.selections.c.owner).order_by(db.selections.c.owner))
+        return {"topic": current, "selections": dict(counts.all())}
+
+
+def _check_removal(connection, current: dict, actor: dict, base_version: int) -> None:
+    if not actor.get("is_admin") and current["created_by"] != actor["id"]:
+        raise AssessError(403, f"only an administrator removes a topic {actor['name']} did not add "
+                               f"({current['qid']})")
+    _check_topic_rights(connection, current, actor, "remove")
+    if current["version"] != base_version:
+        raise AssessError(409, f"another page changed {current['qid']} first; reload to see it")
+
+
 def delete_topic(engine: Engine, topic_id: int, actor: dict, *, base_version: int) -> None:
     """Remove a topic if it is still at ``base_version`` (409 otherwise): an administrator
-    may remove any; an assessor only one they added and nobody else has judged (403)."""
+    may remove any; an assessor only one they added and nobody else has judged (403).
+    Its id may then be given to a new topic (:func:`insert_topic`)."""
     current = topic(engine, topic_id)
     with engine.begin() as connection:
-        if not actor.get("is_admin") and current["created_by"] != actor["id"]:
-            raise AssessError(403, f"only an administrator removes a topic {actor['name']} did not add "
-                                   f"({current['qid']})")
-        _check_topic_rights(connection, current, actor, "remove")
+        _check_removal(connection, current, actor, base_version)
         changed = connection.execute(update(db.topics).where(
             db.topics.c.id == topic_id, db.topics.c.version == base_version, db.topics.c.deleted.is_(False))
             .values(deleted=True, version=db.topics.c.version + 1))
         if changed.rowcount != 1:
             raise AssessError(409, f"another page changed {current['qid']} first; reload to see it")
-        _event(connection, actor["id"], "delete-topic", topic_id=topic_id, version=base_version + 1)
+        _event(connection, actor["id"], "delete-topic", topic_id=topic_id, version=base_version + 1,
+               detail=json.dumps({"qid": current["qid"]}))
 
 
 def _check_topic_rights(connection, current: dict, actor: dict, what: str) -> None:
@@ -287,17 +316,18 @@ def _selection_row(connection, topic_id, cited_ucid, owner):
 
 
 def selection(engine: Engine, topic_id: int, cited_ucid: str, owner: str) -> dict:
-    """``{"version": v, "xpaths": [...], "saved_at": ..., "saved_by": ...}`` (version 0:
-    never saved)."""
+    """``{"version": v, "xpaths": [...], "saved_at": ..., "saved_by": ..., "undo_steps": n}``
+    (version 0: never saved; ``n`` undos can follow each other)."""
     with engine.connect() as connection:
         row = _selection_row(connection, topic_id, cited_ucid, owner)
         if row is None:
-            return {"version": 0, "xpaths": [], "saved_at": None, "saved_by": None}
+            return {"version": 0, "xpaths": [], "saved_at": None, "saved_by": None, "undo_steps": 0}
+        steps = len(_undo_history(connection, topic_id, cited_ucid, owner)[0])
         xpaths = sorted(connection.execute(select(db.judgements.c.xpath)
                                            .where(db.judgements.c.selection_id == row["id"])).scalars())
         by = connection.execute(select(db.assessors.c.name).where(db.assessors.c.id == row["saved_by"])).scalar()
     return {"version": row["version"], "xpaths": xpaths, "saved_at": row["saved_at"].isoformat()
-            if row["saved_at"] else None, "saved_by": by}
+            if row["saved_at"] else None, "saved_by": by, "undo_steps": steps}
 
 
 def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], list[str]]:
@@ -341,7 +371,7 @@ def _may_write(actor: dict, owner: str) -> None:
 
 
 def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   xpaths, base_version: int, actor: dict, action: str = "save") -> int:
+                   xpaths, base_version: object, actor: dict, action: str = "save") -> int:
     """Replace a selection by ``xpaths`` if it is still at ``base_version``; returns the
     new version. 409 when another save came first (the page is stale)."""
     _may_write(actor, owner)
@@ -405,22 +435,37 @@ def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, x
     return version
 
 
+def _undo_history(connection, topic_id: int, cited_ucid: str, owner: str) -> tuple[list[list[str]], int]:
+    """The selections successive undos put back (the next one last) and the current
+    version, by replaying the selection's events: a save pushes the selection it replaced,
+    an undo pops the one it put back."""
+    rows = connection.execute(
+        select(db.events.c.action, db.events.c.before, db.events.c.version)
+        .where(db.events.c.topic_id == topic_id, db.events.c.cited_ucid == cited_ucid,
+               db.events.c.owner == owner, db.events.c.action.in_(("save", "undo")))
+        .order_by(db.events.c.version)).all()
+    history: list[list[str]] = []
+    for action, before, _version in rows:
+        if action == "save":
+            history.append(json.loads(before))
+        elif history:
+            history.pop()
+    return history, rows[-1][2] if rows else 0
+
+
 def undo_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   base_version: int, actor: dict) -> int:
-    """Put back the selection as it was before its last save (itself a new version)."""
+                   base_version: object, actor: dict) -> int:
+    """Put back the selection as it was before its last save not undone yet (itself a new
+    version): undo after undo goes back one save further each time."""
     with engine.connect() as connection:
-        last = connection.execute(
-            select(db.events.c.before, db.events.c.version)
-            .where(db.events.c.topic_id == topic_id, db.events.c.cited_ucid == cited_ucid,
-                   db.events.c.owner == owner, db.events.c.action.in_(("save", "undo")))
-            .order_by(db.events.c.version.desc()).limit(1)).first()
-    if last is None:
+        history, version = _undo_history(connection, topic_id, cited_ucid, owner)
+    if not history:
         raise AssessError(409, "nothing to undo")
-    if last[1] != base_version:
-        raise AssessError(409, f"another page saved this selection first (version {last[1]}, yours {base_version}); "
+    if version != base_version:
+        raise AssessError(409, f"another page saved this selection first (version {version}, yours {base_version}); "
                                "reload to see it")
     return save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner,
-                          xpaths=json.loads(last[0]), base_version=base_version, actor=actor, action="undo")
+                          xpaths=history[-1], base_version=base_version, actor=actor, action="undo")
 
 
 # ---- sources -----------------------------------------------------------------------------
@@ -472,14 +517,14 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
             .join(db.selections, db.selections.c.topic_id == db.topics.c.id)
             .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).all()
         n_topics = connection.execute(select(func.count()).select_from(db.topics).where(
-            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar()
+            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar_one()
     if not n_topics and source_state(engine, patent_key)["version"] == 0:
         # Not opened yet: the topics it will get are the collection's (or one per claim set).
         source = corpus.source(patent_key)
         n_topics = len(source.suggested_topics) if source is not None else 0
     done = {(t, c) for t, c, _o in rows if c in in_corpus}
     owners: dict[str, int] = {}
-    for t, c, o in rows:
+    for _t, _c, o in rows:
         owners[o] = owners.get(o, 0) + 1
     return {"units": n_topics * len(in_corpus), "done": len(done), "by_owner": owners}
 
