@@ -59,16 +59,26 @@ def free_port() -> int:
 
 
 class Server:
-    """``pateval assess serve`` in a subprocess (its own process group, so kill -9 reaches it)."""
+    """``pateval assess serve`` in a subprocess (its own process group, so kill -9 reaches it);
+    with ``options`` (keyword arguments of :func:`pateval.assess.commands.serve`, such as
+    ``trusted_proxies``) the same server started through that function."""
 
-    def __init__(self, url: str, workspace: dict, log: Path) -> None:
+    def __init__(self, url: str, workspace: dict, log: Path, options: dict | None = None) -> None:
+        import json
+
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = open(log, "wb")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "pateval.cli", "assess", "serve", "--db", url, "--store", workspace["store"],
-             "--collection", workspace["collection"], "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        if options is None:
+            command = ["-m", "pateval.cli", "assess", "serve", "--db", url, "--store", workspace["store"],
+                       "--collection", workspace["collection"], "--host", "127.0.0.1", "--port", str(self.port)]
+        else:
+            arguments = {"url": url, "store": workspace["store"], "collection": workspace["collection"],
+                         "host": "127.0.0.1", "port": self.port, **options}
+            command = ["-c", "import json, sys; from pateval.assess.commands import serve; "
+                       "serve(**json.loads(sys.argv[1]))", json.dumps(arguments)]
+        self.process = subprocess.Popen([sys.executable, *command], stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
