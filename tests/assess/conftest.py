@@ -68,7 +68,7 @@ class Server:
 
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.log = open(log, "wb")
+        self.log = open(log, "wb")  # noqa: SIM115 - the server's log while it runs; kill() closes it
         if options is None:
             command = ["-m", "pateval.cli", "assess", "serve", "--db", url, "--store", workspace["store"],
                        "--collection", workspace["collection"], "--host", "127.0.0.1", "--port", str(self.port)]
@@ -109,7 +109,9 @@ def login(client, base: str, name: str, password: str):
     import re
 
     page = client.get(f"{base}/login")
-    token = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert found is not None, page.text
+    token = found.group(1)
     response = client.post(f"{base}/login", data={"csrf": token, "name": name, "password": password},
                            follow_redirects=False)
     assert response.status_code == 303, response.text
@@ -120,7 +122,9 @@ def csrf_of(client, base: str, patent_key: str) -> str:
     import re
 
     page = client.get(f"{base}/source/{patent_key}")
-    return re.search(r'data-csrf="([^"]+)"', page.text).group(1)
+    found = re.search(r'data-csrf="([^"]+)"', page.text)
+    assert found is not None, page.text
+    return found.group(1)
 
 
 def a_suggested_citation(corpus):

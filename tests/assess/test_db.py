@@ -50,7 +50,8 @@ def test_a_schema_1_database_is_migrated(tmp_path):
         connection.execute(text("INSERT INTO meta VALUES ('schema_version', '1'), ('secret', 'abc')"))
         connection.execute(text(
             "CREATE TABLE topics (id INTEGER PRIMARY KEY, qid VARCHAR(64) NOT NULL UNIQUE, patent_key VARCHAR(64) "
-            "NOT NULL, claims TEXT NOT NULL, created_by INTEGER, created_at DATETIME NOT NULL, deleted BOOLEAN NOT NULL)"))
+            "NOT NULL, claims TEXT NOT NULL, created_by INTEGER, created_at DATETIME NOT NULL, "
+            "deleted BOOLEAN NOT NULL)"))
         connection.execute(text("INSERT INTO topics VALUES (1, 'PSG-1', 'EP1', '1,2', NULL, '2026-01-01', 0)"))
     old.dispose()
     engine = db.open_database(f"sqlite:///{path}")

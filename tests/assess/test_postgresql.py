@@ -122,7 +122,7 @@ def test_postgresql_save_conflict_undo_export_and_concurrency(postgresql_url, wo
                                         headers={"X-CSRF-Token": token}).status_code)
 
             threads = [threading.Thread(target=save, args=(c, t, selectable[(round_ + i) % len(selectable)]))
-                       for i, (c, t) in enumerate(zip(clients, tokens))]
+                       for i, (c, t) in enumerate(zip(clients, tokens, strict=True))]
             for thread in threads:
                 thread.start()
             for thread in threads:

@@ -139,7 +139,7 @@ def _csrf(request: Request) -> str:
     return login
 
 
-def _check_csrf(request: Request, supplied: str | None) -> None:
+def _check_csrf(request: Request, supplied: object) -> None:
     has_cookie = request.cookies.get(COOKIE) or request.cookies.get(LOGIN_COOKIE)
     if not has_cookie or not supplied or not secrets.compare_digest(_csrf(request), str(supplied)):
         raise AssessError(403, "missing or wrong CSRF token; reload the page")
@@ -189,14 +189,14 @@ async def login(request: Request) -> Response:
     if wait > 0:
         return _page(request, "login.html", {"error": f"too many failed logins from {address}; try again in "
                                                       f"{int(wait // 60) + 1} minutes"}, status=429)
+    refusal = AssessError(401, "unknown name or wrong password")
     try:
         user = await run_in_threadpool(lambda: service.authenticate(
             state.engine, str(form.get("name", "")), str(form.get("password", "")),
             max_failures=state.max_failed_logins, address=address))
-        refusal = None if user is not None else AssessError(401, "unknown name or wrong password")
     except AssessError as error:  # the account is locked out
-        refusal = error
-    if refusal is not None:
+        user, refusal = None, error
+    if user is None:
         failures = state.login_throttle.fail(address)
         if failures == state.login_throttle.limit:
             await run_in_threadpool(service.note_blocked_address, state.engine, address, failures)
@@ -281,7 +281,8 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
     if owner == db.ADJUDICATED and not user["is_admin"]:
         raise AssessError(403, "only an administrator adjudicates")
     document = corpus.document(citation.cited_ucid) if citation is not None and citation.in_corpus else None
-    suggestion, missing = (document.suggest(citation.parsed) if document is not None else ([], []))
+    suggestion, missing = (document.suggest(citation.parsed) if document is not None and citation is not None
+                           else ([], []))
     saved = (service.selection(engine, current["id"], citation.cited_ucid, owner)
              if current is not None and citation is not None else {"version": 0, "xpaths": []})
     others = {}
@@ -412,8 +413,8 @@ async def decide(request: Request) -> Response:
     patent_key = request.path_params["patent_key"]
     version = _form_version(form)
     await run_in_threadpool(service.decide_source, request.app.state.engine, request.app.state.corpus, patent_key,
-                            status=str(form.get("status", "")), reason=form.get("reason") or None,
-                            note=form.get("note") or None, base_version=version, actor=user)
+                            status=str(form.get("status", "")), reason=str(form.get("reason") or "") or None,
+                            note=str(form.get("note") or "") or None, base_version=version, actor=user)
     back = str(form.get("back") or f"/source/{patent_key}")
     # Only a path of this site: "//host" or "/\\host" would leave it.
     local = back.startswith("/") and not back.startswith(("//", "/\\"))
@@ -658,11 +659,13 @@ def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, tr
         Route("/api/audit", api_audit, methods=["GET"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
+    # (each handler takes its own exception class; Starlette's type says Exception)
+    handlers: dict = {AssessError: _assess_error, HTTPException: _http_error, DBAPIError: _database_error,
+                      Exception: _server_error}
     app = Starlette(
         routes=routes,
         middleware=[Middleware(BaseHTTPMiddleware, dispatch=_security_headers)],
-        exception_handlers={AssessError: _assess_error, HTTPException: _http_error, DBAPIError: _database_error,
-                            Exception: _server_error},
+        exception_handlers=handlers,
     )
     app.state.engine = engine
     app.state.corpus = corpus

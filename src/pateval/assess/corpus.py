@@ -248,7 +248,7 @@ class AssessCorpus:
         for key, *row in citations:
             grouped.setdefault(key, []).append(tuple(row))
         for key, rows in grouped.items():
-            out = []
+            out: list[Citation] = []
             seen: set[str] = set()
             for citing, cited, categories, claim_list, passages, in_corpus in rows:
                 if cited in seen:  # the same document cited by the A1 and the A3 report

@@ -101,7 +101,7 @@ def add_assessor(engine: Engine, name: str, password: str, *, is_admin: bool = F
         with engine.begin() as connection:
             result = connection.execute(insert(db.assessors).values(
                 name=name, password_hash=password_hash, is_admin=is_admin, created_at=db.now()))
-            new_id = result.inserted_primary_key[0]
+            new_id = result.inserted_primary_key[0]  # type: ignore[index]  # an insert has its key
             _event(connection, new_id, "add-assessor", detail=json.dumps({"name": name, "admin": is_admin}))
             return new_id
     except IntegrityError:
@@ -299,7 +299,7 @@ def parse_claims(text: str, highest: int | None = None, *, of: str = "the source
 _LARGEST = 2 ** 63 - 1
 
 
-def check_id(name: str, value) -> int:
+def check_id(name: str, value: object) -> int:
     """``value`` as a non-negative integer that a database column holds; 400 otherwise."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _LARGEST:
         raise AssessError(400, f"{name} must be an integer from 0 to {_LARGEST}")
@@ -517,7 +517,7 @@ def _may_write(actor: dict, owner: str) -> None:
 
 
 def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   xpaths, base_version: int, actor: dict, action: str = "save") -> int:
+                   xpaths, base_version: object, actor: dict, action: str = "save") -> int:
     """Replace a selection by ``xpaths`` if it is still at ``base_version``; returns the
     new version. 409 when another save came first (the page is stale)."""
     _may_write(actor, owner)
@@ -537,7 +537,7 @@ def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited
             headings = {p.xpath for p in document.passages if p.is_heading}
             why = "is a heading" if xpath in headings else "is not a passage of the document"
             raise AssessError(400, f"{xpath} {why} ({cited_ucid})")
-    check_id("version", base_version)
+    base_version = check_id("version", base_version)
     with engine.begin() as connection:
         return write_selection(connection, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner, xpaths=wanted,
                                base_version=base_version, actor=actor, action=action)
@@ -598,10 +598,10 @@ def topic_citations(corpus: AssessCorpus, current: dict) -> list:
 
 
 def undo_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   base_version: int, actor: dict) -> int:
+                   base_version: object, actor: dict) -> int:
     """Put back the selection as it was before its last save (itself a new version)."""
     check_id("topic id", topic_id)
-    check_id("version", base_version)
+    base_version = check_id("version", base_version)
     with engine.connect() as connection:
         last = connection.execute(
             select(db.events.c.before, db.events.c.version)
@@ -682,7 +682,7 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
             .join(db.selections, db.selections.c.topic_id == db.topics.c.id)
             .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).all()
         n_topics = connection.execute(select(func.count()).select_from(db.topics).where(
-            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar()
+            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar_one()
     if not n_topics and source_state(engine, patent_key)["version"] == 0:
         # Not opened yet: the topics it will get are the collection's (or one per claim set).
         source = corpus.source(patent_key)
