@@ -223,3 +223,55 @@ def test_demo_passwords_are_kept_owner_only(workspace):
     assert lines == workspace["accounts"] and set(lines) == {"alice", "bob"}
     again = prepare_demo(workspace["root"], n_patents=300, seed=0, echo=lambda *a, **k: None)
     assert again["accounts"] == workspace["accounts"]
+
+
+def test_user_commands_manage_accounts_and_name_a_new_database(tmp_path, capsys, monkeypatch):
+    """``pateval assess user ACTION`` (handled in pateval.assess.commands.user): add names
+    the SQLite file it creates on standard error, and leaves none behind when it fails."""
+    import io
+    import stat
+
+    from pateval.assess import commands
+
+    path = tmp_path / "new.db"
+    url = f"sqlite:///{path}"
+    monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
+    with pytest.raises(ParameterError, match="^a password needs at least 8 characters$"):
+        commands.user(url=url, action="add", name="erin")
+    assert not path.exists() and capsys.readouterr().err == ""
+    monkeypatch.setattr("sys.stdin", io.StringIO("long-enough-password\n"))
+    commands.user(url=url, action="add", name="erin", admin=True)
+    assert capsys.readouterr().out == "assess: account erin added (admin)\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO("long-enough-password\n"))
+    commands.user(url=url, action="add", name="fred")
+    output = capsys.readouterr()
+    assert output.out == "assess: account fred added\n" and output.err == ""
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    commands.user(url=url, action="disable", name="fred")
+    commands.user(url=url, action="unlock", name="fred")
+    monkeypatch.setattr("sys.stdin", io.StringIO("another-password\n"))
+    commands.user(url=url, action="reset-password", name="fred")
+    commands.user(url=url, action="list", name=None)
+    assert capsys.readouterr().out == (
+        "assess: account fred disabled (its sessions ended)\n"
+        "assess: account fred unlocked\n"
+        "assess: account fred has a new password (its sessions ended)\n"
+        "erin\tadmin\tactive\tunlocked\t0 failed logins\n"
+        "fred\tassessor\tdisabled\tunlocked\t0 failed logins\n")
+    with pytest.raises(ParameterError, match="^no assessor named 'gina'$"):
+        commands.user(url=url, action="disable", name="gina")
+    with pytest.raises(ParameterError, match=f"^{tmp_path / 'none.db'}: no such database file$"):
+        commands.user(url=f"sqlite:///{tmp_path / 'none.db'}", action="list", name=None)
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_a_new_database_is_named_once_on_stderr(tmp_path, capsys, monkeypatch):
+    import io
+
+    from pateval.assess import commands
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("long-enough-password\n"))
+    commands.user(url="sqlite:///assess.db", action="add", name="erin")
+    assert capsys.readouterr().err == \
+        f"assess: created the database {tmp_path / 'assess.db'} (readable by you only)\n"

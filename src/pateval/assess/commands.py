@@ -18,7 +18,7 @@ from . import db, service
 from .corpus import AssessCorpus
 
 __all__ = ["add_user", "export", "import_qrels", "list_users", "manage_user", "open_workspace", "prepare_demo",
-           "serve"]
+           "serve", "user"]
 
 DEMO_ASSESSORS = (("alice", True), ("bob", False))
 
@@ -164,6 +164,32 @@ def manage_user(*, url: str, action: str, name: str, password: str | None = None
             "remove": "removed (its sessions ended; its judgements stay)",
             "reset-password": "has a new password (its sessions ended)"}[action]
     return f"assess: account {name} {done}"
+
+
+def user(*, url: str, action: str, name: str | None, admin: bool = False, echo=print) -> None:
+    """``pateval assess user ACTION [NAME]``: add, disable, enable, remove, unlock,
+    reset-password (a password read from standard input's first line, or asked for on a
+    terminal) or list."""
+    if action == "list":
+        for line in list_users(url=url):
+            echo(line)
+        return
+    if not name:
+        raise ParameterError(f"assess user {action} needs the account's NAME")
+    password = _read_password(name) if action in ("add", "reset-password") else None
+    if action == "add":
+        add_user(url=url, name=name, password=password or "", admin=admin)
+        echo(f"assess: account {name} added{' (admin)' if admin else ''}")
+    else:
+        echo(manage_user(url=url, action=action, name=name, password=password))
+
+
+def _read_password(name: str) -> str:
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(f"password for {name}: ")
+    return sys.stdin.readline().rstrip("\r\n")
 
 
 def list_users(*, url: str) -> list[str]:
