@@ -4,17 +4,22 @@ JavaScript, and the JSON API the pages use.
 Pages
     ``/login``, ``/`` (topic sources with status and progress), ``/source/{patent}``
     (the Figure 2 screen: topic, citations with Prev / Next, passages), ``/agreement``,
-    ``/audit``.
+    ``/audit``, ``/password`` (one's own).
 JSON API (all need a logged-in session; writes need the ``X-CSRF-Token`` header)
     ``GET /api/sources``, ``GET /api/sources/{patent}`` (topics, citations with parsed
     indications and suggestions, decision), ``GET /api/documents/{ucid}`` (passages),
     ``GET|PUT /api/topics/{id}/citations/{ucid}/selection`` (``{"xpaths": [...],
     "version": v, "owner": name}``; 409 when stale), ``POST .../undo``,
     ``GET /api/topics/{id}/judgements`` (every saved selection of a topic, all assessors),
-    ``GET /api/agreement``, ``GET /api/audit``.
+    ``GET /api/agreement``, ``GET /api/audit``; administrators: ``GET /api/assessors``,
+    ``POST /api/assessors/{name}`` (``{"action": ..., "password": ...}``).
+
+Sessions live in the database (:func:`pateval.assess.service.start_session`): the cookie
+holds a random token, the pages' CSRF token is derived from it.
 
 Errors are answered with their status and a one-line message (JSON for the API, a page
-otherwise); an unexpected error is logged on the server and answered 500 without details.
+otherwise); an unreachable database with 503 and one log line; an unexpected error is
+logged on the server and answered 500 without details.
 """
 
 from __future__ import annotations
