@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,7 +28,7 @@ def test_import_then_export_reproduces_collection_build_byte_for_byte(workspace,
                   f"{collection}/topics_PSG.tsv", "--as", "clefip", "--store", workspace["store"],
                   "--collection", collection)
     assert loaded.returncode == 0, loaded.stderr
-    n_lines = sum(1 for _ in open(f"{collection}/qrels_PSG.txt"))
+    n_lines = len(Path(f"{collection}/qrels_PSG.txt").read_text().splitlines())
     assert loaded.stdout.startswith(f"assess import: {n_lines} passages in ")
     # serve remembers the store and collection in the database; without serve they are given.
     out = tmp_path / "exported"
@@ -35,7 +36,7 @@ def test_import_then_export_reproduces_collection_build_byte_for_byte(workspace,
                     "--collection", collection)
     assert exported.returncode == 0, exported.stderr
     for name in ("qrels_PSG.txt", "qrels_PSG_graded.txt", "topics_PSG.tsv", "topics_PSG.txt"):
-        assert (out / name).read_bytes() == open(f"{collection}/{name}", "rb").read(), name
+        assert (out / name).read_bytes() == Path(f"{collection}/{name}").read_bytes(), name
     built = sorted(p.name for p in (workspace["root"] / "collection" / "topics" / "PSG").iterdir())
     assert sorted(p.name for p in (out / "topics" / "PSG").iterdir()) == built
     for name in built:
@@ -193,14 +194,14 @@ def test_import_checks_everything_before_writing(workspace, tmp_path, capsys):
     engine = db.open_database(url)
     service.add_assessor(engine, "clefip", "long-enough-password")
     topics = tmp_path / "topics.tsv"
-    rows = open(f"{collection}/topics_PSG.tsv").read().splitlines()
+    rows = Path(f"{collection}/topics_PSG.tsv").read_text().splitlines()
     first = rows[1].split("\t")
     rows.append(f"new-topic\t{first[1]}\t{first[2]}\t999")
     topics.write_text("\n".join(rows) + "\n")
     qrels = tmp_path / "qrels.txt"
-    docno = open(f"{collection}/qrels_PSG.txt").readline().split()[1]
-    xpath = open(f"{collection}/qrels_PSG.txt").readline().split()[2]
-    qrels.write_text(open(f"{collection}/qrels_PSG.txt").read() + f"new-topic {docno} {xpath}\n")
+    docno = Path(f"{collection}/qrels_PSG.txt").read_text().split("\n", 1)[0].split()[1]
+    xpath = Path(f"{collection}/qrels_PSG.txt").read_text().split("\n", 1)[0].split()[2]
+    qrels.write_text(Path(f"{collection}/qrels_PSG.txt").read_text() + f"new-topic {docno} {xpath}\n")
     corpus = AssessCorpus(workspace["store"], collection)
     with pytest.raises(ParameterError) as caught:
         import_qrels(engine, corpus, qrels, owner="clefip", topics_path=topics)
