@@ -404,3 +404,18 @@ def test_a_retried_save_is_answered_with_its_version(database, corpus, workspace
         service.save_selection(engine, corpus, xpaths=[], base_version=1, **keys)
     assert [e["action"] for e in service.audit_log(engine) if e["action"] == "save"] == ["save", "save"]
     assert db.check_consistency(engine) == []
+
+
+def test_the_login_throttle_forgets_the_quietest_addresses_first():
+    from pateval.assess.app import LoginThrottle
+
+    throttle = LoginThrottle(limit=2, window=900, addresses=3)
+    assert throttle.fail("10.0.0.1") == 1 and throttle.wait("10.0.0.1") == 0
+    assert throttle.fail("10.0.0.1") == 2 and 899 < throttle.wait("10.0.0.1") <= 900
+    for number in range(2, 6):
+        throttle.fail(f"10.0.0.{number}")
+    assert sorted(throttle._failures) == ["10.0.0.3", "10.0.0.4", "10.0.0.5"]
+    assert throttle.wait("10.0.0.1") == 0
+    expired = LoginThrottle(limit=1, window=0.0)
+    expired.fail("10.0.0.9")
+    assert expired.wait("10.0.0.9") == 0 and expired._failures == {}
