@@ -24,6 +24,7 @@ from pateval.core.qrels import Qrels
 from pateval.core.ranking import JudgementIndex, rank_run
 from pateval.core.run import Run
 from pateval.evaluation import evaluate_runs, score_ranked, topics_to_evaluate
+from pateval.options import EvaluationOptions
 from pateval.measures import EvaluationContext, parse_measure, parse_measures
 from pateval.measures.subtopic import _view
 
@@ -57,7 +58,7 @@ def run_pyndeval(qrels_rows, run_rows, measures):
 
 
 def run_pateval(qrels: Qrels, run: Run, measures):
-    return evaluate_runs(qrels, [run], measures).frame
+    return evaluate_runs(qrels, [run], EvaluationOptions(measures=measures)).frame
 
 
 def pateval_stages(qrels: Qrels, run: Run, measures, repeats: int = 1) -> dict[str, float]:
