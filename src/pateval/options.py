@@ -111,6 +111,10 @@ class EvaluationOptions:
 def _measures_of(measures: Any) -> list:
     """Measure names, pateval measures, and ir_measures measure objects (ir_measures' own,
     read by their canonical name, or pateval's as registered by :mod:`pateval.ir_measures`)."""
+    if isinstance(measures, str):
+        return [measures]
+    if isinstance(measures, (list, tuple)) and all(isinstance(m, str) for m in measures):
+        return list(measures)  # names: parsed by the evaluation (the command line's parser imports no measure)
     from .measures import Measure, parse_measure
 
     if isinstance(measures, (str, Measure)) or type(measures).__module__.split(".")[0] == "ir_measures" \

@@ -133,7 +133,3 @@ def _report_bug(error: BaseException, debug: bool) -> int:
     print(f"pateval: internal error ({type(error).__name__}: {error}): this is a bug in pateval; please report it "
           f"with the command line and `pateval --version`{where}", file=sys.stderr)
     return EXIT_BUG
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
