@@ -15,10 +15,10 @@ from pateval import api
 from pateval.cli import main
 from pateval.errors import InputFormatError, ParameterError
 from pateval.evaluation import evaluate_runs
-from pateval.options import EvaluationOptions
 from pateval.formats.qrels import read_qrels
 from pateval.formats.runblocks import RunFile, merge_counted_notes, readable_in_blocks, topic_block_ranges
 from pateval.formats.trec import read_run
+from pateval.options import EvaluationOptions
 
 MEASURES = ["AP", "P@5", "nDCG@10", "R@1000", "RR", "NumRet", "NumRelRet", "bpref", "PRES@20"]
 
@@ -265,3 +265,18 @@ def test_a_mixed_tag_after_comment_lines_names_the_tagged_line(tmp_path):
         api.evaluation(qrels, run, ["AP"], block_bytes=1)
     assert str(blocks.value) == str(whole.value)
     assert "line 5" in str(blocks.value)
+
+
+def test_complete_with_tbg_ideal_norm_scores_a_missing_topic_in_blocks_as_whole(tmp_path):
+    """-c with TBG(norm=ideal): a qrels topic the run lacks is scored as an empty ranking in
+    the block path too (it raised IndexError there, and worked with --block-size 0)."""
+    qrels = _write(tmp_path / "qrels.txt", ["q1 0 d1 1", "q1 0 d2 1", "q2 0 d3 1"])
+    run = _write(tmp_path / "run.txt", ["q1 Q0 d1 1 2.0 r", "q1 Q0 d9 2 1.0 r"])
+    lengths = {"d1": 100, "d2": 200, "d3": 300, "d9": 50}
+    measures = ["TBG(norm=ideal)", "AP"]
+    options = {"complete": True, "resources": {"doc_lengths": lengths}}
+    whole = api.evaluation(qrels, run, measures, block_bytes=0, **options)
+    blocks = api.evaluation(qrels, run, measures, block_bytes=1 << 20, **options)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
+    assert blocks.frame.loc[blocks.frame["topic"] == "q2", "value"].tolist() == [0.0, 0.0]
+
