@@ -62,13 +62,14 @@ def _add_assess(commands) -> None:
 
 def _run_assess_serve(args) -> int:
     from ..assess import commands
+    from ..demo import prepare_assess_demo
     from ..errors import ParameterError
 
     if args.demo:
         if args.store or args.collection or args.db:
             raise ParameterError("--demo makes its own store, collection and database; leave out --store, "
                                  "--collection and --db")
-        demo = commands.prepare_demo(args.demo_dir, echo=lambda *a, **k: print(*a, file=sys.stderr))
+        demo = prepare_assess_demo(args.demo_dir, echo=lambda *a, **k: print(*a, file=sys.stderr))
         for name, password in demo["accounts"].items():
             print(f"assess demo: log in as {name} with password {password} (also in {args.demo_dir}/demo-accounts.txt)")
         url, store, collection = demo["db"], demo["store"], demo["collection"]
