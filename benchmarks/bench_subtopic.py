@@ -24,9 +24,9 @@ from pateval.core.qrels import Qrels
 from pateval.core.ranking import JudgementIndex, rank_run
 from pateval.core.run import Run
 from pateval.evaluation import evaluate_runs, score_ranked, topics_to_evaluate
-from pateval.options import EvaluationOptions
 from pateval.measures import EvaluationContext, parse_measure, parse_measures
 from pateval.measures.subtopic import _view
+from pateval.options import EvaluationOptions
 
 CUTOFFS = (5, 10, 20)
 NDEVAL = ("alpha-nDCG", "ERR-IA", "nERR-IA", "P-IA", "strec")

@@ -18,7 +18,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -34,7 +34,10 @@ from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
 
-pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
 
 __all__ = ["Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
 
@@ -128,13 +131,22 @@ def _aggregate_values(values: np.ndarray, how: str) -> float:
     return float(total) if how == "sum" else total / len(values)
 
 
-def topics_to_evaluate(qrels_topics: np.ndarray, run: Run, *, complete: bool) -> tuple[np.ndarray, list[str]]:
+@dataclass(frozen=True)
+class RunTopics:
+    """What the choice of topics needs of a run: its name and its topics (a run file's, from its blocks)."""
+
+    name: str
+    topic_ids: np.ndarray
+
+
+def topics_to_evaluate(qrels_topics: np.ndarray, run: Run | RunTopics, *,
+                       complete: bool) -> tuple[np.ndarray, list[str]]:
     """The topics a run is scored on, and notes on the topics left out."""
     # hash lookups: np.isin on object arrays is quadratic in NumPy 2
     run_topics = np.asarray(run.topic_ids, dtype=object)
     in_run = positions_in(run_topics, qrels_topics) >= 0
     run_only = np.asarray(sorted(run_topics[positions_in(qrels_topics, run_topics) < 0]), dtype=object)
-    notes = []
+    notes: list[str] = []
     if len(run_only):
         notes.append(TopicsLeftOut(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: "
                                    f"{_few(run_only)}"))
@@ -272,7 +284,7 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
     scores = blocks.blocks(run_file)
     name = run_file.name or scores[0].tag
     run_topics = np.concatenate([b.run_topics for b in scores])
-    topics, notes = topics_to_evaluate(qrels_topics, SimpleNamespace(name=name, topic_ids=run_topics),
+    topics, notes = topics_to_evaluate(qrels_topics, RunTopics(name, run_topics),
                                        complete=complete)
     scored = [(b.topics, b.values) for b in scores]
     missing = topics[positions_in(run_topics, topics) < 0]
@@ -343,7 +355,7 @@ def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") ->
     return run if keep.all() else _subset(run, keep)
 
 
-def _cut_runs(runs: Iterable[Run], qrels: Qrels, *, max_documents: int | None, judged_only: bool, order: str,
+def _cut_runs(runs: Iterable[Any], qrels: Qrels, *, max_documents: int | None, judged_only: bool, order: str,
               doc_key: str):
     for run in runs:
         if max_documents is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,7 +151,7 @@ class BlockScorer:
                               context=context, on_duplicate=run_file.on_duplicate, pure=False)
                 for source in sources]
 
-    def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list[Callable]:
+    def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list[Any]:
         """One callable per source giving its BlockScores (scored when called, or on the cluster)."""
         if futures is None and self.scheduler is not None:
             futures = self._submit(run_file, sources)

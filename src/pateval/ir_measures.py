@@ -46,10 +46,10 @@ from .core.qrels import Qrels
 from .core.run import Run
 from .errors import ParameterError
 from .evaluation import evaluate_runs
-from .options import EvaluationOptions
 from .formats.resources import RESOURCES
 from .measures import EvaluationContext, MeasureSpec, all_specs
 from .measures import Measure as PatevalMeasure
+from .options import EvaluationOptions
 
 __all__ = ["MEASURES", "set_resources", "clear_resources", "measure_class"]
 

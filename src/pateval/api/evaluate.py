@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ..evaluation import Evaluation, evaluate_runs
@@ -123,7 +124,8 @@ def _caller_level() -> int:
     import sys
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # pateval, not pateval.api
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
         frame, level = frame.f_back, level + 1
     return level

@@ -74,7 +74,7 @@ def search_grid(index, topics, out_dir: str | os.PathLike | None, *, grid: str |
 
     options = {"depth": depth, "candidates": candidates, "date_filter": date_filter, "exclude_family": exclude_family,
                "unit": unit}
-    configs = grid_configs(models if models else grid, queries, **options)
+    configs = grid_configs(models if models else grid if grid is not None else (), queries, **options)
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_topics(topics) if isinstance(topics, (str, os.PathLike)) else list(topics)
     named = topics if isinstance(topics, (str, os.PathLike)) else None
