@@ -50,7 +50,7 @@ def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str,
         ranking = by_run[run_name].get(str(topic))
         if ranking is None:
             raise ParameterError(f"list {list_id!r}: run {run_name!r} ranks no documents for topic {topic!r} in the "
-                                  f"qrels")
+                                 f"qrels")
         out[str(list_id)] = ranking
     return out
 

@@ -129,7 +129,7 @@ def _add_demo(commands) -> None:
         "write the HTML report.",
     )
     add_output(p, "--out", default="pateval-demo", metavar="DIR",
-                   help="output directory (default ./pateval-demo; must not exist)")
+               help="output directory (default ./pateval-demo; must not exist)")
     p.add_argument("--patents", type=int, default=1000, help="synthetic patents to generate (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--grid", default="small", help="baseline grid: small (12 runs, default), seeds (33 runs), models")

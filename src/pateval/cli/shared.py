@@ -15,7 +15,6 @@ import sys
 from typing import Any
 
 from ..core.names import DOC_KEYS, ORDERS
-from ..errors import PatevalError
 from ..formats.names import QRELS_FORMATS
 from ..formats.resources import RESOURCES
 from ..options import EvaluationOptions
@@ -172,12 +171,6 @@ def save_figures(figures: dict, directory: str) -> None:
             save_figure(figure, Path(directory) / f"{name}.{suffix}")
     print(f"pateval: wrote {len(figures)} figure{'' if len(figures) == 1 else 's'} (PNG and SVG) to {directory}",
           file=sys.stderr)
-
-
-def needs(condition: Any, message: str) -> None:
-    """A usage error (exit 2) unless ``condition``."""
-    if not condition:
-        raise PatevalError(message)
 
 
 def add_group(commands: Any, name: str, *, help: str, dest: str, description: str | None = None) -> Any:

@@ -205,7 +205,7 @@ def _add_simulate_log(sub) -> None:
     p.add_argument("--order", choices=ORDERS, default="score",
                    help="rank by score (trec_eval), the rank column, or file order")
     add_output(p, "--out", required=True, metavar="LOG",
-                   help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
+               help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
     p.set_defaults(run=_run_simulate_log)
 
 
