@@ -304,9 +304,8 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
 # ---- trec_eval's -l, -M and -J ----------------------------------------------------------------
 
 def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
-    """trec_eval -l: every measure with a ``rel`` parameter left at its default gets ``level``."""
-    if isinstance(level, bool) or not isinstance(level, int) or level < 1:
-        raise ParameterError(f"the relevance level must be an integer >= 1, not {level!r}")
+    """trec_eval -l: every measure with a ``rel`` parameter left at its default gets ``level``
+    (checked by :class:`~pateval.options.EvaluationOptions`)."""
     changed = []
     for measure in measures:
         params = dict(measure.values)
