@@ -141,11 +141,11 @@ def _with_group_rows(rows, result, args):
         return rows
     import pandas as pd
 
-    from ..report.breakdown import group_summary, plot_group_summary, read_topic_groups
+    from .. import api
 
     rows = pd.DataFrame(rows)
-    summary, notes = group_summary(result.frame, read_topic_groups(args.group_by), result.measures)
-    print_notes(notes)
+    summary = api.evaluate_by_group(result.frame, args.group_by, measures=result.measures, plot=args.group_plot)
+    print_notes(summary.attrs["notes"])
     extra = summary[summary["group"] != "all"]
     extra = pd.DataFrame({"run": extra["run"], "measure": extra["measure"],
                           "topic": "all:" + extra["group"].astype(str),
@@ -156,11 +156,5 @@ def _with_group_rows(rows, result, args):
     combined["_block"] = [first_seen[key] for key in pair]
     combined = combined.sort_values("_block", kind="stable").drop(columns="_block").reset_index(drop=True)
     if args.group_plot:
-        from ..formats.atomic import atomic_output
-
-        figure = plot_group_summary(summary)
-        suffix = args.group_plot.rsplit(".", 1)[-1].lower() if "." in args.group_plot else "png"
-        with atomic_output(args.group_plot, "wb") as handle:
-            figure.savefig(handle, format=suffix, dpi=150)
         print(f"pateval: wrote {args.group_plot}", file=sys.stderr)
     return combined
