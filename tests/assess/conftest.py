@@ -24,10 +24,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 @pytest.fixture(scope="session")
 def workspace(tmp_path_factory):
     """A synthetic corpus, its store and collection, and the demo accounts' passwords."""
-    from pateval.assess.commands import prepare_demo
+    from pateval.demo import prepare_assess_demo
 
     root = tmp_path_factory.mktemp("assess-demo")
-    demo = prepare_demo(root, n_patents=300, seed=0, echo=lambda *a, **k: None)
+    demo = prepare_assess_demo(root, n_patents=300, seed=0, echo=lambda *a, **k: None)
     return {**demo, "root": root}
 
 

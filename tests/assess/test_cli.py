@@ -112,8 +112,8 @@ def test_parser_does_not_import_the_web_stack():
 
 @pytest.mark.parametrize("args, message", [
     (["assess", "serve"], "pateval: error: give --store and --collection (or --demo)\n"),
-    (["assess", "serve", "--demo", "--db", "sqlite:///x.db"],
-     "pateval: error: --demo makes its own store, collection and database; leave out --store, --collection and --db\n"),
+    (["assess", "serve", "--demo", "--store", "x"],
+     "pateval: error: --demo makes its own store and collection; leave out --store and --collection\n"),
 ])
 def test_serve_argument_errors(args, message, capsys):
     assert main(args) == 2
@@ -216,13 +216,13 @@ def test_demo_passwords_are_kept_owner_only(workspace):
     accounts are made, and read back when the demo is prepared again."""
     import stat
 
-    from pateval.assess.commands import prepare_demo
+    from pateval.demo import prepare_assess_demo
 
     accounts = workspace["root"] / "demo-accounts.txt"
     assert stat.S_IMODE(accounts.stat().st_mode) == 0o600
     lines = dict(line.split(" ", 1) for line in accounts.read_text().splitlines())
     assert lines == workspace["accounts"] and set(lines) == {"alice", "bob"}
-    again = prepare_demo(workspace["root"], n_patents=300, seed=0, echo=lambda *a, **k: None)
+    again = prepare_assess_demo(workspace["root"], n_patents=300, seed=0, echo=lambda *a, **k: None)
     assert again["accounts"] == workspace["accounts"]
 
 

@@ -6,21 +6,17 @@ and ``import`` need only the database URL.
 
 from __future__ import annotations
 
-import secrets
 import sys
 from pathlib import Path
 
 from sqlalchemy import select
 
 from ..errors import ParameterError
-from ..formats.atomic import atomic_output
 from . import db, service
 from .corpus import AssessCorpus
 
-__all__ = ["add_user", "export", "import_qrels", "list_users", "manage_user", "open_workspace", "prepare_demo",
-           "serve", "user"]
+__all__ = ["add_user", "export", "import_qrels", "list_users", "manage_user", "open_workspace", "serve", "user"]
 
-DEMO_ASSESSORS = (("alice", True), ("bob", False))
 
 
 def _remember(engine, store, collection) -> None:
@@ -52,43 +48,6 @@ def open_workspace(url: str, *, store=None, collection=None, remember: bool = Fa
     if remember:
         _remember(engine, store, collection)
     return engine, corpus
-
-
-def prepare_demo(directory, *, url: str | None = None, n_patents: int = 300, seed: int = 0, echo=print) -> dict:
-    """Make (once) a demo workspace: a synthetic corpus, its store and collection, a
-    database (``url``, by default a SQLite file in the directory) and two accounts (alice,
-    an administrator, and bob) whose passwords are written to ``DIR/demo-accounts.txt``."""
-    from .. import api
-
-    root = Path(directory)
-    root.mkdir(parents=True, exist_ok=True)
-    if not (root / "store" / "manifest.json").exists():
-        echo(f"assess demo: generating {n_patents} synthetic patents into {root}/corpus")
-        if not (root / "corpus").exists():
-            api.generate_corpus(root / "corpus", n_patents=n_patents, seed=seed, workers=1)
-        api.ingest_corpus(root / "corpus", root / "store", workers=1)
-    if not (root / "collection").exists():
-        api.build_collection(root / "store", root / "collection")
-    url = url or f"sqlite:///{(root / 'assess.db').resolve()}"
-    engine = db.open_database(url)
-    accounts_file = root / "demo-accounts.txt"
-    accounts = {}
-    if accounts_file.exists():
-        for line in accounts_file.read_text(encoding="utf-8").splitlines():
-            name, password = line.split(" ", 1)
-            accounts[name] = password
-    with engine.connect() as connection:
-        names = set(connection.execute(select(db.assessors.c.name)).scalars())
-    new = [(name, admin) for name, admin in DEMO_ASSESSORS if name not in names]
-    for name, _admin in new:
-        accounts[name] = secrets.token_urlsafe(9)
-    # the passwords are kept (owner-only file) before the accounts exist, so none is lost
-    with atomic_output(accounts_file, private=True) as handle:
-        handle.write("".join(f"{n} {p}\n" for n, p in accounts.items()))
-    for name, admin in new:
-        service.add_assessor(engine, name, accounts[name], is_admin=admin)
-    engine.dispose()
-    return {"db": url, "store": str(root / "store"), "collection": str(root / "collection"), "accounts": accounts}
 
 
 def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8765, echo=print,
