@@ -3,7 +3,7 @@
 CLEF-IP 2009 (Roda et al.) split the EPO documents by publication date: the searchable
 *corpus* (1985-2000) and the *pool* of candidate topics (2001-2006). Relevance is judged
 at *patent* level -- all publications of one application (A1, A2, A3, B1, ...) share a
-patent key (:func:`pateval.patents.records.patent_key`) -- and may be extended to the
+patent key (:func:`pateval.core.docids.patent_key`) -- and may be extended to the
 *family* (documents with the same ``family-id``).
 
 Both functions here work on a DuckDB connection that holds the corpus tables (see

@@ -48,10 +48,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..core.docids import patent_key
 from ..errors import InputFormatError, ParameterError, malformed
 from ..formats.atomic import atomic_output
 from ..formats.doclengths import DocLengths
-from ..patents.records import PatentDocument, patent_key
+from ..patents.records import PatentDocument
 
 __all__ = [
     "STORE_FORMAT",

@@ -26,7 +26,8 @@ from collections.abc import Iterable
 
 import pyarrow as pa
 
-from ..patents.records import PatentDocument, patent_key
+from ..core.docids import patent_key
+from ..patents.records import PatentDocument
 
 __all__ = ["VIEWS", "register_records", "register_store", "open_store", "connect"]
 

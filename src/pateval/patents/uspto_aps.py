@@ -37,10 +37,11 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from ..core.docids import make_ucid
 from ..errors import InputFormatError, malformed
 from ._xmltools import ipc_fixed_width, iso_date, unique
 from .claims import resolve_dependencies
-from .records import Citation, Claim, Passage, PatentDocument, make_ucid
+from .records import Citation, Claim, Passage, PatentDocument
 from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, open_binary
 from .uspto import uspto_number
 

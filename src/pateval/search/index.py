@@ -48,7 +48,8 @@ import tantivy
 
 from ..errors import ParameterError, PatevalError
 from ..formats.atomic import atomic_directory
-from ..patents.records import PatentDocument, ipc_prefix, patent_key
+from ..core.docids import patent_key
+from ..patents.records import PatentDocument, ipc_prefix
 from .analyzers import (
     LANGUAGES,
     TERMS_ANALYZER,
