@@ -24,17 +24,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .._lazy import lazy_module
 from ..errors import ParameterError
+from ..formats.atomic import atomic_output
+from ..formats.names import RESULT_FORMATS
 from ..measures import parse_measure
 from ..validation import check_choice
-from .atomic import atomic_output
 
 pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
 
 __all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table",
            "format_trec_eval",
            "result_rows", "trec_eval_names", "write_results"]
-
-from .names import RESULT_FORMATS  # noqa: E402 (declared where the command line reads it)
 
 # trec_eval's lines that are not measures of the topics: the run's tag and the number of topics
 TREC_EVAL_EXTRAS = ("runid", "num_q")
@@ -125,7 +124,7 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
     widths = dict(widths or {})
     lines = []
     for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
-        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row, strict=True)]
+        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
         value = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
         lines.append("\t".join([*keys, value]))
     return "\n".join(lines) + ("\n" if lines else "")
