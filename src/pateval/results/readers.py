@@ -273,7 +273,8 @@ def read_score_files(paths: Iterable[str | os.PathLike[str]], *, measures: Seque
     format : str
         See :func:`read_scores`.
     """
-    pieces, origin = [], {}
+    pieces: list[pd.DataFrame] = []
+    origin: dict[str, str] = {}  # run -> the file it came from
     for path in paths:
         frame = read_scores(path, format=format)
         for run in pd.unique(frame["run"]):
