@@ -53,7 +53,7 @@ from scipy import stats as _stats
 
 from ..errors import ParameterError, malformed
 from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog, session_codes
-from .time import TimeModel, time_to_rank
+from ..usermodel.time import TimeModel, time_to_rank
 
 __all__ = [
     "PARAMETERS",
