@@ -40,15 +40,16 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import tantivy
 
+from ..core.docids import patent_key
 from ..errors import ParameterError, PatevalError
 from ..formats.atomic import atomic_directory
-from ..core.docids import patent_key
 from ..patents.records import PatentDocument, ipc_prefix
 from .analyzers import (
     LANGUAGES,
@@ -61,8 +62,11 @@ from .analyzers import (
     register_analyzers,
 )
 
+if TYPE_CHECKING:
+    import duckdb
+
 __all__ = ["INDEX_FORMAT", "INDEX_VERSION", "INDEX_LANGUAGES", "IndexRecord", "IndexSummary", "FieldStats",
-           "SearchIndex", "build_index", "records_from_documents", "records_from_store", "records_from_source"]
+           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store"]
 
 INDEX_FORMAT = "pateval-search-index"
 INDEX_VERSION = 1
@@ -139,50 +143,58 @@ def records_from_documents(documents: Iterable[PatentDocument]) -> Iterator[Inde
         yield record
 
 
-def records_from_store(store: str | os.PathLike[str], *, batch_rows: int = 2000) -> Iterator[IndexRecord]:
-    """Index records from a corpus store (:mod:`pateval.collection.store`), never re-reading XML.
+@runtime_checkable
+class OpenedStore(Protocol):
+    """A corpus store opened by the caller (:class:`pateval.collection.store.CorpusStore`): its
+    DuckDB views ``documents``, ``claims`` and ``passages``. Search takes the store opened, so
+    that it sits below collection, whose datasets read their topics with search's reader."""
+
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection: ...
+
+
+def records_from_store(store: OpenedStore, *, batch_rows: int = 2000) -> Iterator[IndexRecord]:
+    """Index records from an opened corpus store, never re-reading XML.
 
     The documents, claims and passages tables are each read in ``ucid`` order in batches
-    and joined as they stream, so memory stays bounded by one batch.
+    and joined as they stream, so memory stays bounded by one batch. The store must stay
+    open until the records are consumed.
     """
-    from ..collection.store import CorpusStore
-
-    with CorpusStore(store) as corpus:
-        con = corpus.connection
-        docs = con.cursor().sql(
-            "SELECT ucid, patent_key, family_id, lang, date, ipc_classes, "
-            "map_entries(title) AS title, map_entries(abstract) AS abstract FROM documents ORDER BY ucid"
-        ).to_arrow_reader(batch_rows)
-        claims = _grouped(con.cursor().sql(
-            "SELECT ucid, lang, string_agg(text, chr(10) ORDER BY number) AS text FROM claims "
-            "GROUP BY ucid, lang ORDER BY ucid, lang").to_arrow_reader(batch_rows))
-        passages = _grouped(con.cursor().sql(
-            "SELECT ucid, xpath, lang, text, is_heading FROM passages ORDER BY ucid, position"
-        ).to_arrow_reader(batch_rows))
-        pending_claims = next(claims, None)
-        pending_passages = next(passages, None)
-        for batch in docs:
-            for row in batch.to_pylist():
-                ucid = row["ucid"]
-                record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], _date_int(row["date"]),
-                                     _subclasses(row["ipc_classes"]))
-                for entry in row["title"] or ():
-                    _add_text(record.texts, "title", entry["key"], entry["value"])
-                for entry in row["abstract"] or ():
-                    _add_text(record.texts, "abstract", entry["key"], entry["value"])
-                while pending_claims is not None and pending_claims[0] <= ucid:
-                    if pending_claims[0] == ucid:
-                        for claim_row in pending_claims[1]:
-                            _add_text(record.texts, "claims", claim_row["lang"], claim_row["text"])
-                    pending_claims = next(claims, None)
-                while pending_passages is not None and pending_passages[0] <= ucid:
-                    if pending_passages[0] == ucid:
-                        for p in pending_passages[1]:
-                            _add_text(record.texts, "description", p["lang"] or row["lang"], p["text"])
-                            if not p["is_heading"]:
-                                record.passages.append((p["xpath"], p["lang"] or row["lang"], p["text"]))
-                    pending_passages = next(passages, None)
-                yield record
+    con = store.connection
+    docs = con.cursor().sql(
+        "SELECT ucid, patent_key, family_id, lang, date, ipc_classes, "
+        "map_entries(title) AS title, map_entries(abstract) AS abstract FROM documents ORDER BY ucid"
+    ).to_arrow_reader(batch_rows)
+    claims = _grouped(con.cursor().sql(
+        "SELECT ucid, lang, string_agg(text, chr(10) ORDER BY number) AS text FROM claims "
+        "GROUP BY ucid, lang ORDER BY ucid, lang").to_arrow_reader(batch_rows))
+    passages = _grouped(con.cursor().sql(
+        "SELECT ucid, xpath, lang, text, is_heading FROM passages ORDER BY ucid, position"
+    ).to_arrow_reader(batch_rows))
+    pending_claims = next(claims, None)
+    pending_passages = next(passages, None)
+    for batch in docs:
+        for row in batch.to_pylist():
+            ucid = row["ucid"]
+            record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], _date_int(row["date"]),
+                                 _subclasses(row["ipc_classes"]))
+            for entry in row["title"] or ():
+                _add_text(record.texts, "title", entry["key"], entry["value"])
+            for entry in row["abstract"] or ():
+                _add_text(record.texts, "abstract", entry["key"], entry["value"])
+            while pending_claims is not None and pending_claims[0] <= ucid:
+                if pending_claims[0] == ucid:
+                    for claim_row in pending_claims[1]:
+                        _add_text(record.texts, "claims", claim_row["lang"], claim_row["text"])
+                pending_claims = next(claims, None)
+            while pending_passages is not None and pending_passages[0] <= ucid:
+                if pending_passages[0] == ucid:
+                    for p in pending_passages[1]:
+                        _add_text(record.texts, "description", p["lang"] or row["lang"], p["text"])
+                        if not p["is_heading"]:
+                            record.passages.append((p["xpath"], p["lang"] or row["lang"], p["text"]))
+                pending_passages = next(passages, None)
+            yield record
 
 
 def _grouped(batches) -> Iterator[tuple[str, list[dict]]]:
@@ -197,20 +209,6 @@ def _grouped(batches) -> Iterator[tuple[str, list[dict]]]:
             rows.append(row)
     if current is not None:
         yield current, rows
-
-
-def records_from_source(source) -> Iterator[IndexRecord]:
-    """Index records from a corpus store directory, XML files/directories, or patent records."""
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if (path / "manifest.json").is_file():
-            return records_from_store(path)
-        if path.exists():
-            from ..patents.reader import iter_patents
-
-            return records_from_documents(iter_patents(path))
-        raise PatevalError(f"{path}: no such corpus store or patent file/directory")
-    return records_from_documents(source)
 
 
 # ---- building -------------------------------------------------------------------------------
@@ -326,8 +324,9 @@ def build_index(
 
     Parameters
     ----------
-    source : path or iterable
-        A corpus store directory, patent XML files or directories, an iterable of
+    source : OpenedStore, path or iterable
+        An opened corpus store (:class:`pateval.collection.store.CorpusStore`, open until
+        this returns), patent XML files or directories, an iterable of
         :class:`~pateval.patents.records.PatentDocument` or of :class:`IndexRecord`.
     out : path-like
         The index directory to create (must not exist; it appears only when complete).
@@ -445,8 +444,18 @@ def _flush_passages(buffer: dict[str, list], writer, root: Path):
 def _as_records(source) -> Iterator[IndexRecord]:
     """Index records from any source :func:`build_index` accepts (an iterable of records is
     recognised by its first item, which is put back)."""
+    if isinstance(source, OpenedStore):
+        return records_from_store(source)
     if isinstance(source, (str, os.PathLike)):
-        return records_from_source(source)
+        path = Path(source)
+        if (path / "manifest.json").is_file():
+            raise ParameterError(f"{path} is a corpus store: open it (pateval.api.open_store) and index the opened "
+                                 "store")
+        if not path.exists():
+            raise PatevalError(f"{path}: no such corpus store or patent file/directory")
+        from ..patents.reader import iter_patents
+
+        return records_from_documents(iter_patents(path))
     items = iter(source)
     first = next(items, None)
     if first is None:
