@@ -97,7 +97,7 @@ def simulation_frame(ranked_list: Sequence[RankedTopics], measure: Measure, cont
                            ptr=ranked.ptr, n_users=n_users, seed=seed + offset, confidence=confidence)
         scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)
 
-        def scaled(values: np.ndarray) -> np.ndarray:
+        def scaled(values: np.ndarray, scale: np.ndarray = scale) -> np.ndarray:
             out = np.zeros(len(values))
             np.divide(values, scale, out=out, where=scale > 0)
             return out

@@ -868,7 +868,8 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
         local_of[:] = -1
         local_of[chosen_sessions] = np.arange(len(chosen_sessions))
         mine_points = local_of[point_session] >= 0
-        local, times_here, ranks_here = local_of[point_session[mine_points]], point_time[mine_points], point_rank[mine_points]
+        local = local_of[point_session[mine_points]]
+        times_here, ranks_here = point_time[mine_points], point_rank[mine_points]
         doc_lengths = [lengths.get(d) if lengths is not None else None for d in ranking.docnos]
         if any(v is None for v in doc_lengths):
             continue

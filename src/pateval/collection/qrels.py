@@ -107,7 +107,8 @@ def document_judgements(con, *, sources, family: str = "none", patent_level: boo
                    t.patent_key AS doc_key
             FROM cites k
             JOIN patents cp ON cp.patent_key = k.cited_patent_key AND cp.family_id IS NOT NULL
-            JOIN doc_part t ON t.family_id = cp.family_id AND t.part = 'corpus' AND t.patent_key <> k.cited_patent_key"""
+            JOIN doc_part t ON t.family_id = cp.family_id AND t.part = 'corpus'
+                           AND t.patent_key <> k.cited_patent_key"""
     frame = con.execute(
         f"""WITH cites AS (
             SELECT s.qid, s.patent_key AS topic_key, c.cited_ucid, c.cited_patent_key, c.source, c.categories,

@@ -392,16 +392,12 @@ class PartWriter:
     def abort(self) -> None:
         """Drop everything written so far."""
         for writer in self._writers.values():
-            try:
+            # closing a half-written file may fail; it is deleted next
+            with contextlib.suppress(Exception):
                 writer.close()
-            except Exception:  # noqa: BLE001 - closing a half-written file may fail; it is deleted next
-                pass
         for table in TABLES:
             for path in (self._temporary(table), self._final(table)):
-                try:
-                    path.unlink()
-                except FileNotFoundError:
-                    pass
+                path.unlink(missing_ok=True)
         self._writers.clear()
 
 

@@ -725,7 +725,7 @@ class _Renderer:
         # Claims: one token plan, rendered in each language with the same dependencies.
         dependency_plan = _plan_claim_dependencies(rng, plan.n_claims)
         claim_bodies = []
-        for number, (form, refs, _method) in enumerate(dependency_plan, start=1):
+        for number, (form, _refs, _method) in enumerate(dependency_plan, start=1):
             ids = tokens(rng.randrange(14, 45) if form == "" else rng.randrange(8, 25))
             ids.insert(0, key_offset + (number - 1) % m)
             if form == "":

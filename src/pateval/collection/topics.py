@@ -226,8 +226,10 @@ def topic_features(con, *, sources: tuple[str, ...]) -> pd.DataFrame:
         cites AS (
             SELECT patent_key,
                    count(DISTINCT cited_patent_key) AS n_citations,
-                   count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus AND highly_relevant) AS n_xy_in_corpus,
-                   count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus AND source = 'search') AS n_search_in_corpus,
+                   count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus AND highly_relevant)
+                       AS n_xy_in_corpus,
+                   count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus AND source = 'search')
+                       AS n_search_in_corpus,
                    count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus) AS n_cited_in_corpus
             FROM topic_citations GROUP BY patent_key
         ),

@@ -204,8 +204,10 @@ def _segments(fields: list[list]) -> list[tuple[str, str, list[list]]]:
             seen[tag] += 1
             if tag == "PATN":
                 xpath = "/PATN"
+            elif totals[tag] > 1:
+                xpath = f"/PATN/{tag}[{seen[tag]}]"
             else:
-                xpath = f"/PATN/{tag}[{seen[tag]}]" if totals[tag] > 1 else f"/PATN/{tag}"
+                xpath = f"/PATN/{tag}"
             segments.append((tag, xpath, []))
         elif segments:
             segments[-1][2].append(field)

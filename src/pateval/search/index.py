@@ -249,10 +249,10 @@ class _StatsBuilder:
 
     def __init__(self) -> None:
         self.vocab: dict[str, dict[str, int]] = {lang: {} for lang in INDEX_LANGUAGES}
-        self.indices = {(f, l): array("i") for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
-        self.data = {(f, l): array("i") for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
-        self.indptr = {(f, l): array("q", [0]) for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
-        self.lengths = {(f, l): array("i") for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
+        self.indices = {(f, lang): array("i") for lang in INDEX_LANGUAGES for f in TEXT_FIELDS}
+        self.data = {(f, lang): array("i") for lang in INDEX_LANGUAGES for f in TEXT_FIELDS}
+        self.indptr = {(f, lang): array("q", [0]) for lang in INDEX_LANGUAGES for f in TEXT_FIELDS}
+        self.lengths = {(f, lang): array("i") for lang in INDEX_LANGUAGES for f in TEXT_FIELDS}
 
     def add(self, texts: dict[tuple[str, str], str]) -> dict[tuple[str, str], list[str]]:
         """Count the terms of one document's texts; returns the analysed terms per field."""
@@ -419,7 +419,7 @@ def build_index(
         meta = {
             "format": INDEX_FORMAT, "version": INDEX_VERSION, "engine": str(tantivy.__version__),
             "documents": n_docs, "passages": passage_count if passages else None, "terms": terms,
-            "fields": [field_name(f, l) for l in INDEX_LANGUAGES for f in TEXT_FIELDS],
+            "fields": [field_name(f, lang) for lang in INDEX_LANGUAGES for f in TEXT_FIELDS],
             "analyzers": describe_analyzers(), "seconds": round(seconds, 3), "until": until,
         }
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
@@ -496,7 +496,8 @@ class SearchIndex:
         self.path = Path(path)
         meta_path = self.path / "meta.json"
         if not meta_path.is_file():
-            raise PatevalError(f"{self.path}: not a pateval search index (no meta.json); build one with `pateval index`")
+            raise PatevalError(f"{self.path}: not a pateval search index (no meta.json); build one with "
+                               "`pateval index`")
         self.meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if self.meta.get("format") != INDEX_FORMAT or self.meta.get("version") != INDEX_VERSION:
             raise PatevalError(f"{self.path}: index format {self.meta.get('format')} v{self.meta.get('version')} "
