@@ -199,7 +199,8 @@ def records_from_store(store: OpenedStore, *, batch_rows: int = 2000) -> Iterato
 
 def _grouped(batches) -> Iterator[tuple[str, list[dict]]]:
     """Rows of a reader ordered by ucid, grouped: ``(ucid, [row, ...])``."""
-    current, rows = None, []
+    current: str | None = None
+    rows: list[dict] = []
     for batch in batches:
         for row in batch.to_pylist():
             if row["ucid"] != current:
@@ -300,6 +301,7 @@ class _StatsBuilder:
                                          shape=(len(indptr) - 1, size))
                 presence = ones if presence is None else (presence + ones)
                 del self.indices[key], self.data[key]  # free as we go: these are the big arrays
+            assert presence is not None  # TEXT_FIELDS is not empty
             df_all = np.bincount(presence.indices, minlength=size).astype(np.int64)
             np.save(stats / f"all_{lang.lower()}.df.npy", df_all)
             np.save(stats / f"all_{lang.lower()}.ctf.npy", ctf_all)
@@ -389,9 +391,9 @@ def build_index(
                                    ("ipc", record.ipc)):
                     columns[key].append(value)
                 if passages and record.passages:
-                    for xpath, lang, text in record.passages:
-                        for key, value in (("row", row), ("ucid", record.ucid), ("xpath", xpath), ("lang", lang),
-                                           ("text", text)):
+                    for xpath, passage_lang, text in record.passages:
+                        for key, value in (("row", row), ("ucid", record.ucid), ("xpath", xpath),
+                                           ("lang", passage_lang), ("text", text)):
                             passage_buffer[key].append(value)
                     passage_count += len(record.passages)
                     if len(passage_buffer["row"]) >= 20_000:
@@ -414,17 +416,18 @@ def build_index(
             "family_id": pa.array(columns["family_id"], pa.string()), "lang": pa.array(columns["lang"], pa.string()),
             "date": pa.array(columns["date"], pa.int64()), "ipc": pa.array(columns["ipc"], pa.list_(pa.string())),
         }), tmp / "documents.parquet", compression="zstd")
-        terms = stats.save(tmp)
+        term_counts = stats.save(tmp)
         seconds = time.perf_counter() - started
         meta = {
-            "format": INDEX_FORMAT, "version": INDEX_VERSION, "engine": str(tantivy.__version__),
-            "documents": n_docs, "passages": passage_count if passages else None, "terms": terms,
+            "format": INDEX_FORMAT, "version": INDEX_VERSION,
+            "engine": str(tantivy.__version__),  # type: ignore[attr-defined]  # not in its stubs
+            "documents": n_docs, "passages": passage_count if passages else None, "terms": term_counts,
             "fields": [field_name(f, lang) for lang in INDEX_LANGUAGES for f in TEXT_FIELDS],
             "analyzers": describe_analyzers(), "seconds": round(seconds, 3), "until": until,
         }
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         size = _directory_bytes(tmp)
-    return IndexSummary(str(out), n_docs, passage_count, terms, seconds, size)
+    return IndexSummary(str(out), n_docs, passage_count, term_counts, seconds, size)
 
 
 _PASSAGE_SCHEMA = pa.schema([("row", pa.int64()), ("ucid", pa.string()), ("xpath", pa.string()),
