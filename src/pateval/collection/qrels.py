@@ -53,11 +53,17 @@ def _sources_sql(sources) -> str:
     return "(" + ", ".join(f"'{s}'" for s in sorted(sources)) + ")"
 
 
+def _qid_number(qid: str) -> int:
+    match = _QID_NUMBER.search(qid)
+    assert match is not None, qid  # the ids are PAC-n and PSG-n
+    return int(match.group(1))
+
+
 def _qid_order(frame: pd.DataFrame, *others: str) -> pd.DataFrame:
     """Sort by topic number (PAC-2 before PAC-10), then by the other columns."""
     if frame.empty:
         return frame.reset_index(drop=True)
-    number = frame["qid"].map(lambda q: int(_QID_NUMBER.search(q).group(1)))
+    number = frame["qid"].map(_qid_number)
     return (frame.assign(_n=number).sort_values(["_n", *others], kind="stable").drop(columns="_n")
             .reset_index(drop=True))
 

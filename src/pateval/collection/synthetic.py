@@ -121,7 +121,7 @@ _CLAIM_WORDS = {
 #: The ways a dependent claim names the claims it refers to (each written in EN, DE, FR).
 DEPENDENCY_FORMS = ("single", "either", "range", "preceding")
 
-_DEPENDENCY_TEMPLATES = {
+_DEPENDENCY_TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     "EN": {
         "single": ("as claimed in claim {a}", "according to claim {a}"),
         "either": ("as claimed in claim {a} or {b}",),

@@ -67,7 +67,7 @@ def title_and_abstract(root, bibliographic, lang: str, *, title_path: str, abstr
     title_text = child_text(bibliographic, title_path)
     if title_text:
         title[lang] = title_text
-    abstract = {}
+    abstract: dict[str, str] = {}
     for element in root.iterfind(abstract_tag):
         text = "\n".join(t for t in (text_of(p) for p in element.iter(paragraph_tag)) if t) or element_text(element)
         if text:

@@ -96,7 +96,7 @@ def _file_encoding(path: str) -> str:
     return "utf-8"
 
 
-def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, list[tuple[int, str, str]]]]:
+def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, list[list]]]:
     """The patents of a file, each as its first line and its fields ``(line, tag, value)``
     with continuation lines joined; segment headers are fields with value None."""
     encoding = _file_encoding(path)
@@ -180,10 +180,10 @@ def iter_aps_documents(
                 raise
             yield error
     if not found:
-        error = InputFormatError(name, None, "no APS patent record (PATN) in the file")
+        empty = InputFormatError(name, None, "no APS patent record (PATN) in the file")
         if on_error == "stop":
-            raise error
-        yield error
+            raise empty
+        yield empty
 
 
 def _collapse(text: str) -> str:
