@@ -3,7 +3,6 @@ qrels at every level, topic files, statistics and the command line."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 from pathlib import Path
@@ -91,7 +90,7 @@ def test_each_criterion_reports_a_consistent_count(roda, docs):
     assert [s["criterion"] for s in steps] == ["not_in_corpus", "granted", "description", "min_citations",
                                                 "min_xy_in_corpus", "has_topic_file", "has_judgements"]
     assert steps[0]["before"] == selection["candidates"]
-    for previous, step in itertools.pairwise(steps):
+    for previous, step in zip(steps, steps[1:], strict=False):
         assert step["before"] == previous["after"]
     for step in steps:
         assert step["before"] - step["removed"] == step["after"] >= 0
