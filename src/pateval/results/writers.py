@@ -110,8 +110,8 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
     columns = list(columns)
     if format in ("json", "jsonl"):
         keys = [*columns, "value"]
-        records = [dict(zip(keys, (*row[:-1], float(row[-1])), strict=True)) for row in zip(*(rows[c] for c in keys),
-                                                                                            strict=True)]
+        records = [dict(zip(keys, (*row[:-1], float(row[-1])), strict=False)) for row in zip(*(rows[c] for c in keys),
+                                                                                            strict=False)]
         if format == "jsonl":
             return "".join(json.dumps(record) + "\n" for record in records)
         return json.dumps(records, indent=1) + "\n"
@@ -121,13 +121,13 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow([*columns, "value"])
-        for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
+        for row in zip(*(rows[c] for c in [*columns, "value"]), strict=False):
             value = float(row[-1])
             writer.writerow([*row[:-1], "" if math.isnan(value) else f"{value:.17g}"])
         return buffer.getvalue()
     widths = dict(widths or {})
     lines = []
-    for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
+    for row in zip(*(rows[c] for c in [*columns, "value"]), strict=False):
         keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row, strict=False)]
         text = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
         lines.append("\t".join([*keys, text]))
@@ -143,7 +143,7 @@ def _prototext(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[st
     """
     columns = list(columns)
     totals = [row for row in zip(*(rows[c] for c in [*columns, "value"]),
-                                 strict=True) if str(row[len(columns) - 1]) == "all"]
+                                 strict=False) if str(row[len(columns) - 1]) == "all"]
     keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
     lines = []
     for row in totals:
