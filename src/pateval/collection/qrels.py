@@ -28,12 +28,12 @@ count.
 from __future__ import annotations
 
 import math
-import re
 
 import pandas as pd
 
 from ..errors import ParameterError
 from ..patents.claims import claim_weights
+from .topics import sources_sql
 
 __all__ = [
     "FAMILY_EXTENSIONS",
@@ -46,24 +46,12 @@ __all__ = [
 
 FAMILY_EXTENSIONS = ("none", "cited", "topic", "both")
 
-_QID_NUMBER = re.compile(r"(\d+)$")
-
-
-def _sources_sql(sources) -> str:
-    return "(" + ", ".join(f"'{s}'" for s in sorted(sources)) + ")"
-
-
-def _qid_number(qid: str) -> int:
-    match = _QID_NUMBER.search(qid)
-    assert match is not None, qid  # the ids are PAC-n and PSG-n
-    return int(match.group(1))
-
 
 def _qid_order(frame: pd.DataFrame, *others: str) -> pd.DataFrame:
     """Sort by topic number (PAC-2 before PAC-10), then by the other columns."""
     if frame.empty:
         return frame.reset_index(drop=True)
-    number = frame["qid"].map(_qid_number)
+    number = frame["qid"].str.extract(r"(\d+)$", expand=False).astype(int)
     return (frame.assign(_n=number).sort_values(["_n", *others], kind="stable").drop(columns="_n")
             .reset_index(drop=True))
 
@@ -93,7 +81,7 @@ def document_judgements(con, *, sources, family: str = "none", patent_level: boo
     """
     if family not in FAMILY_EXTENSIONS:
         raise ParameterError(f"family extension must be one of {FAMILY_EXTENSIONS}, not {family!r}")
-    source_filter = _sources_sql(sources)
+    source_filter = sources_sql(sources)
     topic_family = ""
     if family in ("topic", "both"):
         topic_family = f"""
@@ -165,7 +153,7 @@ def claim_judgements(con, *, sources, patent_level: bool = True) -> pd.DataFrame
             FROM selected s
             JOIN doc_part d ON d.patent_key = s.patent_key
             JOIN citations c ON c.citing_ucid = d.ucid
-            WHERE c.source IN {_sources_sql(sources)} AND c.cited_patent_key <> s.patent_key
+            WHERE c.source IN {sources_sql(sources)} AND c.cited_patent_key <> s.patent_key
         )
         SELECT c.qid, c.subtopic, t.ucid AS docno,
                CASE WHEN bool_or(c.categories LIKE '%X%' OR c.categories LIKE '%Y%') THEN 2 ELSE 1 END AS rel
@@ -232,7 +220,7 @@ def passage_topics(con, *, sources, first_number: int = 1, max_per_patent: int |
             JOIN doc_part d ON d.patent_key = s.patent_key
             JOIN citations c ON c.citing_ucid = d.ucid
             JOIN doc_part t ON t.ucid = c.cited_ucid AND t.part = 'corpus'
-            WHERE c.source IN {_sources_sql(sources)} AND s.text_ucid IS NOT NULL
+            WHERE c.source IN {sources_sql(sources)} AND s.text_ucid IS NOT NULL
               AND len(c.relevant_claims) > 0
         ),
         passages AS (SELECT DISTINCT * FROM marked WHERE starts_with(xpath, '/patent-document/')),

@@ -167,7 +167,8 @@ class SelectionReport:
         return "\n".join(lines)
 
 
-def _source_filter(sources: tuple[str, ...]) -> str:
+def sources_sql(sources) -> str:
+    """Citation sources as an SQL list: ``('examiner', 'search')``."""
     return "(" + ", ".join(f"'{s}'" for s in sorted(sources)) + ")"
 
 
@@ -187,7 +188,7 @@ def patent_citations(con, *, sources: tuple[str, ...]) -> None:
             SELECT dp.patent_key, c.cited_ucid, c.cited_patent_key, c.source, c.categories,
                    c.relevant_claims, c.passages
             FROM citations c JOIN doc_part dp ON dp.ucid = c.citing_ucid
-            WHERE dp.patent_key IN (SELECT patent_key FROM pool) AND c.source IN {_source_filter(sources)}
+            WHERE dp.patent_key IN (SELECT patent_key FROM pool) AND c.source IN {sources_sql(sources)}
               AND c.cited_patent_key <> dp.patent_key
         )
         SELECT patent_key, cited_ucid, cited_patent_key, source,
