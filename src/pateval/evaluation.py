@@ -104,7 +104,7 @@ class Evaluation:
     def result_rows(self, *, per_query: bool) -> dict[str, list]:
         """The rows ``pateval evaluate`` prints, as columns ``run, measure, topic, value``:
         per run and measure, the per-topic rows (if asked) and then the ``all`` row (the
-        rows of :func:`pateval.formats.results.result_rows`, without pandas)."""
+        rows of :func:`pateval.results.writers.result_rows`, without pandas)."""
         columns: dict[str, list] = {"run": [], "measure": [], "topic": [], "value": []}
         means = {(run, measure): value for run, measure, value, _ in self.summary_rows()}
         for piece in self.scored:

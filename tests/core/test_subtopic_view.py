@@ -17,8 +17,13 @@ SUBTOPICS = ["1", "2", "10", "b", "a"]
 DOCS = ["EP-0971326-A1", "EP-0971326-B1", "EP0971327", "d1", "d2", "d10", "D1"]
 
 
+def _patent_key(docno):
+    """Ids that are not patent numbers (d1, D1) are their own key, as in evaluation."""
+    return patent_key(docno, invalid="keep")
+
+
 def _plain(qrels_rows, run_rows, topics, *, aggregate, doc_key, grades):
-    key = patent_key if doc_key == "patent" else (lambda d: d)
+    key = _patent_key if doc_key == "patent" else (lambda d: d)
     judged: dict[tuple, list[int]] = {}
     for (topic, subtopic, doc, _), grade in zip(qrels_rows, grades, strict=False):
         if topic in topics:
@@ -49,8 +54,8 @@ def test_view_matches_a_plain_join(qrels_rows, run_rows, aggregate, doc_key, dro
     if doc_key == "patent":  # one publication of a patent per topic in a run
         seen, kept = set(), []
         for t, d, s in run_rows:
-            if (t, patent_key(d)) not in seen:
-                seen.add((t, patent_key(d)))
+            if (t, _patent_key(d)) not in seen:
+                seen.add((t, _patent_key(d)))
                 kept.append((t, d, s))
         run = Run.from_records(kept)
     index = JudgementIndex.build(qrels, np.asarray(topics, dtype=object), doc_key=doc_key)

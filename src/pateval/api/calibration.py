@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
 from ..measures import Measure, parse_measure
-from ..patents.records import patent_key
+from ..core.docids import patent_key
 from ._inputs import _as_qrels, _as_runs
 from .usermodel import time_to_rank
 
@@ -20,8 +20,8 @@ def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str,
                  on_duplicate: str) -> dict:
     """``{list id: ListRanking}`` from the runs ranked against the qrels (a lists file maps lists)."""
     from ..formats.interactions import read_list_map
-    from ..usermodel.calibration import ListRanking
-    from ..usermodel.frames import ranked_runs
+    from ..calibration.tbg import ListRanking
+    from ..calibration.frames import ranked_runs
 
     ranked = ranked_runs(_as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
                          list(_as_runs(runs, on_duplicate=on_duplicate)), order=order, doc_key=doc_key)
@@ -137,7 +137,7 @@ def calibrate(
     from ..formats.doclengths import read_doc_lengths
     from ..formats.groups import read_duplicate_groups
     from ..formats.interactions import InteractionLog, log_from_frame, read_interaction_log
-    from ..usermodel.calibration import calibrate_log
+    from ..calibration.tbg import calibrate_log
 
     if isinstance(log, InteractionLog):
         parsed = log

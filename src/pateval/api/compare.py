@@ -56,7 +56,7 @@ def read_scores(sources, *, measures: Sequence[str] | str | None = None, format:
     ----------
     sources : path, list of paths, or DataFrame
         Files written by ``trec_eval -q``, ``ir_measures -q`` (TSV or jsonl) or
-        ``pateval evaluate -q`` (text, CSV, JSON) -- see :mod:`pateval.formats.scores` --
+        ``pateval evaluate -q`` (text, CSV, JSON) -- see :mod:`pateval.results.readers` --
         or a frame ``run, topic, measure, value``.
     measures : str or sequence of str, optional
         The measures to keep (``AP`` matches trec_eval's ``map``); default: those every run has.
@@ -67,7 +67,7 @@ def read_scores(sources, *, measures: Sequence[str] | str | None = None, format:
     DataFrame
         ``run, topic, measure, value``, measure names as pateval writes them where it knows them.
     """
-    from ..formats.scores import read_score_files
+    from ..results.readers import read_score_files
 
     if isinstance(measures, str):
         measures = [measures]

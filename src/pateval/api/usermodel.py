@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the 
 
 def _user_model_inputs(qrels, runs, model, doc_lengths, resources, *, qrels_format, order, doc_key, on_duplicate):
     from ..formats.doclengths import DocLengths, read_doc_lengths
-    from ..usermodel.frames import ranked_runs, tbg_measure
+    from ..calibration.frames import ranked_runs, tbg_measure
 
     measure = tbg_measure(model)
     side = dict(resources or {})
@@ -66,7 +66,7 @@ def time_to_rank(
     >>> frame["time"].round(3).tolist()
     [0.0, 15.152, 29.614]
     """
-    from ..usermodel.frames import time_to_rank_frame
+    from ..calibration.frames import time_to_rank_frame
 
     ranked, measure, context = _user_model_inputs(qrels, runs, model, doc_lengths, resources, qrels_format=qrels_format,
                                                   order=order, doc_key=doc_key, on_duplicate=on_duplicate)
@@ -111,7 +111,7 @@ def simulate_users(
         measure's closed form, at most ``expected``), ``n_users``; all divided by the
         model's normalisation N.
     """
-    from ..usermodel.frames import simulation_frame
+    from ..calibration.frames import simulation_frame
 
     ranked, measure, context = _user_model_inputs(qrels, runs, model, doc_lengths, resources, qrels_format=qrels_format,
                                                   order=order, doc_key=doc_key, on_duplicate=on_duplicate)

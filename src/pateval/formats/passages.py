@@ -333,14 +333,14 @@ def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrel
         missing = {"qid", "patent_key"} - set(table.columns)
         if missing:
             malformed(topic_patents, 1, "missing column(s) " + ", ".join(sorted(missing)), expected="qid, patent_key")
-        topic_patents = dict(zip(table["qid"], table["patent_key"], strict=False))
-    qid_of_patent = {patent_key(str(v)): str(k) for k, v in topic_patents.items()}
+        topic_patents = dict(zip(table["qid"], table["patent_key"], strict=True))
+    qid_of_patent = {patent_key(str(v), invalid="keep"): str(k) for k, v in topic_patents.items()}
     frame = claim_qrels.to_frame()
     pieces = []
     for topic in topics:
         if topic.ucid is None or topic.tid is None:
             raise ParameterError("passage topics need <tid> and <tfile> to be mapped to claims")
-        source = qid_of_patent.get(patent_key(topic.ucid))
+        source = qid_of_patent.get(patent_key(topic.ucid, invalid="keep"))
         if source is None:
             continue
         claims = {str(n) for n in topic.claim_numbers}

@@ -274,8 +274,9 @@ def _refuse(path: str, line: int, names: list[str]) -> None:
 def _normalise_tree(root: etree._Element) -> None:
     """Make the text of the tree read as the rendered document does.
 
-    A line break (``<br/>``) separates words, so it becomes a space. References to undeclared named entities (``&lsquo;`` in a file whose DTD is
-    not loaded) become their characters when HTML knows the name, else ``&name;``.
+    A line break (``<br/>``) separates words, so it becomes a space. References to undeclared
+    named entities (``&lsquo;`` in a file whose DTD is not loaded) become their characters when
+    HTML knows the name, else ``&name;``.
     """
     for line_break in root.iter("br"):
         line_break.tail = " " + (line_break.tail or "")

@@ -37,10 +37,11 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from ..core.docids import make_ucid
 from ..errors import InputFormatError, malformed
 from ._xmltools import ipc_fixed_width, iso_date, unique
 from .claims import resolve_dependencies
-from .records import Citation, Claim, Passage, PatentDocument, make_ucid
+from .records import Citation, Claim, Passage, PatentDocument
 from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, open_binary
 from .uspto import uspto_number
 
@@ -95,7 +96,7 @@ def _file_encoding(path: str) -> str:
     return "utf-8"
 
 
-def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, list[tuple[int, str, str]]]]:
+def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, list[list]]]:
     """The patents of a file, each as its first line and its fields ``(line, tag, value)``
     with continuation lines joined; segment headers are fields with value None."""
     encoding = _file_encoding(path)
@@ -179,10 +180,10 @@ def iter_aps_documents(
                 raise
             yield error
     if not found:
-        error = InputFormatError(name, None, "no APS patent record (PATN) in the file")
+        empty = InputFormatError(name, None, "no APS patent record (PATN) in the file")
         if on_error == "stop":
-            raise error
-        yield error
+            raise empty
+        yield empty
 
 
 def _collapse(text: str) -> str:
@@ -203,8 +204,10 @@ def _segments(fields: list[list]) -> list[tuple[str, str, list[list]]]:
             seen[tag] += 1
             if tag == "PATN":
                 xpath = "/PATN"
+            elif totals[tag] > 1:
+                xpath = f"/PATN/{tag}[{seen[tag]}]"
             else:
-                xpath = f"/PATN/{tag}[{seen[tag]}]" if totals[tag] > 1 else f"/PATN/{tag}"
+                xpath = f"/PATN/{tag}"
             segments.append((tag, xpath, []))
         elif segments:
             segments[-1][2].append(field)

@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import tantivy
@@ -39,7 +40,7 @@ from ..formats.atomic import atomic_directory, atomic_output
 from ..patents.records import PatentDocument
 from .analyzers import TEXT_FIELDS, analyze, field_name, language_of
 from .index import SearchIndex
-from .models import BM25, parse_model, rescore
+from .models import BM25, TFIDF, LMDirichlet, parse_model, rescore
 from .queries import SEED_QUERY_GRID, Query, QuerySpec, formulate, parse_query_spec
 
 __all__ = ["SearchConfig", "Topic", "PassageTopic", "load_topics", "load_passage_topics", "search_topic",
@@ -71,13 +72,18 @@ class SearchConfig:
         ``patent`` keeps only the best publication of each patent.
     """
 
-    model: object = field(default_factory=BM25)
-    query: object = field(default_factory=QuerySpec)
+    model: BM25 | LMDirichlet | TFIDF = field(default_factory=BM25)
+    query: QuerySpec = field(default_factory=QuerySpec)
     depth: int = 1000
     candidates: int = 2000
     date_filter: bool = True
     exclude_family: bool = True
     unit: str = "publication"
+
+    if TYPE_CHECKING:  # names are accepted too, and parsed by __post_init__
+        def __init__(self, model: BM25 | LMDirichlet | TFIDF | str = ..., query: QuerySpec | str = ...,
+                     depth: int = ..., candidates: int = ..., date_filter: bool = ..., exclude_family: bool = ...,
+                     unit: str = ...) -> None: ...
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "model", parse_model(self.model))
@@ -396,7 +402,7 @@ def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.P
 
 
 def _engine_version(meta: dict) -> str:
-    engine = str(meta.get("engine") or tantivy.__version__)
+    engine = str(meta.get("engine") or tantivy.__version__)  # type: ignore[attr-defined]  # not in its stubs
     return engine if engine.lower().startswith("tantivy") else f"tantivy {engine}"
 
 
@@ -550,9 +556,9 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
             counted = []
             for frame in paragraphs:
                 for xpath, lang, text in frame[["xpath", "lang", "text"]].itertuples(index=False):
-                    terms = analyze(text, language_of(lang))
-                    counted.append((frame["ucid"].iat[0], xpath, language_of(lang), Counter(terms)))
-                    lengths_all.append(len(terms))
+                    words = analyze(text, language_of(lang))
+                    counted.append((frame["ucid"].iat[0], xpath, language_of(lang), Counter(words)))
+                    lengths_all.append(len(words))
             average = (sum(lengths_all) / len(lengths_all)) or 1.0
             scored: dict[str, list[tuple[str, float]]] = {}
             for (ucid, xpath, lang, bag), length in zip(counted, lengths_all, strict=False):
