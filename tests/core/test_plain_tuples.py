@@ -143,7 +143,7 @@ def _tuples(columns: dict, order) -> list[tuple]:
 
 
 def _reference() -> list[float]:
-    run = Run.from_arrays(RUN_ROWS["topic"], RUN_ROWS["docno"], RUN_ROWS["score"], RUN_ROWS["rank"])
+    run = Run.from_columns(RUN_ROWS["topic"], RUN_ROWS["docno"], RUN_ROWS["score"], RUN_ROWS["rank"])
     qrels = Qrels(topic=np.asarray(SUBTOPIC_ROWS["topic"], dtype=object),
                   subtopic=np.asarray(SUBTOPIC_ROWS["subtopic"], dtype=object),
                   docno=np.asarray(SUBTOPIC_ROWS["docno"], dtype=object), rel=SUBTOPIC_ROWS["rel"])
