@@ -190,10 +190,10 @@ def plain_tuple_columns(rows: list, *, kind: str) -> dict[str, list]:
     --------
     >>> plain_tuple_columns([("q1", "d1", 2)], kind="qrels")
     {'topic': ['q1'], 'docno': ['d1'], 'rel': [2]}
-    >>> plain_tuple_columns([("q1", "s1", "d1", 2)], kind="qrels")
+    >>> plain_tuple_columns([("q1", "s1", "d1", 2)], kind="qrels")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    pateval.errors.ParameterError: plain tuples are read by position only as (topic, docno, rel) with an integer rel; got ('q1', 's1', 'd1', 2). For any other layout give named records (ir_measures' Qrel, ir_datasets' TrecQrel or TrecSubQrel), dicts with keys such as qid, docno, label, a DataFrame, or the tuples with fields= naming their order, e.g. Qrels.from_records(tuples, fields=("topic", "subtopic", "docno", "rel"))
+    pateval.errors.ParameterError: plain tuples are read by position only as (topic, docno, rel) with ...
     """
     if kind not in PLAIN_TUPLE_ORDER:
         raise ParameterError(f"{_NO_PLAIN_LAYOUT[kind]}; got {tuple(rows[0])!r}. Give {_NAMED_FORMS[kind]}")
@@ -250,9 +250,9 @@ class RowPlaces:
     one input refused in any form gets one message, naming its line or its row.
     """
 
-    def __init__(self, source: str, lines: np.ndarray | None) -> None:
+    def __init__(self, source: str, lines: Sequence[int] | np.ndarray | None) -> None:
         self.source = source
-        self.lines = lines
+        self.lines = None if lines is None else np.asarray(lines, dtype=np.int64)
 
     def earliest(self, rows: np.ndarray) -> int:
         """The row among ``rows`` (ascending) that comes first in the input."""

@@ -8,7 +8,7 @@ each document's highest grade over its subtopics and passages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -246,7 +246,8 @@ class Qrels:
 
         Examples
         --------
-        >>> Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)], fields=("topic", "subtopic", "docno", "rel")).to_dict()
+        >>> Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)],
+        ...                    fields=("topic", "subtopic", "docno", "rel")).to_dict()
         {'q1': {'d1': 2}}
         """
         level = self.document_level()
@@ -344,8 +345,8 @@ class Qrels:
 
     @classmethod
     def from_columns(cls, topics, docnos, rel, *, subtopics=None, passages=None, format: str = "memory",
-                     source: str = "<memory>", on_duplicate: str = "error", lines: np.ndarray | None = None,
-                     unit: str = "row", extra: dict[str, np.ndarray] | None = None) -> Qrels:
+                     source: str = "<memory>", on_duplicate: str = "error",
+                     lines: Sequence[int] | np.ndarray | None = None, unit: str = "row", extra: dict[str, np.ndarray] | None = None) -> Qrels:
         """Build qrels from columns: the one door all qrels come in by (text files, Parquet,
         frames, records, dicts, ranx), applying every check once.
 
@@ -402,10 +403,10 @@ class Qrels:
                     + (f" passage {value['passage']!r}" if "passage" in value else ""))
             what = f"conflicting judgements of {item} for topic {value['topic']!r}"
             hint = "use on_duplicate='first' to keep the first"
-            if lines is None:
+            if rows.lines is None:
                 malformed(source, None, f"{what}: {grades[at]} on row {at + 1}, {grades[row]} on row {row + 1}; {hint}")
-            malformed(source, int(lines[row]), f"{what}: {grades[at]} on line {int(lines[at])}, {grades[row]} here; "
-                      f"{hint}")
+            malformed(source, int(rows.lines[row]), f"{what}: {grades[at]} on line {int(rows.lines[at])}, {grades[row]} "
+                      f"here; {hint}")
         keep = ~index.repeated
         mask = pa.array(keep)
         return cls(**{role: qrels.arrow(role).filter(mask) if isinstance(values, pa.Array) else values[keep]

@@ -8,7 +8,7 @@ against qrels goes through the run's :class:`pateval.core.keys.PairIndex`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -137,7 +137,8 @@ class Run(DocumentIds):
 
     @classmethod
     def from_columns(cls, topics, docnos, scores, ranks=None, *, name: str = "run", source: str = "<memory>",
-                     on_duplicate: str = "error", lines: np.ndarray | None = None, unit: str = "row") -> Run:
+                     on_duplicate: str = "error", lines: Sequence[int] | np.ndarray | None = None,
+                     unit: str = "row") -> Run:
         """Build a run from columns: the one door every run comes in by (files, Parquet,
         blocks, frames, records, dicts, ranx), applying every check once.
 
@@ -206,9 +207,9 @@ class Run(DocumentIds):
                 doc = take(doc_ids, np.array([row])).to_pylist()[0]
                 what = f"document {doc!r} retrieved twice for topic {topic_ids[topic[row]]!r}"
                 hint = "use on_duplicate='first' (--on-duplicate first) to keep the first"
-                if lines is None:
+                if rows.lines is None:
                     malformed(source, None, f"{what} (row {row + 1}); {hint}")
-                malformed(source, int(lines[row]), f"{what} (first on line {int(lines[first])}); {hint}")
+                malformed(source, int(rows.lines[row]), f"{what} (first on line {int(rows.lines[first])}); {hint}")
             keep = ~index.repeated
             notes = (f"{source}: {len(repeated)} duplicate document {unit}(s) dropped (kept the first)",)
             topic, score, rank = topic[keep], score[keep], rank[keep]
