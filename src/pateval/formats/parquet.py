@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.keys import PairIndex, StringKeys
 from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import malformed
@@ -131,10 +130,7 @@ def _numbers(path: Path, column, name: str, dtype) -> np.ndarray:
     if dtype is np.int64 and not pa.types.is_integer(column.type):
         malformed(path, None, f"column {name!r} holds {column.type}, not integers")
     _no_nulls(path, column, name)
-    values = np.ascontiguousarray(column.to_numpy(), dtype=dtype)
-    if dtype is np.float64 and np.isnan(values).any():
-        malformed(path, None, f"a NaN in column {name!r} (row {int(np.flatnonzero(np.isnan(values))[0]) + 1})")
-    return values
+    return np.ascontiguousarray(column.to_numpy(), dtype=dtype)  # a NaN score: refused by Run.from_columns
 
 
 def _topics(column):
@@ -238,25 +234,8 @@ def _run_from_table(path: Path, table, columns: _RunColumns, *, on_duplicate: st
     if run_name is None:
         run_name = default_run_name(path)
     del table
-    index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-    notes: tuple[str, ...] = ()
-    if index.repeated.any():
-        if on_duplicate == "error":
-            row = int(np.flatnonzero(index.repeated)[0])
-            doc = doc_ids.take(pa.array([row])).to_pylist()[0]
-            malformed(path, None,
-                      f"document {doc!r} retrieved twice for topic {topic_ids[topic[row]]!r} (row {row + 1}); "
-                      "use on_duplicate='first' (--on-duplicate first) to keep the first")
-        keep = ~index.repeated
-        notes = (f"{path}: {int(index.repeated.sum())} duplicate document row(s) dropped (kept the first)",)
-        topic, score, rank = topic[keep], score[keep], rank[keep]
-        doc_ids = doc_ids.filter(pa.array(keep))
-        index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-    run = Run(name=run_name, topic_ids=topic_ids, topic=topic, doc_ids=doc_ids,
-              doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
-              score=score, rank=rank, source=str(path), notes=notes)
-    run.use_pair_index(index)
-    return run
+    codes = pa.DictionaryArray.from_arrays(pa.array(topic), pa.array(topic_ids, type=pa.string()))
+    return Run.from_columns(codes, doc_ids, score, rank, name=run_name, source=str(path), on_duplicate=on_duplicate)
 
 
 def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "error") -> Qrels:
@@ -265,7 +244,6 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
     Identical repeated judgements are merged with a note; two different grades of one
     document are an error, or (``on_duplicate="first"``) the first is kept.
     """
-    import pyarrow as pa
 
     path = Path(path)
     parquet = _open(path)
@@ -279,27 +257,7 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
     topics = _strings(path, table.column(topic_name), topic_name)
     docnos = _strings(path, table.column(doc_name), doc_name)
     rel = _numbers(path, table.column(grade_name), grade_name, np.int64)
-    topic, topic_ids = _topics(topics)
-    index = PairIndex.build(topic, StringKeys.of(docnos), n_groups=len(topic_ids))
-    notes: tuple[str, ...] = ()
-    if index.repeated.any():
-        repeated = np.flatnonzero(index.repeated)
-        first = np.asarray(index.first)[repeated]
-        differ = rel[repeated] != rel[first]
-        if differ.any() and on_duplicate == "error":
-            row = int(repeated[np.flatnonzero(differ)[0]])
-            doc = docnos.take(pa.array([row])).to_pylist()[0]
-            malformed(path, None, f"conflicting judgements of document {doc!r} for topic {topic_ids[topic[row]]!r}: "
-                      f"{rel[int(index.first[row])]} on row {int(index.first[row]) + 1}, {rel[row]} on row {row + 1}; "
-                      "use on_duplicate='first' to keep the first")
-        keep = ~index.repeated
-        notes = (f"{path}: {len(repeated)} repeated judgement row(s) merged",)
-        topics, docnos, rel = topics.filter(pa.array(keep)), docnos.filter(pa.array(keep)), rel[keep]
-    topics = topics.combine_chunks()
-    if not pa.types.is_dictionary(topics.type):
-        topics = topics.dictionary_encode()
-    return Qrels(topic=topics, docno=docnos.combine_chunks(), rel=rel,
-                 format="trec", source=str(path), notes=notes)
+    return Qrels.from_columns(topics, docnos, rel, format="trec", source=str(path), on_duplicate=on_duplicate)
 
 
 # ---- a Parquet run read in blocks of whole topics ------------------------------------------
