@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
@@ -335,30 +334,7 @@ def read_part(part: str | os.PathLike[str], *, source: str | os.PathLike[str], o
     part = Path(part)
     table = pa.ipc.open_stream(str(part)).read_all()
     tag = (part.parent / "TAG").read_text(encoding="utf-8")
-    topics = table.column("topic").combine_chunks().dictionary_encode()
-    topic_ids = topics.dictionary.to_numpy(zero_copy_only=False).astype(object)
-    topic = topics.indices.to_numpy(zero_copy_only=False).astype(np.int32)
-    doc_ids = table.column("docno").combine_chunks()
-    index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-    score = table.column("score").to_numpy()
-    rank = table.column("rank").to_numpy()
-    notes: tuple[str, ...] = ()
-    if index.repeated.any():
-        line = table.column("line").to_numpy()
-        repeated = np.flatnonzero(index.repeated)
-        if on_duplicate == "error":
-            k = repeated[np.argmin(line[repeated])]
-            malformed(source, int(line[k]), f"document {doc_ids[k].as_py()!r} retrieved twice for topic "
-                      f"{topic_ids[topic[k]]!r} (first on line {int(line[index.first[k]])}); use on_duplicate='first' "
-                      "(--on-duplicate first) to keep the first")
-        keep = ~index.repeated
-        notes = (f"{source}: {len(repeated)} duplicate document line(s) dropped (kept the first)",)
-        topic, score, rank = topic[keep], score[keep], rank[keep]
-        doc_ids = doc_ids.filter(pa.array(keep))
-        index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-    run = Run(name=tag, topic_ids=topic_ids, topic=topic, doc_ids=doc_ids,
-              doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
-              score=np.ascontiguousarray(score, dtype=np.float64), rank=np.ascontiguousarray(rank, dtype=np.int64),
-              source=str(source), notes=notes)
-    run.use_pair_index(index)
-    return run
+    return Run.from_columns(table.column("topic").combine_chunks().dictionary_encode(),
+                            table.column("docno").combine_chunks(), table.column("score").to_numpy(),
+                            table.column("rank").to_numpy(), name=tag, source=str(source), on_duplicate=on_duplicate,
+                            lines=table.column("line").to_numpy(), unit="line")
