@@ -98,7 +98,8 @@ def test_plain_3_tuples_are_read_by_position_also_through_evaluate():
 def test_fields_that_do_not_fit_the_records_are_refused():
     with pytest.raises(ParameterError) as error:
         Run.from_records([("q1", "d1", 3.0, 0)], fields=("qid", "docno", "score"))
-    assert str(error.value) == "fields=(qid, docno, score) names 3 columns but a record has 4 values: ('q1', 'd1', 3.0, 0)"
+    assert str(error.value) == ("fields=(qid, docno, score) names 3 columns but a record has 4 values: "
+                                "('q1', 'd1', 3.0, 0)")
     with pytest.raises(ParameterError) as error:
         Run.from_records([("q1", "d1", 3.0)], fields="qid docno score")
     assert str(error.value) == ("fields must be a tuple of column names, e.g. fields=(\"qid\", \"docno\", \"score\", "
