@@ -6,17 +6,18 @@ file that starts with Parquet's magic bytes (``PAR1``) to this module, whatever 
 =======  ===========================================================================
 input    columns (any other column is ignored)
 =======  ===========================================================================
-run      topic: ``qid``, ``topic`` or ``query_id``; document: ``docno`` or ``doc_id``;
+run      topic: ``topic``, ``qid``, ``query_id`` or ``q_id``; document: ``docno`` or ``doc_id``;
          ``score``; optionally ``rank`` (else the row order within each topic) and a
          run name in ``run`` or ``tag`` (else the file name without its extension)
-qrels    topic and document as above; grade: ``label``, ``rel`` or ``relevance``
+qrels    topic and document as above; grade: ``rel``, ``label`` or ``relevance``
 =======  ===========================================================================
 
 These are PyTerrier's (``qid docno score rank``, ``label``), ir_measures' (``query_id
-doc_id score``, ``relevance``) and pateval's own (``topic docno score rank``, ``rel``)
-names. The columns are checked as a text file's lines are (no empty id, no null, no NaN
-score, no document twice for a topic); an error names the file, the column and the row
-(1-based, in file order).
+doc_id score``, ``relevance``), ranx's (``q_id``) and pateval's own (``topic docno score
+rank``, ``rel``) names: :data:`pateval.core.fields.ROLE_NAMES`, as for frames and records.
+The columns are checked as a text file's lines are (no empty id, no null, no NaN score,
+no document twice for a topic); an error names the file, the column and the row (1-based,
+in file order).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.fields import ROLE_NAMES
 from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import malformed
@@ -35,9 +37,8 @@ __all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrel
            "ParquetBlockReader"]
 
 PARQUET_MAGIC = b"PAR1"
-_TOPIC = ("qid", "topic", "query_id")
-_DOCNO = ("docno", "doc_id")
-_GRADE = ("label", "rel", "relevance")
+# the column names of the ecosystem's tables: the one table frames and records are read by
+_TOPIC, _DOCNO, _GRADE = ROLE_NAMES["topic"], ROLE_NAMES["docno"], ROLE_NAMES["rel"]
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
