@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pateval.formats import qrels as qrels_module
-from pateval.formats.lines import map_file
+from pateval.formats.source import map_file
 from pateval.formats.qrels import (
     _all_distinct,
     _dd_items_distinct,

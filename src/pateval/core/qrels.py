@@ -346,7 +346,8 @@ class Qrels:
     @classmethod
     def from_columns(cls, topics, docnos, rel, *, subtopics=None, passages=None, format: str = "memory",
                      source: str = "<memory>", on_duplicate: str = "error",
-                     lines: Sequence[int] | np.ndarray | None = None, unit: str = "row", extra: dict[str, np.ndarray] | None = None) -> Qrels:
+                     lines: Sequence[int] | np.ndarray | None = None, unit: str = "row",
+                     extra: dict[str, np.ndarray] | None = None) -> Qrels:
         """Build qrels from columns: the one door all qrels come in by (text files, Parquet,
         frames, records, dicts, ranx), applying every check once.
 
@@ -405,8 +406,8 @@ class Qrels:
             hint = "use on_duplicate='first' to keep the first"
             if rows.lines is None:
                 malformed(source, None, f"{what}: {grades[at]} on row {at + 1}, {grades[row]} on row {row + 1}; {hint}")
-            malformed(source, int(rows.lines[row]), f"{what}: {grades[at]} on line {int(rows.lines[at])}, {grades[row]} "
-                      f"here; {hint}")
+            malformed(source, int(rows.lines[row]),
+                      f"{what}: {grades[at]} on line {int(rows.lines[at])}, {grades[row]} here; {hint}")
         keep = ~index.repeated
         mask = pa.array(keep)
         return cls(**{role: qrels.arrow(role).filter(mask) if isinstance(values, pa.Array) else values[keep]

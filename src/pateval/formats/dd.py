@@ -63,7 +63,7 @@ from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
-from .lines import (
+from .source import (
     INTEGER,
     NUMBER,
     foreign_space,
@@ -253,7 +253,7 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
     """
     check_choice("format", format, DD_RUN_FORMATS)
     check_choice("on_duplicate", on_duplicate, DD_DUPLICATE_POLICIES)
-    from .lines import forget_stream
+    from .source import forget_stream
 
     try:
         return _read_dd_run(Path(path), format, on_duplicate, name)
@@ -539,7 +539,8 @@ def _jig_run(path: Path, topic_column, iteration_column, doc_ids, score_column, 
             return None  # the careful path words the error, or keeps the repeats as the jig does
         keep = ~index.repeated
         notes = (f"{path}: {int(index.repeated.sum())} repeated document line(s) dropped (kept the first)",)
-        appearance, topic_codes, iterations, scores = appearance[keep], topic_codes[keep], iterations[keep], scores[keep]
+        appearance, topic_codes = appearance[keep], topic_codes[keep]
+        iterations, scores = iterations[keep], scores[keep]
         doc_ids = doc_ids.filter(pa.array(keep))
         index = PairIndex.build(topic_codes, StringKeys.of(doc_ids), n_groups=len(topic_values))
         n = len(topic_codes)
@@ -585,7 +586,7 @@ def looks_like_dd_run(path: str | os.PathLike[str]) -> bool:
     columns with integer batch and rank. A TREC run line has 6 columns whose 5th is a score
     and 6th a run tag, so the two do not meet in practice.
     """
-    from .lines import first_line
+    from .source import first_line
 
     text = first_line(path)
     if text is None:

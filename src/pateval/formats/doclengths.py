@@ -20,7 +20,7 @@ import pyarrow.csv as pacsv
 from ..core.keys import PairIndex, StringKeys, string_parts
 from ..errors import ParameterError, malformed
 from .atomic import atomic_output
-from .lines import foreign_space, iter_fields, map_file, parse_int, release
+from .source import foreign_space, iter_fields, map_file, parse_int, release
 
 __all__ = ["DocLengths", "read_doc_lengths", "write_doc_lengths"]
 
@@ -173,8 +173,8 @@ def _read_careful(path: Path) -> DocLengths:
         if length < 0:
             malformed(path, line, "a negative document length", expected="a length in words >= 0", found=text)
         if docno in lengths and lengths[docno] != length:
-            malformed(path, line,
-                      f"document {docno!r} has two lengths: {lengths[docno]} on line {first_line[docno]}, {length} here")
+            malformed(path, line, f"document {docno!r} has two lengths: {lengths[docno]} on line "
+                      f"{first_line[docno]}, {length} here")
         lengths[docno] = length
         first_line.setdefault(docno, line)
     return DocLengths(pa.array(list(lengths), type=pa.string()), np.fromiter(lengths.values(), dtype=np.int64,

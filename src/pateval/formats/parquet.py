@@ -43,7 +43,7 @@ _TOPIC, _DOCNO, _GRADE = ROLE_NAMES["topic"], ROLE_NAMES["docno"], ROLE_NAMES["r
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a regular file that starts with Parquet's magic bytes."""
-    from .lines import is_regular_file
+    from .source import is_regular_file
 
     if not is_regular_file(path):
         return False

@@ -54,7 +54,7 @@ from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import INTEGER, NUMBER, first_line, iter_fields, read_bytes
+from .source import INTEGER, NUMBER, first_line, iter_fields, read_bytes
 
 pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
 

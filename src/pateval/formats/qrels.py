@@ -30,7 +30,7 @@ from ..core.order import unique_inverse
 from ..core.qrels import Qrels
 from ..errors import malformed
 from ..validation import check_choice
-from .lines import foreign_space, iter_fields, map_file, parse_int, read_bytes, release
+from .source import foreign_space, iter_fields, map_file, parse_int, read_bytes, release
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
@@ -75,7 +75,7 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     """
     check_choice("format", format, QRELS_FORMATS)
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
-    from .lines import forget_stream
+    from .source import forget_stream
 
     try:
         return _read_qrels(Path(path), format, on_duplicate)

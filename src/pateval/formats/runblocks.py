@@ -27,7 +27,7 @@ import pyarrow as pa
 from ..core.run import Run
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
-from .lines import without_comments
+from .source import without_comments
 from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
 
 __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run",
@@ -65,7 +65,7 @@ class RunFile:
             raise ValueError("block_bytes must be at least 1")
 
 
-_WHOLE_FILE_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")  # gzip, bzip2, xz, zstd
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # not read by pateval: left to the whole-file reader to refuse
 
 
 def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
@@ -73,7 +73,7 @@ def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
     ranges) or a Parquet file (in row ranges, :func:`pateval.formats.parquet.parquet_run_blocks`);
     anything else -- a stream, a compressed file, a missing path -- goes to the run reader
     whole, which reads it or words the error."""
-    from .lines import is_regular_file
+    from .source import compression, is_regular_file
 
     if not is_regular_file(path):  # "-" is standard input, even beside a file named "-"
         return False
@@ -83,7 +83,7 @@ def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
             head = handle.read(8)
     except OSError:
         return False
-    return not head.startswith(_WHOLE_FILE_MAGIC)
+    return compression(head) is None and not head.startswith(_ZSTD_MAGIC)
 
 
 def _size(path: Path) -> int:

@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..errors import PatevalError, malformed
 from ..validation import check_choice
-from .lines import read_bytes
+from .source import read_bytes
 
 __all__ = ["SCORE_FORMATS", "read_scores", "read_score_files", "canonical_measure"]
 

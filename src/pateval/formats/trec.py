@@ -1,7 +1,7 @@
 """TREC run files: ``qid Q0 docno rank score run_id``, whitespace separated.
 
 (A Parquet run, recognised by its first bytes, goes to :mod:`pateval.formats.parquet`;
-compressed files, standard input and comment lines are handled by :mod:`.lines`.)
+compressed files, standard input and comment lines are handled by :mod:`.source`.)
 
 Reading has two paths that accept exactly the same files:
 
@@ -27,7 +27,7 @@ from ..core.run import Run
 from ..errors import InputFormatError, PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import (
+from .source import (
     foreign_space,
     forget_stream,
     ir_metadata,
