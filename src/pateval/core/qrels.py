@@ -9,6 +9,7 @@ each document's highest grade over its subtopics and passages.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -28,6 +29,9 @@ from .fields import (
 )
 from .keys import PairIndex, StringKeys, string_parts
 from .order import unique_inverse
+
+if TYPE_CHECKING:
+    import pandas
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -203,7 +207,7 @@ class Qrels:
         self.document_level()
         return self._cache["document_rows"]
 
-    def to_frame(self, *, style: str = "pateval") -> pd.DataFrame:
+    def to_frame(self, *, style: str = "pateval") -> pandas.DataFrame:
         """The judgements as a DataFrame in a tool's column names.
 
         Parameters

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -31,6 +32,9 @@ from .fields import (
 )
 from .keys import PairIndex, StringKeys, take
 
+if TYPE_CHECKING:
+    import pandas
+
 pd = lazy_module("pandas")  # frames in and out; a run read from a file never needs pandas
 
 __all__ = ["Run", "DocumentIds"]
@@ -40,6 +44,10 @@ class DocumentIds:
     """Document ids as NumPy strings, for classes holding ``doc_ids`` (Arrow), per-row
     ``doc`` codes and a ``_cache`` dict: made once, on demand, since most measures never
     need a Python string per document."""
+
+    doc_ids: pa.Array | pa.ChunkedArray
+    doc: np.ndarray
+    _cache: dict
 
     @property
     def vocabulary(self) -> np.ndarray:
@@ -334,7 +342,7 @@ class Run(DocumentIds):
             out.setdefault(topic, {})[docno] = score
         return out
 
-    def to_frame(self, *, style: str = "pateval") -> pd.DataFrame:
+    def to_frame(self, *, style: str = "pateval") -> pandas.DataFrame:
         """The run as a DataFrame in a tool's column names.
 
         Parameters

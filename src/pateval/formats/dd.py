@@ -52,6 +52,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -111,6 +112,15 @@ class DDIterations:
     # Python strings that matching by codes never needs)
     __slots__ = ("_docno", "_one_row_per_doc", "_topic", "doc_code", "iteration", "run_doc_ids", "source",
                  "topic_code", "topic_values")
+    _docno: np.ndarray | None
+    _one_row_per_doc: bool | None
+    _topic: np.ndarray | None
+    doc_code: np.ndarray
+    iteration: np.ndarray
+    run_doc_ids: pa.Array | pa.ChunkedArray
+    source: str
+    topic_code: np.ndarray
+    topic_values: np.ndarray
 
     def __init__(self, topic: np.ndarray | None, docno: np.ndarray | None, iteration: np.ndarray,
                  source: str = "<memory>", run_doc_ids: object = None, doc_code: np.ndarray | None = None,
@@ -141,7 +151,7 @@ class DDIterations:
         """Each pair's topic id (str)."""
         if self._topic is None:
             object.__setattr__(self, "_topic", np.asarray(self.topic_values, dtype=object)[self.topic_code])
-        return self._topic
+        return cast(np.ndarray, self._topic)
 
     @property
     def docno(self) -> np.ndarray:
@@ -149,7 +159,7 @@ class DDIterations:
         if self._docno is None:
             ids = self.run_doc_ids.to_numpy(zero_copy_only=False).astype(object, copy=False)
             object.__setattr__(self, "_docno", ids[self.doc_code])
-        return self._docno
+        return cast(np.ndarray, self._docno)
 
     def __len__(self) -> int:
         return len(self.iteration)
@@ -161,7 +171,7 @@ class DDIterations:
             codes = self.doc_code
             object.__setattr__(self, "_one_row_per_doc", codes is not None and len(codes) == len(self.run_doc_ids)
                                and bool(np.array_equal(codes, np.arange(len(codes)))))
-        return self._one_row_per_doc
+        return bool(self._one_row_per_doc)
 
     def lookup_ranked(self, ranked) -> np.ndarray:
         """The iteration of every row of a :class:`pateval.core.ranking.RankedTopics` (-1: none)."""

@@ -47,6 +47,8 @@ class DocLengths(Mapping):
     (4000, 2, {'d1': 120, 'd2': 4000})
     """
 
+    values: np.ndarray  # type: ignore[assignment]  # the lengths, in Arrow's order (Mapping.values() shadowed)
+
     def __init__(self, ids: pa.Array, values: np.ndarray, *, source: str = "<memory>") -> None:
         self.ids = ids
         self.values = np.asarray(values, dtype=np.int64)
@@ -115,7 +117,7 @@ def write_doc_lengths(lengths: DocLengths | Mapping[str, int], path: str | os.Pa
     if isinstance(lengths, DocLengths):
         ids, values = lengths.ids.to_pylist(), lengths.values.tolist()
     else:
-        ids, values = [str(k) for k in lengths], list(lengths.values())
+        ids, values = [str(k) for k in lengths], [lengths[k] for k in lengths]
     for docno, value in zip(ids, values, strict=True):
         if not docno or any(c.isspace() for c in docno) or docno.startswith("#"):
             raise ParameterError(f"document lengths: the id {docno!r} cannot be written (empty, holds white space, "

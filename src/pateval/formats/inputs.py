@@ -14,6 +14,7 @@ import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..core.qrels import Qrels
@@ -94,7 +95,7 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
             from .runblocks import RunFile, readable_in_blocks
 
             if readable_in_blocks(run):
-                return RunFile(run, on_duplicate=on_duplicate, name=name, block_bytes=block_bytes)
+                return RunFile(Path(run), on_duplicate=on_duplicate, name=name, block_bytes=block_bytes)
         return read_run(run, on_duplicate=on_duplicate, name=name)
     if isinstance(run, Run):
         return run if name is None or name == run.name else dataclasses.replace(run, name=name)

@@ -156,7 +156,7 @@ def _rows_csv(path: Path, text: str, delimiter: str):
         malformed(path, None, "the file is empty")
 
 
-def _check_header(path: Path, line: int, header: list[str]) -> None:
+def _check_header(path: Path, line: int | None, header: list[str]) -> None:
     unknown = [h for h in header if h not in LOG_COLUMNS]
     if unknown:
         malformed(path, line, f"unknown column {unknown[0]!r} in the header", expected=", ".join(LOG_COLUMNS))

@@ -25,8 +25,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # imported lazily: the command line starts without pyarrow.parquet
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pyarrow.parquet as pq
 
 from ..core.fields import ROLE_NAMES
 from ..core.qrels import Qrels
@@ -299,7 +305,8 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
     rows_per_block = max(1, int(block_bytes) * n // (_BLOCK_SHARE * max(decoded, 1)))
     if n == 0 or rows_per_block >= n:
         return whole, name
-    starts, start_topics = [], []
+    pieces: list[np.ndarray] = []
+    start_topics: list = []
     at, last = 0, None
     try:
         for k in range(parquet.num_row_groups):
@@ -315,7 +322,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
                 topics = encoded.dictionary.take(pa.array(codes[local])).to_pylist()
                 if topics[0] == last:  # the topic goes on from the row group before
                     local, topics = local[1:], topics[1:]
-                starts.append(local + at)
+                pieces.append(local + at)
                 start_topics.extend(topics)
                 last = encoded.dictionary[int(codes[-1])].as_py()
             at += len(codes)
@@ -323,7 +330,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
         return whole, name  # the whole-file reader words the problem
     if len(set(start_topics)) < len(start_topics):
         return whole, name  # scattered topics: read whole
-    starts = np.concatenate(starts)
+    starts = np.concatenate(pieces)
     cuts = [0]
     while True:
         k = int(np.searchsorted(starts, cuts[-1] + rows_per_block))
@@ -351,10 +358,10 @@ class ParquetBlockReader:
         self.path = Path(path)
         self.columns = _run_columns(self.path)
         self.prefetch = prefetch
-        self._file = None
+        self._file: pq.ParquetFile | None = None
         self._bounds: np.ndarray | None = None
         self._kept: dict[int, object] = {}  # row group -> its table, or a future of it
-        self._decoder = None  # one thread: every read of the file goes through it
+        self._decoder: ThreadPoolExecutor | None = None  # one thread: every read of the file goes through it
 
     def close(self) -> None:
         if self._decoder is not None:
@@ -363,6 +370,7 @@ class ParquetBlockReader:
         self._kept.clear()
 
     def _read_group(self, k: int):
+        assert self._file is not None  # opened by read() before any group is asked for
         return self._file.read_row_group(k, columns=self.columns.wanted, use_threads=True)
 
     def _group(self, k: int):
@@ -377,7 +385,7 @@ class ParquetBlockReader:
         return kept
 
     def _start_next(self, k: int) -> None:
-        if not self.prefetch or k >= self._file.num_row_groups or k in self._kept:
+        if not self.prefetch or self._file is None or k >= self._file.num_row_groups or k in self._kept:
             return
         if self._decoder is None:
             from concurrent.futures import ThreadPoolExecutor
@@ -398,12 +406,14 @@ class ParquetBlockReader:
 
             _open(self.path)  # a file that is not Parquet: its error
             self._file = pq.ParquetFile(self.path, memory_map=True, read_dictionary=[self.columns.topic])
-            self._bounds = np.cumsum([0] + [self._file.metadata.row_group(k).num_rows
-                                            for k in range(self._file.num_row_groups)])
+            parquet = self._file
+            self._bounds = np.cumsum(np.asarray([0] + [parquet.metadata.row_group(k).num_rows
+                                                       for k in range(parquet.num_row_groups)]))
         n = self._file.metadata.num_rows
         if (start, stop) == (0, n):
             return read_parquet_run(self.path, on_duplicate=on_duplicate, name=name)
         bounds = self._bounds
+        assert bounds is not None  # set with the file
         first = int(np.searchsorted(bounds, start, side="right")) - 1
         last = int(np.searchsorted(bounds, stop, side="left")) - 1
         pieces = [self._group(k) for k in range(first, last + 1)]

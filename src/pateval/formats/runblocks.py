@@ -291,7 +291,7 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / f"part-{k:05d}.arrow" for k in range(parts)]
-    writers = [None] * parts
+    writers: list[pa.ipc.RecordBatchStreamWriter | None] = [None] * parts
     tag = None
     try:
         for start, end in ranges:
@@ -314,7 +314,9 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
                 if writers[k] is None:
                     writers[k] = pa.ipc.new_stream(str(paths[k]), _PART_SCHEMA,
                                                    options=pa.ipc.IpcWriteOptions(compression="lz4"))
-                writers[k].write_table(table.take(pa.array(order[bounds[k]:bounds[k + 1]])))
+                writer = writers[k]
+                assert writer is not None
+                writer.write_table(table.take(pa.array(order[bounds[k]:bounds[k + 1]])))
     finally:
         for writer in writers:
             if writer is not None:

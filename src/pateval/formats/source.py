@@ -250,7 +250,9 @@ def _head_stream(path: Path):
         if kind is None:
             return open(path, "rb")
         # the compressed file's own reader: it closes the file when closed
-        return {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[kind](path, "rb")
+        if kind == "gzip":
+            return gzip.open(path, "rb")
+        return bz2.open(path, "rb") if kind == "bzip2" else lzma.open(path, "rb")
     data = _stream_bytes(path)
     kind = compression(data[:6])
     return io.BytesIO(data if kind is None else _decompress(path, data, kind))
