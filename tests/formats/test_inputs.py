@@ -76,7 +76,8 @@ def test_a_truncated_or_damaged_compressed_file_is_named(tmp_path):
     truncated.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(InputFormatError) as error:
         read_run(truncated)
-    assert str(error.value) == f"{truncated}: the gzip data is truncated (the file ends before its end-of-stream marker)"
+    assert str(error.value) == (f"{truncated}: the gzip data is truncated "
+                                "(the file ends before its end-of-stream marker)")
     damaged = tmp_path / "bad.xz"
     damaged.write_bytes(b"\xfd7zXZ\x00" + b"not xz at all")
     with pytest.raises(InputFormatError, match=r"^.*bad\.xz: not valid xz data: "):
