@@ -38,8 +38,10 @@ def _plain(qrels_rows, run_rows, topics, *, aggregate, doc_key, grades):
 
 @settings(max_examples=120, deadline=None)
 @given(
+    # each item judged once (qrels judging one twice are merged or refused, as files are); the
+    # publications of one patent still meet under doc_key="patent"
     st.lists(st.tuples(st.sampled_from(TOPICS), st.sampled_from(SUBTOPICS), st.sampled_from(DOCS), st.integers(-1, 3)),
-             min_size=1, max_size=40),
+             min_size=1, max_size=40, unique_by=lambda r: r[:3]),
     st.lists(st.tuples(st.sampled_from(TOPICS), st.sampled_from(DOCS), st.integers(0, 5)), min_size=1, max_size=20,
              unique_by=lambda r: (r[0], r[1])),
     st.sampled_from(["max", "sum"]),

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
+from ..formats.inputs import is_frame
 from ..measures import parse_measure
 from ..options import EvaluationOptions
-from ._inputs import _is_frame
 from .evaluate import evaluate, tell
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
@@ -71,7 +71,7 @@ def read_scores(sources, *, measures: Sequence[str] | str | None = None, format:
 
     if isinstance(measures, str):
         measures = [measures]
-    if _is_frame(sources):
+    if is_frame(sources):
         frame = sources[sources["topic"].astype(str) != "all"]
         return frame if not measures else frame[frame["measure"].isin([str(parse_measure(m)) for m in measures])]
     if isinstance(sources, (str, os.PathLike)):

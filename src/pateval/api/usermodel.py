@@ -6,24 +6,24 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..formats.inputs import as_qrels, as_runs
 from ..measures import EvaluationContext, Measure
-from ._inputs import _as_qrels, _as_runs
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as pd
 
 
 def _user_model_inputs(qrels, runs, model, doc_lengths, resources, *, qrels_format, order, doc_key, on_duplicate):
-    from ..formats.doclengths import DocLengths, read_doc_lengths
     from ..calibration.frames import ranked_runs, tbg_measure
+    from ..formats.doclengths import DocLengths, read_doc_lengths
 
     measure = tbg_measure(model)
     side = dict(resources or {})
     if doc_lengths is not None:
         side["doc_lengths"] = (read_doc_lengths(doc_lengths) if isinstance(doc_lengths, (str, os.PathLike))
                                else doc_lengths if isinstance(doc_lengths, DocLengths) else dict(doc_lengths))
-    ranked = ranked_runs(_as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-                         _as_runs(runs, on_duplicate=on_duplicate), order=order, doc_key=doc_key)
+    ranked = ranked_runs(as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
+                         as_runs(runs, on_duplicate=on_duplicate), order=order, doc_key=doc_key)
     return ranked, measure, EvaluationContext(side)
 
 

@@ -54,7 +54,7 @@ from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import INTEGER, NUMBER, first_line, iter_fields, read_bytes
+from .source import INTEGER, NUMBER, first_line, iter_fields, read_bytes
 
 pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
 
@@ -280,6 +280,8 @@ def topic_languages(path: str | os.PathLike[str], topics: list[PassageTopic] | N
     languages: dict[str, str] = {}
     found: dict[str, str] = {}
     for topic in topics:
+        if topic.tid is None or topic.tfile is None:  # (read_passage_topics refuses such a topic)
+            malformed(path, topic.line, "a topic without its <tid> and <tfile>")
         if topic.tfile not in found:
             candidates = [path.parent / "topics" / "PSG" / topic.tfile, path.parent / topic.tfile]
             document = next((c for c in candidates if c.is_file()), None)
@@ -541,7 +543,7 @@ class PassageRun:
         first, rows = first_record(records)
         if first is None:
             rows = []
-            columns = {role: [] for role in ("topic", "docno", "passage", "rank", "score")}
+            columns: dict[str, list] = {role: [] for role in ("topic", "docno", "passage", "rank", "score")}
         else:
             names = fields if fields is not None else record_fields(first)
             columns = (plain_tuple_columns(rows, kind="passage_run") if names is None

@@ -39,10 +39,11 @@ from collections.abc import Iterator
 
 from ..core.docids import make_ucid
 from ..errors import InputFormatError, malformed
+from ..formats.source import open_stream
 from ._xmltools import ipc_fixed_width, iso_date, unique
 from .claims import resolve_dependencies
 from .records import Citation, Claim, Passage, PatentDocument
-from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, open_binary
+from .safexml import DEFAULT_MAX_DOCUMENT_BYTES
 from .uspto import uspto_number
 
 __all__ = ["APS_SUFFIXES", "is_aps_file", "iter_aps_documents"]
@@ -69,7 +70,7 @@ def is_aps_file(path: str | os.PathLike[str]) -> bool:
     ``PATN`` or the ``HHHHHT`` header line of the bulk weekly files, or, not being XML,
     has a ``PATN`` line followed by ``WKU`` in its first 4 KB (after some other header)."""
     try:
-        with open_binary(path) as handle:
+        with open_stream(path) as handle:
             head = handle.read(4096)
     except (OSError, EOFError):
         return False
@@ -85,7 +86,7 @@ def _file_encoding(path: str) -> str:
     line could read one file in two encodings). This costs a first read of the file."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        with open_binary(path) as handle:
+        with open_stream(path) as handle:
             while chunk := handle.read(1 << 20):
                 decoder.decode(chunk)
             decoder.decode(b"", final=True)
@@ -104,7 +105,7 @@ def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[
     first_line = 0
     size = 0
     try:
-        handle = open_binary(path)
+        handle = open_stream(path)
     except OSError as error:
         malformed(path, None, f"cannot read the file: {error.strerror or error}")
     with handle:

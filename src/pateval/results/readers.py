@@ -34,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import PatevalError, malformed
-from ..formats.lines import read_bytes
+from ..formats.source import read_bytes
 from ..validation import check_choice
 
 __all__ = ["SCORE_FORMATS", "read_scores", "read_score_files", "canonical_measure"]
