@@ -1,27 +1,101 @@
-"""Optional dependencies: one message for a feature whose extra is not installed."""
+"""Optional dependencies: the extras, and the one way to import what an extra provides.
+
+pateval's core (``pip install pateval``) is what ``pateval evaluate`` needs; everything
+else comes with an extra named for its job (pyproject.toml's optional dependencies, which
+this table mirrors). A module that needs an extra imports it inside :func:`needs_extra`,
+so that a missing package is the user's error -- one line naming the extra, exit status 2
+on the command line -- and never an internal error::
+
+    with needs_extra("report"):
+        from matplotlib.figure import Figure
+"""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+from collections.abc import Iterator
 from types import ModuleType
 
 from .errors import ParameterError
 
-__all__ = ["import_optional"]
+__all__ = ["EXTRAS", "MissingExtraError", "needs_extra", "import_optional"]
 
-#: pip extras by the module they provide.
-EXTRAS = {"distributed": "dask", "dask": "dask"}
+#: Each extra: the top-level modules it provides, and the extras it includes.
+EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "stats": (("scipy",), ()),
+    "report": (("matplotlib",), ("stats",)),
+    "patents": (("lxml", "tqdm"), ()),
+    "store": (("duckdb",), ("patents",)),
+    "search": (("tantivy",), ("store", "stats")),
+    "flowchart": (("networkx",), ("stats",)),
+    "assess": (("starlette", "jinja2", "sqlalchemy", "uvicorn", "multipart", "python_multipart", "itsdangerous"),
+               ()),
+    "postgresql": (("psycopg",), ("assess",)),
+    "dask": (("dask", "distributed"), ()),
+}
 
 
-def import_optional(module: str, *, feature: str) -> ModuleType:
-    """Import ``module`` for ``feature``, or raise the one-line ParameterError saying how to install it.
+def _provides(extra: str) -> set[str]:
+    """The top-level modules ``extra`` installs, with those of the extras it includes."""
+    modules, included = EXTRAS[extra]
+    return set(modules).union(*(_provides(name) for name in included))
 
-    >>> import_optional("json", feature="tests").__name__
+
+class MissingExtraError(ParameterError):
+    """A module an optional extra provides is not installed.
+
+    Attributes
+    ----------
+    module : str
+        The top-level module that could not be imported.
+    extra : str
+        The extra that installs it (``pip install "pateval[EXTRA]"``).
+    """
+
+    def __init__(self, module: str, extra: str, feature: str | None = None) -> None:
+        self.module = module
+        self.extra = extra
+        self.feature = feature
+        needs = f"{feature} needs {module}, which is not installed" if feature else f"{module} is not installed"
+        super().__init__(f'{needs}: pip install "pateval[{extra}]"')
+
+
+@contextlib.contextmanager
+def needs_extra(extra: str, *, feature: str | None = None) -> Iterator[None]:
+    """Imports inside the block that fail for a module ``extra`` provides raise :class:`MissingExtraError`.
+
+    Nested blocks name the outermost extra that provides the module (``report`` rather
+    than the ``stats`` it includes); an import error of any other module passes unchanged.
+
+    >>> with needs_extra("stats"):
+    ...     import no_such_module_anywhere
+    Traceback (most recent call last):
+    ModuleNotFoundError: No module named 'no_such_module_anywhere'
+    """
+    provided = _provides(extra)
+    try:
+        yield
+    except MissingExtraError as error:
+        if error.module not in provided:
+            raise
+        raise MissingExtraError(error.module, extra, feature or error.feature) from None
+    except ModuleNotFoundError as error:  # not ImportError: a broken install is not a missing one
+        module = (error.name or "").split(".")[0]
+        if module not in provided:
+            raise
+        raise MissingExtraError(module, extra, feature) from None
+
+
+def import_optional(module: str, *, feature: str | None = None) -> ModuleType:
+    """Import ``module`` (named at run time), or raise :class:`MissingExtraError` naming its extra.
+
+    >>> import_optional("json").__name__
     'json'
     """
-    try:
+    top = module.split(".")[0]
+    extra = next((name for name, (modules, _) in EXTRAS.items() if top in modules), None)
+    if extra is None:
         return importlib.import_module(module)
-    except ImportError:
-        extra = EXTRAS.get(module.split(".")[0], module)
-        raise ParameterError(f'{feature} needs {module.split(".")[0]}, which is not installed: '
-                             f'pip install "pateval[{extra}]"') from None
+    with needs_extra(extra, feature=feature):
+        return importlib.import_module(module)

@@ -80,14 +80,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
 
+from .._optional import needs_extra
 from ..errors import ParameterError
 from .graph import graph_size
 from .text import check_threshold, normalise_text, texts_similar
+
+with needs_extra("flowchart"):
+    import networkx as nx
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
 
 __all__ = ["LEVELS", "CommonSubgraph", "maximum_common_subgraph", "mcs_distance"]
 

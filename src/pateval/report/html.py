@@ -17,12 +17,15 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import __version__
+from .._optional import needs_extra
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
-from ..stats.comparison import Comparison, MeasureAnalysis
-from . import plots
 from .names import IMAGE_FORMATS
 from .tables import UP, comparison_cells, html_table, run_labels, settings_line
+
+with needs_extra("report"):
+    from ..stats.comparison import Comparison, MeasureAnalysis
+    from . import plots
 
 __all__ = ["IMAGE_FORMATS", "Section", "difference_pairs", "render_report", "report_sections", "write_html"]
 

@@ -20,16 +20,20 @@ import io
 import os
 from collections.abc import Mapping, Sequence
 
-import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
+from .._optional import needs_extra
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
-from ..stats.correlation import kendall_tau
 from .names import FIGURE_FORMATS
+
+with needs_extra("report"):
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ..stats.correlation import kendall_tau
 
 __all__ = [
     "FIGURE_FORMATS",
