@@ -317,9 +317,7 @@ class _Matcher:
 
     def score(self, mapping: list[int]) -> int:
         total = 0
-        for i, j in enumerate(mapping):
-            if j >= 0:
-                total += 1
+        total += sum(1 for j in mapping if j >= 0)
         for (i, k), signature in self.one.signature.items():
             if i <= k and mapping[i] >= 0 and mapping[k] >= 0:
                 other = self.two.signature.get((mapping[i], mapping[k]))
@@ -369,8 +367,8 @@ class _Matcher:
                         before_other = 1 + self.gain(other, v, mapping)
                         after_u = 1 + self.gain(u, v, mapping)
                         mapping[u] = v
-                        after_other = 1 + self.gain(other, current,
-                                                    mapping) if current >= 0 and current in self.preference[other] else 0
+                        after_other = (1 + self.gain(other, current, mapping)
+                                       if current >= 0 and current in self.preference[other] else 0)
                         mapping[u] = -1
                         mapping[other] = v
                         delta = after_u + after_other - before_u - before_other

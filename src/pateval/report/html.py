@@ -41,7 +41,8 @@ th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: le
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.best { font-weight: bold; }
-span.up { color: #0072B2; } span.down { color: #D55E00; } span.sup { color: #0072B2; font-size: 0.8em; vertical-align: super; }
+span.up { color: #0072B2; } span.down { color: #D55E00; } \
+span.sup { color: #0072B2; font-size: 0.8em; vertical-align: super; }
 figure { margin: 1em 0; } figure svg, figure img { max-width: 100%; height: auto; }
 div.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr)); gap: 0 1.5em; }
 figcaption { font-size: 0.85em; color: #555; }
@@ -146,7 +147,8 @@ def report_sections(
     if comparison is not None:
         tests = comparison.tests.drop(columns=["test", "correction", "alpha", "B", "seed"])
         body = _comparison_table_html(comparison, precision)
-        body += f"<details><summary>All {len(tests)} tests ({html.escape(comparison.test)})</summary>{html_table(tests, precision=precision)}</details>"
+        body += (f"<details><summary>All {len(tests)} tests ({html.escape(comparison.test)})</summary>"
+                 f"{html_table(tests, precision=precision)}</details>")
         sections.append(Section("comparison", "Runs compared", body))
         matrices = matrices or comparison.scores
         if matrices:
