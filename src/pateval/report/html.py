@@ -94,7 +94,7 @@ def _comparison_table_html(comparison: Comparison, precision: int) -> str:
     legend = (
         "Superscripts: the numbers of the runs this run is significantly better than."
         if all_pairs
-        else f"\u25b2 / \u25bc: significantly better / worse than the baseline {html.escape(comparison.baseline)}."
+        else f"\u25b2 / \u25bc: significantly better / worse than the baseline {html.escape(str(comparison.baseline))}."
     )
     return (
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -30,6 +30,7 @@ from .names import FIGURE_FORMATS
 
 with needs_extra("report"):
     import matplotlib
+    from matplotlib.axes import Axes
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -60,7 +61,7 @@ def _colour(i: int) -> str:
     return _PALETTE[i % len(_PALETTE)]
 
 
-def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, object]:
+def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
     """A figure with one axes on an Agg canvas (inches; 100 dpi on screen)."""
     figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
