@@ -33,6 +33,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                ()),
     "postgresql": (("psycopg",), ("assess",)),
     "dask": (("dask", "distributed"), ()),
+    "all": ((), ("stats", "report", "patents", "store", "search", "flowchart", "assess", "postgresql", "dask")),
 }
 
 
