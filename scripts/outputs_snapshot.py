@@ -18,9 +18,11 @@ lengths, user-model, simulate-log and calibrate). For every step it writes ``NAM
 Only what varies from run to run is rewritten, nothing else:
 
 - the absolute path of the working directory becomes ``<WORK>`` (in every text output);
-- the demo's step timings (``done in 1.2 s``, ``total 95 s``, the values of ``"timings"`` and
-  ``"seconds"`` in ``demo.json``) become ``<s>``, and so does ``"seconds"`` in any JSON output
-  (``collection/build.json``);
+- the demo's step timings (``done in 1.2 s``, ``total 95 s``) and, in any JSON output, the
+  values of ``"seconds"`` and of a ``"timings"`` object (``demo.json``,
+  ``collection/build.json``) become ``<s>``;
+- matplotlib gets ``svg.hashsalt`` (through ``MATPLOTLIBRC``), so that the ids inside SVG
+  figures are a hash of the figure instead of random (pateval itself leaves them random);
 - binary stores the demo writes (the tantivy index, the Parquet/DuckDB store) are not
   copied: their bytes carry segment ids and write times; what is read from them
   (search runs, collection stats, document lengths) is compared instead.
@@ -53,6 +55,9 @@ _TIMINGS = [
     (re.compile(r"\b(in|took) \d+(\.\d+)? ?s\b"), r"\1 <s> s"),
     (re.compile(r"\d+(\.\d+)? (docs|documents|topics|runs)/s\b"), r"<rate> \2/s"),
 ]
+#: a JSON object of step timings (demo.json, collection/build.json): its numbers
+_TIMINGS_BLOCK = re.compile(r'("timings": ?\{)([^{}]*)(\})')
+_NUMBER = re.compile(r"(: ?)-?\d+(\.\d+)?(e-?\d+)?")
 _BINARY_DIRS = ("index", "store")
 
 
@@ -66,7 +71,7 @@ class Snapshot:
         text = text.replace(str(self.work), "<WORK>")
         for pattern, replacement in _TIMINGS:
             text = pattern.sub(replacement, text)
-        return text
+        return _TIMINGS_BLOCK.sub(lambda m: m[1] + _NUMBER.sub(r"\1<s>", m[2]) + m[3], text)
 
     def run(self, name: str, *args: str, stdin: str | None = None, files: tuple[str, ...] = (),
             timeout: float = 1800) -> int:
@@ -75,7 +80,7 @@ class Snapshot:
         stem = f"{self.count:03d}-{name}"
         feed = (self.work / stdin).read_bytes() if stdin else b""
         done = subprocess.run([sys.executable, "-m", "pateval", *args], cwd=self.work, input=feed,
-                              capture_output=True, timeout=timeout, env=_environment())
+                              capture_output=True, timeout=timeout, env=_environment(self.work))
         (self.out / f"{stem}.cmd").write_text(" ".join(["pateval", *args]) + (f" < {stdin}" if stdin else "") + "\n")
         self._write(self.out / f"{stem}.stdout", done.stdout)
         self._write(self.out / f"{stem}.stderr", done.stderr)
@@ -99,10 +104,6 @@ class Snapshot:
 
     def _write(self, target: Path, data: bytes) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
-        if target.name == "demo.json":  # the demo's summary: its step timings vary
-            summary = json.loads(data)
-            summary["timings"] = dict.fromkeys(summary["timings"], "<s>")
-            data = (json.dumps(summary, indent=1) + "\n").encode()
         if data[:2] == b"\x1f\x8b":  # gzip: compare the content, the header carries a time
             data = gzip.decompress(data)
             target = target.with_name(target.name + ".ungz")
@@ -114,14 +115,15 @@ class Snapshot:
         target.write_text(self.normalise(text), encoding="utf-8", newline="")
 
 
-def _environment() -> dict[str, str]:
+def _environment(work: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(PYTHONHASHSEED="0", MPLBACKEND="Agg", TZ="UTC", COLUMNS="100", LC_ALL="C.UTF-8",
-               SOURCE_DATE_EPOCH="0")
+               SOURCE_DATE_EPOCH="0", MATPLOTLIBRC=str(work / "matplotlibrc"))
     return env
 
 
 def _prepare_examples(work: Path) -> None:
+    (work / "matplotlibrc").write_text("svg.hashsalt: pateval-outputs-snapshot\n")
     data = work / "ex"
     shutil.copytree(EXAMPLES, data)
     for name in ("qrels.txt", "run1.txt"):
@@ -160,6 +162,8 @@ def snapshot_examples(snap: Snapshot) -> None:
     snap.run("evaluate-parquet", "evaluate", "-q", "-m", "AP", "-m", "nDCG@10", q, "ex/run2.parquet")
     snap.run("evaluate-stdin", "evaluate", "-m", "AP", q, "-", stdin=r1)
     snap.run("evaluate-order-rank", "evaluate", "--order", "rank", "-m", "AP", "-m", "P@10", q, r1)
+    snap.run("evaluate-judged-only", "evaluate", "-J", "-m", "AP", "-m", "P@10", "-m", "nDCG@10", q, r1)
+    snap.run("evaluate-judged-only-param", "evaluate", "-m", "AP(judged_only=true)", "-m", "RR(rel=2)", q, r1)
     snap.run("evaluate-cutoffs", "evaluate", "-m", "P@5", "-m", "ndcg_cut.5,10", "-m", "recall.100", q, r1)
     snap.run("evaluate-output", "evaluate", "-q", "--format", "csv", "-o", "scores.csv", q, *runs,
              files=("scores.csv",))
