@@ -19,7 +19,7 @@ from types import ModuleType
 
 from .errors import ParameterError
 
-__all__ = ["EXTRAS", "MissingExtraError", "needs_extra", "import_optional"]
+__all__ = ["EXTRAS", "MissingExtraError", "needs_extra", "import_optional", "missing_dependency"]
 
 #: Each extra: the top-level modules it provides, and the extras it includes.
 EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -88,15 +88,32 @@ def needs_extra(extra: str, *, feature: str | None = None) -> Iterator[None]:
         raise MissingExtraError(module, extra, feature) from None
 
 
+def _extra_of(module: str) -> str | None:
+    """The extra that provides the top-level module of ``module`` itself, if any."""
+    top = module.split(".")[0]
+    return next((name for name, (modules, _) in EXTRAS.items() if top in modules), None)
+
+
 def import_optional(module: str, *, feature: str | None = None) -> ModuleType:
     """Import ``module`` (named at run time), or raise :class:`MissingExtraError` naming its extra.
 
     >>> import_optional("json").__name__
     'json'
     """
-    top = module.split(".")[0]
-    extra = next((name for name, (modules, _) in EXTRAS.items() if top in modules), None)
+    extra = _extra_of(module)
     if extra is None:
         return importlib.import_module(module)
     with needs_extra(extra, feature=feature):
         return importlib.import_module(module)
+
+
+def missing_dependency(error: ImportError, *, feature: str) -> MissingExtraError | None:
+    """The error to show for an import that escaped :func:`needs_extra` (the command line's last
+    resort): None unless the module is one an extra provides (pateval's own: a bug).
+
+    >>> str(missing_dependency(ModuleNotFoundError("no", name="distributed.client"), feature="pateval evaluate"))
+    'pateval evaluate needs distributed, which is not installed: pip install "pateval[dask]"'
+    """
+    module = (error.name or "").split(".")[0]
+    extra = _extra_of(module) if isinstance(error, ModuleNotFoundError) else None
+    return None if extra is None else MissingExtraError(module, extra, feature)
