@@ -80,7 +80,8 @@ def test_csv_json_latex_hold_the_same_tests():
 
 
 def test_latex_escape():
-    assert latex_escape("a_b&c%d$e#f{g}h~i^j\\k") == r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
+    assert latex_escape("a_b&c%d$e#f{g}h~i^j\\k") == (r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i"
+                                                      r"\textasciicircum{}j\textbackslash{}k")
 
 
 def test_discriminative_power_under_several_tests():

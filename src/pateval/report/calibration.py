@@ -19,10 +19,14 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
-from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
-from .plots import _colour, new_figure
+from .._optional import needs_extra
+
+with needs_extra("report"):
+    from matplotlib.figure import Figure
+
+    from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
+    from .plots import _colour, new_figure
 
 __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
 

@@ -17,12 +17,15 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import __version__
+from .._optional import needs_extra
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
-from ..stats.comparison import Comparison, MeasureAnalysis
-from . import plots
 from .names import IMAGE_FORMATS
 from .tables import UP, comparison_cells, html_table, run_labels, settings_line
+
+with needs_extra("report"):
+    from ..stats.comparison import Comparison, MeasureAnalysis
+    from . import plots
 
 __all__ = ["IMAGE_FORMATS", "Section", "difference_pairs", "render_report", "report_sections", "write_html"]
 
@@ -38,7 +41,8 @@ th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: le
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.best { font-weight: bold; }
-span.up { color: #0072B2; } span.down { color: #D55E00; } span.sup { color: #0072B2; font-size: 0.8em; vertical-align: super; }
+span.up { color: #0072B2; } span.down { color: #D55E00; } \
+span.sup { color: #0072B2; font-size: 0.8em; vertical-align: super; }
 figure { margin: 1em 0; } figure svg, figure img { max-width: 100%; height: auto; }
 div.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr)); gap: 0 1.5em; }
 figcaption { font-size: 0.85em; color: #555; }
@@ -90,7 +94,7 @@ def _comparison_table_html(comparison: Comparison, precision: int) -> str:
     legend = (
         "Superscripts: the numbers of the runs this run is significantly better than."
         if all_pairs
-        else f"\u25b2 / \u25bc: significantly better / worse than the baseline {html.escape(comparison.baseline)}."
+        else f"\u25b2 / \u25bc: significantly better / worse than the baseline {html.escape(str(comparison.baseline))}."
     )
     return (
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -143,7 +147,8 @@ def report_sections(
     if comparison is not None:
         tests = comparison.tests.drop(columns=["test", "correction", "alpha", "B", "seed"])
         body = _comparison_table_html(comparison, precision)
-        body += f"<details><summary>All {len(tests)} tests ({html.escape(comparison.test)})</summary>{html_table(tests, precision=precision)}</details>"
+        body += (f"<details><summary>All {len(tests)} tests ({html.escape(comparison.test)})</summary>"
+                 f"{html_table(tests, precision=precision)}</details>")
         sections.append(Section("comparison", "Runs compared", body))
         matrices = matrices or comparison.scores
         if matrices:

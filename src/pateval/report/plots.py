@@ -20,16 +20,21 @@ import io
 import os
 from collections.abc import Mapping, Sequence
 
-import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
+from .._optional import needs_extra
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
-from ..stats.correlation import kendall_tau
 from .names import FIGURE_FORMATS
+
+with needs_extra("report"):
+    import matplotlib
+    from matplotlib.axes import Axes
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ..stats.correlation import kendall_tau
 
 __all__ = [
     "FIGURE_FORMATS",
@@ -56,7 +61,7 @@ def _colour(i: int) -> str:
     return _PALETTE[i % len(_PALETTE)]
 
 
-def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, object]:
+def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
     """A figure with one axes on an Agg canvas (inches; 100 dpi on screen)."""
     figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)

@@ -70,14 +70,8 @@ def settings_line(comparison: Comparison) -> str:
         parts.append(f"B = {comparison.B}")
         parts.append(f"seed {comparison.seed}" if comparison.seed is not None else "exact (all sign vectors)")
     topics = sorted(set(comparison.topics.values()))
-    parts.append(f"{topics[0]} topics" if len(topics) == 1 else "topics per measure: " + ", ".join(f"{m} {n}" for m,
-                                                                                                   n
-
-
-
-
-
-                                                                                                   in comparison.topics.items()))
+    per_measure = ", ".join(f"{m} {n}" for m, n in comparison.topics.items())
+    parts.append(f"{topics[0]} topics" if len(topics) == 1 else f"topics per measure: {per_measure}")
     return ", ".join(parts)
 
 
