@@ -114,6 +114,21 @@ def difference_pairs(comparison: Comparison, limit: int) -> list[tuple[str, str]
     return pairs[:limit]
 
 
+def _pairs_note(comparison: Comparison, drawn: int, measure: str) -> str:
+    """What the per-topic section shows, out of how many, and how to draw the rest."""
+    runs = len(comparison.runs)
+    name = html.escape(measure)
+    if comparison.baseline is not None:
+        shown = f"Every run against the baseline {html.escape(comparison.baseline)}"
+    else:
+        shown = f"The best run by {name} against the next best and against the worst"
+    if len(comparison.measures) > 1:
+        shown += f", under {name} (the first measure)"
+    return (f'<p class="note">{shown}: {drawn} of the {runs * (runs - 1) // 2} run pairs. '
+            "<code>pateval compare --baseline RUN --plots DIR</code> draws every run against RUN under every "
+            "measure.</p>")
+
+
 def report_sections(
     *,
     comparison: Comparison | None = None,
@@ -123,7 +138,6 @@ def report_sections(
     ct_by_gamma: pd.DataFrame | None = None,
     image_format: str = "svg",
     precision: int = 4,
-    difference_plots: int = 4,
 ) -> list[Section]:
     """Build the report's sections from whatever parts are given.
 
@@ -154,14 +168,16 @@ def report_sections(
         if matrices:
             measure = comparison.measures[0]
             matrix = matrices[measure]
+            pairs = difference_pairs(comparison, len(comparison.runs))
             figures = []
-            for run_a, run_b in difference_pairs(comparison, difference_plots):
+            for run_a, run_b in pairs:
                 figure = plots.plot_topic_differences(matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b,
                                                       measure=measure,
                                                       topics=list(matrix.index), label_topics=0)
                 figures.append(_figure_html(figure, f"{measure} per topic, {run_a} minus {run_b}.", image_format))
             sections.append(Section("topics", f"Per-topic differences ({measure})",
-                                    f'<div class="grid">{"".join(figures)}</div>'))
+                                    _pairs_note(comparison, len(pairs), measure)
+                                    + f'<div class="grid">{"".join(figures)}</div>'))
     if analysis is not None:
         summary = analysis.power.summary.copy()
         summary["discriminative_power"] = (summary["discriminative_power"] * 100).map(lambda v: f"{v:.1f}%")
