@@ -286,4 +286,7 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
                  f"<details><summary>Per list (observed = mean rank of the sessions still observed at that "
                  f"time)</summary>"
                  f"{html_table(validation, precision=2)}</details>")
-    return Section("calibration", "TBG calibration from the interaction log", body)
+    tables: tuple[tuple[str, tuple[str, ...]], ...] = (("calibration", tuple(result.frame().columns)),)
+    if validation is not None and not validation.empty:
+        tables += (("rank over time", tuple(validation.columns)),)
+    return Section("calibration", "TBG calibration from the interaction log", body, tables)
