@@ -26,6 +26,7 @@ import pandas as pd
 from .._optional import needs_extra
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
+from .inputs import check_gain_curves
 from .names import FIGURE_FORMATS
 
 with needs_extra("report"):
@@ -282,6 +283,9 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
     if isinstance(curves, pd.DataFrame):
         if not {"run", "time", "gain"} <= set(curves.columns):
             raise ParameterError("a G(t) frame needs the columns run, time and gain")
+        problem = check_gain_curves(curves)
+        if problem is not None:
+            raise ParameterError(f"G(t) frame{'' if problem[0] is None else f', row {problem[0]}'}: {problem[1]}")
         series = {run: (group["time"].to_numpy(float), group["gain"].to_numpy(float)) for run,
                   group in curves.groupby("run", sort=False)}
     elif isinstance(curves, Mapping):
