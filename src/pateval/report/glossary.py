@@ -26,7 +26,7 @@ GLOSSARY: dict[str, dict[str, str]] = {
         "p_adjusted": "the p-value after the multiple-comparison correction; compared with alpha",
         "significant": "p_adjusted < alpha",
         "effect_size": "Cohen's d_z: the mean per-topic difference divided by its standard deviation (Sakai 2014)",
-        "ci_low, ci_high": "the confidence interval of the mean difference at level 1 - alpha",
+        "ci_low, ci_high": "the 95% t confidence interval of the mean difference",
         "critical_difference": "the smallest |difference| the test would call significant for this pair",
         "test, correction, alpha, B, seed": "the settings the p-values depend on (B, seed: resampling tests only)",
     },

@@ -265,7 +265,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
         assert labels is not None
         key = "\n".join(f"{i + 1:>2}  {name}" for i, name in enumerate(labels))
         axes.text(1.03, 1.0, key, transform=axes.transAxes, va="top", ha="left", fontsize=7, family="monospace")
-        _place_labels(axes, a, b, [str(i + 1) for i in range(len(a))])
+        _place_labels(axes, a, b, [str(i + 1) for i in range(len(a))], fontsize=8)
     return figure
 
 
@@ -307,7 +307,7 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
     axes.set_xlim(left=0)
     axes.set_ylim(bottom=0)
     axes.set_title(title, fontsize=10)
-    axes.legend(fontsize=8, frameon=False)
+    axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     axes.grid(True, linewidth=0.3, alpha=0.6)
     return figure
 
@@ -330,7 +330,7 @@ def plot_ct_gamma(scores: pd.DataFrame, *, measure: str = "CT", title: str | Non
     axes.set_xlabel("\u03b3 (discount for documents on an already covered subtopic)")
     axes.set_ylabel(f"{measure} score")
     axes.set_title(title or f"{measure} against \u03b3", fontsize=10)
-    axes.legend(fontsize=8, frameon=False)
+    axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the lines
     axes.grid(True, linewidth=0.3, alpha=0.6)
     return figure
 
