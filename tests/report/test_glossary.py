@@ -45,7 +45,8 @@ def test_the_report_explains_every_column_of_its_tables():
 
 def test_the_help_text_holds_the_same_meanings():
     text = glossary_text("user-model simulate", "agreement")
-    assert "  expected: " + GLOSSARY["user-model simulate"]["expected"] in text
+    assert " ".join(text.split()).count("expected: " + GLOSSARY["user-model simulate"]["expected"]) == 1
+    assert max(map(len, text.splitlines())) <= 79
     assert "  tbg: " in text and "  one_tied: " in text and "columns of agreement:" in text
     assert glossary_text().count("columns of ") == len(GLOSSARY)
 

@@ -9,6 +9,7 @@ analysis (``analyse-measures``), the TBG calibration (``calibrate``) and the use
 from __future__ import annotations
 
 import html
+import textwrap
 
 __all__ = ["GLOSSARY", "glossary_html", "glossary_text"]
 
@@ -83,7 +84,9 @@ GLOSSARY: dict[str, dict[str, str]] = {
         "predicted_custom, error_custom": "the same with the list's own topic's calibration",
     },
     "user-model time": {
-        "rank": "the document's rank in the run",
+        "run, topic": "the run and the topic of the ranked list",
+        "rank, docno": "the document's rank in the run, and the document",
+        "relevant": "whether the qrels judge the document relevant",
         "length": "the document's length (words)",
         "duplicate": "whether a near-duplicate of the document is ranked above it (it earns no gain)",
         "time": "T(k): the seconds the user takes to reach this rank",
@@ -92,6 +95,7 @@ GLOSSARY: dict[str, dict[str, str]] = {
         "cumulative_gain": "TBG down to this rank (the running sum of gain)",
     },
     "user-model simulate": {
+        "run, topic": "the run and the topic of the ranked list the users searched",
         "mean, std": "mean and standard deviation of the gain of n_users simulated users",
         "ci_low, ci_high": "the normal-approximation confidence interval of that mean",
         "expected": "the exact expectation of the simulated gain, sum_k g_k E[D(T_k)]: what mean converges to",
@@ -101,14 +105,15 @@ GLOSSARY: dict[str, dict[str, str]] = {
 }
 
 
-def glossary_text(*tables: str) -> str:
-    """The glossary of the named tables (default: all) as plain lines, for a command's ``--help``.
-
-    Printed with :class:`argparse.RawDescriptionHelpFormatter` (the lines are already wrapped)."""
+def glossary_text(*tables: str, width: int = 79) -> str:
+    """The glossary of the named tables (default: all) as plain lines of at most ``width``
+    characters, for a command's ``--help`` epilog (print it with a formatter that keeps its
+    lines, such as :class:`argparse.RawDescriptionHelpFormatter`)."""
     lines = []
     for table in tables or tuple(GLOSSARY):
         lines.append(f"columns of {table}:")
-        lines.extend(f"  {column}: {meaning}" for column, meaning in GLOSSARY[table].items())
+        for column, meaning in GLOSSARY[table].items():
+            lines.extend(textwrap.wrap(f"{column}: {meaning}", width, initial_indent="  ", subsequent_indent="      "))
     return "\n".join(lines)
 
 
