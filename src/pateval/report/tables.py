@@ -149,7 +149,20 @@ def _latex_comparison(comparison: Comparison, precision: int) -> str:
                 value += "$^{" + mark + "}$"
             cells.append(value)
         out.write(" & ".join(cells) + " \\\\\n")
-    out.write("\\hline\n\\end{tabular}\n")
+    out.write("\\hline\n")
+    # the legend under the table, as rows spanning it: the markers and the settings they depend on
+    legend = []
+    if comparison.tests.empty:
+        pass  # nothing was tested: no markers to explain (the settings line says why)
+    elif all_pairs:
+        legend.append("Superscripts: the runs (\\#) this run is significantly better than.")
+    else:
+        legend.append(f"$^{{\\uparrow}}$ / $^{{\\downarrow}}$: significantly better / worse than the baseline "
+                      f"{latex_escape(str(comparison.baseline))}.")
+    legend += ["Bold: the best mean per measure.", latex_escape(settings_line(comparison)) + "."]
+    for line in legend:
+        out.write(f"\\multicolumn{{{len(head)}}}{{l}}{{\\footnotesize {line}}} \\\\\n")
+    out.write("\\end{tabular}\n")
     return out.getvalue()
 
 
