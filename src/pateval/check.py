@@ -43,7 +43,6 @@ import pyarrow as pa
 
 from .errors import ParameterError
 from .formats.atomic import atomic_output
-from .formats.source import read_bytes
 from .formats.passages import (
     RUN_LAYOUT,
     is_heading_xpath,
@@ -52,6 +51,7 @@ from .formats.passages import (
     read_passage_topics,
     run_id_from_file_name,
 )
+from .formats.source import read_bytes
 
 __all__ = ["Finding", "CheckReport", "check_passage_run", "fix_passage_run", "FIXED_BY_REMOVAL", "NOTES"]
 

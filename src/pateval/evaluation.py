@@ -226,8 +226,8 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             names.add(piece.run)
             notes.extend(n for n in run_notes if n not in notes)
             pieces.append(piece)
-            from .formats.source import ir_metadata  # the file's head only
             from .formats.parquet import is_parquet
+            from .formats.source import ir_metadata  # the file's head only
 
             metadata = None if is_parquet(run.path) else ir_metadata(run.path)
             if metadata is not None:
