@@ -10,6 +10,7 @@ from . import (  # noqa: E402,F401
     cubetest,  # noqa: E402,F401
     passage,  # noqa: E402,F401
     pres,
+    sets,  # noqa: E402,F401
     standard,  # noqa: E402,F401
     subtopic,  # noqa: E402,F401
     tbg,
