@@ -10,6 +10,7 @@ from . import (  # noqa: E402,F401
     cubetest,  # noqa: E402,F401
     gains,  # noqa: E402,F401
     geometric,  # noqa: E402,F401
+    inference,  # noqa: E402,F401
     interpolated,  # noqa: E402,F401
     passage,  # noqa: E402,F401
     pres,
