@@ -65,7 +65,9 @@ PROPERTIES: dict[str, set[str]] = {
     # trec_eval's other measures (issue 22): sets, interpolated, geometric, gains, inference
     **{name: {"bounded01", "empty_defined", "order_invariant"}
        for name in ("SetP", "SetR", "SetRelP", "SetAP", "SetF", "Unj", "IPrec", "IPrec_11pt", "Rprec_mult", "RelP",
-                    "GMAP", "GM_Bpref", "nDCG_rel", "RnDCG", "G", "binG", "RBP", "RBP_resid", "infAP")},
+                    "GMAP", "GM_Bpref", "nDCG_rel", "RnDCG", "G", "binG", "RBP", "RBP_resid", "infAP",
+                    # ir_measures' catalogue: C/W/L measures (expected gain per document), ERR, Compat
+                    "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "ERR", "Compat")},
     "Utility": {"empty_defined", "order_invariant"},  # a linear utility: negative when non-relevant dominate
     "NumNonrelJudgedRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
     "NumQ": {"nonnegative", "empty_defined", "order_invariant", "counts"},

@@ -8,6 +8,7 @@ Importing this package registers every family. Look measures up with
 from . import (  # noqa: E402,F401
     coverage,  # noqa: E402,F401
     cubetest,  # noqa: E402,F401
+    cwl,  # noqa: E402,F401
     gains,  # noqa: E402,F401
     geometric,  # noqa: E402,F401
     inference,  # noqa: E402,F401
