@@ -68,6 +68,10 @@ PROPERTIES: dict[str, set[str]] = {
                     "GMAP", "GM_Bpref", "nDCG_rel", "RnDCG", "G", "binG", "RBP", "RBP_resid", "infAP",
                     # ir_measures' catalogue: C/W/L measures (expected gain per document), ERR, Compat
                     "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "ERR", "Compat")},
+    # ndeval's alpha-DCG (over the ideal-ideal) and NRBP; nNRBP is over the greedy ideal, which a run can beat
+    "alpha_DCG": {"bounded01", "empty_defined", "order_invariant"},
+    "NRBP": {"bounded01", "empty_defined", "order_invariant"},
+    "nNRBP": {"nonnegative", "empty_defined", "order_invariant"},
     "Utility": {"empty_defined", "order_invariant"},  # a linear utility: negative when non-relevant dominate
     "NumNonrelJudgedRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
     "NumQ": {"nonnegative", "empty_defined", "order_invariant", "counts"},

@@ -13,6 +13,7 @@ from . import (  # noqa: E402,F401
     geometric,  # noqa: E402,F401
     inference,  # noqa: E402,F401
     interpolated,  # noqa: E402,F401
+    novelty,  # noqa: E402,F401
     passage,  # noqa: E402,F401
     pres,
     sets,  # noqa: E402,F401

@@ -25,10 +25,10 @@ _SUFFIX_PARAM = {"iprec_at_recall": ("IPrec", "recall"), "Rprec_mult": ("Rprec_m
 # trec_eval's measure lists: P.5,10,20 is P_5, P_10 and P_20
 _CUTOFF_LIST = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)\.(?P<ks>[1-9]\d*(?:,[1-9]\d*)+)$")
 # the spellings of ir_measures and ranx (matched without regard to case, as are all names):
-# MAP, NDCG@10, MRR, BPref, RPrec, precision@10, r-precision, hits@10, judged@10
+# MAP, NDCG@10, MRR, BPref, RPrec, precision@10, r-precision, hits@10, judged@10, AP_IA, StRecall@10
 _OTHER_SPELLINGS = {"map": "AP", "mrr": "RR", "precision": "P", "r-precision": "Rprec", "r_precision": "Rprec",
                     "recall": "R", "hits": "Hits", "judged": "Judged", "ndcg": "nDCG", "bpref": "Bpref",
-                    "rprec": "Rprec", "mrr_cut": "RR"}
+                    "rprec": "Rprec", "mrr_cut": "RR", "ap_ia": "MAP_IA", "strecall": "I_rec"}
 
 
 def register(spec: MeasureSpec) -> MeasureSpec:
