@@ -1,0 +1,32 @@
+"""The measures of ir_measures' catalogue that its pytrec_eval provider computes (infAP, IPrec,
+SetP, SetR, SetF, SetAP, NumQ) equal that provider, run through ``ir_measures``' own
+``iter_calc``, to 1e-9 per topic on random cases."""
+
+from __future__ import annotations
+
+import pytest
+from trec_cases import pateval_values, random_case
+
+from pateval.measures import parse_measure
+
+ir_measures = pytest.importorskip("ir_measures")
+
+# ir_measures' name -> pateval's. ir_measures' IPrec is trec_eval 9's (pytrec_eval): its rounding of x R.
+NAMES = {"infAP": "infAP", "infAP(rel=2)": "infAP(rel=2)", "SetP": "SetP", "SetP(rel=2)": "SetP(rel=2)",
+         "SetR": "SetR", "SetF": "SetF", "SetF(beta=0.5)": "SetF(beta=0.5)", "SetAP": "SetAP", "NumQ": "NumQ",
+         **{f"IPrec@{x}": f"IPrec(recall={x},rounding=trec_eval9)" for x in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)}}
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_equal_to_ir_measures_pytrec_eval_provider(seed):
+    qrels, run = random_case(seed, grades=3)
+    theirs: dict[str, dict[str, float]] = {}
+    for metric in ir_measures.pytrec_eval.iter_calc([ir_measures.parse_measure(m) for m in NAMES], qrels, run):
+        theirs.setdefault(str(metric.measure), {})[metric.query_id] = float(metric.value)
+    ours = pateval_values(qrels, run, list(NAMES.values()))
+    for their_name, our_name in NAMES.items():
+        reference = theirs[str(ir_measures.parse_measure(their_name))]
+        canonical = str(parse_measure(our_name))
+        assert set(reference) == set(ours[canonical])
+        for topic, value in reference.items():
+            assert abs(ours[canonical][topic] - value) <= 1e-9, (their_name, topic, ours[canonical][topic], value)
