@@ -26,6 +26,7 @@ from pateval.core.run import Run
 from pateval.evaluation import evaluate_runs, score_ranked, topics_to_evaluate
 from pateval.measures import EvaluationContext, parse_measure, parse_measures
 from pateval.measures.subtopic import _view
+from pateval.options import EvaluationOptions
 
 CUTOFFS = (5, 10, 20)
 NDEVAL = ("alpha-nDCG", "ERR-IA", "nERR-IA", "P-IA", "strec")
@@ -57,7 +58,7 @@ def run_pyndeval(qrels_rows, run_rows, measures):
 
 
 def run_pateval(qrels: Qrels, run: Run, measures):
-    return evaluate_runs(qrels, [run], measures).frame
+    return evaluate_runs(qrels, [run], EvaluationOptions(measures=measures)).frame
 
 
 def pateval_stages(qrels: Qrels, run: Run, measures, repeats: int = 1) -> dict[str, float]:

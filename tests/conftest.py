@@ -5,6 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Tests assert behaviour, never wall-clock time: no hypothesis deadline anywhere (a loaded CI
+# machine is slow; timings belong in benchmarks/).
+settings.register_profile("pateval", deadline=None)
+settings.load_profile("pateval")
 
 TEST_DATA = Path(__file__).resolve().parent / "data"
 

@@ -18,6 +18,7 @@ from pateval.evaluation import evaluate_runs
 from pateval.formats.qrels import read_qrels
 from pateval.formats.runblocks import RunFile, merge_counted_notes, readable_in_blocks, topic_block_ranges
 from pateval.formats.trec import read_run
+from pateval.options import EvaluationOptions
 
 MEASURES = ["AP", "P@5", "nDCG@10", "R@1000", "RR", "NumRet", "NumRelRet", "bpref", "PRES@20"]
 
@@ -206,7 +207,8 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
     run = _write(tmp_path / "run.txt", ["q1 Q0 D1 1 1.0 sys"])
     qrels = _write(tmp_path / "qrels.txt", ["q1 0 D1 1"])
     with pytest.raises(ParameterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
-        evaluate_runs(read_qrels(qrels), [RunFile(run)], ["AP"], scheduler="tcp://127.0.0.1:9", scheduler_timeout=1.0)
+        evaluate_runs(read_qrels(qrels), [RunFile(run)],
+                      EvaluationOptions(measures=["AP"], scheduler="tcp://127.0.0.1:9", scheduler_timeout=1.0))
 
 
 def test_subtopic_measures_in_blocks_give_the_whole_runs_values(tmp_path):
@@ -263,3 +265,18 @@ def test_a_mixed_tag_after_comment_lines_names_the_tagged_line(tmp_path):
         api.evaluation(qrels, run, ["AP"], block_bytes=1)
     assert str(blocks.value) == str(whole.value)
     assert "line 5" in str(blocks.value)
+
+
+def test_complete_with_tbg_ideal_norm_scores_a_missing_topic_in_blocks_as_whole(tmp_path):
+    """-c with TBG(norm=ideal): a qrels topic the run lacks is scored as an empty ranking in
+    the block path too (it raised IndexError there, and worked with --block-size 0)."""
+    qrels = _write(tmp_path / "qrels.txt", ["q1 0 d1 1", "q1 0 d2 1", "q2 0 d3 1"])
+    run = _write(tmp_path / "run.txt", ["q1 Q0 d1 1 2.0 r", "q1 Q0 d9 2 1.0 r"])
+    lengths = {"d1": 100, "d2": 200, "d3": 300, "d9": 50}
+    measures = ["TBG(norm=ideal)", "AP"]
+    options = {"complete": True, "resources": {"doc_lengths": lengths}}
+    whole = api.evaluation(qrels, run, measures, block_bytes=0, **options)
+    blocks = api.evaluation(qrels, run, measures, block_bytes=1 << 20, **options)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
+    assert blocks.frame.loc[blocks.frame["topic"] == "q2", "value"].tolist() == [0.0, 0.0]
+

@@ -139,7 +139,8 @@ def _store_passages(store, docnos: list[str]) -> tuple[dict[str, set[str]], dict
             xpaths[ucid].add(normal)
             if heading:
                 headings[ucid].add(normal)
-        for ucid, xpath in con.execute("SELECT c.ucid, c.xpath FROM claims c JOIN _check_wanted USING (ucid)").fetchall():
+        claims = con.execute("SELECT c.ucid, c.xpath FROM claims c JOIN _check_wanted USING (ucid)").fetchall()
+        for ucid, xpath in claims:
             xpaths[ucid].add(normalise_xpath(xpath) or xpath)
         abstracts = {ucid: int(n or 0) for ucid, n in con.execute(
             "SELECT d.ucid, cardinality(d.abstract) FROM documents d JOIN _check_wanted USING (ucid)").fetchall()}
@@ -215,7 +216,7 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
 
     topic_set = None
     if topics is not None:
-        topic_set = {t.tid for t in read_passage_topics(topics)}
+        topic_set = {t.tid for t in read_passage_topics(topics) if t.tid is not None}
     store_xpaths = store_headings = store_abstracts = None
     if store is not None:
         if isinstance(store, (str, os.PathLike)):
@@ -241,7 +242,7 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         if heading:
             flag(number, "heading", f"topic {topic}: {docno} {xpath} is a heading (headings are not judged)")
             continue
-        if store_xpaths is not None:
+        if store_xpaths is not None and store_abstracts is not None:
             if docno not in store_abstracts:
                 unknown_documents.setdefault(docno, number)
             else:
@@ -286,7 +287,7 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
     grouped: dict[str, list[int]] = {}
     for index, row in enumerate(kept_rows):
         grouped.setdefault(row[1], []).append(index)
-    for topic, indexes in grouped.items():
+    for indexes in grouped.values():
         block_start = kept_rows[indexes[0]][0]
         report.kept.extend((kept_rows[i][0], kept_rows[i][5]) for i in indexes)
         # from the first gap on, the topic's lines are moved up to join its first block

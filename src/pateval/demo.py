@@ -16,6 +16,9 @@ Steps, each timed and written under the output directory::
     report.html      the self-contained HTML report
     demo.json        parameters, timings, means
 
+:func:`prepare_assess_demo` makes the assessment tool's demo workspace the same way (a
+synthetic corpus, its store and collection, a database with two accounts).
+
 The random run ranks, for each topic, documents drawn at random (seeded) from the index:
 the chance level the baselines are compared with.
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -35,7 +39,7 @@ import pandas as pd
 from .errors import ParameterError, PatevalError
 from .formats.atomic import atomic_output
 
-__all__ = ["DemoSummary", "run_demo", "random_run", "DEMO_MEASURES"]
+__all__ = ["DemoSummary", "run_demo", "random_run", "DEMO_MEASURES", "prepare_assess_demo"]
 
 #: The measures the demo reports: standard ones and the professional-search ones.
 DEMO_MEASURES = ("AP", "nDCG@10", "R@100", "PRES@100", "R@1000", "TBG")
@@ -211,3 +215,50 @@ def _terminal_table(means: pd.DataFrame, baseline: str) -> list[str]:
         marker = " (baseline)" if run == baseline else ""
         lines.append(f"{run:<{width}}" + "".join(f"{row[m]:>10.4f}" for m in columns) + marker)
     return lines
+
+
+# ---- the assessment tool's demo workspace (pateval assess serve --demo) ----------------------
+
+_DEMO_ASSESSORS = (("alice", True), ("bob", False))
+
+
+def prepare_assess_demo(directory, *, url: str | None = None, n_patents: int = 300, seed: int = 0,
+                        echo=print) -> dict:
+    """Make (once) a demo workspace: a synthetic corpus, its store and collection, a
+    database (``url``, by default a SQLite file in the directory) and two accounts (alice,
+    an administrator, and bob) whose passwords are written to ``DIR/demo-accounts.txt``
+    (``pateval assess serve --demo``)."""
+    from sqlalchemy import select
+
+    from . import api
+    from .assess import db, service
+
+    root = Path(directory)
+    root.mkdir(parents=True, exist_ok=True)
+    if not (root / "store" / "manifest.json").exists():
+        echo(f"assess demo: generating {n_patents} synthetic patents into {root}/corpus")
+        if not (root / "corpus").exists():
+            api.generate_corpus(root / "corpus", n_patents=n_patents, seed=seed, workers=1)
+        api.ingest_corpus(root / "corpus", root / "store", workers=1)
+    if not (root / "collection").exists():
+        api.build_collection(root / "store", root / "collection")
+    url = url or f"sqlite:///{(root / 'assess.db').resolve()}"
+    engine = db.open_database(url)
+    accounts_file = root / "demo-accounts.txt"
+    accounts = {}
+    if accounts_file.exists():
+        for line in accounts_file.read_text(encoding="utf-8").splitlines():
+            name, password = line.split(" ", 1)
+            accounts[name] = password
+    with engine.connect() as connection:
+        names = set(connection.execute(select(db.assessors.c.name)).scalars())
+    new = [(name, admin) for name, admin in _DEMO_ASSESSORS if name not in names]
+    for name, _admin in new:
+        accounts[name] = secrets.token_urlsafe(9)
+    # the passwords are kept (owner-only file) before the accounts exist, so none is lost
+    with atomic_output(accounts_file, private=True) as handle:
+        handle.write("".join(f"{n} {p}\n" for n, p in accounts.items()))
+    for name, admin in new:
+        service.add_assessor(engine, name, accounts[name], is_admin=admin)
+    engine.dispose()
+    return {"db": url, "store": str(root / "store"), "collection": str(root / "collection"), "accounts": accounts}

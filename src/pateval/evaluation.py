@@ -7,45 +7,37 @@ each run is ranked once (:func:`pateval.core.ranking.rank_run`) and every measur
 runs over all its topics at once.
 
 A run given as a :class:`pateval.formats.runblocks.RunFile` is read and scored in blocks of
-whole topics streamed from the file (a run whose topics are scattered is partitioned on
-disk first), so memory holds one block, not the run; with a Dask ``scheduler`` the blocks
-(of every run) are scored on the cluster's workers. Each topic's values are those of the
-whole run evaluated at once, and the frame is in the same order.
+whole topics by :mod:`pateval.executor` (here, or on a Dask cluster), so memory holds one
+block, not the run. Each topic's values are those of the whole run evaluated at once, and
+the frame is in the same order.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 from ._lazy import lazy_module
-from .core.names import DOC_KEYS, ORDERS
 from .core.order import positions_in
 from .core.qrels import Qrels
 from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
-from .errors import InputFormatError, ParameterError, malformed
-from .formats.runblocks import (
-    RunFile,
-    merge_counted_notes,
-    mixed_tag_error,
-    partition_run,
-    read_block,
-    read_part,
-    topic_block_ranges,
-)
+from .errors import ParameterError
+from .executor import BlockScorer, measure_values
+from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
-from .validation import check_choice
+from .options import EvaluationOptions
 
-pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
 
 __all__ = ["Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
 
@@ -142,13 +134,22 @@ def _aggregate_values(values: np.ndarray, how: str) -> float:
     return float(total) if how == "sum" else total / len(values)
 
 
-def topics_to_evaluate(qrels_topics: np.ndarray, run: Run, *, complete: bool) -> tuple[np.ndarray, list[str]]:
+@dataclass(frozen=True)
+class RunTopics:
+    """What the choice of topics needs of a run: its name and its topics (a run file's, from its blocks)."""
+
+    name: str
+    topic_ids: np.ndarray
+
+
+def topics_to_evaluate(qrels_topics: np.ndarray, run: Run | RunTopics, *,
+                       complete: bool) -> tuple[np.ndarray, list[str]]:
     """The topics a run is scored on, and notes on the topics left out."""
     # hash lookups: np.isin on object arrays is quadratic in NumPy 2
     run_topics = np.asarray(run.topic_ids, dtype=object)
     in_run = positions_in(run_topics, qrels_topics) >= 0
     run_only = np.asarray(sorted(run_topics[positions_in(qrels_topics, run_topics) < 0]), dtype=object)
-    notes = []
+    notes: list[str] = []
     if len(run_only):
         notes.append(TopicsLeftOut(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: "
                                    f"{_few(run_only)}"))
@@ -170,23 +171,8 @@ def _few(values: Iterable, limit: int = 5) -> str:
     return shown + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
 
 
-def evaluate_runs(
-    qrels: Qrels,
-    runs: Iterable[Run],
-    measures: Sequence[str | Measure],
-    *,
-    complete: bool = False,
-    order: str = "score",
-    doc_key: str = "publication",
-    context: EvaluationContext | None = None,
-    scheduler: str | None = None,
-    work_dir: str | os.PathLike[str] | None = None,
-    scheduler_timeout: float = 30.0,
-    relevance_level: int | None = None,
-    max_documents: int | None = None,
-    judged_only: bool = False,
-) -> Evaluation:
-    """Score runs against qrels with the given measures.
+def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: EvaluationOptions) -> Evaluation:
+    """Score runs against qrels with the measures and settings of ``options``.
 
     Parameters
     ----------
@@ -195,67 +181,39 @@ def evaluate_runs(
         Run names must differ (they label the results). Runs are evaluated one at a time,
         so a generator that reads each run when asked keeps one run in memory; a
         :class:`~pateval.formats.runblocks.RunFile` is read and scored in blocks of whole
-        topics, one block in memory at a time.
-    measures : sequence of str or Measure
-    complete : bool, default False
-        Average over every qrels topic, a topic the run misses scoring 0 (trec_eval -c).
-    order : {"score", "rank", "file"}, default "score"
-        How each topic's documents are ordered (see :func:`pateval.core.ranking.evaluation_order`).
-    doc_key : {"publication", "patent"}, default "publication"
-        Match documents by id, or by patent (CLEF-IP judged patents).
-    context : EvaluationContext, optional
-        Side inputs some measures need (document lengths, subtopic weights, ...).
-    scheduler : str, optional
-        Address of a Dask scheduler (``tcp://host:8786``): the blocks of every RunFile are
-        scored on its workers, which must see the same paths.
-    work_dir : path-like, optional
-        Where a run whose topics are scattered is partitioned (default: the system's
-        temporary directory); the parts are removed afterwards.
-    scheduler_timeout : float, default 30
-        Seconds to wait for the Dask scheduler to answer.
-    relevance_level : int, optional
-        trec_eval's ``-l``: the ``rel`` of every measure that has one and was not given one.
-    max_documents : int, optional
-        trec_eval's ``-M``: only the first N documents of each topic (in evaluation order) count.
-    judged_only : bool, default False
-        trec_eval's ``-J``: unjudged documents (not in the qrels, or with a negative grade) are
-        removed from each ranking first, for every measure (``judged_only=true`` on one measure
-        does it for that measure). With ``max_documents``, the cut comes first, as in trec_eval.
+        topics, one block in memory at a time (:mod:`pateval.executor`).
+    options : EvaluationOptions
+        The measures, the ranking, trec_eval's -c, -l, -M, -J, the side inputs (its
+        ``resources``), the Dask scheduler and work directory of the blocks.
 
     Returns
     -------
     Evaluation
     """
-    check_choice("order", order, ORDERS)
-    check_choice("doc_key", doc_key, DOC_KEYS)
-    parsed = parse_measures(measures)
-    if relevance_level is not None:
-        parsed = _with_relevance_level(parsed, relevance_level)
-    if max_documents is not None and (isinstance(max_documents, bool) or not isinstance(max_documents, int)
-                                      or max_documents < 1):
-        raise ParameterError(f"max_documents must be a positive integer, not {max_documents!r}")
-    if max_documents is not None or judged_only:
-        runs = _cut_runs(runs, qrels, max_documents=max_documents, judged_only=judged_only, order=order,
-                         doc_key=doc_key)
+    parsed = parse_measures(options.measures)
+    if options.relevance_level is not None:
+        parsed = _with_relevance_level(parsed, options.relevance_level)
+    if options.max_documents is not None or options.judged_only:
+        runs = _cut_runs(runs, qrels, max_documents=options.max_documents, judged_only=options.judged_only,
+                         order=options.order, doc_key=options.doc_key)
     if not parsed:
         raise ParameterError("no measure was asked for")
     needs_subtopics = [m for m in parsed if "subtopics" in m.spec.requires]
     if needs_subtopics and not qrels.has_subtopics:
         raise ParameterError(f"{needs_subtopics[0]} needs subtopic qrels (format 'subtopic' or 'dd'); "
                              f"{qrels.source} was read as {qrels.format!r}")
-    if scheduler is not None and not str(scheduler).strip():
-        raise ParameterError("scheduler must be a Dask scheduler address such as tcp://host:8786")
-    blocks = _BlockScorer(qrels, parsed, order=order, doc_key=doc_key, context=context or EvaluationContext(),
-                          scheduler=scheduler, work_dir=work_dir, timeout=scheduler_timeout)
+    context = EvaluationContext(dict(options.resources))
+    blocks = BlockScorer(qrels, parsed, order=options.order, doc_key=options.doc_key, context=context,
+                         scheduler=options.scheduler, work_dir=options.work_dir, timeout=options.scheduler_timeout)
     try:
-        return _evaluate_runs(qrels, runs, parsed, complete=complete, order=order, doc_key=doc_key,
-                              context=context or EvaluationContext(), blocks=blocks)
+        return _evaluate_runs(qrels, runs, parsed, complete=options.complete, order=options.order,
+                              doc_key=options.doc_key, context=context, blocks=blocks)
     finally:
         blocks.close()
 
 
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], *, complete: bool, order: str,
-                   doc_key: str, context: EvaluationContext, blocks: _BlockScorer) -> Evaluation:
+                   doc_key: str, context: EvaluationContext, blocks: BlockScorer) -> Evaluation:
     qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
@@ -265,7 +223,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
     runs = blocks.submit_all(runs)
     for run in runs:  # one at a time: a generator of runs keeps one run in memory
         if isinstance(run, RunFile):
-            piece, run_notes = blocks.evaluate_file(run, qrels_topics, complete=complete)
+            piece, run_notes = _evaluate_file(blocks, run, qrels_topics, complete=complete)
             if piece.run in names:
                 raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names")
             names.add(piece.run)
@@ -308,26 +266,49 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         if plain:
             ranked = rank_run(run, indexes[index_key], order=run_order)
             notes.extend(n for n in ranked.notes if n not in notes)
-            values.update(zip(plain, _values(ranked, plain, run_context), strict=False))
+            values.update(zip(plain, measure_values(ranked, plain, run_context), strict=True))
             del ranked
         ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=run_order)
-        values.update(zip(judged, _values(ranked, judged, run_context), strict=False))
+        values.update(zip(judged, measure_values(ranked, judged, run_context), strict=True))
         pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
                                 np.concatenate([values[m] for m in parsed]) if parsed else np.zeros(0)))
     if not names:
         raise ParameterError("no run was given")
-    averaging = "all qrels topics (complete: missing ones score 0)" if complete else "topics in both the qrels and the run"
+    averaging = ("all qrels topics (complete: missing ones score 0)" if complete
+                 else "topics in both the qrels and the run")
     summed = [str(m) for m in parsed if m.spec.aggregate == "sum"]
     notes.append(f"means are over {averaging}" + (f"; counts ({', '.join(summed)}) are summed" if summed else ""))
     return Evaluation(scored=pieces, measures=parsed, notes=notes, run_metadata=run_metadata)
 
 
+def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndarray, *,
+                   complete: bool) -> tuple[ScoredRun, list[str]]:
+    """(values, notes) of one run file scored in blocks, as if it were evaluated whole."""
+    scores = blocks.blocks(run_file)
+    name = run_file.name or scores[0].tag
+    run_topics = np.concatenate([b.run_topics for b in scores])
+    topics, notes = topics_to_evaluate(qrels_topics, RunTopics(name, run_topics),
+                                       complete=complete)
+    scored = [(b.topics, b.values) for b in scores]
+    missing = topics[positions_in(run_topics, topics) < 0]
+    if len(missing):  # complete: the qrels topics the run misses score as an empty ranking
+        empty = Run(name=name, topic_ids=np.zeros(0, dtype=object), topic=np.zeros(0, dtype=np.int32),
+                    doc_ids=pa.array([], type=pa.string()), doc=np.zeros(0, dtype=np.int32),
+                    score=np.zeros(0), rank=np.zeros(0, dtype=np.int64))
+        ranked = rank_run(empty, blocks.judgements.restrict(missing), order=blocks.order)
+        scored.append((missing, measure_values(ranked, blocks.measures, blocks.context)))
+    all_topics = np.concatenate([t for t, _ in scored])
+    values = np.concatenate([v for _, v in scored], axis=1)
+    values = values[:, positions_in(all_topics, topics)]
+    notes += merge_counted_notes(n for b in scores for n in b.notes)
+    return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
+
+
 # ---- trec_eval's -l, -M and -J ----------------------------------------------------------------
 
 def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
-    """trec_eval -l: every measure with a ``rel`` parameter left at its default gets ``level``."""
-    if isinstance(level, bool) or not isinstance(level, int) or level < 1:
-        raise ParameterError(f"the relevance level must be an integer >= 1, not {level!r}")
+    """trec_eval -l: every measure with a ``rel`` parameter left at its default gets ``level``
+    (checked by :class:`~pateval.options.EvaluationOptions`)."""
     changed = []
     for measure in measures:
         params = dict(measure.values)
@@ -376,7 +357,7 @@ def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") ->
     return run if keep.all() else _subset(run, keep)
 
 
-def _cut_runs(runs: Iterable[Run], qrels: Qrels, *, max_documents: int | None, judged_only: bool, order: str,
+def _cut_runs(runs: Iterable[Any], qrels: Qrels, *, max_documents: int | None, judged_only: bool, order: str,
               doc_key: str):
     for run in runs:
         if max_documents is not None:
@@ -391,238 +372,12 @@ def _cut_runs(runs: Iterable[Run], qrels: Qrels, *, max_documents: int | None, j
 def score_run(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> ScoredRun:
     """Every measure over every topic of one ranked run, as arrays."""
     return ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in measures],
-                     _values(ranked, measures, context).reshape(-1))
+                     measure_values(ranked, measures, context).reshape(-1))
 
 
 def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> pd.DataFrame:
     """Every measure over every topic of one ranked run, as a long frame."""
     return _scored_frame(score_run(ranked, measures, context))
-
-
-def _values(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> np.ndarray:
-    """Every measure's value on every topic, shape (measures, topics)."""
-    if not ranked.n_topics:
-        return np.zeros((len(measures), 0))
-    return np.concatenate([measure.compute(ranked, context) for measure in measures]).reshape(len(measures), -1)
-
-
-# ---- runs read and scored in blocks of whole topics ----------------------------------------
-
-@dataclass
-class BlockScores:
-    """What one block of a run file gives: its tag, its topics and every measure's values."""
-
-    tag: str
-    run_topics: np.ndarray  # every topic of the block
-    topics: np.ndarray  # those evaluated (in the qrels), in the qrels' order
-    values: np.ndarray  # (measures, topics)
-    notes: list[str]
-
-
-def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
-                order: str, context: EvaluationContext, on_duplicate: str, reader=None) -> BlockScores | None:
-    """Read one block of a run file and score it (the unit of work given to a Dask worker).
-
-    ``judgements``: the index of every qrels topic; the block takes its topics' judgements.
-    ``source``: ``("range", path, start, end, only_block)`` (bytes of the run file holding
-    whole topics), ``("part", part_path, run_path)`` (a part of a partitioned run) or
-    ``("parquet", path, start, stop, run_name)`` (rows of a Parquet run holding whole topics;
-    ``reader``: a :class:`~pateval.formats.parquet.ParquetBlockReader` of it, kept between
-    blocks). Returns None for a block of blank lines.
-    """
-    if source[0] == "parquet":
-        from .formats.parquet import ParquetBlockReader
-
-        _, path, start, stop, run_name = source
-        run = (reader or ParquetBlockReader(path)).read(start, stop, name=run_name, on_duplicate=on_duplicate)
-    elif source[0] == "range":
-        _, path, start, end, only_block = source
-        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block)
-    else:
-        _, part, path = source
-        run = read_part(part, source=path, on_duplicate=on_duplicate)
-    if run is None:
-        return None
-    tag = run.name
-    if name is not None:
-        run = _replace_name(run, name)
-    qrels_topics = judgements.topic_ids
-    in_block = positions_in(np.asarray(run.topic_ids, dtype=object), qrels_topics) >= 0
-    topics = qrels_topics[in_block]
-    ranked = rank_run(run, judgements.restrict(topics), order=order)
-    return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
-                       values=_values(ranked, measures, context), notes=list(ranked.notes))
-
-
-def _replace_name(run: Run, name: str) -> Run:
-    import dataclasses
-
-    renamed = dataclasses.replace(run, name=name)
-    renamed._cache.update(run._cache)  # the pair index built by the reader
-    return renamed
-
-
-class _ScatteredTopics(Exception):
-    """Two blocks of a run file hold one topic: the run must be partitioned."""
-
-
-class _BlockScorer:
-    """Scores the blocks of run files here, one at a time, or on a Dask cluster."""
-
-    def __init__(self, qrels: Qrels, measures: list[Measure], *, order: str, doc_key: str,
-                 context: EvaluationContext, scheduler: str | None, work_dir, timeout: float = 30.0) -> None:
-        self.qrels, self.measures, self.order, self.doc_key, self.context = qrels, measures, order, doc_key, context
-        self.scheduler, self.work_dir, self.timeout = scheduler, work_dir, timeout
-        self.client = None
-        self.submitted: dict[int, list] = {}
-        self.shared: tuple | None = None
-        self._judgements: JudgementIndex | None = None
-        self._readers: list = []  # Parquet block readers (their decoding thread) to close
-
-    @property
-    def judgements(self) -> JudgementIndex:
-        """The index of every qrels topic, made once: each block takes its topics' part."""
-        if self._judgements is None:
-            topics = np.asarray(self.qrels.topic_ids, dtype=object)
-            self._judgements = JudgementIndex.build(self.qrels, topics, doc_key=self.doc_key)
-        return self._judgements
-
-    def close(self) -> None:
-        if self.client is not None:
-            self.client.close()
-            self.client = None
-
-    def _connect(self):
-        if self.client is None:
-            from ._optional import import_optional
-
-            Client = import_optional("distributed", feature="evaluate --scheduler").Client
-            try:
-                self.client = Client(self.scheduler, timeout=self.timeout)
-            except (OSError, TimeoutError) as error:
-                raise ParameterError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from error
-            judgements, context = self.client.scatter([self.judgements, self.context], broadcast=True)
-            self.shared = (judgements, context)
-        return self.client
-
-    def submit_all(self, runs):
-        """On a cluster, every run file's blocks are submitted before any is waited for."""
-        if self.scheduler is None:
-            return runs
-        runs = list(runs)
-        for run in runs:
-            if isinstance(run, RunFile):
-                self.submitted[id(run)] = self._submit(run, _range_sources(run))
-        return runs
-
-    def _submit(self, run_file: RunFile, sources: list[tuple]) -> list:
-        client = self._connect()
-        judgements, context = self.shared
-        return [client.submit(score_block, judgements, source, self.measures, name=run_file.name, order=self.order,
-                              context=context, on_duplicate=run_file.on_duplicate, pure=False)
-                for source in sources]
-
-    def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list:
-        """One callable per source giving its BlockScores (scored when called, or on the cluster)."""
-        if futures is None and self.scheduler is not None:
-            futures = self._submit(run_file, sources)
-        if futures is not None:
-            return [future.result for future in futures]
-
-        reader = None
-        if sources and sources[0][0] == "parquet":
-            from .formats.parquet import ParquetBlockReader
-
-            # keeps the row group two blocks share, and decodes the next while a block is scored
-            reader = ParquetBlockReader(run_file.path, prefetch=True)
-            self._readers.append(reader)  # closed when the file's blocks are collected
-
-        def local(source):
-            return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
-                                       context=self.context, on_duplicate=run_file.on_duplicate, reader=reader)
-        return [local(source) for source in sources]
-
-    def evaluate_file(self, run_file: RunFile, qrels_topics: np.ndarray, *, complete: bool):
-        """(values, notes) of one run file, as if it were evaluated whole."""
-        sources = _range_sources(run_file)
-        try:
-            blocks = self._collect(run_file, sources, self.submitted.pop(id(run_file), None))
-        except _ScatteredTopics:
-            if self.work_dir is not None:
-                os.makedirs(self.work_dir, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=self.work_dir, prefix="pateval-parts-") as directory:
-                parts = partition_run(run_file, directory)
-                sources = [("part", str(part), str(run_file.path)) for part in parts]
-                blocks = self._collect(run_file, sources, None, duplicates_first=True)
-        tag = blocks[0].tag
-        name = run_file.name or tag
-        run_topics = np.concatenate([b.run_topics for b in blocks])
-        topics, notes = topics_to_evaluate(qrels_topics, SimpleNamespace(name=name, topic_ids=run_topics),
-                                           complete=complete)
-        scored = [(b.topics, b.values) for b in blocks]
-        missing = topics[positions_in(run_topics, topics) < 0]
-        if len(missing):  # complete: the qrels topics the run misses score as an empty ranking
-            scored.append((missing, self._empty_scores(name, missing)))
-        all_topics = np.concatenate([t for t, _ in scored])
-        values = np.concatenate([v for _, v in scored], axis=1)
-        values = values[:, positions_in(all_topics, topics)]
-        notes += merge_counted_notes(n for b in blocks for n in b.notes)
-        return ScoredRun(name, list(topics), [str(m) for m in self.measures], values.reshape(-1)), notes
-
-    def _collect(self, run_file: RunFile, sources: list[tuple], futures, *, duplicates_first: bool = False):
-        blocks: list[BlockScores] = []
-        seen: set = set()
-        failure: InputFormatError | None = None
-        results = self._results(run_file, sources, futures)
-        try:
-            # in file order: the first bad block's error is the file's
-            for source, result in zip(sources, results, strict=False):
-                try:
-                    block = result()
-                except InputFormatError as error:
-                    # the parts of a partitioned run each find their own repeated documents:
-                    # the error to give is the one on the earliest line
-                    if not duplicates_first:
-                        raise
-                    if failure is None or (error.line or 0) < (failure.line or 0):
-                        failure = error
-                    continue
-                if block is None:
-                    continue
-                if blocks and block.tag != blocks[0].tag and source[0] == "range":
-                    mixed_tag_error(run_file.path, source[2], source[3], blocks[0].tag)
-                if source[0] == "range" and not seen.isdisjoint(block.run_topics.tolist()):
-                    raise _ScatteredTopics
-                seen.update(block.run_topics.tolist())
-                blocks.append(block)
-        finally:
-            while self._readers:
-                self._readers.pop().close()
-            if self.client is not None:
-                self.client.cancel([r.__self__ for r in results])
-        if failure is not None:
-            raise failure
-        if not blocks:
-            malformed(run_file.path, None, "the file is empty")
-        return blocks
-
-    def _empty_scores(self, name: str, topics: np.ndarray) -> np.ndarray:
-        empty = Run(name=name, topic_ids=np.zeros(0, dtype=object), topic=np.zeros(0, dtype=np.int32),
-                    doc_ids=pa.array([], type=pa.string()), doc=np.zeros(0, dtype=np.int32),
-                    score=np.zeros(0), rank=np.zeros(0, dtype=np.int64))
-        ranked = rank_run(empty, self.judgements.restrict(topics), order=self.order)
-        return _values(ranked, self.measures, self.context)
-
-
-def _range_sources(run_file: RunFile) -> list[tuple]:
-    from .formats.parquet import default_run_name, is_parquet, parquet_run_blocks
-
-    if is_parquet(run_file.path):  # row ranges of whole topics (a run with scattered topics: one range)
-        ranges, name = parquet_run_blocks(run_file.path, run_file.block_bytes)
-        name = name or default_run_name(run_file.path)
-        return [("parquet", str(run_file.path), start, stop, name) for start, stop in ranges]
-    ranges = topic_block_ranges(run_file.path, run_file.block_bytes)
-    return [("range", str(run_file.path), start, end, len(ranges) == 1) for start, end in ranges]
 
 
 def _scored_frame(piece: ScoredRun) -> pd.DataFrame:
@@ -639,7 +394,7 @@ def _strings(distinct, codes: np.ndarray) -> pd.Series:
     """``distinct[codes]`` as the column pandas makes of strings, gathered by Arrow where
     that column is Arrow's (a tenth of the time of going through Python strings)."""
     _STRING_DTYPE = pd.Series(["topic"]).dtype  # what pandas makes of strings: str (pandas 3) or object
-    if object == _STRING_DTYPE:
+    if np.dtype(object) == _STRING_DTYPE:
         return pd.Series(np.asarray(distinct, dtype=object)[codes], dtype=object, copy=False)
     gathered = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(list(distinct), type=pa.string()))
     return pd.Series(gathered.dictionary_decode(), dtype=_STRING_DTYPE, copy=False)

@@ -49,6 +49,7 @@ from .evaluation import evaluate_runs
 from .formats.resources import RESOURCES
 from .measures import EvaluationContext, MeasureSpec, all_specs
 from .measures import Measure as PatevalMeasure
+from .options import EvaluationOptions
 
 __all__ = ["MEASURES", "set_resources", "clear_resources", "measure_class"]
 
@@ -142,8 +143,8 @@ class _PatevalIrMeasure(_IrMeasure):
             context.resources.setdefault("passage_runs", passage_run)
         if "passage_qrels" in self.SPEC.requires and "passage_qrels" not in context.resources and pqrels.has("passage"):
             context.resources["passage_qrels"] = pqrels
-        frame = evaluate_runs(pqrels, [prun], [measure], context=context).frame
-        for topic, value in zip(frame["topic"].tolist(), frame["value"].tolist(), strict=False):
+        frame = evaluate_runs(pqrels, [prun], EvaluationOptions(measures=(measure,), resources=context.resources)).frame
+        for topic, value in zip(frame["topic"].tolist(), frame["value"].tolist(), strict=True):
             yield ir_measures.Metric(str(topic), self, float(value))
 
 

@@ -24,10 +24,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 @pytest.fixture(scope="session")
 def workspace(tmp_path_factory):
     """A synthetic corpus, its store and collection, and the demo accounts' passwords."""
-    from pateval.assess.commands import prepare_demo
+    from pateval.demo import prepare_assess_demo
 
     root = tmp_path_factory.mktemp("assess-demo")
-    demo = prepare_demo(root, n_patents=300, seed=0, echo=lambda *a, **k: None)
+    demo = prepare_assess_demo(root, n_patents=300, seed=0, echo=lambda *a, **k: None)
     return {**demo, "root": root}
 
 
@@ -59,16 +59,26 @@ def free_port() -> int:
 
 
 class Server:
-    """``pateval assess serve`` in a subprocess (its own process group, so kill -9 reaches it)."""
+    """``pateval assess serve`` in a subprocess (its own process group, so kill -9 reaches it);
+    with ``options`` (keyword arguments of :func:`pateval.assess.commands.serve`, such as
+    ``trusted_proxies``) the same server started through that function."""
 
-    def __init__(self, url: str, workspace: dict, log: Path) -> None:
+    def __init__(self, url: str, workspace: dict, log: Path, options: dict | None = None) -> None:
+        import json
+
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.log = open(log, "wb")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "pateval.cli", "assess", "serve", "--db", url, "--store", workspace["store"],
-             "--collection", workspace["collection"], "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.log = open(log, "wb")  # noqa: SIM115 - the server's log while it runs; kill() closes it
+        if options is None:
+            command = ["-m", "pateval.cli", "assess", "serve", "--db", url, "--store", workspace["store"],
+                       "--collection", workspace["collection"], "--host", "127.0.0.1", "--port", str(self.port)]
+        else:
+            arguments = {"url": url, "store": workspace["store"], "collection": workspace["collection"],
+                         "host": "127.0.0.1", "port": self.port, **options}
+            command = ["-c", "import json, sys; from pateval.assess.commands import serve; "
+                       "serve(**json.loads(sys.argv[1]))", json.dumps(arguments)]
+        self.process = subprocess.Popen([sys.executable, *command], stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -99,7 +109,9 @@ def login(client, base: str, name: str, password: str):
     import re
 
     page = client.get(f"{base}/login")
-    token = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert found is not None, page.text
+    token = found.group(1)
     response = client.post(f"{base}/login", data={"csrf": token, "name": name, "password": password},
                            follow_redirects=False)
     assert response.status_code == 303, response.text
@@ -110,7 +122,9 @@ def csrf_of(client, base: str, patent_key: str) -> str:
     import re
 
     page = client.get(f"{base}/source/{patent_key}")
-    return re.search(r'data-csrf="([^"]+)"', page.text).group(1)
+    found = re.search(r'data-csrf="([^"]+)"', page.text)
+    assert found is not None, page.text
+    return found.group(1)
 
 
 def a_suggested_citation(corpus):

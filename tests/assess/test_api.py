@@ -71,7 +71,8 @@ def test_save_reload_undo_and_errors(alice, server, corpus, database):
     assert bad.status_code == 400 and bad.json()["error"] == f"{heading} is a heading ({citation.cited_ucid})"
     missing = alice.put(url, json={"xpaths": ["/patent-document/description/p[9999]"], "version": 3}, headers=headers)
     assert missing.status_code == 400
-    assert missing.json()["error"] == f"/patent-document/description/p[9999] is not a passage of the document ({citation.cited_ucid})"
+    assert missing.json()["error"] == \
+        f"/patent-document/description/p[9999] is not a passage of the document ({citation.cited_ucid})"
     garbage = alice.put(url, content=b"{not json", headers={**headers, "Content-Type": "application/json"})
     assert garbage.status_code == 400 and garbage.json() == {"error": "the request body is not JSON"}
     other = alice.put(url, json={"xpaths": [], "version": 0, "owner": "bob"}, headers=headers)
@@ -101,7 +102,8 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
                             data={"csrf": token, "version": "0", "status": "rejected", "reason": "incomplete-search"})
         assert response.status_code == 303  # back to the page
         decision = bob.get(f"/api/sources/{patent_key}").json()["decision"]
-        assert (decision["status"], decision["reason"], decision["decided_by"]) == ("rejected", "incomplete-search", "bob")
+        assert (decision["status"], decision["reason"], decision["decided_by"]) == \
+            ("rejected", "incomplete-search", "bob")
         stale = bob.post(f"/source/{patent_key}/decision",
                          data={"csrf": token, "version": "0", "status": "retained"})
         assert stale.status_code == 409 and "decided on this topic candidate first" in stale.text
@@ -118,13 +120,15 @@ def test_bob_cannot_adjudicate_and_decisions_are_recorded(server, workspace, cor
         added = bob.post(f"/source/{patent_key}/topics", data={"csrf": token, "qid": "sp-1.all", "claims": "1-2"})
         assert added.status_code == 303
         new_id = _topic_id(bob, patent_key, "sp-1.all")
-        assert bob.post(f"/topic/{new_id}/claims", data={"csrf": token, "claims": "1,3", "version": "0"}).status_code == 303
+        assert bob.post(f"/topic/{new_id}/claims",
+                        data={"csrf": token, "claims": "1,3", "version": "0"}).status_code == 303
         stale_claims = bob.post(f"/topic/{new_id}/claims", data={"csrf": token, "claims": "2", "version": "0"})
         assert stale_claims.status_code == 409
         assert "another page changed the claims of sp-1.all first; reload to see them" in stale_claims.text
         topics = bob.get(f"/api/sources/{patent_key}").json()["topics"]
         assert next(t["claims"] for t in topics if t["id"] == new_id) == [1, 3]
-        assert bob.post(f"/topic/{new_id}/delete", data={"csrf": token, "version": "1"}).status_code == 303
+        assert bob.post(f"/topic/{new_id}/delete", data={"csrf": token, "version": "1", "confirm": "yes"}
+                        ).status_code == 303
         assert all(t["id"] != new_id for t in bob.get(f"/api/sources/{patent_key}").json()["topics"])
         actions = [e["action"] for e in bob.get("/api/audit").json()[:3]]
         assert actions == ["delete-topic", "set-claims", "add-topic"]
@@ -140,9 +144,11 @@ def test_a_topic_others_have_judged_is_changed_only_by_an_administrator(alice, s
         token = csrf_of(bob, server.base, patent_key)
         # a topic bob did not add (the collection's): not his to remove
         theirs = _topic_id(bob, patent_key, qid)
-        version = next(t["version"] for t in bob.get(f"/api/sources/{patent_key}").json()["topics"] if t["id"] == theirs)
+        version = next(t["version"] for t in bob.get(f"/api/sources/{patent_key}").json()["topics"]
+                       if t["id"] == theirs)
         refused = bob.post(f"/topic/{theirs}/delete", data={"csrf": token, "version": str(version)})
-        assert refused.status_code == 403 and f"only an administrator removes a topic bob did not add ({qid})" in refused.text
+        assert refused.status_code == 403
+        assert f"only an administrator removes a topic bob did not add ({qid})" in refused.text
         # a topic bob added, then judged by alice
         assert bob.post(f"/source/{patent_key}/topics",
                         data={"csrf": token, "qid": "sp-7.rights", "claims": "1"}).status_code == 303
@@ -156,10 +162,11 @@ def test_a_topic_others_have_judged_is_changed_only_by_an_administrator(alice, s
         assert claims.status_code == 403
         assert "alice has judged sp-7.rights: only an administrator may change the claims of it" in claims.text
         delete = bob.post(f"/topic/{new_id}/delete", data={"csrf": token, "version": "0"})
-        assert delete.status_code == 403 and "alice has judged sp-7.rights: only an administrator may remove it" in delete.text
+        assert delete.status_code == 403
+        assert "alice has judged sp-7.rights: only an administrator may remove it" in delete.text
     stale = alice.post(f"/topic/{new_id}/delete", data={"csrf": alice_token, "version": "5"})
     assert stale.status_code == 409 and "another page changed sp-7.rights first; reload to see it" in stale.text
-    assert alice.post(f"/topic/{new_id}/delete", data={"csrf": alice_token, "version": "0"},
+    assert alice.post(f"/topic/{new_id}/delete", data={"csrf": alice_token, "version": "0", "confirm": "yes"},
                       follow_redirects=False).status_code == 303
     assert all(t["id"] != new_id for t in alice.get(f"/api/sources/{patent_key}").json()["topics"])
 

@@ -91,7 +91,8 @@ def test_figure2_workflow_end_to_end(browser, server, workspace, corpus, databas
     assert _selected(page) == sorted(citation.report_xpaths)
     assert page.inner_text("#status").startswith("suggestions from the passage indication pre-selected")
 
-    description = page.eval_on_selector_all(".passage[data-section=description]", "els => els.map(e => e.dataset.xpath)")
+    description = page.eval_on_selector_all(".passage[data-section=description]",
+                                            "els => els.map(e => e.dataset.xpath)")
     unselected = [x for x in description if x not in citation.report_xpaths]
     # Click one more paragraph; shift-click a range of three; the keyboard toggles one more.
     page.click("#clear")
@@ -217,3 +218,189 @@ def test_agreement_page_and_adjudication_in_the_browser(browser, server, workspa
     _log_in(bob, server.base, "bob", workspace["accounts"]["bob"])
     response = bob.goto(f"{server.base}/source/{patent_key}?topic={topic_id}&owner=%40adjudicated")
     assert response.status == 403 and "only an administrator adjudicates" in bob.inner_text("main")
+
+
+def _box(page, selector):
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return box
+
+
+def test_assessor_screen_layout_keys_and_buttons(browser, server, workspace, corpus, database, tmp_path):
+    """The citation and its indication stay in view above the passages; j/k keep the
+    focused passage below them; disabled buttons look disabled; a long claims field is
+    shown whole; the counter counts the topic's citations (issue 23, items 2-6)."""
+    from pateval.assess import service
+
+    engine = database["engine"]
+    alice = service.authenticate(engine, "alice", workspace["accounts"]["alice"])
+    patent_key, _qid, citation = a_suggested_citation(corpus)
+    source = corpus.source(patent_key)
+    every_claim = ",".join(str(n) for n, _t, _d in source.claims)
+    service.ensure_topics(engine, corpus, patent_key)
+    topic_id = service.add_topic(engine, corpus, patent_key, "sp-all", every_claim, alice)
+    walk = [c for c in corpus.citations(patent_key) if set(c.relevant_claims)]
+    page = browser.new_page(viewport={"width": 1200, "height": 820})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    _log_in(page, server.base, "alice", workspace["accounts"]["alice"])
+    page.goto(f"{server.base}/source/{patent_key}?topic={topic_id}&citation={citation.position}")
+    _shot(page, tmp_path, "assess-screen-top.png")
+    # Scroll into the document and walk it with the keyboard: 12 down, then 5 up.
+    page.mouse.wheel(0, 1500)
+    for _ in range(12):
+        page.keyboard.press("j")
+    for _ in range(5):
+        page.keyboard.press("k")
+    _shot(page, tmp_path, "assess-screen-keys.png")
+
+    # Every k leaves the focused passage in full view below the toolbar.
+    assert page.evaluate("window.scrollY") > 500
+    for _ in range(4):
+        page.keyboard.press("k")
+        focused, toolbar = _box(page, ".passage.focus"), _box(page, ".middle")
+        assert focused["y"] >= toolbar["y"] + toolbar["height"], "the focused passage is under the toolbar"
+        assert focused["y"] + focused["height"] <= 820
+    # The sticky block (citation, indication, toolbar) is in view after scrolling.
+    sticky = _box(page, "#sticky")
+    assert sticky["y"] == 0
+    for inside in ("#citation", "#indication", "#save"):
+        box = _box(page, inside)
+        assert box["y"] >= 0 and box["y"] + box["height"] <= sticky["height"] + 1, inside
+    claims_field = page.locator("#topic-claims")
+    assert claims_field.input_value() == every_claim
+    assert claims_field.evaluate("e => e.scrollWidth <= e.clientWidth"), "the claims field cuts its value off"
+    # The counter counts the citations Prev / Next walk through.
+    index = next(i for i, c in enumerate(walk) if c.position == citation.position)
+    assert page.inner_text("#citation-counter") == f"Citation {index + 1} of {len(walk)}"
+
+    # Disabled buttons look disabled: Undo now (nothing saved) and Save where there is nothing to select.
+    styles = "e => { const s = getComputedStyle(e); return [s.cursor, s.backgroundColor, s.color]; }"
+    undo = page.locator("#undo")
+    assert undo.is_disabled()
+    enabled = page.locator("#clear").evaluate(styles)
+    disabled = undo.evaluate(styles)
+    assert disabled[0] == "not-allowed" and disabled[1:] != enabled[1:]
+    save_enabled = page.locator("#save").evaluate(styles)
+    outside = next(c for c in corpus.citations(patent_key) if not c.in_corpus)
+    page.goto(f"{server.base}/source/{patent_key}?topic={topic_id}&citation={outside.position}")
+    assert page.locator("#save").is_disabled()
+    save_disabled = page.locator("#save").evaluate(styles)
+    assert save_disabled[0] == "not-allowed"
+    assert save_disabled[1] != save_enabled[1] and save_disabled[2] != save_enabled[2]
+    _shot(page, tmp_path, "assess-screen-disabled.png")
+    assert errors == []
+
+
+def test_undo_history_and_save_conflict_in_the_browser(browser, server, workspace, corpus, database, tmp_path):
+    """Undo goes back save by save; the loser of a save conflict sees the other page's
+    selection beside theirs and keeps either (issue 23, items 7 and 10)."""
+    patent_key, qid, citation = a_suggested_citation(corpus)
+    page = browser.new_page(viewport={"width": 1200, "height": 820})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    _log_in(page, server.base, "alice", workspace["accounts"]["alice"])
+    topic_id = _topic_id(page, server.base, patent_key, qid)
+    url = f"{server.base}/source/{patent_key}?topic={topic_id}&citation={citation.position}"
+    page.goto(url)
+    units = page.eval_on_selector_all(".passage:not(.heading)", "els => els.map(e => e.dataset.xpath)")
+    states = []
+    page.click("#clear")
+    for n in (1, 2, 3):
+        page.click(f".passage[data-xpath='{units[n]}']")
+        page.click("#save")
+        _status_matches(page, rf"^saved version {n} ")
+        states.append(_selected(page))
+    assert page.inner_text("#undo") == "Undo (3)"
+    for expected, steps in ((states[1], 2), (states[0], 1), ([], 0)):
+        page.click("#undo")
+        _status_matches(page, rf"^undone: now version {6 - steps} ")
+        assert _selected(page) == sorted(expected)
+        assert page.inner_text("#undo") == f"Undo ({steps})"
+    assert page.locator("#undo").is_disabled()
+    page.reload()
+    assert page.inner_text("#undo") == "Undo (0)"
+
+    # Another tab of alice saves first; this one is told, and sees both selections.
+    other = browser.new_page(viewport={"width": 1200, "height": 820})
+    other.context.add_cookies(page.context.cookies())
+    other.goto(url)
+    theirs = sorted(units[4:6])
+    for xpath in theirs:
+        other.click(f".passage[data-xpath='{xpath}']")
+    other.click("#save")
+    _status_matches(other, r"^saved version 7 ")
+    mine = sorted(units[1:3])
+    for xpath in mine:
+        page.click(f".passage[data-xpath='{xpath}']")
+    page.click("#save")
+    sync_api.expect(page.locator("#conflict")).to_be_visible()
+    assert "not saved: another page saved this selection first" in page.inner_text("#status")
+    what = page.inner_text("#conflict-what")
+    assert what.startswith("alice saved version 7 at ") and what.endswith("while you worked on version 6.")
+    assert page.inner_text("#conflict-mine").startswith("2 passages; only yours: ")
+    assert page.inner_text("#conflict-theirs").startswith("2 passages; only theirs: ")
+    assert _selected(page) == mine  # nothing typed is lost
+    assert sorted(page.eval_on_selector_all(".passage.theirs", "els => els.map(e => e.dataset.xpath)")) == theirs
+    _shot(page, tmp_path, "assess-conflict.png")
+    page.click("#take-theirs")
+    assert _selected(page) == theirs and page.locator("#conflict").is_hidden()
+    assert page.locator(".passage.theirs").count() == 0
+
+    # Once more, and this time keep mine: saved over the other tab's version.
+    other.click(f".passage[data-xpath='{units[7]}']")
+    other.click("#save")
+    _status_matches(other, r"^saved version 8 ")
+    page.click(f".passage[data-xpath='{units[1]}']")
+    page.click("#save")
+    sync_api.expect(page.locator("#conflict")).to_be_visible()
+    page.click("#keep-mine")
+    _status_matches(page, r"^saved version 9 ")
+    assert page.locator("#conflict").is_hidden()
+    page.reload()
+    assert _selected(page) == sorted([*theirs, units[1]])
+    assert errors == []
+
+
+def test_topic_forms_in_the_browser(browser, server, workspace, corpus, database, tmp_path):
+    """A refused form keeps what was typed; deleting a topic asks first, and its id can
+    then be given to a new topic that starts unjudged (issue 23, items 8 and 9)."""
+    patent_key, qid, citation = a_suggested_citation(corpus)
+    page = browser.new_page(viewport={"width": 1200, "height": 820})
+    _log_in(page, server.base, "alice", workspace["accounts"]["alice"])
+    page.goto(f"{server.base}/source/{patent_key}")
+    page.fill("#new-qid", "sp-mine")
+    page.fill("#new-claims", "1,9999")
+    page.click("form[action$='/topics'] button[type=submit]")
+    assert "has no claim 9999" in page.inner_text("#error-add-topic")
+    assert (page.input_value("#new-qid"), page.input_value("#new-claims")) == ("sp-mine", "1,9999")
+    _shot(page, tmp_path, "assess-form-error.png")
+    claims = ",".join(str(n) for n in citation.relevant_claims)
+    page.fill("#new-claims", claims)
+    page.click("form[action$='/topics'] button[type=submit]")
+    page.wait_for_url(re.compile(r"topic=\d+$"))
+    first_id = _topic_id(page, server.base, patent_key, "sp-mine")
+    page.goto(f"{server.base}/source/{patent_key}?topic={first_id}&citation={citation.position}")
+    page.click("#apply-suggestion")
+    page.click("#save")
+    _status_matches(page, r"^saved version 1 ")
+
+    page.click("#delete-topic")
+    assert page.inner_text("h1") == "Delete topic sp-mine?"
+    assert "alice 1" in page.inner_text("#delete-judgements")
+    _shot(page, tmp_path, "assess-delete.png")
+    page.click("#cancel-delete")  # cancelling keeps it
+    assert _topic_id(page, server.base, patent_key, "sp-mine") == first_id
+    page.click("#delete-topic")
+    page.click("#confirm-delete")
+    page.wait_for_url(f"{server.base}/source/{patent_key}")
+    assert "sp-mine" not in page.inner_text("#topic-select")
+
+    page.fill("#new-qid", "sp-mine")
+    page.fill("#new-claims", claims)
+    page.click("form[action$='/topics'] button[type=submit]")
+    page.wait_for_url(re.compile(r"topic=\d+$"))
+    second_id = _topic_id(page, server.base, patent_key, "sp-mine")
+    assert second_id != first_id
+    page.goto(f"{server.base}/source/{patent_key}?topic={second_id}&citation={citation.position}")
+    assert page.inner_text("#status").startswith("suggestions from the passage indication pre-selected")

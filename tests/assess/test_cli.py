@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,7 +28,7 @@ def test_import_then_export_reproduces_collection_build_byte_for_byte(workspace,
                   f"{collection}/topics_PSG.tsv", "--as", "clefip", "--store", workspace["store"],
                   "--collection", collection)
     assert loaded.returncode == 0, loaded.stderr
-    n_lines = sum(1 for _ in open(f"{collection}/qrels_PSG.txt"))
+    n_lines = len(Path(f"{collection}/qrels_PSG.txt").read_text().splitlines())
     assert loaded.stdout.startswith(f"assess import: {n_lines} passages in ")
     # serve remembers the store and collection in the database; without serve they are given.
     out = tmp_path / "exported"
@@ -35,7 +36,7 @@ def test_import_then_export_reproduces_collection_build_byte_for_byte(workspace,
                     "--collection", collection)
     assert exported.returncode == 0, exported.stderr
     for name in ("qrels_PSG.txt", "qrels_PSG_graded.txt", "topics_PSG.tsv", "topics_PSG.txt"):
-        assert (out / name).read_bytes() == open(f"{collection}/{name}", "rb").read(), name
+        assert (out / name).read_bytes() == Path(f"{collection}/{name}").read_bytes(), name
     built = sorted(p.name for p in (workspace["root"] / "collection" / "topics" / "PSG").iterdir())
     assert sorted(p.name for p in (out / "topics" / "PSG").iterdir()) == built
     for name in built:
@@ -111,8 +112,8 @@ def test_parser_does_not_import_the_web_stack():
 
 @pytest.mark.parametrize("args, message", [
     (["assess", "serve"], "pateval: error: give --store and --collection (or --demo)\n"),
-    (["assess", "serve", "--demo", "--db", "sqlite:///x.db"],
-     "pateval: error: --demo makes its own store, collection and database; leave out --store, --collection and --db\n"),
+    (["assess", "serve", "--demo", "--store", "x"],
+     "pateval: error: --demo makes its own store and collection; leave out --store and --collection\n"),
 ])
 def test_serve_argument_errors(args, message, capsys):
     assert main(args) == 2
@@ -193,14 +194,14 @@ def test_import_checks_everything_before_writing(workspace, tmp_path, capsys):
     engine = db.open_database(url)
     service.add_assessor(engine, "clefip", "long-enough-password")
     topics = tmp_path / "topics.tsv"
-    rows = open(f"{collection}/topics_PSG.tsv").read().splitlines()
+    rows = Path(f"{collection}/topics_PSG.tsv").read_text().splitlines()
     first = rows[1].split("\t")
     rows.append(f"new-topic\t{first[1]}\t{first[2]}\t999")
     topics.write_text("\n".join(rows) + "\n")
     qrels = tmp_path / "qrels.txt"
-    docno = open(f"{collection}/qrels_PSG.txt").readline().split()[1]
-    xpath = open(f"{collection}/qrels_PSG.txt").readline().split()[2]
-    qrels.write_text(open(f"{collection}/qrels_PSG.txt").read() + f"new-topic {docno} {xpath}\n")
+    docno = Path(f"{collection}/qrels_PSG.txt").read_text().split("\n", 1)[0].split()[1]
+    xpath = Path(f"{collection}/qrels_PSG.txt").read_text().split("\n", 1)[0].split()[2]
+    qrels.write_text(Path(f"{collection}/qrels_PSG.txt").read_text() + f"new-topic {docno} {xpath}\n")
     corpus = AssessCorpus(workspace["store"], collection)
     with pytest.raises(ParameterError) as caught:
         import_qrels(engine, corpus, qrels, owner="clefip", topics_path=topics)
@@ -215,11 +216,63 @@ def test_demo_passwords_are_kept_owner_only(workspace):
     accounts are made, and read back when the demo is prepared again."""
     import stat
 
-    from pateval.assess.commands import prepare_demo
+    from pateval.demo import prepare_assess_demo
 
     accounts = workspace["root"] / "demo-accounts.txt"
     assert stat.S_IMODE(accounts.stat().st_mode) == 0o600
     lines = dict(line.split(" ", 1) for line in accounts.read_text().splitlines())
     assert lines == workspace["accounts"] and set(lines) == {"alice", "bob"}
-    again = prepare_demo(workspace["root"], n_patents=300, seed=0, echo=lambda *a, **k: None)
+    again = prepare_assess_demo(workspace["root"], n_patents=300, seed=0, echo=lambda *a, **k: None)
     assert again["accounts"] == workspace["accounts"]
+
+
+def test_user_commands_manage_accounts_and_name_a_new_database(tmp_path, capsys, monkeypatch):
+    """``pateval assess user ACTION`` (handled in pateval.assess.commands.user): add names
+    the SQLite file it creates on standard error, and leaves none behind when it fails."""
+    import io
+    import stat
+
+    from pateval.assess import commands
+
+    path = tmp_path / "new.db"
+    url = f"sqlite:///{path}"
+    monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
+    with pytest.raises(ParameterError, match="^a password needs at least 8 characters$"):
+        commands.user(url=url, action="add", name="erin")
+    assert not path.exists() and capsys.readouterr().err == ""
+    monkeypatch.setattr("sys.stdin", io.StringIO("long-enough-password\n"))
+    commands.user(url=url, action="add", name="erin", admin=True)
+    assert capsys.readouterr().out == "assess: account erin added (admin)\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO("long-enough-password\n"))
+    commands.user(url=url, action="add", name="fred")
+    output = capsys.readouterr()
+    assert output.out == "assess: account fred added\n" and output.err == ""
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    commands.user(url=url, action="disable", name="fred")
+    commands.user(url=url, action="unlock", name="fred")
+    monkeypatch.setattr("sys.stdin", io.StringIO("another-password\n"))
+    commands.user(url=url, action="reset-password", name="fred")
+    commands.user(url=url, action="list", name=None)
+    assert capsys.readouterr().out == (
+        "assess: account fred disabled (its sessions ended)\n"
+        "assess: account fred unlocked\n"
+        "assess: account fred has a new password (its sessions ended)\n"
+        "erin\tadmin\tactive\tunlocked\t0 failed logins\n"
+        "fred\tassessor\tdisabled\tunlocked\t0 failed logins\n")
+    with pytest.raises(ParameterError, match="^no assessor named 'gina'$"):
+        commands.user(url=url, action="disable", name="gina")
+    with pytest.raises(ParameterError, match=f"^{tmp_path / 'none.db'}: no such database file$"):
+        commands.user(url=f"sqlite:///{tmp_path / 'none.db'}", action="list", name=None)
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_a_new_database_is_named_once_on_stderr(tmp_path, capsys, monkeypatch):
+    import io
+
+    from pateval.assess import commands
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("long-enough-password\n"))
+    commands.user(url="sqlite:///assess.db", action="add", name="erin")
+    assert capsys.readouterr().err == \
+        f"assess: created the database {tmp_path / 'assess.db'} (readable by you only)\n"

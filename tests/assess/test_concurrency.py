@@ -50,7 +50,7 @@ def test_two_clients_saving_the_same_selection_lose_nothing(server, workspace, c
                 outcomes.append((round_, response.status_code, xpath))
 
     threads = [threading.Thread(target=worker, args=(i, c, t)) for i, (c, t) in
-               enumerate(zip((first, second), tokens))]
+               enumerate(zip((first, second), tokens, strict=False))]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -91,7 +91,8 @@ def test_kill_9_during_saves_leaves_the_database_consistent(database, workspace,
                 confirmed[name].append(sorted(set(xpaths)))
             step += 1
 
-    threads = [threading.Thread(target=saver, args=(c, t, n)) for c, t, n in zip(clients, tokens, ("alice", "bob"))]
+    threads = [threading.Thread(target=saver, args=(c, t, n)) for c, t, n in zip(clients, tokens, ("alice", "bob"),
+                                                                                 strict=False)]
     for thread in threads:
         thread.start()
     time.sleep(3)

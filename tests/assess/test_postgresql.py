@@ -24,11 +24,29 @@ def _binaries():
     return os.path.dirname(found[-1]) if found else None
 
 
+class PrivateServer:
+    """A PostgreSQL server of the test's own, which a test may stop and start again
+    (``control`` is None for the server PATEVAL_TEST_POSTGRESQL names)."""
+
+    def __init__(self, url: str, control=None) -> None:
+        self.url, self.control = url, control
+
+    def stop(self) -> None:
+        runner, bindir, data, _options, _log = self.control
+        subprocess.run([*runner, f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"], check=True,
+                       capture_output=True)
+
+    def start(self) -> None:
+        runner, bindir, data, options, log = self.control
+        subprocess.run([*runner, f"{bindir}/pg_ctl", "-D", data, "-l", log, "-w", "-o", options, "start"], check=True,
+                       capture_output=True)
+
+
 @pytest.fixture(scope="module")
-def postgresql_url():
+def postgresql():
     given = os.environ.get("PATEVAL_TEST_POSTGRESQL")
     if given:
-        yield given
+        yield PrivateServer(given)
         return
     bindir = _binaries()
     if bindir is None:
@@ -43,16 +61,22 @@ def postgresql_url():
     port = free_port()
     subprocess.run([*runner, f"{bindir}/initdb", "-D", data, "-A", "trust", "-U", "pateval", "--no-sync"],
                    check=True, capture_output=True)
-    subprocess.run([*runner, f"{bindir}/pg_ctl", "-D", data, "-l", os.path.join(directory, "log"), "-w", "-o",
-                    f"-p {port} -c listen_addresses=127.0.0.1 -k {directory} -c fsync=off", "start"],
-                   check=True, capture_output=True)
+    server = PrivateServer(f"postgresql://pateval@127.0.0.1:{port}/assess",
+                           (runner, bindir, data, f"-p {port} -c listen_addresses=127.0.0.1 -k {directory} "
+                            "-c fsync=off", os.path.join(directory, "log")))
+    server.start()
     try:
         subprocess.run([*runner, f"{bindir}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "pateval",
                         "assess"], check=True, capture_output=True)
-        yield f"postgresql://pateval@127.0.0.1:{port}/assess"
+        yield server
     finally:
         subprocess.run([*runner, f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"], capture_output=True)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def postgresql_url(postgresql):
+    return postgresql.url
 
 
 def test_postgresql_save_conflict_undo_export_and_concurrency(postgresql_url, workspace, corpus, tmp_path):
@@ -98,7 +122,7 @@ def test_postgresql_save_conflict_undo_export_and_concurrency(postgresql_url, wo
                                         headers={"X-CSRF-Token": token}).status_code)
 
             threads = [threading.Thread(target=save, args=(c, t, selectable[(round_ + i) % len(selectable)]))
-                       for i, (c, t) in enumerate(zip(clients, tokens))]
+                       for i, (c, t) in enumerate(zip(clients, tokens, strict=True))]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -108,4 +132,59 @@ def test_postgresql_save_conflict_undo_export_and_concurrency(postgresql_url, wo
     finally:
         server.kill(signal.SIGKILL)
     assert db.check_consistency(engine) == []
+    engine.dispose()
+
+
+def test_postgresql_stopped_while_serving_answers_503_and_recovers(postgresql, postgresql_url, workspace, corpus,
+                                                                    tmp_path):
+    """PostgreSQL stops under the running tool: every request is answered 503 "the database
+    is unavailable" with one log line each (not a 500 and a traceback); once it is back the
+    same session goes on."""
+    from .conftest import login
+
+    if postgresql.control is None:
+        pytest.skip("the PostgreSQL server PATEVAL_TEST_POSTGRESQL names is not ours to stop")
+    import httpx
+
+    from pateval.assess import db, service
+
+    engine = db.open_database(postgresql_url)
+    if service.assessors_list(engine) == []:
+        service.add_assessor(engine, "bob", workspace["accounts"]["bob"])
+    engine.dispose()
+    log = tmp_path / "server.log"
+    server = Server(postgresql_url, workspace, log)
+    try:
+        with httpx.Client(base_url=server.base, timeout=60) as bob:
+            login(bob, server.base, "bob", workspace["accounts"]["bob"])
+            assert bob.get("/api/sources").status_code == 200
+            before = len(log.read_text().splitlines())
+            postgresql.stop()
+            try:
+                answers = [bob.get(path) for path in ("/api/sources", "/", "/api/audit", "/agreement")]
+            finally:
+                postgresql.start()
+            assert [a.status_code for a in answers] == [503] * 4
+            assert answers[0].json() == {"error": "the database is unavailable; try again in a moment"}
+            assert answers[1].text == "the database is unavailable; try again in a moment"
+            lines = log.read_text().splitlines()[before:]
+            assert len(lines) == 4 and all("database unavailable on GET" in line for line in lines), lines
+            assert bob.get("/api/sources").status_code == 200  # recovered, the session kept
+    finally:
+        server.kill(signal.SIGTERM)
+
+
+def test_a_demo_on_postgresql(postgresql_url, workspace, tmp_path):
+    """``serve --demo --db postgresql://...``: the demo's corpus and collection, its accounts
+    in PostgreSQL."""
+    from pateval.assess import commands, db, service
+
+    for name in ("store", "collection"):  # the session's demo corpus, not made again
+        (tmp_path / name).symlink_to(workspace[name])
+    demo = commands.prepare_demo(tmp_path, url=postgresql_url, echo=lambda *a, **k: None)
+    assert demo["db"] == postgresql_url and not (tmp_path / "assess.db").exists()
+    engine = db.open_database(postgresql_url)
+    assert {"alice", "bob"} <= {a["name"] for a in service.assessors_list(engine)}
+    for name, password in demo["accounts"].items():
+        assert service.authenticate(engine, name, password) is not None
     engine.dispose()

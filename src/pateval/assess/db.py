@@ -3,8 +3,13 @@
 One schema for SQLite (the default, embedded) and PostgreSQL (``postgresql://...``; the
 psycopg 3 driver). Tables::
 
-    meta         key, value                      schema version, the session-signing secret
-    assessors    id, name, password_hash, is_admin, created_at
+    meta         key, value                      schema version, the corpus store and collection
+    assessors    id, name, password_hash, is_admin, created_at, status (active|disabled|removed),
+                 failed_logins, locked_at        (locked_at: locked out until an administrator unlocks)
+    sessions     token_hash, assessor_id, created_at, last_seen
+                                                 a login: the cookie holds a random token, the
+                                                 table only its SHA-256 (a copy of the database
+                                                 opens no session)
     sources      patent_key, status (open|retained|rejected), reason, note, decided_by,
                  decided_at, version             a topic candidate and its decision
     topics       id, qid, patent_key, claims, created_by, created_at, deleted, version
@@ -19,13 +24,17 @@ that loaded version v may save only while the version is still v), the judgement
 the event row. A crash leaves the transaction applied or not at all, so for every selection
 ``version`` equals its number of save events and its judgements equal the last event's
 ``after`` (:func:`check_consistency`).
+
+A new SQLite file is created owner-only (0600): it holds the password hashes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
-import secrets
+import os
+import re
 
 from sqlalchemy import (
     Boolean,
@@ -50,7 +59,7 @@ from ..errors import ParameterError
 
 __all__ = ["ADJUDICATED", "SCHEMA_VERSION", "check_consistency", "metadata", "now", "open_database"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 ADJUDICATED = "@adjudicated"
 
 metadata = MetaData()
@@ -63,6 +72,17 @@ assessors = Table(
     Column("password_hash", String(256), nullable=False),
     Column("is_admin", Boolean, nullable=False, default=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # schema 3: accounts are disabled or removed (never deleted: judgements name them) and locked out
+    Column("status", String(16), nullable=False, default="active", server_default="active"),
+    Column("failed_logins", Integer, nullable=False, default=0, server_default="0"),
+    Column("locked_at", DateTime(timezone=True)),
+)
+sessions = Table(  # schema 3
+    "sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("assessor_id", Integer, ForeignKey("assessors.id"), nullable=False, index=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen", DateTime(timezone=True), nullable=False),
 )
 sources = Table(
     "sources", metadata,
@@ -126,7 +146,12 @@ def _normalise_url(url: str) -> str:
         return "postgresql+psycopg://" + url.split("://", 1)[1]
     if url.startswith(("sqlite:", "postgresql+")):
         return url
-    raise ParameterError(f"database URL must start with sqlite:/// or postgresql://, not {url!r}")
+    raise ParameterError(f"database URL must start with sqlite:/// or postgresql://, not {shown_url(url)!r}")
+
+
+def shown_url(url: str) -> str:
+    """The URL with its password, if any, replaced by ``***`` (for messages and logs)."""
+    return re.sub(r"^([a-z0-9+]+://[^:/@]*):[^@/]*@", r"\1:***@", url, flags=re.IGNORECASE)
 
 
 def _add_topic_versions(connection) -> None:
@@ -134,8 +159,23 @@ def _add_topic_versions(connection) -> None:
     connection.exec_driver_sql("ALTER TABLE topics ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
 
 
+def _add_account_states(connection) -> None:
+    """Schema 3: sessions live in the database (created by ``create_all``), accounts have a
+    status and a lock-out, and the cookie-signing secret of schema 2 is dropped: whoever
+    copied the database could have forged any session with it."""
+    from sqlalchemy import inspect
+
+    have = {column["name"] for column in inspect(connection).get_columns("assessors")}
+    for name, definition in (("status", "VARCHAR(16) NOT NULL DEFAULT 'active'"),
+                             ("failed_logins", "INTEGER NOT NULL DEFAULT 0"),
+                             ("locked_at", "TIMESTAMP WITH TIME ZONE")):
+        if name not in have:  # (create_all made the table when the old database had none)
+            connection.exec_driver_sql(f"ALTER TABLE assessors ADD COLUMN {name} {definition}")
+    connection.execute(meta.delete().where(meta.c.key == "secret"))
+
+
 #: Schema version -> the step that upgrades a database from the version before it.
-_STEPS = {2: _add_topic_versions}
+_STEPS = {2: _add_topic_versions, 3: _add_account_states}
 
 
 def _migrations(connection) -> None:
@@ -150,7 +190,6 @@ def _migrations(connection) -> None:
             _STEPS[target](connection)
     if row is None:
         connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
-        connection.execute(meta.insert().values(key="secret", value=secrets.token_hex(32)))
     elif version != SCHEMA_VERSION:
         connection.execute(meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION)))
 
@@ -163,6 +202,7 @@ def open_database(url: str) -> Engine:
     """
     full = _normalise_url(url)
     if full.startswith("sqlite"):
+        _create_private(full)
         engine = create_engine(full, connect_args={"timeout": 30, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
@@ -189,13 +229,29 @@ def open_database(url: str) -> Engine:
     except ParameterError:
         raise
     except (SQLAlchemyError, OSError) as error:  # a URL that names no reachable database
-        raise ParameterError(f"cannot open the database {url}: {str(error).splitlines()[0]}") from None
+        raise ParameterError(f"cannot open the database {shown_url(url)}: "
+                             f"{shown_url(str(error).splitlines()[0])}") from None
     return engine
 
 
-def secret_of(engine: Engine) -> str:
-    with engine.connect() as connection:
-        return connection.execute(select(meta.c.value).where(meta.c.key == "secret")).scalar_one()
+def sqlite_path(url: str) -> str | None:
+    """The file of a ``sqlite:///`` URL (None for PostgreSQL and in-memory databases)."""
+    full = _normalise_url(url)
+    if not full.startswith("sqlite"):
+        return None
+    path = full.split("///", 1)[1].split("?", 1)[0] if "///" in full else ""
+    return path if path and path != ":memory:" else None
+
+
+def _create_private(full: str) -> None:
+    """Create a new SQLite file readable by its owner only (SQLite gives its -wal and -shm
+    files the same mode); an existing file keeps its mode."""
+    path = sqlite_path(full)
+    if path is None:
+        return
+    # FileExistsError: keep it; a missing directory: SQLite's own error names it.
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def check_consistency(engine: Engine) -> list[str]:

@@ -17,7 +17,8 @@ reads, line for line:
 ``export.json``           what was exported: policy, counts, the unresolved disagreements, the
                           rejected topic candidates with their reasons
 
-Topics of rejected sources and deleted topics are left out. Which judgements count
+Only judged topics are exported (a topic with a passage that counts under the policy):
+topics nobody judged, rejected sources' topics and deleted topics are left out. Which judgements count
 (``policy``): ``final`` -- the adjudicated selection where there is one, else the
 assessors' common selection when they agree; a disagreement without adjudication is left
 out and listed; ``union`` -- every passage any assessor selected; or an assessor's name --
@@ -80,7 +81,12 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
                              f"not {policy!r}")
     corpus.preload({row["patent_key"] for row in topic_rows})
     saved = service.all_selections(engine)
-    passages, documents, claims, theta_rows, topic_table, unresolved = [], [], [], [], [], []
+    passages: list[tuple[str, str, str]] = []
+    documents: list[tuple[str, str, int]] = []
+    claims: list[tuple[str, int, str, int]] = []
+    theta_rows: list[tuple[str, int, tuple[int, ...]]] = []
+    topic_table: list[tuple[str, str, str, str]] = []
+    unresolved: list[dict] = []
     for row in topic_rows:
         if row["patent_key"] in rejected:
             continue
@@ -92,22 +98,22 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         citations = {c.cited_ucid: c for c in corpus.citations(row["patent_key"])}
         judged_any = False
         for cited, selections in sorted(by_doc.items()):
-            xpaths, disagree = _chosen(selections, policy)
+            chosen, disagree = _chosen(selections, policy)
             if disagree:
                 unresolved.append({"qid": qid, "docno": cited, "owners": sorted(selections)})
-            if not xpaths:
+            if not chosen:
                 continue
             judged_any = True
             citation = citations.get(cited)
             category = citation.category if citation else ""
             rel = 2 if ("X" in category or "Y" in category) else 1
-            passages.extend((qid, cited, x) for x in xpaths)
+            passages.extend((qid, cited, x) for x in chosen)
             documents.append((qid, cited, rel))
             relevant_claims = set(citation.relevant_claims) if citation else set()
             claims.extend((qid, c, cited, rel) for c in topic_claims if c in relevant_claims)
-        source = corpus.source(row["patent_key"])
-        topic_table.append((qid, row["patent_key"], source.ucid if source else "", row["claims"]))
-        if judged_any:
+        if judged_any:  # a topic nobody judged (its source merely opened) is no topic of the qrels
+            source = corpus.source(row["patent_key"])
+            topic_table.append((qid, row["patent_key"], source.ucid if source else "", row["claims"]))
             dependencies = corpus.claim_dependencies(row["patent_key"])
             # A claim is dependent whether or not the claims it refers to are in the topic.
             theta_rows.extend((qid, c, tuple(dependencies.get(c, ()))) for c in topic_claims)
@@ -232,7 +238,7 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         known = {q: (i, p) for i, q, p in connection.execute(
             select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
     groups: dict[tuple[str, str], list[str]] = {}
-    for qid, docno, xpath in zip(qrels.topic, qrels.docno, qrels.passage):
+    for qid, docno, xpath in zip(qrels.topic, qrels.docno, qrels.passage, strict=True):
         groups.setdefault((str(qid), str(docno)), []).append(str(xpath))
     # Check everything before writing anything.
     for (qid, docno), xpaths in groups.items():

@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["REJECTION_REASONS", "Indication", "Segment", "parse_indication", "parse_number_list"]
+__all__ = ["REJECTION_REASONS", "Indication", "Segment", "number_ranges", "parse_indication",
+           "parse_number_list"]
 
 #: The CLEF-IP 2013 overview's reasons for rejecting a topic candidate (section 2.2).
 REJECTION_REASONS = {
@@ -37,8 +38,8 @@ REJECTION_REASONS = {
 
 _SPLIT = re.compile(r"[;*\n]+")
 _BRACKET = re.compile(r"\[\s*(\d{1,5})\s*\]")
-_WHOLE = re.compile(r"\bwhole\s+document\b|\bdocument\s+as\s+a\s+whole\b|\bganze\s+dokument\b|\bdocument\s+en\s+entier\b",
-                    re.IGNORECASE)
+_WHOLE = re.compile(r"\bwhole\s+document\b|\bdocument\s+as\s+a\s+whole\b|\bganze\s+dokument\b"
+                    r"|\bdocument\s+en\s+entier\b", re.IGNORECASE)
 _CLAIMS = re.compile(r"^\s*(?:claims?|revendications?|anspr(?:u|ü)che?)\s*([\d\s,\-–and&et+und]+)$", re.IGNORECASE)
 _FIGURES = re.compile(r"^\s*(?:figures?|figs?\.?|abb(?:ildung)?(?:en)?\.?)\s*[\d\s,\-–a-z&]*$", re.IGNORECASE)
 _ABSTRACT = re.compile(r"^\s*(?:the\s+)?(?:abstract|zusammenfassung|abr[ée]g[ée])\s*$", re.IGNORECASE)
@@ -136,22 +137,36 @@ class Indication:
         return xpaths, missing
 
 
-def parse_number_list(text: str) -> tuple[int, ...]:
-    """``1-5, 7 and 9`` -> (1, 2, 3, 4, 5, 7, 9); an empty tuple when nothing parses or a
-    range runs backwards or over 10,000 items."""
-    numbers: list[int] = []
+def number_ranges(text: str) -> list[tuple[int, int]]:
+    """``1-5, 7 and 9`` -> [(1, 5), (7, 7), (9, 9)]: the ranges sorted and merged, so that
+    repeating a range costs nothing; an empty list when nothing parses, a number has more
+    than 9 digits or a range runs backwards or over 10,000 items. Work is linear in the
+    length of ``text`` (no range is expanded here)."""
+    ranges: list[tuple[int, int]] = []
     for part in re.split(r"\s*(?:,|\band\b|\bet\b|\bund\b|&|\+)\s*", text.strip()):
         if not part:
             continue
-        match = re.fullmatch(r"(\d+)\s*(?:[-–]\s*(\d+))?", part)
+        match = re.fullmatch(r"(\d{1,9})\s*(?:[-–]\s*(\d{1,9}))?", part)
         if match is None:
-            return ()
+            return []
         low = int(match.group(1))
         high = int(match.group(2)) if match.group(2) else low
         if high < low or high - low > 10_000:
-            return ()
-        numbers.extend(range(low, high + 1))
-    return tuple(sorted(set(numbers)))
+            return []
+        ranges.append((low, high))
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(ranges):
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
+
+
+def parse_number_list(text: str) -> tuple[int, ...]:
+    """``1-5, 7 and 9`` -> (1, 2, 3, 4, 5, 7, 9); an empty tuple when nothing parses
+    (:func:`number_ranges`)."""
+    return tuple(n for low, high in number_ranges(text) for n in range(low, high + 1))
 
 
 def _paragraph_numbers(text: str) -> tuple[int, ...]:

@@ -8,6 +8,7 @@ audit event.
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import hmac
 import json
@@ -27,23 +28,32 @@ __all__ = [
     "add_assessor",
     "add_topic",
     "all_selections",
-    "assessor",
+    "assessors_list",
     "audit_log",
     "authenticate",
+    "change_password",
+    "check_id",
     "check_topic_definition",
     "decide_source",
     "delete_topic",
     "ensure_topics",
+    "end_session",
     "hash_password",
     "insert_topic",
+    "manage_assessor",
+    "note_blocked_address",
     "parse_claims",
     "progress",
     "save_selection",
     "selection",
     "selections_of_topic",
+    "session_user",
     "set_topic_claims",
     "source_state",
+    "start_session",
     "topic",
+    "topic_removal",
+    "topic_citations",
     "topics_of",
     "undo_selection",
     "verify_password",
@@ -87,32 +97,181 @@ def add_assessor(engine: Engine, name: str, password: str, *, is_admin: bool = F
     """Create an account; returns its id."""
     if not _NAME.fullmatch(name or ""):
         raise AssessError(400, f"assessor name {name!r}: use 1-64 letters, digits, '.', '_' or '-'")
-    if len(password or "") < 8:
-        raise AssessError(400, "a password needs at least 8 characters")
+    password_hash = _new_password_hash(password)
     try:
         with engine.begin() as connection:
             result = connection.execute(insert(db.assessors).values(
-                name=name, password_hash=hash_password(password), is_admin=is_admin, created_at=db.now()))
-            new_id = result.inserted_primary_key[0]
+                name=name, password_hash=password_hash, is_admin=is_admin, created_at=db.now()))
+            new_id = result.inserted_primary_key[0]  # type: ignore[index]  # an insert has its key
             _event(connection, new_id, "add-assessor", detail=json.dumps({"name": name, "admin": is_admin}))
             return new_id
     except IntegrityError:
         raise AssessError(409, f"an assessor named {name!r} exists already") from None
 
 
-def authenticate(engine: Engine, name: str, password: str) -> dict | None:
+def authenticate(engine: Engine, name: str, password: str, *, max_failures: int = 10,
+                 address: str | None = None) -> dict | None:
+    """The account, when the name and password are right and it is active; None otherwise.
+    The ``max_failures``-th wrong password in a row locks the account out (an audit event)
+    until an administrator unlocks it; a locked account is refused (403) whatever the
+    password."""
     with engine.connect() as connection:
         row = connection.execute(select(db.assessors).where(db.assessors.c.name == name)).mappings().first()
-    if row is None:
+    if row is None or row["status"] != "active":
         hash_password("timing")  # the same work whether or not the name exists
         return None
-    return dict(row) if verify_password(password, row["password_hash"]) else None
+    if row["locked_at"] is not None:
+        raise AssessError(403, f"the account {name} is locked after {row['failed_logins']} failed logins; "
+                               "an administrator unlocks it")
+    if verify_password(password, row["password_hash"]):
+        if row["failed_logins"]:
+            with engine.begin() as connection:
+                connection.execute(update(db.assessors).where(db.assessors.c.id == row["id"]).values(failed_logins=0))
+        return {**dict(row), "failed_logins": 0}
+    with engine.begin() as connection:
+        connection.execute(update(db.assessors).where(db.assessors.c.id == row["id"])
+                           .values(failed_logins=db.assessors.c.failed_logins + 1))
+        failures = connection.execute(select(db.assessors.c.failed_logins)
+                                      .where(db.assessors.c.id == row["id"])).scalar_one()
+        if failures >= max_failures:
+            connection.execute(update(db.assessors).where(db.assessors.c.id == row["id"]).values(locked_at=db.now()))
+            _event(connection, None, "lock-assessor",
+                   detail=json.dumps({"name": name, "failed_logins": failures, "address": address}))
+    return None
 
 
-def assessor(engine: Engine, assessor_id: int) -> dict | None:
+#: What an administrator does to an account (``manage_assessor``) -> its audit action.
+ACCOUNT_ACTIONS = {"disable": "disable-assessor", "enable": "enable-assessor", "remove": "remove-assessor",
+                   "unlock": "unlock-assessor", "reset-password": "reset-password"}
+
+
+def manage_assessor(engine: Engine, name: str, action: str, *, actor: dict | None = None,
+                    password: str | None = None) -> None:
+    """Disable, enable, remove, unlock an account or reset its password (``actor``: the
+    administrator, None on the command line). Disabling, removing and a new password end
+    the account's sessions at once. A removed account keeps its name (judgements and the
+    audit log name it) but can never log in again."""
+    if action not in ACCOUNT_ACTIONS:
+        raise AssessError(400, f"action must be one of {', '.join(ACCOUNT_ACTIONS)}, not {action!r}")
+    if actor is not None and not actor.get("is_admin"):
+        raise AssessError(403, "only an administrator manages accounts")
+    if actor is not None and actor["name"] == name and action in ("disable", "remove"):
+        raise AssessError(400, f"{name} cannot {action} their own account")
+    values: dict = {}
+    if action == "disable":
+        values = {"status": "disabled"}
+    elif action == "enable":
+        values = {"status": "active"}
+    elif action == "remove":
+        values = {"status": "removed", "password_hash": "!", "is_admin": False}
+    elif action == "unlock":
+        values = {"locked_at": None, "failed_logins": 0}
+    else:
+        values = {"password_hash": _new_password_hash(password)}
+    with engine.begin() as connection:
+        row = connection.execute(select(db.assessors.c.id, db.assessors.c.status)
+                                 .where(db.assessors.c.name == name)).first()
+        if row is None:
+            raise AssessError(404, f"no assessor named {name!r}")
+        if row[1] == "removed":
+            raise AssessError(409, f"the account {name} was removed")
+        connection.execute(update(db.assessors).where(db.assessors.c.id == row[0]).values(**values))
+        if action in ("disable", "remove", "reset-password"):
+            connection.execute(delete(db.sessions).where(db.sessions.c.assessor_id == row[0]))
+        _event(connection, actor["id"] if actor else None, ACCOUNT_ACTIONS[action], detail=json.dumps({"name": name}))
+
+
+def change_password(engine: Engine, actor: dict, old: str, new: str, *, keep_session: str | None = None) -> None:
+    """An assessor's own new password (the old one checked); their other sessions end."""
     with engine.connect() as connection:
-        row = connection.execute(select(db.assessors).where(db.assessors.c.id == assessor_id)).mappings().first()
-    return dict(row) if row else None
+        stored = connection.execute(select(db.assessors.c.password_hash)
+                                    .where(db.assessors.c.id == actor["id"])).scalar_one()
+    if not verify_password(old, stored):
+        raise AssessError(403, "the current password is wrong")
+    with engine.begin() as connection:
+        connection.execute(update(db.assessors).where(db.assessors.c.id == actor["id"])
+                           .values(password_hash=_new_password_hash(new)))
+        connection.execute(delete(db.sessions).where(db.sessions.c.assessor_id == actor["id"],
+                                                     db.sessions.c.token_hash != _token_hash(keep_session or "")))
+        _event(connection, actor["id"], "change-password", detail=json.dumps({"name": actor["name"]}))
+
+
+def assessors_list(engine: Engine) -> list[dict]:
+    """Every account: name, admin, status, locked, failed logins."""
+    with engine.connect() as connection:
+        rows = connection.execute(select(db.assessors).order_by(db.assessors.c.name)).mappings().all()
+    return [{"name": r["name"], "is_admin": bool(r["is_admin"]), "status": r["status"],
+             "locked": r["locked_at"] is not None, "failed_logins": r["failed_logins"]} for r in rows]
+
+
+def _new_password_hash(password: str | None) -> str:
+    if not isinstance(password, str) or len(password) < 8:
+        raise AssessError(400, "a password needs at least 8 characters")
+    if len(password) > 1024:
+        raise AssessError(400, "a password has at most 1024 characters")
+    return hash_password(password)
+
+
+# ---- sessions ----------------------------------------------------------------------------
+
+def _token_hash(token: str) -> str:
+    # The token is 256 random bits: a plain SHA-256 cannot be reversed or guessed.
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _aware(moment: _dt.datetime) -> _dt.datetime:
+    """SQLite gives back naive datetimes; they were written in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=_dt.UTC)
+
+
+def start_session(engine: Engine, assessor_id: int, *, idle: float, maximum: float) -> str:
+    """A new session of the account: the random token for the cookie (the database keeps
+    its hash). Expired sessions of every account are dropped on the way."""
+    token = secrets.token_urlsafe(32)
+    moment = db.now()
+    with engine.begin() as connection:
+        connection.execute(delete(db.sessions).where(
+            (db.sessions.c.last_seen < moment - _dt.timedelta(seconds=idle))
+            | (db.sessions.c.created_at < moment - _dt.timedelta(seconds=maximum))))
+        connection.execute(insert(db.sessions).values(token_hash=_token_hash(token), assessor_id=assessor_id,
+                                                      created_at=moment, last_seen=moment))
+    return token
+
+
+def session_user(engine: Engine, token: str | None, *, idle: float, maximum: float) -> dict | None:
+    """The active account of a session token (None when unknown, ended or expired: idle
+    for more than ``idle`` seconds or older than ``maximum``)."""
+    if not token or len(token) > 128:
+        return None
+    key = _token_hash(token)
+    with engine.connect() as connection:
+        row = connection.execute(
+            select(db.sessions.c.created_at.label("session_started"), db.sessions.c.last_seen, db.assessors)
+            .join(db.assessors, db.assessors.c.id == db.sessions.c.assessor_id)
+            .where(db.sessions.c.token_hash == key)).mappings().first()
+    if row is None:
+        return None
+    moment = db.now()
+    age, quiet = moment - _aware(row["session_started"]), moment - _aware(row["last_seen"])
+    if row["status"] != "active" or age.total_seconds() > maximum or quiet.total_seconds() > idle:
+        end_session(engine, token)
+        return None
+    if quiet.total_seconds() > 60:  # not a write per request
+        with engine.begin() as connection:
+            connection.execute(update(db.sessions).where(db.sessions.c.token_hash == key).values(last_seen=moment))
+    return {k: v for k, v in row.items() if k not in ("session_started", "last_seen")}
+
+
+def end_session(engine: Engine, token: str | None) -> None:
+    if token:
+        with engine.begin() as connection:
+            connection.execute(delete(db.sessions).where(db.sessions.c.token_hash == _token_hash(token)))
+
+
+def note_blocked_address(engine: Engine, address: str, failures: int) -> None:
+    """The audit event of an address refused for its failed logins."""
+    with engine.begin() as connection:
+        _event(connection, None, "block-address", detail=json.dumps({"address": address, "failed_logins": failures}))
 
 
 def _event(connection, actor_id, action, **values) -> None:
@@ -121,14 +280,31 @@ def _event(connection, actor_id, action, **values) -> None:
 
 # ---- topics ------------------------------------------------------------------------------
 
-def parse_claims(text: str) -> tuple[int, ...]:
-    """``1-3,7`` -> (1, 2, 3, 7); an AssessError for anything else."""
-    from .indications import parse_number_list
+def parse_claims(text: str, highest: int | None = None, *, of: str = "the source") -> tuple[int, ...]:
+    """``1-3,7`` -> (1, 2, 3, 7); an AssessError for anything else, and for a claim above
+    ``highest`` (the last claim of ``of``): checked on the ranges before any is expanded, so the work is linear in the
+    length of the text however its ranges repeat."""
+    from .indications import number_ranges
 
-    numbers = parse_number_list(text or "")
-    if not numbers or min(numbers) < 1:
-        raise AssessError(400, f"claims {text!r}: give claim numbers such as 1-3,7")
-    return numbers
+    ranges = number_ranges(text or "")
+    if not ranges or ranges[0][0] < 1:
+        shown = text if len(text or "") <= 40 else text[:40] + "..."
+        raise AssessError(400, f"claims {shown!r}: give claim numbers such as 1-3,7")
+    if highest is not None and ranges[-1][1] > highest:
+        beyond = next(max(low, highest + 1) for low, high in ranges if high > highest)
+        raise AssessError(400, f"{of} has no claim {beyond} (claims 1-{highest})")
+    return tuple(n for low, high in ranges for n in range(low, high + 1))
+
+
+#: The largest id or version a database column holds (a signed 64-bit integer).
+_LARGEST = 2 ** 63 - 1
+
+
+def check_id(name: str, value: object) -> int:
+    """``value`` as a non-negative integer that a database column holds; 400 otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _LARGEST:
+        raise AssessError(400, f"{name} must be an integer from 0 to {_LARGEST}")
+    return value
 
 
 def _claims_text(numbers) -> str:
@@ -183,6 +359,7 @@ def topics_of(engine: Engine, patent_key: str) -> list[dict]:
 
 
 def topic(engine: Engine, topic_id: int) -> dict:
+    check_id("topic id", topic_id)
     with engine.connect() as connection:
         row = connection.execute(select(db.topics).where(db.topics.c.id == topic_id,
                                                          db.topics.c.deleted.is_(False))).mappings().first()
@@ -209,7 +386,16 @@ def add_topic(engine: Engine, corpus: AssessCorpus, patent_key: str, qid: str, c
 
 
 def insert_topic(connection, *, patent_key: str, qid: str, claims, actor: dict) -> int:
-    """Insert a checked topic definition inside the caller's transaction; returns its id."""
+    """Insert a checked topic definition inside the caller's transaction; returns its id.
+
+    The id of a deleted topic may be given again: the deleted row keeps its own id (its
+    judgements and events stay with it, never with the new topic) and its qid becomes
+    ``~<row id>~<qid>``, which no valid topic id can equal."""
+    deleted = connection.execute(select(db.topics.c.id).where(db.topics.c.qid == qid,
+                                                              db.topics.c.deleted.is_(True))).scalars().all()
+    for row_id in deleted:
+        connection.execute(update(db.topics).where(db.topics.c.id == row_id)
+                           .values(qid=f"~{row_id}~{qid}"[:64]))
     try:
         with connection.begin_nested():
             result = connection.execute(insert(db.topics).values(
@@ -224,8 +410,8 @@ def insert_topic(connection, *, patent_key: str, qid: str, claims, actor: dict) 
 
 
 def _check_claims(corpus, patent_key, claims) -> tuple[int, ...]:
-    numbers = parse_claims(claims)
     have = {n for n, _t, _d in corpus.source(patent_key).claims}
+    numbers = parse_claims(claims, max(have, default=0), of=patent_key)
     missing = [n for n in numbers if n not in have]
     if missing:
         raise AssessError(400, f"{patent_key} has no claim {missing[0]} (claims 1-{max(have) if have else 0})")
@@ -250,21 +436,40 @@ def set_topic_claims(engine: Engine, corpus: AssessCorpus, topic_id: int, claims
     return base_version + 1
 
 
+def topic_removal(engine: Engine, topic_id: int, actor: dict, *, base_version: int) -> dict:
+    """What removing a topic would hide, for the confirmation step, after the checks of
+    :func:`delete_topic` (403, 409): the topic and ``{owner: saved selections}``."""
+    current = topic(engine, topic_id)
+    with engine.connect() as connection:
+        _check_removal(connection, current, actor, base_version)
+        counts = connection.execute(select(db.selections.c.owner, func.count()).where(
+            db.selections.c.topic_id == topic_id).group_by(db.selections.c.owner).order_by(db.selections.c.owner))
+        return {"topic": current, "selections": dict(counts.all())}
+
+
+def _check_removal(connection, current: dict, actor: dict, base_version: int) -> None:
+    if not actor.get("is_admin") and current["created_by"] != actor["id"]:
+        raise AssessError(403, f"only an administrator removes a topic {actor['name']} did not add "
+                               f"({current['qid']})")
+    _check_topic_rights(connection, current, actor, "remove")
+    if current["version"] != base_version:
+        raise AssessError(409, f"another page changed {current['qid']} first; reload to see it")
+
+
 def delete_topic(engine: Engine, topic_id: int, actor: dict, *, base_version: int) -> None:
     """Remove a topic if it is still at ``base_version`` (409 otherwise): an administrator
-    may remove any; an assessor only one they added and nobody else has judged (403)."""
+    may remove any; an assessor only one they added and nobody else has judged (403).
+    Its id may then be given to a new topic (:func:`insert_topic`)."""
     current = topic(engine, topic_id)
     with engine.begin() as connection:
-        if not actor.get("is_admin") and current["created_by"] != actor["id"]:
-            raise AssessError(403, f"only an administrator removes a topic {actor['name']} did not add "
-                                   f"({current['qid']})")
-        _check_topic_rights(connection, current, actor, "remove")
+        _check_removal(connection, current, actor, base_version)
         changed = connection.execute(update(db.topics).where(
             db.topics.c.id == topic_id, db.topics.c.version == base_version, db.topics.c.deleted.is_(False))
             .values(deleted=True, version=db.topics.c.version + 1))
         if changed.rowcount != 1:
             raise AssessError(409, f"another page changed {current['qid']} first; reload to see it")
-        _event(connection, actor["id"], "delete-topic", topic_id=topic_id, version=base_version + 1)
+        _event(connection, actor["id"], "delete-topic", topic_id=topic_id, version=base_version + 1,
+               detail=json.dumps({"qid": current["qid"]}))
 
 
 def _check_topic_rights(connection, current: dict, actor: dict, what: str) -> None:
@@ -287,17 +492,18 @@ def _selection_row(connection, topic_id, cited_ucid, owner):
 
 
 def selection(engine: Engine, topic_id: int, cited_ucid: str, owner: str) -> dict:
-    """``{"version": v, "xpaths": [...], "saved_at": ..., "saved_by": ...}`` (version 0:
-    never saved)."""
+    """``{"version": v, "xpaths": [...], "saved_at": ..., "saved_by": ..., "undo_steps": n}``
+    (version 0: never saved; ``n`` undos can follow each other)."""
     with engine.connect() as connection:
         row = _selection_row(connection, topic_id, cited_ucid, owner)
         if row is None:
-            return {"version": 0, "xpaths": [], "saved_at": None, "saved_by": None}
+            return {"version": 0, "xpaths": [], "saved_at": None, "saved_by": None, "undo_steps": 0}
+        steps = len(_undo_history(connection, topic_id, cited_ucid, owner)[0])
         xpaths = sorted(connection.execute(select(db.judgements.c.xpath)
                                            .where(db.judgements.c.selection_id == row["id"])).scalars())
         by = connection.execute(select(db.assessors.c.name).where(db.assessors.c.id == row["saved_by"])).scalar()
     return {"version": row["version"], "xpaths": xpaths, "saved_at": row["saved_at"].isoformat()
-            if row["saved_at"] else None, "saved_by": by}
+            if row["saved_at"] else None, "saved_by": by, "undo_steps": steps}
 
 
 def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], list[str]]:
@@ -341,14 +547,14 @@ def _may_write(actor: dict, owner: str) -> None:
 
 
 def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   xpaths, base_version: int, actor: dict, action: str = "save") -> int:
+                   xpaths, base_version: object, actor: dict, action: str = "save") -> int:
     """Replace a selection by ``xpaths`` if it is still at ``base_version``; returns the
     new version. 409 when another save came first (the page is stale)."""
     _may_write(actor, owner)
     current_topic = topic(engine, topic_id)
-    cited = [c for c in corpus.citations(current_topic["patent_key"]) if c.cited_ucid == cited_ucid]
-    if not cited:
-        raise AssessError(404, f"{cited_ucid} is not cited in the search report of {current_topic['patent_key']}")
+    if not any(c.cited_ucid == cited_ucid for c in topic_citations(corpus, current_topic)):
+        raise AssessError(404, f"{cited_ucid} is not cited against the claims of {current_topic['qid']} in the "
+                               f"search report of {current_topic['patent_key']}")
     document = corpus.document(cited_ucid)
     if document is None:
         raise AssessError(404, f"{cited_ucid} is not in the corpus")
@@ -361,8 +567,7 @@ def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited
             headings = {p.xpath for p in document.passages if p.is_heading}
             why = "is a heading" if xpath in headings else "is not a passage of the document"
             raise AssessError(400, f"{xpath} {why} ({cited_ucid})")
-    if isinstance(base_version, bool) or not isinstance(base_version, int) or base_version < 0:
-        raise AssessError(400, "version must be a non-negative integer")
+    base_version = check_id("version", base_version)
     with engine.begin() as connection:
         return write_selection(connection, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner, xpaths=wanted,
                                base_version=base_version, actor=actor, action=action)
@@ -371,7 +576,9 @@ def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited
 def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, xpaths: list[str],
                     base_version: int, actor: dict, action: str = "save") -> int:
     """The write of :func:`save_selection` inside the caller's transaction (XPaths already
-    checked): compare-and-set on the version, the judgement rows, the audit event."""
+    checked): compare-and-set on the version, the judgement rows, the audit event. A save
+    repeated after its answer was lost (the selection is at ``base_version + 1``, saved by
+    the same account with the same passages) returns that version without a new one."""
     wanted = sorted(set(xpaths))
     row = _selection_row(connection, topic_id, cited_ucid, owner)
     if row is None:
@@ -387,6 +594,9 @@ def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, x
         selection_id, before, version = result.inserted_primary_key[0], [], 1
     else:
         selection_id = row["id"]
+        if row["version"] == base_version + 1 and row["saved_by"] == actor["id"] and _judged(
+                connection, selection_id) == wanted:
+            return row["version"]  # a retry of a save that was done (its answer lost): nothing to do again
         changed = connection.execute(
             update(db.selections)
             .where(db.selections.c.id == selection_id, db.selections.c.version == base_version)
@@ -395,8 +605,7 @@ def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, x
             raise AssessError(409, f"another page saved this selection first (version {row['version']}, "
                                    f"yours {base_version}); reload to see it")
         version = base_version + 1
-        before = sorted(connection.execute(select(db.judgements.c.xpath)
-                                           .where(db.judgements.c.selection_id == selection_id)).scalars())
+        before = _judged(connection, selection_id)
         connection.execute(delete(db.judgements).where(db.judgements.c.selection_id == selection_id))
     if wanted:
         connection.execute(insert(db.judgements), [{"selection_id": selection_id, "xpath": x} for x in wanted])
@@ -405,22 +614,52 @@ def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, x
     return version
 
 
+def _undo_history(connection, topic_id: int, cited_ucid: str, owner: str) -> tuple[list[list[str]], int]:
+    """The selections successive undos put back (the next one last) and the current
+    version, by replaying the selection's events: a save pushes the selection it replaced,
+    an undo pops the one it put back."""
+    rows = connection.execute(
+        select(db.events.c.action, db.events.c.before, db.events.c.version)
+        .where(db.events.c.topic_id == topic_id, db.events.c.cited_ucid == cited_ucid,
+               db.events.c.owner == owner, db.events.c.action.in_(("save", "undo")))
+        .order_by(db.events.c.version)).all()
+    history: list[list[str]] = []
+    for action, before, _version in rows:
+        if action == "save":
+            history.append(json.loads(before))
+        elif history:
+            history.pop()
+    return history, rows[-1][2] if rows else 0
+
+
+def _judged(connection, selection_id: int) -> list[str]:
+    return sorted(connection.execute(select(db.judgements.c.xpath)
+                                     .where(db.judgements.c.selection_id == selection_id)).scalars())
+
+
+def topic_citations(corpus: AssessCorpus, current: dict) -> list:
+    """The citations judged for a topic: those relevant to its claims, else (none is) all
+    of the source's citations."""
+    citations = corpus.citations(current["patent_key"])
+    claims = set(current["claim_numbers"])
+    return [c for c in citations if set(c.relevant_claims) & claims] or list(citations)
+
+
 def undo_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   base_version: int, actor: dict) -> int:
-    """Put back the selection as it was before its last save (itself a new version)."""
+                   base_version: object, actor: dict) -> int:
+    """Put back the selection as it was before its last save not undone yet (itself a new
+    version): undo after undo goes back one save further each time."""
+    check_id("topic id", topic_id)
+    base_version = check_id("version", base_version)
     with engine.connect() as connection:
-        last = connection.execute(
-            select(db.events.c.before, db.events.c.version)
-            .where(db.events.c.topic_id == topic_id, db.events.c.cited_ucid == cited_ucid,
-                   db.events.c.owner == owner, db.events.c.action.in_(("save", "undo")))
-            .order_by(db.events.c.version.desc()).limit(1)).first()
-    if last is None:
+        history, version = _undo_history(connection, topic_id, cited_ucid, owner)
+    if not history:
         raise AssessError(409, "nothing to undo")
-    if last[1] != base_version:
-        raise AssessError(409, f"another page saved this selection first (version {last[1]}, yours {base_version}); "
+    if version != base_version:
+        raise AssessError(409, f"another page saved this selection first (version {version}, yours {base_version}); "
                                "reload to see it")
     return save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner,
-                          xpaths=json.loads(last[0]), base_version=base_version, actor=actor, action="undo")
+                          xpaths=history[-1], base_version=base_version, actor=actor, action="undo")
 
 
 # ---- sources -----------------------------------------------------------------------------
@@ -437,6 +676,10 @@ def source_state(engine: Engine, patent_key: str) -> dict:
     return {**dict(row), "decided_by": name, "decided_at": row["decided_at"].isoformat() if row["decided_at"] else None}
 
 
+#: The longest note of a decision (characters).
+NOTE_LIMIT = 2000
+
+
 def decide_source(engine: Engine, corpus: AssessCorpus, patent_key: str, *, status: str, reason: str | None,
                   note: str | None, base_version: int, actor: dict) -> int:
     """Retain or reject a topic candidate (with one of the seed's reasons or a free one)."""
@@ -449,8 +692,20 @@ def decide_source(engine: Engine, corpus: AssessCorpus, patent_key: str, *, stat
             raise AssessError(400, "a rejection for another reason needs a note saying why")
     else:
         reason = None
+    if len(note or "") > NOTE_LIMIT:
+        raise AssessError(400, f"a note has at most {NOTE_LIMIT} characters (this one {len(note or '')})")
+    check_id("version", base_version)
     ensure_topics(engine, corpus, patent_key)
     with engine.begin() as connection:
+        if status == "rejected" and not actor.get("is_admin"):
+            # A rejected source leaves the export with everyone's judgements of it.
+            others = connection.execute(
+                select(db.selections.c.owner).join(db.topics, db.topics.c.id == db.selections.c.topic_id)
+                .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False),
+                       db.selections.c.owner != actor["name"])
+                .limit(1)).first()
+            if others is not None:
+                raise AssessError(403, f"{others[0]} has judged {patent_key}: only an administrator may reject it")
         changed = connection.execute(
             update(db.sources).where(db.sources.c.patent_key == patent_key, db.sources.c.version == base_version)
             .values(status=status, reason=reason, note=(note or "").strip() or None, decided_by=actor["id"],
@@ -472,14 +727,14 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
             .join(db.selections, db.selections.c.topic_id == db.topics.c.id)
             .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).all()
         n_topics = connection.execute(select(func.count()).select_from(db.topics).where(
-            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar()
+            db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar_one()
     if not n_topics and source_state(engine, patent_key)["version"] == 0:
         # Not opened yet: the topics it will get are the collection's (or one per claim set).
         source = corpus.source(patent_key)
         n_topics = len(source.suggested_topics) if source is not None else 0
     done = {(t, c) for t, c, _o in rows if c in in_corpus}
     owners: dict[str, int] = {}
-    for t, c, o in rows:
+    for _t, _c, o in rows:
         owners[o] = owners.get(o, 0) + 1
     return {"units": n_topics * len(in_corpus), "done": len(done), "by_owner": owners}
 

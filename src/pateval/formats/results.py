@@ -124,8 +124,8 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
         return buffer.getvalue()
     widths = dict(widths or {})
     lines = []
-    for row in zip(*(rows[c] for c in [*columns, "value"]), strict=False):
-        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row, strict=False)]
+    for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
+        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
         value = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
         lines.append("\t".join([*keys, value]))
     return "\n".join(lines) + ("\n" if lines else "")

@@ -592,6 +592,8 @@ def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, dist
     run_code = np.full(max(len(ranked.judgements.doc_keys_arrow), 1), -1, dtype=np.int64)
     run_code[codes] = np.asarray(ranked.doc)[rows]
     mapped = run_code[distinct]
+    if not len(run_where):  # an empty ranking (a topic the run lacks, scored with -c): nothing was looked up
+        return _positions(ids, table, distinct=True)
     where = np.where(mapped >= 0, run_where[np.maximum(mapped, 0)], -1)
     rest = np.flatnonzero(mapped < 0)
     if len(rest):

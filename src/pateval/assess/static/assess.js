@@ -11,6 +11,9 @@
   var status = document.getElementById("status");
   var saveButton = document.getElementById("save");
   var undoButton = document.getElementById("undo");
+  var undoSteps = document.getElementById("undo-steps");
+  var sticky = document.getElementById("sticky");
+  var conflict = document.getElementById("conflict");
   var passages = Array.prototype.slice.call(list.querySelectorAll(".passage:not(.heading)"));
   var version = parseInt(box.dataset.version, 10) || 0;
   var anchor = null;   // last passage clicked (shift-click selects the range from it)
@@ -29,12 +32,20 @@
     return passages.filter(function (p) { return p.classList.contains("selected"); })
       .map(function (p) { return p.dataset.xpath; });
   }
+  // The passages' scroll-margin-top is the sticky block's height, so that a passage
+  // scrolled into view is not hidden under it (the block's height changes with the window).
+  function measureSticky() {
+    document.documentElement.style.setProperty("--sticky-height", sticky.offsetHeight + "px");
+  }
+  measureSticky();
+  window.addEventListener("resize", measureSticky);
   function setFocus(index) {
     if (index < 0 || index >= passages.length) { return; }
     if (focus >= 0) { passages[focus].classList.remove("focus"); }
     focus = index;
     passages[focus].classList.add("focus");
     passages[focus].focus({ preventScroll: true });
+    measureSticky();
     passages[focus].scrollIntoView({ block: "nearest" });
   }
   function toggle(p, value) {
@@ -95,12 +106,63 @@
     data.xpaths.forEach(function (x) { chosen[x] = true; });
     passages.forEach(function (p) { p.classList.toggle("selected", !!chosen[p.dataset.xpath]); });
     dirty = false;
-    undoButton.disabled = false;
+    undoButton.disabled = !data.undo_steps;
+    undoSteps.textContent = String(data.undo_steps || 0);
+    endConflict();
     say(verb + " version " + version + " (" + data.xpaths.length + " passages) by " + data.saved_by, "saved");
   }
+
+  // A save conflict (409): the other page's selection is shown beside this one's, and the
+  // assessor keeps either (keep mine saves over the version the other page saved).
+  var theirs = null;
+  function labels(xpaths) {
+    var byXpath = {};
+    passages.forEach(function (p) {
+      var label = p.querySelector(".lbl");
+      byXpath[p.dataset.xpath] = (label && label.textContent.trim()) || p.dataset.xpath;
+    });
+    return xpaths.map(function (x) { return byXpath[x] || x; }).join(", ") || "none";
+  }
+  function showConflict(current) {
+    theirs = current;
+    var mine = selected();
+    var other = {};
+    current.xpaths.forEach(function (x) { other[x] = true; });
+    var onlyMine = mine.filter(function (x) { return !other[x]; });
+    var onlyTheirs = current.xpaths.filter(function (x) { return mine.indexOf(x) < 0; });
+    var when = (current.saved_at || "").replace("T", " ").slice(0, 19);
+    document.getElementById("conflict-what").textContent = current.version
+      ? current.saved_by + " saved version " + current.version + " at " + when + " UTC while you worked on version "
+        + version + "."
+      : "This selection was removed meanwhile.";
+    document.getElementById("conflict-mine").textContent = mine.length + " passages; only yours: " + labels(onlyMine);
+    document.getElementById("conflict-who").textContent = "Theirs (" + (current.saved_by || "nobody") + ", " + when
+      + ")";
+    document.getElementById("conflict-theirs").textContent = current.xpaths.length + " passages; only theirs: "
+      + labels(onlyTheirs);
+    passages.forEach(function (p) { p.classList.toggle("theirs", !!other[p.dataset.xpath]); });
+    conflict.hidden = false;
+    measureSticky();
+  }
+  function endConflict() {
+    theirs = null;
+    conflict.hidden = true;
+    passages.forEach(function (p) { p.classList.remove("theirs"); });
+    measureSticky();
+  }
+  document.getElementById("keep-mine").addEventListener("click", function () {
+    version = theirs.version;
+    save();
+  });
+  document.getElementById("take-theirs").addEventListener("click", function () {
+    applySaved(theirs, "took theirs:");
+  });
+
   function failed(result) {
     if (result.status === 409) {
       say("not saved: " + result.data.error, "stale");
+      // ("nothing to undo" is a 409 too, without another page's save to show)
+      if (result.data.current && result.data.current.version !== version) { showConflict(result.data.current); }
     } else {
       say("not saved (" + result.status + "): " + (result.data.error || "error"), "failed");
     }

@@ -1,0 +1,101 @@
+"""The public Python API of pateval. The command line (:mod:`pateval.cli`) is a thin layer
+over these functions, and each of them is a thin layer over the package's modules.
+
+One module per concern: :mod:`~pateval.api.evaluate` (runs against qrels),
+:mod:`~pateval.api.usermodel` and :mod:`~pateval.api.calibration` (time-biased gain's
+user), :mod:`~pateval.api.collection` (patents, corpus stores, test collections),
+:mod:`~pateval.api.passages`, :mod:`~pateval.api.compare` (comparing systems and
+measures), :mod:`~pateval.api.search` (baselines), :mod:`~pateval.api.flowchart` and
+:mod:`~pateval.api.assess`; every public name is here.
+"""
+
+from __future__ import annotations
+
+from ..core.qrels import Qrels
+from ..core.run import Run
+from ..evaluation import Evaluation, aggregate, evaluate_runs
+from ..formats.qrels import read_qrels
+from ..formats.trec import read_run, write_run
+from ..measures import EvaluationContext, Measure, all_specs, parse_measure
+from ..patents.records import patent_key, patent_keys
+from .assess import assess_app, assess_export, assess_import
+from .calibration import calibrate, calibration_figures, simulate_log
+from .collection import (
+    build_collection,
+    collection_stats,
+    corpus_doc_lengths,
+    generate_corpus,
+    ingest_corpus,
+    open_corpus,
+    verify_corpus,
+)
+from .compare import analyse_measures, compare, ranking_stability, read_scores, write_report
+from .evaluate import evaluate, evaluation, example_files, list_measures
+from .flowchart import evaluate_flowcharts
+from .passages import check_passage_run, evaluate_by_group
+from .search import build_search_index, search, search_grid, search_passages
+from .usermodel import simulate_users, time_to_rank
+
+_PATENT_READERS = ("iter_patents", "read_patent")  # need lxml: imported on first use (PEP 562)
+
+
+def __getattr__(name: str):
+    if name in _PATENT_READERS:
+        from .. import patents
+
+        return getattr(patents, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+# The public API: the functions of this package's modules, and the names they re-export from
+# the modules that define them (Qrels, Run, Evaluation, EvaluationContext, Measure, aggregate,
+# evaluate_runs, all_specs, parse_measure, read_qrels, read_run, write_run, iter_patents,
+# read_patent, patent_key, patent_keys).
+__all__ = [
+    "Evaluation",
+    "EvaluationContext",
+    "Measure",
+    "Qrels",
+    "Run",
+    "aggregate",
+    "all_specs",
+    "analyse_measures",
+    "assess_app",
+    "assess_export",
+    "assess_import",
+    "build_collection",
+    "build_search_index",
+    "calibrate",
+    "calibration_figures",
+    "check_passage_run",
+    "collection_stats",
+    "compare",
+    "corpus_doc_lengths",
+    "evaluate",
+    "evaluate_by_group",
+    "evaluate_flowcharts",
+    "evaluate_runs",
+    "evaluation",
+    "example_files",
+    "generate_corpus",
+    "ingest_corpus",
+    "verify_corpus",
+    "iter_patents",
+    "list_measures",
+    "open_corpus",
+    "parse_measure",
+    "patent_key",
+    "patent_keys",
+    "ranking_stability",
+    "read_patent",
+    "read_qrels",
+    "read_run",
+    "read_scores",
+    "search",
+    "search_grid",
+    "search_passages",
+    "simulate_log",
+    "simulate_users",
+    "time_to_rank",
+    "write_report",
+    "write_run",
+]

@@ -1,0 +1,299 @@
+"""Comparing systems and measures: paired tests, discriminative power, ranking stability, the
+HTML report; from runs and qrels, or from per-topic score files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import ParameterError
+from ..measures import parse_measure
+from ..options import EvaluationOptions
+from ._inputs import _is_frame
+from .evaluate import evaluate, tell
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
+    import pandas as pd
+
+
+def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Per-topic scores of every run as one topics x runs matrix per measure, plus notes.
+
+    Paired tests need every run scored on the same topics: a topic some run has no score
+    for is left out of that measure's tests (evaluate with ``complete=True`` to score it 0).
+    """
+    from ..evaluation import TopicsLeftOut
+    from ..stats import score_matrices
+
+    options = evaluate_options if isinstance(evaluate_options, EvaluationOptions) else None
+    keywords = {} if options is not None else dict(evaluate_options or {})
+    if qrels is None:  # per-topic scores instead of runs (issue 15): see read_scores
+        frame = read_scores(runs, measures=measures, format=keywords.get("scores_format", "auto"))
+    else:
+        frame = evaluate(qrels, runs, measures, options=options, **keywords)
+    notes = list(frame.attrs.get("notes", []))
+    names = list(dict.fromkeys(frame["measure"]))
+    matrices = score_matrices(frame, names)
+    for name, matrix in matrices.items():
+        scored = frame.loc[frame["measure"] == name, "topic"].nunique()
+        if len(matrix) < scored:
+            left_out = TopicsLeftOut(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because "
+                                     "some run has no score for them (use complete=True / -c to score them as 0)")
+            notes.append(left_out)
+            tell([left_out])
+    return matrices, notes
+
+
+def read_scores(sources, *, measures: Sequence[str] | str | None = None, format: str = "auto") -> pd.DataFrame:
+    """Per-topic scores of several runs from score files, for comparing without the runs.
+
+    ``compare``, ``analyse_measures`` and ``write_report`` take such scores in place of
+    runs when ``qrels`` is None: ``pateval.api.compare(None, ["a.eval", "b.eval"], ["AP"])``.
+
+    Parameters
+    ----------
+    sources : path, list of paths, or DataFrame
+        Files written by ``trec_eval -q``, ``ir_measures -q`` (TSV or jsonl) or
+        ``pateval evaluate -q`` (text, CSV, JSON) -- see :mod:`pateval.formats.scores` --
+        or a frame ``run, topic, measure, value``.
+    measures : str or sequence of str, optional
+        The measures to keep (``AP`` matches trec_eval's ``map``); default: those every run has.
+    format : {"auto", "trec_eval", "ir_measures", "pateval-csv", "pateval-json"}
+
+    Returns
+    -------
+    DataFrame
+        ``run, topic, measure, value``, measure names as pateval writes them where it knows them.
+    """
+    from ..formats.scores import read_score_files
+
+    if isinstance(measures, str):
+        measures = [measures]
+    if _is_frame(sources):
+        frame = sources[sources["topic"].astype(str) != "all"]
+        return frame if not measures else frame[frame["measure"].isin([str(parse_measure(m)) for m in measures])]
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    return read_score_files(list(sources), measures=list(measures) if measures else None, format=format)
+
+
+def compare(
+    qrels,
+    runs,
+    measures: Sequence[str] | str,
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    evaluate_options: EvaluationOptions | Mapping | None = None,
+):
+    """Evaluate runs and test them against a baseline, or all pairs, under each measure.
+
+    Parameters
+    ----------
+    qrels, runs, measures
+        As for :func:`evaluate`; or ``qrels=None`` and per-topic score files (or a frame
+        ``run, topic, measure, value``) as ``runs``, see :func:`read_scores`.
+    baseline : str, optional
+        Name of the run to test the others against; default all pairs.
+    test : {"t", "wilcoxon", "randomisation", "bootstrap", "tukey"}
+    correction : {"holm", "bonferroni", "bh", None}
+    alpha : float
+    seed : int
+        Seed of the resampling tests (reported with the results).
+    B : int, optional
+        Resamples (default 10,000 randomisation, 1,000 bootstrap, 5,000 Tukey HSD).
+    evaluate_options : EvaluationOptions or dict, optional
+        Passed to :func:`evaluate` (e.g. ``{"complete": True}``).
+
+    Returns
+    -------
+    pateval.stats.Comparison
+        Means, every test, the settings and notes (e.g. topics left out);
+        :func:`pateval.report.render_comparison` prints it as a table.
+    """
+    import dataclasses
+
+    from ..stats import compare_runs
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    shared = min(len(matrix) for matrix in matrices.values())
+    if shared < 2:  # a paired test needs two topics: the means alone, and why
+        return _untested_comparison(matrices, notes, shared, baseline=baseline, test=test, correction=correction,
+                                    alpha=alpha)
+    result = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed, B=B)
+    return dataclasses.replace(result, notes=tuple(notes))
+
+
+_TEST_COLUMNS = ("measure", "run_a", "run_b", "n_topics", "mean_a", "mean_b", "difference", "statistic", "p_value",
+                 "p_adjusted", "significant", "effect_size", "ci_low", "ci_high", "critical_difference", "test",
+                 "correction", "alpha", "B", "seed")
+
+
+def _untested_comparison(matrices, notes, shared: int, *, baseline, test, correction, alpha):
+    """A :class:`~pateval.stats.Comparison` of the means only, with a note saying why no test was run."""
+    import pandas as pd
+
+    from ..stats import Comparison, mean_scores
+
+    means = mean_scores(matrices)
+    if baseline is not None and baseline not in means.index:
+        raise ParameterError(f"the baseline {baseline!r} is not among the runs {list(means.index)}")
+    tests = pd.DataFrame({column: pd.Series([], dtype=bool if column == "significant" else object)
+                           for column in _TEST_COLUMNS})
+    untested = (f"no significance test was run: the runs share {shared} topic{'' if shared == 1 else 's'} "
+                "and a paired test needs at least 2; the table gives the means only")
+    tell([untested])
+    notes = [*notes, untested]
+    return Comparison(means=means, tests=tests, topics={m: len(x) for m, x in matrices.items()}, baseline=baseline,
+                      test=test, correction=correction or "none", alpha=float(alpha), B=None, seed=None,
+                      notes=tuple(notes), scores={m: x for m, x in matrices.items()})
+
+
+def analyse_measures(
+    qrels,
+    runs,
+    measures: Sequence[str] | str,
+    *,
+    test: str | Sequence[str] = "bootstrap",
+    agreement_test: str = "wilcoxon",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    evaluate_options: EvaluationOptions | Mapping | None = None,
+):
+    """Evaluate runs and compare the measures: discriminative power, rank correlation, agreement.
+
+    ``test`` may name several tests (e.g. ``["t", "randomisation", "bootstrap"]``, as
+    Smucker & Clarke's table 2). See :func:`pateval.stats.analyse_measures`; returns its
+    :class:`~pateval.stats.MeasureAnalysis`.
+    """
+    import dataclasses
+
+    from ..stats import analyse_measures as analyse
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    result = analyse(matrices, test=test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
+    return dataclasses.replace(result, notes=tuple(notes))
+
+
+def ranking_stability(
+    qrels,
+    runs,
+    measures: Sequence[str] | str,
+    *,
+    sizes: Sequence[int | str] | str = (10, 25, 50, 100, "S", "M", "L", "XL"),
+    trials: int = 20,
+    seed: int = 0,
+    evaluate_options: EvaluationOptions | Mapping | None = None,
+) -> pd.DataFrame:
+    """How stable the ranking of the runs is on random topic subsets of growing size.
+
+    Evaluates the runs, then per measure :func:`pateval.collection.sampling.ranking_stability`:
+    for each size, ``trials`` random topic subsets (seeded), each ranking of the runs by
+    their mean on the subset compared with their ranking on all topics by Kendall's tau.
+
+    Parameters
+    ----------
+    qrels, runs, measures
+        As for :func:`evaluate` (at least two runs).
+    sizes : sequence of int or {"S", "M", "L", "XL"}, or str
+        Topic-set sizes (S, M, L, XL: CLEF-IP's 500, 1000, 5000, 10000); a string is a
+        comma-separated list (``"10,25,S"``).
+    trials : int
+        Random subsets per size.
+    seed : int
+        Seed of the subsets: the same seed gives the same subsets.
+    evaluate_options : EvaluationOptions or dict, optional
+        Passed to :func:`evaluate` (e.g. ``{"complete": True}``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``measure, size, topics, trials, mean_tau, min_tau, max_tau``; sizes above the
+        number of topics are left out. ``frame.attrs["notes"]`` says which topics were left
+        out (a run without a score for them), ``frame.attrs["settings"]`` holds the sizes
+        (as text), trials and seed.
+    """
+    import pandas as pd
+
+    from ..collection.sampling import ranking_stability as stability
+    from ..collection.sampling import resolve_size
+
+    if isinstance(measures, str):
+        measures = [measures]
+    if isinstance(sizes, str):
+        sizes = [part.strip() for part in sizes.split(",") if part.strip()]
+    sizes = list(sizes)
+    if not sizes:
+        raise ParameterError("sizes must name at least one topic-set size (a number, or S, M, L, XL)")
+    for size in sizes:  # checked before the runs are evaluated; None (all topics) is no subset size
+        if resolve_size(size) is None:
+            raise ParameterError("topic-set size must be S, M, L, XL or a positive integer, not None")
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    pieces = []
+    for measure, matrix in matrices.items():
+        scores = matrix.rename_axis(index="qid", columns="system").stack().rename("score").reset_index()
+        pieces.append(stability(scores, sizes=sizes, trials=trials, seed=seed).assign(measure=measure))
+    columns = ["measure", "size", "topics", "trials", "mean_tau", "min_tau", "max_tau"]
+    frame = pd.concat(pieces, ignore_index=True)[columns] if pieces else pd.DataFrame(columns=columns)
+    frame.attrs["notes"] = notes
+    frame.attrs["settings"] = {"sizes": [str(size) for size in sizes], "trials": trials, "seed": seed}
+    return frame
+
+
+def write_report(
+    qrels,
+    runs,
+    measures: Sequence[str] | str,
+    *,
+    out: str | os.PathLike,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str | None = "holm",
+    analysis_test: str = "bootstrap",
+    agreement_test: str = "wilcoxon",
+    alpha: float = 0.05,
+    seed: int = 0,
+    B: int | None = None,
+    title: str = "pateval report",
+    image_format: str = "svg",
+    gain_over_time=None,
+    ct_by_gamma: pd.DataFrame | None = None,
+    evaluate_options: EvaluationOptions | Mapping | None = None,
+    calibration=None,
+) -> Path:
+    """Evaluate runs and write one self-contained HTML report comparing runs and measures.
+
+    The report holds the comparison table (``test``, ``correction`` against ``baseline`` or
+    over all pairs), per-topic differences, and -- with two or more measures --
+    discriminative power (``analysis_test``), rank correlation and the agreement chart.
+    ``gain_over_time`` (frame ``run, time, gain``) and ``ct_by_gamma`` (frame
+    ``run, gamma, score``) add the G(t) and Cube-Test-against-gamma plots; pateval's TBG and
+    CT measures can produce them, or any other source. ``calibration``: a ``(result, figures)``
+    pair from :func:`calibrate` and :func:`calibration_figures` adds a section with the TBG
+    calibration. Returns the path written.
+    """
+    from ..report import render_report, report_sections, write_html
+    from ..stats import analyse_measures as analyse
+    from ..stats import compare_runs
+
+    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    comparison = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed,
+                              B=B)
+    analysis = analyse(matrices, test=analysis_test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
+    sections = report_sections(comparison=comparison, analysis=analysis, matrices=matrices,
+                               gain_over_time=gain_over_time,
+                               ct_by_gamma=ct_by_gamma, image_format=image_format)
+    if calibration is not None:
+        from ..report.calibration import calibration_section
+
+        sections.append(calibration_section(*calibration, image_format=image_format))
+    write_html(render_report(sections, title=title, runs=comparison.runs, measures=comparison.measures, notes=notes),
+               out)
+    return Path(out)

@@ -1,0 +1,118 @@
+"""Time-biased gain's user, rank by rank (T(k)) and simulated."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ..measures import EvaluationContext, Measure
+from ._inputs import _as_qrels, _as_runs
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
+    import pandas as pd
+
+
+def _user_model_inputs(qrels, runs, model, doc_lengths, resources, *, qrels_format, order, doc_key, on_duplicate):
+    from ..formats.doclengths import DocLengths, read_doc_lengths
+    from ..usermodel.frames import ranked_runs, tbg_measure
+
+    measure = tbg_measure(model)
+    side = dict(resources or {})
+    if doc_lengths is not None:
+        side["doc_lengths"] = (read_doc_lengths(doc_lengths) if isinstance(doc_lengths, (str, os.PathLike))
+                               else doc_lengths if isinstance(doc_lengths, DocLengths) else dict(doc_lengths))
+    ranked = ranked_runs(_as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
+                         _as_runs(runs, on_duplicate=on_duplicate), order=order, doc_key=doc_key)
+    return ranked, measure, EvaluationContext(side)
+
+
+def time_to_rank(
+    qrels,
+    runs,
+    *,
+    model: str | Measure = "TBG",
+    doc_lengths: str | os.PathLike | Mapping | None = None,
+    resources: Mapping | None = None,
+    qrels_format: str = "auto",
+    order: str = "score",
+    doc_key: str = "publication",
+    on_duplicate: str = "error",
+) -> pd.DataFrame:
+    """The time-biased gain user model rank by rank: when the user reaches each document (T(k)).
+
+    Parameters
+    ----------
+    qrels, runs
+        As for :func:`evaluate`.
+    model : str or Measure, default "TBG"
+        The calibration, as a TBG measure name, e.g. ``"TBG(halflife=600,read_slope=0.03)"``.
+    doc_lengths : path or dict, optional
+        Document lengths in words (a ``docno length`` file or ``{docno: length}``); or give
+        ``resources={"doc_lengths": ...}``, with ``duplicate_groups`` / ``patent_families``
+        for ``duplicates=groups|families``.
+
+    Returns
+    -------
+    DataFrame
+        One row per retrieved document: ``run, topic, rank, docno, relevant, length,
+        duplicate, time`` (T(k), seconds), ``decay`` (D(T(k))), ``gain`` (its share of the
+        TBG value) and ``cumulative_gain`` (TBG at that depth). Plot ``time`` against ``rank``.
+
+    Examples
+    --------
+    >>> frame = time_to_rank({"q": {"d1": 1, "d3": 1}}, {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}},
+    ...                      doc_lengths={"d1": 500, "d2": 1000, "d3": 200})
+    >>> frame["time"].round(3).tolist()
+    [0.0, 15.152, 29.614]
+    """
+    from ..usermodel.frames import time_to_rank_frame
+
+    ranked, measure, context = _user_model_inputs(qrels, runs, model, doc_lengths, resources, qrels_format=qrels_format,
+                                                  order=order, doc_key=doc_key, on_duplicate=on_duplicate)
+    return time_to_rank_frame(ranked, measure, context)
+
+
+def simulate_users(
+    qrels,
+    runs,
+    *,
+    model: str | Measure = "TBG",
+    n_users: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    doc_lengths: str | os.PathLike | Mapping | None = None,
+    resources: Mapping | None = None,
+    qrels_format: str = "auto",
+    order: str = "score",
+    doc_key: str = "publication",
+    on_duplicate: str = "error",
+) -> pd.DataFrame:
+    """Simulate stochastic users of the TBG model on each topic: expected gain and its spread.
+
+    Each user clicks with P(C|R), saves with P(S|R=1), and stops after an exponential time of
+    half-life h (see :mod:`pateval.usermodel.simulation`). Seeded: the same seed gives the
+    same numbers.
+
+    Parameters
+    ----------
+    qrels, runs, model, doc_lengths, resources, qrels_format, order, doc_key, on_duplicate
+        As for :func:`time_to_rank`.
+    n_users : int, default 10000
+    seed : int, default 0
+        Seed of the first run (the next runs use seed+1, seed+2, ...).
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    DataFrame
+        One row per (run, topic): ``mean``, ``std``, ``ci_low``, ``ci_high`` of the simulated
+        gain, ``expected`` (the exact expectation, the limit of ``mean``), ``tbg`` (the
+        measure's closed form, at most ``expected``), ``n_users``; all divided by the
+        model's normalisation N.
+    """
+    from ..usermodel.frames import simulation_frame
+
+    ranked, measure, context = _user_model_inputs(qrels, runs, model, doc_lengths, resources, qrels_format=qrels_format,
+                                                  order=order, doc_key=doc_key, on_duplicate=on_duplicate)
+    return simulation_frame(ranked, measure, context, n_users=n_users, seed=seed, confidence=confidence)

@@ -1,0 +1,135 @@
+"""The ``pateval`` command line: a thin layer over :mod:`pateval.api`.
+
+Each sub-command parses its options, calls one API function and prints or writes what it
+returns. Exit status: 0 success; 1 findings (a check or evaluation that found bad files);
+2 bad input or usage (:class:`pateval.errors.PatevalError`, a file that cannot be opened:
+one line on stderr); 70 (``EX_SOFTWARE``) an unexpected exception, i.e. a bug in pateval:
+one line asking for a report, and the traceback with ``--debug``; 130 interrupted.
+
+One module per group of commands (:mod:`~pateval.cli.evaluate`, :mod:`~pateval.cli.collection`,
+:mod:`~pateval.cli.check`, :mod:`~pateval.cli.usermodel`, :mod:`~pateval.cli.compare`,
+:mod:`~pateval.cli.search`, :mod:`~pateval.cli.flowchart`, :mod:`~pateval.cli.assess`) and
+:mod:`~pateval.cli.shared` for what they share: the one group of evaluation flags, the output
+option, writing. A missing optional dependency is the user's to install: one line naming
+the extra (exit 2).
+
+Building the parser imports no heavy library (NumPy, pandas, Arrow, ...): the choices the
+options offer come from the ``names`` modules, and each handler imports what it uses, so
+``pateval --help`` starts in milliseconds (tests/test_startup.py guards it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+
+from .. import __version__
+from .._optional import missing_dependency
+from ..errors import PatevalError, TopicsLeftOutWarning
+from .assess import _add_assess
+from .check import _add_check
+from .collection import _add_collection, _add_corpus
+from .compare import SCORE_FORMATS as SCORE_FORMATS  # re-exported: a test keeps it equal to the readers'
+from .compare import _add_analyse_measures, _add_compare, _add_report, _add_stability
+from .evaluate import _add_evaluate, _add_measures
+from .flowchart import _add_flowchart
+from .search import _add_demo, _add_index, _add_search
+from .shared import CommandParser
+from .usermodel import _add_calibrate, _add_user_model
+
+__all__ = ["build_parser", "main"]
+
+#: Exit status of an unexpected exception (a bug): sysexits.h EX_SOFTWARE, distinct from
+#: 1 (findings) and 2 (bad input or usage).
+EXIT_BUG = 70
+_DEBUG_HELP = "on an unexpected error (a bug), print its traceback"
+
+# Each entry adds one sub-command to the parser; the handler is stored with set_defaults(run=...).
+# Adding one: take option choices from a ``names`` module (formats/names.py, core/names.py,
+# stats/names.py, report/names.py -- modules that import nothing), never from a reader or a
+# measure module; import what the handler needs inside the handler; declare an output option
+# with shared.add_output (it answers to -o, --out and --output); a command that evaluates takes
+# shared.add_evaluation_options; raise PatevalError for bad input (exit 2).
+# tests/test_startup.py and tests/test_cli_shape.py check all of it.
+_COMMANDS: list = [_add_evaluate, _add_measures, _add_corpus, _add_collection, _add_check, _add_user_model,
+                   _add_calibrate, _add_compare, _add_analyse_measures, _add_stability, _add_report, _add_index,
+                   _add_search, _add_demo, _add_flowchart, _add_assess]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = CommandParser(
+        prog="pateval",
+        description="Evaluate patent prior-art search and other professional search.",
+        epilog="Exit status: 0 done, 1 findings (check, flowchart eval), 2 bad input or usage (one line naming "
+        "the file and line), 70 a bug in pateval (--debug prints its traceback), 130 interrupted.",
+    )
+    parser.add_argument("--version", action="version", version=f"pateval {__version__}")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
+    commands = parser.add_subcommands(dest="command", metavar="COMMAND")
+    for add in _COMMANDS:
+        add(commands)
+    for leaf in _leaf_parsers(parser):  # --debug after the sub-command too
+        if leaf is not parser:
+            leaf.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
+    return parser
+
+
+def _leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """Every parser that parses a command line's last word (sub-commands of sub-commands too)."""
+    subcommands = getattr(parser, "subcommands", None)
+    if subcommands is None:
+        yield parser
+        return
+    for child in dict.fromkeys(subcommands.choices.values()):
+        yield from _leaf_parsers(child)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    debug = getattr(args, "debug", False)
+    try:
+        with warnings.catch_warnings():  # the commands print the API's notes themselves
+            warnings.simplefilter("ignore", TopicsLeftOutWarning)
+            return int(args.run(args) or 0)
+    except PatevalError as error:
+        print(f"pateval: error: {error}", file=sys.stderr)
+        return 2
+    except ImportError as error:  # an optional dependency not installed: name its extra
+        missing = missing_dependency(error, feature=_command_line(args))
+        if missing is None or debug:
+            return _report_bug(error, debug)
+        print(f"pateval: error: {missing}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `pateval evaluate ... | head`
+        return 0
+    except KeyboardInterrupt:
+        print("pateval: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:  # a file that cannot be opened or written: the user's to fix, not a bug
+        if error.filename is None or debug:
+            return _report_bug(error, debug)
+        print(f"pateval: error: {error.filename}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # noqa: BLE001 -- the one place that catches everything
+        return _report_bug(error, debug)
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    """``pateval COMMAND [SUBCOMMAND]`` of the parsed arguments."""
+    sub = getattr(args, f"{args.command.replace('-', '_')}_command", None)
+    return " ".join(["pateval", args.command, *([sub] if sub else [])])
+
+
+def _report_bug(error: BaseException, debug: bool) -> int:
+    """An unexpected exception: one line asking for a report (the traceback with --debug)."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(error, file=sys.stderr)
+    where = "" if debug else "; run again with --debug for the traceback"
+    print(f"pateval: internal error ({type(error).__name__}: {error}): this is a bug in pateval; please report it "
+          f"with the command line and `pateval --version`{where}", file=sys.stderr)
+    return EXIT_BUG

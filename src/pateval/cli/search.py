@@ -1,0 +1,145 @@
+"""``pateval index``, ``pateval search`` (baselines) and ``pateval demo`` (the whole pipeline)."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import PatevalError
+from .shared import add_output
+
+
+def _add_index(commands) -> None:
+    p = commands.add_parser(
+        "index", help="index a corpus store with tantivy for baseline search",
+        description="Index a corpus store (or patent XML files) with tantivy: title, abstract, claims and "
+        "description per language (English, German, French stemming and stop words), plus the term "
+        "statistics that re-scoring with LM-Dirichlet and TF-IDF needs.",
+    )
+    p.add_argument("--store", required=True, metavar="STORE",
+                   help="corpus store (pateval corpus ingest), or patent XML file/directory")
+    add_output(p, "--out", required=True, metavar="INDEX", help="index directory to create")
+    p.add_argument("--no-passages", action="store_true", help="do not keep paragraphs (no passage retrieval)")
+    p.add_argument("--until", metavar="YYYY-MM-DD",
+                   help="only documents published up to this date (a collection's corpus_end)")
+    p.add_argument("--heap-mb", type=int, default=512, help="tantivy indexing memory budget in MB (default 512)")
+    p.add_argument("--threads", type=int, help="tantivy indexing threads (default: cores, at most 8)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_index)
+
+
+def _run_index(args) -> int:
+    from .. import api
+
+    summary = api.build_search_index(args.store, args.out, passages=not args.no_passages, until=args.until,
+                                     heap_mb=args.heap_mb,
+                                     threads=args.threads, progress=not args.no_progress and sys.stderr.isatty())
+    print(f"indexed {summary.documents:,} documents ({summary.passages:,} paragraphs) in {summary.seconds:.1f} s "
+          f"({summary.documents_per_second:,.0f} docs/s), {summary.bytes_on_disk / 1e6:,.1f} MB: {summary.path}")
+    return 0
+
+
+def _add_search(commands) -> None:
+    p = commands.add_parser(
+        "search", help="baseline prior-art search: one run, or a grid of runs",
+        description="Search the topics with a baseline and write a TREC run tagged MODEL.STRATEGY. "
+        "Models: bm25[:k1=,b=], lm[:mu=], tfidf[:k1=,b=]. Query strategies: PARTS[,OPTION=VALUE...] with "
+        "PARTS title, abstract, claims, description joined by '+', or full; options top=K, mindf=N, maxdf=F, "
+        "ipc=filter|boost, ipcw=W, split=claims, merge=sum|max|rrf, w.FIELD=W. With --grid (or several "
+        "--model/--query) one run per configuration is written into the --out directory.",
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--index", metavar="INDEX", help="index directory (pateval index)")
+    source.add_argument("--store", metavar="STORE", help="corpus store: index it first, into a temporary directory")
+    p.add_argument("--topics", required=True, metavar="TOPICS",
+                   help="topics_PAC.xml, a collection directory, or a directory of topic XML files "
+                        "(topics_PSG.txt with --passages)")
+    p.add_argument("--model", action="append", dest="models", metavar="MODEL",
+                   help="ranking model (repeatable; default bm25)")
+    p.add_argument("--query", action="append", dest="queries", metavar="STRATEGY",
+                   help="query strategy (repeatable; default claims)")
+    p.add_argument("--grid", metavar="NAME",
+                   help="a named grid: seeds (3 models x 11 strategies = 33 runs), small, models")
+    add_output(p, "--out", required=True, metavar="RUN", help="run file (a directory with a grid)")
+    p.add_argument("--depth", type=int, default=1000, help="documents per topic (default 1000)")
+    p.add_argument("--candidates", type=int, default=2000,
+                   help="engine candidates re-scored by lm/tfidf/bm25 with other k1,b (default 2000)")
+    p.add_argument("--no-date-filter", action="store_true",
+                   help="also retrieve documents published after the topic's date")
+    p.add_argument("--keep-family", action="store_true", help="keep publications of the topic's own patent family")
+    p.add_argument("--unit", choices=("publication", "patent"), default="publication",
+                   help="rank publications, or the best publication of each patent")
+    p.add_argument("--passages", action="store_true",
+                   help="passage retrieval for PSG topics: write the 6-column passage run")
+    p.add_argument("--passage-documents", type=int, default=20,
+                   help="documents whose paragraphs are ranked (default 20)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(run=_run_search)
+
+
+def _run_search(args) -> int:
+    import shutil
+    import tempfile
+
+    from .. import api
+
+    progress = not args.no_progress and sys.stderr.isatty()
+    temporary = None
+    index = args.index
+    try:
+        if index is None:
+            temporary = tempfile.mkdtemp(prefix="pateval-index-")
+            index = f"{temporary}/index"
+            print("pateval: note: indexing the store into a temporary directory; `pateval index` keeps an index "
+                  "for reuse", file=sys.stderr)
+            api.build_search_index(args.store, index, passages=args.passages, progress=progress)
+        options = {"depth": args.depth, "candidates": args.candidates, "date_filter": not args.no_date_filter,
+                   "exclude_family": not args.keep_family, "unit": args.unit}
+        models = args.models or ["bm25"]
+        queries = args.queries or ["claims"]
+        if args.passages:
+            if args.grid or len(models) > 1 or len(queries) > 1:
+                raise PatevalError("--passages writes one passage run: give one --model and one --query")
+            results = api.search_passages(index, args.topics, model=models[0], query=queries[0], out=args.out,
+                                          documents=args.passage_documents, progress=progress)
+            print(f"{sum(len(r) for r in results.values()):,} passages for {len(results)} topics: {args.out}")
+            return 0
+        if args.grid or len(models) > 1 or len(queries) > 1:
+            results = api.search_grid(index, args.topics, args.out, grid=args.grid,
+                                      models=None if args.grid and not args.models else models,
+                                      queries=args.queries if args.grid else queries, progress=progress, **options)
+            for result in results:
+                print(f"{result.tag}\t{len(result.rankings)} topics\t{result.queries_per_second:.1f} topics/s")
+            print(f"{len(results)} runs: {args.out}")
+            return 0
+        result = api.search(index, args.topics, model=models[0], query=queries[0], out=args.out, progress=progress,
+                            **options)
+        print(f"{result.tag}: {len(result.rankings)} topics in {result.seconds:.1f} s "
+              f"({result.queries_per_second:.1f} topics/s): {args.out}")
+        return 0
+    finally:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _add_demo(commands) -> None:
+    p = commands.add_parser(
+        "demo", help="the whole pipeline on a synthetic corpus, with an HTML report",
+        description="Generate a synthetic CLEF-IP corpus, ingest it, build a test collection, index it, run a "
+        "grid of baselines, evaluate them with standard and professional-search measures, compare them and "
+        "write the HTML report.",
+    )
+    add_output(p, "--out", default="pateval-demo", metavar="DIR",
+               help="output directory (default ./pateval-demo; must not exist)")
+    p.add_argument("--patents", type=int, default=1000, help="synthetic patents to generate (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--grid", default="small", help="baseline grid: small (12 runs, default), seeds (33 runs), models")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(run=_run_demo)
+
+
+def _run_demo(args) -> int:
+    from ..demo import run_demo
+
+    run_demo(args.out, n_patents=args.patents, seed=args.seed, grid=args.grid,
+             progress=not args.no_progress and sys.stderr.isatty(), echo=print)  # echo prints the report's path
+    return 0

@@ -1,0 +1,179 @@
+"""What the commands share: the parser that knows its sub-commands, the output option in its
+three spellings, the one group of evaluation flags (and the options built from it), and how
+a command writes its text and figures.
+
+Building the parser imports no heavy library: option choices come from the ``names``
+modules and defaults from :class:`pateval.options.EvaluationOptions` (which imports
+nothing heavy); handlers import what they use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Any
+
+from ..core.names import DOC_KEYS, ORDERS
+from ..formats.names import QRELS_FORMATS
+from ..formats.resources import RESOURCES
+from ..options import EvaluationOptions
+
+#: The spellings of an output option: each command that has one accepts all three.
+OUTPUT_FLAGS = ("-o", "--out", "--output")
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser that keeps the group of its sub-commands (argparse offers no public
+    way to find it again), so that the leaves of the command tree can be walked."""
+
+    subcommands: Any = None
+
+    def add_subcommands(self, *, dest: str, metavar: str = "SUBCOMMAND") -> Any:
+        self.subcommands = self.add_subparsers(dest=dest, metavar=metavar, required=True, parser_class=CommandParser)
+        return self.subcommands
+
+
+def add_output(p: argparse.ArgumentParser | Any, *flags: str, **kwargs: Any) -> None:
+    """A command's output option, declared as any of -o, --out, --output, answering to all three
+    (the dest from the spelling declared first), so that ``-o`` and ``--out`` mean the same everywhere."""
+    p.add_argument(*flags, *[flag for flag in OUTPUT_FLAGS if flag not in flags], **kwargs)
+
+
+# ---- the evaluation flags: one group, the same for every command that evaluates -----------------
+
+_DEFAULTS = EvaluationOptions()
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def _byte_size(text: str) -> int:
+    """A size such as 32M, 512K, 1G or 1000000 (bytes); 0 allowed."""
+    number, unit = text.strip(), ""
+    if number[-1:].upper() in ("K", "M", "G"):
+        number, unit = number[:-1], number[-1].upper()
+    if not number.isdigit():
+        raise argparse.ArgumentTypeError(f"not a size in bytes (such as 32M, 512K or 0): {text!r}")
+    return int(number) * _SIZE_UNITS[unit]
+
+
+def add_ranking_options(p: Any) -> None:
+    """How qrels and runs are read and ranked, and the measures' side inputs (a part of
+    :func:`add_evaluation_options`; the user model and calibration take this part only)."""
+    p.add_argument("--qrels-format", choices=QRELS_FORMATS, default=_DEFAULTS.qrels_format,
+                   help="qrels format (default: detect where safe)")
+    p.add_argument("--order", choices=ORDERS, default=_DEFAULTS.order,
+                   help="rank by score (trec_eval), the rank column, or file order")
+    p.add_argument("--doc-key", choices=DOC_KEYS, default=_DEFAULTS.doc_key,
+                   help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
+    p.add_argument("--on-duplicate", choices=("error", "first"), default=_DEFAULTS.on_duplicate,
+                   help="a document twice for a topic: error, or keep the first")
+    for resource in RESOURCES:
+        p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
+
+
+def add_evaluation_options(p: argparse.ArgumentParser, *, default_measures: tuple[str, ...]) -> None:
+    """The flags of every command that evaluates runs (evaluate, compare, analyse-measures,
+    stability, report), as one group: the fields of :class:`~pateval.options.EvaluationOptions`."""
+    group = p.add_argument_group("evaluation", "how the runs are read, ranked and scored (the same flags for "
+                                 "every command that evaluates)")
+    group.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                       help=f"a measure name (repeatable; default: {' '.join(default_measures)}); see `pateval "
+                       "measures`")
+    group.add_argument("-c", "--complete", action="store_true",
+                       help="average over all qrels topics; missing ones score 0 (trec_eval -c)")
+    add_ranking_options(group)
+    group.add_argument("-l", "--relevance-level", type=int, metavar="N",
+                       help="grade counted as relevant by every measure not given rel= (trec_eval -l; default 1)")
+    group.add_argument("-M", "--max-documents", type=int, metavar="N",
+                       help="only each topic's first N documents count (trec_eval -M)")
+    group.add_argument("-J", "--judged-only", action="store_true",
+                       help="remove unjudged documents from the rankings first (trec_eval -J; or judged_only=true "
+                       "per measure)")
+    group.add_argument("--block-size", type=_byte_size, dest="block_bytes", metavar="SIZE",
+                       help="read and score each run file in blocks of whole topics of about SIZE bytes (default "
+                       "32M; 0: each run whole in memory); runs with scattered topics are partitioned on disk first")
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="Dask scheduler (tcp://host:8786) to score the blocks of the runs on a cluster; "
+                       "workers need the same paths")
+    group.add_argument("--work-dir", metavar="DIR",
+                       help="where runs with scattered topics are partitioned (default: the temporary directory)")
+
+
+#: The flag of each option of the evaluation group, by its field (and dest).
+EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format", "order": "--order", "doc_key": "--doc-key",
+                    "on_duplicate": "--on-duplicate", "relevance_level": "-l", "max_documents": "-M",
+                    "judged_only": "-J", "block_bytes": "--block-size", "scheduler": "--scheduler",
+                    "work_dir": "--work-dir"}
+
+
+def given_flags(args: argparse.Namespace) -> list[str]:
+    """The evaluation flags given on the command line (those away from their defaults)."""
+    given = [flag for field, flag in EVALUATION_FLAGS.items()
+             if hasattr(args, field) and getattr(args, field) != getattr(_DEFAULTS, field)]
+    return given + [r.option for r in RESOURCES if getattr(args, f"resource_{r.name}", None) is not None]
+
+
+def ranking_resources(args: argparse.Namespace) -> dict[str, Any]:
+    """The side inputs given (``--doc-lengths FILE`` ...), read."""
+    from ..formats.resources import load_resources
+
+    return load_resources({r.name: getattr(args, f"resource_{r.name}") for r in RESOURCES})
+
+
+def evaluation_options(args: argparse.Namespace, *, measures: Any = ()) -> EvaluationOptions:
+    """The :class:`~pateval.options.EvaluationOptions` of a command's flags (those of its groups)."""
+    fields = {f.name for f in dataclasses.fields(EvaluationOptions)} - {"measures", "resources"}
+    return EvaluationOptions(measures=measures, resources=ranking_resources(args),
+                             **{name: getattr(args, name) for name in fields if hasattr(args, name)})
+
+
+# ---- writing ---------------------------------------------------------------------------------
+
+def add_table_output(p: argparse.ArgumentParser) -> None:
+    """Where and how a command writes its table: --format, --precision, -o."""
+    from ..report.names import TABLE_FORMATS
+
+    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--precision", type=int, default=4, help="decimals of text and LaTeX output (default 4)")
+    add_output(p, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
+def write_text_or_print(text: str, output: str | None) -> None:
+    """The output of a command: to ``output`` atomically (whole or not at all), else stdout
+    (also for ``-o -``)."""
+    if output and output != "-":
+        from ..formats.results import write_results
+
+        write_results(text, output)
+    else:
+        sys.stdout.write(text)
+
+
+def print_notes(notes: Any) -> None:
+    for note in notes:
+        print(f"pateval: note: {note}", file=sys.stderr)
+
+
+def figure_name(*parts: str) -> str:
+    """A file name from measure and run names (characters a file system may refuse become _)."""
+    import re
+
+    return "_".join(re.sub(r"[^A-Za-z0-9@.+=-]+", "_", part) for part in parts)
+
+
+def save_figures(figures: dict, directory: str) -> None:
+    from pathlib import Path
+
+    from ..report.plots import save_figure
+
+    for name, figure in figures.items():
+        for suffix in ("png", "svg"):
+            save_figure(figure, Path(directory) / f"{name}.{suffix}")
+    print(f"pateval: wrote {len(figures)} figure{'' if len(figures) == 1 else 's'} (PNG and SVG) to {directory}",
+          file=sys.stderr)
+
+
+def add_group(commands: Any, name: str, *, help: str, dest: str, description: str | None = None) -> Any:
+    """A command with sub-commands (``corpus ingest``, ``corpus generate`` ...): their group."""
+    parser = commands.add_parser(name, help=help, description=description or help)
+    return parser.add_subcommands(dest=dest)

@@ -1,0 +1,234 @@
+"""Run files read and scored in blocks of whole topics, here or on a Dask cluster.
+
+A run given as a :class:`pateval.formats.runblocks.RunFile` is read block by block (byte
+ranges of whole topics of a text run, row ranges of a Parquet run); a run whose topics are
+scattered over the file is partitioned on disk first. Each block is ranked and scored on
+its own (:func:`score_block`, the unit of work a Dask worker is given), so memory holds one
+block, not the run. The evaluation core (:mod:`pateval.evaluation`) puts the blocks'
+values together as if the run had been evaluated whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .core.order import positions_in
+from .core.qrels import Qrels
+from .core.ranking import JudgementIndex, RankedTopics, rank_run
+from .core.run import Run
+from .errors import InputFormatError, ParameterError, malformed
+from .formats.runblocks import RunFile, mixed_tag_error, partition_run, read_block, read_part, topic_block_ranges
+from .measures import EvaluationContext, Measure
+
+__all__ = ["BlockScorer", "BlockScores", "measure_values", "score_block"]
+
+
+def measure_values(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> np.ndarray:
+    """Every measure's value on every topic, shape (measures, topics)."""
+    if not ranked.n_topics:
+        return np.zeros((len(measures), 0))
+    return np.concatenate([measure.compute(ranked, context) for measure in measures]).reshape(len(measures), -1)
+
+
+@dataclass
+class BlockScores:
+    """What one block of a run file gives: its tag, its topics and every measure's values."""
+
+    tag: str
+    run_topics: np.ndarray  # every topic of the block
+    topics: np.ndarray  # those evaluated (in the qrels), in the qrels' order
+    values: np.ndarray  # (measures, topics)
+    notes: list[str]
+
+
+def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
+                order: str, context: EvaluationContext, on_duplicate: str, reader=None) -> BlockScores | None:
+    """Read one block of a run file and score it (the unit of work given to a Dask worker).
+
+    ``judgements``: the index of every qrels topic; the block takes its topics' judgements.
+    ``source``: ``("range", path, start, end, only_block)`` (bytes of the run file holding
+    whole topics), ``("part", part_path, run_path)`` (a part of a partitioned run) or
+    ``("parquet", path, start, stop, run_name)`` (rows of a Parquet run holding whole topics;
+    ``reader``: a :class:`~pateval.formats.parquet.ParquetBlockReader` of it, kept between
+    blocks). Returns None for a block of blank lines.
+    """
+    run: Run | None
+    if source[0] == "parquet":
+        from .formats.parquet import ParquetBlockReader
+
+        _, path, start, stop, run_name = source
+        run = (reader or ParquetBlockReader(path)).read(start, stop, name=run_name, on_duplicate=on_duplicate)
+    elif source[0] == "range":
+        _, path, start, end, only_block = source
+        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block)
+    else:
+        _, part, path = source
+        run = read_part(part, source=path, on_duplicate=on_duplicate)
+    if run is None:
+        return None
+    tag = run.name
+    if name is not None:
+        run = _replace_name(run, name)
+    qrels_topics = judgements.topic_ids
+    in_block = positions_in(np.asarray(run.topic_ids, dtype=object), qrels_topics) >= 0
+    topics = qrels_topics[in_block]
+    ranked = rank_run(run, judgements.restrict(topics), order=order)
+    return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
+                       values=measure_values(ranked, measures, context), notes=list(ranked.notes))
+
+
+def _replace_name(run: Run, name: str) -> Run:
+    renamed = dataclasses.replace(run, name=name)
+    renamed._cache.update(run._cache)  # the pair index built by the reader
+    return renamed
+
+
+class _ScatteredTopics(Exception):
+    """Two blocks of a run file hold one topic: the run must be partitioned."""
+
+
+class BlockScorer:
+    """Scores the blocks of run files here, one at a time, or on a Dask cluster."""
+
+    def __init__(self, qrels: Qrels, measures: list[Measure], *, order: str, doc_key: str,
+                 context: EvaluationContext, scheduler: str | None, work_dir: str | os.PathLike[str] | None,
+                 timeout: float = 30.0) -> None:
+        self.qrels, self.measures, self.order, self.doc_key, self.context = qrels, measures, order, doc_key, context
+        self.scheduler, self.work_dir, self.timeout = scheduler, work_dir, timeout
+        self.client: Any = None
+        self.submitted: dict[int, list] = {}
+        self.shared: tuple = ()
+        self._judgements: JudgementIndex | None = None
+        self._readers: list = []  # Parquet block readers (their decoding thread) to close
+
+    @property
+    def judgements(self) -> JudgementIndex:
+        """The index of every qrels topic, made once: each block takes its topics' part."""
+        if self._judgements is None:
+            topics = np.asarray(self.qrels.topic_ids, dtype=object)
+            self._judgements = JudgementIndex.build(self.qrels, topics, doc_key=self.doc_key)
+        return self._judgements
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+    def _connect(self) -> Any:
+        if self.client is None:
+            from ._optional import import_optional
+
+            Client = import_optional("distributed", feature="evaluate --scheduler").Client
+            try:
+                self.client = Client(self.scheduler, timeout=self.timeout)
+            except (OSError, TimeoutError) as error:
+                raise ParameterError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from error
+            judgements, context = self.client.scatter([self.judgements, self.context], broadcast=True)
+            self.shared = (judgements, context)
+        return self.client
+
+    def submit_all(self, runs):
+        """On a cluster, every run file's blocks are submitted before any is waited for."""
+        if self.scheduler is None:
+            return runs
+        runs = list(runs)
+        for run in runs:
+            if isinstance(run, RunFile):
+                self.submitted[id(run)] = self._submit(run, _range_sources(run))
+        return runs
+
+    def _submit(self, run_file: RunFile, sources: list[tuple]) -> list:
+        client = self._connect()
+        judgements, context = self.shared
+        return [client.submit(score_block, judgements, source, self.measures, name=run_file.name, order=self.order,
+                              context=context, on_duplicate=run_file.on_duplicate, pure=False)
+                for source in sources]
+
+    def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list[Any]:
+        """One callable per source giving its BlockScores (scored when called, or on the cluster)."""
+        if futures is None and self.scheduler is not None:
+            futures = self._submit(run_file, sources)
+        if futures is not None:
+            return [future.result for future in futures]
+
+        reader = None
+        if sources and sources[0][0] == "parquet":
+            from .formats.parquet import ParquetBlockReader
+
+            # keeps the row group two blocks share, and decodes the next while a block is scored
+            reader = ParquetBlockReader(run_file.path, prefetch=True)
+            self._readers.append(reader)  # closed when the file's blocks are collected
+
+        def local(source):
+            return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
+                                       context=self.context, on_duplicate=run_file.on_duplicate, reader=reader)
+        return [local(source) for source in sources]
+
+    def blocks(self, run_file: RunFile) -> list[BlockScores]:
+        """The scores of every block of one run file, in file order (partitioned first if its
+        topics are scattered)."""
+        sources = _range_sources(run_file)
+        try:
+            return self._collect(run_file, sources, self.submitted.pop(id(run_file), None))
+        except _ScatteredTopics:
+            if self.work_dir is not None:
+                os.makedirs(self.work_dir, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=self.work_dir, prefix="pateval-parts-") as directory:
+                parts = partition_run(run_file, directory)
+                sources = [("part", str(part), str(run_file.path)) for part in parts]
+                return self._collect(run_file, sources, None, duplicates_first=True)
+
+    def _collect(self, run_file: RunFile, sources: list[tuple], futures, *, duplicates_first: bool = False):
+        blocks: list[BlockScores] = []
+        seen: set = set()
+        failure: InputFormatError | None = None
+        results = self._results(run_file, sources, futures)
+        try:
+            # in file order: the first bad block's error is the file's
+            for source, result in zip(sources, results, strict=False):
+                try:
+                    block = result()
+                except InputFormatError as error:
+                    # the parts of a partitioned run each find their own repeated documents:
+                    # the error to give is the one on the earliest line
+                    if not duplicates_first:
+                        raise
+                    if failure is None or (error.line or 0) < (failure.line or 0):
+                        failure = error
+                    continue
+                if block is None:
+                    continue
+                if blocks and block.tag != blocks[0].tag and source[0] == "range":
+                    mixed_tag_error(run_file.path, source[2], source[3], blocks[0].tag)
+                if source[0] == "range" and not seen.isdisjoint(block.run_topics.tolist()):
+                    raise _ScatteredTopics
+                seen.update(block.run_topics.tolist())
+                blocks.append(block)
+        finally:
+            while self._readers:
+                self._readers.pop().close()
+            if self.client is not None:
+                self.client.cancel([r.__self__ for r in results])
+        if failure is not None:
+            raise failure
+        if not blocks:
+            malformed(run_file.path, None, "the file is empty")
+        return blocks
+
+
+def _range_sources(run_file: RunFile) -> list[tuple]:
+    from .formats.parquet import default_run_name, is_parquet, parquet_run_blocks
+
+    if is_parquet(run_file.path):  # row ranges of whole topics (a run with scattered topics: one range)
+        ranges, name = parquet_run_blocks(run_file.path, run_file.block_bytes)
+        name = name or default_run_name(run_file.path)
+        return [("parquet", str(run_file.path), start, stop, name) for start, stop in ranges]
+    ranges = topic_block_ranges(run_file.path, run_file.block_bytes)
+    return [("range", str(run_file.path), start, end, len(ranges) == 1) for start, end in ranges]
