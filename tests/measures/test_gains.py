@@ -1,6 +1,6 @@
 """trec_eval's gain measures (measures/gains.py, and nDCG with gains) equal trec_eval's:
 pytrec_eval to 1e-9 per topic on random cases (default gains), the trec_eval 10 binary
-when PATEVAL_TREC_EVAL names one (gain maps, rbp, rbp_resid: not in pytrec_eval), and
+when TREC_EVAL names one (gain maps, rbp, rbp_resid: not in pytrec_eval), and
 hand-made cases."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_names_parse_back(text, canonical):
     assert parse_measure(str(measure)) == measure
 
 
-@pytest.mark.skipif(trec_eval_binary() is None, reason="set PATEVAL_TREC_EVAL to a trec_eval 10 binary")
+@pytest.mark.skipif(trec_eval_binary() is None, reason="no trec_eval binary (set TREC_EVAL)")
 @pytest.mark.parametrize("seed", SEEDS[:40])
 # gains that differ by less than 1 are left out: trec_eval sorts them with a comparator that truncates
 # the difference to an integer (gain_init.c), so its "ideal" ranking may put 2 before 2.5

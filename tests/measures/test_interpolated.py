@@ -1,6 +1,6 @@
 """Interpolated precision, 11-point average, Rprec_mult and relative_P (measures/interpolated.py)
 equal trec_eval's: pytrec_eval to 1e-9 per topic on random cases, the trec_eval 10 binary
-when PATEVAL_TREC_EVAL names one, and hand-made cases."""
+when TREC_EVAL names one, and hand-made cases."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_names_parse_back(text, canonical):
     assert parse_measure(str(measure)) == measure
 
 
-@pytest.mark.skipif(trec_eval_binary() is None, reason="set PATEVAL_TREC_EVAL to a trec_eval 10 binary")
+@pytest.mark.skipif(trec_eval_binary() is None, reason="no trec_eval binary (set TREC_EVAL)")
 @pytest.mark.parametrize("seed", SEEDS[:30])
 def test_equal_to_the_trec_eval_binary(seed, tmp_path):
     qrels, run = random_case(seed)

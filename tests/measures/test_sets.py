@@ -1,5 +1,5 @@
 """Set measures and counts (measures/sets.py) equal trec_eval's: pytrec_eval to 1e-9 per
-topic on random cases, the trec_eval 10 binary when PATEVAL_TREC_EVAL names one (unj is not
+topic on random cases, the trec_eval 10 binary when TREC_EVAL names one (unj is not
 in pytrec_eval), and hand-made cases."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def test_trec_eval_names_parse_to_canonical_names_that_parse_back(text, canonica
     assert parse_measure(str(measure)) == measure
 
 
-@pytest.mark.skipif(trec_eval_binary() is None, reason="set PATEVAL_TREC_EVAL to a trec_eval 10 binary")
+@pytest.mark.skipif(trec_eval_binary() is None, reason="no trec_eval binary (set TREC_EVAL)")
 @pytest.mark.parametrize("seed", SEEDS[:30])
 def test_equal_to_the_trec_eval_binary(seed, tmp_path):
     qrels, run = random_case(seed)

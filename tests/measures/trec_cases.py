@@ -3,15 +3,16 @@
 Cases have graded and negative grades (pooled but not judged), ties (few distinct scores,
 broken by docno descending), retrieved documents the qrels omit, and topics with nothing
 relevant. References: pytrec_eval (trec_eval 9 in a Python module) and, when the
-environment variable ``PATEVAL_TREC_EVAL`` names a trec_eval 10 binary built locally, that
-binary (``trec_eval -q``; its printed digits set the tolerance, so a build that prints
-``%.17g`` is checked to 1e-9).
+environment variable ``TREC_EVAL`` names a trec_eval 10 binary built locally (or one is on
+the PATH, as tests/integrations/test_scores.py finds it), that binary (``trec_eval -q``; its
+printed digits set the tolerance, so a build that prints ``%.17g`` is checked to 1e-9).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -55,7 +56,7 @@ def pateval_summary(qrels: dict, run: dict, measures: list[str], **options) -> d
 
 
 def trec_eval_binary() -> str | None:
-    path = os.environ.get("PATEVAL_TREC_EVAL")
+    path = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
     return path if path and Path(path).is_file() else None
 
 
