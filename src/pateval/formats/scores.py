@@ -50,8 +50,8 @@ def canonical_measure(name: str) -> str | None:
 
     Examples
     --------
-    >>> canonical_measure("map"), canonical_measure("P_10"), canonical_measure("gm_map")
-    ('AP', 'P@10', None)
+    >>> [canonical_measure(name) for name in ("map", "P_10", "gm_map", "prefs_simp")]
+    ['AP', 'P@10', 'GMAP', None]
     """
     if name not in _canonical_cache:
         from ..measures import parse_measure
@@ -273,7 +273,8 @@ def read_score_files(paths: Iterable[str | os.PathLike[str]], *, measures: Seque
     format : str
         See :func:`read_scores`.
     """
-    pieces, origin = [], {}
+    pieces: list[pd.DataFrame] = []
+    origin: dict[str, str] = {}
     for path in paths:
         frame = read_scores(path, format=format)
         for run in pd.unique(frame["run"]):
