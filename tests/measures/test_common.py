@@ -67,7 +67,8 @@ PROPERTIES: dict[str, set[str]] = {
        for name in ("SetP", "SetR", "SetRelP", "SetAP", "SetF", "Unj", "IPrec", "IPrec_11pt", "Rprec_mult", "RelP",
                     "GMAP", "GM_Bpref", "nDCG_rel", "RnDCG", "G", "binG", "RBP", "RBP_resid", "infAP",
                     # ir_measures' catalogue: C/W/L measures (expected gain per document), ERR, Compat
-                    "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "ERR", "Compat")},
+                    "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "ERR", "Compat",
+                    "Accuracy")},
     # ndeval's alpha-DCG (over the ideal-ideal) and NRBP; nNRBP is over the greedy ideal, which a run can beat
     "alpha_DCG": {"bounded01", "empty_defined", "order_invariant"},
     "NRBP": {"bounded01", "empty_defined", "order_invariant"},

@@ -15,6 +15,7 @@ from . import (  # noqa: E402,F401
     interpolated,  # noqa: E402,F401
     novelty,  # noqa: E402,F401
     passage,  # noqa: E402,F401
+    preference,  # noqa: E402,F401
     pres,
     sets,  # noqa: E402,F401
     standard,  # noqa: E402,F401
