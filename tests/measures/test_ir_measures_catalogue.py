@@ -11,10 +11,10 @@ from pateval.measures import parse_measure
 
 ir_measures = pytest.importorskip("ir_measures")
 
-# ir_measures' name -> pateval's. ir_measures' IPrec is trec_eval 9's (pytrec_eval): its rounding of x R.
-NAMES = {"infAP": "infAP", "infAP(rel=2)": "infAP(rel=2)", "SetP": "SetP", "SetP(rel=2)": "SetP(rel=2)",
-         "SetR": "SetR", "SetF": "SetF", "SetF(beta=0.5)": "SetF(beta=0.5)", "SetAP": "SetAP", "NumQ": "NumQ",
-         **{f"IPrec@{x}": f"IPrec(recall={x},rounding=trec_eval9)" for x in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)}}
+# ir_measures' names, read by pateval as they are written (IPrec@x: trec_eval 9's rounding of x R, as pytrec_eval's)
+NAMES = {name: name for name in ("infAP", "infAP(rel=2)", "SetP", "SetP(rel=2)", "SetR", "SetF", "SetF(beta=0.5)",
+                                 "SetAP", "NumQ", "IPrec(rel=2)@0.4",
+                                 *(f"IPrec@{x}" for x in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)))}
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -24,9 +24,20 @@ def test_equal_to_ir_measures_pytrec_eval_provider(seed):
     for metric in ir_measures.pytrec_eval.iter_calc([ir_measures.parse_measure(m) for m in NAMES], qrels, run):
         theirs.setdefault(str(metric.measure), {})[metric.query_id] = float(metric.value)
     ours = pateval_values(qrels, run, list(NAMES.values()))
-    for their_name, our_name in NAMES.items():
+    for their_name, our_name in NAMES.items():  # (the same spelling: pateval's canonical name may differ)
         reference = theirs[str(ir_measures.parse_measure(their_name))]
         canonical = str(parse_measure(our_name))
         assert set(reference) == set(ours[canonical])
         for topic, value in reference.items():
             assert abs(ours[canonical][topic] - value) <= 1e-9, (their_name, topic, ours[canonical][topic], value)
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("IPrec@0.5", "IPrec(recall=0.5,rounding=trec_eval9)"),
+    ("IPrec(rel=2)@0.2", "IPrec(recall=0.2,rounding=trec_eval9,rel=2)"),
+    ("IPrec(rounding=nearest)@0.3", "IPrec(recall=0.3)"),
+])
+def test_ir_measures_iprec_spelling_gives_ir_measures_numbers(text, canonical):
+    measure = parse_measure(text)
+    assert str(measure) == canonical
+    assert parse_measure(str(measure)) == measure

@@ -7,7 +7,8 @@
   IPrec = max_{j >= c} j / p_j over the relevant retrieved documents (p_j the rank of
   the j-th), the maximum over all of them when c = 0, and 0 when c exceeds the relevant
   retrieved. trec_eval 9 (and so pytrec_eval and ir_measures) took c = floor(x R + 0.9)
-  instead: ``rounding=trec_eval9`` gives its values.
+  instead: ``rounding=trec_eval9`` gives its values, and ir_measures' spelling ``IPrec@x``
+  reads as ``IPrec(recall=x,rounding=trec_eval9)``, ir_measures' numbers.
 - ``IPrec_11pt``: the mean of IPrec at recall 0, 0.1, ..., 1 (trec_eval's ``11pt_avg``).
 - ``Rprec_mult(mult=x)``: precision at rank c = floor(x R + 0.9) (trec_eval's
   ``Rprec_mult``), counting ranks past the end of the ranking as non-relevant; 0 when c = 0.

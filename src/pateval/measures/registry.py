@@ -22,6 +22,8 @@ _CUTOFF_ALIAS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<k>[1-9]\d*)$"
 # trec_eval writes a real-valued parameter into a name: iprec_at_recall_0.10, Rprec_mult_0.20
 _PARAM_SUFFIX = re.compile(r"^(?P<base>iprec_at_recall|Rprec_mult)_(?P<x>\d*\.?\d+)$")
 _SUFFIX_PARAM = {"iprec_at_recall": ("IPrec", "recall"), "Rprec_mult": ("Rprec_mult", "mult")}
+# ir_measures writes IPrec's recall level as a cutoff, IPrec@0.5: its numbers are trec_eval 9's (pytrec_eval)
+_IR_MEASURES_IPREC = re.compile(r"^IPrec(?P<params>\(.*\))?@(?P<x>\d*\.?\d+)$", re.IGNORECASE)
 # trec_eval's measure lists: P.5,10,20 is P_5, P_10 and P_20
 _CUTOFF_LIST = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)\.(?P<ks>[1-9]\d*(?:,[1-9]\d*)+)$")
 # the spellings of ir_measures and ranx (matched without regard to case, as are all names):
@@ -90,6 +92,10 @@ def parse_measure(text: str | Measure) -> Measure:
     if suffixed:
         name, param = _SUFFIX_PARAM[suffixed.group("base")]
         return Measure.make(REGISTRY[name], {param: float(suffixed.group("x"))}, None)
+    iprec = _IR_MEASURES_IPREC.match(text.strip())
+    if iprec:
+        params = {"rounding": "trec_eval9", **dict(parse_name("IPrec" + (iprec.group("params") or "")).params)}
+        return Measure.make(REGISTRY["IPrec"], {**params, "recall": float(iprec.group("x"))}, None)
     parsed = parse_name(text)
     spec = _lookup(parsed.name)
     cutoff = parsed.cutoff
