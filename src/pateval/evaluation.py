@@ -125,8 +125,11 @@ class Evaluation:
 
 
 def _aggregate_values(values: np.ndarray, how: str) -> float:
-    """The ``all`` value of one (run, measure): the sum (counts) or the mean, both exactly
-    rounded (``math.fsum``), so that every path to a mean gives the same bits."""
+    """The ``all`` value of one (run, measure): the sum (counts), the mean, or the geometric
+    mean (trec_eval's: exp of the mean of log(max(value, 0.00001))), all exactly rounded
+    sums (``math.fsum``), so that every path to a mean gives the same bits."""
+    if how == "gmean":
+        return math.exp(math.fsum(np.log(np.maximum(values, 0.00001)).tolist()) / len(values))
     total = math.fsum(values.tolist())
     return float(total) if how == "sum" else total / len(values)
 

@@ -127,9 +127,16 @@ def test_ir_measures_measure_objects():
     assert list(pd.unique(judged["measure"])) == ["Judged@2"]
     assert judged["value"].mean() == pytest.approx(ir_measures.calc_aggregate([ir_measures.Judged @ 2], QRELS, RUN)[
         ir_measures.Judged @ 2], abs=1e-12)
-    with pytest.raises(ParameterError, match=r"the ir_measures measure ERR@10 has no pateval equivalent \(unknown "
-                                             r"measure 'ERR'"):
-        pateval.evaluate(QRELS, RUN, [ir_measures.ERR @ 10])
+    # ERR is pateval's too (issue 22): gdeval's values (gdeval reads numeric topics only; it prints 5 decimals)
+    qrels, run = ({topic[1:]: docs for topic, docs in given.items()} for given in (QRELS, RUN))
+    err = pateval.evaluate(qrels, run, [ir_measures.ERR @ 10])
+    assert list(pd.unique(err["measure"])) == ["ERR@10"]
+    assert err["value"].mean() == pytest.approx(ir_measures.calc_aggregate([ir_measures.ERR @ 10], qrels, run)[
+        ir_measures.ERR @ 10], abs=5e-6)
+    # every measure of ir_measures' catalogue has a pateval equivalent now; some of their parameters do not
+    with pytest.raises(ParameterError, match=r"the ir_measures measure nDCG\(dcg='exp-log2'\)@10 has no pateval "
+                                             r"equivalent \(nDCG has no parameter 'dcg'"):
+        pateval.evaluate(QRELS, RUN, [ir_measures.nDCG(dcg="exp-log2") @ 10])
 
 
 @pytest.mark.parametrize("frame, message", [

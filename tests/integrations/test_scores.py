@@ -163,7 +163,8 @@ def test_bad_score_files_are_refused_with_file_and_line(tmp_path, test_data):
     with pytest.raises(PatevalError, match="comparing needs per-topic scores of at least two runs; the files hold 1"):
         api.read_scores([good])
     code, _, err = _cli("compare", "--scores", good, good)
-    assert err == f"pateval: error: {good}: run 'run1' is also in {good}; each run once (rename one file or its runid)\n"
+    assert err == (f"pateval: error: {good}: run 'run1' is also in {good}; each run once "
+                   "(rename one file or its runid)\n")
     code, _, err = _cli("compare", "--scores", "--qrels", "q.txt", good, good)
     assert (code, err) == (2, "pateval: error: --scores compares score files without qrels; leave out --qrels\n")
     code, _, err = _cli("compare", good, good)  # without --scores the first file is the qrels (issue 14: QRELS first)
@@ -186,7 +187,7 @@ _ids = st.text(alphabet="abcXYZ019-_.", min_size=1, max_size=6).filter(lambda s:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.dictionaries(st.tuples(_ids, st.sampled_from(["AP", "P@10", "nDCG@10", "gm_map"])),
+@given(st.dictionaries(st.tuples(_ids, st.sampled_from(["AP", "P@10", "nDCG@10", "prefs_simp"])),
                        st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=30),
        st.sampled_from(["trec_eval", "ir_measures"]))
 def test_written_scores_read_back_exactly(tmp_path_factory, scores, layout):

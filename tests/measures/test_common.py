@@ -62,6 +62,20 @@ PROPERTIES: dict[str, set[str]] = {
     # passage family (CLEF-IP Precision(D), MAP(D)): means of per-document precisions / APs
     "P_psg": {"bounded01", "empty_defined", "order_invariant"},
     "MAP_psg": {"bounded01", "empty_defined", "order_invariant"},
+    # trec_eval's other measures (issue 22): sets, interpolated, geometric, gains, inference
+    **{name: {"bounded01", "empty_defined", "order_invariant"}
+       for name in ("SetP", "SetR", "SetRelP", "SetAP", "SetF", "Unj", "IPrec", "IPrec_11pt", "Rprec_mult", "RelP",
+                    "GMAP", "GM_Bpref", "nDCG_rel", "RnDCG", "G", "binG", "RBP", "RBP_resid", "infAP",
+                    # ir_measures' catalogue: C/W/L measures (expected gain per document), ERR, Compat
+                    "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "ERR", "Compat",
+                    "Accuracy")},
+    # ndeval's alpha-DCG (over the ideal-ideal) and NRBP; nNRBP is over the greedy ideal, which a run can beat
+    "alpha_DCG": {"bounded01", "empty_defined", "order_invariant"},
+    "NRBP": {"bounded01", "empty_defined", "order_invariant"},
+    "nNRBP": {"nonnegative", "empty_defined", "order_invariant"},
+    "Utility": {"empty_defined", "order_invariant"},  # a linear utility: negative when non-relevant dominate
+    "NumNonrelJudgedRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
+    "NumQ": {"nonnegative", "empty_defined", "order_invariant", "counts"},
 }
 
 # Side inputs, made up for the random cases below: name -> f(docnos, topics, subtopics) -> resource

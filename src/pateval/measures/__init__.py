@@ -8,8 +8,16 @@ Importing this package registers every family. Look measures up with
 from . import (  # noqa: E402,F401
     coverage,  # noqa: E402,F401
     cubetest,  # noqa: E402,F401
+    cwl,  # noqa: E402,F401
+    gains,  # noqa: E402,F401
+    geometric,  # noqa: E402,F401
+    inference,  # noqa: E402,F401
+    interpolated,  # noqa: E402,F401
+    novelty,  # noqa: E402,F401
     passage,  # noqa: E402,F401
+    preference,  # noqa: E402,F401
     pres,
+    sets,  # noqa: E402,F401
     standard,  # noqa: E402,F401
     subtopic,  # noqa: E402,F401
     tbg,

@@ -164,8 +164,9 @@ class MeasureSpec:
     params : tuple of Param
     cutoff : {"none", "optional", "required"}
         Whether the name takes ``@k``.
-    aggregate : {"mean", "sum"}
-        How topic values make the ``all`` value (trec_eval sums the counts).
+    aggregate : {"mean", "sum", "gmean"}
+        How topic values make the ``all`` value (trec_eval sums the counts; ``gmean``: the
+        geometric mean of max(value, 0.00001), trec_eval's gm_map and gm_bpref).
     integer : bool
         Values are counts (printed without decimals).
     requires : frozenset of str

@@ -19,13 +19,18 @@ REGISTRY: dict[str, MeasureSpec] = {}
 _ALIASES: dict[str, str] = {}
 # trec_eval writes cutoffs into names: P_10, P.10, recall_1000, ndcg_cut_10
 _CUTOFF_ALIAS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<k>[1-9]\d*)$")
+# trec_eval writes a real-valued parameter into a name: iprec_at_recall_0.10, Rprec_mult_0.20
+_PARAM_SUFFIX = re.compile(r"^(?P<base>iprec_at_recall|Rprec_mult)_(?P<x>\d*\.?\d+)$")
+_SUFFIX_PARAM = {"iprec_at_recall": ("IPrec", "recall"), "Rprec_mult": ("Rprec_mult", "mult")}
+# ir_measures writes IPrec's recall level as a cutoff, IPrec@0.5: its numbers are trec_eval 9's (pytrec_eval)
+_IR_MEASURES_IPREC = re.compile(r"^IPrec(?P<params>\(.*\))?@(?P<x>\d*\.?\d+)$", re.IGNORECASE)
 # trec_eval's measure lists: P.5,10,20 is P_5, P_10 and P_20
 _CUTOFF_LIST = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)\.(?P<ks>[1-9]\d*(?:,[1-9]\d*)+)$")
 # the spellings of ir_measures and ranx (matched without regard to case, as are all names):
-# MAP, NDCG@10, MRR, BPref, RPrec, precision@10, r-precision, hits@10, judged@10
+# MAP, NDCG@10, MRR, BPref, RPrec, precision@10, r-precision, hits@10, judged@10, AP_IA, StRecall@10
 _OTHER_SPELLINGS = {"map": "AP", "mrr": "RR", "precision": "P", "r-precision": "Rprec", "r_precision": "Rprec",
                     "recall": "R", "hits": "Hits", "judged": "Judged", "ndcg": "nDCG", "bpref": "Bpref",
-                    "rprec": "Rprec", "mrr_cut": "RR"}
+                    "rprec": "Rprec", "mrr_cut": "RR", "ap_ia": "MAP_IA", "strecall": "I_rec"}
 
 
 def register(spec: MeasureSpec) -> MeasureSpec:
@@ -64,7 +69,8 @@ def _suggestions(name: str) -> list[str]:
     close = difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)
     names = []
     for folded in close:
-        canonical = REGISTRY[n].name if (n := known[folded]) in REGISTRY else _lookup(n).name
+        spec = REGISTRY.get(n := known[folded]) or _lookup(n)
+        canonical = spec.name if spec is not None else n
         if canonical not in names:
             names.append(canonical)
     return names
@@ -80,6 +86,16 @@ def parse_measure(text: str | Measure) -> Measure:
     """
     if isinstance(text, Measure):
         return text
+    if text.strip() in _ALIASES:  # as written, even where the grammar reads no name (11pt_avg)
+        return Measure.make(REGISTRY[_ALIASES[text.strip()]], {}, None)
+    suffixed = _PARAM_SUFFIX.match(text.strip())
+    if suffixed:
+        name, param = _SUFFIX_PARAM[suffixed.group("base")]
+        return Measure.make(REGISTRY[name], {param: float(suffixed.group("x"))}, None)
+    iprec = _IR_MEASURES_IPREC.match(text.strip())
+    if iprec:
+        params = {"rounding": "trec_eval9", **dict(parse_name("IPrec" + (iprec.group("params") or "")).params)}
+        return Measure.make(REGISTRY["IPrec"], {**params, "recall": float(iprec.group("x"))}, None)
     parsed = parse_name(text)
     spec = _lookup(parsed.name)
     cutoff = parsed.cutoff
@@ -130,12 +146,24 @@ _TREC_EVAL_NAMES = {"AP": ("map", "map_cut_{k}"), "P": (None, "P_{k}"), "R": (No
                     "nDCG": ("ndcg", "ndcg_cut_{k}"), "Rprec": ("Rprec", None), "RR": ("recip_rank", None),
                     "Bpref": ("bpref", None), "NumRet": ("num_ret", None), "NumRel": ("num_rel", None),
                     "Success": (None, "success_{k}"),
-                    "NumRelRet": ("num_rel_ret", None)}
+                    "NumRelRet": ("num_rel_ret", None), "GMAP": ("gm_map", None), "GM_Bpref": ("gm_bpref", None),
+                    "infAP": ("infAP", None), "IPrec": ("iprec_at_recall_{recall:.2f}", None),
+                    "IPrec_11pt": ("11pt_avg", None), "Rprec_mult": ("Rprec_mult_{mult:.2f}", None),
+                    "RelP": (None, "relative_P_{k}"), "Utility": ("utility", None), "binG": ("binG", None),
+                    "G": ("G", None), "nDCG_rel": ("ndcg_rel", None), "RnDCG": ("Rndcg", None),
+                    "SetP": ("set_P", None), "SetRelP": ("set_relative_P", None), "SetR": ("set_recall", None),
+                    "SetAP": ("set_map", None), "SetF": ("set_F", None),
+                    "NumNonrelJudgedRet": ("num_nonrel_judged_ret", None), "RBP": ("rbp", None),
+                    "RBP_resid": ("rbp_resid", None), "Unj": (None, "unj_{k}"), "NumQ": ("num_q", None)}
+# parameters trec_eval writes into the name (any value), and trec_eval's defaults that differ from pateval's
+_TREC_EVAL_NAMED_PARAMS = {"IPrec": ("recall",), "Rprec_mult": ("mult",)}
+_TREC_EVAL_DEFAULTS = {"RBP": {"p": 0.9, "rel": 0}, "RBP_resid": {"p": 0.9}}
 # the order in which trec_eval prints its measures (its measure table, trec_eval 10.0 meas_init.c)
 TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
                    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
                    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
-                   "map_cut", "relative_P", "success")
+                   "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+                   "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
 
 
 def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str | None:
@@ -156,12 +184,15 @@ def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str |
     names = _TREC_EVAL_NAMES.get(measure.spec.name)
     if names is None:
         return None
+    named = _TREC_EVAL_NAMED_PARAMS.get(measure.spec.name, ())
+    defaults = _TREC_EVAL_DEFAULTS.get(measure.spec.name, {})
     for (key, value), param in zip(measure.values, measure.spec.params, strict=False):
-        if value != (relevance_level if key == "rel" else param.default):
+        expected = defaults.get(key, relevance_level if key == "rel" else param.default)
+        if key not in named and value != expected:
             return None
     if len(measure.values) > len(measure.spec.params):
         return None  # judged_only and the like: not trec_eval's measure
     plain, cut = names
     if measure.cutoff is None:
-        return plain
+        return plain.format(**dict(measure.values)) if plain else None
     return cut.format(k=measure.cutoff) if cut else None

@@ -24,6 +24,8 @@ __all__ = ["average_precision", "precision", "recall", "r_precision", "reciproca
 
 TREC_EVAL = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
+GAINS = Param("gains", str, "", "the gain of relevance levels, trec_eval's 'level=gain,...' (e.g. '1=3,2=9'); "
+              "a level not listed gains its grade")
 
 
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -100,8 +102,13 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
 
     DCG@k = sum_{i<=k} gain_i / log2(i + 1), gain = the judged grade (negative grades and
     unjudged documents gain 0); nDCG@k = DCG@k / IDCG@k, the ideal from all of the topic's
-    judged grades sorted descending; 0 when IDCG is 0. Without a cutoff, k = all.
+    judged grades sorted descending; 0 when IDCG is 0. Without a cutoff, k = all. With
+    ``gains``, the gains of :mod:`pateval.measures.gains` (trec_eval's ``ndcg.1=3,2=9``).
     """
+    if measure["gains"]:
+        from .gains import ndcg_with_gains
+
+        return ndcg_with_gains(ranked, measure, context)
     grades, topic, position = _relevant(ranked, 1, measure.cutoff)  # only grades >= 1 gain
     dcg = _count(topic, ranked, grades / np.log2(position + 1.0))
     judgements = ranked.judgements
@@ -178,7 +185,7 @@ for _spec in (
     MeasureSpec("nDCG", "standard", "normalised discounted cumulative gain (gain = grade, log2(i+1) discount)",
                 "nDCG@k = sum_{i<=k} g_i/log2(i+1) / IDCG@k",
                 TREC_EVAL + " ndcg, ndcg_cut; Jarvelin & Kekalainen, TOIS 2002",
-                ndcg, (), cutoff="optional", aliases=("ndcg", "ndcg_cut")),
+                ndcg, (GAINS,), cutoff="optional", aliases=("ndcg", "ndcg_cut")),
     MeasureSpec("Bpref", "standard", "binary preference", "bpref = (1/R) sum_r (1 - min(n_r,R)/min(N,R))",
                 TREC_EVAL + " bpref; Buckley & Voorhees, SIGIR 2004", bpref, (REL,), aliases=("bpref",)),
     MeasureSpec("NumRet", "standard", "documents retrieved", "|retrieved|", TREC_EVAL + " num_ret",

@@ -50,8 +50,8 @@ def canonical_measure(name: str) -> str | None:
 
     Examples
     --------
-    >>> canonical_measure("map"), canonical_measure("P_10"), canonical_measure("gm_map")
-    ('AP', 'P@10', None)
+    >>> [canonical_measure(name) for name in ("map", "P_10", "gm_map", "prefs_simp")]
+    ['AP', 'P@10', 'GMAP', None]
     """
     if name not in _canonical_cache:
         from ..measures import parse_measure

@@ -1,0 +1,302 @@
+"""trec_eval's gain measures: graded gains, a gain per relevance level, and the ideal ranking.
+
+Every measure here gives a retrieved document the gain of its relevance level: its grade,
+unless the ``gains`` parameter maps the level to another number (trec_eval's parameter
+syntax ``level=gain,...``: ``nDCG(gains='1=3,2=9')`` is ``trec_eval -m ndcg.1=3,2=9``;
+gains may be 0 or negative). Unjudged documents and those graded negative gain 0. The ideal
+ranking is the topic's judged documents by gain, highest first, down to the last positive
+gain.
+
+- ``nDCG`` with ``gains`` (:mod:`pateval.measures.standard` declares it; this module
+  computes it): DCG = sum_i g_i / log2(i + 1) over the ranking, over the ideal DCG.
+- ``nDCG_rel``: nDCG averaged over the relevant documents (those of positive gain): at the
+  rank of each one retrieved, DCG@i / IDCG@min(i, R'), R' the documents of positive gain;
+  each one missed scores the final DCG / IDCG (trec_eval's ``ndcg_rel``).
+- ``RnDCG``: nDCG averaged at the ranks where the ideal gain changes (the R-levels:
+  DCG@k / IDCG@k for k the last rank of each gain in the ideal ranking), and at the end of
+  the ranking when it runs past R' + 1 (trec_eval's ``Rndcg``); 0 when nothing is
+  relevant (grade >= ``rel``).
+- ``G``: sum_i g_i / log2(2 + C_i - S_i) / sum(ideal gains), S_i the gain retrieved at
+  ranks <= i and C_i = sum_{r <= i} max(ideal gain at r, 1) (trec_eval's ``G``).
+- ``binG``: (1/R) sum over relevant retrieved d of 1 / log2(2 + non-relevant above d)
+  (trec_eval's ``binG``; binary: grade >= ``rel``).
+- ``RBP``: rank-biased precision (Moffat & Zobel 2008), (1 - p) sum_i g_i p^(i-1). With
+  ``rel`` >= 1 a document gains 1 when its grade is at least ``rel`` (cwl_eval's RBP, as
+  ir_measures' ``RBP(rel=1)`` runs it; cwl_eval stops at rank 1000 and divides by
+  1 - p^1000, which moves no value by 1e-9 for p <= 0.979); with ``rel=0`` (the default)
+  the gains are graded and, when some lies outside [0, 1], rescaled to
+  (g - min) / (max - min) over the topic's levels and 0 (trec_eval's ``rbp``).
+- ``RBP_resid``: the most RBP could rise if the unjudged retrieved documents were relevant:
+  (1 - p) sum_{i unjudged} p^(i-1) + p^n (n retrieved), and 0 when none is unjudged
+  (trec_eval's ``rbp_resid``: the residual alone, not RBP plus it).
+
+One deliberate difference: pateval sorts the ideal gains exactly, where trec_eval's sort
+compares gains by their difference truncated to an integer, so that with a gain map whose
+gains differ by less than 1 (``2=2.5``) its ideal ranking may put 2 before 2.5.
+
+Reference: trec_eval 10.0 (NIST) ``ndcg``, ``ndcg_rel``, ``Rndcg``, ``G``, ``binG``, ``rbp``,
+``rbp_resid`` (its setup_gains and get_gain); Moffat & Zobel, TOIS 27(1), 2008; cwl_eval
+(Azzopardi, Thomas & Moffat, SIGIR 2019).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from ..core.ranking import RankedTopics
+from ..errors import ParameterError
+from ..validation import Interval
+from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .registry import register
+from .standard import GAINS, REL, TREC_EVAL, _rank_in_topic, _relevant, _safe_divide
+
+__all__ = ["gain_map", "ndcg_with_gains", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
+           "rank_biased_precision", "rbp_residual"]
+
+_PAIR = re.compile(r"\s*(-?\d+)\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
+
+
+@lru_cache(maxsize=64)
+def gain_map(text: str) -> tuple[tuple[int, float], ...]:
+    """The ``gains`` parameter, ``'1=3,2=9'``, as ``((1, 3.0), (2, 9.0))`` (a level listed twice: the last)."""
+    if not text.strip():
+        return ()
+    pairs: dict[int, float] = {}
+    for part in text.split(","):
+        match = _PAIR.fullmatch(part)
+        if match is None:
+            raise ParameterError(f"gains: {part.strip()!r} in {text!r} is not level=gain (e.g. gains='1=3,2=9')")
+        level = int(match.group(1))
+        if level < 0:
+            raise ParameterError(f"gains: level {level} in {text!r} is negative; levels are grades >= 0")
+        pairs[level] = float(match.group(2))
+    return tuple(pairs.items())
+
+
+def _gains_of(grades: np.ndarray, pairs: tuple[tuple[int, float], ...]) -> np.ndarray:
+    """The gain of each grade: mapped, else the grade; negative grades (unjudged) gain 0."""
+    gains = np.maximum(grades, 0).astype(np.float64)
+    for level, gain in pairs:
+        gains[grades == level] = gain
+    return gains
+
+
+class _Gains:
+    """A ranking's gains and its ideal ranking, per topic (trec_eval's setup_gains)."""
+
+    def __init__(self, ranked: RankedTopics, text: str):
+        pairs = gain_map(text)
+        judged = ranked.judged_grade >= 0
+        rows = ranked.judged_row[judged]
+        gain = _gains_of(ranked.judged_grade[judged], pairs)
+        nonzero = gain != 0
+        #: the retrieved rows of nonzero gain, in ranking order, their topic, rank and gain
+        self.rows, self.gain = rows[nonzero], gain[nonzero]
+        self.topic = ranked.topic_of(self.rows)
+        self.position = self.rows - ranked.ptr[self.topic] + 1
+        judgements = ranked.judgements
+        levels = judgements.grade
+        ideal = _gains_of(levels, pairs)
+        keep = (levels >= 0) & (ideal > 0)
+        ideal, ideal_topic = ideal[keep], judgements.topic_position[keep]
+        order = np.lexsort((-ideal, ideal_topic))
+        #: each topic's positive ideal gains, highest first (CSR by ``ideal_ptr``)
+        self.ideal, self.ideal_topic = ideal[order], ideal_topic[order]
+        self.n_ideal = np.bincount(self.ideal_topic, minlength=ranked.n_topics)
+        self.ideal_ptr = np.r_[0, np.cumsum(self.n_ideal)].astype(np.int64)
+        self.ideal_position = np.arange(len(self.ideal), dtype=np.int64) - self.ideal_ptr[self.ideal_topic] + 1
+        self.ideal_dcg = _per_topic_cumsum(self.ideal / np.log2(self.ideal_position + 1.0), self.ideal_topic)
+        self.pairs = pairs
+        self.ranked = ranked
+
+    def idcg_at(self, topic: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """IDCG@k of some topics (k >= 1, k <= their number of positive ideal gains)."""
+        return self.ideal_dcg[self.ideal_ptr[topic] + k - 1]
+
+    def idcg(self) -> np.ndarray:
+        total = np.zeros(self.ranked.n_topics)
+        has = self.n_ideal > 0
+        total[has] = self.ideal_dcg[self.ideal_ptr[1:][has] - 1]
+        return total
+
+
+def _sum(topic: np.ndarray, weights: np.ndarray | None = None, minlength: int = 0) -> np.ndarray:
+    """Per topic sums (counts without ``weights``), as float64 even when nothing is summed."""
+    return np.bincount(topic, weights=weights, minlength=minlength).astype(np.float64)
+
+
+def _per_topic_cumsum(values: np.ndarray, topic: np.ndarray) -> np.ndarray:
+    """Running sums of ``values`` within each run of equal ``topic`` (grouped)."""
+    total = np.cumsum(values)
+    if not len(total):
+        return total
+    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
+    before = np.r_[0.0, total][starts]
+    return total - np.repeat(before, np.diff(np.r_[starts, len(values)]))
+
+
+def _gains(ranked: RankedTopics, text: str) -> _Gains:
+    cache = ranked._cache.setdefault("trec_gains", {})
+    if text not in cache:
+        cache[text] = _Gains(ranked, text)
+    return cache[text]
+
+
+def _dcg_at(g: _Gains, topic: np.ndarray, k: np.ndarray, running: np.ndarray) -> np.ndarray:
+    """DCG@k of some (topic, k), from ``running`` (the DCG at each nonzero-gain row)."""
+    span = int(max(g.position.max(initial=0), k.max(initial=0))) + 1
+    keys = g.topic * span + g.position
+    at = np.searchsorted(keys, topic * span + k, side="right") - 1
+    found = (at >= 0) & (g.topic[np.maximum(at, 0)] == topic) if len(keys) else np.zeros(len(topic), dtype=bool)
+    return np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0)
+
+
+def ndcg_with_gains(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """nDCG@k = sum_{i<=k} g_i / log2(i+1) / IDCG@k, gains by ``gains`` (trec_eval's ndcg)."""
+    g = _gains(ranked, measure["gains"])
+    k = measure.cutoff
+    within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
+    dcg = _sum(g.topic[within], weights=g.gain[within] / np.log2(g.position[within] + 1.0),
+                      minlength=ranked.n_topics)
+    if k is None:
+        idcg = g.idcg()
+    else:
+        idcg = np.zeros(ranked.n_topics)
+        has = g.n_ideal > 0
+        topics = np.flatnonzero(has)
+        idcg[topics] = g.idcg_at(topics, np.minimum(g.n_ideal[topics], k))
+    return _safe_divide(dcg, idcg)
+
+
+def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """nDCG_rel = (1/R') [sum_{retrieved d, g_d > 0} DCG@i_d / IDCG@min(i_d, R')
+    + (R' - |retrieved of positive gain|) DCG / IDCG]."""
+    g = _gains(ranked, measure["gains"])
+    running = _per_topic_cumsum(g.gain / np.log2(g.position + 1.0), g.topic)
+    positive = g.gain > 0
+    topic, position = g.topic[positive], g.position[positive]
+    k = np.minimum(position, g.n_ideal[topic])
+    terms = running[positive] / g.idcg_at(topic, np.maximum(k, 1))
+    total = _sum(topic, weights=terms, minlength=ranked.n_topics)
+    dcg = _sum(g.topic, weights=g.gain / np.log2(g.position + 1.0), minlength=ranked.n_topics)
+    missed = g.n_ideal - _sum(topic, minlength=ranked.n_topics)
+    total += missed * _safe_divide(dcg, g.idcg())
+    return np.where(total > 0, _safe_divide(total, g.n_ideal.astype(np.float64)), 0.0)
+
+
+def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """RnDCG = mean of DCG@k / IDCG@k at the ideal ranking's gain changes (and at the end of
+    a ranking longer than R' + 1: DCG / IDCG)."""
+    g = _gains(ranked, measure["gains"])
+    running = _per_topic_cumsum(g.gain / np.log2(g.position + 1.0), g.topic)
+    # the last rank of each ideal gain value: a change before the next, or the last positive gain
+    last = np.r_[g.ideal_topic[1:] != g.ideal_topic[:-1], True] if len(g.ideal) else np.zeros(0, dtype=bool)
+    change = last | np.r_[g.ideal[1:] != g.ideal[:-1], True] if len(g.ideal) else last
+    topic, k = g.ideal_topic[change], g.ideal_position[change]
+    at_change = _dcg_at(g, topic, k, running) / g.ideal_dcg[change]
+    total = _sum(topic, weights=at_change, minlength=ranked.n_topics)
+    count = _sum(topic, minlength=ranked.n_topics)
+    num_ret = ranked.num_ret()
+    end = (g.n_ideal > 0) & (num_ret > g.n_ideal + 1)
+    dcg = _sum(g.topic, weights=g.gain / np.log2(g.position + 1.0), minlength=ranked.n_topics)
+    total += np.where(end, _safe_divide(dcg, g.idcg()), 0.0)
+    count += end
+    values = _safe_divide(total, count)
+    return np.where(ranked.num_rel(measure["rel"]) > 0, values, 0.0)
+
+
+def normalised_gain(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """G = sum_i g_i / log2(2 + C_i - S_i) / sum(ideal gains) (see the module notes)."""
+    g = _gains(ranked, measure["gains"])
+    earned = _per_topic_cumsum(g.gain, g.topic)  # S_i at the rows of nonzero gain
+    excess = _per_topic_cumsum(np.maximum(g.ideal - 1.0, 0.0), g.ideal_topic)
+    k = np.minimum(g.position, g.n_ideal[g.topic])
+    extra = np.where(k > 0, excess[np.maximum(g.ideal_ptr[g.topic] + k - 1, 0)] if len(excess) else 0.0, 0.0)
+    cost = g.position + extra
+    total = _sum(g.topic, weights=g.gain / np.log2(2.0 + cost - earned), minlength=ranked.n_topics)
+    ideal_total = _sum(g.ideal_topic, weights=g.ideal, minlength=ranked.n_topics)
+    return _safe_divide(total, ideal_total)
+
+
+def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + non-relevant ranked above d)."""
+    _, topic, position = _relevant(ranked, measure["rel"], None)
+    nonrel_above = position - _rank_in_topic(topic)
+    total = _sum(topic, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ranked.n_topics)
+    return _safe_divide(total, ranked.num_rel(measure["rel"]).astype(np.float64))
+
+
+def _rbp_gains(ranked: RankedTopics, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``topic, position, gain`` of the retrieved rows RBP credits (see the module notes)."""
+    if measure["rel"] >= 1:
+        _, topic, position = _relevant(ranked, measure["rel"], None)
+        return topic, position, np.ones(len(topic))
+    pairs = gain_map(measure["gains"])
+    judged = ranked.judged_grade >= 0
+    rows, grades = ranked.judged_row[judged], ranked.judged_grade[judged]
+    topic = ranked.topic_of(rows)
+    gain = _gains_of(grades, pairs)
+    # trec_eval rescales when a level's gain (a listed one, or an unlisted level's grade up to the
+    # topic's highest) lies outside [0, 1]
+    judgements = ranked.judgements
+    top = np.full(ranked.n_topics, -1, dtype=np.int64)
+    np.maximum.at(top, judgements.topic_position, judgements.grade)
+    listed = np.array([level for level, _ in pairs], dtype=np.int64)
+    unlisted = top.copy()
+    for _ in range(len(listed)):
+        unlisted = np.where(np.isin(unlisted, listed), unlisted - 1, unlisted)
+    mapped = np.array([gain for _, gain in pairs])
+    high = np.maximum(np.maximum(unlisted, 0), mapped.max(initial=0.0))
+    low = np.full(ranked.n_topics, min(mapped.min(initial=0.0), 0.0))
+    rescale = (low < 0) | (high > 1)
+    span = np.where(rescale, high - low, 1.0)
+    gain = np.where(rescale[topic], (gain - low[topic]) / span[topic], gain)
+    return topic, rows - ranked.ptr[topic] + 1, gain
+
+
+def rank_biased_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """RBP = (1 - p) sum_i g_i p^(i-1)."""
+    p = measure["p"]
+    topic, position, gain = _rbp_gains(ranked, measure)
+    return (1.0 - p) * _sum(topic, weights=gain * p ** (position - 1.0), minlength=ranked.n_topics)
+
+
+def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """RBP_resid = (1 - p) sum_{i unjudged} p^(i-1) + p^n if some retrieved document is unjudged, else 0."""
+    p = measure["p"]
+    judged = ranked.judged_rows()
+    weight = _sum(ranked.topic_of(judged), weights=p ** (ranked.position_of(judged) - 1.0),
+                         minlength=ranked.n_topics)
+    num_ret = ranked.num_ret()
+    every = (1.0 - p ** num_ret) / (1.0 - p) if p < 1 else num_ret.astype(np.float64)
+    unjudged = num_ret - _sum(ranked.topic_of(judged), minlength=ranked.n_topics)
+    return np.where(unjudged > 0, (1.0 - p) * (every - weight) + p ** num_ret, 0.0)
+
+
+P = Param("p", float, 0.8, "persistence: the chance of going on to the next document (ir_measures' default 0.8; "
+          "trec_eval's rbp: 0.9)", interval=Interval(0, 1, closed="left"))
+RBP_REL = Param("rel", int, 0, "0: graded gains (trec_eval's rbp); k >= 1: a document gains 1 when its grade is "
+                "at least k (cwl_eval's, ir_measures' RBP(rel=k))", interval=Interval(0, None))
+
+for _spec in (
+    MeasureSpec("nDCG_rel", "standard", "nDCG averaged over the relevant documents",
+                "(1/R') [sum_{rel ret} DCG@i/IDCG@min(i,R') + (R' - rel_ret) DCG/IDCG]", TREC_EVAL + " ndcg_rel",
+                ndcg_rel, (GAINS,), aliases=("ndcg_rel",)),
+    MeasureSpec("RnDCG", "standard", "nDCG averaged at the ideal ranking's gain changes (R-levels)",
+                "mean over R-levels k of DCG@k / IDCG@k", TREC_EVAL + " Rndcg", r_ndcg, (GAINS, REL),
+                aliases=("Rndcg",)),
+    MeasureSpec("G", "standard", "normalised gain (trec_eval's experimental G)",
+                "sum_i g_i / log2(2 + C_i - S_i) / sum ideal gains", TREC_EVAL + " G", normalised_gain, (GAINS,)),
+    MeasureSpec("binG", "standard", "binary G: relevant documents discounted by the non-relevant above them",
+                "(1/R) sum_{rel ret d} 1 / log2(2 + nonrel above d)", TREC_EVAL + " binG", binary_gain, (REL,)),
+    MeasureSpec("RBP", "standard", "rank-biased precision", "RBP = (1-p) sum_i g_i p^(i-1)",
+                TREC_EVAL + " rbp; Moffat & Zobel, TOIS 2008; cwl_eval RBP (ir_measures)", rank_biased_precision,
+                (P, RBP_REL, GAINS), aliases=("rbp",)),
+    MeasureSpec("RBP_resid", "standard", "RBP's residual: what the unjudged retrieved documents could add",
+                "(1-p) sum_{i unjudged} p^(i-1) + p^n (0 if none is unjudged)", TREC_EVAL + " rbp_resid",
+                rbp_residual, (P,), aliases=("rbp_resid",)),
+):
+    register(_spec)

@@ -1,0 +1,64 @@
+"""Inferred AP: AP estimated from a judged random sample of the pool (trec_eval's infAP).
+
+The qrels list the pool: documents judged (grade >= 0) and documents pooled but not judged
+(a negative grade). For the relevant retrieved document at rank k (k >= 2), with r judged
+relevant, n judged non-relevant and u pooled-unjudged documents above it,
+
+    term_k = 1/k + ((k-1)/k) * ((r + n + u)/(k-1)) * ((r + eps)/(r + n + 2 eps)),  eps = 0.00001,
+
+the expected precision at k when the documents above it that are in the pool are relevant in
+the proportion of the judged ones and those outside the pool are not; term_1 = 1.
+infAP = (1/R) sum of the terms, R the judged relevant documents. With every pooled document
+judged it is AP (up to eps).
+
+Reference: Yilmaz & Aslam, "Estimating average precision with incomplete and imperfect
+judgments", CIKM 2006; trec_eval 10.0 (NIST) ``infAP`` (ir_measures' infAP, its pytrec_eval
+provider).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ranking import RankedTopics
+from .base import EvaluationContext, Measure, MeasureSpec
+from .registry import register
+from .standard import REL, TREC_EVAL, _rank_in_topic, _safe_divide
+
+__all__ = ["inferred_average_precision"]
+
+EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
+
+
+def _before(flags: np.ndarray, topic: np.ndarray) -> np.ndarray:
+    """For each entry, how many entries of its topic before it have ``flags`` set (grouped topics)."""
+    total = np.cumsum(flags)
+    start = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(topic) else np.zeros(0, np.int64)
+    first = np.repeat(start, np.diff(np.r_[start, len(topic)]))
+    return total - flags - (total[first] - flags[first])
+
+
+def inferred_average_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """infAP = (1/R) sum over relevant retrieved d of term(d) (see the module notes)."""
+    level = measure["rel"]
+    grade = ranked.judged_grade
+    topic = ranked.topic_of(ranked.judged_row)  # the pooled rows, judged or not, in ranking order
+    relevant = grade >= level
+    judged_nonrel = (grade >= 0) & ~relevant
+    rel_above = _before(relevant.astype(np.int64), topic)[relevant]
+    nonrel_above = _before(judged_nonrel.astype(np.int64), topic)[relevant]
+    pooled_above = _rank_in_topic(topic)[relevant] - 1  # judged or not
+    position = ranked.judged_row[relevant] - ranked.ptr[topic[relevant]] + 1
+    j = (position - 1).astype(np.float64)
+    safe_j = np.maximum(j, 1.0)
+    term = np.where(j == 0, 1.0,
+                    1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled_above / safe_j)
+                    * ((rel_above + EPSILON) / (rel_above + nonrel_above + 2 * EPSILON)))
+    total = np.bincount(topic[relevant], weights=term, minlength=ranked.n_topics).astype(np.float64)
+    return _safe_divide(total, ranked.num_rel(level).astype(np.float64))
+
+
+register(MeasureSpec("infAP", "standard", "inferred average precision (AP from a sampled pool)",
+                     "infAP = (1/R) sum_d [1/k + ((k-1)/k)((r+n+u)/(k-1))((r+eps)/(r+n+2eps))]",
+                     TREC_EVAL + " infAP; Yilmaz & Aslam, CIKM 2006; ir_measures infAP",
+                     inferred_average_precision, (REL,)))

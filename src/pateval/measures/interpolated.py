@@ -1,0 +1,124 @@
+"""Precision read off the recall-precision curve, and at ranks set by the number relevant.
+
+- ``IPrec(recall=x)``: interpolated precision at recall x, the highest precision at any
+  rank where recall is at least x (the recall-precision curve of every TREC report;
+  trec_eval's ``iprec_at_recall``, ir_measures' ``IPrec@x``). trec_eval's rule: recall x
+  is reached at the c-th relevant document, c = round(x R) (half away from zero), so
+  IPrec = max_{j >= c} j / p_j over the relevant retrieved documents (p_j the rank of
+  the j-th), the maximum over all of them when c = 0, and 0 when c exceeds the relevant
+  retrieved. trec_eval 9 (and so pytrec_eval and ir_measures) took c = floor(x R + 0.9)
+  instead: ``rounding=trec_eval9`` gives its values, and ir_measures' spelling ``IPrec@x``
+  reads as ``IPrec(recall=x,rounding=trec_eval9)``, ir_measures' numbers.
+- ``IPrec_11pt``: the mean of IPrec at recall 0, 0.1, ..., 1 (trec_eval's ``11pt_avg``).
+- ``Rprec_mult(mult=x)``: precision at rank c = floor(x R + 0.9) (trec_eval's
+  ``Rprec_mult``), counting ranks past the end of the ranking as non-relevant; 0 when c = 0.
+- ``RelP@k``: relevant documents in the top k over min(k, R), the best possible count
+  (trec_eval's ``relative_P``); 0 when nothing is relevant.
+
+Reference: trec_eval 10.0 (NIST) ``iprec_at_recall``, ``11pt_avg``, ``Rprec_mult``,
+``relative_P``; Salton & McGill, Introduction to Modern Information Retrieval, 1983
+(interpolated precision).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ranking import RankedTopics
+from ..validation import Interval
+from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .registry import register
+from .standard import REL, TREC_EVAL, _rank_in_topic, _relevant, _safe_divide
+
+__all__ = ["interpolated_precision", "eleven_point_average", "precision_at_r_multiple", "relative_precision",
+           "ELEVEN_POINTS"]
+
+#: The recall levels of the 11-point curve (trec_eval's defaults for iprec_at_recall).
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """The maximum of ``values[i:]`` within each run of equal ``group`` (grouped), exactly
+    (doubling steps, no offsets added to the values)."""
+    out = values.copy()
+    step = 1
+    while step < len(out):
+        same = group[step:] == group[:-step]
+        np.maximum(out[:-step], np.where(same, out[step:], -np.inf), out=out[:-step])
+        step *= 2
+    return out
+
+
+def _round_half_away(values: np.ndarray) -> np.ndarray:
+    """C's lround for values >= 0 (exact: no 0.5 added in floating point)."""
+    floor = np.floor(values)
+    return (floor + (values - floor >= 0.5)).astype(np.int64)
+
+
+def _interpolated(ranked: RankedTopics, level: int, recalls, rounding: str) -> np.ndarray:
+    """Interpolated precision per topic (rows) at each recall level (columns)."""
+    _, topic, position = _relevant(ranked, level, None)
+    j = _rank_in_topic(topic)
+    best_after = _suffix_max(j / position, topic)  # max_{j' >= j} j'/p_j' within the topic
+    rel_ret = np.bincount(topic, minlength=ranked.n_topics)
+    first = np.cumsum(rel_ret) - rel_ret  # the index of each topic's first relevant retrieved
+    num_rel = ranked.num_rel(level).astype(np.float64)
+    out = np.zeros((ranked.n_topics, len(recalls)), dtype=np.float64)
+    for column, recall in enumerate(recalls):
+        c = _round_half_away(recall * num_rel) if rounding == "nearest" else np.floor(recall * num_rel + 0.9)
+        c = np.maximum(c.astype(np.int64), 1)  # c = 0 reads the first relevant's value
+        reached = (rel_ret > 0) & (c <= rel_ret)
+        out[reached, column] = best_after[first[reached] + c[reached] - 1]
+    return out
+
+
+def interpolated_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """IPrec(recall=x) = max precision at ranks where recall >= x (trec_eval's rounding)."""
+    return _interpolated(ranked, measure["rel"], (measure["recall"],), measure["rounding"])[:, 0]
+
+
+def eleven_point_average(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """IPrec_11pt = (1/11) sum_{x in 0, 0.1, ..., 1} IPrec(recall=x)."""
+    return _interpolated(ranked, measure["rel"], ELEVEN_POINTS, measure["rounding"]).sum(axis=1) / len(ELEVEN_POINTS)
+
+
+def precision_at_r_multiple(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Rprec_mult(mult=x) = |relevant in the top c| / c, c = floor(x R + 0.9); 0 when c = 0."""
+    num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
+    c = np.floor(measure["mult"] * num_rel + 0.9)
+    _, topic, position = _relevant(ranked, measure["rel"], None)
+    within = position <= c[topic]
+    return _safe_divide(np.bincount(topic[within], minlength=ranked.n_topics).astype(np.float64), c)
+
+
+def relative_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """RelP@k = |relevant in the top k| / min(k, R); 0 when R = 0."""
+    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
+    num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
+    return _safe_divide(np.bincount(topic, minlength=ranked.n_topics).astype(np.float64),
+                        np.minimum(num_rel, measure.cutoff or 0))
+
+
+RECALL = Param("recall", float, 0.0, "the recall level x (ir_measures writes IPrec@x; trec_eval "
+               "iprec_at_recall_x)", interval=Interval(0, 1))
+ROUNDING = Param("rounding", str, "nearest", "how recall x becomes the c-th relevant document: nearest, "
+                 "c = round(x R) (trec_eval 10); trec_eval9, c = floor(x R + 0.9) (trec_eval 9, pytrec_eval, "
+                 "ir_measures)", choices=("nearest", "trec_eval9"))
+MULT = Param("mult", float, 1.0, "the rank as a multiple of R, the number of relevant documents "
+             "(trec_eval Rprec_mult_x)", interval=Interval(0, None))
+
+for _spec in (
+    MeasureSpec("IPrec", "standard", "interpolated precision at a recall level",
+                "IPrec(x) = max_{j >= round(x R)} j / rank_j", TREC_EVAL + " iprec_at_recall; ir_measures IPrec",
+                interpolated_precision, (RECALL, ROUNDING, REL), aliases=("iprec_at_recall",)),
+    MeasureSpec("IPrec_11pt", "standard", "mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1",
+                "(1/11) sum_{x = 0, 0.1, ..., 1} IPrec(x)", TREC_EVAL + " 11pt_avg", eleven_point_average,
+                (ROUNDING, REL), aliases=("11pt_avg",)),
+    MeasureSpec("Rprec_mult", "standard", "precision at a multiple of R",
+                "|relevant in top c| / c, c = floor(x R + 0.9)", TREC_EVAL + " Rprec_mult",
+                precision_at_r_multiple, (MULT, REL)),
+    MeasureSpec("RelP", "standard", "precision at k relative to the best possible",
+                "RelP@k = |relevant in top k| / min(k, R)", TREC_EVAL + " relative_P", relative_precision, (REL,),
+                cutoff="required", aliases=("relative_P",)),
+):
+    register(_spec)
