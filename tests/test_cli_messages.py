@@ -25,3 +25,33 @@ def test_gitignore_covers_the_default_output_folders_of_the_demos():
         default = _leaf(*path).get_default(dest)
         assert f"/{default}/" in ignored, f"pateval {' '.join(path)} writes {default}/, not in .gitignore"
     assert "/assess.db" in ignored  # the README's `--db sqlite:///assess.db`
+
+
+def _three_topics(tmp_path):
+    """Qrels and two runs whose means need all 17 digits (thirds and sevenths)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{t} 0 d{d} 1\n" for t in range(3) for d in range(7)))
+    runs = []
+    for name, shift in (("a", 0), ("b", 3)):
+        run = tmp_path / f"{name}.run"
+        run.write_text("".join(f"q{t} Q0 {'d' if (d + shift + t) % 3 else 'x'}{d} {d + 1} {20 - d} {name}\n"
+                               for t in range(3) for d in range(9)))
+        runs.append(str(run))
+    return str(qrels), runs
+
+
+def test_compare_csv_keeps_full_precision(tmp_path, capsys):
+    import csv
+    import io
+    import json
+
+    from pateval.cli import main
+
+    qrels, runs = _three_topics(tmp_path)
+    assert main(["compare", qrels, *runs, "-m", "AP", "--format", "json"]) == 0
+    tests = json.loads(capsys.readouterr().out)["tests"]
+    assert main(["compare", qrels, *runs, "-m", "AP", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == len(tests) == 1
+    for column in ("mean_a", "mean_b", "difference", "p_value"):
+        assert float(rows[0][column]) == tests[0][column], column
