@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pateval import cli
 from pateval.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]

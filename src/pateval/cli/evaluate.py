@@ -105,13 +105,8 @@ def _run_measures(args) -> int:
     if args.format == "json":
         sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
         return 0
-    if args.format == "markdown":
-        print("| measure | family | cutoff | what | parameters | reference |")
-        print("|---|---|---|---|---|---|")
-        for row in table.itertuples():
-            params = "<br>".join(row.parameters) or "-"
-            print(f"| `{row.name}` | {row.family} | {row.cutoff} | {row.summary}: `{row.formula}` | {params} | "
-                  f"{row.reference} |")
+    if args.format == "markdown":  # docs/measures.md, by the same function
+        sys.stdout.write(api.measures_document(args.family))
         return 0
     for row in table.itertuples():
         cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]
