@@ -54,3 +54,30 @@ def test_compare_csv_keeps_full_precision(tmp_path, capsys):
     assert len(rows) == len(tests) == 1
     for column in ("mean_a", "mean_b", "difference", "p_value"):
         assert float(rows[0][column]) == tests[0][column], column
+
+
+def _example_args():
+    from pateval.api import example_files
+
+    qrels, runs = example_files()
+    return [str(qrels), *[str(r) for r in runs]]
+
+
+def test_stability_names_the_sizes_above_the_topic_count(capsys):
+    from pateval.cli import main
+
+    assert main(["stability", *_example_args(), "-m", "AP", "--sizes", "10,50,S", "--trials", "2"]) == 0
+    captured = capsys.readouterr()
+    assert [line.split()[:2] for line in captured.out.splitlines()[2:]] == [["AP", "10"]]
+    assert "pateval: note: topic-set sizes 50, S (500) exceed the 25 topics: left out" in captured.err.splitlines()
+
+
+def test_stability_with_no_size_left_is_one_line_and_exit_2(tmp_path, capsys):
+    from pateval.cli import main
+
+    out = tmp_path / "stability.txt"
+    assert main(["stability", *_example_args(), "-m", "AP", "--sizes", "50,100,S,M", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "pateval: error: no topic-set size fits the 25 topics: 50, 100, S (500), M (1000) exceed them; give sizes "
+        "(--sizes) of at most 25"]
+    assert not out.exists()
