@@ -81,3 +81,51 @@ def test_stability_with_no_size_left_is_one_line_and_exit_2(tmp_path, capsys):
         "pateval: error: no topic-set size fits the 25 topics: 50, 100, S (500), M (1000) exceed them; give sizes "
         "(--sizes) of at most 25"]
     assert not out.exists()
+
+
+def _patent_files(tmp_path, run_ids):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 EP-0900001 1\nq1 0 EP-0900002 0\nq2 0 EP-0900003 1\n")
+    run = tmp_path / "pubs.run"
+    run.write_text("".join(f"{t} Q0 {d} {i + 1} {9 - i} pubs\n" for t in ("q1", "q2") for i, d in enumerate(run_ids)))
+    return str(qrels), str(run)
+
+
+def test_a_run_of_publications_against_qrels_of_patents_is_told_to_match_by_patent(tmp_path, capsys):
+    from pateval.cli import main
+
+    qrels, run = _patent_files(tmp_path, ["EP-0900001-B1", "EP-0900003-A1"])
+    assert main(["evaluate", qrels, run, "-m", "AP"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["AP", "all", "0.0000"]
+    assert ("pateval: note: run 'pubs': none of the 4 document(s) it retrieved for qrels topics is in the qrels, so "
+            "every topic scores as if nothing relevant was found; their patents are judged: match by patent "
+            "(EP-0971326-B1 ~ EP-0971326) with --doc-key patent (doc_key='patent')") in captured.err.splitlines()
+    assert main(["evaluate", qrels, run, "-m", "AP", "--doc-key", "patent"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["AP", "all", "0.7500"] and "none of the" not in captured.err
+
+
+def test_a_run_matching_nothing_is_told_so_without_the_patent_hint(tmp_path, capsys, caplog):
+    import logging
+
+    from pateval import api
+    from pateval.cli import main
+
+    qrels, run = _patent_files(tmp_path, ["doc-1", "doc-2"])
+    for block_size in ("0", "32M"):  # the run whole, and read in blocks
+        assert main(["evaluate", qrels, run, "-m", "AP", "--block-size", block_size]) == 0
+        notes = [line for line in capsys.readouterr().err.splitlines() if "none of the" in line]
+        assert notes == ["pateval: note: run 'pubs': none of the 4 document(s) it retrieved for qrels topics is in "
+                         "the qrels, so every topic scores as if nothing relevant was found"]
+    with caplog.at_level(logging.INFO, logger="pateval"):
+        api.evaluate({"q1": {"EP-0900001": 1}}, {"q1": {"EP-0900001-B1": 1.0}}, ["AP"])
+    assert any("--doc-key patent" in record.getMessage() for record in caplog.records)
+
+
+def test_a_run_matching_one_judged_document_gets_no_such_note(tmp_path, capsys):
+    from pateval.cli import main
+
+    qrels, run = _patent_files(tmp_path, ["doc-1", "EP-0900002"])
+    assert main(["evaluate", qrels, run, "-m", "AP"]) == 0
+    assert "none of the" not in capsys.readouterr().err
