@@ -129,3 +129,21 @@ def test_a_run_matching_one_judged_document_gets_no_such_note(tmp_path, capsys):
     qrels, run = _patent_files(tmp_path, ["doc-1", "EP-0900002"])
     assert main(["evaluate", qrels, run, "-m", "AP"]) == 0
     assert "none of the" not in capsys.readouterr().err
+
+
+def test_no_line_of_the_readme_pipeline_doubles_a_word(tmp_path, monkeypatch, capsys):
+    """`corpus generate --out corpus` printed `corpus corpus`, `collection build --out collection`
+    printed `collection collection` (the README's commands, run in their folder)."""
+    import re
+
+    from pateval.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for command in (["corpus", "generate", "--out", "corpus", "--patents", "60", "--seed", "1"],
+                    ["corpus", "ingest", "corpus", "--out", "store", "--workers", "1"],
+                    ["corpus", "verify", "store"],
+                    ["collection", "build", "--store", "store", "--out", "collection"]):
+        assert main(command) == 0, command
+        captured = capsys.readouterr()
+        for line in (captured.out + captured.err).splitlines():
+            assert not re.search(r"\b(\w+)\W+\1\b", line, flags=re.IGNORECASE), line

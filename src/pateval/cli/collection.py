@@ -170,7 +170,7 @@ def _run_corpus_generate(args) -> int:
     print(f"citations {summary.n_citations}  {summary.bytes_written / 1e6:.1f} MB  "
           f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} "
           f"s)")
-    print(f"corpus {summary.out_dir}")
+    print(f"corpus written to {summary.out_dir}")
     return 0
 
 
@@ -299,7 +299,7 @@ def _run_collection_build(args) -> int:
         print(f"pateval: note: {summary.topic_set['requested_topics']} topics requested, "
               f"{summary.topic_set['drawn']} available", file=sys.stderr)
     print("checks: " + ", ".join(f"{k} = {v}" for k, v in summary.checks.items()))
-    print(f"collection {summary.out_dir} ({summary.seconds:.1f} s)")
+    print(f"collection written to {summary.out_dir} ({summary.seconds:.1f} s)")
     return 0
 
 

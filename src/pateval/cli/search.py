@@ -109,7 +109,7 @@ def _run_search(args) -> int:
                                       queries=args.queries if args.grid else queries, progress=progress, **options)
             for result in results:
                 print(f"{result.tag}\t{len(result.rankings)} topics\t{result.queries_per_second:.1f} topics/s")
-            print(f"{len(results)} runs: {args.out}")
+            print(f"{len(results)} runs written to {args.out}")
             return 0
         result = api.search(index, args.topics, model=models[0], query=queries[0], out=args.out, progress=progress,
                             **options)
