@@ -147,3 +147,44 @@ def test_no_line_of_the_readme_pipeline_doubles_a_word(tmp_path, monkeypatch, ca
         captured = capsys.readouterr()
         for line in (captured.out + captured.err).splitlines():
             assert not re.search(r"\b(\w+)\W+\1\b", line, flags=re.IGNORECASE), line
+
+
+def _message_strings():
+    """The string literals of pateval's modules that are not docstrings: (place, text)."""
+    import ast
+
+    import pateval
+
+    package = Path(pateval.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                yield f"{path.relative_to(package)}:{node.lineno}", node.value
+
+
+def test_messages_naming_a_keyword_of_the_evaluation_also_name_its_flag():
+    """A message that tells the user to set `complete=True` or `on_duplicate='first'` names the
+    command line's flag too (-c, --on-duplicate first): users of the command read them."""
+    import dataclasses
+    import re
+
+    from pateval.options import EvaluationOptions
+
+    keywords = [f.name for f in dataclasses.fields(EvaluationOptions)] + ["on_duplicate", "passages"]
+    keyword = re.compile(r"\b(" + "|".join(keywords) + r")=(True|False|'|\")")
+    unflagged = [f"{place}: {text!r}" for place, text in _message_strings()
+                 if keyword.search(text) and not re.search(r"(^|[\s(/])--?[a-z]", text)]
+    assert not unflagged, "\n".join(unflagged)
+
+
+def test_the_missing_side_input_error_names_its_option(tmp_path, capsys):
+    from pateval.cli import main
+
+    qrels, run = _patent_files(tmp_path, ["EP-0900001", "EP-0900003"])
+    assert main(["evaluate", qrels, run, "-m", "TBG"]) == 2
+    assert "--doc-lengths FILE" in capsys.readouterr().err

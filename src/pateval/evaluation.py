@@ -158,7 +158,7 @@ def topics_to_evaluate(qrels_topics: np.ndarray, run: Run | RunTopics, *,
         return qrels_topics, notes
     if len(missing):
         notes.append(TopicsLeftOut(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the "
-                                   f"mean (use complete=True / -c to count them as 0): {_few(missing)}"))
+                                   f"mean (use -c / complete=True to count them as 0): {_few(missing)}"))
     return qrels_topics[in_run], notes
 
 

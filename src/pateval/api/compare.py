@@ -40,7 +40,7 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
         scored = frame.loc[frame["measure"] == name, "topic"].nunique()
         if len(matrix) < scored:
             left_out = TopicsLeftOut(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because "
-                                     "some run has no score for them (use complete=True / -c to score them as 0)")
+                                     "some run has no score for them (use -c / complete=True to score them as 0)")
             notes.append(left_out)
             tell([left_out])
     return matrices, notes

@@ -291,7 +291,7 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
             doc = docnos.take(pa.array([row])).to_pylist()[0]
             malformed(path, None, f"conflicting judgements of document {doc!r} for topic {topic_ids[topic[row]]!r}: "
                       f"{rel[int(index.first[row])]} on row {int(index.first[row]) + 1}, {rel[row]} on row {row + 1}; "
-                      "use on_duplicate='first' to keep the first")
+                      "use on_duplicate='first' (--on-duplicate first) to keep the first")
         keep = ~index.repeated
         notes = (f"{path}: {len(repeated)} repeated judgement row(s) merged",)
         topics, docnos, rel = topics.filter(pa.array(keep)), docnos.filter(pa.array(keep)), rel[keep]

@@ -424,7 +424,8 @@ def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate
                 item = f"document {docno!r}" + (f" subtopic {subtopic!r}" if subtopic
                                                 else "") + (f" passage {passage!r}" if passage else "")
                 malformed(path, line, f"conflicting judgements of {item} for topic {topic!r}: "
-                          f"{first_rel} on line {first_line}, {rel} here; use on_duplicate='first' to keep the first")
+                          f"{first_rel} on line {first_line}, {rel} here; use on_duplicate='first' "
+                          "(--on-duplicate first) to keep the first")
             merged += 1
             continue
         seen[key] = (line, rel)

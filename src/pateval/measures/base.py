@@ -132,7 +132,11 @@ class EvaluationContext:
 
     def require(self, name: str, measure: Measure) -> Any:
         if name not in self.resources or self.resources[name] is None:
-            raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given")
+            from ..formats.resources import RESOURCES
+
+            option = next((f"{r.option} FILE / " for r in RESOURCES if r.name == name), "")
+            raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given (give {option}"
+                                 f"resources={{{name!r}: ...}})")
         return self.resources[name]
 
 
