@@ -188,3 +188,40 @@ def test_the_missing_side_input_error_names_its_option(tmp_path, capsys):
     qrels, run = _patent_files(tmp_path, ["EP-0900001", "EP-0900003"])
     assert main(["evaluate", qrels, run, "-m", "TBG"]) == 2
     assert "--doc-lengths FILE" in capsys.readouterr().err
+
+
+def test_a_measure_is_printed_by_the_name_the_user_wrote(capsys):
+    from pateval.cli import main
+
+    for written in ("map", "MAP", "AP"):
+        assert main(["evaluate", "--example", "-m", written, "--format", "csv"]) == 0
+        rows = capsys.readouterr().out.splitlines()[1:]
+        assert {row.split(",")[1] for row in rows} == {written}
+    assert main(["evaluate", "--example", "-m", "MAP", "--names", "trec"]) == 0
+    assert {line.split()[1] for line in capsys.readouterr().out.splitlines()} == {"map"}
+    assert main(["compare", *_example_args(), "-m", "map", "-m", "P_10", "--format", "json"]) == 0
+    import json
+
+    assert {test["measure"] for test in json.loads(capsys.readouterr().out)["tests"]} == {"map", "P_10"}
+
+
+def test_names_trec_with_several_runs_says_the_run_on_every_line(capsys):
+    from pateval.cli import main
+
+    qrels, *runs = _example_args()
+    assert main(["evaluate", "--names", "trec", "-m", "map", "-q", qrels, *runs]) == 0
+    several = capsys.readouterr().out.splitlines()
+    assert {line.split("\t")[0] for line in several} == {"run1", "run2", "run3"}
+    assert main(["evaluate", "--names", "trec", "-m", "map", "-q", qrels, runs[1]]) == 0
+    alone = capsys.readouterr().out.splitlines()  # one run: trec_eval's own lines
+    assert alone == [line.split("\t", 1)[1] for line in several if line.startswith("run2\t")]
+
+
+def test_the_us_spelling_of_randomisation_is_accepted(capsys):
+    from pateval.cli import main
+
+    args = ["compare", *_example_args(), "-m", "AP", "-B", "200", "--format", "json"]
+    assert main([*args, "--test", "randomization"]) == 0
+    us = capsys.readouterr().out
+    assert main([*args, "--test", "randomisation"]) == 0
+    assert capsys.readouterr().out == us

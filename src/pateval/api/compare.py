@@ -12,7 +12,7 @@ from ..errors import ParameterError
 from ..measures import parse_measure
 from ..options import EvaluationOptions
 from ._inputs import _is_frame
-from .evaluate import evaluate, tell
+from .evaluate import evaluate, tell, written_names
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as pd
@@ -33,6 +33,9 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
         frame = read_scores(runs, measures=measures, format=keywords.get("scores_format", "auto"))
     else:
         frame = evaluate(qrels, runs, measures, options=options, **keywords)
+        written = written_names(measures)  # `-m map` is shown as map, not AP
+        if written:
+            frame["measure"] = frame["measure"].map(lambda name: written.get(name, name))
     notes = list(frame.attrs.get("notes", []))
     names = list(dict.fromkeys(frame["measure"]))
     matrices = score_matrices(frame, names)

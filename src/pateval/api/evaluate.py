@@ -131,6 +131,20 @@ def _caller_level() -> int:
     return level
 
 
+def written_names(measures: Any) -> dict[str, str]:
+    """The name each measure was asked by, where it differs from pateval's (``{"AP": "map"}`` for
+    ``-m map``): what the commands print, so that a user finds the name they wrote. A name
+    that stands for several measures (trec_eval's ``P.5,10``) keeps theirs."""
+    from ..measures import parse_measures
+
+    written: dict[str, str] = {}
+    for text in [measures] if isinstance(measures, str) else list(measures or ()):
+        parsed = parse_measures([text]) if isinstance(text, str) else []
+        if len(parsed) == 1 and str(parsed[0]) != text.strip():
+            written.setdefault(str(parsed[0]), text.strip())
+    return written
+
+
 def list_measures() -> pd.DataFrame:
     """Every registered measure with its parameters, defaults and reference."""
     import pandas as pd

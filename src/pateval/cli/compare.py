@@ -15,6 +15,7 @@ from .shared import (
     given_flags,
     print_notes,
     save_figures,
+    test_name,
     write_text_or_print,
 )
 
@@ -53,11 +54,11 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
     _add_run_set_inputs(p, qrels_required=False)
     _add_score_inputs(p)
     if repeatable_test:
-        p.add_argument("--test", choices=TESTS, action="append", dest="tests",
+        p.add_argument("--test", choices=TESTS, type=test_name, action="append", dest="tests",
                        help=f"significance test (repeatable: one table column per test; the first draws the ASL "
                        f"curves; default: {default_test})")
     else:
-        p.add_argument("--test", choices=TESTS, default=default_test,
+        p.add_argument("--test", choices=TESTS, type=test_name, default=default_test,
                        help=f"significance test (default: {default_test})")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0; reported)")
@@ -153,7 +154,7 @@ def _add_analyse_measures(commands) -> None:
         "rankings, and the agreement of the measures' verdicts on each run pair (Magdy & Jones 2010).",
     )
     _add_comparison_inputs(p, default_test="bootstrap", repeatable_test=True)
-    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon",
+    p.add_argument("--agreement-test", choices=TESTS, type=test_name, default="wilcoxon",
                    help="test behind the agreement verdicts (default: wilcoxon)")
     p.add_argument("--plots", metavar="DIR",
                    help="also write ASL curves, scatter plots, rank changes and the agreement chart to DIR")
@@ -238,9 +239,9 @@ def _add_report(commands) -> None:
     p.add_argument("--baseline", metavar="RUN", help="name of the run to test the others against (default: all pairs)")
     p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm",
                    help="multiple-comparison correction (default: holm)")
-    p.add_argument("--analysis-test", choices=TESTS, default="bootstrap",
+    p.add_argument("--analysis-test", choices=TESTS, type=test_name, default="bootstrap",
                    help="test for discriminative power (default: bootstrap)")
-    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon",
+    p.add_argument("--agreement-test", choices=TESTS, type=test_name, default="wilcoxon",
                    help="test behind the agreement verdicts (default: wilcoxon)")
     p.add_argument("--title", default="pateval report", help="the report's title")
     p.add_argument("--image-format", choices=IMAGE_FORMATS, default="svg",

@@ -71,14 +71,25 @@ def _evaluate_text(rows, result, args, extras) -> str:
     writes it), JSON (with each run's ir_metadata block, if any), JSON Lines or CSV."""
     import json
 
+    from ..api.evaluate import written_names
     from ..formats.results import format_results, format_trec_eval, trec_eval_names
 
     level = args.relevance_level or 1
     if args.names == "trec":
         if args.format == "trec" and not args.group_by:
-            return format_trec_eval(result.scored, result.summary_rows(), result.measures, per_query=args.per_query,
-                                    extras=extras, precision=args.precision, relevance_level=level)
+            summary = list(result.summary_rows())
+            texts = [(piece.run, format_trec_eval([piece], [row for row in summary if row[0] == piece.run],
+                                                  result.measures, per_query=args.per_query, extras=extras,
+                                                  precision=args.precision, relevance_level=level))
+                     for piece in result.scored]
+            if len(texts) == 1:
+                return texts[0][1]
+            # several runs: a first column names the run, as in pateval's own output
+            return "".join(f"{run}\t{line}\n" for run, text in texts for line in text.splitlines())
         names = trec_eval_names(result.measures, relevance_level=level)
+    else:  # the name the user wrote: `-m map` is map, not AP
+        names = written_names(args.measures)
+    if names:
         rows = {**rows, "measure": [names.get(m, m) for m in rows["measure"]]}  # a DataFrame or plain columns
     text = format_results(rows, format=args.format, precision=args.precision)
     if args.format == "json" and result.run_metadata:

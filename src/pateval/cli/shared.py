@@ -34,6 +34,14 @@ class CommandParser(argparse.ArgumentParser):
         return self.subcommands
 
 
+def test_name(text: str) -> str:
+    """A significance test's name as the option's choices spell it (``randomization`` is
+    ``randomisation``): the ``type`` of every ``--test`` option."""
+    from ..stats.names import TEST_SPELLINGS
+
+    return TEST_SPELLINGS.get(text, text)
+
+
 def add_output(p: argparse.ArgumentParser | Any, *flags: str, **kwargs: Any) -> None:
     """A command's output option, declared as any of -o, --out, --output, answering to all three
     (the dest from the spelling declared first), so that ``-o`` and ``--out`` mean the same everywhere."""
