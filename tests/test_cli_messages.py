@@ -225,3 +225,26 @@ def test_the_us_spelling_of_randomisation_is_accepted(capsys):
     us = capsys.readouterr().out
     assert main([*args, "--test", "randomisation"]) == 0
     assert capsys.readouterr().out == us
+
+
+def test_every_command_help_ends_with_two_or_three_examples_that_parse():
+    import shlex
+
+    from pateval.cli import _leaf_parsers
+    from pateval.cli.shared import EXAMPLES_HEADING
+
+    parser = build_parser()
+    for leaf in _leaf_parsers(parser):
+        if leaf is parser:
+            continue
+        text = leaf.format_help().rstrip("\n")
+        assert EXAMPLES_HEADING in text, f"{leaf.prog}: no examples"
+        lines = text[text.rindex(EXAMPLES_HEADING) + len(EXAMPLES_HEADING):].strip("\n").splitlines()
+        assert 2 <= len(lines) <= 3, leaf.prog
+        path = leaf.prog.split()[1:]
+        for line in lines:
+            command = next(part for part in line.split("|") if part.strip().startswith("pateval "))
+            words = shlex.split(command)
+            words = words[:words.index(">")] if ">" in words else words
+            assert words[1:1 + len(path)] == path, line
+            build_parser().parse_args(words[1:])  # exits (a failed test) on a wrong option

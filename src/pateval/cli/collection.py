@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .shared import add_group, add_output
+from .shared import add_group, add_output, examples
 
 
 def _add_corpus(commands) -> None:
@@ -39,6 +39,8 @@ def _add_corpus_ingest(sub) -> None:
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
     ingest.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                         help="wait this long for another ingest writing to the store (default: refuse at once)")
+    ingest.epilog = examples("pateval corpus ingest /data/clef-ip/ --out clefip.store",
+                             "pateval corpus ingest corpus --out store --workers 2 --on-error skip")
     ingest.set_defaults(run=_run_corpus_ingest)
 
 
@@ -69,6 +71,8 @@ def _add_corpus_lengths(sub) -> None:
     )
     p.add_argument("store", metavar="STORE", help="corpus store (from `pateval corpus ingest`)")
     add_output(p, "--out", required=True, metavar="FILE", help="lengths file to write")
+    p.epilog = examples("pateval corpus lengths store --out lengths.txt",
+                        "pateval corpus lengths /nfs/uspto.store -o uspto-lengths.txt")
     p.set_defaults(run=_run_corpus_lengths)
 
 
@@ -97,6 +101,9 @@ def _add_corpus_verify(sub) -> None:
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="wait this long for an ingest writing to the store (repair and drop take its lock)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.epilog = examples("pateval corpus verify store",
+                        "pateval corpus verify store --quick",
+                        "pateval corpus verify store --repair")
     p.set_defaults(run=_run_corpus_verify)
 
 
@@ -154,6 +161,8 @@ def _add_corpus_generate(sub) -> None:
     p.add_argument("--clusters", type=int, metavar="N", help="technology clusters (default: one per 150 patents)")
     p.add_argument("--workers", type=int, metavar="N", help="rendering processes (default: all CPUs)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.epilog = examples("pateval corpus generate --out corpus --patents 600 --seed 1",
+                        "pateval corpus generate --out big --patents 20000 --workers 2")
     p.set_defaults(run=_run_corpus_generate)
 
 
@@ -238,6 +247,9 @@ def _add_collection(commands) -> None:
     build.add_argument("--threads", type=int, metavar="N", help="DuckDB threads")
     build.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit (e.g. 2GB)")
     build.add_argument("--format", choices=("text", "json"), default="text", help="summary format (default text)")
+    build.epilog = examples("pateval collection build --store store --out collection",
+                            "pateval collection build --store store --out collection --criteria clefip2013 --size S "
+                            "--seed 1")
     build.set_defaults(run=_run_collection_build)
 
     stats = sub.add_parser(
@@ -251,6 +263,8 @@ def _add_collection(commands) -> None:
     stats.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     stats.add_argument("--ipc-level", choices=("section", "class", "subclass", "group"), default="class",
                        help="level at which IPC classes are counted (default class)")
+    stats.epilog = examples("pateval collection stats --collection collection",
+                            "pateval collection stats --collection collection --format json")
     stats.set_defaults(run=_run_collection_stats)
 
 

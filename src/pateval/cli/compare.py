@@ -11,6 +11,7 @@ from .shared import (
     add_output,
     add_table_output,
     evaluation_options,
+    examples,
     figure_name,
     given_flags,
     print_notes,
@@ -115,6 +116,10 @@ def _add_compare(commands) -> None:
                    help="multiple-comparison correction (default: holm)")
     p.add_argument("--plots", metavar="DIR", help="also write per-topic difference plots (PNG and SVG) to DIR")
     add_table_output(p)
+    p.epilog = examples("pateval compare qrels.txt bm25.run lm.run tfidf.run -m AP -m PRES@100",
+                        "pateval compare qrels.txt run*.txt --baseline bm25 --test randomisation --format csv -o "
+                        "tests.csv",
+                        "pateval compare --scores bm25.scores lm.scores -m map")
     p.set_defaults(run=_run_compare)
 
 
@@ -159,6 +164,9 @@ def _add_analyse_measures(commands) -> None:
     p.add_argument("--plots", metavar="DIR",
                    help="also write ASL curves, scatter plots, rank changes and the agreement chart to DIR")
     add_table_output(p)
+    p.epilog = examples("pateval analyse-measures qrels.txt run*.txt -m AP -m PRES@100 -m nDCG@10",
+                        "pateval analyse-measures qrels.txt run*.txt -m AP -m TBG --doc-lengths lengths.txt --plots "
+                        "figures/")
     p.set_defaults(run=_run_analyse_measures)
 
 
@@ -207,6 +215,9 @@ def _add_stability(commands) -> None:
     p.add_argument("--trials", type=int, default=20, help="random subsets per size (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the subsets (default 0)")
     add_table_output(p)
+    p.epilog = examples("pateval stability qrels.txt run*.txt -m AP --sizes 10,25,50",
+                        "pateval stability qrels.txt run*.txt -m AP -m PRES@100 --trials 50 --format csv -o "
+                        "stability.csv")
     p.set_defaults(run=_run_stability)
 
 
@@ -252,6 +263,9 @@ def _add_report(commands) -> None:
                    help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
     add_output(p, "-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     _add_report_calibration(p)
+    p.epilog = examples("pateval report qrels.txt run*.txt -m AP -m PRES@100 --baseline bm25 -o report.html",
+                        "pateval report qrels.txt bm25.run lm.run -m AP -m TBG --doc-lengths lengths.txt "
+                        "--calibration-log log.csv.gz -o report.html")
     p.set_defaults(run=_run_report)
 
 

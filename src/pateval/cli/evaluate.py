@@ -5,7 +5,14 @@ from __future__ import annotations
 import sys
 
 from ..errors import PatevalError
-from .shared import add_evaluation_options, add_output, evaluation_options, print_notes, write_text_or_print
+from .shared import (
+    add_evaluation_options,
+    add_output,
+    evaluation_options,
+    examples,
+    print_notes,
+    write_text_or_print,
+)
 
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "R@1000", "NumRet", "NumRel", "NumRelRet")
 
@@ -32,6 +39,9 @@ def _add_evaluate(commands) -> None:
                    help="measure names in the output: pateval's (AP, P@10, nDCG@10) or trec_eval's (map, P_10, "
                    "ndcg_cut_10), with trec_eval's runid and num_q lines (-m runid -m num_q) and its order")
     add_evaluation_options(p, default_measures=DEFAULT_MEASURES)
+    p.epilog = examples("pateval evaluate qrels.txt bm25.run lm.run -m AP -m P@10 -m PRES@100",
+                        "pateval evaluate --example -q --names trec",
+                        "zcat run.gz | pateval evaluate qrels.txt - -m nDCG@10 --doc-key patent -o -")
     p.set_defaults(run=_run_evaluate)
 
 
@@ -102,6 +112,8 @@ def _add_measures(commands) -> None:
     p = commands.add_parser("measures", help="list the measures, their parameters and references")
     p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.epilog = examples("pateval measures --family professional",
+                        "pateval measures --format markdown > measures.md")
     p.set_defaults(run=_run_measures)
 
 

@@ -23,11 +23,35 @@ from ..options import EvaluationOptions
 OUTPUT_FLAGS = ("-o", "--out", "--output")
 
 
+#: How a command's --help begins its examples (see :func:`examples`).
+EXAMPLES_HEADING = "examples:"
+
+
+def examples(*command_lines: str) -> str:
+    """A command's epilog: two or three example command lines, printed one a line at the end of
+    its --help (``commands.add_parser(..., epilog=examples(...))``)."""
+    return "\n".join([EXAMPLES_HEADING, *(f"  {line}" for line in command_lines)])
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that the examples keep their lines (a command a line)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES_HEADING):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
 class CommandParser(argparse.ArgumentParser):
     """An argument parser that keeps the group of its sub-commands (argparse offers no public
-    way to find it again), so that the leaves of the command tree can be walked."""
+    way to find it again), so that the leaves of the command tree can be walked; its help
+    ends with the command's examples (:func:`examples`)."""
 
     subcommands: Any = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def add_subcommands(self, *, dest: str, metavar: str = "SUBCOMMAND") -> Any:
         self.subcommands = self.add_subparsers(dest=dest, metavar=metavar, required=True, parser_class=CommandParser)

@@ -12,10 +12,20 @@ from .shared import (
     add_ranking_options,
     add_table_output,
     evaluation_options,
+    examples,
     ranking_resources,
     save_figures,
     write_text_or_print,
 )
+
+_USER_MODEL_EXAMPLES = {
+    "time": ("pateval user-model time qrels.txt bm25.run --doc-lengths lengths.txt",
+             "pateval user-model time qrels.txt bm25.run --doc-lengths lengths.txt --model 'TBG(halflife=600)' "
+             "--format csv -o tk.csv"),
+    "simulate": ("pateval user-model simulate qrels.txt bm25.run --doc-lengths lengths.txt",
+                 "pateval user-model simulate qrels.txt bm25.run lm.run --doc-lengths lengths.txt --users 1000 "
+                 "--seed 1"),
+}
 
 
 def _add_user_model(commands) -> None:
@@ -44,6 +54,7 @@ def _add_user_model(commands) -> None:
             p.add_argument("--confidence", type=float, default=0.95,
                            help="confidence level of the interval (default 0.95)")
         add_table_output(p)
+        p.epilog = examples(*_USER_MODEL_EXAMPLES[name])
         p.set_defaults(run=run)
     _add_simulate_log(sub)
 
@@ -114,6 +125,11 @@ def _add_calibrate(commands) -> None:
     add_ranking_options(p.add_argument_group("ranking", "how the qrels and runs are read and ranked, and the side "
                                              "inputs (--doc-lengths is needed; --duplicates: near-duplicate groups, "
                                              "later views of a group are duplicate views)"))
+    p.epilog = examples("pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt",
+                        "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt --by "
+                        "user-class --plots figures/",
+                        "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
+                        "--measure-only")
     p.set_defaults(run=_run_calibrate)
 
 
@@ -206,6 +222,10 @@ def _add_simulate_log(sub) -> None:
                    help="rank by score (trec_eval), the rank column, or file order")
     add_output(p, "--out", required=True, metavar="LOG",
                help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
+    p.epilog = examples("pateval user-model simulate-log --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
+                        "--out log.csv.gz",
+                        "pateval user-model simulate-log --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
+                        "--model 'TBG(halflife=300,summary_time=3)' --users 48 --seed 1 --out log.csv.gz")
     p.set_defaults(run=_run_simulate_log)
 
 
