@@ -248,3 +248,31 @@ def test_every_command_help_ends_with_two_or_three_examples_that_parse():
             words = words[:words.index(">")] if ">" in words else words
             assert words[1:1 + len(path)] == path, line
             build_parser().parse_args(words[1:])  # exits (a failed test) on a wrong option
+
+
+def test_flags_meaning_the_same_are_spelled_the_same_and_old_spellings_still_work():
+    parser = build_parser()
+    qrels, *runs = _example_args()
+    # the qrels first or as --qrels, in the user-model commands as in the comparisons
+    first = parser.parse_args(["user-model", "time", qrels, *runs])
+    option = parser.parse_args(["user-model", "time", "--qrels", qrels, *runs])
+    from pateval.cli.shared import resolve_qrels_and_runs, resolve_store
+
+    for args in (first, option):
+        resolve_qrels_and_runs(args)
+    assert (first.qrels, first.runs) == (option.qrels, option.runs) == (qrels, runs)
+    # a store as STORE or --store, as collection build, index, check and assess take it
+    for command in (["corpus", "lengths", "--out", "l.txt"], ["corpus", "verify"]):
+        assert resolve_store(parser.parse_args([*command, "s"])) == "s"
+        assert resolve_store(parser.parse_args([*command, "--store", "s"])) == "s"
+    # the test of discriminative power is --analysis-test in analyse-measures as in report (--test: the old)
+    for flag in ("--analysis-test", "--test"):
+        assert parser.parse_args(["analyse-measures", qrels, *runs, flag, "randomization"]).tests == ["randomisation"]
+    assert "--analysis-test" in _leaf("report").format_help()
+    # calibrate's grade counted as relevant: -l / --relevance-level as in evaluate (--rel: the old)
+    base = ["calibrate", "log.csv", "--qrels", qrels, "--run", runs[0]]
+    for flag in ("-l", "--relevance-level", "--rel"):
+        assert parser.parse_args([*base, flag, "2"]).rel == 2
+    assert parser.parse_args(base).rel == 1
+    help_text = _leaf("calibrate").format_help()
+    assert "--relevance-level" in help_text and "--rel " not in help_text

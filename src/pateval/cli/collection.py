@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .shared import add_group, add_output, examples
+from .shared import add_group, add_output, add_store, examples, resolve_store
 
 
 def _add_corpus(commands) -> None:
@@ -69,7 +69,7 @@ def _add_corpus_lengths(sub) -> None:
         description="Write a `docno length` file from a corpus store: each document's words in its abstracts, "
         "description and claims, every language. The file is what `pateval evaluate --doc-lengths` reads.",
     )
-    p.add_argument("store", metavar="STORE", help="corpus store (from `pateval corpus ingest`)")
+    add_store(p)
     add_output(p, "--out", required=True, metavar="FILE", help="lengths file to write")
     p.epilog = examples("pateval corpus lengths store --out lengths.txt",
                         "pateval corpus lengths /nfs/uspto.store -o uspto-lengths.txt")
@@ -79,7 +79,7 @@ def _add_corpus_lengths(sub) -> None:
 def _run_corpus_lengths(args) -> int:
     from .. import api
 
-    lengths = api.corpus_doc_lengths(args.store, out=args.out)
+    lengths = api.corpus_doc_lengths(resolve_store(args), out=args.out)
     print(f"{len(lengths)} document lengths written to {args.out}")
     return 0
 
@@ -93,7 +93,7 @@ def _add_corpus_verify(sub) -> None:
         "--repair ingests the source files of each damaged batch again (they must be unchanged); --drop removes "
         "the damaged batches and lists the documents that went.",
     )
-    p.add_argument("store", metavar="STORE", help="corpus store (from `pateval corpus ingest`)")
+    add_store(p)
     p.add_argument("--quick", action="store_true", help="compare sizes only (no checksums)")
     action = p.add_mutually_exclusive_group()
     action.add_argument("--repair", action="store_true", help="re-ingest the source files of damaged batches")
@@ -110,8 +110,8 @@ def _add_corpus_verify(sub) -> None:
 def _run_corpus_verify(args) -> int:
     from .. import api
 
-    report = api.verify_corpus(args.store, quick=args.quick, repair=args.repair, drop=args.drop, wait=args.wait,
-                               progress=not args.no_progress and sys.stderr.isatty())
+    report = api.verify_corpus(resolve_store(args), quick=args.quick, repair=args.repair, drop=args.drop,
+                               wait=args.wait, progress=not args.no_progress and sys.stderr.isatty())
     for part in report.damaged:
         print(f"damaged: {part.path} (batch {part.batch}: {part.reason})")
     for batch in report.unchecked_batches:

@@ -3,18 +3,21 @@ and measures over a set of runs (or per-topic score files)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..errors import PatevalError
 from .shared import (
     add_evaluation_options,
     add_output,
+    add_qrels_and_runs,
     add_table_output,
     evaluation_options,
     examples,
     figure_name,
     given_flags,
     print_notes,
+    resolve_qrels_and_runs,
     save_figures,
     test_name,
     write_text_or_print,
@@ -26,12 +29,9 @@ COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")
 def _add_run_set_inputs(p, *, qrels_required: bool = True) -> None:
     """Options of every command that evaluates a set of runs to compare them: qrels, runs, and
     the evaluation flags of `pateval evaluate`."""
-    p.add_argument("qrels", metavar="QRELS", help="qrels file (as `pateval evaluate QRELS RUN...`)"
-                   + ("" if qrels_required else "; with --scores, the first score file"))
-    p.add_argument("runs", nargs="*", metavar="RUN",
-                   help="run files" + ("" if qrels_required else " (score files with --scores)"))
-    p.add_argument("--qrels", dest="qrels_option", metavar="QRELS",
-                   help="the qrels file, the older spelling (then every positional argument is a run)")
+    add_qrels_and_runs(p, qrels_help="qrels file (as `pateval evaluate QRELS RUN...`)"
+                       + ("" if qrels_required else "; with --scores, the first score file"),
+                       runs_help="run files" + ("" if qrels_required else " (score files with --scores)"))
     add_evaluation_options(p, default_measures=COMPARE_MEASURES)
 
 
@@ -42,10 +42,7 @@ def _resolve_qrels_and_runs(args) -> None:
     if getattr(args, "scores", False):
         args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
         return
-    if args.qrels_option is not None:
-        args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
-    if not args.runs:
-        raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
+    resolve_qrels_and_runs(args)
 
 
 def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = False) -> None:
@@ -54,10 +51,12 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
 
     _add_run_set_inputs(p, qrels_required=False)
     _add_score_inputs(p)
-    if repeatable_test:
+    if repeatable_test:  # the test of discriminative power: --analysis-test, as in `pateval report`
+        p.add_argument("--analysis-test", choices=TESTS, type=test_name, action="append", dest="tests",
+                       help=f"significance test of discriminative power (repeatable: one table column per test; the "
+                       f"first draws the ASL curves; default: {default_test})")
         p.add_argument("--test", choices=TESTS, type=test_name, action="append", dest="tests",
-                       help=f"significance test (repeatable: one table column per test; the first draws the ASL "
-                       f"curves; default: {default_test})")
+                       help=argparse.SUPPRESS)  # the older spelling
     else:
         p.add_argument("--test", choices=TESTS, type=test_name, default=default_test,
                        help=f"significance test (default: {default_test})")

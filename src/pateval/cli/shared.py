@@ -72,6 +72,42 @@ def add_output(p: argparse.ArgumentParser | Any, *flags: str, **kwargs: Any) -> 
     p.add_argument(*flags, *[flag for flag in OUTPUT_FLAGS if flag not in flags], **kwargs)
 
 
+# ---- inputs spelled alike: QRELS RUN... or --qrels, STORE or --store --------------------------------
+
+def add_qrels_and_runs(p: Any, *, qrels_help: str = "qrels file", runs_help: str = "run file(s)") -> None:
+    """``QRELS RUN...``, or ``--qrels QRELS RUN...``: every command that takes qrels and runs
+    accepts both (:func:`resolve_qrels_and_runs` puts them in ``args.qrels`` and ``args.runs``)."""
+    p.add_argument("qrels", metavar="QRELS", help=qrels_help)
+    p.add_argument("runs", nargs="*", metavar="RUN", help=runs_help)
+    p.add_argument("--qrels", dest="qrels_option", metavar="QRELS",
+                   help="the qrels file as an option (then every positional argument is a run)")
+
+
+def resolve_qrels_and_runs(args: argparse.Namespace) -> None:
+    """args.qrels and args.runs of :func:`add_qrels_and_runs`' arguments."""
+    from ..errors import PatevalError
+
+    if args.qrels_option is not None:
+        args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
+    if not args.runs:
+        raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
+
+
+def add_store(p: Any) -> None:
+    """A corpus store, as ``STORE`` or ``--store STORE`` (as the commands that read one beside
+    other inputs spell it); :func:`resolve_store` gives it."""
+    p.add_argument("store", metavar="STORE", nargs="?", help="corpus store (from `pateval corpus ingest`)")
+    p.add_argument("--store", dest="store_option", metavar="STORE", help="the store as an option")
+
+
+def resolve_store(args: argparse.Namespace) -> str:
+    from ..errors import PatevalError
+
+    if (args.store is None) == (args.store_option is None):
+        raise PatevalError("give the corpus store once: STORE or --store STORE")
+    return args.store if args.store is not None else args.store_option
+
+
 # ---- the evaluation flags: one group, the same for every command that evaluates -----------------
 
 _DEFAULTS = EvaluationOptions()

@@ -3,17 +3,20 @@ gain's user, rank by rank, simulated, and calibrated from interaction logs."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..errors import PatevalError
 from .shared import (
     add_group,
     add_output,
+    add_qrels_and_runs,
     add_ranking_options,
     add_table_output,
     evaluation_options,
     examples,
     ranking_resources,
+    resolve_qrels_and_runs,
     save_figures,
     write_text_or_print,
 )
@@ -42,8 +45,7 @@ def _add_user_model(commands) -> None:
          _run_user_simulate),
     ):
         p = sub.add_parser(name, help=help, description=help)
-        p.add_argument("qrels", help="qrels file")
-        p.add_argument("runs", nargs="+", metavar="RUN", help="run file(s)")
+        add_qrels_and_runs(p)
         p.add_argument("--model", default="TBG", metavar="TBG(...)",
                        help="the calibration as a TBG measure name, e.g. 'TBG(halflife=600,read_slope=0.03)' (default: "
                        "TBG)")
@@ -75,6 +77,7 @@ def _run_user_time(args) -> int:
     from .. import api
 
     options = _user_model_options(args)
+    resolve_qrels_and_runs(args)
     frame = api.time_to_rank(args.qrels, list(args.runs), **options)
     _write_user_model_frame(frame, args, {"model": args.model, "order": args.order})
     return 0
@@ -84,6 +87,7 @@ def _run_user_simulate(args) -> int:
     from .. import api
 
     options = _user_model_options(args)
+    resolve_qrels_and_runs(args)
     frame = api.simulate_users(args.qrels, list(args.runs), n_users=args.users, seed=args.seed,
                                confidence=args.confidence, **options)
     _write_user_model_frame(frame, args, {"model": args.model, "order": args.order, "users": args.users,
@@ -117,7 +121,9 @@ def _add_calibrate(commands) -> None:
                    help="bootstrap resamples of users (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default 0.95)")
-    p.add_argument("--rel", type=int, default=1, help="minimum grade counted as relevant (default 1)")
+    p.add_argument("-l", "--relevance-level", type=int, default=1, dest="rel", metavar="N",
+                   help="minimum grade counted as relevant (trec_eval -l; default 1)")
+    p.add_argument("--rel", type=int, dest="rel", default=argparse.SUPPRESS, help=argparse.SUPPRESS)  # older spelling
     p.add_argument("--plots", metavar="DIR",
                    help="write the figures (reading time, stopping, rank over time) as PNG and SVG")
     p.add_argument("--measure-only", action="store_true", help="print only the measure name (of all sessions)")
