@@ -4,7 +4,7 @@ A simulated log (:func:`pateval.usermodel.logsim.simulate_log`, the paper's Tabl
 constants; default 1,000 users x 4 lists of 150 documents, fixed seed) is calibrated. Then,
 in this one process, on the same views and sessions:
 
-* the point fits: pateval's estimators from per-session sums (:func:`pateval.usermodel.calibration.estimates`:
+* the point fits: pateval's estimators from per-session sums (:func:`pateval.calibration.tbg.estimates`:
   OLS of reading time on length with standard errors and adjusted R^2, the censored
   exponential half-life) against ``statsmodels.OLS`` on the first views and
   ``lifelines.ExponentialFitter`` on the sessions' stopping times (censored where no ``end``);
@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pateval.calibration.tbg import ListRanking, _collect, calibrate_log, estimates, reading_fit
 from pateval.formats.interactions import log_from_frame, read_interaction_log, write_interaction_log
-from pateval.usermodel.calibration import ListRanking, _collect, calibrate_log, estimates, reading_fit
 from pateval.usermodel.logsim import SimulatedList, simulate_log
 from pateval.usermodel.time import TimeModel
 

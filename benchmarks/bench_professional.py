@@ -15,7 +15,7 @@ them retrieved at random ranks) and 100 judged non-relevant ones. The run is ran
 Both produce one value per topic; the largest absolute difference is printed with the times
 and the ratio. Measures: PRES@1000 (the whole ranking), PRES@100, TBG, TBG(norm=ideal) and
 TBG(duplicates=patent) (the reference for the latter tracks patent keys with
-:func:`pateval.patents.records.patent_key`, the plain-Python key of one id).
+:func:`pateval.core.docids.patent_key`, the plain-Python key of one id).
 
 Times are CPU seconds of this process (``time.process_time``: the machine may be shared).
 pateval's is the best of ``--repeats`` calls, each with a new
@@ -35,13 +35,13 @@ import time
 import numpy as np
 import pyarrow as pa
 
+from pateval.core.docids import patent_key
 from pateval.core.qrels import Qrels
 from pateval.core.ranking import JudgementIndex, rank_run
 from pateval.core.run import Run
 from pateval.formats.doclengths import DocLengths
 from pateval.measures import EvaluationContext, parse_measure
 from pateval.measures.tbg import LengthTable
-from pateval.patents.records import patent_key
 
 COLLECTION = 1_000_000
 RELEVANT_RETRIEVED = 50

@@ -69,11 +69,11 @@ def _readers() -> dict[str, tuple[Callable[[str], object], bytes, str]]:
     from pateval.formats.interactions import read_interaction_log, read_list_map
     from pateval.formats.passages import read_passage_qrels, read_passage_run, read_passage_topics
     from pateval.formats.qrels import read_qrels
-    from pateval.formats.scores import read_scores
     from pateval.formats.trec import read_run
     from pateval.formats.weights import read_subtopic_weights
     from pateval.patents.reader import read_patent
     from pateval.report.breakdown import read_topic_groups
+    from pateval.results.readers import read_scores
     from pateval.search.run import load_topics
 
     def qrels(fmt):

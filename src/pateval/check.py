@@ -43,7 +43,7 @@ import pyarrow as pa
 
 from .errors import ParameterError
 from .formats.atomic import atomic_output
-from .formats.lines import read_bytes
+from .formats.source import read_bytes
 from .formats.passages import (
     RUN_LAYOUT,
     is_heading_xpath,

@@ -127,7 +127,7 @@ def run_demo(
     from . import api
     from .formats.resources import load_resources
     from .report.tables import render_comparison
-    from .search.index import SearchIndex, build_index
+    from .search.index import SearchIndex
     from .search.run import grid_configs, load_topics, run_file_name, run_grid
 
     if n_patents < 200:
@@ -160,7 +160,8 @@ def run_demo(
         raise PatevalError("the collection has no topics; generate more patents (--patents)")
     corpus_end = built.parameters["split"]["corpus_end"]
     indexed = step(f"index the corpus (documents up to {corpus_end}) with tantivy",
-                   lambda: build_index(root / "store", root / "index", until=corpus_end, progress=progress))
+                   lambda: api.build_search_index(root / "store", root / "index", until=corpus_end,
+                                                  progress=progress))
     summary.counts["indexed_documents"] = indexed.documents
     index = SearchIndex(root / "index")
     topics = load_topics(root / "collection")

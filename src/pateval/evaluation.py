@@ -104,7 +104,7 @@ class Evaluation:
     def result_rows(self, *, per_query: bool) -> dict[str, list]:
         """The rows ``pateval evaluate`` prints, as columns ``run, measure, topic, value``:
         per run and measure, the per-topic rows (if asked) and then the ``all`` row (the
-        rows of :func:`pateval.formats.results.result_rows`, without pandas)."""
+        rows of :func:`pateval.results.writers.result_rows`, without pandas)."""
         columns: dict[str, list] = {"run": [], "measure": [], "topic": [], "value": []}
         means = {(run, measure): value for run, measure, value, _ in self.summary_rows()}
         for piece in self.scored:
@@ -226,7 +226,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             names.add(piece.run)
             notes.extend(n for n in run_notes if n not in notes)
             pieces.append(piece)
-            from .formats.lines import ir_metadata  # the file's head only
+            from .formats.source import ir_metadata  # the file's head only
             from .formats.parquet import is_parquet
 
             metadata = None if is_parquet(run.path) else ir_metadata(run.path)

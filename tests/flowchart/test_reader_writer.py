@@ -157,7 +157,7 @@ def test_all_defects_are_reported_in_line_order_and_good_lines_kept():
 @pytest.mark.parametrize("name, content, problem", [
     ("none.txt", None, "no such file"),
     ("latin1.txt", b'MT NO 0\nMT Title "\xe9"\n', "line 2: not UTF-8 text (found '\\\\xe9\"\\n')"),
-    # read as every text input of pateval is read (formats.lines.read_bytes)
+    # read as every text input of pateval is read (formats.source.read_bytes)
     ("empty.txt", b" \n", "the file is empty"),
     ("nul.txt", b"MT NO 0\n\x00\n", "line 2: binary data (a NUL byte) in a text file"),
 ])

@@ -22,7 +22,7 @@ from pateval.flowchart import (
     score_flowchart,
     write_flowchart,
 )
-from pateval.formats.results import format_table
+from pateval.results.writers import format_table
 
 
 def test_measure_names_and_order():
@@ -180,7 +180,7 @@ def test_command_line_formats_output_file_and_good_exit(tmp_path: Path, capsys):
 
 
 def test_command_line_output_is_the_result_writers(tmp_path: Path, capsys):
-    # pateval flowchart eval writes its table with formats.results.format_table, as pateval
+    # pateval flowchart eval writes its table with results.writers.format_table, as pateval
     # evaluate does: trec text with --precision decimals, JSON and CSV at full precision.
     truth, submission = tmp_path / "t", tmp_path / "s"
     write_flowchart(TRUTH, truth / "a.txt")

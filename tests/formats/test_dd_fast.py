@@ -20,7 +20,7 @@ from pateval import api
 from pateval.core.qrels import Qrels
 from pateval.core.ranking import JudgementIndex, rank_run
 from pateval.errors import InputFormatError
-from pateval.formats import dd, lines
+from pateval.formats import dd, source
 from pateval.formats.dd import read_dd_run
 
 
@@ -264,7 +264,7 @@ def test_random_small_files_read_the_same_either_way(tmp_path_factory, data):
 
 def test_the_fast_paths_white_space_is_pythons():
     spaces = {chr(c) for c in range(0x110000) if chr(c).isspace()} - {"\n"}
-    listed = {b.decode() for b in lines._ASCII_SPACE + lines._OTHER_SPACE}
+    listed = {b.decode() for b in source._ASCII_SPACE + source._OTHER_SPACE}
     assert listed == spaces
 
 

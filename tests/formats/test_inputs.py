@@ -1,5 +1,5 @@
 """The files people have: compressed inputs (by content), standard input, named pipes,
-comment lines and ir_metadata blocks, read through the one source layer (formats.lines)."""
+comment lines and ir_metadata blocks, read through the one source layer (formats.source)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,8 @@ def test_a_truncated_or_damaged_compressed_file_is_named(tmp_path):
     truncated.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(InputFormatError) as error:
         read_run(truncated)
-    assert str(error.value) == f"{truncated}: the gzip data is truncated (the file ends before its end-of-stream marker)"
+    assert str(error.value) == (f"{truncated}: the gzip data is truncated "
+                                "(the file ends before its end-of-stream marker)")
     damaged = tmp_path / "bad.xz"
     damaged.write_bytes(b"\xfd7zXZ\x00" + b"not xz at all")
     with pytest.raises(InputFormatError, match=r"^.*bad\.xz: not valid xz data: "):
@@ -186,7 +187,7 @@ def test_the_fast_and_careful_paths_agree_on_a_commented_file(tmp_path):
         lines.insert(at, "# a comment line")
     path = tmp_path / "r.txt"
     path.write_text("\n".join(lines) + "\n")
-    from pateval.formats.lines import map_file, read_bytes
+    from pateval.formats.source import map_file, read_bytes
     from pateval.formats.trec import _read_careful, _read_fast
 
     fast = _read_fast(path, map_file(path), "error")

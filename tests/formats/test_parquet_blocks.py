@@ -4,6 +4,7 @@ read whole: tiny blocks, small row groups, scattered topics, every order."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -78,7 +79,7 @@ def test_parquet_blocks_give_the_frame_and_notes_of_the_text_run(tmp_path_factor
         assert from_text.notes == other.notes
     ranges, name = parquet_run_blocks(parquet, block_bytes or 1)
     assert name == "sys" and ranges[0][0] == 0 and ranges[-1][1] == len(rows)
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
 
 
 def test_block_ranges_hold_whole_topics_across_row_groups(tmp_path):

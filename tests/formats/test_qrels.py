@@ -116,8 +116,8 @@ def test_keep_first_of_conflicting(tmp_path):
                                        ("ntcir/ntcir_patent_qrels.txt.gz", "ntcir"), ("clefip/PAC_qrels_2010.txt.gz",
                                                                                       "clefip-pac")])
 def test_fast_reader_equals_careful_reader(test_data, name, fmt):
-    from pateval.formats.lines import iter_fields, read_bytes
     from pateval.formats.qrels import _build, _read_fast
+    from pateval.formats.source import iter_fields, read_bytes
 
     path = test_data / name
     data = read_bytes(path)
@@ -137,8 +137,8 @@ def test_fast_reader_equals_careful_reader(test_data, name, fmt):
     ("T1\tS1\td1\tp1\t1\nT1\tS1\t d2\tp2\t1\n", "dd"),
 ])
 def test_white_space_other_than_the_delimiter_is_read_the_careful_way(tmp_path, text, fmt):
-    from pateval.formats.lines import iter_fields
     from pateval.formats.qrels import _build, _read_fast
+    from pateval.formats.source import iter_fields
 
     path = _write(tmp_path, "q.txt", text)
     data = path.read_bytes()

@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pateval.formats import qrels as qrels_module
-from pateval.formats.lines import map_file
 from pateval.formats.qrels import (
     _all_distinct,
     _dd_items_distinct,
@@ -22,6 +21,7 @@ from pateval.formats.qrels import (
     _short_ids,
     read_qrels,
 )
+from pateval.formats.source import map_file
 
 
 def _careful(path, monkeypatch, **options):
@@ -197,7 +197,8 @@ def test_invalid_utf8_anywhere(tmp_path, monkeypatch, raw, field):
 
 
 def test_non_ascii_ids_are_read_fast(tmp_path, monkeypatch):
-    lines = ["Thème-1\tThème-1.1\tdöc-1\tπ1\t1", "Thème-1\tThème-1.1\tdöc-1\tπ2\t2", "主题\t主题.1\t文档\t段落-一-很长的\t0"]
+    lines = ["Thème-1\tThème-1.1\tdöc-1\tπ1\t1", "Thème-1\tThème-1.1\tdöc-1\tπ2\t2",
+             "主题\t主题.1\t文档\t段落-一-很长的\t0"]
     _check(_write(tmp_path, _text(lines)), monkeypatch, fast_expected=True, format="dd")
 
 

@@ -67,7 +67,8 @@ def test_scores_stay_64_bit(tmp_path):
         ("q1 Q0 d1 \u0663 1.0 r\n",  # an Arabic-Indic digit: int() takes it, trec_eval does not
          "{p}, line 1: the rank (4th column) is not an integer (expected an integer, found '\u0663')"),
         ("q1 Q0 d1 99999999999999999999 1.0 r\n",
-         "{p}, line 1: the rank (4th column) is out of range (expected a 64-bit integer, found '99999999999999999999')"),
+         "{p}, line 1: the rank (4th column) is out of range "
+         "(expected a 64-bit integer, found '99999999999999999999')"),
     ],
     ids=["columns", "score", "nan", "rank", "duplicate", "tags", "empty", "blank", "binary", "utf8", "underscore",
          "dotless-i", "other-digits", "rank-range"],

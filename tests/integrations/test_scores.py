@@ -18,7 +18,7 @@ import pytest
 from pateval import api
 from pateval.cli import main
 from pateval.errors import InputFormatError, PatevalError
-from pateval.formats.scores import read_scores
+from pateval.results.readers import read_scores
 
 TESTS = ["t", "wilcoxon", "randomisation", "bootstrap"]
 
@@ -235,9 +235,9 @@ def test_run_options_are_refused_with_scores(test_data):
 
 def test_cli_lists_the_readers_formats():
     from pateval import cli
-    from pateval.formats import scores
+    from pateval.results import readers
 
-    assert cli.SCORE_FORMATS == scores.SCORE_FORMATS
+    assert cli.SCORE_FORMATS == readers.SCORE_FORMATS
 
 
 def test_white_space_only(tmp_path):

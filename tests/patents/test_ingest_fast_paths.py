@@ -5,8 +5,8 @@
   texts built from claim phrases and awkward characters, and on every claim of the real
   samples;
 * Parquet parts: the column-by-column buffers of ``PartWriter`` against
-  ``pyarrow.Table.from_pylist`` over :func:`document_rows` (the previous way), on a
-  generated corpus and the real samples.
+  ``pyarrow.Table.from_pylist`` over the rows of ``document_rows`` (the previous way, kept
+  here as the reference), on a generated corpus and the real samples.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pateval.collection.ingest import ingest
-from pateval.collection.store import SCHEMAS, TABLES, committed_batches, document_rows, part_path
+from pateval.collection.store import SCHEMAS, TABLES, committed_batches, part_path
 from pateval.collection.synthetic import generate_corpus
+from pateval.core.docids import patent_key
 from pateval.patents import iter_patents
 from pateval.patents.claims import _CLAIM_KEYWORD, _PRECEDING, _PRECEDING_REACH, _numbers_after, references_in_text
 
@@ -79,6 +80,79 @@ def test_fast_claim_references_on_generated_and_real_claims(tmp_path):
     for claim in claims:
         for own in (claim.number, None):
             assert references_in_text(claim.text, own_number=own) == _references_by_scan(claim.text, own_number=own)
+
+
+def _word_count(document):
+    texts = [*document.abstract.values(), *(p.text for p in document.description),
+             *(c.text for claims in document.claims.values() for c in claims)]
+    return len(" ".join(texts).split())
+
+
+def _key_or_id(ucid):
+    try:
+        return patent_key(ucid)
+    except ValueError:
+        return ucid.upper()
+
+
+def document_rows(document):
+    """The rows one document contributes to each table, built row by row (the reference the
+    column buffers are tested against)."""
+    ucid = document.ucid
+    claims_here = document.claims_in()
+    rows: dict[str, list[dict]] = {
+        "documents": [{
+            "ucid": ucid,
+            "patent_key": patent_key(ucid),
+            "country": document.country,
+            "doc_number": document.doc_number,
+            "kind": document.kind,
+            "family_id": document.family_id,
+            "lang": document.lang,
+            "date": document.date,
+            "application_date": document.application_date,
+            "priority_dates": list(document.priority_dates),
+            "title": list(document.title.items()),
+            "abstract": list(document.abstract.items()),
+            "ipc_classes": list(document.ipc_classes),
+            "applicants": list(document.applicants),
+            "inventors": list(document.inventors),
+            "claim_langs": list(document.claims),
+            "n_passages": len(document.description),
+            "n_claims": len(claims_here),
+            "n_citations": len(document.citations),
+            "word_count": _word_count(document),
+            "source_path": document.source_path,
+        }],
+        "passages": [
+            {"ucid": ucid, "position": i, "xpath": p.xpath, "lang": p.lang, "text": p.text, "is_heading": p.is_heading}
+            for i, p in enumerate(document.description)
+        ],
+        "claims": [
+            {
+                "ucid": ucid, "lang": lang, "number": c.number, "xpath": c.xpath, "text": c.text,
+                "depends_on": list(c.depends_on), "is_independent": not c.depends_on,
+            }
+            for lang, claims in document.claims.items()
+            for c in claims
+        ],
+        "citations": [
+            {
+                "ucid": ucid,
+                "cited_ucid": c.cited_ucid,
+                "cited_patent_key": _key_or_id(c.cited_ucid),
+                "cited_country": c.cited_country,
+                "cited_number": c.cited_number,
+                "cited_kind": c.cited_kind,
+                "source": c.source,
+                "categories": c.categories,
+                "relevant_claims": list(c.relevant_claims),
+                "passages": list(c.passages),
+            }
+            for c in document.citations
+        ],
+    }
+    return rows
 
 
 def _read_parts(store: Path) -> dict[str, pa.Table]:

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from pateval.core.docids import patent_key, patent_keys, split_ucid
 from pateval.errors import InputFormatError, ParameterError
-from pateval.patents import Citation, format_claim_list, ipc_prefix, parse_claim_list, patent_key, patent_keys
-from pateval.patents.records import PatentDocument, split_ucid
+from pateval.patents import Citation, format_claim_list, ipc_prefix, parse_claim_list
+from pateval.patents.records import PatentDocument
 
 
 @pytest.mark.parametrize(

@@ -130,6 +130,22 @@ def test_index_until_keeps_the_corpus_part_only(tmp_path):
     assert not (tmp_path / "other").exists()
 
 
+def test_search_takes_an_opened_store(collection, search_index, tmp_path):
+    """build_index reads an opened CorpusStore (the caller opens it); a store's directory is refused
+    with a line saying so, since search sits below collection."""
+    from pateval.collection.store import CorpusStore
+    from pateval.errors import ParameterError
+    from pateval.search.index import SearchIndex, build_index
+
+    with CorpusStore(collection["store"]) as store:
+        summary = build_index(store, tmp_path / "index", progress=False, threads=1)
+    assert summary.documents == search_index.num_docs
+    assert SearchIndex(tmp_path / "index").documents.equals(search_index.documents)
+    with pytest.raises(ParameterError, match=r"is a corpus store: open it \(pateval.api.open_store\)"):
+        build_index(collection["store"], tmp_path / "other", progress=False)
+    assert not (tmp_path / "other").exists()
+
+
 @pytest.mark.parametrize("model", ["bm25", "lm"])
 def test_ipc_boost_lifts_documents_of_the_topic_subclasses(search_index, topics, model):
     def shared_in_top(query, topic):

@@ -1,5 +1,5 @@
 """The calibration's per-session statistics computed event by event, in plain Python, as the
-paper describes them: the reference the vectorised :func:`pateval.usermodel.calibration._collect`
+paper describes them: the reference the vectorised :func:`pateval.calibration.tbg._collect`
 must equal (it was pateval's own first implementation)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from pateval.calibration.tbg import ListRanking, _Sessions, sessions_from_counts
 from pateval.errors import malformed
 from pateval.formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog
-from pateval.usermodel.calibration import ListRanking, _Sessions, sessions_from_counts
 
 
 def _session_events(log: InteractionLog) -> dict[tuple[str, str], np.ndarray]:

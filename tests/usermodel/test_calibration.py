@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pateval.calibration.tbg import ListRanking, calibrate_log, measure_string
 from pateval.formats.interactions import log_from_frame
-from pateval.usermodel.calibration import ListRanking, calibrate_log, measure_string
 from pateval.usermodel.logsim import SimulatedList, simulate_log
 from pateval.usermodel.time import TimeModel
 
@@ -304,7 +304,7 @@ def test_noise_free_users_with_near_duplicates_give_the_constants_exactly():
 
 
 def test_bootstrap_blocks_do_not_change_the_numbers(monkeypatch):
-    from pateval.usermodel import calibration
+    from pateval.calibration import tbg as calibration
 
     per_user = np.random.default_rng(1).random((50, len(calibration._STATS)))
     whole = calibration._bootstrap_sums(per_user, B=37, seed=3)
@@ -316,7 +316,7 @@ def test_bootstrap_blocks_do_not_change_the_numbers(monkeypatch):
 
 
 def test_ranks_users_reached_over_time_on_the_hand_made_log():
-    from pateval.usermodel.calibration import validate_time_model
+    from pateval.calibration.tbg import validate_time_model
     from pateval.usermodel.time import time_to_rank
 
     result = calibrate_log(_hand_log(), RANKING, lengths=LENGTHS, groups=GROUPS, B=10)
@@ -332,7 +332,7 @@ def test_ranks_users_reached_over_time_on_the_hand_made_log():
 
 
 def test_kaplan_meier_by_hand_and_against_lifelines():
-    from pateval.usermodel.calibration import kaplan_meier
+    from pateval.calibration.tbg import kaplan_meier
 
     times, survival = kaplan_meier(np.array([1.0, 2, 2, 3, 4]), np.array([True, True, False, True, False]))
     assert times.tolist() == [1.0, 2.0, 3.0]

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pateval.calibration.tbg import ListRanking, _collect
 from pateval.errors import InputFormatError
 from pateval.formats.interactions import log_from_frame
-from pateval.usermodel.calibration import ListRanking, _collect
 from pateval.usermodel.logsim import SimulatedList, simulate_log
 from pateval.usermodel.time import TimeModel
 

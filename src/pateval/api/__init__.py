@@ -11,13 +11,13 @@ measures), :mod:`~pateval.api.search` (baselines), :mod:`~pateval.api.flowchart`
 
 from __future__ import annotations
 
+from ..core.docids import patent_key, patent_keys
 from ..core.qrels import Qrels
 from ..core.run import Run
 from ..evaluation import Evaluation, aggregate, evaluate_runs
 from ..formats.qrels import read_qrels
 from ..formats.trec import read_run, write_run
 from ..measures import EvaluationContext, Measure, all_specs, parse_measure
-from ..patents.records import patent_key, patent_keys
 from .assess import assess_app, assess_export, assess_import
 from .calibration import calibrate, calibration_figures, simulate_log
 from .collection import (

@@ -6,10 +6,10 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..core.docids import patent_key
 from ..errors import ParameterError
+from ..formats.inputs import as_qrels, as_runs
 from ..measures import Measure, parse_measure
-from ..patents.records import patent_key
-from ._inputs import _as_qrels, _as_runs
 from .usermodel import time_to_rank
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
@@ -19,12 +19,12 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the 
 def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str, doc_key: str,
                  on_duplicate: str) -> dict:
     """``{list id: ListRanking}`` from the runs ranked against the qrels (a lists file maps lists)."""
+    from ..calibration.frames import ranked_runs
+    from ..calibration.tbg import ListRanking
     from ..formats.interactions import read_list_map
-    from ..usermodel.calibration import ListRanking
-    from ..usermodel.frames import ranked_runs
 
-    ranked = ranked_runs(_as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-                         list(_as_runs(runs, on_duplicate=on_duplicate)), order=order, doc_key=doc_key)
+    ranked = ranked_runs(as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
+                         list(as_runs(runs, on_duplicate=on_duplicate)), order=order, doc_key=doc_key)
     by_run: dict[str, dict] = {}
     for rankings in ranked:
         relevant = rankings.relevant(rel)
@@ -134,10 +134,10 @@ def calibrate(
     """
     import pandas as pd
 
+    from ..calibration.tbg import calibrate_log
     from ..formats.doclengths import read_doc_lengths
     from ..formats.groups import read_duplicate_groups
     from ..formats.interactions import InteractionLog, log_from_frame, read_interaction_log
-    from ..usermodel.calibration import calibrate_log
 
     if isinstance(log, InteractionLog):
         parsed = log

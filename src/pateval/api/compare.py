@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
+from ..formats.inputs import is_frame
 from ..measures import parse_measure
 from ..options import EvaluationOptions
-from ._inputs import _is_frame
 from .evaluate import evaluate, tell, written_names
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
@@ -59,7 +59,7 @@ def read_scores(sources, *, measures: Sequence[str] | str | None = None, format:
     ----------
     sources : path, list of paths, or DataFrame
         Files written by ``trec_eval -q``, ``ir_measures -q`` (TSV or jsonl) or
-        ``pateval evaluate -q`` (text, CSV, JSON) -- see :mod:`pateval.formats.scores` --
+        ``pateval evaluate -q`` (text, CSV, JSON) -- see :mod:`pateval.results.readers` --
         or a frame ``run, topic, measure, value``.
     measures : str or sequence of str, optional
         The measures to keep (``AP`` matches trec_eval's ``map``); default: those every run has.
@@ -70,11 +70,11 @@ def read_scores(sources, *, measures: Sequence[str] | str | None = None, format:
     DataFrame
         ``run, topic, measure, value``, measure names as pateval writes them where it knows them.
     """
-    from ..formats.scores import read_score_files
+    from ..results.readers import read_score_files
 
     if isinstance(measures, str):
         measures = [measures]
-    if _is_frame(sources):
+    if is_frame(sources):
         frame = sources[sources["topic"].astype(str) != "all"]
         return frame if not measures else frame[frame["measure"].isin([str(parse_measure(m)) for m in measures])]
     if isinstance(sources, (str, os.PathLike)):

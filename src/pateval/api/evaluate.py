@@ -13,9 +13,9 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ..evaluation import Evaluation, evaluate_runs
+from ..formats.inputs import as_qrels, as_runs
 from ..measures import all_specs
 from ..options import EvaluationOptions
-from ._inputs import _as_qrels, _as_runs
 from .passages import passage_inputs
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
@@ -33,8 +33,8 @@ def evaluation(qrels, runs, measures: Any = None, *, options: EvaluationOptions 
     if options.cuts_runs:
         block_bytes = 0  # trec_eval's -M and -J cut each run whole (issue 14)
     qrels, runs, side = passage_inputs(qrels, runs, options.resources, on_duplicate=options.on_duplicate)
-    result = evaluate_runs(_as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
-                           _as_runs(runs, on_duplicate=options.on_duplicate, block_bytes=block_bytes),
+    result = evaluate_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
+                           as_runs(runs, on_duplicate=options.on_duplicate, block_bytes=block_bytes),
                            dataclasses.replace(options, resources=side))
     tell(result.notes)
     return result

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import ParameterError
-from ._inputs import _from_ranx, _is_frame, _is_records, _is_single_run_dict
+from ..formats.inputs import is_frame, is_ranx, is_records, is_single_run_dict
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as pd
@@ -57,10 +57,10 @@ def passage_inputs(qrels, runs, resources, *, on_duplicate: str):
 
     if isinstance(runs, (str, os.PathLike, PassageRun, Run)):
         runs = [routed(runs, None)]
-    elif _is_frame(runs) or _from_ranx(runs, "Run") or _is_records(runs):
-        runs = [runs]  # one run in a tool's form (issue 15), read by _as_run
+    elif is_frame(runs) or is_ranx(runs, "Run") or is_records(runs):
+        runs = [runs]  # one run in a tool's form (issue 15), read by as_run
     elif isinstance(runs, Mapping):
-        if not _is_single_run_dict(runs):
+        if not is_single_run_dict(runs):
             runs = {key: routed(value, str(key)) for key, value in runs.items()}
     else:
         runs = [routed(item, None) for item in runs]

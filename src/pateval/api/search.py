@@ -11,12 +11,21 @@ def build_search_index(source, out: str | os.PathLike, *, passages: bool = True,
     """Index a corpus store (or patent XML, or records) with tantivy for baseline search.
 
     See :func:`pateval.search.index.build_index`; returns its
-    :class:`~pateval.search.index.IndexSummary`.
+    :class:`~pateval.search.index.IndexSummary`. A store directory is opened here (search
+    takes stores opened).
     """
+    import contextlib
+    from pathlib import Path
+
     from ..search.index import build_index
 
-    return build_index(source, out, passages=passages, until=until, heap_mb=heap_mb, threads=threads,
-                       progress=progress)
+    with contextlib.ExitStack() as stack:
+        if isinstance(source, (str, os.PathLike)) and (Path(source) / "manifest.json").is_file():
+            from ..collection.store import CorpusStore
+
+            source = stack.enter_context(CorpusStore(source))
+        return build_index(source, out, passages=passages, until=until, heap_mb=heap_mb, threads=threads,
+                           progress=progress)
 
 
 def search(index, topics, *, model: str = "bm25", query: str = "claims", out: str | os.PathLike | None = None,

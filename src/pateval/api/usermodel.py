@@ -6,24 +6,24 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..formats.inputs import as_qrels, as_runs
 from ..measures import EvaluationContext, Measure
-from ._inputs import _as_qrels, _as_runs
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as pd
 
 
 def _user_model_inputs(qrels, runs, model, doc_lengths, resources, *, qrels_format, order, doc_key, on_duplicate):
+    from ..calibration.frames import ranked_runs, tbg_measure
     from ..formats.doclengths import DocLengths, read_doc_lengths
-    from ..usermodel.frames import ranked_runs, tbg_measure
 
     measure = tbg_measure(model)
     side = dict(resources or {})
     if doc_lengths is not None:
         side["doc_lengths"] = (read_doc_lengths(doc_lengths) if isinstance(doc_lengths, (str, os.PathLike))
                                else doc_lengths if isinstance(doc_lengths, DocLengths) else dict(doc_lengths))
-    ranked = ranked_runs(_as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-                         _as_runs(runs, on_duplicate=on_duplicate), order=order, doc_key=doc_key)
+    ranked = ranked_runs(as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
+                         as_runs(runs, on_duplicate=on_duplicate), order=order, doc_key=doc_key)
     return ranked, measure, EvaluationContext(side)
 
 
@@ -66,7 +66,7 @@ def time_to_rank(
     >>> frame["time"].round(3).tolist()
     [0.0, 15.152, 29.614]
     """
-    from ..usermodel.frames import time_to_rank_frame
+    from ..calibration.frames import time_to_rank_frame
 
     ranked, measure, context = _user_model_inputs(qrels, runs, model, doc_lengths, resources, qrels_format=qrels_format,
                                                   order=order, doc_key=doc_key, on_duplicate=on_duplicate)
@@ -111,7 +111,7 @@ def simulate_users(
         measure's closed form, at most ``expected``), ``n_users``; all divided by the
         model's normalisation N.
     """
-    from ..usermodel.frames import simulation_frame
+    from ..calibration.frames import simulation_frame
 
     ranked, measure, context = _user_model_inputs(qrels, runs, model, doc_lengths, resources, qrels_format=qrels_format,
                                                   order=order, doc_key=doc_key, on_duplicate=on_duplicate)

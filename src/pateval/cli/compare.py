@@ -75,7 +75,7 @@ def _add_score_inputs(p) -> None:
                    help="format of the --scores files (default: detect)")
 
 
-#: formats.scores.SCORE_FORMATS, written out so that building the parser imports no reader (a test keeps them equal)
+#: results.readers.SCORE_FORMATS, written out so that building the parser imports no reader (a test keeps them equal)
 SCORE_FORMATS = ("auto", "trec_eval", "ir_measures", "pateval-csv", "pateval-json")
 
 

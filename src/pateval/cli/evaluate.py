@@ -60,7 +60,7 @@ def _run_evaluate(args) -> int:
 
     trec_names = args.names == "trec"
     asked = args.measures or (["runid", "num_q"] if trec_names else []) + list(DEFAULT_MEASURES)
-    from ..formats.results import TREC_EVAL_EXTRAS
+    from ..results.writers import TREC_EVAL_EXTRAS
 
     extras = [m for m in asked if trec_names and m in TREC_EVAL_EXTRAS]
     measures = [m for m in asked if m not in extras]
@@ -82,7 +82,7 @@ def _evaluate_text(rows, result, args, extras) -> str:
     import json
 
     from ..api.evaluate import written_names
-    from ..formats.results import format_results, format_trec_eval, trec_eval_names
+    from ..results.writers import format_results, format_trec_eval, trec_eval_names
 
     level = args.relevance_level or 1
     if args.names == "trec":

@@ -42,7 +42,7 @@ def _add_flowchart(commands) -> None:
 
 def _run_flowchart_eval(args) -> int:
     from .. import api
-    from ..formats.results import format_table
+    from ..results.writers import format_table
 
     scores, bad_files = api.evaluate_flowcharts(
         args.truth_dir, args.submission_dir, level=args.level, text_threshold=args.text_threshold,

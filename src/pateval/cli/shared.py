@@ -210,7 +210,7 @@ def write_text_or_print(text: str, output: str | None) -> None:
     """The output of a command: to ``output`` atomically (whole or not at all), else stdout
     (also for ``-o -``)."""
     if output and output != "-":
-        from ..formats.results import write_results
+        from ..results.writers import write_results
 
         write_results(text, output)
     else:

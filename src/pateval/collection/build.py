@@ -250,7 +250,7 @@ def build_collection(
         def existing(row) -> list[int]:
             doc = documents[row.tfile_ucid]
             lang = doc.lang if doc.lang in doc.claims else next(iter(sorted(doc.claims)), None)
-            numbers = {n for n, _ in doc.claims.get(lang, [])}
+            numbers = {n for n, _ in (doc.claims.get(lang, []) if lang is not None else [])}
             return [n for n in row.claims if n in numbers]
 
         psg_topics = psg_topics.assign(claims=[existing(row) for row in psg_topics.itertuples(index=False)])

@@ -156,6 +156,7 @@ class PatentCollection:
 
     def queries_iter(self) -> Iterator[PatentQuery]:
         """The prior-art (PAC) topics: id, title text, topic publication."""
+        # search's topic reader: collection sits above search, which takes stores opened
         from ..search.run import load_topics
 
         for topic in load_topics(self.path):

@@ -139,8 +139,7 @@ def store_lock(store: str | os.PathLike[str], *, wait: float = 0.0) -> Iterator[
         return
     folder = Path(store)
     folder.mkdir(parents=True, exist_ok=True)
-    handle = open(folder / LOCK_NAME, "a+", encoding="utf-8")
-    try:
+    with open(folder / LOCK_NAME, "a+", encoding="utf-8") as handle:
         deadline = time.monotonic() + max(0.0, wait)
         while True:
             try:
@@ -165,8 +164,6 @@ def store_lock(store: str | os.PathLike[str], *, wait: float = 0.0) -> Iterator[
             handle.truncate()
             handle.flush()
             fcntl.flock(handle, fcntl.LOCK_UN)
-    finally:
-        handle.close()
 
 
 def ingest_batch(

@@ -28,12 +28,12 @@ count.
 from __future__ import annotations
 
 import math
-import re
 
 import pandas as pd
 
 from ..errors import ParameterError
 from ..patents.claims import claim_weights
+from .topics import sources_sql
 
 __all__ = [
     "FAMILY_EXTENSIONS",
@@ -46,18 +46,12 @@ __all__ = [
 
 FAMILY_EXTENSIONS = ("none", "cited", "topic", "both")
 
-_QID_NUMBER = re.compile(r"(\d+)$")
-
-
-def _sources_sql(sources) -> str:
-    return "(" + ", ".join(f"'{s}'" for s in sorted(sources)) + ")"
-
 
 def _qid_order(frame: pd.DataFrame, *others: str) -> pd.DataFrame:
     """Sort by topic number (PAC-2 before PAC-10), then by the other columns."""
     if frame.empty:
         return frame.reset_index(drop=True)
-    number = frame["qid"].map(lambda q: int(_QID_NUMBER.search(q).group(1)))
+    number = frame["qid"].str.extract(r"(\d+)$", expand=False).astype(int)
     return (frame.assign(_n=number).sort_values(["_n", *others], kind="stable").drop(columns="_n")
             .reset_index(drop=True))
 
@@ -87,7 +81,7 @@ def document_judgements(con, *, sources, family: str = "none", patent_level: boo
     """
     if family not in FAMILY_EXTENSIONS:
         raise ParameterError(f"family extension must be one of {FAMILY_EXTENSIONS}, not {family!r}")
-    source_filter = _sources_sql(sources)
+    source_filter = sources_sql(sources)
     topic_family = ""
     if family in ("topic", "both"):
         topic_family = f"""
@@ -107,7 +101,8 @@ def document_judgements(con, *, sources, family: str = "none", patent_level: boo
                    t.patent_key AS doc_key
             FROM cites k
             JOIN patents cp ON cp.patent_key = k.cited_patent_key AND cp.family_id IS NOT NULL
-            JOIN doc_part t ON t.family_id = cp.family_id AND t.part = 'corpus' AND t.patent_key <> k.cited_patent_key"""
+            JOIN doc_part t ON t.family_id = cp.family_id AND t.part = 'corpus'
+                           AND t.patent_key <> k.cited_patent_key"""
     frame = con.execute(
         f"""WITH cites AS (
             SELECT s.qid, s.patent_key AS topic_key, c.cited_ucid, c.cited_patent_key, c.source, c.categories,
@@ -158,7 +153,7 @@ def claim_judgements(con, *, sources, patent_level: bool = True) -> pd.DataFrame
             FROM selected s
             JOIN doc_part d ON d.patent_key = s.patent_key
             JOIN citations c ON c.citing_ucid = d.ucid
-            WHERE c.source IN {_sources_sql(sources)} AND c.cited_patent_key <> s.patent_key
+            WHERE c.source IN {sources_sql(sources)} AND c.cited_patent_key <> s.patent_key
         )
         SELECT c.qid, c.subtopic, t.ucid AS docno,
                CASE WHEN bool_or(c.categories LIKE '%X%' OR c.categories LIKE '%Y%') THEN 2 ELSE 1 END AS rel
@@ -225,7 +220,7 @@ def passage_topics(con, *, sources, first_number: int = 1, max_per_patent: int |
             JOIN doc_part d ON d.patent_key = s.patent_key
             JOIN citations c ON c.citing_ucid = d.ucid
             JOIN doc_part t ON t.ucid = c.cited_ucid AND t.part = 'corpus'
-            WHERE c.source IN {_sources_sql(sources)} AND s.text_ucid IS NOT NULL
+            WHERE c.source IN {sources_sql(sources)} AND s.text_ucid IS NOT NULL
               AND len(c.relevant_claims) > 0
         ),
         passages AS (SELECT DISTINCT * FROM marked WHERE starts_with(xpath, '/patent-document/')),

@@ -3,7 +3,7 @@
 CLEF-IP 2009 (Roda et al.) split the EPO documents by publication date: the searchable
 *corpus* (1985-2000) and the *pool* of candidate topics (2001-2006). Relevance is judged
 at *patent* level -- all publications of one application (A1, A2, A3, B1, ...) share a
-patent key (:func:`pateval.patents.records.patent_key`) -- and may be extended to the
+patent key (:func:`pateval.core.docids.patent_key`) -- and may be extended to the
 *family* (documents with the same ``family-id``).
 
 Both functions here work on a DuckDB connection that holds the corpus tables (see
@@ -61,19 +61,18 @@ class DateSplit:
             if iso is not None and len(iso) == 4:
                 iso = f"{iso}-12-31" if name in ends else f"{iso}-01-01"
             normal[name] = iso
-        if normal["corpus_end"] is None:
+        end, pool = normal["corpus_end"], normal["pool_start"]
+        if end is None:
             raise ParameterError("corpus_end is required")
-        if normal["pool_start"] is None:
-            following = dt.date.fromisoformat(normal["corpus_end"]) + dt.timedelta(days=1)
-            normal["pool_start"] = following.isoformat()
-        if normal["pool_start"] <= normal["corpus_end"]:
+        if pool is None:
+            pool = normal["pool_start"] = (dt.date.fromisoformat(end) + dt.timedelta(days=1)).isoformat()
+        if pool <= end:
             raise ParameterError(
-                f"the topic pool must start after the corpus ends (pool_start {normal['pool_start']}"
-                f" <= corpus_end {normal['corpus_end']})"
+                f"the topic pool must start after the corpus ends (pool_start {pool} <= corpus_end {end})"
             )
-        if normal["corpus_start"] is not None and normal["corpus_start"] > normal["corpus_end"]:
+        if normal["corpus_start"] is not None and normal["corpus_start"] > end:
             raise ParameterError("corpus_start is after corpus_end")
-        if normal["pool_end"] is not None and normal["pool_end"] < normal["pool_start"]:
+        if normal["pool_end"] is not None and normal["pool_end"] < pool:
             raise ParameterError("pool_end is before pool_start")
         return cls(**normal)  # type: ignore[arg-type]
 

@@ -48,10 +48,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..core.docids import patent_key
 from ..errors import InputFormatError, ParameterError, malformed
 from ..formats.atomic import atomic_output
 from ..formats.doclengths import DocLengths
-from ..patents.records import PatentDocument, patent_key
+from ..patents.records import PatentDocument
 
 __all__ = [
     "STORE_FORMAT",
@@ -60,7 +61,6 @@ __all__ = [
     "SCHEMAS",
     "CorpusStore",
     "PartWriter",
-    "document_rows",
     "committed_batches",
     "read_store_manifest",
     "write_store_manifest",
@@ -171,65 +171,6 @@ def _word_count(document: PatentDocument) -> int:
     return len(" ".join(texts).split())
 
 
-def document_rows(document: PatentDocument) -> dict[str, list[dict]]:
-    """The rows one document contributes to each table."""
-    ucid = document.ucid
-    claims_here = document.claims_in()
-    rows: dict[str, list[dict]] = {
-        "documents": [{
-            "ucid": ucid,
-            "patent_key": patent_key(ucid),
-            "country": document.country,
-            "doc_number": document.doc_number,
-            "kind": document.kind,
-            "family_id": document.family_id,
-            "lang": document.lang,
-            "date": document.date,
-            "application_date": document.application_date,
-            "priority_dates": list(document.priority_dates),
-            "title": list(document.title.items()),
-            "abstract": list(document.abstract.items()),
-            "ipc_classes": list(document.ipc_classes),
-            "applicants": list(document.applicants),
-            "inventors": list(document.inventors),
-            "claim_langs": list(document.claims),
-            "n_passages": len(document.description),
-            "n_claims": len(claims_here),
-            "n_citations": len(document.citations),
-            "word_count": _word_count(document),
-            "source_path": document.source_path,
-        }],
-        "passages": [
-            {"ucid": ucid, "position": i, "xpath": p.xpath, "lang": p.lang, "text": p.text, "is_heading": p.is_heading}
-            for i, p in enumerate(document.description)
-        ],
-        "claims": [
-            {
-                "ucid": ucid, "lang": lang, "number": c.number, "xpath": c.xpath, "text": c.text,
-                "depends_on": list(c.depends_on), "is_independent": not c.depends_on,
-            }
-            for lang, claims in document.claims.items()
-            for c in claims
-        ],
-        "citations": [
-            {
-                "ucid": ucid,
-                "cited_ucid": c.cited_ucid,
-                "cited_patent_key": _safe_key(c.cited_ucid),
-                "cited_country": c.cited_country,
-                "cited_number": c.cited_number,
-                "cited_kind": c.cited_kind,
-                "source": c.source,
-                "categories": c.categories,
-                "relevant_claims": list(c.relevant_claims),
-                "passages": list(c.passages),
-            }
-            for c in document.citations
-        ],
-    }
-    return rows
-
-
 def _safe_key(ucid: str) -> str:
     """The patent-level key, or the ucid itself when it is not a well-formed id (a cited
     document with an odd number must not stop the ingest)."""
@@ -240,9 +181,8 @@ def _safe_key(ucid: str) -> str:
 
 
 def _append_document(columns: dict[str, dict[str, list]], document: PatentDocument) -> None:
-    """Append one document's rows to per-table column lists: the rows of
-    :func:`document_rows`, column by column (building a dict per row and converting rows
-    to Arrow cost more than parsing the XML)."""
+    """Append one document's rows to per-table column lists, column by column (building a
+    dict per row and converting rows to Arrow cost more than parsing the XML)."""
     ucid = document.ucid
     claims_here = document.claims_in()
     table = columns["documents"]
@@ -391,16 +331,12 @@ class PartWriter:
     def abort(self) -> None:
         """Drop everything written so far."""
         for writer in self._writers.values():
-            try:
+            # closing a half-written file may fail; it is deleted next
+            with contextlib.suppress(Exception):
                 writer.close()
-            except Exception:  # noqa: BLE001 - closing a half-written file may fail; it is deleted next
-                pass
         for table in TABLES:
             for path in (self._temporary(table), self._final(table)):
-                try:
-                    path.unlink()
-                except FileNotFoundError:
-                    pass
+                path.unlink(missing_ok=True)
         self._writers.clear()
 
 

@@ -121,7 +121,7 @@ _CLAIM_WORDS = {
 #: The ways a dependent claim names the claims it refers to (each written in EN, DE, FR).
 DEPENDENCY_FORMS = ("single", "either", "range", "preceding")
 
-_DEPENDENCY_TEMPLATES = {
+_DEPENDENCY_TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     "EN": {
         "single": ("as claimed in claim {a}", "according to claim {a}"),
         "either": ("as claimed in claim {a} or {b}",),
@@ -725,7 +725,7 @@ class _Renderer:
         # Claims: one token plan, rendered in each language with the same dependencies.
         dependency_plan = _plan_claim_dependencies(rng, plan.n_claims)
         claim_bodies = []
-        for number, (form, refs, _method) in enumerate(dependency_plan, start=1):
+        for number, (form, _refs, _method) in enumerate(dependency_plan, start=1):
             ids = tokens(rng.randrange(14, 45) if form == "" else rng.randrange(8, 25))
             ids.insert(0, key_offset + (number - 1) % m)
             if form == "":

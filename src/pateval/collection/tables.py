@@ -26,7 +26,8 @@ from collections.abc import Iterable
 
 import pyarrow as pa
 
-from ..patents.records import PatentDocument, patent_key
+from ..core.docids import patent_key
+from ..patents.records import PatentDocument
 
 __all__ = ["VIEWS", "register_records", "register_store", "open_store", "connect"]
 
@@ -87,10 +88,10 @@ def register_records(con, documents: Iterable[PatentDocument]) -> None:
             for claim in claims:
                 position += 1
                 row = cols["claims"]
-                for key, value in (("ucid", doc.ucid), ("lang", lang), ("number", claim.number),
-                                   ("position", position), ("xpath", claim.xpath), ("text", claim.text),
-                                   ("depends_on", list(claim.depends_on))):
-                    row[key].append(value)
+                for column, cell in (("ucid", doc.ucid), ("lang", lang), ("number", claim.number),
+                                     ("position", position), ("xpath", claim.xpath), ("text", claim.text),
+                                     ("depends_on", list(claim.depends_on))):
+                    row[column].append(cell)
         for position, passage in enumerate(doc.description, start=1):
             row = cols["passages"]
             for key, value in (("ucid", doc.ucid), ("position", position), ("xpath", passage.xpath),

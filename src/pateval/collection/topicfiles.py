@@ -156,8 +156,8 @@ def render_patent_xml(document: TopicDocument, *, abstract_from: TopicDocument |
         if not claims:
             continue
         parts.append(f'<claims lang="{escape(lang)}" status="new">')
-        for number, text in claims:
-            parts.append(f'<claim num="{number}"><claim-text>{escape(text)}</claim-text></claim>')
+        for claim_number, claim_text in claims:
+            parts.append(f'<claim num="{claim_number}"><claim-text>{escape(claim_text)}</claim-text></claim>')
         parts.append("</claims>")
     parts.append("</patent-document>\n")
     return "".join(parts)
@@ -185,8 +185,8 @@ def write_pac_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
     """
     root = Path(out_dir)
     blocks = []
-    for qid, patent_key, topic_ucid, abstract_ucid in topics[["qid", "patent_key", "topic_ucid",
-                                                              "abstract_ucid"]].itertuples(index=False):
+    for qid, _patent_key, topic_ucid, abstract_ucid in topics[["qid", "patent_key", "topic_ucid",
+                                                               "abstract_ucid"]].itertuples(index=False):
         document = documents[topic_ucid]
         abstract_doc = documents.get(abstract_ucid) if isinstance(abstract_ucid, str) else None
         name = pac_file_name(qid, topic_ucid)
@@ -228,7 +228,8 @@ def write_psg_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
                 handle.write(render_patent_xml(document, claim_langs=[lang] if lang else []))
             written.add(tfile)
         # In the written file there is one claims element, so claim[n] is the n-th claim.
-        positions = {number: index for index, (number, _text) in enumerate(document.claims.get(lang, []), start=1)}
+        in_file = document.claims.get(lang, []) if lang is not None else []
+        positions = {number: index for index, (number, _text) in enumerate(in_file, start=1)}
         xpaths = " ".join(f"/patent-document/claims/claim[{positions[n]}]" for n in claims if n in positions)
         family = " ".join(f"{ucid}.xml" for ucid in family_files.get(patent_key, ()))
         blocks.append(

@@ -167,7 +167,8 @@ class SelectionReport:
         return "\n".join(lines)
 
 
-def _source_filter(sources: tuple[str, ...]) -> str:
+def sources_sql(sources) -> str:
+    """Citation sources as an SQL list: ``('examiner', 'search')``."""
     return "(" + ", ".join(f"'{s}'" for s in sorted(sources)) + ")"
 
 
@@ -187,7 +188,7 @@ def patent_citations(con, *, sources: tuple[str, ...]) -> None:
             SELECT dp.patent_key, c.cited_ucid, c.cited_patent_key, c.source, c.categories,
                    c.relevant_claims, c.passages
             FROM citations c JOIN doc_part dp ON dp.ucid = c.citing_ucid
-            WHERE dp.patent_key IN (SELECT patent_key FROM pool) AND c.source IN {_source_filter(sources)}
+            WHERE dp.patent_key IN (SELECT patent_key FROM pool) AND c.source IN {sources_sql(sources)}
               AND c.cited_patent_key <> dp.patent_key
         )
         SELECT patent_key, cited_ucid, cited_patent_key, source,
@@ -226,8 +227,10 @@ def topic_features(con, *, sources: tuple[str, ...]) -> pd.DataFrame:
         cites AS (
             SELECT patent_key,
                    count(DISTINCT cited_patent_key) AS n_citations,
-                   count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus AND highly_relevant) AS n_xy_in_corpus,
-                   count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus AND source = 'search') AS n_search_in_corpus,
+                   count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus AND highly_relevant)
+                       AS n_xy_in_corpus,
+                   count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus AND source = 'search')
+                       AS n_search_in_corpus,
                    count(DISTINCT cited_patent_key) FILTER (WHERE cited_in_corpus) AS n_cited_in_corpus
             FROM topic_citations GROUP BY patent_key
         ),

@@ -1,48 +1,191 @@
-"""Document keys: matching run documents to judged documents.
+"""Document ids and keys: patent numbers, and matching run documents to judged documents.
 
-CLEF-IP judged patents, not publications: a citation of EP0971326 makes every publication
-of that patent (EP-0971326-A1, EP-0971326-B1, ...) relevant. With ``doc_key="patent"``
-runs and qrels are matched on the patent key of
-:func:`pateval.patents.records.patent_keys` (the one implementation): country and
-number without kind code, the number written with seven digits at least, so that
-``EP-0971326-B1``, ``EP0971326`` and ``EP-971326-A2`` all become ``EP0971326``. Ids that
-are not patent numbers are kept as their own key (upper-cased).
+A *ucid* names one publication: ``COUNTRY-NUMBER-KIND`` (``EP-1010180-B1``). CLEF-IP judged
+patents, not publications: a citation of EP0971326 makes every publication of that patent
+(EP-0971326-A1, EP-0971326-B1, ...) relevant. With ``doc_key="patent"`` runs and qrels are
+matched on the patent key of :func:`patent_keys` (the one implementation, which the patent
+readers and the corpus store use too): country and number without kind code, the number
+written with seven digits at least, so that ``EP-0971326-B1``, ``EP0971326`` and
+``EP-971326-A2`` all become ``EP0971326``. Ids that are not patent numbers are kept as their
+own key (upper-cased).
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyarrow as pa
 
-from ..patents.records import patent_keys as _record_patent_keys
+from ..errors import ParameterError
 
-__all__ = ["DOC_KEYS", "patent_key", "patent_keys", "document_keys"]
+__all__ = ["DOC_KEYS", "document_keys", "make_ucid", "normalise_number", "patent_key", "patent_keys", "split_ucid"]
 
 from .names import DOC_KEYS  # noqa: E402 (declared where the command line reads it)
 
+# The patent-level key pads all-digit numbers to this width, so that "EP-971326" and
+# "EP-0971326" (CLEF-IP writes EP numbers with seven digits) give the same key.
+_KEY_NUMBER_WIDTH = 7
 
-def patent_keys(docnos):
-    """Patent keys of many ids; same kind of array back (Arrow, or NumPy of str).
+_UCID_HYPHENATED = re.compile(r"^([A-Z]{2})-([^-\s]+)(?:-([A-Z0-9]{1,3}))?$")
+_UCID_COMPACT = re.compile(r"^([A-Z]{2})([0-9/]+)([A-Z][0-9]?)?$")
+
+
+def normalise_number(number: str) -> str:
+    """The publication number as the patent-level key writes it.
+
+    Slashes and spaces are dropped (``2007/0140112`` -> ``20070140112``); an all-digit
+    number loses its leading zeros and is then left-padded with zeros to seven digits
+    (``971326`` and ``0971326`` -> ``0971326``; ``06859910`` -> ``6859910``). Numbers
+    with letters (``RE38888``, ``D512345``) are kept as written, upper-cased.
+    """
+    cleaned = number.replace("/", "").replace(" ", "").upper()
+    if cleaned.isdigit():
+        return (cleaned.lstrip("0") or "0").rjust(_KEY_NUMBER_WIDTH, "0")
+    return cleaned
+
+
+def split_ucid(ucid: str) -> tuple[str, str, str | None]:
+    """Split ``EP-1010180-B1`` into ``("EP", "1010180", "B1")``.
+
+    Accepts ``COUNTRY-NUMBER-KIND``, ``COUNTRY-NUMBER`` (kind None) and the compact
+    ``EP1010180B1`` / ``EP1010180``. Raises :class:`ParameterError` otherwise.
+    """
+    text = ucid.strip().upper()
+    match = _UCID_HYPHENATED.match(text) or _UCID_COMPACT.match(text)
+    if match is None:
+        raise ParameterError(
+            f"not a patent document id: {ucid!r} (expected COUNTRY-NUMBER[-KIND], e.g. EP-1010180-B1)"
+        )
+    country, number, kind = match.groups()
+    return country, number, kind or None
+
+
+def make_ucid(country: str, number: str, kind: str | None) -> str:
+    """Join ``country``, ``number`` and ``kind`` into a ucid (``kind`` may be None)."""
+    number = number.replace("/", "").replace(" ", "")
+    return f"{country}-{number}-{kind}" if kind else f"{country}-{number}"
+
+
+def patent_key(ucid: str, *, invalid: str = "raise") -> str:
+    """The patent-level key of a publication: country and normalised number, no kind.
+
+    ``EP-0971326-B1``, ``EP-0971326-A2``, ``EP-971326`` and ``EP0971326B1`` all give
+    ``EP0971326``: relevance judged at patent level matches any kind of the publication.
+    The number is normalised by :func:`normalise_number` (all-digit numbers are written
+    with seven digits at least, without further leading zeros).
+
+    ``invalid="keep"`` keeps an id that is not a ucid (upper-cased) as its own key, as
+    :func:`patent_keys` does. See :func:`patent_keys` for arrays.
+    """
+    if invalid != "raise":
+        return patent_keys(pa.array([ucid], type=pa.string()), invalid=invalid)[0].as_py()
+    country, number, _ = split_ucid(ucid)
+    return country + normalise_number(number)
+
+
+def patent_keys(ucids, *, invalid: str = "raise"):
+    """:func:`patent_key` over an array of ucids, vectorised with pyarrow compute.
+
+    Parameters
+    ----------
+    ucids : sequence of str, numpy array, pandas Series, pyarrow Array or ChunkedArray
+        Nulls stay null.
+    invalid : {"raise", "keep"}
+        What to do with a string that is not a ucid: raise :class:`ParameterError`
+        naming the first one, or keep it (upper-cased) as its own key.
+
+    Returns
+    -------
+    pyarrow.Array or pyarrow.ChunkedArray
+        Keys, same length; ``.to_numpy(zero_copy_only=False)`` or ``.to_pandas()`` to
+        convert.
+    """
+    import pyarrow.compute as pc
+
+    if invalid not in ("raise", "keep"):
+        raise ParameterError(f"invalid must be 'raise' or 'keep', not {invalid!r}")
+    # pyarrow applies pandas null semantics (NaN, None) to pandas input by itself;
+    # asking for them explicitly on numpy object arrays is ~30x slower.
+    array = ucids if isinstance(ucids, (pa.Array, pa.ChunkedArray)) else pa.array(ucids, type=pa.string())
+    if not pa.types.is_string(array.type) and not pa.types.is_large_string(array.type):
+        array = pc.cast(array, pa.string())
+    written = _written_as_keys(array)
+    if written is not None:
+        return written
+    text = pc.utf8_upper(pc.utf8_trim_whitespace(array))
+    parts = pc.extract_regex(
+        text,
+        r"^(?P<cc>[A-Z]{2})(?:-(?P<hnum>[^-\s]+)(?:-[A-Z0-9]{1,3})?|(?P<cnum>[0-9/]+)(?:[A-Z][0-9]?)?)$",
+    )
+    valid = pc.is_valid(parts)
+    bad = pc.and_(pc.is_valid(text), pc.invert(valid))
+    if invalid == "raise" and pc.any(bad).as_py():
+        first = pc.filter(text, bad)[0].as_py()
+        raise ParameterError(
+            f"not a patent document id: {first!r} (expected COUNTRY-NUMBER[-KIND], e.g. EP-1010180-B1)"
+        )
+    country = pc.struct_field(parts, "cc")
+    hnum = pc.struct_field(parts, "hnum")
+    number = pc.if_else(pc.equal(hnum, ""), pc.struct_field(parts, "cnum"), hnum)
+    number = pc.replace_substring(pc.replace_substring(number, "/", ""), " ", "")
+    all_digits = pc.match_substring_regex(number, r"^[0-9]+$")
+    stripped = pc.utf8_ltrim(number, "0")
+    stripped = pc.if_else(pc.equal(stripped, ""), "0", stripped)
+    padded = pc.utf8_lpad(stripped, _KEY_NUMBER_WIDTH, "0")
+    number = pc.if_else(all_digits, padded, number)
+    keys = pc.binary_join_element_wise(country, number, "")
+    if invalid == "keep":
+        keys = pc.if_else(valid, keys, text)
+    return keys
+
+
+def _written_as_keys(array):
+    """The keys of ids all written ``CC-NNNNNNN-K[K[K]]`` (upper case, seven digits: the form
+    of CLEF-IP's collection and runs), read off their bytes: ``CC`` and the digits as they
+    stand. None when some id is written otherwise (the general path then reads them all).
+    """
+    from .keys import string_parts
+
+    chunked = isinstance(array, pa.ChunkedArray)
+    flat = (array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)) if chunked else array
+    if len(flat) == 0 or flat.null_count or pa.types.is_large_string(flat.type):
+        return None
+    offsets, data = string_parts(flat)
+    start = offsets[:-1].astype(np.int64)
+    length = np.diff(offsets)
+    if length.min() < 11 or length.max() > 13:
+        return None
+    head = data[start[None, :] + np.arange(11)[:, None]]  # (11, N): the first eleven bytes of each id
+    upper = (head[:2] >= ord("A")) & (head[:2] <= ord("Z"))
+    digit = (head[3:10] >= ord("0")) & (head[3:10] <= ord("9"))
+    if not (upper.all() and digit.all() and (head[2] == ord("-")).all() and (head[10] == ord("-")).all()):
+        return None
+    for at in (11, 12):  # the kind code: one to three capitals or digits
+        has = length > at
+        tail = data[start[has] + at]
+        if not (((tail >= ord("A")) & (tail <= ord("Z"))) | ((tail >= ord("0")) & (tail <= ord("9")))).all():
+            return None
+    key = np.ascontiguousarray(np.concatenate([head[:2], head[3:10]]).T)  # (N, 9): CC and the digits
+    keys = pa.StringArray.from_buffers(len(flat), pa.py_buffer(np.arange(0, 9 * len(flat) + 1, 9, dtype=np.int32)),
+                                       pa.py_buffer(key.ravel()))
+    return pa.chunked_array([keys]) if chunked else keys
+
+
+def document_keys(docnos, doc_key: str):
+    """The keys documents are matched on: the ids themselves, or their patent keys (ids that
+    are not patent numbers kept, upper-cased); same kind of array back (Arrow, or NumPy of str).
 
     Examples
     --------
     >>> import numpy as np
-    >>> patent_keys(np.array(["EP-0971326-B1", "EP0971326", "US07272630B2", "FR940202-2-00150"], dtype=object)).tolist()
+    >>> ids = np.array(["EP-0971326-B1", "EP0971326", "US07272630B2", "FR940202-2-00150"], dtype=object)
+    >>> document_keys(ids, "patent").tolist()
     ['EP0971326', 'EP0971326', 'US7272630', 'FR940202-2-00150']
     """
+    if doc_key != "patent":
+        return docnos
     if isinstance(docnos, (pa.Array, pa.ChunkedArray)):
-        return _record_patent_keys(docnos, invalid="keep")
-    keys = _record_patent_keys(pa.array(np.asarray(docnos, dtype=object), type=pa.string()), invalid="keep")
+        return patent_keys(docnos, invalid="keep")
+    keys = patent_keys(pa.array(np.asarray(docnos, dtype=object), type=pa.string()), invalid="keep")
     return keys.to_numpy(zero_copy_only=False).astype(object, copy=False)
-
-
-def patent_key(docno: str) -> str:
-    """The patent key of one id (see :func:`patent_keys`)."""
-    return patent_keys(pa.array([docno], type=pa.string()))[0].as_py()
-
-
-def document_keys(docnos, doc_key: str):
-    """The keys documents are matched on: the ids themselves, or their patent keys."""
-    if doc_key == "patent":
-        return patent_keys(docnos)
-    return docnos

@@ -14,13 +14,14 @@ all: their records always need names, from their type or from ``fields=``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NoReturn
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, malformed
 
 __all__ = ["RUN_STYLES", "QRELS_STYLES", "ROLE_NAMES", "PLAIN_TUPLE_ORDER", "match_roles", "first_record",
-           "record_fields", "plain_tuple_columns", "fields_columns", "score_values", "rank_values"]
+           "record_fields", "plain_tuple_columns", "fields_columns", "score_values", "rank_values", "RowPlaces"]
 
 #: The names each role goes by: pateval's own, PyTerrier's, ir_measures' / ir_datasets', ranx's.
 ROLE_NAMES: dict[str, tuple[str, ...]] = {
@@ -189,10 +190,10 @@ def plain_tuple_columns(rows: list, *, kind: str) -> dict[str, list]:
     --------
     >>> plain_tuple_columns([("q1", "d1", 2)], kind="qrels")
     {'topic': ['q1'], 'docno': ['d1'], 'rel': [2]}
-    >>> plain_tuple_columns([("q1", "s1", "d1", 2)], kind="qrels")
+    >>> plain_tuple_columns([("q1", "s1", "d1", 2)], kind="qrels")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    pateval.errors.ParameterError: plain tuples are read by position only as (topic, docno, rel) with an integer rel; got ('q1', 's1', 'd1', 2). For any other layout give named records (ir_measures' Qrel, ir_datasets' TrecQrel or TrecSubQrel), dicts with keys such as qid, docno, label, a DataFrame, or the tuples with fields= naming their order, e.g. Qrels.from_records(tuples, fields=("topic", "subtopic", "docno", "rel"))
+    pateval.errors.ParameterError: plain tuples are read by position only as (topic, docno, rel) with ...
     """
     if kind not in PLAIN_TUPLE_ORDER:
         raise ParameterError(f"{_NO_PLAIN_LAYOUT[kind]}; got {tuple(rows[0])!r}. Give {_NAMED_FORMS[kind]}")
@@ -239,3 +240,41 @@ def rank_values(values: list, *, what: str) -> list:
                or isinstance(r, (float, np.floating)) and float(r).is_integer() for r in values):
         raise ParameterError(f"{what} ranks must be integers; the records hold a rank that is not")
     return values
+
+
+class RowPlaces:
+    """Where a row of columnar input is, for the checks of ``from_columns``: its 1-based
+    line in a text file (``lines``), else its 1-based row (frames, records, Parquet).
+
+    The problems are worded as the text readers and the Parquet reader word them, so that
+    one input refused in any form gets one message, naming its line or its row.
+    """
+
+    def __init__(self, source: str, lines: Sequence[int] | np.ndarray | None) -> None:
+        self.source = source
+        self.lines = None if lines is None else np.asarray(lines, dtype=np.int64)
+
+    def earliest(self, rows: np.ndarray) -> int:
+        """The row among ``rows`` (ascending) that comes first in the input."""
+        if self.lines is None:
+            return int(rows[0])
+        return int(rows[int(np.argmin(self.lines[rows]))])
+
+    def refuse(self, row: int, problem: str, line_problem: str, *, expected: str | None = None,
+               found: str | None = None) -> NoReturn:
+        """Refuse ``row``: ``problem (row N)``, or ``line_problem`` at its line."""
+        if self.lines is None:
+            malformed(self.source, None, f"{problem} (row {row + 1})")
+        malformed(self.source, int(self.lines[row]), line_problem, expected=expected, found=found)
+
+    def refuse_empty(self, column: str, empty: np.ndarray) -> None:
+        """Refuse the first row whose id in ``column`` is empty (``empty``: a mask of rows)."""
+        if empty.any():
+            self.refuse(int(np.argmax(empty)), f"an empty id in column {column!r}", "an empty field")
+
+    def refuse_nan(self, score: np.ndarray) -> None:
+        """Refuse the first NaN score."""
+        nan = np.isnan(score)
+        if nan.any():
+            self.refuse(int(np.argmax(nan)), "a NaN in column 'score'", "the score is NaN",
+                        expected="a decimal number", found="nan")

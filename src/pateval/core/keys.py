@@ -340,6 +340,7 @@ class PairIndex:
         for round_, layout in enumerate(self.rounds):
             if not len(pending):
                 break
+            assert layout.table is not None  # filled by build()
             candidate = layout.table[_slots(keys, group, pending, layout, round_)].astype(np.int64)
             occupied = candidate >= 0
             pending, candidate = pending[occupied], candidate[occupied]

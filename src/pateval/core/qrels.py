@@ -8,15 +8,30 @@ each document's highest grade over its subtopics and passages.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._lazy import lazy_module
-from ..errors import ParameterError
+from ..errors import ParameterError, malformed
 from ..validation import check_choice
-from .fields import QRELS_STYLES, fields_columns, first_record, match_roles, plain_tuple_columns, record_fields
-from .keys import PairIndex, StringKeys
+from .fields import (
+    QRELS_STYLES,
+    RowPlaces,
+    fields_columns,
+    first_record,
+    match_roles,
+    plain_tuple_columns,
+    record_fields,
+)
+from .keys import PairIndex, StringKeys, string_parts
+from .order import unique_inverse
+
+if TYPE_CHECKING:
+    import pandas
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -192,7 +207,7 @@ class Qrels:
         self.document_level()
         return self._cache["document_rows"]
 
-    def to_frame(self, *, style: str = "pateval") -> pd.DataFrame:
+    def to_frame(self, *, style: str = "pateval") -> pandas.DataFrame:
         """The judgements as a DataFrame in a tool's column names.
 
         Parameters
@@ -235,7 +250,8 @@ class Qrels:
 
         Examples
         --------
-        >>> Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)], fields=("topic", "subtopic", "docno", "rel")).to_dict()
+        >>> Qrels.from_records([("q1", "s1", "d1", 1), ("q1", "s2", "d1", 2)],
+        ...                    fields=("topic", "subtopic", "docno", "rel")).to_dict()
         {'q1': {'d1': 2}}
         """
         level = self.document_level()
@@ -246,7 +262,7 @@ class Qrels:
 
     @classmethod
     def from_records(cls, records, *, source: str = "<memory>", fields: tuple[str, ...] | None = None,
-                     subtopics: str | None = None) -> Qrels:
+                     subtopics: str | None = None, on_duplicate: str = "error") -> Qrels:
         """Build qrels from records.
 
         Named records are read by field name: ir_measures' ``Qrel(query_id, doc_id,
@@ -270,6 +286,8 @@ class Qrels:
             unknown names are columns left unread.
         subtopics : {None, "iteration"}
             Read TREC's ``iteration`` column as the subtopic.
+        on_duplicate : {"error", "first"}
+            As :meth:`from_columns`: identical repeats are merged, conflicting grades refused.
 
         Raises
         ------
@@ -287,18 +305,18 @@ class Qrels:
         """
         first, rows = first_record(records)
         if first is None:
-            return cls(topic=np.zeros(0, dtype=object), docno=np.zeros(0, dtype=object), rel=np.zeros(0,
-                                                                                                      dtype=np.int64),
-                       source=source)
+            return cls.from_columns([], [], np.zeros(0, dtype=np.int64), source=source)
         names = fields if fields is not None else record_fields(first)
         if names is None:
-            return cls._from_columns(plain_tuple_columns(rows, kind="qrels"), source=source)
+            return cls._from_roles(plain_tuple_columns(rows, kind="qrels"), source=source, on_duplicate=on_duplicate)
         columns = fields_columns(rows, names, kind="qrels")
         roles = _subtopic_role({role: role for role in columns}, subtopics)
-        return cls._from_columns({role: columns[column] for role, column in roles.items()}, source=source)
+        return cls._from_roles({role: columns[column] for role, column in roles.items()}, source=source,
+                               on_duplicate=on_duplicate)
 
     @classmethod
-    def from_frame(cls, frame, *, subtopics: str | None = None, source: str = "<memory>") -> Qrels:
+    def from_frame(cls, frame, *, subtopics: str | None = None, source: str = "<memory>",
+                   on_duplicate: str = "error") -> Qrels:
         """Build qrels from a DataFrame, reading the columns by name.
 
         Accepted: PyTerrier's (``qid, docno, label``), ir_measures' (``query_id, doc_id,
@@ -306,7 +324,8 @@ class Qrels:
         [subtopic,] docno, [passage,] rel``), with ``subtopic_id`` (ir_datasets) or
         ``subtopic`` read as the subtopic. ``iteration`` is ignored unless
         ``subtopics="iteration"``. Unknown columns are ignored; a frame without these
-        columns, or with two names for one role, is refused.
+        columns, or with two names for one role, is refused; the rows are checked by
+        :meth:`from_columns` (``on_duplicate`` as there).
 
         Examples
         --------
@@ -315,7 +334,13 @@ class Qrels:
         {'1': {'d1': 2}}
         """
         roles = _subtopic_role(match_roles(list(frame.columns), kind="qrels", what="the qrels frame"), subtopics)
-        return cls._from_columns({role: frame[column].to_numpy() for role, column in roles.items()}, source=source)
+        return cls._from_roles({role: frame[column].to_numpy() for role, column in roles.items()}, source=source,
+                               on_duplicate=on_duplicate)
+
+    @classmethod
+    def _from_roles(cls, columns: dict, *, source: str, on_duplicate: str) -> Qrels:
+        return cls.from_columns(columns["topic"], columns["docno"], columns["rel"], subtopics=columns.get("subtopic"),
+                                passages=columns.get("passage"), source=source, on_duplicate=on_duplicate)
 
     @classmethod
     def from_ranx(cls, qrels) -> Qrels:
@@ -323,24 +348,118 @@ class Qrels:
         return cls.from_dict(qrels.to_dict())
 
     @classmethod
-    def _from_columns(cls, columns: dict, *, source: str) -> Qrels:
-        rel = np.asarray(columns["rel"])
-        if rel.dtype.kind == "f" and len(rel) and not np.all(np.mod(rel, 1) == 0):
-            raise ParameterError("relevance grades must be integers; the qrels hold fractional grades")
-        try:
-            grades = rel.astype(np.int64)
-        except (TypeError, ValueError):
-            raise ParameterError("relevance grades must be integers; the qrels hold values that are not numbers") from None
-        strings = {role: np.asarray([str(v) for v in columns[role]], dtype=object)
-                   for role in ("topic", "docno", "subtopic", "passage") if role in columns}
-        return cls(topic=strings["topic"], docno=strings["docno"], subtopic=strings.get("subtopic"),
-                   passage=strings.get("passage"), rel=grades, format="memory", source=source)
+    def from_columns(cls, topics, docnos, rel, *, subtopics=None, passages=None, format: str = "memory",
+                     source: str = "<memory>", on_duplicate: str = "error",
+                     lines: Sequence[int] | np.ndarray | None = None, unit: str = "row",
+                     extra: dict[str, np.ndarray] | None = None) -> Qrels:
+        """Build qrels from columns: the one door all qrels come in by (text files, Parquet,
+        frames, records, dicts, ranx), applying every check once.
+
+        A judged item is (topic, subtopic, document, passage). An item judged again with the
+        same grade is merged into its first row (noted); with another grade it is refused,
+        or the first grade kept (``on_duplicate="first"``, noted).
+
+        Parameters
+        ----------
+        topics, docnos : sequence of ids, or Arrow string or dictionary arrays
+        rel : sequence of int
+            The grades (floats without a fraction are taken as integers).
+        subtopics, passages : sequence of ids, optional
+        format, source : str
+            What the qrels were read as, and where they came from (named in messages).
+        on_duplicate : {"error", "first"}
+        lines : ndarray of int, optional
+            Each row's 1-based line in ``source``: a problem is then placed at its line, as
+            the text readers word it; without it, at its 1-based row.
+        unit : {"row", "line"}
+            What a row is called in the note of merged judgements.
+        extra : dict of str to ndarray, optional
+            Further per-row columns, kept for the rows kept.
+
+        Raises
+        ------
+        ParameterError
+            Grades that are not integers.
+        InputFormatError
+            An empty id, or conflicting grades of one item (``on_duplicate="error"``).
+        """
+        check_choice("on_duplicate", on_duplicate, ("error", "first"))
+        grades = _grades(rel)
+        given = {"topic": topics, "docno": docnos, "subtopic": subtopics, "passage": passages}
+        columns = {role: _id_strings(values) for role, values in given.items() if values is not None}
+        if any(len(values) != len(grades) for values in columns.values()):
+            raise ParameterError("qrels columns differ in length")
+        qrels = cls(**columns, rel=grades, format=format, source=source, extra=extra)
+        rows = RowPlaces(source, lines)
+        for role in columns:
+            offsets, _ = string_parts(qrels.arrow(role))
+            rows.refuse_empty(role, offsets[1:] == offsets[:-1])
+        index = _item_index(qrels)
+        if not index.repeated.any():
+            return qrels
+        repeated = np.flatnonzero(index.repeated)
+        first = np.asarray(index.first)[repeated]
+        conflicts = repeated[grades[repeated] != grades[first]]
+        if len(conflicts) and on_duplicate == "error":
+            row = rows.earliest(conflicts)
+            at = int(index.first[row])
+            value = {role: qrels.arrow(role)[row].as_py() for role in columns}
+            item = (f"document {value['docno']!r}" + (f" subtopic {value['subtopic']!r}" if "subtopic" in value else "")
+                    + (f" passage {value['passage']!r}" if "passage" in value else ""))
+            what = f"conflicting judgements of {item} for topic {value['topic']!r}"
+            hint = "use on_duplicate='first' (--on-duplicate first) to keep the first"
+            if rows.lines is None:
+                malformed(source, None, f"{what}: {grades[at]} on row {at + 1}, {grades[row]} on row {row + 1}; {hint}")
+            malformed(source, int(rows.lines[row]),
+                      f"{what}: {grades[at]} on line {int(rows.lines[at])}, {grades[row]} here; {hint}")
+        keep = ~index.repeated
+        mask = pa.array(keep)
+        return cls(**{role: qrels.arrow(role).filter(mask) if isinstance(values, pa.Array) else values[keep]
+                      for role, values in columns.items()},
+                   rel=grades[keep], format=format, source=source,
+                   extra={column: np.asarray(values)[keep] for column, values in (extra or {}).items()},
+                   notes=(f"{source}: {len(repeated)} repeated judgement {unit}(s) merged",))
 
     @classmethod
-    def from_dict(cls, qrels: dict[str, dict[str, int]]) -> Qrels:
+    def from_dict(cls, qrels: Mapping[str, Mapping[str, int]]) -> Qrels:
         """Build qrels from ``{topic: {docno: rel}}`` (pytrec_eval's and ranx's shape)."""
         return cls.from_records(((q, d, r) for q, docs in qrels.items() for d, r in docs.items()),
                                 fields=("topic", "docno", "rel"))
+
+
+def _grades(rel) -> np.ndarray:
+    """Grades as int64: integers, or floats without a fraction."""
+    rel = np.asarray(rel)
+    if rel.dtype.kind == "f" and len(rel) and not np.all(np.mod(rel, 1) == 0):
+        raise ParameterError("relevance grades must be integers; the qrels hold fractional grades")
+    try:
+        return rel.astype(np.int64)
+    except (TypeError, ValueError):
+        raise ParameterError("relevance grades must be integers; the qrels hold values that are not numbers") from None
+
+
+def _id_strings(values):
+    """An id column as given by a reader (Arrow arrays kept), else an object array of str."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return values
+    return np.asarray([str(v) for v in values], dtype=object)
+
+
+def _item_index(qrels: Qrels) -> PairIndex:
+    """The judged items (topic, subtopic, document, passage) indexed: groups of (topic,
+    subtopic), keys of document (and passage)."""
+    group, names = qrels.codes("topic")
+    n_groups = len(names)
+    if qrels.has("subtopic"):
+        subtopic, subtopic_names = qrels.codes("subtopic")
+        pairs, group = unique_inverse(group.astype(np.int64) * len(subtopic_names) + subtopic)
+        n_groups = len(pairs)
+    docnos = qrels.arrow("docno")
+    if qrels.has("passage"):  # document ids hold no tab
+        docnos = pc.binary_join_element_wise(docnos, qrels.arrow("passage"), "\t")
+    return PairIndex.build(group, StringKeys.of(docnos), n_groups=n_groups)
 
 
 def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, str]:

@@ -8,17 +8,20 @@ against qrels goes through the run's :class:`pateval.core.keys.PairIndex`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._lazy import lazy_module
-from ..errors import ParameterError
+from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .fields import (
     RUN_STYLES,
+    RowPlaces,
     fields_columns,
     first_record,
     match_roles,
@@ -29,6 +32,9 @@ from .fields import (
 )
 from .keys import PairIndex, StringKeys, take
 
+if TYPE_CHECKING:
+    import pandas
+
 pd = lazy_module("pandas")  # frames in and out; a run read from a file never needs pandas
 
 __all__ = ["Run", "DocumentIds"]
@@ -38,6 +44,10 @@ class DocumentIds:
     """Document ids as NumPy strings, for classes holding ``doc_ids`` (Arrow), per-row
     ``doc`` codes and a ``_cache`` dict: made once, on demand, since most measures never
     need a Python string per document."""
+
+    doc_ids: pa.Array | pa.ChunkedArray
+    doc: np.ndarray
+    _cache: dict
 
     @property
     def vocabulary(self) -> np.ndarray:
@@ -134,43 +144,94 @@ class Run(DocumentIds):
         self._cache["row_doc_ids"] = index.keys.strings
 
     @classmethod
-    def from_arrays(cls, topics, docnos, scores, ranks=None, *, name: str = "run", source: str = "<memory>") -> Run:
-        """Build a run from columns (topic ids, document ids, scores, optional ranks; rows in
-        file order). Without ranks, the rank column counts rows 1, 2, ... in the order given."""
-        topics, docs = _as_strings(topics), _as_strings(docnos)
-        scores = np.asarray(scores, dtype=np.float64)
-        ranks = np.arange(1, len(docs) + 1, dtype=np.int64) if ranks is None else np.asarray(ranks, dtype=np.int64)
-        if not (len(topics) == len(docs) == len(scores) == len(ranks)):
+    def from_columns(cls, topics, docnos, scores, ranks=None, *, name: str = "run", source: str = "<memory>",
+                     on_duplicate: str = "error", lines: Sequence[int] | np.ndarray | None = None,
+                     unit: str = "row") -> Run:
+        """Build a run from columns: the one door every run comes in by (files, Parquet,
+        blocks, frames, records, dicts, ranx), applying every check once.
+
+        Parameters
+        ----------
+        topics : sequence of ids, or pyarrow.DictionaryArray
+            Each row's topic. Ids are written with ``str``; distinct topics are sorted,
+            except when given dictionary-encoded (a reader's codes, kept as parsed).
+        docnos : sequence of ids, or pyarrow string array
+            Each row's document id (kept one per row, in Arrow).
+        scores : sequence of float
+        ranks : sequence of int, optional
+            The rank column as given; without it, rows are counted 1, 2, ... in order.
+        name, source : str
+            The run's name, and where it came from (named in messages).
+        on_duplicate : {"error", "first"}
+            A document twice for a topic is refused, or its later rows are dropped (noted).
+        lines : ndarray of int, optional
+            Each row's 1-based line in ``source``: a problem is then placed at its line, as
+            the text readers word it; without it, at its 1-based row.
+        unit : {"row", "line"}
+            What a row is called in the note of dropped duplicates.
+
+        Raises
+        ------
+        InputFormatError
+            An empty id, a NaN score, or a document twice for a topic (``on_duplicate="error"``).
+        ParameterError
+            Columns of different lengths.
+        """
+        check_choice("on_duplicate", on_duplicate, ("error", "first"))
+        if isinstance(topics, (pa.DictionaryArray, pa.ChunkedArray)) and pa.types.is_dictionary(topics.type):
+            if isinstance(topics, pa.ChunkedArray):
+                topics = topics.unify_dictionaries().combine_chunks()
+            topic_ids = topics.dictionary.to_numpy(zero_copy_only=False).astype(object)
+            topic = topics.indices.to_numpy(zero_copy_only=False)
+        else:
+            # topics hashed and sorted (few); document ids kept one per row in Arrow (hashing
+            # millions of ids into a vocabulary costs more than the evaluation)
+            encoded = pc.dictionary_encode(pa.array(_as_strings(topics), type=pa.string()))
+            names = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+            order = np.argsort(names, kind="stable")
+            position = np.empty(len(order), dtype=np.int64)
+            position[order] = np.arange(len(order))
+            topic_ids, topic = names[order], position[encoded.indices.to_numpy(zero_copy_only=False)]
+        doc_ids = docnos if isinstance(docnos, (pa.Array, pa.ChunkedArray)) else pa.array(_as_strings(docnos),
+                                                                                           type=pa.string())
+        score = np.ascontiguousarray(scores, dtype=np.float64)
+        rank = (np.arange(1, len(score) + 1, dtype=np.int64) if ranks is None
+                else np.ascontiguousarray(ranks, dtype=np.int64))
+        if not (len(topic) == len(doc_ids) == len(score) == len(rank)):
             raise ParameterError("run columns differ in length")
-        # as the run reader does: topics hashed and sorted (few), document ids kept one per row
-        # in Arrow (hashing millions of ids into a vocabulary costs more than the evaluation)
-        encoded = pc.dictionary_encode(pa.array(topics, type=pa.string()))
-        names = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-        order = np.argsort(names, kind="stable")
-        position = np.empty(len(order), dtype=np.int64)
-        position[order] = np.arange(len(order))
-        topic_ids, topic = names[order], position[encoded.indices.to_numpy(zero_copy_only=False)]
-        run = cls(
-            name=name,
-            topic_ids=np.asarray(topic_ids, dtype=object),
-            topic=np.asarray(topic, dtype=np.int32),
-            doc_ids=pa.array(docs, type=pa.string()),
-            doc=np.arange(len(docs), dtype=np.int32),
-            score=scores,
-            rank=ranks,
-            source=source,
-        )
-        index = run.pair_index()
+        keys = StringKeys.of(doc_ids)
+        rows = RowPlaces(source, lines)
+        rows.refuse_empty("topic", np.isin(topic, np.flatnonzero(topic_ids == "")))
+        rows.refuse_empty("docno", keys.length == 0)
+        rows.refuse_nan(score)
+        topic = topic.astype(np.int32 if len(topic_ids) < 2**31 else np.int64, copy=False)
+        index = PairIndex.build(topic, keys, n_groups=len(topic_ids))
+        notes: tuple[str, ...] = ()
         if index.repeated.any():
-            row = int(np.flatnonzero(index.repeated)[0])
-            raise ParameterError(f"the run names document {docs[row]} twice for topic {topics[row]}; each document "
-                                 f"once "
-                                 "per topic")
+            repeated = np.flatnonzero(index.repeated)
+            if on_duplicate == "error":
+                row = rows.earliest(repeated)
+                first = int(index.first[row])
+                doc = take(doc_ids, np.array([row])).to_pylist()[0]
+                what = f"document {doc!r} retrieved twice for topic {topic_ids[topic[row]]!r}"
+                hint = "use on_duplicate='first' (--on-duplicate first) to keep the first"
+                if rows.lines is None:
+                    malformed(source, None, f"{what} (row {row + 1}); {hint}")
+                malformed(source, int(rows.lines[row]), f"{what} (first on line {int(rows.lines[first])}); {hint}")
+            keep = ~index.repeated
+            notes = (f"{source}: {len(repeated)} duplicate document {unit}(s) dropped (kept the first)",)
+            topic, score, rank = topic[keep], score[keep], rank[keep]
+            doc_ids = doc_ids.filter(pa.array(keep))
+            index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
+        run = cls(name=name, topic_ids=np.asarray(topic_ids, dtype=object), topic=topic, doc_ids=doc_ids,
+                  doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
+                  score=score, rank=rank, source=source, notes=notes)
+        run.use_pair_index(index)
         return run
 
     @classmethod
     def from_records(cls, records, *, name: str = "run", source: str = "<memory>",
-                     fields: tuple[str, ...] | None = None) -> Run:
+                     fields: tuple[str, ...] | None = None, on_duplicate: str = "error") -> Run:
         """Build a run from records.
 
         Named records are read by field name: ir_measures' ``ScoredDoc(query_id, doc_id,
@@ -191,12 +252,16 @@ class Run(DocumentIds):
             The columns of the records in order, by any name of :data:`pateval.core.fields.ROLE_NAMES`
             (``("qid", "docno", "score", "rank")``, ``("topic", "docno", "rank", "score")``);
             unknown names (``"Q0"``, ``"tag"``) are columns left unread.
+        on_duplicate : {"error", "first"}
+            As :meth:`from_columns`.
 
         Raises
         ------
         ParameterError
             A plain tuple that is not ``(topic, docno, score)`` without ``fields``; records
             without a topic, document or score field; ``fields`` not matching the records.
+        InputFormatError
+            What :meth:`from_columns` refuses (a document twice for a topic, a NaN score).
 
         Examples
         --------
@@ -208,24 +273,27 @@ class Run(DocumentIds):
         """
         first, rows = first_record(records)
         if first is None:
-            return cls.from_arrays([], [], [], name=name, source=source)
+            return cls.from_columns([], [], [], name=name, source=source, on_duplicate=on_duplicate)
         names = fields if fields is not None else record_fields(first)
         columns = plain_tuple_columns(rows, kind="run") if names is None else fields_columns(rows, names, kind="run")
         scores = score_values(columns["score"], what="run")
         ranks = columns.get("rank")
         if ranks is not None:
             rank_values(ranks, what="run")
-        return cls.from_arrays(columns["topic"], columns["docno"], scores, ranks, name=name, source=source)
+        return cls.from_columns(columns["topic"], columns["docno"], scores, ranks, name=name, source=source,
+                                on_duplicate=on_duplicate)
 
     @classmethod
-    def from_frame(cls, frame, *, name: str | None = None, source: str = "<memory>") -> Run:
+    def from_frame(cls, frame, *, name: str | None = None, source: str = "<memory>",
+                   on_duplicate: str = "error") -> Run:
         """Build a run from a DataFrame, reading the columns by name.
 
         Accepted: PyTerrier results (``qid, docno, score[, rank]``; other columns such as
         ``query`` or ``docid`` are ignored), ir_measures' (``query_id, doc_id, score``),
         ranx's (``q_id, doc_id, score``) and pateval's (``topic, docno, score[, rank]``).
         The run name is ``name``, else a single value of a ``name`` or ``run`` column, else
-        ``"run"``. A frame without these columns, or with two names for one, is refused.
+        ``"run"``. A frame without these columns, or with two names for one, is refused;
+        the rows are checked by :meth:`from_columns` (``on_duplicate`` as there).
 
         Examples
         --------
@@ -245,9 +313,9 @@ class Run(DocumentIds):
             ranks = frame[roles["rank"]].to_numpy()
             if len(ranks) and not np.all(np.equal(np.mod(ranks.astype(float), 1), 0)):
                 raise ParameterError("the run frame's rank column holds values that are not integers")
-        return cls.from_arrays(frame[roles["topic"]].to_numpy(), frame[roles["docno"]].to_numpy(),
-                               frame[roles["score"]].to_numpy(dtype=np.float64), ranks, name=name or "run",
-                               source=source)
+        return cls.from_columns(frame[roles["topic"]].to_numpy(), frame[roles["docno"]].to_numpy(),
+                                frame[roles["score"]].to_numpy(dtype=np.float64), ranks, name=name or "run",
+                                source=source, on_duplicate=on_duplicate)
 
     @classmethod
     def from_ranx(cls, run, *, name: str | None = None) -> Run:
@@ -255,12 +323,10 @@ class Run(DocumentIds):
         return cls.from_dict(run.to_dict(), name=name or getattr(run, "name", None) or "run")
 
     @classmethod
-    def from_dict(cls, run: dict[str, dict[str, float]], *, name: str = "run") -> Run:
+    def from_dict(cls, run: Mapping[str, Mapping[str, float]], *, name: str = "run") -> Run:
         """Build a run from ``{topic: {docno: score}}`` (pytrec_eval's and ranx's shape)."""
-        return cls.from_records(
-            ((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name, fields=("topic", "docno",
-                                                                                                "score")
-        )
+        return cls.from_records(((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name,
+                                fields=("topic", "docno", "score"))
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{topic: {docno: score}}`` (pytrec_eval's, ranx's and ir_measures' dict shape).
@@ -276,7 +342,7 @@ class Run(DocumentIds):
             out.setdefault(topic, {})[docno] = score
         return out
 
-    def to_frame(self, *, style: str = "pateval") -> pd.DataFrame:
+    def to_frame(self, *, style: str = "pateval") -> pandas.DataFrame:
         """The run as a DataFrame in a tool's column names.
 
         Parameters

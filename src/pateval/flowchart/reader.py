@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import InputFormatError, malformed
-from ..formats.lines import read_bytes
+from ..formats.source import read_bytes
 from .model import EDGE_TYPES, NODE_TYPES, Edge, Flowchart, MetaNode, Node
 
 __all__ = ["FlowchartCheck", "check_flowchart", "defect_error", "parse_flowchart", "read_flowchart"]

@@ -52,6 +52,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -63,7 +64,7 @@ from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
-from .lines import (
+from .source import (
     INTEGER,
     NUMBER,
     foreign_space,
@@ -111,6 +112,15 @@ class DDIterations:
     # Python strings that matching by codes never needs)
     __slots__ = ("_docno", "_one_row_per_doc", "_topic", "doc_code", "iteration", "run_doc_ids", "source",
                  "topic_code", "topic_values")
+    _docno: np.ndarray | None
+    _one_row_per_doc: bool | None
+    _topic: np.ndarray | None
+    doc_code: np.ndarray
+    iteration: np.ndarray
+    run_doc_ids: pa.Array | pa.ChunkedArray
+    source: str
+    topic_code: np.ndarray
+    topic_values: np.ndarray
 
     def __init__(self, topic: np.ndarray | None, docno: np.ndarray | None, iteration: np.ndarray,
                  source: str = "<memory>", run_doc_ids: object = None, doc_code: np.ndarray | None = None,
@@ -141,7 +151,7 @@ class DDIterations:
         """Each pair's topic id (str)."""
         if self._topic is None:
             object.__setattr__(self, "_topic", np.asarray(self.topic_values, dtype=object)[self.topic_code])
-        return self._topic
+        return cast(np.ndarray, self._topic)
 
     @property
     def docno(self) -> np.ndarray:
@@ -149,7 +159,7 @@ class DDIterations:
         if self._docno is None:
             ids = self.run_doc_ids.to_numpy(zero_copy_only=False).astype(object, copy=False)
             object.__setattr__(self, "_docno", ids[self.doc_code])
-        return self._docno
+        return cast(np.ndarray, self._docno)
 
     def __len__(self) -> int:
         return len(self.iteration)
@@ -161,7 +171,7 @@ class DDIterations:
             codes = self.doc_code
             object.__setattr__(self, "_one_row_per_doc", codes is not None and len(codes) == len(self.run_doc_ids)
                                and bool(np.array_equal(codes, np.arange(len(codes)))))
-        return self._one_row_per_doc
+        return bool(self._one_row_per_doc)
 
     def lookup_ranked(self, ranked) -> np.ndarray:
         """The iteration of every row of a :class:`pateval.core.ranking.RankedTopics` (-1: none)."""
@@ -253,7 +263,7 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
     """
     check_choice("format", format, DD_RUN_FORMATS)
     check_choice("on_duplicate", on_duplicate, DD_DUPLICATE_POLICIES)
-    from .lines import forget_stream
+    from .source import forget_stream
 
     try:
         return _read_dd_run(Path(path), format, on_duplicate, name)
@@ -539,7 +549,8 @@ def _jig_run(path: Path, topic_column, iteration_column, doc_ids, score_column, 
             return None  # the careful path words the error, or keeps the repeats as the jig does
         keep = ~index.repeated
         notes = (f"{path}: {int(index.repeated.sum())} repeated document line(s) dropped (kept the first)",)
-        appearance, topic_codes, iterations, scores = appearance[keep], topic_codes[keep], iterations[keep], scores[keep]
+        appearance, topic_codes = appearance[keep], topic_codes[keep]
+        iterations, scores = iterations[keep], scores[keep]
         doc_ids = doc_ids.filter(pa.array(keep))
         index = PairIndex.build(topic_codes, StringKeys.of(doc_ids), n_groups=len(topic_values))
         n = len(topic_codes)
@@ -585,7 +596,7 @@ def looks_like_dd_run(path: str | os.PathLike[str]) -> bool:
     columns with integer batch and rank. A TREC run line has 6 columns whose 5th is a score
     and 6th a run tag, so the two do not meet in practice.
     """
-    from .lines import first_line
+    from .source import first_line
 
     text = first_line(path)
     if text is None:

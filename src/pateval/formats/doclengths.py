@@ -20,7 +20,7 @@ import pyarrow.csv as pacsv
 from ..core.keys import PairIndex, StringKeys, string_parts
 from ..errors import ParameterError, malformed
 from .atomic import atomic_output
-from .lines import foreign_space, iter_fields, map_file, parse_int, release
+from .source import foreign_space, iter_fields, map_file, parse_int, release
 
 __all__ = ["DocLengths", "read_doc_lengths", "write_doc_lengths"]
 
@@ -46,6 +46,8 @@ class DocLengths(Mapping):
     >>> lengths["d2"], len(lengths), dict(lengths)
     (4000, 2, {'d1': 120, 'd2': 4000})
     """
+
+    values: np.ndarray  # type: ignore[assignment]  # the lengths, in Arrow's order (Mapping.values() shadowed)
 
     def __init__(self, ids: pa.Array, values: np.ndarray, *, source: str = "<memory>") -> None:
         self.ids = ids
@@ -115,8 +117,8 @@ def write_doc_lengths(lengths: DocLengths | Mapping[str, int], path: str | os.Pa
     if isinstance(lengths, DocLengths):
         ids, values = lengths.ids.to_pylist(), lengths.values.tolist()
     else:
-        ids, values = [str(k) for k in lengths], list(lengths.values())
-    for docno, value in zip(ids, values, strict=False):
+        ids, values = [str(k) for k in lengths], [lengths[k] for k in lengths]
+    for docno, value in zip(ids, values, strict=True):
         if not docno or any(c.isspace() for c in docno) or docno.startswith("#"):
             raise ParameterError(f"document lengths: the id {docno!r} cannot be written (empty, holds white space, "
                                  "or starts with '#', which makes a comment line)")
@@ -173,8 +175,8 @@ def _read_careful(path: Path) -> DocLengths:
         if length < 0:
             malformed(path, line, "a negative document length", expected="a length in words >= 0", found=text)
         if docno in lengths and lengths[docno] != length:
-            malformed(path, line,
-                      f"document {docno!r} has two lengths: {lengths[docno]} on line {first_line[docno]}, {length} here")
+            malformed(path, line, f"document {docno!r} has two lengths: {lengths[docno]} on line "
+                      f"{first_line[docno]}, {length} here")
         lengths[docno] = length
         first_line.setdefault(docno, line)
     return DocLengths(pa.array(list(lengths), type=pa.string()), np.fromiter(lengths.values(), dtype=np.int64,

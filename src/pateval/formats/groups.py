@@ -29,7 +29,7 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..errors import malformed
-from .lines import iter_fields
+from .source import iter_fields
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 

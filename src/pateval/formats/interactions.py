@@ -44,7 +44,6 @@ import json
 import math
 import os
 import re
-import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import malformed
-from .lines import parse_float, read_bytes
+from .source import compression, is_regular_file, parse_float, read_bytes
 
 __all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_list_map", "session_codes",
            "read_interaction_log", "write_interaction_log"]
@@ -104,27 +103,20 @@ def _open_text(path: Path) -> str:
     raw = _raw_bytes(path)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    if b"\x00" in raw:
-        malformed(path, raw[: raw.find(b"\x00")].count(b"\n") + 1, "binary data (a NUL byte) in a text file")
-    try:
+    try:  # (a NUL byte: refused by the source layer)
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         malformed(path, raw[: error.start].count(b"\n") + 1, "not valid UTF-8 text")
 
 
-def _raw_bytes(path: Path) -> bytes:
-    if _is_gzip(path):
-        try:
-            with gzip.open(path, "rb") as handle:
-                data = handle.read()
-        except FileNotFoundError:
-            malformed(path, None, "no such file")
-        except (OSError, EOFError, zlib.error) as error:
-            malformed(path, None, f"not a readable gzip file ({error})")
-        if not data.strip():
-            malformed(path, None, "the file is empty")
-        return data
-    return read_bytes(path)
+def _raw_bytes(path: Path, *, text: bool = True) -> bytes:
+    """The log's bytes through the source layer (compression recognised by content); a file
+    named ``.gz`` must hold gzip data."""
+    if _is_gzip(path) and is_regular_file(path):
+        with open(path, "rb") as handle:
+            if compression(handle.read(6)) != "gzip":
+                malformed(path, None, "not a readable gzip file (its content is not gzip data)")
+    return read_bytes(path, text=text)
 
 
 def _is_gzip(path: Path) -> bool:
@@ -164,7 +156,7 @@ def _rows_csv(path: Path, text: str, delimiter: str):
         malformed(path, None, "the file is empty")
 
 
-def _check_header(path: Path, line: int, header: list[str]) -> None:
+def _check_header(path: Path, line: int | None, header: list[str]) -> None:
     unknown = [h for h in header if h not in LOG_COLUMNS]
     if unknown:
         malformed(path, line, f"unknown column {unknown[0]!r} in the header", expected=", ".join(LOG_COLUMNS))
@@ -201,7 +193,7 @@ def _rows_parquet(path: Path):
     import pyarrow.parquet as pq
 
     try:
-        source = pa.BufferReader(_raw_bytes(path)) if _is_gzip(path) else path
+        source = pa.BufferReader(_raw_bytes(path, text=False)) if _is_gzip(path) else path
         table = pq.read_table(source)
     except FileNotFoundError:
         malformed(path, None, "no such file")
@@ -314,7 +306,7 @@ def _fast_parquet(path: Path) -> InteractionLog | None:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(pa.BufferReader(_raw_bytes(path)) if _is_gzip(path) else path)
+        table = pq.read_table(pa.BufferReader(_raw_bytes(path, text=False)) if _is_gzip(path) else path)
     except (pa.ArrowException, OSError):
         return None
     return _fast_table(path, table, 1)
@@ -624,7 +616,7 @@ def write_interaction_log(frame, path: str | os.PathLike[str]) -> int:
 def read_list_map(path: str | os.PathLike[str]) -> dict[str, tuple[str, str | None]]:
     """Read a lists file: ``list topic [run]`` per line (white space separated); returns
     ``{list: (topic, run or None)}``. A list named twice is an error naming both lines."""
-    from .lines import iter_fields
+    from .source import iter_fields
 
     out: dict[str, tuple[str, str | None]] = {}
     line_of: dict[str, int] = {}

@@ -6,17 +6,18 @@ file that starts with Parquet's magic bytes (``PAR1``) to this module, whatever 
 =======  ===========================================================================
 input    columns (any other column is ignored)
 =======  ===========================================================================
-run      topic: ``qid``, ``topic`` or ``query_id``; document: ``docno`` or ``doc_id``;
+run      topic: ``topic``, ``qid``, ``query_id`` or ``q_id``; document: ``docno`` or ``doc_id``;
          ``score``; optionally ``rank`` (else the row order within each topic) and a
          run name in ``run`` or ``tag`` (else the file name without its extension)
-qrels    topic and document as above; grade: ``label``, ``rel`` or ``relevance``
+qrels    topic and document as above; grade: ``rel``, ``label`` or ``relevance``
 =======  ===========================================================================
 
 These are PyTerrier's (``qid docno score rank``, ``label``), ir_measures' (``query_id
-doc_id score``, ``relevance``) and pateval's own (``topic docno score rank``, ``rel``)
-names. The columns are checked as a text file's lines are (no empty id, no null, no NaN
-score, no document twice for a topic); an error names the file, the column and the row
-(1-based, in file order).
+doc_id score``, ``relevance``), ranx's (``q_id``) and pateval's own (``topic docno score
+rank``, ``rel``) names: :data:`pateval.core.fields.ROLE_NAMES`, as for frames and records.
+The columns are checked as a text file's lines are (no empty id, no null, no NaN score,
+no document twice for a topic); an error names the file, the column and the row (1-based,
+in file order).
 """
 
 from __future__ import annotations
@@ -24,10 +25,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.keys import PairIndex, StringKeys
+if TYPE_CHECKING:  # imported lazily: the command line starts without pyarrow.parquet
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pyarrow.parquet as pq
+
+from ..core.fields import ROLE_NAMES
 from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import malformed
@@ -36,14 +43,13 @@ __all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrel
            "ParquetBlockReader"]
 
 PARQUET_MAGIC = b"PAR1"
-_TOPIC = ("qid", "topic", "query_id")
-_DOCNO = ("docno", "doc_id")
-_GRADE = ("label", "rel", "relevance")
+# the column names of the ecosystem's tables: the one table frames and records are read by
+_TOPIC, _DOCNO, _GRADE = ROLE_NAMES["topic"], ROLE_NAMES["docno"], ROLE_NAMES["rel"]
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a regular file that starts with Parquet's magic bytes."""
-    from .lines import is_regular_file
+    from .source import is_regular_file
 
     if not is_regular_file(path):
         return False
@@ -131,10 +137,7 @@ def _numbers(path: Path, column, name: str, dtype) -> np.ndarray:
     if dtype is np.int64 and not pa.types.is_integer(column.type):
         malformed(path, None, f"column {name!r} holds {column.type}, not integers")
     _no_nulls(path, column, name)
-    values = np.ascontiguousarray(column.to_numpy(), dtype=dtype)
-    if dtype is np.float64 and np.isnan(values).any():
-        malformed(path, None, f"a NaN in column {name!r} (row {int(np.flatnonzero(np.isnan(values))[0]) + 1})")
-    return values
+    return np.ascontiguousarray(column.to_numpy(), dtype=dtype)  # a NaN score: refused by Run.from_columns
 
 
 def _topics(column):
@@ -238,25 +241,8 @@ def _run_from_table(path: Path, table, columns: _RunColumns, *, on_duplicate: st
     if run_name is None:
         run_name = default_run_name(path)
     del table
-    index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-    notes: tuple[str, ...] = ()
-    if index.repeated.any():
-        if on_duplicate == "error":
-            row = int(np.flatnonzero(index.repeated)[0])
-            doc = doc_ids.take(pa.array([row])).to_pylist()[0]
-            malformed(path, None,
-                      f"document {doc!r} retrieved twice for topic {topic_ids[topic[row]]!r} (row {row + 1}); "
-                      "use on_duplicate='first' (--on-duplicate first) to keep the first")
-        keep = ~index.repeated
-        notes = (f"{path}: {int(index.repeated.sum())} duplicate document row(s) dropped (kept the first)",)
-        topic, score, rank = topic[keep], score[keep], rank[keep]
-        doc_ids = doc_ids.filter(pa.array(keep))
-        index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-    run = Run(name=run_name, topic_ids=topic_ids, topic=topic, doc_ids=doc_ids,
-              doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
-              score=score, rank=rank, source=str(path), notes=notes)
-    run.use_pair_index(index)
-    return run
+    codes = pa.DictionaryArray.from_arrays(pa.array(topic), pa.array(topic_ids, type=pa.string()))
+    return Run.from_columns(codes, doc_ids, score, rank, name=run_name, source=str(path), on_duplicate=on_duplicate)
 
 
 def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "error") -> Qrels:
@@ -265,7 +251,6 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
     Identical repeated judgements are merged with a note; two different grades of one
     document are an error, or (``on_duplicate="first"``) the first is kept.
     """
-    import pyarrow as pa
 
     path = Path(path)
     parquet = _open(path)
@@ -279,27 +264,7 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
     topics = _strings(path, table.column(topic_name), topic_name)
     docnos = _strings(path, table.column(doc_name), doc_name)
     rel = _numbers(path, table.column(grade_name), grade_name, np.int64)
-    topic, topic_ids = _topics(topics)
-    index = PairIndex.build(topic, StringKeys.of(docnos), n_groups=len(topic_ids))
-    notes: tuple[str, ...] = ()
-    if index.repeated.any():
-        repeated = np.flatnonzero(index.repeated)
-        first = np.asarray(index.first)[repeated]
-        differ = rel[repeated] != rel[first]
-        if differ.any() and on_duplicate == "error":
-            row = int(repeated[np.flatnonzero(differ)[0]])
-            doc = docnos.take(pa.array([row])).to_pylist()[0]
-            malformed(path, None, f"conflicting judgements of document {doc!r} for topic {topic_ids[topic[row]]!r}: "
-                      f"{rel[int(index.first[row])]} on row {int(index.first[row]) + 1}, {rel[row]} on row {row + 1}; "
-                      "use on_duplicate='first' (--on-duplicate first) to keep the first")
-        keep = ~index.repeated
-        notes = (f"{path}: {len(repeated)} repeated judgement row(s) merged",)
-        topics, docnos, rel = topics.filter(pa.array(keep)), docnos.filter(pa.array(keep)), rel[keep]
-    topics = topics.combine_chunks()
-    if not pa.types.is_dictionary(topics.type):
-        topics = topics.dictionary_encode()
-    return Qrels(topic=topics, docno=docnos.combine_chunks(), rel=rel,
-                 format="trec", source=str(path), notes=notes)
+    return Qrels.from_columns(topics, docnos, rel, format="trec", source=str(path), on_duplicate=on_duplicate)
 
 
 # ---- a Parquet run read in blocks of whole topics ------------------------------------------
@@ -340,7 +305,8 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
     rows_per_block = max(1, int(block_bytes) * n // (_BLOCK_SHARE * max(decoded, 1)))
     if n == 0 or rows_per_block >= n:
         return whole, name
-    starts, start_topics = [], []
+    pieces: list[np.ndarray] = []
+    start_topics: list = []
     at, last = 0, None
     try:
         for k in range(parquet.num_row_groups):
@@ -356,7 +322,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
                 topics = encoded.dictionary.take(pa.array(codes[local])).to_pylist()
                 if topics[0] == last:  # the topic goes on from the row group before
                     local, topics = local[1:], topics[1:]
-                starts.append(local + at)
+                pieces.append(local + at)
                 start_topics.extend(topics)
                 last = encoded.dictionary[int(codes[-1])].as_py()
             at += len(codes)
@@ -364,7 +330,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
         return whole, name  # the whole-file reader words the problem
     if len(set(start_topics)) < len(start_topics):
         return whole, name  # scattered topics: read whole
-    starts = np.concatenate(starts)
+    starts = np.concatenate(pieces)
     cuts = [0]
     while True:
         k = int(np.searchsorted(starts, cuts[-1] + rows_per_block))
@@ -392,10 +358,10 @@ class ParquetBlockReader:
         self.path = Path(path)
         self.columns = _run_columns(self.path)
         self.prefetch = prefetch
-        self._file = None
+        self._file: pq.ParquetFile | None = None
         self._bounds: np.ndarray | None = None
         self._kept: dict[int, object] = {}  # row group -> its table, or a future of it
-        self._decoder = None  # one thread: every read of the file goes through it
+        self._decoder: ThreadPoolExecutor | None = None  # one thread: every read of the file goes through it
 
     def close(self) -> None:
         if self._decoder is not None:
@@ -404,6 +370,7 @@ class ParquetBlockReader:
         self._kept.clear()
 
     def _read_group(self, k: int):
+        assert self._file is not None  # opened by read() before any group is asked for
         return self._file.read_row_group(k, columns=self.columns.wanted, use_threads=True)
 
     def _group(self, k: int):
@@ -418,7 +385,7 @@ class ParquetBlockReader:
         return kept
 
     def _start_next(self, k: int) -> None:
-        if not self.prefetch or k >= self._file.num_row_groups or k in self._kept:
+        if not self.prefetch or self._file is None or k >= self._file.num_row_groups or k in self._kept:
             return
         if self._decoder is None:
             from concurrent.futures import ThreadPoolExecutor
@@ -439,12 +406,14 @@ class ParquetBlockReader:
 
             _open(self.path)  # a file that is not Parquet: its error
             self._file = pq.ParquetFile(self.path, memory_map=True, read_dictionary=[self.columns.topic])
-            self._bounds = np.cumsum([0] + [self._file.metadata.row_group(k).num_rows
-                                            for k in range(self._file.num_row_groups)])
+            parquet = self._file
+            self._bounds = np.cumsum(np.asarray([0] + [parquet.metadata.row_group(k).num_rows
+                                                       for k in range(parquet.num_row_groups)]))
         n = self._file.metadata.num_rows
         if (start, stop) == (0, n):
             return read_parquet_run(self.path, on_duplicate=on_duplicate, name=name)
         bounds = self._bounds
+        assert bounds is not None  # set with the file
         first = int(np.searchsorted(bounds, start, side="right")) - 1
         last = int(np.searchsorted(bounds, stop, side="left")) - 1
         pieces = [self._group(k) for k in range(first, last + 1)]

@@ -54,7 +54,7 @@ from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import INTEGER, NUMBER, first_line, iter_fields, read_bytes
+from .source import INTEGER, NUMBER, first_line, iter_fields, read_bytes
 
 pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
 
@@ -280,6 +280,8 @@ def topic_languages(path: str | os.PathLike[str], topics: list[PassageTopic] | N
     languages: dict[str, str] = {}
     found: dict[str, str] = {}
     for topic in topics:
+        if topic.tid is None or topic.tfile is None:  # (read_passage_topics refuses such a topic)
+            malformed(path, topic.line, "a topic without its <tid> and <tfile>")
         if topic.tfile not in found:
             candidates = [path.parent / "topics" / "PSG" / topic.tfile, path.parent / topic.tfile]
             document = next((c for c in candidates if c.is_file()), None)
@@ -333,14 +335,14 @@ def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrel
         missing = {"qid", "patent_key"} - set(table.columns)
         if missing:
             malformed(topic_patents, 1, "missing column(s) " + ", ".join(sorted(missing)), expected="qid, patent_key")
-        topic_patents = dict(zip(table["qid"], table["patent_key"], strict=False))
-    qid_of_patent = {patent_key(str(v)): str(k) for k, v in topic_patents.items()}
+        topic_patents = dict(zip(table["qid"], table["patent_key"], strict=True))
+    qid_of_patent = {patent_key(str(v), invalid="keep"): str(k) for k, v in topic_patents.items()}
     frame = claim_qrels.to_frame()
     pieces = []
     for topic in topics:
         if topic.ucid is None or topic.tid is None:
             raise ParameterError("passage topics need <tid> and <tfile> to be mapped to claims")
-        source = qid_of_patent.get(patent_key(topic.ucid))
+        source = qid_of_patent.get(patent_key(topic.ucid, invalid="keep"))
         if source is None:
             continue
         claims = {str(n) for n in topic.claim_numbers}
@@ -541,7 +543,7 @@ class PassageRun:
         first, rows = first_record(records)
         if first is None:
             rows = []
-            columns = {role: [] for role in ("topic", "docno", "passage", "rank", "score")}
+            columns: dict[str, list] = {role: [] for role in ("topic", "docno", "passage", "rank", "score")}
         else:
             names = fields if fields is not None else record_fields(first)
             columns = (plain_tuple_columns(rows, kind="passage_run") if names is None

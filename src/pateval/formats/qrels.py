@@ -30,7 +30,7 @@ from ..core.order import unique_inverse
 from ..core.qrels import Qrels
 from ..errors import malformed
 from ..validation import check_choice
-from .lines import foreign_space, iter_fields, map_file, parse_int, read_bytes, release
+from .source import foreign_space, iter_fields, map_file, parse_int, read_bytes, release
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
@@ -75,7 +75,7 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     """
     check_choice("format", format, QRELS_FORMATS)
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
-    from .lines import forget_stream
+    from .source import forget_stream
 
     try:
         return _read_qrels(Path(path), format, on_duplicate)
@@ -386,8 +386,7 @@ def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate
     subtopics: list[str] = []
     passages: list[str] = []
     langs: list[str] = []
-    seen: dict[tuple, tuple[int, int]] = {}
-    merged = 0
+    lines: list[int] = []
     first_width = len(rows[0][1])
     for line, fields in rows:
         if len(fields) not in widths or (fmt == "clefip-pac" and len(fields) != first_width):
@@ -413,22 +412,7 @@ def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate
         else:  # clefip-2011
             topic, docno, rel_text = fields
             rel = parse_int(path, line, rel_text, "the relevance grade (3rd column)")
-        key = (topic, subtopic, docno, passage)
-        previous = seen.get(key)
-        if previous is not None:
-            first_line, first_rel = previous
-            if first_rel == rel:
-                merged += 1
-                continue
-            if on_duplicate == "error":
-                item = f"document {docno!r}" + (f" subtopic {subtopic!r}" if subtopic
-                                                else "") + (f" passage {passage!r}" if passage else "")
-                malformed(path, line, f"conflicting judgements of {item} for topic {topic!r}: "
-                          f"{first_rel} on line {first_line}, {rel} here; use on_duplicate='first' "
-                          "(--on-duplicate first) to keep the first")
-            merged += 1
-            continue
-        seen[key] = (line, rel)
+        lines.append(line)
         topics.append(topic)
         docnos.append(docno)
         rels.append(rel)
@@ -438,18 +422,10 @@ def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate
             passages.append(passage)
         if fmt == "clefip-pac" and first_width == 5:
             langs.append(fields[4])
-    notes = (f"{path}: {merged} repeated judgement line(s) merged",) if merged else ()
-    return Qrels(
-        topic=np.asarray(topics, dtype=object),
-        docno=np.asarray(docnos, dtype=object),
-        rel=np.asarray(rels, dtype=np.int64),
-        subtopic=np.asarray(subtopics, dtype=object) if fmt in ("subtopic", "dd") else None,
-        passage=np.asarray(passages, dtype=object) if fmt == "dd" else None,
-        format=fmt,
-        source=str(path),
-        extra={"lang": np.asarray(langs, dtype=object)} if langs else {},
-        notes=notes,
-    )
+    return Qrels.from_columns(topics, docnos, rels, subtopics=subtopics if fmt in ("subtopic", "dd") else None,
+                              passages=passages if fmt == "dd" else None, format=fmt, source=str(path),
+                              on_duplicate=on_duplicate, lines=lines, unit="line",
+                              extra={"lang": np.asarray(langs, dtype=object)} if langs else None)
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:

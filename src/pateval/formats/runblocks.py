@@ -24,11 +24,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
-from .lines import without_comments
+from .source import without_comments
 from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
 
 __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run",
@@ -66,7 +65,7 @@ class RunFile:
             raise ValueError("block_bytes must be at least 1")
 
 
-_WHOLE_FILE_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")  # gzip, bzip2, xz, zstd
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # not read by pateval: left to the whole-file reader to refuse
 
 
 def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
@@ -74,7 +73,7 @@ def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
     ranges) or a Parquet file (in row ranges, :func:`pateval.formats.parquet.parquet_run_blocks`);
     anything else -- a stream, a compressed file, a missing path -- goes to the run reader
     whole, which reads it or words the error."""
-    from .lines import is_regular_file
+    from .source import compression, is_regular_file
 
     if not is_regular_file(path):  # "-" is standard input, even beside a file named "-"
         return False
@@ -84,7 +83,7 @@ def readable_in_blocks(path: str | os.PathLike[str]) -> bool:
             head = handle.read(8)
     except OSError:
         return False
-    return not head.startswith(_WHOLE_FILE_MAGIC)
+    return compression(head) is None and not head.startswith(_ZSTD_MAGIC)
 
 
 def _size(path: Path) -> int:
@@ -292,7 +291,7 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / f"part-{k:05d}.arrow" for k in range(parts)]
-    writers = [None] * parts
+    writers: list[pa.ipc.RecordBatchStreamWriter | None] = [None] * parts
     tag = None
     try:
         for start, end in ranges:
@@ -315,7 +314,9 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
                 if writers[k] is None:
                     writers[k] = pa.ipc.new_stream(str(paths[k]), _PART_SCHEMA,
                                                    options=pa.ipc.IpcWriteOptions(compression="lz4"))
-                writers[k].write_table(table.take(pa.array(order[bounds[k]:bounds[k + 1]])))
+                writer = writers[k]
+                assert writer is not None
+                writer.write_table(table.take(pa.array(order[bounds[k]:bounds[k + 1]])))
     finally:
         for writer in writers:
             if writer is not None:
@@ -335,30 +336,7 @@ def read_part(part: str | os.PathLike[str], *, source: str | os.PathLike[str], o
     part = Path(part)
     table = pa.ipc.open_stream(str(part)).read_all()
     tag = (part.parent / "TAG").read_text(encoding="utf-8")
-    topics = table.column("topic").combine_chunks().dictionary_encode()
-    topic_ids = topics.dictionary.to_numpy(zero_copy_only=False).astype(object)
-    topic = topics.indices.to_numpy(zero_copy_only=False).astype(np.int32)
-    doc_ids = table.column("docno").combine_chunks()
-    index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-    score = table.column("score").to_numpy()
-    rank = table.column("rank").to_numpy()
-    notes: tuple[str, ...] = ()
-    if index.repeated.any():
-        line = table.column("line").to_numpy()
-        repeated = np.flatnonzero(index.repeated)
-        if on_duplicate == "error":
-            k = repeated[np.argmin(line[repeated])]
-            malformed(source, int(line[k]), f"document {doc_ids[k].as_py()!r} retrieved twice for topic "
-                      f"{topic_ids[topic[k]]!r} (first on line {int(line[index.first[k]])}); use on_duplicate='first' "
-                      "(--on-duplicate first) to keep the first")
-        keep = ~index.repeated
-        notes = (f"{source}: {len(repeated)} duplicate document line(s) dropped (kept the first)",)
-        topic, score, rank = topic[keep], score[keep], rank[keep]
-        doc_ids = doc_ids.filter(pa.array(keep))
-        index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-    run = Run(name=tag, topic_ids=topic_ids, topic=topic, doc_ids=doc_ids,
-              doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
-              score=np.ascontiguousarray(score, dtype=np.float64), rank=np.ascontiguousarray(rank, dtype=np.int64),
-              source=str(source), notes=notes)
-    run.use_pair_index(index)
-    return run
+    return Run.from_columns(table.column("topic").combine_chunks().dictionary_encode(),
+                            table.column("docno").combine_chunks(), table.column("score").to_numpy(),
+                            table.column("rank").to_numpy(), name=tag, source=str(source), on_duplicate=on_duplicate,
+                            lines=table.column("line").to_numpy(), unit="line")

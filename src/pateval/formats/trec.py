@@ -1,7 +1,7 @@
 """TREC run files: ``qid Q0 docno rank score run_id``, whitespace separated.
 
 (A Parquet run, recognised by its first bytes, goes to :mod:`pateval.formats.parquet`;
-compressed files, standard input and comment lines are handled by :mod:`.lines`.)
+compressed files, standard input and comment lines are handled by :mod:`.source`.)
 
 Reading has two paths that accept exactly the same files:
 
@@ -23,12 +23,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
-from ..errors import PatevalError, malformed
+from ..errors import InputFormatError, PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .lines import (
+from .source import (
     foreign_space,
     forget_stream,
     ir_metadata,
@@ -143,95 +142,44 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
     tags = table.column("tag").unify_dictionaries().chunk(0).dictionary.to_pylist()
     if len(tags) != 1 or tags[0] == "":
         return None
-    score = table.column("score").to_numpy()
-    if np.isnan(score).any():
-        return None
     topics = table.column("qid").unify_dictionaries().combine_chunks()
-    topic_ids = topics.dictionary.to_numpy(zero_copy_only=False).astype(object)
-    doc_ids = table.column("docno")  # chunked as parsed: one copy of millions of ids is enough
-    keys = StringKeys.of(doc_ids)
-    if (topic_ids == "").any() or not keys.length.min():
-        return None  # an empty field means doubled delimiters: irregular white space
-    topic = topics.indices.to_numpy(zero_copy_only=False)
-    rank = table.column("rank").to_numpy()
-    del table
-    index = PairIndex.build(topic, keys, n_groups=len(topic_ids))
-    notes: tuple[str, ...] = ()
-    if index.repeated.any():
-        if on_duplicate == "error":
-            return None
-        keep = ~index.repeated
-        notes = (f"{path}: {int(index.repeated.sum())} duplicate document line(s) dropped (kept the first)",)
-        topic, score, rank = topic[keep], score[keep], rank[keep]
-        doc_ids = doc_ids.filter(pa.array(keep))
-        keys = StringKeys.of(doc_ids)
-        index = PairIndex.build(topic, keys, n_groups=len(topic_ids))
-    run = Run(
-        name=tags[0],
-        topic_ids=topic_ids,
-        topic=topic,
-        # one id per row (no dictionary): hashing millions of ids would cost more than
-        # everything else; the pair index does the matching instead
-        doc_ids=doc_ids,
-        doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
-        score=np.ascontiguousarray(score, dtype=np.float64),
-        rank=np.ascontiguousarray(rank, dtype=np.int64),
-        source=str(path),
-        notes=notes,
-    )
-    run.use_pair_index(index)
-    return run
+    columns = (topics, table.column("docno"), table.column("score").to_numpy(), table.column("rank").to_numpy())
+    del table  # the document ids stay chunked as parsed: one copy of millions of ids is enough
+    try:
+        return Run.from_columns(*columns, name=tags[0], source=str(path), on_duplicate=on_duplicate, unit="line")
+    except InputFormatError:
+        return None  # an empty field (doubled delimiters), a NaN, a duplicate: the careful path words it
 
 
 def _read_careful(path: Path, data: bytes, on_duplicate: str) -> Run:
     topic_index: dict[str, int] = {}
-    doc_index: dict[str, int] = {}
-    seen: dict[tuple[int, int], int] = {}
     topics: list[int] = []
-    docs: list[int] = []
+    docs: list[str] = []
     scores: list[float] = []
     ranks: list[int] = []
+    lines: list[int] = []
     tag: str | None = None
     tag_line = 0
-    dropped = 0
     for line, fields in iter_fields(path, data):
         if len(fields) != 6:
             malformed(path, line, "wrong number of columns", expected=_EXPECTED, found=len(fields))
         qid, _, docno, rank_text, score_text, line_tag = fields
-        rank = parse_int(path, line, rank_text, "the rank (4th column)")
-        score = parse_float(path, line, score_text, "the score (5th column)")
+        ranks.append(parse_int(path, line, rank_text, "the rank (4th column)"))
+        scores.append(parse_float(path, line, score_text, "the score (5th column)"))
         if tag is None:
             tag, tag_line = line_tag, line
         elif line_tag != tag:
             malformed(path, line, f"mixed run tags: {tag!r} on line {tag_line}, another here",
                       expected=repr(tag), found=line_tag)
-        t = topic_index.setdefault(qid, len(topic_index))
-        d = doc_index.setdefault(docno, len(doc_index))
-        first = seen.setdefault((t, d), line)
-        if first != line:
-            if on_duplicate == "error":
-                malformed(path, line, f"document {docno!r} retrieved twice for topic {qid!r} "
-                          f"(first on line {first}); use on_duplicate='first' (--on-duplicate first) to keep the first")
-            dropped += 1
-            continue
-        topics.append(t)
-        docs.append(d)
-        scores.append(score)
-        ranks.append(rank)
+        topics.append(topic_index.setdefault(qid, len(topic_index)))
+        docs.append(docno)
+        lines.append(line)
     if tag is None:
         malformed(path, None, "the file is empty")
-    notes = (f"{path}: {dropped} duplicate document line(s) dropped (kept the first)",) if dropped else ()
-    return Run(
-        name=tag,
-        topic_ids=np.asarray(list(topic_index), dtype=object),
-        topic=np.asarray(topics, dtype=np.int32),
-        doc_ids=pa.array(list(doc_index), type=pa.string()),
-        doc=np.asarray(docs, dtype=np.int32),
-        score=np.asarray(scores, dtype=np.float64),
-        rank=np.asarray(ranks, dtype=np.int64),
-        source=str(path),
-        notes=notes,
-    )
+    # topics in the order of their first line, as the fast path's dictionary has them
+    codes = pa.DictionaryArray.from_arrays(pa.array(topics, type=pa.int32()), pa.array(list(topic_index)))
+    return Run.from_columns(codes, docs, scores, ranks, name=tag, source=str(path), on_duplicate=on_duplicate,
+                            lines=lines, unit="line")
 
 
 def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None) -> None:
@@ -249,7 +197,8 @@ def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None)
     topics = run.topic_ids[run.topic[order]]
     comment = next((t for t in run.topic_ids if str(t).startswith("#")), None)
     if comment is not None:
-        raise PatevalError(f"topic {comment!r} cannot be written: a line starting with '#' is a comment to every reader")
+        raise PatevalError(f"topic {comment!r} cannot be written: a line starting with '#' is a comment to every "
+                           "reader")
     docnos = run.vocabulary[run.doc[order]]
     scores = run.score[order]
     topic_codes = run.topic[order]

@@ -26,7 +26,7 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
-from .lines import iter_fields, parse_float
+from .source import iter_fields, parse_float
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 

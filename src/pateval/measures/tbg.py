@@ -14,7 +14,7 @@ Near-duplicates (``duplicates=groups|families|patent``): a document whose group 
 occurred higher in the ranking is read as length 0; it still earns gain unless
 ``duplicate_gain=false``. Groups come from ``--duplicates FILE`` (one group per line),
 ``--families FILE`` (``docno family`` lines) or the patent key
-(:func:`pateval.core.docids.patent_key`: publications of one patent).
+(:func:`pateval.core.docids.patent_keys`: publications of one patent).
 
 Normalisation N (``norm``): ``none`` (N = 1, the paper's choice: TBG is then a lower bound on
 the number of relevant documents a user is expected to save); ``ideal`` (N = TBG of the best
@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._lazy import lazy_module
-from ..core.docids import patent_keys
+from ..core.docids import document_keys
 from ..core.order import unique_inverse
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
@@ -415,7 +415,7 @@ def _groups(docnos: np.ndarray, mode: str, measure: Measure, context: Evaluation
     if mode == "none":
         return None
     if mode == "patent":
-        keys = patent_keys(docnos if isinstance(docnos, pa.Array) else np.asarray(docnos, dtype=object))
+        keys = document_keys(docnos if isinstance(docnos, pa.Array) else np.asarray(docnos, dtype=object), "patent")
         if not isinstance(keys, pa.Array):
             keys = _as_arrow_strings(keys)
         return pc.dictionary_encode(keys).indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -645,7 +645,7 @@ def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.nd
                              needed=np.ones(len(docnos), dtype=bool),
                              describe=lambda i: f"topic {ranked.topic_ids[topic[i]]!r}; needed by norm=ideal",
                              what="relevant document")
-    keys = patent_keys(docnos)
+    keys = document_keys(docnos, "patent")
     mode = measure["duplicates"]
     codes = _groups(keys if mode == "patent" else docnos, mode, measure, context)
     frame = pd.DataFrame({"topic": topic, "key": keys, "length": values,

@@ -134,7 +134,7 @@ def references_in_text(text: str, *, own_number: int | None = None) -> tuple[int
             end = keyword.end() + _PRECEDING_REACH
             if not exact or _PRECEDING_STEMS.search(lowered, start, end) is not None:
                 refers_to_preceding = _PRECEDING.search(text[start:end]) is not None
-    if refers_to_preceding:
+    if refers_to_preceding and own_number is not None:  # (only set with an own number)
         found.update(range(1, own_number))
     if own_number is not None:
         found.discard(own_number)

@@ -12,6 +12,7 @@ import re
 
 from lxml import etree
 
+from ..core.docids import make_ucid, split_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
@@ -24,7 +25,7 @@ from ._xmltools import (
     read_claims,
     unique,
 )
-from .records import Citation, Claim, PatentDocument, make_ucid, parse_claim_list, split_ucid
+from .records import Citation, Claim, PatentDocument, parse_claim_list
 from .safexml import XmlDocument, element_text
 
 __all__ = ["ROOT_TAG", "read_clefip_document", "CLEFIP_SOURCE_NAMES"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from ..errors import InputFormatError, ParameterError, malformed
 from . import clefip, uspto, uspto_aps, uspto_pap, uspto_patdoc
@@ -90,12 +91,12 @@ def iter_file(
                                                  digest=digest):
             yield ReadError.from_error(item) if isinstance(item, InputFormatError) else item
         return
-    for item in iter_xml_documents(path, on_error=on_error, max_document_bytes=max_document_bytes, digest=digest):
-        if isinstance(item, InputFormatError):
-            yield ReadError.from_error(item)
+    for parsed in iter_xml_documents(path, on_error=on_error, max_document_bytes=max_document_bytes, digest=digest):
+        if isinstance(parsed, InputFormatError):
+            yield ReadError.from_error(parsed)
             continue
         try:
-            yield _convert(item)
+            yield _convert(parsed)
         except InputFormatError as error:
             if on_error == "stop":
                 raise
@@ -144,7 +145,7 @@ def read_patent(path: str | os.PathLike[str]) -> PatentDocument:
     """
     found: list[PatentDocument] = []
     for document in iter_file(path, on_error="stop"):
-        found.append(document)
+        found.append(cast(PatentDocument, document))  # on_error="stop" raises rather than yield a ReadError
         if len(found) > 1:
             malformed(path, None, "more than one document in the file; use iter_patents",
                       expected="1 document")
@@ -173,7 +174,7 @@ def expand_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     for path in paths:
         name = os.fspath(path)
         if os.path.isdir(name):
-            found = []
+            found: list[str] = []
             for folder, subfolders, names in os.walk(name):
                 subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
                 found.extend(os.path.join(folder, n) for n in names if _is_patent_file(n) and not n.startswith("."))

@@ -1,15 +1,13 @@
-"""The record one patent document becomes, and the identifier helpers around it.
+"""The record one patent document becomes, and the classification and claim-list helpers around it.
 
 Every reader (CLEF-IP / MAREC, USPTO) returns :class:`PatentDocument` values; the corpus
 store writes them to Parquet and the test-collection steps read them back. The records
 are frozen so that a document read once can be shared between steps without copying.
 
-Identifiers
------------
-A *ucid* names one publication: ``COUNTRY-NUMBER-KIND`` (``EP-1010180-B1``). Relevance
-in CLEF-IP may be judged at *patent* level, where all publications of one application
-(A1, A2, B1, ...) count as the same patent; :func:`patent_key` maps a ucid (or a ucid
-without kind, as the 2011 training qrels write them) to that patent-level key.
+A *ucid* names one publication: ``COUNTRY-NUMBER-KIND`` (``EP-1010180-B1``); the identifier
+helpers (:func:`~pateval.core.docids.patent_key`, :func:`~pateval.core.docids.split_ucid`,
+...) live in :mod:`pateval.core.docids`, below the readers, since evaluation matches
+documents on the same keys.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..core.docids import patent_key
 from ..errors import ParameterError, malformed
 
 __all__ = [
@@ -26,11 +25,6 @@ __all__ = [
     "Citation",
     "PatentDocument",
     "CITATION_SOURCES",
-    "patent_key",
-    "patent_keys",
-    "split_ucid",
-    "make_ucid",
-    "normalise_number",
     "ipc_prefix",
     "parse_claim_list",
     "format_claim_list",
@@ -39,10 +33,6 @@ __all__ = [
 #: The sources a citation may come from: the applicant, the search report, the examiner
 #: (office actions), an opposition, or anything else (third-party observations, unknown).
 CITATION_SOURCES = frozenset({"applicant", "search", "examiner", "opposition", "other"})
-
-# The patent-level key pads all-digit numbers to this width, so that "EP-971326" and
-# "EP-0971326" (CLEF-IP writes EP numbers with seven digits) give the same key.
-_KEY_NUMBER_WIDTH = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +127,7 @@ class Citation:
 
     @property
     def cited_patent_key(self) -> str:
-        """The patent-level key of the cited document (see :func:`patent_key`)."""
+        """The patent-level key of the cited document (see :func:`~pateval.core.docids.patent_key`)."""
         return patent_key(self.cited_ucid)
 
     @property
@@ -198,7 +188,7 @@ class PatentDocument:
 
     @property
     def patent_key(self) -> str:
-        """The patent-level key (see :func:`patent_key`)."""
+        """The patent-level key (see :func:`~pateval.core.docids.patent_key`)."""
         return patent_key(self.ucid)
 
     def ipc_prefixes(self, level: str = "subclass") -> list[str]:
@@ -225,155 +215,7 @@ class PatentDocument:
         return next(iter(self.claims.values()), [])
 
 
-# ---- identifiers --------------------------------------------------------------------------
-
-_UCID_HYPHENATED = re.compile(r"^([A-Z]{2})-([^-\s]+)(?:-([A-Z0-9]{1,3}))?$")
-_UCID_COMPACT = re.compile(r"^([A-Z]{2})([0-9/]+)([A-Z][0-9]?)?$")
-
-
-def normalise_number(number: str) -> str:
-    """The publication number as the patent-level key writes it.
-
-    Slashes and spaces are dropped (``2007/0140112`` -> ``20070140112``); an all-digit
-    number loses its leading zeros and is then left-padded with zeros to seven digits
-    (``971326`` and ``0971326`` -> ``0971326``; ``06859910`` -> ``6859910``). Numbers
-    with letters (``RE38888``, ``D512345``) are kept as written, upper-cased.
-    """
-    cleaned = number.replace("/", "").replace(" ", "").upper()
-    if cleaned.isdigit():
-        return (cleaned.lstrip("0") or "0").rjust(_KEY_NUMBER_WIDTH, "0")
-    return cleaned
-
-
-def split_ucid(ucid: str) -> tuple[str, str, str | None]:
-    """Split ``EP-1010180-B1`` into ``("EP", "1010180", "B1")``.
-
-    Accepts ``COUNTRY-NUMBER-KIND``, ``COUNTRY-NUMBER`` (kind None) and the compact
-    ``EP1010180B1`` / ``EP1010180``. Raises :class:`ParameterError` otherwise.
-    """
-    text = ucid.strip().upper()
-    match = _UCID_HYPHENATED.match(text) or _UCID_COMPACT.match(text)
-    if match is None:
-        raise ParameterError(
-            f"not a patent document id: {ucid!r} (expected COUNTRY-NUMBER[-KIND], e.g. EP-1010180-B1)"
-        )
-    country, number, kind = match.groups()
-    return country, number, kind or None
-
-
-def make_ucid(country: str, number: str, kind: str | None) -> str:
-    """Join ``country``, ``number`` and ``kind`` into a ucid (``kind`` may be None)."""
-    number = number.replace("/", "").replace(" ", "")
-    return f"{country}-{number}-{kind}" if kind else f"{country}-{number}"
-
-
-def patent_key(ucid: str) -> str:
-    """The patent-level key of a publication: country and normalised number, no kind.
-
-    ``EP-0971326-B1``, ``EP-0971326-A2``, ``EP-971326`` and ``EP0971326B1`` all give
-    ``EP0971326``: relevance judged at patent level matches any kind of the publication.
-    The number is normalised by :func:`normalise_number` (all-digit numbers are written
-    with seven digits at least, without further leading zeros).
-
-    See :func:`patent_keys` for arrays.
-    """
-    country, number, _ = split_ucid(ucid)
-    return country + normalise_number(number)
-
-
-def patent_keys(ucids, *, invalid: str = "raise"):
-    """:func:`patent_key` over an array of ucids, vectorised with pyarrow compute.
-
-    Parameters
-    ----------
-    ucids : sequence of str, numpy array, pandas Series, pyarrow Array or ChunkedArray
-        Nulls stay null.
-    invalid : {"raise", "keep"}
-        What to do with a string that is not a ucid: raise :class:`ParameterError`
-        naming the first one, or keep it (upper-cased) as its own key.
-
-    Returns
-    -------
-    pyarrow.Array or pyarrow.ChunkedArray
-        Keys, same length; ``.to_numpy(zero_copy_only=False)`` or ``.to_pandas()`` to
-        convert.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if invalid not in ("raise", "keep"):
-        raise ParameterError(f"invalid must be 'raise' or 'keep', not {invalid!r}")
-    if isinstance(ucids, (pa.Array, pa.ChunkedArray)):
-        array = ucids
-    else:
-        # pyarrow applies pandas null semantics (NaN, None) to pandas input by itself;
-        # asking for them explicitly on numpy object arrays is ~30x slower.
-        array = pa.array(ucids, type=pa.string())
-    if not pa.types.is_string(array.type) and not pa.types.is_large_string(array.type):
-        array = pc.cast(array, pa.string())
-    written = _written_as_keys(array)
-    if written is not None:
-        return written
-    text = pc.utf8_upper(pc.utf8_trim_whitespace(array))
-    parts = pc.extract_regex(
-        text,
-        r"^(?P<cc>[A-Z]{2})(?:-(?P<hnum>[^-\s]+)(?:-[A-Z0-9]{1,3})?|(?P<cnum>[0-9/]+)(?:[A-Z][0-9]?)?)$",
-    )
-    valid = pc.is_valid(parts)
-    bad = pc.and_(pc.is_valid(text), pc.invert(valid))
-    if invalid == "raise" and pc.any(bad).as_py():
-        first = pc.filter(text, bad)[0].as_py()
-        raise ParameterError(
-            f"not a patent document id: {first!r} (expected COUNTRY-NUMBER[-KIND], e.g. EP-1010180-B1)"
-        )
-    country = pc.struct_field(parts, "cc")
-    hnum = pc.struct_field(parts, "hnum")
-    number = pc.if_else(pc.equal(hnum, ""), pc.struct_field(parts, "cnum"), hnum)
-    number = pc.replace_substring(pc.replace_substring(number, "/", ""), " ", "")
-    all_digits = pc.match_substring_regex(number, r"^[0-9]+$")
-    stripped = pc.utf8_ltrim(number, "0")
-    stripped = pc.if_else(pc.equal(stripped, ""), "0", stripped)
-    padded = pc.utf8_lpad(stripped, _KEY_NUMBER_WIDTH, "0")
-    number = pc.if_else(all_digits, padded, number)
-    keys = pc.binary_join_element_wise(country, number, "")
-    if invalid == "keep":
-        keys = pc.if_else(valid, keys, text)
-    return keys
-
-
-def _written_as_keys(array):
-    """The keys of ids all written ``CC-NNNNNNN-K[K[K]]`` (upper case, seven digits: the form
-    of CLEF-IP's collection and runs), read off their bytes: ``CC`` and the digits as they
-    stand. None when some id is written otherwise (the general path then reads them all).
-    """
-    import numpy as np
-    import pyarrow as pa
-
-    from ..core.keys import string_parts
-
-    chunked = isinstance(array, pa.ChunkedArray)
-    flat = (array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)) if chunked else array
-    if len(flat) == 0 or flat.null_count or pa.types.is_large_string(flat.type):
-        return None
-    offsets, data = string_parts(flat)
-    start = offsets[:-1].astype(np.int64)
-    length = np.diff(offsets)
-    if length.min() < 11 or length.max() > 13:
-        return None
-    head = data[start[None, :] + np.arange(11)[:, None]]  # (11, N): the first eleven bytes of each id
-    upper = (head[:2] >= ord("A")) & (head[:2] <= ord("Z"))
-    digit = (head[3:10] >= ord("0")) & (head[3:10] <= ord("9"))
-    if not (upper.all() and digit.all() and (head[2] == ord("-")).all() and (head[10] == ord("-")).all()):
-        return None
-    for at in (11, 12):  # the kind code: one to three capitals or digits
-        has = length > at
-        tail = data[start[has] + at]
-        if not (((tail >= ord("A")) & (tail <= ord("Z"))) | ((tail >= ord("0")) & (tail <= ord("9")))).all():
-            return None
-    key = np.ascontiguousarray(np.concatenate([head[:2], head[3:10]]).T)  # (N, 9): CC and the digits
-    keys = pa.StringArray.from_buffers(len(flat), pa.py_buffer(np.arange(0, 9 * len(flat) + 1, 9, dtype=np.int32)),
-                                       pa.py_buffer(key.ravel()))
-    return pa.chunked_array([keys]) if chunked else keys
+# ---- classes and claims --------------------------------------------------------------------
 
 
 def ipc_prefix(symbol: str, *, level: str = "subclass") -> str:

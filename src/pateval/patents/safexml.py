@@ -20,8 +20,6 @@ entities is refused outright: patent files never need them, and they are how XML
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import html.entities
 import os
 import re
@@ -31,12 +29,12 @@ from dataclasses import dataclass
 from lxml import etree
 
 from ..errors import InputFormatError, ParameterError, malformed
+from ..formats.source import open_stream
 
 __all__ = [
     "safe_parser",
     "XmlDocument",
     "iter_xml_documents",
-    "open_binary",
     "element_text",
     "DEFAULT_MAX_DOCUMENT_BYTES",
 ]
@@ -93,16 +91,6 @@ class XmlDocument:
         return self.first_line + element.sourceline - 1
 
 
-def open_binary(path: str | os.PathLike[str]):
-    """Open a file for binary reading, decompressing ``.gz`` and ``.bz2`` on the fly."""
-    name = os.fspath(path)
-    if name.endswith(".gz"):
-        return gzip.open(name, "rb")
-    if name.endswith(".bz2"):
-        return bz2.open(name, "rb")
-    return open(name, "rb")
-
-
 def iter_xml_documents(
     path: str | os.PathLike[str],
     *,
@@ -115,7 +103,8 @@ def iter_xml_documents(
     Parameters
     ----------
     path : path-like
-        An XML file with one document or many concatenated ones (``.gz``/``.bz2`` too).
+        An XML file with one document or many concatenated ones (compressed with gzip,
+        bzip2 or xz too, told by content).
     on_error : {"stop", "skip"}
         ``"stop"`` raises the first :class:`InputFormatError`; ``"skip"`` yields it in
         place of the bad document and goes on with the next one.
@@ -123,7 +112,7 @@ def iter_xml_documents(
         Refuse a document larger than this.
     digest : hashlib object, optional
         Fed every block read from the file as it is stored (for a plain file, its bytes;
-        for ``.gz``/``.bz2``, the decompressed ones), so that a caller who needs the
+        for a compressed one, the decompressed ones), so that a caller who needs the
         file's checksum need not read it twice.
 
     Yields
@@ -166,7 +155,7 @@ def _split_documents(path: str, max_document_bytes: int, digest=None) -> Iterato
     started = False  # whether `pending` holds more than whitespace
     scanned = 0  # bytes of `pending` already searched for a declaration
     try:
-        handle = open_binary(path)
+        handle = open_stream(path)
     except OSError as error:
         malformed(path, None, f"cannot read the file: {error.strerror or error}")
     with handle:
@@ -274,8 +263,9 @@ def _refuse(path: str, line: int, names: list[str]) -> None:
 def _normalise_tree(root: etree._Element) -> None:
     """Make the text of the tree read as the rendered document does.
 
-    A line break (``<br/>``) separates words, so it becomes a space. References to undeclared named entities (``&lsquo;`` in a file whose DTD is
-    not loaded) become their characters when HTML knows the name, else ``&name;``.
+    A line break (``<br/>``) separates words, so it becomes a space. References to undeclared
+    named entities (``&lsquo;`` in a file whose DTD is not loaded) become their characters when
+    HTML knows the name, else ``&name;``.
     """
     for line_break in root.iter("br"):
         line_break.tail = " " + (line_break.tail or "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from lxml import etree
 
+from ..core.docids import make_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
@@ -25,7 +26,7 @@ from ._xmltools import (
     read_claims,
     unique,
 )
-from .records import Citation, Claim, PatentDocument, make_ucid
+from .records import Citation, Claim, PatentDocument
 from .safexml import XmlDocument, element_text
 
 __all__ = ["ROOT_TAGS", "read_uspto_document", "USPTO_CITATION_SOURCES", "uspto_number"]
@@ -66,7 +67,7 @@ def title_and_abstract(root, bibliographic, lang: str, *, title_path: str, abstr
     title_text = child_text(bibliographic, title_path)
     if title_text:
         title[lang] = title_text
-    abstract = {}
+    abstract: dict[str, str] = {}
     for element in root.iterfind(abstract_tag):
         text = "\n".join(t for t in (text_of(p) for p in element.iter(paragraph_tag)) if t) or element_text(element)
         if text:

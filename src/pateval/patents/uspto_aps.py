@@ -37,11 +37,13 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from ..core.docids import make_ucid
 from ..errors import InputFormatError, malformed
+from ..formats.source import open_stream
 from ._xmltools import ipc_fixed_width, iso_date, unique
 from .claims import resolve_dependencies
-from .records import Citation, Claim, Passage, PatentDocument, make_ucid
-from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, open_binary
+from .records import Citation, Claim, Passage, PatentDocument
+from .safexml import DEFAULT_MAX_DOCUMENT_BYTES
 from .uspto import uspto_number
 
 __all__ = ["APS_SUFFIXES", "is_aps_file", "iter_aps_documents"]
@@ -68,7 +70,7 @@ def is_aps_file(path: str | os.PathLike[str]) -> bool:
     ``PATN`` or the ``HHHHHT`` header line of the bulk weekly files, or, not being XML,
     has a ``PATN`` line followed by ``WKU`` in its first 4 KB (after some other header)."""
     try:
-        with open_binary(path) as handle:
+        with open_stream(path) as handle:
             head = handle.read(4096)
     except (OSError, EOFError):
         return False
@@ -84,7 +86,7 @@ def _file_encoding(path: str) -> str:
     line could read one file in two encodings). This costs a first read of the file."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        with open_binary(path) as handle:
+        with open_stream(path) as handle:
             while chunk := handle.read(1 << 20):
                 decoder.decode(chunk)
             decoder.decode(b"", final=True)
@@ -95,7 +97,7 @@ def _file_encoding(path: str) -> str:
     return "utf-8"
 
 
-def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, list[tuple[int, str, str]]]]:
+def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, list[list]]]:
     """The patents of a file, each as its first line and its fields ``(line, tag, value)``
     with continuation lines joined; segment headers are fields with value None."""
     encoding = _file_encoding(path)
@@ -103,7 +105,7 @@ def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[
     first_line = 0
     size = 0
     try:
-        handle = open_binary(path)
+        handle = open_stream(path)
     except OSError as error:
         malformed(path, None, f"cannot read the file: {error.strerror or error}")
     with handle:
@@ -179,10 +181,10 @@ def iter_aps_documents(
                 raise
             yield error
     if not found:
-        error = InputFormatError(name, None, "no APS patent record (PATN) in the file")
+        empty = InputFormatError(name, None, "no APS patent record (PATN) in the file")
         if on_error == "stop":
-            raise error
-        yield error
+            raise empty
+        yield empty
 
 
 def _collapse(text: str) -> str:
@@ -203,8 +205,10 @@ def _segments(fields: list[list]) -> list[tuple[str, str, list[list]]]:
             seen[tag] += 1
             if tag == "PATN":
                 xpath = "/PATN"
+            elif totals[tag] > 1:
+                xpath = f"/PATN/{tag}[{seen[tag]}]"
             else:
-                xpath = f"/PATN/{tag}[{seen[tag]}]" if totals[tag] > 1 else f"/PATN/{tag}"
+                xpath = f"/PATN/{tag}"
             segments.append((tag, xpath, []))
         elif segments:
             segments[-1][2].append(field)

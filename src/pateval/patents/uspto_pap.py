@@ -19,6 +19,7 @@ import re
 
 from lxml import etree
 
+from ..core.docids import make_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
@@ -29,7 +30,7 @@ from ._xmltools import (
     read_claims,
     unique,
 )
-from .records import PatentDocument, make_ucid
+from .records import PatentDocument
 from .safexml import XmlDocument, element_text
 from .uspto import title_and_abstract, uspto_number
 

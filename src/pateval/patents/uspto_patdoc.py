@@ -17,6 +17,7 @@ import re
 
 from lxml import etree
 
+from ..core.docids import make_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
@@ -27,7 +28,7 @@ from ._xmltools import (
     read_claims,
     unique,
 )
-from .records import Citation, PatentDocument, make_ucid
+from .records import Citation, PatentDocument
 from .safexml import XmlDocument
 from .uspto import title_and_abstract, uspto_number
 

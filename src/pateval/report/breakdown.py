@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import malformed
-from ..formats.lines import iter_fields, read_bytes
+from ..formats.source import iter_fields, read_bytes
 from ..measures import parse_measures
 
 __all__ = ["ALL", "group_summary", "plot_group_summary", "read_topic_groups"]

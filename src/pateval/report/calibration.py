@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..usermodel.calibration import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
+from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
 from .plots import _colour, new_figure
 
 __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
@@ -135,7 +135,7 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
     """Mean rank users reached over time against the rank T(k) predicts, per list (the paper's Figure 2).
 
     ``curves`` has the columns ``list, time, observed, predicted``; ``errors`` (from
-    :func:`pateval.usermodel.calibration.validate_time_model`) gives the title's error numbers.
+    :func:`pateval.calibration.tbg.validate_time_model`) gives the title's error numbers.
     At most ``max_lists`` lists are drawn (those with the most sessions first).
     """
     figure, axes = new_figure(6.6, 4.2)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..formats.results import check_precision
+from ..results.writers import check_precision
 from ..validation import check_choice
 from .names import TABLE_FORMATS
 

@@ -64,7 +64,8 @@ def analyzer(lang: str) -> tantivy.TextAnalyzer:
                .filter(tantivy.Filter.remove_long(_MAX_TOKEN_BYTES))
                .filter(tantivy.Filter.lowercase()))
     if code in _SNOWBALL:
-        builder = builder.filter(tantivy.Filter.stopword(_SNOWBALL[code])).filter(tantivy.Filter.stemmer(_SNOWBALL[code]))
+        builder = (builder.filter(tantivy.Filter.stopword(_SNOWBALL[code]))
+                   .filter(tantivy.Filter.stemmer(_SNOWBALL[code])))
     return builder.build()
 
 

@@ -40,15 +40,17 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import tantivy
 
+from ..core.docids import patent_key
 from ..errors import ParameterError, PatevalError
 from ..formats.atomic import atomic_directory
-from ..patents.records import PatentDocument, ipc_prefix, patent_key
+from ..patents.records import PatentDocument, ipc_prefix
 from .analyzers import (
     LANGUAGES,
     TERMS_ANALYZER,
@@ -60,8 +62,11 @@ from .analyzers import (
     register_analyzers,
 )
 
+if TYPE_CHECKING:
+    import duckdb
+
 __all__ = ["INDEX_FORMAT", "INDEX_VERSION", "INDEX_LANGUAGES", "IndexRecord", "IndexSummary", "FieldStats",
-           "SearchIndex", "build_index", "records_from_documents", "records_from_store", "records_from_source"]
+           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store"]
 
 INDEX_FORMAT = "pateval-search-index"
 INDEX_VERSION = 1
@@ -138,55 +143,64 @@ def records_from_documents(documents: Iterable[PatentDocument]) -> Iterator[Inde
         yield record
 
 
-def records_from_store(store: str | os.PathLike[str], *, batch_rows: int = 2000) -> Iterator[IndexRecord]:
-    """Index records from a corpus store (:mod:`pateval.collection.store`), never re-reading XML.
+@runtime_checkable
+class OpenedStore(Protocol):
+    """A corpus store opened by the caller (:class:`pateval.collection.store.CorpusStore`): its
+    DuckDB views ``documents``, ``claims`` and ``passages``. Search takes the store opened, so
+    that it sits below collection, whose datasets read their topics with search's reader."""
+
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection: ...
+
+
+def records_from_store(store: OpenedStore, *, batch_rows: int = 2000) -> Iterator[IndexRecord]:
+    """Index records from an opened corpus store, never re-reading XML.
 
     The documents, claims and passages tables are each read in ``ucid`` order in batches
-    and joined as they stream, so memory stays bounded by one batch.
+    and joined as they stream, so memory stays bounded by one batch. The store must stay
+    open until the records are consumed.
     """
-    from ..collection.store import CorpusStore
-
-    with CorpusStore(store) as corpus:
-        con = corpus.connection
-        docs = con.cursor().sql(
-            "SELECT ucid, patent_key, family_id, lang, date, ipc_classes, "
-            "map_entries(title) AS title, map_entries(abstract) AS abstract FROM documents ORDER BY ucid"
-        ).to_arrow_reader(batch_rows)
-        claims = _grouped(con.cursor().sql(
-            "SELECT ucid, lang, string_agg(text, chr(10) ORDER BY number) AS text FROM claims "
-            "GROUP BY ucid, lang ORDER BY ucid, lang").to_arrow_reader(batch_rows))
-        passages = _grouped(con.cursor().sql(
-            "SELECT ucid, xpath, lang, text, is_heading FROM passages ORDER BY ucid, position"
-        ).to_arrow_reader(batch_rows))
-        pending_claims = next(claims, None)
-        pending_passages = next(passages, None)
-        for batch in docs:
-            for row in batch.to_pylist():
-                ucid = row["ucid"]
-                record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], _date_int(row["date"]),
-                                     _subclasses(row["ipc_classes"]))
-                for entry in row["title"] or ():
-                    _add_text(record.texts, "title", entry["key"], entry["value"])
-                for entry in row["abstract"] or ():
-                    _add_text(record.texts, "abstract", entry["key"], entry["value"])
-                while pending_claims is not None and pending_claims[0] <= ucid:
-                    if pending_claims[0] == ucid:
-                        for claim_row in pending_claims[1]:
-                            _add_text(record.texts, "claims", claim_row["lang"], claim_row["text"])
-                    pending_claims = next(claims, None)
-                while pending_passages is not None and pending_passages[0] <= ucid:
-                    if pending_passages[0] == ucid:
-                        for p in pending_passages[1]:
-                            _add_text(record.texts, "description", p["lang"] or row["lang"], p["text"])
-                            if not p["is_heading"]:
-                                record.passages.append((p["xpath"], p["lang"] or row["lang"], p["text"]))
-                    pending_passages = next(passages, None)
-                yield record
+    con = store.connection
+    docs = con.cursor().sql(
+        "SELECT ucid, patent_key, family_id, lang, date, ipc_classes, "
+        "map_entries(title) AS title, map_entries(abstract) AS abstract FROM documents ORDER BY ucid"
+    ).to_arrow_reader(batch_rows)
+    claims = _grouped(con.cursor().sql(
+        "SELECT ucid, lang, string_agg(text, chr(10) ORDER BY number) AS text FROM claims "
+        "GROUP BY ucid, lang ORDER BY ucid, lang").to_arrow_reader(batch_rows))
+    passages = _grouped(con.cursor().sql(
+        "SELECT ucid, xpath, lang, text, is_heading FROM passages ORDER BY ucid, position"
+    ).to_arrow_reader(batch_rows))
+    pending_claims = next(claims, None)
+    pending_passages = next(passages, None)
+    for batch in docs:
+        for row in batch.to_pylist():
+            ucid = row["ucid"]
+            record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], _date_int(row["date"]),
+                                 _subclasses(row["ipc_classes"]))
+            for entry in row["title"] or ():
+                _add_text(record.texts, "title", entry["key"], entry["value"])
+            for entry in row["abstract"] or ():
+                _add_text(record.texts, "abstract", entry["key"], entry["value"])
+            while pending_claims is not None and pending_claims[0] <= ucid:
+                if pending_claims[0] == ucid:
+                    for claim_row in pending_claims[1]:
+                        _add_text(record.texts, "claims", claim_row["lang"], claim_row["text"])
+                pending_claims = next(claims, None)
+            while pending_passages is not None and pending_passages[0] <= ucid:
+                if pending_passages[0] == ucid:
+                    for p in pending_passages[1]:
+                        _add_text(record.texts, "description", p["lang"] or row["lang"], p["text"])
+                        if not p["is_heading"]:
+                            record.passages.append((p["xpath"], p["lang"] or row["lang"], p["text"]))
+                pending_passages = next(passages, None)
+            yield record
 
 
 def _grouped(batches) -> Iterator[tuple[str, list[dict]]]:
     """Rows of a reader ordered by ucid, grouped: ``(ucid, [row, ...])``."""
-    current, rows = None, []
+    current: str | None = None
+    rows: list[dict] = []
     for batch in batches:
         for row in batch.to_pylist():
             if row["ucid"] != current:
@@ -196,20 +210,6 @@ def _grouped(batches) -> Iterator[tuple[str, list[dict]]]:
             rows.append(row)
     if current is not None:
         yield current, rows
-
-
-def records_from_source(source) -> Iterator[IndexRecord]:
-    """Index records from a corpus store directory, XML files/directories, or patent records."""
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if (path / "manifest.json").is_file():
-            return records_from_store(path)
-        if path.exists():
-            from ..patents.reader import iter_patents
-
-            return records_from_documents(iter_patents(path))
-        raise PatevalError(f"{path}: no such corpus store or patent file/directory")
-    return records_from_documents(source)
 
 
 # ---- building -------------------------------------------------------------------------------
@@ -250,10 +250,10 @@ class _StatsBuilder:
 
     def __init__(self) -> None:
         self.vocab: dict[str, dict[str, int]] = {lang: {} for lang in INDEX_LANGUAGES}
-        self.indices = {(f, l): array("i") for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
-        self.data = {(f, l): array("i") for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
-        self.indptr = {(f, l): array("q", [0]) for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
-        self.lengths = {(f, l): array("i") for l in INDEX_LANGUAGES for f in TEXT_FIELDS}
+        self.indices = {(f, lang): array("i") for lang in INDEX_LANGUAGES for f in TEXT_FIELDS}
+        self.data = {(f, lang): array("i") for lang in INDEX_LANGUAGES for f in TEXT_FIELDS}
+        self.indptr = {(f, lang): array("q", [0]) for lang in INDEX_LANGUAGES for f in TEXT_FIELDS}
+        self.lengths = {(f, lang): array("i") for lang in INDEX_LANGUAGES for f in TEXT_FIELDS}
 
     def add(self, texts: dict[tuple[str, str], str]) -> dict[tuple[str, str], list[str]]:
         """Count the terms of one document's texts; returns the analysed terms per field."""
@@ -301,6 +301,7 @@ class _StatsBuilder:
                                          shape=(len(indptr) - 1, size))
                 presence = ones if presence is None else (presence + ones)
                 del self.indices[key], self.data[key]  # free as we go: these are the big arrays
+            assert presence is not None  # TEXT_FIELDS is not empty
             df_all = np.bincount(presence.indices, minlength=size).astype(np.int64)
             np.save(stats / f"all_{lang.lower()}.df.npy", df_all)
             np.save(stats / f"all_{lang.lower()}.ctf.npy", ctf_all)
@@ -325,8 +326,9 @@ def build_index(
 
     Parameters
     ----------
-    source : path or iterable
-        A corpus store directory, patent XML files or directories, an iterable of
+    source : OpenedStore, path or iterable
+        An opened corpus store (:class:`pateval.collection.store.CorpusStore`, open until
+        this returns), patent XML files or directories, an iterable of
         :class:`~pateval.patents.records.PatentDocument` or of :class:`IndexRecord`.
     out : path-like
         The index directory to create (must not exist; it appears only when complete).
@@ -389,9 +391,9 @@ def build_index(
                                    ("ipc", record.ipc)):
                     columns[key].append(value)
                 if passages and record.passages:
-                    for xpath, lang, text in record.passages:
-                        for key, value in (("row", row), ("ucid", record.ucid), ("xpath", xpath), ("lang", lang),
-                                           ("text", text)):
+                    for xpath, passage_lang, text in record.passages:
+                        for key, value in (("row", row), ("ucid", record.ucid), ("xpath", xpath),
+                                           ("lang", passage_lang), ("text", text)):
                             passage_buffer[key].append(value)
                     passage_count += len(record.passages)
                     if len(passage_buffer["row"]) >= 20_000:
@@ -414,17 +416,18 @@ def build_index(
             "family_id": pa.array(columns["family_id"], pa.string()), "lang": pa.array(columns["lang"], pa.string()),
             "date": pa.array(columns["date"], pa.int64()), "ipc": pa.array(columns["ipc"], pa.list_(pa.string())),
         }), tmp / "documents.parquet", compression="zstd")
-        terms = stats.save(tmp)
+        term_counts = stats.save(tmp)
         seconds = time.perf_counter() - started
         meta = {
-            "format": INDEX_FORMAT, "version": INDEX_VERSION, "engine": str(tantivy.__version__),
-            "documents": n_docs, "passages": passage_count if passages else None, "terms": terms,
-            "fields": [field_name(f, l) for l in INDEX_LANGUAGES for f in TEXT_FIELDS],
+            "format": INDEX_FORMAT, "version": INDEX_VERSION,
+            "engine": str(tantivy.__version__),  # type: ignore[attr-defined]  # not in its stubs
+            "documents": n_docs, "passages": passage_count if passages else None, "terms": term_counts,
+            "fields": [field_name(f, lang) for lang in INDEX_LANGUAGES for f in TEXT_FIELDS],
             "analyzers": describe_analyzers(), "seconds": round(seconds, 3), "until": until,
         }
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         size = _directory_bytes(tmp)
-    return IndexSummary(str(out), n_docs, passage_count, terms, seconds, size)
+    return IndexSummary(str(out), n_docs, passage_count, term_counts, seconds, size)
 
 
 _PASSAGE_SCHEMA = pa.schema([("row", pa.int64()), ("ucid", pa.string()), ("xpath", pa.string()),
@@ -444,8 +447,18 @@ def _flush_passages(buffer: dict[str, list], writer, root: Path):
 def _as_records(source) -> Iterator[IndexRecord]:
     """Index records from any source :func:`build_index` accepts (an iterable of records is
     recognised by its first item, which is put back)."""
+    if isinstance(source, OpenedStore):
+        return records_from_store(source)
     if isinstance(source, (str, os.PathLike)):
-        return records_from_source(source)
+        path = Path(source)
+        if (path / "manifest.json").is_file():
+            raise ParameterError(f"{path} is a corpus store: open it (pateval.api.open_store) and index the opened "
+                                 "store")
+        if not path.exists():
+            raise PatevalError(f"{path}: no such corpus store or patent file/directory")
+        from ..patents.reader import iter_patents
+
+        return records_from_documents(iter_patents(path))
     items = iter(source)
     first = next(items, None)
     if first is None:
@@ -486,7 +499,8 @@ class SearchIndex:
         self.path = Path(path)
         meta_path = self.path / "meta.json"
         if not meta_path.is_file():
-            raise PatevalError(f"{self.path}: not a pateval search index (no meta.json); build one with `pateval index`")
+            raise PatevalError(f"{self.path}: not a pateval search index (no meta.json); build one with "
+                               "`pateval index`")
         self.meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if self.meta.get("format") != INDEX_FORMAT or self.meta.get("version") != INDEX_VERSION:
             raise PatevalError(f"{self.path}: index format {self.meta.get('format')} v{self.meta.get('version')} "

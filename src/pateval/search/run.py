@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import tantivy
@@ -39,7 +40,7 @@ from ..formats.atomic import atomic_directory, atomic_output
 from ..patents.records import PatentDocument
 from .analyzers import TEXT_FIELDS, analyze, field_name, language_of
 from .index import SearchIndex
-from .models import BM25, parse_model, rescore
+from .models import BM25, TFIDF, LMDirichlet, parse_model, rescore
 from .queries import SEED_QUERY_GRID, Query, QuerySpec, formulate, parse_query_spec
 
 __all__ = ["SearchConfig", "Topic", "PassageTopic", "load_topics", "load_passage_topics", "search_topic",
@@ -71,13 +72,18 @@ class SearchConfig:
         ``patent`` keeps only the best publication of each patent.
     """
 
-    model: object = field(default_factory=BM25)
-    query: object = field(default_factory=QuerySpec)
+    model: BM25 | LMDirichlet | TFIDF = field(default_factory=BM25)
+    query: QuerySpec = field(default_factory=QuerySpec)
     depth: int = 1000
     candidates: int = 2000
     date_filter: bool = True
     exclude_family: bool = True
     unit: str = "publication"
+
+    if TYPE_CHECKING:  # names are accepted too, and parsed by __post_init__
+        def __init__(self, model: BM25 | LMDirichlet | TFIDF | str = ..., query: QuerySpec | str = ...,
+                     depth: int = ..., candidates: int = ..., date_filter: bool = ..., exclude_family: bool = ...,
+                     unit: str = ...) -> None: ...
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "model", parse_model(self.model))
@@ -396,7 +402,7 @@ def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.P
 
 
 def _engine_version(meta: dict) -> str:
-    engine = str(meta.get("engine") or tantivy.__version__)
+    engine = str(meta.get("engine") or tantivy.__version__)  # type: ignore[attr-defined]  # not in its stubs
     return engine if engine.lower().startswith("tantivy") else f"tantivy {engine}"
 
 
@@ -550,9 +556,9 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
             counted = []
             for frame in paragraphs:
                 for xpath, lang, text in frame[["xpath", "lang", "text"]].itertuples(index=False):
-                    terms = analyze(text, language_of(lang))
-                    counted.append((frame["ucid"].iat[0], xpath, language_of(lang), Counter(terms)))
-                    lengths_all.append(len(terms))
+                    words = analyze(text, language_of(lang))
+                    counted.append((frame["ucid"].iat[0], xpath, language_of(lang), Counter(words)))
+                    lengths_all.append(len(words))
             average = (sum(lengths_all) / len(lengths_all)) or 1.0
             scored: dict[str, list[tuple[str, float]]] = {}
             for (ucid, xpath, lang, bag), length in zip(counted, lengths_all, strict=False):
@@ -576,12 +582,16 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
 
 
 def write_passage_run(results: dict[str, list[tuple[str, str, float]]], path: str | os.PathLike[str]) -> Path:
-    """Write a passage run: ``topic Q0 docno xpath passage_rank score`` (rank within the document)."""
-    with atomic_output(path) as out:
-        for qid, ranked in results.items():
-            rank, previous = 0, None
-            for docno, xpath, score in ranked:
-                rank = rank + 1 if docno == previous else 1
-                previous = docno
-                out.write(f"{qid} Q0 {docno} {xpath} {rank} {float(score)!r}\n")
-    return Path(path)
+    """Write a passage run: ``topic Q0 docno xpath passage_rank score`` (rank within the document),
+    through the one passage-run writer, :func:`pateval.formats.passages.write_passage_run`."""
+    from ..formats.passages import PassageRun
+    from ..formats.passages import write_passage_run as write
+
+    rows = [(qid, docno, xpath, score) for qid, ranked in results.items() for docno, xpath, score in ranked]
+    topic, docno, xpath, score = (np.asarray([row[k] for row in rows], dtype=object) for k in range(4))
+    # a passage's rank counts the passages of its document, from 1
+    new_document = np.r_[True, (topic[1:] != topic[:-1]) | (docno[1:] != docno[:-1])] if rows else np.zeros(0, bool)
+    starts = np.flatnonzero(new_document)
+    rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
+    return write(PassageRun(name="run", topic=topic, docno=docno, xpath=xpath, rank=rank,
+                            score=score.astype(np.float64), line=np.arange(1, len(rows) + 1)), path)

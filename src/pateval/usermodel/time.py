@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -93,7 +94,7 @@ class TimeModel:
         check_interval("halflife", self.halflife, _POSITIVE, owner="TimeModel")
 
     @classmethod
-    def from_values(cls, values: Mapping[str, object]) -> TimeModel:
+    def from_values(cls, values: Mapping[str, Any]) -> TimeModel:
         """The model from a mapping that may hold other keys too (e.g. a TBG measure's parameters)."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: float(v) for k, v in values.items() if k in names})

@@ -1,5 +1,7 @@
-"""Reading whitespace-separated text files line by line, with exact error positions.
+"""The source of every text input: the one place an input becomes bytes, and is read line by line.
 
+Every text reader (runs, qrels, DD runs, run blocks, side inputs, interaction logs, patent
+XML and APS text) gets its bytes or its stream here, so that all take the same inputs.
 The careful path of every text reader: it decodes UTF-8 strictly, refuses binary files
 and empty files, and yields ``(line_number, fields)`` for each non-blank line, so that a
 reader's checks can name the 1-based line of any problem. Fast readers (pyarrow) fall
@@ -22,6 +24,7 @@ path, :func:`map_file` for the fast one), so every reader takes the same inputs:
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import lzma
 import mmap
@@ -170,8 +173,9 @@ def _open_content(path: Path):
     return data if kind is None else _decompress(path, data, kind)
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """Read a whole input (decompressed), refusing a missing, empty or binary one.
+def read_bytes(path: str | os.PathLike[str], *, text: bool = True) -> bytes:
+    """Read a whole input (decompressed), refusing a missing one and, as ``text``, an empty
+    or binary one (``text=False``: a binary format, such as Parquet, compressed whole).
 
     Comment lines are kept: :func:`iter_fields` skips them, keeping line numbers.
     """
@@ -183,7 +187,8 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         finally:
             data.close()
         data = content
-    _refuse_empty_or_binary(path, data)
+    if text:
+        _refuse_empty_or_binary(path, data)
     return data
 
 
@@ -215,7 +220,8 @@ def without_comments(data):
     >>> without_comments(b"# ir_metadata.start\\n# tag: x\\nq1 0 d1 1\\n#c\\nq1 0 d2 0\\n")
     b'q1 0 d1 1\\nq1 0 d2 0\\n'
     """
-    if data[:1] != b"#" and data.find(b"\n#") < 0:
+    # a one-byte search first (memchr speed); "\n#" is slow to search, a newline being in every line
+    if data.find(b"#") < 0 or (data[:1] != b"#" and data.find(b"\n#") < 0):
         return data
     return _COMMENT_LINE.sub(b"", data)
 
@@ -244,7 +250,9 @@ def _head_stream(path: Path):
         if kind is None:
             return open(path, "rb")
         # the compressed file's own reader: it closes the file when closed
-        return {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[kind](path, "rb")
+        if kind == "gzip":
+            return gzip.open(path, "rb")
+        return bz2.open(path, "rb") if kind == "bzip2" else lzma.open(path, "rb")
     data = _stream_bytes(path)
     kind = compression(data[:6])
     return io.BytesIO(data if kind is None else _decompress(path, data, kind))
@@ -330,10 +338,8 @@ def release(data) -> None:
     """Unmap a :func:`map_file` map once parsed, unless Arrow's columns still point into it
     (then it goes when they do): the file's pages then leave the process at once."""
     if isinstance(data, mmap.mmap):
-        try:
+        with contextlib.suppress(BufferError):
             data.close()
-        except BufferError:
-            pass
 
 
 def _refuse_empty_or_binary(path: Path, data) -> None:

@@ -19,8 +19,8 @@ from ..errors import ParameterError
 from ..evaluation import topics_to_evaluate
 from ..measures import EvaluationContext, Measure, parse_measure
 from ..measures.tbg import length_table, normaliser, tbg_rows
-from .simulation import simulate_users as _simulate
-from .time import segment_exclusive_cumsum, step_times
+from ..usermodel.simulation import simulate_users as _simulate
+from ..usermodel.time import segment_exclusive_cumsum, step_times
 
 __all__ = ["tbg_measure", "ranked_runs", "time_to_rank_frame", "simulation_frame"]
 
@@ -97,7 +97,7 @@ def simulation_frame(ranked_list: Sequence[RankedTopics], measure: Measure, cont
                            ptr=ranked.ptr, n_users=n_users, seed=seed + offset, confidence=confidence)
         scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)
 
-        def scaled(values: np.ndarray) -> np.ndarray:
+        def scaled(values: np.ndarray, scale: np.ndarray = scale) -> np.ndarray:
             out = np.zeros(len(values))
             np.divide(values, scale, out=out, where=scale > 0)
             return out

@@ -21,20 +21,23 @@ import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from .._lazy import lazy_module
 from ..errors import ParameterError
+from ..formats.atomic import atomic_output
+from ..formats.names import RESULT_FORMATS
 from ..measures import parse_measure
 from ..validation import check_choice
-from .atomic import atomic_output
 
-pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
 
 __all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table",
            "format_trec_eval",
            "result_rows", "trec_eval_names", "write_results"]
-
-from .names import RESULT_FORMATS  # noqa: E402 (declared where the command line reads it)
 
 # trec_eval's lines that are not measures of the topics: the run's tag and the number of topics
 TREC_EVAL_EXTRAS = ("runid", "num_q")
@@ -126,8 +129,8 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
     lines = []
     for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
         keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
-        value = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
-        lines.append("\t".join([*keys, value]))
+        text = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
+        lines.append("\t".join([*keys, text]))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -208,8 +211,8 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     """
     check_precision(precision)
     names = trec_eval_names(measures, relevance_level=relevance_level)
-    ordered = sorted(enumerate(names.items()), key=lambda item: _trec_eval_sort_key(item[1][1], item[0]))
-    ordered = [(ours, theirs) for _, (ours, theirs) in ordered]
+    given = sorted(enumerate(names.items()), key=lambda item: _trec_eval_sort_key(item[1][1], item[0]))
+    ordered = [(ours, theirs) for _, (ours, theirs) in given]
     integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
 
     def line(name: str, topic: str, value) -> str:

@@ -34,8 +34,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import PatevalError, malformed
+from ..formats.source import read_bytes
 from ..validation import check_choice
-from .lines import read_bytes
 
 __all__ = ["SCORE_FORMATS", "read_scores", "read_score_files", "canonical_measure"]
 
@@ -273,7 +273,8 @@ def read_score_files(paths: Iterable[str | os.PathLike[str]], *, measures: Seque
     format : str
         See :func:`read_scores`.
     """
-    pieces, origin = [], {}
+    pieces: list[pd.DataFrame] = []
+    origin: dict[str, str] = {}  # run -> the file it came from
     for path in paths:
         frame = read_scores(path, format=format)
         for run in pd.unique(frame["run"]):

@@ -44,16 +44,19 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy import stats as _stats
 
 from ..errors import ParameterError, malformed
 from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog, session_codes
-from .time import TimeModel, time_to_rank
+from ..usermodel.time import TimeModel, time_to_rank
 
 __all__ = [
     "PARAMETERS",
@@ -291,7 +294,7 @@ def _length_lookup(lengths: Mapping | None, docnos: np.ndarray) -> np.ndarray:
     return out
 
 
-def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping,
+def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping | None,
              groups: Mapping | None) -> _Sessions:
     """Per-session statistics of a validated log, on whole arrays (one pass of sorts and sums).
 
@@ -330,16 +333,16 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
                      else np.zeros(0, dtype=bool))
     relevant_before = np.r_[0, np.cumsum(flat_relevant)]
     session_li = np.array([list_index.get(lst, -1) for lst in session_list], dtype=np.int64)
-    errors = []  # (row in session order, message maker): the first one is raised, as an event-by-event pass would
+    # (row in session order, message maker): the first one is raised, as an event-by-event pass would
+    errors: list[tuple[int, Callable[[], object]]] = []
     missing = np.flatnonzero(session_li < 0)
     if len(missing):
         s = int(missing[0])
         lst = session_list[s]
-        errors.append((int(first_row[s]), lambda s=s, lst=lst: malformed(
-            path, int(line[first_row[s]]),
-                                                                         f"list {lst!r} is not a ranked list given (no "
-                                                                         f"topic {lst!r} in both the qrels "
-            "and the run, and no lists file maps it)")))
+        errors.append((int(first_row[s]), partial(
+            malformed, path, int(line[first_row[s]]),
+            f"list {lst!r} is not a ranked list given (no topic {lst!r} in both the qrels and the run, and no "
+            "lists file maps it)")))
     row_li = session_li[session]
     row_offset = np.where(row_li >= 0, offsets[np.maximum(row_li, 0)], 0)
     row_size = np.where(row_li >= 0, sizes[np.maximum(row_li, 0)] if len(sizes) else 0, 0)
@@ -360,16 +363,14 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
             row = int(clicks[i])
             lst = session_list[session[row]]
             if kind == "beyond":
-                errors.append((row, lambda row=row, lst=lst, i=i: malformed(
-                    path, int(line[row]), f"click at rank {int(click_rank[i])}, but list {lst!r} ranks "
-                    f"{int(row_size[row])} documents")))
+                errors.append((row, partial(
+                    malformed, path, int(line[row]),
+                    f"click at rank {int(click_rank[i])}, but list {lst!r} ranks {int(row_size[row])} documents")))
             else:
-                errors.append((row, lambda row=row, lst=lst, i=i: malformed(
-                    path, int(line[row]),
-                                                                            f"the document at rank "
-                                                                            f"{int(click_rank[i])} of list {lst!r} is "
-                                                                            f"{str(expected[i])!r}",
-                    found=given[i])))
+                errors.append((row, partial(
+                    malformed, path, int(line[row]),
+                    f"the document at rank {int(click_rank[i])} of list {lst!r} is {str(expected[i])!r}",
+                    found=cast(str, given[i]))))
     ok = ~beyond & ~wrong
     click_doc = np.where(has_docno, given, expected).astype(object)
     # first views: a group (or document) not clicked before in the session
@@ -393,8 +394,8 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     no_length = np.flatnonzero(ok & by_back & first & np.isnan(click_length))
     if len(no_length):
         i = int(no_length[0])
-        errors.append((int(close[i]), lambda i=i: malformed(
-            path, int(line[clicks[i]]), f"no length for document {click_doc[i]!r} in the document lengths")))
+        errors.append((int(close[i]), partial(
+            malformed, path, int(line[clicks[i]]), f"no length for document {click_doc[i]!r} in the document lengths")))
     if errors:
         min(errors, key=lambda e: e[0])[1]()
     view = np.flatnonzero(closed)
@@ -678,8 +679,8 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
     low_q, high_q = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
     rows = []
     for parameter in (*PARAMETERS, *_EXTRA):
-        values = boot[parameter]
-        finite = values[np.isfinite(values)]
+        samples = boot[parameter]
+        finite = samples[np.isfinite(samples)]
         low, high = (np.percentile(finite, [low_q, high_q]) if len(finite) else (np.nan, np.nan))
         mine = own[parameter]
         rows.append((parameter, float(point[parameter]), float(low), float(high),
@@ -699,7 +700,7 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
     else:  # no spread at all (noise-free times): equal or not
         p_value = 1.0 if math.isclose(dup_mean, b, rel_tol=1e-9, abs_tol=1e-9) else 0.0
     duration, ended = sessions.duration[mask], sessions.ended[mask]
-    fit = {
+    fit: dict[str, dict[str, Any]] = {
         "reading": {"n": int(regression["n"]), "read_slope_se": float(regression["se_slope"]),
                     "read_intercept_se": se_b, "r2": float(regression["r2"]),
                     "adjusted_r2": float(regression["adjusted_r2"])},
@@ -712,7 +713,7 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
                      "km_max_gap": _kaplan_meier_gap(duration, ended, float(point["halflife"]))},
         "summaries": {"sessions_with_click": int((stats[:, _COL["max_click"]] > 0).sum())},
     }
-    values = {p: point[p] for p in _IN_MEASURE}
+    values = {p: float(point[p]) for p in _IN_MEASURE}
     measure, notes = measure_string(values, rel=rel)
     if fit["duplicates"]["differs_from_intercept"]:
         notes.append(f"duplicate views took {dup_mean:.3g} s against the fit's b = {b:.3g} s (p = {p_value:.3g}): "
@@ -810,20 +811,20 @@ def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, l
         raise ParameterError(f"n_classes must be an integer >= 2; got {n_classes!r}")
     sessions = _collect(log, rankings, lengths, groups)
     everything = np.ones(len(sessions.user), dtype=bool)
-    options = {"B": B, "seed": seed, "confidence": confidence, "rel": rel, "alpha": alpha}
-    calibrations = [_calibrate_group("all", sessions, everything, **options)]
+    calibrate = partial(_calibrate_group, B=B, seed=seed, confidence=confidence, rel=rel, alpha=alpha)
+    calibrations = [calibrate("all", sessions, everything)]
     session_group = np.full(len(sessions.user), "all", dtype=object)
     if by == "topic":
         session_group = sessions.topic.copy()
         for topic in sorted(set(sessions.topic), key=str):
-            calibrations.append(_calibrate_group(str(topic), sessions, sessions.topic == topic, **options))
+            calibrations.append(calibrate(str(topic), sessions, sessions.topic == topic))
     elif by == "user-class":
         classes = speed_classes(sessions.user, sessions.reached, sessions.duration, n_classes)
         session_group = np.array([classes[u] for u in sessions.user], dtype=object)
         if len(set(classes.values())) < n_classes:
             raise ParameterError(f"too few users ({len(classes)}) for {n_classes} classes")
         for label in dict.fromkeys(classes.values()):  # slowest class first
-            calibrations.append(_calibrate_group(label, sessions, session_group == label, **options))
+            calibrations.append(calibrate(label, sessions, session_group == label))
     session_frame = pd.DataFrame({"session": np.arange(len(sessions.user)), "user": sessions.user,
                                   "list": sessions.list,
                                   "topic": sessions.topic, "group": session_group, "duration": sessions.duration,
@@ -836,7 +837,7 @@ def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, l
                              sessions=session_frame, trajectory=sessions.trajectory, rankings=dict(rankings))
 
 
-def rank_at_times(times_to_rank: np.ndarray, seconds: np.ndarray) -> np.ndarray:
+def rank_at_times(times_to_rank: npt.ArrayLike, seconds: npt.ArrayLike) -> np.ndarray:
     """The rank a model user has reached at each time: the largest k with T(k) <= t."""
     return np.searchsorted(np.asarray(times_to_rank, dtype=float), np.asarray(seconds, dtype=float), side="right")
 
@@ -868,7 +869,8 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
         local_of[:] = -1
         local_of[chosen_sessions] = np.arange(len(chosen_sessions))
         mine_points = local_of[point_session] >= 0
-        local, times_here, ranks_here = local_of[point_session[mine_points]], point_time[mine_points], point_rank[mine_points]
+        local = local_of[point_session[mine_points]]
+        times_here, ranks_here = point_time[mine_points], point_rank[mine_points]
         doc_lengths = [lengths.get(d) if lengths is not None else None for d in ranking.docnos]
         if any(v is None for v in doc_lengths):
             continue
@@ -890,7 +892,8 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
             observed = reached[chosen_duration >= t]
             predicted = float(min(rank_at_times(predicted_times, [t])[0], len(ranking.docnos)))
             mean_rank = float(np.mean(observed)) if len(observed) else float("nan")
-            row = (list_id, float(t), len(observed), mean_rank, predicted, abs(mean_rank - predicted))
+            row: tuple[object, ...] = (list_id, float(t), len(observed), mean_rank, predicted,
+                                       abs(mean_rank - predicted))
             if custom is not None:
                 mine = (float(min(rank_at_times(own_times, [t])[0], len(ranking.docnos))) if own_times is not None
                         else float("nan"))

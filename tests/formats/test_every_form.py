@@ -1,0 +1,121 @@
+"""The same data through every input form: identical numbers, identical refusals (issue 21).
+
+A run and qrels are written as text files, gzipped text files and Parquet, and given as a
+DataFrame, records, ir_measures' named tuples, dicts and ranx objects (the last two only
+when the data has no repeated item, which they cannot hold). Every form must give the same
+per-topic values, or be refused with the same exception for the same problem at the same
+place: a file names the line, in-memory input and Parquet the row (one row per line here).
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pateval
+from pateval.errors import InputFormatError
+
+ir_measures = pytest.importorskip("ir_measures")
+
+MEASURES = ["AP", "P@5", "nDCG@10"]
+TOPICS = ["q1", "q2", "10"]
+DOCS = ["d1", "d2", "d3", "D1", "d10"]
+
+
+def _text_run(rows) -> str:
+    return "".join(f"{t} Q0 {d} {i + 1} {s!r} sys\n" for i, (t, d, s) in enumerate(rows))
+
+
+def _text_qrels(rows) -> str:
+    return "".join(f"{t} 0 {d} {g}\n" for t, d, g in rows)
+
+
+def _forms(kind: str, rows, directory: Path) -> dict[str, object]:
+    """The rows in every form that can hold them."""
+    names = ("qid", "docno", "score") if kind == "run" else ("qid", "docno", "label")
+    frame = pd.DataFrame(rows, columns=list(names))
+    text = (_text_run if kind == "run" else _text_qrels)(rows)
+    plain, packed, parquet = directory / f"{kind}.txt", directory / f"{kind}.gz", directory / f"{kind}.parquet"
+    plain.write_text(text)
+    packed.write_bytes(gzip.compress(text.encode()))
+    # written by Arrow itself: pandas would store a NaN score as a null
+    pq.write_table(pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)}), parquet)
+    if kind == "run":
+        records = [ir_measures.ScoredDoc(t, d, s) for t, d, s in rows]
+    else:
+        records = [ir_measures.Qrel(t, d, g, "0") for t, d, g in rows]
+    forms = {"text": plain, "gzip": packed, "parquet": parquet, "frame": frame, "records": records,
+             "dicts": [dict(zip(names, row, strict=True)) for row in rows]}
+    if len({(t, d) for t, d, _ in rows}) == len(rows):  # a dict holds each item once
+        nested: dict[str, dict[str, object]] = {}
+        for t, d, v in rows:
+            nested.setdefault(t, {})[d] = v
+        forms["dict"] = nested
+        try:
+            import ranx
+        except ImportError:
+            pass
+        else:
+            forms["ranx"] = ranx.Run(nested) if kind == "run" else ranx.Qrels(nested)
+    return forms
+
+
+def _refusal(error: InputFormatError) -> tuple:
+    """What is refused, and where: the problem without its place, and the line or row."""
+    rows = re.findall(r"row (\d+)", error.problem)
+    place = error.line if error.line is not None else int(rows[-1])
+    if "twice" in error.problem:
+        return "duplicate", re.findall(r"'[^']*'", error.problem)[:2], place
+    if "NaN" in error.problem:
+        return "NaN", [], place
+    if "conflicting" in error.problem:
+        return "conflict", re.findall(r"'[^']*'", error.problem)[:2], place
+    raise AssertionError(f"unexpected refusal: {error}")
+
+
+def _outcome(qrels, run, on_duplicate: str):
+    try:
+        frame = pateval.evaluate(qrels, run, MEASURES, on_duplicate=on_duplicate)
+    except InputFormatError as error:
+        return "refused", _refusal(error), error
+    return "scored", {(t, m): v for t, m, v in zip(frame["topic"], frame["measure"], frame["value"], strict=True)}, None
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(qrels_rows=st.lists(st.tuples(st.sampled_from(TOPICS), st.sampled_from(DOCS), st.integers(0, 2)),
+                           min_size=1, max_size=10),
+       run_rows=st.lists(st.tuples(st.sampled_from(TOPICS), st.sampled_from(DOCS),
+                                   st.sampled_from([0.5, 1.0, 2.0, 3.25, math.nan])), min_size=1, max_size=10),
+       on_duplicate=st.sampled_from(["error", "first"]))
+def test_every_form_gives_the_same_numbers_and_the_same_refusals(tmp_path_factory, qrels_rows, run_rows,
+                                                                   on_duplicate):
+    directory = tmp_path_factory.mktemp("forms")
+    qrels_forms = _forms("qrels", qrels_rows, directory)
+    run_forms = _forms("run", run_rows, directory)
+    # each qrels form with the text run, each run form with the text qrels
+    outcomes = {(name, "text"): _outcome(qrels, run_forms["text"], on_duplicate) for name, qrels in qrels_forms.items()}
+    outcomes.update({("text", name): _outcome(qrels_forms["text"], run, on_duplicate)
+                     for name, run in run_forms.items()})
+    first = outcomes["text", "text"]
+    for forms, outcome in outcomes.items():
+        if {"dict", "ranx"} & set(forms) and first[0] == "refused":  # rows grouped by topic: the place differs
+            assert outcome[0] == "refused" and outcome[1][:2] == first[1][:2], (forms, outcome[2], first[2])
+        else:
+            assert outcome[:2] == first[:2], (forms, outcome[2], first[2])
+    # Parquet and the in-memory forms are refused in one message (the file's name aside)
+    messages = set()
+    for (q_name, r_name), (_, _, error) in outcomes.items():
+        varied = r_name if q_name == "text" else q_name
+        if error is not None and varied in ("parquet", "frame", "records", "dicts") \
+                and not error.path.endswith(".txt"):
+            messages.add(str(error).replace(error.path, "<memory>"))
+    assert len(messages) <= 1, messages
