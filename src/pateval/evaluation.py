@@ -226,8 +226,8 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             names.add(piece.run)
             notes.extend(n for n in run_notes if n not in notes)
             pieces.append(piece)
-            from .formats.source import ir_metadata  # the file's head only
             from .formats.parquet import is_parquet
+            from .formats.source import ir_metadata  # the file's head only
 
             metadata = None if is_parquet(run.path) else ir_metadata(run.path)
             if metadata is not None:
@@ -300,9 +300,8 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
     values = np.concatenate([v for _, v in scored], axis=1)
     values = values[:, positions_in(all_topics, topics)]
     notes += merge_counted_notes(n for b in scores for n in b.notes)
-    samples = [b.matches[2] for b in scores if b.matches[0]]
     notes += unmatched_note(name, (sum(b.matches[0] for b in scores), sum(b.matches[1] for b in scores),
-                                   samples[0] if samples else []), blocks.judgements)
+                                   [docno for b in scores for docno in b.matches[2]]), blocks.judgements)
     return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
 
 
@@ -319,8 +318,8 @@ def unmatched_note(run_name: str, matches: tuple[int, int, list[str]], judgement
     if judgements.doc_key != "patent" and sample:
         from .core.docids import patent_keys
 
-        judged = set(patent_keys(judgements.doc_strings).to_pylist())
-        if not judged.isdisjoint(patent_keys(np.asarray(sample, dtype=object)).tolist()):
+        judged = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
+        if not judged.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
             note += ("; their patents are judged: match by patent (EP-0971326-B1 ~ EP-0971326) with --doc-key patent "
                      "(doc_key='patent')")
     return [note]

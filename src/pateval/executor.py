@@ -50,13 +50,19 @@ class BlockScores:
     matches: tuple[int, int, list[str]]  # row_matches of the block
 
 
-def row_matches(ranked: RankedTopics, sample: int = 100) -> tuple[int, int, list[str]]:
+def row_matches(ranked: RankedTopics, per_topic: int = 3) -> tuple[int, int, list[str]]:
     """(rows retrieved for the topics, rows whose document the qrels list for the topic, and
-    when there is none, the ids of the first ``sample`` rows): what finds a run whose ids
-    never match the qrels' (the note of :func:`pateval.evaluation.unmatched_note`)."""
+    when there is none, the ids of each topic's first ``per_topic`` rows: the same sample
+    however the run is cut into blocks): what finds a run whose ids never match the qrels'
+    (the note of :func:`pateval.evaluation.unmatched_note`)."""
     matched = len(ranked.judged_row)
-    ids = [] if matched else ranked.doc_ids.take(pa.array(ranked.doc[:sample])).to_pylist()
-    return ranked.n_rows, matched, ids
+    if matched:
+        return ranked.n_rows, matched, []
+    starts, ends = ranked.ptr[:-1], ranked.ptr[1:]
+    rows = np.concatenate([np.arange(start, min(end, start + per_topic)) for start, end in zip(starts, ends,
+                                                                                              strict=True)]
+                          + [np.zeros(0, dtype=np.int64)])
+    return ranked.n_rows, matched, ranked.doc_ids.take(pa.array(ranked.doc[rows])).to_pylist()
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
