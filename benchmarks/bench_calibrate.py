@@ -87,7 +87,8 @@ def main() -> None:
     print(f"reading the log (CSV): pateval {ours_read:.3f} CPU-s (parsed and validated, session rules included), "
           f"pandas.read_csv {peer_read:.3f} CPU-s (parsed only); ratio {peer_read / ours_read:.2f}x")
     whole, result = _best(lambda: calibrate_log(log, rankings, lengths=lengths, B=args.B, seed=0), 1)
-    print(f"pateval calibrate_log (collect sessions, estimates, user averages, B={args.B} bootstrap): {whole:.3f} CPU-s")
+    print(f"pateval calibrate_log (collect sessions, estimates, user averages, B={args.B} bootstrap): "
+          f"{whole:.3f} CPU-s")
 
     sessions = _collect(log, rankings, lengths, None)
     views = sessions.views
@@ -113,7 +114,7 @@ def main() -> None:
 
     ours_time, (fit, halflife) = _best(ours, args.repeats)
     peer_time, (ols, peer_halflife) = _best(peer, args.repeats)
-    print("\npoint fits (first views: %d, sessions: %d)" % (len(x), len(duration)))
+    print(f"\npoint fits (first views: {len(x)}, sessions: {len(duration)})")
     print(f"  read_slope     pateval {float(fit['read_slope']):.12g}  statsmodels {ols.params[1]:.12g}")
     print(f"  read_intercept pateval {float(fit['read_intercept']):.12g}  statsmodels {ols.params[0]:.12g}")
     print(f"  se(slope)      pateval {float(fit['se_slope']):.12g}  statsmodels {ols.bse[1]:.12g}")

@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
             parse_docs, parse_seconds = pateval_parse(files)
             parse_cpu = cpu_seconds() - cpu
             report("pateval parse (1 core)", parse_docs, parse_seconds, parse_cpu, size)
-            print(f"ratio lxml/pateval parse, CPU per document: {floor_cpu / floor_docs / (parse_cpu / parse_docs):.3f}")
+            print("ratio lxml/pateval parse, CPU per document: "
+                  f"{floor_cpu / floor_docs / (parse_cpu / parse_docs):.3f}")
         if not args.skip_sequential:
             store = work / "store-1"
             shutil.rmtree(store, ignore_errors=True)

@@ -98,7 +98,7 @@ def main(argv=None) -> None:
     options = parser.parse_args(argv)
     qrels, text = make_standard_inputs(n_topics=options.topics, depth=1_000)
     inputs = {"text": text, "parquet": parquet_copy(text), "gzip": gzip_copy(text)}
-    rows = len(open(text, "rb").read().splitlines()) if options.topics <= 1000 else options.topics * 1000
+    rows = len(text.read_bytes().splitlines()) if options.topics <= 1000 else options.topics * 1000
     print(f"run: {rows:,} rows; text {text.stat().st_size / 1e6:.0f} MB, Parquet "
           f"{inputs['parquet'].stat().st_size / 1e6:.0f} MB, gzip {inputs['gzip'].stat().st_size / 1e6:.0f} MB")
     # interleaved (text, Parquet, gzip, text, ...): a change of load on a shared machine

@@ -169,7 +169,7 @@ def main() -> None:
 
     # each side's lengths indexed before its timings: the reference's dict above, pateval's
     # lookup index of the lengths table (made once per table read, as the dict is)
-    LengthTable.of(length_table).sorted_keys
+    _ = LengthTable.of(length_table).sorted_keys
     cases = [
         ("PRES@1000", lambda: reference_pres(rankings, relevant_sets, 1000)),
         ("PRES@100", lambda: reference_pres(rankings, relevant_sets, 100)),
@@ -184,7 +184,8 @@ def main() -> None:
                                   lambda m=measure: m.compute(ranked, EvaluationContext({"doc_lengths": length_table})))
         reference_time, theirs = timed(reference)
         difference = float(np.max(np.abs(ours - theirs)))
-        print(f"{name:<24}{ours_time:>11.3f}{reference_time:>13.2f}{reference_time / ours_time:>8.1f}x{difference:>13.2e}")
+        print(f"{name:<24}{ours_time:>11.3f}{reference_time:>13.2f}{reference_time / ours_time:>8.1f}x"
+              f"{difference:>13.2e}")
 
 
 if __name__ == "__main__":

@@ -73,7 +73,8 @@ compile_seconds = _t.perf_counter() - start
 qrels = Qrels.from_file(QRELS, kind='trec')
 run = Run.from_file(RUN, kind='trec')
 values = evaluate(qrels, run, ['map', 'precision@10', 'ndcg@10', 'recall@1000'])
-result = {'AP': values['map'], 'P@10': values['precision@10'], 'nDCG@10': values['ndcg@10'], 'R@1000': values['recall@1000']}
+result = {'AP': values['map'], 'P@10': values['precision@10'], 'nDCG@10': values['ndcg@10'],
+          'R@1000': values['recall@1000']}
 extra['numba compile s (excluded)'] = compile_seconds
 """,
 }
@@ -159,7 +160,8 @@ def main() -> None:
         means = ", ".join(f"{r['means'][m]:.6f}" for m in MEASURES if m in r["means"])
         extra = "".join(f"  [{k}: {v:.2f}]" for k, v in r["extra"].items())
         low, high, mlow, mhigh, clow, chigh = r["range"]
-        print(f"{name:<22}{low:>7.2f}-{high:<6.2f}{clow:>7.2f}-{chigh:<6.2f}{mlow:>6.0f}-{mhigh:<5.0f}   {means}{extra}")
+        print(f"{name:<22}{low:>7.2f}-{high:<6.2f}{clow:>7.2f}-{chigh:<6.2f}{mlow:>6.0f}-{mhigh:<5.0f}   "
+              f"{means}{extra}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if "pateval" not in results:
         return

@@ -90,9 +90,8 @@ def main() -> None:
 
     rng = np.random.default_rng(options.seed)
     # Scores with a topic effect and a run effect, like real runs: most pairs are close.
-    scores = np.clip(rng.beta(2, 5, (options.topics, 1)) + rng.normal(0, 0.1, (options.topics,
-                                                                               options.runs)) + np.linspace(0, 0.05,
-                                                                                                            options.runs), 0, 1)
+    scores = np.clip(rng.beta(2, 5, (options.topics, 1)) + rng.normal(0, 0.1, (options.topics, options.runs))
+                     + np.linspace(0, 0.05, options.runs), 0, 1)
     first, second = np.triu_indices(options.runs, k=1)
     z = scores[:, first] - scores[:, second]
     pairs = z.shape[1]

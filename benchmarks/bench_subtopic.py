@@ -68,20 +68,20 @@ def pateval_stages(qrels: Qrels, run: Run, measures, repeats: int = 1) -> dict[s
     parsed = parse_measures(measures)
     seconds: dict[str, float] = {}
 
-    def stage(name, function):
+    def stage(name, function, *args):
         start = time.process_time()
-        result = function()
+        result = function(*args)
         seconds[name] = min(seconds.get(name, float("inf")), time.process_time() - start)
         return result
 
     for _ in range(repeats):
         topics, _ = stage("choose topics (core)", lambda: topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object),
                                                                              run, complete=False))
-        index = stage("judgement index (core)", lambda: JudgementIndex.build(qrels, topics))
-        ranked = stage("rank run (core)", lambda: rank_run(run, index))
-        stage("subtopic view (core)", lambda: _view(ranked))
-        stage("measure kernels (subtopic.py)", lambda: [m.compute(ranked) for m in parsed])
-        stage("result frame (core)", lambda: score_ranked(ranked, parsed, EvaluationContext()))
+        index = stage("judgement index (core)", JudgementIndex.build, qrels, topics)
+        ranked = stage("rank run (core)", rank_run, run, index)
+        stage("subtopic view (core)", _view, ranked)
+        stage("measure kernels (subtopic.py)", lambda r: [m.compute(r) for m in parsed], ranked)
+        stage("result frame (core)", lambda r: score_ranked(r, parsed, EvaluationContext()), ranked)
     return seconds
 
 

@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{result['documents_per_second']} docs/s, {result['megabytes_per_second']} MB/s, "
                      f"{result['documents_per_cpu_second']} docs per CPU-second")
         if result["phase"] == "ingest":
-            line += f"  {result['documents_per_second']} docs/s, {result['documents_per_cpu_second']} docs per CPU-second"
+            line += (f"  {result['documents_per_second']} docs/s, "
+                     f"{result['documents_per_cpu_second']} docs per CPU-second")
         print(line)
         if result["phase"] == "build":
             selection = result["selection"]

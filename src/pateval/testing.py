@@ -41,7 +41,7 @@ def synthetic_qrels_and_runs(
     rng = np.random.default_rng(seed)
     topics = [f"{topic_prefix}{i + 1}" for i in range(n_topics)]
     width = len(str(collection_size))
-    qrels = []
+    qrels: list[tuple[str, str, int]] = []
     relevant_ids = {}
     judged_ids = {}
     for topic in topics:

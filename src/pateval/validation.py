@@ -28,13 +28,11 @@ class Interval:
     def __contains__(self, value: float) -> bool:
         if isinstance(value, float) and math.isnan(value):
             return False
-        if self.low is not None:
-            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
-                return False
-        if self.high is not None:
-            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
-                return False
-        return True
+        below = self.low is not None and (value < self.low
+                                          or (value == self.low and self.closed in ("right", "neither")))
+        above = self.high is not None and (value > self.high
+                                           or (value == self.high and self.closed in ("left", "neither")))
+        return not (below or above)
 
     def __str__(self) -> str:
         left = "[" if self.closed in ("both", "left") else "("
@@ -61,10 +59,8 @@ def check_interval(name: str, value: float, interval: Interval, *, owner: str = 
 
 
 def check_type(name: str, value: Any, kind: type | tuple[type, ...], *, owner: str = "") -> Any:
-    if isinstance(value, bool) and kind in (int, float):
-        ok = False  # True is not a number a user meant
-    else:
-        ok = isinstance(value, kind)
+    # True is not a number a user meant
+    ok = False if isinstance(value, bool) and kind in (int, float) else isinstance(value, kind)
     if not ok:
         where = f"{owner}: " if owner else ""
         wanted = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)

@@ -177,11 +177,12 @@ def test_postgresql_stopped_while_serving_answers_503_and_recovers(postgresql, p
 def test_a_demo_on_postgresql(postgresql_url, workspace, tmp_path):
     """``serve --demo --db postgresql://...``: the demo's corpus and collection, its accounts
     in PostgreSQL."""
-    from pateval.assess import commands, db, service
+    from pateval.assess import db, service
+    from pateval.demo import prepare_assess_demo
 
     for name in ("store", "collection"):  # the session's demo corpus, not made again
         (tmp_path / name).symlink_to(workspace[name])
-    demo = commands.prepare_demo(tmp_path, url=postgresql_url, echo=lambda *a, **k: None)
+    demo = prepare_assess_demo(tmp_path, url=postgresql_url, echo=lambda *a, **k: None)
     assert demo["db"] == postgresql_url and not (tmp_path / "assess.db").exists()
     engine = db.open_database(postgresql_url)
     assert {"alice", "bob"} <= {a["name"] for a in service.assessors_list(engine)}

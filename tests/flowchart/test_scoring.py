@@ -160,7 +160,8 @@ def test_command_line_trec_output_and_exit_status(directories, capsys):
     assert lines[0] == "mcs_distance_texts\tfig1\t0.0000"
     assert "mcs_distance_texts\tall\t0.3667" in lines
     assert len(lines) == 4 * len(measure_names(("texts",)))
-    assert captured.err.splitlines()[0] == f"pateval: bad file: {submission / 'extra.txt'}: no ground-truth file for this image; ignored"
+    assert captured.err.splitlines()[0] == (f"pateval: bad file: {submission / 'extra.txt'}: "
+                                            "no ground-truth file for this image; ignored")
     assert len(captured.err.splitlines()) == 4
 
 
@@ -208,7 +209,8 @@ def test_command_line_bad_precision_exits_2_and_writes_nothing(directories, tmp_
     truth, submission = directories
     out = tmp_path / "scores.txt"
     assert main(["flowchart", "eval", str(truth), str(submission), "--precision", "-1", "-o", str(out)]) == 2
-    assert capsys.readouterr().err.splitlines()[-1] == "pateval: error: precision must be an integer from 0 to 17, not -1"
+    assert (capsys.readouterr().err.splitlines()[-1]
+            == "pateval: error: precision must be an integer from 0 to 17, not -1")
     assert not out.exists()
 
 

@@ -80,7 +80,8 @@ def test_csv_json_latex_hold_the_same_tests():
 
 
 def test_latex_escape():
-    assert latex_escape("a_b&c%d$e#f{g}h~i^j\\k") == r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
+    assert latex_escape("a_b&c%d$e#f{g}h~i^j\\k") == (r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i"
+                                                      r"\textasciicircum{}j\textbackslash{}k")
 
 
 def test_discriminative_power_under_several_tests():
@@ -195,7 +196,7 @@ def test_report_is_self_contained():
     assert page.startswith("<!DOCTYPE html>") and "<title>t &lt;&amp;&gt;</title>" in page
     assert not re.search(r'(src|href)="(?!#|data:)', page), "the report must not load anything from elsewhere"
     ids = re.findall(r'<section id="([a-z]+)"', page)
-    assert ids == ["comparison", "topics", "power", "correlation", "agreement", "gain", "cube"]
+    assert ids == ["comparison", "topics", "power", "correlation", "agreement", "gain", "cube", "glossary"]
     # 2 differences against the baseline, ASL curves, scatter, measures by run, rank changes, agreement, G(t), CT
     assert page.count("<figure>") == page.count("<svg") == 9
 

@@ -307,9 +307,10 @@ def write_report(
     The report holds the comparison table (``test``, ``correction`` against ``baseline`` or
     over all pairs), per-topic differences, and -- with two or more measures --
     discriminative power (``analysis_test``), rank correlation and the agreement chart.
-    ``gain_over_time`` (frame ``run, time, gain``) and ``ct_by_gamma`` (frame
-    ``run, gamma, score``) add the G(t) and Cube-Test-against-gamma plots; pateval's TBG and
-    CT measures can produce them, or any other source. ``calibration``: a ``(result, figures)``
+    ``gain_over_time`` (frame ``run, time, gain``: one cumulative curve per run, checked by
+    :func:`pateval.report.inputs.check_gain_curves`) and ``ct_by_gamma`` (frame ``run, gamma,
+    score``) add the G(t) and Cube-Test-against-gamma plots; no pateval command writes the
+    G(t) curves, which come from a time-stamped simulation or log. ``calibration``: a ``(result, figures)``
     pair from :func:`calibrate` and :func:`calibration_figures` adds a section with the TBG
     calibration. Returns the path written.
     """

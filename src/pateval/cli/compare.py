@@ -257,7 +257,8 @@ def _add_report(commands) -> None:
     p.add_argument("--image-format", choices=IMAGE_FORMATS, default="svg",
                    help="embed figures as inline SVG or base64 PNG (default: svg)")
     p.add_argument("--gain-over-time", metavar="CSV",
-                   help="CSV with columns run,time,gain (seconds; cumulative gain) for the G(t) plot")
+                   help="CSV run,time,gain: one cumulative G(t) curve per run (seconds; gain collected by then); "
+                   "not `user-model time` output")
     p.add_argument("--ct-gamma", metavar="CSV",
                    help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
     add_output(p, "-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
@@ -268,29 +269,9 @@ def _add_report(commands) -> None:
     p.set_defaults(run=_run_report)
 
 
-def _read_plot_csv(path: str | None, columns: tuple[str, ...]):
-    if path is None:
-        return None
-    import pandas as pd
-
-    from ..errors import malformed
-
-    try:
-        frame = pd.read_csv(path)
-    except (OSError, ValueError) as error:
-        malformed(path, None, f"cannot read the CSV ({error})")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        malformed(path, 1, "missing columns", expected=",".join(columns), found=",".join(map(str, frame.columns)))
-    frame["run"] = frame["run"].astype(str)
-    for column in columns[1:]:
-        if not pd.api.types.is_numeric_dtype(frame[column]):
-            malformed(path, None, f"column {column} must hold numbers")
-    return frame
-
-
 def _run_report(args) -> int:
     from .. import api
+    from ..report.inputs import read_ct_gamma, read_gain_over_time
 
     qrels, measures, options = _comparison_sources(args)
     path = api.write_report(
@@ -298,8 +279,9 @@ def _run_report(args) -> int:
         test=args.test, correction=None if args.correction == "none" else args.correction,
                             analysis_test=args.analysis_test,
         agreement_test=args.agreement_test, alpha=args.alpha, seed=args.seed, B=args.B, title=args.title,
-        image_format=args.image_format, gain_over_time=_read_plot_csv(args.gain_over_time, ("run", "time", "gain")),
-        ct_by_gamma=_read_plot_csv(args.ct_gamma, ("run", "gamma", "score")),
+        image_format=args.image_format,
+        gain_over_time=read_gain_over_time(args.gain_over_time) if args.gain_over_time else None,
+        ct_by_gamma=read_ct_gamma(args.ct_gamma) if args.ct_gamma else None,
         evaluate_options=options, calibration=_report_calibration(args, options),
     )
     print(f"pateval: wrote {path}", file=sys.stderr)

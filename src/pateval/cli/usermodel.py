@@ -169,6 +169,7 @@ def _calibration_text(result, args) -> str:
 
 def _run_calibrate(args) -> int:
     from .. import api
+    from ..calibration import tbg  # noqa: F401 -- a missing extra (scipy) is named before any input is read
 
     if args.resource_doc_lengths is None:
         raise PatevalError("calibrate needs --doc-lengths (the document lengths file, `docno length` lines)")

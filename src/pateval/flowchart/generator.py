@@ -70,7 +70,8 @@ def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
     chain = [add("oval", "START")]
     for _ in range(steps):
         roll = rng.random()
-        node_type = "diamond" if roll < 0.25 else "parallelogram" if roll < 0.4 else "rectangle" if roll < 0.92 else rng.choice(("cylinder", "double-rectangle", "circle"))
+        node_type = ("diamond" if roll < 0.25 else "parallelogram" if roll < 0.4 else "rectangle" if roll < 0.92
+                     else rng.choice(("cylinder", "double-rectangle", "circle")))
         text = _phrase(rng) + ("?" if node_type == "diamond" else "")
         chain.append(add(node_type, text))
     chain.append(add("oval", "END"))

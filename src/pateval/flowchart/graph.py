@@ -18,9 +18,11 @@ unit instead of nothing (node counts alone) or a whole node (induced subgraphs).
 
 from __future__ import annotations
 
-import networkx as nx
-
+from .._optional import needs_extra
 from .model import Flowchart
+
+with needs_extra("flowchart"):
+    import networkx as nx
 
 __all__ = ["graph_size", "to_networkx"]
 

@@ -80,14 +80,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
 
+from .._optional import needs_extra
 from ..errors import ParameterError
 from .graph import graph_size
 from .text import check_threshold, normalise_text, texts_similar
+
+with needs_extra("flowchart"):
+    import networkx as nx
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
 
 __all__ = ["LEVELS", "CommonSubgraph", "maximum_common_subgraph", "mcs_distance"]
 
@@ -242,8 +245,8 @@ class _Matcher:
         edge_ids: dict[tuple, int] = {}
         edges_one = [(i, k, edge_ids.setdefault(cls, len(edge_ids))) for i, k, cls in one.edges]
         self.incident_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
-        for i, k, cls in two.edges:
-            number = edge_ids.setdefault(cls, len(edge_ids))
+        for i, k, edge_class in two.edges:
+            number = edge_ids.setdefault(edge_class, len(edge_ids))
             self.incident_two[i].append((k, number))
             if k != i:
                 self.incident_two[k].append((i, number))
@@ -314,9 +317,7 @@ class _Matcher:
 
     def score(self, mapping: list[int]) -> int:
         total = 0
-        for i, j in enumerate(mapping):
-            if j >= 0:
-                total += 1
+        total += sum(1 for j in mapping if j >= 0)
         for (i, k), signature in self.one.signature.items():
             if i <= k and mapping[i] >= 0 and mapping[k] >= 0:
                 other = self.two.signature.get((mapping[i], mapping[k]))
@@ -366,8 +367,8 @@ class _Matcher:
                         before_other = 1 + self.gain(other, v, mapping)
                         after_u = 1 + self.gain(u, v, mapping)
                         mapping[u] = v
-                        after_other = 1 + self.gain(other, current,
-                                                    mapping) if current >= 0 and current in self.preference[other] else 0
+                        after_other = (1 + self.gain(other, current, mapping)
+                                       if current >= 0 and current in self.preference[other] else 0)
                         mapping[u] = -1
                         mapping[other] = v
                         delta = after_u + after_other - before_u - before_other
@@ -593,7 +594,7 @@ class _Matcher:
         used = [False] * n2
         free = _FreeCounts(self)
         deadline = time.perf_counter() + budget
-        state = {"best": best, "score": best_score}
+        found, found_score = best, best_score
         order = self.order
         candidates = self.candidates
         undecided_edges = self.undecided_edges
@@ -603,18 +604,19 @@ class _Matcher:
             guide_weights[i][j] = round(weight, 3)
 
         def search(depth: int, score: int) -> None:
+            nonlocal found, found_score
             self.search_nodes += 1
             if self.search_nodes & 255 == 0 and time.perf_counter() > deadline:
                 raise _Timeout
             if depth == n1:
-                if score > state["score"]:
-                    state["best"], state["score"] = list(mapping), score
+                if score > found_score:
+                    found, found_score = list(mapping), score
                     if score >= upper:
                         raise _Reached
                 return
-            if score + (n1 - depth) + undecided_edges[depth] <= state["score"]:
+            if score + (n1 - depth) + undecided_edges[depth] <= found_score:
                 return
-            if score + self.bound(depth, mapping, free) <= state["score"]:
+            if score + self.bound(depth, mapping, free) <= found_score:
                 return
             u = order[depth]
             options = []
@@ -638,10 +640,10 @@ class _Matcher:
         try:
             search(0, 0)
         except _Timeout:
-            return state["best"], state["score"], False
+            return found, found_score, False
         except _Reached:
             pass
-        return state["best"], state["score"], True
+        return found, found_score, True
 
 
 class _FreeCounts:
@@ -723,7 +725,7 @@ def _match_entries(first, second, threshold: float) -> list[tuple[int, int]]:
 def _edge_pairs(matcher: _Matcher, mapping: list[int]) -> tuple:
     """The matched edges of a mapping, preferring pairs whose labels are similar."""
     one, two = matcher.one, matcher.two
-    pairs = []
+    pairs: list[tuple[tuple, tuple]] = []
     for (i, k), entries in one.adjacency.items():
         if i > k or mapping[i] < 0 or mapping[k] < 0:
             continue

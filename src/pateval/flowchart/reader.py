@@ -69,7 +69,7 @@ class _Defect(Exception):
         self.error = error
 
 
-def defect_error(path: str, line: int | None, problem: str, *, expected: str | None = None,
+def defect_error(path: str | os.PathLike[str], line: int | None, problem: str, *, expected: str | None = None,
                  found=None) -> InputFormatError:
     """Build the error :func:`pateval.errors.malformed` would raise, without raising it."""
     try:

@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..errors import InputFormatError, ParameterError, malformed
 from .graph import graph_size, to_networkx
-from .mcs import LEVELS, distance_from_size, maximum_common_subgraph
+from .mcs import LEVELS, CommonSubgraph, distance_from_size, maximum_common_subgraph
 from .model import Flowchart
 from .reader import check_flowchart, defect_error
 from .text import check_threshold, normalise_text, texts_similar
@@ -127,7 +127,7 @@ def score_flowchart(
     size1, size2 = graph_size(g1), graph_size(g2)
     # Finest level first: its mapping is feasible at the coarser levels and starts their search.
     wanted = [level for level in ("texts", "types", "structure") if level in levels or level == "types"]
-    results = {}
+    results: dict[str, CommonSubgraph] = {}
     start = None
     for level in wanted:
         results[level] = maximum_common_subgraph(g1, g2, level=level, text_threshold=threshold,

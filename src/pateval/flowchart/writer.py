@@ -45,7 +45,8 @@ def format_flowchart(flowchart: Flowchart) -> str:
     for node in flowchart.nodes:
         _check_identifier(node.id)
         if node.type not in NODE_TYPES:
-            raise ParameterError(f"node {node.id!r} has type {node.type!r}; the encoding allows {', '.join(NODE_TYPES)}")
+            raise ParameterError(f"node {node.id!r} has type {node.type!r}; "
+                                 f"the encoding allows {', '.join(NODE_TYPES)}")
         line = f"NO {node.id} {node.type} {quote_text(node.text)}"
         if node.position is not None:
             line += f" ({_number(node.position[0])},{_number(node.position[1])})"

@@ -19,10 +19,15 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
-from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
-from .plots import _colour, new_figure
+from .._optional import needs_extra
+
+with needs_extra("report"):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
+    from .plots import _colour, new_figure
 
 __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
 
@@ -130,40 +135,54 @@ def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | No
     return figure
 
 
-def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = None, max_lists: int = 6,
+def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = None, columns: int = 6,
                         title: str | None = None) -> Figure:
     """Mean rank users reached over time against the rank T(k) predicts, per list (the paper's Figure 2).
 
-    ``curves`` has the columns ``list, time, observed, predicted``; ``errors`` (from
-    :func:`pateval.calibration.tbg.validate_time_model`) gives the title's error numbers.
-    At most ``max_lists`` lists are drawn (those with the most sessions first).
+    ``curves`` has the columns ``list, time, observed, predicted`` (and ``predicted_custom``);
+    ``errors`` (from :func:`pateval.calibration.tbg.validate_time_model`) gives the title's
+    error numbers. Every list is drawn, one small panel each (``columns`` a row, shared axes,
+    in the order of ``curves``: the lists with the most sessions first): lines of 46 lists in
+    one axes could not be told apart.
     """
-    figure, axes = new_figure(6.6, 4.2)
-    lists = list(dict.fromkeys(curves["list"]))[:max_lists]
-    for i, list_id in enumerate(lists):
-        part = curves[curves["list"] == list_id]
-        axes.plot(part["time"], part["observed"], color=_colour(i), linewidth=1.5, label=f"list {list_id}: users")
-        axes.plot(part["time"], part["predicted"], color=_colour(i), linewidth=1.2, linestyle="--",
-                  label=f"list {list_id}: T(k)")
-        if "predicted_custom" in part.columns and part["predicted_custom"].notna().any():
-            axes.plot(part["time"], part["predicted_custom"], color=_colour(i), linewidth=1.2, linestyle=":",
-                      label=f"list {list_id}: its topic's own T(k)")
-    heading = title or ("Rank reached over time: users (solid), the calibrated T(k) (dashed)"
-                        + (", each topic's own (dotted)" if "predicted_custom" in curves.columns else ""))
+    lists = list(dict.fromkeys(curves["list"]))
+    count = max(1, len(lists))
+    across = min(columns, count)
+    rows = -(-count // across)
+    custom = "predicted_custom" in curves.columns and bool(curves["predicted_custom"].notna().any())
+    figure = Figure(figsize=(max(6.6, 1.75 * across), 1.3 * rows + 1.3), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    grid = figure.subplots(rows, across, sharex=True, sharey=True, squeeze=False)
+    for i, axes in enumerate(grid.flat):
+        if i >= len(lists):
+            axes.set_visible(False)
+            grid.flat[i - across].xaxis.set_tick_params(labelbottom=True)  # the panel above ends its column
+            continue
+        part = curves[curves["list"] == lists[i]]
+        axes.plot(part["time"], part["observed"], color=_colour(0), linewidth=1.3, label="users")
+        axes.plot(part["time"], part["predicted"], color=_colour(1), linewidth=1.1, linestyle="--",
+                  label="calibrated T(k)")
+        if custom:
+            axes.plot(part["time"], part["predicted_custom"], color=_colour(2), linewidth=1.1, linestyle=":",
+                      label="the topic's own T(k)")
+        axes.set_title(f"list {lists[i]}", fontsize=7, pad=2)
+        axes.tick_params(labelsize=6)
+        axes.grid(True, linewidth=0.3, alpha=0.6)
+        axes.set_xlim(left=0)
+        axes.set_ylim(bottom=0)
+    heading = title or f"Rank reached over time, {len(lists)} list{'' if len(lists) == 1 else 's'}"
     if errors is not None and not errors.empty:
         summary = errors.groupby("time")["error"].mean()
-        heading += "\nmean absolute rank error " + ", ".join(f"{v:.2f} at {t:g} s" for t,
+        heading += "; mean absolute rank error " + ", ".join(f"{v:.2f} at {t:g} s" for t,
                                                              v in summary.items() if math.isfinite(v))
         if "error_custom" in errors.columns:
             own = errors.groupby("time")["error_custom"].mean()
             heading += "; own topic's: " + ", ".join(f"{v:.2f}" for v in own.to_numpy() if math.isfinite(v))
-    axes.set_title(heading, fontsize=9)
-    axes.set_xlabel("time since start (s)")
-    axes.set_ylabel("rank reached")
-    axes.set_xlim(left=0)
-    axes.set_ylim(bottom=0)
-    axes.legend(fontsize=7, frameon=False, ncol=2)
-    axes.grid(True, linewidth=0.3, alpha=0.6)
+    heading += ("\nsolid: the users' mean rank reached; dashed: the calibrated T(k)"
+                + ("; dotted: the topic's own T(k)" if custom else ""))
+    figure.suptitle(heading, fontsize=9)
+    figure.supxlabel("time since start (s)", fontsize=8)
+    figure.supylabel("rank reached", fontsize=8)
     return figure
 
 
@@ -248,11 +267,12 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
     captions = {"reading_time": "Time to judge a document against its length, with the fit (Smucker & Clarke 2012, "
                 "Figure 1).",
                 "stopping": "Sessions still searching over time and the fitted exponential decay (ibid., Figure 5).",
-                "rank_over_time": "Rank reached over time: users against the calibrated T(k), per list (ibid., Figure "
-                "2)."}
+                "rank_over_time": "Rank reached over time: users against the calibrated T(k), every list of the log, "
+                "most sessions first (ibid., Figure 2)."}
     parts = [_figure_html(figures[name], caption, image_format) for name,
              caption in captions.items() if name in figures]
-    body += f'<div class="grid">{"".join(parts)}</div>'
+    # the two fits side by side; the panels of every list across the page's width
+    body += f'<div class="grid">{"".join(parts[:2])}</div>{"".join(parts[2:])}'
     validation = figures.get("validation")
     if validation is not None and not validation.empty:
         summary = validation.groupby("time")["error"].mean()
@@ -266,4 +286,7 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
                  f"<details><summary>Per list (observed = mean rank of the sessions still observed at that "
                  f"time)</summary>"
                  f"{html_table(validation, precision=2)}</details>")
-    return Section("calibration", "TBG calibration from the interaction log", body)
+    tables: tuple[tuple[str, tuple[str, ...]], ...] = (("calibration", tuple(result.frame().columns)),)
+    if validation is not None and not validation.empty:
+        tables += (("rank over time", tuple(validation.columns)),)
+    return Section("calibration", "TBG calibration from the interaction log", body, tables)

@@ -17,12 +17,16 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import __version__
+from .._optional import needs_extra
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
-from ..stats.comparison import Comparison, MeasureAnalysis
-from . import plots
+from .glossary import glossary_html
 from .names import IMAGE_FORMATS
 from .tables import UP, comparison_cells, html_table, run_labels, settings_line
+
+with needs_extra("report"):
+    from ..stats.comparison import Comparison, MeasureAnalysis
+    from . import plots
 
 __all__ = ["IMAGE_FORMATS", "Section", "difference_pairs", "render_report", "report_sections", "write_html"]
 
@@ -38,7 +42,8 @@ th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: le
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.best { font-weight: bold; }
-span.up { color: #0072B2; } span.down { color: #D55E00; } span.sup { color: #0072B2; font-size: 0.8em; vertical-align: super; }
+span.up { color: #0072B2; } span.down { color: #D55E00; } \
+span.sup { color: #0072B2; font-size: 0.8em; vertical-align: super; }
 figure { margin: 1em 0; } figure svg, figure img { max-width: 100%; height: auto; }
 div.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr)); gap: 0 1.5em; }
 figcaption { font-size: 0.85em; color: #555; }
@@ -49,11 +54,27 @@ nav a { margin-right: 1em; font-size: 0.9em; }
 
 @dataclass(frozen=True)
 class Section:
-    """One titled part of the report; ``body`` is HTML."""
+    """One titled part of the report; ``body`` is HTML; ``glossary`` names the tables it shows,
+    each with its columns (a table of :data:`pateval.report.glossary.GLOSSARY`), for the
+    report's glossary."""
 
     anchor: str
     title: str
     body: str
+    glossary: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+def _glossary_section(sections: Sequence[Section]) -> Section | None:
+    """The glossary of every table the sections show (each column once, in the order met)."""
+    tables: dict[str, list[str]] = {}
+    for section in sections:
+        for table, columns in section.glossary:
+            known = tables.setdefault(table, [])
+            known.extend(c for c in columns if c not in known)
+    if not tables:
+        return None
+    return Section("glossary", "Glossary", '<p class="note">What each column of the tables above means.</p>'
+                   + glossary_html(tables))
 
 
 def _figure_html(figure, caption: str, image_format: str) -> str:
@@ -90,7 +111,7 @@ def _comparison_table_html(comparison: Comparison, precision: int) -> str:
     legend = (
         "Superscripts: the numbers of the runs this run is significantly better than."
         if all_pairs
-        else f"\u25b2 / \u25bc: significantly better / worse than the baseline {html.escape(comparison.baseline)}."
+        else f"\u25b2 / \u25bc: significantly better / worse than the baseline {html.escape(str(comparison.baseline))}."
     )
     return (
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -110,6 +131,21 @@ def difference_pairs(comparison: Comparison, limit: int) -> list[tuple[str, str]
     return pairs[:limit]
 
 
+def _pairs_note(comparison: Comparison, drawn: int, measure: str) -> str:
+    """What the per-topic section shows, out of how many, and how to draw the rest."""
+    runs = len(comparison.runs)
+    name = html.escape(measure)
+    if comparison.baseline is not None:
+        shown = f"Every run against the baseline {html.escape(comparison.baseline)}"
+    else:
+        shown = f"The best run by {name} against the next best and against the worst"
+    if len(comparison.measures) > 1:
+        shown += f", under {name} (the first measure)"
+    return (f'<p class="note">{shown}: {drawn} of the {runs * (runs - 1) // 2} run pairs. '
+            "<code>pateval compare --baseline RUN --plots DIR</code> draws every run against RUN under every "
+            "measure.</p>")
+
+
 def report_sections(
     *,
     comparison: Comparison | None = None,
@@ -119,7 +155,6 @@ def report_sections(
     ct_by_gamma: pd.DataFrame | None = None,
     image_format: str = "svg",
     precision: int = 4,
-    difference_plots: int = 4,
 ) -> list[Section]:
     """Build the report's sections from whatever parts are given.
 
@@ -143,20 +178,23 @@ def report_sections(
     if comparison is not None:
         tests = comparison.tests.drop(columns=["test", "correction", "alpha", "B", "seed"])
         body = _comparison_table_html(comparison, precision)
-        body += f"<details><summary>All {len(tests)} tests ({html.escape(comparison.test)})</summary>{html_table(tests, precision=precision)}</details>"
-        sections.append(Section("comparison", "Runs compared", body))
+        body += (f"<details><summary>All {len(tests)} tests ({html.escape(comparison.test)})</summary>"
+                 f"{html_table(tests, precision=precision)}</details>")
+        sections.append(Section("comparison", "Runs compared", body, (("tests", tuple(tests.columns)),)))
         matrices = matrices or comparison.scores
         if matrices:
             measure = comparison.measures[0]
             matrix = matrices[measure]
+            pairs = difference_pairs(comparison, len(comparison.runs))
             figures = []
-            for run_a, run_b in difference_pairs(comparison, difference_plots):
+            for run_a, run_b in pairs:
                 figure = plots.plot_topic_differences(matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b,
                                                       measure=measure,
                                                       topics=list(matrix.index), label_topics=0)
                 figures.append(_figure_html(figure, f"{measure} per topic, {run_a} minus {run_b}.", image_format))
             sections.append(Section("topics", f"Per-topic differences ({measure})",
-                                    f'<div class="grid">{"".join(figures)}</div>'))
+                                    _pairs_note(comparison, len(pairs), measure)
+                                    + f'<div class="grid">{"".join(figures)}</div>'))
     if analysis is not None:
         summary = analysis.power.summary.copy()
         summary["discriminative_power"] = (summary["discriminative_power"] * 100).map(lambda v: f"{v:.1f}%")
@@ -173,7 +211,8 @@ def report_sections(
         body += _figure_html(plots.plot_asl_curves(analysis.power.curves, alpha=analysis.settings["alpha"]),
                              "ASL of every run pair, sorted, per measure; lower and longer below the line is more "
                              "discriminative.", image_format)
-        sections.append(Section("power", "Discriminative power", body))
+        sections.append(Section("power", "Discriminative power", body,
+                                (("discriminative power", tuple(summary.columns)),)))
         if analysis.correlations is not None:
             body = html_table(analysis.correlations, precision=precision)
             first = analysis.means.columns[0]
@@ -191,14 +230,16 @@ def report_sections(
                                  image_format)
             body += _figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.",
                                  image_format)
-            sections.append(Section("correlation", "Rank correlation between measures", body))
-        if analysis.chart is not None:
+            sections.append(Section("correlation", "Rank correlation between measures", body,
+                                    (("rank correlation", tuple(analysis.correlations.columns)),)))
+        if analysis.chart is not None and analysis.agreement is not None:
             body = html_table(analysis.agreement, precision=precision)
             body += _figure_html(plots.plot_agreement_chart(analysis.chart),
                                  f"Run pairs per combination of verdicts ({analysis.agreement_test} test, alpha "
                                  f"{analysis.settings['alpha']:g}).",
                                  image_format)
-            sections.append(Section("agreement", "Agreement between measures", body))
+            sections.append(Section("agreement", "Agreement between measures", body,
+                                    (("agreement", tuple(analysis.agreement.columns)),)))
     if gain_over_time is not None:
         sections.append(Section("gain", "Cumulative gain over time", _figure_html(
             plots.plot_gain_over_time(gain_over_time),
@@ -220,6 +261,8 @@ def render_report(sections: Sequence[Section], *, title: str = "pateval report",
                   measures: Sequence[str] = (),
                   notes: Sequence[str] = ()) -> str:
     """The complete HTML document for the given sections."""
+    glossary = _glossary_section(sections)
+    sections = [*sections, glossary] if glossary is not None else list(sections)
     nav = "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in sections)
     meta = f"Generated by pateval {html.escape(__version__)}."
     if runs:

@@ -20,16 +20,22 @@ import io
 import os
 from collections.abc import Mapping, Sequence
 
-import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
+from .._optional import needs_extra
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
-from ..stats.correlation import kendall_tau
+from .inputs import check_gain_curves
 from .names import FIGURE_FORMATS
+
+with needs_extra("report"):
+    import matplotlib
+    from matplotlib.axes import Axes
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ..stats.correlation import kendall_tau
 
 __all__ = [
     "FIGURE_FORMATS",
@@ -56,7 +62,75 @@ def _colour(i: int) -> str:
     return _PALETTE[i % len(_PALETTE)]
 
 
-def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, object]:
+_MARKERS = "osD^v<>pXh*"  # 11 markers against 8 colours: the pair repeats only after 88 runs
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+def _run_style(i: int) -> dict:
+    """Colour, marker and line style of the i-th run: distinct for every run of a run set, not only the first 8."""
+    return {"color": _colour(i), "marker": _MARKERS[i % len(_MARKERS)],
+            "linestyle": _LINESTYLES[(i // len(_PALETTE)) % len(_LINESTYLES)]}
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Area shared by two boxes (x0, y0, x1, y1)."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def _place_labels(axes: Axes, x: np.ndarray, y: np.ndarray, texts: Sequence[str], *, fontsize: float = 7,
+                  marker_radius: float = 4.0) -> None:
+    """Label each point (x, y) with its text where it overlaps no other label, no point and stays inside the axes.
+
+    Greedy, in display pixels after the figure's layout is fixed (the layout engine is switched off so that
+    the positions hold): offsets of growing distance in eight directions, the first free one wins; a point
+    with no free place gets the least crowded one, joined to its point by a thin line.
+    """
+    figure = axes.get_figure()
+    assert isinstance(figure, Figure)
+    figure.draw_without_rendering()
+    figure.set_layout_engine("none")
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    frame = axes.get_window_extent(renderer)
+    inside = (frame.x0 + 2, frame.y0 + 2, frame.x1 - 2, frame.y1 - 2)
+    points = axes.transData.transform(np.column_stack([x, y]))
+    taken = [(px - marker_radius, py - marker_radius, px + marker_radius, py + marker_radius) for px, py in points]
+    pixels = figure.dpi / 72.0
+    directions = [(1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1)]
+    for (px, py), text in zip(points, texts, strict=True):
+        probe = axes.text(0, 0, text, fontsize=fontsize)
+        extent = probe.get_window_extent(renderer)
+        probe.remove()
+        width, height = extent.width, extent.height
+        best: tuple[float, float, float, tuple[float, float, float, float]] | None = None
+        for distance in (3, 6, 10, 15, 22, 30):
+            for dx, dy in directions:
+                ox, oy = dx * distance * pixels, dy * distance * pixels
+                cx = px + ox + (width / 2 if dx > 0 else -width / 2 if dx < 0 else 0.0)
+                cy = py + oy + (height / 2 if dy > 0 else -height / 2 if dy < 0 else 0.0)
+                box = (cx - width / 2, cy - height / 2, cx + width / 2, cy + height / 2)
+                if box[0] < inside[0] or box[1] < inside[1] or box[2] > inside[2] or box[3] > inside[3]:
+                    continue
+                crowd = sum(_overlap(box, other) for other in taken)
+                if best is None or crowd < best[0]:
+                    best = (crowd, (cx - px) / pixels, (cy - py) / pixels, box)
+                if crowd == 0:
+                    break
+            if best is not None and best[0] == 0:
+                break
+        if best is None:  # no room inside the axes at all (a tiny figure): on the point
+            best = (0.0, 0.0, 0.0, (px, py, px, py))
+        _, ox, oy, box = best
+        far = (ox * ox + oy * oy) ** 0.5 > 12
+        axes.annotate(text, (float(axes.transData.inverted().transform((px, py))[0]),
+                             float(axes.transData.inverted().transform((px, py))[1])),
+                      xytext=(ox, oy), textcoords="offset points", ha="center", va="center", fontsize=fontsize,
+                      color="#222222", annotation_clip=False,
+                      arrowprops={"arrowstyle": "-", "color": "#999999", "linewidth": 0.5,
+                                  "shrinkA": 0, "shrinkB": 2} if far else None)
+        taken.append(box)
+
+
+def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
     """A figure with one axes on an Agg canvas (inches; 100 dpi on screen)."""
     figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
@@ -75,9 +149,10 @@ def save_figure(figure: Figure, path: str | os.PathLike[str]) -> None:
 def figure_svg(figure: Figure) -> str:
     """The figure as an inline ``<svg>`` element (no XML prolog or DOCTYPE)."""
     buffer = io.StringIO()
-    # Text stays text (not glyph paths): a fraction of the size and time, and selectable.
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        figure.savefig(buffer, format="svg")
+    # Text stays text (not glyph paths): a fraction of the size and time, and selectable. No date and a fixed
+    # salt for the element ids: the same figure gives the same bytes, so a report can be compared with the last.
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "pateval"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 
@@ -168,23 +243,29 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
 def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequence[str] | None = None) -> Figure:
     """Runs' means under one measure against another, with Kendall's tau in the title.
 
-    As Smucker & Clarke's figure 6 (TBG against MAP, tau = 0.794). ``labels`` names the
-    points (run names) when there are few enough to read (at most 30).
+    As Smucker & Clarke's figure 6 (TBG against MAP, tau = 0.794). When ``labels`` (run
+    names) are given for at most 30 runs, each point carries its run's number, placed where
+    it overlaps nothing, and a key beside the axes names the runs: full names of similar
+    runs would pile up over their points.
     """
     a = _vector(x, "x")
     b = _vector(y, "y")
     if a.shape != b.shape:
         raise ParameterError("both measures need a score for every run")
-    figure, axes = new_figure(5.0, 4.2)
+    named = labels is not None and len(labels) == len(a) and len(a) <= 30
+    figure, axes = new_figure(7.0 if named else 5.0, 4.2)
     axes.scatter(a, b, s=22, color=_colour(0), edgecolor="white", linewidth=0.5, zorder=2)
-    if labels is not None and len(labels) == len(a) and len(a) <= 30:
-        for xi, yi, name in zip(a, b, labels, strict=False):
-            axes.annotate(str(name), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#444444")
     tau = kendall_tau(a, b) if len(a) > 1 and np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
     axes.set_xlabel(measure_x)
     axes.set_ylabel(measure_y)
     axes.set_title(f"{measure_y} against {measure_x}: Kendall's \u03c4 = {tau:.3f} ({len(a)} runs)", fontsize=10)
     axes.grid(True, linewidth=0.3, alpha=0.6)
+    axes.margins(0.08)
+    if named:
+        assert labels is not None
+        key = "\n".join(f"{i + 1:>2}  {name}" for i, name in enumerate(labels))
+        axes.text(1.03, 1.0, key, transform=axes.transAxes, va="top", ha="left", fontsize=7, family="monospace")
+        _place_labels(axes, a, b, [str(i + 1) for i in range(len(a))], fontsize=8)
     return figure
 
 
@@ -202,6 +283,9 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
     if isinstance(curves, pd.DataFrame):
         if not {"run", "time", "gain"} <= set(curves.columns):
             raise ParameterError("a G(t) frame needs the columns run, time and gain")
+        problem = check_gain_curves(curves)
+        if problem is not None:
+            raise ParameterError(f"G(t) frame{'' if problem[0] is None else f', row {problem[0]}'}: {problem[1]}")
         series = {run: (group["time"].to_numpy(float), group["gain"].to_numpy(float)) for run,
                   group in curves.groupby("run", sort=False)}
     elif isinstance(curves, Mapping):
@@ -223,7 +307,7 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
     axes.set_xlim(left=0)
     axes.set_ylim(bottom=0)
     axes.set_title(title, fontsize=10)
-    axes.legend(fontsize=8, frameon=False)
+    axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     axes.grid(True, linewidth=0.3, alpha=0.6)
     return figure
 
@@ -246,7 +330,7 @@ def plot_ct_gamma(scores: pd.DataFrame, *, measure: str = "CT", title: str | Non
     axes.set_xlabel("\u03b3 (discount for documents on an already covered subtopic)")
     axes.set_ylabel(f"{measure} score")
     axes.set_title(title or f"{measure} against \u03b3", fontsize=10)
-    axes.legend(fontsize=8, frameon=False)
+    axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the lines
     axes.grid(True, linewidth=0.3, alpha=0.6)
     return figure
 
@@ -270,8 +354,8 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     bars = axes.barh(positions, chart["pairs"], color=colours)
     axes.bar_label(bars, labels=[str(int(p)) for p in chart["pairs"]], padding=3, fontsize=7)
     axes.set_yticks(positions, labels, fontsize=7, family="monospace")
-    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())}); A = first run significantly better, B = second, tie "
-                    f"= neither")
+    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())})\nA = first run significantly better, B = second, "
+                    f"tie = neither")
     axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
     from matplotlib.patches import Patch
 
@@ -287,6 +371,8 @@ def plot_measures_by_run(means: pd.DataFrame, *, sort_by: str | None = None, tit
 
     ``means`` is runs x measures; ``sort_by`` names the measure that orders the runs from
     low to high (default: the last column, PRES in the paper's MAP/Recall/PRES figure).
+    Measures with a value outside [0, 1] (TBG, counts) get a panel of their own below, so
+    that they do not stretch the 0-1 measures' axis; the legend sits outside the axes.
     """
     if not isinstance(means, pd.DataFrame) or means.empty:
         raise ParameterError("scores by run need a non-empty runs x measures frame")
@@ -294,16 +380,25 @@ def plot_measures_by_run(means: pd.DataFrame, *, sort_by: str | None = None, tit
     if key not in means.columns:
         raise ParameterError(f"cannot sort by {key!r}: not among the measures {list(means.columns)}")
     ordered = means.sort_values(key, kind="stable")
-    figure, axes = new_figure(max(5.0, 0.16 * len(ordered) + 3.0), 4.0)
+    values = ordered.to_numpy(float)
+    bounded = [bool(((column >= 0) & (column <= 1)).all()) for column in values.T]
+    panels = [[i for i, inside in enumerate(bounded) if inside], [i for i, inside in enumerate(bounded) if not inside]]
+    panels = [panel for panel in panels if panel]
+    width = max(5.0, 0.16 * len(ordered) + 3.0) + 1.4
+    figure = Figure(figsize=(width, 4.0 + 2.2 * (len(panels) - 1)), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    axes_list = figure.subplots(len(panels), 1, sharex=True, squeeze=False,
+                                height_ratios=[1.6, 1.0][: len(panels)])[:, 0]
     x = np.arange(len(ordered))
-    for i, measure in enumerate(ordered.columns):
-        axes.plot(x, ordered[measure].to_numpy(float), marker="os^Dv<>p"[i % 8], markersize=3, linewidth=1.3,
-                  color=_colour(i), label=str(measure))
-    axes.set_xticks(x, [str(r) for r in ordered.index], rotation=90, fontsize=7 if len(ordered) > 20 else 8)
-    axes.set_ylabel("mean score")
-    axes.set_title(title or f"Measures per run, runs sorted by {key}", fontsize=10)
-    axes.legend(fontsize=8, frameon=False)
-    axes.grid(True, axis="y", linewidth=0.3, alpha=0.6)
+    for axes, panel in zip(axes_list, panels, strict=True):
+        for i in panel:
+            axes.plot(x, values[:, i], marker=_MARKERS[i % len(_MARKERS)], markersize=3, linewidth=1.3,
+                      color=_colour(i), label=str(ordered.columns[i]))
+        axes.set_ylabel("mean score" if bounded[panel[0]] else "mean score (not bounded by 1)")
+        axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        axes.grid(True, axis="y", linewidth=0.3, alpha=0.6)
+    axes_list[-1].set_xticks(x, [str(r) for r in ordered.index], rotation=90, fontsize=7 if len(ordered) > 20 else 8)
+    axes_list[0].set_title(title or f"Measures per run, runs sorted by {key}", fontsize=10)
     return figure
 
 
@@ -311,6 +406,8 @@ def plot_rank_changes(means: pd.DataFrame, *, title: str = "Run ranks under each
     """Each run's rank under each measure, joined by lines (Magdy & Jones, figure 6).
 
     ``means`` is runs x measures. Crossing lines are runs the measures order differently.
+    Every run has its own colour, marker and line style; with at most 30 runs each is named
+    at the right end, names of tied runs stacked one per rank slot and joined to their line.
     """
     if not isinstance(means, pd.DataFrame) or means.shape[1] < 2 or means.shape[0] < 2:
         raise ParameterError("rank changes need a runs x measures frame with at least two of each")
@@ -318,11 +415,20 @@ def plot_rank_changes(means: pd.DataFrame, *, title: str = "Run ranks under each
     figure, axes = new_figure(max(4.0, 1.6 * means.shape[1] + 2), max(3.5, 0.22 * means.shape[0] + 1.5))
     x = np.arange(means.shape[1])
     for i, run in enumerate(ranks.index):
-        axes.plot(x, ranks.loc[run].to_numpy(), marker="o", markersize=3, linewidth=1, color=_colour(i), alpha=0.85)
-        if means.shape[0] <= 30:
-            axes.annotate(str(run), (x[-1], ranks.loc[run].iloc[-1]), xytext=(4, 0), textcoords="offset points",
-                          fontsize=7, va="center")
+        axes.plot(x, ranks.loc[run].to_numpy(), markersize=4, linewidth=1.1, alpha=0.9, label=str(run),
+                  **_run_style(i))
+    if means.shape[0] <= 30:
+        final = ranks.iloc[:, -1]
+        order = sorted(range(len(final)), key=lambda i: (final.iloc[i], i))
+        for slot, i in enumerate(order, start=1):
+            axes.annotate(str(ranks.index[i]), (x[-1], final.iloc[i]), xytext=(x[-1] + 0.12, slot),
+                          textcoords="data", fontsize=7, va="center", color=_colour(i), annotation_clip=False,
+                          arrowprops={"arrowstyle": "-", "color": "#bbbbbb", "linewidth": 0.5, "shrinkA": 0,
+                                      "shrinkB": 0} if slot != final.iloc[i] else None)
+    else:
+        axes.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     axes.set_xticks(x, [str(c) for c in means.columns])
+    axes.set_xlim(-0.2, x[-1] + 0.1)
     axes.invert_yaxis()
     axes.set_ylabel("rank (1 = best)")
     axes.set_title(title, fontsize=10)

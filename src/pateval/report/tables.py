@@ -70,14 +70,8 @@ def settings_line(comparison: Comparison) -> str:
         parts.append(f"B = {comparison.B}")
         parts.append(f"seed {comparison.seed}" if comparison.seed is not None else "exact (all sign vectors)")
     topics = sorted(set(comparison.topics.values()))
-    parts.append(f"{topics[0]} topics" if len(topics) == 1 else "topics per measure: " + ", ".join(f"{m} {n}" for m,
-                                                                                                   n
-
-
-
-
-
-                                                                                                   in comparison.topics.items()))
+    per_measure = ", ".join(f"{m} {n}" for m, n in comparison.topics.items())
+    parts.append(f"{topics[0]} topics" if len(topics) == 1 else f"topics per measure: {per_measure}")
     return ", ".join(parts)
 
 
@@ -155,7 +149,20 @@ def _latex_comparison(comparison: Comparison, precision: int) -> str:
                 value += "$^{" + mark + "}$"
             cells.append(value)
         out.write(" & ".join(cells) + " \\\\\n")
-    out.write("\\hline\n\\end{tabular}\n")
+    out.write("\\hline\n")
+    # the legend under the table, as rows spanning it: the markers and the settings they depend on
+    legend = []
+    if comparison.tests.empty:
+        pass  # nothing was tested: no markers to explain (the settings line says why)
+    elif all_pairs:
+        legend.append("Superscripts: the runs (\\#) this run is significantly better than.")
+    else:
+        legend.append(f"$^{{\\uparrow}}$ / $^{{\\downarrow}}$: significantly better / worse than the baseline "
+                      f"{latex_escape(str(comparison.baseline))}.")
+    legend += ["Bold: the best mean per measure.", latex_escape(settings_line(comparison)) + "."]
+    for line in legend:
+        out.write(f"\\multicolumn{{{len(head)}}}{{l}}{{\\footnotesize {line}}} \\\\\n")
+    out.write("\\end{tabular}\n")
     return out.getvalue()
 
 

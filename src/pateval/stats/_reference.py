@@ -9,6 +9,7 @@ same ASLs. Tests and ``benchmarks/bench_stats.py`` compare the two; nothing else
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from .scores import SeedLike, as_generator
 __all__ = ["loop_bootstrap_asl", "loop_randomisation_asl", "loop_tukey_hsd_asl"]
 
 
-def _t(sample: np.ndarray) -> float:
+def _t(sample: Sequence[float]) -> float:
     n = len(sample)
     mean = sum(sample) / n
     variance = sum((value - mean) ** 2 for value in sample) / (n - 1)

@@ -13,9 +13,12 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from .._optional import needs_extra
 from ..errors import ParameterError
+
+with needs_extra("stats"):
+    from scipy import stats as sps
 
 __all__ = ["kendall_tau", "ranking_correlations", "tau_ap"]
 

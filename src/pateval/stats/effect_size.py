@@ -11,10 +11,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as sps
 
+from .._optional import needs_extra
 from ..errors import ParameterError
 from .scores import SeedLike, as_generator, as_run_scores
+
+with needs_extra("stats"):
+    from scipy import stats as sps
 
 __all__ = ["bootstrap_confidence_interval", "paired_effect_size", "residual_effect_sizes", "t_confidence_interval"]
 

@@ -32,13 +32,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from .._optional import needs_extra
 from ..errors import ParameterError
 from .corrections import CORRECTIONS, adjust_p_values
 from .effect_size import paired_effect_size, t_confidence_interval
 from .names import DEFAULT_B, TESTS
 from .scores import SeedLike, as_generator, as_run_scores, describe_seed, run_pairs
+
+with needs_extra("stats"):
+    from scipy import stats as sps
 
 __all__ = [
     "DEFAULT_B",
