@@ -71,9 +71,7 @@ class Param:
             elif kind is int:
                 if isinstance(value, bool):
                     raise ValueError(value)
-                if isinstance(value, str) or isinstance(value, (int, np.integer)) or (isinstance(value,
-                                                                                                 float)
-                                                                                      and value.is_integer()):
+                if isinstance(value, (str, int, np.integer)) or (isinstance(value, float) and value.is_integer()):
                     value = int(value)
                 else:
                     raise ValueError(value)
