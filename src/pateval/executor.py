@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from .core.order import positions_in
 from .core.qrels import Qrels
@@ -27,7 +28,7 @@ from .errors import InputFormatError, ParameterError, malformed
 from .formats.runblocks import RunFile, mixed_tag_error, partition_run, read_block, read_part, topic_block_ranges
 from .measures import EvaluationContext, Measure
 
-__all__ = ["BlockScorer", "BlockScores", "measure_values", "score_block"]
+__all__ = ["BlockScorer", "BlockScores", "measure_values", "row_matches", "score_block"]
 
 
 def measure_values(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> np.ndarray:
@@ -46,6 +47,22 @@ class BlockScores:
     topics: np.ndarray  # those evaluated (in the qrels), in the qrels' order
     values: np.ndarray  # (measures, topics)
     notes: list[str]
+    matches: tuple[int, int, list[str]]  # row_matches of the block
+
+
+def row_matches(ranked: RankedTopics, per_topic: int = 3) -> tuple[int, int, list[str]]:
+    """(rows retrieved for the topics, rows whose document the qrels list for the topic, and
+    when there is none, the ids of each topic's first ``per_topic`` rows: the same sample
+    however the run is cut into blocks): what finds a run whose ids never match the qrels'
+    (the note of :func:`pateval.evaluation.unmatched_note`)."""
+    matched = len(ranked.judged_row)
+    if matched:
+        return ranked.n_rows, matched, []
+    starts, ends = ranked.ptr[:-1], ranked.ptr[1:]
+    rows = np.concatenate([np.arange(start, min(end, start + per_topic)) for start, end in zip(starts, ends,
+                                                                                              strict=True)]
+                          + [np.zeros(0, dtype=np.int64)])
+    return ranked.n_rows, matched, ranked.doc_ids.take(pa.array(ranked.doc[rows])).to_pylist()
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
@@ -81,7 +98,8 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     topics = qrels_topics[in_block]
     ranked = rank_run(run, judgements.restrict(topics), order=order)
     return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
-                       values=measure_values(ranked, measures, context), notes=list(ranked.notes))
+                       values=measure_values(ranked, measures, context), notes=list(ranked.notes),
+                       matches=row_matches(ranked))
 
 
 def _replace_name(run: Run, name: str) -> Run:

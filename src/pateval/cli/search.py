@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import PatevalError
-from .shared import add_output
+from .shared import add_output, examples
 
 
 def _add_index(commands) -> None:
@@ -24,6 +24,8 @@ def _add_index(commands) -> None:
     p.add_argument("--heap-mb", type=int, default=512, help="tantivy indexing memory budget in MB (default 512)")
     p.add_argument("--threads", type=int, help="tantivy indexing threads (default: cores, at most 8)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.epilog = examples("pateval index --store store --out index",
+                        "pateval index --store store --out index --until 2000-12-31 --no-passages")
     p.set_defaults(run=_run_index)
 
 
@@ -73,6 +75,9 @@ def _add_search(commands) -> None:
     p.add_argument("--passage-documents", type=int, default=20,
                    help="documents whose paragraphs are ranked (default 20)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.epilog = examples("pateval search --index index --topics collection --model bm25 --query claims --out bm25.run",
+                        "pateval search --index index --topics collection --grid seeds --out runs/",
+                        "pateval search --index index --topics collection/topics_PSG.txt --passages --out psg.run")
     p.set_defaults(run=_run_search)
 
 
@@ -109,7 +114,7 @@ def _run_search(args) -> int:
                                       queries=args.queries if args.grid else queries, progress=progress, **options)
             for result in results:
                 print(f"{result.tag}\t{len(result.rankings)} topics\t{result.queries_per_second:.1f} topics/s")
-            print(f"{len(results)} runs: {args.out}")
+            print(f"{len(results)} runs written to {args.out}")
             return 0
         result = api.search(index, args.topics, model=models[0], query=queries[0], out=args.out, progress=progress,
                             **options)
@@ -134,6 +139,8 @@ def _add_demo(commands) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--grid", default="small", help="baseline grid: small (12 runs, default), seeds (33 runs), models")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.epilog = examples("pateval demo --out pateval-demo",
+                        "pateval demo --out small-demo --patents 300 --seed 2")
     p.set_defaults(run=_run_demo)
 
 

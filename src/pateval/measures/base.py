@@ -71,9 +71,7 @@ class Param:
             elif kind is int:
                 if isinstance(value, bool):
                     raise ValueError(value)
-                if isinstance(value, str) or isinstance(value, (int, np.integer)) or (isinstance(value,
-                                                                                                 float)
-                                                                                      and value.is_integer()):
+                if isinstance(value, (str, int, np.integer)) or (isinstance(value, float) and value.is_integer()):
                     value = int(value)
                 else:
                     raise ValueError(value)
@@ -132,7 +130,11 @@ class EvaluationContext:
 
     def require(self, name: str, measure: Measure) -> Any:
         if name not in self.resources or self.resources[name] is None:
-            raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given")
+            from ..formats.resources import RESOURCES
+
+            option = next((f"{r.option} FILE / " for r in RESOURCES if r.name == name), "")
+            raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given (give {option}"
+                                 f"resources={{{name!r}: ...}})")
         return self.resources[name]
 
 
