@@ -228,6 +228,7 @@ def test_the_us_spelling_of_randomisation_is_accepted(capsys):
 
 
 def test_every_command_help_ends_with_two_or_three_examples_that_parse():
+    """... then, for the commands that write result tables, the glossary of their columns."""
     import shlex
 
     from pateval.cli import _leaf_parsers
@@ -239,7 +240,10 @@ def test_every_command_help_ends_with_two_or_three_examples_that_parse():
             continue
         text = leaf.format_help().rstrip("\n")
         assert EXAMPLES_HEADING in text, f"{leaf.prog}: no examples"
-        lines = text[text.rindex(EXAMPLES_HEADING) + len(EXAMPLES_HEADING):].strip("\n").splitlines()
+        examples, _, glossary = text[text.rindex(EXAMPLES_HEADING) + len(EXAMPLES_HEADING):].strip("\n").partition(
+            "\n\n")
+        assert not glossary or glossary.startswith("columns of "), leaf.prog
+        lines = examples.splitlines()
         assert 2 <= len(lines) <= 3, leaf.prog
         path = leaf.prog.split()[1:]
         for line in lines:

@@ -118,7 +118,7 @@ def _add_compare(commands) -> None:
     p.epilog = examples("pateval compare qrels.txt bm25.run lm.run tfidf.run -m AP -m PRES@100",
                         "pateval compare qrels.txt run*.txt --baseline bm25 --test randomisation --format csv -o "
                         "tests.csv",
-                        "pateval compare --scores bm25.scores lm.scores -m map")
+                        "pateval compare --scores bm25.scores lm.scores -m map", glossary=("tests",))
     p.set_defaults(run=_run_compare)
 
 
@@ -165,7 +165,8 @@ def _add_analyse_measures(commands) -> None:
     add_table_output(p)
     p.epilog = examples("pateval analyse-measures qrels.txt run*.txt -m AP -m PRES@100 -m nDCG@10",
                         "pateval analyse-measures qrels.txt run*.txt -m AP -m TBG --doc-lengths lengths.txt --plots "
-                        "figures/")
+                        "figures/", glossary=("discriminative power", "rank correlation", "agreement",
+                                              "agreement chart"))
     p.set_defaults(run=_run_analyse_measures)
 
 
@@ -265,7 +266,9 @@ def _add_report(commands) -> None:
     _add_report_calibration(p)
     p.epilog = examples("pateval report qrels.txt run*.txt -m AP -m PRES@100 --baseline bm25 -o report.html",
                         "pateval report qrels.txt bm25.run lm.run -m AP -m TBG --doc-lengths lengths.txt "
-                        "--calibration-log log.csv.gz -o report.html")
+                        "--calibration-log log.csv.gz -o report.html",
+                        glossary=("tests", "discriminative power", "rank correlation", "agreement", "calibration",
+                                  "rank over time"))
     p.set_defaults(run=_run_report)
 
 

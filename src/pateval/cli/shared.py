@@ -27,10 +27,16 @@ OUTPUT_FLAGS = ("-o", "--out", "--output")
 EXAMPLES_HEADING = "examples:"
 
 
-def examples(*command_lines: str) -> str:
+def examples(*command_lines: str, glossary: tuple[str, ...] = ()) -> str:
     """A command's epilog: two or three example command lines, printed one a line at the end of
-    its --help (``commands.add_parser(..., epilog=examples(...))``)."""
-    return "\n".join([EXAMPLES_HEADING, *(f"  {line}" for line in command_lines)])
+    its --help (``commands.add_parser(..., epilog=examples(...))``), then the meaning of the
+    columns of the ``glossary`` tables it writes (:mod:`pateval.report.glossary`)."""
+    text = "\n".join([EXAMPLES_HEADING, *(f"  {line}" for line in command_lines)])
+    if glossary:
+        from ..report.glossary import glossary_text
+
+        text += "\n\n" + glossary_text(*glossary)
+    return text
 
 
 class HelpFormatter(argparse.HelpFormatter):

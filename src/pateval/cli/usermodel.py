@@ -56,7 +56,7 @@ def _add_user_model(commands) -> None:
             p.add_argument("--confidence", type=float, default=0.95,
                            help="confidence level of the interval (default 0.95)")
         add_table_output(p)
-        p.epilog = examples(*_USER_MODEL_EXAMPLES[name])
+        p.epilog = examples(*_USER_MODEL_EXAMPLES[name], glossary=(f"user-model {name}",))
         p.set_defaults(run=run)
     _add_simulate_log(sub)
 
@@ -135,7 +135,7 @@ def _add_calibrate(commands) -> None:
                         "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt --by "
                         "user-class --plots figures/",
                         "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
-                        "--measure-only")
+                        "--measure-only", glossary=("calibration",))
     p.set_defaults(run=_run_calibrate)
 
 
