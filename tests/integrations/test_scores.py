@@ -163,7 +163,8 @@ def test_bad_score_files_are_refused_with_file_and_line(tmp_path, test_data):
     with pytest.raises(PatevalError, match="comparing needs per-topic scores of at least two runs; the files hold 1"):
         api.read_scores([good])
     code, _, err = _cli("compare", "--scores", good, good)
-    assert err == f"pateval: error: {good}: run 'run1' is also in {good}; each run once (rename one file or its runid)\n"
+    assert err == (f"pateval: error: {good}: run 'run1' is also in {good}; "
+                   "each run once (rename one file or its runid)\n")
     code, _, err = _cli("compare", "--scores", "--qrels", "q.txt", good, good)
     assert (code, err) == (2, "pateval: error: --scores compares score files without qrels; leave out --qrels\n")
     code, _, err = _cli("compare", good, good)  # without --scores the first file is the qrels (issue 14: QRELS first)
