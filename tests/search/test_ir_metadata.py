@@ -27,16 +27,18 @@ def test_search_run_says_how_it_was_made(collection, tmp_path):
     meta, rows = _header(run)
     assert meta["tag"] == "lm-mu=1000.title+claims,top=30"
     indexing, (model, query, filters) = meta["method"]["indexing"], meta["method"]["retrieval"]
-    assert indexing["engine"] == "tantivy" and indexing["index"] == str(collection["index"]) and indexing["documents"] > 0
+    assert indexing["engine"] == "tantivy" and indexing["index"] == str(collection["index"])
+    assert indexing["documents"] > 0
     assert indexing["analyzers"]["pateval_en"].endswith("english stop words, english Snowball stemmer")
     assert model["name"] == "lm-mu=1000" and model["method"] == "LMDirichlet" and model["mu"] == 1000.0
     assert "re-scored exactly" in model["scoring"]
-    assert query["strategy"] == "title+claims,top=30" and query["parts"] == ["title",
-                                                                             "claims"] and query["top terms"] == 30
+    assert query["strategy"] == "title+claims,top=30" and query["parts"] == ["title", "claims"]
+    assert query["top terms"] == 30
     assert filters == {"name": "filters", "depth": 20, "date filter": True, "exclude family": True,
                        "unit": "publication"}
     assert meta["data"]["test collection"]["topics"] == str(collection["collection"])
-    assert meta["method"]["automatic"] is True and meta["platform"]["software"]["libraries"]["python"][0].startswith("pateval")
+    assert meta["method"]["automatic"] is True
+    assert meta["platform"]["software"]["libraries"]["python"][0].startswith("pateval")
     assert rows and all(len(r.split()) == 6 for r in rows)  # the run itself follows, no comment among its lines
 
 
