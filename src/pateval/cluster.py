@@ -21,15 +21,31 @@ DEFAULT_SCHEDULER_TIMEOUT = 10.0
 
 def connect(scheduler: str, timeout: float, *, feature: str) -> Any:
     """A ``distributed.Client`` of the scheduler at ``scheduler``, waiting at most ``timeout``
-    seconds for it to answer (a ParameterError naming both if it does not)."""
+    seconds for it to answer (a ParameterError naming both if it does not), whose workers
+    import this version of pateval (a ClusterError if one does not)."""
+    import pkgutil
+
+    from . import __version__
     from ._optional import import_optional
 
     distributed = import_optional("distributed", feature=feature)
     try:
-        return distributed.Client(scheduler, timeout=timeout)
+        client = distributed.Client(scheduler, timeout=timeout)
     except OSError as error:  # TimeoutError too
         raise ParameterError(f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s: is it running? "
                              "(--scheduler-timeout waits longer)") from error
+    try:
+        # a worker that cannot unpickle pateval's tasks dies of them: ask first (a stdlib function, by reference)
+        with cluster_failures(client, scheduler, timeout):
+            versions = set(client.run(pkgutil.resolve_name, "pateval:__version__").values()) - {__version__}
+        if versions:
+            raise ClusterError(f"the Dask workers of the scheduler at {scheduler} have pateval "
+                               f"{', '.join(sorted(versions))}, this is pateval {__version__}: install pateval "
+                               f"{__version__} on every worker")
+    except BaseException:
+        client.close()
+        raise
+    return client
 
 
 @contextmanager
