@@ -52,14 +52,26 @@ def connect(scheduler: str, timeout: float, *, feature: str) -> Any:
 def cluster_failures(client: Any, scheduler: str, timeout: float) -> Iterator[None]:
     """Within the block, Dask's failures become a :class:`~pateval.errors.ClusterError`
     saying what happened to the cluster; every other error (a bad line a worker found, a
-    file that cannot be read) passes as it is."""
+    file that cannot be read) passes as it is. The client's own tracebacks (of its attempts to
+    reconnect to a lost scheduler) are not logged meanwhile: the error says what they mean."""
+    import logging
+
+    client_log = logging.getLogger("distributed.client")
+    client_log.addFilter(_without_traceback)
     try:
         yield
     except Exception as error:
         happened = _what_happened(error, client, scheduler, timeout)
         if happened is None:
             raise
+        client.close()  # the run is over: closed here, as its reconnecting is not logged
         raise ClusterError(happened) from error
+    finally:
+        client_log.removeFilter(_without_traceback)
+
+
+def _without_traceback(record: Any) -> bool:
+    return record.exc_info is None
 
 
 def _what_happened(error: Exception, client: Any, scheduler: str, timeout: float) -> str | None:
