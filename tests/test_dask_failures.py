@@ -15,6 +15,7 @@ import pytest
 
 import pateval
 from pateval.cli import main
+from pateval.collection import ingest as ingest_module
 from pateval.errors import ParameterError
 from pateval.executor import BlockScorer
 
@@ -124,6 +125,31 @@ def test_every_worker_lost_mid_run_is_said(files, cluster, capsys, monkeypatch):
         2, f"pateval: error: no Dask worker left: the scheduler at {spread.address} lost every worker during the run")
 
 
+def test_every_worker_lost_under_corpus_ingest_is_said(cluster, capsys, monkeypatch, tmp_path):
+    """Its batches need no data of the client's: Dask would wait for a worker for ever."""
+    spread = cluster(1)
+    connect = ingest_module.connect
+
+    def connect_then_kill(*args, **keywords):
+        client = connect(*args, **keywords)
+        spread.kill(spread.workers)
+        return client
+    monkeypatch.setattr(ingest_module, "connect", connect_then_kill)
+    _xml(tmp_path / "xml")
+    assert main(["corpus", "ingest", str(tmp_path / "xml"), "--out", str(tmp_path / "store"), "--scheduler",
+                 spread.address, "--scheduler-timeout", "2", "--no-progress"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"pateval: error: no Dask worker left: the scheduler at {spread.address} lost every worker during the run")
+
+
+def _xml(folder: Path) -> None:
+    folder.mkdir()
+    (folder / "EP-0000001-A1.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<patent-document ucid="EP-0000001-A1" country="EP" '
+        'doc-number="0000001" kind="A1" lang="EN" date="20000517"><claims lang="EN"><claim num="1"><claim-text>'
+        'A device.</claim-text></claim></claims></patent-document>\n', encoding="utf-8")
+
+
 def test_workers_without_pateval_are_said(files, cluster, capsys, tmp_path):
     (tmp_path / "no_pateval.py").write_text(NO_PATEVAL)
     spread = cluster(1, preload=tmp_path / "no_pateval.py")
@@ -131,12 +157,8 @@ def test_workers_without_pateval_are_said(files, cluster, capsys, tmp_path):
                "pateval (the same version) on every worker")
     status, err = _evaluate(files, capsys, spread.address)
     assert (status, err.splitlines()[-1]) == (2, message)
-    # corpus ingest sends its batches without scattering data first: the tasks fail
-    (tmp_path / "xml").mkdir()
-    (tmp_path / "xml" / "EP-0000001-A1.xml").write_text(
-        '<?xml version="1.0" encoding="UTF-8"?>\n<patent-document ucid="EP-0000001-A1" country="EP" '
-        'doc-number="0000001" kind="A1" lang="EN" date="20000517"><claims lang="EN"><claim num="1"><claim-text>'
-        'A device.</claim-text></claim></claims></patent-document>\n', encoding="utf-8")
+    # corpus ingest sends its batches without scattering data first: its workers are asked too
+    _xml(tmp_path / "xml")
     assert main(["corpus", "ingest", str(tmp_path / "xml"), "--out", str(tmp_path / "store"), "--scheduler",
                  spread.address, "--scheduler-timeout", "2", "--no-progress"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == message

@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import ClusterError, ParameterError
 
-__all__ = ["DEFAULT_SCHEDULER_TIMEOUT", "connect", "cluster_failures"]
+__all__ = ["DEFAULT_SCHEDULER_TIMEOUT", "connect", "cluster_failures", "completed"]
 
 #: Seconds to wait for a scheduler to answer (when connecting, and to reconnect after losing it).
 DEFAULT_SCHEDULER_TIMEOUT = 10.0
@@ -74,6 +74,26 @@ def _without_traceback(record: Any) -> bool:
     return record.exc_info is None
 
 
+def completed(client: Any, futures: list, scheduler: str, timeout: float) -> Iterator[Any]:
+    """The futures, each as it completes; a ClusterError when the scheduler has had no worker
+    for ``timeout`` seconds (Dask would wait for one for ever)."""
+    from distributed import wait
+
+    pending = set(futures)
+    while pending:
+        try:
+            done, pending = wait(pending, timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            if client.status == "running" and not _workers(client):
+                raise ClusterError(_no_worker_left(scheduler)) from None
+            continue
+        yield from done
+
+
+def _no_worker_left(scheduler: str) -> str:
+    return f"no Dask worker left: the scheduler at {scheduler} lost every worker during the run"
+
+
 def _what_happened(error: Exception, client: Any, scheduler: str, timeout: float) -> str | None:
     from distributed import KilledWorker
     from distributed.client import FutureCancelledError
@@ -86,7 +106,7 @@ def _what_happened(error: Exception, client: Any, scheduler: str, timeout: float
         if error.reason == "scheduler-connection-lost" or client.status != "running":
             return lost
         if not _workers(client):
-            return f"no Dask worker left: the scheduler at {scheduler} lost every worker during the run"
+            return _no_worker_left(scheduler)
         return f"the Dask scheduler at {scheduler} cancelled the run's work ({error.reason})"
     if isinstance(error, KilledWorker):
         return (f"the Dask workers of the scheduler at {scheduler} died while running the same task "

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cluster import DEFAULT_SCHEDULER_TIMEOUT, cluster_failures, connect
+from ..cluster import DEFAULT_SCHEDULER_TIMEOUT, cluster_failures, completed, connect
 from ..errors import InputFormatError, ParameterError, malformed
 from ..patents.reader import ReadError, expand_paths, iter_file
 from .store import (
@@ -490,7 +490,6 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
 
 def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, record) -> None:
     client = connect(scheduler, timeout, feature="--scheduler (a Dask cluster)")
-    from distributed import as_completed
     try:
         futures = [
             client.submit(
@@ -502,7 +501,7 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
         batch_of = {future.key: batch for future, (batch, _) in zip(futures, numbered, strict=False)}
         try:
             with cluster_failures(client, scheduler, timeout):
-                for future in as_completed(futures):
+                for future in completed(client, futures, scheduler, timeout):
                     if future.status == "error":
                         future.result()  # re-raises the worker's exception here
                     record(batch_of.pop(future.key), _raise_failure(future.result()))
