@@ -55,7 +55,7 @@ class Cluster:
         self.workers = [self._start(["worker", self.address, "--nthreads", "1", "--no-nanny", *extra], folder, env)
                         for _ in range(workers)]
         with distributed.Client(self.address, timeout=60) as client:
-            client.wait_for_workers(workers, timeout=120)
+            client.wait_for_workers(workers, timeout=60)
 
     @staticmethod
     def _start(arguments: list[str], folder: Path, env: dict) -> subprocess.Popen:
@@ -198,6 +198,35 @@ def test_relative_run_paths_and_work_dir_are_sent_absolute(files, cluster, capsy
     assert main([*command, "--scheduler", spread.address, "--work-dir", "parts"]) == 0
     assert capsys.readouterr().out == here
     assert not any(Path("parts").iterdir())  # the parts removed afterwards
+
+
+#: preloaded by a worker, it makes the worker one of a machine that does not see the folder "unseen"
+NOT_SHARED = """import _io
+import builtins
+import io
+
+
+def open_seen(file, *args, **keywords):
+    if "unseen" in str(file):
+        raise FileNotFoundError(2, "No such file or directory", str(file))
+    return _io.open(file, *args, **keywords)
+
+
+builtins.open = io.open = open_seen
+"""
+
+
+def test_a_file_the_workers_do_not_see_is_said(files, cluster, capsys, tmp_path):
+    (tmp_path / "not_shared.py").write_text(NOT_SHARED)
+    spread = cluster(1, preload=tmp_path / "not_shared.py")
+    (files / "unseen").mkdir()
+    (files / "unseen" / "run.txt").write_text(RUN)
+    status = main(["evaluate", str(files / "qrels.txt"), str(files / "unseen" / "run.txt"), "-m", "AP",
+                   "--scheduler", spread.address])
+    assert (status, capsys.readouterr().err.splitlines()[-1]) == (
+        2, f"pateval: error: the Dask workers of the scheduler at {spread.address} cannot see "
+        f"{files / 'unseen' / 'run.txt'}, which is here: they need the files at the same absolute paths (shared "
+        "storage, and a --work-dir on it for runs whose topics are scattered)")
 
 
 def test_workers_with_another_version_of_pateval_are_said(files, cluster, capsys, tmp_path):

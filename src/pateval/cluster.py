@@ -7,6 +7,7 @@ Imports nothing heavy: :mod:`pateval.options` reads the default timeout from her
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -101,6 +102,10 @@ def _what_happened(error: Exception, client: Any, scheduler: str, timeout: float
     if _cannot_import_pateval(error):
         return (f"the Dask workers of the scheduler at {scheduler} cannot import pateval: install pateval (the same "
                 "version) on every worker")
+    if isinstance(error, FileNotFoundError) and error.filename and os.path.exists(error.filename):
+        return (f"the Dask workers of the scheduler at {scheduler} cannot see {error.filename}, which is here: they "
+                "need the files at the same absolute paths (shared storage, and a --work-dir on it for runs whose "
+                "topics are scattered)")
     lost = f"the Dask scheduler at {scheduler} was lost (no answer within {timeout:g} s)"
     if isinstance(error, FutureCancelledError):
         if error.reason == "scheduler-connection-lost" or client.status != "running":
