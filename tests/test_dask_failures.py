@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -236,3 +237,17 @@ def test_workers_with_another_version_of_pateval_are_said(files, cluster, capsys
     assert (status, err.splitlines()[-1]) == (
         2, f"pateval: error: the Dask workers of the scheduler at {spread.address} have pateval 0.0.9, this is pateval "
         f"{pateval.__version__}: install pateval {pateval.__version__} on every worker")
+
+
+def test_workers_dying_of_a_task_are_said():
+    """Dask gives up on a task after the workers running it died (allowed-failures) times."""
+    from distributed import KilledWorker
+
+    from pateval.cluster import cluster_failures
+    from pateval.errors import ClusterError
+
+    client = SimpleNamespace(close=lambda: None)
+    with pytest.raises(ClusterError) as caught, cluster_failures(client, "tcp://127.0.0.1:8786", 10):
+        raise KilledWorker("score_block-1", SimpleNamespace(address="tcp://127.0.0.1:40000"), 3)
+    assert str(caught.value) == ("the Dask workers of the scheduler at tcp://127.0.0.1:8786 died while running the "
+                                 "same task 4 times (out of memory?)")
