@@ -1,6 +1,7 @@
 """The Dask cluster that scores run blocks and parses corpus batches: connecting to its
 scheduler, and saying in one line what happened when it fails under a run (its scheduler
-lost, no worker left, workers that cannot import pateval), never "a bug in pateval".
+lost, no worker left, workers that cannot import pateval or do not see the files), never "a
+bug in pateval".
 
 Imports nothing heavy: :mod:`pateval.options` reads the default timeout from here.
 """
@@ -53,7 +54,7 @@ def connect(scheduler: str, timeout: float, *, feature: str) -> Any:
 def cluster_failures(client: Any, scheduler: str, timeout: float) -> Iterator[None]:
     """Within the block, Dask's failures become a :class:`~pateval.errors.ClusterError`
     saying what happened to the cluster; every other error (a bad line a worker found, a
-    file that cannot be read) passes as it is. The client's own tracebacks (of its attempts to
+    file missing here too) passes as it is. The client's own tracebacks (of its attempts to
     reconnect to a lost scheduler) are not logged meanwhile: the error says what they mean."""
     import logging
 
