@@ -55,8 +55,10 @@ class Cluster:
         extra = ["--preload", str(preload)] if preload else []
         self.workers = [self._start(["worker", self.address, "--nthreads", "1", "--no-nanny", *extra], folder, env)
                         for _ in range(workers)]
+
+    def wait(self) -> None:
         with distributed.Client(self.address, timeout=60) as client:
-            client.wait_for_workers(workers, timeout=60)
+            client.wait_for_workers(len(self.workers), timeout=60)
 
     @staticmethod
     def _start(arguments: list[str], folder: Path, env: dict) -> subprocess.Popen:
@@ -79,6 +81,7 @@ def cluster(tmp_path):
 
     def start(workers: int = 2, **keywords) -> Cluster:
         started.append(Cluster(tmp_path / "cluster", workers, **keywords))
+        started[-1].wait()  # once closed by the fixture whatever happens
         return started[-1]
 
     yield start
