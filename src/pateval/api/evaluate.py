@@ -72,7 +72,7 @@ def evaluate(qrels, runs, measures: Any = None, *, style: str = "pateval", optio
         ``options``: ``qrels_format``, ``complete`` (trec_eval -c), ``order``, ``doc_key``,
         ``on_duplicate``, ``resources`` (side inputs such as ``doc_lengths``),
         ``relevance_level`` (-l), ``max_documents`` (-M), ``judged_only`` (-J),
-        ``block_bytes``, ``scheduler``, ``work_dir``.
+        ``block_bytes``, ``scheduler``, ``scheduler_timeout``, ``work_dir``.
 
     Returns
     -------

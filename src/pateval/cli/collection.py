@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .shared import add_group, add_output, add_store, examples, resolve_store
+from .shared import add_group, add_output, add_scheduler_options, add_store, examples, resolve_store
 
 
 def _add_corpus(commands) -> None:
@@ -30,8 +30,7 @@ def _add_corpus_ingest(sub) -> None:
                         help="patent files (XML, APS text) or directories (searched recursively)")
     add_output(ingest, "--out", required=True, metavar="STORE", help="store directory (created, or resumed)")
     ingest.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all CPUs)")
-    ingest.add_argument("--scheduler", metavar="ADDRESS",
-                        help="Dask scheduler (tcp://host:8786) to parse on a cluster; workers need the same paths")
+    add_scheduler_options(ingest, work="parse")
     ingest.add_argument("--on-error", choices=("stop", "skip"), default="stop",
                         help="stop at the first bad document (default), or skip it, report it and go on")
     ingest.add_argument("--memory-limit", metavar="SIZE",
@@ -50,6 +49,7 @@ def _run_corpus_ingest(args) -> int:
     summary = api.ingest_corpus(
         args.inputs, args.out, workers=args.workers, scheduler=args.scheduler, on_error=args.on_error,
         memory_limit=args.memory_limit, progress=not args.no_progress and sys.stderr.isatty(), wait=args.wait,
+        scheduler_timeout=args.scheduler_timeout,
     )
     for error in summary.errors:
         print(f"pateval: skipped: {error.message}", file=sys.stderr)

@@ -166,18 +166,37 @@ def add_evaluation_options(p: argparse.ArgumentParser, *, default_measures: tupl
     group.add_argument("--block-size", type=_byte_size, dest="block_bytes", metavar="SIZE",
                        help="read and score each run file in blocks of whole topics of about SIZE bytes (default "
                        "32M; 0: each run whole in memory); runs with scattered topics are partitioned on disk first")
-    group.add_argument("--scheduler", metavar="ADDRESS",
-                       help="Dask scheduler (tcp://host:8786) to score the blocks of the runs on a cluster; "
-                       "workers need the same paths")
+    add_scheduler_options(group, work="score the blocks of the runs")
     group.add_argument("--work-dir", metavar="DIR",
-                       help="where runs with scattered topics are partitioned (default: the temporary directory)")
+                       help="where runs with scattered topics are partitioned (default: the temporary directory; "
+                       "with --scheduler, on storage the workers share)")
+
+
+def add_scheduler_options(p: Any, *, work: str) -> None:
+    """--scheduler and --scheduler-timeout, of every command that can work on a Dask cluster."""
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help=f"Dask scheduler (tcp://host:8786) to {work} on a cluster; its workers need pateval and "
+                   "the same paths")
+    p.add_argument("--scheduler-timeout", type=_seconds, default=_DEFAULTS.scheduler_timeout, metavar="SECONDS",
+                   help=f"wait this long for the scheduler to answer (default {_DEFAULTS.scheduler_timeout:g})")
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds > 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"not a number of seconds > 0: {text!r}")
+    return seconds
 
 
 #: The flag of each option of the evaluation group, by its field (and dest).
 EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format", "order": "--order", "doc_key": "--doc-key",
                     "on_duplicate": "--on-duplicate", "relevance_level": "-l", "max_documents": "-M",
                     "judged_only": "-J", "block_bytes": "--block-size", "scheduler": "--scheduler",
-                    "work_dir": "--work-dir"}
+                    "scheduler_timeout": "--scheduler-timeout", "work_dir": "--work-dir"}
 
 
 def given_flags(args: argparse.Namespace) -> list[str]:
