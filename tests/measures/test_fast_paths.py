@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pateval.core.order import byte_order, stable_order, unique_inverse
+from pateval.core.segments import running_sum, segment_running_sum
 from pateval.measures import tbg
 from pateval.measures._arrays import positions_in
-from pateval.measures.cubetest import _running_sum, _segment_cumsum
 from pateval.measures.tbg import _shortest_first, row_steps, times_at
 from pateval.usermodel.time import (
     TimeModel,
@@ -38,11 +38,11 @@ def test_running_sums_add_like_a_loop(sizes, seed, big):
     for i, (g, v) in enumerate(zip(groups, values, strict=True)):
         total = v if g != previous else total + v
         expected[i], previous = total, g
-    assert np.array_equal(_running_sum(values, groups), expected)
-    assert np.array_equal(_segment_cumsum(values, _ptr(sizes)), expected)
+    assert np.array_equal(running_sum(values, groups), expected)
+    assert np.array_equal(segment_running_sum(values, _ptr(sizes)), expected)
     shuffled = rng.permutation(len(values))
     order = np.argsort(groups[shuffled], kind="stable")
-    back = _running_sum(values[shuffled], groups[shuffled])
+    back = running_sum(values[shuffled], groups[shuffled])
     assert np.array_equal(back[order], np.concatenate([np.cumsum(values[shuffled][order][groups[shuffled][order] == g])
                                                        for g in range(len(sizes)) if sizes[g]] + [np.zeros(0)]))
 

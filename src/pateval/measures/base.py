@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MeasureNameError, ParameterError
+from ..memo import Memo
 from ..validation import Interval
 
 __all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value"]
@@ -126,9 +127,13 @@ class EvaluationContext:
     resources : dict
         Named side inputs, e.g. ``"doc_lengths"`` (a mapping docno -> length in words),
         ``"duplicate_groups"``, ``"subtopic_weights"``, ``"intent_probabilities"``.
+    memo : Memo
+        What the measures of this evaluation make once and share (see :mod:`pateval.memo`),
+        dropped with the context.
     """
 
     resources: dict[str, Any] = field(default_factory=dict)
+    memo: Memo = field(default_factory=Memo, repr=False, compare=False)
 
     def require(self, name: str, measure: Measure) -> Any:
         if name not in self.resources or self.resources[name] is None:

@@ -237,36 +237,10 @@ def _lookup_lengths(ids: pa.Array, lengths: Mapping | LengthTable, default: floa
     return _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what=what)
 
 
-# Per ranking, what the TBG measures of one evaluation call share: where the run's documents
-# are in the lengths table, their duplicate groups, which rows are near-duplicates. Each
-# entry remembers the object it was made for (the lengths table, or the context) and is
-# made again for another; all is dropped with the ranking.
-_SHARED: weakref.WeakKeyDictionary[RankedTopics, dict] = weakref.WeakKeyDictionary()
-# The lengths table of each evaluation context (the resource converted once per call).
-_TABLES: dict[int, tuple] = {}
-# The keys' lookup index of each DocLengths table read (made once, dropped with the table).
+# The keys' lookup index of each DocLengths table read (made once, shared by the evaluations
+# that use the table, dropped with it): the one store kept beyond an evaluation, until the
+# table read carries a memo of its own.
 _KEY_INDEXES: dict[int, tuple] = {}
-
-
-def _shared(ranked: RankedTopics, owner: object, key, build):
-    try:
-        store = _SHARED.setdefault(ranked, {})
-    except TypeError:  # a ranking that cannot be referenced weakly: nothing is shared
-        return build()
-    known = store.get(key)
-    if known is not None and known[0] is owner:
-        return known[1]
-    value = build()
-    store[key] = (owner, value)
-    return value
-
-
-def _peek(ranked: RankedTopics, owner: object, key):
-    try:
-        known = _SHARED.get(ranked, {}).get(key)
-    except TypeError:
-        return None
-    return known[1] if known is not None and known[0] is owner else None
 
 
 def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
@@ -274,19 +248,14 @@ def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
     resource = context.require("doc_lengths", measure)
     if isinstance(resource, LengthTable):
         return resource
-    key = id(context)
-    known = _TABLES.get(key)
-    if known is not None and known[0]() is context and known[1] is resource:
-        return known[2]
-    table = LengthTable.of(resource)
-    _TABLES[key] = (weakref.ref(context, lambda _, key=key: _TABLES.pop(key, None)), resource, table)
-    return table
+    return context.memo.get(("length table", resource), lambda: LengthTable.of(resource))
 
 
-def shared_lookup(ranked: RankedTopics, table: LengthTable, ids: pa.Array) -> np.ndarray:
+def shared_lookup(context: EvaluationContext, ranked: RankedTopics, table: LengthTable, ids: pa.Array) -> np.ndarray:
     """Where each of the ranking's distinct documents ``ids`` is in ``table`` (-1: absent),
-    looked up once per ranking and table (TBG, the Cube Test's time=tbg and the ideal share it)."""
-    return _shared(ranked, table, "where", lambda: _positions(ids, table))
+    looked up once per ranking and table in an evaluation (TBG, the Cube Test's time=tbg and
+    the ideal share it)."""
+    return context.memo.get(("where", table), lambda: _positions(ids, table), ranking=ranked)
 
 
 def _relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
@@ -297,14 +266,14 @@ def _relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
     return np.flatnonzero(ranked.relevant(level))
 
 
-def _document_lengths(ranked: RankedTopics, measure: Measure, table: LengthTable):
+def _document_lengths(ranked: RankedTopics, measure: Measure, context: EvaluationContext, table: LengthTable):
     """``codes, ids, lengths``: each row's document, the distinct documents and their lengths (words).
 
     Documents no row retrieves may be left without a length (NaN).
     """
     default = _check_default_length(measure)
     codes, ids = distinct_documents(ranked)
-    where = shared_lookup(ranked, table, ids)
+    where = shared_lookup(context, ranked, table, ids)
 
     def needed() -> np.ndarray:
         mask = np.zeros(len(ids), dtype=bool)
@@ -332,7 +301,7 @@ def _row_duplicates(ranked: RankedTopics, measure: Measure, context: EvaluationC
                          context)
         return duplicates_of_earlier(groups[codes], ranked.ptr)
 
-    return _shared(ranked, context, ("duplicates", mode), make)
+    return context.memo.get(("duplicates", mode), make, ranking=ranked)
 
 
 def row_steps(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, duplicate: np.ndarray | None,
@@ -465,7 +434,7 @@ def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
     if lengths is None:
         lengths = length_table(context, measure)
     relevant = ranked.relevant(measure["rel"])
-    codes, ids, values = _document_lengths(ranked, measure, lengths)
+    codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     row_lengths = values[codes]
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
     if duplicate is None:
@@ -572,14 +541,14 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     return np.bincount(block_topic, weights=value * np.exp(-rate * start), minlength=n_topics)
 
 
-def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, distinct: np.ndarray,
-                      ids: pa.Array) -> np.ndarray:
+def _judged_positions(ranked: RankedTopics, context: EvaluationContext, table: LengthTable, level: int,
+                      distinct: np.ndarray, ids: pa.Array) -> np.ndarray:
     """Where the judged documents ``distinct`` (codes into the judged ids, ``ids`` their ids) are in ``table``.
 
     Those the run retrieved were looked up already, with the run's documents (when TBG
     itself ran first): only the others are looked up.
     """
-    run_where = _peek(ranked, table, "where")
+    run_where = context.memo.peek(("where", table), ranking=ranked)
     if run_where is None:
         return _positions(ids, table, distinct=True)
     if all(hasattr(ranked, name) for name in ("judged_row", "judged_grade", "judged_code")):
@@ -616,7 +585,7 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
         where = _positions(ids, lengths, distinct=True)
     else:
         ids = ids.take(pa.array(distinct))
-        where = _judged_positions(ranked, lengths, measure["rel"], distinct, ids)
+        where = _judged_positions(ranked, context, lengths, measure["rel"], distinct, ids)
 
     def describe(i: int) -> str:
         first_topic = topic[int(np.flatnonzero(inverse == i)[0])]
@@ -673,7 +642,7 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     # as tbg_rows + time_biased_gain, without an array of every row for each quantity:
     # the step times and their running sums block by block, read at the earning rows
     relevant_rows = _relevant_rows(ranked, measure["rel"])
-    codes, ids, values = _document_lengths(ranked, measure, lengths)
+    codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
     earning = relevant_rows if duplicate is None or measure["duplicate_gain"] else relevant_rows[~duplicate[relevant_rows]]
     times = times_at(codes, values, relevant_rows, duplicate, model, ranked.ptr, earning)
