@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["offsets", "starts_of", "segment_of", "run_starts", "run_lengths", "place_in_segments", "place_in_runs",
-           "expand", "running_sum", "segment_running_sum", "grouped_running_sum"]
+           "expand", "running_count", "running_sum", "segment_running_sum", "grouped_running_sum"]
 
 
 def offsets(counts: np.ndarray) -> np.ndarray:
@@ -64,6 +64,13 @@ def place_in_runs(values: np.ndarray) -> np.ndarray:
 def expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])`` (int64)."""
     return np.repeat(starts, lengths) + place_in_segments(lengths)
+
+
+def running_count(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Inclusive running count (or integer sum) of ``flags`` within the runs that begin at
+    ``starts`` (see :func:`run_starts`); integers, so one global running sum is exact."""
+    total = np.cumsum(flags)
+    return total - np.repeat(np.r_[0, total][starts], run_lengths(starts, len(flags)))
 
 
 def running_sum(values: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -67,7 +67,15 @@ import numpy as np
 from .._lazy import lazy_module
 from ..core.order import stable_order
 from ..core.ranking import RankedTopics, SubtopicView
-from ..core.segments import grouped_running_sum, place_in_runs, place_in_segments, running_sum, segment_running_sum
+from ..core.segments import (
+    grouped_running_sum,
+    place_in_runs,
+    place_in_segments,
+    run_starts,
+    running_count,
+    running_sum,
+    segment_running_sum,
+)
 from ..errors import ParameterError
 from ..formats.dd import as_dd_iterations
 from ..formats.weights import as_subtopic_weights
@@ -250,13 +258,11 @@ def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: Evaluati
     order = stable_order(subtopics) if bool(np.all(rows[1:] >= rows[:-1])) else np.lexsort((rows, subtopics))
     rows, subtopics, grades = rows[order], subtopics[order], grades[order]
     earlier = place_in_runs(subtopics)  # nrel(c_i, j-1): all kept pairs have rel > 0
-    start = np.arange(len(rows), dtype=np.int64) - earlier
     rel = grades / maxgrade
     gain = np.power(settings.gamma, earlier) * theta[subtopics] * rel
     if settings.cap:
         # raw height before d_j, summed in integer grades so that "reached MaxHeight" is exact
-        running = np.cumsum(grades)
-        before = running - grades - (running[start] - grades[start])
+        before = running_count(grades, run_starts(subtopics)) - grades
         gain = np.where(before < settings.maxheight * maxgrade, gain, 0.0)
     else:
         gain = gain * np.exp(-settings.decay_a * ranked.position[rows] + settings.decay_b)
@@ -386,7 +392,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
         full_before = before >= DD_MAX_HEIGHT
     else:
         full = (height >= DD_MAX_HEIGHT).astype(np.int64)
-        full_before = np.cumsum(full) - full - (np.cumsum(full)[starts[group]] - full[starts[group]]) > 0
+        full_before = running_count(full, starts) - full > 0
     pair_gain = np.where(full_before, 0.0, weight[subtopics] * height_gain)
     row_gain = np.bincount(rows, weights=pair_gain, minlength=n_rows)
 

@@ -39,6 +39,7 @@ from .._lazy import lazy_module
 from ..core.docids import patent_keys
 from ..core.order import unique_inverse
 from ..core.ranking import RankedTopics
+from ..core.segments import offsets, run_lengths, run_starts, segment_of
 from ..errors import ParameterError
 from ..formats.doclengths import DocLengths
 from ..formats.groups import group_codes
@@ -186,7 +187,7 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
         targets = found[hits]
         order = np.argsort(targets, kind="stable")
         targets, hits = targets[order], hits[order]
-        first = np.r_[True, targets[1:] != targets[:-1]] if len(targets) else np.zeros(0, dtype=bool)
+        first = run_starts(targets)
         where = np.full(len(ids), -1, dtype=np.int64)
         where[targets[first]] = hits[first]
         return where
@@ -449,7 +450,7 @@ def time_biased_gain(rows: TBGRows) -> np.ndarray:
     times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
                                                 duplicate=rows.duplicate),
                                      rows.ptr)
-    segment = np.repeat(np.arange(len(rows.ptr) - 1), np.diff(rows.ptr))
+    segment = segment_of(rows.ptr)
     earning = rows.earns
     return np.bincount(segment[earning], weights=rows.gain[earning] * rows.model.decay(times[earning]),
                        minlength=len(rows.ptr) - 1)
@@ -510,8 +511,7 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
         # no near-duplicates: shortest first, one sort
         topic, lengths = _shortest_first(topic, lengths, n_topics)
         step = model.summary_time + model.reading_time(lengths) * model.p_click_rel
-        counts = np.bincount(topic, minlength=n_topics)
-        start = segment_exclusive_cumsum(step, np.r_[0, np.cumsum(counts)].astype(np.int64))
+        start = segment_exclusive_cumsum(step, offsets(np.bincount(topic, minlength=n_topics)))
         return np.bincount(topic, weights=g * np.exp(-rate * start), minlength=n_topics)
     group = np.asarray(group, dtype=np.int64)
     # blocks = (topic, group); sorted so that each block starts with its shortest member
@@ -520,7 +520,7 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (group[1:] != group[:-1])])
     block_topic = topic[starts]
     shortest = lengths[starts]
-    members = np.diff(np.r_[starts, len(topic)]).astype(np.float64) if duplicate_gain else np.ones(len(starts))
+    members = run_lengths(starts, len(topic)).astype(np.float64) if duplicate_gain else np.ones(len(starts))
     first = model.summary_time + model.reading_time(shortest) * model.p_click_rel
     follower = model.zero_length_step()
     followers = members - 1
@@ -535,9 +535,7 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     ratio = np.where(np.isnan(ratio), np.inf, ratio)
     order = np.lexsort((-ratio, block_topic))
     block_topic, value, duration = block_topic[order], value[order], duration[order]
-    counts = np.bincount(block_topic, minlength=n_topics)
-    ptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    start = segment_exclusive_cumsum(duration, ptr)
+    start = segment_exclusive_cumsum(duration, offsets(np.bincount(block_topic, minlength=n_topics)))
     return np.bincount(block_topic, weights=value * np.exp(-rate * start), minlength=n_topics)
 
 
