@@ -46,9 +46,21 @@ def run_lengths(starts: np.ndarray, n: int) -> np.ndarray:
     return np.diff(np.r_[starts, n])
 
 
-def place_in_segments(counts: np.ndarray) -> np.ndarray:
-    """Each element's 0-based place in its segment, for consecutive segments of ``counts`` elements."""
-    return np.arange(int(np.sum(counts)), dtype=np.int64) - np.repeat(starts_of(counts), counts)
+def place_in_segments(counts: np.ndarray, *, first: int = 0) -> np.ndarray:
+    """Each element's place in its segment (``first`` for the first), for consecutive
+    segments of ``counts`` elements (int64).
+
+    One running sum of steps of 1 that fall back at each segment's start: one array of the
+    size of the output, not three.
+    """
+    counts = np.asarray(counts)
+    steps = np.ones(int(counts.sum()), dtype=np.int64)
+    if len(steps) == 0:
+        return steps
+    used = counts[counts > 0]
+    steps[starts_of(used)[1:]] = 1 - used[:-1]  # back to ``first`` where a segment starts
+    steps[0] = first
+    return np.cumsum(steps, out=steps)
 
 
 def place_in_runs(values: np.ndarray) -> np.ndarray:
