@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from pateval.core.order import byte_order, stable_order, unique_inverse
 from pateval.core.segments import running_sum, segment_running_sum
-from pateval.measures import tbg
 from pateval.measures._arrays import positions_in
 from pateval.measures.tbg import _shortest_first, row_steps, times_at
 from pateval.usermodel.time import (
@@ -86,12 +85,7 @@ def test_step_times_in_blocks_are_bit_identical(sizes, seed, block, with_duplica
     model = TimeModel(summary_time=4.4, read_slope=0.018, read_intercept=7.8, p_click_rel=0.64, p_click_nonrel=0.39,
                       p_save_rel=0.77, halflife=224.0)
     expected = segment_exclusive_cumsum(row_steps(codes, lengths, relevant_rows, duplicate, model), ptr)[rows]
-    saved = tbg._STEP_BLOCK
-    tbg._STEP_BLOCK = block
-    try:
-        got = times_at(codes, lengths, relevant_rows, duplicate, model, ptr, rows)
-    finally:
-        tbg._STEP_BLOCK = saved
+    got = times_at(codes, lengths, relevant_rows, duplicate, model, ptr, rows, block_rows=block)
     assert np.array_equal(got, expected)
 
 

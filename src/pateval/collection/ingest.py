@@ -37,6 +37,7 @@ from pathlib import Path
 
 from ..errors import InputFormatError, ParameterError, malformed
 from ..patents.reader import ReadError, expand_paths, iter_file
+from ..tuning import INGEST_BATCH_BYTES
 from .store import (
     LOCK_NAME,
     TABLES,
@@ -57,8 +58,6 @@ from .store import (
 
 __all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock",
            "verify_store"]
-
-DEFAULT_BATCH_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -139,8 +138,7 @@ def store_lock(store: str | os.PathLike[str], *, wait: float = 0.0) -> Iterator[
         return
     folder = Path(store)
     folder.mkdir(parents=True, exist_ok=True)
-    handle = open(folder / LOCK_NAME, "a+", encoding="utf-8")
-    try:
+    with open(folder / LOCK_NAME, "a+", encoding="utf-8") as handle:
         deadline = time.monotonic() + max(0.0, wait)
         while True:
             try:
@@ -165,8 +163,6 @@ def store_lock(store: str | os.PathLike[str], *, wait: float = 0.0) -> Iterator[
             handle.truncate()
             handle.flush()
             fcntl.flock(handle, fcntl.LOCK_UN)
-    finally:
-        handle.close()
 
 
 def ingest_batch(
@@ -317,7 +313,7 @@ def ingest(
     scheduler: str | None = None,
     on_error: str = "stop",
     memory_limit: str | None = None,
-    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    batch_bytes: int = INGEST_BATCH_BYTES,
     rows_per_group: int = 1000,
     progress: bool = False,
     scheduler_timeout: float = 30.0,
@@ -515,7 +511,6 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
             raise
     finally:
         client.close()
-
 
 
 # ---- verify, repair, drop ---------------------------------------------------------------

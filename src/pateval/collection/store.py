@@ -52,6 +52,7 @@ from ..errors import InputFormatError, ParameterError, malformed
 from ..formats.atomic import atomic_output
 from ..formats.doclengths import DocLengths
 from ..patents.records import PatentDocument, patent_key
+from ..tuning import HASH_BLOCK_BYTES
 
 __all__ = [
     "STORE_FORMAT",
@@ -391,16 +392,13 @@ class PartWriter:
     def abort(self) -> None:
         """Drop everything written so far."""
         for writer in self._writers.values():
-            try:
+            # closing a half-written file may fail; it is deleted next
+            with contextlib.suppress(Exception):
                 writer.close()
-            except Exception:  # noqa: BLE001 - closing a half-written file may fail; it is deleted next
-                pass
         for table in TABLES:
             for path in (self._temporary(table), self._final(table)):
-                try:
+                with contextlib.suppress(FileNotFoundError):
                     path.unlink()
-                except FileNotFoundError:
-                    pass
         self._writers.clear()
 
 
@@ -477,14 +475,11 @@ def committed_batches(store: str | os.PathLike[str]) -> dict[int, dict]:
     return batches
 
 
-_HASH_BLOCK = 1 << 20
-
-
 def file_sha256(path: str | os.PathLike[str]) -> str:
     """The SHA-256 of a file, read in blocks."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        while block := handle.read(_HASH_BLOCK):
+        while block := handle.read(HASH_BLOCK_BYTES):
             digest.update(block)
     return digest.hexdigest()
 

@@ -217,7 +217,6 @@ class JudgementIndex:
         if (positions < 0).any() or np.any(positions[1:] <= positions[:-1]):
             raise ValueError("restrict() takes some of the index's topics, in its order")
         lengths = np.diff(self.ptr)[positions]
-        total = int(lengths.sum())
         rows = expand(self.ptr[:-1][positions], lengths)
         return JudgementIndex(topic_ids=topic_ids, topic_position=np.repeat(np.arange(len(positions), dtype=np.int64),
                                                                             lengths),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tuning import TABLE_SLACK
+
 __all__ = ["offsets", "starts_of", "segment_of", "run_starts", "run_lengths", "place_in_segments", "place_in_runs",
            "expand", "running_count", "running_sum", "segment_running_sum", "grouped_running_sum"]
 
@@ -133,7 +135,7 @@ def grouped_running_sum(values: np.ndarray, group: np.ndarray, column: np.ndarra
     out = np.empty(n, dtype=np.float64)
     size_class: np.ndarray | None = None
     classes: list = [None]
-    if n_groups * width > 2 * n + 4096:
+    if n_groups * width > 2 * n + TABLE_SLACK:
         size_class = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
         classes = np.unique(size_class[counts > 0]).tolist()
     for size in classes:

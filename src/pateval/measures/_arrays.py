@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.order import string_words
+from ..tuning import SORTED_KEYS_MIN
 
 __all__ = ["SortedKeys", "positions_in"]
 
@@ -97,7 +98,7 @@ def positions_in(ids: pa.Array | pa.ChunkedArray, keys: pa.Array | pa.ChunkedArr
     occurs among the keys (short ids by :class:`SortedKeys`, which ``keys`` may already be)."""
     if isinstance(keys, SortedKeys):
         return keys.find(ids)
-    if min(len(ids), len(keys)) < 50_000:  # Arrow's hash table is as quick
+    if min(len(ids), len(keys)) < SORTED_KEYS_MIN:  # Arrow's hash table is as quick
         if len(ids) == 0:
             return np.zeros(0, dtype=np.int64)
         return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)

@@ -43,6 +43,7 @@ from ..core.segments import offsets, run_lengths, run_starts, segment_of
 from ..errors import ParameterError
 from ..formats.doclengths import DocLengths
 from ..formats.groups import group_codes
+from ..tuning import SORTED_KEYS_MIN, STEP_BLOCK_ROWS, TABLE_SLACK
 from ..usermodel.time import (
     TimeModel,
     duplicates_of_earlier,
@@ -63,7 +64,6 @@ __all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
 DUPLICATE_MODES = ("none", "groups", "families", "patent")
-_SORTED_KEYS = 50_000  # lengths tables of this many documents are indexed by sorted fingerprints
 NORMALISATIONS = ("none", "ideal", "bound")
 
 TBG_PARAMS = (
@@ -179,7 +179,7 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
     keys = table.keys
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
-    if len(keys) >= _SORTED_KEYS:
+    if len(keys) >= SORTED_KEYS_MIN:
         return table.sorted_keys.find(ids)
     if distinct and 4 * len(ids) < len(keys):
         found = pc.index_in(keys, value_set=ids).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -342,15 +342,12 @@ def _fill_steps(out: np.ndarray, codes: np.ndarray, tables: tuple[np.ndarray, np
         out[duplicate & is_relevant] = model.read_intercept * model.p_click_rel + model.summary_time
 
 
-_STEP_BLOCK = 1 << 17  # rows of whole topics per block: a block's steps stay in the cache
-
-
 def times_at(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, duplicate: np.ndarray | None,
-             model: TimeModel, ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+             model: TimeModel, ptr: np.ndarray, rows: np.ndarray, *, block_rows: int = STEP_BLOCK_ROWS) -> np.ndarray:
     """``T(k)`` at ``rows`` (ascending): ``segment_exclusive_cumsum_at(row_steps(...), ptr, rows)``,
     the same numbers to the last bit.
 
-    Made in blocks of whole topics of about ``_STEP_BLOCK`` rows in one reused buffer:
+    Made in blocks of whole topics of about ``block_rows`` rows in one reused buffer:
     gathered, summed and read while in the cache, where one array of every row's step
     (80 MB for 10 million rows) would go to memory and back twice. ``relevant_rows``
     ascending too.
@@ -360,12 +357,12 @@ def times_at(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, 
     relevant_rows = np.asarray(relevant_rows, dtype=np.int64)
     n = len(codes)
     tables = _step_tables(lengths, model)
-    if n <= _STEP_BLOCK:
+    if n <= block_rows:
         steps = np.empty(n, dtype=np.float64)
         _fill_steps(steps, codes, tables, relevant_rows, duplicate, model)
         return segment_exclusive_cumsum_at(steps, ptr, rows, overwrite=True)
     # topic boundaries nearest above each multiple of the block size (a longer topic is a block alone)
-    cuts = np.unique(np.r_[np.searchsorted(ptr, np.arange(0, n, _STEP_BLOCK), side="left"), len(ptr) - 1])
+    cuts = np.unique(np.r_[np.searchsorted(ptr, np.arange(0, n, block_rows), side="left"), len(ptr) - 1])
     starts = ptr[cuts]
     relevant_at = np.searchsorted(relevant_rows, starts)
     rows_at = np.searchsorted(rows, starts)
@@ -465,7 +462,7 @@ def _shortest_first(topic: np.ndarray, lengths: np.ndarray, n_topics: int) -> tu
     """
     counts = np.bincount(topic, minlength=n_topics)
     widest = int(counts.max())
-    if (widest * n_topics <= 2 * len(topic) + 4096 and bool(np.all(topic[1:] >= topic[:-1]))
+    if (widest * n_topics <= 2 * len(topic) + TABLE_SLACK and bool(np.all(topic[1:] >= topic[:-1]))
             and bool(np.all(np.isfinite(lengths)))):
         if bool(np.all(counts == widest)):
             return topic, np.sort(lengths.reshape(n_topics, widest), axis=1).ravel()

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from ..errors import InputFormatError, ParameterError, malformed
+from ..tuning import XML_BLOCK_BYTES
 
 __all__ = [
     "safe_parser",
@@ -45,7 +46,6 @@ __all__ = [
 #: sequence listings, are tens of MB).
 DEFAULT_MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
 
-_BLOCK_SIZE = 1 << 20
 _DECLARATION = re.compile(rb"<\?xml[\s?]")
 _DECLARATION_LENGTH = 6  # bytes a declaration start may straddle across two blocks
 _TRAILING_POSITION = re.compile(r",? line \d+, column \d+$")
@@ -172,7 +172,7 @@ def _split_documents(path: str, max_document_bytes: int, digest=None) -> Iterato
     with handle:
         while True:
             try:
-                block = handle.read(_BLOCK_SIZE)
+                block = handle.read(XML_BLOCK_BYTES)
             except (OSError, EOFError) as error:
                 malformed(path, line, f"cannot read the file: {error}")
             if digest is not None:
@@ -274,8 +274,9 @@ def _refuse(path: str, line: int, names: list[str]) -> None:
 def _normalise_tree(root: etree._Element) -> None:
     """Make the text of the tree read as the rendered document does.
 
-    A line break (``<br/>``) separates words, so it becomes a space. References to undeclared named entities (``&lsquo;`` in a file whose DTD is
-    not loaded) become their characters when HTML knows the name, else ``&name;``.
+    A line break (``<br/>``) separates words, so it becomes a space. References to undeclared
+    named entities (``&lsquo;`` in a file whose DTD is not loaded) become their characters
+    when HTML knows the name, else ``&name;``.
     """
     for line_break in root.iter("br"):
         line_break.tail = " " + (line_break.tail or "")
