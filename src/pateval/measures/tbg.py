@@ -52,7 +52,7 @@ from ..usermodel.time import (
     step_times,
 )
 from ..validation import Interval
-from ._arrays import SortedKeys
+from .lookup import SortedKeys
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
@@ -171,7 +171,7 @@ class LengthTable:
 def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> np.ndarray:
     """Where each of ``ids`` first occurs in ``table.keys`` (int64), -1 where it does not.
 
-    Many keys: by the table's sorted fingerprints (:class:`pateval.measures._arrays.SortedKeys`,
+    Many keys: by the table's sorted fingerprints (:class:`pateval.measures.lookup.SortedKeys`,
     made once per table). Few keys, and ``distinct`` ids (no repeats) much fewer than the
     keys: the other way round, the keys probe a hash table of the ids, small enough to stay
     in cache. Otherwise Arrow's ``index_in``.

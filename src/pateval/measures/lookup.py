@@ -1,6 +1,6 @@
-"""String joins of the measure kernels with integer operations.
+"""String lookups of the measure kernels with integer operations.
 
-:func:`positions_in` gives exactly what ``pyarrow.compute.index_in`` gives; it is only
+:meth:`SortedKeys.find` gives exactly what ``pyarrow.compute.index_in`` gives; it is only
 faster on millions of values, and falls back to it when its shortcut does not apply.
 (The sorts the kernels share are in :mod:`pateval.core.order`.)
 """
@@ -12,9 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.order import string_words
-from ..tuning import SORTED_KEYS_MIN
 
-__all__ = ["SortedKeys", "positions_in"]
+__all__ = ["SortedKeys"]
 
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -91,15 +90,3 @@ class SortedKeys:
             more = np.flatnonzero(self.print[at] == wanted[pending])
             at, pending = at[more], pending[more]
         return where
-
-
-def positions_in(ids: pa.Array | pa.ChunkedArray, keys: pa.Array | pa.ChunkedArray | SortedKeys) -> np.ndarray:
-    """``pc.index_in(ids, value_set=keys)`` as int64 (-1 where absent): where each id first
-    occurs among the keys (short ids by :class:`SortedKeys`, which ``keys`` may already be)."""
-    if isinstance(keys, SortedKeys):
-        return keys.find(ids)
-    if min(len(ids), len(keys)) < SORTED_KEYS_MIN:  # Arrow's hash table is as quick
-        if len(ids) == 0:
-            return np.zeros(0, dtype=np.int64)
-        return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return SortedKeys(keys).find(ids)
