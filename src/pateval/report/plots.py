@@ -33,6 +33,7 @@ from .names import FIGURE_FORMATS
 
 __all__ = [
     "FIGURE_FORMATS",
+    "colour",
     "figure_png_base64",
     "figure_svg",
     "new_figure",
@@ -52,7 +53,8 @@ __all__ = [
 _PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 
 
-def _colour(i: int) -> str:
+def colour(i: int) -> str:
+    """The ``i``-th colour of the reports' palette (cycling)."""
     return _PALETTE[i % len(_PALETTE)]
 
 
@@ -119,7 +121,7 @@ def plot_topic_differences(
     order = np.argsort(-difference, kind="stable")
     ordered = difference[order]
     figure, axes = new_figure(7.0, 3.6)
-    colours = np.where(ordered > 0, _colour(0), np.where(ordered < 0, _colour(1), "#999999"))
+    colours = np.where(ordered > 0, colour(0), np.where(ordered < 0, colour(1), "#999999"))
     axes.bar(np.arange(len(ordered)), ordered, width=1.0, color=colours, linewidth=0)
     axes.axhline(0, color="black", linewidth=0.8)
     axes.axhline(difference.mean(), color="black", linestyle="--", linewidth=1, label=f"mean {difference.mean():+.4f}")
@@ -153,7 +155,7 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
     figure, axes = new_figure(7.6, 4.0)
     for i, (measure, group) in enumerate(curves.groupby("measure", sort=False)):
         significant = int((group["asl"] < alpha).sum())
-        axes.plot(group["rank"], group["asl"], color=_colour(i), linewidth=1.6,
+        axes.plot(group["rank"], group["asl"], color=colour(i), linewidth=1.6,
                   label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
     axes.axhline(alpha, color="black", linestyle=":", linewidth=1)
     axes.set_xlabel("run pairs, sorted by ASL")
@@ -176,7 +178,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
     if a.shape != b.shape:
         raise ParameterError("both measures need a score for every run")
     figure, axes = new_figure(5.0, 4.2)
-    axes.scatter(a, b, s=22, color=_colour(0), edgecolor="white", linewidth=0.5, zorder=2)
+    axes.scatter(a, b, s=22, color=colour(0), edgecolor="white", linewidth=0.5, zorder=2)
     if labels is not None and len(labels) == len(a) and len(a) <= 30:
         for xi, yi, name in zip(a, b, labels, strict=True):
             axes.annotate(str(name), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#444444")
@@ -217,7 +219,7 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
         order = np.argsort(times, kind="stable")
         t = np.concatenate([[0.0], times[order] / scale[time_unit]])
         g = np.concatenate([[0.0], gains[order]])
-        axes.step(t, g, where="post", color=_colour(i), linewidth=1.5, label=str(run))
+        axes.step(t, g, where="post", color=colour(i), linewidth=1.5, label=str(run))
     axes.set_xlabel(f"time t ({time_unit})")
     axes.set_ylabel("cumulative gain G(t)")
     axes.set_xlim(left=0)
@@ -241,7 +243,7 @@ def plot_ct_gamma(scores: pd.DataFrame, *, measure: str = "CT", title: str | Non
     markers = "osD^v<>p"
     for i, (run, group) in enumerate(scores.groupby("run", sort=False)):
         group = group.sort_values("gamma")
-        axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=_colour(i),
+        axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=colour(i),
                   linewidth=1.5, label=str(run))
     axes.set_xlabel("\u03b3 (discount for documents on an already covered subtopic)")
     axes.set_ylabel(f"{measure} score")
@@ -266,7 +268,7 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     agree = chart["all_agree"].to_numpy(dtype=bool) if "all_agree" in chart.columns else np.zeros(len(chart), bool)
     figure, axes = new_figure(9.0, max(2.6, 0.3 * len(chart) + 1.4))
     positions = np.arange(len(chart))[::-1]
-    colours = [_colour(0) if a else _colour(1) for a in agree]
+    colours = [colour(0) if a else colour(1) for a in agree]
     bars = axes.barh(positions, chart["pairs"], color=colours)
     axes.bar_label(bars, labels=[str(int(p)) for p in chart["pairs"]], padding=3, fontsize=7)
     axes.set_yticks(positions, labels, fontsize=7, family="monospace")
@@ -275,7 +277,7 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
     from matplotlib.patches import Patch
 
-    axes.legend(handles=[Patch(color=_colour(0), label="all measures agree"), Patch(color=_colour(1),
+    axes.legend(handles=[Patch(color=colour(0), label="all measures agree"), Patch(color=colour(1),
                                                                                     label="measures disagree")],
                 loc="lower right", fontsize=8, frameon=False)
     axes.set_title(title, fontsize=10)
@@ -298,7 +300,7 @@ def plot_measures_by_run(means: pd.DataFrame, *, sort_by: str | None = None, tit
     x = np.arange(len(ordered))
     for i, measure in enumerate(ordered.columns):
         axes.plot(x, ordered[measure].to_numpy(float), marker="os^Dv<>p"[i % 8], markersize=3, linewidth=1.3,
-                  color=_colour(i), label=str(measure))
+                  color=colour(i), label=str(measure))
     axes.set_xticks(x, [str(r) for r in ordered.index], rotation=90, fontsize=7 if len(ordered) > 20 else 8)
     axes.set_ylabel("mean score")
     axes.set_title(title or f"Measures per run, runs sorted by {key}", fontsize=10)
@@ -318,7 +320,7 @@ def plot_rank_changes(means: pd.DataFrame, *, title: str = "Run ranks under each
     figure, axes = new_figure(max(4.0, 1.6 * means.shape[1] + 2), max(3.5, 0.22 * means.shape[0] + 1.5))
     x = np.arange(means.shape[1])
     for i, run in enumerate(ranks.index):
-        axes.plot(x, ranks.loc[run].to_numpy(), marker="o", markersize=3, linewidth=1, color=_colour(i), alpha=0.85)
+        axes.plot(x, ranks.loc[run].to_numpy(), marker="o", markersize=3, linewidth=1, color=colour(i), alpha=0.85)
         if means.shape[0] <= 30:
             axes.annotate(str(run), (x[-1], ranks.loc[run].iloc[-1]), xytext=(4, 0), textcoords="offset points",
                           fontsize=7, va="center")
