@@ -74,7 +74,7 @@ def test_passage_run(collection, search_index):
     known = set(search_index.passages()["xpath"])
     for ranked in results.values():
         assert ranked
-        for docno, xpath, score in ranked:
+        for _, xpath, score in ranked:
             assert xpath in known and xpath.startswith("/patent-document/description/p") and score > 0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -39,7 +40,10 @@ __all__ = [
 
 from .names import ORDERS  # noqa: E402 (declared where the command line reads it)
 
-pd = lazy_module("pandas")  # only doc_keys builds a pandas Index
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # only doc_keys builds a pandas Index
 
 # What a retrieved document is, relative to the qrels (trec_eval's RELVALUE_* distinction).
 NONPOOL = 0  # not in the qrels: unjudged, counted as non-relevant
@@ -99,7 +103,7 @@ def _row_type(n: int):
     return np.int32 if n < 2**31 else np.int64
 
 
-def _score_blocks(run: Run, rank_of_topic: np.ndarray) -> np.ndarray | None | bool:
+def _score_blocks(run: Run, rank_of_topic: np.ndarray) -> np.ndarray | None | Literal[False]:
     """Fast path for runs written as engines write them: topics contiguous, scores falling.
 
     Returns the permutation that puts the topic blocks in order (rows within a block stay
@@ -531,7 +535,7 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
     if perm is None:
         counts_by_run_topic = np.bincount(run.topic, minlength=len(run.topic_ids))
         ranked_row = hit_row
-        if places is not None:
+        if places is not None and moved is not None:  # (set together)
             doc = doc.copy()
             doc[places] = run.doc[moved]
             # rows moved within tie groups: where each went

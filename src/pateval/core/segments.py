@@ -149,9 +149,9 @@ def grouped_running_sum(values: np.ndarray, group: np.ndarray, column: np.ndarra
         span = int(lengths.max())
         row = group[members] if chosen is None else np.searchsorted(chosen, group[members])
         slot = row * span + column[members]
-        table = np.zeros(len(lengths) * span)
-        table[slot] = values[members]
-        table = table.reshape(len(lengths), span)
+        flat = np.zeros(len(lengths) * span)
+        flat[slot] = values[members]
+        table = flat.reshape(len(lengths), span)
         np.cumsum(table, axis=1, out=table)
-        out[members] = table.ravel()[slot]
+        out[members] = flat[slot]
     return out

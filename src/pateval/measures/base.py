@@ -27,7 +27,7 @@ from ..errors import MeasureNameError, ParameterError
 from ..memo import Memo
 from ..validation import Interval
 
-__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value"]
+__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero"]
 
 _BARE = re.compile(r"[A-Za-z0-9_.\-+/]+")
 
@@ -72,9 +72,7 @@ class Param:
             elif kind is int:
                 if isinstance(value, bool):
                     raise ValueError(value)
-                if isinstance(value, str) or isinstance(value, (int, np.integer)) or (isinstance(value,
-                                                                                                 float)
-                                                                                      and value.is_integer()):
+                if isinstance(value, (str, int, np.integer)) or (isinstance(value, float) and value.is_integer()):
                     value = int(value)
                 else:
                     raise ValueError(value)
@@ -139,6 +137,18 @@ class EvaluationContext:
         if name not in self.resources or self.resources[name] is None:
             raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given")
         return self.resources[name]
+
+
+def divide_or_zero(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` per topic (float64), 0 where the denominator is not > 0:
+    the kernels' rule for a topic with nothing to divide by.
+
+    >>> divide_or_zero(np.array([1, 3]), np.array([2, 0])).tolist()
+    [0.5, 0.0]
+    """
+    out = np.zeros(len(numerator), dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
 
 
 Kernel = Callable[["Any", "Measure", EvaluationContext], np.ndarray]

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -81,11 +82,14 @@ from ..formats.dd import as_dd_iterations
 from ..formats.weights import as_subtopic_weights
 from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
 
-pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["CubeSettings", "cube_test", "average_cube_test", "cube_test_values", "cube_gain_table", "VARIANTS",
            "DD_MAX_HEIGHT"]
@@ -286,8 +290,7 @@ def _speeds(ranked: RankedTopics, row_gain: np.ndarray, step: np.ndarray | None,
     has = n_examined > 0
     last = np.cumsum(n_examined) - 1
     ct[has] = speed[last[has]]
-    act = np.zeros(n_topics)
-    np.divide(np.bincount(topic, weights=speed, minlength=n_topics), n_examined, out=act, where=has)
+    act = divide_or_zero(np.bincount(topic, weights=speed, minlength=n_topics), n_examined)
     return ct, act
 
 
@@ -317,7 +320,8 @@ def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: Evalu
         found = iterations.lookup_ranked(ranked)
         if np.any(found < 0):
             first = int(np.flatnonzero(found < 0)[0])
-            raise ParameterError(f"{measure}: the iterations ({iterations.source}) do not list document "
+            source = iterations.source  # type: ignore[attr-defined]  # (declared in DDIterations.__slots__ only)
+            raise ParameterError(f"{measure}: the iterations ({source}) do not list document "
                                  f"{str(ranked.docno[first])!r} of topic "
                                  f"{str(ranked.topic_ids[ranked.row_topic[first]])!r}")
         return found
@@ -429,11 +433,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if not (len(seq_key) and int(np.count_nonzero(seq_key[1:] != seq_key[:-1])) + 1 == int(span.sum())):
         _add_empty_iterations(accumulated, documents, seq_key, seq_topic, total, span, base, n_topics)
 
-    ct = np.zeros(n_topics)
-    np.divide(final_total / DD_MAX_HEIGHT, walked, out=ct, where=walked > 0)
-    act = np.zeros(n_topics)
-    np.divide(accumulated, documents, out=act, where=documents > 0)
-    return ct, act
+    return divide_or_zero(final_total / DD_MAX_HEIGHT, walked), divide_or_zero(accumulated, documents)
 
 
 # ---- entry points ------------------------------------------------------------------------------
@@ -464,8 +464,8 @@ def cube_test(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 
     >>> from pateval.api import evaluate
     >>> from pateval.core.qrels import Qrels
-    >>> qrels = Qrels.from_records([("q", "s1", "dA", 2), ("q", "s2", "dA", 1), ("q", "s1", "dB", 3), ("q", "s2", "dD", 4)],
-    ...                             fields=("topic", "subtopic", "docno", "rel"))
+    >>> qrels = Qrels.from_records([("q", "s1", "dA", 2), ("q", "s2", "dA", 1), ("q", "s1", "dB", 3),
+    ...                             ("q", "s2", "dD", 4)], fields=("topic", "subtopic", "docno", "rel"))
     >>> run = {"q": {"dA": 4.0, "dC": 3.0, "dB": 2.0, "dD": 1.0}}
     >>> evaluate(qrels, run, ["CT@4", "ACT@4"])["value"].tolist()
     [0.203125, 0.23828125]

@@ -65,8 +65,10 @@ class SortedKeys:
             return np.zeros(0, dtype=np.int64)
         if self.n == 0:
             return np.full(n, -1, dtype=np.int64)
-        read = None if self.words is None else string_words(ids, words=len(self.words), big_endian=False)
-        if read is None or n > int(self.low) + 1:  # ids longer than any key's words, or too many
+        key_words, key_lengths = self.words, self.lengths
+        read = None if key_words is None else string_words(ids, words=len(key_words), big_endian=False)
+        if read is None or key_words is None or key_lengths is None or n > int(self.low) + 1:
+            # ids longer than any key's words, or too many
             return pc.index_in(ids, value_set=self.keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         words, lengths = read
         packed = (_fingerprints(words, lengths) & ~self.low) | np.arange(n, dtype=np.uint64)
@@ -79,9 +81,9 @@ class SortedKeys:
         at = start[pending]
         while len(pending):
             ids_here = id_at[pending]
-            same = np.take(self.lengths, at) == np.take(lengths, ids_here)
-            for k in range(len(self.words)):
-                same &= np.take(self.words[k], at) == np.take(words[k], ids_here)
+            same = np.take(key_lengths, at) == np.take(lengths, ids_here)
+            for k in range(len(key_words)):
+                same &= np.take(key_words[k], at) == np.take(words[k], ids_here)
             where[ids_here[same]] = np.take(self.position, at[same])
             # a different string of the same print: the next key, if it has that print too
             at, pending = at[~same] + 1, pending[~same]

@@ -45,7 +45,7 @@ from ..core.ranking import RankedTopics
 from ..core.segments import place_in_segments, run_lengths, run_starts, running_count
 from ..errors import ParameterError
 from ..formats.passages import vectorised_heading
-from .base import EvaluationContext, Measure, MeasureSpec
+from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .registry import register
 from .standard import REL
 
@@ -174,16 +174,11 @@ def _passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationC
         where = np.minimum(np.searchsorted(judged_docs, group_doc_key), len(judged_docs) - 1)
         q_d = np.where(judged_docs[where] == group_doc_key, judged_counts[where], 0).astype(np.float64)
     precision_doc = group_hits / sizes
-    ap_doc = np.zeros(len(starts))
-    np.divide(ap_sum, q_d, out=ap_doc, where=q_d > 0)
+    ap_doc = divide_or_zero(ap_sum, q_d)
     group_topic = group_doc_key // n_docs
     precision_sum = np.bincount(group_topic, weights=precision_doc, minlength=n_topics)
     ap_total = np.bincount(group_topic, weights=ap_doc, minlength=n_topics)
-    precision_d = np.zeros(n_topics)
-    map_d = np.zeros(n_topics)
-    np.divide(precision_sum, rel_count, out=precision_d, where=rel_count > 0)
-    np.divide(ap_total, rel_count, out=map_d, where=rel_count > 0)
-    return precision_d, map_d
+    return divide_or_zero(precision_sum, rel_count), divide_or_zero(ap_total, rel_count)
 
 
 def precision_d(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -192,7 +187,8 @@ def precision_d(ranked: RankedTopics, measure: Measure, context: EvaluationConte
 
 
 def map_d(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
-    """MAP(D)(q) = (1/|RelRet(q)|) sum_{d in RelRet(q)} AP(d), AP(d) = (1/|Q_d|) sum_{p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j."""
+    """MAP(D)(q) = (1/|RelRet(q)|) sum_{d in RelRet(q)} AP(d),
+    AP(d) = (1/|Q_d|) sum_{p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j."""
     return passage_scores(ranked, measure, context)[1]
 
 

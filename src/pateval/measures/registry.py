@@ -64,9 +64,9 @@ def _suggestions(name: str) -> list[str]:
     close = difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)
     names = []
     for folded in close:
-        canonical = REGISTRY[n].name if (n := known[folded]) in REGISTRY else _lookup(n).name
-        if canonical not in names:
-            names.append(canonical)
+        spec = REGISTRY.get(n := known[folded]) or _lookup(n)
+        if spec is not None and spec.name not in names:
+            names.append(spec.name)
     return names
 
 

@@ -18,19 +18,13 @@ import numpy as np
 from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, place_in_segments, run_starts, running_count, segment_of
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 
 __all__ = ["average_precision", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
 
 TREC_EVAL = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
-
-
-def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(numerator), dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out
 
 
 def _relevant(ranked: RankedTopics, level: int, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -57,7 +51,7 @@ def average_precision(ranked: RankedTopics, measure: Measure, context: Evaluatio
     """
     _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff)
     precision_at = (place_in_runs(topic) + 1) / position
-    return _safe_divide(_count(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
+    return divide_or_zero(_count(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
 
 
 def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -69,14 +63,14 @@ def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 def recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Recall: R@k = |relevant in the top k| / R (all retrieved without a cutoff)."""
     _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
-    return _safe_divide(_count(topic, ranked), ranked.num_rel(measure["rel"]))
+    return divide_or_zero(_count(topic, ranked), ranked.num_rel(measure["rel"]))
 
 
 def r_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """R-precision: |relevant in the top R| / R, R the number of relevant documents."""
     num_rel = ranked.num_rel(measure["rel"])
     _, topic, position = _relevant(ranked, measure["rel"], None)
-    return _safe_divide(_count(topic[position <= num_rel[topic]], ranked), num_rel)
+    return divide_or_zero(_count(topic[position <= num_rel[topic]], ranked), num_rel)
 
 
 def reciprocal_rank(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -106,7 +100,7 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
         keep &= ideal_position <= measure.cutoff
     idcg = np.bincount(ideal_topic[keep], weights=ideal[keep] / np.log2(ideal_position[keep] + 1.0),
                        minlength=ranked.n_topics)
-    return _safe_divide(dcg, idcg)
+    return divide_or_zero(dcg, idcg)
 
 
 def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -129,10 +123,9 @@ def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     topic, nonrel_above = topic[relevant], nonrel_above[relevant]
     r = num_rel[topic].astype(np.float64)
     denominator = np.minimum(num_nonrel[topic], r)
-    penalty = np.zeros(len(r))
-    np.divide(np.minimum(nonrel_above, r), denominator, out=penalty, where=denominator > 0)
+    penalty = divide_or_zero(np.minimum(nonrel_above, r), denominator)
     term = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
-    return _safe_divide(_count(topic, ranked, term), num_rel)
+    return divide_or_zero(_count(topic, ranked, term), num_rel)
 
 
 def num_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:

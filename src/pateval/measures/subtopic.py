@@ -71,7 +71,7 @@ from ..core.segments import expand, place_in_runs, place_in_segments, run_length
 from ..errors import ParameterError
 from ..formats.intents import as_intent_probabilities
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
@@ -99,12 +99,6 @@ GAMMA = Param("gamma", float, 0.5, "weight of I-rec in D#-nDCG = gamma I-rec + (
 def _view(ranked: RankedTopics, context: EvaluationContext) -> SubtopicView:
     """The ranking's subtopic view, made once per evaluation for every subtopic measure."""
     return context.memo.get("subtopic view", lambda: ranked.subtopic_view(aggregate="max"), ranking=ranked)
-
-
-def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(numerator), dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out
 
 
 # ----------------------------------------------------------------------------- intents
@@ -329,7 +323,7 @@ def alpha_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContex
     alpha-nDCG@k = alpha-DCG@k / alpha-DCG@k of the greedy ideal ranking (0 when that is 0).
     """
     run, ideal, _ = _novelty_sums(ranked, measure, context, _log_discount)
-    return _safe_divide(run, ideal)
+    return divide_or_zero(run, ideal)
 
 
 def err_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -352,17 +346,17 @@ def err_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     [0.333333, 1.0]
     """
     run, _, total = _novelty_sums(ranked, measure, context, _reciprocal)
-    k = measure.cutoff
+    k = int(measure.cutoff or 0)  # (ERR-IA takes a cutoff: never 0)
     if k == 1 and measure["compat"] == "ndeval":
         return run
     bound = np.sum(np.power(1.0 - measure["alpha"], np.arange(k, dtype=np.float64)) / np.arange(1, k + 1))
-    return _safe_divide(run, total * bound)
+    return divide_or_zero(run, total * bound)
 
 
 def nerr_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """nERR-IA@k: ERR-IA@k's sum over its value on the greedy ideal ranking (ndeval)."""
     run, ideal, _ = _novelty_sums(ranked, measure, context, _reciprocal)
-    return _safe_divide(run, ideal)
+    return divide_or_zero(run, ideal)
 
 
 def precision_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -371,7 +365,7 @@ def precision_ia(ranked: RankedTopics, measure: Measure, context: EvaluationCont
     weight, total = _weights(ranked, measure, context, relevance)
     n = relevance.within(measure.cutoff)
     hits = np.bincount(relevance.rank_topic[:n], weights=weight[relevance.rank_subtopic[:n]], minlength=ranked.n_topics)
-    return _safe_divide(hits, total * measure.cutoff)
+    return divide_or_zero(hits, total * measure.cutoff)
 
 
 def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -385,7 +379,7 @@ def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     subtopic = relevance.rank_subtopic[:n]
     precision_at_hit = (relevance.rank_seen_before[:n] + 1.0) / relevance.rank_position[:n]
     terms = weight[subtopic] * precision_at_hit / relevance.n_relevant[subtopic]
-    return _safe_divide(np.bincount(relevance.rank_topic[:n], weights=terms, minlength=ranked.n_topics), total)
+    return divide_or_zero(np.bincount(relevance.rank_topic[:n], weights=terms, minlength=ranked.n_topics), total)
 
 
 def _intent_recall(ranked: RankedTopics, context: EvaluationContext, rel: int, cutoff: int | None) -> np.ndarray:
@@ -393,7 +387,7 @@ def _intent_recall(ranked: RankedTopics, context: EvaluationContext, rel: int, c
     n = relevance.within(cutoff)
     covered = np.bincount(relevance.rank_topic[:n][relevance.rank_seen_before[:n] == 0],
                           minlength=ranked.n_topics).astype(np.float64)
-    return _safe_divide(covered, relevance.n_actual.astype(np.float64))
+    return divide_or_zero(covered, relevance.n_actual.astype(np.float64))
 
 
 def intent_recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -443,7 +437,7 @@ def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
         keep &= place <= k
     ideal = np.bincount(document_topic[order][keep], weights=sorted_gain[keep] * _log_discount(place[keep]),
                         minlength=ranked.n_topics)
-    return _safe_divide(dcg, ideal)
+    return divide_or_zero(dcg, ideal)
 
 
 def d_sharp_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:

@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyarrow as pa
@@ -52,11 +53,14 @@ from ..usermodel.time import (
     step_times,
 )
 from ..validation import Interval
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .lookup import SortedKeys
-from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import register
 
-pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "time_biased_gain", "times_at",
            "ideal_gain", "normaliser", "time_model_of"]
@@ -154,7 +158,11 @@ class LengthTable:
         known = _KEY_INDEXES.get(key)
         if known is None or known[0]() is not self.source:
             index = SortedKeys(self.keys)
-            _KEY_INDEXES[key] = (weakref.ref(self.source, lambda _, key=key: _KEY_INDEXES.pop(key, None)), index)
+
+            def forget(_: object, key: int = key) -> None:
+                _KEY_INDEXES.pop(key, None)
+
+            _KEY_INDEXES[key] = (weakref.ref(self.source, forget), index)
             return index
         return known[1]
 
@@ -163,7 +171,7 @@ class LengthTable:
         if isinstance(lengths, LengthTable):
             return lengths
         if isinstance(lengths, DocLengths):  # as read from a file: the arrays as they are
-            return cls(lengths.ids, lengths.values.astype(np.float64), lengths)
+            return cls(lengths.ids, cast(np.ndarray, lengths.values).astype(np.float64), lengths)
         return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64,
                                                                   count=len(lengths)))
 
@@ -378,9 +386,8 @@ def times_at(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, 
     return times
 
 
-def _groups(docnos: np.ndarray, mode: str, measure: Measure, context: EvaluationContext) -> np.ndarray | None:
-    if mode == "none":
-        return None
+def _groups(docnos: np.ndarray | pa.Array, mode: str, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Each document's near-duplicate group code, for ``mode`` other than ``none``."""
     if mode == "patent":
         keys = patent_keys(docnos if isinstance(docnos, pa.Array) else np.asarray(docnos, dtype=object))
         if not isinstance(keys, pa.Array):
@@ -564,7 +571,7 @@ def _judged_positions(ranked: RankedTopics, context: EvaluationContext, table: L
 
 
 def _relevant_judged(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
-                     lengths: LengthTable) -> tuple[np.ndarray, ...]:
+                     lengths: LengthTable) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Every relevant judged document of the evaluated topics: topic, length, group code."""
     judgements = ranked.judgements
     default = _check_default_length(measure)
@@ -596,7 +603,7 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
     return topic, values[inverse], groups
 
 
-def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.ndarray, ...]:
+def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """As :func:`_relevant_judged` with ``doc_key="patent"``: a judged patent's length is its shortest publication's."""
     level = ranked.judgements.qrels.document_level()
     position = pd.Index(ranked.topic_ids).get_indexer(level.topic)
@@ -609,7 +616,7 @@ def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.nd
                              what="relevant document")
     keys = patent_keys(docnos)
     mode = measure["duplicates"]
-    codes = _groups(keys if mode == "patent" else docnos, mode, measure, context)
+    codes = None if mode == "none" else _groups(keys if mode == "patent" else docnos, mode, measure, context)
     frame = pd.DataFrame({"topic": topic, "key": keys, "length": values,
                           "group": codes if codes is not None else pd.factorize(pd.Index(keys, dtype=object))[0]})
     frame = frame.sort_values("length", kind="stable").drop_duplicates(["topic", "key"])
@@ -639,7 +646,8 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     relevant_rows = _relevant_rows(ranked, measure["rel"])
     codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
-    earning = relevant_rows if duplicate is None or measure["duplicate_gain"] else relevant_rows[~duplicate[relevant_rows]]
+    earning = (relevant_rows if duplicate is None or measure["duplicate_gain"]
+               else relevant_rows[~duplicate[relevant_rows]])
     times = times_at(codes, values, relevant_rows, duplicate, model, ranked.ptr, earning)
     counts = np.diff(ranked.ptr)
     if len(counts) and counts[0] > 0 and bool(np.all(counts == counts[0])):
@@ -648,9 +656,7 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
         topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
     raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
     scale = normaliser(ranked, measure, context, model, lengths=lengths)
-    out = np.zeros(ranked.n_topics, dtype=np.float64)
-    np.divide(raw, scale, out=out, where=scale > 0)
-    return out
+    return divide_or_zero(raw, scale)
 
 
 def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext, model: TimeModel | None = None, *,
