@@ -78,9 +78,10 @@ def pateval_stages(qrels: Qrels, run: Run, measures, repeats: int = 1) -> dict[s
                                                                              run, complete=False))
         index = stage("judgement index (core)", lambda: JudgementIndex.build(qrels, topics))
         ranked = stage("rank run (core)", lambda: rank_run(run, index))
-        stage("subtopic view (core)", lambda: _view(ranked))
-        stage("measure kernels (subtopic.py)", lambda: [m.compute(ranked) for m in parsed])
-        stage("result frame (core)", lambda: score_ranked(ranked, parsed, EvaluationContext()))
+        context = EvaluationContext()  # one evaluation's: the view made in it is shared by the kernels
+        stage("subtopic view (core)", lambda: _view(ranked, context))
+        stage("measure kernels (subtopic.py)", lambda: [m.compute(ranked, context) for m in parsed])
+        stage("result frame (core)", lambda: score_ranked(ranked, parsed, context))
     return seconds
 
 
