@@ -139,7 +139,7 @@ def _references_by_scan(text: str, *, own_number: int | None = None) -> tuple[in
         if own_number is not None and not refers_to_preceding:
             window = text[max(0, keyword.start() - _PRECEDING_REACH): keyword.end() + _PRECEDING_REACH]
             refers_to_preceding = _PRECEDING.search(window) is not None
-    if refers_to_preceding:
+    if refers_to_preceding and own_number is not None:
         found.update(range(1, own_number))
     if own_number is not None:
         found.discard(own_number)
