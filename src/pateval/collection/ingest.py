@@ -38,6 +38,7 @@ from pathlib import Path
 from ..cluster import DEFAULT_SCHEDULER_TIMEOUT, cluster_failures, completed, connect
 from ..errors import InputFormatError, ParameterError, malformed
 from ..patents.reader import ReadError, expand_paths, iter_file
+from ..tuning import INGEST_BATCH_BYTES
 from .store import (
     LOCK_NAME,
     TABLES,
@@ -58,8 +59,6 @@ from .store import (
 
 __all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock",
            "verify_store"]
-
-DEFAULT_BATCH_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -315,7 +314,7 @@ def ingest(
     scheduler: str | None = None,
     on_error: str = "stop",
     memory_limit: str | None = None,
-    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    batch_bytes: int = INGEST_BATCH_BYTES,
     rows_per_group: int = 1000,
     progress: bool = False,
     scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
@@ -508,7 +507,6 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
             raise
     finally:
         client.close()
-
 
 
 # ---- verify, repair, drop ---------------------------------------------------------------
