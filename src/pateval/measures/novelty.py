@@ -54,7 +54,7 @@ def alpha_dcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 
 
 def _nrbp_sum(ranked: RankedTopics, measure: Measure, context: EvaluationContext):
-    relevance = _relevance(ranked, measure["rel"])
+    relevance = _relevance(ranked, context, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
     alpha, beta = measure["alpha"], measure["beta"]
     terms = (weight[relevance.rank_subtopic] * np.power(1.0 - alpha, relevance.rank_seen_before)
