@@ -19,8 +19,10 @@ patent families, passage qrels) are measure parameters naming a file
 (``TBG(doc_lengths='lengths.txt')``) or set once for all measures with
 :func:`set_resources`. Subtopic measures read the subtopic from a qrels ``subtopic_id``
 column (ir_datasets' TrecSubQrel) or else from ``iteration`` (ir_measures' convention for
-its diversity measures); passage measures read a ``passage`` column (the XPath) from the run
-and the qrels, or passage qrels given as a resource.
+its diversity measures); qrels whose iteration is 0 on every line have no subtopics, and
+subtopic measures refuse them as ``pateval evaluate`` does; passage measures read a
+``passage`` column (the XPath) from the run and the qrels, or passage qrels given as a
+resource.
 
 ir_measures scores every qrels topic: a topic the run misses gets the measure's default 0
 (as ``pateval evaluate -c``); topics present in both get pateval's values.
@@ -161,10 +163,11 @@ class _PatevalIrMeasure(_IrMeasure):
 
 def _convert(qrels, run):
     """pateval's Qrels and Run from ir_measures' frames (and the passage run, if any)."""
-    # ir_measures keeps subtopics in TREC's iteration column; for document-level measures a
-    # document's best grade over its subtopics is used, so plain TREC qrels (iteration 0) read the same
+    # ir_measures keeps subtopics in TREC's iteration column (for document-level measures a
+    # document's best grade over its subtopics is used); plain TREC qrels (iteration 0 on every
+    # line) have no subtopics, so that subtopic measures are refused as `pateval evaluate` refuses them
     read_iteration = "iteration" in qrels.columns and "subtopic_id" not in qrels.columns \
-        and "subtopic" not in qrels.columns
+        and "subtopic" not in qrels.columns and not (qrels["iteration"].astype(str) == "0").all()
     pqrels = Qrels.from_frame(qrels, subtopics="iteration" if read_iteration else None, source="<ir_measures qrels>")
     passage_run = None
     if "passage" in run.columns:

@@ -133,8 +133,12 @@ def _measures_of(measures: Any) -> list:
         elif isinstance(measure, (str, Measure)):
             converted.append(measure)
         elif type(measure).__module__.split(".")[0] == "ir_measures":
+            # ir_measures' NumRelRet is its NumRet(rel=k): pateval's NumRelRet(rel=k)
+            name = repr(measure)
+            if measure.NAME == "NumRet" and "rel" in measure.params:
+                name = "NumRelRet" + name[len("NumRet"):]
             try:
-                converted.append(parse_measure(repr(measure)))
+                converted.append(parse_measure(name))
             except PatevalError as error:
                 raise ParameterError(f"the ir_measures measure {measure!r} has no pateval equivalent ({error}); "
                                      "compute it with ir_measures") from None

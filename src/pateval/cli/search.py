@@ -74,6 +74,9 @@ def _add_search(commands) -> None:
                    help="passage retrieval for PSG topics: write the 6-column passage run")
     p.add_argument("--passage-documents", type=int, default=20,
                    help="documents whose paragraphs are ranked (default 20)")
+    p.add_argument("--ir-metadata", action="store_true",
+                   help="start each run with an ir_metadata block saying how it was made (pateval reads it; "
+                        "trec_eval, ir_measures, PyTerrier and ranx do not)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.epilog = examples("pateval search --index index --topics collection --model bm25 --query claims --out bm25.run",
                         "pateval search --index index --topics collection --grid seeds --out runs/",
@@ -111,13 +114,14 @@ def _run_search(args) -> int:
         if args.grid or len(models) > 1 or len(queries) > 1:
             results = api.search_grid(index, args.topics, args.out, grid=args.grid,
                                       models=None if args.grid and not args.models else models,
-                                      queries=args.queries if args.grid else queries, progress=progress, **options)
+                                      queries=args.queries if args.grid else queries, ir_metadata=args.ir_metadata,
+                                      progress=progress, **options)
             for result in results:
                 print(f"{result.tag}\t{len(result.rankings)} topics\t{result.queries_per_second:.1f} topics/s")
             print(f"{len(results)} runs written to {args.out}")
             return 0
         result = api.search(index, args.topics, model=models[0], query=queries[0], out=args.out, progress=progress,
-                            **options)
+                            ir_metadata=args.ir_metadata, **options)
         print(f"{result.tag}: {len(result.rankings)} topics in {result.seconds:.1f} s "
               f"({result.queries_per_second:.1f} topics/s): {args.out}")
         return 0
