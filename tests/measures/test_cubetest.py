@@ -460,7 +460,7 @@ def _jig_loop(topic_frame, iterations, *, gamma, cutoff):
     height, count = {}, {}
     total = accumulated = 0.0
     documents = walked = 0
-    for i, docs in enumerate(iterations[:cutoff]):
+    for docs in iterations[:cutoff]:
         walked += 1
         for doc in docs:
             if doc in rel.index.get_level_values(0):
@@ -527,7 +527,7 @@ def test_vectorised_kernel_equals_the_per_document_loop(seed, gamma, maxheight, 
         theta = {c: w / sum(raw.values()) for c, w in raw.items()}
         docs = list(ranked.docno[ranked.ptr[t]:ranked.ptr[t + 1]])[:cutoff]
 
-        def time_of(doc):
+        def time_of(doc, judgement=judgement):
             if time == "rank":
                 return 1.0
             relevant = max(judgement.get(doc, {0: 0}).values()) > 0

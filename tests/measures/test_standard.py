@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import pytrec_eval
@@ -25,10 +27,10 @@ FAMILIES = {"map", "map_cut", "P", "recall", "Rprec", "recip_rank", "ndcg", "ndc
 
 def _read_dicts(qrels_path, run_path):
     qrels, run = {}, {}
-    for line in open(qrels_path):
+    for line in Path(qrels_path).read_text().splitlines():
         t, _, d, r = line.split()
         qrels.setdefault(t, {})[d] = int(r)
-    for line in open(run_path):
+    for line in Path(run_path).read_text().splitlines():
         t, _, d, _, s, _ = line.split()
         run.setdefault(t, {})[d] = float(s)
     return qrels, run

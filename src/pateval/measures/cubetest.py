@@ -320,7 +320,7 @@ def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: Evalu
         found = iterations.lookup_ranked(ranked)
         if np.any(found < 0):
             first = int(np.flatnonzero(found < 0)[0])
-            source = iterations.source  # type: ignore[attr-defined]  # (declared in DDIterations.__slots__ only)
+            source = iterations.source
             raise ParameterError(f"{measure}: the iterations ({source}) do not list document "
                                  f"{str(ranked.docno[first])!r} of topic "
                                  f"{str(ranked.topic_ids[ranked.row_topic[first]])!r}")
