@@ -33,11 +33,11 @@ def time_to_rank(
     *,
     model: str | Measure = "TBG",
     doc_lengths: str | os.PathLike | Mapping | None = None,
-    resources: Mapping | None = None,
     qrels_format: str = "auto",
     order: str = "score",
     doc_key: str = "publication",
     on_duplicate: str = "error",
+    resources: Mapping | None = None,
 ) -> pd.DataFrame:
     """The time-biased gain user model rank by rank: when the user reaches each document (T(k)).
 

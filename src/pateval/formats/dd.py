@@ -64,17 +64,7 @@ from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
-from .source import (
-    INTEGER,
-    NUMBER,
-    foreign_space,
-    iter_fields,
-    map_file,
-    parse_float,
-    parse_int,
-    read_bytes,
-    release,
-)
+from .source import INTEGER, NUMBER, foreign_space, iter_fields, map_file, parse_float, parse_int, read_bytes, release
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 

@@ -513,10 +513,8 @@ class PassageRun:
         Parameters
         ----------
         records : iterable of namedtuple, dict or tuple
-        name : str
-            The run name.
-        source : str
-            Where the records came from, for messages.
+        name, source : str
+            As :meth:`pateval.core.run.Run.from_records`.
         fields : tuple of str, optional
             The columns of the records in order (``("topic", "docno", "xpath", "rank",
             "score")``, ``("qid", "Q0", "docno", "xpath", "rank", "score")``); unknown names

@@ -225,6 +225,21 @@ def read_claims(
     return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies, strict=False)]
 
 
+def single_language_text(root: etree._Element, lang: str, *, description_tag: str, claims_tag: str, passages_of,
+                         claims_of) -> tuple[list[Passage], dict[str, list[Claim]]]:
+    """The passages of every ``description_tag`` child of ``root`` (``passages_of(element,
+    path)``) and the claims of its first ``claims_tag`` child (``claims_of(element, path)``),
+    keyed by the document's one language: the USPTO formats differ only in these names."""
+    description: list[Passage] = []
+    claims: dict[str, list[Claim]] = {}
+    for child, path in indexed_children(root, f"/{root.tag}"):
+        if child.tag == description_tag:
+            description.extend(passages_of(child, path))
+        elif child.tag == claims_tag and lang not in claims:
+            claims[lang] = claims_of(child, path)
+    return description, claims
+
+
 _IPC_FIXED_WIDTH = re.compile(r"([A-H]\d{2}[A-Z])([ \d]{3})(\d{2,6})")
 
 

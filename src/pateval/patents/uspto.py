@@ -11,6 +11,9 @@ dependencies marked with ``claim-ref``; citations carrying the citing party in w
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 from lxml import etree
 
 from ..core.docids import make_ucid
@@ -18,15 +21,15 @@ from ..errors import malformed
 from ._xmltools import (
     child_text,
     description_passages,
-    indexed_children,
     ipc_symbol,
     iso_date,
     lang_code,
     party_name,
     read_claims,
+    single_language_text,
     unique,
 )
-from .records import Citation, Claim, PatentDocument
+from .records import Citation, PatentDocument
 from .safexml import XmlDocument, element_text
 
 __all__ = ["ROOT_TAGS", "read_uspto_document", "USPTO_CITATION_SOURCES", "uspto_number"]
@@ -58,21 +61,25 @@ def uspto_number(number: str, country: str = "US") -> str:
     return cleaned
 
 
-def title_and_abstract(root, bibliographic, lang: str, *, title_path: str, abstract_tag: str, paragraph_tag: str,
-                       text_of=element_text) -> tuple[dict[str, str], dict[str, str]]:
-    """The title (at ``title_path`` under the bibliographic data) and the first abstract (its
-    ``paragraph_tag`` paragraphs joined by new lines, or its whole text), keyed by ``lang``:
-    the same for every USPTO format, which differ only in the tag names."""
+def uspto_record(document: XmlDocument, bibliographic: etree._Element, country: str, number: str, kind: str,
+                 lang: str, *, title_path: str, abstract_tag: str, paragraph_tag: str, text_of=element_text,
+                 **fields: Any) -> PatentDocument:
+    """A record with what every USPTO format gives alike, the formats differing only in tag
+    names: the ucid of the number, one language, no family, the title (at ``title_path``
+    under the bibliographic data) and the first abstract (its ``paragraph_tag`` paragraphs
+    joined by new lines, or its whole text); ``fields`` are the rest of the record."""
     title = {}
     title_text = child_text(bibliographic, title_path)
     if title_text:
         title[lang] = title_text
     abstract: dict[str, str] = {}
-    for element in root.iterfind(abstract_tag):
+    for element in document.root.iterfind(abstract_tag):
         text = "\n".join(t for t in (text_of(p) for p in element.iter(paragraph_tag)) if t) or element_text(element)
         if text:
             abstract.setdefault(lang, text)
-    return title, abstract
+    return PatentDocument(ucid=make_ucid(country, number, kind or None), country=country, doc_number=number,
+                          kind=kind, family_id=None, lang=lang, title=title, abstract=abstract,
+                          source_path=document.path, **fields)
 
 
 def read_uspto_document(document: XmlDocument) -> PatentDocument:
@@ -97,39 +104,23 @@ def read_uspto_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(publication, "kind") or "").upper()
     lang = lang_code(root.get("lang")) or "EN"
 
-    title, abstract = title_and_abstract(root, bibliographic, lang, title_path="invention-title",
-                                         abstract_tag="abstract", paragraph_tag="p")
-
-    root_path = f"/{root.tag}"
-    description = []
-    claims: dict[str, list[Claim]] = {}
-    for child, path in indexed_children(root, root_path):
-        if child.tag == "description":
-            description.extend(description_passages(child, path, lang))
-        elif child.tag == "claims" and lang not in claims:
-            claims[lang] = read_claims(child, path)
-
-    return PatentDocument(
-        ucid=make_ucid(country, number, kind or None),
-        country=country,
-        doc_number=number,
-        kind=kind,
-        family_id=None,
-        lang=lang,
+    description, claims = single_language_text(root, lang, description_tag="description", claims_tag="claims",
+                                               passages_of=partial(description_passages, lang=lang),
+                                               claims_of=read_claims)
+    return uspto_record(
+        document, bibliographic, country, number, kind, lang,
+        title_path="invention-title", abstract_tag="abstract", paragraph_tag="p",
         date=iso_date(child_text(publication, "date")) or iso_date(root.get("date-publ")),
         application_date=iso_date(child_text(bibliographic, "application-reference/document-id/date")),
         priority_dates=unique(
             iso_date(child_text(claim, "date")) for claim in bibliographic.iterfind("priority-claims/priority-claim")
         ),
-        title=title,
-        abstract=abstract,
         description=description,
         claims=claims,
         ipc_classes=_ipc_classes(bibliographic),
         citations=_citations(bibliographic),
         applicants=_applicants(bibliographic),
         inventors=_inventors(bibliographic),
-        source_path=document.path,
     )
 
 

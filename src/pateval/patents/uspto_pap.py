@@ -16,23 +16,23 @@ number comes from the id (``CLM-00003`` -> 3). These publications list no citati
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from lxml import etree
 
-from ..core.docids import make_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
     description_passages,
-    indexed_children,
     ipc_symbol,
     iso_date,
     read_claims,
+    single_language_text,
     unique,
 )
 from .records import PatentDocument
 from .safexml import XmlDocument, element_text
-from .uspto import title_and_abstract, uspto_number
+from .uspto import uspto_number, uspto_record
 
 __all__ = ["PAP_ROOT_TAG", "read_pap_document"]
 
@@ -87,39 +87,23 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(identity, "kind-code") or "").upper()
     lang = "EN"
 
-    title, abstract = title_and_abstract(root, bibliographic, lang,
-                                         title_path="technical-information/title-of-invention",
-                                         abstract_tag="subdoc-abstract", paragraph_tag="paragraph",
-                                         text_of=paragraph_text)
-
-    root_path = f"/{root.tag}"
-    description = []
-    claims = {}
-    for child, path in indexed_children(root, root_path):
-        if child.tag == "subdoc-description":
-            description.extend(description_passages(
-                child, path, lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
-                skipped_tags=_SKIPPED, text_of=paragraph_text,
-            ))
-        elif child.tag == "subdoc-claims" and lang not in claims:
-            claims[lang] = read_claims(child, path, ref_tag="dependent-claim-reference",
-                                       ref_attribute="depends_on", number_of=claim_number_from_id)
-
-    return PatentDocument(
-        ucid=make_ucid(country, number, kind or None),
-        country=country,
-        doc_number=number,
-        kind=kind,
-        family_id=None,
-        lang=lang,
+    description, claims = single_language_text(
+        root, lang, description_tag="subdoc-description", claims_tag="subdoc-claims",
+        passages_of=partial(description_passages, lang=lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
+                            skipped_tags=_SKIPPED, text_of=paragraph_text),
+        claims_of=partial(read_claims, ref_tag="dependent-claim-reference", ref_attribute="depends_on",
+                          number_of=claim_number_from_id),
+    )
+    return uspto_record(
+        document, bibliographic, country, number, kind, lang,
+        title_path="technical-information/title-of-invention", abstract_tag="subdoc-abstract",
+        paragraph_tag="paragraph", text_of=paragraph_text,
         date=iso_date(child_text(identity, "document-date")),
         application_date=iso_date(child_text(bibliographic, "domestic-filing-data/filing-date")),
         priority_dates=unique(
             iso_date(child_text(priority,
                                 "filing-date")) for priority in bibliographic.iterfind("foreign-priority-data")
         ),
-        title=title,
-        abstract=abstract,
         description=description,
         claims=claims,
         ipc_classes=unique(
@@ -133,7 +117,6 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
             for inventor in bibliographic.iterfind("inventors/*")
             if inventor.tag in ("first-named-inventor", "inventor")
         ),
-        source_path=document.path,
     )
 
 

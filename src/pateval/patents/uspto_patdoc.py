@@ -14,6 +14,7 @@ each other with ``CLREF ID="CLM-00001"`` and in words.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from lxml import etree
 
@@ -26,11 +27,12 @@ from ._xmltools import (
     ipc_fixed_width,
     iso_date,
     read_claims,
+    single_language_text,
     unique,
 )
-from .records import Citation, PatentDocument
+from .records import Citation, Claim, PatentDocument
 from .safexml import XmlDocument
-from .uspto import title_and_abstract, uspto_number
+from .uspto import uspto_number, uspto_record
 
 __all__ = ["PATDOC_ROOT_TAG", "read_patdoc_document"]
 
@@ -66,37 +68,18 @@ def read_patdoc_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(bibliographic, "B100/B130") or "").upper()
     lang = "EN"
 
-    title, abstract = title_and_abstract(root, bibliographic, lang, title_path="B500/B540", abstract_tag="SDOAB",
-                                         paragraph_tag="PARA")
-
-    root_path = f"/{root.tag}"
-    description = []
-    claims = {}
-    for child, path in indexed_children(root, root_path):
-        if child.tag == "SDODE":
-            description.extend(description_passages(
-                child, path, lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS, skipped_tags=_SKIPPED,
-            ))
-        elif child.tag == "SDOCL" and lang not in claims:
-            found = []
-            for claims_element, claims_path in indexed_children(child, path):
-                if claims_element.tag == "CL":
-                    found.extend(read_claims(claims_element, claims_path, claim_tag="CLM", ref_tag="CLREF",
-                                             ref_attribute="ID", id_attribute="ID", number_of=_claim_number))
-            claims[lang] = found
-
-    return PatentDocument(
-        ucid=make_ucid(country, number, kind or None),
-        country=country,
-        doc_number=number,
-        kind=kind,
-        family_id=None,
-        lang=lang,
+    description, claims = single_language_text(
+        root, lang, description_tag="SDODE", claims_tag="SDOCL",
+        passages_of=partial(description_passages, lang=lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
+                            skipped_tags=_SKIPPED),
+        claims_of=_claims,
+    )
+    return uspto_record(
+        document, bibliographic, country, number, kind, lang,
+        title_path="B500/B540", abstract_tag="SDOAB", paragraph_tag="PARA",
         date=iso_date(child_text(bibliographic, "B100/B140/DATE")),
         application_date=iso_date(child_text(bibliographic, "B200/B220/DATE")),
         priority_dates=unique(iso_date(child_text(p, "B320/DATE")) for p in bibliographic.iterfind("B300")),
-        title=title,
-        abstract=abstract,
         description=description,
         claims=claims,
         ipc_classes=unique(
@@ -108,8 +91,17 @@ def read_patdoc_document(document: XmlDocument) -> PatentDocument:
         citations=_citations(bibliographic),
         applicants=unique(_party(p) for p in bibliographic.iterfind("B700/B730/B731/PARTY-US")),
         inventors=unique(_party(p) for p in bibliographic.iterfind("B700/B720/B721/PARTY-US")),
-        source_path=document.path,
     )
+
+
+def _claims(sdocl: etree._Element, path: str) -> list[Claim]:
+    """The claims of every ``CL`` group of ``SDOCL``, in order."""
+    found = []
+    for claims_element, claims_path in indexed_children(sdocl, path):
+        if claims_element.tag == "CL":
+            found.extend(read_claims(claims_element, claims_path, claim_tag="CLM", ref_tag="CLREF",
+                                     ref_attribute="ID", id_attribute="ID", number_of=_claim_number))
+    return found
 
 
 def _citations(bibliographic: etree._Element) -> list[Citation]:
