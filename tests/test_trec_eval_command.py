@@ -1,0 +1,104 @@
+"""``pateval trec_eval``: trec_eval 10.0's ``make quicktest`` (its 15 command lines, its test
+files and expected outputs, tests/data/trec_eval_quicktest and tests/data/trec), byte for byte;
+the flags pateval refuses; and, where a trec_eval binary is at hand, random inputs compared
+with it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pateval.cli import main
+
+DATA = Path(__file__).parent / "data"
+QUICKTEST = DATA / "trec_eval_quicktest"
+# trec_eval's test/ files: three are in tests/data/trec, the large ones gzipped
+FILES = {"qrels.test": DATA / "trec" / "qrels.test", "results.test": DATA / "trec" / "results.test",
+         "qrels.rel_level": DATA / "trec" / "qrels.rel_level",
+         **{name: QUICKTEST / f"{name}.gz" for name in ("qrels.123", "qrels.comment.test", "qrels.comments.123",
+                                                       "results.comment.test")}}
+
+_NO_RELSTRING = "relstring (in -m all_trec, printed with -q) is not in pateval"
+# the command lines of trec_eval's Makefile target quicktest (./trec_eval ARGS | diff - EXPECTED)
+QUICKTEST_LINES = [
+    ("test/qrels.test test/results.test", "out.test", None),
+    ("test/qrels.test.with-comments test/results.test", "out.test", None),
+    ("test/qrels.comment.test test/results.comment.test", "out.comment.test", None),
+    ("-m all_trec test/qrels.test test/results.test", "out.test.a", None),
+    ("-m all_trec -q test/qrels.test test/results.test", "out.test.aq", _NO_RELSTRING),
+    ("-m all_trec -q -c test/qrels.test test/results.trunc", "out.test.aqc", _NO_RELSTRING),
+    ("-m all_trec -q -c -M100 test/qrels.test test/results.trunc", "out.test.aqcM", _NO_RELSTRING),
+    ("-m all_trec -mrelstring.20 -q -l2 test/qrels.rel_level test/results.test", "out.test.aql", _NO_RELSTRING),
+    ("-m all_prefs -q -R prefs test/prefs.test test/prefs.results.test", "out.test.prefs",
+     "the preference measures (-R prefs) are not in pateval"),
+    ("-m all_prefs -q -R prefs test/prefs.comment.test test/prefs.results.test", "out.test.prefs",
+     "the preference measures (-R prefs) are not in pateval"),
+    ("-m all_prefs -q -R qrels_prefs test/qrels.test test/results.test", "out.test.qrels_prefs",
+     "the preference measures (-R qrels_prefs) are not in pateval"),
+    ("-m qrels_jg -q -R qrels_jg test/qrels.123 test/results.test", "out.test.qrels_jg",
+     "judgement groups (-R qrels_jg) are not in pateval"),
+    ("-m qrels_jg -q -R qrels_jg test/qrels.comments.123 test/results.test", "out.test.qrels_jg",
+     "judgement groups (-R qrels_jg) are not in pateval"),
+    ("-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 -m Rprec_mult.5.0,0.2,0.35 "
+     "-mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 -mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 "
+     "test/qrels.test test/results.test", "out.test.meas_params",
+     "11pt_avg takes no recall levels in pateval (11pt_avg..25,.5,.75)"),
+    ("-q -m all_trec -Z test/zscores_file test/qrels.test test/results.test", "out.test.aqZ",
+     "z-scores (-Z) are not in pateval"),
+]
+
+
+def _argv(line: str) -> list[str]:
+    return [str(FILES.get(word[5:], QUICKTEST / word[5:])) if word.startswith("test/") else word
+            for word in line.split()]
+
+
+@pytest.mark.parametrize(("line", "expected", "missing"), [
+    pytest.param(line, expected, missing, id=f"{number}:{expected}",
+                 marks=[pytest.mark.xfail(strict=True, reason=missing)] if missing else [])
+    for number, (line, expected, missing) in enumerate(QUICKTEST_LINES, 1)])
+def test_trec_eval_quicktest(capsys, line, expected, missing):
+    status = main(["trec_eval", *_argv(line)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert out == (QUICKTEST / expected).read_text()
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["-Z", "zfile"], "trec_eval -Z: not supported"),
+    (["-R", "prefs"], "trec_eval -R prefs: pateval reads only -R qrels"),
+    (["-T", "other"], "trec_eval -T other: pateval reads only -T trec_results"),
+    (["-m", "nosuch"], "trec_eval -m nosuch: illegal measure"),
+    (["-m", "all_prefs"], "trec_eval -m all_prefs: the preference and judgement-group measures are not in pateval"),
+    (["-m", "P."], "trec_eval -m P.: improper measure parameters"),
+    (["-m", "P.a,b"], "the parameters must be numbers"),
+    (["-m", "dcg"], "trec_eval -m dcg: not in pateval"),
+    (["-q", "-m", "relstring"], "relstring is not in pateval"),
+    (["-M", "0"], "trec_eval -M 0: must be a positive number"),
+])
+def test_trec_eval_refuses_in_one_line(capsys, flags, message):
+    assert main(["trec_eval", *flags, str(FILES["qrels.test"]), str(FILES["results.test"])]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err and captured.err.count("\n") == 1
+
+
+def test_trec_eval_without_files_prints_its_usage(capsys):
+    assert main(["trec_eval", str(FILES["qrels.test"])]) == 2
+    assert "usage: pateval trec_eval" in capsys.readouterr().err
+
+
+def test_trec_eval_version_line(capsys):
+    assert main(["trec_eval", "-v"]) == 0
+    assert capsys.readouterr().err.startswith("trec_eval version 10.0 (pateval ")
+
+
+def test_trec_eval_nosummary_prints_the_topics_only(capsys):
+    assert main(["trec_eval", "-q", "-n", str(FILES["qrels.test"]), str(FILES["results.test"])]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all("\tall\t" not in line for line in lines)
+    assert {line.split("\t")[1] for line in lines} == {"301", "302", "303"}
