@@ -129,9 +129,10 @@ def _run_trec_eval(args) -> int:
                                 max_documents=args.max_documents, judged_only=args.judged_only)
     with pandas_deferred():
         result = api.evaluation(args.qrels, [args.results], options=options)
-        shown = [m for m in result.measures if str(m) in printed]
-        text = format_trec_eval(result.scored, result.summary_rows(), shown, per_query=args.per_query,
-                                extras=extras, names=printed, summary=not args.nosummary)
+        # the measures as scored (-l gave them its rel), in the order asked for
+        scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
+        text = format_trec_eval(result.scored, result.summary_rows(), list(scored_names), per_query=args.per_query,
+                                extras=extras, names=scored_names, summary=not args.nosummary)
     sys.stdout.write(text)
     return 0
 

@@ -195,6 +195,10 @@ def _trec_eval_sort_key(name: str, given: int) -> tuple:
     return (0, TREC_EVAL_ORDER.index(base), cutoff, given)
 
 
+#: trec_eval's measures that it prints in the summary only, never per topic (-q)
+_SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
+
+
 def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras: Sequence[str] = (),
                      precision: int = 4, relevance_level: int = 1, names: Mapping[str, str] | None = None,
                      summary: bool = True) -> str:
@@ -252,7 +256,7 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
             values = per_run.get(run, {})
             for topic in sorted({t for t, _ in values}, key=lambda t: str(t).encode()):
                 lines.extend(line(theirs, topic, value_text(ours, values[(topic, ours)]))
-                             for ours, theirs in ordered if (topic, ours) in values)
+                             for ours, theirs in ordered if (topic, ours) in values and theirs not in _SUMMARY_ONLY)
         if not summary:
             continue
         if "runid" in extras:
