@@ -37,7 +37,7 @@ _UNSUPPORTED_NICKNAMES = ("all_prefs", "prefs", "qrels_jg")
 _PLAIN = {"num_ret": "NumRet", "num_rel": "NumRel", "num_rel_ret": "NumRelRet", "map": "AP", "gm_map": "GMAP",
           "Rprec": "Rprec", "bpref": "Bpref", "recip_rank": "RR", "infAP": "infAP", "gm_bpref": "GM_Bpref",
           "binG": "binG", "set_P": "SetP", "set_relative_P": "SetRelP", "set_recall": "SetR", "set_map": "SetAP",
-          "num_nonrel_judged_ret": "NumNonrelJudgedRet", "rbp_resid": "RBP_resid(p=0.9)", "11pt_avg": "IPrec_11pt"}
+          "num_nonrel_judged_ret": "NumNonrelJudgedRet", "rbp_resid": "RBP_resid(p=0.9)"}
 # cutoffs (whole numbers, trec_eval's defaults): one measure per cutoff, named BASE_k
 _STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _CUTOFFS = {"P": _STANDARD_CUTOFFS, "recall": _STANDARD_CUTOFFS, "ndcg_cut": _STANDARD_CUTOFFS,
@@ -52,7 +52,8 @@ _GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G"
 # trec_eval's rbp: persistence 0.9, and every judged grade >= 0 gains
 _RBP = "RBP(p=0.9,rel=0)"
 _NOT_IN_PATEVAL = ("relstring", "dcg", "ideal_dcg", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-_TREC_MEASURES = ("runid", "num_q", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, "rbp", *_NOT_IN_PATEVAL)
+_TREC_MEASURES = ("runid", "num_q", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, "rbp", "11pt_avg",
+                  *_NOT_IN_PATEVAL)
 
 _USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J] [-N <num>] " \
          "trec_rel_file trec_top_file"
@@ -118,6 +119,7 @@ def _run_trec_eval(args) -> int:
     extras = [name for name in ("runid", "num_q") if name in marked]
     from .. import api
     from .._lazy import pandas_deferred
+    from ..formats.trec import read_run
     from ..measures import parse_measure
     from ..options import EvaluationOptions
     from ..results.writers import format_trec_eval
@@ -128,7 +130,9 @@ def _run_trec_eval(args) -> int:
     options = EvaluationOptions(measures=measures, complete=args.complete, relevance_level=args.relevance_level,
                                 max_documents=args.max_documents, judged_only=args.judged_only)
     with pandas_deferred():
-        result = api.evaluation(args.qrels, [args.results], options=options)
+        # trec_eval ignores what follows a results line's sixth column
+        run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
+        result = api.evaluation(args.qrels, [run], options=options)
         # the measures as scored (-l gave them its rel), in the order asked for
         scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
         text = format_trec_eval(result.scored, result.summary_rows(), list(scored_names), per_query=args.per_query,
@@ -204,6 +208,9 @@ def _expand(base: str, params: str | None, *, num_docs: int | None) -> dict[str,
             settings.append(f"num_docs={num_docs}")
         measure = f"{spec}({','.join(settings)})" if settings else spec
         return {measure: f"{base}_{params}" if params else base}
+    if base == "11pt_avg":
+        levels = ",".join(repr(x) for x in _numbers(base, params)) if params else ""
+        return {f"IPrec_11pt(levels='{levels}')" if params else "IPrec_11pt": f"{base}_{params}" if params else base}
     if base in _GAIN_MAPS:
         measure = f"{_GAIN_MAPS[base]}(gains='{params}')" if params else _GAIN_MAPS[base]
         return {measure: f"{base}_{params}" if params else base}
