@@ -209,8 +209,10 @@ def _expand(base: str, params: str | None, *, num_docs: int | None) -> dict[str,
         measure = f"{spec}({','.join(settings)})" if settings else spec
         return {measure: f"{base}_{params}" if params else base}
     if base == "11pt_avg":
-        levels = ",".join(repr(x) for x in _numbers(base, params)) if params else ""
-        return {f"IPrec_11pt(levels='{levels}')" if params else "IPrec_11pt": f"{base}_{params}" if params else base}
+        if not params:
+            return {"IPrec_11pt": base}
+        recalls = ",".join(repr(x) for x in _numbers(base, params))
+        return {f"IPrec_11pt(levels='{recalls}')": f"{base}_{params}"}
     if base in _GAIN_MAPS:
         measure = f"{_GAIN_MAPS[base]}(gains='{params}')" if params else _GAIN_MAPS[base]
         return {measure: f"{base}_{params}" if params else base}
