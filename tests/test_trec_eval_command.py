@@ -5,9 +5,6 @@ with it."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,17 +19,16 @@ FILES = {"qrels.test": DATA / "trec" / "qrels.test", "results.test": DATA / "tre
          **{name: QUICKTEST / f"{name}.gz" for name in ("qrels.123", "qrels.comment.test", "qrels.comments.123",
                                                        "results.comment.test")}}
 
-_NO_RELSTRING = "relstring (in -m all_trec, printed with -q) is not in pateval"
 # the command lines of trec_eval's Makefile target quicktest (./trec_eval ARGS | diff - EXPECTED)
 QUICKTEST_LINES = [
     ("test/qrels.test test/results.test", "out.test", None),
     ("test/qrels.test.with-comments test/results.test", "out.test", None),
     ("test/qrels.comment.test test/results.comment.test", "out.comment.test", None),
     ("-m all_trec test/qrels.test test/results.test", "out.test.a", None),
-    ("-m all_trec -q test/qrels.test test/results.test", "out.test.aq", _NO_RELSTRING),
-    ("-m all_trec -q -c test/qrels.test test/results.trunc", "out.test.aqc", _NO_RELSTRING),
-    ("-m all_trec -q -c -M100 test/qrels.test test/results.trunc", "out.test.aqcM", _NO_RELSTRING),
-    ("-m all_trec -mrelstring.20 -q -l2 test/qrels.rel_level test/results.test", "out.test.aql", _NO_RELSTRING),
+    ("-m all_trec -q test/qrels.test test/results.test", "out.test.aq", None),
+    ("-m all_trec -q -c test/qrels.test test/results.trunc", "out.test.aqc", None),
+    ("-m all_trec -q -c -M100 test/qrels.test test/results.trunc", "out.test.aqcM", None),
+    ("-m all_trec -mrelstring.20 -q -l2 test/qrels.rel_level test/results.test", "out.test.aql", None),
     ("-m all_prefs -q -R prefs test/prefs.test test/prefs.results.test", "out.test.prefs",
      "the preference measures (-R prefs) are not in pateval"),
     ("-m all_prefs -q -R prefs test/prefs.comment.test test/prefs.results.test", "out.test.prefs",
@@ -76,7 +72,7 @@ def test_trec_eval_quicktest(capsys, line, expected, missing):
     (["-m", "P."], "trec_eval -m P.: improper measure parameters"),
     (["-m", "P.a,b"], "the parameters must be numbers"),
     (["-m", "dcg"], "trec_eval -m dcg: not in pateval"),
-    (["-q", "-m", "relstring"], "relstring is not in pateval"),
+    (["-m", "yaap"], "trec_eval -m yaap: not in pateval"),
     (["-M", "0"], "trec_eval -M 0: must be a positive number"),
 ])
 def test_trec_eval_refuses_in_one_line(capsys, flags, message):
@@ -101,3 +97,16 @@ def test_trec_eval_nosummary_prints_the_topics_only(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines and all("\tall\t" not in line for line in lines)
     assert {line.split("\t")[1] for line in lines} == {"301", "302", "303"}
+
+
+def test_relstring_marks_each_kind_of_judgement(tmp_path, capsys):
+    # as trec_eval 10.0 prints it (q2, -c, relstring.4: its one-document stand-in ranking, see _relevance_strings)
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 12\nq1 0 d2 -1\nq1 0 d3 0\nq1 0 d4 3\nq2 0 x 1\n")
+    run = tmp_path / "run"
+    run.write_text("".join(f"q1 Q0 {doc} {i} {9 - i} tag\n" for i, doc in enumerate(["d1", "d2", "new", "d3", "d4"]))
+                   + "q3 Q0 x 1 1 tag\n")
+    assert main(["trec_eval", "-q", "-c", "-m", "relstring.4", "-m", "num_ret", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == ("num_ret               \tq1\t5\nrelstring_4           \tq1\t'>.-0'\n"
+                                       "num_ret               \tq2\t0\nrelstring_4           \tq2\t'-'\n"
+                                       "num_ret               \tall\t5\n")

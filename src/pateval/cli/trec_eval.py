@@ -5,9 +5,10 @@
 reads trec_eval's measure syntax (nicknames ``official``, ``all_trec``, ``set``; parameters
 such as ``P.5,7,3``, ``iprec_at_recall..10,.20``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``),
 scores with pateval's measures (:mod:`pateval.measures.registry`) and prints what trec_eval
-prints, byte for byte (:func:`pateval.results.writers.format_trec_eval`). What pateval does
-not compute (``relstring`` with ``-q``, ``dcg``, the preference measures, ``-R``/``-T``
-formats other than trec_eval's defaults, ``-Z``) is refused with one line naming it.
+prints, byte for byte (:func:`pateval.results.writers.format_trec_eval`; ``relstring`` from
+:mod:`pateval.measures.relstring`). What pateval does not compute (``dcg``, ``ideal_dcg``,
+``yaap``, the preference and judgement-group measures, ``-R``/``-T`` formats other than
+trec_eval's defaults, ``-Z`` z-scores) is refused with one line naming it.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ _VALUES = {"utility": ("Utility", ("a", "b", "c", "d")), "set_F": ("SetF", ("bet
 _GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G"}
 # trec_eval's rbp: persistence 0.9, and every judged grade >= 0 gains
 _RBP = "RBP(p=0.9,rel=0)"
-_NOT_IN_PATEVAL = ("relstring", "dcg", "ideal_dcg", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-_TREC_MEASURES = ("runid", "num_q", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, "rbp", "11pt_avg",
+_NOT_IN_PATEVAL = ("dcg", "ideal_dcg", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+_TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, "rbp", "11pt_avg",
                   *_NOT_IN_PATEVAL)
 
 _USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J] [-N <num>] " \
@@ -67,7 +68,7 @@ def _add_trec_eval(commands) -> None:
         "and prints what trec_eval 10.0 prints, byte for byte, with pateval's measures. -m takes trec_eval's "
         "measure names and nicknames (official, all_trec, set) with their parameters (P.5,10, "
         "iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0).",
-        epilog="Not in pateval, refused with one line: relstring with -q, dcg, ideal_dcg, the preference and "
+        epilog="Not in pateval, refused with one line: dcg, ideal_dcg, yaap, the preference and "
         "judgement-group measures (-R prefs, qrels_prefs, qrels_jg; -m all_prefs, prefs, qrels_jg), -T other "
         "than trec_results, -Z, -D. Exit status: 0 done, 2 bad input or usage.")
     p.add_argument("-v", "--version", action="store_true", help="print the trec_eval version this follows")
@@ -115,10 +116,11 @@ def _run_trec_eval(args) -> int:
         if value is not None and value < 1:
             raise PatevalError(f"trec_eval {flag} {value}: must be a positive number")
     marked = _marked_measures(args.trec_measures or ["official"])
-    names = _measure_names(marked, per_query=args.per_query, num_docs=args.num_docs)
+    names = _measure_names(marked, num_docs=args.num_docs)
     extras = [name for name in ("runid", "num_q") if name in marked]
     from .. import api
     from .._lazy import pandas_deferred
+    from ..formats.inputs import as_qrels
     from ..formats.trec import read_run
     from ..measures import parse_measure
     from ..options import EvaluationOptions
@@ -127,18 +129,50 @@ def _run_trec_eval(args) -> int:
     printed = {str(parse_measure(ours)): theirs for ours, theirs in names.items()}
     # runid and num_q alone: trec_eval still reads and matches every topic
     measures = list(printed) or ["NumRet"]
-    options = EvaluationOptions(measures=measures, complete=args.complete, relevance_level=args.relevance_level,
-                                max_documents=args.max_documents, judged_only=args.judged_only)
+    options = EvaluationOptions(measures=measures, qrels_format="trec", complete=args.complete,
+                                relevance_level=args.relevance_level, max_documents=args.max_documents,
+                                judged_only=args.judged_only)
     with pandas_deferred():
+        qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
         # trec_eval ignores what follows a results line's sixth column
         run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
-        result = api.evaluation(args.qrels, [run], options=options)
+        result = api.evaluation(qrels, [run], options=options)
         # the measures as scored (-l gave them its rel), in the order asked for
         scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
+        texts = {}
+        if args.per_query and "relstring" in marked:  # trec_eval prints relstring per topic only
+            params = marked["relstring"]
+            name = f"relstring_{params}" if params else "relstring"
+            texts[name] = _relevance_strings(qrels, run, options, params)
         text = format_trec_eval(result.scored, result.summary_rows(), list(scored_names), per_query=args.per_query,
-                                extras=extras, names=scored_names, summary=not args.nosummary)
+                                extras=extras, names=scored_names, summary=not args.nosummary, texts=texts)
     sys.stdout.write(text)
     return 0
+
+
+def _relevance_strings(qrels, run, options, params: str | None) -> dict[str, str]:
+    """trec_eval's relstring of each topic evaluated (``relstring.N``: N documents, default 10),
+    on the run as scored: -M and -J cut it first."""
+    import numpy as np
+
+    from ..core.ranking import JudgementIndex, rank_run
+    from ..evaluation import judged_rows_only, top_rows_only, topics_to_evaluate
+    from ..measures.relstring import RELSTRING_LENGTH, relevance_strings
+
+    length = int(_numbers("relstring", params)[0]) if params else RELSTRING_LENGTH
+    topics, _ = topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), run, complete=options.complete)
+    if options.max_documents is not None:
+        run = top_rows_only(run, options.max_documents, order=options.order)
+    if options.judged_only:
+        run = judged_rows_only(run, qrels, doc_key=options.doc_key)
+    ranked = rank_run(run, JudgementIndex.build(qrels, topics, doc_key=options.doc_key), order=options.order)
+    strings = dict(zip(map(str, ranked.topic_ids), relevance_strings(ranked, length), strict=True))
+    if params and length > 0:
+        # with -c, trec_eval scores a topic without results on a ranking of one unlisted document and
+        # then clears the value named "relstring" only: "relstring_N" shows that document, '-'
+        missing = ranked.ptr[1:] == ranked.ptr[:-1]
+        strings.update(dict.fromkeys(map(str, ranked.topic_ids[missing]), "-"))
+    return strings
 
 
 def _marked_measures(given: list[str]) -> dict[str, str | None]:
@@ -164,16 +198,14 @@ def _marked_measures(given: list[str]) -> dict[str, str | None]:
     return {name: params.get(name) for name in marked}
 
 
-def _measure_names(marked: dict[str, str | None], *, per_query: bool, num_docs: int | None) -> dict[str, str]:
+def _measure_names(marked: dict[str, str | None], *, num_docs: int | None) -> dict[str, str]:
     """pateval's name of each measure marked -> the name trec_eval prints for it."""
     names: dict[str, str] = {}
     for base, params in marked.items():
         if base in ("runid", "num_q"):
             continue
         if base == "relstring":
-            if per_query:
-                raise PatevalError("trec_eval -m relstring (in -m all_trec) with -q: relstring is not in pateval")
-            continue  # trec_eval prints relstring only per topic
+            continue  # text, not a measure: see _relevance_strings
         if base in _NOT_IN_PATEVAL:
             raise PatevalError(f"trec_eval -m {base}: not in pateval")
         names.update(_expand(base, params, num_docs=num_docs))

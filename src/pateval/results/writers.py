@@ -201,7 +201,7 @@ _SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
 def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras: Sequence[str] = (),
                      precision: int = 4, relevance_level: int = 1, names: Mapping[str, str] | None = None,
-                     summary: bool = True) -> str:
+                     summary: bool = True, texts: Mapping[str, Mapping[str, str]] | None = None) -> str:
     """Results exactly as trec_eval prints them (``pateval evaluate --names trec``), without pandas.
 
     trec_eval's measure names (:func:`trec_eval_names`) in trec_eval's order; with
@@ -224,6 +224,9 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
         names the measures of trec_eval's ``-m`` syntax; default :func:`trec_eval_names`.
     summary : bool, default True
         Print the ``all`` lines (False: trec_eval's ``-n``).
+    texts : mapping, optional
+        Values that are text, by the name printed and then topic (``relstring``): printed
+        quoted with ``per_query``, in trec_eval's order among the measures, never in the summary.
     """
     check_precision(precision)
     names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
@@ -250,13 +253,23 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     for run, measure, value, topics in summary_rows:
         totals.setdefault(run, {})[measure] = value
         counts[run] = max(counts.get(run, 0), topics)
+    texts = texts or {}
+    # per topic: the measures and the text values in trec_eval's order; gm_map has no value per topic
+    per_topic: list[tuple[str | None, str]] = [(ours, theirs) for _, ours, theirs in sorted(
+        [(_trec_eval_sort_key(theirs, i), ours, theirs) for i, (ours, theirs) in enumerate(ordered)
+         if theirs not in _SUMMARY_ONLY]
+        + [(_trec_eval_sort_key(name, len(ordered)), None, name) for name in texts], key=lambda item: item[0])]
     lines: list[str] = []
     for run in totals:
         if per_query:
             values = per_run.get(run, {})
             for topic in sorted({t for t, _ in values}, key=lambda t: str(t).encode()):
-                lines.extend(line(theirs, topic, value_text(ours, values[(topic, ours)]))
-                             for ours, theirs in ordered if (topic, ours) in values and theirs not in _SUMMARY_ONLY)
+                for ours, theirs in per_topic:
+                    if ours is None:  # a text value
+                        if topic in texts[theirs]:
+                            lines.append(line(theirs, topic, f"'{texts[theirs][topic]}'"))
+                    elif (topic, ours) in values:
+                        lines.append(line(theirs, topic, value_text(ours, values[(topic, ours)])))
         if not summary:
             continue
         if "runid" in extras:
