@@ -5,9 +5,17 @@ with it."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pateval.cli import main
 
@@ -110,3 +118,76 @@ def test_relstring_marks_each_kind_of_judgement(tmp_path, capsys):
     assert capsys.readouterr().out == ("num_ret               \tq1\t5\nrelstring_4           \tq1\t'>.-0'\n"
                                        "num_ret               \tq2\t0\nrelstring_4           \tq2\t'-'\n"
                                        "num_ret               \tall\t5\n")
+
+
+def test_a_qrels_topic_without_results_stops_as_in_trec_eval(tmp_path, capsys):
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 1\nq2 0 x 1\n")
+    run.write_text("q1 Q0 d1 1 1 tag\n")
+    assert main(["trec_eval", str(qrels), str(run)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "qrels topic 'q2' has no results" in captured.err
+    assert main(["trec_eval", "-c", "-m", "num_q", "-m", "num_ret", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out.endswith("num_q                 \tall\t2\nnum_ret               \tall\t1\n")
+
+
+# ---- against the real trec_eval (built from usnistgov/trec_eval; never committed) ----------------
+
+TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+FLAG_SETS = [[], ["-m", "all_trec", "-q"], ["-m", "all_trec", "-q", "-c"], ["-m", "all_trec", "-q", "-M", "3"],
+             ["-m", "all_trec", "-q", "-l", "2"], ["-m", "all_trec", "-q", "-J"], ["-m", "all_trec", "-c", "-J", "-M5"],
+             ["-q", "-m", "relstring.5", "-m", "ndcg.1=3,2=1", "-m", "utility.2,-1,0,0", "-m", "11pt_avg..2,.5,.8",
+              "-m", "rbp.p=0.5", "-m", "set_F.0.5", "-N", "40", "-m", "Rprec_mult.0.5,3"]]
+_TOPICS = ["1", "10", "2", "t", "T"]
+_DOCS = [f"d{i}" for i in range(9)] + ["D1", "a-b", "z"]
+
+
+@st.composite
+def _collection(draw):
+    """Random qrels and a run: grades -1 to 4, tied scores, topics on one side only, unjudged documents."""
+    qrels = []
+    for topic in draw(st.lists(st.sampled_from(_TOPICS), min_size=1, max_size=4, unique=True)):
+        for doc in draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=8, unique=True)):
+            qrels.append(f"{topic} 0 {doc} {draw(st.integers(-1, 4))}\n")
+    run = []
+    for topic in draw(st.lists(st.sampled_from(_TOPICS), min_size=1, max_size=4, unique=True)):
+        for rank, doc in enumerate(draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=10, unique=True))):
+            score = draw(st.sampled_from([0, 1, 2, 2.5, -1, 3]))  # few values: ties
+            run.append(f"{topic} Q0 {doc} {rank + 1} {score} tag\n")
+    return "".join(qrels), "".join(draw(st.permutations(run)))
+
+
+@pytest.mark.skipif(TREC_EVAL is None, reason="no trec_eval binary (set TREC_EVAL or put trec_eval on PATH)")
+@pytest.mark.parametrize("flags", FLAG_SETS, ids=[" ".join(f) or "official" for f in FLAG_SETS])
+@settings(max_examples=40, deadline=None)
+@given(collection=_collection())
+def test_same_output_as_trec_eval(flags, collection):
+    qrels_text, run_text = collection
+    with tempfile.TemporaryDirectory() as directory:
+        qrels, run = Path(directory) / "qrels", Path(directory) / "run"
+        qrels.write_text(qrels_text)
+        run.write_text(run_text)
+        expected = subprocess.run([str(TREC_EVAL), *flags, str(qrels), str(run)], capture_output=True, text=True)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(["trec_eval", *flags, str(qrels), str(run)])
+    if expected.returncode != 0:
+        # trec_eval 10.0 stops at a qrels topic without results (without -c): so does pateval (exit 2);
+        # it fails on a topic whose qrels grades are all negative: pateval scores it
+        assert "not found in qrels" not in expected.stderr or status == 2
+        if status == 2:
+            assert "has no results" in err.getvalue() and out.getvalue() == ""
+        else:
+            assert status == 0 and "Can't calculate measure" in expected.stderr, err.getvalue()
+        return
+    assert status == 0, err.getvalue()
+    if "nan" not in expected.stdout:
+        assert out.getvalue() == expected.stdout
+        return
+    # trec_eval prints -nan for iprec_at_recall and 11pt_avg of a topic that -J leaves without documents
+    # (0/0), and for their means; pateval's value is 0: every other line is the same
+    got, want = out.getvalue().splitlines(), expected.stdout.splitlines()
+    assert len(got) == len(want)
+    different = [(g, w) for g, w in zip(got, want, strict=True) if g != w]
+    assert all(w.endswith("-nan") and w.startswith(("iprec_at_recall", "11pt_avg")) and g.rsplit("\t", 1)[0]
+               == w.rsplit("\t", 1)[0] for g, w in different), different

@@ -136,6 +136,8 @@ def _run_trec_eval(args) -> int:
         qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
         # trec_eval ignores what follows a results line's sixth column
         run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
+        if not args.complete:
+            _check_every_topic_has_results(qrels, run, args.results)
         result = api.evaluation(qrels, [run], options=options)
         # the measures as scored (-l gave them its rel), in the order asked for
         scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
@@ -148,6 +150,15 @@ def _run_trec_eval(args) -> int:
                                 extras=extras, names=scored_names, summary=not args.nosummary, texts=texts)
     sys.stdout.write(text)
     return 0
+
+
+def _check_every_topic_has_results(qrels, run, path: str) -> None:
+    """trec_eval 10.0 stops at a qrels topic without results unless -c is given (exit 4)."""
+    missing = set(map(str, qrels.topic_ids)) - set(map(str, run.topic_ids))
+    if missing:
+        first = min(missing, key=str.encode)
+        raise PatevalError(f"{path}: qrels topic {first!r} has no results ({len(missing)} such topic(s)); trec_eval "
+                           "10.0 stops here too: give -c to score them 0")
 
 
 def _relevance_strings(qrels, run, options, params: str | None) -> dict[str, str]:
