@@ -79,9 +79,10 @@ def pateval_stages(qrels: Qrels, run: Run, measures, repeats: int = 1) -> dict[s
                                                                              run, complete=False))
         index = stage("judgement index (core)", JudgementIndex.build, qrels, topics)
         ranked = stage("rank run (core)", rank_run, run, index)
-        stage("subtopic view (core)", _view, ranked)
-        stage("measure kernels (subtopic.py)", lambda r: [m.compute(r) for m in parsed], ranked)
-        stage("result frame (core)", lambda r: score_ranked(r, parsed, EvaluationContext()), ranked)
+        context = EvaluationContext()  # one evaluation's: the view made in it is shared by the kernels
+        stage("subtopic view (core)", _view, ranked, context)
+        stage("measure kernels (subtopic.py)", lambda r, c: [m.compute(r, c) for m in parsed], ranked, context)
+        stage("result frame (core)", score_ranked, ranked, parsed, context)
     return seconds
 
 

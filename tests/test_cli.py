@@ -247,7 +247,8 @@ def test_user_model_simulate_is_seeded_and_near_the_closed_form(tmp_path, capsys
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    ([], "pateval: error: TBG needs doc lengths; none was given\n"),
+    ([], "pateval: error: TBG needs doc lengths; none was given (give --doc-lengths FILE / resources={'doc_lengths': "
+         "...})\n"),
     (["--doc-lengths", "LENGTHS", "--model", "AP"],
      "pateval: error: the user model is given as a TBG measure name, e.g. 'TBG(halflife=600)'; got 'AP'\n"),
     (["--doc-lengths", "LENGTHS", "--users", "1"],

@@ -24,7 +24,7 @@ def test_every_evaluating_command_lists_the_same_evaluation_flags():
     assert len({tuple(f) for f in flags.values()}) == 1, flags
     for flag in ("-m", "-c", "--qrels-format", "--order", "--doc-key", "--on-duplicate", "--doc-lengths",
                  "--duplicates", "--families", "--intents", "--subtopic-weights", "--iterations", "--passage-qrels",
-                 "-l", "-M", "-J", "--block-size", "--scheduler", "--work-dir"):
+                 "-l", "-M", "-J", "--block-size", "--scheduler", "--scheduler-timeout", "--work-dir"):
         assert flag in flags["compare"], flag
 
 

@@ -24,7 +24,7 @@ def test_topics_left_out_are_warned_and_logged_besides_the_frame_attrs(caplog):
     warned = [str(w.message) for w in record]
     assert warned == [
         "run 'run': 1 topic(s) not in the qrels, not evaluated: q9",
-        "run 'run': 1 qrels topic(s) without results left out of the mean (use complete=True / -c to count them as 0): "
+        "run 'run': 1 qrels topic(s) without results left out of the mean (use -c / complete=True to count them as 0): "
                       "q3",
     ]
     assert record[0].filename == __file__  # points at the caller's line, not into pateval

@@ -8,7 +8,8 @@ import pytest
 
 from pateval.cli import main
 
-MESSAGE = 'pateval: error: --scheduler (a Dask cluster) needs distributed, which is not installed: pip install "pateval[dask]"'
+MESSAGE = ('pateval: error: --scheduler (a Dask cluster) needs distributed, which is not installed: '
+           'pip install "pateval[dask]"')
 
 
 @pytest.fixture

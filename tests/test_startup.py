@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,7 +64,8 @@ def test_every_command_is_probed():
                          ids=lambda argv: " ".join(argv))
 def test_help_and_import_load_no_heavy_library(argv):
     heavy = sorted(set(HEAVY) & _loaded_after(argv))
-    assert heavy == [], f"`{' '.join(argv)}` imported {heavy}: import them inside the handler, not when building the parser"
+    assert heavy == [], (f"`{' '.join(argv)}` imported {heavy}: "
+                         "import them inside the handler, not when building the parser")
 
 
 def test_evaluate_loads_only_what_it_uses():
@@ -84,11 +86,11 @@ def test_deferred_pandas_is_loaded_when_a_measure_or_option_needs_it(tmp_path):
     from pateval.api import example_files
 
     qrels, runs = example_files()
-    docnos = sorted({line.split()[2] for path in [qrels, *runs] for line in open(path)})
+    docnos = sorted({line.split()[2] for path in [qrels, *runs] for line in Path(path).read_text().splitlines()})
     lengths = tmp_path / "lengths.txt"
     lengths.write_text("".join(f"{d} {100 + i % 50}\n" for i, d in enumerate(docnos)))
     groups = tmp_path / "groups.txt"
-    topics = sorted({line.split()[0] for line in open(qrels)})
+    topics = sorted({line.split()[0] for line in Path(qrels).read_text().splitlines()})
     groups.write_text("".join(f"{t} {'a' if i % 2 else 'b'}\n" for i, t in enumerate(topics)))
     argv = ["evaluate", "--example", "-m", "TBG", "-m", "AP", "-m", "P@5", "--doc-lengths", str(lengths),
             "--group-by", str(groups), "-q", "--format", "json"]
@@ -168,7 +170,7 @@ def test_a_command_loads_only_what_it_uses(tmp_path, command, unused):
 
     qrels, runs = example_files()
     lengths = tmp_path / "lengths.txt"
-    lengths.write_text("".join(f"{d} 150\n" for d in sorted({line.split()[2] for p in [qrels,
-                                                                                       *runs] for line in open(p)})))
+    docnos = sorted({line.split()[2] for path in [qrels, *runs] for line in Path(path).read_text().splitlines()})
+    lengths.write_text("".join(f"{d} 150\n" for d in docnos))
     argv = [part.format(q=qrels, r1=runs[0], r2=runs[1], lengths=lengths) for part in command]
     assert sorted(unused & _loaded_after(argv)) == []

@@ -16,6 +16,7 @@ __all__ = [
     "InputFormatError",
     "ParameterError",
     "MeasureNameError",
+    "ClusterError",
     "PatevalWarning",
     "TopicsLeftOutWarning",
     "malformed",
@@ -74,6 +75,11 @@ class ParameterError(PatevalError, ValueError):
 
 class MeasureNameError(ParameterError):
     """A measure name does not parse, or names no registered measure."""
+
+
+class ClusterError(PatevalError, RuntimeError):
+    """The Dask cluster a run was given to failed under it: its scheduler lost, no worker
+    left, or workers that cannot import pateval (the message says which)."""
 
 
 class PatevalWarning(UserWarning):

@@ -29,7 +29,7 @@ from .core.qrels import Qrels
 from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
 from .errors import ParameterError
-from .executor import BlockScorer, measure_values
+from .executor import BlockScorer, measure_values, row_matches
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
@@ -161,7 +161,7 @@ def topics_to_evaluate(qrels_topics: np.ndarray, run: Run | RunTopics, *,
         return qrels_topics, notes
     if len(missing):
         notes.append(TopicsLeftOut(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the "
-                                   f"mean (use complete=True / -c to count them as 0): {_few(missing)}"))
+                                   f"mean (use -c / complete=True to count them as 0): {_few(missing)}"))
     return qrels_topics[in_run], notes
 
 
@@ -258,6 +258,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         if not judged:
             ranked = rank_run(run, indexes[index_key], order=run_order)
             notes.extend(n for n in ranked.notes if n not in notes)
+            notes.extend(unmatched_note(run.name, row_matches(ranked), indexes[index_key]))
             pieces.append(score_run(ranked, parsed, run_context))
             continue
         # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
@@ -266,6 +267,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         if plain:
             ranked = rank_run(run, indexes[index_key], order=run_order)
             notes.extend(n for n in ranked.notes if n not in notes)
+            notes.extend(unmatched_note(run.name, row_matches(ranked), indexes[index_key]))
             values.update(zip(plain, measure_values(ranked, plain, run_context), strict=True))
             del ranked
         ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=run_order)
@@ -301,7 +303,29 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
     values = np.concatenate([v for _, v in scored], axis=1)
     values = values[:, positions_in(all_topics, topics)]
     notes += merge_counted_notes(n for b in scores for n in b.notes)
+    notes += unmatched_note(name, (sum(b.matches[0] for b in scores), sum(b.matches[1] for b in scores),
+                                   [docno for b in scores for docno in b.matches[2]]), blocks.judgements)
     return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
+
+
+def unmatched_note(run_name: str, matches: tuple[int, int, list[str]], judgements: JudgementIndex) -> list[str]:
+    """A note when a run retrieved documents for qrels topics and the qrels list none of them
+    (``matches``: :func:`~pateval.executor.row_matches`): its ids are of another kind than the
+    qrels' (publications against patents, another collection), and every value is 0. When the
+    patent keys of a sample of them are judged, it says that ``--doc-key patent`` matches them."""
+    retrieved, matched, sample = matches
+    if matched or not retrieved:
+        return []
+    note = (f"run {run_name!r}: none of the {retrieved} document(s) it retrieved for qrels topics is in the "
+            "qrels, so every topic scores as if nothing relevant was found")
+    if judgements.doc_key != "patent" and sample:
+        from .core.docids import patent_keys
+
+        judged = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
+        if not judged.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
+            note += ("; their patents are judged: match by patent (EP-0971326-B1 ~ EP-0971326) with --doc-key patent "
+                     "(doc_key='patent')")
+    return [note]
 
 
 # ---- trec_eval's -l, -M and -J ----------------------------------------------------------------

@@ -14,20 +14,23 @@ import dataclasses
 import os
 import tempfile
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
+from .cluster import DEFAULT_SCHEDULER_TIMEOUT, cluster_failures, connect
 from .core.order import positions_in
 from .core.qrels import Qrels
 from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
-from .errors import InputFormatError, ParameterError, malformed
+from .errors import InputFormatError, malformed
 from .formats.runblocks import RunFile, mixed_tag_error, partition_run, read_block, read_part, topic_block_ranges
 from .measures import EvaluationContext, Measure
 
-__all__ = ["BlockScorer", "BlockScores", "measure_values", "score_block"]
+__all__ = ["BlockScorer", "BlockScores", "measure_values", "row_matches", "score_block"]
 
 
 def measure_values(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> np.ndarray:
@@ -46,6 +49,22 @@ class BlockScores:
     topics: np.ndarray  # those evaluated (in the qrels), in the qrels' order
     values: np.ndarray  # (measures, topics)
     notes: list[str]
+    matches: tuple[int, int, list[str]]  # row_matches of the block
+
+
+def row_matches(ranked: RankedTopics, per_topic: int = 3) -> tuple[int, int, list[str]]:
+    """(rows retrieved for the topics, rows whose document the qrels list for the topic, and
+    when there is none, the ids of each topic's first ``per_topic`` rows: the same sample
+    however the run is cut into blocks): what finds a run whose ids never match the qrels'
+    (the note of :func:`pateval.evaluation.unmatched_note`)."""
+    matched = len(ranked.judged_row)
+    if matched:
+        return ranked.n_rows, matched, []
+    starts, ends = ranked.ptr[:-1], ranked.ptr[1:]
+    rows = np.concatenate([np.arange(start, min(end, start + per_topic)) for start, end in zip(starts, ends,
+                                                                                              strict=True)]
+                          + [np.zeros(0, dtype=np.int64)])
+    return ranked.n_rows, matched, ranked.doc_ids.take(pa.array(ranked.doc[rows])).to_pylist()
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
@@ -81,7 +100,8 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     topics = qrels_topics[in_block]
     ranked = rank_run(run, judgements.restrict(topics), order=order)
     return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
-                       values=measure_values(ranked, measures, context), notes=list(ranked.notes))
+                       values=measure_values(ranked, measures, context), notes=list(ranked.notes),
+                       matches=row_matches(ranked))
 
 
 def _replace_name(run: Run, name: str) -> Run:
@@ -99,7 +119,7 @@ class BlockScorer:
 
     def __init__(self, qrels: Qrels, measures: list[Measure], *, order: str, doc_key: str,
                  context: EvaluationContext, scheduler: str | None, work_dir: str | os.PathLike[str] | None,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = DEFAULT_SCHEDULER_TIMEOUT) -> None:
         self.qrels, self.measures, self.order, self.doc_key, self.context = qrels, measures, order, doc_key, context
         self.scheduler, self.work_dir, self.timeout = scheduler, work_dir, timeout
         self.client: Any = None
@@ -123,16 +143,16 @@ class BlockScorer:
 
     def _connect(self) -> Any:
         if self.client is None:
-            from ._optional import import_optional
-
-            Client = import_optional("distributed", feature="evaluate --scheduler").Client
-            try:
-                self.client = Client(self.scheduler, timeout=self.timeout)
-            except (OSError, TimeoutError) as error:
-                raise ParameterError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}") from error
-            judgements, context = self.client.scatter([self.judgements, self.context], broadcast=True)
-            self.shared = (judgements, context)
+            self.client = connect(str(self.scheduler), self.timeout, feature="evaluate --scheduler")
+            with self._cluster_failures():
+                self.shared = tuple(self.client.scatter([self.judgements, self.context], broadcast=True))
         return self.client
+
+    def _cluster_failures(self) -> AbstractContextManager:
+        """What happened to the cluster, said in one line (nothing to say when scoring here)."""
+        if self.client is None:
+            return nullcontext()
+        return cluster_failures(self.client, str(self.scheduler), self.timeout)
 
     def submit_all(self, runs):
         """On a cluster, every run file's blocks are submitted before any is waited for."""
@@ -147,9 +167,12 @@ class BlockScorer:
     def _submit(self, run_file: RunFile, sources: list[tuple]) -> list:
         client = self._connect()
         judgements, context = self.shared
-        return [client.submit(score_block, judgements, source, self.measures, name=run_file.name, order=self.order,
-                              context=context, on_duplicate=run_file.on_duplicate, pure=False)
-                for source in sources]
+        # a worker's working directory is not ours: it opens the run (or its part) by its absolute path
+        sources = [(kind, os.path.abspath(path), *rest) for kind, path, *rest in sources]
+        with self._cluster_failures():
+            return [client.submit(score_block, judgements, source, self.measures, name=run_file.name,
+                                  order=self.order, context=context, on_duplicate=run_file.on_duplicate, pure=False)
+                    for source in sources]
 
     def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list[Any]:
         """One callable per source giving its BlockScores (scored when called, or on the cluster)."""
@@ -194,7 +217,8 @@ class BlockScorer:
             # in file order: the first bad block's error is the file's
             for source, result in zip(sources, results, strict=False):
                 try:
-                    block = result()
+                    with self._cluster_failures():
+                        block = result()
                 except InputFormatError as error:
                     # the parts of a partitioned run each find their own repeated documents:
                     # the error to give is the one on the earliest line
@@ -214,7 +238,7 @@ class BlockScorer:
         finally:
             while self._readers:
                 self._readers.pop().close()
-            if self.client is not None:
+            if self.client is not None and self.client.status == "running":  # not after losing the scheduler
                 self.client.cancel([r.__self__ for r in results])
         if failure is not None:
             raise failure

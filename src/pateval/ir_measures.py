@@ -19,8 +19,10 @@ patent families, passage qrels) are measure parameters naming a file
 (``TBG(doc_lengths='lengths.txt')``) or set once for all measures with
 :func:`set_resources`. Subtopic measures read the subtopic from a qrels ``subtopic_id``
 column (ir_datasets' TrecSubQrel) or else from ``iteration`` (ir_measures' convention for
-its diversity measures); passage measures read a ``passage`` column (the XPath) from the run
-and the qrels, or passage qrels given as a resource.
+its diversity measures); qrels whose iteration is 0 on every line have no subtopics, and
+subtopic measures refuse them as ``pateval evaluate`` does; passage measures read a
+``passage`` column (the XPath) from the run and the qrels, or passage qrels given as a
+resource.
 
 ir_measures scores every qrels topic: a topic the run misses gets the measure's default 0
 (as ``pateval evaluate -c``); topics present in both get pateval's values.
@@ -49,6 +51,7 @@ from .evaluation import evaluate_runs
 from .formats.resources import RESOURCES
 from .measures import EvaluationContext, MeasureSpec, all_specs
 from .measures import Measure as PatevalMeasure
+from .memo import Memo
 from .options import EvaluationOptions
 
 __all__ = ["MEASURES", "set_resources", "clear_resources", "measure_class"]
@@ -58,8 +61,10 @@ _EQUIVALENT = {"I_rec": "StRecall"}
 _RESOURCE_READERS = {r.name: r.read for r in RESOURCES}
 #: Resources set once for every pateval measure (see :func:`set_resources`).
 _SHARED: dict[str, Any] = {}
-_LOADED: dict[tuple[str, str, float], Any] = {}
-_CONVERTED: dict[str, tuple] = {}
+#: The frames ir_measures is evaluating (it calls each measure in turn with the same two)
+#: and the memo of what is made from them: their conversion, the resource files read, what
+#: the measures share. Replaced when other frames come: nothing outlives their evaluation.
+_FRAMES: list[tuple[Any, Any, Memo]] = []
 
 
 def set_resources(**resources: Any) -> None:
@@ -93,15 +98,22 @@ def clear_resources() -> None:
     _SHARED.clear()
 
 
-def _load(name: str, value: Any) -> Any:
-    """A resource file read once per (path, modification time); objects pass through."""
+def _load(name: str, value: Any, memo: Memo | None = None) -> Any:
+    """A resource file read (once per path and modification time in ``memo``); objects pass through."""
     if not isinstance(value, (str, os.PathLike)):
         return value
     path = os.fspath(value)
+    if memo is None:
+        return _RESOURCE_READERS[name](path)
     key = (name, os.path.abspath(path), os.stat(path).st_mtime if os.path.exists(path) else 0.0)
-    if key not in _LOADED:
-        _LOADED[key] = _RESOURCE_READERS[name](path)
-    return _LOADED[key]
+    return memo.get(key, lambda: _RESOURCE_READERS[name](path))
+
+
+def _frames_memo(qrels, run) -> Memo:
+    """The memo of the frames ir_measures evaluates (a new one for other frames)."""
+    if not _FRAMES or _FRAMES[0][0] is not qrels or _FRAMES[0][1] is not run:
+        _FRAMES[:] = [(qrels, run, Memo())]
+    return _FRAMES[0][2]
 
 
 def _param_info(param) -> ParamInfo:
@@ -125,20 +137,21 @@ class _PatevalIrMeasure(_IrMeasure):
         params = {k: v for k, v in self.params.items() if k in own}
         return PatevalMeasure.make(self.SPEC, params, self.params.get("cutoff"))
 
-    def _context(self) -> EvaluationContext:
+    def _context(self, memo: Memo) -> EvaluationContext:
         resources = dict(_SHARED)
         for name in _RESOURCE_READERS:
             if self.params.get(name) is not None:
-                resources[name] = _load(name, self.params[name])
-        return EvaluationContext(resources)
+                resources[name] = _load(name, self.params[name], memo)
+        return EvaluationContext(resources, memo)
 
     def runtime_impl(self, qrels, run):
         """Called by ir_measures' runtime provider with its qrels and run frames."""
         measure = self.pateval_measure()
         if len(run) == 0:
             return
-        pqrels, prun, passage_run = _convert(qrels, run)
-        context = self._context()
+        memo = _frames_memo(qrels, run)
+        pqrels, prun, passage_run = memo.get("converted", lambda: _convert(qrels, run))
+        context = self._context(memo)
         if passage_run is not None:
             context.resources.setdefault("passage_runs", passage_run)
         if "passage_qrels" in self.SPEC.requires and "passage_qrels" not in context.resources and pqrels.has("passage"):
@@ -149,15 +162,12 @@ class _PatevalIrMeasure(_IrMeasure):
 
 
 def _convert(qrels, run):
-    """pateval's Qrels and Run from ir_measures' frames (made once per pair of frames)."""
-    key = f"{id(qrels)}:{id(run)}"
-    cached = _CONVERTED.get(key)
-    if cached is not None and cached[0] is qrels and cached[1] is run:
-        return cached[2:]
-    # ir_measures keeps subtopics in TREC's iteration column; for document-level measures a
-    # document's best grade over its subtopics is used, so plain TREC qrels (iteration 0) read the same
+    """pateval's Qrels and Run from ir_measures' frames (and the passage run, if any)."""
+    # ir_measures keeps subtopics in TREC's iteration column (for document-level measures a
+    # document's best grade over its subtopics is used); plain TREC qrels (iteration 0 on every
+    # line) have no subtopics, so that subtopic measures are refused as `pateval evaluate` refuses them
     read_iteration = "iteration" in qrels.columns and "subtopic_id" not in qrels.columns \
-        and "subtopic" not in qrels.columns
+        and "subtopic" not in qrels.columns and not (qrels["iteration"].astype(str) == "0").all()
     pqrels = Qrels.from_frame(qrels, subtopics="iteration" if read_iteration else None, source="<ir_measures qrels>")
     passage_run = None
     if "passage" in run.columns:
@@ -175,8 +185,6 @@ def _convert(qrels, run):
         prun = passage_run.document_run()
     else:
         prun = Run.from_frame(run, name="run", source="<ir_measures run>")
-    _CONVERTED.clear()  # keep one pair: frames are evaluated measure after measure
-    _CONVERTED[key] = (qrels, run, pqrels, prun, passage_run)
     return pqrels, prun, passage_run
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cluster import DEFAULT_SCHEDULER_TIMEOUT
 from .core.names import DOC_KEYS, ORDERS
 from .errors import ParameterError, PatevalError
 from .validation import check_choice
@@ -60,12 +61,14 @@ class EvaluationOptions:
         the same either way.
     scheduler : str, optional
         Address of a Dask scheduler (``tcp://host:8786``): the blocks of every run file are
-        scored on its workers, which must see the same paths.
+        scored on its workers, which need pateval (the same version) and must see the run
+        files at their absolute paths (relative paths are made absolute here).
     work_dir : path-like, optional
         Where a run whose topics are scattered is partitioned (default: the system's
-        temporary directory); the parts are removed afterwards.
-    scheduler_timeout : float, default 30
-        Seconds to wait for the Dask scheduler to answer.
+        temporary directory; with ``scheduler``, a directory the workers see at the same
+        path); the parts are removed afterwards.
+    scheduler_timeout : float, default 10
+        Seconds to wait for the Dask scheduler to answer, when connecting and after losing it.
     """
 
     measures: Sequence[Any] = ()
@@ -81,7 +84,7 @@ class EvaluationOptions:
     block_bytes: int | None = None
     scheduler: str | None = None
     work_dir: str | os.PathLike[str] | None = None
-    scheduler_timeout: float = 30.0
+    scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "measures", tuple(_measures_of(self.measures)))
@@ -98,6 +101,9 @@ class EvaluationOptions:
             raise ParameterError(f"block_bytes must be a whole number of bytes >= 0, not {size!r}")
         if self.scheduler is not None and not str(self.scheduler).strip():
             raise ParameterError("scheduler must be a Dask scheduler address such as tcp://host:8786")
+        wait = self.scheduler_timeout
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not wait > 0:
+            raise ParameterError(f"scheduler_timeout must be a number of seconds > 0, not {wait!r}")
 
     @property
     def cuts_runs(self) -> bool:
@@ -127,8 +133,12 @@ def _measures_of(measures: Any) -> list:
         elif isinstance(measure, (str, Measure)):
             converted.append(measure)
         elif type(measure).__module__.split(".")[0] == "ir_measures":
+            # ir_measures' NumRelRet is its NumRet(rel=k): pateval's NumRelRet(rel=k)
+            name = repr(measure)
+            if measure.NAME == "NumRet" and "rel" in measure.params:
+                name = "NumRelRet" + name[len("NumRet"):]
             try:
-                converted.append(parse_measure(repr(measure)))
+                converted.append(parse_measure(name))
             except PatevalError as error:
                 raise ParameterError(f"the ir_measures measure {measure!r} has no pateval equivalent ({error}); "
                                      "compute it with ir_measures") from None

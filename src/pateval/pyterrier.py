@@ -28,9 +28,11 @@ Example (a PISA or Terrier run frame can stand beside the baselines in the same 
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections import namedtuple
 
+import numpy as np
 import pandas as pd
 import pyterrier as pt
 
@@ -204,7 +206,11 @@ class PairedTest:
         Seed of the resampling tests: the same seed gives the same p-values.
 
     Calling it with two arrays of per-topic scores (the same topics in the same order)
-    returns ``(statistic, pvalue)``, as scipy's tests do.
+    returns ``(statistic, pvalue)``, as scipy's tests do. The resampling tests draw per
+    topic, so the order matters: ``pt.Experiment`` hands over bare arrays in its baseline's
+    topic order, which puts the qrels topics a run has no results for last; called from
+    ``pt.Experiment``, the scores are first put in topic-id order, as ``pateval compare``
+    has them, so that the p-values are compare's.
 
     Examples
     --------
@@ -226,8 +232,33 @@ class PairedTest:
     def __call__(self, x, y) -> PairedTestOutcome:
         from .stats import paired_test
 
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        topics = _experiment_topics()
+        if topics is not None and len(topics) == len(x) == len(y):
+            order = np.argsort(np.asarray(topics, dtype=str), kind="stable")
+            x, y = x[order], y[order]
         result = paired_test(x, y, test=self.test, B=self.B, seed=self.seed)
         return PairedTestOutcome(result.statistic, result.p_value)
+
+
+def _experiment_topics() -> list[str] | None:
+    """The topic ids of the arrays pt.Experiment is testing, in their order, or None when
+    the test is not called by pt.Experiment.
+
+    PyTerrier's renderer (the caller) builds both arrays by walking its baseline's per-topic
+    dict (``systemEvalDictsPerQ[baseline]``), so the ids are that dict's keys.
+    """
+    frame = inspect.currentframe()
+    try:
+        caller = frame.f_back.f_back if frame is not None and frame.f_back is not None else None
+        renderer = caller.f_locals.get("self") if caller is not None else None
+        per_topic = getattr(renderer, "systemEvalDictsPerQ", None)
+        baseline = getattr(renderer, "baseline", None)
+        if not isinstance(per_topic, dict) or baseline not in per_topic:
+            return None
+        return [str(topic) for topic in per_topic[baseline]]
+    finally:
+        del frame
 
 
 def randomisation(*, B: int | None = None, seed: int = 0) -> PairedTest:

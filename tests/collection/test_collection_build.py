@@ -130,7 +130,7 @@ def test_claim_qrels_and_theta_weights(roda):
     theta = pd.read_csv(out / "theta_PAC.txt", sep=" ", names=["qid", "subtopic", "weight"], dtype={"subtopic": str})
     weights = theta.groupby("qid")["weight"].sum()
     assert ((weights - 1).abs() < 1e-9).all()
-    for qid, group in theta.groupby("qid"):
+    for _qid, group in theta.groupby("qid"):
         values = sorted(set(round(w, 9) for w in group["weight"]))
         if len(values) == 2:
             assert math.isclose(values[1], 2 * values[0], rel_tol=1e-6)
@@ -199,7 +199,7 @@ def test_clefip2013_with_stratified_sampling(store, tmp_path):
     assert steps["max_words"]["removed"] > 0
     topics = pd.read_csv(tmp_path / "c13" / "topics.tsv", sep="\t")
     assert topics["n_search_in_corpus"].between(2, 10).all()
-    for count, group in topics.groupby("n_search_in_corpus"):
+    for _count, group in topics.groupby("n_search_in_corpus"):
         classes = [ipc_prefix(s, level="class") for s in group["ipc"]]
         assert len(classes) == len(set(classes)) <= 3
     strata = summary.stratified["strata"]
@@ -210,7 +210,7 @@ def test_clefip2013_with_stratified_sampling(store, tmp_path):
 def test_topic_sets_are_nested_for_a_seed(store, tmp_path):
     small = _build(store, tmp_path / "small", size=3, seed=2, passages=False)
     large = _build(store, tmp_path / "large", size=6, seed=2, passages=False)
-    other = _build(store, tmp_path / "other", size=6, seed=3, passages=False)
+    _build(store, tmp_path / "other", size=6, seed=3, passages=False)
     read = lambda name: pd.read_csv(tmp_path / name / "topics.tsv", sep="\t")  # noqa: E731
     assert small.topic_set["drawn"] == 3 and large.topic_set["drawn"] == 6
     assert list(read("large")["patent_key"][:3]) == list(read("small")["patent_key"])

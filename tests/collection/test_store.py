@@ -96,7 +96,8 @@ def test_documents_table(real_store):
         ]
         with pytest.raises(ParameterError, match="documents has no column 'words'"):
             store.documents(["words"])
-        assert store.arrow("SELECT ucid FROM documents ORDER BY ucid LIMIT 1").column(0).to_pylist() == ["EP-0050001-A2"]
+        first = store.arrow("SELECT ucid FROM documents ORDER BY ucid LIMIT 1")
+        assert first.column(0).to_pylist() == ["EP-0050001-A2"]
         assert store.passages("EP-1010180-B1")["xpath"].iloc[19] == "/patent-document/description/p[20]"
         assert store.duplicates().empty
         files = store.files()
@@ -117,7 +118,8 @@ def test_parquet_schema_matches_declared_schema(real_store):
 def test_opening_something_that_is_not_a_store(tmp_path):
     with pytest.raises(InputFormatError) as caught:
         CorpusStore(tmp_path)
-    assert str(caught.value) == f"{tmp_path}: not a corpus store (no manifest.json); create one with `pateval corpus ingest`"
+    assert str(caught.value) == (f"{tmp_path}: not a corpus store (no manifest.json); "
+                                 "create one with `pateval corpus ingest`")
     (tmp_path / "manifest.json").write_text(json.dumps({"format": "other"}))
     with pytest.raises(InputFormatError, match="not a pateval corpus store manifest"):
         CorpusStore(tmp_path)

@@ -291,7 +291,8 @@ def test_a_directory_that_is_not_a_store_is_refused_without_a_lock_file_left_in_
     (folder / "notes.txt").write_text("mine")
     with pytest.raises(InputFormatError) as caught:
         ingest(corpus, folder, workers=1)
-    assert str(caught.value) == f"{folder}: not a corpus store (no manifest.json); create one with `pateval corpus ingest`"
+    assert str(caught.value) == (f"{folder}: not a corpus store (no manifest.json); "
+                                 "create one with `pateval corpus ingest`")
     assert sorted(os.listdir(folder)) == ["notes.txt"]
 
 

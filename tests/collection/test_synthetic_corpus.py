@@ -145,14 +145,8 @@ def test_citations_point_to_earlier_documents_and_real_paragraphs(documents):
                 assert citation.categories in ("X", "Y", "A")
                 categories[citation.categories] = categories.get(citation.categories, 0) + 1
                 assert citation.relevant_claims
-                own_claims = max(len(c) for c
-
-
-
-
-
-
-                                 in documents[f"EP-{doc.doc_number}-{'A1' if doc.kind == 'A1' else 'A2'}"].claims.values())
+                own_ucid = f"EP-{doc.doc_number}-{'A1' if doc.kind == 'A1' else 'A2'}"
+                own_claims = max(len(c) for c in documents[own_ucid].claims.values())
                 assert max(citation.relevant_claims) <= own_claims
             cited = documents.get(citation.cited_ucid)
             if cited is None:

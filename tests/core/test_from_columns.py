@@ -42,7 +42,7 @@ def test_conflicting_grades_in_memory_are_refused(make):
     with pytest.raises(InputFormatError) as error:
         make()
     assert str(error.value) == ("<memory>: conflicting judgements of document 'd1' for topic 'q1': 1 on row 1, "
-                                "2 on row 2; use on_duplicate='first' to keep the first")
+                                "2 on row 2; use on_duplicate='first' (--on-duplicate first) to keep the first")
 
 
 def test_conflicting_grades_keep_the_first_when_asked():

@@ -101,7 +101,7 @@ def test_parquet_qrels_repeats(tmp_path):
         read_qrels(path)
     assert str(error.value) == (f"{path}: conflicting judgements of document 'a' for topic 'q1': 1 on row 1, 2 on row "
                                 f"2; "
-                                "use on_duplicate='first' to keep the first")
+                                "use on_duplicate='first' (--on-duplicate first) to keep the first")
     assert list(read_qrels(path, on_duplicate="first").rel) == [1]
 
 

@@ -81,7 +81,7 @@ def test_subtopic_qrels_must_be_named(tmp_path):
     [
         ("q1 0 d1 1\nq1 0 d1 0\n", "auto",
          "{p}, line 2: conflicting judgements of document 'd1' for topic 'q1': 1 on line 1, 0 here; "
-         "use on_duplicate='first' to keep the first"),
+         "use on_duplicate='first' (--on-duplicate first) to keep the first"),
         ("q1 0 d1 1\nq1 0 d2\n", "trec",
          "{p}, line 2: wrong number of columns for trec qrels (expected 4 columns: qid iter docno rel, found 3)"),
         ("q1 0 d1 high\n", "trec",

@@ -108,8 +108,9 @@ def test_judged_at_k_hits_and_judged_only_by_hand():
     values = _by(pateval.evaluate(QRELS, RUN, ["Judged@2", "Judged@10", "Hits@3", "P(judged_only=true)@2",
                                                "NumRet(judged_only=true)"]))
     # q1 ranking: d9 (unjudged) d1 (1) d8 (unjudged) d2 (0) d6 (-1: in the pool) d3 (2); Judged counts
-    # every qrels entry, d6 too, as ir_measures does (judged_only drops d6, as trec_eval -J)
-    assert values[("q1", "Judged@2")] == 0.5 and values[("q1", "Judged@10")] == 4 / 10
+    # every qrels entry, d6 too, as ir_measures does (judged_only drops d6, as trec_eval -J), and
+    # divides by the 6 retrieved when fewer than k are (ir_measures' rule)
+    assert values[("q1", "Judged@2")] == 0.5 and values[("q1", "Judged@10")] == 4 / 6
     assert values[("q2", "Judged@2")] == 0.5
     assert values[("q1", "Hits@3")] == 1 and values[("q2", "Hits@3")] == 1
     # judged only: q1 becomes d1 d2 d3, q2 d4 d5

@@ -202,3 +202,23 @@ def test_pt_experiment_passage_measures(data):
     for measure in ("P_psg", "MAP_psg"):
         value = expected.loc[expected["measure"] == measure, "value"].iloc[0]
         assert table[measure].iloc[0] == pytest.approx(value, abs=1e-12, rel=0) and value > 0
+
+
+def test_cube_test_on_plain_qrels_is_refused_as_the_command_line_refuses_it(tmp_path, capsys):
+    """Plain TREC qrels (iteration 0 everywhere: no subtopics) through ir_measures: CT is refused
+    with the command line's message, not scored as one subtopic "0"; document measures still score."""
+    from pateval.cli import main
+    from pateval.errors import ParameterError
+
+    qrels = [ir_measures.Qrel("q1", "d1", 1), ir_measures.Qrel("q1", "d2", 0), ir_measures.Qrel("q2", "d4", 2)]
+    run = [ir_measures.ScoredDoc("q1", "d1", 2.0), ir_measures.ScoredDoc("q1", "d3", 1.0),
+           ir_measures.ScoredDoc("q2", "d4", 1.0)]
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d4 2\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d3 2 1.0 r\nq2 Q0 d4 1 1.0 r\n")
+    assert main(["evaluate", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "CT@10"]) == 2
+    message = capsys.readouterr().err
+    assert "CT@10 needs subtopic qrels (format 'subtopic' or 'dd')" in message
+    for given in (qrels, pd.DataFrame(qrels).assign(iteration="0")):
+        with pytest.raises(ParameterError, match=r"CT@10 needs subtopic qrels \(format 'subtopic' or 'dd'\)"):
+            ir_measures.calc_aggregate([ir_measures.parse_measure("CT@10")], given, run)
+    assert ir_measures.calc_aggregate([pim.MEASURES["PRES"] @ 10], qrels, run)[pim.MEASURES["PRES"] @ 10] == 1.0

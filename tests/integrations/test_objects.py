@@ -259,3 +259,14 @@ def test_judged_counts_negative_grades_as_judged_as_ir_measures_does():
     theirs = ir_measures.calc_aggregate([ir_measures.Judged @ 3], qrels, run)[ir_measures.Judged @ 3]
     assert ours == [pytest.approx(2 / 3, abs=1e-12)]
     assert theirs == pytest.approx(2 / 3, abs=1e-12)
+
+
+@pytest.mark.parametrize("rel", [1, 2])
+def test_ir_measures_num_rel_ret_is_accepted(rel):
+    """ir_measures' NumRelRet is its NumRet(rel=1): pateval's NumRelRet, per topic equal to ir_measures'."""
+    measure = ir_measures.NumRelRet if rel == 1 else ir_measures.NumRet(rel=rel)
+    ours = pateval.evaluate(QRELS, RUN, [measure])
+    assert list(pd.unique(ours["measure"])) == ["NumRelRet" if rel == 1 else f"NumRelRet(rel={rel})"]
+    theirs = {m.query_id: m.value for m in ir_measures.iter_calc([measure], QRELS, RUN)}
+    assert dict(zip(ours["topic"], ours["value"], strict=True)) == theirs
+    assert pateval.evaluate(QRELS, RUN, [ir_measures.NumRet])["value"].tolist() == [3, 2]

@@ -40,7 +40,7 @@ def test_readme_example_runs_and_gives_pateval_numbers():
     means = pateval.aggregate(frame)
     for (name, run) in (("bm25", "run1"), ("lm", "run2")):
         for measure in ("AP", "PRES@100", "nDCG@10"):
-            expected = means.query("run == @run and measure == @measure")["value"].iloc[0]
+            expected = means.loc[(means["run"] == run) & (means["measure"] == measure), "value"].iloc[0]
             assert table.loc[table["name"] == name, measure].iloc[0] == pytest.approx(expected, abs=1e-12, rel=0)
     comparison = pateval.api.compare(qrels_file, run_files[:2], ["PRES@100"], baseline="run1", test="randomisation",
                                      correction=None, seed=1, B=10000, evaluate_options={"complete": True})

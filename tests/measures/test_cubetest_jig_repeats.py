@@ -108,7 +108,7 @@ def test_repeats_are_an_error_or_dropped_when_asked(tmp_path):
     with pytest.raises(InputFormatError) as error:
         read_dd_run(path)
     assert str(error.value) == (f"{path}, line 4: document 'dA' returned twice for topic 'DD17-1' (first on line 1); "
-                                "use on_duplicate='first' to keep the first")
+                                "use on_duplicate='first' (--on-duplicate first) to keep the first")
     assert len(read_dd_run(path, on_duplicate="first").run) == 3
     kept = read_dd_run(path, on_duplicate="jig")
     assert sorted(kept.run.docnos) == ["dA", "dA\t(repeat 1)", "dB", "dB\t(repeat 1)", "dB\t(repeat 2)", "dC"]

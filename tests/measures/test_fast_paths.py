@@ -9,10 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pateval.core.order import byte_order, stable_order, unique_inverse
-from pateval.measures import tbg
-from pateval.measures._arrays import positions_in
-from pateval.measures.cubetest import _running_sum, _segment_cumsum
-from pateval.measures.tbg import _shortest_first, row_steps, times_at
+from pateval.core.segments import running_sum, segment_running_sum
+from pateval.measures.tbg import row_steps, times_at
 from pateval.usermodel.time import (
     TimeModel,
     duplicates_of_earlier,
@@ -38,11 +36,11 @@ def test_running_sums_add_like_a_loop(sizes, seed, big):
     for i, (g, v) in enumerate(zip(groups, values, strict=False)):
         total = v if g != previous else total + v
         expected[i], previous = total, g
-    assert np.array_equal(_running_sum(values, groups), expected)
-    assert np.array_equal(_segment_cumsum(values, _ptr(sizes)), expected)
+    assert np.array_equal(running_sum(values, groups), expected)
+    assert np.array_equal(segment_running_sum(values, _ptr(sizes)), expected)
     shuffled = rng.permutation(len(values))
     order = np.argsort(groups[shuffled], kind="stable")
-    back = _running_sum(values[shuffled], groups[shuffled])
+    back = running_sum(values[shuffled], groups[shuffled])
     assert np.array_equal(back[order], np.concatenate([np.cumsum(values[shuffled][order][groups[shuffled][order] == g])
                                                        for g in range(len(sizes)) if sizes[g]] + [np.zeros(0)]))
 
@@ -86,12 +84,7 @@ def test_step_times_in_blocks_are_bit_identical(sizes, seed, block, with_duplica
     model = TimeModel(summary_time=4.4, read_slope=0.018, read_intercept=7.8, p_click_rel=0.64, p_click_nonrel=0.39,
                       p_save_rel=0.77, halflife=224.0)
     expected = segment_exclusive_cumsum(row_steps(codes, lengths, relevant_rows, duplicate, model), ptr)[rows]
-    saved = tbg._STEP_BLOCK
-    tbg._STEP_BLOCK = block
-    try:
-        got = times_at(codes, lengths, relevant_rows, duplicate, model, ptr, rows)
-    finally:
-        tbg._STEP_BLOCK = saved
+    got = times_at(codes, lengths, relevant_rows, duplicate, model, ptr, rows, block_rows=block)
     assert np.array_equal(got, expected)
 
 
@@ -107,18 +100,12 @@ def test_unique_inverse_on_sparse_and_negative_values(values):
 
 
 @settings(max_examples=60, deadline=None)
-@given(values=st.lists(st.integers(0, 50), max_size=40), seed=st.integers(0, 2**32 - 1))
-def test_distinct_and_shortest_first(values, seed):
+@given(values=st.lists(st.integers(0, 50), max_size=40))
+def test_distinct(values):
     values = np.array(values, dtype=np.int64)
     distinct, inverse = unique_inverse(values)
     reference = np.unique(values, return_inverse=True)
     assert np.array_equal(distinct, reference[0]) and np.array_equal(inverse, reference[1].ravel())
-    rng = np.random.default_rng(seed)
-    topic = np.sort(rng.integers(0, 4, len(values)))
-    lengths = values.astype(np.float64)
-    order = np.lexsort((lengths, topic))
-    got_topic, got_lengths = _shortest_first(topic, lengths, 4)
-    assert np.array_equal(got_topic, topic[order]) and np.array_equal(got_lengths, lengths[order])
 
 
 @settings(max_examples=80, deadline=None)
@@ -129,30 +116,3 @@ def test_short_strings_in_arrow_byte_order(strings, offset):
     assert np.array_equal(byte_order(array), pc.sort_indices(array).to_numpy())
     values = np.array([len(x) for x in strings], dtype=np.int64)
     assert np.array_equal(stable_order(values), np.argsort(values, kind="stable"))
-
-
-def test_positions_in_is_arrow_index_in():
-    rng = np.random.default_rng(7)
-    alphabet = np.array(list("ab\x00\x01Z9-é"))
-    for longest in (3, 9, 17, 30):  # one word, two, three, too long for words
-        base = sorted({"".join(rng.choice(alphabet, size=int(n))) for n in rng.integers(0, longest + 1, 70_000)})
-        keys = pa.array(base[: len(base) * 3 // 4] + rng.choice(base, 3000).tolist())  # repeated keys: the first counts
-        ids = pa.chunked_array([pa.array(base[:100]), pa.array(rng.permutation(base).tolist() + ["absent"])])
-        expected = pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)
-        assert np.array_equal(positions_in(ids, keys), expected)
-
-
-def test_sorted_keys_resolve_shared_fingerprints(monkeypatch):
-    from pateval.measures import _arrays
-
-    real = _arrays._fingerprints
-    # 8 fingerprints for every string: most matches meet other strings first
-    monkeypatch.setattr(_arrays, "_fingerprints", lambda words, lengths: (real(words,
-                                                                               lengths)
-                                                                          & np.uint64(7)) << np.uint64(61))
-    rng = np.random.default_rng(3)
-    base = sorted({f"d{i}" * int(k) for i, k in enumerate(rng.integers(1, 4, 3000))})
-    keys = pa.array(base[:2000] + base[:50])
-    ids = pa.array(rng.permutation(base).tolist() + ["absent"])
-    expected = pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)
-    assert np.array_equal(_arrays.SortedKeys(keys).find(ids), expected)

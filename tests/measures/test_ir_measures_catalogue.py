@@ -41,3 +41,23 @@ def test_ir_measures_iprec_spelling_gives_ir_measures_numbers(text, canonical):
     measure = parse_measure(text)
     assert str(measure) == canonical
     assert parse_measure(str(measure)) == measure
+
+
+JUDGED = ["Judged@1", "Judged@3", "Judged@5", "Judged@10", "Judged@20", "Judged@50", "Judged"]
+
+
+@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("order", ["score", "file"])
+def test_judged_equals_ir_measures_judged_provider(seed, order):
+    """Lists shorter than k (divided by the number retrieved), ties across the cutoff (ir_measures
+    reads equal scores by docno ascending), unjudged documents and negative grades: equal to
+    ir_measures' Judged per topic, whatever order pateval evaluates the others in."""
+    qrels, run = random_case(seed, grades=3, tie_values=3)
+    theirs: dict[str, dict[str, float]] = {}
+    for metric in ir_measures.judged.iter_calc([ir_measures.parse_measure(m) for m in JUDGED], qrels, run):
+        theirs.setdefault(str(metric.measure), {})[metric.query_id] = float(metric.value)
+    ours = pateval_values(qrels, run, JUDGED, order=order)
+    for name in JUDGED:
+        assert set(ours[name]) == set(theirs[name])
+        for topic, value in theirs[name].items():
+            assert abs(ours[name][topic] - value) <= 1e-12, (name, topic, ours[name][topic], value)

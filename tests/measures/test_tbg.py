@@ -16,7 +16,7 @@ from pateval.cli import main
 from pateval.errors import InputFormatError, MeasureNameError, ParameterError
 from pateval.formats.groups import group_codes, read_duplicate_groups, read_patent_families
 from pateval.measures import parse_measure
-from pateval.measures.tbg import ideal_gain
+from pateval.measures.tbg import _shortest_first, ideal_gain
 from pateval.usermodel.time import TimeModel
 
 DEFAULTS = dict(summary_time=4.4, read_slope=0.018, read_intercept=7.8, p_click_rel=0.64, p_click_nonrel=0.39,
@@ -303,7 +303,7 @@ def test_nonnegative_and_appending_a_relevant_document_never_lowers_it(case, nor
         assert np.all(before.to_numpy() <= 1 + 1e-12)
     longer_run = {t: dict(docs) for t, docs in run.items()}
     extended_qrels = {t: dict(j) for t, j in qrels.items()}
-    for topic, ranking in rankings.items():
+    for topic in rankings:
         new = f"{topic}-appended"
         extended_qrels[topic][new] = 1
         longer_run[topic][new] = min(longer_run[topic].values()) - 1.0
@@ -372,3 +372,14 @@ def test_the_lookup_index_of_a_lengths_table_is_made_once_per_table():
     del lengths, first, second
     gc.collect()
     assert key not in tbg_module._KEY_INDEXES  # dropped with its table
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(0, 50), max_size=40), seed=st.integers(0, 2**32 - 1))
+def test_shortest_first(values, seed):
+    rng = np.random.default_rng(seed)
+    topic = np.sort(rng.integers(0, 4, len(values)))
+    lengths = np.array(values, dtype=np.float64)
+    order = np.lexsort((lengths, topic))
+    got_topic, got_lengths = _shortest_first(topic, lengths, 4)
+    assert np.array_equal(got_topic, topic[order]) and np.array_equal(got_lengths, lengths[order])

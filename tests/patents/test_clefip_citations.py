@@ -9,13 +9,13 @@ from pateval.patents import read_patent
 
 DOCUMENT = """<?xml version="1.0" encoding="UTF-8"?>
 <patent-document ucid="EP-1234567-B1" country="EP" doc-number="1234567" kind="B1" lang="DE" date="20050309">
-<bibliographic-data>
-<technical-data>
+<bibliographic-data><technical-data>
 <citations><patent-citations>
 <patcit ucid="US-5000001-A">
   <document-id><country>US</country><doc-number>5000001</doc-number><kind>A</kind></document-id>
   <sources><source name="SEA" category="X"/><source name="EXA"/></sources>
-  <rel-passage><passage>column 3, line 5 - line 20</passage><category>Y</category><rel-claims>1-3,7</rel-claims></rel-passage>
+  <rel-passage><passage>column 3, line 5 - line 20</passage><category>Y</category>
+    <rel-claims>1-3,7</rel-claims></rel-passage>
   <rel-passage><passage>figure 2</passage><category>X</category><rel-claims>9</rel-claims></rel-passage>
 </patcit>
 <patcit ucid="DE-19912345-A1">
@@ -25,12 +25,15 @@ DOCUMENT = """<?xml version="1.0" encoding="UTF-8"?>
 <patcit><document-id><country>EP</country><doc-number>0971326</doc-number></document-id></patcit>
 <patcit><text>a citation given only as text</text></patcit>
 </patent-citations></citations>
-</technical-data>
-</bibliographic-data>
+</technical-data></bibliographic-data>
 <claims lang="DE">
 <claim id="c-de-01-0001" num="0001"><claim-text>Vorrichtung mit einem Teil.</claim-text></claim>
-<claim id="c-de-01-0002" num="0002"><claim-text>Vorrichtung nach <claim-ref idref="c-de-01-0001">Anspruch 1</claim-ref>.</claim-text></claim>
-<claim id="c-de-01-0003" num="0003"><claim-text>Verwendung der Vorrichtung gemäß <claim-ref idref="c-de-01-0002">dem vorigen</claim-ref>.</claim-text></claim>
+<claim id="c-de-01-0002" num="0002">
+<claim-text>Vorrichtung nach <claim-ref idref="c-de-01-0001">Anspruch 1</claim-ref>.</claim-text>
+</claim>
+<claim id="c-de-01-0003" num="0003">
+<claim-text>Verwendung der Vorrichtung gemäß <claim-ref idref="c-de-01-0002">dem vorigen</claim-ref>.</claim-text>
+</claim>
 </claims>
 </patent-document>
 """
@@ -71,4 +74,5 @@ def test_document_without_id(tmp_path):
     path.write_text('<?xml version="1.0"?>\n<patent-document lang="EN"/>\n', encoding="utf-8")
     with pytest.raises(InputFormatError) as caught:
         read_patent(path)
-    assert str(caught.value) == f"{path}, line 1: patent-document without an id (expected @ucid or @country and @doc-number)"
+    assert str(caught.value) == (f"{path}, line 1: patent-document without an id "
+                                 "(expected @ucid or @country and @doc-number)")

@@ -14,7 +14,7 @@ from pateval.search.analyzers import analyze
 from pateval.search.index import IndexRecord, SearchIndex, build_index
 from pateval.search.models import BM25, TFIDF, LMDirichlet, parse_model, rescore
 from pateval.search.queries import Query
-from pateval.search.run import SearchConfig, _engine_query
+from pateval.search.run import SearchConfig, engine_query
 
 WORDS = ["valve", "housing", "shaft", "sensor", "chamber", "pressure", "rotor", "piston", "spring", "seal", "flange",
          "nozzle", "bearing", "gear", "lever", "clamp", "bracket", "socket", "filter", "pump"]
@@ -56,7 +56,7 @@ def _plain_bm25(records, query: dict[str, int], field: str, k1=1.2, b=0.75) -> d
 def _engine_scores(index: SearchIndex, query: Query, field: str) -> dict[str, float]:
     weights = ",".join(f"w.{f}={1 if f == field else 0}" for f in ("title", "abstract", "claims", "description"))
     config = SearchConfig(model="bm25", query=f"claims,{weights}", date_filter=False)
-    hits = index.searcher.search(_engine_query(index, query, config, 0), 1000).hits
+    hits = index.searcher.search(engine_query(index, query, config, 0), 1000).hits
     rows = index.rows_of_hits(hits)
     return {str(index.ucids[r]): score for r, (score, _) in zip(rows, hits, strict=False)}
 

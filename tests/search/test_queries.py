@@ -68,7 +68,7 @@ def test_top_k_keeps_the_highest_tfidf_terms(topics, search_index):
         df, _ = search_index.language_stats(lang)
         vocab = search_index.vocab(lang)
 
-        def tfidf(term):
+        def tfidf(term, lang=lang, df=df, vocab=vocab):
             return everything.terms[lang][term] * math.log(n / df[vocab[term]])
 
         lowest_kept = min(tfidf(t) for t in terms)

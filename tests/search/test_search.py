@@ -40,7 +40,7 @@ def test_claims_queries_beat_title_only_queries(collection, search_index, topics
 
 
 def test_rankings_respect_date_family_and_ipc_filters(search_index, topics):
-    from pateval.search.run import _topic_date
+    from pateval.search.run import topic_date
 
     config = SearchConfig(model="bm25", query="claims,ipc=filter", depth=200)
     for topic in topics[:6]:
@@ -50,7 +50,7 @@ def test_rankings_respect_date_family_and_ipc_filters(search_index, topics):
         subclasses = set(document.ipc_prefixes("subclass"))
         for docno, _ in ranking:
             row = search_index.row_of(docno)
-            assert search_index.dates[row] < _topic_date(document)
+            assert search_index.dates[row] < topic_date(document)
             assert search_index.patent_keys[row] != document.patent_key
             assert not document.family_id or search_index.family_ids[row] != document.family_id
             assert subclasses & set(search_index.documents["ipc"].iat[row])
@@ -74,7 +74,7 @@ def test_passage_run(collection, search_index):
     known = set(search_index.passages()["xpath"])
     for ranked in results.values():
         assert ranked
-        for docno, xpath, score in ranked:
+        for _docno, xpath, score in ranked:
             assert xpath in known and xpath.startswith("/patent-document/description/p") and score > 0
 
 

@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pateval.calibration.tbg import ListRanking, calibrate_log, measure_string
 from pateval.formats.interactions import log_from_frame
@@ -144,7 +146,9 @@ def test_measure_string_rounds_and_leaves_out_what_is_undefined():
 
 def _lists(seed: int, n_lists: int = 4, depth: int = 150):
     rng = np.random.default_rng(seed)
-    lists, rankings, lengths = [], {}, {}
+    lists: list[SimulatedList] = []
+    rankings: dict[str, ListRanking] = {}
+    lengths: dict[str, int] = {}
     for j in range(n_lists):
         docs = [f"L{j}-D{i}" for i in range(depth)]
         relevant = rng.random(depth) < 0.4
@@ -235,10 +239,6 @@ def test_the_bootstrap_is_seeded():
     c = calibrate_log(log, rankings, lengths=lengths, B=100, seed=5).frame()
     pd.testing.assert_frame_equal(a, b)
     assert not a["ci_low"].equals(c["ci_low"])
-
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @settings(max_examples=25, deadline=None)

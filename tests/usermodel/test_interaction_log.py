@@ -7,6 +7,8 @@ import gzip
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pateval.errors import InputFormatError
 from pateval.formats.interactions import read_interaction_log, read_list_map, write_interaction_log
@@ -110,9 +112,6 @@ def test_lists_file(tmp_path):
         read_list_map(_write(tmp_path, "dup.txt", "L1 401\nL1 402\n"))
     assert str(error.value).endswith("dup.txt, line 2: list 'L1' is already mapped on line 1")
 
-
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 _CELL = st.sampled_from(["", "u1", "q", "0", "1.5", "-3", "2", "start", "serp", "click", "save", "back", "next", "end",
                          "d1", "2012-01-01T00:00:00Z", "nan", "x y", '"', "\u00e9"])

@@ -30,7 +30,7 @@ from .collection import (
     verify_corpus,
 )
 from .compare import analyse_measures, compare, ranking_stability, read_scores, write_report
-from .evaluate import evaluate, evaluation, example_files, list_measures
+from .evaluate import evaluate, evaluation, example_files, list_measures, measures_document
 from .flowchart import evaluate_flowcharts
 from .passages import check_passage_run, evaluate_by_group
 from .search import build_search_index, search, search_grid, search_passages
@@ -81,6 +81,7 @@ __all__ = [
     "verify_corpus",
     "iter_patents",
     "list_measures",
+    "measures_document",
     "open_corpus",
     "parse_measure",
     "patent_key",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..core.docids import patent_key
 from ..errors import ParameterError
@@ -15,6 +15,8 @@ from .usermodel import time_to_rank
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as pd
 
+    from ..core.run import Run
+
 
 def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str, doc_key: str,
                  on_duplicate: str) -> dict:
@@ -23,8 +25,9 @@ def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str,
     from ..calibration.tbg import ListRanking
     from ..formats.interactions import read_list_map
 
-    ranked = ranked_runs(as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-                         list(as_runs(runs, on_duplicate=on_duplicate)), order=order, doc_key=doc_key)
+    whole_runs = cast("list[Run]", list(as_runs(runs, on_duplicate=on_duplicate)))  # no block_bytes: whole runs
+    ranked = ranked_runs(as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate), whole_runs,
+                         order=order, doc_key=doc_key)
     by_run: dict[str, dict] = {}
     for rankings in ranked:
         relevant = rankings.relevant(rel)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..cluster import DEFAULT_SCHEDULER_TIMEOUT
 from ..errors import ParameterError
 
 
@@ -19,6 +20,7 @@ def ingest_corpus(
     memory_limit: str | None = None,
     progress: bool = False,
     wait: float = 0.0,
+    scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
 ):
     """Parse patent XML files (CLEF-IP / MAREC, USPTO ICE and the older USPTO formats)
     once into a corpus store.
@@ -42,6 +44,8 @@ def ingest_corpus(
         Show a progress bar on stderr.
     wait : float
         Seconds to wait for another ingest writing to the same store (0: refuse at once).
+    scheduler_timeout : float
+        Seconds to wait for the Dask scheduler to answer (when connecting, and after losing it).
 
     Returns
     -------
@@ -51,7 +55,7 @@ def ingest_corpus(
 
     return ingest(
         paths, out, workers=workers, scheduler=scheduler, on_error=on_error,
-        memory_limit=memory_limit, progress=progress, wait=wait,
+        memory_limit=memory_limit, progress=progress, wait=wait, scheduler_timeout=scheduler_timeout,
     )
 
 

@@ -12,7 +12,7 @@ from ..errors import ParameterError
 from ..formats.inputs import is_frame
 from ..measures import parse_measure
 from ..options import EvaluationOptions
-from .evaluate import evaluate, tell
+from .evaluate import evaluate, tell, written_names
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as pd
@@ -33,6 +33,9 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
         frame = read_scores(runs, measures=measures, format=keywords.get("scores_format", "auto"))
     else:
         frame = evaluate(qrels, runs, measures, options=options, **keywords)
+        written = written_names(measures)  # `-m map` is shown as map, not AP
+        if written:
+            frame["measure"] = frame["measure"].map(lambda name: written.get(name, name))
     notes = list(frame.attrs.get("notes", []))
     names = list(dict.fromkeys(frame["measure"]))
     matrices = score_matrices(frame, names)
@@ -40,7 +43,7 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
         scored = frame.loc[frame["measure"] == name, "topic"].nunique()
         if len(matrix) < scored:
             left_out = TopicsLeftOut(f"{name}: {scored - len(matrix)} of {scored} topics left out of the tests because "
-                                     "some run has no score for them (use complete=True / -c to score them as 0)")
+                                     "some run has no score for them (use -c / complete=True to score them as 0)")
             notes.append(left_out)
             tell([left_out])
     return matrices, notes
@@ -216,8 +219,9 @@ def ranking_stability(
     -------
     pandas.DataFrame
         ``measure, size, topics, trials, mean_tau, min_tau, max_tau``; sizes above the
-        number of topics are left out. ``frame.attrs["notes"]`` says which topics were left
-        out (a run without a score for them), ``frame.attrs["settings"]`` holds the sizes
+        number of topics are left out (a note names them; none left is a ParameterError).
+        ``frame.attrs["notes"]`` says which sizes and topics were left out (a run without a
+        score for them), ``frame.attrs["settings"]`` holds the sizes
         (as text), trials and seed.
     """
     import pandas as pd
@@ -236,6 +240,7 @@ def ranking_stability(
         if resolve_size(size) is None:
             raise ParameterError("topic-set size must be S, M, L, XL or a positive integer, not None")
     matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    notes += _sizes_left_out(sizes, {measure: len(matrix) for measure, matrix in matrices.items()})
     pieces = []
     for measure, matrix in matrices.items():
         scores = matrix.rename_axis(index="qid", columns="system").stack().rename("score").reset_index()
@@ -245,6 +250,35 @@ def ranking_stability(
     frame.attrs["notes"] = notes
     frame.attrs["settings"] = {"sizes": [str(size) for size in sizes], "trials": trials, "seed": seed}
     return frame
+
+
+def _sizes_left_out(sizes: Sequence[int | str], topics: Mapping[str, int]) -> list[str]:
+    """Notes on the topic-set sizes above a measure's number of topics (left out of its rows);
+    an error when no size is left for some measure."""
+    from ..collection.sampling import resolve_size
+
+    def named(size: int | str) -> str:
+        number = resolve_size(size)
+        return str(size) if str(size).strip() == str(number) else f"{size} ({number})"
+
+    by_count: dict[int, list[str]] = {}
+    for measure, count in topics.items():
+        by_count.setdefault(count, []).append(measure)
+    notes = []
+    for count, measures in sorted(by_count.items()):
+        too_large = [named(size) for size in sizes if (resolve_size(size) or 0) > count]
+        if not too_large:
+            continue
+        of = "" if len(by_count) == 1 else f" of {', '.join(measures)}"
+        if len(too_large) == len(sizes):
+            raise ParameterError(f"no topic-set size fits the {count} topics{of}: {', '.join(too_large)} "
+                                 f"{'exceeds' if len(too_large) == 1 else 'exceed'} them; give sizes (--sizes) of "
+                                 f"at most {count}")
+        note = (f"topic-set size{'s' if len(too_large) > 1 else ''} {', '.join(too_large)} "
+                f"{'exceed' if len(too_large) > 1 else 'exceeds'} the {count} topics{of}: left out")
+        tell([note])
+        notes.append(note)
+    return notes
 
 
 def write_report(

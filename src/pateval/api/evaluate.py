@@ -72,7 +72,7 @@ def evaluate(qrels, runs, measures: Any = None, *, style: str = "pateval", optio
         ``options``: ``qrels_format``, ``complete`` (trec_eval -c), ``order``, ``doc_key``,
         ``on_duplicate``, ``resources`` (side inputs such as ``doc_lengths``),
         ``relevance_level`` (-l), ``max_documents`` (-M), ``judged_only`` (-J),
-        ``block_bytes``, ``scheduler``, ``work_dir``.
+        ``block_bytes``, ``scheduler``, ``scheduler_timeout``, ``work_dir``.
 
     Returns
     -------
@@ -131,6 +131,20 @@ def _caller_level() -> int:
     return level
 
 
+def written_names(measures: Any) -> dict[str, str]:
+    """The name each measure was asked by, where it differs from pateval's (``{"AP": "map"}`` for
+    ``-m map``): what the commands print, so that a user finds the name they wrote. A name
+    that stands for several measures (trec_eval's ``P.5,10``) keeps theirs."""
+    from ..measures import parse_measures
+
+    written: dict[str, str] = {}
+    for text in [measures] if isinstance(measures, str) else list(measures or ()):
+        parsed = parse_measures([text]) if isinstance(text, str) else []
+        if len(parsed) == 1 and str(parsed[0]) != text.strip():
+            written.setdefault(str(parsed[0]), text.strip())
+    return written
+
+
 def list_measures() -> pd.DataFrame:
     """Every registered measure with its parameters, defaults and reference."""
     import pandas as pd
@@ -149,6 +163,39 @@ def list_measures() -> pd.DataFrame:
             "reference": spec.reference,
         })
     return pd.DataFrame(rows)
+
+
+def measures_document(family: str | None = None) -> str:
+    """The measures as one Markdown document: docs/measures.md (``scripts/make_measures_doc.py``
+    writes it) and ``pateval measures --format markdown`` (only ``family``'s, if given)."""
+    lines = [
+        "# Measures",
+        "",
+        "Generated from the registry by `scripts/make_measures_doc.py`; `pateval measures` prints the same.",
+        "Names: `NAME[(param=value,...)][@k]`; parameters left at their default are not written.",
+        "",
+    ]
+    current = None
+    for spec in all_specs():
+        if family is not None and spec.family != family:
+            continue
+        if spec.family != current:
+            current = spec.family
+            lines += [f"## {current}", ""]
+        cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[spec.cutoff]
+        lines += [f"### `{spec.name}{cutoff}`", "", f"{spec.summary}.", "", f"    {spec.formula}", ""]
+        lines += [f"- {param.describe()}" for param in spec.params] + ([""] if spec.params else [])
+        extra = []
+        if spec.aggregate == "sum":
+            extra.append("summed over topics in the `all` line")
+        if spec.requires:
+            extra.append("needs " + ", ".join(sorted(spec.requires)))
+        if spec.aliases:
+            extra.append("also read as " + ", ".join(f"`{a}`" for a in spec.aliases))
+        if extra:
+            lines += ["; ".join(extra).capitalize() + ".", ""]
+        lines += [f"Reference: {spec.reference}", ""]
+    return "\n".join(lines)
 
 
 def example_files() -> tuple[Path, list[Path]]:

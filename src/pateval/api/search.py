@@ -30,7 +30,7 @@ def build_search_index(source, out: str | os.PathLike, *, passages: bool = True,
 
 def search(index, topics, *, model: str = "bm25", query: str = "claims", out: str | os.PathLike | None = None,
            depth: int = 1000, candidates: int = 2000, date_filter: bool = True, exclude_family: bool = True,
-           unit: str = "publication", progress: bool = False):
+           unit: str = "publication", ir_metadata: bool = False, progress: bool = False):
     """Run one baseline over the topics; write a TREC run when ``out`` is given.
 
     Parameters
@@ -47,6 +47,9 @@ def search(index, topics, *, model: str = "bm25", query: str = "claims", out: st
         :mod:`pateval.search.queries`).
     depth, candidates, date_filter, exclude_family, unit
         See :class:`pateval.search.run.SearchConfig`.
+    ir_metadata : bool, default False
+        Start the run file with an ir_metadata block saying how the run was made (pateval
+        reads it; trec_eval, ir_measures, PyTerrier and ranx do not: off by default).
 
     Returns
     -------
@@ -62,21 +65,22 @@ def search(index, topics, *, model: str = "bm25", query: str = "claims", out: st
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_topics(topics) if isinstance(topics, (str, os.PathLike)) else list(topics)
     result = search_topics(opened, topic_list, config, progress=progress)
-    if out is not None:  # with an ir_metadata header saying how the run was made (issue 15)
+    if out is not None:
         named = topics if isinstance(topics, (str, os.PathLike)) else None
-        write_trec_run(result, out, metadata=run_metadata(config, opened, topics=named))
+        write_trec_run(result, out, metadata=run_metadata(config, opened, topics=named) if ir_metadata else None)
     return result
 
 
 def search_grid(index, topics, out_dir: str | os.PathLike | None, *, grid: str | None = "seeds",
                 models: Sequence[str] | None = None, queries: Sequence[str] | None = None, depth: int = 1000,
                 candidates: int = 2000, date_filter: bool = True, exclude_family: bool = True,
-                unit: str = "publication", progress: bool = False):
+                unit: str = "publication", ir_metadata: bool = False, progress: bool = False):
     """Run a grid of baselines (every model times every query strategy), one run file each.
 
     ``grid`` names a preset (``seeds``: 3 models x 11 strategies = 33 runs; ``small``;
     ``models``); ``models`` and ``queries`` given instead make the grid. Runs are written
-    as ``OUT_DIR/TAG.run``. Returns the list of :class:`~pateval.search.run.RunResult`.
+    as ``OUT_DIR/TAG.run`` (each with an ir_metadata block when ``ir_metadata``). Returns
+    the list of :class:`~pateval.search.run.RunResult`.
     """
     from ..search.index import SearchIndex
     from ..search.run import grid_configs, load_topics, run_grid
@@ -87,7 +91,8 @@ def search_grid(index, topics, out_dir: str | os.PathLike | None, *, grid: str |
     opened = index if isinstance(index, SearchIndex) else SearchIndex(index)
     topic_list = load_topics(topics) if isinstance(topics, (str, os.PathLike)) else list(topics)
     named = topics if isinstance(topics, (str, os.PathLike)) else None
-    return run_grid(opened, topic_list, configs, out_dir, progress=progress, metadata=True, metadata_topics=named)
+    return run_grid(opened, topic_list, configs, out_dir, progress=progress, metadata=ir_metadata,
+                    metadata_topics=named)
 
 
 def search_passages(index, topics, *, model: str = "bm25", query: str = "claims", out: str | os.PathLike | None = None,

@@ -37,8 +37,8 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 # collection build's own line writer and ordering, so that the files are written alike.
-from ..collection.build import _write_lines
-from ..collection.qrels import _qid_order, claim_theta, graded_from_passages
+from ..collection.build import write_lines
+from ..collection.qrels import claim_theta, graded_from_passages, qid_order
 from ..errors import InputFormatError, ParameterError
 from ..formats.atomic import atomic_directory, atomic_output
 from . import db, service
@@ -127,7 +127,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     def ordered(rows, columns, *others):
         frame = pd.DataFrame(rows, columns=columns)
         frame["qid"] = frame["qid"].map(alias)
-        frame = _qid_order(frame, *others)
+        frame = qid_order(frame, *others)
         frame["qid"] = frame["qid"].map(back)
         return frame
 
@@ -148,13 +148,13 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     }
     with atomic_directory(target) as tmp:
         _write_topic_files(tmp, corpus, topic_frame)
-        _write_lines(tmp / "qrels_PSG.txt", (f"{q} {d} {x}" for q, d, x in psg.itertuples(index=False)))
-        _write_lines(tmp / "qrels_PSG_graded.txt",
+        write_lines(tmp / "qrels_PSG.txt", (f"{q} {d} {x}" for q, d, x in psg.itertuples(index=False)))
+        write_lines(tmp / "qrels_PSG_graded.txt",
                      (f"{q} 0 {d} {g}" for q, d, g in graded[["qid", "docno", "grade"]].itertuples(index=False)))
-        _write_lines(tmp / "qrels_PSG_docs.txt", (f"{q} 0 {d} {r}" for q, d, r in docs.itertuples(index=False)))
-        _write_lines(tmp / "qrels_PSG_claims.txt",
+        write_lines(tmp / "qrels_PSG_docs.txt", (f"{q} 0 {d} {r}" for q, d, r in docs.itertuples(index=False)))
+        write_lines(tmp / "qrels_PSG_claims.txt",
                      (f"{q} {s} {d} {r}" for q, s, d, r in claim_frame.itertuples(index=False)))
-        _write_lines(tmp / "theta_PSG.txt",
+        write_lines(tmp / "theta_PSG.txt",
                      (f"{q} {s} {w:.10g}" for q, s, w in theta[["qid", "subtopic", "weight"]].itertuples(index=False)))
         with atomic_output(tmp / "topics_PSG.tsv") as handle:
             topic_frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
@@ -177,7 +177,7 @@ def _write_topic_files(out: Path, corpus: AssessCorpus, topic_frame: pd.DataFram
     from ..collection.topicfiles import load_topic_documents, write_psg_topics
 
     if topic_frame.empty:
-        _write_lines(out / "topics_PSG.txt", [])
+        write_lines(out / "topics_PSG.txt", [])
         return
     split = DateSplit.of()
     if corpus.collection is not None and (corpus.collection / "build.json").is_file():

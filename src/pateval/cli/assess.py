@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .shared import add_group, add_output
+from .shared import add_group, add_output, examples
 
 
 def _add_assess(commands) -> None:
@@ -38,6 +38,8 @@ def _add_assess(commands) -> None:
                        help="a session ends this long after the login (default 12)")
     serve.add_argument("--max-failed-logins", type=int, default=10, metavar="N",
                        help="wrong passwords in a row that lock an account (default 10)")
+    serve.epilog = examples("pateval assess serve --demo",
+                            "pateval assess serve --store store --collection collection --db sqlite:///assess.db")
     serve.set_defaults(run=_run_assess_serve)
     user = sub.add_parser("user", help="manage assessor accounts",
                           description="`pateval assess user add|disable|enable|remove|unlock|reset-password NAME "
@@ -48,6 +50,9 @@ def _add_assess(commands) -> None:
     user.add_argument("--db", metavar="URL", default="sqlite:///assess.db",
                       help="database URL (default sqlite:///assess.db)")
     user.add_argument("--admin", action="store_true", help="may adjudicate")
+    user.epilog = examples("pateval assess user add alice --db sqlite:///assess.db --admin",
+                           "pateval assess user list --db sqlite:///assess.db",
+                           "pateval assess user reset-password bob --db sqlite:///assess.db")
     user.set_defaults(run=_run_assess_user)
     export = sub.add_parser("export", help="write the qrels of an assessment database",
                             description="Write qrels_PSG.txt (qid docno xpath), qrels_PSG_graded.txt, "
@@ -59,6 +64,8 @@ def _add_assess(commands) -> None:
                         help="final (adjudicated, else agreed; default), union, or an assessor's name")
     export.add_argument("--store", metavar="STORE", help="corpus store (default: the one the server used)")
     export.add_argument("--collection", metavar="DIR", help="collection (default: the one the server used)")
+    export.epilog = examples("pateval assess export --db sqlite:///assess.db --out qrels/",
+                             "pateval assess export --db sqlite:///assess.db --out qrels/ --policy union")
     export.set_defaults(run=_run_assess_export)
     load = sub.add_parser("import", help="load passage qrels for review",
                           description="Load passage qrels (qid docno xpath) as the judgements of one assessor.")
@@ -68,6 +75,10 @@ def _add_assess(commands) -> None:
     load.add_argument("--as", dest="owner", metavar="NAME", required=True, help="assessor account to load them as")
     load.add_argument("--store", metavar="STORE", help="corpus store (default: the one the server used)")
     load.add_argument("--collection", metavar="DIR", help="collection (default: the one the server used)")
+    load.epilog = examples("pateval assess import --db sqlite:///assess.db --qrels collection/qrels_PSG.txt --topics "
+                           "collection/topics_PSG.tsv --as clefip",
+                           "pateval assess import --db postgresql://assess@dbhost/assess --qrels review.txt --as bob "
+                           "--store store --collection collection")
     load.set_defaults(run=_run_assess_import)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import PatevalError
-from .shared import add_output, write_text_or_print
+from .shared import add_output, examples, write_text_or_print
 
 
 def _add_check(commands) -> None:
@@ -25,6 +25,8 @@ def _add_check(commands) -> None:
     p.add_argument("--fix", metavar="OUT", help="write the repaired run to OUT and the changes to OUT.log")
     p.add_argument("--log", metavar="FILE", help="where --fix writes its change log (default OUT.log)")
     add_output(p, "-o", "--output", metavar="FILE", help="write the findings to FILE (atomically) instead of stdout")
+    p.epilog = examples("pateval check psg.run --topics collection/topics_PSG.txt --store store",
+                        "pateval check psg.run --fix fixed.run")
     p.set_defaults(run=_run_check)
 
 

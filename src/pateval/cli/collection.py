@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .shared import add_group, add_output
+from .shared import add_group, add_output, add_scheduler_options, add_store, examples, resolve_store
 
 
 def _add_corpus(commands) -> None:
@@ -30,8 +30,7 @@ def _add_corpus_ingest(sub) -> None:
                         help="patent files (XML, APS text) or directories (searched recursively)")
     add_output(ingest, "--out", required=True, metavar="STORE", help="store directory (created, or resumed)")
     ingest.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all CPUs)")
-    ingest.add_argument("--scheduler", metavar="ADDRESS",
-                        help="Dask scheduler (tcp://host:8786) to parse on a cluster; workers need the same paths")
+    add_scheduler_options(ingest, work="parse")
     ingest.add_argument("--on-error", choices=("stop", "skip"), default="stop",
                         help="stop at the first bad document (default), or skip it, report it and go on")
     ingest.add_argument("--memory-limit", metavar="SIZE",
@@ -39,6 +38,8 @@ def _add_corpus_ingest(sub) -> None:
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
     ingest.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                         help="wait this long for another ingest writing to the store (default: refuse at once)")
+    ingest.epilog = examples("pateval corpus ingest /data/clef-ip/ --out clefip.store",
+                             "pateval corpus ingest corpus --out store --workers 2 --on-error skip")
     ingest.set_defaults(run=_run_corpus_ingest)
 
 
@@ -48,6 +49,7 @@ def _run_corpus_ingest(args) -> int:
     summary = api.ingest_corpus(
         args.inputs, args.out, workers=args.workers, scheduler=args.scheduler, on_error=args.on_error,
         memory_limit=args.memory_limit, progress=not args.no_progress and sys.stderr.isatty(), wait=args.wait,
+        scheduler_timeout=args.scheduler_timeout,
     )
     for error in summary.errors:
         print(f"pateval: skipped: {error.message}", file=sys.stderr)
@@ -67,15 +69,17 @@ def _add_corpus_lengths(sub) -> None:
         description="Write a `docno length` file from a corpus store: each document's words in its abstracts, "
         "description and claims, every language. The file is what `pateval evaluate --doc-lengths` reads.",
     )
-    p.add_argument("store", metavar="STORE", help="corpus store (from `pateval corpus ingest`)")
+    add_store(p)
     add_output(p, "--out", required=True, metavar="FILE", help="lengths file to write")
+    p.epilog = examples("pateval corpus lengths store --out lengths.txt",
+                        "pateval corpus lengths /nfs/uspto.store -o uspto-lengths.txt")
     p.set_defaults(run=_run_corpus_lengths)
 
 
 def _run_corpus_lengths(args) -> int:
     from .. import api
 
-    lengths = api.corpus_doc_lengths(args.store, out=args.out)
+    lengths = api.corpus_doc_lengths(resolve_store(args), out=args.out)
     print(f"{len(lengths)} document lengths written to {args.out}")
     return 0
 
@@ -89,7 +93,7 @@ def _add_corpus_verify(sub) -> None:
         "--repair ingests the source files of each damaged batch again (they must be unchanged); --drop removes "
         "the damaged batches and lists the documents that went.",
     )
-    p.add_argument("store", metavar="STORE", help="corpus store (from `pateval corpus ingest`)")
+    add_store(p)
     p.add_argument("--quick", action="store_true", help="compare sizes only (no checksums)")
     action = p.add_mutually_exclusive_group()
     action.add_argument("--repair", action="store_true", help="re-ingest the source files of damaged batches")
@@ -97,14 +101,17 @@ def _add_corpus_verify(sub) -> None:
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="wait this long for an ingest writing to the store (repair and drop take its lock)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.epilog = examples("pateval corpus verify store",
+                        "pateval corpus verify store --quick",
+                        "pateval corpus verify store --repair")
     p.set_defaults(run=_run_corpus_verify)
 
 
 def _run_corpus_verify(args) -> int:
     from .. import api
 
-    report = api.verify_corpus(args.store, quick=args.quick, repair=args.repair, drop=args.drop, wait=args.wait,
-                               progress=not args.no_progress and sys.stderr.isatty())
+    report = api.verify_corpus(resolve_store(args), quick=args.quick, repair=args.repair, drop=args.drop,
+                               wait=args.wait, progress=not args.no_progress and sys.stderr.isatty())
     for part in report.damaged:
         print(f"damaged: {part.path} (batch {part.batch}: {part.reason})")
     for batch in report.unchecked_batches:
@@ -154,6 +161,8 @@ def _add_corpus_generate(sub) -> None:
     p.add_argument("--clusters", type=int, metavar="N", help="technology clusters (default: one per 150 patents)")
     p.add_argument("--workers", type=int, metavar="N", help="rendering processes (default: all CPUs)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.epilog = examples("pateval corpus generate --out corpus --patents 600 --seed 1",
+                        "pateval corpus generate --out big --patents 20000 --workers 2")
     p.set_defaults(run=_run_corpus_generate)
 
 
@@ -170,7 +179,7 @@ def _run_corpus_generate(args) -> int:
     print(f"citations {summary.n_citations}  {summary.bytes_written / 1e6:.1f} MB  "
           f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} "
           f"s)")
-    print(f"corpus {summary.out_dir}")
+    print(f"corpus written to {summary.out_dir}")
     return 0
 
 
@@ -238,6 +247,9 @@ def _add_collection(commands) -> None:
     build.add_argument("--threads", type=int, metavar="N", help="DuckDB threads")
     build.add_argument("--memory-limit", metavar="SIZE", help="DuckDB memory limit (e.g. 2GB)")
     build.add_argument("--format", choices=("text", "json"), default="text", help="summary format (default text)")
+    build.epilog = examples("pateval collection build --store store --out collection",
+                            "pateval collection build --store store --out collection --criteria clefip2013 --size S "
+                            "--seed 1")
     build.set_defaults(run=_run_collection_build)
 
     stats = sub.add_parser(
@@ -251,6 +263,8 @@ def _add_collection(commands) -> None:
     stats.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     stats.add_argument("--ipc-level", choices=("section", "class", "subclass", "group"), default="class",
                        help="level at which IPC classes are counted (default class)")
+    stats.epilog = examples("pateval collection stats --collection collection",
+                            "pateval collection stats --collection collection --format json")
     stats.set_defaults(run=_run_collection_stats)
 
 
@@ -299,7 +313,7 @@ def _run_collection_build(args) -> int:
         print(f"pateval: note: {summary.topic_set['requested_topics']} topics requested, "
               f"{summary.topic_set['drawn']} available", file=sys.stderr)
     print("checks: " + ", ".join(f"{k} = {v}" for k, v in summary.checks.items()))
-    print(f"collection {summary.out_dir} ({summary.seconds:.1f} s)")
+    print(f"collection written to {summary.out_dir} ({summary.seconds:.1f} s)")
     return 0
 
 

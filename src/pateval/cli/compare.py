@@ -3,18 +3,23 @@ and measures over a set of runs (or per-topic score files)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..errors import PatevalError
 from .shared import (
     add_evaluation_options,
     add_output,
+    add_qrels_and_runs,
     add_table_output,
     evaluation_options,
+    examples,
     figure_name,
     given_flags,
     print_notes,
+    resolve_qrels_and_runs,
     save_figures,
+    test_name,
     write_text_or_print,
 )
 
@@ -24,12 +29,9 @@ COMPARE_MEASURES = ("AP", "P@10", "nDCG@10")
 def _add_run_set_inputs(p, *, qrels_required: bool = True) -> None:
     """Options of every command that evaluates a set of runs to compare them: qrels, runs, and
     the evaluation flags of `pateval evaluate`."""
-    p.add_argument("qrels", metavar="QRELS", help="qrels file (as `pateval evaluate QRELS RUN...`)"
-                   + ("" if qrels_required else "; with --scores, the first score file"))
-    p.add_argument("runs", nargs="*", metavar="RUN",
-                   help="run files" + ("" if qrels_required else " (score files with --scores)"))
-    p.add_argument("--qrels", dest="qrels_option", metavar="QRELS",
-                   help="the qrels file, the older spelling (then every positional argument is a run)")
+    add_qrels_and_runs(p, qrels_help="qrels file (as `pateval evaluate QRELS RUN...`)"
+                       + ("" if qrels_required else "; with --scores, the first score file"),
+                       runs_help="run files" + ("" if qrels_required else " (score files with --scores)"))
     add_evaluation_options(p, default_measures=COMPARE_MEASURES)
 
 
@@ -40,10 +42,7 @@ def _resolve_qrels_and_runs(args) -> None:
     if getattr(args, "scores", False):
         args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
         return
-    if args.qrels_option is not None:
-        args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
-    if not args.runs:
-        raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
+    resolve_qrels_and_runs(args)
 
 
 def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = False) -> None:
@@ -52,12 +51,14 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
 
     _add_run_set_inputs(p, qrels_required=False)
     _add_score_inputs(p)
-    if repeatable_test:
-        p.add_argument("--test", choices=TESTS, action="append", dest="tests",
-                       help=f"significance test (repeatable: one table column per test; the first draws the ASL "
-                       f"curves; default: {default_test})")
+    if repeatable_test:  # the test of discriminative power: --analysis-test, as in `pateval report`
+        p.add_argument("--analysis-test", choices=TESTS, type=test_name, action="append", dest="tests",
+                       help=f"significance test of discriminative power (repeatable: one table column per test; the "
+                       f"first draws the ASL curves; default: {default_test})")
+        p.add_argument("--test", choices=TESTS, type=test_name, action="append", dest="tests",
+                       help=argparse.SUPPRESS)  # the older spelling
     else:
-        p.add_argument("--test", choices=TESTS, default=default_test,
+        p.add_argument("--test", choices=TESTS, type=test_name, default=default_test,
                        help=f"significance test (default: {default_test})")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0; reported)")
@@ -114,6 +115,10 @@ def _add_compare(commands) -> None:
                    help="multiple-comparison correction (default: holm)")
     p.add_argument("--plots", metavar="DIR", help="also write per-topic difference plots (PNG and SVG) to DIR")
     add_table_output(p)
+    p.epilog = examples("pateval compare qrels.txt bm25.run lm.run tfidf.run -m AP -m PRES@100",
+                        "pateval compare qrels.txt run*.txt --baseline bm25 --test randomisation --format csv -o "
+                        "tests.csv",
+                        "pateval compare --scores bm25.scores lm.scores -m map", glossary=("tests",))
     p.set_defaults(run=_run_compare)
 
 
@@ -153,11 +158,15 @@ def _add_analyse_measures(commands) -> None:
         "rankings, and the agreement of the measures' verdicts on each run pair (Magdy & Jones 2010).",
     )
     _add_comparison_inputs(p, default_test="bootstrap", repeatable_test=True)
-    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon",
+    p.add_argument("--agreement-test", choices=TESTS, type=test_name, default="wilcoxon",
                    help="test behind the agreement verdicts (default: wilcoxon)")
     p.add_argument("--plots", metavar="DIR",
                    help="also write ASL curves, scatter plots, rank changes and the agreement chart to DIR")
     add_table_output(p)
+    p.epilog = examples("pateval analyse-measures qrels.txt run*.txt -m AP -m PRES@100 -m nDCG@10",
+                        "pateval analyse-measures qrels.txt run*.txt -m AP -m TBG --doc-lengths lengths.txt --plots "
+                        "figures/", glossary=("discriminative power", "rank correlation", "agreement",
+                                              "agreement chart"))
     p.set_defaults(run=_run_analyse_measures)
 
 
@@ -206,6 +215,9 @@ def _add_stability(commands) -> None:
     p.add_argument("--trials", type=int, default=20, help="random subsets per size (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the subsets (default 0)")
     add_table_output(p)
+    p.epilog = examples("pateval stability qrels.txt run*.txt -m AP --sizes 10,25,50",
+                        "pateval stability qrels.txt run*.txt -m AP -m PRES@100 --trials 50 --format csv -o "
+                        "stability.csv")
     p.set_defaults(run=_run_stability)
 
 
@@ -238,9 +250,9 @@ def _add_report(commands) -> None:
     p.add_argument("--baseline", metavar="RUN", help="name of the run to test the others against (default: all pairs)")
     p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm",
                    help="multiple-comparison correction (default: holm)")
-    p.add_argument("--analysis-test", choices=TESTS, default="bootstrap",
+    p.add_argument("--analysis-test", choices=TESTS, type=test_name, default="bootstrap",
                    help="test for discriminative power (default: bootstrap)")
-    p.add_argument("--agreement-test", choices=TESTS, default="wilcoxon",
+    p.add_argument("--agreement-test", choices=TESTS, type=test_name, default="wilcoxon",
                    help="test behind the agreement verdicts (default: wilcoxon)")
     p.add_argument("--title", default="pateval report", help="the report's title")
     p.add_argument("--image-format", choices=IMAGE_FORMATS, default="svg",
@@ -252,6 +264,11 @@ def _add_report(commands) -> None:
                    help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
     add_output(p, "-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     _add_report_calibration(p)
+    p.epilog = examples("pateval report qrels.txt run*.txt -m AP -m PRES@100 --baseline bm25 -o report.html",
+                        "pateval report qrels.txt bm25.run lm.run -m AP -m TBG --doc-lengths lengths.txt "
+                        "--calibration-log log.csv.gz -o report.html",
+                        glossary=("tests", "discriminative power", "rank correlation", "agreement", "calibration",
+                                  "rank over time"))
     p.set_defaults(run=_run_report)
 
 

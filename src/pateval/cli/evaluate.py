@@ -5,7 +5,14 @@ from __future__ import annotations
 import sys
 
 from ..errors import PatevalError
-from .shared import add_evaluation_options, add_output, evaluation_options, print_notes, write_text_or_print
+from .shared import (
+    add_evaluation_options,
+    add_output,
+    evaluation_options,
+    examples,
+    print_notes,
+    write_text_or_print,
+)
 
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "R@1000", "NumRet", "NumRel", "NumRelRet")
 
@@ -32,6 +39,9 @@ def _add_evaluate(commands) -> None:
                    help="measure names in the output: pateval's (AP, P@10, nDCG@10) or trec_eval's (map, P_10, "
                    "ndcg_cut_10), with trec_eval's runid and num_q lines (-m runid -m num_q) and its order")
     add_evaluation_options(p, default_measures=DEFAULT_MEASURES)
+    p.epilog = examples("pateval evaluate qrels.txt bm25.run lm.run -m AP -m P@10 -m PRES@100",
+                        "pateval evaluate --example -q --names trec",
+                        "zcat run.gz | pateval evaluate qrels.txt - -m nDCG@10 --doc-key patent -o -")
     p.set_defaults(run=_run_evaluate)
 
 
@@ -71,14 +81,25 @@ def _evaluate_text(rows, result, args, extras) -> str:
     writes it), JSON (with each run's ir_metadata block, if any), JSON Lines or CSV."""
     import json
 
+    from ..api.evaluate import written_names
     from ..results.writers import format_results, format_trec_eval, trec_eval_names
 
     level = args.relevance_level or 1
     if args.names == "trec":
         if args.format == "trec" and not args.group_by:
-            return format_trec_eval(result.scored, result.summary_rows(), result.measures, per_query=args.per_query,
-                                    extras=extras, precision=args.precision, relevance_level=level)
+            summary = list(result.summary_rows())
+            texts = [(piece.run, format_trec_eval([piece], [row for row in summary if row[0] == piece.run],
+                                                  result.measures, per_query=args.per_query, extras=extras,
+                                                  precision=args.precision, relevance_level=level))
+                     for piece in result.scored]
+            if len(texts) == 1:
+                return texts[0][1]
+            # several runs: a first column names the run, as in pateval's own output
+            return "".join(f"{run}\t{line}\n" for run, text in texts for line in text.splitlines())
         names = trec_eval_names(result.measures, relevance_level=level)
+    else:  # the name the user wrote: `-m map` is map, not AP
+        names = written_names(args.measures)
+    if names:
         rows = {**rows, "measure": [names.get(m, m) for m in rows["measure"]]}  # a DataFrame or plain columns
     text = format_results(rows, format=args.format, precision=args.precision)
     if args.format == "json" and result.run_metadata:
@@ -91,6 +112,8 @@ def _add_measures(commands) -> None:
     p = commands.add_parser("measures", help="list the measures, their parameters and references")
     p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.epilog = examples("pateval measures --family professional",
+                        "pateval measures --format markdown > measures.md")
     p.set_defaults(run=_run_measures)
 
 
@@ -105,13 +128,8 @@ def _run_measures(args) -> int:
     if args.format == "json":
         sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
         return 0
-    if args.format == "markdown":
-        print("| measure | family | cutoff | what | parameters | reference |")
-        print("|---|---|---|---|---|---|")
-        for row in table.itertuples():
-            params = "<br>".join(row.parameters) or "-"
-            print(f"| `{row.name}` | {row.family} | {row.cutoff} | {row.summary}: `{row.formula}` | {params} | "
-                  f"{row.reference} |")
+    if args.format == "markdown":  # docs/measures.md, by the same function
+        sys.stdout.write(api.measures_document(args.family))
         return 0
     for row in table.itertuples():
         cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .shared import add_group, add_output, write_text_or_print
+from .shared import add_group, add_output, examples, write_text_or_print
 
 
 def _add_flowchart(commands) -> None:
@@ -35,6 +35,8 @@ def _add_flowchart(commands) -> None:
                           help="output format (default: trec); json and csv at full precision, as `pateval evaluate`")
     evaluate.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4)")
     add_output(evaluate, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    evaluate.epilog = examples("pateval flowchart eval truth/ submission/",
+                               "pateval flowchart eval truth/ submission/ --level structure --format csv -o scores.csv")
     evaluate.set_defaults(run=_run_flowchart_eval)
 
 

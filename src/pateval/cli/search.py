@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import PatevalError
-from .shared import add_output
+from .shared import add_output, examples
 
 
 def _add_index(commands) -> None:
@@ -24,6 +24,8 @@ def _add_index(commands) -> None:
     p.add_argument("--heap-mb", type=int, default=512, help="tantivy indexing memory budget in MB (default 512)")
     p.add_argument("--threads", type=int, help="tantivy indexing threads (default: cores, at most 8)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.epilog = examples("pateval index --store store --out index",
+                        "pateval index --store store --out index --until 2000-12-31 --no-passages")
     p.set_defaults(run=_run_index)
 
 
@@ -72,7 +74,13 @@ def _add_search(commands) -> None:
                    help="passage retrieval for PSG topics: write the 6-column passage run")
     p.add_argument("--passage-documents", type=int, default=20,
                    help="documents whose paragraphs are ranked (default 20)")
+    p.add_argument("--ir-metadata", action="store_true",
+                   help="start each run with an ir_metadata block saying how it was made (pateval reads it; "
+                        "trec_eval, ir_measures, PyTerrier and ranx do not)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.epilog = examples("pateval search --index index --topics collection --model bm25 --query claims --out bm25.run",
+                        "pateval search --index index --topics collection --grid seeds --out runs/",
+                        "pateval search --index index --topics collection/topics_PSG.txt --passages --out psg.run")
     p.set_defaults(run=_run_search)
 
 
@@ -106,13 +114,14 @@ def _run_search(args) -> int:
         if args.grid or len(models) > 1 or len(queries) > 1:
             results = api.search_grid(index, args.topics, args.out, grid=args.grid,
                                       models=None if args.grid and not args.models else models,
-                                      queries=args.queries if args.grid else queries, progress=progress, **options)
+                                      queries=args.queries if args.grid else queries, ir_metadata=args.ir_metadata,
+                                      progress=progress, **options)
             for result in results:
                 print(f"{result.tag}\t{len(result.rankings)} topics\t{result.queries_per_second:.1f} topics/s")
-            print(f"{len(results)} runs: {args.out}")
+            print(f"{len(results)} runs written to {args.out}")
             return 0
         result = api.search(index, args.topics, model=models[0], query=queries[0], out=args.out, progress=progress,
-                            **options)
+                            ir_metadata=args.ir_metadata, **options)
         print(f"{result.tag}: {len(result.rankings)} topics in {result.seconds:.1f} s "
               f"({result.queries_per_second:.1f} topics/s): {args.out}")
         return 0
@@ -134,6 +143,8 @@ def _add_demo(commands) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--grid", default="small", help="baseline grid: small (12 runs, default), seeds (33 runs), models")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.epilog = examples("pateval demo --out pateval-demo",
+                        "pateval demo --out small-demo --patents 300 --seed 2")
     p.set_defaults(run=_run_demo)
 
 

@@ -23,21 +23,95 @@ from ..options import EvaluationOptions
 OUTPUT_FLAGS = ("-o", "--out", "--output")
 
 
+#: How a command's --help begins its examples (see :func:`examples`).
+EXAMPLES_HEADING = "examples:"
+
+
+def examples(*command_lines: str, glossary: tuple[str, ...] = ()) -> str:
+    """A command's epilog: two or three example command lines, printed one a line at the end of
+    its --help (``commands.add_parser(..., epilog=examples(...))``), then the meaning of the
+    columns of the ``glossary`` tables it writes (:mod:`pateval.report.glossary`)."""
+    text = "\n".join([EXAMPLES_HEADING, *(f"  {line}" for line in command_lines)])
+    if glossary:
+        from ..report.glossary import glossary_text
+
+        text += "\n\n" + glossary_text(*glossary)
+    return text
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that the examples keep their lines (a command a line)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES_HEADING):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
 class CommandParser(argparse.ArgumentParser):
     """An argument parser that keeps the group of its sub-commands (argparse offers no public
-    way to find it again), so that the leaves of the command tree can be walked."""
+    way to find it again), so that the leaves of the command tree can be walked; its help
+    ends with the command's examples (:func:`examples`)."""
 
     subcommands: Any = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def add_subcommands(self, *, dest: str, metavar: str = "SUBCOMMAND") -> Any:
         self.subcommands = self.add_subparsers(dest=dest, metavar=metavar, required=True, parser_class=CommandParser)
         return self.subcommands
 
 
+def test_name(text: str) -> str:
+    """A significance test's name as the option's choices spell it (``randomization`` is
+    ``randomisation``): the ``type`` of every ``--test`` option."""
+    from ..stats.names import TEST_SPELLINGS
+
+    return TEST_SPELLINGS.get(text, text)
+
+
 def add_output(p: argparse.ArgumentParser | Any, *flags: str, **kwargs: Any) -> None:
     """A command's output option, declared as any of -o, --out, --output, answering to all three
     (the dest from the spelling declared first), so that ``-o`` and ``--out`` mean the same everywhere."""
     p.add_argument(*flags, *[flag for flag in OUTPUT_FLAGS if flag not in flags], **kwargs)
+
+
+# ---- inputs spelled alike: QRELS RUN... or --qrels, STORE or --store --------------------------------
+
+def add_qrels_and_runs(p: Any, *, qrels_help: str = "qrels file", runs_help: str = "run file(s)") -> None:
+    """``QRELS RUN...``, or ``--qrels QRELS RUN...``: every command that takes qrels and runs
+    accepts both (:func:`resolve_qrels_and_runs` puts them in ``args.qrels`` and ``args.runs``)."""
+    p.add_argument("qrels", metavar="QRELS", help=qrels_help)
+    p.add_argument("runs", nargs="*", metavar="RUN", help=runs_help)
+    p.add_argument("--qrels", dest="qrels_option", metavar="QRELS",
+                   help="the qrels file as an option (then every positional argument is a run)")
+
+
+def resolve_qrels_and_runs(args: argparse.Namespace) -> None:
+    """args.qrels and args.runs of :func:`add_qrels_and_runs`' arguments."""
+    from ..errors import PatevalError
+
+    if args.qrels_option is not None:
+        args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
+    if not args.runs:
+        raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
+
+
+def add_store(p: Any) -> None:
+    """A corpus store, as ``STORE`` or ``--store STORE`` (as the commands that read one beside
+    other inputs spell it); :func:`resolve_store` gives it."""
+    p.add_argument("store", metavar="STORE", nargs="?", help="corpus store (from `pateval corpus ingest`)")
+    p.add_argument("--store", dest="store_option", metavar="STORE", help="the store as an option")
+
+
+def resolve_store(args: argparse.Namespace) -> str:
+    from ..errors import PatevalError
+
+    if (args.store is None) == (args.store_option is None):
+        raise PatevalError("give the corpus store once: STORE or --store STORE")
+    return args.store if args.store is not None else args.store_option
 
 
 # ---- the evaluation flags: one group, the same for every command that evaluates -----------------
@@ -92,18 +166,37 @@ def add_evaluation_options(p: argparse.ArgumentParser, *, default_measures: tupl
     group.add_argument("--block-size", type=_byte_size, dest="block_bytes", metavar="SIZE",
                        help="read and score each run file in blocks of whole topics of about SIZE bytes (default "
                        "32M; 0: each run whole in memory); runs with scattered topics are partitioned on disk first")
-    group.add_argument("--scheduler", metavar="ADDRESS",
-                       help="Dask scheduler (tcp://host:8786) to score the blocks of the runs on a cluster; "
-                       "workers need the same paths")
+    add_scheduler_options(group, work="score the blocks of the runs")
     group.add_argument("--work-dir", metavar="DIR",
-                       help="where runs with scattered topics are partitioned (default: the temporary directory)")
+                       help="where runs with scattered topics are partitioned (default: the temporary directory; "
+                       "with --scheduler, on storage the workers share)")
+
+
+def add_scheduler_options(p: Any, *, work: str) -> None:
+    """--scheduler and --scheduler-timeout, of every command that can work on a Dask cluster."""
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help=f"Dask scheduler (tcp://host:8786) to {work} on a cluster; its workers need pateval and "
+                   "the same paths")
+    p.add_argument("--scheduler-timeout", type=_seconds, default=_DEFAULTS.scheduler_timeout, metavar="SECONDS",
+                   help=f"wait this long for the scheduler to answer (default {_DEFAULTS.scheduler_timeout:g})")
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds > 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"not a number of seconds > 0: {text!r}")
+    return seconds
 
 
 #: The flag of each option of the evaluation group, by its field (and dest).
 EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format", "order": "--order", "doc_key": "--doc-key",
                     "on_duplicate": "--on-duplicate", "relevance_level": "-l", "max_documents": "-M",
                     "judged_only": "-J", "block_bytes": "--block-size", "scheduler": "--scheduler",
-                    "work_dir": "--work-dir"}
+                    "scheduler_timeout": "--scheduler-timeout", "work_dir": "--work-dir"}
 
 
 def given_flags(args: argparse.Namespace) -> list[str]:

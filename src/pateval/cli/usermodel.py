@@ -3,19 +3,32 @@ gain's user, rank by rank, simulated, and calibrated from interaction logs."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..errors import PatevalError
 from .shared import (
     add_group,
     add_output,
+    add_qrels_and_runs,
     add_ranking_options,
     add_table_output,
     evaluation_options,
+    examples,
     ranking_resources,
+    resolve_qrels_and_runs,
     save_figures,
     write_text_or_print,
 )
+
+_USER_MODEL_EXAMPLES = {
+    "time": ("pateval user-model time qrels.txt bm25.run --doc-lengths lengths.txt",
+             "pateval user-model time qrels.txt bm25.run --doc-lengths lengths.txt --model 'TBG(halflife=600)' "
+             "--format csv -o tk.csv"),
+    "simulate": ("pateval user-model simulate qrels.txt bm25.run --doc-lengths lengths.txt",
+                 "pateval user-model simulate qrels.txt bm25.run lm.run --doc-lengths lengths.txt --users 1000 "
+                 "--seed 1"),
+}
 
 
 def _add_user_model(commands) -> None:
@@ -32,8 +45,7 @@ def _add_user_model(commands) -> None:
          _run_user_simulate),
     ):
         p = sub.add_parser(name, help=help, description=help)
-        p.add_argument("qrels", help="qrels file")
-        p.add_argument("runs", nargs="+", metavar="RUN", help="run file(s)")
+        add_qrels_and_runs(p)
         p.add_argument("--model", default="TBG", metavar="TBG(...)",
                        help="the calibration as a TBG measure name, e.g. 'TBG(halflife=600,read_slope=0.03)' (default: "
                        "TBG)")
@@ -44,6 +56,7 @@ def _add_user_model(commands) -> None:
             p.add_argument("--confidence", type=float, default=0.95,
                            help="confidence level of the interval (default 0.95)")
         add_table_output(p)
+        p.epilog = examples(*_USER_MODEL_EXAMPLES[name], glossary=(f"user-model {name}",))
         p.set_defaults(run=run)
     _add_simulate_log(sub)
 
@@ -64,6 +77,7 @@ def _run_user_time(args) -> int:
     from .. import api
 
     options = _user_model_options(args)
+    resolve_qrels_and_runs(args)
     frame = api.time_to_rank(args.qrels, list(args.runs), **options)
     _write_user_model_frame(frame, args, {"model": args.model, "order": args.order})
     return 0
@@ -73,6 +87,7 @@ def _run_user_simulate(args) -> int:
     from .. import api
 
     options = _user_model_options(args)
+    resolve_qrels_and_runs(args)
     frame = api.simulate_users(args.qrels, list(args.runs), n_users=args.users, seed=args.seed,
                                confidence=args.confidence, **options)
     _write_user_model_frame(frame, args, {"model": args.model, "order": args.order, "users": args.users,
@@ -106,7 +121,9 @@ def _add_calibrate(commands) -> None:
                    help="bootstrap resamples of users (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default 0.95)")
-    p.add_argument("--rel", type=int, default=1, help="minimum grade counted as relevant (default 1)")
+    p.add_argument("-l", "--relevance-level", type=int, default=1, dest="rel", metavar="N",
+                   help="minimum grade counted as relevant (trec_eval -l; default 1)")
+    p.add_argument("--rel", type=int, dest="rel", default=argparse.SUPPRESS, help=argparse.SUPPRESS)  # older spelling
     p.add_argument("--plots", metavar="DIR",
                    help="write the figures (reading time, stopping, rank over time) as PNG and SVG")
     p.add_argument("--measure-only", action="store_true", help="print only the measure name (of all sessions)")
@@ -114,6 +131,11 @@ def _add_calibrate(commands) -> None:
     add_ranking_options(p.add_argument_group("ranking", "how the qrels and runs are read and ranked, and the side "
                                              "inputs (--doc-lengths is needed; --duplicates: near-duplicate groups, "
                                              "later views of a group are duplicate views)"))
+    p.epilog = examples("pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt",
+                        "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt --by "
+                        "user-class --plots figures/",
+                        "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
+                        "--measure-only", glossary=("calibration",))
     p.set_defaults(run=_run_calibrate)
 
 
@@ -207,6 +229,10 @@ def _add_simulate_log(sub) -> None:
                    help="rank by score (trec_eval), the rank column, or file order")
     add_output(p, "--out", required=True, metavar="LOG",
                help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
+    p.epilog = examples("pateval user-model simulate-log --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
+                        "--out log.csv.gz",
+                        "pateval user-model simulate-log --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
+                        "--model 'TBG(halflife=300,summary_time=3)' --users 48 --seed 1 --out log.csv.gz")
     p.set_defaults(run=_run_simulate_log)
 
 

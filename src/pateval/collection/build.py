@@ -48,7 +48,7 @@ from .split import DateSplit, group_patents, split_by_date
 from .topicfiles import load_topic_documents, write_pac_topics, write_psg_topics
 from .topics import CriterionCount, SelectionCriteria, select_topics, topic_features
 
-__all__ = ["BuildSummary", "build_collection", "check_collection"]
+__all__ = ["BuildSummary", "build_collection", "check_collection", "write_lines"]
 
 
 @dataclass
@@ -70,7 +70,8 @@ class BuildSummary:
         return asdict(self)
 
 
-def _write_lines(path: Path, lines) -> None:
+def write_lines(path: Path, lines) -> None:
+    """Write ``lines`` (str, without their newlines) to ``path``, whole or not at all."""
     with atomic_output(path) as handle:
         for line in lines:
             handle.write(line)
@@ -302,19 +303,19 @@ def build_collection(
         write_pac_topics(tmp, selected, documents)
         if passages:
             write_psg_topics(tmp, psg_topics, documents, family_files)
-        _write_lines(tmp / "qrels_PAC.txt", (f"{q} 0 {d} {r}" for q, d, r in judgements[["qid", "docno",
+        write_lines(tmp / "qrels_PAC.txt", (f"{q} 0 {d} {r}" for q, d, r in judgements[["qid", "docno",
                                                                                          "rel"]].itertuples(index=False)))
         with atomic_output(tmp / "judgements.tsv") as handle:
             judgements.to_csv(handle, sep="\t", index=False, lineterminator="\n")
-        _write_lines(tmp / "qrels_PAC_claims.txt",
+        write_lines(tmp / "qrels_PAC_claims.txt",
                      (f"{q} {s} {d} {r}" for q, s, d, r in claim_qrels[["qid", "subtopic", "docno",
                                                                         "rel"]].itertuples(index=False)))
-        _write_lines(tmp / "theta_PAC.txt",
+        write_lines(tmp / "theta_PAC.txt",
                      (f"{q} {s} {w:.10g}" for q, s, w in theta[["qid", "subtopic", "weight"]].itertuples(index=False)))
         if passages:
-            _write_lines(tmp / "qrels_PSG.txt",
+            write_lines(tmp / "qrels_PSG.txt",
                          (f"{q} {d} {x}" for q, d, x in psg_qrels[["qid", "docno", "xpath"]].itertuples(index=False)))
-            _write_lines(tmp / "qrels_PSG_graded.txt",
+            write_lines(tmp / "qrels_PSG_graded.txt",
                          (f"{q} 0 {d} {g}" for q, d, g in graded[["qid", "docno", "grade"]].itertuples(index=False)))
             with atomic_output(tmp / "topics_PSG.tsv") as handle:
                 psg_topics.assign(claims=psg_topics["claims"].map(lambda c: ",".join(map(str, c)))).to_csv(

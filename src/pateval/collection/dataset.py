@@ -15,14 +15,14 @@ ir_datasets' field names (``doc_id``, ``query_id``, ``relevance``, ``iteration``
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import ParameterError, PatevalError
 
-__all__ = ["open_dataset", "PatentCollection", "PatentDoc", "PatentQuery", "TrecQrel", "TrecSubQrel", "PassageQrel",
-           "QREL_LEVELS"]
+__all__ = ["open_dataset", "PatentCollection", "PatentDocstore", "PatentDoc", "PatentQuery", "TrecQrel", "TrecSubQrel",
+           "PassageQrel", "QREL_LEVELS"]
 
 
 class PatentDoc(NamedTuple):
@@ -48,9 +48,13 @@ class PatentQuery(NamedTuple):
     text: str
     ucid: str
 
+    def default_text(self) -> str:
+        """The title, as ir_datasets' ``default_text()``."""
+        return self.text
+
 
 class TrecQrel(NamedTuple):
-    """ir_datasets' document-level judgement (same fields)."""
+    """ir_datasets' document-level judgement (same fields), when ir_datasets is not installed."""
 
     query_id: str
     doc_id: str
@@ -59,7 +63,8 @@ class TrecQrel(NamedTuple):
 
 
 class TrecSubQrel(NamedTuple):
-    """ir_datasets' subtopic judgement (same fields): here the subtopic is a claim."""
+    """ir_datasets' subtopic judgement (same fields), when ir_datasets is not installed: here
+    the subtopic is a claim."""
 
     query_id: str
     doc_id: str
@@ -76,12 +81,20 @@ class PassageQrel(NamedTuple):
     relevance: int
 
 
-#: qrels level -> (file in the collection, record type)
-QREL_LEVELS = {
-    "document": ("qrels_PAC.txt", TrecQrel),
-    "claims": ("qrels_PAC_claims.txt", TrecSubQrel),
-    "passage": ("qrels_PSG.txt", PassageQrel),
-}
+#: qrels level -> file in the collection
+QREL_LEVELS = {"document": "qrels_PAC.txt", "claims": "qrels_PAC_claims.txt", "passage": "qrels_PSG.txt"}
+
+
+def _qrel_class(level: str) -> type:
+    """The record type of a qrels level: ir_datasets' own when it is installed."""
+    if level == "passage":
+        return PassageQrel
+    try:
+        from ir_datasets.formats import TrecQrel as IrdsTrecQrel
+        from ir_datasets.formats import TrecSubQrel as IrdsTrecSubQrel
+    except ImportError:
+        return TrecQrel if level == "document" else TrecSubQrel
+    return IrdsTrecQrel if level == "document" else IrdsTrecSubQrel
 
 
 def _text(mapping, lang: str | None) -> str:
@@ -120,26 +133,38 @@ class PatentCollection:
         with self._open_store() as store:
             return int(store.sql("SELECT count(DISTINCT ucid) AS n FROM documents")["n"].iloc[0])
 
+    def docs_cls(self) -> type:
+        return PatentDoc
+
+    def docs_store(self) -> PatentDocstore:
+        """Documents looked up by id: ``get(doc_id)``, ``get_many(doc_ids)`` (as ir_datasets' docstore)."""
+        return PatentDocstore(self)
+
     def docs_iter(self, *, batch_rows: int = 2000) -> Iterator[PatentDoc]:
         """Every document of the store, in ucid order, as :class:`PatentDoc`.
 
         Claims and description paragraphs (headings included, as in the document) are joined
         with new lines, in the document's language or English where it has claims in it.
         """
-        query = """
+        return self._docs(None, batch_rows=batch_rows)
+
+    def _docs(self, ucids: list[str] | None, *, batch_rows: int = 2000) -> Iterator[PatentDoc]:
+        """The documents (``ucids`` only, when given) in ucid order."""
+        only = "" if ucids is None else "WHERE list_contains($ucids, ucid)"
+        query = f"""
             WITH docs AS (SELECT ucid, any_value(lang) AS lang, any_value(date) AS date, any_value(title) AS title,
-                                 any_value(abstract) AS abstract FROM documents GROUP BY ucid),
+                                 any_value(abstract) AS abstract FROM documents {only} GROUP BY ucid),
             claim_text AS (SELECT ucid, lang, string_agg(text, chr(10) ORDER BY number) AS text FROM claims
-                           GROUP BY ucid, lang),
+                           {only} GROUP BY ucid, lang),
             description AS (SELECT ucid, string_agg(text, chr(10) ORDER BY position) AS text FROM passages
-                            GROUP BY ucid)
+                            {only} GROUP BY ucid)
             SELECT d.ucid, d.lang, d.date, d.title, d.abstract, description.text AS description,
                    list(claim_text.lang) AS claim_langs, list(claim_text.text) AS claim_texts
             FROM docs d LEFT JOIN claim_text USING (ucid) LEFT JOIN description USING (ucid)
             GROUP BY ALL ORDER BY d.ucid
         """
         with self._open_store() as store:
-            relation = store.connection.sql(query)
+            relation = store.connection.sql(query, params=None if ucids is None else {"ucids": ucids})
             # DuckDB 2 renamed fetch_record_batch (still there, deprecated) to to_arrow_reader
             reader = (relation.to_arrow_reader if hasattr(relation,
                                                           "to_arrow_reader")
@@ -162,6 +187,9 @@ class PatentCollection:
         for topic in load_topics(self.path):
             yield PatentQuery(topic.qid, _text(topic.document.title, topic.document.lang), topic.document.ucid)
 
+    def queries_cls(self) -> type:
+        return PatentQuery
+
     def queries_count(self) -> int:
         return sum(1 for _ in self.queries_iter())
 
@@ -172,7 +200,7 @@ class PatentCollection:
     def _qrels_path(self, level: str) -> Path:
         if level not in QREL_LEVELS:
             raise ParameterError(f"level must be one of {', '.join(QREL_LEVELS)}; got {level!r}")
-        path = self.path / QREL_LEVELS[level][0]
+        path = self.path / QREL_LEVELS[level]
         if not path.is_file():
             raise PatevalError(f"{self.path}: no {level}-level qrels ({path.name} is missing)")
         return path
@@ -187,31 +215,61 @@ class PatentCollection:
             return read_passage_qrels(path)
         return read_qrels(path, format="trec" if level == "document" else "subtopic")
 
+    def qrels_cls(self, *, level: str = "document") -> type:
+        """The record type :meth:`qrels_iter` yields at ``level``."""
+        self._qrels_path(level)
+        return _qrel_class(level)
+
     def qrels_iter(self, *, level: str = "document") -> Iterator:
         """Judgements as ir_datasets records.
 
         Parameters
         ----------
         level : {"document", "claims", "passage"}
-            ``document``: :class:`TrecQrel` (``qrels_PAC.txt``); ``claims``:
-            :class:`TrecSubQrel` with the claim as ``subtopic_id`` (``qrels_PAC_claims.txt``);
-            ``passage``: :class:`PassageQrel` (``qrels_PSG.txt``, the PSG topics).
+            ``document``: ``TrecQrel`` (``qrels_PAC.txt``); ``claims``: ``TrecSubQrel`` with
+            the claim as ``subtopic_id`` (``qrels_PAC_claims.txt``), both ir_datasets' own
+            when it is installed; ``passage``: :class:`PassageQrel` (``qrels_PSG.txt``, the
+            PSG topics).
         """
         qrels = self.qrels(level=level)
+        record = _qrel_class(level)
         topics, docnos, rels = qrels.topic.tolist(), qrels.docno.tolist(), qrels.rel.tolist()
         if level == "document":
             for q, d, r in zip(topics, docnos, rels, strict=False):
-                yield TrecQrel(q, d, r, "0")
+                yield record(q, d, r, "0")
         elif level == "claims":
             for q, s, d, r in zip(topics, qrels.subtopic.tolist(), docnos, rels, strict=False):
-                yield TrecSubQrel(q, d, r, s)
+                yield record(q, d, r, s)
         else:
             for q, d, x, r in zip(topics, docnos, qrels.passage.tolist(), rels, strict=False):
-                yield PassageQrel(q, d, x, r)
+                yield record(q, d, x, r)
 
     def qrels_frame(self, *, level: str = "document", style: str = "pyterrier"):
         """The judgements as a frame in a tool's column names (see :meth:`Qrels.to_frame`)."""
         return self.qrels(level=level).to_frame(style=style)
+
+
+class PatentDocstore:
+    """A collection's documents looked up by id, with ir_datasets' docstore methods."""
+
+    def __init__(self, collection: PatentCollection) -> None:
+        self._collection = collection
+
+    def get_many_iter(self, doc_ids: Iterable[str]) -> Iterator[PatentDoc]:
+        """The documents of ``doc_ids`` that the store holds, in id order."""
+        return self._collection._docs(list(dict.fromkeys(doc_ids)))
+
+    def get_many(self, doc_ids: Iterable[str], field: str | None = None) -> dict:
+        """``{doc_id: document}`` (or ``{doc_id: document.FIELD}``) for the ids the store holds."""
+        at = None if field is None else PatentDoc._fields.index(field)
+        return {doc.doc_id: doc if at is None else doc[at] for doc in self.get_many_iter(doc_ids)}
+
+    def get(self, doc_id: str, field: str | None = None):
+        """One document (or one of its fields); KeyError when the store does not hold it."""
+        found = self.get_many([doc_id], field)
+        if doc_id not in found:
+            raise KeyError(f"doc_id={doc_id} not found")
+        return found[doc_id]
 
 
 def open_dataset(collection: str | os.PathLike[str], *,

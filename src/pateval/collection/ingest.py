@@ -35,8 +35,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cluster import DEFAULT_SCHEDULER_TIMEOUT, cluster_failures, completed, connect
 from ..errors import InputFormatError, ParameterError, malformed
 from ..patents.reader import ReadError, expand_paths, iter_file
+from ..tuning import INGEST_BATCH_BYTES
 from .store import (
     LOCK_NAME,
     TABLES,
@@ -57,8 +59,6 @@ from .store import (
 
 __all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock",
            "verify_store"]
-
-DEFAULT_BATCH_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -314,10 +314,10 @@ def ingest(
     scheduler: str | None = None,
     on_error: str = "stop",
     memory_limit: str | None = None,
-    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    batch_bytes: int = INGEST_BATCH_BYTES,
     rows_per_group: int = 1000,
     progress: bool = False,
-    scheduler_timeout: float = 30.0,
+    scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
     wait: float = 0.0,
 ) -> IngestSummary:
     """Parse patent XML files (or directories of them) into the corpus store ``out``.
@@ -346,7 +346,7 @@ def ingest(
     progress : bool
         Show a progress bar (tqdm, on stderr) over the input bytes.
     scheduler_timeout : float
-        Seconds to wait for the Dask scheduler to answer.
+        Seconds to wait for the Dask scheduler to answer (when connecting, and after losing it).
     wait : float
         Seconds to wait for another ingest into the same store to finish; 0 refuses at
         once (an InputFormatError naming the process that writes to the store).
@@ -485,14 +485,7 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
 
 
 def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, record) -> None:
-    from .._optional import import_optional
-
-    distributed = import_optional("distributed", feature="--scheduler (a Dask cluster)")
-    Client, as_completed = distributed.Client, distributed.as_completed
-    try:
-        client = Client(scheduler, timeout=timeout)
-    except (OSError, TimeoutError) as error:
-        raise ParameterError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from error
+    client = connect(scheduler, timeout, feature="--scheduler (a Dask cluster)")
     try:
         futures = [
             client.submit(
@@ -503,16 +496,17 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
         ]
         batch_of = {future.key: batch for future, (batch, _) in zip(futures, numbered, strict=False)}
         try:
-            for future in as_completed(futures):
-                if future.status == "error":
-                    future.result()  # re-raises the worker's exception here
-                record(batch_of.pop(future.key), _raise_failure(future.result()))
+            with cluster_failures(client, scheduler, timeout):
+                for future in completed(client, futures, scheduler, timeout):
+                    if future.status == "error":
+                        future.result()  # re-raises the worker's exception here
+                    record(batch_of.pop(future.key), _raise_failure(future.result()))
         except BaseException:
-            client.cancel(futures)
+            if client.status == "running":  # not after losing the scheduler
+                client.cancel(futures)
             raise
     finally:
         client.close()
-
 
 
 # ---- verify, repair, drop ---------------------------------------------------------------

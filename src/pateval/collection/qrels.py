@@ -42,12 +42,13 @@ __all__ = [
     "claim_theta",
     "passage_topics",
     "graded_from_passages",
+    "qid_order",
 ]
 
 FAMILY_EXTENSIONS = ("none", "cited", "topic", "both")
 
 
-def _qid_order(frame: pd.DataFrame, *others: str) -> pd.DataFrame:
+def qid_order(frame: pd.DataFrame, *others: str) -> pd.DataFrame:
     """Sort by topic number (PAC-2 before PAC-10), then by the other columns."""
     if frame.empty:
         return frame.reset_index(drop=True)
@@ -129,7 +130,7 @@ def document_judgements(con, *, sources, family: str = "none", patent_level: boo
         FROM targets WHERE doc_key <> topic_key
         GROUP BY qid, docno"""
     ).df()
-    return _qid_order(frame, "docno")
+    return qid_order(frame, "docno")
 
 
 def claim_judgements(con, *, sources, patent_level: bool = True) -> pd.DataFrame:
@@ -162,7 +163,7 @@ def claim_judgements(con, *, sources, patent_level: bool = True) -> pd.DataFrame
         JOIN topic_claims tc ON tc.qid = c.qid AND tc.number = c.subtopic
         GROUP BY c.qid, c.subtopic, t.ucid"""
     ).df()
-    return _qid_order(frame, "subtopic", "docno")
+    return qid_order(frame, "subtopic", "docno")
 
 
 def claim_theta(topic_claims: pd.DataFrame, *, theta_ind: float = 1.0, theta_dep: float = 0.5) -> pd.DataFrame:
@@ -181,7 +182,7 @@ def claim_theta(topic_claims: pd.DataFrame, *, theta_ind: float = 1.0, theta_dep
                                                                           strict=False)}
         for number, weight in claim_weights(parents, theta_ind=theta_ind, theta_dep=theta_dep).items():
             rows.append((qid, number, weight))
-    return _qid_order(pd.DataFrame(rows, columns=["qid", "subtopic", "weight"]), "subtopic")
+    return qid_order(pd.DataFrame(rows, columns=["qid", "subtopic", "weight"]), "subtopic")
 
 
 def passage_topics(con, *, sources, first_number: int = 1, max_per_patent: int | None = None) -> tuple[pd.DataFrame,
@@ -276,4 +277,4 @@ def graded_from_passages(passage_qrels: pd.DataFrame, *, levels: int = 4) -> pd.
               .groupby(["qid", "docno"], sort=False).size().rename("n_paragraphs").reset_index())
     top = int(counts["n_paragraphs"].max())
     counts["grade"] = counts["n_paragraphs"].map(lambda n: max(1, math.ceil(n / top * levels)))
-    return _qid_order(counts, "docno")
+    return qid_order(counts, "docno")

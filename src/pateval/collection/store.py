@@ -53,6 +53,7 @@ from ..errors import InputFormatError, ParameterError, malformed
 from ..formats.atomic import atomic_output
 from ..formats.doclengths import DocLengths
 from ..patents.records import PatentDocument
+from ..tuning import HASH_BLOCK_BYTES
 
 __all__ = [
     "STORE_FORMAT",
@@ -413,14 +414,11 @@ def committed_batches(store: str | os.PathLike[str]) -> dict[int, dict]:
     return batches
 
 
-_HASH_BLOCK = 1 << 20
-
-
 def file_sha256(path: str | os.PathLike[str]) -> str:
     """The SHA-256 of a file, read in blocks."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        while block := handle.read(_HASH_BLOCK):
+        while block := handle.read(HASH_BLOCK_BYTES):
             digest.update(block)
     return digest.hexdigest()
 

@@ -13,13 +13,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..tuning import SHORT_STRING_BYTES
 from .keys import string_parts, words_at
 
 __all__ = ["stable_order", "score_order", "unique_inverse", "string_words", "byte_order", "string_ranks",
            "positions_in"]
-
-_SHORT = 24  # strings up to this many bytes are read as words; longer ones take Arrow's sort
-
 
 def stable_order(values: np.ndarray) -> np.ndarray:
     """``np.argsort(values, kind="stable")``, by one plain sort of (value, index) packed in
@@ -133,7 +131,7 @@ def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[first], inverse
 
 
-def string_words(strings: pa.Array | pa.ChunkedArray, *, words: int | None = None, longest: int = _SHORT,
+def string_words(strings: pa.Array | pa.ChunkedArray, *, words: int | None = None, longest: int = SHORT_STRING_BYTES,
                  big_endian: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
     """Each string's bytes as 64-bit words, zero-padded, and its length in bytes.
 

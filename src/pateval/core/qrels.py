@@ -407,7 +407,7 @@ class Qrels:
             item = (f"document {value['docno']!r}" + (f" subtopic {value['subtopic']!r}" if "subtopic" in value else "")
                     + (f" passage {value['passage']!r}" if "passage" in value else ""))
             what = f"conflicting judgements of {item} for topic {value['topic']!r}"
-            hint = "use on_duplicate='first' to keep the first"
+            hint = "use on_duplicate='first' (--on-duplicate first) to keep the first"
             if rows.lines is None:
                 malformed(source, None, f"{what}: {grades[at]} on row {at + 1}, {grades[row]} on row {row + 1}; {hint}")
             malformed(source, int(rows.lines[row]),

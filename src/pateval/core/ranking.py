@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +24,7 @@ from .keys import PairIndex, StringKeys, take
 from .order import positions_in, score_order, stable_order, string_ranks
 from .qrels import Qrels
 from .run import DocumentIds, Run
+from .segments import expand, offsets, place_in_segments, run_starts, starts_of
 
 __all__ = [
     "ORDERS",
@@ -38,7 +40,10 @@ __all__ = [
 
 from .names import ORDERS  # noqa: E402 (declared where the command line reads it)
 
-pd = lazy_module("pandas")  # only doc_keys builds a pandas Index
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # only doc_keys builds a pandas Index
 
 # What a retrieved document is, relative to the qrels (trec_eval's RELVALUE_* distinction).
 NONPOOL = 0  # not in the qrels: unjudged, counted as non-relevant
@@ -98,7 +103,7 @@ def _row_type(n: int):
     return np.int32 if n < 2**31 else np.int64
 
 
-def _score_blocks(run: Run, rank_of_topic: np.ndarray) -> np.ndarray | None | bool:
+def _score_blocks(run: Run, rank_of_topic: np.ndarray) -> np.ndarray | None | Literal[False]:
     """Fast path for runs written as engines write them: topics contiguous, scores falling.
 
     Returns the permutation that puts the topic blocks in order (rows within a block stay
@@ -122,8 +127,8 @@ def _score_blocks(run: Run, rank_of_topic: np.ndarray) -> np.ndarray | None | bo
     block_order = np.argsort(block_rank, kind="stable")
     new_starts = starts[block_order]
     new_lengths = lengths[block_order]
-    offsets = np.repeat(new_starts - np.r_[0, np.cumsum(new_lengths)[:-1]], new_lengths)
-    return np.arange(n, dtype=_row_type(n)) + offsets.astype(_row_type(n))
+    shift = np.repeat(new_starts - starts_of(new_lengths), new_lengths)
+    return np.arange(n, dtype=_row_type(n)) + shift.astype(_row_type(n))
 
 
 def _ties_by_docno(run: Run, perm: np.ndarray | None):
@@ -216,9 +221,7 @@ class JudgementIndex:
         if (positions < 0).any() or np.any(positions[1:] <= positions[:-1]):
             raise ValueError("restrict() takes some of the index's topics, in its order")
         lengths = np.diff(self.ptr)[positions]
-        total = int(lengths.sum())
-        rows = np.repeat(self.ptr[:-1][positions] - (np.cumsum(lengths) - lengths), lengths) + np.arange(total,
-                                                                                                         dtype=np.int64)
+        rows = expand(self.ptr[:-1][positions], lengths)
         return JudgementIndex(topic_ids=topic_ids, topic_position=np.repeat(np.arange(len(positions), dtype=np.int64),
                                                                             lengths),
                               grade=self.grade[rows], doc_strings=take(self.doc_strings, rows), qrels=self.qrels,
@@ -269,8 +272,7 @@ class JudgementIndex:
     @cached_property
     def ptr(self) -> np.ndarray:
         """CSR offsets of each topic's judgements in ``key``/``grade``."""
-        counts = np.bincount(self.topic_position, minlength=len(self.topic_ids))
-        return np.r_[0, np.cumsum(counts)].astype(np.int64)
+        return offsets(np.bincount(self.topic_position, minlength=len(self.topic_ids)))
 
     @cached_property
     def grades_descending(self) -> np.ndarray:
@@ -361,13 +363,7 @@ class RankedTopics(DocumentIds):
     @property
     def position(self) -> np.ndarray:
         """Each row's 1-based rank within its topic, ndarray of int64 (N,)."""
-        def make():
-            steps = np.ones(self.n_rows, dtype=np.int64)
-            counts = np.diff(self.ptr)
-            starts = self.ptr[:-1][counts > 0]
-            steps[starts[1:]] = 1 - counts[counts > 0][:-1]  # back to 1 where a topic starts
-            return np.cumsum(steps, out=steps)
-        return self._dense("position", make)
+        return self._dense("position", lambda: place_in_segments(np.diff(self.ptr), first=1))
 
     @property
     def status(self) -> np.ndarray:
@@ -449,8 +445,7 @@ class RankedTopics(DocumentIds):
         topics = np.asarray(topics, dtype=np.int64)
         lengths = np.diff(self.ptr)[topics]
         starts = self.ptr[:-1][topics]
-        rows = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths,
-                                                                                  lengths))
+        rows = expand(starts, lengths)
         new_row = np.full(self.n_rows, -1, dtype=np.int64)
         new_row[rows] = np.arange(len(rows), dtype=np.int64)
         kept = new_row[self.judged_row] >= 0
@@ -466,7 +461,7 @@ class RankedTopics(DocumentIds):
         return RankedTopics(
             run_name=self.run_name,
             topic_ids=self.topic_ids[topics],
-            ptr=np.r_[0, np.cumsum(lengths)].astype(np.int64),
+            ptr=offsets(lengths),
             doc=self.doc[rows],
             doc_ids=self.doc_ids,
             score=self.score[rows],
@@ -540,7 +535,7 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
     if perm is None:
         counts_by_run_topic = np.bincount(run.topic, minlength=len(run.topic_ids))
         ranked_row = hit_row
-        if places is not None:
+        if places is not None and moved is not None:  # (set together)
             doc = doc.copy()
             doc[places] = run.doc[moved]
             # rows moved within tie groups: where each went
@@ -562,7 +557,7 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
     return RankedTopics(
         run_name=run.name,
         topic_ids=topic_ids,
-        ptr=np.r_[0, np.cumsum(counts)].astype(np.int64),
+        ptr=offsets(counts),
         doc=doc,
         doc_ids=run.doc_ids,
         score=score,
@@ -647,7 +642,7 @@ class SubtopicView:
         key = entry * max(n_subtopics, 1) + code
         by_key = stable_order(key)
         key_sorted = key[by_key]
-        first = np.flatnonzero(np.r_[True, key_sorted[1:] != key_sorted[:-1]]) if len(key) else np.zeros(0, np.int64)
+        first = run_starts(key_sorted)
         rel_sorted = rel[by_key]
         merged = (np.maximum.reduceat(rel_sorted, first) if aggregate == "max" else np.add.reduceat(rel_sorted,
                                                                                                     first)) \
@@ -657,15 +652,13 @@ class SubtopicView:
         judged_grade = merged.astype(np.int64)
         # rows x subtopics: each judged row takes the subtopic judgements of its document
         per_entry = np.bincount(judged_doc, minlength=n_entries)
-        entry_start = np.cumsum(per_entry) - per_entry
         counts = per_entry[ranked.judged_entry]
         pair_row = np.repeat(ranked.judged_row, counts)
-        pair_source = np.repeat(entry_start[ranked.judged_entry] - (np.cumsum(counts) - counts), counts) \
-            + np.arange(len(pair_row), dtype=np.int64)
+        pair_source = expand(starts_of(per_entry)[ranked.judged_entry], counts)
         return cls(
             subtopic_ids=subtopic_ids,
             subtopic_topic=subtopic_topic.astype(np.int64),
-            subtopic_ptr=np.r_[0, np.cumsum(np.bincount(subtopic_topic, minlength=ranked.n_topics))].astype(np.int64),
+            subtopic_ptr=offsets(np.bincount(subtopic_topic, minlength=ranked.n_topics)),
             pair_row=pair_row,
             pair_subtopic=judged_subtopic[pair_source],
             pair_grade=judged_grade[pair_source],

@@ -324,7 +324,7 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
         if first != line and on_duplicate != "jig":
             if on_duplicate == "error":
                 malformed(path, line, f"document {docno!r} returned twice for topic {topic!r} (first on line {first}); "
-                          "use on_duplicate='first' to keep the first")
+                          "use on_duplicate='first' (--on-duplicate first) to keep the first")
             dropped += 1
             continue
         topics.append(topic)

@@ -713,7 +713,8 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
         if on_duplicate == "error":
             topic, docno, xpath = rows[first_repeat][:3]
             malformed(path, lines[first_repeat], f"topic {topic}: passage {docno} {xpath} listed twice",
-                      expected="each passage once per topic (or on_duplicate='first')", found=xpath)
+                      expected="each passage once per topic (or on_duplicate='first', --on-duplicate first)",
+                      found=xpath)
         notes.append(f"{path}: {int(repeated.sum())} repeated passage line(s) dropped (first kept)")
     keep = ~repeated
     run_name = name or run_id_from_file_name(path) or path.name.split(".", 1)[0]

@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import MeasureNameError, ParameterError
+from ..memo import Memo
 from ..validation import Interval
 
-__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value"]
+__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero"]
 
 _BARE = re.compile(r"[A-Za-z0-9_.\-+/]+")
 
@@ -71,9 +72,7 @@ class Param:
             elif kind is int:
                 if isinstance(value, bool):
                     raise ValueError(value)
-                if isinstance(value, str) or isinstance(value, (int, np.integer)) or (isinstance(value,
-                                                                                                 float)
-                                                                                      and value.is_integer()):
+                if isinstance(value, (str, int, np.integer)) or (isinstance(value, float) and value.is_integer()):
                     value = int(value)
                 else:
                     raise ValueError(value)
@@ -126,14 +125,34 @@ class EvaluationContext:
     resources : dict
         Named side inputs, e.g. ``"doc_lengths"`` (a mapping docno -> length in words),
         ``"duplicate_groups"``, ``"subtopic_weights"``, ``"intent_probabilities"``.
+    memo : Memo
+        What the measures of this evaluation make once and share (see :mod:`pateval.memo`),
+        dropped with the context.
     """
 
     resources: dict[str, Any] = field(default_factory=dict)
+    memo: Memo = field(default_factory=Memo, repr=False, compare=False)
 
     def require(self, name: str, measure: Measure) -> Any:
         if name not in self.resources or self.resources[name] is None:
-            raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given")
+            from ..formats.resources import RESOURCES
+
+            option = next((f"{r.option} FILE / " for r in RESOURCES if r.name == name), "")
+            raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given (give {option}"
+                                 f"resources={{{name!r}: ...}})")
         return self.resources[name]
+
+
+def divide_or_zero(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` per topic (float64), 0 where the denominator is not > 0:
+    the kernels' rule for a topic with nothing to divide by.
+
+    >>> divide_or_zero(np.array([1, 3]), np.array([2, 0])).tolist()
+    [0.5, 0.0]
+    """
+    out = np.zeros(len(numerator), dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
 
 
 Kernel = Callable[["Any", "Measure", EvaluationContext], np.ndarray]

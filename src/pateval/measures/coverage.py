@@ -3,7 +3,9 @@
 
 ``Judged@k`` (how much of the top k the qrels judge) is the usual check that a run's
 scores can be trusted: a run far outside the pool scores low because its documents were
-never judged. ``Hits@k`` is ranx's ``hits@k``: relevant documents in the top k, averaged
+never judged. It is ir_measures' number: a short list is divided by its length, and equal
+scores are ranked as ir_measures ranks them (trec_eval's ``Unj@k`` divides by k).
+``Hits@k`` is ranx's ``hits@k``: relevant documents in the top k, averaged
 over topics (trec_eval's ``num_rel_ret`` with a cutoff, but a mean, not a sum).
 ``Success@k`` is 1 when a relevant document is in the top k, else 0 (its mean: the share
 of topics answered in the top k).
@@ -12,7 +14,10 @@ of topics answered in the top k).
 from __future__ import annotations
 
 import numpy as np
+import pyarrow.compute as pc
 
+from ..core.keys import take
+from ..core.order import string_ranks
 from ..core.ranking import RankedTopics
 from .base import EvaluationContext, Measure, MeasureSpec
 from .registry import register
@@ -34,13 +39,46 @@ def _in_top(ranked: RankedTopics, rows: np.ndarray, cutoff: int | None) -> np.nd
 
 
 def judged_fraction(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
-    """Judged@k = |judged documents in the top k| / k.
+    """Judged@k = |judged documents in the top k| / min(k, |retrieved|), ir_measures' judgement rate.
 
-    A document is judged when the qrels list it for the topic, whatever its grade
-    (negative grades included), as ir_measures counts it. Like P@k, the divisor is k even
-    when fewer documents are retrieved.
+    As ir_measures counts it: a document is judged when the qrels list it for the topic,
+    whatever its grade (negative grades included); the top k is ir_measures' ranking, score
+    descending and equal scores by docno ascending, whatever order the other measures read;
+    a list shorter than k is divided by its length (without k: the whole list); a topic with
+    nothing retrieved scores 0.
     """
-    return _in_top(ranked, ranked.judged_row, measure.cutoff) / measure.cutoff
+    rows = ranked.judged_row
+    topic = ranked.topic_of(rows)
+    retrieved = ranked.num_ret()
+    depth = retrieved if measure.cutoff is None else np.minimum(retrieved, measure.cutoff)
+    in_top = _ir_measures_position(ranked, rows, topic) <= depth[topic]
+    judged = np.bincount(topic[in_top], minlength=ranked.n_topics).astype(np.float64)
+    return np.divide(judged, depth, out=np.zeros(ranked.n_topics), where=depth > 0)
+
+
+def _ir_measures_position(ranked: RankedTopics, rows: np.ndarray, topic: np.ndarray) -> np.ndarray:
+    """The 1-based rank of ``rows`` (in topics ``topic``) when each topic is ranked as
+    ir_measures ranks it: score descending, equal scores by docno ascending."""
+    score, n = ranked.score, ranked.n_rows
+    starts = np.zeros(n, dtype=bool)
+    starts[ranked.ptr[:-1][np.diff(ranked.ptr) > 0]] = True
+    within = ~starts[1:]  # row i + 1 is in the topic of row i
+    tie = within & (score[1:] == score[:-1])
+    ids = ranked.doc_ids
+    i = np.flatnonzero(tie)
+    if (np.all(score[1:][within] <= score[:-1][within])
+            and pc.all(pc.greater(take(ids, ranked.doc[i]), take(ids, ranked.doc[i + 1]))).as_py() is not False):
+        # trec_eval's order (equal scores by docno descending): each tie group read backwards
+        group_start = np.flatnonzero(np.r_[True, ~tie])
+        group = np.searchsorted(group_start, rows, side="right") - 1
+        group_end = np.r_[group_start[1:], n] - 1
+        place = group_start[group] + group_end[group] - rows
+    else:
+        order = np.lexsort((string_ranks(take(ids, ranked.doc)), -score, ranked.row_topic))
+        where = np.empty(n, dtype=np.int64)
+        where[order] = np.arange(n, dtype=np.int64)
+        place = where[rows]
+    return place - ranked.ptr[topic] + 1
 
 
 def hits(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -54,8 +92,9 @@ def success(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
 
 
 for _spec in (
-    MeasureSpec("Judged", "standard", "fraction of the top k that the qrels judge",
-                "Judged@k = |judged in top k| / k", IR_MEASURES, judged_fraction, (), cutoff="required"),
+    MeasureSpec("Judged", "standard", "fraction of the top k that the qrels judge (ir_measures' Judged)",
+                "Judged@k = |judged in top k| / min(k, |retrieved|)", IR_MEASURES, judged_fraction, (),
+                cutoff="optional"),
     MeasureSpec("Hits", "standard", "relevant documents in the top k (mean over topics)",
                 "Hits@k = |relevant in top k|", RANX, hits, (REL,), cutoff="optional"),
     MeasureSpec("Success", "standard", "whether a relevant document is in the top k",

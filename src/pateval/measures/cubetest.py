@@ -60,24 +60,36 @@ https://github.com/trec-dd/trec-dd-jig.
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._lazy import lazy_module
 from ..core.order import stable_order
 from ..core.ranking import RankedTopics, SubtopicView
+from ..core.segments import (
+    grouped_running_sum,
+    place_in_runs,
+    place_in_segments,
+    run_starts,
+    running_count,
+    running_sum,
+    segment_running_sum,
+)
 from ..errors import ParameterError
 from ..formats.dd import as_dd_iterations
 from ..formats.weights import as_subtopic_weights
 from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
 
-pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["CubeSettings", "cube_test", "average_cube_test", "cube_test_values", "cube_gain_table", "VARIANTS",
            "DD_MAX_HEIGHT"]
@@ -170,97 +182,10 @@ class CubeSettings:
             raise ParameterError(f"{measure}: decay_a and decay_b apply to cap=false only")
 
 
-# ---- shared array helpers ------------------------------------------------------------------
-
-def _group_starts(groups: np.ndarray) -> np.ndarray:
-    """For rows sorted by group, the index of each row's group's first row."""
-    n = len(groups)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    first = np.r_[True, groups[1:] != groups[:-1]]
-    return np.maximum.accumulate(np.where(first, np.arange(n, dtype=np.int64), 0))
-
-
-def _running_sum(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Inclusive running sum within groups, added one by one in row order, exactly as a loop
-    would: no loss of precision from a global running sum, and no compensated summation
-    (the jig adds plainly)."""
-    n = len(values)
-    if n == 0:
-        return np.zeros(0, dtype=np.float64)
-    values = np.asarray(values, dtype=np.float64)
-    if not bool(np.all(groups[1:] >= groups[:-1])):  # callers give their groups in order; others are put so
-        order = np.argsort(groups, kind="stable")
-        out = np.empty(n, dtype=np.float64)
-        out[order] = _running_sum(values[order], groups[order])
-        return out
-    first = np.r_[True, groups[1:] != groups[:-1]]
-    starts = np.flatnonzero(first)
-    group = np.cumsum(first) - 1
-    return _grouped_cumsum(values, group, np.arange(n, dtype=np.int64) - starts[group], len(starts))
-
-
-def _segment_cumsum(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
-    """:func:`_running_sum` over the contiguous segments ``ptr[t]:ptr[t+1]``."""
-    counts = np.diff(ptr)
-    width = int(counts.max()) if len(counts) else 0
-    if width and bool(np.all(counts == width)):  # one size: the rows of a table
-        return np.cumsum(np.asarray(values, dtype=np.float64).reshape(len(counts), width), axis=1).ravel()
-    used = np.flatnonzero(counts)
-    group = np.repeat(np.arange(len(used), dtype=np.int64), counts[used])
-    return _grouped_cumsum(values, group, np.arange(len(group), dtype=np.int64) - ptr[used][group], len(used))
-
-
-def _grouped_cumsum(values: np.ndarray, group: np.ndarray, column: np.ndarray, n_groups: int) -> np.ndarray:
-    """Running sums of ``values`` within groups (``group``: 0, 1, ... ascending; ``column``:
-    each element's place in its group), each group's added in order from 0.
-
-    Groups of similar sizes (all, or those of the same power of two) are the rows of a
-    table, padded with zeros at their ends, summed along the rows.
-    """
-    n = len(values)
-    values = np.asarray(values, dtype=np.float64)
-    if n == 0:
-        return np.zeros(0, dtype=np.float64)
-    counts = np.bincount(group, minlength=n_groups)
-    width = int(counts.max())
-    if bool(np.all(counts == width)):
-        return np.cumsum(values.reshape(n_groups, width), axis=1).ravel()
-    out = np.empty(n, dtype=np.float64)
-    if n_groups * width <= 2 * n + 4096:
-        size_class, classes = None, [None]
-    else:
-        size_class = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
-        classes = np.unique(size_class[counts > 0]).tolist()
-    for size in classes:
-        if size is None:
-            chosen, lengths, members = None, counts, slice(None)
-        else:
-            chosen = np.flatnonzero((size_class == size) & (counts > 0))
-            members = np.flatnonzero(size_class[group] == size)
-            lengths = counts[chosen]
-        span = int(lengths.max())
-        row = group[members] if chosen is None else np.searchsorted(chosen, group[members])
-        slot = row * span + column[members]
-        table = np.zeros(len(lengths) * span)
-        table[slot] = values[members]
-        table = table.reshape(len(lengths), span)
-        np.cumsum(table, axis=1, out=table)
-        out[members] = table.ravel()[slot]
-    return out
-
-
-# Per ranking being scored, shared by CT, ACT and the variants of one evaluation call and
-# dropped with the ranking: its subtopic views (the costly join), its rows' iterations, and
-# the CT and ACT values of each setting (one computation gives both).
-_VIEWS: weakref.WeakKeyDictionary[RankedTopics, dict] = weakref.WeakKeyDictionary()
-
-
-def _view(ranked: RankedTopics, kind: str) -> SubtopicView:
-    views = _VIEWS.setdefault(ranked, {})
-    if kind not in views:
-        views[kind] = _dd_view(ranked) if kind == "trec-dd" else ranked.subtopic_view(aggregate="max")
-    return views[kind]
+def _view(ranked: RankedTopics, kind: str, context: EvaluationContext) -> SubtopicView:
+    """The ranking's subtopic view (the costly join), made once per evaluation for CT, ACT and the variants."""
+    return context.memo.get(("cube view", kind), lambda: _dd_view(ranked) if kind == "trec-dd"
+                            else ranked.subtopic_view(aggregate="max"), ranking=ranked)
 
 
 def _resolve_maxgrade(ranked: RankedTopics, settings: CubeSettings) -> float:
@@ -289,7 +214,7 @@ def _importance(ranked: RankedTopics, view: SubtopicView, settings: CubeSettings
     prefix = ids.str.replace(r"\d+$", "", regex=True).to_numpy(dtype=object).astype(str)
     order = np.lexsort((ids.to_numpy(dtype=str), number, prefix, topic))
     k = np.empty(len(order), dtype=np.int64)
-    k[order] = np.arange(len(order)) - view.subtopic_ptr[topic[order]] + 1
+    k[order] = place_in_segments(np.diff(view.subtopic_ptr)) + 1  # ``order`` runs topic by topic
     raw = 1.0 / np.log2(1.0 + k)
     total = np.bincount(topic, weights=raw, minlength=ranked.n_topics)
     return raw / total[topic]
@@ -308,7 +233,7 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
     # evaluation), step times worked out per document and gathered per row
     table = length_table(context, measure)
     codes, ids = distinct_documents(ranked)
-    where = shared_lookup(ranked, table, ids)
+    where = shared_lookup(context, ranked, table, ids)
     if (where < 0).any():
         missing = (where[codes] < 0) & examined
         if missing.any() and settings.default_length < 0:
@@ -328,7 +253,7 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
 def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure,
                  examined: np.ndarray):
     """Per (examined row, subtopic) with rel > 0: row, subtopic, rel and gain, by (subtopic, row)."""
-    view = _view(ranked, "max")
+    view = _view(ranked, "max", context)
     theta = _importance(ranked, view, settings, context, measure)
     maxgrade = _resolve_maxgrade(ranked, settings)
     keep = (view.pair_grade > 0) & examined[view.pair_row]
@@ -336,14 +261,12 @@ def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: Evaluati
     # by subtopic, each subtopic's in examination order (pairs come by row)
     order = stable_order(subtopics) if bool(np.all(rows[1:] >= rows[:-1])) else np.lexsort((rows, subtopics))
     rows, subtopics, grades = rows[order], subtopics[order], grades[order]
-    start = _group_starts(subtopics)
-    earlier = np.arange(len(rows), dtype=np.int64) - start  # nrel(c_i, j-1): all kept pairs have rel > 0
+    earlier = place_in_runs(subtopics)  # nrel(c_i, j-1): all kept pairs have rel > 0
     rel = grades / maxgrade
     gain = np.power(settings.gamma, earlier) * theta[subtopics] * rel
     if settings.cap:
         # raw height before d_j, summed in integer grades so that "reached MaxHeight" is exact
-        running = np.cumsum(grades)
-        before = running - grades - (running[start] - grades[start])
+        before = running_count(grades, run_starts(subtopics)) - grades
         gain = np.where(before < settings.maxheight * maxgrade, gain, 0.0)
     else:
         gain = gain * np.exp(-settings.decay_a * ranked.position[rows] + settings.decay_b)
@@ -356,8 +279,8 @@ def _speeds(ranked: RankedTopics, row_gain: np.ndarray, step: np.ndarray | None,
     n_topics = ranked.n_topics
     rows = np.flatnonzero(examined)
     topic = ranked.row_topic[rows]
-    gain_so_far = _running_sum(row_gain[rows], topic)
-    time_so_far = ranked.position[rows].astype(np.float64) if step is None else _running_sum(step[rows], topic)
+    gain_so_far = running_sum(row_gain[rows], topic)
+    time_so_far = ranked.position[rows].astype(np.float64) if step is None else running_sum(step[rows], topic)
     if np.any(time_so_far <= 0):
         raise ParameterError(f"{settings.owner}: the time model gives 0 seconds for the first documents "
                              "(summary_time, read_intercept and the lengths are all 0); CT is undefined")
@@ -367,8 +290,7 @@ def _speeds(ranked: RankedTopics, row_gain: np.ndarray, step: np.ndarray | None,
     has = n_examined > 0
     last = np.cumsum(n_examined) - 1
     ct[has] = speed[last[has]]
-    act = np.zeros(n_topics)
-    np.divide(np.bincount(topic, weights=speed, minlength=n_topics), n_examined, out=act, where=has)
+    act = divide_or_zero(np.bincount(topic, weights=speed, minlength=n_topics), n_examined)
     return ct, act
 
 
@@ -393,24 +315,25 @@ def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: Evalu
     if settings.iteration > 0:
         return (ranked.position - 1) // settings.iteration
     iterations = as_dd_iterations(context.require("iterations", measure))
-    cache = _VIEWS.setdefault(ranked, {})
-    known = cache.get("iterations")
-    if known is not None and known[0] is iterations:
-        return known[1]
-    found = iterations.lookup_ranked(ranked)
-    if np.any(found < 0):
-        first = int(np.flatnonzero(found < 0)[0])
-        raise ParameterError(f"{measure}: the iterations ({iterations.source}) do not list document "
-                             f"{str(ranked.docno[first])!r} of topic {str(ranked.topic_ids[ranked.row_topic[first]])!r}")
-    cache["iterations"] = (iterations, found)
-    return found
+
+    def find() -> np.ndarray:
+        found = iterations.lookup_ranked(ranked)
+        if np.any(found < 0):
+            first = int(np.flatnonzero(found < 0)[0])
+            source = iterations.source  # type: ignore[attr-defined]  # (declared in DDIterations.__slots__ only)
+            raise ParameterError(f"{measure}: the iterations ({source}) do not list document "
+                                 f"{str(ranked.docno[first])!r} of topic "
+                                 f"{str(ranked.topic_ids[ranked.row_topic[first]])!r}")
+        return found
+
+    return context.memo.get(("iterations", iterations), find, ranking=ranked)
 
 
 def _add_empty_iterations(accumulated: np.ndarray, documents: np.ndarray, seq_key: np.ndarray, seq_topic: np.ndarray,
                           total: np.ndarray, span: np.ndarray, base: int, n_topics: int) -> None:
     """Count each walked iteration without documents as one non-relevant document (in place)."""
     all_topic = np.repeat(np.arange(n_topics), span)
-    all_iteration = np.arange(int(span.sum()), dtype=np.int64) - np.repeat(np.cumsum(span) - span, span)
+    all_iteration = place_in_segments(span)
     wanted = all_topic * base + all_iteration
     if len(seq_key):
         at = np.minimum(np.searchsorted(seq_key, wanted), len(seq_key) - 1)
@@ -447,7 +370,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if examined is not None and examined.all():
         examined = None
 
-    view = _view(ranked, "trec-dd")
+    view = _view(ranked, "trec-dd", context)
     weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
     rows, subtopics, rating = view.pair_row, view.pair_subtopic, view.pair_grade
     if examined is not None:
@@ -459,14 +382,13 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     else:
         order = np.argsort(subtopics * np.int64(n_rows) + (rows if place is None else place[rows]), kind="stable")
     rows, subtopics, rating = rows[order], subtopics[order], rating[order].astype(np.float64)
-    first = np.r_[True, subtopics[1:] != subtopics[:-1]]
-    starts = np.flatnonzero(first)
-    group = np.cumsum(first) - 1
-    count = np.arange(len(rows), dtype=np.int64) - starts[group]
+    count = place_in_runs(subtopics)
+    starts = np.flatnonzero(count == 0)
+    group = np.cumsum(count == 0) - 1
     # gamma^(count+1) for each count, as np.power gives it element by element
     discount = np.power(settings.gamma, np.arange(1, int(count.max(initial=0)) + 2, dtype=np.int64))
     added = discount[count] * rating
-    height = _grouped_cumsum(added, group, count, len(starts))  # the jig's heights, added in the same order
+    height = grouped_running_sum(added, group, count, len(starts))  # the jig's heights, added in the same order
     before = np.where(count > 0, np.r_[0.0, height[:-1]], 0.0)
     height_gain = np.where(before + added > DD_MAX_HEIGHT, DD_MAX_HEIGHT - before, added)
     if len(rating) == 0 or rating.min() >= 0:
@@ -474,21 +396,21 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
         full_before = before >= DD_MAX_HEIGHT
     else:
         full = (height >= DD_MAX_HEIGHT).astype(np.int64)
-        full_before = np.cumsum(full) - full - (np.cumsum(full)[starts[group]] - full[starts[group]]) > 0
+        full_before = running_count(full, starts) - full > 0
     pair_gain = np.where(full_before, 0.0, weight[subtopics] * height_gain)
     row_gain = np.bincount(rows, weights=pair_gain, minlength=n_rows)
 
     if sequence is None and examined is None:
         seq_topic, seq_iteration, seq_gain = row_topic, iteration, row_gain
         per_topic = np.diff(ranked.ptr)
-        total = _segment_cumsum(seq_gain, ranked.ptr)  # the jig's total_gain after each document
+        total = segment_running_sum(seq_gain, ranked.ptr)  # the jig's total_gain after each document
     else:
         seq_rows = np.arange(n_rows, dtype=np.int64) if sequence is None else sequence
         if examined is not None:
             seq_rows = seq_rows[examined[seq_rows]]
         seq_topic, seq_iteration, seq_gain = row_topic[seq_rows], iteration[seq_rows], row_gain[seq_rows]
         per_topic = np.bincount(seq_topic, minlength=n_topics)
-        total = _running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
+        total = running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
     accumulated = np.bincount(seq_topic, weights=total / DD_MAX_HEIGHT / (seq_iteration + 1),
                               minlength=n_topics).astype(np.float64)
     documents = per_topic.astype(np.float64)
@@ -511,11 +433,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if not (len(seq_key) and int(np.count_nonzero(seq_key[1:] != seq_key[:-1])) + 1 == int(span.sum())):
         _add_empty_iterations(accumulated, documents, seq_key, seq_topic, total, span, base, n_topics)
 
-    ct = np.zeros(n_topics)
-    np.divide(final_total / DD_MAX_HEIGHT, walked, out=ct, where=walked > 0)
-    act = np.zeros(n_topics)
-    np.divide(accumulated, documents, out=act, where=documents > 0)
-    return ct, act
+    return divide_or_zero(final_total / DD_MAX_HEIGHT, walked), divide_or_zero(accumulated, documents)
 
 
 # ---- entry points ------------------------------------------------------------------------------
@@ -531,17 +449,9 @@ def cube_test_values(ranked: RankedTopics, measure: Measure, context: Evaluation
     context = context or EvaluationContext()
     settings = CubeSettings.from_measure(measure)
     # CT and ACT of the same settings come from one computation (both in one evaluation call)
-    cache = _VIEWS.setdefault(ranked, {})
-    key = ("values", dataclasses.replace(settings, owner=""))
-    known = cache.get(key)
-    if known is not None and known[0] is context:
-        return known[1]
-    if settings.compat == "trec-dd":
-        values = _trec_dd(ranked, settings, context, measure)
-    else:
-        values = _paper(ranked, settings, context, measure)
-    cache[key] = (context, values)
-    return values
+    compute = _trec_dd if settings.compat == "trec-dd" else _paper
+    return context.memo.get(("cube values", dataclasses.astuple(dataclasses.replace(settings, owner=""))),
+                            lambda: compute(ranked, settings, context, measure), ranking=ranked)
 
 
 def cube_test(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -554,8 +464,8 @@ def cube_test(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 
     >>> from pateval.api import evaluate
     >>> from pateval.core.qrels import Qrels
-    >>> qrels = Qrels.from_records([("q", "s1", "dA", 2), ("q", "s2", "dA", 1), ("q", "s1", "dB", 3), ("q", "s2", "dD", 4)],
-    ...                             fields=("topic", "subtopic", "docno", "rel"))
+    >>> qrels = Qrels.from_records([("q", "s1", "dA", 2), ("q", "s2", "dA", 1), ("q", "s1", "dB", 3),
+    ...                             ("q", "s2", "dD", 4)], fields=("topic", "subtopic", "docno", "rel"))
     >>> run = {"q": {"dA": 4.0, "dC": 3.0, "dB": 2.0, "dD": 1.0}}
     >>> evaluate(qrels, run, ["CT@4", "ACT@4"])["value"].tolist()
     [0.203125, 0.23828125]

@@ -39,11 +39,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
+from ..core.segments import place_in_runs
 from ..errors import ParameterError
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import _rank_in_topic, _safe_divide
 
 __all__ = ["cwl_measure", "expected_reciprocal_rank", "compatibility", "CWL_DEPTH"]
 
@@ -149,7 +149,7 @@ def compatibility(ranked: RankedTopics, measure: Measure, context: EvaluationCon
                         -score[entries], -judgements.grade[entries], judgements.topic_position[entries]))
     entries = entries[order]
     ideal_topic = judgements.topic_position[entries]
-    ideal_rank = _rank_in_topic(ideal_topic)
+    ideal_rank = place_in_runs(ideal_topic) + 1
     n_ideal = np.bincount(ideal_topic, minlength=ranked.n_topics)
     depth = np.maximum(ranked.num_ret(), n_ideal)
     # |I_i & R_i| counts the relevant retrieved documents d with max(run rank, ideal rank) <= i
@@ -163,11 +163,11 @@ def compatibility(ranked: RankedTopics, measure: Measure, context: EvaluationCon
     total_weight = np.r_[0.0, np.cumsum(weight)]
     topic = ideal_topic[retrieved]
     score_sum = np.bincount(topic, weights=harmonic[depth[topic]] - harmonic[both - 1], minlength=ranked.n_topics)
-    value = _safe_divide(score_sum, total_weight[depth])
+    value = divide_or_zero(score_sum, total_weight[depth])
     if measure["normalize"]:
         # the ideal against itself: min(i, |ideal|) / i at each rank
         best = total_weight[n_ideal] + n_ideal * (harmonic[depth] - harmonic[n_ideal])
-        value = np.where(best > 0, _safe_divide(score_sum, best), value)
+        value = np.where(best > 0, divide_or_zero(score_sum, best), value)
     return value
 
 

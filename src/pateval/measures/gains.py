@@ -47,11 +47,12 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.ranking import RankedTopics
+from ..core.segments import place_in_runs
 from ..errors import ParameterError
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import GAINS, REL, TREC_EVAL, _rank_in_topic, _relevant, _safe_divide
+from .standard import GAINS, REL, TREC_EVAL, _relevant
 
 __all__ = ["gain_map", "ndcg_with_gains", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
            "rank_biased_precision", "rbp_residual"]
@@ -168,7 +169,7 @@ def ndcg_with_gains(ranked: RankedTopics, measure: Measure, context: EvaluationC
         has = g.n_ideal > 0
         topics = np.flatnonzero(has)
         idcg[topics] = g.idcg_at(topics, np.minimum(g.n_ideal[topics], k))
-    return _safe_divide(dcg, idcg)
+    return divide_or_zero(dcg, idcg)
 
 
 def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -183,8 +184,8 @@ def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
     total = _sum(topic, weights=terms, minlength=ranked.n_topics)
     dcg = _sum(g.topic, weights=g.gain / np.log2(g.position + 1.0), minlength=ranked.n_topics)
     missed = g.n_ideal - _sum(topic, minlength=ranked.n_topics)
-    total += missed * _safe_divide(dcg, g.idcg())
-    return np.where(total > 0, _safe_divide(total, g.n_ideal.astype(np.float64)), 0.0)
+    total += missed * divide_or_zero(dcg, g.idcg())
+    return np.where(total > 0, divide_or_zero(total, g.n_ideal.astype(np.float64)), 0.0)
 
 
 def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -202,9 +203,9 @@ def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     num_ret = ranked.num_ret()
     end = (g.n_ideal > 0) & (num_ret > g.n_ideal + 1)
     dcg = _sum(g.topic, weights=g.gain / np.log2(g.position + 1.0), minlength=ranked.n_topics)
-    total += np.where(end, _safe_divide(dcg, g.idcg()), 0.0)
+    total += np.where(end, divide_or_zero(dcg, g.idcg()), 0.0)
     count += end
-    values = _safe_divide(total, count)
+    values = divide_or_zero(total, count)
     return np.where(ranked.num_rel(measure["rel"]) > 0, values, 0.0)
 
 
@@ -218,15 +219,15 @@ def normalised_gain(ranked: RankedTopics, measure: Measure, context: EvaluationC
     cost = g.position + extra
     total = _sum(g.topic, weights=g.gain / np.log2(2.0 + cost - earned), minlength=ranked.n_topics)
     ideal_total = _sum(g.ideal_topic, weights=g.ideal, minlength=ranked.n_topics)
-    return _safe_divide(total, ideal_total)
+    return divide_or_zero(total, ideal_total)
 
 
 def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + non-relevant ranked above d)."""
     _, topic, position = _relevant(ranked, measure["rel"], None)
-    nonrel_above = position - _rank_in_topic(topic)
+    nonrel_above = position - place_in_runs(topic) - 1
     total = _sum(topic, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ranked.n_topics)
-    return _safe_divide(total, ranked.num_rel(measure["rel"]).astype(np.float64))
+    return divide_or_zero(total, ranked.num_rel(measure["rel"]).astype(np.float64))
 
 
 def _rbp_gains(ranked: RankedTopics, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NoReturn, cast
 
 from ..errors import MeasureNameError
 
@@ -54,7 +55,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
         match = _TOKEN.match(text, at)
         if match is None or match.end() == at:
             raise MeasureNameError(f"cannot read measure name {text!r}: unexpected character at position {at + 1}")
-        kind = match.lastgroup
+        kind = cast(str, match.lastgroup)  # every alternative of _TOKEN is a named group
         value = match.group(kind)
         if kind == "quoted":
             value = re.sub(r"\\(.)", r"\1", value[1:-1])
@@ -76,7 +77,7 @@ def parse_name(text: str) -> ParsedName:
     tokens = _tokens(text)
     position = 0
 
-    def fail(expected: str) -> None:
+    def fail(expected: str) -> NoReturn:
         if position < len(tokens):
             _, value, at = tokens[position]
             raise MeasureNameError(f"cannot read measure name {text!r}: expected {expected} at position {at + 1}, "
@@ -94,26 +95,25 @@ def parse_name(text: str) -> ParsedName:
     if name is None or not _NAME.fullmatch(name):
         fail("a measure name")
     params: list[tuple[str, str]] = []
-    if take("punct", "("):
-        if not take("punct", ")"):
-            while True:
-                key = take("word")
-                if key is None or not _KEY.fullmatch(key):
-                    fail("a parameter name")
-                if not take("punct", "="):
-                    fail("'='")
-                value = take("word")
-                if value is None:
-                    value = take("quoted")
-                if value is None:
-                    fail("a parameter value")
-                if any(k == key for k, _ in params):
-                    raise MeasureNameError(f"cannot read measure name {text!r}: parameter {key!r} given twice")
-                params.append((key, value))
-                if take("punct", ")"):
-                    break
-                if not take("punct", ","):
-                    fail("',' or ')'")
+    if take("punct", "(") and not take("punct", ")"):
+        while True:
+            key = take("word")
+            if key is None or not _KEY.fullmatch(key):
+                fail("a parameter name")
+            if not take("punct", "="):
+                fail("'='")
+            value = take("word")
+            if value is None:
+                value = take("quoted")
+            if value is None:
+                fail("a parameter value")
+            if any(k == key for k, _ in params):
+                raise MeasureNameError(f"cannot read measure name {text!r}: parameter {key!r} given twice")
+            params.append((key, value))
+            if take("punct", ")"):
+                break
+            if not take("punct", ","):
+                fail("',' or ')'")
     cutoff = None
     if take("punct", "@"):
         value = take("word")

@@ -21,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from .base import EvaluationContext, Measure, MeasureSpec
+from ..core.segments import place_in_runs
+from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .registry import register
-from .standard import REL, TREC_EVAL, _rank_in_topic, _safe_divide
+from .standard import REL, TREC_EVAL
 
 __all__ = ["inferred_average_precision"]
 
@@ -47,7 +48,7 @@ def inferred_average_precision(ranked: RankedTopics, measure: Measure, context: 
     judged_nonrel = (grade >= 0) & ~relevant
     rel_above = _before(relevant.astype(np.int64), topic)[relevant]
     nonrel_above = _before(judged_nonrel.astype(np.int64), topic)[relevant]
-    pooled_above = _rank_in_topic(topic)[relevant] - 1  # judged or not
+    pooled_above = place_in_runs(topic)[relevant]  # judged or not
     position = ranked.judged_row[relevant] - ranked.ptr[topic[relevant]] + 1
     j = (position - 1).astype(np.float64)
     safe_j = np.maximum(j, 1.0)
@@ -55,7 +56,7 @@ def inferred_average_precision(ranked: RankedTopics, measure: Measure, context: 
                     1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled_above / safe_j)
                     * ((rel_above + EPSILON) / (rel_above + nonrel_above + 2 * EPSILON)))
     total = np.bincount(topic[relevant], weights=term, minlength=ranked.n_topics).astype(np.float64)
-    return _safe_divide(total, ranked.num_rel(level).astype(np.float64))
+    return divide_or_zero(total, ranked.num_rel(level).astype(np.float64))
 
 
 register(MeasureSpec("infAP", "standard", "inferred average precision (AP from a sampled pool)",

@@ -25,11 +25,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
+from ..core.segments import place_in_runs
 from ..errors import ParameterError
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import REL, TREC_EVAL, _rank_in_topic, _relevant, _safe_divide
+from .standard import REL, TREC_EVAL, _relevant
 
 __all__ = ["interpolated_precision", "eleven_point_average", "precision_at_r_multiple", "relative_precision",
            "ELEVEN_POINTS"]
@@ -59,7 +60,7 @@ def _round_half_away(values: np.ndarray) -> np.ndarray:
 def _interpolated(ranked: RankedTopics, level: int, recalls, rounding: str) -> np.ndarray:
     """Interpolated precision per topic (rows) at each recall level (columns)."""
     _, topic, position = _relevant(ranked, level, None)
-    j = _rank_in_topic(topic)
+    j = place_in_runs(topic) + 1
     best_after = _suffix_max(j / position, topic)  # max_{j' >= j} j'/p_j' within the topic
     rel_ret = np.bincount(topic, minlength=ranked.n_topics)
     first = np.cumsum(rel_ret) - rel_ret  # the index of each topic's first relevant retrieved
@@ -103,14 +104,14 @@ def precision_at_r_multiple(ranked: RankedTopics, measure: Measure, context: Eva
     c = np.floor(measure["mult"] * num_rel + 0.9)
     _, topic, position = _relevant(ranked, measure["rel"], None)
     within = position <= c[topic]
-    return _safe_divide(np.bincount(topic[within], minlength=ranked.n_topics).astype(np.float64), c)
+    return divide_or_zero(np.bincount(topic[within], minlength=ranked.n_topics).astype(np.float64), c)
 
 
 def relative_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RelP@k = |relevant in the top k| / min(k, R); 0 when R = 0."""
     _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
     num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
-    return _safe_divide(np.bincount(topic, minlength=ranked.n_topics).astype(np.float64),
+    return divide_or_zero(np.bincount(topic, minlength=ranked.n_topics).astype(np.float64),
                         np.minimum(num_rel, measure.cutoff or 0))
 
 

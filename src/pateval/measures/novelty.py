@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.ranking import RankedTopics
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 from .subtopic import (
     ALPHA,
@@ -36,7 +36,6 @@ from .subtopic import (
     _log_discount,
     _novelty_sums,
     _relevance,
-    _safe_divide,
     _weights,
 )
 
@@ -51,11 +50,11 @@ def alpha_dcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext
         return run
     rank = np.arange(1, k + 1, dtype=np.float64)
     bound = float(np.sum(np.power(1.0 - measure["alpha"], rank - 1.0) * _log_discount(rank)))
-    return _safe_divide(run, total * bound)
+    return divide_or_zero(run, total * bound)
 
 
 def _nrbp_sum(ranked: RankedTopics, measure: Measure, context: EvaluationContext):
-    relevance = _relevance(ranked, measure["rel"])
+    relevance = _relevance(ranked, context, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
     alpha, beta = measure["alpha"], measure["beta"]
     terms = (weight[relevance.rank_subtopic] * np.power(1.0 - alpha, relevance.rank_seen_before)
@@ -66,7 +65,7 @@ def _nrbp_sum(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 def nrbp(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """NRBP = (1 - (1-alpha) beta) / W sum_r beta^(r-1) sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)}."""
     run, _, _, total = _nrbp_sum(ranked, measure, context)
-    return _safe_divide(run * (1.0 - (1.0 - measure["alpha"]) * measure["beta"]), total)
+    return divide_or_zero(run * (1.0 - (1.0 - measure["alpha"]) * measure["beta"]), total)
 
 
 def normalised_nrbp(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -78,7 +77,7 @@ def normalised_nrbp(ranked: RankedTopics, measure: Measure, context: EvaluationC
     depth = int(per_topic.max(initial=0))
     ideal = _ideal_gains(ranked, measure, context, relevance, weight, depth)
     ideal_sum = ideal @ np.power(measure["beta"], np.arange(depth, dtype=np.float64))
-    return _safe_divide(run, ideal_sum)
+    return divide_or_zero(run, ideal_sum)
 
 
 BETA = Param("beta", float, 0.5, "patience: the chance of reading on to the next document",

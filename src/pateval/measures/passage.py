@@ -42,9 +42,10 @@ import pyarrow.compute as pc
 
 from .._lazy import lazy_module
 from ..core.ranking import RankedTopics
+from ..core.segments import place_in_segments, run_lengths, run_starts, running_count
 from ..errors import ParameterError
 from ..formats.passages import vectorised_heading
-from .base import EvaluationContext, Measure, MeasureSpec
+from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .registry import register
 from .standard import REL
 
@@ -96,11 +97,14 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     AP(d), group sums give Precision(d), and per-topic sums divided by |RelRet(q)| give
     the topic values.
     """
+    key = ("passage scores", measure["rel"], context.resources.get("passage_runs"),
+           context.resources.get("passage_qrels"))
+    return context.memo.get(key, lambda: _passage_scores(ranked, measure, context), ranking=ranked)
+
+
+def _passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray,
+                                                                                                  np.ndarray]:
     level = measure["rel"]
-    key = ("passage_scores", level, id(context.resources.get("passage_runs")),
-           id(context.resources.get("passage_qrels")))
-    if key in ranked._cache:
-        return ranked._cache[key]
     run = _passage_run_for(ranked, measure, context).without_headings()
     qrels = context.require("passage_qrels", measure)
     if getattr(qrels, "passage", None) is None:
@@ -156,16 +160,12 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     # groups: consecutive rows of one (topic, document), already in passage-rank order
     n = len(rows)
     if n == 0:
-        result = (np.zeros(n_topics), np.zeros(n_topics))
-        ranked._cache[key] = result
-        return result
-    starts = np.flatnonzero(np.r_[True, group_key[1:] != group_key[:-1]])
-    sizes = np.diff(np.r_[starts, n])
+        return np.zeros(n_topics), np.zeros(n_topics)
+    starts = run_starts(group_key)
+    sizes = run_lengths(starts, n)
     group_of_row = np.repeat(np.arange(len(starts)), sizes)
-    j = np.arange(n) - starts[group_of_row] + 1
-    hits_total = np.cumsum(hit)
-    hits_before = np.r_[0, hits_total][starts]
-    hits_so_far = hits_total - hits_before[group_of_row]
+    j = place_in_segments(sizes) + 1
+    hits_so_far = running_count(hit, starts)
     group_hits = np.bincount(group_of_row, weights=hit.astype(np.float64), minlength=len(starts))
     ap_sum = np.bincount(group_of_row, weights=np.where(hit, hits_so_far / j, 0.0), minlength=len(starts))
     group_doc_key = group_key[starts]
@@ -174,17 +174,11 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
         where = np.minimum(np.searchsorted(judged_docs, group_doc_key), len(judged_docs) - 1)
         q_d = np.where(judged_docs[where] == group_doc_key, judged_counts[where], 0).astype(np.float64)
     precision_doc = group_hits / sizes
-    ap_doc = np.zeros(len(starts))
-    np.divide(ap_sum, q_d, out=ap_doc, where=q_d > 0)
+    ap_doc = divide_or_zero(ap_sum, q_d)
     group_topic = group_doc_key // n_docs
     precision_sum = np.bincount(group_topic, weights=precision_doc, minlength=n_topics)
     ap_total = np.bincount(group_topic, weights=ap_doc, minlength=n_topics)
-    precision_d = np.zeros(n_topics)
-    map_d = np.zeros(n_topics)
-    np.divide(precision_sum, rel_count, out=precision_d, where=rel_count > 0)
-    np.divide(ap_total, rel_count, out=map_d, where=rel_count > 0)
-    ranked._cache[key] = (precision_d, map_d)
-    return precision_d, map_d
+    return divide_or_zero(precision_sum, rel_count), divide_or_zero(ap_total, rel_count)
 
 
 def precision_d(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -193,7 +187,8 @@ def precision_d(ranked: RankedTopics, measure: Measure, context: EvaluationConte
 
 
 def map_d(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
-    """MAP(D)(q) = (1/|RelRet(q)|) sum_{d in RelRet(q)} AP(d), AP(d) = (1/|Q_d|) sum_{p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j."""
+    """MAP(D)(q) = (1/|RelRet(q)|) sum_{d in RelRet(q)} AP(d),
+    AP(d) = (1/|Q_d|) sum_{p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j."""
     return passage_scores(ranked, measure, context)[1]
 
 

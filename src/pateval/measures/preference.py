@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
+from ..core.segments import place_in_runs
 from .base import EvaluationContext, Measure, MeasureSpec
 from .registry import register
-from .standard import REL, _rank_in_topic, _relevant
+from .standard import REL, _relevant
 
 __all__ = ["pairwise_accuracy"]
 
@@ -30,7 +31,7 @@ __all__ = ["pairwise_accuracy"]
 def pairwise_accuracy(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Accuracy@k = 1 - sum_{relevant d} nonrel_above(d) / (N m) over the top k."""
     _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff)
-    nonrel_above = (position - _rank_in_topic(topic)).astype(np.float64)
+    nonrel_above = (position - place_in_runs(topic) - 1).astype(np.float64)
     m = np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
     shown = ranked.num_ret() if measure.cutoff is None else np.minimum(ranked.num_ret(), measure.cutoff)
     nonrel = shown - m

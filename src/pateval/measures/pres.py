@@ -18,7 +18,7 @@ import numpy as np
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 
 __all__ = ["PRES_DEFAULT_NMAX", "pres", "rnorm", "pres_from_ranks"]
@@ -163,8 +163,7 @@ def rnorm(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     missing_sum = missing * size - missing * (missing - 1) / 2
     excess = rank_sum + missing_sum - n * (n + 1) / 2
     denominator = n * (size - n)
-    ratio = np.zeros(len(n), dtype=np.float64)
-    np.divide(excess, denominator, out=ratio, where=denominator > 0)
+    ratio = divide_or_zero(excess, denominator)
     return np.where(n > 0, 1.0 - ratio, 0.0)
 
 

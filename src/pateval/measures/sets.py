@@ -26,9 +26,9 @@ import numpy as np
 
 from ..core.ranking import RankedTopics
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import REL, TREC_EVAL, _safe_divide
+from .standard import REL, TREC_EVAL
 
 __all__ = ["set_precision", "set_recall", "set_relative_precision", "set_average_precision", "set_f",
            "utility", "num_nonrel_judged_ret", "num_q", "unjudged"]
@@ -46,26 +46,26 @@ def _set_counts(ranked: RankedTopics, level: int) -> tuple[np.ndarray, np.ndarra
 def set_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """SetP = rel_ret / ret (0 when nothing is retrieved)."""
     ret, _, rel_ret = _set_counts(ranked, measure["rel"])
-    return _safe_divide(rel_ret, ret)
+    return divide_or_zero(rel_ret, ret)
 
 
 def set_recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """SetR = rel_ret / R (0 when nothing is relevant)."""
     _, rel, rel_ret = _set_counts(ranked, measure["rel"])
-    return _safe_divide(rel_ret, rel)
+    return divide_or_zero(rel_ret, rel)
 
 
 def set_relative_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """SetRelP = rel_ret / min(ret, R): the set precision over the best one possible."""
     ret, rel, rel_ret = _set_counts(ranked, measure["rel"])
-    return _safe_divide(rel_ret, np.minimum(ret, rel))
+    return divide_or_zero(rel_ret, np.minimum(ret, rel))
 
 
 def set_average_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """SetAP = rel_ret^2 / (ret * R): AP of an unranked set (each relevant retrieved document
     scores the set precision, each one missed 0)."""
     ret, rel, rel_ret = _set_counts(ranked, measure["rel"])
-    return _safe_divide(rel_ret * rel_ret, ret * rel)
+    return divide_or_zero(rel_ret * rel_ret, ret * rel)
 
 
 def set_f(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -74,8 +74,8 @@ def set_f(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     directly: beta = 1 is the harmonic mean, larger beta favours recall."""
     ret, rel, rel_ret = _set_counts(ranked, measure["rel"])
     beta = measure["beta"]
-    p, r = _safe_divide(rel_ret, ret), _safe_divide(rel_ret, rel)
-    return _safe_divide((beta + 1.0) * p * r, np.where(rel_ret > 0, beta * p + r, 0.0))
+    p, r = divide_or_zero(rel_ret, ret), divide_or_zero(rel_ret, rel)
+    return divide_or_zero((beta + 1.0) * p * r, np.where(rel_ret > 0, beta * p + r, 0.0))
 
 
 def utility(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:

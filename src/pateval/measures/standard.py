@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
+from ..core.segments import place_in_runs, place_in_segments, run_starts, running_count, segment_of
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 
 __all__ = ["average_precision", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
@@ -26,20 +27,6 @@ TREC_EVAL = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
 GAINS = Param("gains", str, "", "the gain of relevance levels, trec_eval's 'level=gain,...' (e.g. '1=3,2=9'); "
               "a level not listed gains its grade")
-
-
-def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(numerator), dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out
-
-
-def _rank_in_topic(topic: np.ndarray) -> np.ndarray:
-    """1-based place of each entry among its topic's entries (``topic`` grouped)."""
-    n = len(topic)
-    starts = np.r_[True, topic[1:] != topic[:-1]] if n else np.zeros(0, dtype=bool)
-    first = np.maximum.accumulate(np.where(starts, np.arange(n), 0)) if n else np.zeros(0, dtype=np.int64)
-    return np.arange(1, n + 1) - first
 
 
 def _relevant(ranked: RankedTopics, level: int, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -65,8 +52,8 @@ def average_precision(ranked: RankedTopics, measure: Measure, context: Evaluatio
     relevant documents of the topic.
     """
     _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff)
-    precision_at = _rank_in_topic(topic) / position
-    return _safe_divide(_count(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
+    precision_at = (place_in_runs(topic) + 1) / position
+    return divide_or_zero(_count(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
 
 
 def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -78,20 +65,20 @@ def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 def recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Recall: R@k = |relevant in the top k| / R (all retrieved without a cutoff)."""
     _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
-    return _safe_divide(_count(topic, ranked), ranked.num_rel(measure["rel"]))
+    return divide_or_zero(_count(topic, ranked), ranked.num_rel(measure["rel"]))
 
 
 def r_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """R-precision: |relevant in the top R| / R, R the number of relevant documents."""
     num_rel = ranked.num_rel(measure["rel"])
     _, topic, position = _relevant(ranked, measure["rel"], None)
-    return _safe_divide(_count(topic[position <= num_rel[topic]], ranked), num_rel)
+    return divide_or_zero(_count(topic[position <= num_rel[topic]], ranked), num_rel)
 
 
 def reciprocal_rank(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Reciprocal rank: 1 / rank of the first relevant document (0 if none; within k with @k)."""
     _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff)
-    first = np.r_[True, topic[1:] != topic[:-1]] if len(topic) else np.zeros(0, dtype=bool)
+    first = run_starts(topic)
     values = np.zeros(ranked.n_topics, dtype=np.float64)
     values[topic[first]] = 1.0 / position[first]
     return values
@@ -113,15 +100,14 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     dcg = _count(topic, ranked, grades / np.log2(position + 1.0))
     judgements = ranked.judgements
     ideal = np.maximum(judgements.grades_descending, 0).astype(np.float64)
-    counts = np.diff(judgements.ptr)
-    ideal_position = np.arange(len(ideal), dtype=np.int64) - np.repeat(judgements.ptr[:-1], counts) + 1
-    ideal_topic = np.repeat(np.arange(ranked.n_topics), counts)
+    ideal_position = place_in_segments(np.diff(judgements.ptr)) + 1
+    ideal_topic = segment_of(judgements.ptr)
     keep = ideal > 0
     if measure.cutoff is not None:
         keep &= ideal_position <= measure.cutoff
     idcg = np.bincount(ideal_topic[keep], weights=ideal[keep] / np.log2(ideal_position[keep] + 1.0),
                        minlength=ranked.n_topics)
-    return _safe_divide(dcg, idcg)
+    return divide_or_zero(dcg, idcg)
 
 
 def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -137,21 +123,16 @@ def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     topic = ranked.topic_of(ranked.judged_row[judged])
     relevant = ranked.judged_grade[judged] >= level
     # judged non-relevant rows above each judged row of its topic
-    relevant_so_far = np.cumsum(relevant)
-    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(topic) else np.zeros(0, np.int64)
-    before = np.r_[0, relevant_so_far][starts]
-    relevant_so_far -= np.repeat(before, np.diff(np.r_[starts, len(topic)]))
-    nonrel_above = _rank_in_topic(topic) - relevant_so_far
+    nonrel_above = place_in_runs(topic) + 1 - running_count(relevant, run_starts(topic))
     num_rel = ranked.num_rel(level)
     judgements = ranked.judgements
     num_nonrel = judgements.count((judgements.grade >= 0) & (judgements.grade < level))
     topic, nonrel_above = topic[relevant], nonrel_above[relevant]
     r = num_rel[topic].astype(np.float64)
     denominator = np.minimum(num_nonrel[topic], r)
-    penalty = np.zeros(len(r))
-    np.divide(np.minimum(nonrel_above, r), denominator, out=penalty, where=denominator > 0)
+    penalty = divide_or_zero(np.minimum(nonrel_above, r), denominator)
     term = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
-    return _safe_divide(_count(topic, ranked, term), num_rel)
+    return divide_or_zero(_count(topic, ranked, term), num_rel)
 
 
 def num_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:

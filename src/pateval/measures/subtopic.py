@@ -61,18 +61,17 @@ Examples
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import pyarrow as pa
 
 from .._lazy import lazy_module
 from ..core.order import stable_order, string_ranks
 from ..core.ranking import RankedTopics, SubtopicView
+from ..core.segments import expand, place_in_runs, place_in_segments, run_lengths, run_starts, starts_of
 from ..errors import ParameterError
 from ..formats.intents import as_intent_probabilities
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
@@ -97,37 +96,9 @@ ERR_COMPAT = Param("compat", str, "none", "ndeval: ERR-IA@1 left undivided, as n
 GAMMA = Param("gamma", float, 0.5, "weight of I-rec in D#-nDCG = gamma I-rec + (1-gamma) D-nDCG",
               interval=Interval(0.0, 1.0))
 
-# Per ranked run: the subtopic view and what the kernels derive from it, shared by every
-# measure computed on the same RankedTopics (an evaluation asks for several at once); per
-# JudgementIndex: the greedy ideal rankings, shared by all runs evaluated against it.
-_CACHE: weakref.WeakKeyDictionary[object, dict] = weakref.WeakKeyDictionary()
-
-
-def _cached(ranked: RankedTopics, key, build):
-    store = _CACHE.setdefault(ranked, {})
-    if key not in store:
-        store[key] = build()
-    return store[key]
-
-
-def _view(ranked: RankedTopics) -> SubtopicView:
-    return _cached(ranked, "view", lambda: ranked.subtopic_view(aggregate="max"))
-
-
-def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(numerator), dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out
-
-
-def _segment_rank(group: np.ndarray) -> np.ndarray:
-    """0-based index of each element within its run of equal ``group`` values (``group`` sorted)."""
-    n = len(group)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.r_[True, group[1:] != group[:-1]]
-    index = np.arange(n, dtype=np.int64)
-    return index - np.maximum.accumulate(np.where(starts, index, 0))
+def _view(ranked: RankedTopics, context: EvaluationContext) -> SubtopicView:
+    """The ranking's subtopic view, made once per evaluation for every subtopic measure."""
+    return context.memo.get("subtopic view", lambda: ranked.subtopic_view(aggregate="max"), ranking=ranked)
 
 
 # ----------------------------------------------------------------------------- intents
@@ -143,7 +114,7 @@ def _intent_order(view: SubtopicView, n_topics: int) -> np.ndarray:
     codes = np.arange(len(ids), dtype=np.int64)  # subtopic codes run in string order within a topic
     order = np.lexsort((codes, value, topic))
     place = np.empty(len(ids), dtype=np.int64)
-    place[order] = np.arange(len(ids), dtype=np.int64) - view.subtopic_ptr[topic[order]] + 1
+    place[order] = place_in_segments(np.diff(view.subtopic_ptr)) + 1  # ``order`` runs topic by topic
     return place
 
 
@@ -156,13 +127,14 @@ def intent_probabilities(ranked: RankedTopics, measure: Measure, context: Evalua
     with a relevant judgement that the file does not list is an error.
     """
     mode = measure["intents"]
-    view = _view(ranked)
+    view = _view(ranked, context)
     topic = view.subtopic_topic
     n = np.diff(view.subtopic_ptr)[topic].astype(np.float64)
     if mode == "uniform":
         return 1.0 / n
     if mode == "sakai":
-        place = _cached(ranked, "intent_order", lambda: _intent_order(view, ranked.n_topics)).astype(np.float64)
+        place = context.memo.get("intent order", lambda: _intent_order(view, ranked.n_topics),
+                                 ranking=ranked).astype(np.float64)
         return np.exp2(1.0 - place) / (2.0 - np.exp2(1.0 - n))
     given = as_intent_probabilities(context.require("intent_probabilities", measure))
     found = given.lookup(ranked.topic_ids[topic], view.subtopic_ids)
@@ -188,15 +160,15 @@ class _Relevance:
     per-topic sums over it add the same numbers in the same order as over the rows.
     """
 
-    def __init__(self, ranked: RankedTopics, rel: int):
-        view = _view(ranked)
+    def __init__(self, ranked: RankedTopics, view: SubtopicView, rel: int):
+        self.view = view
         keep = np.flatnonzero(view.pair_grade >= rel)  # (positions and takes: quicker than a mask on each array)
         self.row = np.take(view.pair_row, keep)
         self.subtopic = np.take(view.pair_subtopic, keep)
         # C_i(r-1): earlier relevant rows for the same subtopic (a stable order keeps rank order)
         self.seen_before = np.empty(len(self.row), dtype=np.int64)
         by_subtopic = stable_order(self.subtopic)
-        self.seen_before[by_subtopic] = _segment_rank(self.subtopic[by_subtopic])
+        self.seen_before[by_subtopic] = place_in_runs(self.subtopic[by_subtopic])
         self.topic = np.searchsorted(ranked.ptr, self.row, side="right") - 1  # rows ascending: no row array needed
         self.position = self.row - ranked.ptr[self.topic] + 1
         by_rank = stable_order(self.position)
@@ -218,13 +190,14 @@ class _Relevance:
                                                                                   side="right"))
 
 
-def _relevance(ranked: RankedTopics, rel: int) -> _Relevance:
-    return _cached(ranked, ("relevance", rel), lambda: _Relevance(ranked, rel))
+def _relevance(ranked: RankedTopics, context: EvaluationContext, rel: int) -> _Relevance:
+    return context.memo.get(("relevance", rel), lambda: _Relevance(ranked, _view(ranked, context), rel),
+                            ranking=ranked)
 
 
 def _weights(ranked: RankedTopics, measure: Measure, context: EvaluationContext, relevance: _Relevance):
     """Intent weights w_i (zero for intents without relevant documents) and their sum W per topic."""
-    view = _view(ranked)
+    view = _view(ranked, context)
     if measure["intents"] == "uniform":
         weight = relevance.actual.astype(np.float64)  # 1 per intent: ndeval's own arithmetic
     else:
@@ -247,7 +220,7 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     ideal = np.zeros((n_topics, depth), dtype=np.float64)
     if len(relevance.judged_doc) == 0 or depth == 0:
         return ideal
-    view = _view(ranked)
+    view = relevance.view
     n_keys = max(len(view.judged_docnos), 1)
     # docno order among the documents that can be ideal (ndeval's tie rule), not all judged ones
     present = np.zeros(n_keys, dtype=bool)
@@ -264,17 +237,17 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     else:
         order = np.lexsort((relevance.judged_subtopic, candidate_key))  # by topic, docno, subtopic
         sorted_key, pair_subtopic = candidate_key[order], relevance.judged_subtopic[order]
-    first = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])  # each candidate's first pair
+    first = run_starts(sorted_key)  # each candidate's first pair
     candidates = sorted_key[first]
-    pair_candidate = np.repeat(np.arange(len(first), dtype=np.int64), np.diff(np.r_[first, len(sorted_key)]))
+    pairs_per_candidate = run_lengths(first, len(sorted_key))
+    pair_candidate = np.repeat(np.arange(len(first), dtype=np.int64), pairs_per_candidate)
     n_candidates = len(candidates)
-    pairs_per_candidate = np.diff(np.r_[first, len(sorted_key)])
     pair_start = first
     candidate_topic = candidates // n_keys
     per_topic = np.bincount(candidate_topic, minlength=n_topics)
     topics = np.flatnonzero(per_topic > 0)
     counts = per_topic[topics]
-    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    starts = starts_of(counts)
     # A picked candidate's pairs are pointed at a last, "blocked" subtopic whose gain is
     # -inf, so that it drops out of the next sums without a pass of its own.
     blocked = n_subtopics
@@ -292,18 +265,12 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
             break
         pick = pick[live]
         ideal[topics[live], step] = best[live]
-        rows = _expand(pair_start[pick], pairs_per_candidate[pick])
+        rows = expand(pair_start[pick], pairs_per_candidate[pick])
         subtopic_gain[pair_subtopic[rows]] *= decay  # one pick per topic: no subtopic twice
         live_subtopic[rows] = blocked
         if not (best[live] > 0.0).any():
             break  # gains only shrink: every later rank gains 0
     return ideal
-
-
-def _expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])``."""
-    offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.repeat(starts, lengths) + offsets
 
 
 def _judged_ids(view: SubtopicView, documents: np.ndarray) -> pa.Array:
@@ -312,29 +279,28 @@ def _judged_ids(view: SubtopicView, documents: np.ndarray) -> pa.Array:
 
 
 def _ideal_gains(ranked, measure, context, relevance, weight, depth) -> np.ndarray:
-    source = id(context.resources.get("intent_probabilities")) if measure["intents"] == "file" else None
-    key = ("greedy", measure["rel"], measure["alpha"], measure["intents"], source)
+    source = context.resources.get("intent_probabilities") if measure["intents"] == "file" else None
     # the ideal depends on the qrels only: computed once for all runs judged by the same index
-    store = _CACHE.setdefault(ranked.judgements, {})
-    cached = store.get(key)
-    if cached is None or cached.shape[1] < depth:
+    made = context.memo.get(("greedy", measure["rel"], measure["alpha"], measure["intents"], source), dict,
+                            ranking=ranked.judgements)
+    if "gains" not in made or made["gains"].shape[1] < depth:
         # at least ndeval's depth (20) at once: the usual @5, @10, @20 then share one pass
-        cached = _greedy_ideal(ranked, relevance, weight, measure["alpha"], max(depth, 20))
-        store[key] = cached
-    return cached[:, :depth]
+        made["gains"] = _greedy_ideal(ranked, relevance, weight, measure["alpha"], max(depth, 20))
+    return made["gains"][:, :depth]
 
 
 def _novelty_sums(ranked, measure, context, discount) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: the run's discounted novelty gain to the cutoff, the greedy ideal's, and W."""
-    relevance = _relevance(ranked, measure["rel"])
+    relevance = _relevance(ranked, context, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
     k = measure.cutoff
     # pair by pair (rows without a relevant intent gain nothing): w_i (1-alpha)^{C_i(r-1)} discount(r);
     # w_i (1-alpha)^{C_i(r-1)} made once for all the cutoffs and discounts of one (rel, alpha, intents)
-    source = id(context.resources.get("intent_probabilities")) if measure["intents"] == "file" else None
-    novelty = _cached(ranked, ("novelty", measure["rel"], measure["alpha"], measure["intents"], source),
-                      lambda: weight[relevance.rank_subtopic] * np.power(1.0 - measure["alpha"],
-                                                                         relevance.rank_seen_before))
+    source = context.resources.get("intent_probabilities") if measure["intents"] == "file" else None
+    novelty = context.memo.get(("novelty", measure["rel"], measure["alpha"], measure["intents"], source),
+                               lambda: weight[relevance.rank_subtopic] * np.power(1.0 - measure["alpha"],
+                                                                                  relevance.rank_seen_before),
+                               ranking=ranked)
     n = relevance.within(k)
     contribution = novelty[:n] * discount(np.arange(1, k + 1))[relevance.rank_position[:n] - 1]  # discount(r), r <= k
     run = np.bincount(relevance.rank_topic[:n], weights=contribution, minlength=ranked.n_topics)
@@ -357,7 +323,7 @@ def alpha_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContex
     alpha-nDCG@k = alpha-DCG@k / alpha-DCG@k of the greedy ideal ranking (0 when that is 0).
     """
     run, ideal, _ = _novelty_sums(ranked, measure, context, _log_discount)
-    return _safe_divide(run, ideal)
+    return divide_or_zero(run, ideal)
 
 
 def err_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -380,26 +346,26 @@ def err_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     [0.333333, 1.0]
     """
     run, _, total = _novelty_sums(ranked, measure, context, _reciprocal)
-    k = measure.cutoff
+    k = int(measure.cutoff or 0)  # (ERR-IA takes a cutoff: never 0)
     if k == 1 and measure["compat"] == "ndeval":
         return run
     bound = np.sum(np.power(1.0 - measure["alpha"], np.arange(k, dtype=np.float64)) / np.arange(1, k + 1))
-    return _safe_divide(run, total * bound)
+    return divide_or_zero(run, total * bound)
 
 
 def nerr_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """nERR-IA@k: ERR-IA@k's sum over its value on the greedy ideal ranking (ndeval)."""
     run, ideal, _ = _novelty_sums(ranked, measure, context, _reciprocal)
-    return _safe_divide(run, ideal)
+    return divide_or_zero(run, ideal)
 
 
 def precision_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """P-IA@k = sum_i w_i |{r <= k: J_i(r)}| / (k W) (ndeval; k even when fewer are retrieved)."""
-    relevance = _relevance(ranked, measure["rel"])
+    relevance = _relevance(ranked, context, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
     n = relevance.within(measure.cutoff)
     hits = np.bincount(relevance.rank_topic[:n], weights=weight[relevance.rank_subtopic[:n]], minlength=ranked.n_topics)
-    return _safe_divide(hits, total * measure.cutoff)
+    return divide_or_zero(hits, total * measure.cutoff)
 
 
 def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -407,26 +373,26 @@ def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
 
     With a cutoff k only ranks <= k contribute (R_i stays all documents relevant to i).
     """
-    relevance = _relevance(ranked, measure["rel"])
+    relevance = _relevance(ranked, context, measure["rel"])
     weight, total = _weights(ranked, measure, context, relevance)
     n = relevance.within(measure.cutoff)
     subtopic = relevance.rank_subtopic[:n]
     precision_at_hit = (relevance.rank_seen_before[:n] + 1.0) / relevance.rank_position[:n]
     terms = weight[subtopic] * precision_at_hit / relevance.n_relevant[subtopic]
-    return _safe_divide(np.bincount(relevance.rank_topic[:n], weights=terms, minlength=ranked.n_topics), total)
+    return divide_or_zero(np.bincount(relevance.rank_topic[:n], weights=terms, minlength=ranked.n_topics), total)
 
 
-def _intent_recall(ranked: RankedTopics, rel: int, cutoff: int | None) -> np.ndarray:
-    relevance = _relevance(ranked, rel)
+def _intent_recall(ranked: RankedTopics, context: EvaluationContext, rel: int, cutoff: int | None) -> np.ndarray:
+    relevance = _relevance(ranked, context, rel)
     n = relevance.within(cutoff)
     covered = np.bincount(relevance.rank_topic[:n][relevance.rank_seen_before[:n] == 0],
                           minlength=ranked.n_topics).astype(np.float64)
-    return _safe_divide(covered, relevance.n_actual.astype(np.float64))
+    return divide_or_zero(covered, relevance.n_actual.astype(np.float64))
 
 
 def intent_recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """I-rec@k (subtopic recall, ndeval's strec): intents covered in the top k / intents with a relevant document."""
-    return _intent_recall(ranked, measure["rel"], measure.cutoff)
+    return _intent_recall(ranked, context, measure["rel"], measure.cutoff)
 
 
 # ----------------------------------------------------------------------------- D-measures
@@ -438,18 +404,17 @@ def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     D-nDCG@k = sum_{r<=k} GG(d_r)/log2(r+1) / sum_{r<=k} GG*(r)/log2(r+1), GG* the judged
     documents' global gains sorted descending (an exact ideal). 0 when the ideal is 0.
     """
-    view = _view(ranked)
+    view = _view(ranked, context)
     probability = intent_probabilities(ranked, measure, context)
     k = measure.cutoff
     pair_gain = probability[view.pair_subtopic] * np.maximum(view.pair_grade, 0)
     pair_row = view.pair_row
     if len(pair_row) and np.all(pair_row[1:] >= pair_row[:-1]):
         # only the rows judged for some subtopic: the others add 0 to their topic's sum
-        first = np.flatnonzero(np.r_[True, pair_row[1:] != pair_row[:-1]])
+        first = run_starts(pair_row)
         rows = pair_row[first]
-        row_gain = np.bincount(np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(pair_row)])),
-                               weights=pair_gain,
-                               minlength=len(first))
+        row_gain = np.bincount(np.repeat(np.arange(len(first)), run_lengths(first, len(pair_row))),
+                               weights=pair_gain, minlength=len(first))
         topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
         position = rows - ranked.ptr[topic] + 1
         keep = slice(None) if k is None else position <= k
@@ -466,19 +431,19 @@ def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     document_topic = documents // n_keys
     order = np.lexsort((-global_gain, document_topic))
     sorted_gain = global_gain[order]
-    place = _segment_rank(document_topic[order]) + 1
+    place = place_in_runs(document_topic[order]) + 1
     keep = sorted_gain > 0
     if k is not None:
         keep &= place <= k
     ideal = np.bincount(document_topic[order][keep], weights=sorted_gain[keep] * _log_discount(place[keep]),
                         minlength=ranked.n_topics)
-    return _safe_divide(dcg, ideal)
+    return divide_or_zero(dcg, ideal)
 
 
 def d_sharp_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """D#-nDCG@k = gamma I-rec@k + (1 - gamma) D-nDCG@k (Sakai & Song 2011; gamma = 0.5)."""
     gamma = measure["gamma"]
-    return gamma * _intent_recall(ranked, 1, measure.cutoff) + (1.0 - gamma) * d_ndcg(ranked, measure, context)
+    return gamma * _intent_recall(ranked, context, 1, measure.cutoff) + (1.0 - gamma) * d_ndcg(ranked, measure, context)
 
 
 SUBTOPICS = frozenset({"subtopics"})

@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyarrow as pa
@@ -39,9 +40,11 @@ from .._lazy import lazy_module
 from ..core.docids import document_keys
 from ..core.order import unique_inverse
 from ..core.ranking import RankedTopics
+from ..core.segments import offsets, run_lengths, run_starts, segment_of
 from ..errors import ParameterError
 from ..formats.doclengths import DocLengths
 from ..formats.groups import group_codes
+from ..tuning import SORTED_KEYS_MIN, STEP_BLOCK_ROWS, TABLE_SLACK
 from ..usermodel.time import (
     TimeModel,
     duplicates_of_earlier,
@@ -50,11 +53,14 @@ from ..usermodel.time import (
     step_times,
 )
 from ..validation import Interval
-from ._arrays import SortedKeys
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
+from .lookup import SortedKeys
 from .registry import register
 
-pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "time_biased_gain", "times_at",
            "ideal_gain", "normaliser", "time_model_of"]
@@ -62,7 +68,6 @@ __all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
 DUPLICATE_MODES = ("none", "groups", "families", "patent")
-_SORTED_KEYS = 50_000  # lengths tables of this many documents are indexed by sorted fingerprints
 NORMALISATIONS = ("none", "ideal", "bound")
 
 TBG_PARAMS = (
@@ -153,7 +158,11 @@ class LengthTable:
         known = _KEY_INDEXES.get(key)
         if known is None or known[0]() is not self.source:
             index = SortedKeys(self.keys)
-            _KEY_INDEXES[key] = (weakref.ref(self.source, lambda _, key=key: _KEY_INDEXES.pop(key, None)), index)
+
+            def forget(_: object, key: int = key) -> None:
+                _KEY_INDEXES.pop(key, None)
+
+            _KEY_INDEXES[key] = (weakref.ref(self.source, forget), index)
             return index
         return known[1]
 
@@ -162,7 +171,7 @@ class LengthTable:
         if isinstance(lengths, LengthTable):
             return lengths
         if isinstance(lengths, DocLengths):  # as read from a file: the arrays as they are
-            return cls(lengths.ids, lengths.values.astype(np.float64), lengths)
+            return cls(lengths.ids, cast(np.ndarray, lengths.values).astype(np.float64), lengths)
         return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64,
                                                                   count=len(lengths)))
 
@@ -170,7 +179,7 @@ class LengthTable:
 def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> np.ndarray:
     """Where each of ``ids`` first occurs in ``table.keys`` (int64), -1 where it does not.
 
-    Many keys: by the table's sorted fingerprints (:class:`pateval.measures._arrays.SortedKeys`,
+    Many keys: by the table's sorted fingerprints (:class:`pateval.measures.lookup.SortedKeys`,
     made once per table). Few keys, and ``distinct`` ids (no repeats) much fewer than the
     keys: the other way round, the keys probe a hash table of the ids, small enough to stay
     in cache. Otherwise Arrow's ``index_in``.
@@ -178,7 +187,7 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
     keys = table.keys
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
-    if len(keys) >= _SORTED_KEYS:
+    if len(keys) >= SORTED_KEYS_MIN:
         return table.sorted_keys.find(ids)
     if distinct and 4 * len(ids) < len(keys):
         found = pc.index_in(keys, value_set=ids).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -186,7 +195,7 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
         targets = found[hits]
         order = np.argsort(targets, kind="stable")
         targets, hits = targets[order], hits[order]
-        first = np.r_[True, targets[1:] != targets[:-1]] if len(targets) else np.zeros(0, dtype=bool)
+        first = run_starts(targets)
         where = np.full(len(ids), -1, dtype=np.int64)
         where[targets[first]] = hits[first]
         return where
@@ -237,36 +246,10 @@ def _lookup_lengths(ids: pa.Array, lengths: Mapping | LengthTable, default: floa
     return _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what=what)
 
 
-# Per ranking, what the TBG measures of one evaluation call share: where the run's documents
-# are in the lengths table, their duplicate groups, which rows are near-duplicates. Each
-# entry remembers the object it was made for (the lengths table, or the context) and is
-# made again for another; all is dropped with the ranking.
-_SHARED: weakref.WeakKeyDictionary[RankedTopics, dict] = weakref.WeakKeyDictionary()
-# The lengths table of each evaluation context (the resource converted once per call).
-_TABLES: dict[int, tuple] = {}
-# The keys' lookup index of each DocLengths table read (made once, dropped with the table).
+# The keys' lookup index of each DocLengths table read (made once, shared by the evaluations
+# that use the table, dropped with it): the one store kept beyond an evaluation, until the
+# table read carries a memo of its own.
 _KEY_INDEXES: dict[int, tuple] = {}
-
-
-def _shared(ranked: RankedTopics, owner: object, key, build):
-    try:
-        store = _SHARED.setdefault(ranked, {})
-    except TypeError:  # a ranking that cannot be referenced weakly: nothing is shared
-        return build()
-    known = store.get(key)
-    if known is not None and known[0] is owner:
-        return known[1]
-    value = build()
-    store[key] = (owner, value)
-    return value
-
-
-def _peek(ranked: RankedTopics, owner: object, key):
-    try:
-        known = _SHARED.get(ranked, {}).get(key)
-    except TypeError:
-        return None
-    return known[1] if known is not None and known[0] is owner else None
 
 
 def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
@@ -274,19 +257,14 @@ def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
     resource = context.require("doc_lengths", measure)
     if isinstance(resource, LengthTable):
         return resource
-    key = id(context)
-    known = _TABLES.get(key)
-    if known is not None and known[0]() is context and known[1] is resource:
-        return known[2]
-    table = LengthTable.of(resource)
-    _TABLES[key] = (weakref.ref(context, lambda _, key=key: _TABLES.pop(key, None)), resource, table)
-    return table
+    return context.memo.get(("length table", resource), lambda: LengthTable.of(resource))
 
 
-def shared_lookup(ranked: RankedTopics, table: LengthTable, ids: pa.Array) -> np.ndarray:
+def shared_lookup(context: EvaluationContext, ranked: RankedTopics, table: LengthTable, ids: pa.Array) -> np.ndarray:
     """Where each of the ranking's distinct documents ``ids`` is in ``table`` (-1: absent),
-    looked up once per ranking and table (TBG, the Cube Test's time=tbg and the ideal share it)."""
-    return _shared(ranked, table, "where", lambda: _positions(ids, table))
+    looked up once per ranking and table in an evaluation (TBG, the Cube Test's time=tbg and
+    the ideal share it)."""
+    return context.memo.get(("where", table), lambda: _positions(ids, table), ranking=ranked)
 
 
 def _relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
@@ -297,14 +275,14 @@ def _relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
     return np.flatnonzero(ranked.relevant(level))
 
 
-def _document_lengths(ranked: RankedTopics, measure: Measure, table: LengthTable):
+def _document_lengths(ranked: RankedTopics, measure: Measure, context: EvaluationContext, table: LengthTable):
     """``codes, ids, lengths``: each row's document, the distinct documents and their lengths (words).
 
     Documents no row retrieves may be left without a length (NaN).
     """
     default = _check_default_length(measure)
     codes, ids = distinct_documents(ranked)
-    where = shared_lookup(ranked, table, ids)
+    where = shared_lookup(context, ranked, table, ids)
 
     def needed() -> np.ndarray:
         mask = np.zeros(len(ids), dtype=bool)
@@ -332,7 +310,7 @@ def _row_duplicates(ranked: RankedTopics, measure: Measure, context: EvaluationC
                          context)
         return duplicates_of_earlier(groups[codes], ranked.ptr)
 
-    return _shared(ranked, context, ("duplicates", mode), make)
+    return context.memo.get(("duplicates", mode), make, ranking=ranked)
 
 
 def row_steps(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, duplicate: np.ndarray | None,
@@ -372,15 +350,12 @@ def _fill_steps(out: np.ndarray, codes: np.ndarray, tables: tuple[np.ndarray, np
         out[duplicate & is_relevant] = model.read_intercept * model.p_click_rel + model.summary_time
 
 
-_STEP_BLOCK = 1 << 17  # rows of whole topics per block: a block's steps stay in the cache
-
-
 def times_at(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, duplicate: np.ndarray | None,
-             model: TimeModel, ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+             model: TimeModel, ptr: np.ndarray, rows: np.ndarray, *, block_rows: int = STEP_BLOCK_ROWS) -> np.ndarray:
     """``T(k)`` at ``rows`` (ascending): ``segment_exclusive_cumsum_at(row_steps(...), ptr, rows)``,
     the same numbers to the last bit.
 
-    Made in blocks of whole topics of about ``_STEP_BLOCK`` rows in one reused buffer:
+    Made in blocks of whole topics of about ``block_rows`` rows in one reused buffer:
     gathered, summed and read while in the cache, where one array of every row's step
     (80 MB for 10 million rows) would go to memory and back twice. ``relevant_rows``
     ascending too.
@@ -390,12 +365,12 @@ def times_at(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, 
     relevant_rows = np.asarray(relevant_rows, dtype=np.int64)
     n = len(codes)
     tables = _step_tables(lengths, model)
-    if n <= _STEP_BLOCK:
+    if n <= block_rows:
         steps = np.empty(n, dtype=np.float64)
         _fill_steps(steps, codes, tables, relevant_rows, duplicate, model)
         return segment_exclusive_cumsum_at(steps, ptr, rows, overwrite=True)
     # topic boundaries nearest above each multiple of the block size (a longer topic is a block alone)
-    cuts = np.unique(np.r_[np.searchsorted(ptr, np.arange(0, n, _STEP_BLOCK), side="left"), len(ptr) - 1])
+    cuts = np.unique(np.r_[np.searchsorted(ptr, np.arange(0, n, block_rows), side="left"), len(ptr) - 1])
     starts = ptr[cuts]
     relevant_at = np.searchsorted(relevant_rows, starts)
     rows_at = np.searchsorted(rows, starts)
@@ -411,9 +386,8 @@ def times_at(codes: np.ndarray, lengths: np.ndarray, relevant_rows: np.ndarray, 
     return times
 
 
-def _groups(docnos: np.ndarray, mode: str, measure: Measure, context: EvaluationContext) -> np.ndarray | None:
-    if mode == "none":
-        return None
+def _groups(docnos: np.ndarray | pa.Array, mode: str, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Each document's near-duplicate group code, for ``mode`` other than ``none``."""
     if mode == "patent":
         keys = document_keys(docnos if isinstance(docnos, pa.Array) else np.asarray(docnos, dtype=object), "patent")
         if not isinstance(keys, pa.Array):
@@ -465,7 +439,7 @@ def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
     if lengths is None:
         lengths = length_table(context, measure)
     relevant = ranked.relevant(measure["rel"])
-    codes, ids, values = _document_lengths(ranked, measure, lengths)
+    codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     row_lengths = values[codes]
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
     if duplicate is None:
@@ -480,7 +454,7 @@ def time_biased_gain(rows: TBGRows) -> np.ndarray:
     times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
                                                 duplicate=rows.duplicate),
                                      rows.ptr)
-    segment = np.repeat(np.arange(len(rows.ptr) - 1), np.diff(rows.ptr))
+    segment = segment_of(rows.ptr)
     earning = rows.earns
     return np.bincount(segment[earning], weights=rows.gain[earning] * rows.model.decay(times[earning]),
                        minlength=len(rows.ptr) - 1)
@@ -495,7 +469,7 @@ def _shortest_first(topic: np.ndarray, lengths: np.ndarray, n_topics: int) -> tu
     """
     counts = np.bincount(topic, minlength=n_topics)
     widest = int(counts.max())
-    if (widest * n_topics <= 2 * len(topic) + 4096 and bool(np.all(topic[1:] >= topic[:-1]))
+    if (widest * n_topics <= 2 * len(topic) + TABLE_SLACK and bool(np.all(topic[1:] >= topic[:-1]))
             and bool(np.all(np.isfinite(lengths)))):
         if bool(np.all(counts == widest)):
             return topic, np.sort(lengths.reshape(n_topics, widest), axis=1).ravel()
@@ -541,8 +515,7 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
         # no near-duplicates: shortest first, one sort
         topic, lengths = _shortest_first(topic, lengths, n_topics)
         step = model.summary_time + model.reading_time(lengths) * model.p_click_rel
-        counts = np.bincount(topic, minlength=n_topics)
-        start = segment_exclusive_cumsum(step, np.r_[0, np.cumsum(counts)].astype(np.int64))
+        start = segment_exclusive_cumsum(step, offsets(np.bincount(topic, minlength=n_topics)))
         return np.bincount(topic, weights=g * np.exp(-rate * start), minlength=n_topics)
     group = np.asarray(group, dtype=np.int64)
     # blocks = (topic, group); sorted so that each block starts with its shortest member
@@ -551,7 +524,7 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (group[1:] != group[:-1])])
     block_topic = topic[starts]
     shortest = lengths[starts]
-    members = np.diff(np.r_[starts, len(topic)]).astype(np.float64) if duplicate_gain else np.ones(len(starts))
+    members = run_lengths(starts, len(topic)).astype(np.float64) if duplicate_gain else np.ones(len(starts))
     first = model.summary_time + model.reading_time(shortest) * model.p_click_rel
     follower = model.zero_length_step()
     followers = members - 1
@@ -566,20 +539,18 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     ratio = np.where(np.isnan(ratio), np.inf, ratio)
     order = np.lexsort((-ratio, block_topic))
     block_topic, value, duration = block_topic[order], value[order], duration[order]
-    counts = np.bincount(block_topic, minlength=n_topics)
-    ptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    start = segment_exclusive_cumsum(duration, ptr)
+    start = segment_exclusive_cumsum(duration, offsets(np.bincount(block_topic, minlength=n_topics)))
     return np.bincount(block_topic, weights=value * np.exp(-rate * start), minlength=n_topics)
 
 
-def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, distinct: np.ndarray,
-                      ids: pa.Array) -> np.ndarray:
+def _judged_positions(ranked: RankedTopics, context: EvaluationContext, table: LengthTable, level: int,
+                      distinct: np.ndarray, ids: pa.Array) -> np.ndarray:
     """Where the judged documents ``distinct`` (codes into the judged ids, ``ids`` their ids) are in ``table``.
 
     Those the run retrieved were looked up already, with the run's documents (when TBG
     itself ran first): only the others are looked up.
     """
-    run_where = _peek(ranked, table, "where")
+    run_where = context.memo.peek(("where", table), ranking=ranked)
     if run_where is None:
         return _positions(ids, table, distinct=True)
     if all(hasattr(ranked, name) for name in ("judged_row", "judged_grade", "judged_code")):
@@ -602,7 +573,7 @@ def _judged_positions(ranked: RankedTopics, table: LengthTable, level: int, dist
 
 
 def _relevant_judged(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
-                     lengths: LengthTable) -> tuple[np.ndarray, ...]:
+                     lengths: LengthTable) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Every relevant judged document of the evaluated topics: topic, length, group code."""
     judgements = ranked.judgements
     default = _check_default_length(measure)
@@ -618,7 +589,7 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
         where = _positions(ids, lengths, distinct=True)
     else:
         ids = ids.take(pa.array(distinct))
-        where = _judged_positions(ranked, lengths, measure["rel"], distinct, ids)
+        where = _judged_positions(ranked, context, lengths, measure["rel"], distinct, ids)
 
     def describe(i: int) -> str:
         first_topic = topic[int(np.flatnonzero(inverse == i)[0])]
@@ -634,7 +605,7 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
     return topic, values[inverse], groups
 
 
-def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.ndarray, ...]:
+def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """As :func:`_relevant_judged` with ``doc_key="patent"``: a judged patent's length is its shortest publication's."""
     level = ranked.judgements.qrels.document_level()
     position = pd.Index(ranked.topic_ids).get_indexer(level.topic)
@@ -647,7 +618,7 @@ def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.nd
                              what="relevant document")
     keys = document_keys(docnos, "patent")
     mode = measure["duplicates"]
-    codes = _groups(keys if mode == "patent" else docnos, mode, measure, context)
+    codes = None if mode == "none" else _groups(keys if mode == "patent" else docnos, mode, measure, context)
     frame = pd.DataFrame({"topic": topic, "key": keys, "length": values,
                           "group": codes if codes is not None else pd.factorize(pd.Index(keys, dtype=object))[0]})
     frame = frame.sort_values("length", kind="stable").drop_duplicates(["topic", "key"])
@@ -675,9 +646,10 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     # as tbg_rows + time_biased_gain, without an array of every row for each quantity:
     # the step times and their running sums block by block, read at the earning rows
     relevant_rows = _relevant_rows(ranked, measure["rel"])
-    codes, ids, values = _document_lengths(ranked, measure, lengths)
+    codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
-    earning = relevant_rows if duplicate is None or measure["duplicate_gain"] else relevant_rows[~duplicate[relevant_rows]]
+    earning = (relevant_rows if duplicate is None or measure["duplicate_gain"]
+               else relevant_rows[~duplicate[relevant_rows]])
     times = times_at(codes, values, relevant_rows, duplicate, model, ranked.ptr, earning)
     counts = np.diff(ranked.ptr)
     if len(counts) and counts[0] > 0 and bool(np.all(counts == counts[0])):
@@ -686,9 +658,7 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
         topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
     raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
     scale = normaliser(ranked, measure, context, model, lengths=lengths)
-    out = np.zeros(ranked.n_topics, dtype=np.float64)
-    np.divide(raw, scale, out=out, where=scale > 0)
-    return out
+    return divide_or_zero(raw, scale)
 
 
 def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext, model: TimeModel | None = None, *,

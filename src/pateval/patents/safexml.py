@@ -30,6 +30,7 @@ from lxml import etree
 
 from ..errors import InputFormatError, ParameterError, malformed
 from ..formats.source import open_stream
+from ..tuning import XML_BLOCK_BYTES
 
 __all__ = [
     "safe_parser",
@@ -43,7 +44,6 @@ __all__ = [
 #: sequence listings, are tens of MB).
 DEFAULT_MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
 
-_BLOCK_SIZE = 1 << 20
 _DECLARATION = re.compile(rb"<\?xml[\s?]")
 _DECLARATION_LENGTH = 6  # bytes a declaration start may straddle across two blocks
 _TRAILING_POSITION = re.compile(r",? line \d+, column \d+$")
@@ -161,7 +161,7 @@ def _split_documents(path: str, max_document_bytes: int, digest=None) -> Iterato
     with handle:
         while True:
             try:
-                block = handle.read(_BLOCK_SIZE)
+                block = handle.read(XML_BLOCK_BYTES)
             except (OSError, EOFError) as error:
                 malformed(path, line, f"cannot read the file: {error}")
             if digest is not None:

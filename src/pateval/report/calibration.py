@@ -27,7 +27,7 @@ with needs_extra("report"):
     from matplotlib.figure import Figure
 
     from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
-    from .plots import _colour, new_figure
+    from .plots import colour, new_figure
 
 __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
 
@@ -66,11 +66,11 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
     shown = np.arange(len(x))
     if len(x) > _MAX_POINTS:
         shown = np.sort(np.random.default_rng(0).choice(len(x), _MAX_POINTS, replace=False))
-    axes.scatter(x[shown], y[shown], s=4, color=_colour(0), alpha=0.12, linewidth=0, rasterized=True,
+    axes.scatter(x[shown], y[shown], s=4, color=colour(0), alpha=0.12, linewidth=0, rasterized=True,
                  label=f"{len(shown)} of the views (sample)" if len(shown) < len(x) else None)
     if len(x):
         bx, by = _binned(x, y, per_bin)
-        axes.scatter(bx, by, s=16, color=_colour(0), edgecolor="white", linewidth=0.4, zorder=3,
+        axes.scatter(bx, by, s=16, color=colour(0), edgecolor="white", linewidth=0.4, zorder=3,
                      label=f"first views ({len(x)}), binned by {_bin_size(len(x), per_bin)}")
         grid = np.linspace(0, float(x.max()), 100)
         r2 = f", adj. R\u00b2 {adjusted_r2:.2f}" if adjusted_r2 is not None and math.isfinite(adjusted_r2) else ""
@@ -81,10 +81,10 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
         known = np.isfinite(dx)
         if known.any():
             bx, by = _binned(dx[known], dy[known], per_bin)
-            axes.scatter(bx, by, s=18, marker="^", color=_colour(1), edgecolor="white", linewidth=0.4, zorder=3,
+            axes.scatter(bx, by, s=18, marker="^", color=colour(1), edgecolor="white", linewidth=0.4, zorder=3,
                          label=f"duplicate views ({len(dy)}), binned")
         if duplicate_mean is not None and math.isfinite(duplicate_mean):
-            axes.axhline(duplicate_mean, color=_colour(1), linestyle="--", linewidth=1.2,
+            axes.axhline(duplicate_mean, color=colour(1), linestyle="--", linewidth=1.2,
                          label=f"duplicates' mean {duplicate_mean:.3g} s")
     if views.empty:
         axes.text(0.5, 0.5, "no document view left with 'back' in this log", ha="center", va="center",
@@ -110,19 +110,19 @@ def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | No
     duration = sessions["duration"].to_numpy(float)
     ended = sessions["ended"].to_numpy(bool)
     times, survival = kaplan_meier(duration, ended)
-    axes.step(np.r_[0.0, times], np.r_[1.0, survival], where="post", color=_colour(0), linewidth=1.5,
+    axes.step(np.r_[0.0, times], np.r_[1.0, survival], where="post", color=colour(0), linewidth=1.5,
               label=f"sessions still searching (Kaplan-Meier; {int(ended.sum())} stopped, {int((~ended).sum())} "
               f"censored)")
     if (~ended).any():
         censored = duration[~ended]
         at = np.searchsorted(times, censored, side="right")
         level = np.r_[1.0, survival][at]
-        axes.scatter(censored, level, marker="|", s=30, color=_colour(0), label="censored (no end in the log)",
+        axes.scatter(censored, level, marker="|", s=30, color=colour(0), label="censored (no end in the log)",
                      rasterized=len(censored) > 2000)
     if math.isfinite(halflife):
         grid = np.linspace(0, max(float(duration.max()), 1.0), 200)
         gap = f"; largest gap {km_gap:.3f}" if km_gap is not None and math.isfinite(km_gap) else ""
-        axes.plot(grid, np.exp2(-grid / halflife), color=_colour(1), linewidth=1.6, linestyle="--",
+        axes.plot(grid, np.exp2(-grid / halflife), color=colour(1), linewidth=1.6, linestyle="--",
                   label=f"D(t) = 2^(-t/{halflife:.4g}){gap}")
         axes.axvline(halflife, color="#999999", linewidth=0.8, linestyle=":")
     axes.set_xlabel("time since start (s)")
@@ -159,11 +159,11 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
             grid.flat[i - across].xaxis.set_tick_params(labelbottom=True)  # the panel above ends its column
             continue
         part = curves[curves["list"] == lists[i]]
-        axes.plot(part["time"], part["observed"], color=_colour(0), linewidth=1.3, label="users")
-        axes.plot(part["time"], part["predicted"], color=_colour(1), linewidth=1.1, linestyle="--",
+        axes.plot(part["time"], part["observed"], color=colour(0), linewidth=1.3, label="users")
+        axes.plot(part["time"], part["predicted"], color=colour(1), linewidth=1.1, linestyle="--",
                   label="calibrated T(k)")
         if custom:
-            axes.plot(part["time"], part["predicted_custom"], color=_colour(2), linewidth=1.1, linestyle=":",
+            axes.plot(part["time"], part["predicted_custom"], color=colour(2), linewidth=1.1, linestyle=":",
                       label="the topic's own T(k)")
         axes.set_title(f"list {lists[i]}", fontsize=7, pad=2)
         axes.tick_params(labelsize=6)
@@ -242,7 +242,7 @@ def calibration_figures(result: CalibrationResult, rankings: Mapping[str, ListRa
 
 def calibration_section(result: CalibrationResult, figures: Mapping, *, image_format: str = "svg", precision: int = 4):
     """The report's section for a calibration: the table, the measure strings, the fits, the figures."""
-    from .html import Section, _figure_html
+    from .html import Section, figure_html
     from .tables import html_table
 
     body = html_table(result.frame(), precision=precision)
@@ -269,7 +269,7 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
                 "stopping": "Sessions still searching over time and the fitted exponential decay (ibid., Figure 5).",
                 "rank_over_time": "Rank reached over time: users against the calibrated T(k), every list of the log, "
                 "most sessions first (ibid., Figure 2)."}
-    parts = [_figure_html(figures[name], caption, image_format) for name,
+    parts = [figure_html(figures[name], caption, image_format) for name,
              caption in captions.items() if name in figures]
     # the two fits side by side; the panels of every list across the page's width
     body += f'<div class="grid">{"".join(parts[:2])}</div>{"".join(parts[2:])}'

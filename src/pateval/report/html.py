@@ -28,7 +28,8 @@ with needs_extra("report"):
     from ..stats.comparison import Comparison, MeasureAnalysis
     from . import plots
 
-__all__ = ["IMAGE_FORMATS", "Section", "difference_pairs", "render_report", "report_sections", "write_html"]
+__all__ = ["IMAGE_FORMATS", "Section", "difference_pairs", "figure_html", "render_report", "report_sections",
+           "write_html"]
 
 
 _STYLE = """
@@ -77,7 +78,8 @@ def _glossary_section(sections: Sequence[Section]) -> Section | None:
                    + glossary_html(tables))
 
 
-def _figure_html(figure, caption: str, image_format: str) -> str:
+def figure_html(figure, caption: str, image_format: str) -> str:
+    """A matplotlib figure as an HTML ``<figure>`` (inline SVG, or a PNG data URL) with its caption."""
     if image_format == "svg":
         image = plots.figure_svg(figure)
     else:
@@ -191,7 +193,7 @@ def report_sections(
                 figure = plots.plot_topic_differences(matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b,
                                                       measure=measure,
                                                       topics=list(matrix.index), label_topics=0)
-                figures.append(_figure_html(figure, f"{measure} per topic, {run_a} minus {run_b}.", image_format))
+                figures.append(figure_html(figure, f"{measure} per topic, {run_a} minus {run_b}.", image_format))
             sections.append(Section("topics", f"Per-topic differences ({measure})",
                                     _pairs_note(comparison, len(pairs), measure)
                                     + f'<div class="grid">{"".join(figures)}</div>'))
@@ -208,7 +210,7 @@ def report_sections(
                  f'{html.escape(str(analysis.settings["test"]))} (Sakai 2006); difference_needed is the largest '
                  f'per-pair '
                  "critical difference, a conservative estimate of the difference needed for significance.</p>")
-        body += _figure_html(plots.plot_asl_curves(analysis.power.curves, alpha=analysis.settings["alpha"]),
+        body += figure_html(plots.plot_asl_curves(analysis.power.curves, alpha=analysis.settings["alpha"]),
                              "ASL of every run pair, sorted, per measure; lower and longer below the line is more "
                              "discriminative.", image_format)
         sections.append(Section("power", "Discriminative power", body,
@@ -222,32 +224,32 @@ def report_sections(
                     figure = plots.plot_measure_scatter(analysis.means[first], analysis.means[other], measure_x=first,
                                                         measure_y=other,
                                                         labels=list(analysis.means.index))
-                    scatter.append(_figure_html(figure, f"Mean {other} against mean {first}, one point per run.",
+                    scatter.append(figure_html(figure, f"Mean {other} against mean {first}, one point per run.",
                                                 image_format))
             body += f'<div class="grid">{"".join(scatter)}</div>'
-            body += _figure_html(plots.plot_measures_by_run(analysis.means, sort_by=analysis.means.columns[-1]),
+            body += figure_html(plots.plot_measures_by_run(analysis.means, sort_by=analysis.means.columns[-1]),
                                  f"Every measure's mean per run, runs sorted by {analysis.means.columns[-1]}.",
                                  image_format)
-            body += _figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.",
+            body += figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.",
                                  image_format)
             sections.append(Section("correlation", "Rank correlation between measures", body,
                                     (("rank correlation", tuple(analysis.correlations.columns)),)))
         if analysis.chart is not None and analysis.agreement is not None:
             body = html_table(analysis.agreement, precision=precision)
-            body += _figure_html(plots.plot_agreement_chart(analysis.chart),
+            body += figure_html(plots.plot_agreement_chart(analysis.chart),
                                  f"Run pairs per combination of verdicts ({analysis.agreement_test} test, alpha "
                                  f"{analysis.settings['alpha']:g}).",
                                  image_format)
             sections.append(Section("agreement", "Agreement between measures", body,
                                     (("agreement", tuple(analysis.agreement.columns)),)))
     if gain_over_time is not None:
-        sections.append(Section("gain", "Cumulative gain over time", _figure_html(
+        sections.append(Section("gain", "Cumulative gain over time", figure_html(
             plots.plot_gain_over_time(gain_over_time),
                                                                                   "G(t): gain the user has collected "
                                                                                   "by time t (time-biased gain's user "
                                                                                   "model).", image_format)))
     if ct_by_gamma is not None:
-        sections.append(Section("cube", "Cube Test against gamma", _figure_html(
+        sections.append(Section("cube", "Cube Test against gamma", figure_html(
             plots.plot_ct_gamma(ct_by_gamma),
                                                                                 "Cube Test score as the discount gamma "
                                                                                 "for already covered subtopics grows.",

@@ -39,6 +39,7 @@ with needs_extra("report"):
 
 __all__ = [
     "FIGURE_FORMATS",
+    "colour",
     "figure_png_base64",
     "figure_svg",
     "new_figure",
@@ -58,7 +59,8 @@ __all__ = [
 _PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 
 
-def _colour(i: int) -> str:
+def colour(i: int) -> str:
+    """The ``i``-th colour of the reports' palette (cycling)."""
     return _PALETTE[i % len(_PALETTE)]
 
 
@@ -68,7 +70,7 @@ _LINESTYLES = ("-", "--", ":", "-.")
 
 def _run_style(i: int) -> dict:
     """Colour, marker and line style of the i-th run: distinct for every run of a run set, not only the first 8."""
-    return {"color": _colour(i), "marker": _MARKERS[i % len(_MARKERS)],
+    return {"color": colour(i), "marker": _MARKERS[i % len(_MARKERS)],
             "linestyle": _LINESTYLES[(i // len(_PALETTE)) % len(_LINESTYLES)]}
 
 
@@ -194,7 +196,7 @@ def plot_topic_differences(
     order = np.argsort(-difference, kind="stable")
     ordered = difference[order]
     figure, axes = new_figure(7.0, 3.6)
-    colours = np.where(ordered > 0, _colour(0), np.where(ordered < 0, _colour(1), "#999999"))
+    colours = np.where(ordered > 0, colour(0), np.where(ordered < 0, colour(1), "#999999"))
     axes.bar(np.arange(len(ordered)), ordered, width=1.0, color=colours, linewidth=0)
     axes.axhline(0, color="black", linewidth=0.8)
     axes.axhline(difference.mean(), color="black", linestyle="--", linewidth=1, label=f"mean {difference.mean():+.4f}")
@@ -228,7 +230,7 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
     figure, axes = new_figure(7.6, 4.0)
     for i, (measure, group) in enumerate(curves.groupby("measure", sort=False)):
         significant = int((group["asl"] < alpha).sum())
-        axes.plot(group["rank"], group["asl"], color=_colour(i), linewidth=1.6,
+        axes.plot(group["rank"], group["asl"], color=colour(i), linewidth=1.6,
                   label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
     axes.axhline(alpha, color="black", linestyle=":", linewidth=1)
     axes.set_xlabel("run pairs, sorted by ASL")
@@ -254,7 +256,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
         raise ParameterError("both measures need a score for every run")
     named = labels is not None and len(labels) == len(a) and len(a) <= 30
     figure, axes = new_figure(7.0 if named else 5.0, 4.2)
-    axes.scatter(a, b, s=22, color=_colour(0), edgecolor="white", linewidth=0.5, zorder=2)
+    axes.scatter(a, b, s=22, color=colour(0), edgecolor="white", linewidth=0.5, zorder=2)
     tau = kendall_tau(a, b) if len(a) > 1 and np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
     axes.set_xlabel(measure_x)
     axes.set_ylabel(measure_y)
@@ -301,7 +303,7 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
         order = np.argsort(times, kind="stable")
         t = np.concatenate([[0.0], times[order] / scale[time_unit]])
         g = np.concatenate([[0.0], gains[order]])
-        axes.step(t, g, where="post", color=_colour(i), linewidth=1.5, label=str(run))
+        axes.step(t, g, where="post", color=colour(i), linewidth=1.5, label=str(run))
     axes.set_xlabel(f"time t ({time_unit})")
     axes.set_ylabel("cumulative gain G(t)")
     axes.set_xlim(left=0)
@@ -325,7 +327,7 @@ def plot_ct_gamma(scores: pd.DataFrame, *, measure: str = "CT", title: str | Non
     markers = "osD^v<>p"
     for i, (run, group) in enumerate(scores.groupby("run", sort=False)):
         group = group.sort_values("gamma")
-        axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=_colour(i),
+        axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=colour(i),
                   linewidth=1.5, label=str(run))
     axes.set_xlabel("\u03b3 (discount for documents on an already covered subtopic)")
     axes.set_ylabel(f"{measure} score")
@@ -350,7 +352,7 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     agree = chart["all_agree"].to_numpy(dtype=bool) if "all_agree" in chart.columns else np.zeros(len(chart), bool)
     figure, axes = new_figure(9.0, max(2.6, 0.3 * len(chart) + 1.4))
     positions = np.arange(len(chart))[::-1]
-    colours = [_colour(0) if a else _colour(1) for a in agree]
+    colours = [colour(0) if a else colour(1) for a in agree]
     bars = axes.barh(positions, chart["pairs"], color=colours)
     axes.bar_label(bars, labels=[str(int(p)) for p in chart["pairs"]], padding=3, fontsize=7)
     axes.set_yticks(positions, labels, fontsize=7, family="monospace")
@@ -359,7 +361,7 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
     from matplotlib.patches import Patch
 
-    axes.legend(handles=[Patch(color=_colour(0), label="all measures agree"), Patch(color=_colour(1),
+    axes.legend(handles=[Patch(color=colour(0), label="all measures agree"), Patch(color=colour(1),
                                                                                     label="measures disagree")],
                 loc="lower right", fontsize=8, frameon=False)
     axes.set_title(title, fontsize=10)
@@ -393,7 +395,7 @@ def plot_measures_by_run(means: pd.DataFrame, *, sort_by: str | None = None, tit
     for axes, panel in zip(axes_list, panels, strict=True):
         for i in panel:
             axes.plot(x, values[:, i], marker=_MARKERS[i % len(_MARKERS)], markersize=3, linewidth=1.3,
-                      color=_colour(i), label=str(ordered.columns[i]))
+                      color=colour(i), label=str(ordered.columns[i]))
         axes.set_ylabel("mean score" if bounded[panel[0]] else "mean score (not bounded by 1)")
         axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         axes.grid(True, axis="y", linewidth=0.3, alpha=0.6)
@@ -422,7 +424,7 @@ def plot_rank_changes(means: pd.DataFrame, *, title: str = "Run ranks under each
         order = sorted(range(len(final)), key=lambda i: (final.iloc[i], i))
         for slot, i in enumerate(order, start=1):
             axes.annotate(str(ranks.index[i]), (x[-1], final.iloc[i]), xytext=(x[-1] + 0.12, slot),
-                          textcoords="data", fontsize=7, va="center", color=_colour(i), annotation_clip=False,
+                          textcoords="data", fontsize=7, va="center", color=colour(i), annotation_clip=False,
                           arrowprops={"arrowstyle": "-", "color": "#bbbbbb", "linewidth": 0.5, "shrinkA": 0,
                                       "shrinkB": 0} if slot != final.iloc[i] else None)
     else:

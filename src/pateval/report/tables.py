@@ -217,7 +217,7 @@ def render_comparison(comparison: Comparison, *, format: str = "text", precision
     if format == "latex":
         return _latex_comparison(comparison, precision)
     if format == "csv":
-        return comparison.tests.to_csv(index=False, float_format=f"%.{max(precision, 6)}g", lineterminator="\n")
+        return render_frame(comparison.tests, format="csv")  # full precision: a CSV is read by programs
     document = {
         "settings": _comparison_settings(comparison),
         "means": {run: {m: float(comparison.means.at[run, m]) for m in comparison.measures} for run in comparison.runs},

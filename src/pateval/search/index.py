@@ -570,7 +570,8 @@ class SearchIndex:
         if self._passages is None:
             path = self.path / "passages.parquet"
             if not path.is_file():
-                raise PatevalError(f"{self.path}: the index keeps no passages (built with passages=False)")
+                raise PatevalError(f"{self.path}: the index keeps no passages (built with --no-passages / "
+                                   "passages=False)")
             self._passages = pq.read_table(path).to_pandas()
         return self._passages
 

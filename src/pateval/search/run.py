@@ -45,7 +45,7 @@ from .queries import SEED_QUERY_GRID, Query, QuerySpec, formulate, parse_query_s
 
 __all__ = ["SearchConfig", "Topic", "PassageTopic", "load_topics", "load_passage_topics", "search_topic",
            "search_topics", "write_trec_run", "run_grid", "grid_configs", "GRIDS", "search_passages",
-           "write_passage_run", "RunResult", "run_metadata"]
+           "write_passage_run", "RunResult", "run_metadata", "topic_date", "engine_query"]
 
 _RRF_K = 60.0
 _UNITS = ("publication", "patent")
@@ -214,13 +214,18 @@ def load_passage_topics(path: str | os.PathLike[str]) -> list[PassageTopic]:
 # ---- searching ------------------------------------------------------------------------------
 
 
-def _topic_date(topic: PatentDocument) -> int:
+def topic_date(topic: PatentDocument) -> int:
+    """The topic's earliest date (priority, filing or publication) as YYYYMMDD, 0 if it has
+    none: with ``date_filter``, only documents published before it are searched."""
     dates = [d for d in (*topic.priority_dates, topic.application_date, topic.date) if d]
     values = [int(d.replace("-", "")) for d in dates if len(d.replace("-", "")) == 8 and d.replace("-", "").isdigit()]
     return min(values) if values else 0
 
 
-def _engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_before: int) -> tantivy.Query:
+def engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_before: int) -> tantivy.Query:
+    """The engine's query for ``query``: its terms weighted per field by the query spec,
+    restricted to documents dated before ``date_before`` (0: no restriction) and by the
+    spec's IPC filter."""
     schema = index.schema
     weights = config.query.weights
     clauses = []
@@ -253,12 +258,12 @@ def _ipc_shared(index: SearchIndex, rows: np.ndarray, ipc: tuple[str, ...]) -> n
 def _one_query(index: SearchIndex, topic: PatentDocument, query: Query, config: SearchConfig,
                excluded: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Rows and scores of one query, best first, at most ``depth`` after exclusions."""
-    date_before = _topic_date(topic) if config.date_filter else 0
-    engine_query = _engine_query(index, query, config, date_before)
+    date_before = topic_date(topic) if config.date_filter else 0
+    compiled = engine_query(index, query, config, date_before)
     # a few extra hits make up for the topic's own publications dropped afterwards
     boost = bool(query.ipc) and config.query.ipc == "boost"
     limit = (config.depth if config.model.native and not boost else config.candidates) + 50
-    hits = index.searcher.search(engine_query, limit, count=False).hits
+    hits = index.searcher.search(compiled, limit, count=False).hits
     rows = index.rows_of_hits(hits)
     if config.model.native:
         scores = np.asarray([score for score, _ in hits], dtype=np.float64)

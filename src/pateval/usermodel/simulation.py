@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..validation import Interval, check_interval, check_type
-from .time import DEFAULT_MODEL, TimeModel, _check_rows, segment_exclusive_cumsum, step_times
+from .time import DEFAULT_MODEL, TimeModel, check_rows, segment_exclusive_cumsum, step_times
 
 __all__ = ["SimulationResult", "expected_gain", "closed_form_gain", "simulate_users"]
 
@@ -91,7 +91,7 @@ def expected_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplic
     Parameters are those of :func:`pateval.usermodel.time.time_to_rank`; ``earns`` (bool per
     rank, default: the relevant ones) says which ranks can earn gain.
     """
-    relevant, lengths, duplicate, ptr = _check_rows(relevant, lengths, duplicate, ptr)
+    relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
     earning = _earning(relevant, duplicate, earns)
     reading = model.reading_time(np.where(duplicate, 0.0, lengths) if duplicate is not None else lengths)
     p_click = np.where(relevant, model.p_click_rel, model.p_click_nonrel)
@@ -106,7 +106,7 @@ def expected_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplic
 def closed_form_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None, earns=None,
                      ptr=None) -> np.ndarray:
     """Unnormalised time-biased gain per ranking: ``sum_k g_k D(T(k))`` (the measure TBG)."""
-    relevant, lengths, duplicate, ptr = _check_rows(relevant, lengths, duplicate, ptr)
+    relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
     earning = _earning(relevant, duplicate, earns)
     times = segment_exclusive_cumsum(step_times(relevant, lengths, model=model, duplicate=duplicate), ptr)
     weights = np.where(earning, model.gain_relevant * model.decay(times), 0.0)
@@ -149,7 +149,7 @@ def simulate_users(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, dupli
     check_type("seed", seed, int)
     check_type("confidence", confidence, (int, float))
     check_interval("confidence", confidence, _CONFIDENCE)
-    relevant, lengths, duplicate, ptr = _check_rows(relevant, lengths, duplicate, ptr)
+    relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
     earning = _earning(relevant, duplicate, earns)
     n_rows, n_topics = len(relevant), len(ptr) - 1
     reading = model.reading_time(np.where(duplicate, 0.0, lengths) if duplicate is not None else lengths)

@@ -41,6 +41,7 @@ __all__ = [
     "segment_exclusive_cumsum_at",
     "duplicates_of_earlier",
     "step_times",
+    "check_rows",
     "time_to_rank",
     "expected_time",
     "word_count",
@@ -269,7 +270,9 @@ def step_times(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate
     return steps
 
 
-def _check_rows(relevant, lengths, duplicate, ptr) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+def check_rows(relevant, lengths, duplicate, ptr) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """The per-rank inputs of the user model as arrays, refused with a ParameterError unless
+    they line up (one entry per rank, offsets over them)."""
     relevant = np.asarray(relevant).astype(bool, copy=False).ravel()
     lengths = np.asarray(lengths, dtype=np.float64).ravel()
     if len(relevant) != len(lengths):
@@ -321,13 +324,13 @@ def time_to_rank(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplica
     >>> time_to_rank([True, False, True], [500, 1000, 200]).round(3).tolist()
     [0.0, 15.152, 29.614]
     """
-    relevant, lengths, duplicate, ptr = _check_rows(relevant, lengths, duplicate, ptr)
+    relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
     return segment_exclusive_cumsum(step_times(relevant, lengths, model=model, duplicate=duplicate), ptr)
 
 
 def expected_time(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None, ptr=None) -> np.ndarray:
     """Expected seconds to work through each whole ranking: ``T(n+1)``, one value per ranking."""
-    relevant, lengths, duplicate, ptr = _check_rows(relevant, lengths, duplicate, ptr)
+    relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
     steps = step_times(relevant, lengths, model=model, duplicate=duplicate)
     segment = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
     return np.bincount(segment, weights=steps, minlength=len(ptr) - 1)

@@ -1,6 +1,6 @@
-"""String joins of the measure kernels with integer operations.
+"""String lookups of the measure kernels with integer operations.
 
-:func:`positions_in` gives exactly what ``pyarrow.compute.index_in`` gives; it is only
+:meth:`SortedKeys.find` gives exactly what ``pyarrow.compute.index_in`` gives; it is only
 faster on millions of values, and falls back to it when its shortcut does not apply.
 (The sorts the kernels share are in :mod:`pateval.core.order`.)
 """
@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from ..core.order import string_words
 
-__all__ = ["SortedKeys", "positions_in"]
+__all__ = ["SortedKeys"]
 
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -65,8 +65,10 @@ class SortedKeys:
             return np.zeros(0, dtype=np.int64)
         if self.n == 0:
             return np.full(n, -1, dtype=np.int64)
-        read = None if self.words is None else string_words(ids, words=len(self.words), big_endian=False)
-        if read is None or n > int(self.low) + 1:  # ids longer than any key's words, or too many
+        key_words, key_lengths = self.words, self.lengths
+        read = None if key_words is None else string_words(ids, words=len(key_words), big_endian=False)
+        if read is None or key_words is None or key_lengths is None or n > int(self.low) + 1:
+            # ids longer than any key's words, or too many
             return pc.index_in(ids, value_set=self.keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         words, lengths = read
         packed = (_fingerprints(words, lengths) & ~self.low) | np.arange(n, dtype=np.uint64)
@@ -79,9 +81,9 @@ class SortedKeys:
         at = start[pending]
         while len(pending):
             ids_here = id_at[pending]
-            same = np.take(self.lengths, at) == np.take(lengths, ids_here)
-            for k in range(len(self.words)):
-                same &= np.take(self.words[k], at) == np.take(words[k], ids_here)
+            same = np.take(key_lengths, at) == np.take(lengths, ids_here)
+            for k in range(len(key_words)):
+                same &= np.take(key_words[k], at) == np.take(words[k], ids_here)
             where[ids_here[same]] = np.take(self.position, at[same])
             # a different string of the same print: the next key, if it has that print too
             at, pending = at[~same] + 1, pending[~same]
@@ -90,15 +92,3 @@ class SortedKeys:
             more = np.flatnonzero(self.print[at] == wanted[pending])
             at, pending = at[more], pending[more]
         return where
-
-
-def positions_in(ids: pa.Array | pa.ChunkedArray, keys: pa.Array | pa.ChunkedArray | SortedKeys) -> np.ndarray:
-    """``pc.index_in(ids, value_set=keys)`` as int64 (-1 where absent): where each id first
-    occurs among the keys (short ids by :class:`SortedKeys`, which ``keys`` may already be)."""
-    if isinstance(keys, SortedKeys):
-        return keys.find(ids)
-    if min(len(ids), len(keys)) < 50_000:  # Arrow's hash table is as quick
-        if len(ids) == 0:
-            return np.zeros(0, dtype=np.int64)
-        return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return SortedKeys(keys).find(ids)

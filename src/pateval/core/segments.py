@@ -1,0 +1,157 @@
+"""Segments of flat arrays: offsets, places within a segment, running sums per segment.
+
+Every ranking, judgement list and pair list of pateval is one flat array cut into
+contiguous segments (a topic's rows, a subtopic's pairs, a document's passages), given
+either as CSR offsets ``ptr`` (segment ``s`` is ``ptr[s]:ptr[s+1]``), as the segments'
+sizes, or as a grouped array of codes whose runs of equal values are the segments. These
+helpers turn one description into another. Running sums add each segment's values one by
+one from its start, as a loop would: no sum crosses a segment, so the numbers are those
+of a per-segment loop to the last bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tuning import TABLE_SLACK
+
+__all__ = ["offsets", "starts_of", "segment_of", "run_starts", "run_lengths", "place_in_segments", "place_in_runs",
+           "expand", "running_count", "running_sum", "segment_running_sum", "grouped_running_sum"]
+
+
+def offsets(counts: np.ndarray) -> np.ndarray:
+    """CSR offsets (int64, ``len(counts) + 1``) of consecutive segments of ``counts`` elements."""
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def starts_of(counts: np.ndarray) -> np.ndarray:
+    """Where each of consecutive segments of ``counts`` elements starts: ``offsets(counts)[:-1]``."""
+    return np.cumsum(counts) - counts
+
+
+def segment_of(ptr: np.ndarray) -> np.ndarray:
+    """Each element's segment (int64), for the segments ``ptr[s]:ptr[s+1]``."""
+    return np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
+
+
+def run_starts(values: np.ndarray) -> np.ndarray:
+    """Where each run of equal ``values`` begins (``values`` grouped), ascending int64."""
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+
+
+def run_lengths(starts: np.ndarray, n: int) -> np.ndarray:
+    """The length of each run, from the runs' ``starts`` (ascending) in ``n`` elements."""
+    return np.diff(np.r_[starts, n])
+
+
+def place_in_segments(counts: np.ndarray, *, first: int = 0) -> np.ndarray:
+    """Each element's place in its segment (``first`` for the first), for consecutive
+    segments of ``counts`` elements (int64).
+
+    One running sum of steps of 1 that fall back at each segment's start: one array of the
+    size of the output, not three.
+    """
+    counts = np.asarray(counts)
+    steps = np.ones(int(counts.sum()), dtype=np.int64)
+    if len(steps) == 0:
+        return steps
+    used = counts[counts > 0]
+    steps[starts_of(used)[1:]] = 1 - used[:-1]  # back to ``first`` where a segment starts
+    steps[0] = first
+    return np.cumsum(steps, out=steps)
+
+
+def place_in_runs(values: np.ndarray) -> np.ndarray:
+    """Each element's 0-based place in its run of equal ``values`` (``values`` grouped)."""
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.r_[True, values[1:] != values[:-1]]
+    index = np.arange(n, dtype=np.int64)
+    return index - np.maximum.accumulate(np.where(first, index, 0))
+
+
+def expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])`` (int64)."""
+    return np.repeat(starts, lengths) + place_in_segments(lengths)
+
+
+def running_count(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Inclusive running count (or integer sum) of ``flags`` within the runs that begin at
+    ``starts`` (see :func:`run_starts`); integers, so one global running sum is exact."""
+    total = np.cumsum(flags)
+    return total - np.repeat(np.r_[0, total][starts], run_lengths(starts, len(flags)))
+
+
+def running_sum(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Inclusive running sum within groups, added one by one in row order, exactly as a loop
+    would: no loss of precision from a global running sum, and no compensated summation.
+    ``groups`` need not be sorted (each group's values are summed in row order)."""
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    if not bool(np.all(groups[1:] >= groups[:-1])):  # callers give their groups in order; others are put so
+        order = np.argsort(groups, kind="stable")
+        out = np.empty(n, dtype=np.float64)
+        out[order] = running_sum(values[order], groups[order])
+        return out
+    first = np.r_[True, groups[1:] != groups[:-1]]
+    starts = np.flatnonzero(first)
+    group = np.cumsum(first) - 1
+    return grouped_running_sum(values, group, np.arange(n, dtype=np.int64) - starts[group], len(starts))
+
+
+def segment_running_sum(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """:func:`running_sum` over the contiguous segments ``ptr[s]:ptr[s+1]``."""
+    counts = np.diff(ptr)
+    width = int(counts.max()) if len(counts) else 0
+    if width and bool(np.all(counts == width)):  # one size: the rows of a table
+        return np.cumsum(np.asarray(values, dtype=np.float64).reshape(len(counts), width), axis=1).ravel()
+    used = np.flatnonzero(counts)
+    group = np.repeat(np.arange(len(used), dtype=np.int64), counts[used])
+    return grouped_running_sum(values, group, np.arange(len(group), dtype=np.int64) - ptr[used][group], len(used))
+
+
+def grouped_running_sum(values: np.ndarray, group: np.ndarray, column: np.ndarray, n_groups: int) -> np.ndarray:
+    """Running sums of ``values`` within groups (``group``: 0, 1, ... ascending; ``column``:
+    each element's place in its group), each group's added in order from 0.
+
+    Groups of similar sizes (all, or those of the same power of two) are the rows of a
+    table, padded with zeros at their ends, summed along the rows.
+    """
+    n = len(values)
+    values = np.asarray(values, dtype=np.float64)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    counts = np.bincount(group, minlength=n_groups)
+    width = int(counts.max())
+    if bool(np.all(counts == width)):
+        return np.cumsum(values.reshape(n_groups, width), axis=1).ravel()
+    out = np.empty(n, dtype=np.float64)
+    size_class: np.ndarray | None = None
+    classes: list = [None]
+    if n_groups * width > 2 * n + TABLE_SLACK:
+        size_class = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
+        classes = np.unique(size_class[counts > 0]).tolist()
+    for size in classes:
+        chosen: np.ndarray | None = None
+        members: np.ndarray | slice = slice(None)
+        lengths = counts
+        if size_class is not None:
+            chosen = np.flatnonzero((size_class == size) & (counts > 0))
+            members = np.flatnonzero(size_class[group] == size)
+            lengths = counts[chosen]
+        span = int(lengths.max())
+        row = group[members] if chosen is None else np.searchsorted(chosen, group[members])
+        slot = row * span + column[members]
+        flat = np.zeros(len(lengths) * span)
+        flat[slot] = values[members]
+        table = flat.reshape(len(lengths), span)
+        np.cumsum(table, axis=1, out=table)
+        out[members] = flat[slot]
+    return out
