@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import PatevalError
+from .shared import examples
 
 #: The trec_eval release whose command line this is.
 TREC_EVAL_VERSION = "10.0"
@@ -67,10 +68,13 @@ def _add_trec_eval(commands) -> None:
         description="trec_eval's command line: scores the run TREC_TOP_FILE against the qrels TREC_REL_FILE "
         "and prints what trec_eval 10.0 prints, byte for byte, with pateval's measures. -m takes trec_eval's "
         "measure names and nicknames (official, all_trec, set) with their parameters (P.5,10, "
-        "iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0).",
-        epilog="Not in pateval, refused with one line: dcg, ideal_dcg, yaap, the preference and "
-        "judgement-group measures (-R prefs, qrels_prefs, qrels_jg; -m all_prefs, prefs, qrels_jg), -T other "
-        "than trec_results, -Z, -D. Exit status: 0 done, 2 bad input or usage.")
+        "iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0). Not in pateval, refused with one line: "
+        "dcg, ideal_dcg, yaap, the preference and judgement-group measures (-R prefs, qrels_prefs, qrels_jg; "
+        "-m all_prefs, prefs, qrels_jg), -T other than trec_results, -Z, -D. Exit status: 0 done, 2 bad input "
+        "or usage.",
+        epilog=examples("pateval trec_eval -q -m all_trec qrels.test results.test",
+                        "pateval trec_eval -m official -m ndcg_cut.10,20 -c -M1000 qrels.txt run.txt",
+                        "pateval trec_eval -l2 -mrelstring.20 -q qrels.rel_level results.test"))
     p.add_argument("-v", "--version", action="store_true", help="print the trec_eval version this follows")
     p.add_argument("-q", "--query_eval_wanted", action="store_true", dest="per_query",
                    help="also print each measure for each topic")
