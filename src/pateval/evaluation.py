@@ -332,12 +332,13 @@ def unmatched_note(run_name: str, matches: tuple[int, int, list[str]], judgement
 
 def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
     """trec_eval -l: every measure with a ``rel`` parameter left at its default gets ``level``
-    (checked by :class:`~pateval.options.EvaluationOptions`)."""
+    (checked by :class:`~pateval.options.EvaluationOptions`); but a ``rel`` whose default is 0
+    means graded gains, not a level (RBP), and stays, as trec_eval's rbp ignores -l."""
     changed = []
     for measure in measures:
         params = dict(measure.values)
         spec_rel = next((p for p in measure.spec.params if p.name == "rel"), None)
-        if spec_rel is not None and params["rel"] == spec_rel.default:
+        if spec_rel is not None and spec_rel.default != 0 and params["rel"] == spec_rel.default:
             params["rel"] = level
             measure = Measure.make(measure.spec, params, measure.cutoff)
         changed.append(measure)

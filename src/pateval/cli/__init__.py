@@ -37,6 +37,7 @@ from .evaluate import _add_evaluate, _add_measures
 from .flowchart import _add_flowchart
 from .search import _add_demo, _add_index, _add_search
 from .shared import CommandParser
+from .trec_eval import _add_trec_eval
 from .usermodel import _add_calibrate, _add_user_model
 
 __all__ = ["build_parser", "main"]
@@ -55,7 +56,7 @@ _DEBUG_HELP = "on an unexpected error (a bug), print its traceback"
 # tests/test_startup.py and tests/test_cli_shape.py check all of it.
 _COMMANDS: list = [_add_evaluate, _add_measures, _add_corpus, _add_collection, _add_check, _add_user_model,
                    _add_calibrate, _add_compare, _add_analyse_measures, _add_stability, _add_report, _add_index,
-                   _add_search, _add_demo, _add_flowchart, _add_assess]
+                   _add_search, _add_demo, _add_flowchart, _add_assess, _add_trec_eval]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -47,7 +47,8 @@ _EXPECTED = "6 columns: qid Q0 docno rank score run_id"
 _BLOCK_SIZE = 1 << 24  # bytes per block of Arrow's multi-threaded CSV reader
 
 
-def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None) -> Run:
+def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None,
+             trailing_columns: bool = False) -> Run:
     """Read a TREC run file.
 
     Parameters
@@ -59,6 +60,9 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
         (``"first"``; the number dropped is recorded in :attr:`Run.notes`).
     name : str, optional
         The run's name; by default its tag (the 6th column).
+    trailing_columns : bool, default False
+        Columns after the sixth are ignored, as trec_eval ignores the rest of a line
+        (``pateval trec_eval``); by default such a line is refused.
 
     Returns
     -------
@@ -90,7 +94,7 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     try:
         run = _read_fast(path, map_file(path), on_duplicate)
         if run is None:
-            run = _read_careful(path, read_bytes(path), on_duplicate)
+            run = _read_careful(path, read_bytes(path), on_duplicate, trailing_columns=trailing_columns)
         metadata = ir_metadata(path)  # the comment lines at the head only
     finally:
         forget_stream(path)
@@ -151,7 +155,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
         return None  # an empty field (doubled delimiters), a NaN, a duplicate: the careful path words it
 
 
-def _read_careful(path: Path, data: bytes, on_duplicate: str) -> Run:
+def _read_careful(path: Path, data: bytes, on_duplicate: str, *, trailing_columns: bool = False) -> Run:
     topic_index: dict[str, int] = {}
     topics: list[int] = []
     docs: list[str] = []
@@ -161,9 +165,9 @@ def _read_careful(path: Path, data: bytes, on_duplicate: str) -> Run:
     tag: str | None = None
     tag_line = 0
     for line, fields in iter_fields(path, data):
-        if len(fields) != 6:
+        if len(fields) != 6 and not (trailing_columns and len(fields) > 6):
             malformed(path, line, "wrong number of columns", expected=_EXPECTED, found=len(fields))
-        qid, _, docno, rank_text, score_text, line_tag = fields
+        qid, _, docno, rank_text, score_text, line_tag = fields[:6]
         ranks.append(parse_int(path, line, rank_text, "the rank (4th column)"))
         scores.append(parse_float(path, line, score_text, "the score (5th column)"))
         if tag is None:

@@ -258,23 +258,32 @@ def _rbp_gains(ranked: RankedTopics, measure: Measure) -> tuple[np.ndarray, np.n
     return topic, rows - ranked.ptr[topic] + 1, gain
 
 
+def _persistence_powers(p: float, n: int) -> np.ndarray:
+    """p^0 ... p^n, each by multiplying the one before by p, as trec_eval's rbp and rbp_resid
+    walk the ranking (p ** k can differ in the last bit, and a mean can then print differently)."""
+    return np.cumprod(np.r_[1.0, np.full(n, p)])
+
+
 def rank_biased_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RBP = (1 - p) sum_i g_i p^(i-1)."""
     p = measure["p"]
     topic, position, gain = _rbp_gains(ranked, measure)
-    return (1.0 - p) * _sum(topic, weights=gain * p ** (position - 1.0), minlength=ranked.n_topics)
+    powers = _persistence_powers(p, int(position.max()) if len(position) else 0)
+    return (1.0 - p) * _sum(topic, weights=gain * powers[position - 1], minlength=ranked.n_topics)
 
 
 def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RBP_resid = (1 - p) sum_{i unjudged} p^(i-1) + p^n if some retrieved document is unjudged, else 0."""
     p = measure["p"]
-    judged = ranked.judged_rows()
-    weight = _sum(ranked.topic_of(judged), weights=p ** (ranked.position_of(judged) - 1.0),
-                         minlength=ranked.n_topics)
+    unjudged = np.ones(ranked.n_rows, dtype=bool)
+    unjudged[ranked.judged_rows()] = False
+    rows = np.flatnonzero(unjudged)
+    topic = ranked.topic_of(rows)
     num_ret = ranked.num_ret()
-    every = (1.0 - p ** num_ret) / (1.0 - p) if p < 1 else num_ret.astype(np.float64)
-    unjudged = num_ret - _sum(ranked.topic_of(judged), minlength=ranked.n_topics)
-    return np.where(unjudged > 0, (1.0 - p) * (every - weight) + p ** num_ret, 0.0)
+    powers = _persistence_powers(p, int(num_ret.max()) if len(num_ret) else 0)
+    # summed over the unjudged documents themselves, as trec_eval does (not all minus the judged: no cancellation)
+    weight = _sum(topic, weights=powers[ranked.position_of(rows) - 1], minlength=ranked.n_topics)
+    return np.where(_sum(topic, minlength=ranked.n_topics) > 0, powers[num_ret] + (1.0 - p) * weight, 0.0)
 
 
 P = Param("p", float, 0.8, "persistence: the chance of going on to the next document (ir_measures' default 0.8; "

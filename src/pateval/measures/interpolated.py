@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs
+from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
@@ -79,8 +80,22 @@ def interpolated_precision(ranked: RankedTopics, measure: Measure, context: Eval
 
 
 def eleven_point_average(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
-    """IPrec_11pt = (1/11) sum_{x in 0, 0.1, ..., 1} IPrec(recall=x)."""
-    return _interpolated(ranked, measure["rel"], ELEVEN_POINTS, measure["rounding"]).sum(axis=1) / len(ELEVEN_POINTS)
+    """IPrec_11pt = (1/11) sum_{x in 0, 0.1, ..., 1} IPrec(recall=x); with ``levels``, the mean
+    of IPrec over those recall levels (trec_eval's ``11pt_avg.0.2,0.5,0.8``)."""
+    levels = _recall_levels(measure) if measure["levels"] else ELEVEN_POINTS
+    return _interpolated(ranked, measure["rel"], levels, measure["rounding"]).sum(axis=1) / len(levels)
+
+
+def _recall_levels(measure: Measure) -> tuple[float, ...]:
+    """The recall levels of ``levels='.25,.5,.75'`` (numbers in [0, 1], ascending as trec_eval expects)."""
+    try:
+        levels = tuple(float(x) for x in measure["levels"].split(","))
+    except ValueError:
+        raise ParameterError(f"{measure}: levels must be recall levels separated by commas, such as "
+                             "'.25,.5,.75'") from None
+    if any(not 0 <= x <= 1 for x in levels) or list(levels) != sorted(levels):
+        raise ParameterError(f"{measure}: levels must be ascending recall levels between 0 and 1")
+    return levels
 
 
 def precision_at_r_multiple(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -105,6 +120,8 @@ RECALL = Param("recall", float, 0.0, "the recall level x (ir_measures writes IPr
 ROUNDING = Param("rounding", str, "nearest", "how recall x becomes the c-th relevant document: nearest, "
                  "c = round(x R) (trec_eval 10); trec_eval9, c = floor(x R + 0.9) (trec_eval 9, pytrec_eval, "
                  "ir_measures)", choices=("nearest", "trec_eval9"))
+LEVELS = Param("levels", str, "", "the recall levels averaged, ascending, separated by commas (trec_eval's "
+               "11pt_avg.0.2,0.5,0.8); empty: 0, 0.1, ..., 1")
 MULT = Param("mult", float, 1.0, "the rank as a multiple of R, the number of relevant documents "
              "(trec_eval Rprec_mult_x)", interval=Interval(0, None))
 
@@ -114,7 +131,7 @@ for _spec in (
                 interpolated_precision, (RECALL, ROUNDING, REL), aliases=("iprec_at_recall",)),
     MeasureSpec("IPrec_11pt", "standard", "mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1",
                 "(1/11) sum_{x = 0, 0.1, ..., 1} IPrec(x)", TREC_EVAL + " 11pt_avg", eleven_point_average,
-                (ROUNDING, REL), aliases=("11pt_avg",)),
+                (ROUNDING, REL, LEVELS), aliases=("11pt_avg",)),
     MeasureSpec("Rprec_mult", "standard", "precision at a multiple of R",
                 "|relevant in top c| / c, c = floor(x R + 0.9)", TREC_EVAL + " Rprec_mult",
                 precision_at_r_multiple, (MULT, REL)),

@@ -177,20 +177,31 @@ def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
 
 
 def _trec_eval_sort_key(name: str, given: int) -> tuple:
-    """trec_eval prints its measures in the order of its measure table, cutoffs ascending;
-    measures trec_eval does not have come after, in the order asked for."""
+    """trec_eval prints its measures in the order of its measure table, the values of a
+    measure's cutoffs ascending (``P_5`` before ``P_10``, ``Rprec_mult_0.20`` before
+    ``Rprec_mult_5.00``); measures trec_eval does not have come after, in the order asked for."""
     from ..measures.registry import TREC_EVAL_ORDER
 
-    base, _, cutoff = name.rpartition("_")
-    if base and cutoff.isdigit() and base in TREC_EVAL_ORDER:
-        return (0, TREC_EVAL_ORDER.index(base), int(cutoff), given)
     if name in TREC_EVAL_ORDER:
-        return (0, TREC_EVAL_ORDER.index(name), 0, given)
-    return (1, 0, 0, given)
+        return (0, TREC_EVAL_ORDER.index(name), 0.0, given)
+    bases = [base for base in TREC_EVAL_ORDER if name.startswith(base + "_")]
+    if not bases:
+        return (1, 0, 0.0, given)
+    base = max(bases, key=len)  # map_cut_5 is map_cut's, not map's
+    try:
+        cutoff = float(name[len(base) + 1:])
+    except ValueError:  # parameters that are no cutoff (utility_2,-1,0,0)
+        cutoff = 0.0
+    return (0, TREC_EVAL_ORDER.index(base), cutoff, given)
+
+
+#: trec_eval's measures that it prints in the summary only, never per topic (-q)
+_SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
 
 def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras: Sequence[str] = (),
-                     precision: int = 4, relevance_level: int = 1) -> str:
+                     precision: int = 4, relevance_level: int = 1, names: Mapping[str, str] | None = None,
+                     summary: bool = True, texts: Mapping[str, Mapping[str, str]] | None = None) -> str:
     """Results exactly as trec_eval prints them (``pateval evaluate --names trec``), without pandas.
 
     trec_eval's measure names (:func:`trec_eval_names`) in trec_eval's order; with
@@ -208,9 +219,18 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     summary_rows : iterable of (run, measure, value, topics)
         The ``all`` values, as :meth:`pateval.evaluation.Evaluation.summary_rows`.
     measures : sequence of Measure or str
+    names : mapping, optional
+        The name printed for each measure (by pateval's name), as ``pateval trec_eval``
+        names the measures of trec_eval's ``-m`` syntax; default :func:`trec_eval_names`.
+    summary : bool, default True
+        Print the ``all`` lines (False: trec_eval's ``-n``).
+    texts : mapping, optional
+        Values that are text, by the name printed and then topic (``relstring``): printed
+        quoted with ``per_query``, in trec_eval's order among the measures, never in the summary.
     """
     check_precision(precision)
-    names = trec_eval_names(measures, relevance_level=relevance_level)
+    names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
+        measures, relevance_level=relevance_level)
     given = sorted(enumerate(names.items()), key=lambda item: _trec_eval_sort_key(item[1][1], item[0]))
     ordered = [(ours, theirs) for _, (ours, theirs) in given]
     integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
@@ -233,13 +253,25 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     for run, measure, value, topics in summary_rows:
         totals.setdefault(run, {})[measure] = value
         counts[run] = max(counts.get(run, 0), topics)
+    texts = texts or {}
+    # per topic: the measures and the text values in trec_eval's order; gm_map has no value per topic
+    per_topic: list[tuple[str | None, str]] = [(ours, theirs) for _, ours, theirs in sorted(
+        [(_trec_eval_sort_key(theirs, i), ours, theirs) for i, (ours, theirs) in enumerate(ordered)
+         if theirs not in _SUMMARY_ONLY]
+        + [(_trec_eval_sort_key(name, len(ordered)), None, name) for name in texts], key=lambda item: item[0])]
     lines: list[str] = []
     for run in totals:
         if per_query:
             values = per_run.get(run, {})
             for topic in sorted({t for t, _ in values}, key=lambda t: str(t).encode()):
-                lines.extend(line(theirs, topic, value_text(ours, values[(topic, ours)]))
-                             for ours, theirs in ordered if (topic, ours) in values)
+                for ours, theirs in per_topic:
+                    if ours is None:  # a text value
+                        if topic in texts[theirs]:
+                            lines.append(line(theirs, topic, f"'{texts[theirs][topic]}'"))
+                    elif (topic, ours) in values:
+                        lines.append(line(theirs, topic, value_text(ours, values[(topic, ours)])))
+        if not summary:
+            continue
         if "runid" in extras:
             lines.append(line("runid", "all", run))
         if "num_q" in extras:

@@ -1,0 +1,283 @@
+"""``pateval trec_eval``: trec_eval 10.0's own command line, so that a script can replace
+``trec_eval`` with ``pateval trec_eval`` and change nothing else.
+
+``pateval trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE]... QRELS RESULTS``
+reads trec_eval's measure syntax (nicknames ``official``, ``all_trec``, ``set``; parameters
+such as ``P.5,7,3``, ``iprec_at_recall..10,.20``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``),
+scores with pateval's measures (:mod:`pateval.measures.registry`) and prints what trec_eval
+prints, byte for byte (:func:`pateval.results.writers.format_trec_eval`; ``relstring`` from
+:mod:`pateval.measures.relstring`). What pateval does not compute (``dcg``, ``ideal_dcg``,
+``yaap``, the preference and judgement-group measures, ``-R``/``-T`` formats other than
+trec_eval's defaults, ``-Z`` z-scores) is refused with one line naming it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import PatevalError
+from .shared import examples
+
+#: The trec_eval release whose command line this is.
+TREC_EVAL_VERSION = "10.0"
+
+# trec_eval's nicknames of measure sets (measures.c): each marks the measures it names
+_NICKNAMES = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"),
+}
+_UNSUPPORTED_NICKNAMES = ("all_prefs", "prefs", "qrels_jg")
+# trec_eval's measures and how each reads its parameters (the part of -m after the first '.'):
+# one pateval measure without parameters
+_PLAIN = {"num_ret": "NumRet", "num_rel": "NumRel", "num_rel_ret": "NumRelRet", "map": "AP", "gm_map": "GMAP",
+          "Rprec": "Rprec", "bpref": "Bpref", "recip_rank": "RR", "infAP": "infAP", "gm_bpref": "GM_Bpref",
+          "binG": "binG", "set_P": "SetP", "set_relative_P": "SetRelP", "set_recall": "SetR", "set_map": "SetAP",
+          "num_nonrel_judged_ret": "NumNonrelJudgedRet", "rbp_resid": "RBP_resid(p=0.9)"}
+# cutoffs (whole numbers, trec_eval's defaults): one measure per cutoff, named BASE_k
+_STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_CUTOFFS = {"P": _STANDARD_CUTOFFS, "recall": _STANDARD_CUTOFFS, "ndcg_cut": _STANDARD_CUTOFFS,
+            "map_cut": _STANDARD_CUTOFFS, "relative_P": _STANDARD_CUTOFFS, "success": (1, 5, 10), "unj": (5, 10, 20)}
+# real-valued cutoffs: one measure per value, named BASE_%.2f
+_LEVELS = {"iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+           "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)}
+# a list of numbers as the pateval measure's parameters; named BASE_PARAMETERS when given
+_VALUES = {"utility": ("Utility", ("a", "b", "c", "d")), "set_F": ("SetF", ("beta",))}
+# name=value pairs: a gain map (ndcg.1=3,2=9) or named parameters (rbp.p=0.8)
+_GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G"}
+# trec_eval's rbp: persistence 0.9, and every judged grade >= 0 gains
+_RBP = "RBP(p=0.9,rel=0)"
+_NOT_IN_PATEVAL = ("dcg", "ideal_dcg", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+_TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, "rbp", "11pt_avg",
+                  *_NOT_IN_PATEVAL)
+
+_USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J] [-N <num>] " \
+         "trec_rel_file trec_top_file"
+
+
+def _add_trec_eval(commands) -> None:
+    p = commands.add_parser(
+        "trec_eval", usage=_USAGE,
+        help="trec_eval 10.0's own command line and output (replace `trec_eval` with `pateval trec_eval`)",
+        description="trec_eval's command line: scores the run TREC_TOP_FILE against the qrels TREC_REL_FILE "
+        "and prints what trec_eval 10.0 prints, byte for byte, with pateval's measures. -m takes trec_eval's "
+        "measure names and nicknames (official, all_trec, set) with their parameters (P.5,10, "
+        "iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0). Not in pateval, refused with one line: "
+        "dcg, ideal_dcg, yaap, the preference and judgement-group measures (-R prefs, qrels_prefs, qrels_jg; "
+        "-m all_prefs, prefs, qrels_jg), -T other than trec_results, -Z, -D. Exit status: 0 done, 2 bad input "
+        "or usage.",
+        epilog=examples("pateval trec_eval -q -m all_trec qrels.test results.test",
+                        "pateval trec_eval -m official -m ndcg_cut.10,20 -c -M1000 qrels.txt run.txt",
+                        "pateval trec_eval -l2 -mrelstring.20 -q qrels.rel_level results.test"))
+    p.add_argument("-v", "--version", action="store_true", help="print the trec_eval version this follows")
+    p.add_argument("-q", "--query_eval_wanted", action="store_true", dest="per_query",
+                   help="also print each measure for each topic")
+    p.add_argument("-m", "--measure", action="append", dest="trec_measures", metavar="measure[.params]",
+                   help="a trec_eval measure or nickname (repeatable; default: official)")
+    p.add_argument("-c", "--complete_rel_info_wanted", action="store_true", dest="complete",
+                   help="average over every topic of the qrels; a topic without results scores 0")
+    p.add_argument("-l", "--level_for_rel", type=int, dest="relevance_level", metavar="<num>",
+                   help="the least grade counted as relevant (default 1)")
+    p.add_argument("-n", "--nosummary", action="store_true", help="no summary (the 'all' lines)")
+    p.add_argument("-D", "--Debug_level", metavar="<num>", help="(refused: trec_eval's debugging output)")
+    p.add_argument("-J", "--Judged_docs_only", action="store_true", dest="judged_only",
+                   help="remove the documents without a judgement from the rankings first")
+    p.add_argument("-N", "--Number_docs_in_coll", type=int, dest="num_docs", metavar="<num>",
+                   help="documents in the collection (utility)")
+    p.add_argument("-M", "--Max_retrieved_per_topic", type=int, dest="max_documents", metavar="<num>",
+                   help="only the first <num> documents of each topic count")
+    p.add_argument("-R", "--Rel_info_format", default="qrels", metavar="<format>",
+                   help="the qrels format: qrels (the only one pateval reads here)")
+    p.add_argument("-T", "--Results_format", default="trec_results", metavar="<format>",
+                   help="the results format: trec_results (the only one)")
+    p.add_argument("-Z", "--Zscore", metavar="<file>", help="(refused: z-scores are not in pateval)")
+    p.add_argument("qrels", nargs="?", metavar="trec_rel_file")
+    p.add_argument("results", nargs="?", metavar="trec_top_file")
+    p.set_defaults(run=_run_trec_eval)
+
+
+def _run_trec_eval(args) -> int:
+    if args.version:
+        from .. import __version__
+
+        print(f"trec_eval version {TREC_EVAL_VERSION} (pateval {__version__})", file=sys.stderr)
+        return 0
+    for flag, value, wanted in (("-R", args.Rel_info_format, "qrels"), ("-T", args.Results_format, "trec_results")):
+        if value != wanted:
+            raise PatevalError(f"trec_eval {flag} {value}: pateval reads only {flag} {wanted}")
+    for flag, value in (("-Z", args.Zscore), ("-D", args.Debug_level)):
+        if value is not None:
+            raise PatevalError(f"trec_eval {flag}: not supported by pateval")
+    if args.qrels is None or args.results is None:
+        raise PatevalError(f"usage: {_USAGE}")
+    for flag, value in (("-M", args.max_documents), ("-N", args.num_docs)):
+        if value is not None and value < 1:
+            raise PatevalError(f"trec_eval {flag} {value}: must be a positive number")
+    marked = _marked_measures(args.trec_measures or ["official"])
+    names = _measure_names(marked, num_docs=args.num_docs)
+    extras = [name for name in ("runid", "num_q") if name in marked]
+    from .. import api
+    from .._lazy import pandas_deferred
+    from ..formats.inputs import as_qrels
+    from ..formats.trec import read_run
+    from ..measures import parse_measure
+    from ..options import EvaluationOptions
+    from ..results.writers import format_trec_eval
+
+    printed = {str(parse_measure(ours)): theirs for ours, theirs in names.items()}
+    # runid and num_q alone: trec_eval still reads and matches every topic
+    measures = list(printed) or ["NumRet"]
+    options = EvaluationOptions(measures=measures, qrels_format="trec", complete=args.complete,
+                                relevance_level=args.relevance_level, max_documents=args.max_documents,
+                                judged_only=args.judged_only)
+    with pandas_deferred():
+        qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
+        # trec_eval ignores what follows a results line's sixth column
+        run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
+        if not args.complete:
+            _check_every_topic_has_results(qrels, run, args.results)
+        result = api.evaluation(qrels, [run], options=options)
+        # the measures as scored (-l gave them its rel), in the order asked for
+        scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
+        texts = {}
+        if args.per_query and "relstring" in marked:  # trec_eval prints relstring per topic only
+            params = marked["relstring"]
+            name = f"relstring_{params}" if params else "relstring"
+            texts[name] = _relevance_strings(qrels, run, options, params)
+        text = format_trec_eval(result.scored, result.summary_rows(), list(scored_names), per_query=args.per_query,
+                                extras=extras, names=scored_names, summary=not args.nosummary, texts=texts)
+    sys.stdout.write(text)
+    return 0
+
+
+def _check_every_topic_has_results(qrels, run, path: str) -> None:
+    """trec_eval 10.0 stops at a qrels topic without results unless -c is given (exit 4)."""
+    missing = set(map(str, qrels.topic_ids)) - set(map(str, run.topic_ids))
+    if missing:
+        first = min(missing, key=str.encode)
+        raise PatevalError(f"{path}: qrels topic {first!r} has no results ({len(missing)} such topic(s)); trec_eval "
+                           "10.0 stops here too: give -c to score them 0")
+
+
+def _relevance_strings(qrels, run, options, params: str | None) -> dict[str, str]:
+    """trec_eval's relstring of each topic evaluated (``relstring.N``: N documents, default 10),
+    on the run as scored: -M and -J cut it first."""
+    import numpy as np
+
+    from ..core.ranking import JudgementIndex, rank_run
+    from ..evaluation import judged_rows_only, top_rows_only, topics_to_evaluate
+    from ..measures.relstring import RELSTRING_LENGTH, relevance_strings
+
+    length = int(_numbers("relstring", params)[0]) if params else RELSTRING_LENGTH
+    topics, _ = topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), run, complete=options.complete)
+    if options.max_documents is not None:
+        run = top_rows_only(run, options.max_documents, order=options.order)
+    if options.judged_only:
+        run = judged_rows_only(run, qrels, doc_key=options.doc_key)
+    ranked = rank_run(run, JudgementIndex.build(qrels, topics, doc_key=options.doc_key), order=options.order)
+    strings = dict(zip(map(str, ranked.topic_ids), relevance_strings(ranked, length), strict=True))
+    if params and length > 0:
+        # with -c, trec_eval scores a topic without results on a ranking of one unlisted document and
+        # then clears the value named "relstring" only: "relstring_N" shows that document, '-'
+        missing = ranked.ptr[1:] == ranked.ptr[:-1]
+        strings.update(dict.fromkeys(map(str, ranked.topic_ids[missing]), "-"))
+    return strings
+
+
+def _marked_measures(given: list[str]) -> dict[str, str | None]:
+    """trec_eval's -m arguments as the measures they mark, each with its parameters (the first
+    given for a measure, as trec_eval takes them); nicknames mark every measure they name."""
+    marked: dict[str, str | None] = {}
+    params: dict[str, str] = {}
+    for text in given:
+        name, dot, rest = text.partition(".")
+        if dot and not rest:
+            raise PatevalError(f"trec_eval -m {text}: improper measure parameters (nothing after '.')")
+        if dot:
+            params.setdefault(name, rest)
+        if name in _NICKNAMES:
+            marked.update(dict.fromkeys(_NICKNAMES[name]))
+        elif name in _UNSUPPORTED_NICKNAMES:
+            raise PatevalError(f"trec_eval -m {name}: the preference and judgement-group measures are not in "
+                               "pateval")
+        elif name in _TREC_MEASURES:
+            marked[name] = None
+        else:
+            raise PatevalError(f"trec_eval -m {text}: illegal measure (not a trec_eval measure)")
+    return {name: params.get(name) for name in marked}
+
+
+def _measure_names(marked: dict[str, str | None], *, num_docs: int | None) -> dict[str, str]:
+    """pateval's name of each measure marked -> the name trec_eval prints for it."""
+    names: dict[str, str] = {}
+    for base, params in marked.items():
+        if base in ("runid", "num_q"):
+            continue
+        if base == "relstring":
+            continue  # text, not a measure: see _relevance_strings
+        if base in _NOT_IN_PATEVAL:
+            raise PatevalError(f"trec_eval -m {base}: not in pateval")
+        names.update(_expand(base, params, num_docs=num_docs))
+    return names
+
+
+def _numbers(base: str, params: str) -> list[float]:
+    try:
+        return [float(x) for x in params.split(",")]
+    except ValueError:
+        raise PatevalError(f"trec_eval -m {base}.{params}: the parameters must be numbers") from None
+
+
+def _expand(base: str, params: str | None, *, num_docs: int | None) -> dict[str, str]:
+    """The pateval measures of one trec_eval measure with its parameters (or its defaults),
+    each with the name trec_eval prints."""
+    if base in _CUTOFFS:
+        cutoffs = sorted({int(x) for x in _numbers(base, params)}) if params else _CUTOFFS[base]
+        if cutoffs[0] <= 0:
+            raise PatevalError(f"trec_eval -m {base}.{params}: cutoffs must be positive")
+        return {f"{base}_{k}": f"{base}_{k}" for k in cutoffs}
+    if base in _LEVELS:
+        levels = sorted(set(_numbers(base, params))) if params else _LEVELS[base]
+        return {f"{base}_{x!r}": f"{base}_{x:3.2f}" for x in levels}
+    if base == "utility" or base == "set_F":
+        spec, keys = _VALUES[base]
+        values = _numbers(base, params) if params else []
+        if len(values) > len(keys):
+            raise PatevalError(f"trec_eval -m {base}.{params}: at most {len(keys)} parameters")
+        settings = [f"{key}={value!r}" for key, value in zip(keys, values, strict=False)]
+        if base == "utility" and num_docs is not None:
+            settings.append(f"num_docs={num_docs}")
+        measure = f"{spec}({','.join(settings)})" if settings else spec
+        return {measure: f"{base}_{params}" if params else base}
+    if base == "11pt_avg":
+        if not params:
+            return {"IPrec_11pt": base}
+        recalls = ",".join(repr(x) for x in _numbers(base, params))
+        return {f"IPrec_11pt(levels='{recalls}')": f"{base}_{params}"}
+    if base in _GAIN_MAPS:
+        measure = f"{_GAIN_MAPS[base]}(gains='{params}')" if params else _GAIN_MAPS[base]
+        return {measure: f"{base}_{params}" if params else base}
+    if base == "rbp":
+        if params:
+            p = _pairs(base, params).pop("p", None)
+            return {f"RBP(p={p!r},rel=0)" if p is not None else _RBP: f"{base}_{params}"}
+        return {_RBP: base}
+    if params:
+        raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
+    return {_PLAIN[base]: base}
+
+
+def _pairs(base: str, params: str) -> dict[str, float]:
+    pairs: dict[str, float] = {}
+    for pair in params.split(","):
+        key, equals, value = pair.partition("=")
+        if not equals or key != "p":
+            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's rbp takes only p=PERSISTENCE")
+        pairs[key] = _numbers(base, value)[0]
+    return pairs

@@ -1,0 +1,193 @@
+"""``pateval trec_eval``: trec_eval 10.0's ``make quicktest`` (its 15 command lines, its test
+files and expected outputs, tests/data/trec_eval_quicktest and tests/data/trec), byte for byte;
+the flags pateval refuses; and, where a trec_eval binary is at hand, random inputs compared
+with it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pateval.cli import main
+
+DATA = Path(__file__).parent / "data"
+QUICKTEST = DATA / "trec_eval_quicktest"
+# trec_eval's test/ files: three are in tests/data/trec, the large ones gzipped
+FILES = {"qrels.test": DATA / "trec" / "qrels.test", "results.test": DATA / "trec" / "results.test",
+         "qrels.rel_level": DATA / "trec" / "qrels.rel_level",
+         **{name: QUICKTEST / f"{name}.gz" for name in ("qrels.123", "qrels.comment.test", "qrels.comments.123",
+                                                       "results.comment.test")}}
+
+# the command lines of trec_eval's Makefile target quicktest (./trec_eval ARGS | diff - EXPECTED)
+QUICKTEST_LINES = [
+    ("test/qrels.test test/results.test", "out.test", None),
+    ("test/qrels.test.with-comments test/results.test", "out.test", None),
+    ("test/qrels.comment.test test/results.comment.test", "out.comment.test", None),
+    ("-m all_trec test/qrels.test test/results.test", "out.test.a", None),
+    ("-m all_trec -q test/qrels.test test/results.test", "out.test.aq", None),
+    ("-m all_trec -q -c test/qrels.test test/results.trunc", "out.test.aqc", None),
+    ("-m all_trec -q -c -M100 test/qrels.test test/results.trunc", "out.test.aqcM", None),
+    ("-m all_trec -mrelstring.20 -q -l2 test/qrels.rel_level test/results.test", "out.test.aql", None),
+    ("-m all_prefs -q -R prefs test/prefs.test test/prefs.results.test", "out.test.prefs",
+     "the preference measures (-R prefs) are not in pateval"),
+    ("-m all_prefs -q -R prefs test/prefs.comment.test test/prefs.results.test", "out.test.prefs",
+     "the preference measures (-R prefs) are not in pateval"),
+    ("-m all_prefs -q -R qrels_prefs test/qrels.test test/results.test", "out.test.qrels_prefs",
+     "the preference measures (-R qrels_prefs) are not in pateval"),
+    ("-m qrels_jg -q -R qrels_jg test/qrels.123 test/results.test", "out.test.qrels_jg",
+     "judgement groups (-R qrels_jg) are not in pateval"),
+    ("-m qrels_jg -q -R qrels_jg test/qrels.comments.123 test/results.test", "out.test.qrels_jg",
+     "judgement groups (-R qrels_jg) are not in pateval"),
+    ("-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 -m Rprec_mult.5.0,0.2,0.35 "
+     "-mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 -mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 "
+     "test/qrels.test test/results.test", "out.test.meas_params", None),
+    ("-q -m all_trec -Z test/zscores_file test/qrels.test test/results.test", "out.test.aqZ",
+     "z-scores (-Z) are not in pateval"),
+]
+
+
+def _argv(line: str) -> list[str]:
+    return [str(FILES.get(word[5:], QUICKTEST / word[5:])) if word.startswith("test/") else word
+            for word in line.split()]
+
+
+@pytest.mark.parametrize(("line", "expected", "missing"), [
+    pytest.param(line, expected, missing, id=f"{number}:{expected}",
+                 marks=[pytest.mark.xfail(strict=True, reason=missing)] if missing else [])
+    for number, (line, expected, missing) in enumerate(QUICKTEST_LINES, 1)])
+def test_trec_eval_quicktest(capsys, line, expected, missing):
+    status = main(["trec_eval", *_argv(line)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert out == (QUICKTEST / expected).read_text()
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["-Z", "zfile"], "trec_eval -Z: not supported"),
+    (["-R", "prefs"], "trec_eval -R prefs: pateval reads only -R qrels"),
+    (["-T", "other"], "trec_eval -T other: pateval reads only -T trec_results"),
+    (["-m", "nosuch"], "trec_eval -m nosuch: illegal measure"),
+    (["-m", "all_prefs"], "trec_eval -m all_prefs: the preference and judgement-group measures are not in pateval"),
+    (["-m", "P."], "trec_eval -m P.: improper measure parameters"),
+    (["-m", "P.a,b"], "the parameters must be numbers"),
+    (["-m", "dcg"], "trec_eval -m dcg: not in pateval"),
+    (["-m", "yaap"], "trec_eval -m yaap: not in pateval"),
+    (["-M", "0"], "trec_eval -M 0: must be a positive number"),
+])
+def test_trec_eval_refuses_in_one_line(capsys, flags, message):
+    assert main(["trec_eval", *flags, str(FILES["qrels.test"]), str(FILES["results.test"])]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err and captured.err.count("\n") == 1
+
+
+def test_trec_eval_without_files_prints_its_usage(capsys):
+    assert main(["trec_eval", str(FILES["qrels.test"])]) == 2
+    assert "usage: pateval trec_eval" in capsys.readouterr().err
+
+
+def test_trec_eval_version_line(capsys):
+    assert main(["trec_eval", "-v"]) == 0
+    assert capsys.readouterr().err.startswith("trec_eval version 10.0 (pateval ")
+
+
+def test_trec_eval_nosummary_prints_the_topics_only(capsys):
+    assert main(["trec_eval", "-q", "-n", str(FILES["qrels.test"]), str(FILES["results.test"])]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all("\tall\t" not in line for line in lines)
+    assert {line.split("\t")[1] for line in lines} == {"301", "302", "303"}
+
+
+def test_relstring_marks_each_kind_of_judgement(tmp_path, capsys):
+    # as trec_eval 10.0 prints it (q2, -c, relstring.4: its one-document stand-in ranking, see _relevance_strings)
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 12\nq1 0 d2 -1\nq1 0 d3 0\nq1 0 d4 3\nq2 0 x 1\n")
+    run = tmp_path / "run"
+    run.write_text("".join(f"q1 Q0 {doc} {i} {9 - i} tag\n" for i, doc in enumerate(["d1", "d2", "new", "d3", "d4"]))
+                   + "q3 Q0 x 1 1 tag\n")
+    assert main(["trec_eval", "-q", "-c", "-m", "relstring.4", "-m", "num_ret", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == ("num_ret               \tq1\t5\nrelstring_4           \tq1\t'>.-0'\n"
+                                       "num_ret               \tq2\t0\nrelstring_4           \tq2\t'-'\n"
+                                       "num_ret               \tall\t5\n")
+
+
+def test_a_qrels_topic_without_results_stops_as_in_trec_eval(tmp_path, capsys):
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 1\nq2 0 x 1\n")
+    run.write_text("q1 Q0 d1 1 1 tag\n")
+    assert main(["trec_eval", str(qrels), str(run)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "qrels topic 'q2' has no results" in captured.err
+    assert main(["trec_eval", "-c", "-m", "num_q", "-m", "num_ret", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out.endswith("num_q                 \tall\t2\nnum_ret               \tall\t1\n")
+
+
+# ---- against the real trec_eval (built from usnistgov/trec_eval; never committed) ----------------
+
+TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+FLAG_SETS = [[], ["-m", "all_trec", "-q"], ["-m", "all_trec", "-q", "-c"], ["-m", "all_trec", "-q", "-M", "3"],
+             ["-m", "all_trec", "-q", "-l", "2"], ["-m", "all_trec", "-q", "-J"], ["-m", "all_trec", "-c", "-J", "-M5"],
+             ["-q", "-m", "relstring.5", "-m", "ndcg.1=3,2=1", "-m", "utility.2,-1,0,0", "-m", "11pt_avg..2,.5,.8",
+              "-m", "rbp.p=0.5", "-m", "set_F.0.5", "-N", "40", "-m", "Rprec_mult.0.5,3"]]
+_TOPICS = ["1", "10", "2", "t", "T"]
+_DOCS = [f"d{i}" for i in range(9)] + ["D1", "a-b", "z"]
+
+
+@st.composite
+def _collection(draw):
+    """Random qrels and a run: grades -1 to 4, tied scores, topics on one side only, unjudged documents."""
+    qrels = []
+    for topic in draw(st.lists(st.sampled_from(_TOPICS), min_size=1, max_size=4, unique=True)):
+        for doc in draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=8, unique=True)):
+            qrels.append(f"{topic} 0 {doc} {draw(st.integers(-1, 4))}\n")
+    run = []
+    for topic in draw(st.lists(st.sampled_from(_TOPICS), min_size=1, max_size=4, unique=True)):
+        for rank, doc in enumerate(draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=10, unique=True))):
+            score = draw(st.sampled_from([0, 1, 2, 2.5, -1, 3]))  # few values: ties
+            run.append(f"{topic} Q0 {doc} {rank + 1} {score} tag\n")
+    return "".join(qrels), "".join(draw(st.permutations(run)))
+
+
+@pytest.mark.skipif(TREC_EVAL is None, reason="no trec_eval binary (set TREC_EVAL or put trec_eval on PATH)")
+@pytest.mark.parametrize("flags", FLAG_SETS, ids=[" ".join(f) or "official" for f in FLAG_SETS])
+@settings(max_examples=40, deadline=None)
+@given(collection=_collection())
+def test_same_output_as_trec_eval(flags, collection):
+    qrels_text, run_text = collection
+    with tempfile.TemporaryDirectory() as directory:
+        qrels, run = Path(directory) / "qrels", Path(directory) / "run"
+        qrels.write_text(qrels_text)
+        run.write_text(run_text)
+        expected = subprocess.run([str(TREC_EVAL), *flags, str(qrels), str(run)], capture_output=True, text=True)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(["trec_eval", *flags, str(qrels), str(run)])
+    if expected.returncode != 0:
+        # trec_eval 10.0 stops at a qrels topic without results (without -c): so does pateval (exit 2);
+        # it fails on a topic whose qrels grades are all negative: pateval scores it
+        assert "not found in qrels" not in expected.stderr or status == 2
+        if status == 2:
+            assert "has no results" in err.getvalue() and out.getvalue() == ""
+        else:
+            assert status == 0 and "Can't calculate measure" in expected.stderr, err.getvalue()
+        return
+    assert status == 0, err.getvalue()
+    if "nan" not in expected.stdout:
+        assert out.getvalue() == expected.stdout
+        return
+    # trec_eval prints -nan for iprec_at_recall and 11pt_avg of a topic that -J leaves without documents
+    # (0/0), and for their means; pateval's value is 0: every other line is the same
+    got, want = out.getvalue().splitlines(), expected.stdout.splitlines()
+    assert len(got) == len(want)
+    different = [(g, w) for g, w in zip(got, want, strict=True) if g != w]
+    assert all(w.endswith("-nan") and w.startswith(("iprec_at_recall", "11pt_avg")) and g.rsplit("\t", 1)[0]
+               == w.rsplit("\t", 1)[0] for g, w in different), different
