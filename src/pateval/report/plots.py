@@ -228,7 +228,6 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
         else:
             bottom.set_title("Run pairs: first minus second", fontsize=10)
             bottom.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        bottom.grid(True, linewidth=0.3, alpha=0.6)
     for axes in panels:
         axes.set_xlim(-0.02, 1.02)
         axes.set_xticks(np.linspace(0, 1, 11))
