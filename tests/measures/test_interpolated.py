@@ -99,3 +99,21 @@ def test_equal_to_the_trec_eval_binary(seed, tmp_path):
         for topic, value in ours[name].items():
             expected, tolerance = reference[trec_name, topic]
             assert_close(value, expected, tolerance, (name, topic))
+
+
+def test_iprec_at_recall_as_a_list_is_the_11_levels_in_recall_order(test_data, capsys):
+    """trec_eval's ``-m iprec_at_recall`` is its 11 levels; so is pateval's, and evaluate prints them
+    in recall order with trec_eval's names and values (tests/data/trec_eval_q: trec_eval 10's output)."""
+    from pateval.api import example_files
+    from pateval.cli import main
+    from pateval.measures import parse_measures
+
+    assert parse_measures(["iprec_at_recall"]) == [parse_measure(f"IPrec(recall={x})") for x in ELEVEN_POINTS]
+    assert parse_measure("iprec_at_recall") == parse_measure("IPrec")  # one name alone is one measure
+    qrels, runs = example_files()
+    assert main(["evaluate", "--names", "trec", "-m", "iprec_at_recall", str(qrels), str(runs[0])]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    expected = [line for line in (test_data / "trec_eval_q" / "run1.eval").read_text().splitlines()
+                if line.startswith("iprec_at_recall") and line.split()[1] == "all"]
+    assert len(expected) == 11
+    assert printed == expected

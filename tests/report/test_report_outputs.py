@@ -141,6 +141,9 @@ def figures_for_every_plot() -> dict[str, object]:
         "agreement": plots.plot_agreement_chart(analysis.chart),
         "ranks": plots.plot_rank_changes(analysis.means),
         "by_run": plots.plot_measures_by_run(analysis.means, sort_by="AP"),
+        "recall_precision": plots.plot_recall_precision(
+            pd.DataFrame([[0.9, 0.5, 0.1], [0.8, 0.6, 0.0]], index=["a", "b"], columns=[0.0, 0.5, 1.0]),
+            pairs=[("b", "a")]),
     }
 
 
@@ -222,7 +225,8 @@ def test_api_compare_and_report(run_set, tmp_path):
     assert set(comparison.tests["run_b"]) == {"run1"}
     out = api.write_report(qrels, runs, ["AP"], out=tmp_path / "r.html", B=200)
     page = out.read_text(encoding="utf-8")
-    assert page.count("<figure>") == 3  # 2 differences, ASL curves (one measure: no correlation or agreement)
+    # recall-precision curves, 2 differences, ASL curves (one measure: no correlation or agreement)
+    assert page.count("<figure>") == 4
     assert 'id="correlation"' not in page
 
 

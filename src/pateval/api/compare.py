@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
 from ..formats.inputs import is_frame
-from ..measures import parse_measure
+from ..measures import parse_measure, parse_measures
 from ..options import EvaluationOptions
 from .evaluate import evaluate, tell, written_names
 
@@ -18,26 +18,40 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the 
     import pandas as pd
 
 
-def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[str, pd.DataFrame], list[str]]:
-    """Per-topic scores of every run as one topics x runs matrix per measure, plus notes.
+def _comparison_matrices(qrels, runs, measures, evaluate_options, *, also: Sequence[str] = ()
+                         ) -> tuple[dict[str, pd.DataFrame], list[str], pd.DataFrame]:
+    """Per-topic scores of every run as one topics x runs matrix per measure, plus notes and the
+    per-topic frame they came from.
 
     Paired tests need every run scored on the same topics: a topic some run has no score
     for is left out of that measure's tests (evaluate with ``complete=True`` to score it 0).
+    ``also``: measures scored in the same pass over the runs (or read from the same score
+    files, where every run has them) for the frame only, with no matrix of their own.
     """
+    import pandas as pd
+
     from ..evaluation import TopicsLeftOut
     from ..stats import score_matrices
 
     options = evaluate_options if isinstance(evaluate_options, EvaluationOptions) else None
     keywords = {} if options is not None else dict(evaluate_options or {})
+    given = EvaluationOptions(measures=measures).measures if measures is not None else ()
+    # measures=None (score files: every measure they share) gets a matrix for each, these too
+    extra = {str(m) for m in parse_measures(also)} - {str(m) for m in parse_measures(given)} if given else set()
     if qrels is None:  # per-topic scores instead of runs (issue 15): see read_scores
-        frame = read_scores(runs, measures=measures, format=keywords.get("scores_format", "auto"))
+        scores_format = keywords.get("scores_format", "auto")
+        frame = read_scores(runs, measures=measures, format=scores_format)
+        notes = list(frame.attrs.get("notes", []))
+        if extra:  # those of them every file has
+            shared = read_scores(runs, format=scores_format)
+            frame = pd.concat([frame, shared[shared["measure"].isin(extra)]], ignore_index=True)
     else:
-        frame = evaluate(qrels, runs, measures, options=options, **keywords)
+        frame = evaluate(qrels, runs, [*given, *also] if given else measures, options=options, **keywords)
         written = written_names(measures)  # `-m map` is shown as map, not AP
         if written:
             frame["measure"] = frame["measure"].map(lambda name: written.get(name, name))
-    notes = list(frame.attrs.get("notes", []))
-    names = list(dict.fromkeys(frame["measure"]))
+        notes = list(frame.attrs.get("notes", []))
+    names = [name for name in dict.fromkeys(frame["measure"]) if name not in extra]
     matrices = score_matrices(frame, names)
     for name, matrix in matrices.items():
         scored = frame.loc[frame["measure"] == name, "topic"].nunique()
@@ -46,7 +60,7 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options) -> tuple[dict[
                                      "some run has no score for them (use -c / complete=True to score them as 0)")
             notes.append(left_out)
             tell([left_out])
-    return matrices, notes
+    return matrices, notes, frame
 
 
 def read_scores(sources, *, measures: Sequence[str] | str | None = None, format: str = "auto") -> pd.DataFrame:
@@ -124,7 +138,7 @@ def compare(
 
     from ..stats import compare_runs
 
-    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, evaluate_options)
     shared = min(len(matrix) for matrix in matrices.values())
     if shared < 2:  # a paired test needs two topics: the means alone, and why
         return _untested_comparison(matrices, notes, shared, baseline=baseline, test=test, correction=correction,
@@ -180,7 +194,7 @@ def analyse_measures(
 
     from ..stats import analyse_measures as analyse
 
-    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, evaluate_options)
     result = analyse(matrices, test=test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
     return dataclasses.replace(result, notes=tuple(notes))
 
@@ -239,7 +253,7 @@ def ranking_stability(
     for size in sizes:  # checked before the runs are evaluated; None (all topics) is no subset size
         if resolve_size(size) is None:
             raise ParameterError("topic-set size must be S, M, L, XL or a positive integer, not None")
-    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, evaluate_options)
     notes += _sizes_left_out(sizes, {measure: len(matrix) for measure, matrix in matrices.items()})
     pieces = []
     for measure, matrix in matrices.items():
@@ -281,6 +295,25 @@ def _sizes_left_out(sizes: Sequence[int | str], topics: Mapping[str, int]) -> li
     return notes
 
 
+#: trec_eval's measure list of the recall-precision curve: IPrec at recall 0, 0.1, ..., 1
+_RECALL_LEVELS = "iprec_at_recall"
+
+
+def _recall_precision(frame: pd.DataFrame, runs: Sequence[str]) -> pd.DataFrame | None:
+    """Each run's mean interpolated precision at the 11 recall levels (runs x levels), as
+    trec_eval's iprec_at_recall lines; None when some run lacks a level (score files)."""
+    from ..evaluation import aggregate
+
+    levels = parse_measures([_RECALL_LEVELS])
+    names = [str(level) for level in levels]
+    means = aggregate(frame[frame["measure"].isin(names)], levels)
+    curves = means.pivot(index="run", columns="measure", values="value").reindex(index=list(runs), columns=names)
+    if curves.isna().to_numpy().any():
+        return None
+    curves.columns = [level["recall"] for level in levels]
+    return curves
+
+
 def write_report(
     qrels,
     runs,
@@ -312,19 +345,25 @@ def write_report(
     score``) add the G(t) and Cube-Test-against-gamma plots; no pateval command writes the
     G(t) curves, which come from a time-stamped simulation or log. ``calibration``: a ``(result, figures)``
     pair from :func:`calibrate` and :func:`calibration_figures` adds a section with the TBG
-    calibration. Returns the path written.
+    calibration. The report opens with the recall-precision curves (the runs' mean IPrec at
+    recall 0, 0.1, ..., 1, scored in the same pass as ``measures``; from score files, where
+    every file has them). Returns the path written.
     """
     from ..report import render_report, report_sections, write_html
     from ..stats import analyse_measures as analyse
     from ..stats import compare_runs
 
-    matrices, notes = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    matrices, notes, frame = _comparison_matrices(qrels, runs, measures, evaluate_options, also=[_RECALL_LEVELS])
     comparison = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed,
                               B=B)
     analysis = analyse(matrices, test=analysis_test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
+    curves = _recall_precision(frame, comparison.runs)
+    if curves is None:
+        notes.append("no recall-precision curves: the score files do not hold every run's iprec_at_recall scores "
+                     "at the 11 recall levels (trec_eval -q writes them)")
     sections = report_sections(comparison=comparison, analysis=analysis, matrices=matrices,
                                gain_over_time=gain_over_time,
-                               ct_by_gamma=ct_by_gamma, image_format=image_format)
+                               ct_by_gamma=ct_by_gamma, recall_precision=curves, image_format=image_format)
     if calibration is not None:
         from ..report.calibration import calibration_section
 

@@ -123,11 +123,17 @@ def _accepts(text: str) -> bool:
 
 
 def _expand(text):
-    """trec_eval's measure list ``P.5,10,20`` as ``P_5``, ``P_10``, ``P_20``; other names as they are."""
+    """trec_eval's measure lists as their measures: ``P.5,10,20`` as ``P_5``, ``P_10``, ``P_20``;
+    ``iprec_at_recall`` as the 11 recall levels 0, 0.1, ..., 1 in recall order (trec_eval's
+    ``-m iprec_at_recall``); other names as they are."""
     if isinstance(text, str):
         match = _CUTOFF_LIST.match(text.strip())
         if match:
             return [f"{match.group('base')}_{k}" for k in match.group("ks").split(",")]
+        if text.strip() == "iprec_at_recall":
+            from .interpolated import ELEVEN_POINTS  # registered by then; a top-level import would be circular
+
+            return [f"iprec_at_recall_{x:.2f}" for x in ELEVEN_POINTS]
     return [text]
 
 

@@ -1,9 +1,9 @@
 """What each column of pateval's result tables means, in one line: for the report's glossary and
 the commands' ``--help`` (this module imports nothing, so a help text can print it).
 
-Tables are keyed by what the user meets: the comparison's tests (``compare``), the measure
-analysis (``analyse-measures``), the TBG calibration (``calibrate``) and the user model
-(``user-model time``, ``user-model simulate``).
+Tables are keyed by what the user meets: the report's recall-precision curves, the comparison's
+tests (``compare``), the measure analysis (``analyse-measures``), the TBG calibration
+(``calibrate``) and the user model (``user-model time``, ``user-model simulate``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,12 @@ __all__ = ["GLOSSARY", "glossary_html", "glossary_text"]
 
 #: table -> column -> its meaning in one line.
 GLOSSARY: dict[str, dict[str, str]] = {
+    "recall-precision": {
+        "run": "the run whose recall-precision curve this row is",
+        "0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0":
+            "interpolated precision at that recall level, the highest precision at any rank where recall is at "
+            "least the level (IPrec(recall=x), trec_eval's iprec_at_recall_x), mean over the run's topics",
+    },
     "tests": {
         "measure": "the measure whose per-topic scores were tested",
         "run_a, run_b": "the two runs of the pair (run_b is the baseline when there is one)",

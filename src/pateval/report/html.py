@@ -133,19 +133,41 @@ def difference_pairs(comparison: Comparison, limit: int) -> list[tuple[str, str]
     return pairs[:limit]
 
 
-def _pairs_note(comparison: Comparison, drawn: int, measure: str) -> str:
-    """What the per-topic section shows, out of how many, and how to draw the rest."""
+def _pairs_note(comparison: Comparison, drawn: int, measure: str, *, under: bool = True,
+                rest: str = "<code>pateval compare --baseline RUN --plots DIR</code> draws every run against RUN "
+                            "under every measure.") -> str:
+    """What a section of run pairs shows, out of how many, and how to draw the rest."""
     runs = len(comparison.runs)
     name = html.escape(measure)
     if comparison.baseline is not None:
         shown = f"Every run against the baseline {html.escape(comparison.baseline)}"
     else:
         shown = f"The best run by {name} against the next best and against the worst"
-    if len(comparison.measures) > 1:
+    if under and len(comparison.measures) > 1:
         shown += f", under {name} (the first measure)"
-    return (f'<p class="note">{shown}: {drawn} of the {runs * (runs - 1) // 2} run pairs. '
-            "<code>pateval compare --baseline RUN --plots DIR</code> draws every run against RUN under every "
-            "measure.</p>")
+    note = f"{shown}: {drawn} of the {runs * (runs - 1) // 2} run pairs."
+    return f'<p class="note">{note} {rest}</p>' if rest else f'<p class="note">{note}</p>'
+
+
+def _recall_precision_section(curves: pd.DataFrame, comparison: Comparison | None, image_format: str,
+                              precision: int) -> Section:
+    """The recall-precision curves of every run, and the differences of the run pairs the
+    per-topic section draws, with the values in a table."""
+    pairs = difference_pairs(comparison, len(comparison.runs)) if comparison is not None else []
+    figure = plots.plot_recall_precision(curves, pairs=pairs)
+    caption = ("Interpolated precision at recall 0, 0.1, ..., 1 (IPrec(recall=x), trec_eval's iprec_at_recall_x), "
+               "mean over each run's topics" + (", and the difference of run pairs below." if pairs else "."))
+    body = figure_html(figure, caption, image_format)
+    if comparison is not None:
+        body += _pairs_note(comparison, len(pairs), comparison.measures[0], under=False,
+                            rest="" if comparison.baseline is not None
+                            else "<code>pateval report --baseline RUN</code> draws every run minus RUN.")
+    table = curves.copy()
+    table.columns = [f"{float(level):.1f}" for level in curves.columns]
+    table = table.rename_axis("run").reset_index()
+    body += (f"<details><summary>The values</summary>{html_table(table, precision=precision)}</details>")
+    return Section("recall-precision", "Recall-precision curves", body,
+                   (("recall-precision", tuple(table.columns)),))
 
 
 def report_sections(
@@ -155,6 +177,7 @@ def report_sections(
     matrices: Mapping[str, pd.DataFrame] | None = None,
     gain_over_time=None,
     ct_by_gamma: pd.DataFrame | None = None,
+    recall_precision: pd.DataFrame | None = None,
     image_format: str = "svg",
     precision: int = 4,
 ) -> list[Section]:
@@ -173,10 +196,16 @@ def report_sections(
         :func:`pateval.report.plots.plot_gain_over_time`).
     ct_by_gamma : frame (run, gamma, score), optional
         Cube Test scores for several gammas (see :func:`pateval.report.plots.plot_ct_gamma`).
+    recall_precision : frame runs x recall levels, optional
+        Each run's mean interpolated precision at each recall level, the first section (see
+        :func:`pateval.report.plots.plot_recall_precision`); with a comparison, also the
+        differences of the run pairs the per-topic section draws.
     """
     if image_format not in IMAGE_FORMATS:
         raise ParameterError(f"image_format must be 'svg' or 'png', not {image_format!r}")
     sections: list[Section] = []
+    if recall_precision is not None:  # the picture a searcher reads first
+        sections.append(_recall_precision_section(recall_precision, comparison, image_format, precision))
     if comparison is not None:
         tests = comparison.tests.drop(columns=["test", "correction", "alpha", "B", "seed"])
         body = _comparison_table_html(comparison, precision)

@@ -6,11 +6,12 @@ Every function takes plain data (arrays or frames) and returns a
 matplotlib's object API with the Agg canvas, never through ``pyplot``, so nothing depends on
 a display or on global figure state, and plotting is safe in threads.
 
-The plots follow the seed papers: per-topic score differences between two runs; Sakai's
-ASL curves (discriminative power); one measure against another with Kendall's tau (Smucker &
-Clarke 2012, figure 6); cumulative gain over time G(t) (ibid., figure 4); Cube Test score
-against gamma (Luo et al. 2013, figures 5-6); the agreement chart and the change of run
-ranks between measures (Magdy & Jones 2010, figures 6-7).
+The plots follow the seed papers: the recall-precision curve of every TREC report; per-topic
+score differences between two runs; Sakai's ASL curves (discriminative power); one measure
+against another with Kendall's tau (Smucker & Clarke 2012, figure 6); cumulative gain over
+time G(t) (ibid., figure 4); Cube Test score against gamma (Luo et al. 2013, figures 5-6);
+the agreement chart and the change of run ranks between measures (Magdy & Jones 2010,
+figures 6-7).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ __all__ = [
     "plot_measure_scatter",
     "plot_measures_by_run",
     "plot_rank_changes",
+    "plot_recall_precision",
     "plot_topic_differences",
     "save_figure",
 ]
@@ -171,6 +173,70 @@ def _vector(values, name: str) -> np.ndarray:
     if array.size == 0 or not np.isfinite(array).all():
         raise ParameterError(f"{name} must be a non-empty sequence of finite numbers")
     return array
+
+
+def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, str]] = ()) -> Figure:
+    """Recall-precision curves: each run's interpolated precision at each recall level and,
+    with ``pairs``, each pair's difference ``a - b`` in a panel below, on the same recall axis.
+
+    ``curves`` is runs x recall levels (index: run names; columns: the levels, numbers in
+    [0, 1]; values: mean IPrec(recall=x) in [0, 1], as trec_eval's iprec_at_recall lines).
+    Pairs that share their second run (each run against a baseline) are drawn in the style of
+    their first run, as in the curves above; other pairs get a style and a legend of their own.
+    """
+    if not isinstance(curves, pd.DataFrame) or curves.empty:
+        raise ParameterError("recall-precision curves need a non-empty runs x recall levels frame")
+    recall = np.array([float(level) for level in curves.columns])
+    values = curves.to_numpy(dtype=float)
+    if not ((recall >= 0) & (recall <= 1)).all() or not np.isfinite(values).all() or \
+            not ((values >= 0) & (values <= 1)).all():
+        raise ParameterError("recall levels and interpolated precision must be numbers in [0, 1]")
+    runs = [str(run) for run in curves.index]
+    for pair in pairs:
+        for run in pair:
+            if run not in runs:
+                raise ParameterError(f"cannot draw the difference {pair[0]} \u2212 {pair[1]}: no curve for run {run!r}")
+    figure = Figure(figsize=(8.6, 6.6 if pairs else 4.2), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    panels = figure.subplots(2 if pairs else 1, 1, sharex=True, squeeze=False,
+                             height_ratios=[1.5, 1.0] if pairs else [1.0])[:, 0]
+    top = panels[0]
+    order = np.argsort(recall, kind="stable")
+    for i, run in enumerate(runs):
+        top.plot(recall[order], values[i, order], markersize=4, linewidth=1.3, label=run, **_run_style(i))
+    top.set_ylim(-0.02, 1.02)
+    top.set_ylabel("interpolated precision")
+    top.set_title(f"Recall-precision curves: mean interpolated precision over topics ({len(runs)} runs)",
+                  fontsize=10)
+    top.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
+    if pairs:
+        bottom = panels[1]
+        baseline = pairs[0][1] if len({b for _, b in pairs}) == 1 else None
+        row = {run: i for i, run in enumerate(runs)}
+        for k, (a, b) in enumerate(pairs):
+            style = _run_style(row[a]) if baseline is not None else {
+                "color": "#333333", "marker": _MARKERS[k % len(_MARKERS)],
+                "linestyle": _LINESTYLES[k % len(_LINESTYLES)]}
+            bottom.plot(recall[order], values[row[a], order] - values[row[b], order], markersize=4, linewidth=1.3,
+                        label=f"{a} \u2212 {b}", **style)
+        bottom.axhline(0, color="black", linewidth=0.8)
+        bottom.margins(y=0.12)  # the zero line stays inside the axes when every difference has one sign
+        low, high = bottom.get_ylim()
+        spread = max(high, 0.0) - min(low, 0.0)
+        bottom.set_ylim(min(low, -0.06 * spread), max(high, 0.06 * spread))
+        bottom.set_ylabel("difference in\ninterpolated precision")
+        if baseline is not None:
+            bottom.set_title(f"Each run minus the baseline {baseline} (styles as above)", fontsize=10)
+        else:
+            bottom.set_title("Run pairs: first minus second", fontsize=10)
+            bottom.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    for axes in panels:
+        axes.set_xlim(-0.02, 1.02)
+        axes.set_xticks(np.linspace(0, 1, 11))
+        axes.grid(True, linewidth=0.3, alpha=0.6)
+        axes.tick_params(labelbottom=True)  # each panel reads on its own
+        axes.set_xlabel("recall")
+    return figure
 
 
 def plot_topic_differences(
