@@ -168,14 +168,23 @@ def test_workers_without_pateval_are_said(files, cluster, capsys, tmp_path):
     assert capsys.readouterr().err.splitlines()[-1] == message
 
 
-def test_a_scheduler_not_running_is_said_within_the_timeout(files, capsys):
+def test_a_scheduler_not_running_is_said_within_the_timeout(files, capsys, monkeypatch):
+    import distributed
+
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         address = f"tcp://127.0.0.1:{probe.getsockname()[1]}"
-    started = time.monotonic()
+    waits = []  # the connect timeout the client is given (it was a fixed 30 s): behaviour, not a clock
+
+    class Client(distributed.Client):
+        def __init__(self, *args, **kwargs):
+            waits.append(kwargs.get("timeout"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(distributed, "Client", Client)
     status = main(["evaluate", str(files / "qrels.txt"), str(files / "run.txt"), "-m", "AP", "--scheduler", address,
                    "--scheduler-timeout", "1"])
-    assert time.monotonic() - started < 25  # not the 30 s it was fixed at
+    assert waits == [1.0]
     assert (status, capsys.readouterr().err.splitlines()[-1]) == (
         2, f"pateval: error: cannot reach the Dask scheduler at {address} within 1 s: is it running? "
         "(--scheduler-timeout waits longer)")
