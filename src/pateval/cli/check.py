@@ -30,16 +30,16 @@ def _add_check(commands) -> None:
     p.set_defaults(run=_run_check)
 
 
-def _run_check(args) -> int:
+def _run_check(*, run_file, topics, store, max_documents: int, fix, log, output) -> int:
     from ..check import check_passage_run, fix_passage_run
 
-    if args.log and not args.fix:
+    if log and not fix:
         raise PatevalError("--log goes with --fix")
-    report = check_passage_run(args.run_file, topics=args.topics, store=args.store, max_documents=args.max_documents)
-    write_text_or_print(report.format(), args.output)
-    if args.fix:
-        out, log = fix_passage_run(report, args.fix, log=args.log)
-        print(f"pateval: wrote {out} ({len(report.kept)} lines) and {log} "
-              f"({len(report.removed)} removed, {len(report.moved)} moved)", file=sys.stderr)
-        return 0
-    return 0 if report.ok else 1
+    report = check_passage_run(run_file, topics=topics, store=store, max_documents=max_documents)
+    write_text_or_print(report.format(), output)
+    if not fix:
+        return 0 if report.ok else 1
+    out, log = fix_passage_run(report, fix, log=log)
+    print(f"pateval: wrote {out} ({len(report.kept)} lines) and {log} "
+          f"({len(report.removed)} removed, {len(report.moved)} moved)", file=sys.stderr)
+    return 0
