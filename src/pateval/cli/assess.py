@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .shared import add_flags, add_group, add_output, examples
+from .shared import add_command, add_flags, add_group, add_output, examples
 
 
 def _add_assess(commands) -> None:
@@ -15,9 +15,11 @@ def _add_assess(commands) -> None:
         description="Assessors turn search-report citations into passage qrels in a local web application: "
         "`pateval assess serve --demo`, then `pateval assess export --db URL --out DIR`.",
     )
-    serve = sub.add_parser("serve", help="start the web application",
-                           description="Serve the assessment tool on a corpus store and a built collection "
-                           "(or --demo: a synthetic corpus made once in --demo-dir).")
+    serve = add_command(sub, "serve", _run_assess_serve, help="start the web application",
+                        description="Serve the assessment tool on a corpus store and a built collection "
+                        "(or --demo: a synthetic corpus made once in --demo-dir).",
+                        epilog=examples("pateval assess serve --demo", "pateval assess serve --store store "
+                                        "--collection collection --db sqlite:///assess.db"))
     add_flags(serve, "store", help="corpus store (pateval corpus ingest)")
     add_flags(serve, "collection", help="collection (pateval collection build)")
     add_flags(serve, "db", required=False, help="database: sqlite:///assess.db (default) or postgresql://...")
@@ -38,46 +40,40 @@ def _add_assess(commands) -> None:
                        help="a session ends this long after the login (default 12)")
     serve.add_argument("--max-failed-logins", type=int, default=10, metavar="N",
                        help="wrong passwords in a row that lock an account (default 10)")
-    serve.epilog = examples("pateval assess serve --demo",
-                            "pateval assess serve --store store --collection collection --db sqlite:///assess.db")
-    serve.set_defaults(run=_run_assess_serve)
-    user = sub.add_parser("user", help="manage assessor accounts",
-                          description="`pateval assess user add|disable|enable|remove|unlock|reset-password NAME "
-                          "--db URL [--admin]`, or `pateval assess user list --db URL`: a password (add, "
-                          "reset-password) is read from standard input (first line) or asked for on a terminal.")
+    user = add_command(sub, "user", _run_assess_user, help="manage assessor accounts",
+                       description="`pateval assess user add|disable|enable|remove|unlock|reset-password NAME "
+                       "--db URL [--admin]`, or `pateval assess user list --db URL`: a password (add, "
+                       "reset-password) is read from standard input (first line) or asked for on a terminal.",
+                       epilog=examples("pateval assess user add alice --db sqlite:///assess.db --admin",
+                                       "pateval assess user list --db sqlite:///assess.db",
+                                       "pateval assess user reset-password bob --db sqlite:///assess.db"))
     user.add_argument("action", choices=("add", "disable", "enable", "remove", "unlock", "reset-password", "list"))
     user.add_argument("name", metavar="NAME", nargs="?")
     user.add_argument("--db", metavar="URL", default="sqlite:///assess.db",
                       help="database URL (default sqlite:///assess.db)")
     user.add_argument("--admin", action="store_true", help="may adjudicate")
-    user.epilog = examples("pateval assess user add alice --db sqlite:///assess.db --admin",
-                           "pateval assess user list --db sqlite:///assess.db",
-                           "pateval assess user reset-password bob --db sqlite:///assess.db")
-    user.set_defaults(run=_run_assess_user)
-    export = sub.add_parser("export", help="write the qrels of an assessment database",
-                            description="Write qrels_PSG.txt (qid docno xpath), qrels_PSG_graded.txt, "
-                            "qrels_PSG_docs.txt, qrels_PSG_claims.txt, theta_PSG.txt and topics_PSG.tsv into a new "
-                            "directory, in the formats of pateval collection build.")
+    export = add_command(sub, "export", _run_assess_export, help="write the qrels of an assessment database",
+                         description="Write qrels_PSG.txt (qid docno xpath), qrels_PSG_graded.txt, "
+                         "qrels_PSG_docs.txt, qrels_PSG_claims.txt, theta_PSG.txt and topics_PSG.tsv into a new "
+                         "directory, in the formats of pateval collection build.",
+                         epilog=examples("pateval assess export --db sqlite:///assess.db --out qrels/",
+                                         "pateval assess export --db sqlite:///assess.db --out qrels/ --policy union"))
     add_flags(export, "db")
     add_output(export, "--out", metavar="DIR", required=True, help="new output directory")
     export.add_argument("--policy", default="final", metavar="POLICY",
                         help="final (adjudicated, else agreed; default), union, or an assessor's name")
     add_flags(export, "store", "collection")
-    export.epilog = examples("pateval assess export --db sqlite:///assess.db --out qrels/",
-                             "pateval assess export --db sqlite:///assess.db --out qrels/ --policy union")
-    export.set_defaults(run=_run_assess_export)
-    load = sub.add_parser("import", help="load passage qrels for review",
-                          description="Load passage qrels (qid docno xpath) as the judgements of one assessor.")
+    load = add_command(sub, "import", _run_assess_import, help="load passage qrels for review",
+                       description="Load passage qrels (qid docno xpath) as the judgements of one assessor.",
+                       epilog=examples("pateval assess import --db sqlite:///assess.db --qrels "
+                                       "collection/qrels_PSG.txt --topics collection/topics_PSG.tsv --as clefip",
+                                       "pateval assess import --db postgresql://assess@dbhost/assess --qrels "
+                                       "review.txt --as bob --store store --collection collection"))
     add_flags(load, "db")
     load.add_argument("--qrels", metavar="FILE", required=True, help="passage qrels file")
     load.add_argument("--topics", metavar="TSV", help="topics_PSG.tsv defining topics the database lacks")
     load.add_argument("--as", dest="owner", metavar="NAME", required=True, help="assessor account to load them as")
     add_flags(load, "store", "collection")
-    load.epilog = examples("pateval assess import --db sqlite:///assess.db --qrels collection/qrels_PSG.txt --topics "
-                           "collection/topics_PSG.tsv --as clefip",
-                           "pateval assess import --db postgresql://assess@dbhost/assess --qrels review.txt --as bob "
-                           "--store store --collection collection")
-    load.set_defaults(run=_run_assess_import)
 
 
 def _run_assess_serve(*, demo: bool, demo_dir: str, store, collection, db, host: str, port: int,

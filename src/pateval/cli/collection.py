@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .shared import add_flags, add_group, add_output, add_scheduler_options, add_store, examples
+from .shared import add_command, add_flags, add_group, add_output, add_scheduler_options, add_store, examples
 
 
 def _add_corpus(commands) -> None:
@@ -18,13 +18,15 @@ def _add_corpus(commands) -> None:
 
 
 def _add_corpus_ingest(sub) -> None:
-    ingest = sub.add_parser(
-        "ingest",
+    ingest = add_command(
+        sub, "ingest", _run_corpus_ingest,
         help="parse CLEF-IP / MAREC and USPTO files (XML, APS text) once into a store (resumable)",
         description="Parse patent files (CLEF-IP / MAREC patent-document, USPTO us-patent-grant / "
         "us-patent-application v4.0+, USPTO applications 2001-2004 and grants 2001-2004 in their older XML, "
         "USPTO grants 1976-2001 in APS text; one or many documents per file, .gz/.bz2 too) into a corpus store. "
         "An existing store is resumed: files already in it are skipped. One ingest writes to a store at a time.",
+        epilog=examples("pateval corpus ingest /data/clef-ip/ --out clefip.store",
+                        "pateval corpus ingest corpus --out store --workers 2 --on-error skip"),
     )
     ingest.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
                         help="patent files (XML, APS text) or directories (searched recursively)")
@@ -35,9 +37,6 @@ def _add_corpus_ingest(sub) -> None:
                         help="stop at the first bad document (default), or skip it, report it and go on")
     add_flags(ingest, "memory_limit", help="DuckDB memory limit kept as the store's default (e.g. 4GB)")
     add_flags(ingest, "no_progress", "wait")
-    ingest.epilog = examples("pateval corpus ingest /data/clef-ip/ --out clefip.store",
-                             "pateval corpus ingest corpus --out store --workers 2 --on-error skip")
-    ingest.set_defaults(run=_run_corpus_ingest)
 
 
 def _run_corpus_ingest(*, inputs, out, workers, scheduler, scheduler_timeout: float, on_error: str, memory_limit,
@@ -59,17 +58,16 @@ def _run_corpus_ingest(*, inputs, out, workers, scheduler, scheduler_timeout: fl
 
 
 def _add_corpus_lengths(sub) -> None:
-    p = sub.add_parser(
-        "lengths",
+    p = add_command(
+        sub, "lengths", _run_corpus_lengths,
         help="write each document's length in words (for TBG and CT's time=tbg: --doc-lengths)",
         description="Write a `docno length` file from a corpus store: each document's words in its abstracts, "
         "description and claims, every language. The file is what `pateval evaluate --doc-lengths` reads.",
+        epilog=examples("pateval corpus lengths store --out lengths.txt",
+                        "pateval corpus lengths /nfs/uspto.store -o uspto-lengths.txt"),
     )
     add_store(p)
     add_output(p, "--out", required=True, metavar="FILE", help="lengths file to write")
-    p.epilog = examples("pateval corpus lengths store --out lengths.txt",
-                        "pateval corpus lengths /nfs/uspto.store -o uspto-lengths.txt")
-    p.set_defaults(run=_run_corpus_lengths)
 
 
 def _run_corpus_lengths(*, store, out) -> int:
@@ -81,13 +79,16 @@ def _run_corpus_lengths(*, store, out) -> int:
 
 
 def _add_corpus_verify(sub) -> None:
-    p = sub.add_parser(
-        "verify",
+    p = add_command(
+        sub, "verify", _run_corpus_verify,
         help="check every part of a store against its manifest (size, SHA-256); repair or drop damaged batches",
         description="Check every committed Parquet part of a corpus store against the size and SHA-256 its batch "
         "manifest records. Exit status 0: no damage (or all of it repaired or dropped); 1: damage found. "
         "--repair ingests the source files of each damaged batch again (they must be unchanged); --drop removes "
         "the damaged batches and lists the documents that went.",
+        epilog=examples("pateval corpus verify store",
+                        "pateval corpus verify store --quick",
+                        "pateval corpus verify store --repair"),
     )
     add_store(p)
     p.add_argument("--quick", action="store_true", help="compare sizes only (no checksums)")
@@ -96,10 +97,6 @@ def _add_corpus_verify(sub) -> None:
     action.add_argument("--drop", action="store_true", help="remove damaged batches, listing their documents")
     add_flags(p, "wait", help="wait this long for an ingest writing to the store (repair and drop take its lock)")
     add_flags(p, "no_progress")
-    p.epilog = examples("pateval corpus verify store",
-                        "pateval corpus verify store --quick",
-                        "pateval corpus verify store --repair")
-    p.set_defaults(run=_run_corpus_verify)
 
 
 def _run_corpus_verify(*, store, quick: bool, repair: bool, drop: bool, wait: float, progress: bool) -> int:
@@ -140,12 +137,14 @@ def _criterion_value(text: str) -> int | None:
 
 
 def _add_corpus_generate(sub) -> None:
-    p = sub.add_parser(
-        "generate",
+    p = add_command(
+        sub, "generate", _run_corpus_generate,
         help="write a seeded synthetic patent corpus in CLEF-IP XML",
         description="Write a synthetic CLEF-IP corpus: technology clusters with their own vocabulary, families "
         "with A and B publications, claims with textual dependencies in EN/DE/FR, search-report citations "
         "(X/Y/A, relevant claims, passages) to earlier documents of the same cluster. Same seed, same corpus.",
+        epilog=examples("pateval corpus generate --out corpus --patents 600 --seed 1",
+                        "pateval corpus generate --out big --patents 20000 --workers 2"),
     )
     add_output(p, "--out", required=True, metavar="DIR", help="new corpus directory")
     p.add_argument("--patents", required=True, type=int, metavar="N", help="EP patents (about 1.9 files each)")
@@ -155,9 +154,6 @@ def _add_corpus_generate(sub) -> None:
     p.add_argument("--clusters", type=int, metavar="N", help="technology clusters (default: one per 150 patents)")
     add_flags(p, "workers", help="rendering processes (default: all CPUs)")
     add_flags(p, "no_progress")
-    p.epilog = examples("pateval corpus generate --out corpus --patents 600 --seed 1",
-                        "pateval corpus generate --out big --patents 20000 --workers 2")
-    p.set_defaults(run=_run_corpus_generate)
 
 
 def _run_corpus_generate(*, out, patents: int, seed: int, workers, progress: bool, start_year: int, end_year: int,
@@ -178,12 +174,15 @@ def _run_corpus_generate(*, out, patents: int, seed: int, workers, progress: boo
 def _add_collection(commands) -> None:
     sub = add_group(commands, "collection", help="build and describe patent test collections",
                     dest="collection_command")
-    build = sub.add_parser(
-        "build",
+    build = add_command(
+        sub, "build", _run_collection_build,
         help="build a CLEF-IP-style test collection (topics, qrels) from a corpus store",
         description="Split the store by date into corpus and topic pool, select topics by criteria (each reported "
         "with the number of candidates it removed), sample a topic set, and write topics and qrels at document, "
         "claim (subtopic + theta), passage and graded level in the CLEF-IP formats.",
+        epilog=examples("pateval collection build --store store --out collection",
+                        "pateval collection build --store store --out collection --criteria clefip2013 --size S "
+                        "--seed 1"),
     )
     build.add_argument("--store", required=True, help="corpus store (pateval corpus ingest)")
     add_output(build, "--out", required=True, metavar="DIR", help="new collection directory")
@@ -238,23 +237,18 @@ def _add_collection(commands) -> None:
     judge.add_argument("--max-passage-topics", type=int, metavar="N", help="passage topics per patent at most")
     build.add_argument("--threads", type=int, metavar="N", help="DuckDB threads")
     add_flags(build, "memory_limit", "summary_format")
-    build.epilog = examples("pateval collection build --store store --out collection",
-                            "pateval collection build --store store --out collection --criteria clefip2013 --size S "
-                            "--seed 1")
-    build.set_defaults(run=_run_collection_build)
 
-    stats = sub.add_parser(
-        "stats",
+    stats = add_command(
+        sub, "stats", _run_collection_stats,
         help="judgment points, relevant documents per topic, languages, IPC classes, citation sources",
         description="Describe a built collection: judgment points (mean relevant documents per topic x topics), "
         "distribution of relevant documents per topic, languages, IPC classes, citation sources and categories, "
         "passage topics, and the build's selection funnel.",
+        epilog=examples("pateval collection stats --collection collection",
+                        "pateval collection stats --collection collection --format json"),
     )
     stats.add_argument("--collection", required=True, metavar="DIR", help="a collection built by `collection build`")
     add_flags(stats, "summary_format", "ipc_level")
-    stats.epilog = examples("pateval collection stats --collection collection",
-                            "pateval collection stats --collection collection --format json")
-    stats.set_defaults(run=_run_collection_stats)
 
 
 def _run_collection_build(*, store, out, corpus_end, pool_start, corpus_start, pool_end, criteria: str, sources,

@@ -8,6 +8,7 @@ import sys
 
 from ..errors import PatevalError
 from .shared import (
+    add_command,
     add_evaluation_options,
     add_flags,
     add_output,
@@ -73,22 +74,20 @@ def _measures(measures, options):
 
 
 def _add_compare(commands) -> None:
-
-    p = commands.add_parser(
-        "compare",
+    p = add_command(
+        commands, "compare", _run_compare,
         help="mean scores of runs with significance markers (against a baseline or all pairs)",
         description="Evaluate the runs and test them over topics, per measure: against --baseline, or every pair. "
         "Prints a table of means with significance markers; --format csv/json gives every test.",
+        epilog=examples("pateval compare qrels.txt bm25.run lm.run tfidf.run -m AP -m PRES@100",
+                        "pateval compare qrels.txt run*.txt --baseline bm25 --test randomisation --format csv -o "
+                        "tests.csv",
+                        "pateval compare --scores bm25.scores lm.scores -m map", glossary=("tests",)),
     )
     _add_comparison_inputs(p, default_test="t")
     _add_baseline(p)
     add_flags(p, "plots")
     add_table_output(p)
-    p.epilog = examples("pateval compare qrels.txt bm25.run lm.run tfidf.run -m AP -m PRES@100",
-                        "pateval compare qrels.txt run*.txt --baseline bm25 --test randomisation --format csv -o "
-                        "tests.csv",
-                        "pateval compare --scores bm25.scores lm.scores -m map", glossary=("tests",))
-    p.set_defaults(run=_run_compare)
 
 
 def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,
@@ -115,23 +114,21 @@ def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format:
 
 
 def _add_analyse_measures(commands) -> None:
-
-    p = commands.add_parser(
-        "analyse-measures",
+    p = add_command(
+        commands, "analyse-measures", _run_analyse_measures,
         help="discriminative power, rank correlation and agreement of measures over a run set",
         description="Evaluate the runs under each measure and compare the measures: discriminative power (share of run "
         "pairs significant at alpha, difference needed; Sakai 2006), Kendall's tau and tau_ap between the run "
         "rankings, and the agreement of the measures' verdicts on each run pair (Magdy & Jones 2010).",
+        epilog=examples("pateval analyse-measures qrels.txt run*.txt -m AP -m PRES@100 -m nDCG@10",
+                        "pateval analyse-measures qrels.txt run*.txt -m AP -m TBG --doc-lengths lengths.txt --plots "
+                        "figures/", glossary=("discriminative power", "rank correlation", "agreement",
+                                              "agreement chart")),
     )
     _add_comparison_inputs(p, default_test="bootstrap", repeatable_test=True)
     _add_agreement_test(p)
     add_flags(p, "plots")
     add_table_output(p)
-    p.epilog = examples("pateval analyse-measures qrels.txt run*.txt -m AP -m PRES@100 -m nDCG@10",
-                        "pateval analyse-measures qrels.txt run*.txt -m AP -m TBG --doc-lengths lengths.txt --plots "
-                        "figures/", glossary=("discriminative power", "rank correlation", "agreement",
-                                              "agreement chart"))
-    p.set_defaults(run=_run_analyse_measures)
 
 
 def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, scores_format: str, tests, alpha: float,
@@ -163,12 +160,15 @@ def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, score
 
 
 def _add_stability(commands) -> None:
-    p = commands.add_parser(
-        "stability",
+    p = add_command(
+        commands, "stability", _run_stability,
         help="how stable the ranking of runs is on random topic subsets of growing size",
         description="Evaluate the runs, then for each topic-set size draw --trials random subsets of the topics "
         "(seeded) and compare the ranking of the runs by their mean on each subset with their ranking on all topics "
         "by Kendall's tau (Roda et al. 2010). Prints mean, min and max tau per measure and size.",
+        epilog=examples("pateval stability qrels.txt run*.txt -m AP --sizes 10,25,50",
+                        "pateval stability qrels.txt run*.txt -m AP -m PRES@100 --trials 50 --format csv -o "
+                        "stability.csv"),
     )
     _add_run_set_inputs(p)
     p.add_argument("--sizes", default="10,25,50,100,S,M,L,XL", metavar="LIST",
@@ -177,10 +177,6 @@ def _add_stability(commands) -> None:
     p.add_argument("--trials", type=int, default=20, help="random subsets per size (default 20)")
     add_flags(p, "seed", help="seed of the subsets (default 0)")
     add_table_output(p)
-    p.epilog = examples("pateval stability qrels.txt run*.txt -m AP --sizes 10,25,50",
-                        "pateval stability qrels.txt run*.txt -m AP -m PRES@100 --trials 50 --format csv -o "
-                        "stability.csv")
-    p.set_defaults(run=_run_stability)
 
 
 def _run_stability(*, qrels, runs, measures, options, sizes: str, trials: int, seed: int, format: str, precision: int,
@@ -200,12 +196,17 @@ def _add_report(commands) -> None:
     from ..report.names import IMAGE_FORMATS
     from ..stats.names import TESTS
 
-    p = commands.add_parser(
-        "report",
+    p = add_command(
+        commands, "report", _run_report,
         help="one self-contained HTML report comparing runs and measures",
         description="Evaluate the runs and write a single HTML file with the comparison table, the tests, per-topic "
         "differences, discriminative power with ASL curves, rank correlation and the agreement chart; figures "
         "embedded.",
+        epilog=examples("pateval report qrels.txt run*.txt -m AP -m PRES@100 --baseline bm25 -o report.html",
+                        "pateval report qrels.txt bm25.run lm.run -m AP -m TBG --doc-lengths lengths.txt "
+                        "--calibration-log log.csv.gz -o report.html",
+                        glossary=("tests", "discriminative power", "rank correlation", "agreement", "calibration",
+                                  "rank over time")),
     )
     _add_comparison_inputs(p, default_test="t")
     _add_baseline(p)
@@ -222,12 +223,6 @@ def _add_report(commands) -> None:
                    help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
     add_output(p, "-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     _add_report_calibration(p)
-    p.epilog = examples("pateval report qrels.txt run*.txt -m AP -m PRES@100 --baseline bm25 -o report.html",
-                        "pateval report qrels.txt bm25.run lm.run -m AP -m TBG --doc-lengths lengths.txt "
-                        "--calibration-log log.csv.gz -o report.html",
-                        glossary=("tests", "discriminative power", "rank correlation", "agreement", "calibration",
-                                  "rank over time"))
-    p.set_defaults(run=_run_report)
 
 
 def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,

@@ -6,6 +6,7 @@ import sys
 
 from ..errors import PatevalError
 from .shared import (
+    add_command,
     add_evaluation_options,
     add_output,
     examples,
@@ -19,11 +20,14 @@ DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "R@1000", "NumRet", "NumRel", "NumR
 def _add_evaluate(commands) -> None:
     from ..formats.names import RESULT_FORMATS
 
-    p = commands.add_parser(
-        "evaluate",
+    p = add_command(
+        commands, "evaluate", _run_evaluate,
         help="score runs against qrels (trec_eval-compatible output)",
         description="Score one or more runs against qrels. Output: MEASURE<TAB>TOPIC<TAB>VALUE "
         "(TOPIC 'all' for the mean); with several runs a first column names the run.",
+        epilog=examples("pateval evaluate qrels.txt bm25.run lm.run -m AP -m P@10 -m PRES@100",
+                        "pateval evaluate --example -q --names trec",
+                        "zcat run.gz | pateval evaluate qrels.txt - -m nDCG@10 --doc-key patent -o -"),
     )
     p.add_argument("qrels", nargs="?", help="qrels file (text or Parquet; gzip/bzip2/xz read as they are; - for stdin)")
     p.add_argument("runs", nargs="*", metavar="RUN", help="run file(s): TREC 6-column, a TREC DD jig run, or Parquet; "
@@ -38,10 +42,6 @@ def _add_evaluate(commands) -> None:
                    help="measure names in the output: pateval's (AP, P@10, nDCG@10) or trec_eval's (map, P_10, "
                    "ndcg_cut_10), with trec_eval's runid and num_q lines (-m runid -m num_q) and its order")
     add_evaluation_options(p, default_measures=DEFAULT_MEASURES)
-    p.epilog = examples("pateval evaluate qrels.txt bm25.run lm.run -m AP -m P@10 -m PRES@100",
-                        "pateval evaluate --example -q --names trec",
-                        "zcat run.gz | pateval evaluate qrels.txt - -m nDCG@10 --doc-key patent -o -")
-    p.set_defaults(run=_run_evaluate)
 
 
 def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, per_query: bool, format: str,
@@ -107,12 +107,11 @@ def _evaluate_text(rows, result, extras, *, names, written, format, precision, p
 
 
 def _add_measures(commands) -> None:
-    p = commands.add_parser("measures", help="list the measures, their parameters and references")
+    p = add_command(commands, "measures", _run_measures, help="list the measures, their parameters and references",
+                    epilog=examples("pateval measures --family professional",
+                                    "pateval measures --format markdown > measures.md"))
     p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    p.epilog = examples("pateval measures --family professional",
-                        "pateval measures --format markdown > measures.md")
-    p.set_defaults(run=_run_measures)
 
 
 def _run_measures(*, family: str | None, format: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .shared import add_group, add_table_output, examples, write_text_or_print
+from .shared import add_command, add_group, add_table_output, examples, write_text_or_print
 
 
 def _add_flowchart(commands) -> None:
@@ -13,8 +13,8 @@ def _add_flowchart(commands) -> None:
     sub = add_group(commands, "flowchart", help="evaluate flowchart structure recognition (CLEF-IP 2012/2013)",
                     dest="flowchart_command", description="Work with flowcharts in the CLEF-IP encoding: `pateval "
                     "flowchart eval TRUTH_DIR SUBMISSION_DIR`.")
-    evaluate = sub.add_parser(
-        "eval",
+    evaluate = add_command(
+        sub, "eval", _run_flowchart_eval,
         help="score recognised flowcharts against ground truth",
         description="Score every flowchart of SUBMISSION_DIR against the file of the same name (extension "
         "aside) in TRUTH_DIR: the MCS distance d = 1 - |mcs(G1,G2)| / max(|G1|,|G2|) (Bunke & Shearer 1998; "
@@ -22,6 +22,8 @@ def _add_flowchart(commands) -> None:
         "Output: MEASURE<TAB>IMAGE<TAB>VALUE, IMAGE 'all' for the mean. Bad or missing files are reported on "
         "stderr and the rest is scored. Exit status: 0 if every file was good, 1 if any file was bad or "
         "missing, 2 on an error that stops the evaluation (e.g. a directory that does not exist).",
+        epilog=examples("pateval flowchart eval truth/ submission/",
+                        "pateval flowchart eval truth/ submission/ --level structure --format csv -o scores.csv"),
     )
     evaluate.add_argument("truth_dir", metavar="TRUTH_DIR", help="directory of ground-truth flowchart files")
     evaluate.add_argument("submission_dir", metavar="SUBMISSION_DIR", help="directory of recognised flowchart files")
@@ -32,9 +34,6 @@ def _add_flowchart(commands) -> None:
     evaluate.add_argument("--time-budget", type=float, default=2.0, metavar="SECONDS",
                           help="exact search time per pair and level before an approximation is used (default 2)")
     add_table_output(evaluate, formats=RESULT_FORMATS, default="trec", precision="decimals in trec output (default 4)")
-    evaluate.epilog = examples("pateval flowchart eval truth/ submission/",
-                               "pateval flowchart eval truth/ submission/ --level structure --format csv -o scores.csv")
-    evaluate.set_defaults(run=_run_flowchart_eval)
 
 
 def _run_flowchart_eval(*, truth_dir, submission_dir, level: str, text_threshold: float, time_budget: float,

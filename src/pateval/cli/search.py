@@ -6,15 +6,17 @@ import sys
 from typing import Any
 
 from ..errors import PatevalError
-from .shared import add_flags, add_output, examples
+from .shared import add_command, add_flags, add_output, examples
 
 
 def _add_index(commands) -> None:
-    p = commands.add_parser(
-        "index", help="index a corpus store with tantivy for baseline search",
+    p = add_command(
+        commands, "index", _run_index, help="index a corpus store with tantivy for baseline search",
         description="Index a corpus store (or patent XML files) with tantivy: title, abstract, claims and "
         "description per language (English, German, French stemming and stop words), plus the term "
         "statistics that re-scoring with LM-Dirichlet and TF-IDF needs.",
+        epilog=examples("pateval index --store store --out index",
+                        "pateval index --store store --out index --until 2000-12-31 --no-passages"),
     )
     p.add_argument("--store", required=True, metavar="STORE",
                    help="corpus store (pateval corpus ingest), or patent XML file/directory")
@@ -25,9 +27,6 @@ def _add_index(commands) -> None:
     p.add_argument("--heap-mb", type=int, default=512, help="tantivy indexing memory budget in MB (default 512)")
     p.add_argument("--threads", type=int, help="tantivy indexing threads (default: cores, at most 8)")
     add_flags(p, "no_progress")
-    p.epilog = examples("pateval index --store store --out index",
-                        "pateval index --store store --out index --until 2000-12-31 --no-passages")
-    p.set_defaults(run=_run_index)
 
 
 def _run_index(*, store, out, no_passages: bool, until, heap_mb: int, threads, progress: bool) -> int:
@@ -41,13 +40,16 @@ def _run_index(*, store, out, no_passages: bool, until, heap_mb: int, threads, p
 
 
 def _add_search(commands) -> None:
-    p = commands.add_parser(
-        "search", help="baseline prior-art search: one run, or a grid of runs",
+    p = add_command(
+        commands, "search", _run_search, help="baseline prior-art search: one run, or a grid of runs",
         description="Search the topics with a baseline and write a TREC run tagged MODEL.STRATEGY. "
         "Models: bm25[:k1=,b=], lm[:mu=], tfidf[:k1=,b=]. Query strategies: PARTS[,OPTION=VALUE...] with "
         "PARTS title, abstract, claims, description joined by '+', or full; options top=K, mindf=N, maxdf=F, "
         "ipc=filter|boost, ipcw=W, split=claims, merge=sum|max|rrf, w.FIELD=W. With --grid (or several "
         "--model/--query) one run per configuration is written into the --out directory.",
+        epilog=examples("pateval search --index index --topics collection --model bm25 --query claims --out bm25.run",
+                        "pateval search --index index --topics collection --grid seeds --out runs/",
+                        "pateval search --index index --topics collection/topics_PSG.txt --passages --out psg.run"),
     )
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--index", metavar="INDEX", help="index directory (pateval index)")
@@ -78,10 +80,6 @@ def _add_search(commands) -> None:
                    help="start each run with an ir_metadata block saying how it was made (pateval reads it; "
                         "trec_eval, ir_measures, PyTerrier and ranx do not)")
     add_flags(p, "no_progress")
-    p.epilog = examples("pateval search --index index --topics collection --model bm25 --query claims --out bm25.run",
-                        "pateval search --index index --topics collection --grid seeds --out runs/",
-                        "pateval search --index index --topics collection/topics_PSG.txt --passages --out psg.run")
-    p.set_defaults(run=_run_search)
 
 
 def _run_search(*, index, store, topics, models, queries, grid, out, depth: int, candidates: int,
@@ -131,11 +129,13 @@ def _run_search(*, index, store, topics, models, queries, grid, out, depth: int,
 
 
 def _add_demo(commands) -> None:
-    p = commands.add_parser(
-        "demo", help="the whole pipeline on a synthetic corpus, with an HTML report",
+    p = add_command(
+        commands, "demo", _run_demo, help="the whole pipeline on a synthetic corpus, with an HTML report",
         description="Generate a synthetic CLEF-IP corpus, ingest it, build a test collection, index it, run a "
         "grid of baselines, evaluate them with standard and professional-search measures, compare them and "
         "write the HTML report.",
+        epilog=examples("pateval demo --out pateval-demo",
+                        "pateval demo --out small-demo --patents 300 --seed 2"),
     )
     add_output(p, "--out", default="pateval-demo", metavar="DIR",
                help="output directory (default ./pateval-demo; must not exist)")
@@ -143,9 +143,6 @@ def _add_demo(commands) -> None:
     add_flags(p, "seed")
     p.add_argument("--grid", default="small", help="baseline grid: small (12 runs, default), seeds (33 runs), models")
     add_flags(p, "no_progress")
-    p.epilog = examples("pateval demo --out pateval-demo",
-                        "pateval demo --out small-demo --patents 300 --seed 2")
-    p.set_defaults(run=_run_demo)
 
 
 def _run_demo(*, out, patents: int, seed: int, grid: str, progress: bool) -> int:

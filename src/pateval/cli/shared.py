@@ -316,6 +316,14 @@ def save_figures(figures: dict, directory: str) -> None:
           file=sys.stderr)
 
 
+def add_command(commands: Any, name: str, run: Any, **kwargs: Any) -> Any:
+    """A sub-command's parser (``kwargs``: of ``add_parser``: help, description, ``epilog=examples(...)``);
+    ``run`` handles it, called with the command's inputs as keywords (:func:`command_inputs`)."""
+    parser = commands.add_parser(name, **kwargs)
+    parser.set_defaults(run=run)
+    return parser
+
+
 def add_group(commands: Any, name: str, *, help: str, dest: str, description: str | None = None) -> Any:
     """A command with sub-commands (``corpus ingest``, ``corpus generate`` ...): their group."""
     parser = commands.add_parser(name, help=help, description=description or help)

@@ -8,6 +8,7 @@ import sys
 
 from ..errors import PatevalError
 from .shared import (
+    add_command,
     add_flags,
     add_group,
     add_output,
@@ -42,7 +43,8 @@ def _add_user_model(commands) -> None:
         ("simulate", "simulated users per topic: mean gain, spread, confidence interval, exact expectation",
          _run_user_simulate),
     ):
-        p = sub.add_parser(name, help=help, description=help)
+        p = add_command(sub, name, run, help=help, description=help,
+                        epilog=examples(*_USER_MODEL_EXAMPLES[name], glossary=(f"user-model {name}",)))
         add_qrels_and_runs(p)
         add_flags(p, "model")
         add_ranking_options(p)
@@ -52,8 +54,6 @@ def _add_user_model(commands) -> None:
             p.add_argument("--confidence", type=float, default=0.95,
                            help="confidence level of the interval (default 0.95)")
         add_table_output(p)
-        p.epilog = examples(*_USER_MODEL_EXAMPLES[name], glossary=(f"user-model {name}",))
-        p.set_defaults(run=run)
     _add_simulate_log(sub)
 
 
@@ -82,12 +82,17 @@ def _run_user_simulate(*, qrels, runs, model: str, options, users: int, seed: in
 # ---- calibrate, user-model simulate-log (TBG calibrated from interaction logs) ----------------
 
 def _add_calibrate(commands) -> None:
-    p = commands.add_parser(
-        "calibrate",
+    p = add_command(
+        commands, "calibrate", _run_calibrate,
         help="time-biased gain's constants estimated from an interaction log (Smucker & Clarke 2012)",
         description="Estimate T_S, T_D(l) = a l + b, P(C|R), P(S|R) and the half-life h from what users did on ranked "
         "lists, as the TBG paper defines the estimators, each with a bootstrap interval over users and the unweighted "
         "user average; print the table and the TBG measure name with these constants.",
+        epilog=examples("pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt",
+                        "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt --by "
+                        "user-class --plots figures/",
+                        "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
+                        "--measure-only", glossary=("calibration",)),
     )
     p.add_argument("log", metavar="LOG", help="interaction log: .csv, .tsv, .jsonl or .parquet, optionally .gz "
                    "(columns user, list, time, event[, rank, docno]; see the README)")
@@ -115,12 +120,6 @@ def _add_calibrate(commands) -> None:
     add_ranking_options(p.add_argument_group("ranking", "how the qrels and runs are read and ranked, and the side "
                                              "inputs (--doc-lengths is needed; --duplicates: near-duplicate groups, "
                                              "later views of a group are duplicate views)"))
-    p.epilog = examples("pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt",
-                        "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt --by "
-                        "user-class --plots figures/",
-                        "pateval calibrate log.csv.gz --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
-                        "--measure-only", glossary=("calibration",))
-    p.set_defaults(run=_run_calibrate)
 
 
 def _calibration_text(result, format: str, precision: int) -> str:
@@ -187,8 +186,14 @@ def _add_simulate_log(sub) -> None:
     from ..core.names import ORDERS
 
     help = "simulate users who behave as a TBG calibration says, writing an interaction log"
-    p = sub.add_parser("simulate-log", help=help, description=help + " (one session per user and topic of the run; the "
-                       "noise is described in the README). Calibrating the log recovers the constants.")
+    p = add_command(sub, "simulate-log", _run_simulate_log, help=help,
+                    description=help + " (one session per user and topic of the run; the noise is described in the "
+                    "README). Calibrating the log recovers the constants.",
+                    epilog=examples("pateval user-model simulate-log --qrels qrels.txt --run bm25.run --doc-lengths "
+                                    "lengths.txt --out log.csv.gz",
+                                    "pateval user-model simulate-log --qrels qrels.txt --run bm25.run --doc-lengths "
+                                    "lengths.txt --model 'TBG(halflife=300,summary_time=3)' --users 48 --seed 1 --out "
+                                    "log.csv.gz"))
     p.add_argument("--qrels", required=True, metavar="QRELS", help="qrels file")
     p.add_argument("--run", required=True, dest="run_file", metavar="RUN",
                    help="the run whose rankings the users work through")
@@ -210,11 +215,6 @@ def _add_simulate_log(sub) -> None:
                    help="rank by score (trec_eval), the rank column, or file order")
     add_output(p, "--out", required=True, metavar="LOG",
                help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
-    p.epilog = examples("pateval user-model simulate-log --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
-                        "--out log.csv.gz",
-                        "pateval user-model simulate-log --qrels qrels.txt --run bm25.run --doc-lengths lengths.txt "
-                        "--model 'TBG(halflife=300,summary_time=3)' --users 48 --seed 1 --out log.csv.gz")
-    p.set_defaults(run=_run_simulate_log)
 
 
 def _run_simulate_log(*, qrels, run_file, doc_lengths, duplicates, model: str, users: int, seed: int, page_size: int,
