@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import sys
 from typing import Any
 
@@ -216,7 +217,7 @@ EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format", "order":
 # ---- from the parsed command line to a handler's inputs -----------------------------------------
 
 #: What steers the command line, not a command's input.
-_STEERING = ("command", "run", "debug")
+_STEERING = ("command", "run", "needs", "debug")
 
 
 def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
@@ -228,6 +229,8 @@ def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
     whose files are not ranked), the measures (``-m``) apart as ``measures``."""
     from ..errors import ParameterError, PatevalError
 
+    if getattr(args, "needs", None):
+        importlib.import_module(args.needs)
     inputs = {name: value for name, value in vars(args).items()
               if name not in _STEERING and not name.endswith("_command")}
     if "qrels_option" in inputs:
@@ -316,11 +319,13 @@ def save_figures(figures: dict, directory: str) -> None:
           file=sys.stderr)
 
 
-def add_command(commands: Any, name: str, run: Any, **kwargs: Any) -> Any:
+def add_command(commands: Any, name: str, run: Any, *, needs: str | None = None, **kwargs: Any) -> Any:
     """A sub-command's parser (``kwargs``: of ``add_parser``: help, description, ``epilog=examples(...)``);
-    ``run`` handles it, called with the command's inputs as keywords (:func:`command_inputs`)."""
+    ``run`` handles it, called with the command's inputs as keywords (:func:`command_inputs`).
+    ``needs``: a module of an optional extra, imported before any input is read (a missing extra
+    is named first)."""
     parser = commands.add_parser(name, **kwargs)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, needs=needs)
     return parser
 
 

@@ -83,7 +83,7 @@ def _run_user_simulate(*, qrels, runs, model: str, options, users: int, seed: in
 
 def _add_calibrate(commands) -> None:
     p = add_command(
-        commands, "calibrate", _run_calibrate,
+        commands, "calibrate", _run_calibrate, needs="pateval.calibration.tbg",
         help="time-biased gain's constants estimated from an interaction log (Smucker & Clarke 2012)",
         description="Estimate T_S, T_D(l) = a l + b, P(C|R), P(S|R) and the half-life h from what users did on ranked "
         "lists, as the TBG paper defines the estimators, each with a bootstrap interval over users and the unweighted "
@@ -153,7 +153,6 @@ def _calibration_text(result, format: str, precision: int) -> str:
 def _run_calibrate(*, log, qrels, runs, options, lists, by, classes: int, B: int, seed: int, confidence: float,
                    rel: int, plots, measure_only: bool, format: str, precision: int, output) -> int:
     from .. import api
-    from ..calibration import tbg  # noqa: F401 -- a missing extra (scipy) is named before any input is read
 
     if "doc_lengths" not in options.resources:
         raise PatevalError("calibrate needs --doc-lengths (the document lengths file, `docno length` lines)")
