@@ -229,11 +229,8 @@ def ranking_stability(
         Random subsets per size.
     seed : int
         Seed of the subsets: the same seed gives the same subsets.
-    options : EvaluationOptions, optional
-        How the runs are read, ranked and scored, as for :func:`evaluate`
-        (e.g. ``EvaluationOptions(complete=True)``).
-    scores_format : str, default "auto"
-        The format of score files given as ``runs`` (``qrels=None``), see :func:`read_scores`.
+    options, scores_format
+        As for :func:`compare`.
 
     Returns
     -------
