@@ -21,7 +21,7 @@ from ..measures import EvaluationContext, Measure, all_specs, parse_measure
 from ..options import EvaluationOptions
 from .assess import assess_app, assess_export, assess_import
 from .calibration import calibrate, calibration_figures, simulate_log
-from .collection import build_collection, corpus_doc_lengths, generate_corpus, open_corpus
+from .collection import build_collection, corpus_doc_lengths, generate_corpus
 from .compare import analyse_measures, compare, ranking_stability, read_scores, write_report
 from .evaluate import evaluate, evaluation, example_files, list_measures, measures_document
 from .flowchart import evaluate_flowcharts
@@ -34,7 +34,8 @@ from .usermodel import simulate_users, time_to_rank
 _ON_FIRST_USE = {"iter_patents": ("..patents", "iter_patents"), "read_patent": ("..patents", "read_patent"),
                  "ingest_corpus": ("..collection.ingest", "ingest"),
                  "verify_corpus": ("..collection.ingest", "verify_store"),
-                 "collection_stats": ("..collection.stats", "collection_stats")}
+                 "collection_stats": ("..collection.stats", "collection_stats"),
+                 "open_corpus": ("..collection.store", "CorpusStore")}
 
 
 def __getattr__(name: str):
@@ -48,7 +49,8 @@ def __getattr__(name: str):
 # The public API: the functions of this package's modules, and the names they re-export from
 # the modules that define them (Qrels, Run, Evaluation, EvaluationContext, EvaluationOptions,
 # Measure, aggregate, evaluate_runs, all_specs, parse_measure, read_qrels, read_run, write_run,
-# iter_patents, read_patent, patent_key, patent_keys, ingest_corpus, verify_corpus, collection_stats).
+# iter_patents, read_patent, patent_key, patent_keys, ingest_corpus, verify_corpus, collection_stats,
+# open_corpus).
 __all__ = [
     "Evaluation",
     "EvaluationContext",

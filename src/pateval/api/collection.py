@@ -1,6 +1,7 @@
-"""Patents and test collections: the corpus store (opened, lengths), synthetic corpora,
-collections built from a store. :func:`pateval.api.ingest_corpus`, ``verify_corpus`` and
-``collection_stats`` are the functions of :mod:`pateval.collection` themselves (loaded on first use)."""
+"""Patents and test collections: the corpus store (lengths), synthetic corpora,
+collections built from a store. :func:`pateval.api.ingest_corpus`, ``verify_corpus``,
+``collection_stats`` and ``open_corpus`` (a :class:`~pateval.collection.store.CorpusStore`) are
+those of :mod:`pateval.collection` themselves (loaded on first use)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,6 @@ import os
 from pathlib import Path
 
 from ..errors import ParameterError
-
-
-def open_corpus(path, *, memory_limit: str | None = None, threads: int | None = None):
-    """Open a corpus store for DuckDB queries (:class:`pateval.collection.store.CorpusStore`)."""
-    from ..collection.store import CorpusStore
-
-    return CorpusStore(path, memory_limit=memory_limit, threads=threads)
 
 
 def corpus_doc_lengths(store, *, out: str | os.PathLike | None = None):

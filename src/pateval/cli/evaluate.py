@@ -8,7 +8,7 @@ from ..errors import PatevalError
 from .shared import (
     add_command,
     add_evaluation_options,
-    add_output,
+    add_table_output,
     examples,
     print_notes,
     write_text_or_print,
@@ -34,10 +34,9 @@ def _add_evaluate(commands) -> None:
                    "gzip/bzip2/xz read as they are; - for stdin")
     p.add_argument("--example", action="store_true", help="evaluate the example qrels and runs bundled with pateval")
     p.add_argument("-q", "--per-query", action="store_true", help="also print a line per topic")
-    p.add_argument("--format", choices=RESULT_FORMATS, default="trec", help="output format (default: trec)")
+    add_table_output(p, formats=RESULT_FORMATS, default="trec", precision="decimals in trec output (default 4, as "
+                     "trec_eval)")
     _add_group_options(p)
-    p.add_argument("--precision", type=int, default=4, help="decimals in trec output (default 4, as trec_eval)")
-    add_output(p, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout; - for stdout")
     p.add_argument("--names", choices=("pateval", "trec"), default="pateval",
                    help="measure names in the output: pateval's (AP, P@10, nDCG@10) or trec_eval's (map, P_10, "
                    "ndcg_cut_10), with trec_eval's runid and num_q lines (-m runid -m num_q) and its order")

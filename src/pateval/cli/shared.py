@@ -281,7 +281,7 @@ def add_table_output(p: argparse.ArgumentParser, *, formats: tuple[str, ...] | N
     p.add_argument("--format", choices=formats or TABLE_FORMATS, default=default,
                    help=f"output format (default: {default})")
     p.add_argument("--precision", type=int, default=4, help=precision)
-    add_output(p, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    add_output(p, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout; - for stdout")
 
 
 def write_text_or_print(text: str, output: str | None) -> None:
