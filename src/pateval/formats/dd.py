@@ -526,26 +526,19 @@ def _jig_run(path: Path, topic_column, iteration_column, doc_ids, score_column, 
     sorted_code = np.empty(len(topic_values), dtype=np.int32)
     sorted_code[by_id] = np.arange(len(topic_values), dtype=np.int32)
     topic_ids = pa.array(topic_values, type=pa.string()).take(by_id)
-    notes: tuple[str, ...] = ()
     try:
-        run = _jig_columns_run(path, appearance, sorted_code, topic_ids, doc_ids, iterations, scores, name)
+        # every row checked (empty ids, NaN scores) before any repeat is dropped, as the careful path does
+        run = _jig_columns_run(path, appearance, sorted_code, topic_ids, doc_ids, iterations, scores, name,
+                               on_duplicate="first" if on_duplicate == "first" else "error")
     except InputFormatError:
-        if on_duplicate != "first":
-            return None  # the careful path words the error, or keeps the repeats as the jig does
-        # repeats dropped here (the iterations with them), or a problem the careful path words
-        repeated = PairIndex.build(sorted_code[appearance], StringKeys.of(doc_ids),
-                                   n_groups=len(topic_values)).repeated
-        if not repeated.any():
-            return None
-        notes = (f"{path}: {int(repeated.sum())} repeated document line(s) dropped (kept the first)",)
-        keep = ~repeated
+        return None  # the careful path words the error, or keeps the repeats as the jig does
+    if run.notes:  # repeats dropped: again without them, the iterations and the places with them
+        keep = ~PairIndex.build(sorted_code[appearance], StringKeys.of(doc_ids), n_groups=len(topic_values)).repeated
         iterations = iterations[keep]
-        try:
-            run = _jig_columns_run(path, appearance[keep], sorted_code, topic_ids, doc_ids.filter(pa.array(keep)),
-                                   iterations, scores[keep], name)
-        except InputFormatError:
-            return None
-        run = dataclasses.replace(run, notes=notes)
+        run = _jig_columns_run(path, appearance[keep], sorted_code, topic_ids, doc_ids.filter(pa.array(keep)),
+                               iterations, scores[keep], name, on_duplicate="error")
+        run = dataclasses.replace(run, notes=(f"{path}: {int((~keep).sum())} repeated document line(s) dropped "
+                                              "(kept the first)",))
     n = len(run)
     return DDRun(run=run, iterations=DDIterations(None, None, iterations, source=str(path), run_doc_ids=run.doc_ids,
                                                   doc_code=np.arange(n, dtype=np.int64),
@@ -554,13 +547,14 @@ def _jig_run(path: Path, topic_column, iteration_column, doc_ids, score_column, 
 
 
 def _jig_columns_run(path: Path, appearance: np.ndarray, sorted_code: np.ndarray, topic_ids, doc_ids,
-                     iterations: np.ndarray, scores: np.ndarray, name: str | None) -> Run:
+                     iterations: np.ndarray, scores: np.ndarray, name: str | None, *, on_duplicate: str) -> Run:
     """The run of the parsed columns (topics as codes in order of appearance, ``sorted_code``
     their places in the sorted ``topic_ids``), ranked by the session's places;
     InputFormatError for anything :meth:`Run.from_columns` refuses."""
     place = _places(appearance, iterations, scores, len(topic_ids))
     topics = pa.DictionaryArray.from_arrays(pa.array(sorted_code[appearance]), topic_ids)
-    return Run.from_columns(topics, doc_ids, scores, place, name=name or path.stem, source=str(path), unit="line")
+    return Run.from_columns(topics, doc_ids, scores, place, name=name or path.stem, source=str(path),
+                            on_duplicate=on_duplicate, unit="line")
 
 
 def _places(topic: np.ndarray, iterations: np.ndarray, scores: np.ndarray, n_topics: int) -> np.ndarray:
