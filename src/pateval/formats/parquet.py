@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # imported lazily: the command line starts without pyarrow.pa
 
     import pyarrow.parquet as pq
 
+from .. import tuning
 from ..core.fields import ROLE_NAMES
 from ..core.qrels import Qrels
 from ..core.run import Run
@@ -269,17 +270,11 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
 
 # ---- a Parquet run read in blocks of whole topics ------------------------------------------
 
-# A block holds about block_bytes / _BLOCK_SHARE of the file's pages (uncompressed): the
-# arrays a block makes (ids, fingerprints, pair index, ranking) take several times its pages,
-# and on the 10M-row benchmark a quarter of 32 MB (half a million rows) was the fastest
-# (benchmarks/bench_inputs.py; 32 MB of pages took 1.4 times as long).
-_BLOCK_SHARE = 4
-
-
 def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[list[tuple[int, int]], str | None]:
     """Row ranges ``[start, stop)`` covering a Parquet run, each of whole topics and about
-    ``block_bytes / 4`` of the file's uncompressed pages (or one topic, if larger), and the run's name from its
-    ``run``/``tag`` column (None: none, or not one value).
+    ``block_bytes / tuning.PARQUET_BLOCK_SHARE`` of the file's uncompressed pages (or one
+    topic, if larger), and the run's name from its ``run``/``tag`` column (None: none, or
+    not one value).
 
     Only the topic column is read (its dictionary codes). A run whose topics are scattered
     (a topic in two places), or whose topic column cannot be read so, is one range: it is
@@ -302,7 +297,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
             name = tags[0]
     whole = [(0, n)]
     decoded = sum(parquet.metadata.row_group(k).total_byte_size for k in range(parquet.num_row_groups))
-    rows_per_block = max(1, int(block_bytes) * n // (_BLOCK_SHARE * max(decoded, 1)))
+    rows_per_block = max(1, int(block_bytes) * n // (tuning.PARQUET_BLOCK_SHARE * max(decoded, 1)))
     if n == 0 or rows_per_block >= n:
         return whole, name
     pieces: list[np.ndarray] = []
