@@ -28,7 +28,7 @@ from .fields import (
     plain_tuple_columns,
     record_fields,
 )
-from .keys import PairIndex, StringKeys, string_parts
+from .keys import PairIndex, StringKeys, string_parts, words_at
 from .order import unique_inverse
 
 if TYPE_CHECKING:
@@ -548,28 +548,15 @@ def _short_ids(strings) -> np.ndarray | None:
 
 
 def _block_ids(offsets: np.ndarray, data: np.ndarray, b0: int, b1: int, out: np.ndarray) -> np.ndarray | None:
-    """:func:`_short_ids` of strings ``b0:b1`` (``offsets`` into ``data``, at least 8 bytes)
-    written to ``out``; None when one is longer than 8 bytes.
-
-    Each number is the 8 bytes ending where the string ends, read as one word, less the
-    bytes before the string. Blocks are small, so that the scratch arrays stay in cache and
-    are reused rather than each touching fresh memory.
-    """
-    end = offsets[b0 + 1 : b1 + 1]
-    length = end - offsets[b0:b1]
+    """:func:`_short_ids` of strings ``b0:b1`` (``offsets`` into ``data``) written to
+    ``out``; None when one is longer than 8 bytes. Blocks are small, so that the arrays
+    stay in cache and are reused rather than each touching fresh memory."""
+    length = offsets[b0 + 1 : b1 + 1] - offsets[b0:b1]
     if int(length.max()) > 8:
         return None
-    words = np.ndarray(shape=(len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))
-    np.bitwise_and(words[np.maximum(end - 8, 0)], _LOW_BYTES[length], out=out)
-    # strings ending within the buffer's first 8 bytes have no word ending there
-    for row in range(b0, min(b1, b0 + 8)):
-        if offsets[row + 1] >= 8:
-            break
-        out[row - b0] = int.from_bytes(data[offsets[row] : offsets[row + 1]].tobytes(), "big")
-    return out
-
-
-_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # the low k bytes of a word
+    # a string's first word, zero-padded, shifted right by the padding
+    return np.right_shift(words_at(offsets, data, b0, b1, 1, big_endian=True)[0],
+                          (64 - 8 * length).astype(np.uint64), out=out)
 
 
 def _all_distinct(values: np.ndarray) -> bool:
