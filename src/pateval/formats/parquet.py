@@ -88,18 +88,14 @@ def _pick(path: Path, names: list[str], wanted: tuple[str, ...], what: str, kind
 
 def _strings(path: Path, column, name: str):
     """A string column (ids), one chunk per row group: ids that are numbers become their
-    decimal text; a null or empty id is an error with its row."""
+    decimal text; a null is an error with its row (an empty id is from_columns')."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if pa.types.is_dictionary(column.type):
         if pa.types.is_string(column.type.value_type):
             encoded = column.unify_dictionaries()
-            dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([], pa.string())
             _no_nulls(path, encoded, name)
-            if pc.any(pc.equal(pc.binary_length(dictionary), 0)).as_py():
-                empty = pc.equal(pc.binary_length(encoded.cast(pa.string())), 0)
-                malformed(path, None, f"an empty id in column {name!r} (row {int(pc.index(empty, True).as_py()) + 1})")
             return encoded  # kept encoded: _topics takes the codes as they are
         column = column.cast(column.type.value_type)
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
@@ -109,16 +105,6 @@ def _strings(path: Path, column, name: str):
     if column.type != pa.string():
         column = column.cast(pa.string())
     _no_nulls(path, column, name)
-    # an empty string has equal offsets on both sides: found without a pass over the bytes
-    from ..core.keys import string_parts
-
-    before = 0
-    for chunk in column.chunks:
-        offsets, _ = string_parts(chunk)
-        empty = np.flatnonzero(offsets[1:] == offsets[:-1])
-        if len(empty):
-            malformed(path, None, f"an empty id in column {name!r} (row {before + int(empty[0]) + 1})")
-        before += len(chunk)
     return column
 
 
