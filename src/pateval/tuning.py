@@ -11,7 +11,8 @@ the benchmark run before and after on one machine.
 from __future__ import annotations
 
 __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SLACK", "INGEST_BATCH_BYTES",
-           "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES"]
+           "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "CSV_BLOCK_BYTES", "DD_QRELS_BLOCK_BYTES", "ID_BLOCK_ROWS",
+           "PARQUET_BLOCK_SHARE"]
 
 # ---- measures -------------------------------------------------------------------------------
 
@@ -38,6 +39,31 @@ SHORT_STRING_BYTES = 24
 #: running sums, TBG's shortest-first order), else by size class or one sort: set by hand,
 #: not measured.
 TABLE_SLACK = 4096
+
+# ---- formats --------------------------------------------------------------------------------
+
+#: Bytes per block of Arrow's multi-threaded CSV reader (runs, DD runs, 4-column qrels).
+#: Set 2026-11-22 (commits da2ce70, 981795f): set by hand, not measured.
+CSV_BLOCK_BYTES = 1 << 24
+
+#: Arrow's CSV block for TREC DD qrels (read in one thread): a file of up to 64 MB in one
+#: block, its columns parsed unchunked (a larger one in blocks of that size, then joined:
+#: parsing holds about three times a block at once). Set 2026-11-22 (commit c3532c2) with
+#: benchmarks/bench_cubetest.py's DD qrels, on the 2-core development machine.
+DD_QRELS_BLOCK_BYTES = 1 << 26
+
+#: Rows per block of the scratch arrays that read short ids as integers (core.qrels'
+#: duplicate check of DD passage ids): a few tens of kB each, kept in cache. Set
+#: 2026-11-22 (commit c3532c2) with benchmarks/bench_cubetest.py, on the 2-core
+#: development machine.
+ID_BLOCK_ROWS = 1 << 13
+
+#: A Parquet run read in blocks takes about ``block_bytes / PARQUET_BLOCK_SHARE`` of the
+#: file's uncompressed pages per block: the arrays a block makes (ids, fingerprints, pair
+#: index, ranking) take several times its pages. Set 2026-11-24 (commit 423b4f2) with
+#: benchmarks/bench_inputs.py, 10M rows, on the 2-core development machine: a quarter of
+#: 32 MB (half a million rows) was the fastest; 32 MB of pages took 1.4 times as long.
+PARQUET_BLOCK_SHARE = 4
 
 # ---- collection and patents -----------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pateval import api
+from pateval import api, tuning
 from pateval.core.qrels import Qrels
 from pateval.core.ranking import JudgementIndex, rank_run
 from pateval.errors import InputFormatError
@@ -88,7 +88,7 @@ def test_fast_and_careful_paths_agree_on_mixed_widths_repeats_ties_and_iteration
     path = tmp_path / "run.txt"
     path.write_text(text)
     if block_size:
-        monkeypatch.setattr(dd, "_BLOCK_SIZE", block_size)  # many Arrow blocks: chunked columns
+        monkeypatch.setattr(tuning, "CSV_BLOCK_BYTES", block_size)  # many Arrow blocks: chunked columns
     fast = dd._read_jig_fast(path, "first", None)
     assert fast is not None, "the fast path should read this file"
     assert isinstance(fast.run.doc_ids, pa.ChunkedArray) and len(fast.run.doc_ids) == len(fast.run)

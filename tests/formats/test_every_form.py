@@ -1,8 +1,10 @@
 """The same data through every input form: identical numbers, identical refusals (issue 21).
 
-A run and qrels are written as text files, gzipped text files and Parquet, and given as a
-DataFrame, records, ir_measures' named tuples, dicts and ranx objects (the last two only
-when the data has no repeated item, which they cannot hold). Every form must give the same
+A run and qrels are written as text files, gzipped text files and Parquet (a run also as a
+TREC DD jig file), and given as a DataFrame, records, ir_measures' named tuples, dicts and
+ranx objects (the last two only when the data has no repeated item, which they cannot
+hold). Scores may be infinite (accepted by every form, as trec_eval's ``atof`` reads
+``inf``) or NaN (refused by every form). Every form must give the same
 per-topic values, or be refused with the same exception for the same problem at the same
 place: a file names the line, in-memory input and Parquet the row (one row per line here).
 """
@@ -77,6 +79,8 @@ def _refusal(error: InputFormatError) -> tuple:
         return "duplicate", re.findall(r"'[^']*'", error.problem)[:2], place
     if "NaN" in error.problem:
         return "NaN", [], place
+    if "empty" in error.problem:
+        return "empty", [], place
     if "conflicting" in error.problem:
         return "conflict", re.findall(r"'[^']*'", error.problem)[:2], place
     raise AssertionError(f"unexpected refusal: {error}")
@@ -94,13 +98,18 @@ def _outcome(qrels, run, on_duplicate: str):
 @given(qrels_rows=st.lists(st.tuples(st.sampled_from(TOPICS), st.sampled_from(DOCS), st.integers(0, 2)),
                            min_size=1, max_size=10),
        run_rows=st.lists(st.tuples(st.sampled_from(TOPICS), st.sampled_from(DOCS),
-                                   st.sampled_from([0.5, 1.0, 2.0, 3.25, math.nan])), min_size=1, max_size=10),
+                                   st.sampled_from([0.5, 1.0, 2.0, 3.25, math.inf, -math.inf, math.nan])),
+                               min_size=1, max_size=10),
        on_duplicate=st.sampled_from(["error", "first"]))
 def test_every_form_gives_the_same_numbers_and_the_same_refusals(tmp_path_factory, qrels_rows, run_rows,
                                                                    on_duplicate):
     directory = tmp_path_factory.mktemp("forms")
     qrels_forms = _forms("qrels", qrels_rows, directory)
     run_forms = _forms("run", run_rows, directory)
+    if on_duplicate == "first" or len({(t, d) for t, d, _ in run_rows}) == len(run_rows):
+        # a DD run keeps a repeated document as the jig does unless "first" is asked
+        run_forms["dd"] = directory / "run.dd"
+        run_forms["dd"].write_text("".join(f"{t}\t0\t{d}\t{s!r}\n" for t, d, s in run_rows))
     # each qrels form with the text run, each run form with the text qrels
     outcomes = {(name, "text"): _outcome(qrels, run_forms["text"], on_duplicate) for name, qrels in qrels_forms.items()}
     outcomes.update({("text", name): _outcome(qrels_forms["text"], run, on_duplicate)
@@ -119,3 +128,30 @@ def test_every_form_gives_the_same_numbers_and_the_same_refusals(tmp_path_factor
                 and not error.path.endswith(".txt"):
             messages.add(str(error).replace(error.path, "<memory>"))
     assert len(messages) <= 1, messages
+
+
+def _empty_topic_forms(kind: str, directory: Path) -> dict[str, object]:
+    """Two rows, the second with an empty topic id, in every form that can hold one (a
+    text file's white space cannot: its line has a column too few)."""
+    rows = [("q1", "d1", 1), ("", "d2", 2)]
+    forms = _forms(kind, rows, directory)
+    for text_form in ("text", "gzip"):
+        del forms[text_form]
+    if kind == "run":
+        forms["dd"] = directory / "run.dd"
+        forms["dd"].write_text("".join(f"{t}\t0\t{d}\t{s}\n" for t, d, s in rows))
+    return forms
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_an_empty_topic_id_is_refused_by_every_form_at_its_row(tmp_path, kind):
+    qrels_text = tmp_path / "qrels.txt"
+    qrels_text.write_text(_text_qrels([("q1", "d1", 1)]))
+    run_text = tmp_path / "run.txt"
+    run_text.write_text(_text_run([("q1", "d1", 1.0)]))
+    for name, form in _empty_topic_forms(kind, tmp_path).items():
+        qrels, run = (qrels_text, form) if kind == "run" else (form, run_text)
+        outcome = _outcome(qrels, run, "error")
+        assert outcome[0] == "refused" and outcome[1][0] == "empty", (name, outcome)
+        if name not in ("dict", "ranx"):  # rows grouped by topic: the place differs
+            assert outcome[1][2] == 2, (name, outcome[2])

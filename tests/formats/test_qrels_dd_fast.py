@@ -13,14 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pateval import tuning
+from pateval.core.qrels import Qrels, _all_distinct, _short_ids, _short_ids_distinct
 from pateval.formats import qrels as qrels_module
-from pateval.formats.qrels import (
-    _all_distinct,
-    _dd_items_distinct,
-    _read_fast,
-    _short_ids,
-    read_qrels,
-)
+from pateval.formats.qrels import _read_fast, read_qrels
 from pateval.formats.source import map_file
 
 
@@ -230,9 +226,9 @@ def test_items_distinct_against_a_set():
         rows = [(f"T{rng.integers(0, 3)}", f"S{rng.integers(0, 3)}", f"d{rng.integers(0, 3)}",
                  str(rng.choice(["1", "2", "3", "long-passage-id-1", "long-passage-id-2"]))) for _ in range(n)]
         columns = list(zip(*rows, strict=False))
-        topics, seconds = (pa.array(c).dictionary_encode() for c in columns[:2])
-        assert _dd_items_distinct(topics, seconds, pa.array(columns[2]), pa.array(columns[3])) == (
-            len(set(rows)) == len(rows))
+        qrels = Qrels.from_columns(*columns[::2], np.ones(n, dtype=np.int64), subtopics=columns[1],
+                                   passages=columns[3], on_duplicate="first")
+        assert (not qrels.notes) == (len(set(rows)) == len(rows))
 
 
 _FIELD = st.sampled_from(["a", "b", "1", "12", "DD-1", "DD-1.1", "passage-long-1", "passage-long-2",
@@ -269,14 +265,14 @@ def test_random_regular_files(tmp_path, monkeypatch, rows):
     ([str(k) for k in range(1, 40)] + ["39"], False),
 ])
 def test_short_ids_distinct_by_blocks(monkeypatch, block, ids, distinct):
-    monkeypatch.setattr(qrels_module, "_BLOCK", block)
-    assert qrels_module._short_ids_distinct(pa.array(ids)) == distinct
+    monkeypatch.setattr(tuning, "ID_BLOCK_ROWS", block)
+    assert _short_ids_distinct(pa.array(ids)) == distinct
 
 
 @pytest.mark.parametrize("block", [3, 16])
 def test_repeats_across_blocks(tmp_path, monkeypatch, block):
     """Ids ascending within each block of the check but repeated across blocks."""
-    monkeypatch.setattr(qrels_module, "_BLOCK", block)
+    monkeypatch.setattr(tuning, "ID_BLOCK_ROWS", block)
     lines = [f"T1\tT1.1\td{k % 5}\t{k % 20 + 1}\t1" for k in range(40)]  # lines k and k + 20 repeat
     _check(_write(tmp_path, _text(lines)), monkeypatch, fast_expected=False, format="dd")
     lines = [f"T1\tT1.{1 + k // 20}\td{k % 5}\t{k % 20 + 1}\t1" for k in range(40)]  # other subtopics: distinct
@@ -285,7 +281,7 @@ def test_repeats_across_blocks(tmp_path, monkeypatch, block):
 
 def test_files_parsed_in_several_blocks(tmp_path, monkeypatch):
     """A file larger than the CSV block: the columns come in chunks and are joined."""
-    monkeypatch.setattr(qrels_module, "_DD_BLOCK", 1 << 10)
+    monkeypatch.setattr(tuning, "DD_QRELS_BLOCK_BYTES", 1 << 10)
     lines = _dd_lines(n_topics=20)
     path = _write(tmp_path, _text(lines))
     assert len(path.read_bytes()) > 8 << 10

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import tuning
 from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
@@ -27,7 +28,7 @@ from .fields import (
     plain_tuple_columns,
     record_fields,
 )
-from .keys import PairIndex, StringKeys, string_parts
+from .keys import PairIndex, StringKeys, string_parts, words_at
 from .order import unique_inverse
 
 if TYPE_CHECKING:
@@ -391,9 +392,10 @@ class Qrels:
             raise ParameterError("qrels columns differ in length")
         qrels = cls(**columns, rel=grades, format=format, source=source, extra=extra)
         rows = RowPlaces(source, lines)
-        for role in columns:
-            offsets, _ = string_parts(qrels.arrow(role))
-            rows.refuse_empty(role, offsets[1:] == offsets[:-1])
+        for role, values in columns.items():
+            rows.refuse_empty(role, _empty_ids(values if isinstance(values, pa.DictionaryArray) else qrels.arrow(role)))
+        if qrels.has("passage") and _passage_items_distinct(qrels):
+            return qrels  # the usual DD qrels: no item twice, proven without indexing the items
         index = _item_index(qrels)
         if not index.repeated.any():
             return qrels
@@ -447,19 +449,127 @@ def _id_strings(values):
     return np.asarray([str(v) for v in values], dtype=object)
 
 
+def _empty_ids(strings) -> np.ndarray:
+    """A mask of the empty ids (from the offsets, or a dictionary's: no pass over the bytes)."""
+    if isinstance(strings, pa.DictionaryArray):
+        offsets, _ = string_parts(strings.dictionary)
+        empty = np.flatnonzero(offsets[1:] == offsets[:-1])
+        return np.isin(strings.indices.to_numpy(zero_copy_only=False), empty)
+    offsets, _ = string_parts(strings)
+    return offsets[1:] == offsets[:-1]
+
+
+def _item_groups(qrels: Qrels) -> tuple[np.ndarray, int]:
+    """Dense codes of each row's (topic, subtopic), and how many: the subtopic's own code
+    when every subtopic id belongs to a single topic (DD's ``DD17-3.2``), else the pairs'."""
+    group, names = qrels.codes("topic")
+    if not qrels.has("subtopic"):
+        return group, len(names)
+    subtopic, subtopic_names = qrels.codes("subtopic")
+    n_subtopics = len(subtopic_names)
+    owner = np.full(n_subtopics, -1, dtype=np.int64)
+    owner[subtopic] = group
+    if np.array_equal(owner[subtopic], group):
+        return subtopic.astype(np.int64), n_subtopics
+    pairs, codes = unique_inverse(group.astype(np.int64) * n_subtopics + subtopic)
+    return codes, len(pairs)
+
+
 def _item_index(qrels: Qrels) -> PairIndex:
     """The judged items (topic, subtopic, document, passage) indexed: groups of (topic,
     subtopic), keys of document (and passage)."""
-    group, names = qrels.codes("topic")
-    n_groups = len(names)
-    if qrels.has("subtopic"):
-        subtopic, subtopic_names = qrels.codes("subtopic")
-        pairs, group = unique_inverse(group.astype(np.int64) * len(subtopic_names) + subtopic)
-        n_groups = len(pairs)
+    group, n_groups = _item_groups(qrels)
     docnos = qrels.arrow("docno")
     if qrels.has("passage"):  # document ids hold no tab
         docnos = pc.binary_join_element_wise(docnos, qrels.arrow("passage"), "\t")
     return PairIndex.build(group, StringKeys.of(docnos), n_groups=n_groups)
+
+
+def _passage_items_distinct(qrels: Qrels) -> bool:
+    """Whether no passage id occurs twice in a (topic, subtopic): then no item does.
+
+    Passage ids are (nearly always) unique in the whole file, which settles it without
+    grouping: ids of at most 8 bytes are compared as integers (:func:`_short_ids`), longer
+    ones by fingerprint per (topic, subtopic). False leaves it to :func:`_item_index`.
+    """
+    passage = qrels.arrow("passage")
+    if _short_ids_distinct(passage):
+        return True
+    group, n_groups = _item_groups(qrels)
+    return not PairIndex.build(group, StringKeys.of(passage), n_groups=n_groups).repeated.any()
+
+
+def _short_ids_distinct(strings) -> bool:
+    """Whether the strings are all at most 8 bytes long and all different.
+
+    Ids numbered in file order ascend as :func:`_short_ids`' numbers: that is checked block
+    by block in one reused scratch array; other files get all the numbers, then a sort.
+    """
+    offsets, data = string_parts(strings)
+    n = len(offsets) - 1
+    if n == 0 or len(data) < 8:
+        return False  # a handful of ids: left to the index
+    block = tuning.ID_BLOCK_ROWS
+    scratch = np.empty(block, dtype=np.uint64)
+    last = None
+    for b0 in range(0, n, block):
+        b1 = min(n, b0 + block)
+        key = _block_ids(offsets, data, b0, b1, scratch[: b1 - b0])
+        if key is None:
+            return False
+        if (last is not None and key[0] <= last) or bool(np.any(key[1:] <= key[:-1])):
+            break
+        last = key[-1]
+    else:
+        return True
+    key = _short_ids(strings)
+    return key is not None and _all_distinct(key)
+
+
+def _short_ids(strings) -> np.ndarray | None:
+    """Each string's bytes as a big-endian integer, or None when some string is longer than
+    8 bytes (or the strings are fewer than 8 bytes in all).
+
+    The strings are non-empty and hold no NUL byte (the readers refuse those), so a k-byte
+    string's number lies in [256**(k-1), 256**k) and different strings give different
+    numbers; ids written as decimal numbers keep their numeric order.
+    """
+    offsets, data = string_parts(strings)
+    n = len(offsets) - 1
+    if n == 0 or len(data) < 8:
+        return None
+    key = np.empty(n, dtype=np.uint64)
+    block = tuning.ID_BLOCK_ROWS
+    for b0 in range(0, n, block):
+        b1 = min(n, b0 + block)
+        if _block_ids(offsets, data, b0, b1, key[b0:b1]) is None:
+            return None
+    return key
+
+
+def _block_ids(offsets: np.ndarray, data: np.ndarray, b0: int, b1: int, out: np.ndarray) -> np.ndarray | None:
+    """:func:`_short_ids` of strings ``b0:b1`` (``offsets`` into ``data``) written to
+    ``out``; None when one is longer than 8 bytes. Blocks are small, so that the arrays
+    stay in cache and are reused rather than each touching fresh memory."""
+    length = offsets[b0 + 1 : b1 + 1] - offsets[b0:b1]
+    if int(length.max()) > 8:
+        return None
+    # a string's first word, zero-padded, shifted right by the padding
+    return np.right_shift(words_at(offsets, data, b0, b1, 1, big_endian=True)[0],
+                          (64 - 8 * length).astype(np.uint64), out=out)
+
+
+def _all_distinct(values: np.ndarray) -> bool:
+    """Whether no unsigned integer occurs twice: by one comparison when they ascend, else
+    by a sort (a stable one, quick on nearly sorted values, when few values break the
+    order)."""
+    if len(values) < 2:
+        return True
+    descents = np.count_nonzero(values[1:] <= values[:-1])
+    if descents == 0:
+        return True
+    ordered = np.sort(values, kind="stable" if descents * 64 < len(values) else "quicksort")
+    return not bool(np.any(ordered[1:] == ordered[:-1]))
 
 
 def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, str]:

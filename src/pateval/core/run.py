@@ -158,6 +158,7 @@ class Run(DocumentIds):
         docnos : sequence of ids, or pyarrow string array
             Each row's document id (kept one per row, in Arrow).
         scores : sequence of float
+            Infinite scores are kept (trec_eval reads ``inf`` with ``atof``); NaN is refused.
         ranks : sequence of int, optional
             The rank column as given; without it, rows are counted 1, 2, ... in order.
         name, source : str

@@ -59,10 +59,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from .. import tuning
 from .._lazy import lazy_module
 from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
-from ..errors import ParameterError, malformed
+from ..errors import InputFormatError, ParameterError, malformed
 from ..validation import check_choice
 from .source import INTEGER, NUMBER, foreign_space, iter_fields, map_file, parse_float, parse_int, read_bytes, release
 
@@ -393,7 +394,6 @@ def _assemble(path: Path, topics: np.ndarray, docnos: np.ndarray, iterations: np
 # byte-order mark, a carriage return, a first line it reads as a 2015 header) or that has
 # any problem goes to the careful path, which reads it or words the error.
 
-_BLOCK_SIZE = 1 << 24  # bytes per block of Arrow's multi-threaded CSV reader
 _NO_DELIMITER = "\x1f"  # white space (foreign_space), so absent from a file read here: Arrow reads whole lines
 _FIRST_CONTENT = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.lstrip() stops at
 _FIRST_LINE = re.compile(rb"[^\n]+")
@@ -457,7 +457,7 @@ def _jig_columns(data):
         # lines of one width (the usual file): Arrow's reader splits and converts the fields
         table = pacsv.read_csv(
             pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=_BLOCK_SIZE),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=tuning.CSV_BLOCK_BYTES),
             parse_options=pacsv.ParseOptions(delimiter="\t", **parse),
             convert_options=pacsv.ConvertOptions(
                 include_columns=names[:4],
@@ -472,7 +472,7 @@ def _jig_columns(data):
     try:
         lines = pacsv.read_csv(
             pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(column_names=["line"], block_size=_BLOCK_SIZE),
+            read_options=pacsv.ReadOptions(column_names=["line"], block_size=tuning.CSV_BLOCK_BYTES),
             parse_options=pacsv.ParseOptions(delimiter=_NO_DELIMITER, **parse),
             convert_options=pacsv.ConvertOptions(column_types={"line": pa.string()}, strings_can_be_null=False,
                                                  null_values=[], check_utf8=True),
@@ -503,8 +503,7 @@ def _jig_run(path: Path, topic_column, iteration_column, doc_ids, score_column, 
     if any(column.null_count for column in (topic_column, iteration_column, doc_ids, score_column)):
         return None
     appearance, topic_values = _dictionary(topic_column)
-    n = len(appearance)
-    if n == 0 or "" in topic_values:
+    if len(appearance) == 0:
         return None
     if pa.types.is_dictionary(iteration_column.type):
         # each distinct text checked and read as the careful path does
@@ -520,38 +519,42 @@ def _jig_run(path: Path, topic_column, iteration_column, doc_ids, score_column, 
     if iterations.min() < 0:
         return None
     scores = np.ascontiguousarray(score_column.to_numpy(), dtype=np.float64)
-    if np.isnan(scores).any():
-        return None
     if isinstance(doc_ids, pa.Array):
         doc_ids = pa.chunked_array([doc_ids])
-    keys = StringKeys.of(doc_ids)
-    if not keys.length.min():
-        return None
     # topic ids sorted (code point order is UTF-8 byte order), as the careful path codes them
     by_id = pc.array_sort_indices(pa.array(topic_values, type=pa.string())).to_numpy()
     sorted_code = np.empty(len(topic_values), dtype=np.int32)
     sorted_code[by_id] = np.arange(len(topic_values), dtype=np.int32)
-    topic_codes = sorted_code[appearance]
-    index = PairIndex.build(topic_codes, keys, n_groups=len(topic_values))
-    notes: tuple[str, ...] = ()
-    if index.repeated.any():
-        if on_duplicate in ("error", "jig"):
-            return None  # the careful path words the error, or keeps the repeats as the jig does
-        keep = ~index.repeated
-        notes = (f"{path}: {int(index.repeated.sum())} repeated document line(s) dropped (kept the first)",)
-        appearance, topic_codes = appearance[keep], topic_codes[keep]
-        iterations, scores = iterations[keep], scores[keep]
-        doc_ids = doc_ids.filter(pa.array(keep))
-        index = PairIndex.build(topic_codes, StringKeys.of(doc_ids), n_groups=len(topic_values))
-        n = len(topic_codes)
-    place = _places(appearance, iterations, scores, len(topic_values))
-    run = Run(name or path.stem, np.asarray(topic_values, dtype=object)[by_id], topic_codes, doc_ids,
-              np.arange(n, dtype=np.int32 if n < 2**31 else np.int64), scores, place, source=str(path), notes=notes)
-    run.use_pair_index(index)
+    topic_ids = pa.array(topic_values, type=pa.string()).take(by_id)
+    try:
+        # every row checked (empty ids, NaN scores) before any repeat is dropped, as the careful path does
+        run = _jig_columns_run(path, appearance, sorted_code, topic_ids, doc_ids, iterations, scores, name,
+                               on_duplicate="first" if on_duplicate == "first" else "error")
+    except InputFormatError:
+        return None  # the careful path words the error, or keeps the repeats as the jig does
+    if run.notes:  # repeats dropped: again without them, the iterations and the places with them
+        keep = ~PairIndex.build(sorted_code[appearance], StringKeys.of(doc_ids), n_groups=len(topic_values)).repeated
+        iterations = iterations[keep]
+        run = _jig_columns_run(path, appearance[keep], sorted_code, topic_ids, doc_ids.filter(pa.array(keep)),
+                               iterations, scores[keep], name, on_duplicate="error")
+        run = dataclasses.replace(run, notes=(f"{path}: {int((~keep).sum())} repeated document line(s) dropped "
+                                              "(kept the first)",))
+    n = len(run)
     return DDRun(run=run, iterations=DDIterations(None, None, iterations, source=str(path), run_doc_ids=run.doc_ids,
                                                   doc_code=np.arange(n, dtype=np.int64),
-                                                  topic_code=topic_codes.astype(np.int64),
+                                                  topic_code=run.topic.astype(np.int64),
                                                   topic_values=run.topic_ids))
+
+
+def _jig_columns_run(path: Path, appearance: np.ndarray, sorted_code: np.ndarray, topic_ids, doc_ids,
+                     iterations: np.ndarray, scores: np.ndarray, name: str | None, *, on_duplicate: str) -> Run:
+    """The run of the parsed columns (topics as codes in order of appearance, ``sorted_code``
+    their places in the sorted ``topic_ids``), ranked by the session's places;
+    InputFormatError for anything :meth:`Run.from_columns` refuses."""
+    place = _places(appearance, iterations, scores, len(topic_ids))
+    topics = pa.DictionaryArray.from_arrays(pa.array(sorted_code[appearance]), topic_ids)
+    return Run.from_columns(topics, doc_ids, scores, place, name=name or path.stem, source=str(path),
+                            on_duplicate=on_duplicate, unit="line")
 
 
 def _places(topic: np.ndarray, iterations: np.ndarray, scores: np.ndarray, n_topics: int) -> np.ndarray:

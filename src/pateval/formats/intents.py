@@ -19,12 +19,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
 from .source import iter_fields, parse_float
+from .weights import SubtopicTable
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -35,7 +37,7 @@ _ROUNDING = 1e-9  # 0.33 + 0.33 + 0.33 is 0.99 only up to float rounding
 
 
 @dataclass(frozen=True, eq=False)
-class IntentProbabilities:
+class IntentProbabilities(SubtopicTable):
     """P(i|q) for each (topic, subtopic), as aligned arrays (each topic's values sum to 1).
 
     Attributes
@@ -49,23 +51,13 @@ class IntentProbabilities:
     subtopic: np.ndarray
     probability: np.ndarray
     source: str = "<memory>"
-
-    def __len__(self) -> int:
-        return len(self.topic)
+    _value: ClassVar[str] = "probability"
 
     def lookup(self, topics: np.ndarray, subtopics: np.ndarray) -> np.ndarray:
         """The probability of each (topic, subtopic) pair given, or NaN where none is listed."""
-        index = pd.MultiIndex.from_arrays([self.topic.astype(str), self.subtopic.astype(str)])
-        where = index.get_indexer(pd.MultiIndex.from_arrays([np.asarray(topics).astype(str),
-                                                             np.asarray(subtopics).astype(str)]))
+        where = self.positions(topics, subtopics)
         found = np.where(where >= 0, self.probability[np.maximum(where, 0)] if len(self.probability) else 0.0, np.nan)
         return found.astype(np.float64)
-
-    def to_dict(self) -> dict[str, dict[str, float]]:
-        out: dict[str, dict[str, float]] = {}
-        for t, s, p in zip(self.topic, self.subtopic, self.probability, strict=False):
-            out.setdefault(str(t), {})[str(s)] = float(p)
-        return out
 
 
 def read_intents(path: str | os.PathLike[str]) -> IntentProbabilities:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # imported lazily: the command line starts without pyarrow.pa
 
     import pyarrow.parquet as pq
 
+from .. import tuning
 from ..core.fields import ROLE_NAMES
 from ..core.qrels import Qrels
 from ..core.run import Run
@@ -87,18 +88,14 @@ def _pick(path: Path, names: list[str], wanted: tuple[str, ...], what: str, kind
 
 def _strings(path: Path, column, name: str):
     """A string column (ids), one chunk per row group: ids that are numbers become their
-    decimal text; a null or empty id is an error with its row."""
+    decimal text; a null is an error with its row (an empty id is from_columns')."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if pa.types.is_dictionary(column.type):
         if pa.types.is_string(column.type.value_type):
             encoded = column.unify_dictionaries()
-            dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([], pa.string())
             _no_nulls(path, encoded, name)
-            if pc.any(pc.equal(pc.binary_length(dictionary), 0)).as_py():
-                empty = pc.equal(pc.binary_length(encoded.cast(pa.string())), 0)
-                malformed(path, None, f"an empty id in column {name!r} (row {int(pc.index(empty, True).as_py()) + 1})")
             return encoded  # kept encoded: _topics takes the codes as they are
         column = column.cast(column.type.value_type)
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
@@ -108,16 +105,6 @@ def _strings(path: Path, column, name: str):
     if column.type != pa.string():
         column = column.cast(pa.string())
     _no_nulls(path, column, name)
-    # an empty string has equal offsets on both sides: found without a pass over the bytes
-    from ..core.keys import string_parts
-
-    before = 0
-    for chunk in column.chunks:
-        offsets, _ = string_parts(chunk)
-        empty = np.flatnonzero(offsets[1:] == offsets[:-1])
-        if len(empty):
-            malformed(path, None, f"an empty id in column {name!r} (row {before + int(empty[0]) + 1})")
-        before += len(chunk)
     return column
 
 
@@ -269,17 +256,11 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
 
 # ---- a Parquet run read in blocks of whole topics ------------------------------------------
 
-# A block holds about block_bytes / _BLOCK_SHARE of the file's pages (uncompressed): the
-# arrays a block makes (ids, fingerprints, pair index, ranking) take several times its pages,
-# and on the 10M-row benchmark a quarter of 32 MB (half a million rows) was the fastest
-# (benchmarks/bench_inputs.py; 32 MB of pages took 1.4 times as long).
-_BLOCK_SHARE = 4
-
-
 def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[list[tuple[int, int]], str | None]:
     """Row ranges ``[start, stop)`` covering a Parquet run, each of whole topics and about
-    ``block_bytes / 4`` of the file's uncompressed pages (or one topic, if larger), and the run's name from its
-    ``run``/``tag`` column (None: none, or not one value).
+    ``block_bytes / tuning.PARQUET_BLOCK_SHARE`` of the file's uncompressed pages (or one
+    topic, if larger), and the run's name from its ``run``/``tag`` column (None: none, or
+    not one value).
 
     Only the topic column is read (its dictionary codes). A run whose topics are scattered
     (a topic in two places), or whose topic column cannot be read so, is one range: it is
@@ -302,7 +283,7 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
             name = tags[0]
     whole = [(0, n)]
     decoded = sum(parquet.metadata.row_group(k).total_byte_size for k in range(parquet.num_row_groups))
-    rows_per_block = max(1, int(block_bytes) * n // (_BLOCK_SHARE * max(decoded, 1)))
+    rows_per_block = max(1, int(block_bytes) * n // (tuning.PARQUET_BLOCK_SHARE * max(decoded, 1)))
     if n == 0 or rows_per_block >= n:
         return whole, name
     pieces: list[np.ndarray] = []

@@ -378,7 +378,7 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
         the relevant documents.
     """
     path = Path(path)
-    topics, docnos, xpaths = [], [], []
+    topics, docnos, xpaths, lines = [], [], [], []
     data = read_bytes(path)
     for number, spaced in iter_fields(path, data):  # UTF-8 checked line by line, as every reader
         fields = [f for part in spaced for f in part.split(",") if f]
@@ -393,27 +393,18 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
         topics.append(fields[0])
         docnos.append(fields[-2])
         xpaths.append(xpath)
+        lines.append(number)
     if not topics:
         malformed(path, None, "no judgement in the file", expected=QRELS_LAYOUT)
-    frame = pd.DataFrame({"topic": topics, "docno": docnos, "passage": xpaths})
-    notes = []
-    repeated = frame.duplicated()
-    if repeated.any():
-        notes.append(f"{path}: {int(repeated.sum())} repeated passage judgement(s) merged")
-        frame = frame[~repeated]
-    heading = vectorised_heading(frame["passage"].to_numpy(dtype=object))
-    if heading.any():
-        notes.append(f"{path}: {int(heading.sum())} heading passage(s) removed from the judgements")
-        frame = frame[~heading]
-    return Qrels(
-        topic=frame["topic"].to_numpy(dtype=object),
-        docno=frame["docno"].to_numpy(dtype=object),
-        rel=np.ones(len(frame), dtype=np.int64),
-        passage=frame["passage"].to_numpy(dtype=object),
-        format="clefip-psg",
-        source=str(path),
-        notes=tuple(notes),
-    )
+    qrels = Qrels.from_columns(topics, docnos, np.ones(len(topics), dtype=np.int64), passages=xpaths,
+                               format="clefip-psg", source=str(path), lines=lines, unit="line")
+    heading = vectorised_heading(qrels.passage)
+    if not heading.any():
+        return qrels
+    kept = ~heading
+    return qrels.replace(topic=qrels.topic[kept], docno=qrels.docno[kept], passage=qrels.passage[kept],
+                         rel=qrels.rel[kept], notes=(*qrels.notes, f"{path}: {int(heading.sum())} heading "
+                                                     "passage(s) removed from the judgements"))
 
 
 # ---- runs ---------------------------------------------------------------------------------

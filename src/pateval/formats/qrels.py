@@ -25,10 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.keys import PairIndex, StringKeys, string_parts
-from ..core.order import unique_inverse
+from .. import tuning
 from ..core.qrels import Qrels
-from ..errors import malformed
+from ..errors import InputFormatError, malformed
 from ..validation import check_choice
 from .source import foreign_space, iter_fields, map_file, parse_int, read_bytes, release
 
@@ -132,10 +131,10 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
         # one thread and one block: the file is parsed straight into single-chunk columns
         # (no dictionaries to unify, no chunks to concatenate), and threads would cost more
         # CPU time than they save on a file of this kind (a few tens of MB)
-        read_options = pacsv.ReadOptions(column_names=names, block_size=_DD_BLOCK, use_threads=False)
+        read_options = pacsv.ReadOptions(column_names=names, block_size=tuning.DD_QRELS_BLOCK_BYTES, use_threads=False)
         pool = _dd_pool()
     else:
-        read_options = pacsv.ReadOptions(column_names=names, block_size=1 << 24)
+        read_options = pacsv.ReadOptions(column_names=names, block_size=tuning.CSV_BLOCK_BYTES)
         pool = None
     try:
         table = pacsv.read_csv(
@@ -159,16 +158,13 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     topics = _one_chunk(table.column("topic"), pool)
     seconds = _one_chunk(table.column("second"), pool)
     strings = [_one_chunk(table.column(n), pool) for n in ("docno", "passage") if n in names]
-    if any(_has_empty(c) for c in [topics.dictionary, seconds.dictionary, *strings]):
-        return None  # doubled delimiters: irregular white space
     if dd:
         format = "dd"
         rel = table.column("rel").to_numpy()
-        # a judged item is (topic, subtopic, docno, passage): any item twice goes to the careful path
-        if not _dd_items_distinct(topics, seconds, strings[0], strings[1]):
-            return None
     else:
         second = set(seconds.dictionary.to_pylist())
+        if "" in second:
+            return None  # doubled delimiters: irregular white space
         if format == "auto":
             if second <= {"A", "B"}:
                 format = "ntcir"
@@ -176,36 +172,21 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
                 format = "clefip-pac" if topics[0].as_py().startswith("PAC-") else "trec"
             else:
                 return None  # ambiguous: the careful path says so
-        second_codes = seconds.indices.to_numpy(zero_copy_only=False)
         if format == "ntcir":
             if not second <= {"A", "B"}:
                 return None
             is_a = np.asarray([value == "A" for value in seconds.dictionary.to_pylist()], dtype=bool)
-            rel = np.where(is_a[second_codes], 2, 1).astype(np.int64)
+            rel = np.where(is_a[seconds.indices.to_numpy(zero_copy_only=False)], 2, 1).astype(np.int64)
         else:
             rel = table.column("rel").to_numpy()
-        # a judged item is (topic[, subtopic], docno): any item twice goes to the careful path
-        group = topics.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        n_groups = len(topics.dictionary)
-        if format == "subtopic":
-            uniques, group = unique_inverse(group * len(seconds.dictionary) + second_codes)
-            n_groups = len(uniques)
-        if PairIndex.build(group, StringKeys.of(strings[0]), n_groups=n_groups).repeated.any():
-            return None
-    return Qrels(
-        topic=topics,  # dictionary-encoded as parsed: the evaluation groups by these codes
-        docno=strings[0],
-        rel=np.ascontiguousarray(rel, dtype=np.int64),
-        subtopic=seconds if format in ("subtopic", "dd") else None,
-        passage=strings[1] if format == "dd" else None,
-        format=format,
-        source=str(path),
-    )
-
-
-# Arrow's CSV block for DD qrels: a file of up to 64 MB in one block (a larger one in blocks
-# of that size, its columns then joined: parsing holds about three times a block at once)
-_DD_BLOCK = 1 << 26
+    del table
+    try:
+        qrels = Qrels.from_columns(topics, strings[0], rel, subtopics=seconds if format in ("subtopic", "dd") else None,
+                                   passages=strings[1] if dd else None, format=format, source=str(path), unit="line")
+    except InputFormatError:
+        return None  # an empty field (doubled delimiters), a conflict: the careful path words it
+    # a repeated judgement too: the careful path notes it by line
+    return None if qrels.notes else qrels
 
 
 def _dd_pool():
@@ -231,131 +212,6 @@ def _one_chunk(column, pool=None):
     if pa.types.is_dictionary(column.type):
         column = column.unify_dictionaries(memory_pool=pool)
     return column.combine_chunks(memory_pool=pool)
-
-
-def _dd_items_distinct(topics, seconds, docno, passage) -> bool:
-    """Whether no (topic, subtopic, docno, passage) of DD qrels occurs twice, exactly.
-
-    Passage ids are (nearly always) unique in the whole file, which settles it without
-    grouping: ids of at most 8 bytes are compared as integers (:func:`_short_ids`), longer
-    ones by fingerprint per (topic, subtopic). Only a passage id repeated within a subtopic
-    brings the document ids in.
-    """
-    if _short_ids_distinct(passage):
-        return True
-    group, n_groups = _dd_groups(topics, seconds)
-    if not PairIndex.build(group, StringKeys.of(passage), n_groups=n_groups).repeated.any():
-        return True
-    import pyarrow.compute as pc
-
-    # a passage id twice in a subtopic: the (docno, passage) pairs decide (docnos hold no tab)
-    item = pc.binary_join_element_wise(docno, passage, "\t")
-    return not PairIndex.build(group, StringKeys.of(item), n_groups=n_groups).repeated.any()
-
-
-def _short_ids_distinct(strings) -> bool:
-    """Whether the strings are all at most 8 bytes long and all different.
-
-    Ids numbered in file order ascend as :func:`_short_ids`' numbers: that is checked block
-    by block in one reused scratch array; other files get all the numbers, then a sort.
-    """
-    offsets, data = string_parts(strings)
-    n = len(offsets) - 1
-    if n == 0 or len(data) < 8:
-        return False  # a handful of ids: left to the index
-    scratch = np.empty(_BLOCK, dtype=np.uint64)
-    last = None
-    for b0 in range(0, n, _BLOCK):
-        b1 = min(n, b0 + _BLOCK)
-        key = _block_ids(offsets, data, b0, b1, scratch[: b1 - b0])
-        if key is None:
-            return False
-        if (last is not None and key[0] <= last) or bool(np.any(key[1:] <= key[:-1])):
-            break
-        last = key[-1]
-    else:
-        return True
-    key = _short_ids(strings)
-    return key is not None and _all_distinct(key)
-
-
-def _short_ids(strings) -> np.ndarray | None:
-    """Each string's bytes as a big-endian integer, or None when some string is longer than
-    8 bytes (or the strings are fewer than 8 bytes in all).
-
-    The strings are non-empty and hold no NUL byte (the readers refuse those), so a k-byte
-    string's number lies in [256**(k-1), 256**k) and different strings give different
-    numbers; ids written as decimal numbers keep their numeric order.
-    """
-    offsets, data = string_parts(strings)
-    n = len(offsets) - 1
-    if n == 0 or len(data) < 8:
-        return None
-    key = np.empty(n, dtype=np.uint64)
-    for b0 in range(0, n, _BLOCK):
-        b1 = min(n, b0 + _BLOCK)
-        if _block_ids(offsets, data, b0, b1, key[b0:b1]) is None:
-            return None
-    return key
-
-
-def _block_ids(offsets: np.ndarray, data: np.ndarray, b0: int, b1: int, out: np.ndarray) -> np.ndarray | None:
-    """:func:`_short_ids` of strings ``b0:b1`` (``offsets`` into ``data``, at least 8 bytes)
-    written to ``out``; None when one is longer than 8 bytes.
-
-    Each number is the 8 bytes ending where the string ends, read as one word, less the
-    bytes before the string. Blocks are small, so that the scratch arrays stay in cache and
-    are reused rather than each touching fresh memory.
-    """
-    end = offsets[b0 + 1 : b1 + 1]
-    length = end - offsets[b0:b1]
-    if int(length.max()) > 8:
-        return None
-    words = np.ndarray(shape=(len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))
-    np.bitwise_and(words[np.maximum(end - 8, 0)], _LOW_BYTES[length], out=out)
-    # strings ending within the buffer's first 8 bytes have no word ending there
-    for row in range(b0, min(b1, b0 + 8)):
-        if offsets[row + 1] >= 8:
-            break
-        out[row - b0] = int.from_bytes(data[offsets[row] : offsets[row + 1]].tobytes(), "big")
-    return out
-
-
-_BLOCK = 1 << 13  # rows per block of scratch arrays: a few tens of kB each
-_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # the low k bytes of a word
-
-
-def _all_distinct(values: np.ndarray) -> bool:
-    """Whether no unsigned integer occurs twice: by one comparison when they ascend, else
-    by a sort (a stable one, quick on nearly sorted values, when few values break the
-    order)."""
-    if len(values) < 2:
-        return True
-    descents = np.count_nonzero(values[1:] <= values[:-1])
-    if descents == 0:
-        return True
-    ordered = np.sort(values, kind="stable" if descents * 64 < len(values) else "quicksort")
-    return not bool(np.any(ordered[1:] == ordered[:-1]))
-
-
-def _dd_groups(topics, seconds) -> tuple[np.ndarray, int]:
-    """Dense codes of the (topic, subtopic) pairs: the subtopic's own code when every
-    subtopic id belongs to a single topic (DD's ``DD17-3.2``), else those of the pairs."""
-    topic = topics.indices.to_numpy(zero_copy_only=False)
-    second = seconds.indices.to_numpy(zero_copy_only=False)
-    n_seconds = len(seconds.dictionary)
-    owner = np.full(n_seconds, -1, dtype=np.int64)
-    owner[second] = topic
-    if np.array_equal(owner[second], topic):
-        return second.astype(np.int64), n_seconds
-    uniques, codes = unique_inverse(topic.astype(np.int64) * n_seconds + second)
-    return codes, len(uniques)
-
-
-def _has_empty(strings) -> bool:
-    """Whether some string is empty (from the offsets: no pass over the bytes)."""
-    offsets, _ = string_parts(strings)
-    return bool(np.any(offsets[1:] == offsets[:-1]))
 
 
 def _detect(path: Path, rows: list[tuple[int, list[str]]]) -> str:

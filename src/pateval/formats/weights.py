@@ -21,6 +21,7 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -30,11 +31,39 @@ from .source import iter_fields, parse_float
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
-__all__ = ["SubtopicWeights", "read_subtopic_weights", "as_subtopic_weights"]
+__all__ = ["SubtopicTable", "SubtopicWeights", "read_subtopic_weights", "as_subtopic_weights"]
+
+
+class SubtopicTable:
+    """A number for each (topic, subtopic) as aligned arrays (subtopic weights, intent
+    probabilities): frozen dataclasses of topic, subtopic, source and the column ``_value``."""
+
+    topic: np.ndarray
+    subtopic: np.ndarray
+    source: str
+    _value: ClassVar[str]
+
+    def __len__(self) -> int:
+        return len(self.topic)
+
+    def positions(self, topics: np.ndarray, subtopics: np.ndarray) -> np.ndarray:
+        """The row of each (topic, subtopic) pair given, -1 where none is listed."""
+        if not len(topics):
+            return np.zeros(0, np.int64)
+        index = pd.MultiIndex.from_arrays([self.topic.astype(str), self.subtopic.astype(str)])
+        return index.get_indexer(pd.MultiIndex.from_arrays([np.asarray(topics).astype(str),
+                                                            np.asarray(subtopics).astype(str)]))
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{topic: {subtopic: value}}``."""
+        out: dict[str, dict[str, float]] = {}
+        for t, s, v in zip(self.topic, self.subtopic, getattr(self, self._value), strict=False):
+            out.setdefault(str(t), {})[str(s)] = float(v)
+        return out
 
 
 @dataclass(frozen=True, eq=False)
-class SubtopicWeights:
+class SubtopicWeights(SubtopicTable):
     """Raw subtopic weights as aligned arrays, with each topic's total.
 
     Attributes
@@ -49,9 +78,7 @@ class SubtopicWeights:
     subtopic: np.ndarray
     weight: np.ndarray
     source: str = "<memory>"
-
-    def __len__(self) -> int:
-        return len(self.topic)
+    _value: ClassVar[str] = "weight"
 
     def normalised(self, topics: np.ndarray, subtopics: np.ndarray) -> np.ndarray:
         """theta of each (topic, subtopic) pair given: its weight / its topic's total weight.
@@ -63,9 +90,7 @@ class SubtopicWeights:
         """
         topics = np.asarray(topics).astype(str)
         subtopics = np.asarray(subtopics).astype(str)
-        index = pd.MultiIndex.from_arrays([self.topic.astype(str), self.subtopic.astype(str)])
-        where = index.get_indexer(pd.MultiIndex.from_arrays([topics, subtopics])) if len(topics) else np.zeros(0,
-                                                                                                               np.int64)
+        where = self.positions(topics, subtopics)
         if np.any(where < 0):
             first = int(np.flatnonzero(where < 0)[0])
             raise ParameterError(f"subtopic weights ({self.source}) give no weight to subtopic "
@@ -78,13 +103,6 @@ class SubtopicWeights:
             raise ParameterError(f"subtopic weights ({self.source}): the weights of topic {str(topics[first])!r} sum "
                                  f"to 0")
         return self.weight[where] / total
-
-    def to_dict(self) -> dict[str, dict[str, float]]:
-        """``{topic: {subtopic: weight}}``."""
-        out: dict[str, dict[str, float]] = {}
-        for t, s, w in zip(self.topic, self.subtopic, self.weight, strict=False):
-            out.setdefault(str(t), {})[str(s)] = float(w)
-        return out
 
 
 def read_subtopic_weights(path: str | os.PathLike[str]) -> SubtopicWeights:
