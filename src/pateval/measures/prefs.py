@@ -209,16 +209,16 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
     # each group's non-relevant documents in place order (for Rnonrel's first R of them)
     nonrel_key = np.flatnonzero(distinct & ~relevant)
     nonrel_key = nonrel_key[np.lexsort((rank[nonrel_key], group_of[nonrel_key]))]
-    nonrel_codes = group_of[nonrel_key] * (int(rank.max()) + 1 if len(rank) else 1) + rank[nonrel_key]
-    nonrel_place = place_in_runs(group_of[nonrel_key])
     width = int(rank.max()) + 1 if len(rank) else 1
+    nonrel_codes = group_of[nonrel_key] * width + rank[nonrel_key]
+    nonrel_place = place_in_runs(group_of[nonrel_key])
 
     def nonrel_place_of(places):
+        if not len(nonrel_codes):
+            return np.full(len(places), -1, dtype=np.int64)
         codes = pair_group * width + places
-        at = np.searchsorted(nonrel_codes, codes)
-        found = at < len(nonrel_codes)
-        found[found] = nonrel_codes[at[found]] == codes[found]
-        return np.where(found, nonrel_place[np.minimum(at, max(len(nonrel_place) - 1, 0))], -1)
+        at = np.minimum(np.searchsorted(nonrel_codes, codes), len(nonrel_codes) - 1)
+        return np.where(nonrel_codes[at] == codes, nonrel_place[at], -1)
 
     return _Groups(n_topics=n_topics, topic=topic[group_start], retrieved=retrieved, pair_group=pair_group,
                    first=first, second=second, one_class=one_class, num_rel=tally(relevant),
