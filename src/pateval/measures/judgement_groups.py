@@ -56,7 +56,7 @@ class GroupRankings:
 
     def mean_over_groups(self, per_group: np.ndarray) -> np.ndarray:
         """trec_eval's average: the sum over a topic's groups, divided by their number."""
-        total = np.bincount(self.topic, weights=per_group, minlength=self.n_topics)
+        total = np.bincount(self.topic, weights=per_group, minlength=self.n_topics).astype(np.float64)
         n = np.bincount(self.topic, minlength=self.n_topics).astype(np.float64)
         return np.where(n > 1, total / np.maximum(n, 1), total)
 
@@ -109,7 +109,7 @@ def average_precision_over_groups(ranked: RankedTopics, measure: Measure, contex
     hits = np.flatnonzero(g.relevant)
     group = g.group[hits]
     so_far = running_count(np.ones(len(hits), dtype=np.int64), run_starts(group))
-    precision_sum = np.bincount(group, weights=so_far / g.position[hits], minlength=len(g.topic))
+    precision_sum = np.bincount(group, weights=so_far / g.position[hits], minlength=len(g.topic)).astype(np.float64)
     return g.mean_over_groups(divide_or_zero(precision_sum, g.num_rel))
 
 

@@ -48,13 +48,14 @@ Reference: C. Buckley, trec_eval 10.0 (NIST), form_prefs_counts.c and m_prefs_*.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._lazy import lazy_module
 from ..core.ranking import RankedTopics
-from ..core.segments import expand, place_in_runs, place_in_segments, run_lengths
+from ..core.segments import expand, place_in_runs, place_in_segments, run_lengths, run_starts, running_count
 from ..errors import malformed
 from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .registry import register
@@ -69,45 +70,110 @@ REFERENCE = "C. Buckley, trec_eval 10.0 (NIST), form_prefs_counts.c, m_prefs_*.c
 @dataclass(frozen=True, eq=False)
 class _Groups:
     """The preferences of one ranking, judgement group by judgement group (topic-major,
-    groups in the byte order of their names within a topic), and every preference as a
-    pair of places (``first`` preferred to ``second``) with its group."""
+    groups in the byte order of their names within a topic).
+
+    A group of one sub-group is kept as its documents in level classes (``row_*``: by group,
+    level descending, place), its preferences counted class by class without listing them;
+    a group of several sub-groups as its preferences, closed under transitivity, each a pair
+    of places (``first`` preferred to ``second``)."""
 
     n_topics: int
     topic: np.ndarray  # (G,) each group's topic
     retrieved: np.ndarray  # (T,) judged documents retrieved, per topic
-    pair_group: np.ndarray
-    first: np.ndarray
-    second: np.ndarray
-    one_class: np.ndarray  # (G,) the group has one sub-group: its levels are classes
+    one_class: np.ndarray  # (G,) the group has one sub-group
     # documents of each group: relevant (level > 0) or not, retrieved or not
     num_rel: np.ndarray
     num_rel_ret: np.ndarray
     num_nonrel: np.ndarray
     num_nonrel_ret: np.ndarray
-    # where the second document of a pair is in the lowest class of its group (one-class groups)
-    second_in_lowest: np.ndarray
-    second_place_in_class: np.ndarray
-    lowest_size: np.ndarray  # (G,) documents in the lowest class
+    lowest_size: np.ndarray  # (G,) documents in the lowest class (one-sub-group groups)
     lowest_retrieved: np.ndarray  # (G,) retrieved documents in it
-    # the place of each document among its group's non-relevant documents (-1: relevant)
-    first_nonrel_place: np.ndarray
+    # the documents of the one-sub-group groups
+    row_group: np.ndarray
+    row_class: np.ndarray  # global class number (classes of a group consecutive, highest level first)
+    row_ordinal: np.ndarray  # the class's number within its group (0: highest level)
+    row_rank: np.ndarray  # the document's place
+    row_lowest: np.ndarray  # in its group's lowest class
+    row_place_in_class: np.ndarray
+    class_last: np.ndarray  # (C,) the last class of each class's group
+    class_end: np.ndarray  # (C,) one past the class's last row
+    # the preferences of the groups of several sub-groups
+    pair_group: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    first_nonrel_place: np.ndarray  # the document's place among its group's non-relevant ones (-1: relevant)
     second_nonrel_place: np.ndarray
 
     def per_topic(self, values: np.ndarray) -> np.ndarray:
-        return np.bincount(self.topic, weights=values, minlength=self.n_topics)
+        return np.bincount(self.topic, weights=values, minlength=self.n_topics).astype(np.float64)
 
     def per_group(self, mask: np.ndarray) -> np.ndarray:
         return np.bincount(self.pair_group[mask], minlength=len(self.topic)).astype(np.float64)
 
+    @functools.cached_property
+    def row_retrieved(self) -> np.ndarray:
+        return self.row_rank < self.retrieved[self.topic[self.row_group]]
+
+    @functools.cached_property
     def counts(self) -> dict[str, np.ndarray]:
-        """Per group: fulfilled and possible preferences, retrieved, implied, not occurring."""
+        """Per group: fulfilled and possible preferences, retrieved (``ful_ret``,
+        ``poss_ret``), implied (``ful_imp``, ``poss_imp``), not occurring (``none``)."""
+        everywhere = np.ones(len(self.row_group), dtype=bool)
+        counts = self.class_counts(everywhere, everywhere)
         njr = self.retrieved[self.topic[self.pair_group]]
         ret1, ret2 = self.first < njr, self.second < njr
         kept = ret1 & (self.first < self.second)
         both, one = ret1 & ret2, ret1 ^ ret2
-        return {"ful_ret": self.per_group(kept & both), "poss_ret": self.per_group(both),
-                "ful_imp": self.per_group(kept & one), "poss_imp": self.per_group(one),
-                "none": self.per_group(~(ret1 | ret2))}
+        for name, mask in (("ful_ret", kept & both), ("poss_ret", both), ("ful_imp", kept & one),
+                           ("poss_imp", one), ("none", ~(ret1 | ret2))):
+            counts[name] += self.per_group(mask)
+        return counts
+
+    def class_counts(self, a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+        """Per group, the preferences x > y of the one-sub-group groups with x a row where
+        ``a``, y a row where ``b`` in a lower class of its group: fulfilled and possible,
+        retrieved, implied, not occurring (as :attr:`counts`)."""
+        n_groups, n_classes = len(self.topic), len(self.class_end)
+        ret = self.row_retrieved
+
+        def below(mask):  # per row: the rows where ``mask`` in lower classes of its group
+            per_class = np.cumsum(np.bincount(self.row_class[mask], minlength=n_classes))
+            return (per_class[self.class_last] - per_class)[self.row_class]
+
+        def per_group(mask, weights):
+            return np.bincount(self.row_group[mask], weights=weights[mask], minlength=n_groups).astype(np.float64)
+
+        ret_below, unret_below = below(b & ret).astype(np.float64), below(b & ~ret).astype(np.float64)
+        counts = {"poss_ret": per_group(a & ret, ret_below), "ful_imp": per_group(a & ret, unret_below),
+                  "none": per_group(a & ~ret, unret_below)}
+        counts["poss_imp"] = counts["ful_imp"] + per_group(a & ~ret, ret_below)
+        # fulfilled among retrieved: x placed above y; for each class number j in turn, the
+        # rows of lower classes after each x of class j, in place order within each group
+        seq = np.flatnonzero(ret & (a | b))
+        seq = seq[np.lexsort((self.row_rank[seq], self.row_group[seq]))]
+        group, ordinal = self.row_group[seq], self.row_ordinal[seq]
+        starts = run_starts(group)
+        ends = np.r_[starts[1:], len(seq)] - 1
+        lengths = run_lengths(starts, len(seq))
+        ful = np.zeros(n_groups, dtype=np.float64)
+        for j in range(int(ordinal.max()) if len(seq) else 0):
+            later = b[seq] & (ordinal > j)
+            so_far = running_count(later, starts)
+            after = np.repeat(so_far[ends], lengths) - so_far
+            x = a[seq] & (ordinal == j)
+            ful += np.bincount(group[x], weights=after[x], minlength=n_groups)
+        counts["ful_ret"] = ful
+        return counts
+
+    def listed(self, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The preferences of ``groups`` (a mask over groups) as pairs: group, first, second."""
+        rows = np.flatnonzero(groups[self.row_group])
+        count = self.class_end[self.class_last[self.row_class[rows]]] - self.class_end[self.row_class[rows]]
+        x = np.repeat(rows, count)
+        y = expand(self.class_end[self.row_class[rows]], count)
+        several = groups[self.pair_group]
+        return (np.r_[self.row_group[x], self.pair_group[several]], np.r_[self.row_rank[x], self.first[several]],
+                np.r_[self.row_rank[y], self.second[several]])
 
 
 def _groups(ranked: RankedTopics, context: EvaluationContext, measure: Measure) -> _Groups:
@@ -131,8 +197,8 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
     doc[by_doc] = np.cumsum(new) - 1
     doc_topic, doc_docno = topic[by_doc][new], docno[by_doc][new]
 
-    # the retrieved ones, in ranking order with equal scores in ascending docno order: the
-    # ranking breaks ties by descending docno, so each run of equal scores is read backwards
+    # their places: the retrieved ones in ranking order with equal scores in ascending docno
+    # order, then the others in docno order
     row_topic = ranked.row_topic
     row_doc = np.full(ranked.n_rows, -1, dtype=np.int64)
     if len(doc_topic) and ranked.n_rows:
@@ -144,74 +210,74 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
     retrieved = np.bincount(judged_topic, minlength=n_topics).astype(np.int64)
     place = np.full(len(doc_topic), -1, dtype=np.int64)
     place[row_doc[judged_rows]] = place_in_runs(judged_topic)
-    missing = np.flatnonzero(place < 0)  # judged, not retrieved: after the retrieved, in docno order
+    missing = np.flatnonzero(place < 0)
     place[missing] = retrieved[doc_topic[missing]] + place_in_runs(doc_topic[missing])
-    rank = place[doc]
 
-    # judgement groups, sub-groups and level classes: rows by topic, group, sub-group, level
-    # descending, place
-    rows = np.lexsort((rank, -level, subgroup, group, topic))
-    topic, group, subgroup, level, rank = topic[rows], group[rows], subgroup[rows], level[rows], rank[rows]
-    docno_sorted = docno[rows]
+    # rows by topic, group, sub-group, level descending, place
+    rows = np.lexsort((place[doc], -level, subgroup, group, topic))
+    topic, group, subgroup, level, docno = topic[rows], group[rows], subgroup[rows], level[rows], docno[rows]
+    rank = place[doc[rows]]
+    n = len(rows)
     group_start = _runs(topic, group)
     n_groups = len(group_start)
-    group_of = np.repeat(np.arange(n_groups), run_lengths(group_start, len(rows)))
+    group_of = np.repeat(np.arange(n_groups), run_lengths(group_start, n))
     sub_start = _runs(topic, group, subgroup)
-    class_start = _runs(topic, group, subgroup, level)
-    subgroups = np.bincount(group_of[sub_start], minlength=n_groups)
-    one_class = subgroups == 1
+    one_class = np.bincount(group_of[sub_start], minlength=n_groups) == 1
+    ret = rank < retrieved[topic]
 
-    # the stated preferences: each document over every lower level of its sub-group
-    sub_end = np.repeat(np.r_[sub_start[1:], len(rows)], run_lengths(sub_start, len(rows)))
-    class_end = np.repeat(np.r_[class_start[1:], len(rows)], run_lengths(class_start, len(rows)))
-    count = sub_end - class_end
-    a = np.repeat(np.arange(len(rows)), count)
-    b = expand(class_end, count)
-    stated = one_class[group_of[a]]
-    pair_group, first, second = group_of[a[stated]], rank[a[stated]], rank[b[stated]]
-    class_of = np.repeat(np.arange(len(class_start)), run_lengths(class_start, len(rows)))
-    class_place = np.arange(len(rows)) - class_start[class_of]
-    lowest_class = np.r_[class_of[group_start[1:] - 1], class_of[-1]] if n_groups else np.zeros(0, np.int64)
-    second_in_lowest = class_of[b[stated]] == lowest_class[pair_group]
-    second_place_in_class = class_place[b[stated]]
-    lowest_size = np.bincount(class_of, minlength=len(class_start))[lowest_class]
-    njr_row = retrieved[topic]
-    lowest_retrieved = np.bincount(class_of[rank < njr_row], minlength=len(class_start))[lowest_class]
-
-    # groups of several sub-groups: the transitive closure of their preferences
-    several = np.flatnonzero(~one_class)
-    if len(several):
-        a, b = a[~stated], b[~stated]
-        cut = np.searchsorted(group_of[a], several, side="left"), np.searchsorted(group_of[a], several, side="right")
-        closed = [_closure(rank[a[i:j]], rank[b[i:j]], dict(zip(rank[a[i:j]], docno_sorted[a[i:j]], strict=True))
-                           | dict(zip(rank[b[i:j]], docno_sorted[b[i:j]], strict=True)), prefs.source,
-                           str(topic_ids[topic[group_start[g]]]), group[group_start[g]])
-                  for g, i, j in zip(several, *cut, strict=True)]
-        pad = sum(len(c[0]) for c in closed)
-        pair_group = np.concatenate([pair_group, *[np.full(len(c[0]), g) for g, c in
-                                                   zip(several, closed, strict=True)]])
-        first = np.concatenate([first, *[c[0] for c in closed]])
-        second = np.concatenate([second, *[c[1] for c in closed]])
-        second_in_lowest = np.r_[second_in_lowest, np.zeros(pad, dtype=bool)]
-        second_place_in_class = np.r_[second_place_in_class, np.zeros(pad, dtype=np.int64)]
-
-    # each group's documents (once each, whatever its sub-groups): relevant or not, retrieved or not
+    # each group's documents once (a document may be in several sub-groups)
     by_rank = np.lexsort((rank, group_of))
     seen = np.r_[True, (group_of[by_rank][1:] != group_of[by_rank][:-1]) | (rank[by_rank][1:] != rank[by_rank][:-1])]
-    distinct = np.zeros(len(rows), dtype=bool)
-    distinct[by_rank[seen[: len(rows)]]] = True
-    relevant, ret = level > 0, rank < njr_row
-    g_distinct = group_of[distinct]
+    distinct = np.zeros(n, dtype=bool)
+    distinct[by_rank[seen[:n]]] = True
+    relevant = level > 0
 
     def tally(mask):
-        return np.bincount(g_distinct[mask[distinct]], minlength=n_groups).astype(np.float64)
+        return np.bincount(group_of[distinct & mask], minlength=n_groups).astype(np.float64)
 
-    # each group's non-relevant documents in place order (for Rnonrel's first R of them)
-    nonrel_key = np.flatnonzero(distinct & ~relevant)
-    nonrel_key = nonrel_key[np.lexsort((rank[nonrel_key], group_of[nonrel_key]))]
-    width = int(rank.max()) + 1 if len(rank) else 1
-    nonrel_codes = group_of[nonrel_key] * width + rank[nonrel_key]
-    nonrel_place = place_in_runs(group_of[nonrel_key])
+    # the one-sub-group groups: their level classes
+    single = np.flatnonzero(one_class[group_of])
+    row_group, row_level, row_rank = group_of[single], level[single], rank[single]
+    class_start = _runs(row_group, row_level)
+    row_class = np.repeat(np.arange(len(class_start)), run_lengths(class_start, len(single)))
+    class_group = row_group[class_start]
+    group_first_class = _runs(class_group)
+    class_ordinal = np.arange(len(class_start)) - np.repeat(group_first_class, run_lengths(group_first_class,
+                                                                                            len(class_start)))
+    last = run_lengths(group_first_class, len(class_start)) + group_first_class - 1
+    class_last = np.repeat(last, run_lengths(group_first_class, len(class_start)))
+    class_end = np.r_[class_start[1:], len(single)]
+    row_lowest = row_class == class_last[row_class]
+    row_place_in_class = np.arange(len(single)) - class_start[row_class]
+    lowest_size = np.zeros(n_groups)
+    lowest_size[class_group[last]] = (class_end - class_start)[last]
+    lowest_retrieved = np.bincount(row_group[row_lowest & ret[single]], minlength=n_groups).astype(np.float64)
+
+    # the groups of several sub-groups: each document over every lower level of its
+    # sub-group, closed under transitivity
+    several = np.flatnonzero(~one_class)
+    pair_group, first, second = np.zeros((3, 0), dtype=np.int64)
+    if len(several):
+        sub_end = np.repeat(np.r_[sub_start[1:], n], run_lengths(sub_start, n))
+        level_start = _runs(topic, group, subgroup, level)
+        level_end = np.repeat(np.r_[level_start[1:], n], run_lengths(level_start, n))
+        count = np.where(one_class[group_of], 0, sub_end - level_end)
+        x, y = np.repeat(np.arange(n), count), expand(level_end, count)
+        cut = np.searchsorted(group_of[x], several, side="left"), np.searchsorted(group_of[x], several, side="right")
+        closed = [_closure(rank[x[i:j]], rank[y[i:j]], dict(zip(rank[x[i:j]], docno[x[i:j]], strict=True))
+                           | dict(zip(rank[y[i:j]], docno[y[i:j]], strict=True)), prefs.source,
+                           str(topic_ids[topic[group_start[g]]]), group[group_start[g]])
+                  for g, i, j in zip(several, *cut, strict=True)]
+        pair_group = np.concatenate([np.full(len(c[0]), g) for g, c in zip(several, closed, strict=True)])
+        first = np.concatenate([c[0] for c in closed])
+        second = np.concatenate([c[1] for c in closed])
+
+    # the place of each document of those groups among the group's non-relevant documents
+    nonrel = np.flatnonzero(distinct & ~relevant & ~one_class[group_of])
+    nonrel = nonrel[np.lexsort((rank[nonrel], group_of[nonrel]))]
+    width = int(rank.max()) + 1 if n else 1
+    nonrel_codes = group_of[nonrel] * width + rank[nonrel]
+    nonrel_place = place_in_runs(group_of[nonrel])
 
     def nonrel_place_of(places):
         if not len(nonrel_codes):
@@ -220,12 +286,12 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
         at = np.minimum(np.searchsorted(nonrel_codes, codes), len(nonrel_codes) - 1)
         return np.where(nonrel_codes[at] == codes, nonrel_place[at], -1)
 
-    return _Groups(n_topics=n_topics, topic=topic[group_start], retrieved=retrieved, pair_group=pair_group,
-                   first=first, second=second, one_class=one_class, num_rel=tally(relevant),
-                   num_rel_ret=tally(relevant & ret), num_nonrel=tally(~relevant),
-                   num_nonrel_ret=tally(~relevant & ret),
-                   second_in_lowest=second_in_lowest, second_place_in_class=second_place_in_class,
-                   lowest_size=lowest_size.astype(np.float64), lowest_retrieved=lowest_retrieved.astype(np.float64),
+    return _Groups(n_topics=n_topics, topic=topic[group_start], retrieved=retrieved, one_class=one_class,
+                   num_rel=tally(relevant), num_rel_ret=tally(relevant & ret), num_nonrel=tally(~relevant),
+                   num_nonrel_ret=tally(~relevant & ret), lowest_size=lowest_size, lowest_retrieved=lowest_retrieved,
+                   row_group=row_group, row_class=row_class, row_ordinal=class_ordinal[row_class], row_rank=row_rank,
+                   row_lowest=row_lowest, row_place_in_class=row_place_in_class, class_last=class_last,
+                   class_end=class_end, pair_group=pair_group, first=first, second=second,
                    first_nonrel_place=nonrel_place_of(first), second_nonrel_place=nonrel_place_of(second))
 
 
@@ -289,7 +355,7 @@ def _total(counts: dict[str, np.ndarray], parts: tuple[str, ...], kind: dict[str
 def _simple(parts: tuple[str, ...]):
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
-        counts = groups.counts()
+        counts = groups.counts
         return divide_or_zero(groups.per_topic(_total(counts, parts, _FULFILLED)),
                               groups.per_topic(_total(counts, parts, _POSSIBLE)))
     return kernel
@@ -298,7 +364,7 @@ def _simple(parts: tuple[str, ...]):
 def _per_group(parts: tuple[str, ...]):
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
-        counts = groups.counts()
+        counts = groups.counts
         return _mean_over_groups(groups, divide_or_zero(_total(counts, parts, _FULFILLED),
                                                         _total(counts, parts, _POSSIBLE)))
     return kernel
@@ -317,7 +383,7 @@ def _mean_over_groups(groups: _Groups, ratio: np.ndarray) -> np.ndarray:
 def _count(parts: tuple[str, ...], kind: dict[str, str]):
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
-        return groups.per_topic(_total(groups.counts(), parts, kind))
+        return groups.per_topic(_total(groups.counts, parts, kind))
     return kernel
 
 
@@ -326,21 +392,30 @@ def _pairs(parts: tuple[str, ...]):
 
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
-        topic = groups.topic[groups.pair_group]
-        low, high = np.minimum(groups.first, groups.second), np.maximum(groups.first, groups.second)
+        # a topic of one group prefers each pair once: the share is 1 or 0, the mean PrefSimp's
+        counts = groups.counts
+        out = divide_or_zero(groups.per_topic(_total(counts, parts, _FULFILLED)),
+                             groups.per_topic(_total(counts, parts, _POSSIBLE)))
+        several = np.bincount(groups.topic, minlength=groups.n_topics) > 1
+        if not several.any():
+            return out
+        pair_group, first, second = groups.listed(several[groups.topic])
+        topic = groups.topic[pair_group]
+        low, high = np.minimum(first, second), np.maximum(first, second)
         njr = groups.retrieved[topic]
         kind = np.where(high < njr, 0, np.where(low < njr, 1, 2))  # both, one, neither retrieved
-        key = np.lexsort((high, low, kind, topic))
+        key = np.lexsort((high, low, kind, topic))  # trec_eval's order of adding the shares
         topic, low, high, kind = topic[key], low[key], high[key], kind[key]
-        kept = (groups.first < groups.second)[key]
+        kept = (first < second)[key]
         start = _runs(topic, low, high)
         total = run_lengths(start, len(key)).astype(np.float64)
-        fulfilled = np.add.reduceat(kept.astype(np.float64), start) if len(start) else total
+        fulfilled = np.add.reduceat(kept.astype(np.float64), start)
         wanted = np.isin(kind[start], [{"ret": 0, "imp": 1, "none": 2}[p] for p in parts])
-        share = np.where(kind[start] < 2, fulfilled / np.where(total > 0, total, 1), 0.0)
+        share = np.where(kind[start] < 2, fulfilled / total, 0.0)
         t = topic[start][wanted]
         sums = np.bincount(t, weights=share[wanted], minlength=groups.n_topics)
-        return divide_or_zero(sums, np.bincount(t, minlength=groups.n_topics).astype(np.float64))
+        out[several] = divide_or_zero(sums, np.bincount(t, minlength=groups.n_topics).astype(np.float64))[several]
+        return out
     return kernel
 
 
@@ -349,7 +424,7 @@ def _rnonrel(retrieved_only: bool):
 
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         g = _groups(ranked, context, measure)
-        counts = g.counts()
+        counts = g.counts
         if retrieved_only:
             r, n = g.num_rel_ret, g.num_nonrel_ret
             ful, poss = counts["ful_ret"], counts["poss_ret"]
@@ -369,43 +444,45 @@ def _rnonrel(retrieved_only: bool):
 def _fewer_nonrelevant(g: _Groups, r: np.ndarray, retrieved_only: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per group, the preferences counted again with only the first R non-relevant documents
     (trec_eval's recalculate in m_prefs_avgjg_Rnonrel*.c)."""
-    group = g.pair_group
-    njr = g.retrieved[g.topic[group]]
-    one = g.one_class[group]
-    # one sub-group: the lowest class cut to its first K documents, K = R (the class's first
-    # K ones then also paired with the whole class); several: the non-relevant documents
-    # after the first num_rel of them left out
-    k = r if retrieved_only else g.num_rel
-    kept = np.where(one, ~g.second_in_lowest | (g.second_place_in_class < k[group]),
-                    ((g.first_nonrel_place < 0) | (g.first_nonrel_place < g.num_rel[group]))
-                    & ((g.second_nonrel_place < 0) | (g.second_nonrel_place < g.num_rel[group])))
-    before = g.first < g.second
+    # one sub-group: the lowest class cut to its first R documents, which are then also
+    # paired with the whole class
+    cut_lowest = ~g.row_lowest | (g.row_place_in_class < r[g.row_group])
+    size, m = g.lowest_size, g.lowest_retrieved
     if retrieved_only:
-        kept &= (g.first < njr) & (g.second < njr)
-        ful = g.per_group(kept & before)
-    else:
-        ful = g.per_group(kept & before & (g.first < njr))
-    poss = g.per_group(kept)
-    # the lowest class with its own first K documents (one-sub-group groups)
-    size = g.lowest_size
-    m = g.lowest_retrieved
-    if retrieved_only:
-        cut = np.minimum(np.minimum(k, size), m)
+        retrieved = g.row_retrieved
+        counts = g.class_counts(retrieved, retrieved & cut_lowest)
+        ful, poss = counts["ful_ret"], counts["poss_ret"]
+        cut = np.minimum(np.minimum(r, size), m)
         extra_poss, extra_ful = m * cut, cut * (cut - 1) / 2
     else:
-        cut = np.minimum(k, size)
+        counts = g.class_counts(np.ones(len(g.row_group), dtype=bool), cut_lowest)
+        ful = counts["ful_ret"] + counts["ful_imp"]
+        poss = counts["poss_ret"] + counts["poss_imp"] + counts["none"]
+        cut = np.minimum(r, size)
         extra_poss = size * cut
         extra_ful = np.where(cut - 1 <= m, cut * (cut - 1) / 2, m * (m + 1) / 2 + m * (cut - 1 - m))
     ful = ful + np.where(g.one_class, extra_ful, 0)
     poss = poss + np.where(g.one_class, extra_poss, 0)
-    return ful, poss
+    # several sub-groups: the non-relevant documents after the first num_rel of them left out
+    # (num_rel counting every relevant document, in both measures)
+    group = g.pair_group
+    njr = g.retrieved[g.topic[group]]
+    limit = g.num_rel[group]
+    kept = (g.first_nonrel_place < limit) & (g.second_nonrel_place < limit)  # -1: relevant
+    before = g.first < g.second
+    if retrieved_only:
+        kept &= (g.first < njr) & (g.second < njr)
+        ful = ful + g.per_group(kept & before)
+    else:
+        ful = ful + g.per_group(kept & before & (g.first < njr))
+    return ful, poss + g.per_group(kept)
 
 
 def preference_counts(ranked: RankedTopics, context: EvaluationContext, measure: Measure) -> dict[str, np.ndarray]:
     """Per topic: fulfilled and possible preferences, retrieved (``ful_ret``, ``poss_ret``),
     implied (``ful_imp``, ``poss_imp``) and not occurring (``none``)."""
     groups = _groups(ranked, context, measure)
-    return {name: groups.per_topic(values) for name, values in groups.counts().items()}
+    return {name: groups.per_topic(values) for name, values in groups.counts.items()}
 
 
 _NEEDS = frozenset({"preferences"})
