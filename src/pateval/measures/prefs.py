@@ -34,7 +34,8 @@ Per topic, with ful / poss the fulfilled / possible preferences:
   ``PrefAvgJG_RnonrelRet``: the same among the retrieved documents (R, N counting retrieved
   ones only).
 
-A topic without preferences scores 0 (every ratio 0/0 is 0). As trec_eval, a PrefAvgJG
+A topic without preferences scores 0 (every ratio 0/0 is 0; the Rnonrel measures pad
+relevant documents with non-relevant ones and may score above 0). As trec_eval, a PrefAvgJG
 mean whose sum is not above 0 is 0, and a group of a Rnonrel measure whose ratio is 0/0
 makes its topic 0. Two of trec_eval's quirks are kept, for its numbers: Rnonrel with R < N
 in a one-sub-group group also pairs the kept non-relevant documents with the rest of the
@@ -266,7 +267,7 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
         cut = np.searchsorted(group_of[x], several, side="left"), np.searchsorted(group_of[x], several, side="right")
         closed = [_closure(rank[x[i:j]], rank[y[i:j]], dict(zip(rank[x[i:j]], docno[x[i:j]], strict=True))
                            | dict(zip(rank[y[i:j]], docno[y[i:j]], strict=True)), prefs.source,
-                           str(topic_ids[topic[group_start[g]]]), group[group_start[g]])
+                           str(topic_ids[topic[group_start[g]]]), str(group[group_start[g]]))
                   for g, i, j in zip(several, *cut, strict=True)]
         pair_group = np.concatenate([np.full(len(c[0]), g) for g, c in zip(several, closed, strict=True)])
         first = np.concatenate([c[0] for c in closed])
@@ -336,7 +337,7 @@ def _closure(first: np.ndarray, second: np.ndarray, docnos: dict, source: str, t
     np.fill_diagonal(reach, False)
     both = np.argwhere(reach & reach.T)
     if len(both):
-        one, other = docnos[docs[both[0, 0]]], docnos[docs[both[0, 1]]]
+        one, other = str(docnos[docs[both[0, 0]]]), str(docnos[docs[both[0, 1]]])
         malformed(source, None, f"judgement group {name!r} of topic {topic!r} prefers {one!r} to {other!r} and "
                   f"{other!r} to {one!r} (through its sub-groups)")
     i, j = np.nonzero(reach)
