@@ -74,6 +74,7 @@ def test_trec_eval_quicktest(capsys, line, expected, missing):
     (["-m", "all_prefs"], "trec_eval -m prefs_num_prefs_poss: needs -R prefs or -R qrels_prefs, not -R qrels"),
     (["-m", "map_avgjg"], "trec_eval -m map_avgjg: needs -R qrels_jg, not -R qrels"),
     (["-R", "qrels_prefs", "-m", "map"], "trec_eval -m map: needs -R qrels, not -R qrels_prefs"),
+    (["-R", "qrels_jg", "-m", "relstring"], "trec_eval -m relstring: needs -R qrels, not -R qrels_jg"),
     (["-m", "P."], "trec_eval -m P.: improper measure parameters"),
     (["-m", "P.a,b"], "the parameters must be numbers"),
     (["-m", "dcg"], "trec_eval -m dcg: not in pateval"),

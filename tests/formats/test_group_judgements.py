@@ -17,8 +17,7 @@ def test_the_three_layouts(tmp_path):
     path.write_bytes(gzip.compress(b"# users\nq1 u1 s1 d1 2\nq1 u1 s1 d2 0.5\n"))
     prefs = read_prefs(path)
     assert (prefs.topic.tolist(), prefs.group.tolist(), prefs.subgroup.tolist(), prefs.docno.tolist(),
-            prefs.level.tolist(), prefs.line.tolist()) == (["q1", "q1"], ["u1", "u1"], ["s1", "s1"], ["d1", "d2"],
-                                                           [2.0, 0.5], [2, 3])
+            prefs.level.tolist()) == (["q1", "q1"], ["u1", "u1"], ["s1", "s1"], ["d1", "d2"], [2.0, 0.5])
     qrels = tmp_path / "qrels"
     qrels.write_text("q1 0 d1 1\nq1 1 d1 -1\nq2 0 d3 0\n")
     as_prefs = read_qrels_prefs(qrels)

@@ -138,7 +138,7 @@ def _group_judgements(docnos, topics, subtopics, *, subgroups: bool):
                     rows.append((t, user, "a" if subgroups and user == "u1" and i % 2 else "b", d, float(grade)))
     columns = list(zip(*rows, strict=True))
     return GroupJudgements(*(np.asarray(c, dtype=object) for c in columns[:4]),
-                           level=np.asarray(columns[4], dtype=np.float64), line=np.arange(len(rows)) + 1)
+                           level=np.asarray(columns[4], dtype=np.float64))
 
 
 RESOURCE_FACTORIES = {

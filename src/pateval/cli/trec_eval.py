@@ -154,6 +154,8 @@ def _run_trec_eval(args) -> int:
     from ..results.writers import format_trec_eval
 
     side_input = _REL_INFO_FORMATS[args.Rel_info_format]
+    if side_input and "relstring" in marked:
+        raise PatevalError(f"trec_eval -m relstring: needs -R qrels, not -R {args.Rel_info_format}")
     parsed = {parse_measure(ours): theirs for ours, theirs in names.items()}
     for measure, theirs in parsed.items():
         needs = measure.spec.requires & {"preferences", "judgement_groups"}

@@ -48,8 +48,6 @@ class GroupJudgements:
         The qrels layouts have one sub-group per group (``"0"``).
     level : ndarray of float64
         The relevance level (the grade for ``qrels_jg``).
-    line : ndarray of int64
-        The line each row was read from (for messages).
     source : str
     """
 
@@ -58,7 +56,6 @@ class GroupJudgements:
     subgroup: np.ndarray
     docno: np.ndarray
     level: np.ndarray
-    line: np.ndarray
     source: str = "<memory>"
 
     def __len__(self) -> int:
@@ -109,7 +106,7 @@ _COLUMNS = {"prefs": "5 columns: qid jg jsg docno rel_level", "qrels_prefs": "4 
 
 def _read(path: str | os.PathLike[str], *, layout: str) -> GroupJudgements:
     width = 5 if layout == "prefs" else 4
-    rows: list[tuple[str, str, str, str, float, int]] = []
+    rows: list[tuple[str, str, str, str, float]] = []
     seen: dict[tuple[str, str, str, str], int] = {}
     zero_or_not: dict[tuple[str, str, str], tuple[bool, int]] = {}  # prefs: (topic, jg, docno) -> (level > 0, line)
     for line, fields in iter_fields(path):
@@ -137,13 +134,12 @@ def _read(path: str | os.PathLike[str], *, layout: str) -> GroupJudgements:
             if other[0] != relevant:
                 malformed(path, line, f"document {docno!r} is non-relevant (0) in one sub-group of judgement group "
                           f"{group!r} of topic {topic!r} and relevant in another (line {other[1]})")
-        rows.append((topic, group, subgroup, docno, level, line))
+        rows.append((topic, group, subgroup, docno, level))
     return GroupJudgements(
         topic=np.asarray([r[0] for r in rows], dtype=object),
         group=np.asarray([r[1] for r in rows], dtype=object),
         subgroup=np.asarray([r[2] for r in rows], dtype=object),
         docno=np.asarray([r[3] for r in rows], dtype=object),
         level=np.asarray([r[4] for r in rows], dtype=np.float64),
-        line=np.asarray([r[5] for r in rows], dtype=np.int64),
         source=str(path),
     )

@@ -44,6 +44,10 @@ preferences with R counting every relevant document, retrieved or not. Where tre
 reads past the lowest class (R above its size, with levels below 0), pateval keeps the
 class.
 
+trec_eval's -M keeps each ranking's first documents in that same order (ties by ascending
+docno); ``pateval trec_eval`` does so for these measures, while the evaluation's
+``max_documents`` cuts in its own order (ties by descending docno).
+
 Reference: C. Buckley, trec_eval 10.0 (NIST), form_prefs_counts.c and m_prefs_*.c.
 """
 
@@ -63,7 +67,7 @@ from .registry import register
 
 pd = lazy_module("pandas")
 
-__all__ = ["preference_counts", "ascending_docno_ties"]
+__all__ = ["ascending_docno_ties"]
 
 REFERENCE = "C. Buckley, trec_eval 10.0 (NIST), form_prefs_counts.c, m_prefs_*.c (-R prefs, -R qrels_prefs)"
 
@@ -193,10 +197,10 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
 
     # the judged documents of each topic, in docno order
     by_doc = np.lexsort((docno, topic))
-    new = np.r_[True, (topic[by_doc][1:] != topic[by_doc][:-1]) | (docno[by_doc][1:] != docno[by_doc][:-1])]
+    doc_start = _runs(topic[by_doc], docno[by_doc])
     doc = np.empty(len(keep), dtype=np.int64)
-    doc[by_doc] = np.cumsum(new) - 1
-    doc_topic, doc_docno = topic[by_doc][new], docno[by_doc][new]
+    doc[by_doc] = np.repeat(np.arange(len(doc_start)), run_lengths(doc_start, len(keep)))
+    doc_topic, doc_docno = topic[by_doc][doc_start], docno[by_doc][doc_start]
 
     # their places: the retrieved ones in ranking order with equal scores in ascending docno
     # order, then the others in docno order
@@ -228,9 +232,8 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
 
     # each group's documents once (a document may be in several sub-groups)
     by_rank = np.lexsort((rank, group_of))
-    seen = np.r_[True, (group_of[by_rank][1:] != group_of[by_rank][:-1]) | (rank[by_rank][1:] != rank[by_rank][:-1])]
     distinct = np.zeros(n, dtype=bool)
-    distinct[by_rank[seen[:n]]] = True
+    distinct[by_rank[_runs(group_of[by_rank], rank[by_rank])]] = True
     relevant = level > 0
 
     def tally(mask):
@@ -477,13 +480,6 @@ def _fewer_nonrelevant(g: _Groups, r: np.ndarray, retrieved_only: bool) -> tuple
     else:
         ful = ful + g.per_group(kept & before & (g.first < njr))
     return ful, poss + g.per_group(kept)
-
-
-def preference_counts(ranked: RankedTopics, context: EvaluationContext, measure: Measure) -> dict[str, np.ndarray]:
-    """Per topic: fulfilled and possible preferences, retrieved (``ful_ret``, ``poss_ret``),
-    implied (``ful_imp``, ``poss_imp``) and not occurring (``none``)."""
-    groups = _groups(ranked, context, measure)
-    return {name: groups.per_topic(values) for name, values in groups.counts.items()}
 
 
 _NEEDS = frozenset({"preferences"})
