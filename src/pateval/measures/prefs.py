@@ -195,33 +195,12 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
     group, subgroup = prefs.group[keep].astype(str), prefs.subgroup[keep].astype(str)
     docno, level = prefs.docno[keep].astype(str), prefs.level[keep]
 
-    # the judged documents of each topic, in docno order
-    by_doc = np.lexsort((docno, topic))
-    doc_start = _runs(topic[by_doc], docno[by_doc])
-    doc = np.empty(len(keep), dtype=np.int64)
-    doc[by_doc] = np.repeat(np.arange(len(doc_start)), run_lengths(doc_start, len(keep)))
-    doc_topic, doc_docno = topic[by_doc][doc_start], docno[by_doc][doc_start]
-
-    # their places: the retrieved ones in ranking order with equal scores in ascending docno
-    # order, then the others in docno order
-    row_topic = ranked.row_topic
-    row_doc = np.full(ranked.n_rows, -1, dtype=np.int64)
-    if len(doc_topic) and ranked.n_rows:
-        index = pd.MultiIndex.from_arrays([doc_topic, doc_docno])
-        row_doc = index.get_indexer(pd.MultiIndex.from_arrays([row_topic, np.asarray(ranked.docno).astype(str)]))
-    order = ascending_docno_ties(row_topic, np.asarray(ranked.score, dtype=np.float64))
-    judged_rows = order[row_doc[order] >= 0]
-    judged_topic = row_topic[judged_rows]
-    retrieved = np.bincount(judged_topic, minlength=n_topics).astype(np.int64)
-    place = np.full(len(doc_topic), -1, dtype=np.int64)
-    place[row_doc[judged_rows]] = place_in_runs(judged_topic)
-    missing = np.flatnonzero(place < 0)
-    place[missing] = retrieved[doc_topic[missing]] + place_in_runs(doc_topic[missing])
+    place, retrieved = _places(ranked, topic, docno)
 
     # rows by topic, group, sub-group, level descending, place
-    rows = np.lexsort((place[doc], -level, subgroup, group, topic))
+    rows = np.lexsort((place, -level, subgroup, group, topic))
     topic, group, subgroup, level, docno = topic[rows], group[rows], subgroup[rows], level[rows], docno[rows]
-    rank = place[doc[rows]]
+    rank = place[rows]
     n = len(rows)
     group_start = _runs(topic, group)
     n_groups = len(group_start)
@@ -297,6 +276,34 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
                    row_lowest=row_lowest, row_place_in_class=row_place_in_class, class_last=class_last,
                    class_end=class_end, pair_group=pair_group, first=first, second=second,
                    first_nonrel_place=nonrel_place_of(first), second_nonrel_place=nonrel_place_of(second))
+
+
+def _places(ranked: RankedTopics, topic: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The place of the document of each judgement (``topic`` positions, ``docno``) among its
+    topic's judged documents, and the judged documents retrieved per topic: the retrieved ones
+    first, in ranking order with equal scores in ascending docno order, then the others in
+    docno order."""
+    # the judged documents of each topic, in docno order
+    by_doc = np.lexsort((docno, topic))
+    doc_start = _runs(topic[by_doc], docno[by_doc])
+    doc = np.empty(len(topic), dtype=np.int64)
+    doc[by_doc] = np.repeat(np.arange(len(doc_start)), run_lengths(doc_start, len(topic)))
+    doc_topic, doc_docno = topic[by_doc][doc_start], docno[by_doc][doc_start]
+
+    row_topic = ranked.row_topic
+    row_doc = np.full(ranked.n_rows, -1, dtype=np.int64)
+    if len(doc_topic) and ranked.n_rows:
+        index = pd.MultiIndex.from_arrays([doc_topic, doc_docno])
+        row_doc = index.get_indexer(pd.MultiIndex.from_arrays([row_topic, np.asarray(ranked.docno).astype(str)]))
+    order = ascending_docno_ties(row_topic, np.asarray(ranked.score, dtype=np.float64))
+    judged_rows = order[row_doc[order] >= 0]
+    judged_topic = row_topic[judged_rows]
+    retrieved = np.bincount(judged_topic, minlength=ranked.n_topics).astype(np.int64)
+    place = np.full(len(doc_topic), -1, dtype=np.int64)
+    place[row_doc[judged_rows]] = place_in_runs(judged_topic)
+    missing = np.flatnonzero(place < 0)
+    place[missing] = retrieved[doc_topic[missing]] + place_in_runs(doc_topic[missing])
+    return place[doc], retrieved
 
 
 def ascending_docno_ties(topic: np.ndarray, score: np.ndarray) -> np.ndarray:
