@@ -170,6 +170,25 @@ class _Groups:
         counts["ful_ret"] = ful
         return counts
 
+    @functools.cached_property
+    def pair_shares(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The document pairs of the topics of several groups that some group prefers, in
+        trec_eval's order of adding them (by topic: both retrieved, one, neither; then by
+        places): each pair's topic, kind (0, 1, 2: both, one, neither retrieved) and the share
+        of its preferences kept (0 when neither is retrieved); and those topics (a mask)."""
+        several = np.bincount(self.topic, minlength=self.n_topics) > 1
+        pair_group, first, second = self.listed(several[self.topic])
+        topic = self.topic[pair_group]
+        low, high = np.minimum(first, second), np.maximum(first, second)
+        njr = self.retrieved[topic]
+        kind = np.where(high < njr, 0, np.where(low < njr, 1, 2))
+        key = np.lexsort((high, low, kind, topic))
+        topic, low, high, kind = topic[key], low[key], high[key], kind[key]
+        start = _runs(topic, low, high)
+        total = run_lengths(start, len(key)).astype(np.float64)
+        kept = np.add.reduceat((first < second)[key].astype(np.float64), start) if len(start) else total
+        return topic[start], kind[start], np.where(kind[start] < 2, kept / total, 0.0), several
+
     def listed(self, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The preferences of ``groups`` (a mask over groups) as pairs: group, first, second."""
         rows = np.flatnonzero(groups[self.row_group])
@@ -400,6 +419,7 @@ def _count(parts: tuple[str, ...], kind: dict[str, str]):
 
 def _pairs(parts: tuple[str, ...]):
     """The mean over document pairs of the share of the groups' preferences for the pair kept."""
+    kinds = [{"ret": 0, "imp": 1, "none": 2}[p] for p in parts]
 
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
@@ -407,25 +427,11 @@ def _pairs(parts: tuple[str, ...]):
         counts = groups.counts
         out = divide_or_zero(groups.per_topic(_total(counts, parts, _FULFILLED)),
                              groups.per_topic(_total(counts, parts, _POSSIBLE)))
-        several = np.bincount(groups.topic, minlength=groups.n_topics) > 1
-        if not several.any():
-            return out
-        pair_group, first, second = groups.listed(several[groups.topic])
-        topic = groups.topic[pair_group]
-        low, high = np.minimum(first, second), np.maximum(first, second)
-        njr = groups.retrieved[topic]
-        kind = np.where(high < njr, 0, np.where(low < njr, 1, 2))  # both, one, neither retrieved
-        key = np.lexsort((high, low, kind, topic))  # trec_eval's order of adding the shares
-        topic, low, high, kind = topic[key], low[key], high[key], kind[key]
-        kept = (first < second)[key]
-        start = _runs(topic, low, high)
-        total = run_lengths(start, len(key)).astype(np.float64)
-        fulfilled = np.add.reduceat(kept.astype(np.float64), start)
-        wanted = np.isin(kind[start], [{"ret": 0, "imp": 1, "none": 2}[p] for p in parts])
-        share = np.where(kind[start] < 2, fulfilled / total, 0.0)
-        t = topic[start][wanted]
-        sums = np.bincount(t, weights=share[wanted], minlength=groups.n_topics)
-        out[several] = divide_or_zero(sums, np.bincount(t, minlength=groups.n_topics).astype(np.float64))[several]
+        topic, kind, share, several = groups.pair_shares
+        wanted = np.isin(kind, kinds)
+        sums = np.bincount(topic[wanted], weights=share[wanted], minlength=groups.n_topics)
+        pairs = np.bincount(topic[wanted], minlength=groups.n_topics).astype(np.float64)
+        out[several] = divide_or_zero(sums, pairs)[several]
         return out
     return kernel
 
