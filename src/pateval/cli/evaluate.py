@@ -110,7 +110,8 @@ def _evaluate_text(rows, result, args, extras) -> str:
 
 def _add_measures(commands) -> None:
     p = commands.add_parser("measures", help="list the measures, their parameters and references")
-    p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage)")
+    p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage, "
+                   "preferences, judgement_groups)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     p.epilog = examples("pateval measures --family professional",
                         "pateval measures --format markdown > measures.md")
