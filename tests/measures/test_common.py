@@ -76,6 +76,14 @@ PROPERTIES: dict[str, set[str]] = {
     "Utility": {"empty_defined", "order_invariant"},  # a linear utility: negative when non-relevant dominate
     "NumNonrelJudgedRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
     "NumQ": {"nonnegative", "empty_defined", "order_invariant", "counts"},
+    # trec_eval's preference and judgement-group measures (side inputs made below); the counts need
+    # their side input, which test_counts_are_summed does not give: summed as trec_eval, see test_prefs.py
+    **{name: {"nonnegative", "empty_defined", "order_invariant"}
+       for name in ("NumPrefs", "NumPrefsFul", "NumPrefsFulRet")},
+    **{name: {"bounded01", "empty_defined", "order_invariant"}
+       for name in ("PrefSimp", "PrefSimpRet", "PrefSimpImp", "PrefPair", "PrefPairRet", "PrefPairImp", "PrefAvgJG",
+                    "PrefAvgJGRet", "PrefAvgJGImp", "PrefAvgJG_Rnonrel", "PrefAvgJG_RnonrelRet", "AP_avgJG",
+                    "P_avgJG", "Rprec_mult_avgJG")},
 }
 
 # Side inputs, made up for the random cases below: name -> f(docnos, topics, subtopics) -> resource
@@ -116,7 +124,27 @@ def _passage_qrels(docnos, topics, subtopics):
                  rel=np.ones(len(rows), dtype=np.int64), passage=np.asarray([r[2] for r in rows], dtype=object))
 
 
+def _group_judgements(docnos, topics, subtopics, *, subgroups: bool):
+    # two users per topic grading the documents by a stable hash; user u1 states its levels in
+    # two sub-groups (the same level for a document in both, so they agree)
+    from pateval.formats.prefs import GroupJudgements
+
+    rows = []
+    for t in topics:
+        for user in ("u1", "u2"):
+            for i, d in enumerate(docnos):
+                grade = (sum(map(ord, t + d + user)) * 7) % 5 - 1  # -1 to 3
+                if grade >= 0 or not subgroups:
+                    rows.append((t, user, "a" if subgroups and user == "u1" and i % 2 else "b", d, float(grade)))
+    columns = list(zip(*rows, strict=True))
+    return GroupJudgements(*(np.asarray(c, dtype=object) for c in columns[:4]),
+                           level=np.asarray(columns[4], dtype=np.float64))
+
+
 RESOURCE_FACTORIES = {
+    "preferences": lambda docnos, topics, subtopics: _group_judgements(docnos, topics, subtopics, subgroups=True),
+    "judgement_groups": lambda docnos, topics, subtopics: _group_judgements(docnos, topics, subtopics,
+                                                                             subgroups=False),
     "doc_lengths": _doc_lengths,
     "subtopic_weights": _subtopic_weights,
     "passage_runs": _passage_runs,

@@ -109,7 +109,8 @@ def _add_measures(commands) -> None:
     p = add_command(commands, "measures", _run_measures, help="list the measures, their parameters and references",
                     epilog=examples("pateval measures --family professional",
                                     "pateval measures --format markdown > measures.md"))
-    p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage)")
+    p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage, "
+                   "preferences, judgement_groups)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
 
 

@@ -1,18 +1,22 @@
 """``pateval trec_eval``: trec_eval 10.0's own command line, so that a script can replace
 ``trec_eval`` with ``pateval trec_eval`` and change nothing else.
 
-``pateval trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE]... QRELS RESULTS``
-reads trec_eval's measure syntax (nicknames ``official``, ``all_trec``, ``set``; parameters
+``pateval trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-R FORMAT] [-m MEASURE]... QRELS RESULTS``
+reads trec_eval's measure syntax (nicknames ``official``, ``all_trec``, ``set``, ``all_prefs``,
+``prefs``, ``qrels_jg``; parameters
 such as ``P.5,7,3``, ``iprec_at_recall..10,.20``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``),
 scores with pateval's measures (:mod:`pateval.measures.registry`) and prints what trec_eval
 prints, byte for byte (:func:`pateval.results.writers.format_trec_eval`; ``relstring`` from
-:mod:`pateval.measures.relstring`). What pateval does not compute (``dcg``, ``ideal_dcg``,
-``yaap``, the preference and judgement-group measures, ``-R``/``-T`` formats other than
-trec_eval's defaults, ``-Z`` z-scores) is refused with one line naming it.
+:mod:`pateval.measures.relstring`). ``-R prefs``, ``-R qrels_prefs`` and ``-R qrels_jg`` read
+the judgements as a side input of the preference and judgement-group measures
+(:mod:`pateval.formats.prefs`). What pateval does not compute (``dcg``, ``ideal_dcg``,
+``yaap``, ``-T`` formats other than trec_results, ``-Z`` z-scores) is refused with one line
+naming it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from ..errors import PatevalError
@@ -32,33 +36,49 @@ _NICKNAMES = {
                  "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
                  "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
                  "set_F", "num_nonrel_judged_ret"),
+    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+                  "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+              "prefs_pair", "prefs_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
-_UNSUPPORTED_NICKNAMES = ("all_prefs", "prefs", "qrels_jg")
+# -R: the judgements' formats; each but qrels is a side input of its own measures
+_REL_INFO_FORMATS = {"qrels": None, "prefs": "preferences", "qrels_prefs": "preferences",
+                     "qrels_jg": "judgement_groups"}
 # trec_eval's measures and how each reads its parameters (the part of -m after the first '.'):
 # one pateval measure without parameters
 _PLAIN = {"num_ret": "NumRet", "num_rel": "NumRel", "num_rel_ret": "NumRelRet", "map": "AP", "gm_map": "GMAP",
           "Rprec": "Rprec", "bpref": "Bpref", "recip_rank": "RR", "infAP": "infAP", "gm_bpref": "GM_Bpref",
           "binG": "binG", "set_P": "SetP", "set_relative_P": "SetRelP", "set_recall": "SetR", "set_map": "SetAP",
-          "num_nonrel_judged_ret": "NumNonrelJudgedRet", "rbp_resid": "RBP_resid(p=0.9)"}
+          "num_nonrel_judged_ret": "NumNonrelJudgedRet", "rbp_resid": "RBP_resid(p=0.9)",
+          "prefs_num_prefs_poss": "NumPrefs", "prefs_num_prefs_ful": "NumPrefsFul",
+          "prefs_num_prefs_ful_ret": "NumPrefsFulRet", "prefs_simp": "PrefSimp", "prefs_pair": "PrefPair",
+          "prefs_avgjg": "PrefAvgJG", "prefs_avgjg_Rnonrel": "PrefAvgJG_Rnonrel", "prefs_simp_ret": "PrefSimpRet",
+          "prefs_pair_ret": "PrefPairRet", "prefs_avgjg_ret": "PrefAvgJGRet",
+          "prefs_avgjg_Rnonrel_ret": "PrefAvgJG_RnonrelRet", "prefs_simp_imp": "PrefSimpImp",
+          "prefs_pair_imp": "PrefPairImp", "prefs_avgjg_imp": "PrefAvgJGImp", "map_avgjg": "AP_avgJG"}
 # cutoffs (whole numbers, trec_eval's defaults): one measure per cutoff, named BASE_k
 _STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _CUTOFFS = {"P": _STANDARD_CUTOFFS, "recall": _STANDARD_CUTOFFS, "ndcg_cut": _STANDARD_CUTOFFS,
-            "map_cut": _STANDARD_CUTOFFS, "relative_P": _STANDARD_CUTOFFS, "success": (1, 5, 10), "unj": (5, 10, 20)}
+            "map_cut": _STANDARD_CUTOFFS, "relative_P": _STANDARD_CUTOFFS, "success": (1, 5, 10), "unj": (5, 10, 20),
+            "P_avgjg": _STANDARD_CUTOFFS}
 # real-valued cutoffs: one measure per value, named BASE_%.2f
 _LEVELS = {"iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-           "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)}
+           "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+           "Rprec_mult_avgjg": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)}
 # a list of numbers as the pateval measure's parameters; named BASE_PARAMETERS when given
 _VALUES = {"utility": ("Utility", ("a", "b", "c", "d")), "set_F": ("SetF", ("beta",))}
 # name=value pairs: a gain map (ndcg.1=3,2=9) or named parameters (rbp.p=0.8)
 _GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G"}
 # trec_eval's rbp: persistence 0.9, and every judged grade >= 0 gains
 _RBP = "RBP(p=0.9,rel=0)"
-_NOT_IN_PATEVAL = ("dcg", "ideal_dcg", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+_NOT_IN_PATEVAL = ("dcg", "ideal_dcg", "yaap")
 _TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, "rbp", "11pt_avg",
                   *_NOT_IN_PATEVAL)
 
 _USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J] [-N <num>] " \
-         "trec_rel_file trec_top_file"
+         "[-R <format>] trec_rel_file trec_top_file"
 
 
 def _add_trec_eval(commands) -> None:
@@ -67,10 +87,10 @@ def _add_trec_eval(commands) -> None:
         help="trec_eval 10.0's own command line and output (replace `trec_eval` with `pateval trec_eval`)",
         description="trec_eval's command line: scores the run TREC_TOP_FILE against the qrels TREC_REL_FILE "
         "and prints what trec_eval 10.0 prints, byte for byte, with pateval's measures. -m takes trec_eval's "
-        "measure names and nicknames (official, all_trec, set) with their parameters (P.5,10, "
-        "iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0). Not in pateval, refused with one line: "
-        "dcg, ideal_dcg, yaap, the preference and judgement-group measures (-R prefs, qrels_prefs, qrels_jg; "
-        "-m all_prefs, prefs, qrels_jg), -T other than trec_results, -Z, -D. Exit status: 0 done, 2 bad input "
+        "measure names and nicknames (official, all_trec, set, all_prefs, prefs, qrels_jg) with their "
+        "parameters (P.5,10, iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0); -R prefs, qrels_prefs "
+        "and qrels_jg read preferences and judgement groups for their measures. Not in pateval, refused with one "
+        "line: dcg, ideal_dcg, yaap, -T other than trec_results, -Z, -D. Exit status: 0 done, 2 bad input "
         "or usage.",
         epilog=examples("pateval trec_eval -q -m all_trec qrels.test results.test",
                         "pateval trec_eval -m official -m ndcg_cut.10,20 -c -M1000 qrels.txt run.txt",
@@ -93,7 +113,8 @@ def _add_trec_eval(commands) -> None:
     p.add_argument("-M", "--Max_retrieved_per_topic", type=int, dest="max_documents", metavar="<num>",
                    help="only the first <num> documents of each topic count")
     p.add_argument("-R", "--Rel_info_format", default="qrels", metavar="<format>",
-                   help="the qrels format: qrels (the only one pateval reads here)")
+                   help="the judgements' format: qrels, prefs, qrels_prefs (qrels read as preferences) or "
+                   "qrels_jg (qrels with a judgement group in the iter column)")
     p.add_argument("-T", "--Results_format", default="trec_results", metavar="<format>",
                    help="the results format: trec_results (the only one)")
     p.add_argument("-Z", "--Zscore", metavar="<file>", help="(refused: z-scores are not in pateval)")
@@ -111,9 +132,11 @@ def _run_trec_eval(**inputs) -> int:
 
         print(f"trec_eval version {TREC_EVAL_VERSION} (pateval {__version__})", file=sys.stderr)
         return 0
-    for flag, value, wanted in (("-R", args.Rel_info_format, "qrels"), ("-T", args.Results_format, "trec_results")):
-        if value != wanted:
-            raise PatevalError(f"trec_eval {flag} {value}: pateval reads only {flag} {wanted}")
+    if args.Rel_info_format not in _REL_INFO_FORMATS:
+        raise PatevalError(f"trec_eval -R {args.Rel_info_format}: illegal rel_info format (one of "
+                           f"{', '.join(_REL_INFO_FORMATS)})")
+    if args.Results_format != "trec_results":
+        raise PatevalError(f"trec_eval -T {args.Results_format}: pateval reads only -T trec_results")
     for flag, value in (("-Z", args.Zscore), ("-D", args.Debug_level)):
         if value is not None:
             raise PatevalError(f"trec_eval {flag}: not supported by pateval")
@@ -129,20 +152,47 @@ def _run_trec_eval(**inputs) -> int:
     from .._lazy import pandas_deferred
     from ..formats.inputs import as_qrels
     from ..formats.trec import read_run
-    from ..measures import parse_measure
+    from ..measures import Measure, parse_measure
     from ..options import EvaluationOptions
     from ..results.writers import format_trec_eval
 
-    printed = {str(parse_measure(ours)): theirs for ours, theirs in names.items()}
+    side_input = _REL_INFO_FORMATS[args.Rel_info_format]
+    if side_input and "relstring" in marked:
+        raise PatevalError(f"trec_eval -m relstring: needs -R qrels, not -R {args.Rel_info_format}")
+    parsed = {parse_measure(ours): theirs for ours, theirs in names.items()}
+    for measure, theirs in parsed.items():
+        needs = measure.spec.requires & {"preferences", "judgement_groups"}
+        if needs != ({side_input} if side_input else set()):
+            formats = [f for f, kind in _REL_INFO_FORMATS.items() if kind in needs or (not needs and kind is None)]
+            raise PatevalError(f"trec_eval -m {theirs}: needs -R {' or -R '.join(formats)}, not -R "
+                               f"{args.Rel_info_format}")
+    # -J: the preference measures ignore it (as trec_eval's), the judgement groups' apply it group by group
+    judged_only = args.judged_only and side_input is None
+    if args.judged_only and side_input == "judgement_groups":
+        parsed = {Measure.make(m.spec, {**dict(m.values), "judged_only": True}, m.cutoff): theirs
+                  for m, theirs in parsed.items()}
+    printed = {str(measure): theirs for measure, theirs in parsed.items()}
     # runid and num_q alone: trec_eval still reads and matches every topic
     measures = list(printed) or ["NumRet"]
+    # -M: the preference measures cut each ranking in their own order (see _top_in_preference_order)
+    max_documents = None if side_input == "preferences" else args.max_documents
     options = EvaluationOptions(measures=measures, qrels_format="trec", complete=args.complete,
-                                relevance_level=args.relevance_level, max_documents=args.max_documents,
-                                judged_only=args.judged_only)
+                                relevance_level=args.relevance_level, max_documents=max_documents,
+                                judged_only=judged_only)
     with pandas_deferred():
-        qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
+        if side_input is None:
+            qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
+        else:
+            from ..formats.prefs import read_prefs, read_qrels_jg, read_qrels_prefs
+
+            reader = {"prefs": read_prefs, "qrels_prefs": read_qrels_prefs, "qrels_jg": read_qrels_jg}
+            groups = reader[args.Rel_info_format](args.qrels)
+            qrels = groups.qrels()
+            options = dataclasses.replace(options, resources={side_input: groups})
         # trec_eval ignores what follows a results line's sixth column
         run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
+        if side_input == "preferences" and args.max_documents is not None:
+            run = _top_in_preference_order(run, args.max_documents)
         if not args.complete:
             _check_every_topic_has_results(qrels, run, args.results)
         result = api.evaluation(qrels, [run], options=options)
@@ -157,6 +207,24 @@ def _run_trec_eval(**inputs) -> int:
                                 extras=extras, names=scored_names, summary=not args.nosummary, texts=texts)
     sys.stdout.write(text)
     return 0
+
+
+def _top_in_preference_order(run, max_documents: int):
+    """trec_eval -M for the preference measures: each topic's first documents by score,
+    equal scores in ascending docno order (trec_eval's preference code ranks so)."""
+    import numpy as np
+
+    from ..core.ranking import evaluation_order
+    from ..core.segments import place_in_runs
+    from ..evaluation import _subset
+    from ..measures.prefs import ascending_docno_ties
+
+    perm = evaluation_order(run, order="score")
+    topic = run.topic[perm]
+    rows = perm[ascending_docno_ties(topic, run.score[perm])]
+    keep = np.zeros(len(run), dtype=bool)
+    keep[rows[place_in_runs(topic) < max_documents]] = True
+    return run if keep.all() else _subset(run, keep)
 
 
 def _check_every_topic_has_results(qrels, run, path: str) -> None:
@@ -206,9 +274,6 @@ def _marked_measures(given: list[str]) -> dict[str, str | None]:
             params.setdefault(name, rest)
         if name in _NICKNAMES:
             marked.update(dict.fromkeys(_NICKNAMES[name]))
-        elif name in _UNSUPPORTED_NICKNAMES:
-            raise PatevalError(f"trec_eval -m {name}: the preference and judgement-group measures are not in "
-                               "pateval")
         elif name in _TREC_MEASURES:
             marked[name] = None
         else:

@@ -52,6 +52,10 @@ RESOURCES: list[Resource] = [
              "document's iteration, for CT/ACT with compat=trec-dd", "dd:read_dd_iterations"),
     Resource("passage_qrels", "--passage-qrels", "CLEF-IP passage qrels (`topic [0] docno xpath`, spaces or commas) "
              "for P_psg and MAP_psg; not needed when the qrels given are passage qrels", "passages:read_passage_qrels"),
+    Resource("preferences", "--prefs", "trec_eval preferences file (`qid jg jsg docno rel_level` lines) for the "
+             "preference measures (PrefSimp, PrefPair, PrefAvgJG, ...)", "prefs:read_prefs"),
+    Resource("judgement_groups", "--qrels-jg", "qrels with judgement groups (`qid jg docno rel` lines, the group in "
+             "the iter column) for AP_avgJG, P_avgJG, Rprec_mult_avgJG", "prefs:read_qrels_jg"),
 ]
 
 

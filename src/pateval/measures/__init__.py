@@ -13,9 +13,11 @@ from . import (  # noqa: E402,F401
     geometric,  # noqa: E402,F401
     inference,  # noqa: E402,F401
     interpolated,  # noqa: E402,F401
+    judgement_groups,  # noqa: E402,F401
     novelty,  # noqa: E402,F401
     passage,  # noqa: E402,F401
     preference,  # noqa: E402,F401
+    prefs,  # noqa: E402,F401
     pres,
     sets,  # noqa: E402,F401
     standard,  # noqa: E402,F401

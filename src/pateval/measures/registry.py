@@ -20,8 +20,9 @@ _ALIASES: dict[str, str] = {}
 # trec_eval writes cutoffs into names: P_10, P.10, recall_1000, ndcg_cut_10
 _CUTOFF_ALIAS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<k>[1-9]\d*)$")
 # trec_eval writes a real-valued parameter into a name: iprec_at_recall_0.10, Rprec_mult_0.20
-_PARAM_SUFFIX = re.compile(r"^(?P<base>iprec_at_recall|Rprec_mult)_(?P<x>\d*\.?\d+)$")
-_SUFFIX_PARAM = {"iprec_at_recall": ("IPrec", "recall"), "Rprec_mult": ("Rprec_mult", "mult")}
+_PARAM_SUFFIX = re.compile(r"^(?P<base>iprec_at_recall|Rprec_mult|Rprec_mult_avgjg)_(?P<x>\d*\.?\d+)$")
+_SUFFIX_PARAM = {"iprec_at_recall": ("IPrec", "recall"), "Rprec_mult": ("Rprec_mult", "mult"),
+                 "Rprec_mult_avgjg": ("Rprec_mult_avgJG", "mult")}
 # ir_measures writes IPrec's recall level as a cutoff, IPrec@0.5: its numbers are trec_eval 9's (pytrec_eval)
 _IR_MEASURES_IPREC = re.compile(r"^IPrec(?P<params>\(.*\))?@(?P<x>\d*\.?\d+)$", re.IGNORECASE)
 # trec_eval's measure lists: P.5,10,20 is P_5, P_10 and P_20
@@ -160,16 +161,21 @@ _TREC_EVAL_NAMES = {"AP": ("map", "map_cut_{k}"), "P": (None, "P_{k}"), "R": (No
                     "SetP": ("set_P", None), "SetRelP": ("set_relative_P", None), "SetR": ("set_recall", None),
                     "SetAP": ("set_map", None), "SetF": ("set_F", None),
                     "NumNonrelJudgedRet": ("num_nonrel_judged_ret", None), "RBP": ("rbp", None),
-                    "RBP_resid": ("rbp_resid", None), "Unj": (None, "unj_{k}"), "NumQ": ("num_q", None)}
+                    "RBP_resid": ("rbp_resid", None), "Unj": (None, "unj_{k}"), "NumQ": ("num_q", None),
+                    "AP_avgJG": ("map_avgjg", None), "P_avgJG": (None, "P_avgjg_{k}"),
+                    "Rprec_mult_avgJG": ("Rprec_mult_avgjg_{mult:.2f}", None)}
 # parameters trec_eval writes into the name (any value), and trec_eval's defaults that differ from pateval's
-_TREC_EVAL_NAMED_PARAMS = {"IPrec": ("recall",), "Rprec_mult": ("mult",)}
+_TREC_EVAL_NAMED_PARAMS = {"IPrec": ("recall",), "Rprec_mult": ("mult",), "Rprec_mult_avgJG": ("mult",)}
 _TREC_EVAL_DEFAULTS = {"RBP": {"p": 0.9, "rel": 0}, "RBP_resid": {"p": 0.9}}
 # the order in which trec_eval prints its measures (its measure table, trec_eval 10.0 meas_init.c)
 TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
                    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
                    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
                    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-                   "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+                   "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+                   "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+                   "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+                   "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "rbp", "rbp_resid", "unj")
 
 
 def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str | None:
