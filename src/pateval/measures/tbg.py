@@ -26,7 +26,6 @@ with the default calibration).
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -138,40 +137,23 @@ def _as_arrow_strings(values) -> pa.Array:
 
 @dataclass(frozen=True)
 class LengthTable:
-    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per evaluation.
-
-    ``source``: the :class:`~pateval.formats.doclengths.DocLengths` it was made from, if any;
-    the keys' lookup index is then made once per such table (as the lengths were read once)
-    and shared by every evaluation that uses it.
-    """
+    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per evaluation
+    (:func:`length_table`: kept in the evaluation context's memo, with its lookup index)."""
 
     keys: pa.Array
     values: np.ndarray
-    source: DocLengths | None = None
 
     @cached_property
     def sorted_keys(self) -> SortedKeys:
-        """The keys indexed for lookups (made on the first lookup, kept with the table or its source)."""
-        if self.source is None:
-            return SortedKeys(self.keys)
-        key = id(self.source)
-        known = _KEY_INDEXES.get(key)
-        if known is None or known[0]() is not self.source:
-            index = SortedKeys(self.keys)
-
-            def forget(_: object, key: int = key) -> None:
-                _KEY_INDEXES.pop(key, None)
-
-            _KEY_INDEXES[key] = (weakref.ref(self.source, forget), index)
-            return index
-        return known[1]
+        """The keys indexed for lookups (made on the first lookup, kept with the table)."""
+        return SortedKeys(self.keys)
 
     @classmethod
     def of(cls, lengths: Mapping | DocLengths | LengthTable) -> LengthTable:
         if isinstance(lengths, LengthTable):
             return lengths
         if isinstance(lengths, DocLengths):  # as read from a file: the arrays as they are
-            return cls(lengths.ids, cast(np.ndarray, lengths.values).astype(np.float64), lengths)
+            return cls(lengths.ids, cast(np.ndarray, lengths.values).astype(np.float64))
         return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64,
                                                                   count=len(lengths)))
 
@@ -244,12 +226,6 @@ def _lookup_lengths(ids: pa.Array, lengths: Mapping | LengthTable, default: floa
     table = LengthTable.of(lengths)
     where = _positions(ids, table, distinct=distinct)
     return _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what=what)
-
-
-# The keys' lookup index of each DocLengths table read (made once, shared by the evaluations
-# that use the table, dropped with it): the one store kept beyond an evaluation, until the
-# table read carries a memo of its own.
-_KEY_INDEXES: dict[int, tuple] = {}
 
 
 def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
