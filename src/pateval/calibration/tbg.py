@@ -56,6 +56,7 @@ from scipy import stats as _stats
 
 from ..errors import ParameterError, malformed
 from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog, session_codes
+from ..tuning import BOOTSTRAP_BLOCK_CELLS
 from ..usermodel.time import TimeModel, time_to_rank
 
 __all__ = [
@@ -723,9 +724,6 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
                        sessions=int(mask.sum()))
 
 
-_BOOTSTRAP_CELLS = 4_000_000  # resamples x users counted at once (memory: 8 bytes each)
-
-
 def _bootstrap_sums(per_user: np.ndarray, *, B: int, seed: int) -> np.ndarray:
     """The summed statistics of ``B`` resamples of the users (with replacement), shape (B, K).
 
@@ -736,7 +734,7 @@ def _bootstrap_sums(per_user: np.ndarray, *, B: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     n_users = len(per_user)
     out = np.empty((B, per_user.shape[1]))
-    block = max(1, _BOOTSTRAP_CELLS // max(n_users, 1))
+    block = max(1, BOOTSTRAP_BLOCK_CELLS // max(n_users, 1))
     for start in range(0, B, block):
         rows = min(block, B - start)
         # one call per resample: the numbers do not depend on the block size

@@ -30,13 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
+from ..tuning import SIMULATION_BLOCK_CELLS
 from ..validation import Interval, check_interval, check_type
 from .time import DEFAULT_MODEL, TimeModel, check_rows, segment_exclusive_cumsum, step_times
 
 __all__ = ["SimulationResult", "expected_gain", "closed_form_gain", "simulate_users"]
 
 _CONFIDENCE = Interval(0, 1, closed="neither")
-_BLOCK_ELEMENTS = 2_000_000  # users x ranks simulated at once (memory: a few arrays of this size)
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def simulate_users(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, dupli
     rng = np.random.default_rng(seed)
     total = np.zeros(n_topics)
     total_sq = np.zeros(n_topics)
-    block = max(1, min(n_users, _BLOCK_ELEMENTS // max(n_rows, 1)))
+    block = max(1, min(n_users, SIMULATION_BLOCK_CELLS // max(n_rows, 1)))
     done = 0
     while done < n_users:
         users = min(block, n_users - done)
