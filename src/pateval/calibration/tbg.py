@@ -76,6 +76,9 @@ __all__ = [
     "speed_classes",
     "kaplan_meier",
     "validate_time_model",
+    "Sessions",
+    "collect_sessions",
+    "sessions_from_counts",
 ]
 
 # The TBG parameters estimated, in the order of the measure string; p_save_nonrel is not a
@@ -265,7 +268,9 @@ def estimates(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -
 # ---- from the log to per-session statistics ------------------------------------------------
 
 @dataclass
-class _Sessions:
+class Sessions:
+    """The per-session statistics the estimators pool (:func:`collect_sessions`)."""
+
     user: np.ndarray
     list: np.ndarray
     topic: np.ndarray
@@ -295,8 +300,8 @@ def _length_lookup(lengths: Mapping | None, docnos: np.ndarray) -> np.ndarray:
     return out
 
 
-def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping | None,
-             groups: Mapping | None) -> _Sessions:
+def collect_sessions(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping | None,
+                     groups: Mapping | None) -> Sessions:
     """Per-session statistics of a validated log, on whole arrays (one pass of sorts and sums).
 
     A session's events in file order: the time on results pages runs from ``start``, ``back``
@@ -457,7 +462,7 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
 
 
 def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_ids, topics, durations, ended, reached,
-                         trajectory: pd.DataFrame) -> _Sessions:
+                         trajectory: pd.DataFrame) -> Sessions:
     """The per-session statistics the estimators pool, from each session's counts.
 
     ``counts``: one row per session: time on results pages up to the deepest click (0 without
@@ -465,7 +470,7 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
     non-relevant / non-relevant seen, documents viewed, relevant viewed / saved, non-relevant
     viewed / saved, whether the user ended, the session's duration. ``views``: one row per
     document view (session, docno, rank, relevant, length, time, saved, first, opened).
-    Shared by :func:`_collect` and the event-by-event reference of the tests, which differ
+    Shared by :func:`collect_sessions` and the event-by-event reference of the tests, which differ
     only in how they count.
     """
     counts = np.asarray(counts, dtype=np.float64).reshape(-1, 13)
@@ -504,7 +509,7 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
     y = duplicates["time"].to_numpy(float) - y_shift
     for name, values in (("dup_n", np.ones(len(y))), ("dup_y", y), ("dup_yy", y * y)):
         stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
-    return _Sessions(
+    return Sessions(
         user=np.array(user, dtype=object), list=np.array(list_ids, dtype=object), topic=np.array(topics, dtype=object),
         stats=stats, duration=np.array(durations), ended=np.array(ended, dtype=bool), reached=np.array(reached),
         views=views, trajectory=trajectory, x_shift=x_shift, y_shift=y_shift)
@@ -663,7 +668,7 @@ def _kaplan_meier_gap(duration: np.ndarray, ended: np.ndarray, halflife: float) 
     return float(max(np.abs(survival - fitted).max(), np.abs(before - fitted).max()))
 
 
-def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int, seed: int, confidence: float,
+def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int, seed: int, confidence: float,
                      rel: int, alpha: float) -> Calibration:
     users, user_code = np.unique(sessions.user[mask], return_inverse=True)
     stats = sessions.stats[mask]
@@ -807,7 +812,7 @@ def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, l
         raise ParameterError(f"confidence must be between 0 and 1; got {confidence!r}")
     if by == "user-class" and (not isinstance(n_classes, int) or n_classes < 2):
         raise ParameterError(f"n_classes must be an integer >= 2; got {n_classes!r}")
-    sessions = _collect(log, rankings, lengths, groups)
+    sessions = collect_sessions(log, rankings, lengths, groups)
     everything = np.ones(len(sessions.user), dtype=bool)
     calibrate = partial(_calibrate_group, B=B, seed=seed, confidence=confidence, rel=rel, alpha=alpha)
     calibrations = [calibrate("all", sessions, everything)]
