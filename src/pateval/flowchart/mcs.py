@@ -186,7 +186,8 @@ def _check_level(level: str) -> str:
     return level
 
 
-def _check_budget(time_budget: float | None) -> float:
+def check_budget(time_budget: float | None) -> float:
+    """Seconds of exact search allowed (inf for None); a ParameterError unless positive."""
     if time_budget is None:
         return math.inf
     if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0:
@@ -791,7 +792,7 @@ def maximum_common_subgraph(
     """
     _check_level(level)
     threshold = check_threshold(text_threshold)
-    budget = _check_budget(time_budget)
+    budget = check_budget(time_budget)
     began = time.perf_counter()
     matcher = _Matcher(truth, submission, level, threshold, budget)
     start_mapping = None
