@@ -39,7 +39,7 @@ from ..tuning import EXACT_SIGN_TOPICS, RESAMPLE_CHUNK_VALUES
 from .corrections import CORRECTIONS, adjust_p_values
 from .effect_size import paired_effect_size, t_confidence_interval
 from .names import DEFAULT_B, TESTS
-from .scores import SeedLike, as_generator, as_run_scores, describe_seed, run_pairs
+from .scores import SeedLike, as_generator, as_run_scores, describe_seed, resample_counts, run_pairs
 
 with needs_extra("stats"):
     from scipy import stats as sps
@@ -313,17 +313,6 @@ def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, 
 # ---- Sakai's paired bootstrap ------------------------------------------------------------
 
 
-def _resample_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    """How often each topic is drawn in each of ``rows`` bootstrap samples of n topics.
-
-    Topic indices are floor(u n) with u from ``rng.random`` (one double per draw, so a chunk
-    draws the same numbers as the same rows of a larger draw).
-    """
-    picks = np.minimum((rng.random((rows, n)) * n).astype(np.intp), n - 1)
-    offsets = picks + (np.arange(rows, dtype=np.intp) * n)[:, None]
-    return np.bincount(offsets.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
-
-
 def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alpha: float = 0.05) -> dict:
     """Sakai's paired bootstrap test (shift method) for each column of differences.
 
@@ -360,7 +349,7 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
     step = _chunk_rows(max(n, width))
     for start in range(0, B, step):
         rows = min(step, B - start)
-        counts = _resample_counts(rng, rows, n)
+        counts = resample_counts(rng, rows, n)
         sample_mean = (counts @ w) / n
         sample_var = (counts @ w_squared - n * sample_mean**2) / (n - 1)
         sample_var = np.where(sample_var <= noise, 0.0, sample_var)
