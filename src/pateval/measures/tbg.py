@@ -39,7 +39,7 @@ from .._lazy import lazy_module
 from ..core.docids import document_keys
 from ..core.order import unique_inverse
 from ..core.ranking import RankedTopics
-from ..core.segments import offsets, run_lengths, run_starts, segment_of
+from ..core.segments import offsets, run_lengths, run_starts
 from ..errors import ParameterError
 from ..formats.doclengths import DocLengths
 from ..formats.groups import group_codes
@@ -49,7 +49,6 @@ from ..usermodel.time import (
     duplicates_of_earlier,
     segment_exclusive_cumsum,
     segment_exclusive_cumsum_at,
-    step_times,
 )
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
@@ -61,7 +60,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
-__all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "time_biased_gain", "times_at",
+__all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "times_at",
            "ideal_gain", "normaliser", "time_model_of"]
 
 _PROBABILITY = Interval(0, 1)
@@ -186,10 +185,12 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
 
 def _lengths_at(where: np.ndarray, table: LengthTable, ids: pa.Array, default: float | None, *, measure: Measure,
                 needed, describe, what: str) -> np.ndarray:
-    """The lengths of ``ids`` found at ``where`` in ``table`` (see :func:`_lookup_lengths`).
+    """The lengths (words) of the documents ``ids`` found at ``where`` in ``table``.
 
     ``needed``: a mask of the entries that must have a length, None (all), or a function
-    that makes the mask (called only when some length is missing or invalid).
+    that makes the mask (called only when some length is missing or invalid). The first
+    needed one without a length (or with a negative or non-finite one) is named in the
+    error, ``describe(i)`` saying where.
     """
     known = table.values
     values = np.where(where >= 0, known[np.maximum(where, 0)] if len(known) else 0.0, np.nan)
@@ -214,18 +215,6 @@ def _lengths_at(where: np.ndarray, table: LengthTable, ids: pa.Array, default: f
                 f"{int(missing.sum())} such document(s). Give every length, or a default: TBG(default_length=...)")
         values[where < 0] = default
     return values
-
-
-def _lookup_lengths(ids: pa.Array, lengths: Mapping | LengthTable, default: float | None, *, measure: Measure,
-                    needed: np.ndarray | None, describe, what: str, distinct: bool = False) -> np.ndarray:
-    """Lengths of the documents ``ids`` (Arrow strings) from the mapping ``docno -> words``.
-
-    Only entries where ``needed`` holds must have a length; the first one without (or with
-    a negative or non-finite length) is named in the error, with ``describe(i)`` saying where.
-    """
-    table = LengthTable.of(lengths)
-    where = _positions(ids, table, distinct=distinct)
-    return _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what=what)
 
 
 def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
@@ -425,17 +414,6 @@ def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
     return TBGRows(ranked.ptr, relevant, row_lengths, duplicate, gain, model)
 
 
-def time_biased_gain(rows: TBGRows) -> np.ndarray:
-    """Unnormalised TBG per topic: ``sum_k g_k D(T(k))``."""
-    times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
-                                                duplicate=rows.duplicate),
-                                     rows.ptr)
-    segment = segment_of(rows.ptr)
-    earning = rows.earns
-    return np.bincount(segment[earning], weights=rows.gain[earning] * rows.model.decay(times[earning]),
-                       minlength=len(rows.ptr) - 1)
-
-
 def _shortest_first(topic: np.ndarray, lengths: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
     """``topic[order], lengths[order]`` for ``order = np.lexsort((lengths, topic))``.
 
@@ -588,10 +566,10 @@ def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.nd
     keep = (position >= 0) & (np.asarray(level.rel) >= measure["rel"])
     docnos = np.asarray(level.docno, dtype=object)[keep]
     topic = position[keep].astype(np.int64)
-    values = _lookup_lengths(_as_arrow_strings(docnos), lengths, default, measure=measure,
-                             needed=np.ones(len(docnos), dtype=bool),
-                             describe=lambda i: f"topic {ranked.topic_ids[topic[i]]!r}; needed by norm=ideal",
-                             what="relevant document")
+    ids = _as_arrow_strings(docnos)
+    values = _lengths_at(_positions(ids, lengths), lengths, ids, default, measure=measure, needed=None,
+                         describe=lambda i: f"topic {ranked.topic_ids[topic[i]]!r}; needed by norm=ideal",
+                         what="relevant document")
     keys = document_keys(docnos, "patent")
     mode = measure["duplicates"]
     codes = None if mode == "none" else _groups(keys if mode == "patent" else docnos, mode, measure, context)
@@ -619,8 +597,8 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     """
     lengths = length_table(context, measure)
     model = time_model_of(measure)
-    # as tbg_rows + time_biased_gain, without an array of every row for each quantity:
-    # the step times and their running sums block by block, read at the earning rows
+    # without an array of every row for each quantity: the step times and their running
+    # sums block by block, read at the earning rows
     relevant_rows = _relevant_rows(ranked, measure["rel"])
     codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
