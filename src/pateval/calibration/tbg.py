@@ -133,16 +133,6 @@ def summary_time(sums: np.ndarray) -> np.ndarray:
     return _ratio(_column(sums, "serp_time"), _column(sums, "max_click"))
 
 
-def _centred_fit(n, sx, sy, sxx, sxy, syy):
-    mean_x, mean_y = _ratio(sx, n), _ratio(sy, n)
-    s_xx = sxx - n * mean_x * mean_x
-    s_xy = sxy - n * mean_x * mean_y
-    s_yy = syy - n * mean_y * mean_y
-    slope = _ratio(s_xy, np.where(s_xx > 1e-12 * np.maximum(sxx, 1e-300), s_xx, 0.0))
-    intercept = mean_y - slope * mean_x
-    return mean_x, mean_y, s_xx, s_xy, s_yy, slope, intercept
-
-
 def reading_fit(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -> dict[str, np.ndarray]:
     """T_D(l) = a l + b by ordinary least squares over first views (ibid., Section 3.2, Figure 1).
 
@@ -159,10 +149,12 @@ def reading_fit(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0)
     results are for the unshifted values. Also ``document_time``: the mean time per first
     view, which is the mean of the fitted T_D(l) over the same views (the paper's 18.9 s).
     """
-    n = _column(sums, "fit_n")
-    mean_x, mean_y, s_xx, s_xy, s_yy, slope, intercept = _centred_fit(
-        n, _column(sums, "fit_x"), _column(sums, "fit_y"), _column(sums, "fit_xx"), _column(sums, "fit_xy"),
-                                                                      _column(sums, "fit_yy"))
+    n, sxx = _column(sums, "fit_n"), _column(sums, "fit_xx")
+    mean_x, mean_y = _ratio(_column(sums, "fit_x"), n), _ratio(_column(sums, "fit_y"), n)
+    s_xx = sxx - n * mean_x * mean_x
+    s_xy = _column(sums, "fit_xy") - n * mean_x * mean_y
+    s_yy = _column(sums, "fit_yy") - n * mean_y * mean_y
+    slope = _ratio(s_xy, np.where(s_xx > 1e-12 * np.maximum(sxx, 1e-300), s_xx, 0.0))
     mean_x, mean_y = mean_x + x_shift, mean_y + y_shift
     intercept = mean_y - slope * mean_x
     rss = np.maximum(s_yy - slope * s_xy, 0.0)
