@@ -382,10 +382,7 @@ def collect_sessions(log: InteractionLog, rankings: Mapping[str, ListRanking], l
     closed = np.where(saved, (close < n) & (session[np.minimum(close, n - 1)] == session[clicks]), in_session)
     close = np.minimum(close, n - 1)
     by_back = closed & (event[close] == BACK)
-    # reading time ends at the save when the document is saved, at back otherwise (the paper:
-    # "the time spent viewing a full document before saving it as relevant or clicking the
-    # back button"); the time between a save and back is neither reading nor results page
-    judged = np.where(saved, np.minimum(nxt, n - 1), close)
+    judged = np.where(saved, np.minimum(nxt, n - 1), close)  # reading ends at a save (see the docstring)
     click_relevant = np.zeros(len(clicks), dtype=bool)
     click_relevant[ok] = flat_relevant[at[ok]]
     click_length = _length_lookup(lengths, click_doc)
