@@ -394,17 +394,11 @@ class TBGRows:
         return self.gain > 0
 
 
-def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext, *,
-             lengths: LengthTable | None = None) -> TBGRows:
-    """Relevance, lengths and duplicates of every retrieved row, per the measure's parameters.
-
-    ``lengths``: the ``doc_lengths`` resource already converted (:class:`LengthTable`).
-    """
+def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> TBGRows:
+    """Relevance, lengths and duplicates of every retrieved row, per the measure's parameters."""
     model = time_model_of(measure)
-    if lengths is None:
-        lengths = length_table(context, measure)
     relevant = ranked.relevant(measure["rel"])
-    codes, ids, values = _document_lengths(ranked, measure, context, lengths)
+    codes, ids, values = _document_lengths(ranked, measure, context, length_table(context, measure))
     row_lengths = values[codes]
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
     if duplicate is None:
@@ -611,12 +605,12 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     else:
         topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
     raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
-    scale = normaliser(ranked, measure, context, model, lengths=lengths)
+    scale = normaliser(ranked, measure, context, model)
     return divide_or_zero(raw, scale)
 
 
-def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext, model: TimeModel | None = None, *,
-               lengths: LengthTable | None = None) -> np.ndarray:
+def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
+               model: TimeModel | None = None) -> np.ndarray:
     """N per topic for the measure's ``norm``: 1, the ideal TBG (0 without relevant documents), or the bound."""
     model = model or time_model_of(measure)
     norm = measure["norm"]
@@ -624,8 +618,7 @@ def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContex
         return np.ones(ranked.n_topics, dtype=np.float64)
     if norm == "bound":
         return np.full(ranked.n_topics, model.bound(), dtype=np.float64)
-    table = lengths if lengths is not None else length_table(context, measure)
-    topic, ideal_lengths, group = _relevant_judged(ranked, measure, context, table)
+    topic, ideal_lengths, group = _relevant_judged(ranked, measure, context, length_table(context, measure))
     return ideal_gain(topic, ideal_lengths, group, ranked.n_topics, model=model,
                       duplicate_gain=measure["duplicate_gain"])
 
