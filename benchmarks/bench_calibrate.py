@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pateval.calibration.tbg import ListRanking, _collect, calibrate_log, estimates, reading_fit
+from pateval.calibration.tbg import ListRanking, calibrate_log, collect_sessions, estimates, reading_fit
 from pateval.formats.interactions import log_from_frame, read_interaction_log, write_interaction_log
 from pateval.usermodel.logsim import SimulatedList, simulate_log
 from pateval.usermodel.time import TimeModel
@@ -90,7 +90,7 @@ def main() -> None:
     print(f"pateval calibrate_log (collect sessions, estimates, user averages, B={args.B} bootstrap): "
           f"{whole:.3f} CPU-s")
 
-    sessions = _collect(log, rankings, lengths, None)
+    sessions = collect_sessions(log, rankings, lengths, None)
     views = sessions.views
     complete = views[np.isfinite(views["time"].to_numpy(float)) & views["first"].to_numpy(bool)]
     x, y = complete["length"].to_numpy(float), complete["time"].to_numpy(float)

@@ -168,8 +168,9 @@ def main() -> None:
             relevant_sets[position[topic]].add(docno)
 
     # each side's lengths indexed before its timings: the reference's dict above, pateval's
-    # lookup index of the lengths table (made once per table read, as the dict is)
-    _ = LengthTable.of(length_table).sorted_keys
+    # lookup index of the lengths table (made once per evaluation, as the dict is)
+    length_table = LengthTable.of(length_table)
+    _ = length_table.sorted_keys
     cases = [
         ("PRES@1000", lambda: reference_pres(rankings, relevant_sets, 1000)),
         ("PRES@100", lambda: reference_pres(rankings, relevant_sets, 100)),

@@ -7,7 +7,7 @@ For the bootstrap and randomisation tests three implementations are timed:
   matrix product);
 * ``numpy loop`` -- a loop over pairs and resamples with numpy on each topic vector, drawing
   the same random numbers, so its ASLs must equal the vectorised ones (checked);
-* ``python loop`` -- :mod:`pateval.stats._reference`, pure Python, timed on a few pairs and
+* ``python loop`` -- ``tests/stats/reference_significance.py``, pure Python, timed on a few pairs and
   scaled to all pairs (it is linear in the number of pairs).
 
 The t-test, Wilcoxon and randomisation tests are also compared with scipy.stats looped over
@@ -21,13 +21,17 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy import stats as sps
 
-from pateval.stats import _reference
 from pateval.stats.significance import bootstrap_asl, paired_t, randomisation_asl, tukey_hsd_asl, wilcoxon_signed_rank
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "stats"))
+import reference_significance as _reference  # noqa: E402  (the tests' plain loops)
 
 
 def timed(function, *args, **kwargs):

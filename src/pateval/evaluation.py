@@ -249,7 +249,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         run_context, run_order = context, order
         if run.resources:
             # side inputs read with the run (a TREC DD run's iterations); the caller's own win
-            run_context = EvaluationContext({**run.resources, **context.resources})
+            run_context = EvaluationContext({**run.resources, **context.resources}, context.memo)
             if "iterations" in run.resources and order == "score":
                 run_order = "rank"  # a DD run's rank is its place in the session
                 notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "

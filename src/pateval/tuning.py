@@ -12,7 +12,8 @@ from __future__ import annotations
 
 __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SLACK", "INGEST_BATCH_BYTES",
            "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "CSV_BLOCK_BYTES", "DD_QRELS_BLOCK_BYTES", "ID_BLOCK_ROWS",
-           "PARQUET_BLOCK_SHARE"]
+           "PARQUET_BLOCK_SHARE", "SIMULATION_BLOCK_CELLS", "BOOTSTRAP_BLOCK_CELLS", "RESAMPLE_CHUNK_VALUES",
+           "EXACT_SIGN_TOPICS"]
 
 # ---- measures -------------------------------------------------------------------------------
 
@@ -78,3 +79,24 @@ HASH_BLOCK_BYTES = 1 << 20
 #: Bytes read at a time by the safe XML reader (patents.safexml). Set 2026-11-22 (commit
 #: 668bc34): set by hand, not measured.
 XML_BLOCK_BYTES = 1 << 20
+
+# ---- usermodel, calibration and stats -------------------------------------------------------
+
+#: Users x ranks simulated at once (usermodel.simulation.simulate_users; memory: a few
+#: arrays of this size). Set 2026-11-22 (commit 0018657): set by hand, not measured.
+SIMULATION_BLOCK_CELLS = 2_000_000
+
+#: Resamples x users counted at once by the calibration's user bootstrap (calibration.tbg;
+#: memory: 8 bytes each). Set 2026-11-24 (commit f621cea): set by hand, not measured
+#: (benchmarks/bench_calibrate.py times the whole calibration).
+BOOTSTRAP_BLOCK_CELLS = 4_000_000
+
+#: About this many float64 values per chunk of resampled statistics (stats.significance;
+#: 64 MiB). Set 2026-11-22 (commit 87d6e69): set by hand, not measured (benchmarks/bench_stats.py
+#: times the tests at this value).
+RESAMPLE_CHUNK_VALUES = 1 << 23
+
+#: Topics up to which a randomisation test may enumerate every sign vector (2**24 of them;
+#: stats.significance, exact=True or "auto"). Set 2026-11-22 (commit 87d6e69): set by hand,
+#: not measured.
+EXACT_SIGN_TOPICS = 24

@@ -354,24 +354,28 @@ def test_distinct_documents_with_and_without_the_ranking_codes():
     assert codes.tolist() == [1, 0, 1] and ids.to_pylist() == ["x", "y"]
 
 
-def test_the_lookup_index_of_a_lengths_table_is_made_once_per_table():
+def test_the_lookup_index_of_a_lengths_table_is_made_once_per_evaluation():
     import gc
+    import weakref
 
     import pyarrow as pa
 
     from pateval.formats.doclengths import DocLengths
-    from pateval.measures import tbg as tbg_module
+    from pateval.measures import EvaluationContext, parse_measure
+    from pateval.measures.tbg import length_table
 
     lengths = DocLengths(pa.array([f"d{i}" for i in range(10)]), np.arange(10) * 100)
-    first, second = tbg_module.LengthTable.of(lengths), tbg_module.LengthTable.of(lengths)
-    assert first is not second and first.sorted_keys is second.sorted_keys  # one index per table read
-    other = DocLengths(pa.array([f"d{i}" for i in range(10)]), np.arange(10) * 100)
-    assert tbg_module.LengthTable.of(other).sorted_keys is not first.sorted_keys
+    context = EvaluationContext({"doc_lengths": lengths})
+    measure = parse_measure("TBG")
+    first, second = length_table(context, measure), length_table(context, measure)
+    assert first is second and first.sorted_keys is second.sorted_keys  # one table and index per evaluation
+    other = length_table(EvaluationContext({"doc_lengths": lengths}), measure)
+    assert other.sorted_keys is not first.sorted_keys  # nothing kept beyond the evaluation's memo
     assert np.array_equal(first.sorted_keys.find(pa.array(["d3", "x", "d9"])), [3, -1, 9])
-    key = id(lengths)
-    del lengths, first, second
+    index = weakref.ref(first.sorted_keys)
+    del context, first, second
     gc.collect()
-    assert key not in tbg_module._KEY_INDEXES  # dropped with its table
+    assert index() is None  # dropped with its evaluation
 
 
 @settings(max_examples=60, deadline=None)

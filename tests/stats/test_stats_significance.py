@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import reference_significance as _reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
 from pateval.errors import ParameterError
 from pateval.stats import (
-    _reference,
     bootstrap_asl,
     paired_t,
     paired_test,
@@ -152,7 +152,7 @@ def test_tukey_matches_plain_loop():
 def test_chunk_size_does_not_change_p_values(monkeypatch, test):
     x = np.random.default_rng(14).random((30, 6))
     whole = pairwise_tests(x, test=test, B=500, seed=9, exact=False)
-    monkeypatch.setattr(significance, "_CHUNK_VALUES", 37)
+    monkeypatch.setattr(significance, "RESAMPLE_CHUNK_VALUES", 37)
     chunked = pairwise_tests(x, test=test, B=500, seed=9, exact=False)
     np.testing.assert_array_equal(whole["p_value"], chunked["p_value"])
     np.testing.assert_allclose(whole["critical_difference"], chunked["critical_difference"], rtol=1e-12)

@@ -1,5 +1,5 @@
 """The calibration's per-session statistics computed event by event, in plain Python, as the
-paper describes them: the reference the vectorised :func:`pateval.calibration.tbg._collect`
+paper describes them: the reference the vectorised :func:`pateval.calibration.tbg.collect_sessions`
 must equal (it was pateval's own first implementation)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from pateval.calibration.tbg import ListRanking, _Sessions, sessions_from_counts
+from pateval.calibration.tbg import ListRanking, Sessions, sessions_from_counts
 from pateval.errors import malformed
 from pateval.formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog
 
@@ -23,7 +23,7 @@ def _session_events(log: InteractionLog) -> dict[tuple[str, str], np.ndarray]:
 
 
 def collect_reference(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping,
-                      groups: Mapping | None) -> _Sessions:
+                      groups: Mapping | None) -> Sessions:
     path = log.source
     sessions = _session_events(log)
     rows_user, rows_list, rows_topic, durations, ended_flags, reached_ranks = [], [], [], [], [], []

@@ -308,7 +308,7 @@ def test_bootstrap_blocks_do_not_change_the_numbers(monkeypatch):
 
     per_user = np.random.default_rng(1).random((50, len(calibration._STATS)))
     whole = calibration._bootstrap_sums(per_user, B=37, seed=3)
-    monkeypatch.setattr(calibration, "_BOOTSTRAP_CELLS", 120)  # blocks of 2 resamples
+    monkeypatch.setattr(calibration, "BOOTSTRAP_BLOCK_CELLS", 120)  # blocks of 2 resamples
     # the same draws; the products differ in the last bit at most (BLAS blocks differently)
     np.testing.assert_allclose(calibration._bootstrap_sums(per_user, B=37, seed=3), whole, rtol=1e-13)
     ones = np.ones((50, 1))

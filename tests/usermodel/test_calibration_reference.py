@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pateval.calibration.tbg import ListRanking, _collect
+from pateval.calibration.tbg import ListRanking, collect_sessions
 from pateval.errors import InputFormatError
 from pateval.formats.interactions import log_from_frame
 from pateval.usermodel.logsim import SimulatedList, simulate_log
@@ -54,7 +54,7 @@ def test_vectorised_statistics_equal_the_reference(seed, depth, halflife, shuffl
     if shuffle:  # sessions interleaved in the file by time, each still in its own order (a stable sort)
         frame = frame.sort_values("time", kind="stable")
     log = log_from_frame(frame.reset_index(drop=True))
-    _assert_same(_collect(log, rankings, lengths, groups), collect_reference(log, rankings, lengths, groups))
+    _assert_same(collect_sessions(log, rankings, lengths, groups), collect_reference(log, rankings, lengths, groups))
 
 
 @pytest.mark.parametrize("change", ["unknown list", "wrong docno", "beyond", "no length"])
@@ -73,7 +73,7 @@ def test_the_same_first_error(change):
         del lengths[frame.loc[clicks[4], "docno"]]
     log = log_from_frame(frame, source="log.csv")
     with pytest.raises(InputFormatError) as fast:
-        _collect(log, rankings, lengths, groups)
+        collect_sessions(log, rankings, lengths, groups)
     with pytest.raises(InputFormatError) as reference:
         collect_reference(log, rankings, lengths, groups)
     assert str(fast.value) == str(reference.value)

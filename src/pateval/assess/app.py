@@ -543,23 +543,24 @@ async def api_selection(request: Request) -> Response:
     _check_csrf(request, request.headers.get("x-csrf-token"))
     body = await _json_body(request)
     owner = body.get("owner") or user["name"]
+    return await _written(engine, topic_id, cited, owner, lambda: service.save_selection(
+        engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner, xpaths=body.get("xpaths"),
+        base_version=body.get("version"), actor=user))
+
+
+async def _written(engine, topic_id: int, cited: str, owner: str, write) -> Response:
+    """The answer to a save or undo ``write``: the new version and the selection; a 409
+    carries the selection as the other page saved it (``current``: its passages, version,
+    who and when), so that its loser can keep either; other errors pass."""
     try:
-        version = await run_in_threadpool(
-            lambda: service.save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
-                                           xpaths=body.get("xpaths"), base_version=body.get("version"), actor=user))
+        version = await run_in_threadpool(write)
     except AssessError as error:
-        return await _conflict(engine, topic_id, cited, owner, error)
+        if error.status != 409:
+            raise
+        current = await run_in_threadpool(service.selection, engine, topic_id, cited, owner)
+        return JSONResponse({"error": error.message, "current": current}, status_code=409)
     return JSONResponse({"version": version, **(await run_in_threadpool(service.selection, engine, topic_id, cited,
                                                                         owner))})
-
-
-async def _conflict(engine, topic_id: int, cited: str, owner: str, error: AssessError) -> Response:
-    """A 409 carries the selection as the other page saved it (``current``: its passages,
-    version, who and when), so that its loser can keep either; other errors pass."""
-    if error.status != 409:
-        raise error
-    current = await run_in_threadpool(service.selection, engine, topic_id, cited, owner)
-    return JSONResponse({"error": error.message, "current": current}, status_code=409)
 
 
 async def api_topic_judgements(request: Request) -> Response:
@@ -585,14 +586,9 @@ async def api_undo(request: Request) -> Response:
     cited = request.path_params["ucid"]
     body = await _json_body(request)
     owner = body.get("owner") or user["name"]
-    try:
-        version = await run_in_threadpool(
-            lambda: service.undo_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner,
-                                           base_version=body.get("version"), actor=user))
-    except AssessError as error:
-        return await _conflict(engine, topic_id, cited, owner, error)
-    return JSONResponse({"version": version, **(await run_in_threadpool(service.selection, engine, topic_id, cited,
-                                                                        owner))})
+    return await _written(engine, topic_id, cited, owner, lambda: service.undo_selection(
+        engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner, base_version=body.get("version"),
+        actor=user))
 
 
 async def api_assessors(request: Request) -> Response:
@@ -638,11 +634,15 @@ async def _assess_error(request: Request, error: AssessError) -> Response:
                                          "user": user}, status=error.status)
 
 
+def _plain_error(request: Request, message: str, status: int, headers: dict | None = None) -> Response:
+    if _is_api(request):
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+    return PlainTextResponse(message, status_code=status, headers=headers)
+
+
 async def _http_error(request: Request, error: HTTPException) -> Response:
     message = {404: "no such page", 405: "method not allowed"}.get(error.status_code, str(error.detail))
-    if _is_api(request):
-        return JSONResponse({"error": message}, status_code=error.status_code)
-    return PlainTextResponse(message, status_code=error.status_code)
+    return _plain_error(request, message, error.status_code)
 
 
 async def _database_error(request: Request, error: DBAPIError) -> Response:
@@ -652,17 +652,12 @@ async def _database_error(request: Request, error: DBAPIError) -> Response:
         return await _server_error(request, error)
     log.error("database unavailable on %s %s: %s", request.method, request.url.path,
               db.shown_url(str(error.orig or error).splitlines()[0]))
-    message = "the database is unavailable; try again in a moment"
-    if _is_api(request):
-        return JSONResponse({"error": message}, status_code=503, headers={"Retry-After": "10"})
-    return PlainTextResponse(message, status_code=503, headers={"Retry-After": "10"})
+    return _plain_error(request, "the database is unavailable; try again in a moment", 503, {"Retry-After": "10"})
 
 
 async def _server_error(request: Request, error: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
-    if _is_api(request):
-        return JSONResponse({"error": "internal error (logged on the server)"}, status_code=500)
-    return PlainTextResponse("internal error (logged on the server)", status_code=500)
+    return _plain_error(request, "internal error (logged on the server)", 500)
 
 
 async def _security_headers(request, call_next):  # pragma: no cover - exercised by every request

@@ -45,7 +45,6 @@ _FIGURES = re.compile(r"^\s*(?:figures?|figs?\.?|abb(?:ildung)?(?:en)?\.?)\s*[\d
 _ABSTRACT = re.compile(r"^\s*(?:the\s+)?(?:abstract|zusammenfassung|abr[ée]g[ée])\s*$", re.IGNORECASE)
 _PAGE = re.compile(r"\b(?:page|pages|seite|seiten|p\.)\s*\d", re.IGNORECASE)
 _COLUMN = re.compile(r"\b(?:column|columns|col\.|spalte|spalten|colonne)\s*\d", re.IGNORECASE)
-_PARAGRAPH_WORD = re.compile(r"\b(?:paragraphs?|absatz|abs[äa]tze|alin[ée]as?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -210,8 +209,6 @@ def _segment(text: str) -> Segment | None:
         return Segment("page", clean)
     if _COLUMN.search(clean):
         return Segment("column", clean)
-    if _PARAGRAPH_WORD.search(clean):
-        return Segment("other", clean)
     return Segment("other", clean)
 
 

@@ -157,16 +157,11 @@ def manage_assessor(engine: Engine, name: str, action: str, *, actor: dict | Non
         raise AssessError(403, "only an administrator manages accounts")
     if actor is not None and actor["name"] == name and action in ("disable", "remove"):
         raise AssessError(400, f"{name} cannot {action} their own account")
-    values: dict = {}
-    if action == "disable":
-        values = {"status": "disabled"}
-    elif action == "enable":
-        values = {"status": "active"}
-    elif action == "remove":
-        values = {"status": "removed", "password_hash": "!", "is_admin": False}
-    elif action == "unlock":
-        values = {"locked_at": None, "failed_logins": 0}
-    else:
+    changes: dict[str, dict] = {"disable": {"status": "disabled"}, "enable": {"status": "active"},
+                                "remove": {"status": "removed", "password_hash": "!", "is_admin": False},
+                                "unlock": {"locked_at": None, "failed_logins": 0}}
+    values = changes.get(action)
+    if values is None:  # reset-password
         values = {"password_hash": _new_password_hash(password)}
     with engine.begin() as connection:
         row = connection.execute(select(db.assessors.c.id, db.assessors.c.status)
@@ -499,8 +494,7 @@ def selection(engine: Engine, topic_id: int, cited_ucid: str, owner: str) -> dic
         if row is None:
             return {"version": 0, "xpaths": [], "saved_at": None, "saved_by": None, "undo_steps": 0}
         steps = len(_undo_history(connection, topic_id, cited_ucid, owner)[0])
-        xpaths = sorted(connection.execute(select(db.judgements.c.xpath)
-                                           .where(db.judgements.c.selection_id == row["id"])).scalars())
+        xpaths = _judged(connection, row["id"])
         by = connection.execute(select(db.assessors.c.name).where(db.assessors.c.id == row["saved_by"])).scalar()
     return {"version": row["version"], "xpaths": xpaths, "saved_at": row["saved_at"].isoformat()
             if row["saved_at"] else None, "saved_by": by, "undo_steps": steps}
@@ -513,8 +507,7 @@ def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], 
         rows = connection.execute(select(db.selections.c.id, db.selections.c.cited_ucid, db.selections.c.owner)
                                   .where(db.selections.c.topic_id == topic_id)).all()
         for selection_id, cited, owner in rows:
-            out[(cited, owner)] = sorted(connection.execute(
-                select(db.judgements.c.xpath).where(db.judgements.c.selection_id == selection_id)).scalars())
+            out[(cited, owner)] = _judged(connection, selection_id)
     return out
 
 

@@ -18,7 +18,7 @@ from ..core.run import Run
 from ..errors import ParameterError
 from ..evaluation import topics_to_evaluate
 from ..measures import EvaluationContext, Measure, parse_measure
-from ..measures.tbg import length_table, normaliser, tbg_rows
+from ..measures.tbg import normaliser, tbg_rows
 from ..usermodel.simulation import simulate_users as _simulate
 from ..usermodel.time import segment_exclusive_cumsum, step_times
 
@@ -54,13 +54,12 @@ def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure,
     """
     pieces = []
     for ranked in ranked_list:
-        lengths = length_table(context, measure)
-        rows = tbg_rows(ranked, measure, context, lengths=lengths)
+        rows = tbg_rows(ranked, measure, context)
         times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
                                                     duplicate=rows.duplicate),
                                          ranked.ptr)
         decay = rows.model.decay(times)
-        scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)[ranked.row_topic]
+        scale = normaliser(ranked, measure, context, rows.model)[ranked.row_topic]
         gain = np.zeros(len(times))
         np.divide(rows.gain * decay, scale, out=gain, where=scale > 0)
         pieces.append(pd.DataFrame({
@@ -91,11 +90,10 @@ def simulation_frame(ranked_list: Sequence[RankedTopics], measure: Measure, cont
     """
     pieces = []
     for offset, ranked in enumerate(ranked_list):
-        lengths = length_table(context, measure)
-        rows = tbg_rows(ranked, measure, context, lengths=lengths)
+        rows = tbg_rows(ranked, measure, context)
         result = _simulate(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate, earns=rows.earns,
                            ptr=ranked.ptr, n_users=n_users, seed=seed + offset, confidence=confidence)
-        scale = normaliser(ranked, measure, context, rows.model, lengths=lengths)
+        scale = normaliser(ranked, measure, context, rows.model)
 
         def scaled(values: np.ndarray, scale: np.ndarray = scale) -> np.ndarray:
             out = np.zeros(len(values))

@@ -56,6 +56,7 @@ from scipy import stats as _stats
 
 from ..errors import ParameterError, malformed
 from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog, session_codes
+from ..tuning import BOOTSTRAP_BLOCK_CELLS
 from ..usermodel.time import TimeModel, time_to_rank
 
 __all__ = [
@@ -75,6 +76,9 @@ __all__ = [
     "speed_classes",
     "kaplan_meier",
     "validate_time_model",
+    "Sessions",
+    "collect_sessions",
+    "sessions_from_counts",
 ]
 
 # The TBG parameters estimated, in the order of the measure string; p_save_nonrel is not a
@@ -129,16 +133,6 @@ def summary_time(sums: np.ndarray) -> np.ndarray:
     return _ratio(_column(sums, "serp_time"), _column(sums, "max_click"))
 
 
-def _centred_fit(n, sx, sy, sxx, sxy, syy):
-    mean_x, mean_y = _ratio(sx, n), _ratio(sy, n)
-    s_xx = sxx - n * mean_x * mean_x
-    s_xy = sxy - n * mean_x * mean_y
-    s_yy = syy - n * mean_y * mean_y
-    slope = _ratio(s_xy, np.where(s_xx > 1e-12 * np.maximum(sxx, 1e-300), s_xx, 0.0))
-    intercept = mean_y - slope * mean_x
-    return mean_x, mean_y, s_xx, s_xy, s_yy, slope, intercept
-
-
 def reading_fit(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -> dict[str, np.ndarray]:
     """T_D(l) = a l + b by ordinary least squares over first views (ibid., Section 3.2, Figure 1).
 
@@ -155,10 +149,12 @@ def reading_fit(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0)
     results are for the unshifted values. Also ``document_time``: the mean time per first
     view, which is the mean of the fitted T_D(l) over the same views (the paper's 18.9 s).
     """
-    n = _column(sums, "fit_n")
-    mean_x, mean_y, s_xx, s_xy, s_yy, slope, intercept = _centred_fit(
-        n, _column(sums, "fit_x"), _column(sums, "fit_y"), _column(sums, "fit_xx"), _column(sums, "fit_xy"),
-                                                                      _column(sums, "fit_yy"))
+    n, sxx = _column(sums, "fit_n"), _column(sums, "fit_xx")
+    mean_x, mean_y = _ratio(_column(sums, "fit_x"), n), _ratio(_column(sums, "fit_y"), n)
+    s_xx = sxx - n * mean_x * mean_x
+    s_xy = _column(sums, "fit_xy") - n * mean_x * mean_y
+    s_yy = _column(sums, "fit_yy") - n * mean_y * mean_y
+    slope = _ratio(s_xy, np.where(s_xx > 1e-12 * np.maximum(sxx, 1e-300), s_xx, 0.0))
     mean_x, mean_y = mean_x + x_shift, mean_y + y_shift
     intercept = mean_y - slope * mean_x
     rss = np.maximum(s_yy - slope * s_xy, 0.0)
@@ -264,7 +260,9 @@ def estimates(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -
 # ---- from the log to per-session statistics ------------------------------------------------
 
 @dataclass
-class _Sessions:
+class Sessions:
+    """The per-session statistics the estimators pool (:func:`collect_sessions`)."""
+
     user: np.ndarray
     list: np.ndarray
     topic: np.ndarray
@@ -294,8 +292,8 @@ def _length_lookup(lengths: Mapping | None, docnos: np.ndarray) -> np.ndarray:
     return out
 
 
-def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping | None,
-             groups: Mapping | None) -> _Sessions:
+def collect_sessions(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: Mapping | None,
+                     groups: Mapping | None) -> Sessions:
     """Per-session statistics of a validated log, on whole arrays (one pass of sorts and sums).
 
     A session's events in file order: the time on results pages runs from ``start``, ``back``
@@ -384,10 +382,7 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
     closed = np.where(saved, (close < n) & (session[np.minimum(close, n - 1)] == session[clicks]), in_session)
     close = np.minimum(close, n - 1)
     by_back = closed & (event[close] == BACK)
-    # reading time ends at the save when the document is saved, at back otherwise (the paper:
-    # "the time spent viewing a full document before saving it as relevant or clicking the
-    # back button"); the time between a save and back is neither reading nor results page
-    judged = np.where(saved, np.minimum(nxt, n - 1), close)
+    judged = np.where(saved, np.minimum(nxt, n - 1), close)  # reading ends at a save (see the docstring)
     click_relevant = np.zeros(len(clicks), dtype=bool)
     click_relevant[ok] = flat_relevant[at[ok]]
     click_length = _length_lookup(lengths, click_doc)
@@ -456,7 +451,7 @@ def _collect(log: InteractionLog, rankings: Mapping[str, ListRanking], lengths: 
 
 
 def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_ids, topics, durations, ended, reached,
-                         trajectory: pd.DataFrame) -> _Sessions:
+                         trajectory: pd.DataFrame) -> Sessions:
     """The per-session statistics the estimators pool, from each session's counts.
 
     ``counts``: one row per session: time on results pages up to the deepest click (0 without
@@ -464,7 +459,7 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
     non-relevant / non-relevant seen, documents viewed, relevant viewed / saved, non-relevant
     viewed / saved, whether the user ended, the session's duration. ``views``: one row per
     document view (session, docno, rank, relevant, length, time, saved, first, opened).
-    Shared by :func:`_collect` and the event-by-event reference of the tests, which differ
+    Shared by :func:`collect_sessions` and the event-by-event reference of the tests, which differ
     only in how they count.
     """
     counts = np.asarray(counts, dtype=np.float64).reshape(-1, 13)
@@ -503,7 +498,7 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
     y = duplicates["time"].to_numpy(float) - y_shift
     for name, values in (("dup_n", np.ones(len(y))), ("dup_y", y), ("dup_yy", y * y)):
         stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
-    return _Sessions(
+    return Sessions(
         user=np.array(user, dtype=object), list=np.array(list_ids, dtype=object), topic=np.array(topics, dtype=object),
         stats=stats, duration=np.array(durations), ended=np.array(ended, dtype=bool), reached=np.array(reached),
         views=views, trajectory=trajectory, x_shift=x_shift, y_shift=y_shift)
@@ -662,7 +657,7 @@ def _kaplan_meier_gap(duration: np.ndarray, ended: np.ndarray, halflife: float) 
     return float(max(np.abs(survival - fitted).max(), np.abs(before - fitted).max()))
 
 
-def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int, seed: int, confidence: float,
+def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int, seed: int, confidence: float,
                      rel: int, alpha: float) -> Calibration:
     users, user_code = np.unique(sessions.user[mask], return_inverse=True)
     stats = sessions.stats[mask]
@@ -723,9 +718,6 @@ def _calibrate_group(name: str, sessions: _Sessions, mask: np.ndarray, *, B: int
                        sessions=int(mask.sum()))
 
 
-_BOOTSTRAP_CELLS = 4_000_000  # resamples x users counted at once (memory: 8 bytes each)
-
-
 def _bootstrap_sums(per_user: np.ndarray, *, B: int, seed: int) -> np.ndarray:
     """The summed statistics of ``B`` resamples of the users (with replacement), shape (B, K).
 
@@ -736,7 +728,7 @@ def _bootstrap_sums(per_user: np.ndarray, *, B: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     n_users = len(per_user)
     out = np.empty((B, per_user.shape[1]))
-    block = max(1, _BOOTSTRAP_CELLS // max(n_users, 1))
+    block = max(1, BOOTSTRAP_BLOCK_CELLS // max(n_users, 1))
     for start in range(0, B, block):
         rows = min(block, B - start)
         # one call per resample: the numbers do not depend on the block size
@@ -809,7 +801,7 @@ def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, l
         raise ParameterError(f"confidence must be between 0 and 1; got {confidence!r}")
     if by == "user-class" and (not isinstance(n_classes, int) or n_classes < 2):
         raise ParameterError(f"n_classes must be an integer >= 2; got {n_classes!r}")
-    sessions = _collect(log, rankings, lengths, groups)
+    sessions = collect_sessions(log, rankings, lengths, groups)
     everything = np.ones(len(sessions.user), dtype=bool)
     calibrate = partial(_calibrate_group, B=B, seed=seed, confidence=confidence, rel=rel, alpha=alpha)
     calibrations = [calibrate("all", sessions, everything)]

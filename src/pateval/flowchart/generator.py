@@ -152,14 +152,10 @@ def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tu
     return _renumber(result, rng) if renumber else result
 
 
-def _untouched_edges(edges: list, touched: set[int]) -> list[int]:
-    return [position for position, edge in enumerate(edges) if edge is not None and position not in touched]
-
-
 def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) -> bool:
     """Apply one operation of ``kind`` in place; False when it has nothing left to act on."""
     free_nodes = sorted((node_id for node_id in nodes if node_id not in touched_nodes), key=_id_order)
-    free_edges = _untouched_edges(edges, touched_edges)
+    free_edges = [position for position, edge in enumerate(edges) if edge is not None and position not in touched_edges]
     if kind == "delete_edge":
         if not free_edges:
             return False
@@ -212,13 +208,13 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         touched_nodes.add(node_id)
         return True
     if kind == "add_node":
-        anchors = [node_id for node_id in nodes]
+        anchors = sorted(nodes, key=_id_order)
         if not anchors:
             return False
         new_id = f"x{fresh}"
         nodes[new_id] = Node(new_id, rng.choice(NODE_TYPES), _phrase(rng), None)
         touched_nodes.add(new_id)
-        edges.append(Edge(rng.choice(sorted(anchors, key=_id_order)), new_id, True, "plain"))
+        edges.append(Edge(rng.choice(anchors), new_id, True, "plain"))
         touched_edges.add(len(edges) - 1)
         return True
     if kind == "add_edge":

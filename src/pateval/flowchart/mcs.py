@@ -186,7 +186,8 @@ def _check_level(level: str) -> str:
     return level
 
 
-def _check_budget(time_budget: float | None) -> float:
+def check_budget(time_budget: float | None) -> float:
+    """Seconds of exact search allowed (inf for None); a ParameterError unless positive."""
     if time_budget is None:
         return math.inf
     if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not time_budget > 0:
@@ -210,10 +211,10 @@ class _Matcher:
         n1, n2 = len(one.ids), len(two.ids)
         by_class: dict[tuple, list[int]] = {}
         for j in range(n2):
-            by_class.setdefault(_node_class(two, j), []).append(j)
+            by_class.setdefault(two.node_class[j], []).append(j)
         self.candidates: list[list[int]] = []
         for i in range(n1):
-            options = by_class.get(_node_class(one, i), [])
+            options = by_class.get(one.node_class[i], [])
             if self.with_texts:
                 options = [j for j in options if texts_similar(one.text[i], two.text[j], threshold)]
             self.candidates.append(options)
@@ -630,9 +631,9 @@ class _Matcher:
                 v = -negative
                 mapping[u] = v
                 used[v] = True
-                free.take(v, used)
+                free.shift(v, used, -1)
                 search(depth + 1, score + 1 + gained)
-                free.give_back(v, used)
+                free.shift(v, used, 1)
                 used[v] = False
                 mapping[u] = -1
             search(depth + 1, score)
@@ -670,33 +671,17 @@ class _FreeCounts:
                 if other >= j:  # each edge once (loops have other == j)
                     self.internal[cls] += 1
 
-    def take(self, node: int, used: list[bool]) -> None:
-        """``node`` has just been marked used."""
+    def shift(self, node: int, used: list[bool], step: int) -> None:
+        """``step=-1``: ``node`` has just been marked used; ``step=1`` undoes that (``node`` still marked)."""
         matcher = self.matcher
-        self.nodes[matcher.node_class_two[node]] -= 1
+        self.nodes[matcher.node_class_two[node]] += step
         ends = self.ends
         for other, cls in matcher.back_two[node]:
-            ends[other][cls] -= 1
+            ends[other][cls] += step
         internal = self.internal
         for other, cls in matcher.incident_two[node]:
             if other == node or not used[other]:
-                internal[cls] -= 1
-
-    def give_back(self, node: int, used: list[bool]) -> None:
-        """Undo :meth:`take` (``node`` is still marked used)."""
-        matcher = self.matcher
-        self.nodes[matcher.node_class_two[node]] += 1
-        ends = self.ends
-        for other, cls in matcher.back_two[node]:
-            ends[other][cls] += 1
-        internal = self.internal
-        for other, cls in matcher.incident_two[node]:
-            if other == node or not used[other]:
-                internal[cls] += 1
-
-
-def _node_class(side: _Side, node: int) -> tuple:
-    return side.node_class[node]
+                internal[cls] += step
 
 
 def _match_entries(first, second, threshold: float) -> list[tuple[int, int]]:
@@ -791,7 +776,7 @@ def maximum_common_subgraph(
     """
     _check_level(level)
     threshold = check_threshold(text_threshold)
-    budget = _check_budget(time_budget)
+    budget = check_budget(time_budget)
     began = time.perf_counter()
     matcher = _Matcher(truth, submission, level, threshold, budget)
     start_mapping = None

@@ -76,14 +76,6 @@ class Flowchart:
     edges: tuple[Edge, ...] = ()
     declared: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
-    def directed_edges(self) -> tuple[Edge, ...]:
-        return tuple(edge for edge in self.edges if edge.directed)
-
-    @property
-    def undirected_edges(self) -> tuple[Edge, ...]:
-        return tuple(edge for edge in self.edges if not edge.directed)
-
     def counts(self) -> dict[str, int]:
         """The counts that ``MT NO``, ``MT DE`` and ``MT UE`` must declare."""
         directed = sum(1 for edge in self.edges if edge.directed)

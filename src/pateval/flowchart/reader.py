@@ -35,8 +35,6 @@ __all__ = ["FlowchartCheck", "check_flowchart", "defect_error", "parse_flowchart
 
 _RECORDS = "one of MT, NO, MN, DE, UE, CO"
 _MT_FIELDS = "Title, NO, DE or UE"
-_NODE_TYPE_LIST = "one of " + ", ".join(NODE_TYPES)
-_EDGE_TYPE_LIST = "one of " + ", ".join(EDGE_TYPES)
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _COUNT = re.compile(r"\d+")
@@ -148,14 +146,20 @@ def _no_more(tokens: list[_Token], index: int, path: str, line: int, record: str
                                    found=tokens[index].raw))
 
 
+def _type(tokens: list[_Token], index: int, path: str, line: int, what: str, record: str, text: str,
+          known: tuple[str, ...]) -> str:
+    """The node or edge type at ``tokens[index]``, lower-cased; a defect unless one of ``known``."""
+    if len(tokens) <= index or tokens[index].kind != "word":
+        raise _Defect(defect_error(path, line, f"missing {what} type", expected=_SHAPES[record], found=text))
+    if tokens[index].value.lower() not in known:
+        raise _Defect(defect_error(path, line, f"unknown {what} type", expected="one of " + ", ".join(known),
+                                   found=tokens[index].value))
+    return tokens[index].value.lower()
+
+
 def _parse_node(tokens: list[_Token], path: str, line: int, text: str) -> Node:
-    shape = _SHAPES["NO"]
-    node_id = _identifier(tokens[0] if tokens else None, path, line, "node identifier", shape, text)
-    if len(tokens) < 2 or tokens[1].kind != "word":
-        raise _Defect(defect_error(path, line, "missing node type", expected=shape, found=text))
-    node_type = tokens[1].value.lower()
-    if node_type not in NODE_TYPES:
-        raise _Defect(defect_error(path, line, "unknown node type", expected=_NODE_TYPE_LIST, found=tokens[1].value))
+    node_id = _identifier(tokens[0] if tokens else None, path, line, "node identifier", _SHAPES["NO"], text)
+    node_type = _type(tokens, 1, path, line, "node", "NO", text, NODE_TYPES)
     label, index = _optional_text(tokens, 2)
     position = None
     if index < len(tokens) and tokens[index].kind == "coords":
@@ -188,11 +192,7 @@ def _parse_edge(record: str, tokens: list[_Token], path: str, line: int, text: s
     shape = _SHAPES[record]
     source = _identifier(tokens[0] if tokens else None, path, line, "start node", shape, text)
     target = _identifier(tokens[1] if len(tokens) > 1 else None, path, line, "end node", shape, text)
-    if len(tokens) < 3 or tokens[2].kind != "word":
-        raise _Defect(defect_error(path, line, "missing edge type", expected=shape, found=text))
-    edge_type = tokens[2].value.lower()
-    if edge_type not in EDGE_TYPES:
-        raise _Defect(defect_error(path, line, "unknown edge type", expected=_EDGE_TYPE_LIST, found=tokens[2].value))
+    edge_type = _type(tokens, 2, path, line, "edge", record, text, EDGE_TYPES)
     label, index = _optional_text(tokens, 3)
     _no_more(tokens, index, path, line, record)
     return Edge(source, target, record == "DE", edge_type, label)

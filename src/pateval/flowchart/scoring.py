@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..errors import InputFormatError, ParameterError, malformed
 from .graph import graph_size, to_networkx
-from .mcs import LEVELS, CommonSubgraph, distance_from_size, maximum_common_subgraph
+from .mcs import LEVELS, CommonSubgraph, check_budget, distance_from_size, maximum_common_subgraph
 from .model import Flowchart
 from .reader import check_flowchart, defect_error
 from .text import check_threshold, normalise_text, texts_similar
@@ -83,12 +83,13 @@ def _f1(precision: float, recall: float) -> float:
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-def _check_budget(time_budget) -> None:
-    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int,
-                                                                                                  float))
-                                    or not time_budget > 0):
-        raise ParameterError(f"time_budget must be a positive number of seconds (or None for no limit), not "
-                             f"{time_budget!r}")
+def _check_options(levels: tuple[str, ...], text_threshold: float, time_budget: float | None) -> float:
+    """The levels, threshold and budget checked; the threshold as a float."""
+    for level in levels:
+        levels_for(level)
+    threshold = check_threshold(text_threshold)
+    check_budget(time_budget)
+    return threshold
 
 
 def score_flowchart(
@@ -119,14 +120,11 @@ def score_flowchart(
         Measure name -> value, in the order of :func:`measure_names`.
     """
     levels = tuple(levels)
-    for level in levels:
-        levels_for(level)
-    threshold = check_threshold(text_threshold)
-    _check_budget(time_budget)
+    threshold = _check_options(levels, text_threshold, time_budget)
     g1, g2 = to_networkx(truth), to_networkx(submission)
     size1, size2 = graph_size(g1), graph_size(g2)
     # Finest level first: its mapping is feasible at the coarser levels and starts their search.
-    wanted = [level for level in ("texts", "types", "structure") if level in levels or level == "types"]
+    wanted: list[str] = [level for level in ("texts", "types", "structure") if level in levels or level == "types"]
     results: dict[str, CommonSubgraph] = {}
     start = None
     for level in wanted:
@@ -233,10 +231,7 @@ def evaluate_flowchart_dirs(
         ``(scores, bad_files)``.
     """
     levels = tuple(levels)
-    for level in levels:
-        levels_for(level)
-    check_threshold(text_threshold)
-    _check_budget(time_budget)
+    _check_options(levels, text_threshold, time_budget)
     truth_dir, submission_dir = Path(truth_dir), Path(submission_dir)
     problems: list[InputFormatError] = []
     truth_files = _files_by_image(truth_dir, problems)

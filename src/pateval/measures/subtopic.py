@@ -227,7 +227,7 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     present[relevance.judged_doc] = True
     documents = np.flatnonzero(present)
     key_rank = np.zeros(n_keys, dtype=np.int64)
-    key_rank[documents] = string_ranks(_judged_ids(view, documents))
+    key_rank[documents] = string_ranks(view.judged_docnos.take(pa.array(documents)))
     n_subtopics = len(weight)
     candidate_key = relevance.judged_topic * n_keys + key_rank[relevance.judged_doc]
     if int(candidate_key.max()) < np.iinfo(np.int64).max // max(n_subtopics, 1):
@@ -271,11 +271,6 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
         if not (best[live] > 0.0).any():
             break  # gains only shrink: every later rank gains 0
     return ideal
-
-
-def _judged_ids(view: SubtopicView, documents: np.ndarray) -> pa.Array:
-    """The ids of some judged documents (indexes into ``view.judged_docnos``)."""
-    return view.judged_docnos.take(pa.array(documents))
 
 
 def _ideal_gains(ranked, measure, context, relevance, weight, depth) -> np.ndarray:

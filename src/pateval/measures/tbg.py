@@ -26,7 +26,6 @@ with the default calibration).
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -40,7 +39,7 @@ from .._lazy import lazy_module
 from ..core.docids import document_keys
 from ..core.order import unique_inverse
 from ..core.ranking import RankedTopics
-from ..core.segments import offsets, run_lengths, run_starts, segment_of
+from ..core.segments import offsets, run_lengths, run_starts
 from ..errors import ParameterError
 from ..formats.doclengths import DocLengths
 from ..formats.groups import group_codes
@@ -50,7 +49,6 @@ from ..usermodel.time import (
     duplicates_of_earlier,
     segment_exclusive_cumsum,
     segment_exclusive_cumsum_at,
-    step_times,
 )
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
@@ -62,7 +60,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
-__all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "time_biased_gain", "times_at",
+__all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "times_at",
            "ideal_gain", "normaliser", "time_model_of"]
 
 _PROBABILITY = Interval(0, 1)
@@ -138,40 +136,23 @@ def _as_arrow_strings(values) -> pa.Array:
 
 @dataclass(frozen=True)
 class LengthTable:
-    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per evaluation.
-
-    ``source``: the :class:`~pateval.formats.doclengths.DocLengths` it was made from, if any;
-    the keys' lookup index is then made once per such table (as the lengths were read once)
-    and shared by every evaluation that uses it.
-    """
+    """A ``docno -> words`` mapping as Arrow keys and a value array, converted once per evaluation
+    (:func:`length_table`: kept in the evaluation context's memo, with its lookup index)."""
 
     keys: pa.Array
     values: np.ndarray
-    source: DocLengths | None = None
 
     @cached_property
     def sorted_keys(self) -> SortedKeys:
-        """The keys indexed for lookups (made on the first lookup, kept with the table or its source)."""
-        if self.source is None:
-            return SortedKeys(self.keys)
-        key = id(self.source)
-        known = _KEY_INDEXES.get(key)
-        if known is None or known[0]() is not self.source:
-            index = SortedKeys(self.keys)
-
-            def forget(_: object, key: int = key) -> None:
-                _KEY_INDEXES.pop(key, None)
-
-            _KEY_INDEXES[key] = (weakref.ref(self.source, forget), index)
-            return index
-        return known[1]
+        """The keys indexed for lookups (made on the first lookup, kept with the table)."""
+        return SortedKeys(self.keys)
 
     @classmethod
     def of(cls, lengths: Mapping | DocLengths | LengthTable) -> LengthTable:
         if isinstance(lengths, LengthTable):
             return lengths
         if isinstance(lengths, DocLengths):  # as read from a file: the arrays as they are
-            return cls(lengths.ids, cast(np.ndarray, lengths.values).astype(np.float64), lengths)
+            return cls(lengths.ids, cast(np.ndarray, lengths.values).astype(np.float64))
         return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64,
                                                                   count=len(lengths)))
 
@@ -204,10 +185,12 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
 
 def _lengths_at(where: np.ndarray, table: LengthTable, ids: pa.Array, default: float | None, *, measure: Measure,
                 needed, describe, what: str) -> np.ndarray:
-    """The lengths of ``ids`` found at ``where`` in ``table`` (see :func:`_lookup_lengths`).
+    """The lengths (words) of the documents ``ids`` found at ``where`` in ``table``.
 
     ``needed``: a mask of the entries that must have a length, None (all), or a function
-    that makes the mask (called only when some length is missing or invalid).
+    that makes the mask (called only when some length is missing or invalid). The first
+    needed one without a length (or with a negative or non-finite one) is named in the
+    error, ``describe(i)`` saying where.
     """
     known = table.values
     values = np.where(where >= 0, known[np.maximum(where, 0)] if len(known) else 0.0, np.nan)
@@ -232,24 +215,6 @@ def _lengths_at(where: np.ndarray, table: LengthTable, ids: pa.Array, default: f
                 f"{int(missing.sum())} such document(s). Give every length, or a default: TBG(default_length=...)")
         values[where < 0] = default
     return values
-
-
-def _lookup_lengths(ids: pa.Array, lengths: Mapping | LengthTable, default: float | None, *, measure: Measure,
-                    needed: np.ndarray | None, describe, what: str, distinct: bool = False) -> np.ndarray:
-    """Lengths of the documents ``ids`` (Arrow strings) from the mapping ``docno -> words``.
-
-    Only entries where ``needed`` holds must have a length; the first one without (or with
-    a negative or non-finite length) is named in the error, with ``describe(i)`` saying where.
-    """
-    table = LengthTable.of(lengths)
-    where = _positions(ids, table, distinct=distinct)
-    return _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what=what)
-
-
-# The keys' lookup index of each DocLengths table read (made once, shared by the evaluations
-# that use the table, dropped with it): the one store kept beyond an evaluation, until the
-# table read carries a memo of its own.
-_KEY_INDEXES: dict[int, tuple] = {}
 
 
 def length_table(context: EvaluationContext, measure: Measure) -> LengthTable:
@@ -429,17 +394,11 @@ class TBGRows:
         return self.gain > 0
 
 
-def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext, *,
-             lengths: LengthTable | None = None) -> TBGRows:
-    """Relevance, lengths and duplicates of every retrieved row, per the measure's parameters.
-
-    ``lengths``: the ``doc_lengths`` resource already converted (:class:`LengthTable`).
-    """
+def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> TBGRows:
+    """Relevance, lengths and duplicates of every retrieved row, per the measure's parameters."""
     model = time_model_of(measure)
-    if lengths is None:
-        lengths = length_table(context, measure)
     relevant = ranked.relevant(measure["rel"])
-    codes, ids, values = _document_lengths(ranked, measure, context, lengths)
+    codes, ids, values = _document_lengths(ranked, measure, context, length_table(context, measure))
     row_lengths = values[codes]
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
     if duplicate is None:
@@ -447,17 +406,6 @@ def tbg_rows(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
     earns = relevant if measure["duplicate_gain"] else relevant & ~duplicate
     gain = np.where(earns, model.gain_relevant, 0.0)
     return TBGRows(ranked.ptr, relevant, row_lengths, duplicate, gain, model)
-
-
-def time_biased_gain(rows: TBGRows) -> np.ndarray:
-    """Unnormalised TBG per topic: ``sum_k g_k D(T(k))``."""
-    times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
-                                                duplicate=rows.duplicate),
-                                     rows.ptr)
-    segment = segment_of(rows.ptr)
-    earning = rows.earns
-    return np.bincount(segment[earning], weights=rows.gain[earning] * rows.model.decay(times[earning]),
-                       minlength=len(rows.ptr) - 1)
 
 
 def _shortest_first(topic: np.ndarray, lengths: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
@@ -612,10 +560,10 @@ def _relevant_patents(ranked, measure, context, lengths, default) -> tuple[np.nd
     keep = (position >= 0) & (np.asarray(level.rel) >= measure["rel"])
     docnos = np.asarray(level.docno, dtype=object)[keep]
     topic = position[keep].astype(np.int64)
-    values = _lookup_lengths(_as_arrow_strings(docnos), lengths, default, measure=measure,
-                             needed=np.ones(len(docnos), dtype=bool),
-                             describe=lambda i: f"topic {ranked.topic_ids[topic[i]]!r}; needed by norm=ideal",
-                             what="relevant document")
+    ids = _as_arrow_strings(docnos)
+    values = _lengths_at(_positions(ids, lengths), lengths, ids, default, measure=measure, needed=None,
+                         describe=lambda i: f"topic {ranked.topic_ids[topic[i]]!r}; needed by norm=ideal",
+                         what="relevant document")
     keys = document_keys(docnos, "patent")
     mode = measure["duplicates"]
     codes = None if mode == "none" else _groups(keys if mode == "patent" else docnos, mode, measure, context)
@@ -643,8 +591,8 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     """
     lengths = length_table(context, measure)
     model = time_model_of(measure)
-    # as tbg_rows + time_biased_gain, without an array of every row for each quantity:
-    # the step times and their running sums block by block, read at the earning rows
+    # without an array of every row for each quantity: the step times and their running
+    # sums block by block, read at the earning rows
     relevant_rows = _relevant_rows(ranked, measure["rel"])
     codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
@@ -657,12 +605,12 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     else:
         topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
     raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
-    scale = normaliser(ranked, measure, context, model, lengths=lengths)
+    scale = normaliser(ranked, measure, context, model)
     return divide_or_zero(raw, scale)
 
 
-def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext, model: TimeModel | None = None, *,
-               lengths: LengthTable | None = None) -> np.ndarray:
+def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
+               model: TimeModel | None = None) -> np.ndarray:
     """N per topic for the measure's ``norm``: 1, the ideal TBG (0 without relevant documents), or the bound."""
     model = model or time_model_of(measure)
     norm = measure["norm"]
@@ -670,8 +618,7 @@ def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContex
         return np.ones(ranked.n_topics, dtype=np.float64)
     if norm == "bound":
         return np.full(ranked.n_topics, model.bound(), dtype=np.float64)
-    table = lengths if lengths is not None else length_table(context, measure)
-    topic, ideal_lengths, group = _relevant_judged(ranked, measure, context, table)
+    topic, ideal_lengths, group = _relevant_judged(ranked, measure, context, length_table(context, measure))
     return ideal_gain(topic, ideal_lengths, group, ranked.n_topics, model=model,
                       duplicate_gain=measure["duplicate_gain"])
 

@@ -100,11 +100,8 @@ def _text_comparison(comparison: Comparison, precision: int) -> str:
             value = f"{comparison.means.at[run, measure]:.{precision}f}"
             cells.append(f"{value} {'>' + mark if all_pairs and mark else mark}".rstrip())
         rows.append(cells)
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
     out = io.StringIO()
-    for cells in [header, ["-" * w for w in widths], *rows]:
-        out.write("  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=False)).rstrip() + "\n")
-    out.write("\n")
+    out.write(_aligned(header, rows) + "\n")
     if comparison.tests.empty:
         pass  # nothing was tested: no markers to explain (the settings line says why)
     elif all_pairs:
@@ -226,23 +223,23 @@ def render_comparison(comparison: Comparison, *, format: str = "text", precision
     return json.dumps(document, indent=1, default=_json_default) + "\n"
 
 
+def _aligned(header: list[str], rows: list[list[str]]) -> str:
+    """``header`` and ``rows`` as left-aligned columns two spaces apart, a rule under the header."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    return "".join("  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip() + "\n"
+                   for cells in [header, ["-" * w for w in widths], *rows])
+
+
 def _text_frame(frame: pd.DataFrame, precision: int) -> str:
-    formatted = pd.DataFrame(index=frame.index)
+    columns = []
     for column in frame.columns:
         # Cell by cell: astype(str) keeps missing values (NA, None) missing in pandas 3.
         if pd.api.types.is_float_dtype(frame[column]):
-            formatted[column] = [("" if pd.isna(v) else f"{v:.{precision}f}") for v in frame[column]]
+            columns.append([("" if pd.isna(v) else f"{v:.{precision}f}") for v in frame[column]])
         else:
-            formatted[column] = [("" if v is None or (not isinstance(v,
-                                                                     str) and pd.isna(v)) else str(v)) for v
-                                 in frame[column]]
-    header = list(formatted.columns)
-    widths = [max([len(str(h))] + [len(v) for v in formatted[h]]) for h in header]
-    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=False)).rstrip(),
-             "  ".join("-" * w for w in widths)]
-    for row in formatted.itertuples(index=False):
-        lines.append("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=False)).rstrip())
-    return "\n".join(lines) + "\n"
+            columns.append(["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
+                            for v in frame[column]])
+    return _aligned([str(c) for c in frame.columns], [list(row) for row in zip(*columns, strict=True)])
 
 
 def render_frame(frame: pd.DataFrame, *, format: str = "text", precision: int = 4, settings: dict | None = None) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._optional import needs_extra
 from ..errors import ParameterError
-from .scores import SeedLike, as_generator, as_run_scores
+from .scores import SeedLike, as_generator, as_run_scores, resample_counts
 
 with needs_extra("stats"):
     from scipy import stats as sps
@@ -75,10 +75,7 @@ def bootstrap_confidence_interval(differences, *, confidence: float = 0.95, B: i
         raise ParameterError(f"B must be a positive int, not {B!r}")
     rng = as_generator(seed)
     n = z.shape[0]
-    picks = np.minimum((rng.random((int(B), n)) * n).astype(np.intp), n - 1)
-    offsets = picks + (np.arange(int(B), dtype=np.intp) * n)[:, None]
-    counts = np.bincount(offsets.ravel(), minlength=int(B) * n).reshape(int(B), n).astype(float)
-    means = counts @ z / n
+    means = resample_counts(rng, int(B), n) @ z / n
     tail = (1.0 - confidence) / 2.0
     return np.quantile(means, tail, axis=0), np.quantile(means, 1.0 - tail, axis=0)
 

@@ -23,6 +23,7 @@ __all__ = [
     "as_run_scores",
     "check_matrices",
     "describe_seed",
+    "resample_counts",
     "run_pairs",
     "score_matrices",
     "score_matrix",
@@ -210,3 +211,14 @@ def run_pairs(runs: Sequence[str], baseline: str | None = None) -> tuple[np.ndar
     base = list(runs).index(baseline)
     others = np.array([i for i in range(n) if i != base], dtype=np.intp)
     return others, np.full(len(others), base, dtype=np.intp)
+
+
+def resample_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
+    """How often each topic is drawn in each of ``rows`` bootstrap samples of n topics.
+
+    Topic indices are floor(u n) with u from ``rng.random`` (one double per draw, so a chunk
+    draws the same numbers as the same rows of a larger draw).
+    """
+    picks = np.minimum((rng.random((rows, n)) * n).astype(np.intp), n - 1)
+    offsets = picks + (np.arange(rows, dtype=np.intp) * n)[:, None]
+    return np.bincount(offsets.ravel(), minlength=rows * n).reshape(rows, n).astype(float)

@@ -35,10 +35,11 @@ import pandas as pd
 
 from .._optional import needs_extra
 from ..errors import ParameterError
+from ..tuning import EXACT_SIGN_TOPICS, RESAMPLE_CHUNK_VALUES
 from .corrections import CORRECTIONS, adjust_p_values
 from .effect_size import paired_effect_size, t_confidence_interval
 from .names import DEFAULT_B, TESTS
-from .scores import SeedLike, as_generator, as_run_scores, describe_seed, run_pairs
+from .scores import SeedLike, as_generator, as_run_scores, describe_seed, resample_counts, run_pairs
 
 with needs_extra("stats"):
     from scipy import stats as sps
@@ -62,14 +63,10 @@ _RTOL = 1e-10
 # Differences are rounded to 12 decimals before ranking, so that equal differences computed in
 # floating point (0.7 - 0.5 and 0.3 - 0.1) count as the tie they are.
 _TIE_DECIMALS = 12
-# About this many float64 values per chunk of resampled statistics (64 MiB).
-_CHUNK_VALUES = 1 << 23
-# Exact enumeration of sign vectors is allowed up to this many topics (2**24 vectors).
-_MAX_EXACT_TOPICS = 24
 
 
 def _chunk_rows(width: int) -> int:
-    return max(1, _CHUNK_VALUES // max(1, width))
+    return max(1, RESAMPLE_CHUNK_VALUES // max(1, width))
 
 
 def _check_B(B, test: str) -> int:
@@ -288,10 +285,10 @@ def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, 
     n, width = z.shape
     if exact not in ("auto", True, False):
         raise ParameterError(f"exact must be 'auto', True or False, not {exact!r}")
-    if exact is True and n > _MAX_EXACT_TOPICS:
+    if exact is True and n > EXACT_SIGN_TOPICS:
         raise ParameterError(f"an exact randomisation test enumerates 2**n sign vectors; n = {n} topics is too many "
-                             f"(at most {_MAX_EXACT_TOPICS})")
-    enumerate_all = exact is True or (exact == "auto" and n <= _MAX_EXACT_TOPICS and 2**n <= B)
+                             f"(at most {EXACT_SIGN_TOPICS})")
+    enumerate_all = exact is True or (exact == "auto" and n <= EXACT_SIGN_TOPICS and 2**n <= B)
     rng = None if enumerate_all else as_generator(seed)
     total = 2**n if enumerate_all else B
     observed = np.abs(np.ones(n) @ z) / n
@@ -314,17 +311,6 @@ def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, 
 
 
 # ---- Sakai's paired bootstrap ------------------------------------------------------------
-
-
-def _resample_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    """How often each topic is drawn in each of ``rows`` bootstrap samples of n topics.
-
-    Topic indices are floor(u n) with u from ``rng.random`` (one double per draw, so a chunk
-    draws the same numbers as the same rows of a larger draw).
-    """
-    picks = np.minimum((rng.random((rows, n)) * n).astype(np.intp), n - 1)
-    offsets = picks + (np.arange(rows, dtype=np.intp) * n)[:, None]
-    return np.bincount(offsets.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
 
 
 def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alpha: float = 0.05) -> dict:
@@ -363,7 +349,7 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
     step = _chunk_rows(max(n, width))
     for start in range(0, B, step):
         rows = min(step, B - start)
-        counts = _resample_counts(rng, rows, n)
+        counts = resample_counts(rng, rows, n)
         sample_mean = (counts @ w) / n
         sample_var = (counts @ w_squared - n * sample_mean**2) / (n - 1)
         sample_var = np.where(sample_var <= noise, 0.0, sample_var)

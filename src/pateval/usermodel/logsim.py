@@ -100,15 +100,10 @@ def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: i
     scale = model.halflife / np.log(2.0)
     speeds = np.exp(speed_spread * rng.standard_normal(n_users) - speed_spread ** 2
                     / 2) if speed_spread > 0 else np.ones(n_users)
-    users, list_ids, times, events, ranks, docnos = [], [], [], [], [], []
+    rows: list[tuple] = []
 
     def emit(user, list_id, t, event, rank=0, docno=None):
-        users.append(user)
-        list_ids.append(list_id)
-        times.append(t)
-        events.append(event)
-        ranks.append(rank)
-        docnos.append(docno)
+        rows.append((user, list_id, t, event, rank, docno))
 
     shape = 1.0 / summary_noise ** 2 if summary_noise > 0 else None
     for u in range(n_users):
@@ -156,5 +151,7 @@ def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: i
                 if saves[k]:  # at the end of reading: a saved view's time ends at its save
                     emit(user, list_id, t, "save")
                 emit(user, list_id, t, "back")
+    users, list_ids, times, events, ranks, docnos = (list(column) for column in zip(*rows, strict=True)) if rows \
+        else ([] for _ in range(6))
     return pd.DataFrame({"user": users, "list": list_ids, "time": np.asarray(times, dtype=np.float64), "event": events,
                          "rank": np.asarray(ranks, dtype=np.int64), "docno": docnos})

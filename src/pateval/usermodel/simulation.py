@@ -29,14 +29,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.segments import segment_of
 from ..errors import ParameterError
+from ..tuning import SIMULATION_BLOCK_CELLS
 from ..validation import Interval, check_interval, check_type
 from .time import DEFAULT_MODEL, TimeModel, check_rows, segment_exclusive_cumsum, step_times
 
 __all__ = ["SimulationResult", "expected_gain", "closed_form_gain", "simulate_users"]
 
 _CONFIDENCE = Interval(0, 1, closed="neither")
-_BLOCK_ELEMENTS = 2_000_000  # users x ranks simulated at once (memory: a few arrays of this size)
 
 
 @dataclass(frozen=True)
@@ -69,11 +70,7 @@ class SimulationResult:
     seed: int
 
 
-def _segments(ptr: np.ndarray) -> np.ndarray:
-    return np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
-
-
-def _earning(relevant: np.ndarray, duplicate: np.ndarray | None, earns) -> np.ndarray:
+def _earning(relevant: np.ndarray, earns) -> np.ndarray:
     if earns is None:
         return relevant
     earns = np.asarray(earns).astype(bool, copy=False).ravel()
@@ -92,7 +89,7 @@ def expected_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplic
     rank, default: the relevant ones) says which ranks can earn gain.
     """
     relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
-    earning = _earning(relevant, duplicate, earns)
+    earning = _earning(relevant, earns)
     reading = model.reading_time(np.where(duplicate, 0.0, lengths) if duplicate is not None else lengths)
     p_click = np.where(relevant, model.p_click_rel, model.p_click_nonrel)
     rate = model.decay_rate
@@ -100,17 +97,17 @@ def expected_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplic
     log_factor = -rate * model.summary_time + np.log1p(p_click * np.expm1(-rate * reading))
     survival = np.exp(segment_exclusive_cumsum(log_factor, ptr))
     weights = np.where(earning, model.gain_relevant * survival, 0.0)
-    return np.bincount(_segments(ptr), weights=weights, minlength=len(ptr) - 1)
+    return np.bincount(segment_of(ptr), weights=weights, minlength=len(ptr) - 1)
 
 
 def closed_form_gain(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None, earns=None,
                      ptr=None) -> np.ndarray:
     """Unnormalised time-biased gain per ranking: ``sum_k g_k D(T(k))`` (the measure TBG)."""
     relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
-    earning = _earning(relevant, duplicate, earns)
+    earning = _earning(relevant, earns)
     times = segment_exclusive_cumsum(step_times(relevant, lengths, model=model, duplicate=duplicate), ptr)
     weights = np.where(earning, model.gain_relevant * model.decay(times), 0.0)
-    return np.bincount(_segments(ptr), weights=weights, minlength=len(ptr) - 1)
+    return np.bincount(segment_of(ptr), weights=weights, minlength=len(ptr) - 1)
 
 
 def simulate_users(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplicate=None, earns=None, ptr=None,
@@ -150,11 +147,11 @@ def simulate_users(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, dupli
     check_type("confidence", confidence, (int, float))
     check_interval("confidence", confidence, _CONFIDENCE)
     relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
-    earning = _earning(relevant, duplicate, earns)
+    earning = _earning(relevant, earns)
     n_rows, n_topics = len(relevant), len(ptr) - 1
     reading = model.reading_time(np.where(duplicate, 0.0, lengths) if duplicate is not None else lengths)
     p_click = np.where(relevant, model.p_click_rel, model.p_click_nonrel)
-    segment = _segments(ptr)
+    segment = segment_of(ptr)
     starts = ptr[:-1]
     # only ranks that can earn gain need a save draw and a stopping check
     earn_rows = np.flatnonzero(earning)
@@ -166,7 +163,7 @@ def simulate_users(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, dupli
     rng = np.random.default_rng(seed)
     total = np.zeros(n_topics)
     total_sq = np.zeros(n_topics)
-    block = max(1, min(n_users, _BLOCK_ELEMENTS // max(n_rows, 1)))
+    block = max(1, min(n_users, SIMULATION_BLOCK_CELLS // max(n_rows, 1)))
     done = 0
     while done < n_users:
         users = min(block, n_users - done)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import lazy_module
+from ..core.segments import segment_of
 from ..errors import ParameterError
 from ..validation import Interval, check_interval
 
@@ -332,8 +333,7 @@ def expected_time(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, duplic
     """Expected seconds to work through each whole ranking: ``T(n+1)``, one value per ranking."""
     relevant, lengths, duplicate, ptr = check_rows(relevant, lengths, duplicate, ptr)
     steps = step_times(relevant, lengths, model=model, duplicate=duplicate)
-    segment = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
-    return np.bincount(segment, weights=steps, minlength=len(ptr) - 1)
+    return np.bincount(segment_of(ptr), weights=steps, minlength=len(ptr) - 1)
 
 
 def word_count(text: str) -> int:

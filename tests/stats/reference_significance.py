@@ -3,7 +3,7 @@
 They are the readable statement of each test that the vectorised code in
 :mod:`pateval.stats.significance` must reproduce: they draw the same random numbers from
 the generator in the same order (B rows of n uniforms), so with the same seed they give the
-same ASLs. Tests and ``benchmarks/bench_stats.py`` compare the two; nothing else uses them.
+same ASLs. Tests and ``benchmarks/bench_stats.py`` compare the two.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .scores import SeedLike, as_generator
+from pateval.stats.scores import SeedLike, as_generator
 
 __all__ = ["loop_bootstrap_asl", "loop_randomisation_asl", "loop_tukey_hsd_asl"]
 
