@@ -68,7 +68,8 @@ def row_matches(ranked: RankedTopics, per_topic: int = 3) -> tuple[int, int, lis
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
-                order: str, context: EvaluationContext, on_duplicate: str, reader=None) -> BlockScores | None:
+                order: str, context: EvaluationContext, on_duplicate: str, reader=None,
+                trailing_columns: bool = False) -> BlockScores | None:
     """Read one block of a run file and score it (the unit of work given to a Dask worker).
 
     ``judgements``: the index of every qrels topic; the block takes its topics' judgements.
@@ -86,7 +87,8 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
         run = (reader or ParquetBlockReader(path)).read(start, stop, name=run_name, on_duplicate=on_duplicate)
     elif source[0] == "range":
         _, path, start, end, only_block = source
-        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block)
+        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block,
+                         trailing_columns=trailing_columns)
     else:
         _, part, path = source
         run = read_part(part, source=path, on_duplicate=on_duplicate)
@@ -171,7 +173,8 @@ class BlockScorer:
         sources = [(kind, os.path.abspath(path), *rest) for kind, path, *rest in sources]
         with self._cluster_failures():
             return [client.submit(score_block, judgements, source, self.measures, name=run_file.name,
-                                  order=self.order, context=context, on_duplicate=run_file.on_duplicate, pure=False)
+                                  order=self.order, context=context, on_duplicate=run_file.on_duplicate,
+                                  trailing_columns=run_file.trailing_columns, pure=False)
                     for source in sources]
 
     def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list[Any]:
@@ -191,7 +194,8 @@ class BlockScorer:
 
         def local(source):
             return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
-                                       context=self.context, on_duplicate=run_file.on_duplicate, reader=reader)
+                                       context=self.context, on_duplicate=run_file.on_duplicate, reader=reader,
+                                       trailing_columns=run_file.trailing_columns)
         return [local(source) for source in sources]
 
     def blocks(self, run_file: RunFile) -> list[BlockScores]:

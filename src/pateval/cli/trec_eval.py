@@ -125,6 +125,7 @@ def _run_trec_eval(args) -> int:
     from .. import api
     from .._lazy import pandas_deferred
     from ..formats.inputs import as_qrels
+    from ..formats.runblocks import RunFile, readable_in_blocks
     from ..formats.trec import read_run
     from ..measures import parse_measure
     from ..options import EvaluationOptions
@@ -138,11 +139,15 @@ def _run_trec_eval(args) -> int:
                                 judged_only=args.judged_only)
     with pandas_deferred():
         qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
-        # trec_eval ignores what follows a results line's sixth column
-        run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
-        if not args.complete:
-            _check_every_topic_has_results(qrels, run, args.results)
+        # trec_eval ignores what follows a results line's sixth column; a run file is read and
+        # scored in blocks of whole topics (one block in memory), but whole for relstrings
+        relstrings = args.per_query and "relstring" in marked
+        run = (RunFile(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
+               if readable_in_blocks(args.results) and not relstrings
+               else read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True))
         result = api.evaluation(qrels, [run], options=options)
+        if not args.complete:
+            _check_every_topic_has_results(qrels, result.scored[0].topics, args.results)
         # the measures as scored (-l gave them its rel), in the order asked for
         scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
         texts = {}
@@ -156,9 +161,10 @@ def _run_trec_eval(args) -> int:
     return 0
 
 
-def _check_every_topic_has_results(qrels, run, path: str) -> None:
-    """trec_eval 10.0 stops at a qrels topic without results unless -c is given (exit 4)."""
-    missing = set(map(str, qrels.topic_ids)) - set(map(str, run.topic_ids))
+def _check_every_topic_has_results(qrels, topics, path: str) -> None:
+    """trec_eval 10.0 stops at a qrels topic without results unless -c is given (exit 4);
+    ``topics``: those evaluated (without -c: the qrels topics the run has)."""
+    missing = set(map(str, qrels.topic_ids)) - set(map(str, topics))
     if missing:
         first = min(missing, key=str.encode)
         raise PatevalError(f"{path}: qrels topic {first!r} has no results ({len(missing)} such topic(s)); trec_eval "

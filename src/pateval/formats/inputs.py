@@ -99,6 +99,13 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
         return read_run(run, on_duplicate=on_duplicate, name=name)
     if isinstance(run, Run):
         return run if name is None or name == run.name else dataclasses.replace(run, name=name)
+    from .runblocks import RunFile
+
+    if isinstance(run, RunFile):  # read in blocks when allowed, else whole, as its settings say
+        if block_bytes:
+            return dataclasses.replace(run, name=name or run.name)
+        return read_run(run.path, on_duplicate=run.on_duplicate, name=name or run.name,
+                        trailing_columns=run.trailing_columns)
     if isinstance(run, Mapping):
         return Run.from_dict(run, name=name or "run")
     if is_frame(run):
