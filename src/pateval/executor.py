@@ -11,9 +11,11 @@ values together as if the run had been evaluated whole.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +31,7 @@ from .core.run import Run
 from .errors import InputFormatError, malformed
 from .formats.runblocks import RunFile, mixed_tag_error, partition_run, read_block, read_part, topic_block_ranges
 from .measures import EvaluationContext, Measure
+from .tuning import BLOCK_THREADS
 
 __all__ = ["BlockScorer", "BlockScores", "measure_values", "row_matches", "score_block"]
 
@@ -129,6 +132,7 @@ class BlockScorer:
         self.shared: tuple = ()
         self._judgements: JudgementIndex | None = None
         self._readers: list = []  # Parquet block readers (their decoding thread) to close
+        self._pools: list[ThreadPoolExecutor] = []  # the threads scoring a file's blocks, to stop
 
     @property
     def judgements(self) -> JudgementIndex:
@@ -192,11 +196,21 @@ class BlockScorer:
             reader = ParquetBlockReader(run_file.path, prefetch=True)
             self._readers.append(reader)  # closed when the file's blocks are collected
 
-        def local(source):
-            return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
-                                       context=self.context, on_duplicate=run_file.on_duplicate, reader=reader,
-                                       trailing_columns=run_file.trailing_columns)
-        return [local(source) for source in sources]
+        judgements = self.judgements  # made once, before any thread needs it
+
+        def score(source):
+            return score_block(judgements, source, self.measures, name=run_file.name, order=self.order,
+                               context=self.context, on_duplicate=run_file.on_duplicate, reader=reader,
+                               trailing_columns=run_file.trailing_columns)
+        threads = min(len(sources), os.cpu_count() or 1, BLOCK_THREADS)
+        if reader is not None or threads < 2:
+            return [functools.partial(score, source) for source in sources]
+        # blocks scored by threads (Arrow's parsing and NumPy's loops release the GIL), each
+        # block's values its own: the same values at any number of threads; memory holds a
+        # block per thread
+        pool = ThreadPoolExecutor(threads, thread_name_prefix="pateval-block")
+        self._pools.append(pool)
+        return [pool.submit(score, source).result for source in sources]
 
     def blocks(self, run_file: RunFile) -> list[BlockScores]:
         """The scores of every block of one run file, in file order (partitioned first if its
@@ -240,6 +254,8 @@ class BlockScorer:
                 seen.update(block.run_topics.tolist())
                 blocks.append(block)
         finally:
+            while self._pools:  # after an error: the blocks not started are not scored
+                self._pools.pop().shutdown(cancel_futures=True)
             while self._readers:
                 self._readers.pop().close()
             if self.client is not None and self.client.status == "running":  # not after losing the scheduler

@@ -11,7 +11,7 @@ the benchmark run before and after on one machine.
 from __future__ import annotations
 
 __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SLACK", "INGEST_BATCH_BYTES",
-           "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES"]
+           "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "BLOCK_THREADS"]
 
 # ---- measures -------------------------------------------------------------------------------
 
@@ -38,6 +38,12 @@ SHORT_STRING_BYTES = 24
 #: running sums, TBG's shortest-first order), else by size class or one sort: set by hand,
 #: not measured.
 TABLE_SLACK = 4096
+
+#: Threads scoring the blocks of a run file at once (executor.BlockScorer; at most one per
+#: core): memory holds one block per thread. Set 2026-11-26 with
+#: benchmarks/bench_trec_eval.py (10M rows, ``pateval trec_eval``) on the 2-core
+#: development machine.
+BLOCK_THREADS = 2
 
 # ---- collection and patents -----------------------------------------------------------------
 

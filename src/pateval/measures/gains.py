@@ -224,7 +224,7 @@ def normalised_gain(ranked: RankedTopics, measure: Measure, context: EvaluationC
 
 def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + non-relevant ranked above d)."""
-    _, topic, position = _relevant(ranked, measure["rel"], None)
+    _, topic, position = _relevant(ranked, measure["rel"], None, context)
     nonrel_above = position - place_in_runs(topic) - 1
     total = _sum(topic, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ranked.n_topics)
     return divide_or_zero(total, ranked.num_rel(measure["rel"]).astype(np.float64))
