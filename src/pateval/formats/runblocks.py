@@ -27,7 +27,7 @@ import pyarrow as pa
 from ..core.run import Run
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
-from .source import without_comments
+from .source import plain_text, without_comments
 from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
 
 __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run",
@@ -183,14 +183,17 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
     """
     path = Path(path)
     data = _read_range(path, start, end)
-    nul = data.find(b"\x00")
+    # one pass over the bytes finds that most blocks have no NUL, comment or other white space
+    plain = plain_text(data, delimiter=b" ")
+    nul = -1 if plain else data.find(b"\x00")
     if nul >= 0:
         malformed(path, _lines_before(path, start + nul) + 1, "binary data (a NUL byte) in a text file")
     if _NOT_SPACE.search(data) is None:
         if only_block:
             malformed(path, None, "the file is empty")
         return None
-    run = _read_fast(path, without_comments(data), on_duplicate)  # comments: the careful path skips them too
+    # comments: the careful path skips them too
+    run = _read_fast(path, data if plain else without_comments(data), on_duplicate, plain=plain)
     if run is None:
         try:
             run = _read_careful(path, data, on_duplicate, trailing_columns=trailing_columns)

@@ -116,9 +116,12 @@ def _delimiter(data: bytes) -> str | None:
     return None
 
 
-def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
+def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = False) -> Run | None:
+    """The run of ``data`` (without comment lines), or None for the careful path to read;
+    ``plain``: :func:`~pateval.formats.source.plain_text` with a space as the delimiter."""
     delimiter = _delimiter(data)
-    if delimiter is None or foreign_space(data, delimiter=delimiter.encode()):
+    plain = plain and delimiter == " "  # ASCII without other white space: nothing more to check
+    if delimiter is None or (not plain and foreign_space(data, delimiter=delimiter.encode())):
         return None
     dictionary = pa.dictionary(pa.int32(), pa.string())
     try:
@@ -134,7 +137,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
                 include_columns=["qid", "docno", "rank", "score", "tag"],
                 column_types={"qid": dictionary, "docno": pa.string(),
                               "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
-                strings_can_be_null=False, null_values=[], check_utf8=True,
+                strings_can_be_null=False, null_values=[], check_utf8=not plain,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
