@@ -101,7 +101,10 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     if name is not None:
         run = _replace_name(run, name)
     qrels_topics = judgements.topic_ids
-    in_block = positions_in(np.asarray(run.topic_ids, dtype=object), qrels_topics) >= 0
+    # the block's few topics looked up among the qrels' many (not the other way round)
+    in_block = np.zeros(len(qrels_topics), dtype=bool)
+    found = positions_in(qrels_topics, np.asarray(run.topic_ids, dtype=object))
+    in_block[found[found >= 0]] = True
     topics = qrels_topics[in_block]
     ranked = rank_run(run, judgements.restrict(topics), order=order)
     return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
