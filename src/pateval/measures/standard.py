@@ -108,16 +108,21 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
         return ndcg_with_gains(ranked, measure, context)
     grades, topic, position = _relevant(ranked, 1, measure.cutoff, context)  # only grades >= 1 gain
     dcg = _count(topic, ranked, grades / np.log2(position + 1.0))
+    ideal, ideal_position, ideal_topic = context.memo.get("ideal gains", lambda: _ideal_gains(ranked), ranking=ranked)
+    if measure.cutoff is not None:
+        keep = ideal_position <= measure.cutoff
+        ideal, ideal_position, ideal_topic = ideal[keep], ideal_position[keep], ideal_topic[keep]
+    idcg = np.bincount(ideal_topic, weights=ideal / np.log2(ideal_position + 1.0), minlength=ranked.n_topics)
+    return divide_or_zero(dcg, idcg)
+
+
+def _ideal_gains(ranked: RankedTopics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``gain, position, topic`` of the ideal rankings' documents that gain (grade >= 1)."""
     judgements = ranked.judgements
     ideal = np.maximum(judgements.grades_descending, 0).astype(np.float64)
-    ideal_position = place_in_segments(np.diff(judgements.ptr)) + 1
-    ideal_topic = segment_of(judgements.ptr)
     keep = ideal > 0
-    if measure.cutoff is not None:
-        keep &= ideal_position <= measure.cutoff
-    idcg = np.bincount(ideal_topic[keep], weights=ideal[keep] / np.log2(ideal_position[keep] + 1.0),
-                       minlength=ranked.n_topics)
-    return divide_or_zero(dcg, idcg)
+    position = place_in_segments(np.diff(judgements.ptr)) + 1
+    return ideal[keep], position[keep], segment_of(judgements.ptr)[keep]
 
 
 def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
