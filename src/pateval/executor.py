@@ -11,9 +11,11 @@ values together as if the run had been evaluated whole.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +31,7 @@ from .core.run import Run
 from .errors import InputFormatError, malformed
 from .formats.runblocks import RunFile, mixed_tag_error, partition_run, read_block, read_part, topic_block_ranges
 from .measures import EvaluationContext, Measure
+from .tuning import BLOCK_THREADS
 
 __all__ = ["BlockScorer", "BlockScores", "measure_values", "row_matches", "score_block"]
 
@@ -68,7 +71,8 @@ def row_matches(ranked: RankedTopics, per_topic: int = 3) -> tuple[int, int, lis
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
-                order: str, context: EvaluationContext, on_duplicate: str, reader=None) -> BlockScores | None:
+                order: str, context: EvaluationContext, on_duplicate: str, reader=None,
+                trailing_columns: bool = False) -> BlockScores | None:
     """Read one block of a run file and score it (the unit of work given to a Dask worker).
 
     ``judgements``: the index of every qrels topic; the block takes its topics' judgements.
@@ -86,7 +90,8 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
         run = (reader or ParquetBlockReader(path)).read(start, stop, name=run_name, on_duplicate=on_duplicate)
     elif source[0] == "range":
         _, path, start, end, only_block = source
-        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block)
+        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block,
+                         trailing_columns=trailing_columns)
     else:
         _, part, path = source
         run = read_part(part, source=path, on_duplicate=on_duplicate)
@@ -96,7 +101,10 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     if name is not None:
         run = _replace_name(run, name)
     qrels_topics = judgements.topic_ids
-    in_block = positions_in(np.asarray(run.topic_ids, dtype=object), qrels_topics) >= 0
+    # the block's few topics looked up among the qrels' many (not the other way round)
+    in_block = np.zeros(len(qrels_topics), dtype=bool)
+    found = positions_in(qrels_topics, np.asarray(run.topic_ids, dtype=object))
+    in_block[found[found >= 0]] = True
     topics = qrels_topics[in_block]
     ranked = rank_run(run, judgements.restrict(topics), order=order)
     return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
@@ -127,6 +135,7 @@ class BlockScorer:
         self.shared: tuple = ()
         self._judgements: JudgementIndex | None = None
         self._readers: list = []  # Parquet block readers (their decoding thread) to close
+        self._pools: list[ThreadPoolExecutor] = []  # the threads scoring a file's blocks, to stop
 
     @property
     def judgements(self) -> JudgementIndex:
@@ -171,7 +180,8 @@ class BlockScorer:
         sources = [(kind, os.path.abspath(path), *rest) for kind, path, *rest in sources]
         with self._cluster_failures():
             return [client.submit(score_block, judgements, source, self.measures, name=run_file.name,
-                                  order=self.order, context=context, on_duplicate=run_file.on_duplicate, pure=False)
+                                  order=self.order, context=context, on_duplicate=run_file.on_duplicate,
+                                  trailing_columns=run_file.trailing_columns, pure=False)
                     for source in sources]
 
     def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list[Any]:
@@ -189,10 +199,21 @@ class BlockScorer:
             reader = ParquetBlockReader(run_file.path, prefetch=True)
             self._readers.append(reader)  # closed when the file's blocks are collected
 
-        def local(source):
-            return lambda: score_block(self.judgements, source, self.measures, name=run_file.name, order=self.order,
-                                       context=self.context, on_duplicate=run_file.on_duplicate, reader=reader)
-        return [local(source) for source in sources]
+        judgements = self.judgements  # made once, before any thread needs it
+
+        def score(source):
+            return score_block(judgements, source, self.measures, name=run_file.name, order=self.order,
+                               context=self.context, on_duplicate=run_file.on_duplicate, reader=reader,
+                               trailing_columns=run_file.trailing_columns)
+        threads = min(len(sources), os.cpu_count() or 1, BLOCK_THREADS)
+        if reader is not None or threads < 2:
+            return [functools.partial(score, source) for source in sources]
+        # blocks scored by threads (Arrow's parsing and NumPy's loops release the GIL), each
+        # block's values its own: the same values at any number of threads; memory holds a
+        # block per thread
+        pool = ThreadPoolExecutor(threads, thread_name_prefix="pateval-block")
+        self._pools.append(pool)
+        return [pool.submit(score, source).result for source in sources]
 
     def blocks(self, run_file: RunFile) -> list[BlockScores]:
         """The scores of every block of one run file, in file order (partitioned first if its
@@ -236,6 +257,8 @@ class BlockScorer:
                 seen.update(block.run_topics.tolist())
                 blocks.append(block)
         finally:
+            while self._pools:  # after an error: the blocks not started are not scored
+                self._pools.pop().shutdown(cancel_futures=True)
             while self._readers:
                 self._readers.pop().close()
             if self.client is not None and self.client.status == "running":  # not after losing the scheduler

@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SLACK", "INGEST_BATCH_BYTES",
            "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "CSV_BLOCK_BYTES", "DD_QRELS_BLOCK_BYTES", "ID_BLOCK_ROWS",
            "PARQUET_BLOCK_SHARE", "SIMULATION_BLOCK_CELLS", "BOOTSTRAP_BLOCK_CELLS", "RESAMPLE_CHUNK_VALUES",
-           "EXACT_SIGN_TOPICS"]
+           "EXACT_SIGN_TOPICS", "BLOCK_THREADS"]
 
 # ---- measures -------------------------------------------------------------------------------
 
@@ -65,6 +65,12 @@ ID_BLOCK_ROWS = 1 << 13
 #: benchmarks/bench_inputs.py, 10M rows, on the 2-core development machine: a quarter of
 #: 32 MB (half a million rows) was the fastest; 32 MB of pages took 1.4 times as long.
 PARQUET_BLOCK_SHARE = 4
+
+#: Threads scoring the blocks of a run file at once (executor.BlockScorer; at most one per
+#: core): memory holds one block per thread. Set 2026-11-26 with
+#: benchmarks/bench_trec_eval.py (10M rows, ``pateval trec_eval``) on the 2-core
+#: development machine.
+BLOCK_THREADS = 2
 
 # ---- collection and patents -----------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pateval import tuning
 from pateval.errors import InputFormatError
 from pateval.formats.trec import _read_careful, _read_fast, read_run, write_run
 
@@ -142,10 +143,8 @@ def _many_topics(n_topics=40, depth=30):
 
 
 def test_many_blocks_agree_with_the_careful_path(tmp_path, monkeypatch):
-    import pateval.formats.trec as trec
-
     path = _write(tmp_path, "big.run", _many_topics())
-    monkeypatch.setattr(trec, "_BLOCK_SIZE", 1000)  # Arrow parses many blocks in parallel
+    monkeypatch.setattr(tuning, "CSV_BLOCK_BYTES", 1000)  # Arrow parses many blocks in parallel
     data = path.read_bytes()
     fast = _read_fast(path, data, "error")
     careful = _read_careful(path, data, "error")
@@ -156,11 +155,9 @@ def test_many_blocks_agree_with_the_careful_path(tmp_path, monkeypatch):
 
 
 def test_scattered_topic_across_blocks_still_finds_duplicates(tmp_path, monkeypatch):
-    import pateval.formats.trec as trec
-
     text = _many_topics(6, 10) + "T0 Q0 D0 99 0.5 tag\n"  # T0's D0 again, at the end of the file
     path = _write(tmp_path, "scattered.run", text)
-    monkeypatch.setattr(trec, "_BLOCK_SIZE", 100)
+    monkeypatch.setattr(tuning, "CSV_BLOCK_BYTES", 100)
     with pytest.raises(InputFormatError,
                        match=r"line 61: document 'D0' retrieved twice for topic 'T0' \(first on line 1\)"):
         read_run(path)

@@ -151,6 +151,7 @@ def _run_trec_eval(**inputs) -> int:
     from .. import api
     from .._lazy import pandas_deferred
     from ..formats.inputs import as_qrels
+    from ..formats.runblocks import RunFile, readable_in_blocks
     from ..formats.trec import read_run
     from ..measures import Measure, parse_measure
     from ..options import EvaluationOptions
@@ -189,13 +190,18 @@ def _run_trec_eval(**inputs) -> int:
             groups = reader[args.Rel_info_format](args.qrels)
             qrels = groups.qrels()
             options = dataclasses.replace(options, resources={side_input: groups})
-        # trec_eval ignores what follows a results line's sixth column
-        run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
+        # trec_eval ignores what follows a results line's sixth column; a run file is read and
+        # scored in blocks of whole topics (one block in memory), but whole for relstrings and
+        # for the preference measures' own -M order
+        whole = (args.per_query and "relstring" in marked) or side_input is not None
+        run = (RunFile(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
+               if readable_in_blocks(args.results) and not whole
+               else read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True))
         if side_input == "preferences" and args.max_documents is not None:
             run = _top_in_preference_order(run, args.max_documents)
-        if not args.complete:
-            _check_every_topic_has_results(qrels, run, args.results)
         result = api.evaluation(qrels, [run], options=options)
+        if not args.complete:
+            _check_every_topic_has_results(qrels, result.scored[0].topics, args.results)
         # the measures as scored (-l gave them its rel), in the order asked for
         scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
         texts = {}
@@ -227,9 +233,10 @@ def _top_in_preference_order(run, max_documents: int):
     return run if keep.all() else _subset(run, keep)
 
 
-def _check_every_topic_has_results(qrels, run, path: str) -> None:
-    """trec_eval 10.0 stops at a qrels topic without results unless -c is given (exit 4)."""
-    missing = set(map(str, qrels.topic_ids)) - set(map(str, run.topic_ids))
+def _check_every_topic_has_results(qrels, topics, path: str) -> None:
+    """trec_eval 10.0 stops at a qrels topic without results unless -c is given (exit 4);
+    ``topics``: those evaluated (without -c: the qrels topics the run has)."""
+    missing = set(map(str, qrels.topic_ids)) - set(map(str, topics))
     if missing:
         first = min(missing, key=str.encode)
         raise PatevalError(f"{path}: qrels topic {first!r} has no results ({len(missing)} such topic(s)); trec_eval "

@@ -434,8 +434,14 @@ class RankedTopics(DocumentIds):
         return np.take(self.judged_row, np.flatnonzero(self.judged_grade >= 0))
 
     def num_rel(self, level: int = 1) -> np.ndarray:
-        """Per topic, the judged documents with grade >= ``level`` (retrieved or not)."""
-        return self.judgements.count(self.judgements.grade >= level)
+        """Per topic, the judged documents with grade >= ``level`` (retrieved or not); made
+        once per level (most measures divide by it)."""
+        key = ("num_rel", level)
+        if key not in self._cache:
+            counts = self.judgements.count(self.judgements.grade >= level)
+            counts.flags.writeable = False  # shared by the measures
+            self._cache[key] = counts
+        return self._cache[key]
 
     def num_ret(self) -> np.ndarray:
         return np.diff(self.ptr)

@@ -81,8 +81,9 @@ def as_qrels(qrels: object, *, qrels_format: str, on_duplicate: str) -> Qrels:
 
 
 def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int = 0) -> Run | RunFile:
-    """The run of a path (a run file read in blocks when ``block_bytes`` and the file allow),
-    a :class:`Run`, a dict, a DataFrame, records or a ranx Run, named ``name`` if given."""
+    """The run of a path or a :class:`~pateval.formats.runblocks.RunFile` (a run file read in
+    blocks when ``block_bytes`` and the file allow), a :class:`Run`, a dict, a DataFrame,
+    records or a ranx Run, named ``name`` if given."""
     if isinstance(run, (str, os.PathLike)):
         from .dd import looks_like_dd_run, read_dd_run
 
@@ -99,6 +100,13 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
         return read_run(run, on_duplicate=on_duplicate, name=name)
     if isinstance(run, Run):
         return run if name is None or name == run.name else dataclasses.replace(run, name=name)
+    from .runblocks import RunFile
+
+    if isinstance(run, RunFile):  # read in blocks of block_bytes, or whole (-M, -J), with its settings
+        if block_bytes:
+            return dataclasses.replace(run, name=name or run.name, block_bytes=block_bytes)
+        return read_run(run.path, on_duplicate=run.on_duplicate, name=name or run.name,
+                        trailing_columns=run.trailing_columns)
     if isinstance(run, Mapping):
         return Run.from_dict(run, name=name or "run")
     if is_frame(run):

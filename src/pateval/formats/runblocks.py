@@ -27,7 +27,7 @@ import pyarrow as pa
 from ..core.run import Run
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
-from .source import without_comments
+from .source import plain_text, without_comments
 from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
 
 __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run",
@@ -51,12 +51,15 @@ class RunFile:
         The run's name; by default its tag.
     block_bytes : int
         About how many bytes of the file each block holds (a block always holds whole topics).
+    trailing_columns : bool
+        Columns after the sixth are ignored (as :func:`pateval.formats.trec.read_run` has it).
     """
 
     path: Path
     on_duplicate: str = "error"
     name: str | None = None
     block_bytes: int = DEFAULT_BLOCK_BYTES
+    trailing_columns: bool = False
 
     def __post_init__(self) -> None:
         check_choice("on_duplicate", self.on_duplicate, DUPLICATE_POLICIES)
@@ -171,25 +174,29 @@ def _read_range(path: Path, start: int, end: int) -> bytes:
 
 
 def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplicate: str = "error",
-               only_block: bool = False) -> Run | None:
+               only_block: bool = False, trailing_columns: bool = False) -> Run | None:
     """The run of bytes ``[start, end)`` of a run file (whole lines), or None if they are blank.
 
     Read as :func:`pateval.formats.trec.read_run` reads a file; an error names the line of
-    the whole file. ``only_block``: the range is the whole file (blank: the file is empty).
+    the whole file. ``only_block``: the range is the whole file (blank: the file is empty);
+    ``trailing_columns`` as for :func:`~pateval.formats.trec.read_run`.
     """
     path = Path(path)
     data = _read_range(path, start, end)
-    nul = data.find(b"\x00")
+    # one pass over the bytes finds that most blocks have no NUL, comment or other white space
+    plain = plain_text(data, delimiter=b" ")
+    nul = -1 if plain else data.find(b"\x00")
     if nul >= 0:
         malformed(path, _lines_before(path, start + nul) + 1, "binary data (a NUL byte) in a text file")
     if _NOT_SPACE.search(data) is None:
         if only_block:
             malformed(path, None, "the file is empty")
         return None
-    run = _read_fast(path, without_comments(data), on_duplicate)  # comments: the careful path skips them too
+    # comments: the careful path skips them too
+    run = _read_fast(path, data if plain else without_comments(data), on_duplicate, plain=plain)
     if run is None:
         try:
-            run = _read_careful(path, data, on_duplicate)
+            run = _read_careful(path, data, on_duplicate, trailing_columns=trailing_columns)
         except InputFormatError:
             if start == 0:
                 raise
@@ -198,7 +205,8 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
             # tag) of the whole file
             first, text = _first_line(path)
             before = _lines_before(path, start)
-            _read_careful(path, b"\n" * (first - 1) + text + b"\n" * (before - first + 1) + data, on_duplicate)
+            _read_careful(path, b"\n" * (first - 1) + text + b"\n" * (before - first + 1) + data, on_duplicate,
+                          trailing_columns=trailing_columns)
             raise
     return run
 
@@ -295,7 +303,8 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
     tag = None
     try:
         for start, end in ranges:
-            run = read_block(path, start, end, on_duplicate=run_file.on_duplicate, only_block=len(ranges) == 1)
+            run = read_block(path, start, end, on_duplicate=run_file.on_duplicate, only_block=len(ranges) == 1,
+                             trailing_columns=run_file.trailing_columns)
             if run is None:
                 continue
             if tag is None:

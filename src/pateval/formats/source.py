@@ -36,13 +36,11 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import malformed
 
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
-           "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file", "first_line",
-           "forget_stream", "open_stream"]
+           "plain_text", "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file",
+           "first_line", "forget_stream", "open_stream"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -67,16 +65,43 @@ def foreign_space(data, *, delimiter: bytes) -> bool:
     inside a tab-separated field, a carriage return, a no-break space -- is read by the
     careful path, which reads it as trec_eval does or words the error.
 
+    One pass over the bytes (:func:`_unusual`); the few bytes left are searched.
+
     Examples
     --------
     >>> foreign_space(b"q1 0 d1 1\\n", delimiter=b" "), foreign_space(b"q1\\t0\\td 1\\t1\\n", delimiter=b"\\t")
     (False, True)
     """
-    if any(data.find(space) >= 0 for space in _ASCII_SPACE if space != delimiter):
-        return True
-    if len(data) == 0 or int(np.frombuffer(data, dtype=np.uint8).max()) < 0x80:
+    odd = _unusual(data, delimiter + b"\n")
+    if not odd:
         return False
-    return any(data.find(space) >= 0 for space in _OTHER_SPACE)
+    if any(space in odd for space in _ASCII_SPACE if space != delimiter):
+        return True
+    # the bytes of each UTF-8 sequence stay together in ``odd`` (only ASCII was removed); a
+    # sequence formed across what was removed can only be found in invalid UTF-8, which the
+    # careful path refuses anyway
+    return max(odd) >= 0x80 and any(space in odd for space in _OTHER_SPACE)
+
+
+def plain_text(data, *, delimiter: bytes) -> bool:
+    """Whether ``data`` holds only printable ASCII other than ``#``, ``delimiter`` and
+    newlines, found in one pass: then it has no NUL byte, no comment line, no other white
+    space (:func:`foreign_space`) and is valid UTF-8, and a fast reader checks none of these."""
+    return not _unusual(data, delimiter + b"\n", also=b"#")
+
+
+# printable ASCII (not the space)
+_PRINTABLE = bytes(range(0x21, 0x7F))
+_SLICE = 1 << 24  # bytes of a memory map copied at a time by _unusual
+
+
+def _unusual(data, ordinary: bytes, *, also: bytes = b"") -> bytes:
+    """The bytes of ``data`` that are neither printable ASCII nor in ``ordinary`` (and those
+    in ``also``), in order: one pass (bytes.translate), a memory map read in slices."""
+    delete = _PRINTABLE.translate(None, also) + ordinary
+    if isinstance(data, bytes):
+        return data.translate(None, delete)
+    return b"".join(data[start : start + _SLICE].translate(None, delete) for start in range(0, len(data), _SLICE))
 
 
 STDIN = "-"

@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from .. import tuning
 from ..core.run import Run
 from ..errors import InputFormatError, PatevalError, malformed
 from ..validation import check_choice
@@ -44,7 +45,6 @@ __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
 DUPLICATE_POLICIES = ("error", "first")
 _COLUMNS = ["qid", "q0", "docno", "rank", "score", "tag"]
 _EXPECTED = "6 columns: qid Q0 docno rank score run_id"
-_BLOCK_SIZE = 1 << 24  # bytes per block of Arrow's multi-threaded CSV reader
 
 
 def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None,
@@ -116,15 +116,18 @@ def _delimiter(data: bytes) -> str | None:
     return None
 
 
-def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
+def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = False) -> Run | None:
+    """The run of ``data`` (without comment lines), or None for the careful path to read;
+    ``plain``: :func:`~pateval.formats.source.plain_text` with a space as the delimiter."""
     delimiter = _delimiter(data)
-    if delimiter is None or foreign_space(data, delimiter=delimiter.encode()):
+    plain = plain and delimiter == " "  # ASCII without other white space: nothing more to check
+    if delimiter is None or (not plain and foreign_space(data, delimiter=delimiter.encode())):
         return None
     dictionary = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=_BLOCK_SIZE),
+            read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=tuning.CSV_BLOCK_BYTES),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
                 newlines_in_values=False, ignore_empty_lines=True,
@@ -134,7 +137,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str) -> Run | None:
                 include_columns=["qid", "docno", "rank", "score", "tag"],
                 column_types={"qid": dictionary, "docno": pa.string(),
                               "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
-                strings_can_be_null=False, null_values=[], check_utf8=True,
+                strings_can_be_null=False, null_values=[], check_utf8=not plain,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):

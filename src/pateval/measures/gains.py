@@ -111,14 +111,14 @@ class _Gains:
         self.ideal_position = np.arange(len(self.ideal), dtype=np.int64) - self.ideal_ptr[self.ideal_topic] + 1
         self.ideal_dcg = _per_topic_cumsum(self.ideal / np.log2(self.ideal_position + 1.0), self.ideal_topic)
         self.pairs = pairs
-        self.ranked = ranked
+        self.n_topics = ranked.n_topics  # not the ranking: the memo drops this with it
 
     def idcg_at(self, topic: np.ndarray, k: np.ndarray) -> np.ndarray:
         """IDCG@k of some topics (k >= 1, k <= their number of positive ideal gains)."""
         return self.ideal_dcg[self.ideal_ptr[topic] + k - 1]
 
     def idcg(self) -> np.ndarray:
-        total = np.zeros(self.ranked.n_topics)
+        total = np.zeros(self.n_topics)
         has = self.n_ideal > 0
         total[has] = self.ideal_dcg[self.ideal_ptr[1:][has] - 1]
         return total
@@ -139,11 +139,8 @@ def _per_topic_cumsum(values: np.ndarray, topic: np.ndarray) -> np.ndarray:
     return total - np.repeat(before, np.diff(np.r_[starts, len(values)]))
 
 
-def _gains(ranked: RankedTopics, text: str) -> _Gains:
-    cache = ranked._cache.setdefault("trec_gains", {})
-    if text not in cache:
-        cache[text] = _Gains(ranked, text)
-    return cache[text]
+def _gains(ranked: RankedTopics, text: str, context: EvaluationContext) -> _Gains:
+    return context.memo.get(("trec gains", text), lambda: _Gains(ranked, text), ranking=ranked)
 
 
 def _dcg_at(g: _Gains, topic: np.ndarray, k: np.ndarray, running: np.ndarray) -> np.ndarray:
@@ -157,7 +154,7 @@ def _dcg_at(g: _Gains, topic: np.ndarray, k: np.ndarray, running: np.ndarray) ->
 
 def ndcg_with_gains(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """nDCG@k = sum_{i<=k} g_i / log2(i+1) / IDCG@k, gains by ``gains`` (trec_eval's ndcg)."""
-    g = _gains(ranked, measure["gains"])
+    g = _gains(ranked, measure["gains"], context)
     k = measure.cutoff
     within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
     dcg = _sum(g.topic[within], weights=g.gain[within] / np.log2(g.position[within] + 1.0),
@@ -175,7 +172,7 @@ def ndcg_with_gains(ranked: RankedTopics, measure: Measure, context: EvaluationC
 def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """nDCG_rel = (1/R') [sum_{retrieved d, g_d > 0} DCG@i_d / IDCG@min(i_d, R')
     + (R' - |retrieved of positive gain|) DCG / IDCG]."""
-    g = _gains(ranked, measure["gains"])
+    g = _gains(ranked, measure["gains"], context)
     running = _per_topic_cumsum(g.gain / np.log2(g.position + 1.0), g.topic)
     positive = g.gain > 0
     topic, position = g.topic[positive], g.position[positive]
@@ -191,7 +188,7 @@ def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
 def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RnDCG = mean of DCG@k / IDCG@k at the ideal ranking's gain changes (and at the end of
     a ranking longer than R' + 1: DCG / IDCG)."""
-    g = _gains(ranked, measure["gains"])
+    g = _gains(ranked, measure["gains"], context)
     running = _per_topic_cumsum(g.gain / np.log2(g.position + 1.0), g.topic)
     # the last rank of each ideal gain value: a change before the next, or the last positive gain
     last = np.r_[g.ideal_topic[1:] != g.ideal_topic[:-1], True] if len(g.ideal) else np.zeros(0, dtype=bool)
@@ -211,7 +208,7 @@ def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
 
 def normalised_gain(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """G = sum_i g_i / log2(2 + C_i - S_i) / sum(ideal gains) (see the module notes)."""
-    g = _gains(ranked, measure["gains"])
+    g = _gains(ranked, measure["gains"], context)
     earned = _per_topic_cumsum(g.gain, g.topic)  # S_i at the rows of nonzero gain
     excess = _per_topic_cumsum(np.maximum(g.ideal - 1.0, 0.0), g.ideal_topic)
     k = np.minimum(g.position, g.n_ideal[g.topic])
@@ -224,7 +221,7 @@ def normalised_gain(ranked: RankedTopics, measure: Measure, context: EvaluationC
 
 def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + non-relevant ranked above d)."""
-    _, topic, position = _relevant(ranked, measure["rel"], None)
+    _, topic, position = _relevant(ranked, measure["rel"], None, context)
     nonrel_above = position - place_in_runs(topic) - 1
     total = _sum(topic, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ranked.n_topics)
     return divide_or_zero(total, ranked.num_rel(measure["rel"]).astype(np.float64))
@@ -277,12 +274,11 @@ def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationCont
     p = measure["p"]
     unjudged = np.ones(ranked.n_rows, dtype=bool)
     unjudged[ranked.judged_rows()] = False
-    rows = np.flatnonzero(unjudged)
-    topic = ranked.topic_of(rows)
+    topic = ranked.row_topic[unjudged]  # gathered from the ranking's per-row arrays: no search per row
     num_ret = ranked.num_ret()
     powers = _persistence_powers(p, int(num_ret.max()) if len(num_ret) else 0)
     # summed over the unjudged documents themselves, as trec_eval does (not all minus the judged: no cancellation)
-    weight = _sum(topic, weights=powers[ranked.position_of(rows) - 1], minlength=ranked.n_topics)
+    weight = _sum(topic, weights=powers[ranked.position[unjudged] - 1], minlength=ranked.n_topics)
     return np.where(_sum(topic, minlength=ranked.n_topics) > 0, powers[num_ret] + (1.0 - p) * weight, 0.0)
 
 

@@ -57,14 +57,11 @@ def _round_half_away(values: np.ndarray) -> np.ndarray:
     return (floor + (values - floor >= 0.5)).astype(np.int64)
 
 
-def _interpolated(ranked: RankedTopics, level: int, recalls, rounding: str) -> np.ndarray:
+def _interpolated(ranked: RankedTopics, level: int, recalls, rounding: str,
+                  context: EvaluationContext) -> np.ndarray:
     """Interpolated precision per topic (rows) at each recall level (columns)."""
-    _, topic, position = _relevant(ranked, level, None)
-    j = place_in_runs(topic) + 1
-    best_after = _suffix_max(j / position, topic)  # max_{j' >= j} j'/p_j' within the topic
-    rel_ret = np.bincount(topic, minlength=ranked.n_topics)
-    first = np.cumsum(rel_ret) - rel_ret  # the index of each topic's first relevant retrieved
-    num_rel = ranked.num_rel(level).astype(np.float64)
+    best_after, rel_ret, first, num_rel = context.memo.get(("precision curve", level),
+                                                           lambda: _curve(ranked, level, context), ranking=ranked)
     out = np.zeros((ranked.n_topics, len(recalls)), dtype=np.float64)
     for column, recall in enumerate(recalls):
         c = _round_half_away(recall * num_rel) if rounding == "nearest" else np.floor(recall * num_rel + 0.9)
@@ -74,16 +71,27 @@ def _interpolated(ranked: RankedTopics, level: int, recalls, rounding: str) -> n
     return out
 
 
+def _curve(ranked: RankedTopics, level: int, context: EvaluationContext) -> tuple[np.ndarray, ...]:
+    """What every recall level reads: the best precision from each relevant retrieved
+    document on, the relevant retrieved per topic, where each topic's first is, and R."""
+    _, topic, position = _relevant(ranked, level, None, context)
+    j = place_in_runs(topic) + 1
+    best_after = _suffix_max(j / position, topic)  # max_{j' >= j} j'/p_j' within the topic
+    rel_ret = np.bincount(topic, minlength=ranked.n_topics)
+    first = np.cumsum(rel_ret) - rel_ret  # the index of each topic's first relevant retrieved
+    return best_after, rel_ret, first, ranked.num_rel(level).astype(np.float64)
+
+
 def interpolated_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """IPrec(recall=x) = max precision at ranks where recall >= x (trec_eval's rounding)."""
-    return _interpolated(ranked, measure["rel"], (measure["recall"],), measure["rounding"])[:, 0]
+    return _interpolated(ranked, measure["rel"], (measure["recall"],), measure["rounding"], context)[:, 0]
 
 
 def eleven_point_average(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """IPrec_11pt = (1/11) sum_{x in 0, 0.1, ..., 1} IPrec(recall=x); with ``levels``, the mean
     of IPrec over those recall levels (trec_eval's ``11pt_avg.0.2,0.5,0.8``)."""
     levels = _recall_levels(measure) if measure["levels"] else ELEVEN_POINTS
-    return _interpolated(ranked, measure["rel"], levels, measure["rounding"]).sum(axis=1) / len(levels)
+    return _interpolated(ranked, measure["rel"], levels, measure["rounding"], context).sum(axis=1) / len(levels)
 
 
 def _recall_levels(measure: Measure) -> tuple[float, ...]:
@@ -102,14 +110,14 @@ def precision_at_r_multiple(ranked: RankedTopics, measure: Measure, context: Eva
     """Rprec_mult(mult=x) = |relevant in the top c| / c, c = floor(x R + 0.9); 0 when c = 0."""
     num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
     c = np.floor(measure["mult"] * num_rel + 0.9)
-    _, topic, position = _relevant(ranked, measure["rel"], None)
+    _, topic, position = _relevant(ranked, measure["rel"], None, context)
     within = position <= c[topic]
     return divide_or_zero(np.bincount(topic[within], minlength=ranked.n_topics).astype(np.float64), c)
 
 
 def relative_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RelP@k = |relevant in the top k| / min(k, R); 0 when R = 0."""
-    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
+    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff, context)
     num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
     return divide_or_zero(np.bincount(topic, minlength=ranked.n_topics).astype(np.float64),
                         np.minimum(num_rel, measure.cutoff or 0))

@@ -29,16 +29,26 @@ GAINS = Param("gains", str, "", "the gain of relevance levels, trec_eval's 'leve
               "a level not listed gains its grade")
 
 
-def _relevant(ranked: RankedTopics, level: int, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``grades, topic, position`` of the relevant retrieved rows (within the cutoff)."""
-    keep = ranked.judged_grade >= level
-    rows, grades = ranked.judged_row[keep], ranked.judged_grade[keep]
-    topic = ranked.topic_of(rows)
-    position = rows - ranked.ptr[topic] + 1
+def _relevant(ranked: RankedTopics, level: int, cutoff: int | None,
+              context: EvaluationContext | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``grades, topic, position`` of the relevant retrieved rows (within the cutoff); with a
+    ``context``, found once per ranking and level for all the measures of an evaluation."""
+    if context is None:
+        grades, topic, position = _relevant_rows(ranked, level)
+    else:
+        grades, topic, position = context.memo.get(("relevant rows", level), lambda: _relevant_rows(ranked, level),
+                                                   ranking=ranked)
     if cutoff is not None:
         within = position <= cutoff
         grades, topic, position = grades[within], topic[within], position[within]
     return grades, topic, position
+
+
+def _relevant_rows(ranked: RankedTopics, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    keep = ranked.judged_grade >= level
+    rows, grades = ranked.judged_row[keep], ranked.judged_grade[keep]
+    topic = ranked.topic_of(rows)
+    return grades, topic, rows - ranked.ptr[topic] + 1
 
 
 def _count(topic: np.ndarray, ranked: RankedTopics, weights: np.ndarray | None = None) -> np.ndarray:
@@ -51,33 +61,33 @@ def average_precision(ranked: RankedTopics, measure: Measure, context: Evaluatio
     With a cutoff k (``AP@k``, trec_eval's map_cut), only ranks <= k contribute; R is all
     relevant documents of the topic.
     """
-    _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff)
+    _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff, context)
     precision_at = (place_in_runs(topic) + 1) / position
     return divide_or_zero(_count(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
 
 
 def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Precision at k: P@k = |relevant in the top k| / k (k even when fewer are retrieved)."""
-    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
+    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff, context)
     return _count(topic, ranked) / measure.cutoff
 
 
 def recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Recall: R@k = |relevant in the top k| / R (all retrieved without a cutoff)."""
-    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff)
+    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff, context)
     return divide_or_zero(_count(topic, ranked), ranked.num_rel(measure["rel"]))
 
 
 def r_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """R-precision: |relevant in the top R| / R, R the number of relevant documents."""
     num_rel = ranked.num_rel(measure["rel"])
-    _, topic, position = _relevant(ranked, measure["rel"], None)
+    _, topic, position = _relevant(ranked, measure["rel"], None, context)
     return divide_or_zero(_count(topic[position <= num_rel[topic]], ranked), num_rel)
 
 
 def reciprocal_rank(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Reciprocal rank: 1 / rank of the first relevant document (0 if none; within k with @k)."""
-    _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff)
+    _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff, context)
     first = run_starts(topic)
     values = np.zeros(ranked.n_topics, dtype=np.float64)
     values[topic[first]] = 1.0 / position[first]
@@ -96,18 +106,23 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
         from .gains import ndcg_with_gains
 
         return ndcg_with_gains(ranked, measure, context)
-    grades, topic, position = _relevant(ranked, 1, measure.cutoff)  # only grades >= 1 gain
+    grades, topic, position = _relevant(ranked, 1, measure.cutoff, context)  # only grades >= 1 gain
     dcg = _count(topic, ranked, grades / np.log2(position + 1.0))
+    ideal, ideal_position, ideal_topic = context.memo.get("ideal gains", lambda: _ideal_gains(ranked), ranking=ranked)
+    if measure.cutoff is not None:
+        keep = ideal_position <= measure.cutoff
+        ideal, ideal_position, ideal_topic = ideal[keep], ideal_position[keep], ideal_topic[keep]
+    idcg = np.bincount(ideal_topic, weights=ideal / np.log2(ideal_position + 1.0), minlength=ranked.n_topics)
+    return divide_or_zero(dcg, idcg)
+
+
+def _ideal_gains(ranked: RankedTopics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``gain, position, topic`` of the ideal rankings' documents that gain (grade >= 1)."""
     judgements = ranked.judgements
     ideal = np.maximum(judgements.grades_descending, 0).astype(np.float64)
-    ideal_position = place_in_segments(np.diff(judgements.ptr)) + 1
-    ideal_topic = segment_of(judgements.ptr)
     keep = ideal > 0
-    if measure.cutoff is not None:
-        keep &= ideal_position <= measure.cutoff
-    idcg = np.bincount(ideal_topic[keep], weights=ideal[keep] / np.log2(ideal_position[keep] + 1.0),
-                       minlength=ranked.n_topics)
-    return divide_or_zero(dcg, idcg)
+    position = place_in_segments(np.diff(judgements.ptr)) + 1
+    return ideal[keep], position[keep], segment_of(judgements.ptr)[keep]
 
 
 def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -147,7 +162,7 @@ def num_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
 
 def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Number of relevant documents retrieved."""
-    _, topic, _ = _relevant(ranked, measure["rel"], None)
+    _, topic, _ = _relevant(ranked, measure["rel"], None, context)
     return _count(topic, ranked)
 
 

@@ -242,7 +242,7 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
         return str(round(float(value))) if integers[ours] else f"{value:.{precision}f}"
 
     per_run: dict[str, dict] = {}
-    for piece in scored:
+    for piece in scored if per_query else ():  # the summary alone needs no value per topic
         values = per_run.setdefault(piece.run, {})
         n = len(piece.topics)
         for j, measure in enumerate(piece.measures):
