@@ -45,7 +45,7 @@ from .qrels import (
 )
 from .sampling import resolve_size, stratified_sample, topic_set
 from .split import DateSplit, group_patents, split_by_date
-from .topicfiles import load_topic_documents, write_pac_topics, write_psg_topics
+from .topicfiles import earlier_family_files, load_topic_documents, write_pac_topics, write_psg_topics
 from .topics import CriterionCount, SelectionCriteria, select_topics, topic_features
 
 __all__ = ["BuildSummary", "build_collection", "check_collection", "write_lines"]
@@ -262,15 +262,7 @@ def build_collection(
         psg_topics = kept.assign(qid=kept["qid"].map(renumber)).reset_index(drop=True)
         psg_qrels = psg_qrels.assign(qid=psg_qrels["qid"].map(renumber)).reset_index(drop=True)
     graded = graded_from_passages(psg_qrels)
-    family_files: dict[str, list[str]] = {}
-    if not psg_topics.empty:
-        for patent_key, ucid in con.execute(
-            """SELECT s.patent_key, d.ucid FROM selected s
-               JOIN patents p ON p.patent_key = s.patent_key
-               JOIN doc_part d ON d.family_id = p.family_id AND d.patent_key <> s.patent_key
-               WHERE d.part = 'corpus' AND d.date < p.first_date ORDER BY s.patent_key, d.date, d.ucid"""
-        ).fetchall():
-            family_files.setdefault(patent_key, []).append(ucid)
+    family_files = earlier_family_files(con, "selected") if not psg_topics.empty else {}
 
     checks = check_collection(con, pac_qrels=judgements, psg_qrels=psg_qrels)
     topic_meta = con.execute(

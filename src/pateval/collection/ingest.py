@@ -105,10 +105,6 @@ class IngestSummary:
         return self.bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
 
-def _sha256(path: str) -> str:
-    return file_sha256(path)
-
-
 class _CountingDigest:
     """SHA-256 that also counts the bytes it was fed."""
 
@@ -203,7 +199,8 @@ def ingest_batch(
                 "path": path,
                 "size": stat.st_size,
                 "mtime_ns": stat.st_mtime_ns,
-                "sha256": digest.hexdigest() if digest is not None and digest.size == stat.st_size else _sha256(path),
+                "sha256": (digest.hexdigest() if digest is not None and digest.size == stat.st_size
+                           else file_sha256(path)),
                 "documents": documents,
                 "errors": file_errors,
             })
@@ -295,7 +292,7 @@ def _files_to_do(paths: list[str], committed: dict[int, dict]) -> tuple[list[tup
         if entry["size"] == stat.st_size and entry["mtime_ns"] == stat.st_mtime_ns:
             skipped += 1
             continue
-        if entry["size"] == stat.st_size and entry.get("sha256") == _sha256(path):
+        if entry["size"] == stat.st_size and entry.get("sha256") == file_sha256(path):
             skipped += 1  # touched or copied, same content
             continue
         malformed(
@@ -634,7 +631,7 @@ def _repair_batch(out: Path, batch: int, manifest: dict) -> None:
         except FileNotFoundError:
             problem = "is missing"
         else:
-            if stat.st_size != entry["size"] or _sha256(path) != entry.get("sha256"):
+            if stat.st_size != entry["size"] or file_sha256(path) != entry.get("sha256"):
                 problem = "changed since it was ingested (size or SHA-256 differ)"
         if problem is not None:
             malformed(path, None, f"cannot repair batch {batch} of {out}: its source file {problem}; "

@@ -158,14 +158,6 @@ class SelectionReport:
     def as_dict(self) -> dict:
         return {"candidates": self.candidates, "selected": self.selected, "steps": [asdict(s) for s in self.steps]}
 
-    def as_text(self) -> str:
-        lines = [f"candidate topics (patents with a publication in the topic pool): {self.candidates}"]
-        width = max((len(s.description) for s in self.steps), default=0)
-        for step in self.steps:
-            lines.append(f"  {step.description:<{width}}  removed {step.removed:>8}  left {step.after:>8}")
-        lines.append(f"selected: {self.selected}")
-        return "\n".join(lines)
-
 
 def sources_sql(sources) -> str:
     """Citation sources as an SQL list: ``('examiner', 'search')``."""

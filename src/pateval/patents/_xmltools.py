@@ -170,6 +170,9 @@ def lang_code(text: str | None) -> str | None:
     return text.strip().upper() or None
 
 
+_CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
+
+
 def read_claims(
     claims_element: etree._Element,
     claims_path: str,
@@ -178,7 +181,7 @@ def read_claims(
     ref_tag: str = "claim-ref",
     ref_attribute: str = "idref",
     id_attribute: str = "id",
-    number_of=None,
+    number_from_id: bool = False,
 ) -> list[Claim]:
     """The ``claim`` children of a claims element, numbered, with XPaths and dependencies.
 
@@ -187,7 +190,7 @@ def read_claims(
     (:func:`pateval.patents.claims.resolve_dependencies`). Shared by the CLEF-IP and USPTO readers;
     the older USPTO formats name the elements otherwise (``CLM``/``CLREF ID=``,
     ``dependent-claim-reference depends_on=``) and number claims by their id
-    (``number_of(element, position)``).
+    (``number_from_id``: ``CLM-00003`` -> 3, the claim's position when the id is missing or odd).
     """
     numbers: list[int] = []
     paths: list[str] = []
@@ -202,7 +205,11 @@ def read_claims(
         if child.tag != claim_tag:
             continue
         position += 1
-        number = claim_number(child.get("num"), position) if number_of is None else number_of(child, position)
+        if number_from_id:
+            match = _CLAIM_ID.search(child.get(id_attribute) or "")
+            number = int(match.group(1)) if match else position
+        else:
+            number = claim_number(child.get("num"), position)
         numbers.append(number)
         paths.append(path)
         texts.append(element_text(child))

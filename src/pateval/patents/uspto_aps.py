@@ -44,7 +44,7 @@ from ._xmltools import ipc_fixed_width, iso_date, unique
 from .claims import resolve_dependencies
 from .records import Citation, Claim, Passage, PatentDocument
 from .safexml import DEFAULT_MAX_DOCUMENT_BYTES
-from .uspto import uspto_number
+from .uspto import uspto_citation, uspto_number
 
 __all__ = ["APS_SUFFIXES", "is_aps_file", "iter_aps_documents"]
 
@@ -278,9 +278,7 @@ def _document(path: str, first_line: int, fields: list[list]) -> PatentDocument:
             raw = _first(segment_fields, "PNO")
             if raw:
                 country = "US" if name == "UREF" else _country(_first(segment_fields, "CNT"))
-                cited = uspto_number(raw, country)
-                citations.append(Citation(cited_ucid=make_ucid(country, cited, None), cited_country=country,
-                                          cited_number=cited, cited_kind=None, source="other"))
+                citations.append(uspto_citation(raw, country, None, "other"))
         elif name == "ABST":
             abstract_parts.extend(_collapse(value) for _, tag, value in segment_fields
                                   if (_PARAGRAPH.match(tag) or tag == "PAR") and value.strip())

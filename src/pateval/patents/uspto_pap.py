@@ -15,7 +15,6 @@ number comes from the id (``CLM-00003`` -> 3). These publications list no citati
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from lxml import etree
@@ -42,7 +41,6 @@ _PARAGRAPHS = frozenset({"paragraph"})
 _HEADINGS = frozenset({"heading"})
 # Tables, formulas set apart, chemistry and drawings are not passages (as in ICE).
 _SKIPPED = frozenset({"table-cwu", "table", "math-cwu", "chemistry-cwu", "figure", "image", "subdoc-drawings"})
-_CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
 
 
 def paragraph_text(paragraph: etree._Element) -> str:
@@ -59,12 +57,6 @@ def paragraph_text(paragraph: etree._Element) -> str:
                 paragraph.text = (paragraph.text or "") + tail
         paragraph.remove(number)
     return element_text(paragraph)
-
-
-def claim_number_from_id(claim: etree._Element, position: int) -> int:
-    """``CLM-00003`` -> 3; the claim's position when the id is missing or odd."""
-    match = _CLAIM_ID.search(claim.get("id") or "")
-    return int(match.group(1)) if match else position
 
 
 def read_pap_document(document: XmlDocument) -> PatentDocument:
@@ -92,7 +84,7 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
         passages_of=partial(description_passages, lang=lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
                             skipped_tags=_SKIPPED, text_of=paragraph_text),
         claims_of=partial(read_claims, ref_tag="dependent-claim-reference", ref_attribute="depends_on",
-                          number_of=claim_number_from_id),
+                          number_from_id=True),
     )
     return uspto_record(
         document, bibliographic, country, number, kind, lang,
