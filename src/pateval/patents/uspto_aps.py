@@ -43,7 +43,7 @@ from ..formats.source import open_stream
 from ._xmltools import ipc_fixed_width, iso_date, unique
 from .claims import resolve_dependencies
 from .records import Citation, Claim, Passage, PatentDocument
-from .safexml import DEFAULT_MAX_DOCUMENT_BYTES
+from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, each_document
 from .uspto import uspto_citation, uspto_number
 
 __all__ = ["APS_SUFFIXES", "is_aps_file", "iter_aps_documents"]
@@ -161,25 +161,14 @@ def iter_aps_documents(
     :class:`~pateval.errors.InputFormatError` in place of a bad one when
     ``on_error="skip"`` (``digest`` as in :func:`pateval.patents.safexml.iter_xml_documents`)."""
     name = os.fspath(path)
-    records = _records(name, max_document_bytes, digest)
     found = False
-    while True:
-        try:
-            first_line, fields = next(records)
-        except StopIteration:
-            break
-        except InputFormatError as error:
-            if on_error == "stop":
-                raise
-            yield error
-            return
+
+    def convert(record: tuple[int, list[list]]) -> PatentDocument:
+        nonlocal found
         found = True
-        try:
-            yield _document(name, first_line, fields)
-        except InputFormatError as error:
-            if on_error == "stop":
-                raise
-            yield error
+        return _document(name, *record)
+
+    yield from each_document(_records(name, max_document_bytes, digest), convert, on_error)
     if not found:
         empty = InputFormatError(name, None, "no APS patent record (PATN) in the file")
         if on_error == "stop":
