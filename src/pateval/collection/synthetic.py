@@ -47,7 +47,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from itertools import accumulate
+from itertools import accumulate, islice
 from pathlib import Path
 
 from ..errors import ParameterError
@@ -912,20 +912,14 @@ def _citations_xml(citations: Sequence[_CitationPlan], *, seed: int = 0) -> str:
             f"<country>{country}</country><doc-number>{number}</doc-number><kind>{kind}</kind></document-id>"
             f'<sources><source name="{citation.source}"{category} created-by-npl="N"/></sources>'
         )
+        passages = list(citation.passages)
         if citation.rel_claims:
             # The report's own words first (what an assessor reads), then the paragraphs
             # they name as XPaths (what the CLEF-IP organisers extracted from them).
-            words = (passage_indication(citation.passages, rng=rng) if citation.passages
-                     else _indication_without_passages(rng))
-            parts.append(
-                f"<rel-passage><passage>{words}</passage><category>{citation.category}</category>"
-                f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>"
-            )
-        for passage in citation.passages:
-            parts.append(
-                f"<rel-passage><passage>{passage}</passage><category>{citation.category}</category>"
-                f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>"
-            )
+            passages.insert(0, passage_indication(citation.passages, rng=rng) if citation.passages
+                            else _indication_without_passages(rng))
+        parts.extend(f"<rel-passage><passage>{passage}</passage><category>{citation.category}</category>"
+                     f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>" for passage in passages)
         parts.append("</patcit>")
     parts.append("</patent-citations></citations>")
     return "".join(parts)
@@ -1063,15 +1057,8 @@ def generate_corpus(
                        n_clusters=n_clusters, language_shares=tuple(language_shares), **rates)
     totals: dict[str, int] = {}
     n_citations = written = 0
-    def chunks() -> Iterator[list[_PatentPlan]]:
-        batch: list[_PatentPlan] = []
-        for plan in planner.plans():
-            batch.append(plan)
-            if len(batch) == chunk_size:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
+    plans = planner.plans()
+    chunks = iter(lambda: list(islice(plans, chunk_size)), [])  # drawn as they are sent
 
     def collect(result: tuple[dict[str, int], int, int, int], bar) -> None:
         nonlocal n_citations, written
@@ -1087,7 +1074,7 @@ def generate_corpus(
         root = str(tmp)
         if workers == 1:
             _init_worker(seed, n_clusters, root)
-            for batch in chunks():
+            for batch in chunks:
                 collect(_render_chunk(batch), bar)
         else:
             import multiprocessing
@@ -1097,7 +1084,7 @@ def generate_corpus(
                                      initargs=(seed, n_clusters, root)) as executor:
                 # At most a few chunks in flight: memory stays flat whatever n_patents is.
                 in_flight: deque = deque()
-                for batch in chunks():
+                for batch in chunks:
                     in_flight.append(executor.submit(_render_chunk, batch))
                     if len(in_flight) >= 2 * workers:
                         collect(in_flight.popleft().result(), bar)
