@@ -66,7 +66,8 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = ["INDEX_FORMAT", "INDEX_VERSION", "INDEX_LANGUAGES", "IndexRecord", "IndexSummary", "FieldStats",
-           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store"]
+           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store",
+           "date_number"]
 
 INDEX_FORMAT = "pateval-search-index"
 INDEX_VERSION = 1
@@ -103,19 +104,14 @@ class IndexRecord:
     passages: list[tuple[str, str | None, str]] = field(default_factory=list)
 
 
-def _date_int(value: str | None) -> int:
+def date_number(value: str | None) -> int:
+    """``YYYY-MM-DD`` (or ``YYYYMMDD``) as the number ``YYYYMMDD``; 0 when it is not a date."""
     digits = (value or "").replace("-", "")
     return int(digits) if len(digits) == 8 and digits.isdigit() else 0
 
 
 def _subclasses(symbols: Iterable[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for symbol in symbols or ():
-        try:
-            seen.setdefault(ipc_prefix(symbol, level="subclass"), None)
-        except ValueError:  # an unreadable IPC symbol only loses its filter/boost, never the document
-            continue
-    return list(seen)
+    return list(dict.fromkeys(ipc_prefix(symbol, level="subclass") for symbol in symbols or ()))
 
 
 def _add_text(texts: dict, field_: str, lang: str | None, text: str | None) -> None:
@@ -128,7 +124,7 @@ def _add_text(texts: dict, field_: str, lang: str | None, text: str | None) -> N
 def records_from_documents(documents: Iterable[PatentDocument]) -> Iterator[IndexRecord]:
     """Index records from patent records (for corpora read from XML or held in memory)."""
     for doc in documents:
-        record = IndexRecord(doc.ucid, patent_key(doc.ucid), doc.family_id, doc.lang, _date_int(doc.date),
+        record = IndexRecord(doc.ucid, patent_key(doc.ucid), doc.family_id, doc.lang, date_number(doc.date),
                              _subclasses(doc.ipc_classes))
         for lang, text in doc.title.items():
             _add_text(record.texts, "title", lang, text)
@@ -176,7 +172,7 @@ def records_from_store(store: OpenedStore, *, batch_rows: int = 2000) -> Iterato
     for batch in docs:
         for row in batch.to_pylist():
             ucid = row["ucid"]
-            record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], _date_int(row["date"]),
+            record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], date_number(row["date"]),
                                  _subclasses(row["ipc_classes"]))
             for entry in row["title"] or ():
                 _add_text(record.texts, "title", entry["key"], entry["value"])
@@ -356,7 +352,7 @@ def build_index(
     started = time.perf_counter()
     records = _as_records(source)
     if until is not None:
-        last = _date_int(until)
+        last = date_number(until)
         if not last:
             raise ParameterError(f"until must be a date YYYY-MM-DD; got {until!r}")
         records = (r for r in records if not r.date or r.date <= last)

@@ -39,7 +39,7 @@ from ..errors import ParameterError, PatevalError, malformed
 from ..formats.atomic import atomic_directory, atomic_output
 from ..patents.records import PatentDocument
 from .analyzers import TEXT_FIELDS, analyze, field_name, language_of
-from .index import SearchIndex
+from .index import SearchIndex, date_number
 from .models import BM25, TFIDF, LMDirichlet, parse_model, rescore
 from .queries import SEED_QUERY_GRID, Query, QuerySpec, formulate, parse_query_spec
 
@@ -217,9 +217,7 @@ def load_passage_topics(path: str | os.PathLike[str]) -> list[PassageTopic]:
 def topic_date(topic: PatentDocument) -> int:
     """The topic's earliest date (priority, filing or publication) as YYYYMMDD, 0 if it has
     none: with ``date_filter``, only documents published before it are searched."""
-    dates = [d for d in (*topic.priority_dates, topic.application_date, topic.date) if d]
-    values = [int(d.replace("-", "")) for d in dates if len(d.replace("-", "")) == 8 and d.replace("-", "").isdigit()]
-    return min(values) if values else 0
+    return min(filter(None, map(date_number, (*topic.priority_dates, topic.application_date, topic.date))), default=0)
 
 
 def engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_before: int) -> tantivy.Query:
