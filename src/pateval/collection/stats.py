@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..errors import malformed
 from ..patents.records import ipc_prefix
+from .store import read_json_object
 
 __all__ = ["collection_stats", "format_stats"]
 
@@ -75,11 +76,9 @@ def collection_stats(collection: str | os.PathLike[str], *, ipc_level: str = "cl
     root = Path(collection)
     build_file = root / "build.json"
     try:
-        build = json.loads(build_file.read_text(encoding="utf-8"))
+        build = read_json_object(build_file, "build report")
     except FileNotFoundError:
         malformed(root, None, "not a built collection (no build.json); build one with `pateval collection build`")
-    except json.JSONDecodeError as error:
-        malformed(build_file, error.lineno, f"unreadable build report: {error.msg}")
     topics = _read_tsv(root / "topics.tsv")
     judgements = _read_tsv(root / "judgements.tsv")
     rel = judgements["rel"].astype(int) if len(judgements) else pd.Series([], dtype=int)

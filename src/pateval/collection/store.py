@@ -65,6 +65,7 @@ __all__ = [
     "document_tables",
     "committed_batches",
     "read_store_manifest",
+    "read_json_object",
     "write_store_manifest",
     "write_batch_manifest",
     "remove_uncommitted_parts",
@@ -350,19 +351,27 @@ class PartWriter:
 # ---- manifests ------------------------------------------------------------------------------
 
 
+def read_json_object(path: Path, what: str) -> dict:
+    """The JSON object in ``path``; anything else is an InputFormatError calling the file
+    ``what`` (a missing file raises FileNotFoundError, for the caller to word)."""
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        malformed(path, error.lineno, f"unreadable {what}: {error.msg}")
+    except UnicodeDecodeError:
+        malformed(path, None, f"unreadable {what}: not UTF-8 text")
+    if not isinstance(content, dict):
+        malformed(path, None, f"unreadable {what}: not a JSON object")
+    return content
+
+
 def read_store_manifest(store: str | os.PathLike[str]) -> dict:
     """The store-level ``manifest.json`` (raises InputFormatError when it is not a store)."""
     path = Path(store) / "manifest.json"
     try:
-        content = json.loads(path.read_text(encoding="utf-8"))
+        content = read_json_object(path, "store manifest")
     except FileNotFoundError:
         malformed(store, None, "not a corpus store (no manifest.json); create one with `pateval corpus ingest`")
-    except json.JSONDecodeError as error:
-        malformed(path, error.lineno, f"unreadable store manifest: {error.msg}")
-    except UnicodeDecodeError:
-        malformed(path, None, "unreadable store manifest: not UTF-8 text")
-    if not isinstance(content, dict):
-        malformed(path, None, "unreadable store manifest: not a JSON object")
     if content.get("format") != STORE_FORMAT:
         malformed(path, None, "not a pateval corpus store manifest", expected=STORE_FORMAT,
                   found=str(content.get("format")))
@@ -409,14 +418,7 @@ def committed_batches(store: str | os.PathLike[str]) -> dict[int, dict]:
         match = _BATCH_MANIFEST.match(entry.name)
         if match is None:
             continue
-        try:
-            batches[int(match.group(1))] = json.loads(entry.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            malformed(entry, error.lineno, f"unreadable batch manifest: {error.msg}")
-        except UnicodeDecodeError:
-            malformed(entry, None, "unreadable batch manifest: not UTF-8 text")
-        if not isinstance(batches[int(match.group(1))], dict):
-            malformed(entry, None, "unreadable batch manifest: not a JSON object")
+        batches[int(match.group(1))] = read_json_object(entry, "batch manifest")
     return batches
 
 
