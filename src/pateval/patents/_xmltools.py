@@ -129,13 +129,14 @@ def party_name(party: etree._Element) -> str | None:
             text = element_text(found)
             if text:
                 return text
-    last = holder.find("last-name")
-    first = holder.find("first-name")
-    last_text = element_text(last) if last is not None else ""
-    first_text = element_text(first) if first is not None else ""
-    if last_text and first_text:
-        return f"{last_text}, {first_text}"
-    return last_text or first_text or None
+    return last_first(child_text(holder, "last-name"), child_text(holder, "first-name"))
+
+
+def last_first(last: str | None, first: str | None) -> str | None:
+    """``last, first`` (the form every reader gives a person's name), else the one part given."""
+    if last and first:
+        return f"{last}, {first}"
+    return last or first or None
 
 
 def child_text(element: etree._Element | None, path: str) -> str | None:

@@ -25,6 +25,7 @@ from ._xmltools import (
     description_passages,
     ipc_symbol,
     iso_date,
+    last_first,
     read_claims,
     single_language_text,
     unique,
@@ -116,11 +117,8 @@ def _person(name: etree._Element | None) -> str | None:
     """``family-name, given-name middle-name`` (the "last, first" form the other readers give)."""
     if name is None:
         return None
-    family = child_text(name, "family-name") or ""
     given = " ".join(t for t in (child_text(name, "given-name"), child_text(name, "middle-name")) if t)
-    if family and given:
-        return f"{family}, {given}"
-    return family or given or None
+    return last_first(child_text(name, "family-name"), given)
 
 
 def _assignee(assignee: etree._Element) -> str | None:

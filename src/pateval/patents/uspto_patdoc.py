@@ -24,6 +24,7 @@ from ._xmltools import (
     indexed_children,
     ipc_fixed_width,
     iso_date,
+    last_first,
     read_claims,
     single_language_text,
     unique,
@@ -121,8 +122,4 @@ def _party(party: etree._Element) -> str | None:
     organisation = child_text(name, "ONM")
     if organisation:
         return organisation
-    surname = child_text(name, "SNM") or ""
-    first = child_text(name, "FNM") or ""
-    if surname and first:
-        return f"{surname}, {first}"
-    return surname or first or None
+    return last_first(child_text(name, "SNM"), child_text(name, "FNM"))

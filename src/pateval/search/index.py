@@ -230,6 +230,13 @@ class IndexSummary:
         return {**asdict(self), "documents_per_second": round(self.documents_per_second, 1)}
 
 
+_DOCUMENT_SCHEMA = pa.schema([("row", pa.int64()), ("ucid", pa.string()), ("patent_key", pa.string()),
+                              ("family_id", pa.string()), ("lang", pa.string()), ("date", pa.int64()),
+                              ("ipc", pa.list_(pa.string()))])
+_PASSAGE_SCHEMA = pa.schema([("row", pa.int64()), ("ucid", pa.string()), ("xpath", pa.string()),
+                             ("lang", pa.string()), ("text", pa.string())])
+
+
 def _schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_unsigned_field("row", stored=True, fast=True, indexed=True)
@@ -365,9 +372,9 @@ def build_index(
         heap = max(heap_mb * 1_000_000, 15_000_000 * n_threads)
         writer = engine.writer(heap, n_threads)
         stats = _StatsBuilder()
-        columns: dict[str, list] = {k: [] for k in ("row", "ucid", "patent_key", "family_id", "lang", "date", "ipc")}
+        columns: dict[str, list] = {k: [] for k in _DOCUMENT_SCHEMA.names}
         passage_writer = None
-        passage_buffer: dict[str, list] = {k: [] for k in ("row", "ucid", "xpath", "lang", "text")}
+        passage_buffer: dict[str, list] = {k: [] for k in _PASSAGE_SCHEMA.names}
         passage_count = 0
         bar = tqdm(desc="indexing", unit=" docs", disable=not progress or None, mininterval=0.5)
         try:
@@ -406,12 +413,8 @@ def build_index(
         n_docs = len(columns["row"])
         if n_docs == 0:
             raise PatevalError("the corpus has no documents to index")
-        pq.write_table(pa.table({
-            "row": pa.array(columns["row"], pa.int64()), "ucid": pa.array(columns["ucid"], pa.string()),
-            "patent_key": pa.array(columns["patent_key"], pa.string()),
-            "family_id": pa.array(columns["family_id"], pa.string()), "lang": pa.array(columns["lang"], pa.string()),
-            "date": pa.array(columns["date"], pa.int64()), "ipc": pa.array(columns["ipc"], pa.list_(pa.string())),
-        }), tmp / "documents.parquet", compression="zstd")
+        pq.write_table(pa.Table.from_pydict(columns, schema=_DOCUMENT_SCHEMA), tmp / "documents.parquet",
+                       compression="zstd")
         term_counts = stats.save(tmp)
         seconds = time.perf_counter() - started
         meta = {
@@ -426,15 +429,13 @@ def build_index(
     return IndexSummary(str(out), n_docs, passage_count, term_counts, seconds, size)
 
 
-_PASSAGE_SCHEMA = pa.schema([("row", pa.int64()), ("ucid", pa.string()), ("xpath", pa.string()),
-                             ("lang", pa.string()), ("text", pa.string())])
 
 
 def _flush_passages(buffer: dict[str, list], writer, root: Path):
     """Write the buffered paragraphs as one row group and empty the buffer."""
     if writer is None:
         writer = pq.ParquetWriter(root / "passages.parquet", _PASSAGE_SCHEMA, compression="zstd")
-    writer.write_table(pa.table({k: pa.array(v, _PASSAGE_SCHEMA.field(k).type) for k, v in buffer.items()}))
+    writer.write_table(pa.Table.from_pydict(buffer, schema=_PASSAGE_SCHEMA))
     for values in buffer.values():
         values.clear()
     return writer
