@@ -123,9 +123,6 @@ class PassageTopic:
 
 _NUM = re.compile(r"<num>\s*(.*?)\s*</num>", re.S)
 _FILE = re.compile(r"<file>\s*(.*?)\s*</file>", re.S)
-_TID = re.compile(r"<tid>\s*(.*?)\s*</tid>", re.S)
-_TFILE = re.compile(r"<tfile>\s*(.*?)\s*</tfile>", re.S)
-_TCLAIMS = re.compile(r"<tclaims>\s*(.*?)\s*</tclaims>", re.S)
 
 
 def _topic_file(base: Path, name: str, subdir: str) -> Path:
@@ -188,8 +185,10 @@ def _checked_unique(path, topics):
 
 
 def load_passage_topics(path: str | os.PathLike[str]) -> list[PassageTopic]:
-    """Passage topics from a CLEF-IP PSG topics file (``<tid>``, ``<tfile>``, ``<tclaims>``)
-    or a collection directory holding ``topics_PSG.txt``."""
+    """Passage topics from a CLEF-IP PSG topics file (``<tid>``, ``<tfile>``, ``<tclaims>``,
+    read by :func:`pateval.formats.passages.read_passage_topics`) or a collection directory
+    holding ``topics_PSG.txt``."""
+    from ..formats.passages import read_passage_topics
     from ..patents.reader import read_patent
 
     path = Path(path)
@@ -197,17 +196,13 @@ def load_passage_topics(path: str | os.PathLike[str]) -> list[PassageTopic]:
         path = path / "topics_PSG.txt"
     if not path.is_file():
         raise PatevalError(f"{path}: no such passage topics file")
-    text = path.read_text(encoding="utf-8")
-    ids, files, claims = _TID.findall(text), _TFILE.findall(text), _TCLAIMS.findall(text)
-    if not ids or not (len(ids) == len(files) == len(claims)):
-        malformed(path, None, "passage topics need <tid>, <tfile> and <tclaims> for every topic",
-                  found=f"{len(ids)} tid, {len(files)} tfile, {len(claims)} tclaims")
     documents: dict[str, PatentDocument] = {}
     topics = []
-    for qid, file_name, xpaths in zip(ids, files, claims, strict=False):
-        if file_name not in documents:
-            documents[file_name] = read_patent(_topic_file(path.parent, file_name, "PSG"))
-        topics.append(PassageTopic(qid, documents[file_name], tuple(xpaths.split())))
+    for topic in read_passage_topics(path):
+        assert topic.tid is not None and topic.tfile is not None  # read_passage_topics refuses such a topic
+        if topic.tfile not in documents:
+            documents[topic.tfile] = read_patent(_topic_file(path.parent, topic.tfile, "PSG"))
+        topics.append(PassageTopic(topic.tid, documents[topic.tfile], topic.tclaims))
     return topics
 
 
@@ -499,11 +494,13 @@ def run_file_name(tag: str) -> str:
 
 
 def _claims_at(document: PatentDocument, xpaths: Sequence[str]) -> dict[str, list[str]]:
-    wanted = set(xpaths)
+    from ..formats.passages import normalise_xpath
+
+    wanted = {normalise_xpath(x) for x in xpaths}  # as the topics file's reader gives them
     texts: dict[str, list[str]] = {}
     for lang, claims in document.claims.items():
         for claim in claims:
-            if claim.xpath in wanted:
+            if normalise_xpath(claim.xpath) in wanted:
                 texts.setdefault(language_of(lang), []).append(claim.text)
     return texts
 
