@@ -219,25 +219,6 @@ def ingest_batch(
     }
 
 
-def _ingest_batch_remote(store: str, batch: int, files: list[str], *, on_error: str, rows_per_group: int) -> dict:
-    """:func:`ingest_batch` for worker processes: an input error comes back as data,
-    because InputFormatError does not survive pickling (its constructor takes the parts
-    of the message, and pickle rebuilds exceptions from the message alone)."""
-    try:
-        return ingest_batch(store, batch, files, on_error=on_error, rows_per_group=rows_per_group)
-    except InputFormatError as error:
-        return {"failure": {"path": error.path, "line": error.line, "problem": error.problem,
-                            "expected": error.expected, "found": error.found}}
-
-
-def _raise_failure(result: dict) -> dict:
-    failure = result.get("failure")
-    if failure is not None:
-        raise InputFormatError(failure["path"], failure["line"], failure["problem"],
-                               expected=failure["expected"], found=failure["found"])
-    return result
-
-
 def plan_batches(files: list[tuple[str, int]], *, workers: int, batch_bytes: int) -> list[list[str]]:
     """Group ``(path, size)`` files, in order, into batches of about ``batch_bytes``, at
     least four per worker when there are enough files (so that a slow batch does not keep
@@ -462,7 +443,7 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=min(workers, len(numbered)), mp_context=context) as pool:
         futures = {
-            pool.submit(_ingest_batch_remote, store, batch, files, on_error=on_error,
+            pool.submit(ingest_batch, store, batch, files, on_error=on_error,
                         rows_per_group=rows_per_group): batch
             for batch, files in numbered
         }
@@ -474,7 +455,7 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     # pop: a recorded result is not kept alive until the end of the run.
-                    record(futures.pop(future), _raise_failure(future.result()))
+                    record(futures.pop(future), future.result())
         except BaseException:
             for future in pending:
                 future.cancel()
@@ -486,7 +467,7 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
     try:
         futures = [
             client.submit(
-                _ingest_batch_remote, store, batch, files, on_error=on_error, rows_per_group=rows_per_group,
+                ingest_batch, store, batch, files, on_error=on_error, rows_per_group=rows_per_group,
                 key=f"pateval-ingest-{os.path.basename(store)}-{batch}-{time.time_ns()}", pure=False,
             )
             for batch, files in numbered
@@ -497,7 +478,7 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
                 for future in completed(client, futures, scheduler, timeout):
                     if future.status == "error":
                         future.result()  # re-raises the worker's exception here
-                    record(batch_of.pop(future.key), _raise_failure(future.result()))
+                    record(batch_of.pop(future.key), future.result())
         except BaseException:
             if client.status == "running":  # not after losing the scheduler
                 client.cancel(futures)
