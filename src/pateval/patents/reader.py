@@ -18,6 +18,7 @@ from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, XmlDocument, iter_xml_documents
 
 __all__ = ["ReadError", "read_patent", "iter_patents", "iter_file", "SUPPORTED_ROOTS"]
 
+# Each format's reader, by root element: the only way they are called.
 _READERS: dict[str, Callable[[XmlDocument], PatentDocument]] = {
     clefip.ROOT_TAG: clefip.read_clefip_document,
     **{tag: uspto.read_uspto_document for tag in uspto.ROOT_TAGS},

@@ -92,9 +92,6 @@ def uspto_record(document: XmlDocument, bibliographic: etree._Element, country: 
 def read_uspto_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``us-patent-grant`` / ``us-patent-application`` into a record."""
     root = document.root
-    if root.tag not in ROOT_TAGS:
-        malformed(document.path, document.first_line, "not a USPTO ICE document",
-                  expected=" or ".join(ROOT_TAGS), found=str(root.tag))
     bibliographic = root.find("us-bibliographic-data-grant")
     if bibliographic is None:
         bibliographic = root.find("us-bibliographic-data-application")

@@ -63,9 +63,6 @@ def paragraph_text(paragraph: etree._Element) -> str:
 def read_pap_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``patent-application-publication`` into a record."""
     root = document.root
-    if root.tag != PAP_ROOT_TAG:
-        malformed(document.path, document.first_line, "not a USPTO application publication (2001-2004)",
-                  expected=PAP_ROOT_TAG, found=str(root.tag))
     bibliographic = root.find("subdoc-bibliographic-information")
     if bibliographic is None:
         malformed(document.path, document.first_line, "USPTO application without bibliographic data",

@@ -46,9 +46,6 @@ _SKIPPED = frozenset({"CWU", "TABLE-US", "MATH-US", "CHEM-US", "EMI", "SDODR"})
 def read_patdoc_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``PATDOC`` (grant, DTD v2.4 or v2.5) into a record."""
     root = document.root
-    if root.tag != PATDOC_ROOT_TAG:
-        malformed(document.path, document.first_line, "not a USPTO ST.32 grant (2002-2004)",
-                  expected=PATDOC_ROOT_TAG, found=str(root.tag))
     bibliographic = root.find("SDOBI")
     if bibliographic is None:
         malformed(document.path, document.first_line, "USPTO grant without bibliographic data", expected="SDOBI")
