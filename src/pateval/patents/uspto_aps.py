@@ -53,9 +53,8 @@ __all__ = ["APS_SUFFIXES", "is_aps_file", "iter_aps_documents"]
 APS_SUFFIXES = (".aps", ".aps.gz", ".greenbook")
 
 _DESCRIPTION_SEGMENTS = frozenset({"GOVT", "PARN", "BSUM", "DRWD", "DETD"})
-_PARAGRAPH = re.compile(r"PA[L0-9R]$")
+_PARAGRAPH = re.compile(r"PA[L0-9R]$")  # PAR, PAL, PA0-PA9
 _HEADING = "PAC"
-_SKIPPED_FIELDS = frozenset({"TBL", "EQU"})
 _SEGMENT = re.compile(r"[A-Z]{4}$")
 _LEADING_NUMBER = re.compile(r"\s*(\d+)")
 _CLAIM_START = re.compile(r"\s*(\d+)\s*\.")
@@ -270,12 +269,12 @@ def _document(path: str, first_line: int, fields: list[list]) -> PatentDocument:
                 citations.append(uspto_citation(raw, country, None, "other"))
         elif name == "ABST":
             abstract_parts.extend(_collapse(value) for _, tag, value in segment_fields
-                                  if (_PARAGRAPH.match(tag) or tag == "PAR") and value.strip())
+                                  if _PARAGRAPH.match(tag) and value.strip())
         elif name in _DESCRIPTION_SEGMENTS:
             counts: Counter[str] = Counter()
             for _, tag, value in segment_fields:
                 counts[tag] += 1
-                if tag in _SKIPPED_FIELDS or not (tag == "PAR" or tag == _HEADING or _PARAGRAPH.match(tag)):
+                if not (tag == _HEADING or _PARAGRAPH.match(tag)):  # tables (TBL), equations (EQU) and the like
                     continue
                 text = _collapse(value)
                 if text:
