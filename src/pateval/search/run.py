@@ -28,7 +28,7 @@ import os
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -544,9 +544,7 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
                                f"is in its topic file {topic.document.ucid}")
         query_terms = {lang: Counter(t for text in parts for t in analyze(text, lang)) for lang, parts in texts.items()}
         query = Query({lang: dict(bag) for lang, bag in query_terms.items()})
-        doc_config = SearchConfig(model=config.model, query=config.query, depth=documents,
-                                  candidates=max(config.candidates, documents), date_filter=config.date_filter,
-                                  exclude_family=config.exclude_family)
+        doc_config = replace(config, depth=documents, candidates=max(config.candidates, documents))
         excluded = _excluded_rows(index, topic.document) if config.exclude_family else None
         rows, _scores = _one_query(index, topic.document, query, doc_config, excluded)
         ranked: list[tuple[str, str, float]] = []
