@@ -39,6 +39,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -195,17 +196,8 @@ def records_from_store(store: OpenedStore, *, batch_rows: int = 2000) -> Iterato
 
 def _grouped(batches) -> Iterator[tuple[str, list[dict]]]:
     """Rows of a reader ordered by ucid, grouped: ``(ucid, [row, ...])``."""
-    current: str | None = None
-    rows: list[dict] = []
-    for batch in batches:
-        for row in batch.to_pylist():
-            if row["ucid"] != current:
-                if current is not None:
-                    yield current, rows
-                current, rows = row["ucid"], []
-            rows.append(row)
-    if current is not None:
-        yield current, rows
+    rows = (row for batch in batches for row in batch.to_pylist())
+    return ((ucid, list(group)) for ucid, group in itertools.groupby(rows, key=itemgetter("ucid")))
 
 
 # ---- building -------------------------------------------------------------------------------
