@@ -48,7 +48,7 @@ from .split import DateSplit, group_patents, split_by_date
 from .topicfiles import earlier_family_files, load_topic_documents, write_pac_topics, write_psg_topics
 from .topics import CriterionCount, SelectionCriteria, select_topics, topic_features
 
-__all__ = ["BuildSummary", "build_collection", "check_collection", "write_lines"]
+__all__ = ["BuildSummary", "build_collection", "check_collection", "write_lines", "write_rows"]
 
 
 @dataclass
@@ -76,6 +76,11 @@ def write_lines(path: Path, lines) -> None:
         for line in lines:
             handle.write(line)
             handle.write("\n")
+
+
+def write_rows(path: Path, template: str, frame: pd.DataFrame, columns: list[str]) -> None:
+    """One line per row of ``frame[columns]``, formatted by ``template`` (``"{} 0 {} {}"``)."""
+    write_lines(path, (template.format(*row) for row in frame[columns].itertuples(index=False)))
 
 
 def _topic_lang_claims(con) -> pd.DataFrame:
@@ -295,20 +300,14 @@ def build_collection(
         write_pac_topics(tmp, selected, documents)
         if passages:
             write_psg_topics(tmp, psg_topics, documents, family_files)
-        write_lines(tmp / "qrels_PAC.txt", (f"{q} 0 {d} {r}" for q, d, r in judgements[["qid", "docno",
-                                                                                         "rel"]].itertuples(index=False)))
+        write_rows(tmp / "qrels_PAC.txt", "{} 0 {} {}", judgements, ["qid", "docno", "rel"])
         with atomic_output(tmp / "judgements.tsv") as handle:
             judgements.to_csv(handle, sep="\t", index=False, lineterminator="\n")
-        write_lines(tmp / "qrels_PAC_claims.txt",
-                     (f"{q} {s} {d} {r}" for q, s, d, r in claim_qrels[["qid", "subtopic", "docno",
-                                                                        "rel"]].itertuples(index=False)))
-        write_lines(tmp / "theta_PAC.txt",
-                     (f"{q} {s} {w:.10g}" for q, s, w in theta[["qid", "subtopic", "weight"]].itertuples(index=False)))
+        write_rows(tmp / "qrels_PAC_claims.txt", "{} {} {} {}", claim_qrels, ["qid", "subtopic", "docno", "rel"])
+        write_rows(tmp / "theta_PAC.txt", "{} {} {:.10g}", theta, ["qid", "subtopic", "weight"])
         if passages:
-            write_lines(tmp / "qrels_PSG.txt",
-                         (f"{q} {d} {x}" for q, d, x in psg_qrels[["qid", "docno", "xpath"]].itertuples(index=False)))
-            write_lines(tmp / "qrels_PSG_graded.txt",
-                         (f"{q} 0 {d} {g}" for q, d, g in graded[["qid", "docno", "grade"]].itertuples(index=False)))
+            write_rows(tmp / "qrels_PSG.txt", "{} {} {}", psg_qrels, ["qid", "docno", "xpath"])
+            write_rows(tmp / "qrels_PSG_graded.txt", "{} 0 {} {}", graded, ["qid", "docno", "grade"])
             with atomic_output(tmp / "topics_PSG.tsv") as handle:
                 psg_topics.assign(claims=psg_topics["claims"].map(lambda c: ",".join(map(str, c)))).to_csv(
                     handle, sep="\t", index=False, lineterminator="\n")
