@@ -616,7 +616,7 @@ class _Planner:
         passages: tuple[str, ...] = ()
         if category != "A" or rng.random() < 0.5:
             # The paragraphs of the cited document that are about the inherited terms:
-            # paragraph j (1-based) is about key term (j - 1) mod K (see _render_description).
+            # paragraph j (1-based) is about key term (j - 1) mod K (see _Renderer.render).
             m = len(target.key_terms)
             about = [j for j in range(1, target.n_paragraphs + 1) if (j - 1) % m in positions]
             if about:

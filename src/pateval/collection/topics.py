@@ -212,7 +212,7 @@ def topic_features(con, *, sources: tuple[str, ...]) -> pd.DataFrame:
         ``n_cited_in_corpus``, ``earlier_family_member``; sorted by patent key.
     """
     patent_citations(con, sources=sources)
-    frame = con.execute(
+    return con.execute(
         """WITH cand AS (
             SELECT p.*, coalesce(p.b_ucid, p.a_ucid) AS topic_ucid FROM patents p WHERE p.in_pool
         ),
@@ -256,7 +256,6 @@ def topic_features(con, *, sources: tuple[str, ...]) -> pd.DataFrame:
         LEFT JOIN earlier e ON e.patent_key = c.patent_key
         ORDER BY c.patent_key"""
     ).df()
-    return frame
 
 
 # (criterion field, description, predicate on the features frame given the criteria)
