@@ -9,6 +9,7 @@ exit status 2.
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import NoReturn
 
 __all__ = [
@@ -67,6 +68,10 @@ class InputFormatError(PatevalError, ValueError):
         elif found is not None:
             detail = f" (found {found})"
         super().__init__(f"{where}: {problem}{detail}")
+
+    def __reduce__(self):
+        # pickle (worker processes, Dask) would call the class with the message alone
+        return partial(type(self), expected=self.expected, found=self.found), (self.path, self.line, self.problem)
 
 
 class ParameterError(PatevalError, ValueError):

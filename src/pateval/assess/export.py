@@ -174,7 +174,7 @@ def _write_topic_files(out: Path, corpus: AssessCorpus, topic_frame: pd.DataFram
     the earlier family documents in the corpus part of the collection's date split."""
     from ..collection.split import DateSplit, group_patents, split_by_date
     from ..collection.tables import open_store
-    from ..collection.topicfiles import load_topic_documents, write_psg_topics
+    from ..collection.topicfiles import earlier_family_files, load_topic_documents, write_psg_topics
 
     if topic_frame.empty:
         write_lines(out / "topics_PSG.txt", [])
@@ -189,14 +189,7 @@ def _write_topic_files(out: Path, corpus: AssessCorpus, topic_frame: pd.DataFram
         group_patents(con)
         documents = load_topic_documents(con, set(topic_frame["tfile_ucid"]))
         con.register("_keys", pd.DataFrame({"patent_key": sorted(set(topic_frame["patent_key"]))}))
-        family_files: dict[str, list[str]] = {}
-        for patent_key, ucid in con.execute(
-            """SELECT k.patent_key, d.ucid FROM _keys k
-               JOIN patents p ON p.patent_key = k.patent_key
-               JOIN doc_part d ON d.family_id = p.family_id AND d.patent_key <> k.patent_key
-               WHERE d.part = 'corpus' AND d.date < p.first_date ORDER BY k.patent_key, d.date, d.ucid"""
-        ).fetchall():
-            family_files.setdefault(patent_key, []).append(ucid)
+        family_files = earlier_family_files(con, "_keys")
     finally:
         con.close()
     frame = topic_frame.assign(claims=[[int(c) for c in text.split(",")] for text in topic_frame["claims"]])

@@ -45,10 +45,10 @@ from .qrels import (
 )
 from .sampling import resolve_size, stratified_sample, topic_set
 from .split import DateSplit, group_patents, split_by_date
-from .topicfiles import load_topic_documents, write_pac_topics, write_psg_topics
+from .topicfiles import earlier_family_files, load_topic_documents, write_pac_topics, write_psg_topics
 from .topics import CriterionCount, SelectionCriteria, select_topics, topic_features
 
-__all__ = ["BuildSummary", "build_collection", "check_collection", "write_lines"]
+__all__ = ["BuildSummary", "build_collection", "check_collection", "write_lines", "write_rows"]
 
 
 @dataclass
@@ -76,6 +76,11 @@ def write_lines(path: Path, lines) -> None:
         for line in lines:
             handle.write(line)
             handle.write("\n")
+
+
+def write_rows(path: Path, template: str, frame: pd.DataFrame, columns: list[str]) -> None:
+    """One line per row of ``frame[columns]``, formatted by ``template`` (``"{} 0 {} {}"``)."""
+    write_lines(path, (template.format(*row) for row in frame[columns].itertuples(index=False)))
 
 
 def _topic_lang_claims(con) -> pd.DataFrame:
@@ -262,15 +267,7 @@ def build_collection(
         psg_topics = kept.assign(qid=kept["qid"].map(renumber)).reset_index(drop=True)
         psg_qrels = psg_qrels.assign(qid=psg_qrels["qid"].map(renumber)).reset_index(drop=True)
     graded = graded_from_passages(psg_qrels)
-    family_files: dict[str, list[str]] = {}
-    if not psg_topics.empty:
-        for patent_key, ucid in con.execute(
-            """SELECT s.patent_key, d.ucid FROM selected s
-               JOIN patents p ON p.patent_key = s.patent_key
-               JOIN doc_part d ON d.family_id = p.family_id AND d.patent_key <> s.patent_key
-               WHERE d.part = 'corpus' AND d.date < p.first_date ORDER BY s.patent_key, d.date, d.ucid"""
-        ).fetchall():
-            family_files.setdefault(patent_key, []).append(ucid)
+    family_files = earlier_family_files(con, "selected") if not psg_topics.empty else {}
 
     checks = check_collection(con, pac_qrels=judgements, psg_qrels=psg_qrels)
     topic_meta = con.execute(
@@ -303,20 +300,14 @@ def build_collection(
         write_pac_topics(tmp, selected, documents)
         if passages:
             write_psg_topics(tmp, psg_topics, documents, family_files)
-        write_lines(tmp / "qrels_PAC.txt", (f"{q} 0 {d} {r}" for q, d, r in judgements[["qid", "docno",
-                                                                                         "rel"]].itertuples(index=False)))
+        write_rows(tmp / "qrels_PAC.txt", "{} 0 {} {}", judgements, ["qid", "docno", "rel"])
         with atomic_output(tmp / "judgements.tsv") as handle:
             judgements.to_csv(handle, sep="\t", index=False, lineterminator="\n")
-        write_lines(tmp / "qrels_PAC_claims.txt",
-                     (f"{q} {s} {d} {r}" for q, s, d, r in claim_qrels[["qid", "subtopic", "docno",
-                                                                        "rel"]].itertuples(index=False)))
-        write_lines(tmp / "theta_PAC.txt",
-                     (f"{q} {s} {w:.10g}" for q, s, w in theta[["qid", "subtopic", "weight"]].itertuples(index=False)))
+        write_rows(tmp / "qrels_PAC_claims.txt", "{} {} {} {}", claim_qrels, ["qid", "subtopic", "docno", "rel"])
+        write_rows(tmp / "theta_PAC.txt", "{} {} {:.10g}", theta, ["qid", "subtopic", "weight"])
         if passages:
-            write_lines(tmp / "qrels_PSG.txt",
-                         (f"{q} {d} {x}" for q, d, x in psg_qrels[["qid", "docno", "xpath"]].itertuples(index=False)))
-            write_lines(tmp / "qrels_PSG_graded.txt",
-                         (f"{q} 0 {d} {g}" for q, d, g in graded[["qid", "docno", "grade"]].itertuples(index=False)))
+            write_rows(tmp / "qrels_PSG.txt", "{} {} {}", psg_qrels, ["qid", "docno", "xpath"])
+            write_rows(tmp / "qrels_PSG_graded.txt", "{} 0 {} {}", graded, ["qid", "docno", "grade"])
             with atomic_output(tmp / "topics_PSG.tsv") as handle:
                 psg_topics.assign(claims=psg_topics["claims"].map(lambda c: ",".join(map(str, c)))).to_csv(
                     handle, sep="\t", index=False, lineterminator="\n")

@@ -105,10 +105,6 @@ class IngestSummary:
         return self.bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
 
-def _sha256(path: str) -> str:
-    return file_sha256(path)
-
-
 class _CountingDigest:
     """SHA-256 that also counts the bytes it was fed."""
 
@@ -203,7 +199,8 @@ def ingest_batch(
                 "path": path,
                 "size": stat.st_size,
                 "mtime_ns": stat.st_mtime_ns,
-                "sha256": digest.hexdigest() if digest is not None and digest.size == stat.st_size else _sha256(path),
+                "sha256": (digest.hexdigest() if digest is not None and digest.size == stat.st_size
+                           else file_sha256(path)),
                 "documents": documents,
                 "errors": file_errors,
             })
@@ -220,25 +217,6 @@ def ingest_batch(
         "bytes": sum(e["size"] for e in entries),
         "seconds": time.perf_counter() - started,
     }
-
-
-def _ingest_batch_remote(store: str, batch: int, files: list[str], *, on_error: str, rows_per_group: int) -> dict:
-    """:func:`ingest_batch` for worker processes: an input error comes back as data,
-    because InputFormatError does not survive pickling (its constructor takes the parts
-    of the message, and pickle rebuilds exceptions from the message alone)."""
-    try:
-        return ingest_batch(store, batch, files, on_error=on_error, rows_per_group=rows_per_group)
-    except InputFormatError as error:
-        return {"failure": {"path": error.path, "line": error.line, "problem": error.problem,
-                            "expected": error.expected, "found": error.found}}
-
-
-def _raise_failure(result: dict) -> dict:
-    failure = result.get("failure")
-    if failure is not None:
-        raise InputFormatError(failure["path"], failure["line"], failure["problem"],
-                               expected=failure["expected"], found=failure["found"])
-    return result
 
 
 def plan_batches(files: list[tuple[str, int]], *, workers: int, batch_bytes: int) -> list[list[str]]:
@@ -295,7 +273,7 @@ def _files_to_do(paths: list[str], committed: dict[int, dict]) -> tuple[list[tup
         if entry["size"] == stat.st_size and entry["mtime_ns"] == stat.st_mtime_ns:
             skipped += 1
             continue
-        if entry["size"] == stat.st_size and entry.get("sha256") == _sha256(path):
+        if entry["size"] == stat.st_size and entry.get("sha256") == file_sha256(path):
             skipped += 1  # touched or copied, same content
             continue
         malformed(
@@ -465,7 +443,7 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=min(workers, len(numbered)), mp_context=context) as pool:
         futures = {
-            pool.submit(_ingest_batch_remote, store, batch, files, on_error=on_error,
+            pool.submit(ingest_batch, store, batch, files, on_error=on_error,
                         rows_per_group=rows_per_group): batch
             for batch, files in numbered
         }
@@ -477,7 +455,7 @@ def _run_on_processes(workers, store, numbered, on_error, rows_per_group, record
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     # pop: a recorded result is not kept alive until the end of the run.
-                    record(futures.pop(future), _raise_failure(future.result()))
+                    record(futures.pop(future), future.result())
         except BaseException:
             for future in pending:
                 future.cancel()
@@ -489,7 +467,7 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
     try:
         futures = [
             client.submit(
-                _ingest_batch_remote, store, batch, files, on_error=on_error, rows_per_group=rows_per_group,
+                ingest_batch, store, batch, files, on_error=on_error, rows_per_group=rows_per_group,
                 key=f"pateval-ingest-{os.path.basename(store)}-{batch}-{time.time_ns()}", pure=False,
             )
             for batch, files in numbered
@@ -500,7 +478,7 @@ def _run_on_dask(scheduler, timeout, store, numbered, on_error, rows_per_group, 
                 for future in completed(client, futures, scheduler, timeout):
                     if future.status == "error":
                         future.result()  # re-raises the worker's exception here
-                    record(batch_of.pop(future.key), _raise_failure(future.result()))
+                    record(batch_of.pop(future.key), future.result())
         except BaseException:
             if client.status == "running":  # not after losing the scheduler
                 client.cancel(futures)
@@ -634,7 +612,7 @@ def _repair_batch(out: Path, batch: int, manifest: dict) -> None:
         except FileNotFoundError:
             problem = "is missing"
         else:
-            if stat.st_size != entry["size"] or _sha256(path) != entry.get("sha256"):
+            if stat.st_size != entry["size"] or file_sha256(path) != entry.get("sha256"):
                 problem = "changed since it was ingested (size or SHA-256 differ)"
         if problem is not None:
             malformed(path, None, f"cannot repair batch {batch} of {out}: its source file {problem}; "

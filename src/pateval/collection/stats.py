@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..errors import malformed
 from ..patents.records import ipc_prefix
+from .store import read_json_object
 
 __all__ = ["collection_stats", "format_stats"]
 
@@ -75,11 +76,9 @@ def collection_stats(collection: str | os.PathLike[str], *, ipc_level: str = "cl
     root = Path(collection)
     build_file = root / "build.json"
     try:
-        build = json.loads(build_file.read_text(encoding="utf-8"))
+        build = read_json_object(build_file, "build report")
     except FileNotFoundError:
         malformed(root, None, "not a built collection (no build.json); build one with `pateval collection build`")
-    except json.JSONDecodeError as error:
-        malformed(build_file, error.lineno, f"unreadable build report: {error.msg}")
     topics = _read_tsv(root / "topics.tsv")
     judgements = _read_tsv(root / "judgements.tsv")
     rel = judgements["rel"].astype(int) if len(judgements) else pd.Series([], dtype=int)
@@ -90,17 +89,12 @@ def collection_stats(collection: str | os.PathLike[str], *, ipc_level: str = "cl
     n_topics = len(topics)
     mean_relevant = float(np.mean(relevant_counts)) if relevant_counts else 0.0
 
-    sources: Counter[str] = Counter()
-    categories: Counter[str] = Counter()
-    via: Counter[str] = Counter()
-    for value in judgements.get("sources", []):
-        sources.update(s for s in value.split(",") if s)
-    for value in judgements.get("categories", []):
-        categories.update(c for c in value.split(",") if c)
-        if not value:
-            categories["(none)"] += 1
-    for value in judgements.get("via", []):
-        via.update(v for v in value.split(",") if v)
+    def tally(column: str, empty: str = "") -> Counter[str]:
+        """The comma-separated values of a judgements column, counted (an empty cell as ``empty``)."""
+        return Counter(part for value in judgements.get(column, [])
+                       for part in (value.split(",") if value else [empty]) if part)
+
+    sources, categories, via = tally("sources"), tally("categories", "(none)"), tally("via")
 
     classes = Counter(ipc_prefix(s, level=ipc_level) for s in topics["ipc"] if s)
     languages = Counter(lang or "(unknown)" for lang in topics["lang"])

@@ -62,8 +62,10 @@ __all__ = [
     "SCHEMAS",
     "CorpusStore",
     "PartWriter",
+    "document_tables",
     "committed_batches",
     "read_store_manifest",
+    "read_json_object",
     "write_store_manifest",
     "write_batch_manifest",
     "remove_uncommitted_parts",
@@ -256,6 +258,14 @@ def _columns_to_table(table: str, columns: dict[str, list]) -> pa.Table:
     return pa.Table.from_arrays([pa.array(columns[f.name], type=f.type) for f in schema], schema=schema)
 
 
+def document_tables(documents: Iterable[PatentDocument]) -> dict[str, pa.Table]:
+    """The store's tables of ``documents``, held in memory (what a batch's parts would hold)."""
+    columns = _empty_columns()
+    for document in documents:
+        _append_document(columns, document)
+    return {table: _columns_to_table(table, columns[table]) for table in TABLES}
+
+
 class PartWriter:
     """Writes one batch's part files, a row group every ``rows_per_group`` documents.
 
@@ -275,9 +285,6 @@ class PartWriter:
         self._buffered_documents = 0
         self.documents = 0
         self.ucids: list[str] = []
-
-    def _final(self, table: str) -> Path:
-        return self.store / table / f"part-{self.batch:06d}.parquet"
 
     def _temporary(self, table: str) -> Path:
         return self.store / table / f".part-{self.batch:06d}.parquet.tmp"
@@ -317,12 +324,12 @@ class PartWriter:
         self._writers.clear()
         parts = {}
         for table in TABLES:
-            temporary = self._temporary(table)
+            temporary, final = self._temporary(table), part_path(self.store, table, self.batch)
             digest = file_sha256(temporary)
-            os.replace(temporary, self._final(table))
-            stat = os.stat(self._final(table))
+            os.replace(temporary, final)
+            stat = os.stat(final)
             parts[table] = {
-                "file": f"{table}/{self._final(table).name}",
+                "file": f"{table}/{final.name}",
                 "size": stat.st_size,
                 "mtime_ns": stat.st_mtime_ns,
                 "sha256": digest,
@@ -336,7 +343,7 @@ class PartWriter:
             with contextlib.suppress(Exception):
                 writer.close()
         for table in TABLES:
-            for path in (self._temporary(table), self._final(table)):
+            for path in (self._temporary(table), part_path(self.store, table, self.batch)):
                 path.unlink(missing_ok=True)
         self._writers.clear()
 
@@ -344,19 +351,27 @@ class PartWriter:
 # ---- manifests ------------------------------------------------------------------------------
 
 
+def read_json_object(path: Path, what: str) -> dict:
+    """The JSON object in ``path``; anything else is an InputFormatError calling the file
+    ``what`` (a missing file raises FileNotFoundError, for the caller to word)."""
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        malformed(path, error.lineno, f"unreadable {what}: {error.msg}")
+    except UnicodeDecodeError:
+        malformed(path, None, f"unreadable {what}: not UTF-8 text")
+    if not isinstance(content, dict):
+        malformed(path, None, f"unreadable {what}: not a JSON object")
+    return content
+
+
 def read_store_manifest(store: str | os.PathLike[str]) -> dict:
     """The store-level ``manifest.json`` (raises InputFormatError when it is not a store)."""
     path = Path(store) / "manifest.json"
     try:
-        content = json.loads(path.read_text(encoding="utf-8"))
+        content = read_json_object(path, "store manifest")
     except FileNotFoundError:
         malformed(store, None, "not a corpus store (no manifest.json); create one with `pateval corpus ingest`")
-    except json.JSONDecodeError as error:
-        malformed(path, error.lineno, f"unreadable store manifest: {error.msg}")
-    except UnicodeDecodeError:
-        malformed(path, None, "unreadable store manifest: not UTF-8 text")
-    if not isinstance(content, dict):
-        malformed(path, None, "unreadable store manifest: not a JSON object")
     if content.get("format") != STORE_FORMAT:
         malformed(path, None, "not a pateval corpus store manifest", expected=STORE_FORMAT,
                   found=str(content.get("format")))
@@ -403,14 +418,7 @@ def committed_batches(store: str | os.PathLike[str]) -> dict[int, dict]:
         match = _BATCH_MANIFEST.match(entry.name)
         if match is None:
             continue
-        try:
-            batches[int(match.group(1))] = json.loads(entry.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            malformed(entry, error.lineno, f"unreadable batch manifest: {error.msg}")
-        except UnicodeDecodeError:
-            malformed(entry, None, "unreadable batch manifest: not UTF-8 text")
-        if not isinstance(batches[int(match.group(1))], dict):
-            malformed(entry, None, "unreadable batch manifest: not a JSON object")
+        batches[int(match.group(1))] = read_json_object(entry, "batch manifest")
     return batches
 
 
@@ -641,19 +649,8 @@ class CorpusStore:
         if threads is not None:
             self._connection.execute(f"SET threads = {int(threads)}")
         for table in TABLES:
-            files = [
-                str(self.path / table / f"part-{batch:06d}.parquet")
-                for batch in sorted(self.batches)
-                if (self.path / table / f"part-{batch:06d}.parquet").exists()
-            ]
-            if files:
-                listing = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-                with self._naming_damage():  # DuckDB reads the first part's footer here
-                    self._connection.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listing}])")
-            else:
-                empty = SCHEMAS[table].empty_table()
-                self._connection.register(f"_empty_{table}", empty)
-                self._connection.execute(f"CREATE VIEW {table} AS SELECT * FROM _empty_{table}")
+            with self._naming_damage():  # DuckDB reads the first part's footer here
+                self._connection.execute(f"CREATE VIEW {table} AS SELECT * FROM {self.source(self._connection, table)}")
 
     # -- context management
     def close(self) -> None:
@@ -679,6 +676,15 @@ class CorpusStore:
 
     def _naming_damage(self):
         return naming_damage(self.path, self.batches)
+
+    def source(self, con, table: str) -> str:
+        """A FROM-clause source for ``table`` on the DuckDB connection ``con``: its committed
+        Parquet parts, or an empty table of its schema."""
+        files = [str(path) for batch in sorted(self.batches) if (path := part_path(self.path, table, batch)).exists()]
+        if files:
+            return "read_parquet([" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "])"
+        con.register(f"_empty_{table}", SCHEMAS[table].empty_table())
+        return f"_empty_{table}"
 
     @property
     def connection(self):

@@ -43,11 +43,11 @@ import json
 import os
 import random
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from itertools import accumulate
+from itertools import accumulate, islice
 from pathlib import Path
 
 from ..errors import ParameterError
@@ -436,9 +436,7 @@ class _Planner:
     """Draws the plans of all patents in publication order (one random stream)."""
 
     def __init__(self, *, n_patents: int, seed: int, start_year: int, end_year: int, n_clusters: int,
-                 grant_rate: float, wo_rate: float, divisional_rate: float, a2_rate: float,
-                 applicant_citation_rate: float, external_citation_rate: float,
-                 language_shares: Sequence[tuple[str, float]]) -> None:
+                 rates: dict[str, float], language_shares: Sequence[tuple[str, float]]) -> None:
         self.n_patents = n_patents
         self.seed = seed
         self.rng = random.Random(f"pateval-plan-{seed}")
@@ -446,12 +444,7 @@ class _Planner:
         self.pools = [_ClusterPool() for _ in range(n_clusters)]
         self.start = _dt.date(start_year, 1, 1).toordinal()
         self.end = _dt.date(end_year, 12, 31).toordinal()
-        self.grant_rate = grant_rate
-        self.wo_rate = wo_rate
-        self.divisional_rate = divisional_rate
-        self.a2_rate = a2_rate
-        self.applicant_citation_rate = applicant_citation_rate
-        self.external_citation_rate = external_citation_rate
+        self.rates = rates  # generate_corpus's *_rate parameters, by name
         self.langs = [lang for lang, _ in language_shares]
         self.lang_cum = list(accumulate(share for _, share in language_shares))
         # Cluster sizes are skewed (some technologies are much more active than others).
@@ -483,7 +476,7 @@ class _Planner:
         ep_number = f"{100_000 + index * self.stride + rng.randrange(self.stride):07d}"
 
         # A divisional shares the family and most key terms of an earlier patent.
-        parent = pool.draw(rng, a_date) if rng.random() < self.divisional_rate else None
+        parent = pool.draw(rng, a_date) if rng.random() < self.rates["divisional_rate"] else None
         if parent is not None:
             family_id = parent.family_id
         else:
@@ -492,16 +485,16 @@ class _Planner:
             family_id = str(self.next_family)
 
         wo_number = wo_date = None
-        if parent is None and rng.random() < self.wo_rate:
+        if parent is None and rng.random() < self.rates["wo_rate"]:
             wo_date = max(self.start, a_date - rng.randrange(90, 400))
             wo_year = _dt.date.fromordinal(wo_date).year
             wo_number = f"{wo_year}{(index % 999_999) + 1:06d}"
-        a_kind = "A2" if rng.random() < self.a2_rate else "A1"
+        a_kind = "A2" if rng.random() < self.rates["a2_rate"] else "A1"
         a3_date = a_date + rng.randrange(120, 500) if a_kind == "A2" else None
         if a3_date is not None and a3_date > self.end:
             a3_date = None  # the search report is not published within the corpus period
         b_date = None
-        if rng.random() < self.grant_rate:
+        if rng.random() < self.rates["grant_rate"]:
             candidate = a_date + rng.randrange(700, 2000)
             if candidate <= self.end:
                 b_date = candidate
@@ -523,7 +516,7 @@ class _Planner:
         cited_keys: set[str] = set()
         for _ in range(n_search):
             category = self._category()
-            if rng.random() < self.external_citation_rate:
+            if rng.random() < self.rates["external_citation_rate"]:
                 citations.append(self._external(category, n_claims))
                 continue
             source_pool = pool
@@ -537,7 +530,7 @@ class _Planner:
             citation, taken = self._cite(target, category, a_date, n_claims)
             citations.append(citation)
             inherited.extend(taken)
-        if searchable and rng.random() < self.applicant_citation_rate:
+        if searchable and rng.random() < self.rates["applicant_citation_rate"]:
             for _ in range(rng.randrange(1, 4)):
                 target = pool.draw(rng, a_date)
                 if target is None or target.ep_number in cited_keys:
@@ -623,7 +616,7 @@ class _Planner:
         passages: tuple[str, ...] = ()
         if category != "A" or rng.random() < 0.5:
             # The paragraphs of the cited document that are about the inherited terms:
-            # paragraph j (1-based) is about key term (j - 1) mod K (see _render_description).
+            # paragraph j (1-based) is about key term (j - 1) mod K (see _Renderer.render).
             m = len(target.key_terms)
             about = [j for j in range(1, target.n_paragraphs + 1) if (j - 1) % m in positions]
             if about:
@@ -912,20 +905,14 @@ def _citations_xml(citations: Sequence[_CitationPlan], *, seed: int = 0) -> str:
             f"<country>{country}</country><doc-number>{number}</doc-number><kind>{kind}</kind></document-id>"
             f'<sources><source name="{citation.source}"{category} created-by-npl="N"/></sources>'
         )
+        passages = list(citation.passages)
         if citation.rel_claims:
             # The report's own words first (what an assessor reads), then the paragraphs
             # they name as XPaths (what the CLEF-IP organisers extracted from them).
-            words = (passage_indication(citation.passages, rng=rng) if citation.passages
-                     else _indication_without_passages(rng))
-            parts.append(
-                f"<rel-passage><passage>{words}</passage><category>{citation.category}</category>"
-                f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>"
-            )
-        for passage in citation.passages:
-            parts.append(
-                f"<rel-passage><passage>{passage}</passage><category>{citation.category}</category>"
-                f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>"
-            )
+            passages.insert(0, passage_indication(citation.passages, rng=rng) if citation.passages
+                            else _indication_without_passages(rng))
+        parts.extend(f"<rel-passage><passage>{passage}</passage><category>{citation.category}</category>"
+                     f"<rel-claims>{citation.rel_claims}</rel-claims></rel-passage>" for passage in passages)
         parts.append("</patcit>")
     parts.append("</patent-citations></citations>")
     return "".join(parts)
@@ -940,16 +927,15 @@ def _init_worker(seed: int, n_clusters: int, root: str) -> None:
     _WORKER_RENDERER = _Renderer(seed, n_clusters, root)
 
 
-def _render_chunk(plans: list[_PatentPlan]) -> tuple[dict[str, int], int, int, int]:
+def _render_chunk(plans: list[_PatentPlan]) -> tuple[Counter[str], int, int, int]:
     renderer = _WORKER_RENDERER
     if renderer is None:  # pragma: no cover - the initializer always runs first
         raise RuntimeError("worker not initialised")
-    totals: dict[str, int] = {}
+    totals: Counter[str] = Counter()
     n_citations = written = 0
     for plan in plans:
         counts, cited, size = renderer.render(plan)
-        for kind, count in counts.items():
-            totals[kind] = totals.get(kind, 0) + count
+        totals.update(counts)
         n_citations += cited
         written += size
     return totals, n_citations, written, len(plans)
@@ -1060,24 +1046,16 @@ def generate_corpus(
 
     started = time.perf_counter()
     planner = _Planner(n_patents=n_patents, seed=seed, start_year=start_year, end_year=end_year,
-                       n_clusters=n_clusters, language_shares=tuple(language_shares), **rates)
-    totals: dict[str, int] = {}
+                       n_clusters=n_clusters, language_shares=tuple(language_shares), rates=rates)
+    totals: Counter[str] = Counter()
     n_citations = written = 0
-    def chunks() -> Iterator[list[_PatentPlan]]:
-        batch: list[_PatentPlan] = []
-        for plan in planner.plans():
-            batch.append(plan)
-            if len(batch) == chunk_size:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
+    plans = planner.plans()
+    chunks = iter(lambda: list(islice(plans, chunk_size)), [])  # drawn as they are sent
 
     def collect(result: tuple[dict[str, int], int, int, int], bar) -> None:
         nonlocal n_citations, written
         counts, cited, size, n_done = result
-        for kind, count in counts.items():
-            totals[kind] = totals.get(kind, 0) + count
+        totals.update(counts)
         n_citations += cited
         written += size
         bar.update(n_done)
@@ -1087,7 +1065,7 @@ def generate_corpus(
         root = str(tmp)
         if workers == 1:
             _init_worker(seed, n_clusters, root)
-            for batch in chunks():
+            for batch in chunks:
                 collect(_render_chunk(batch), bar)
         else:
             import multiprocessing
@@ -1097,7 +1075,7 @@ def generate_corpus(
                                      initargs=(seed, n_clusters, root)) as executor:
                 # At most a few chunks in flight: memory stays flat whatever n_patents is.
                 in_flight: deque = deque()
-                for batch in chunks():
+                for batch in chunks:
                     in_flight.append(executor.submit(_render_chunk, batch))
                     if len(in_flight) >= 2 * workers:
                         collect(in_flight.popleft().result(), bar)

@@ -29,7 +29,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..formats.atomic import atomic_output
 
-__all__ = ["TopicDocument", "load_topic_documents", "render_patent_xml", "write_pac_topics", "write_psg_topics"]
+__all__ = ["TopicDocument", "load_topic_documents", "render_patent_xml", "write_pac_topics", "write_psg_topics",
+           "earlier_family_files"]
 
 _DOCTYPE = ('<!DOCTYPE patent-document PUBLIC "-//MXW//DTD patent-document XML//EN" '
             '"http://www.ir-facility.org/dtds/patents/v1.4/patent-document.dtd">')
@@ -201,6 +202,20 @@ def write_pac_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
     with atomic_output(path) as handle:
         handle.write("<topics>\n" + "".join(blocks) + "</topics>\n")
     return path
+
+
+def earlier_family_files(con, keys: str) -> dict[str, list[str]]:
+    """Patent key -> the corpus documents of other patents of its family published before it
+    (``tfam-docs``), for each ``patent_key`` of the relation ``keys``."""
+    family_files: dict[str, list[str]] = {}
+    for patent_key, ucid in con.execute(
+        f"""SELECT k.patent_key, d.ucid FROM {keys} k
+           JOIN patents p ON p.patent_key = k.patent_key
+           JOIN doc_part d ON d.family_id = p.family_id AND d.patent_key <> k.patent_key
+           WHERE d.part = 'corpus' AND d.date < p.first_date ORDER BY k.patent_key, d.date, d.ucid"""
+    ).fetchall():
+        family_files.setdefault(patent_key, []).append(ucid)
+    return family_files
 
 
 def write_psg_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping[str, TopicDocument],

@@ -158,14 +158,6 @@ class SelectionReport:
     def as_dict(self) -> dict:
         return {"candidates": self.candidates, "selected": self.selected, "steps": [asdict(s) for s in self.steps]}
 
-    def as_text(self) -> str:
-        lines = [f"candidate topics (patents with a publication in the topic pool): {self.candidates}"]
-        width = max((len(s.description) for s in self.steps), default=0)
-        for step in self.steps:
-            lines.append(f"  {step.description:<{width}}  removed {step.removed:>8}  left {step.after:>8}")
-        lines.append(f"selected: {self.selected}")
-        return "\n".join(lines)
-
 
 def sources_sql(sources) -> str:
     """Citation sources as an SQL list: ``('examiner', 'search')``."""
@@ -220,7 +212,7 @@ def topic_features(con, *, sources: tuple[str, ...]) -> pd.DataFrame:
         ``n_cited_in_corpus``, ``earlier_family_member``; sorted by patent key.
     """
     patent_citations(con, sources=sources)
-    frame = con.execute(
+    return con.execute(
         """WITH cand AS (
             SELECT p.*, coalesce(p.b_ucid, p.a_ucid) AS topic_ucid FROM patents p WHERE p.in_pool
         ),
@@ -264,7 +256,6 @@ def topic_features(con, *, sources: tuple[str, ...]) -> pd.DataFrame:
         LEFT JOIN earlier e ON e.patent_key = c.patent_key
         ORDER BY c.patent_key"""
     ).df()
-    return frame
 
 
 # (criterion field, description, predicate on the features frame given the criteria)

@@ -129,13 +129,14 @@ def party_name(party: etree._Element) -> str | None:
             text = element_text(found)
             if text:
                 return text
-    last = holder.find("last-name")
-    first = holder.find("first-name")
-    last_text = element_text(last) if last is not None else ""
-    first_text = element_text(first) if first is not None else ""
-    if last_text and first_text:
-        return f"{last_text}, {first_text}"
-    return last_text or first_text or None
+    return last_first(child_text(holder, "last-name"), child_text(holder, "first-name"))
+
+
+def last_first(last: str | None, first: str | None) -> str | None:
+    """``last, first`` (the form every reader gives a person's name), else the one part given."""
+    if last and first:
+        return f"{last}, {first}"
+    return last or first or None
 
 
 def child_text(element: etree._Element | None, path: str) -> str | None:
@@ -170,6 +171,9 @@ def lang_code(text: str | None) -> str | None:
     return text.strip().upper() or None
 
 
+_CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
+
+
 def read_claims(
     claims_element: etree._Element,
     claims_path: str,
@@ -178,7 +182,7 @@ def read_claims(
     ref_tag: str = "claim-ref",
     ref_attribute: str = "idref",
     id_attribute: str = "id",
-    number_of=None,
+    number_from_id: bool = False,
 ) -> list[Claim]:
     """The ``claim`` children of a claims element, numbered, with XPaths and dependencies.
 
@@ -187,7 +191,7 @@ def read_claims(
     (:func:`pateval.patents.claims.resolve_dependencies`). Shared by the CLEF-IP and USPTO readers;
     the older USPTO formats name the elements otherwise (``CLM``/``CLREF ID=``,
     ``dependent-claim-reference depends_on=``) and number claims by their id
-    (``number_of(element, position)``).
+    (``number_from_id``: ``CLM-00003`` -> 3, the claim's position when the id is missing or odd).
     """
     numbers: list[int] = []
     paths: list[str] = []
@@ -202,7 +206,11 @@ def read_claims(
         if child.tag != claim_tag:
             continue
         position += 1
-        number = claim_number(child.get("num"), position) if number_of is None else number_of(child, position)
+        if number_from_id:
+            match = _CLAIM_ID.search(child.get(id_attribute) or "")
+            number = int(match.group(1)) if match else position
+        else:
+            number = claim_number(child.get("num"), position)
         numbers.append(number)
         paths.append(path)
         texts.append(element_text(child))

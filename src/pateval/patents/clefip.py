@@ -54,9 +54,6 @@ def read_clefip_document(document: XmlDocument) -> PatentDocument:
         When the document has no usable id or holds an unreadable relevant-claims list.
     """
     root = document.root
-    if root.tag != ROOT_TAG:
-        malformed(document.path, document.first_line, "not a CLEF-IP patent document",
-                  expected=f"root element {ROOT_TAG}", found=str(root.tag))
     country, number, kind, ucid = _identity(document)
     lang = lang_code(root.get("lang"))
     bibliographic = root.find("bibliographic-data")

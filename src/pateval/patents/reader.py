@@ -18,6 +18,7 @@ from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, XmlDocument, iter_xml_documents
 
 __all__ = ["ReadError", "read_patent", "iter_patents", "iter_file", "SUPPORTED_ROOTS"]
 
+# Each format's reader, by root element: the only way they are called.
 _READERS: dict[str, Callable[[XmlDocument], PatentDocument]] = {
     clefip.ROOT_TAG: clefip.read_clefip_document,
     **{tag: uspto.read_uspto_document for tag in uspto.ROOT_TAGS},
@@ -87,20 +88,13 @@ def iter_file(
         raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     if not os.fspath(path).endswith(_XML_SUFFIXES) and uspto_aps.is_aps_file(path):
         # USPTO grants 1976-2001, APS text: not XML.
-        for item in uspto_aps.iter_aps_documents(path, on_error=on_error, max_document_bytes=max_document_bytes,
-                                                 digest=digest):
-            yield ReadError.from_error(item) if isinstance(item, InputFormatError) else item
-        return
-    for parsed in iter_xml_documents(path, on_error=on_error, max_document_bytes=max_document_bytes, digest=digest):
-        if isinstance(parsed, InputFormatError):
-            yield ReadError.from_error(parsed)
-            continue
-        try:
-            yield _convert(parsed)
-        except InputFormatError as error:
-            if on_error == "stop":
-                raise
-            yield ReadError.from_error(error)
+        items = uspto_aps.iter_aps_documents(path, on_error=on_error, max_document_bytes=max_document_bytes,
+                                             digest=digest)
+    else:
+        items = iter_xml_documents(path, on_error=on_error, max_document_bytes=max_document_bytes, digest=digest,
+                                   convert=_convert)
+    for item in items:
+        yield ReadError.from_error(item) if isinstance(item, InputFormatError) else item
 
 
 def iter_patents(

@@ -199,10 +199,7 @@ class PatentDocument:
         level : {"section", "class", "subclass", "group"}
             ``"G"``, ``"G11"``, ``"G11C"`` or ``"G11C 16"``.
         """
-        seen: dict[str, None] = {}
-        for symbol in self.ipc_classes:
-            seen.setdefault(ipc_prefix(symbol, level=level), None)
-        return list(seen)
+        return list(dict.fromkeys(ipc_prefix(symbol, level=level) for symbol in self.ipc_classes))
 
     def claims_in(self, lang: str | None = None) -> list[Claim]:
         """The claims in ``lang`` or, when not given, in the document's language (else

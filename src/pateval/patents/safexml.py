@@ -23,8 +23,9 @@ from __future__ import annotations
 import html.entities
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from lxml import etree
 
@@ -36,6 +37,7 @@ __all__ = [
     "safe_parser",
     "XmlDocument",
     "iter_xml_documents",
+    "each_document",
     "element_text",
     "DEFAULT_MAX_DOCUMENT_BYTES",
 ]
@@ -97,7 +99,8 @@ def iter_xml_documents(
     on_error: str = "stop",
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
     digest=None,
-) -> Iterator[XmlDocument | InputFormatError]:
+    convert: Callable[[XmlDocument], Any] | None = None,
+) -> Iterator[Any]:
     """Parse the documents of one file, one at a time.
 
     Parameters
@@ -114,38 +117,47 @@ def iter_xml_documents(
         Fed every block read from the file as it is stored (for a plain file, its bytes;
         for a compressed one, the decompressed ones), so that a caller who needs the
         file's checksum need not read it twice.
+    convert : callable, optional
+        Applied to each :class:`XmlDocument`; its InputFormatError counts as the document's.
 
     Yields
     ------
-    XmlDocument or InputFormatError
+    XmlDocument (or what ``convert`` makes of it) or InputFormatError
     """
     if on_error not in ("stop", "skip"):
         raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     name = os.fspath(path)
     parser = safe_parser()
-    index = 0
-    documents = _split_documents(name, max_document_bytes, digest)
+
+    def parse(item: tuple[int, tuple[int, bytes]]) -> Any:
+        index, (first_line, data) = item
+        document = XmlDocument(_parse_document(name, first_line, data, parser), name, first_line, index)
+        return document if convert is None else convert(document)
+
+    yield from each_document(enumerate(_split_documents(name, max_document_bytes, digest)), parse, on_error)
+
+
+def each_document(chunks: Iterator[Any], convert: Callable[[Any], Any], on_error: str) -> Iterator[Any]:
+    """``convert`` each document's chunk of a file. With ``on_error="skip"`` an
+    InputFormatError is yielded in place of what it stopped: a document whose conversion
+    failed, or the rest of the file when it cannot be cut further (unreadable, a document
+    too large); with ``"stop"`` it is raised."""
     while True:
         try:
-            first_line, data = next(documents)
+            chunk = next(chunks)
         except StopIteration:
             return
         except InputFormatError as error:
-            # The file cannot be cut further (unreadable, a document too large): report
-            # it and give up on the rest of this file only.
             if on_error == "stop":
                 raise
             yield error
             return
         try:
-            root = _parse_document(name, first_line, data, parser)
+            yield convert(chunk)
         except InputFormatError as error:
             if on_error == "stop":
                 raise
             yield error
-        else:
-            yield XmlDocument(root, name, first_line, index)
-        index += 1
 
 
 def _split_documents(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[int, bytes]]:

@@ -32,7 +32,7 @@ from ._xmltools import (
 from .records import Citation, PatentDocument
 from .safexml import XmlDocument, element_text
 
-__all__ = ["ROOT_TAGS", "read_uspto_document", "USPTO_CITATION_SOURCES", "uspto_number"]
+__all__ = ["ROOT_TAGS", "read_uspto_document", "USPTO_CITATION_SOURCES", "uspto_number", "uspto_citation"]
 
 ROOT_TAGS = ("us-patent-grant", "us-patent-application")
 
@@ -61,6 +61,13 @@ def uspto_number(number: str, country: str = "US") -> str:
     return cleaned
 
 
+def uspto_citation(raw_number: str, country: str, kind: str | None, source: str) -> Citation:
+    """A citation of the patent numbered ``raw_number`` (as the file writes it) in ``country``."""
+    number = uspto_number(raw_number, country)
+    return Citation(cited_ucid=make_ucid(country, number, kind), cited_country=country, cited_number=number,
+                    cited_kind=kind, source=source)
+
+
 def uspto_record(document: XmlDocument, bibliographic: etree._Element, country: str, number: str, kind: str,
                  lang: str, *, title_path: str, abstract_tag: str, paragraph_tag: str, text_of=element_text,
                  **fields: Any) -> PatentDocument:
@@ -85,9 +92,6 @@ def uspto_record(document: XmlDocument, bibliographic: etree._Element, country: 
 def read_uspto_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``us-patent-grant`` / ``us-patent-application`` into a record."""
     root = document.root
-    if root.tag not in ROOT_TAGS:
-        malformed(document.path, document.first_line, "not a USPTO ICE document",
-                  expected=" or ".join(ROOT_TAGS), found=str(root.tag))
     bibliographic = root.find("us-bibliographic-data-grant")
     if bibliographic is None:
         bibliographic = root.find("us-bibliographic-data-application")
@@ -148,18 +152,9 @@ def _citations(bibliographic: etree._Element) -> list[Citation]:
         if not raw_number:
             continue
         country = (child_text(document_id, "country") or "US").upper()
-        number = uspto_number(raw_number, country)
         kind = (child_text(document_id, "kind") or "").upper() or None
         category = (child_text(entry, "category") or "").strip().lower()
-        citations.append(
-            Citation(
-                cited_ucid=make_ucid(country, number, kind),
-                cited_country=country,
-                cited_number=number,
-                cited_kind=kind,
-                source=USPTO_CITATION_SOURCES.get(category, "other"),
-            )
-        )
+        citations.append(uspto_citation(raw_number, country, kind, USPTO_CITATION_SOURCES.get(category, "other")))
     return citations
 
 

@@ -43,8 +43,8 @@ from ..formats.source import open_stream
 from ._xmltools import ipc_fixed_width, iso_date, unique
 from .claims import resolve_dependencies
 from .records import Citation, Claim, Passage, PatentDocument
-from .safexml import DEFAULT_MAX_DOCUMENT_BYTES
-from .uspto import uspto_number
+from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, each_document
+from .uspto import uspto_citation, uspto_number
 
 __all__ = ["APS_SUFFIXES", "is_aps_file", "iter_aps_documents"]
 
@@ -53,9 +53,8 @@ __all__ = ["APS_SUFFIXES", "is_aps_file", "iter_aps_documents"]
 APS_SUFFIXES = (".aps", ".aps.gz", ".greenbook")
 
 _DESCRIPTION_SEGMENTS = frozenset({"GOVT", "PARN", "BSUM", "DRWD", "DETD"})
-_PARAGRAPH = re.compile(r"PA[L0-9R]$")
+_PARAGRAPH = re.compile(r"PA[L0-9R]$")  # PAR, PAL, PA0-PA9
 _HEADING = "PAC"
-_SKIPPED_FIELDS = frozenset({"TBL", "EQU"})
 _SEGMENT = re.compile(r"[A-Z]{4}$")
 _LEADING_NUMBER = re.compile(r"\s*(\d+)")
 _CLAIM_START = re.compile(r"\s*(\d+)\s*\.")
@@ -161,25 +160,14 @@ def iter_aps_documents(
     :class:`~pateval.errors.InputFormatError` in place of a bad one when
     ``on_error="skip"`` (``digest`` as in :func:`pateval.patents.safexml.iter_xml_documents`)."""
     name = os.fspath(path)
-    records = _records(name, max_document_bytes, digest)
     found = False
-    while True:
-        try:
-            first_line, fields = next(records)
-        except StopIteration:
-            break
-        except InputFormatError as error:
-            if on_error == "stop":
-                raise
-            yield error
-            return
+
+    def convert(record: tuple[int, list[list]]) -> PatentDocument:
+        nonlocal found
         found = True
-        try:
-            yield _document(name, first_line, fields)
-        except InputFormatError as error:
-            if on_error == "stop":
-                raise
-            yield error
+        return _document(name, *record)
+
+    yield from each_document(_records(name, max_document_bytes, digest), convert, on_error)
     if not found:
         empty = InputFormatError(name, None, "no APS patent record (PATN) in the file")
         if on_error == "stop":
@@ -278,17 +266,15 @@ def _document(path: str, first_line: int, fields: list[list]) -> PatentDocument:
             raw = _first(segment_fields, "PNO")
             if raw:
                 country = "US" if name == "UREF" else _country(_first(segment_fields, "CNT"))
-                cited = uspto_number(raw, country)
-                citations.append(Citation(cited_ucid=make_ucid(country, cited, None), cited_country=country,
-                                          cited_number=cited, cited_kind=None, source="other"))
+                citations.append(uspto_citation(raw, country, None, "other"))
         elif name == "ABST":
             abstract_parts.extend(_collapse(value) for _, tag, value in segment_fields
-                                  if (_PARAGRAPH.match(tag) or tag == "PAR") and value.strip())
+                                  if _PARAGRAPH.match(tag) and value.strip())
         elif name in _DESCRIPTION_SEGMENTS:
             counts: Counter[str] = Counter()
             for _, tag, value in segment_fields:
                 counts[tag] += 1
-                if tag in _SKIPPED_FIELDS or not (tag == "PAR" or tag == _HEADING or _PARAGRAPH.match(tag)):
+                if not (tag == _HEADING or _PARAGRAPH.match(tag)):  # tables (TBL), equations (EQU) and the like
                     continue
                 text = _collapse(value)
                 if text:

@@ -15,7 +15,6 @@ number comes from the id (``CLM-00003`` -> 3). These publications list no citati
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from lxml import etree
@@ -26,6 +25,7 @@ from ._xmltools import (
     description_passages,
     ipc_symbol,
     iso_date,
+    last_first,
     read_claims,
     single_language_text,
     unique,
@@ -42,7 +42,6 @@ _PARAGRAPHS = frozenset({"paragraph"})
 _HEADINGS = frozenset({"heading"})
 # Tables, formulas set apart, chemistry and drawings are not passages (as in ICE).
 _SKIPPED = frozenset({"table-cwu", "table", "math-cwu", "chemistry-cwu", "figure", "image", "subdoc-drawings"})
-_CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
 
 
 def paragraph_text(paragraph: etree._Element) -> str:
@@ -61,18 +60,9 @@ def paragraph_text(paragraph: etree._Element) -> str:
     return element_text(paragraph)
 
 
-def claim_number_from_id(claim: etree._Element, position: int) -> int:
-    """``CLM-00003`` -> 3; the claim's position when the id is missing or odd."""
-    match = _CLAIM_ID.search(claim.get("id") or "")
-    return int(match.group(1)) if match else position
-
-
 def read_pap_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``patent-application-publication`` into a record."""
     root = document.root
-    if root.tag != PAP_ROOT_TAG:
-        malformed(document.path, document.first_line, "not a USPTO application publication (2001-2004)",
-                  expected=PAP_ROOT_TAG, found=str(root.tag))
     bibliographic = root.find("subdoc-bibliographic-information")
     if bibliographic is None:
         malformed(document.path, document.first_line, "USPTO application without bibliographic data",
@@ -92,7 +82,7 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
         passages_of=partial(description_passages, lang=lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
                             skipped_tags=_SKIPPED, text_of=paragraph_text),
         claims_of=partial(read_claims, ref_tag="dependent-claim-reference", ref_attribute="depends_on",
-                          number_of=claim_number_from_id),
+                          number_from_id=True),
     )
     return uspto_record(
         document, bibliographic, country, number, kind, lang,
@@ -124,11 +114,8 @@ def _person(name: etree._Element | None) -> str | None:
     """``family-name, given-name middle-name`` (the "last, first" form the other readers give)."""
     if name is None:
         return None
-    family = child_text(name, "family-name") or ""
     given = " ".join(t for t in (child_text(name, "given-name"), child_text(name, "middle-name")) if t)
-    if family and given:
-        return f"{family}, {given}"
-    return family or given or None
+    return last_first(child_text(name, "family-name"), given)
 
 
 def _assignee(assignee: etree._Element) -> str | None:

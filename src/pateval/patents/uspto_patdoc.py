@@ -13,12 +13,10 @@ each other with ``CLREF ID="CLM-00001"`` and in words.
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from lxml import etree
 
-from ..core.docids import make_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
@@ -26,13 +24,14 @@ from ._xmltools import (
     indexed_children,
     ipc_fixed_width,
     iso_date,
+    last_first,
     read_claims,
     single_language_text,
     unique,
 )
 from .records import Citation, Claim, PatentDocument
 from .safexml import XmlDocument
-from .uspto import uspto_number, uspto_record
+from .uspto import uspto_citation, uspto_number, uspto_record
 
 __all__ = ["PATDOC_ROOT_TAG", "read_patdoc_document"]
 
@@ -42,20 +41,11 @@ _PARAGRAPHS = frozenset({"PARA"})
 _HEADINGS = frozenset({"H"})
 # Tables, formulas, chemistry and images are not passages (as in ICE).
 _SKIPPED = frozenset({"CWU", "TABLE-US", "MATH-US", "CHEM-US", "EMI", "SDODR"})
-_CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
-
-
-def _claim_number(claim: etree._Element, position: int) -> int:
-    match = _CLAIM_ID.search(claim.get("ID") or "")
-    return int(match.group(1)) if match else position
 
 
 def read_patdoc_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``PATDOC`` (grant, DTD v2.4 or v2.5) into a record."""
     root = document.root
-    if root.tag != PATDOC_ROOT_TAG:
-        malformed(document.path, document.first_line, "not a USPTO ST.32 grant (2002-2004)",
-                  expected=PATDOC_ROOT_TAG, found=str(root.tag))
     bibliographic = root.find("SDOBI")
     if bibliographic is None:
         malformed(document.path, document.first_line, "USPTO grant without bibliographic data", expected="SDOBI")
@@ -100,7 +90,7 @@ def _claims(sdocl: etree._Element, path: str) -> list[Claim]:
     for claims_element, claims_path in indexed_children(sdocl, path):
         if claims_element.tag == "CL":
             found.extend(read_claims(claims_element, claims_path, claim_tag="CLM", ref_tag="CLREF",
-                                     ref_attribute="ID", id_attribute="ID", number_of=_claim_number))
+                                     ref_attribute="ID", id_attribute="ID", number_from_id=True))
     return found
 
 
@@ -114,17 +104,10 @@ def _citations(bibliographic: etree._Element) -> list[Citation]:
         if not raw_number:
             continue
         country = (child_text(cited, "CTRY") or "US").upper()
-        number = uspto_number(raw_number, country)
         kind = (child_text(cited, "KIND") or "").upper() or None
         # The marker follows PCIT inside B561 (a few files put it inside PCIT).
         by_examiner = next(entry.iter("CITED-BY-EXAMINER"), None) is not None
-        citations.append(Citation(
-            cited_ucid=make_ucid(country, number, kind),
-            cited_country=country,
-            cited_number=number,
-            cited_kind=kind,
-            source="examiner" if by_examiner else "other",
-        ))
+        citations.append(uspto_citation(raw_number, country, kind, "examiner" if by_examiner else "other"))
     return citations
 
 
@@ -136,8 +119,4 @@ def _party(party: etree._Element) -> str | None:
     organisation = child_text(name, "ONM")
     if organisation:
         return organisation
-    surname = child_text(name, "SNM") or ""
-    first = child_text(name, "FNM") or ""
-    if surname and first:
-        return f"{surname}, {first}"
-    return surname or first or None
+    return last_first(child_text(name, "SNM"), child_text(name, "FNM"))

@@ -39,6 +39,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -66,7 +67,8 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = ["INDEX_FORMAT", "INDEX_VERSION", "INDEX_LANGUAGES", "IndexRecord", "IndexSummary", "FieldStats",
-           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store"]
+           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store",
+           "date_number"]
 
 INDEX_FORMAT = "pateval-search-index"
 INDEX_VERSION = 1
@@ -103,19 +105,14 @@ class IndexRecord:
     passages: list[tuple[str, str | None, str]] = field(default_factory=list)
 
 
-def _date_int(value: str | None) -> int:
+def date_number(value: str | None) -> int:
+    """``YYYY-MM-DD`` (or ``YYYYMMDD``) as the number ``YYYYMMDD``; 0 when it is not a date."""
     digits = (value or "").replace("-", "")
     return int(digits) if len(digits) == 8 and digits.isdigit() else 0
 
 
 def _subclasses(symbols: Iterable[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for symbol in symbols or ():
-        try:
-            seen.setdefault(ipc_prefix(symbol, level="subclass"), None)
-        except ValueError:  # an unreadable IPC symbol only loses its filter/boost, never the document
-            continue
-    return list(seen)
+    return list(dict.fromkeys(ipc_prefix(symbol, level="subclass") for symbol in symbols or ()))
 
 
 def _add_text(texts: dict, field_: str, lang: str | None, text: str | None) -> None:
@@ -128,7 +125,7 @@ def _add_text(texts: dict, field_: str, lang: str | None, text: str | None) -> N
 def records_from_documents(documents: Iterable[PatentDocument]) -> Iterator[IndexRecord]:
     """Index records from patent records (for corpora read from XML or held in memory)."""
     for doc in documents:
-        record = IndexRecord(doc.ucid, patent_key(doc.ucid), doc.family_id, doc.lang, _date_int(doc.date),
+        record = IndexRecord(doc.ucid, patent_key(doc.ucid), doc.family_id, doc.lang, date_number(doc.date),
                              _subclasses(doc.ipc_classes))
         for lang, text in doc.title.items():
             _add_text(record.texts, "title", lang, text)
@@ -176,7 +173,7 @@ def records_from_store(store: OpenedStore, *, batch_rows: int = 2000) -> Iterato
     for batch in docs:
         for row in batch.to_pylist():
             ucid = row["ucid"]
-            record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], _date_int(row["date"]),
+            record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], date_number(row["date"]),
                                  _subclasses(row["ipc_classes"]))
             for entry in row["title"] or ():
                 _add_text(record.texts, "title", entry["key"], entry["value"])
@@ -199,17 +196,8 @@ def records_from_store(store: OpenedStore, *, batch_rows: int = 2000) -> Iterato
 
 def _grouped(batches) -> Iterator[tuple[str, list[dict]]]:
     """Rows of a reader ordered by ucid, grouped: ``(ucid, [row, ...])``."""
-    current: str | None = None
-    rows: list[dict] = []
-    for batch in batches:
-        for row in batch.to_pylist():
-            if row["ucid"] != current:
-                if current is not None:
-                    yield current, rows
-                current, rows = row["ucid"], []
-            rows.append(row)
-    if current is not None:
-        yield current, rows
+    rows = (row for batch in batches for row in batch.to_pylist())
+    return ((ucid, list(group)) for ucid, group in itertools.groupby(rows, key=itemgetter("ucid")))
 
 
 # ---- building -------------------------------------------------------------------------------
@@ -232,6 +220,13 @@ class IndexSummary:
 
     def as_dict(self) -> dict:
         return {**asdict(self), "documents_per_second": round(self.documents_per_second, 1)}
+
+
+_DOCUMENT_SCHEMA = pa.schema([("row", pa.int64()), ("ucid", pa.string()), ("patent_key", pa.string()),
+                              ("family_id", pa.string()), ("lang", pa.string()), ("date", pa.int64()),
+                              ("ipc", pa.list_(pa.string()))])
+_PASSAGE_SCHEMA = pa.schema([("row", pa.int64()), ("ucid", pa.string()), ("xpath", pa.string()),
+                             ("lang", pa.string()), ("text", pa.string())])
 
 
 def _schema() -> tantivy.Schema:
@@ -356,7 +351,7 @@ def build_index(
     started = time.perf_counter()
     records = _as_records(source)
     if until is not None:
-        last = _date_int(until)
+        last = date_number(until)
         if not last:
             raise ParameterError(f"until must be a date YYYY-MM-DD; got {until!r}")
         records = (r for r in records if not r.date or r.date <= last)
@@ -369,9 +364,9 @@ def build_index(
         heap = max(heap_mb * 1_000_000, 15_000_000 * n_threads)
         writer = engine.writer(heap, n_threads)
         stats = _StatsBuilder()
-        columns: dict[str, list] = {k: [] for k in ("row", "ucid", "patent_key", "family_id", "lang", "date", "ipc")}
+        columns: dict[str, list] = {k: [] for k in _DOCUMENT_SCHEMA.names}
         passage_writer = None
-        passage_buffer: dict[str, list] = {k: [] for k in ("row", "ucid", "xpath", "lang", "text")}
+        passage_buffer: dict[str, list] = {k: [] for k in _PASSAGE_SCHEMA.names}
         passage_count = 0
         bar = tqdm(desc="indexing", unit=" docs", disable=not progress or None, mininterval=0.5)
         try:
@@ -410,12 +405,8 @@ def build_index(
         n_docs = len(columns["row"])
         if n_docs == 0:
             raise PatevalError("the corpus has no documents to index")
-        pq.write_table(pa.table({
-            "row": pa.array(columns["row"], pa.int64()), "ucid": pa.array(columns["ucid"], pa.string()),
-            "patent_key": pa.array(columns["patent_key"], pa.string()),
-            "family_id": pa.array(columns["family_id"], pa.string()), "lang": pa.array(columns["lang"], pa.string()),
-            "date": pa.array(columns["date"], pa.int64()), "ipc": pa.array(columns["ipc"], pa.list_(pa.string())),
-        }), tmp / "documents.parquet", compression="zstd")
+        pq.write_table(pa.Table.from_pydict(columns, schema=_DOCUMENT_SCHEMA), tmp / "documents.parquet",
+                       compression="zstd")
         term_counts = stats.save(tmp)
         seconds = time.perf_counter() - started
         meta = {
@@ -430,15 +421,13 @@ def build_index(
     return IndexSummary(str(out), n_docs, passage_count, term_counts, seconds, size)
 
 
-_PASSAGE_SCHEMA = pa.schema([("row", pa.int64()), ("ucid", pa.string()), ("xpath", pa.string()),
-                             ("lang", pa.string()), ("text", pa.string())])
 
 
 def _flush_passages(buffer: dict[str, list], writer, root: Path):
     """Write the buffered paragraphs as one row group and empty the buffer."""
     if writer is None:
         writer = pq.ParquetWriter(root / "passages.parquet", _PASSAGE_SCHEMA, compression="zstd")
-    writer.write_table(pa.table({k: pa.array(v, _PASSAGE_SCHEMA.field(k).type) for k, v in buffer.items()}))
+    writer.write_table(pa.Table.from_pydict(buffer, schema=_PASSAGE_SCHEMA))
     for values in buffer.values():
         values.clear()
     return writer

@@ -40,6 +40,9 @@ __all__ = ["QuerySpec", "Query", "parse_query_spec", "formulate", "topic_texts",
 _IPC_MODES = ("none", "filter", "boost")
 _SPLITS = ("none", "claims")
 _MERGES = ("sum", "max", "rrf")
+# option name in a strategy -> (QuerySpec field, parser)
+_OPTIONS = {"top": ("top", int), "mindf": ("min_df", int), "maxdf": ("max_df", float), "ipc": ("ipc", str),
+            "ipcw": ("ipc_weight", float), "split": ("split", str), "merge": ("merge", str)}
 
 
 @dataclass(frozen=True)
@@ -150,29 +153,15 @@ def parse_query_spec(text) -> QuerySpec:
         key, sep, value = item.partition("=")
         if not sep:
             raise ParameterError(f"query option {item!r} is not KEY=VALUE")
+        if key in _OPTIONS:
+            name, parse, target = *_OPTIONS[key], values
+        elif key.startswith("w.") and key[2:] in TEXT_FIELDS:
+            name, parse, target = key[2:], float, weights
+        else:
+            raise ParameterError(f"unknown query option {key!r} (top, mindf, maxdf, ipc, ipcw, split, merge, w.FIELD)")
         try:
-            if key == "top":
-                values["top"] = int(value)
-            elif key == "mindf":
-                values["min_df"] = int(value)
-            elif key == "maxdf":
-                values["max_df"] = float(value)
-            elif key == "ipc":
-                values["ipc"] = value
-            elif key == "ipcw":
-                values["ipc_weight"] = float(value)
-            elif key == "split":
-                values["split"] = value
-            elif key == "merge":
-                values["merge"] = value
-            elif key.startswith("w.") and key[2:] in TEXT_FIELDS:
-                weights[key[2:]] = float(value)
-            else:
-                raise ParameterError(f"unknown query option {key!r} (top, mindf, maxdf, ipc, ipcw, split, merge, "
-                                     f"w.FIELD)")
-        except ValueError as error:
-            if isinstance(error, ParameterError):
-                raise
+            target[name] = parse(value)
+        except ValueError:
             raise ParameterError(f"query option {key}: not a number: {value!r}") from None
     values["field_weights"] = tuple((f, weights[f]) for f in TEXT_FIELDS)
     return QuerySpec(**values)
@@ -249,7 +238,7 @@ def _select(index, counts: dict[str, Counter], spec: QuerySpec) -> dict[str, dic
             df = int(df_all[term_id]) if term_id is not None else 0
             if df == 0 or df < spec.min_df or df > spec.max_df * n_docs:
                 continue
-            kept.append((term, float(count), count * math.log(n_docs / df) if df else 0.0))
+            kept.append((term, float(count), count * math.log(n_docs / df)))
         if spec.top is not None:
             # highest tf-idf first; ties broken by the term so that the choice is deterministic
             kept.sort(key=lambda item: (-item[2], item[0]))

@@ -28,7 +28,7 @@ import os
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +39,7 @@ from ..errors import ParameterError, PatevalError, malformed
 from ..formats.atomic import atomic_directory, atomic_output
 from ..patents.records import PatentDocument
 from .analyzers import TEXT_FIELDS, analyze, field_name, language_of
-from .index import SearchIndex
+from .index import SearchIndex, date_number
 from .models import BM25, TFIDF, LMDirichlet, parse_model, rescore
 from .queries import SEED_QUERY_GRID, Query, QuerySpec, formulate, parse_query_spec
 
@@ -123,9 +123,6 @@ class PassageTopic:
 
 _NUM = re.compile(r"<num>\s*(.*?)\s*</num>", re.S)
 _FILE = re.compile(r"<file>\s*(.*?)\s*</file>", re.S)
-_TID = re.compile(r"<tid>\s*(.*?)\s*</tid>", re.S)
-_TFILE = re.compile(r"<tfile>\s*(.*?)\s*</tfile>", re.S)
-_TCLAIMS = re.compile(r"<tclaims>\s*(.*?)\s*</tclaims>", re.S)
 
 
 def _topic_file(base: Path, name: str, subdir: str) -> Path:
@@ -188,8 +185,10 @@ def _checked_unique(path, topics):
 
 
 def load_passage_topics(path: str | os.PathLike[str]) -> list[PassageTopic]:
-    """Passage topics from a CLEF-IP PSG topics file (``<tid>``, ``<tfile>``, ``<tclaims>``)
-    or a collection directory holding ``topics_PSG.txt``."""
+    """Passage topics from a CLEF-IP PSG topics file (``<tid>``, ``<tfile>``, ``<tclaims>``,
+    read by :func:`pateval.formats.passages.read_passage_topics`) or a collection directory
+    holding ``topics_PSG.txt``."""
+    from ..formats.passages import read_passage_topics
     from ..patents.reader import read_patent
 
     path = Path(path)
@@ -197,17 +196,13 @@ def load_passage_topics(path: str | os.PathLike[str]) -> list[PassageTopic]:
         path = path / "topics_PSG.txt"
     if not path.is_file():
         raise PatevalError(f"{path}: no such passage topics file")
-    text = path.read_text(encoding="utf-8")
-    ids, files, claims = _TID.findall(text), _TFILE.findall(text), _TCLAIMS.findall(text)
-    if not ids or not (len(ids) == len(files) == len(claims)):
-        malformed(path, None, "passage topics need <tid>, <tfile> and <tclaims> for every topic",
-                  found=f"{len(ids)} tid, {len(files)} tfile, {len(claims)} tclaims")
     documents: dict[str, PatentDocument] = {}
     topics = []
-    for qid, file_name, xpaths in zip(ids, files, claims, strict=False):
-        if file_name not in documents:
-            documents[file_name] = read_patent(_topic_file(path.parent, file_name, "PSG"))
-        topics.append(PassageTopic(qid, documents[file_name], tuple(xpaths.split())))
+    for topic in read_passage_topics(path):
+        assert topic.tid is not None and topic.tfile is not None  # read_passage_topics refuses such a topic
+        if topic.tfile not in documents:
+            documents[topic.tfile] = read_patent(_topic_file(path.parent, topic.tfile, "PSG"))
+        topics.append(PassageTopic(topic.tid, documents[topic.tfile], topic.tclaims))
     return topics
 
 
@@ -217,9 +212,7 @@ def load_passage_topics(path: str | os.PathLike[str]) -> list[PassageTopic]:
 def topic_date(topic: PatentDocument) -> int:
     """The topic's earliest date (priority, filing or publication) as YYYYMMDD, 0 if it has
     none: with ``date_filter``, only documents published before it are searched."""
-    dates = [d for d in (*topic.priority_dates, topic.application_date, topic.date) if d]
-    values = [int(d.replace("-", "")) for d in dates if len(d.replace("-", "")) == 8 and d.replace("-", "").isdigit()]
-    return min(values) if values else 0
+    return min(filter(None, map(date_number, (*topic.priority_dates, topic.application_date, topic.date))), default=0)
 
 
 def engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_before: int) -> tantivy.Query:
@@ -501,11 +494,13 @@ def run_file_name(tag: str) -> str:
 
 
 def _claims_at(document: PatentDocument, xpaths: Sequence[str]) -> dict[str, list[str]]:
-    wanted = set(xpaths)
+    from ..formats.passages import normalise_xpath
+
+    wanted = {normalise_xpath(x) for x in xpaths}  # as the topics file's reader gives them
     texts: dict[str, list[str]] = {}
     for lang, claims in document.claims.items():
         for claim in claims:
-            if claim.xpath in wanted:
+            if normalise_xpath(claim.xpath) in wanted:
                 texts.setdefault(language_of(lang), []).append(claim.text)
     return texts
 
@@ -549,9 +544,7 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
                                f"is in its topic file {topic.document.ucid}")
         query_terms = {lang: Counter(t for text in parts for t in analyze(text, lang)) for lang, parts in texts.items()}
         query = Query({lang: dict(bag) for lang, bag in query_terms.items()})
-        doc_config = SearchConfig(model=config.model, query=config.query, depth=documents,
-                                  candidates=max(config.candidates, documents), date_filter=config.date_filter,
-                                  exclude_family=config.exclude_family)
+        doc_config = replace(config, depth=documents, candidates=max(config.candidates, documents))
         excluded = _excluded_rows(index, topic.document) if config.exclude_family else None
         rows, _scores = _one_query(index, topic.document, query, doc_config, excluded)
         ranked: list[tuple[str, str, float]] = []
