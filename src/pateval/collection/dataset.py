@@ -165,11 +165,7 @@ class PatentCollection:
         """
         with self._open_store() as store:
             relation = store.connection.sql(query, params=None if ucids is None else {"ucids": ucids})
-            # DuckDB 2 renamed fetch_record_batch (still there, deprecated) to to_arrow_reader
-            reader = (relation.to_arrow_reader if hasattr(relation,
-                                                          "to_arrow_reader")
-                      else relation.fetch_record_batch)(batch_rows)
-            for batch in reader:
+            for batch in relation.to_arrow_reader(batch_rows):
                 for row in batch.to_pylist():
                     lang = row["lang"] or ""
                     claims = {k: v for k, v in zip(row["claim_langs"] or [], row["claim_texts"] or [],
