@@ -160,3 +160,27 @@ def test_python_dash_m_pateval_is_the_command(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pateval", "evaluate", qrels, str(tmp_path / "nope"), "-m", "AP"],
                           capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (2, f"pateval: error: {tmp_path / 'nope'}: no such file\n")
+
+
+def test_the_command_ends_with_its_status_and_all_its_output(tmp_path):
+    """`run` leaves without the interpreter's teardown (Arrow's worker threads could abort it,
+    exit 134, after the work was done): stdout to a file and to a closed pipe are flushed, and
+    the status is main's, over many runs of a command that reads with Arrow."""
+    import subprocess
+    import sys
+
+    from pateval.api import example_files
+
+    qrels, runs = example_files()
+    qrels, run = str(qrels), str(runs[0])
+    command = [sys.executable, "-m", "pateval", "evaluate", "-q", "-m", "AP", "-m", "P@10", qrels, run]
+    expected = subprocess.run(command, capture_output=True, text=True)
+    assert expected.returncode == 0 and expected.stdout.count("\n") > 50
+    for attempt in range(20):
+        out = tmp_path / f"out{attempt}.txt"
+        with open(out, "w") as handle:
+            done = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, text=True)
+        assert (done.returncode, out.read_text()) == (0, expected.stdout), done.stderr
+    head = subprocess.run(f"{subprocess.list2cmdline(command)} | head -1", shell=True, capture_output=True,
+                          text=True)
+    assert head.stdout == expected.stdout.splitlines(keepends=True)[0] and "Traceback" not in head.stderr

@@ -1,7 +1,5 @@
 """``python -m pateval``: the same as the ``pateval`` command."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()
