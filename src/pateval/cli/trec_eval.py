@@ -8,7 +8,8 @@ scores with pateval's measures (:mod:`pateval.measures.registry`) and prints wha
 prints, byte for byte (:func:`pateval.results.writers.format_trec_eval`; ``relstring`` from
 :mod:`pateval.measures.relstring`). What pateval does not compute (``dcg``, ``ideal_dcg``,
 ``yaap``, the preference and judgement-group measures, ``-R``/``-T`` formats other than
-trec_eval's defaults, ``-Z`` z-scores) is refused with one line naming it.
+trec_eval's defaults) is refused with one line naming it. ``-Z FILE`` prints z-scores
+(:mod:`pateval.results.zscores`, the reference read by :mod:`pateval.formats.zscores`).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ _TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *_CUTOFFS, *_LEVELS, *
                   *_NOT_IN_PATEVAL)
 
 _USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J] [-N <num>] " \
-         "trec_rel_file trec_top_file"
+         "[-Z <file>] trec_rel_file trec_top_file"
 
 
 def _add_trec_eval(commands) -> None:
@@ -70,7 +71,7 @@ def _add_trec_eval(commands) -> None:
         "measure names and nicknames (official, all_trec, set) with their parameters (P.5,10, "
         "iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0). Not in pateval, refused with one line: "
         "dcg, ideal_dcg, yaap, the preference and judgement-group measures (-R prefs, qrels_prefs, qrels_jg; "
-        "-m all_prefs, prefs, qrels_jg), -T other than trec_results, -Z, -D. Exit status: 0 done, 2 bad input "
+        "-m all_prefs, prefs, qrels_jg), -T other than trec_results, -D. Exit status: 0 done, 2 bad input "
         "or usage.",
         epilog=examples("pateval trec_eval -q -m all_trec qrels.test results.test",
                         "pateval trec_eval -m official -m ndcg_cut.10,20 -c -M1000 qrels.txt run.txt",
@@ -96,7 +97,9 @@ def _add_trec_eval(commands) -> None:
                    help="the qrels format: qrels (the only one pateval reads here)")
     p.add_argument("-T", "--Results_format", default="trec_results", metavar="<format>",
                    help="the results format: trec_results (the only one)")
-    p.add_argument("-Z", "--Zscore", metavar="<file>", help="(refused: z-scores are not in pateval)")
+    p.add_argument("-Z", "--Zscore", metavar="<file>",
+                   help="print z-scores: each value's deviation from the mean given for its topic and measure "
+                   "in <file> (lines: qid measure mean stddev), in standard deviations")
     p.add_argument("qrels", nargs="?", metavar="trec_rel_file")
     p.add_argument("results", nargs="?", metavar="trec_top_file")
     p.set_defaults(run=_run_trec_eval)
@@ -111,9 +114,8 @@ def _run_trec_eval(args) -> int:
     for flag, value, wanted in (("-R", args.Rel_info_format, "qrels"), ("-T", args.Results_format, "trec_results")):
         if value != wanted:
             raise PatevalError(f"trec_eval {flag} {value}: pateval reads only {flag} {wanted}")
-    for flag, value in (("-Z", args.Zscore), ("-D", args.Debug_level)):
-        if value is not None:
-            raise PatevalError(f"trec_eval {flag}: not supported by pateval")
+    if args.Debug_level is not None:
+        raise PatevalError("trec_eval -D: not supported by pateval")
     if args.qrels is None or args.results is None:
         raise PatevalError(f"usage: {_USAGE}")
     for flag, value in (("-M", args.max_documents), ("-N", args.num_docs)):
@@ -137,6 +139,11 @@ def _run_trec_eval(args) -> int:
                                 relevance_level=args.relevance_level, max_documents=args.max_documents,
                                 judged_only=args.judged_only)
     with pandas_deferred():
+        reference = None
+        if args.Zscore is not None:  # read first, as trec_eval does
+            from ..formats.zscores import read_zscores
+
+            reference = read_zscores(args.Zscore)
         qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
         # trec_eval ignores what follows a results line's sixth column
         run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
@@ -150,8 +157,20 @@ def _run_trec_eval(args) -> int:
             params = marked["relstring"]
             name = f"relstring_{params}" if params else "relstring"
             texts[name] = _relevance_strings(qrels, run, options, params)
-        text = format_trec_eval(result.scored, result.summary_rows(), list(scored_names), per_query=args.per_query,
-                                extras=extras, names=scored_names, summary=not args.nosummary, texts=texts)
+        if args.complete:
+            _score_on_stand_in_rankings(result, qrels, run, options, scored_names)
+        scored, summary_rows = result.scored, result.summary_rows()
+        if reference is not None and scored_names:
+            from ..results.zscores import zscore_results
+
+            scored, summary_rows = zscore_results(scored, result.measures, scored_names, reference)
+        if args.complete:  # trec_eval's num_rel of every qrels topic counts the grades > 0, whatever -l says
+            num_rel = float((qrels.rel > 0).sum())
+            summary_rows = [(of, name, num_rel if scored_names.get(name) == "num_rel" else value, n)
+                            for of, name, value, n in summary_rows]
+        text = format_trec_eval(scored, summary_rows, list(scored_names), per_query=args.per_query, extras=extras,
+                                names=scored_names, summary=not args.nosummary, texts=texts,
+                                zscores=reference is not None)
     sys.stdout.write(text)
     return 0
 
@@ -163,6 +182,32 @@ def _check_every_topic_has_results(qrels, run, path: str) -> None:
         first = min(missing, key=str.encode)
         raise PatevalError(f"{path}: qrels topic {first!r} has no results ({len(missing)} such topic(s)); trec_eval "
                            "10.0 stops here too: give -c to score them 0")
+
+
+def _score_on_stand_in_rankings(result, qrels, run, options, names: dict[str, str]) -> None:
+    """trec_eval -c scores a qrels topic without results on a ranking of one document no qrels
+    judge (trec_eval.c's bogus_ranking), then zeroes the values named exactly num_ret, utility,
+    rbp_resid and those starting unj: the other values of such topics (utility_1,-1,0,2 counts
+    that document) are replaced here by theirs on that ranking, in place."""
+    import numpy as np
+
+    from ..core.run import Run
+    from ..evaluation import evaluate_runs
+
+    missing = sorted(set(map(str, qrels.topic_ids)) - set(map(str, run.topic_ids)))
+    kept = [j for j, measure in enumerate(result.scored[0].measures) if names.get(measure) not in
+            ("num_ret", "utility", "rbp_resid") and not names.get(measure, "unj").startswith("unj")]
+    if not missing or not kept:
+        return
+    stand_in = Run.from_columns(missing, ["ceci_nest_pas_un_docno"] * len(missing), [1.0] * len(missing),
+                                name=run.name)
+    scored = evaluate_runs(qrels, [stand_in], options).scored[0]
+    piece = result.scored[0]
+    n, m = len(piece.topics), len(scored.topics)
+    at = {str(topic): i for i, topic in enumerate(piece.topics)}
+    rows = np.array([at[str(topic)] for topic in scored.topics], dtype=np.int64)
+    for j in kept:
+        piece.values[j * n + rows] = scored.values[j * m:(j + 1) * m]
 
 
 def _relevance_strings(qrels, run, options, params: str | None) -> dict[str, str]:

@@ -201,7 +201,8 @@ _SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
 def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras: Sequence[str] = (),
                      precision: int = 4, relevance_level: int = 1, names: Mapping[str, str] | None = None,
-                     summary: bool = True, texts: Mapping[str, Mapping[str, str]] | None = None) -> str:
+                     summary: bool = True, texts: Mapping[str, Mapping[str, str]] | None = None,
+                     zscores: bool = False) -> str:
     """Results exactly as trec_eval prints them (``pateval evaluate --names trec``), without pandas.
 
     trec_eval's measure names (:func:`trec_eval_names`) in trec_eval's order; with
@@ -227,6 +228,9 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     texts : mapping, optional
         Values that are text, by the name printed and then topic (``relstring``): printed
         quoted with ``per_query``, in trec_eval's order among the measures, never in the summary.
+    zscores : bool, default False
+        The values are z-scores (trec_eval's ``-Z``, :mod:`pateval.results.zscores`): each
+        measure's name is printed after a ``Z`` and every value, counts too, with decimals.
     """
     check_precision(precision)
     names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
@@ -235,11 +239,13 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     ordered = [(ours, theirs) for _, (ours, theirs) in given]
     integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
 
+    mark = "Z" if zscores else ""
+
     def line(name: str, topic: str, value) -> str:
         return f"{name:<22}\t{topic}\t{value}"
 
     def value_text(ours: str, value: float) -> str:
-        return str(round(float(value))) if integers[ours] else f"{value:.{precision}f}"
+        return str(round(float(value))) if integers[ours] and not zscores else f"{value:.{precision}f}"
 
     per_run: dict[str, dict] = {}
     for piece in scored:
@@ -269,14 +275,14 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
                         if topic in texts[theirs]:
                             lines.append(line(theirs, topic, f"'{texts[theirs][topic]}'"))
                     elif (topic, ours) in values:
-                        lines.append(line(theirs, topic, value_text(ours, values[(topic, ours)])))
+                        lines.append(mark + line(theirs, topic, value_text(ours, values[(topic, ours)])))
         if not summary:
             continue
         if "runid" in extras:
             lines.append(line("runid", "all", run))
         if "num_q" in extras:
-            lines.append(line("num_q", "all", counts[run]))
-        lines.extend(line(theirs, "all", value_text(ours, totals[run][ours])) for ours, theirs in ordered
+            lines.append(mark + line("num_q", "all", f"{counts[run]:.{precision}f}" if zscores else counts[run]))
+        lines.extend(mark + line(theirs, "all", value_text(ours, totals[run][ours])) for ours, theirs in ordered
                      if ours in totals[run])
     return "\n".join(lines) + ("\n" if lines else "")
 
