@@ -78,8 +78,8 @@ def test_trec_eval_quicktest(capsys, line, expected, missing):
     (["-m", "all_prefs"], "trec_eval -m all_prefs: the preference and judgement-group measures are not in pateval"),
     (["-m", "P."], "trec_eval -m P.: improper measure parameters"),
     (["-m", "P.a,b"], "the parameters must be numbers"),
-    (["-m", "dcg"], "trec_eval -m dcg: not in pateval"),
-    (["-m", "yaap"], "trec_eval -m yaap: not in pateval"),
+    (["-m", "P_avgjg"], "trec_eval -m P_avgjg: not in pateval"),
+    (["-m", "rbp_resid.q=0.5"], "trec_eval -m rbp_resid.q=0.5: pateval's rbp_resid takes only p=PERSISTENCE"),
     (["-M", "0"], "trec_eval -M 0: must be a positive number"),
 ])
 def test_trec_eval_refuses_in_one_line(capsys, flags, message):
@@ -130,6 +130,52 @@ def test_a_qrels_topic_without_results_stops_as_in_trec_eval(tmp_path, capsys):
     assert capsys.readouterr().out.endswith("num_q                 \tall\t2\nnum_ret               \tall\t1\n")
 
 
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_evaluate_names_trec_uses_the_same_names(level):
+    """`pateval evaluate --names trec` names each measure `pateval trec_eval -m all_trec` prints as it does."""
+    from pateval.cli.trec_eval import _marked_measures, _measure_names
+    from pateval.evaluation import _with_relevance_level
+    from pateval.measures import parse_measure
+    from pateval.results.writers import trec_eval_names
+
+    printed = _measure_names(_marked_measures(["all_trec", "dcg", "ideal_dcg", "yaap"]), num_docs=None)
+    scored = _with_relevance_level([parse_measure(name) for name in printed], level)
+    assert list(trec_eval_names(scored, relevance_level=level).values()) == list(printed.values())
+
+
+def test_zscores_of_missing_and_constant_references(tmp_path, capsys):
+    qrels, run, zscores = tmp_path / "qrels", tmp_path / "run", tmp_path / "z"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n")
+    run.write_text("q1 Q0 d1 1 2 tag\nq1 Q0 d2 2 1 tag\nq2 Q0 d9 1 1 tag\n")
+    # q1: map 1 against 0.5 +- 0.25; num_ret 2 against 2 +- 0 (z 0); P_5 0.2 against 0.1 +- 0 (missing)
+    zscores.write_text("q1 map 0.5 0.25\nq1 num_ret 2 0\nq1 P_5 0.1 0\n")
+    flags = ["-q", "-m", "map", "-m", "num_ret", "-m", "P.5", "-m", "num_q", "-Z", str(zscores)]
+    assert main(["trec_eval", *flags, str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == (
+        "Znum_ret               \tq1\t0.0000\nZmap                   \tq1\t2.0000\n"
+        "ZP_5                   \tq1\t-1000000.0000\n"
+        "Znum_ret               \tq2\t-1000000.0000\nZmap                   \tq2\t-1000000.0000\n"
+        "ZP_5                   \tq2\t-1000000.0000\n"
+        "Znum_q                 \tall\t2.0000\nZnum_ret               \tall\t-1000000.0000\n"
+        "Zmap                   \tall\t-499999.0000\nZP_5                   \tall\t-1000000.0000\n")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("q1 map 0.5\n", "line 1: wrong number of columns"),
+    ("q1 map 0.5 0.1\nq1 map x 0.1\n", "line 2: the mean (3rd column) is not a number"),
+    ("q1 map 0.5 -0.1\n", "line 1: a standard deviation that is negative or infinite"),
+    ("q1 map 0.5 0.1\nq1 map 0.4 0.1\n", "line 2: measure 'map' of topic 'q1' has two means"),
+    ("", "the file is empty"),
+])
+def test_a_bad_zscore_file_is_named_in_one_line(tmp_path, capsys, text, message):
+    zscores = tmp_path / "z"
+    zscores.write_text(text)
+    assert main(["trec_eval", "-Z", str(zscores), str(FILES["qrels.test"]), str(FILES["results.test"])]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and str(zscores) in captured.err and message in captured.err
+    assert captured.err.count("\n") == 1
+
+
 # ---- against the real trec_eval (built from usnistgov/trec_eval; never committed) ----------------
 
 TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
@@ -143,7 +189,11 @@ FLAG_SETS = [[], [*_ALL, "-q"], [*_ALL, "-q", "-c"], [*_ALL, "-q", "-M", "3"], [
               "-m", "rbp.p=0.5", "-m", "set_F.0.5", "-N", "40", "-m", "Rprec_mult.0.5,3"],
              ["-q", "-c", "-m", "utility.1,-1,0,2", "-N", "30", "-m", "ndcg_cut.3,7", "-m", "map_cut.2", "-m",
               "success.2", "-m", "recall.3", "-m", "relative_P.4", "-m", "unj.2", "-m", "iprec_at_recall..3",
-              "-m", "Rndcg.1=2", "-m", "ndcg_rel.0=1,2=5", "-m", "G.2=4", "-m", "P.1,2"]]
+              "-m", "Rndcg.1=2", "-m", "ndcg_rel.0=1,2=5", "-m", "G.2=4", "-m", "P.1,2"],
+             [*_ALL, "-q", "-c", "-m", "dcg", "-m", "ideal_dcg", "-m", "yaap"],
+             # trec_eval crashes when one of dcg, ideal_dcg and ndcg has parameters and another is asked for
+             ["-q", "-c", "-J", "-l2", "-m", "yaap", "-m", "dcg.0=-1,2=4", "-m", "rbp_resid.p=0.6"],
+             ["-q", "-M2", "-m", "ideal_dcg.1=2,2=0", "-m", "yaap", "-m", "rbp_resid.p=0.2", "-Z", "ZFILE"]]
 _TOPICS = ["1", "10", "2", "t", "T"]
 _DOCS = [f"d{i}" for i in range(9)] + ["D1", "a-b", "z"]
 # some of the names trec_eval prints with -m all_trec, for the z-score files
@@ -151,7 +201,8 @@ _ZSCORE_NAMES = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", 
                  "iprec_at_recall_0.00", "iprec_at_recall_0.50", "recall_10", "infAP", "gm_bpref", "utility",
                  "11pt_avg", "ndcg", "relative_P_5", "Rprec_mult_0.20", "success_1", "map_cut_5", "ndcg_cut_10",
                  "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
-                 "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj_5"]
+                 "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj_5", "yaap", "ideal_dcg_1=2,2=0",
+                 "rbp_resid_p=0.2"]
 
 
 @st.composite

@@ -6,8 +6,8 @@ reads trec_eval's measure syntax (nicknames ``official``, ``all_trec``, ``set``;
 such as ``P.5,7,3``, ``iprec_at_recall..10,.20``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``),
 scores with pateval's measures (:mod:`pateval.measures.registry`) and prints what trec_eval
 prints, byte for byte (:func:`pateval.results.writers.format_trec_eval`; ``relstring`` from
-:mod:`pateval.measures.relstring`). What pateval does not compute (``dcg``, ``ideal_dcg``,
-``yaap``, the preference and judgement-group measures, ``-R``/``-T`` formats other than
+:mod:`pateval.measures.relstring`). What pateval does not compute (the preference and
+judgement-group measures, ``-R``/``-T`` formats other than
 trec_eval's defaults) is refused with one line naming it. ``-Z FILE`` prints z-scores
 (:mod:`pateval.results.zscores`, the reference read by :mod:`pateval.formats.zscores`).
 """
@@ -36,11 +36,9 @@ _NICKNAMES = {
 }
 _UNSUPPORTED_NICKNAMES = ("all_prefs", "prefs", "qrels_jg")
 # trec_eval's measures and how each reads its parameters (the part of -m after the first '.'):
-# one pateval measure without parameters
-_PLAIN = {"num_ret": "NumRet", "num_rel": "NumRel", "num_rel_ret": "NumRelRet", "map": "AP", "gm_map": "GMAP",
-          "Rprec": "Rprec", "bpref": "Bpref", "recip_rank": "RR", "infAP": "infAP", "gm_bpref": "GM_Bpref",
-          "binG": "binG", "set_P": "SetP", "set_relative_P": "SetRelP", "set_recall": "SetR", "set_map": "SetAP",
-          "num_nonrel_judged_ret": "NumNonrelJudgedRet", "rbp_resid": "RBP_resid(p=0.9)"}
+# one pateval measure without parameters: the registry's, by its trec_eval name (map is AP)
+_PLAIN = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "infAP", "gm_bpref",
+          "binG", "set_P", "set_relative_P", "set_recall", "set_map", "num_nonrel_judged_ret", "yaap")
 # cutoffs (whole numbers, trec_eval's defaults): one measure per cutoff, named BASE_k
 _STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _CUTOFFS = {"P": _STANDARD_CUTOFFS, "recall": _STANDARD_CUTOFFS, "ndcg_cut": _STANDARD_CUTOFFS,
@@ -51,12 +49,12 @@ _LEVELS = {"iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
 # a list of numbers as the pateval measure's parameters; named BASE_PARAMETERS when given
 _VALUES = {"utility": ("Utility", ("a", "b", "c", "d")), "set_F": ("SetF", ("beta",))}
 # name=value pairs: a gain map (ndcg.1=3,2=9) or named parameters (rbp.p=0.8)
-_GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G"}
-# trec_eval's rbp: persistence 0.9, and every judged grade >= 0 gains
-_RBP = "RBP(p=0.9,rel=0)"
-_NOT_IN_PATEVAL = ("dcg", "ideal_dcg", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-_TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, "rbp", "11pt_avg",
-                  *_NOT_IN_PATEVAL)
+_GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G", "dcg": "DCG", "ideal_dcg": "IDCG"}
+# trec_eval's rbp and rbp_resid: persistence 0.9 unless p=... is given; for rbp, every judged grade >= 0 gains
+_PERSISTENCE = {"rbp": "RBP(p={p!r},rel=0)", "rbp_resid": "RBP_resid(p={p!r})"}
+_NOT_IN_PATEVAL = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+_TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, *_PERSISTENCE,
+                  "11pt_avg", *_NOT_IN_PATEVAL)
 
 _USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J] [-N <num>] " \
          "[-Z <file>] trec_rel_file trec_top_file"
@@ -70,7 +68,7 @@ def _add_trec_eval(commands) -> None:
         "and prints what trec_eval 10.0 prints, byte for byte, with pateval's measures. -m takes trec_eval's "
         "measure names and nicknames (official, all_trec, set) with their parameters (P.5,10, "
         "iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0). Not in pateval, refused with one line: "
-        "dcg, ideal_dcg, yaap, the preference and judgement-group measures (-R prefs, qrels_prefs, qrels_jg; "
+        "the preference and judgement-group measures (-R prefs, qrels_prefs, qrels_jg; "
         "-m all_prefs, prefs, qrels_jg), -T other than trec_results, -D. Exit status: 0 done, 2 bad input "
         "or usage.",
         epilog=examples("pateval trec_eval -q -m all_trec qrels.test results.test",
@@ -189,6 +187,8 @@ def _score_on_stand_in_rankings(result, qrels, run, options, names: dict[str, st
     judge (trec_eval.c's bogus_ranking), then zeroes the values named exactly num_ret, utility,
     rbp_resid and those starting unj: the other values of such topics (utility_1,-1,0,2 counts
     that document) are replaced here by theirs on that ranking, in place."""
+    import dataclasses
+
     import numpy as np
 
     from ..core.run import Run
@@ -201,7 +201,7 @@ def _score_on_stand_in_rankings(result, qrels, run, options, names: dict[str, st
         return
     stand_in = Run.from_columns(missing, ["ceci_nest_pas_un_docno"] * len(missing), [1.0] * len(missing),
                                 name=run.name)
-    scored = evaluate_runs(qrels, [stand_in], options).scored[0]
+    scored = evaluate_runs(qrels, [stand_in], dataclasses.replace(options, complete=False)).scored[0]
     piece = result.scored[0]
     n, m = len(piece.topics), len(scored.topics)
     at = {str(topic): i for i, topic in enumerate(piece.topics)}
@@ -308,14 +308,12 @@ def _expand(base: str, params: str | None, *, num_docs: int | None) -> dict[str,
     if base in _GAIN_MAPS:
         measure = f"{_GAIN_MAPS[base]}(gains='{params}')" if params else _GAIN_MAPS[base]
         return {measure: f"{base}_{params}" if params else base}
-    if base == "rbp":
-        if params:
-            p = _pairs(base, params).pop("p", None)
-            return {f"RBP(p={p!r},rel=0)" if p is not None else _RBP: f"{base}_{params}"}
-        return {_RBP: base}
+    if base in _PERSISTENCE:
+        p = _pairs(base, params)["p"] if params else 0.9
+        return {_PERSISTENCE[base].format(p=p): f"{base}_{params}" if params else base}
     if params:
         raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
-    return {_PLAIN[base]: base}
+    return {base: base}
 
 
 def _pairs(base: str, params: str) -> dict[str, float]:
@@ -323,6 +321,6 @@ def _pairs(base: str, params: str) -> dict[str, float]:
     for pair in params.split(","):
         key, equals, value = pair.partition("=")
         if not equals or key != "p":
-            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's rbp takes only p=PERSISTENCE")
+            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's {base} takes only p=PERSISTENCE")
         pairs[key] = _numbers(base, value)[0]
     return pairs

@@ -160,7 +160,8 @@ _TREC_EVAL_NAMES = {"AP": ("map", "map_cut_{k}"), "P": (None, "P_{k}"), "R": (No
                     "SetP": ("set_P", None), "SetRelP": ("set_relative_P", None), "SetR": ("set_recall", None),
                     "SetAP": ("set_map", None), "SetF": ("set_F", None),
                     "NumNonrelJudgedRet": ("num_nonrel_judged_ret", None), "RBP": ("rbp", None),
-                    "RBP_resid": ("rbp_resid", None), "Unj": (None, "unj_{k}"), "NumQ": ("num_q", None)}
+                    "RBP_resid": ("rbp_resid", None), "Unj": (None, "unj_{k}"), "NumQ": ("num_q", None),
+                    "DCG": ("dcg", None), "IDCG": ("ideal_dcg", None), "YAAP": ("yaap", None)}
 # parameters trec_eval writes into the name (any value), and trec_eval's defaults that differ from pateval's
 _TREC_EVAL_NAMED_PARAMS = {"IPrec": ("recall",), "Rprec_mult": ("mult",)}
 _TREC_EVAL_DEFAULTS = {"RBP": {"p": 0.9, "rel": 0}, "RBP_resid": {"p": 0.9}}
@@ -169,7 +170,7 @@ TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
                    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
                    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
                    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-                   "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+                   "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj")
 
 
 def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str | None:
