@@ -208,7 +208,7 @@ _ZSCORE_NAMES = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", 
 @st.composite
 def _collection(draw):
     """Random qrels, a run and a z-score file: grades -2 to 4, tied scores, topics on one side
-    only, unjudged documents; means and deviations missing, zero or equal to the value."""
+    only, unjudged documents, mixed run tags; means and deviations missing, zero or equal to the value."""
     qrels = []
     for topic in draw(st.lists(st.sampled_from(_TOPICS), min_size=1, max_size=4, unique=True)):
         for doc in draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=8, unique=True)):
@@ -217,7 +217,8 @@ def _collection(draw):
     for topic in draw(st.lists(st.sampled_from(_TOPICS), min_size=1, max_size=4, unique=True)):
         for rank, doc in enumerate(draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=10, unique=True))):
             score = draw(st.sampled_from([0, 1, 2, 2.5, -1, 3]))  # few values: ties
-            run.append(f"{topic} Q0 {doc} {rank + 1} {score} tag\n")
+            tag = draw(st.sampled_from(["tag", "tag", "run2"]))  # trec_eval names the run by the last line's
+            run.append(f"{topic} Q0 {doc} {rank + 1} {score} {tag}\n")
     # every topic has a line, and one whose name sorts after every measure's: trec_eval's binary
     # search (convert_zscores.c) reads past its table for a topic or measure beyond the last one
     zscores = [f"{topic} zz_last 0 1\n" for topic in _TOPICS]

@@ -143,8 +143,8 @@ def _run_trec_eval(args) -> int:
 
             reference = read_zscores(args.Zscore)
         qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
-        # trec_eval ignores what follows a results line's sixth column
-        run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
+        # trec_eval ignores what follows a results line's sixth column, and names the run by the last line's tag
+        run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True, mixed_tags=True)
         if not args.complete:
             _check_every_topic_has_results(qrels, run, args.results)
         result = api.evaluation(qrels, [run], options=options)
