@@ -130,6 +130,19 @@ def test_a_qrels_topic_without_results_stops_as_in_trec_eval(tmp_path, capsys):
     assert capsys.readouterr().out.endswith("num_q                 \tall\t2\nnum_ret               \tall\t1\n")
 
 
+def test_complete_scores_missing_topics_as_trec_eval(tmp_path, capsys):
+    # trec_eval 10.0's output: with -c, num_rel's all line counts every grade > 0 (not >= 2), and
+    # topic 1 (no results, R = 2) is scored on a ranking of one unjudged document:
+    # utility 1*0 - 1*1 + 0*2 + 2*(30 - 1 - 2)
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n2 0 c 1\n2 0 d 3\n3 0 e 1\n")
+    run.write_text("2 Q0 a 1 3 tag\n2 Q0 x 2 2 tag\n3 Q0 c 1 1 other\n")
+    assert main(["trec_eval", "-c", "-l2", "-m", "num_rel", "-m", "runid", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == "runid                 \tall\tother\nnum_rel               \tall\t5\n"
+    assert main(["trec_eval", "-q", "-c", "-m", "utility.1,-1,0,2", "-N", "30", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "utility_1,-1,0,2      \t1\t53.0000"
+
+
 @pytest.mark.parametrize("level", [1, 2, 3])
 def test_evaluate_names_trec_uses_the_same_names(level):
     """`pateval evaluate --names trec` names each measure `pateval trec_eval -m all_trec` prints as it does."""

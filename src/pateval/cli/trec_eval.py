@@ -137,14 +137,14 @@ def _run_trec_eval(args) -> int:
                                 relevance_level=args.relevance_level, max_documents=args.max_documents,
                                 judged_only=args.judged_only)
     with pandas_deferred():
-        reference = None
-        if args.Zscore is not None:  # read first, as trec_eval does
-            from ..formats.zscores import read_zscores
-
-            reference = read_zscores(args.Zscore)
         qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
         # trec_eval ignores what follows a results line's sixth column, and names the run by the last line's tag
         run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True, mixed_tags=True)
+        reference = None
+        if args.Zscore is not None:  # read after the qrels and the run, as trec_eval reads them
+            from ..formats.zscores import read_zscores
+
+            reference = read_zscores(args.Zscore)
         if not args.complete:
             _check_every_topic_has_results(qrels, run, args.results)
         result = api.evaluation(qrels, [run], options=options)
