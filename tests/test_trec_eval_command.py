@@ -270,13 +270,12 @@ def test_same_output_as_trec_eval(flags, collection):
             assert status == 0 and "Can't calculate measure" in expected.stderr, err.getvalue()
         return
     assert status == 0, err.getvalue()
-    if "nan" not in expected.stdout:
-        assert out.getvalue() == expected.stdout
+    grades: dict[str, list[int]] = {}
+    for line in qrels_text.splitlines():
+        grades.setdefault(line.split()[0], []).append(int(line.split()[3]))
+    if any(max(topic) < 0 for topic in grades.values()):
+        # a topic all of whose grades are negative: trec_eval fails on it (above) or, after another
+        # topic, reads that topic's grade counts (form_res_rels.c keeps its buffer): nothing defined to match
         return
-    # trec_eval prints -nan for iprec_at_recall and 11pt_avg of a topic that -J leaves without documents
-    # (0/0), and for their means; pateval's value is 0: every other line is the same
-    got, want = out.getvalue().splitlines(), expected.stdout.splitlines()
-    assert len(got) == len(want)
-    different = [(g, w) for g, w in zip(got, want, strict=True) if g != w]
-    assert all(w.endswith("-nan") and w.startswith(("iprec_at_recall", "11pt_avg")) and g.rsplit("\t", 1)[0]
-               == w.rsplit("\t", 1)[0] for g, w in different), different
+    # byte for byte, -nan too (iprec_at_recall and 11pt_avg of a topic that -J leaves without documents)
+    assert out.getvalue() == expected.stdout

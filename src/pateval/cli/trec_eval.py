@@ -157,6 +157,8 @@ def _run_trec_eval(args) -> int:
             texts[name] = _relevance_strings(qrels, run, options, params)
         if args.complete:
             _score_on_stand_in_rankings(result, qrels, run, options, scored_names)
+        if args.judged_only:
+            _interpolate_empty_rankings_as_trec_eval(result, qrels, run, options)
         scored, summary_rows = result.scored, result.summary_rows()
         if reference is not None and scored_names:
             from ..results.zscores import zscore_results
@@ -208,6 +210,39 @@ def _score_on_stand_in_rankings(result, qrels, run, options, names: dict[str, st
     rows = np.array([at[str(topic)] for topic in scored.topics], dtype=np.int64)
     for j in kept:
         piece.values[j * n + rows] = scored.values[j * m:(j + 1) * m]
+
+
+def _interpolate_empty_rankings_as_trec_eval(result, qrels, run, options) -> None:
+    """trec_eval's iprec_at_recall and 11pt_avg divide 0 by 0 on a topic that -J leaves without
+    documents, at each recall level x with round(x R) = 0 (R: the topic's relevant documents):
+    the value there is NaN, printed -nan, as is the mean over topics; 11pt_avg is NaN when its
+    lowest level is. In place."""
+    from collections import Counter
+
+    import numpy as np
+
+    from ..evaluation import judged_rows_only, top_rows_only
+    from ..measures import parse_measure
+
+    cut = run if options.max_documents is None else top_rows_only(run, options.max_documents, order=options.order)
+    cut = judged_rows_only(cut, qrels, doc_key=options.doc_key)
+    ranked = set(map(str, np.asarray(cut.topic_ids, dtype=object)[np.unique(cut.topic)]))
+    level = options.relevance_level or 1
+    num_rel = Counter(topic for topic, grade in zip(qrels.arrow("topic").to_pylist(), qrels.rel.tolist(),
+                                                    strict=True) if grade >= level)
+    piece = result.scored[0]
+    n = len(piece.topics)
+    for j, name in enumerate(piece.measures):
+        measure = parse_measure(name)
+        if measure.spec.name == "IPrec":
+            lowest = measure["recall"]
+        elif measure.spec.name == "IPrec_11pt":
+            lowest = float(measure["levels"].split(",")[0]) if measure["levels"] else 0.0
+        else:
+            continue
+        for i, topic in enumerate(map(str, piece.topics)):
+            if topic not in ranked and lowest * num_rel[topic] < 0.5:
+                piece.values[j * n + i] = np.nan
 
 
 def _relevance_strings(qrels, run, options, params: str | None) -> dict[str, str]:

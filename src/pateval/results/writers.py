@@ -245,6 +245,8 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
         return f"{name:<22}\t{topic}\t{value}"
 
     def value_text(ours: str, value: float) -> str:
+        if value != value:
+            return "  -nan"  # C's printf("%6.4f") of 0.0 / 0.0 (trec_eval's iprec_at_recall on nothing)
         return str(round(float(value))) if integers[ours] and not zscores else f"{value:.{precision}f}"
 
     per_run: dict[str, dict] = {}
