@@ -1,7 +1,7 @@
 """``pateval trec_eval``: trec_eval 10.0's own command line, so that a script can replace
 ``trec_eval`` with ``pateval trec_eval`` and change nothing else.
 
-``pateval trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-m MEASURE]... QRELS RESULTS``
+``pateval trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-Z FILE] [-m MEASURE]... QRELS RESULTS``
 reads trec_eval's measure syntax (nicknames ``official``, ``all_trec``, ``set``; parameters
 such as ``P.5,7,3``, ``iprec_at_recall..10,.20``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``),
 scores with pateval's measures (:mod:`pateval.measures.registry`) and prints what trec_eval
