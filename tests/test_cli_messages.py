@@ -260,15 +260,14 @@ def test_flags_meaning_the_same_are_spelled_the_same_and_old_spellings_still_wor
     # the qrels first or as --qrels, in the user-model commands as in the comparisons
     first = parser.parse_args(["user-model", "time", qrels, *runs])
     option = parser.parse_args(["user-model", "time", "--qrels", qrels, *runs])
-    from pateval.cli.shared import resolve_qrels_and_runs, resolve_store
+    from pateval.cli.shared import command_inputs
 
-    for args in (first, option):
-        resolve_qrels_and_runs(args)
-    assert (first.qrels, first.runs) == (option.qrels, option.runs) == (qrels, runs)
+    first, option = command_inputs(first), command_inputs(option)  # what the handler is given
+    assert (first["qrels"], first["runs"]) == (option["qrels"], option["runs"]) == (qrels, runs)
     # a store as STORE or --store, as collection build, index, check and assess take it
     for command in (["corpus", "lengths", "--out", "l.txt"], ["corpus", "verify"]):
-        assert resolve_store(parser.parse_args([*command, "s"])) == "s"
-        assert resolve_store(parser.parse_args([*command, "--store", "s"])) == "s"
+        assert command_inputs(parser.parse_args([*command, "s"]))["store"] == "s"
+        assert command_inputs(parser.parse_args([*command, "--store", "s"]))["store"] == "s"
     # the test of discriminative power is --analysis-test in analyse-measures as in report (--test: the old)
     for flag in ("--analysis-test", "--test"):
         assert parser.parse_args(["analyse-measures", qrels, *runs, flag, "randomization"]).tests == ["randomisation"]

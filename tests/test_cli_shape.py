@@ -90,7 +90,7 @@ def test_compare_on_one_topic_prints_the_means_and_says_why_no_test_ran(tmp_path
     assert document["tests"] == [] and document["means"] == {"a": {"AP": 1.0}, "b": {"AP": 0.5}}
 
 
-def _raise_bug(args):
+def _raise_bug(**inputs):
     raise KeyError("surprise")
 
 
@@ -137,7 +137,7 @@ def test_an_unwritable_output_is_exit_2_not_a_bug(tmp_path, capsys):
 def test_interrupted_is_exit_130_without_a_traceback(monkeypatch, capsys):
     original = cli._add_evaluate
 
-    def interrupted(args):
+    def interrupted(**inputs):
         raise KeyboardInterrupt
 
     def add(commands):

@@ -38,6 +38,7 @@ import pandas as pd
 
 from .errors import ParameterError, PatevalError
 from .formats.atomic import atomic_output
+from .options import EvaluationOptions
 
 __all__ = ["DemoSummary", "run_demo", "random_run", "DEMO_MEASURES", "prepare_assess_demo"]
 
@@ -175,7 +176,7 @@ def run_demo(
     run_paths = {r.tag: root / "runs" / run_file_name(r.tag) for r in results}
     run_paths[_RANDOM_TAG] = root / "runs" / f"{_RANDOM_TAG}.run"
     resources = load_resources({"doc_lengths": str(root / "doc_lengths.txt")})
-    options = {"resources": resources}
+    options = EvaluationOptions(resources=resources)
 
     def evaluate():
         frame = api.evaluate(qrels, {name: str(path) for name, path in run_paths.items()}, list(DEMO_MEASURES),
@@ -191,13 +192,13 @@ def run_demo(
     paths = {name: str(path) for name, path in run_paths.items()}
     comparison = step("compare the runs (paired t-tests against the baseline, Holm)",
                       lambda: api.compare(qrels, paths, list(DEMO_MEASURES), baseline=baseline, seed=seed,
-                                          evaluate_options=options))
+                                          options=options))
     with atomic_output(root / "comparison.txt") as out:
         out.write(render_comparison(comparison, format="text"))
     step("write the HTML report",
          lambda: api.write_report(qrels, paths, list(DEMO_MEASURES), out=root / "report.html", baseline=baseline,
                                   seed=seed, title=f"pateval demo: baselines on a synthetic collection "
-                                  f"({n_patents} patents, seed {seed})", evaluate_options=options))
+                                  f"({n_patents} patents, seed {seed})", options=options))
     with atomic_output(root / "demo.json") as out:
         json.dump(summary.as_dict(), out, indent=1)
     for line in _terminal_table(means, baseline):

@@ -90,15 +90,11 @@ class EvaluationOptions:
         object.__setattr__(self, "measures", tuple(_measures_of(self.measures)))
         check_choice("order", self.order, ORDERS)
         check_choice("doc_key", self.doc_key, DOC_KEYS)
-        level = self.relevance_level
-        if level is not None and (isinstance(level, bool) or not isinstance(level, int) or level < 1):
-            raise ParameterError(f"the relevance level must be an integer >= 1, not {level!r}")
-        cut = self.max_documents
-        if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int) or cut < 1):
-            raise ParameterError(f"max_documents must be a positive integer, not {cut!r}")
-        size = self.block_bytes
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
-            raise ParameterError(f"block_bytes must be a whole number of bytes >= 0, not {size!r}")
+        for value, least, must in ((self.relevance_level, 1, "the relevance level must be an integer >= 1"),
+                                   (self.max_documents, 1, "max_documents must be a positive integer"),
+                                   (self.block_bytes, 0, "block_bytes must be a whole number of bytes >= 0")):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+                raise ParameterError(f"{must}, not {value!r}")
         if self.scheduler is not None and not str(self.scheduler).strip():
             raise ParameterError("scheduler must be a Dask scheduler address such as tcp://host:8786")
         wait = self.scheduler_timeout

@@ -12,6 +12,7 @@ pt = pytest.importorskip("pyterrier")
 
 import pateval.api  # noqa: E402
 import pateval.pyterrier as ppt  # noqa: E402
+from pateval.options import EvaluationOptions  # noqa: E402
 from pateval.stats import paired_test  # noqa: E402
 
 TOPICS = [f"q{i:02d}" for i in range(12)]
@@ -41,7 +42,8 @@ def test_resampling_p_values_equal_compare_when_a_qrels_topic_has_no_results(tes
                               ppt.measures("AP", "P@5", "PRES@5"), names=["a", "b"], baseline=0,
                               test=ppt.PairedTest(test, B=2000, seed=7))
     comparison = pateval.api.compare(qrels, {"a": baseline, "b": other}, ["AP", "P@5", "PRES@5"], baseline="a",
-                                     test=test, correction=None, seed=7, B=2000, evaluate_options={"complete": True})
+                                     test=test, correction=None, seed=7, B=2000,
+                                     options=EvaluationOptions(complete=True))
     tests = comparison.tests
     for measure in ("AP", "P@5", "PRES@5"):
         expected = tests.loc[tests["measure"] == measure, "p_value"].iloc[0]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pateval.options import EvaluationOptions
+
 pytest.importorskip("pyterrier")
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -43,7 +45,7 @@ def test_readme_example_runs_and_gives_pateval_numbers():
             expected = means.loc[(means["run"] == run) & (means["measure"] == measure), "value"].iloc[0]
             assert table.loc[table["name"] == name, measure].iloc[0] == pytest.approx(expected, abs=1e-12, rel=0)
     comparison = pateval.api.compare(qrels_file, run_files[:2], ["PRES@100"], baseline="run1", test="randomisation",
-                                     correction=None, seed=1, B=10000, evaluate_options={"complete": True})
+                                     correction=None, seed=1, B=10000, options=EvaluationOptions(complete=True))
     assert table.loc[table["name"] == "lm", "PRES@100 p-value"].iloc[0] == comparison.tests["p_value"].iloc[0]
     assert "PRES@100" in out.getvalue()
     assert not pt.java.started()

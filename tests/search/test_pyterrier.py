@@ -14,6 +14,7 @@ import pateval  # noqa: E402
 import pateval.pyterrier as ppt  # noqa: E402
 from pateval.collection import open_dataset  # noqa: E402
 from pateval.errors import ParameterError  # noqa: E402
+from pateval.options import EvaluationOptions  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +98,7 @@ def test_paired_tests_in_experiment_equal_pateval_compare(frames, collection, te
                           test=ppt.PairedTest(test, B=2000, seed=7))
     comparison = pateval.api.compare(collection["qrels"], {"bm25": frames["bm25_res"], "lm": frames["lm_res"]},
                                      ["AP", "PRES@100"], baseline="bm25", test=test, correction=None, seed=7, B=2000,
-                                     evaluate_options={"complete": True})
+                                     options=EvaluationOptions(complete=True))
     tests = comparison.tests
     for measure in ("AP", "PRES@100"):
         p = tests.loc[tests["measure"] == measure, "p_value"].iloc[0]

@@ -110,7 +110,8 @@ def test_api_lists_map_lists_to_runs_and_duplicates_are_set_apart(inputs):
     log = api.simulate_log(inputs / "qrels.txt", inputs / "run.txt", doc_lengths=inputs / "lengths.txt", n_users=20,
                            seed=3,
                            model="TBG(duplicates=groups)",
-                           resources={"duplicate_groups": read_duplicate_groups(inputs / "dups.txt")})
+                           options=api.EvaluationOptions(resources={"duplicate_groups": read_duplicate_groups(
+                               inputs / "dups.txt")}))
     log["list"] = log["list"].map({"T0": "A", "T1": "B", "T2": "C"})
     (inputs / "lists.txt").write_text("A T0 sys\nB T1 sys\nC T2 sys\n")
     result = api.calibrate(log, qrels=inputs / "qrels.txt", runs=[inputs / "run.txt"],

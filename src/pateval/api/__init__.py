@@ -18,17 +18,10 @@ from ..evaluation import Evaluation, aggregate, evaluate_runs
 from ..formats.qrels import read_qrels
 from ..formats.trec import read_run, write_run
 from ..measures import EvaluationContext, Measure, all_specs, parse_measure
+from ..options import EvaluationOptions
 from .assess import assess_app, assess_export, assess_import
 from .calibration import calibrate, calibration_figures, simulate_log
-from .collection import (
-    build_collection,
-    collection_stats,
-    corpus_doc_lengths,
-    generate_corpus,
-    ingest_corpus,
-    open_corpus,
-    verify_corpus,
-)
+from .collection import build_collection, corpus_doc_lengths, generate_corpus
 from .compare import analyse_measures, compare, ranking_stability, read_scores, write_report
 from .evaluate import evaluate, evaluation, example_files, list_measures, measures_document
 from .flowchart import evaluate_flowcharts
@@ -36,23 +29,32 @@ from .passages import check_passage_run, evaluate_by_group
 from .search import build_search_index, search, search_grid, search_passages
 from .usermodel import simulate_users, time_to_rank
 
-_PATENT_READERS = ("iter_patents", "read_patent")  # need lxml: imported on first use (PEP 562)
+#: Public functions of modules that import heavy libraries (lxml, DuckDB, Arrow): imported on
+#: first use (PEP 562), ``{name: (module, its name there)}``.
+_ON_FIRST_USE = {"iter_patents": ("..patents", "iter_patents"), "read_patent": ("..patents", "read_patent"),
+                 "ingest_corpus": ("..collection.ingest", "ingest"),
+                 "verify_corpus": ("..collection.ingest", "verify_store"),
+                 "collection_stats": ("..collection.stats", "collection_stats"),
+                 "open_corpus": ("..collection.store", "CorpusStore")}
 
 
 def __getattr__(name: str):
-    if name in _PATENT_READERS:
-        from .. import patents
+    if name in _ON_FIRST_USE:
+        import importlib
 
-        return getattr(patents, name)
+        module, defined = _ON_FIRST_USE[name]
+        return getattr(importlib.import_module(module, __name__), defined)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The public API: the functions of this package's modules, and the names they re-export from
-# the modules that define them (Qrels, Run, Evaluation, EvaluationContext, Measure, aggregate,
-# evaluate_runs, all_specs, parse_measure, read_qrels, read_run, write_run, iter_patents,
-# read_patent, patent_key, patent_keys).
+# the modules that define them (Qrels, Run, Evaluation, EvaluationContext, EvaluationOptions,
+# Measure, aggregate, evaluate_runs, all_specs, parse_measure, read_qrels, read_run, write_run,
+# iter_patents, read_patent, patent_key, patent_keys, ingest_corpus, verify_corpus, collection_stats,
+# open_corpus).
 __all__ = [
     "Evaluation",
     "EvaluationContext",
+    "EvaluationOptions",
     "Measure",
     "Qrels",
     "Run",

@@ -10,6 +10,7 @@ from ..core.docids import patent_key
 from ..errors import ParameterError
 from ..formats.inputs import as_qrels, as_runs
 from ..measures import Measure, parse_measure
+from ..options import EvaluationOptions
 from .usermodel import time_to_rank
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
@@ -18,16 +19,15 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the 
     from ..core.run import Run
 
 
-def _rankings_of(qrels, runs, *, lists, rel: int, qrels_format: str, order: str, doc_key: str,
-                 on_duplicate: str) -> dict:
+def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) -> dict:
     """``{list id: ListRanking}`` from the runs ranked against the qrels (a lists file maps lists)."""
     from ..calibration.frames import ranked_runs
     from ..calibration.tbg import ListRanking
     from ..formats.interactions import read_list_map
 
-    whole_runs = cast("list[Run]", list(as_runs(runs, on_duplicate=on_duplicate)))  # no block_bytes: whole runs
-    ranked = ranked_runs(as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate), whole_runs,
-                         order=order, doc_key=doc_key)
+    whole_runs = cast("list[Run]", list(as_runs(runs, on_duplicate=options.on_duplicate)))  # no blocks: whole runs
+    ranked = ranked_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
+                         whole_runs, order=options.order, doc_key=options.doc_key)
     by_run: dict[str, dict] = {}
     for rankings in ranked:
         relevant = rankings.relevant(rel)
@@ -68,10 +68,9 @@ def _side_file(value, reader):
     return reader(value) if isinstance(value, (str, os.PathLike)) else value
 
 
-def _duplicate_labels(measure, resources):
+def _duplicate_labels(measure, resources: Mapping):
     """The near-duplicate group of a document, as the TBG measure's ``duplicates`` mode defines it (None: none)."""
     mode = measure["duplicates"]
-    resources = dict(resources or {})
     if mode == "groups":
         groups = resources.get("duplicate_groups")
         if groups is None:
@@ -101,10 +100,7 @@ def calibrate(
     seed: int = 0,
     confidence: float = 0.95,
     rel: int = 1,
-    qrels_format: str = "auto",
-    order: str = "score",
-    doc_key: str = "publication",
-    on_duplicate: str = "error",
+    options: EvaluationOptions | None = None,
 ):
     """Calibrate time-biased gain from an interaction log (Smucker & Clarke 2012, Sections 3.2, 5.2).
 
@@ -127,6 +123,9 @@ def calibrate(
         The bootstrap over users: resamples, seed, interval level.
     rel : int, default 1
         The grade at which documents count as relevant.
+    options : EvaluationOptions, optional
+        How the qrels and runs are read and ranked (``qrels_format``, ``order``, ``doc_key``,
+        ``on_duplicate``).
 
     Returns
     -------
@@ -148,8 +147,7 @@ def calibrate(
         parsed = log_from_frame(log)
     else:
         parsed = read_interaction_log(log)
-    rankings = _rankings_of(qrels, runs, lists=lists, rel=rel, qrels_format=qrels_format, order=order, doc_key=doc_key,
-                            on_duplicate=on_duplicate)
+    rankings = _rankings_of(qrels, runs, lists=lists, rel=rel, options=options or EvaluationOptions())
     return calibrate_log(parsed, rankings, lengths=_side_file(doc_lengths, read_doc_lengths),
                            groups=_side_file(duplicates, read_duplicate_groups) if duplicates is not None else None,
                          by=by, n_classes=n_classes, B=B, seed=seed, confidence=confidence, rel=rel)
@@ -176,16 +174,12 @@ def simulate_log(
     n_users: int = 48,
     seed: int = 0,
     out: str | os.PathLike | None = None,
-    resources: Mapping | None = None,
     page_size: int = 10,
     p_save_nonrel: float = 0.27,
     summary_noise: float = 0.5,
     read_noise: float = 0.5,
     speed_spread: float = 0.0,
-    qrels_format: str = "auto",
-    order: str = "score",
-    doc_key: str = "publication",
-    on_duplicate: str = "error",
+    options: EvaluationOptions | None = None,
 ) -> pd.DataFrame:
     """Simulate users who behave as a TBG calibration says, as an interaction log (one session per user and topic).
 
@@ -196,12 +190,14 @@ def simulate_log(
     doc_lengths : path or mapping
     model : str or Measure, default "TBG"
         The calibration, as a TBG measure name; with ``duplicates=groups`` and
-        ``resources={"duplicate_groups": ...}`` near-duplicates are read as length 0.
+        ``options.resources["duplicate_groups"]`` near-duplicates are read as length 0.
     n_users, seed
     out : path, optional
         Also write the log (``.csv``, ``.jsonl``, ``.parquet``, ``.gz``), atomically.
     page_size, p_save_nonrel, summary_noise, read_noise, speed_spread
         See :mod:`pateval.usermodel.logsim` (the noise is documented there).
+    options : EvaluationOptions, optional
+        How the qrels and run are read and ranked, and the side inputs, as for :func:`time_to_rank`.
 
     Returns
     -------
@@ -212,13 +208,11 @@ def simulate_log(
     from ..usermodel.logsim import SimulatedList
     from ..usermodel.logsim import simulate_log as _simulate
 
-    frame = time_to_rank(qrels, run, model=model, doc_lengths=doc_lengths, resources=resources,
-                         qrels_format=qrels_format,
-                         order=order, doc_key=doc_key, on_duplicate=on_duplicate)
+    frame = time_to_rank(qrels, run, model=model, doc_lengths=doc_lengths, options=options)
     measure = parse_measure(model) if isinstance(model, str) else model
     from ..measures.tbg import time_model_of
 
-    label_of = _duplicate_labels(measure, resources)
+    label_of = _duplicate_labels(measure, options.resources if options else {})
     lists = [SimulatedList(str(topic), group["docno"].to_numpy(object), group["relevant"].to_numpy(bool),
                            group["length"].to_numpy(float),
                            None if label_of is None else [label_of(d) for d in group["docno"]])

@@ -1,88 +1,14 @@
-"""Patents and test collections: the corpus store (ingest, verify, lengths), synthetic
-corpora, collections built from a store."""
+"""Patents and test collections: the corpus store (lengths), synthetic corpora,
+collections built from a store. :func:`pateval.api.ingest_corpus`, ``verify_corpus``,
+``collection_stats`` and ``open_corpus`` (a :class:`~pateval.collection.store.CorpusStore`) are
+those of :mod:`pateval.collection` themselves (loaded on first use)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from ..cluster import DEFAULT_SCHEDULER_TIMEOUT
 from ..errors import ParameterError
-
-
-def ingest_corpus(
-    paths,
-    out,
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    on_error: str = "stop",
-    memory_limit: str | None = None,
-    progress: bool = False,
-    wait: float = 0.0,
-    scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
-):
-    """Parse patent XML files (CLEF-IP / MAREC, USPTO ICE and the older USPTO formats)
-    once into a corpus store.
-
-    Parameters
-    ----------
-    paths : path or iterable of paths
-        Files and directories (searched recursively for ``*.xml``, ``.xml.gz``, ``.xml.bz2``).
-    out : path-like
-        The store directory; an existing store is resumed (files already in it are skipped).
-    workers : int, optional
-        Local worker processes (default: all CPUs).
-    scheduler : str, optional
-        A Dask scheduler address (``tcp://host:8786``) to parse on a cluster instead;
-        its workers must see the files and the store at the same paths.
-    on_error : {"stop", "skip"}
-        Stop at the first bad document, or leave it out, record it and go on.
-    memory_limit : str, optional
-        DuckDB memory limit to keep as the store's default for queries (``"4GB"``).
-    progress : bool
-        Show a progress bar on stderr.
-    wait : float
-        Seconds to wait for another ingest writing to the same store (0: refuse at once).
-    scheduler_timeout : float
-        Seconds to wait for the Dask scheduler to answer (when connecting, and after losing it).
-
-    Returns
-    -------
-    pateval.collection.ingest.IngestSummary
-    """
-    from ..collection.ingest import ingest
-
-    return ingest(
-        paths, out, workers=workers, scheduler=scheduler, on_error=on_error,
-        memory_limit=memory_limit, progress=progress, wait=wait, scheduler_timeout=scheduler_timeout,
-    )
-
-
-# ---- corpus store integrity (verify, repair, drop) ------------------------------------------
-
-
-def verify_corpus(store, *, quick: bool = False, repair: bool = False, drop: bool = False, wait: float = 0.0,
-                  progress: bool = False):
-    """Check every part of a corpus store against its manifest (size and SHA-256, or sizes
-    only with ``quick``); with ``repair``, ingest the source files of each damaged batch
-    again; with ``drop``, remove the damaged batches; ``progress`` shows a bar over the
-    bytes hashed.
-
-    Returns a :class:`pateval.collection.ingest.StoreVerification` (damaged parts, repaired
-    or dropped batches, the ucids of dropped documents). See
-    :func:`pateval.collection.ingest.verify_store`.
-    """
-    from ..collection.ingest import verify_store
-
-    return verify_store(store, quick=quick, repair=repair, drop=drop, wait=wait, progress=progress)
-
-
-def open_corpus(path, *, memory_limit: str | None = None, threads: int | None = None):
-    """Open a corpus store for DuckDB queries (:class:`pateval.collection.store.CorpusStore`)."""
-    from ..collection.store import CorpusStore
-
-    return CorpusStore(path, memory_limit=memory_limit, threads=threads)
 
 
 def corpus_doc_lengths(store, *, out: str | os.PathLike | None = None):
@@ -191,12 +117,3 @@ def build_collection(store, out_dir, *, criteria="roda2009", corpus_end="2000-12
                           max_passage_topics_per_patent=max_passage_topics_per_patent, progress=progress)
     finally:
         con.close()
-
-
-def collection_stats(collection, *, ipc_level: str = "class", top: int = 10) -> dict:
-    """Statistics of a built collection: judgment points, relevant documents per topic,
-    languages, IPC classes, citation sources, the selection funnel
-    (:func:`pateval.collection.stats.collection_stats`)."""
-    from ..collection.stats import collection_stats as _stats
-
-    return _stats(collection, ipc_level=ipc_level, top=top)

@@ -18,8 +18,8 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the 
     import pandas as pd
 
 
-def _comparison_matrices(qrels, runs, measures, evaluate_options, *, also: Sequence[str] = ()
-                         ) -> tuple[dict[str, pd.DataFrame], list[str], pd.DataFrame]:
+def _comparison_matrices(qrels, runs, measures, options: EvaluationOptions | None, scores_format: str, *,
+                         also: Sequence[str] = ()) -> tuple[dict[str, pd.DataFrame], list[str], pd.DataFrame]:
     """Per-topic scores of every run as one topics x runs matrix per measure, plus notes and the
     per-topic frame they came from.
 
@@ -33,20 +33,17 @@ def _comparison_matrices(qrels, runs, measures, evaluate_options, *, also: Seque
     from ..evaluation import TopicsLeftOut
     from ..stats import score_matrices
 
-    options = evaluate_options if isinstance(evaluate_options, EvaluationOptions) else None
-    keywords = {} if options is not None else dict(evaluate_options or {})
     given = EvaluationOptions(measures=measures).measures if measures is not None else ()
     # measures=None (score files: every measure they share) gets a matrix for each, these too
     extra = {str(m) for m in parse_measures(also)} - {str(m) for m in parse_measures(given)} if given else set()
     if qrels is None:  # per-topic scores instead of runs (issue 15): see read_scores
-        scores_format = keywords.get("scores_format", "auto")
         frame = read_scores(runs, measures=measures, format=scores_format)
         notes = list(frame.attrs.get("notes", []))
         if extra:  # those of them every file has
             shared = read_scores(runs, format=scores_format)
             frame = pd.concat([frame, shared[shared["measure"].isin(extra)]], ignore_index=True)
     else:
-        frame = evaluate(qrels, runs, [*given, *also] if given else measures, options=options, **keywords)
+        frame = evaluate(qrels, runs, [*given, *also] if given else measures, options=options)
         written = written_names(measures)  # `-m map` is shown as map, not AP
         if written:
             frame["measure"] = frame["measure"].map(lambda name: written.get(name, name))
@@ -107,7 +104,8 @@ def compare(
     alpha: float = 0.05,
     seed: int = 0,
     B: int | None = None,
-    evaluate_options: EvaluationOptions | Mapping | None = None,
+    options: EvaluationOptions | None = None,
+    scores_format: str = "auto",
 ):
     """Evaluate runs and test them against a baseline, or all pairs, under each measure.
 
@@ -125,8 +123,11 @@ def compare(
         Seed of the resampling tests (reported with the results).
     B : int, optional
         Resamples (default 10,000 randomisation, 1,000 bootstrap, 5,000 Tukey HSD).
-    evaluate_options : EvaluationOptions or dict, optional
-        Passed to :func:`evaluate` (e.g. ``{"complete": True}``).
+    options : EvaluationOptions, optional
+        How the runs are read, ranked and scored, as for :func:`evaluate`
+        (e.g. ``EvaluationOptions(complete=True)``).
+    scores_format : str, default "auto"
+        The format of score files given as ``runs`` (``qrels=None``), see :func:`read_scores`.
 
     Returns
     -------
@@ -138,7 +139,7 @@ def compare(
 
     from ..stats import compare_runs
 
-    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, options, scores_format)
     shared = min(len(matrix) for matrix in matrices.values())
     if shared < 2:  # a paired test needs two topics: the means alone, and why
         return _untested_comparison(matrices, notes, shared, baseline=baseline, test=test, correction=correction,
@@ -182,7 +183,8 @@ def analyse_measures(
     alpha: float = 0.05,
     seed: int = 0,
     B: int | None = None,
-    evaluate_options: EvaluationOptions | Mapping | None = None,
+    options: EvaluationOptions | None = None,
+    scores_format: str = "auto",
 ):
     """Evaluate runs and compare the measures: discriminative power, rank correlation, agreement.
 
@@ -194,7 +196,7 @@ def analyse_measures(
 
     from ..stats import analyse_measures as analyse
 
-    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, options, scores_format)
     result = analyse(matrices, test=test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)
     return dataclasses.replace(result, notes=tuple(notes))
 
@@ -207,7 +209,8 @@ def ranking_stability(
     sizes: Sequence[int | str] | str = (10, 25, 50, 100, "S", "M", "L", "XL"),
     trials: int = 20,
     seed: int = 0,
-    evaluate_options: EvaluationOptions | Mapping | None = None,
+    options: EvaluationOptions | None = None,
+    scores_format: str = "auto",
 ) -> pd.DataFrame:
     """How stable the ranking of the runs is on random topic subsets of growing size.
 
@@ -226,8 +229,8 @@ def ranking_stability(
         Random subsets per size.
     seed : int
         Seed of the subsets: the same seed gives the same subsets.
-    evaluate_options : EvaluationOptions or dict, optional
-        Passed to :func:`evaluate` (e.g. ``{"complete": True}``).
+    options, scores_format
+        As for :func:`compare`.
 
     Returns
     -------
@@ -253,7 +256,7 @@ def ranking_stability(
     for size in sizes:  # checked before the runs are evaluated; None (all topics) is no subset size
         if resolve_size(size) is None:
             raise ParameterError("topic-set size must be S, M, L, XL or a positive integer, not None")
-    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, evaluate_options)
+    matrices, notes, _ = _comparison_matrices(qrels, runs, measures, options, scores_format)
     notes += _sizes_left_out(sizes, {measure: len(matrix) for measure, matrix in matrices.items()})
     pieces = []
     for measure, matrix in matrices.items():
@@ -332,7 +335,8 @@ def write_report(
     image_format: str = "svg",
     gain_over_time=None,
     ct_by_gamma: pd.DataFrame | None = None,
-    evaluate_options: EvaluationOptions | Mapping | None = None,
+    options: EvaluationOptions | None = None,
+    scores_format: str = "auto",
     calibration=None,
 ) -> Path:
     """Evaluate runs and write one self-contained HTML report comparing runs and measures.
@@ -353,7 +357,7 @@ def write_report(
     from ..stats import analyse_measures as analyse
     from ..stats import compare_runs
 
-    matrices, notes, frame = _comparison_matrices(qrels, runs, measures, evaluate_options, also=[_RECALL_LEVELS])
+    matrices, notes, frame = _comparison_matrices(qrels, runs, measures, options, scores_format, also=[_RECALL_LEVELS])
     comparison = compare_runs(matrices, baseline=baseline, test=test, correction=correction, alpha=alpha, seed=seed,
                               B=B)
     analysis = analyse(matrices, test=analysis_test, agreement_test=agreement_test, alpha=alpha, seed=seed, B=B)

@@ -68,11 +68,8 @@ def evaluate(qrels, runs, measures: Any = None, *, style: str = "pateval", optio
     options : EvaluationOptions, optional
         How the runs are read, ranked and scored (see :class:`pateval.options.EvaluationOptions`).
     **keywords
-        Any field of :class:`~pateval.options.EvaluationOptions`, in place of the one of
-        ``options``: ``qrels_format``, ``complete`` (trec_eval -c), ``order``, ``doc_key``,
-        ``on_duplicate``, ``resources`` (side inputs such as ``doc_lengths``),
-        ``relevance_level`` (-l), ``max_documents`` (-M), ``judged_only`` (-J),
-        ``block_bytes``, ``scheduler``, ``scheduler_timeout``, ``work_dir``.
+        Any field of :class:`~pateval.options.EvaluationOptions` (``complete=True``,
+        ``resources={"doc_lengths": ...}`` ...), in place of the one of ``options``.
 
     Returns
     -------

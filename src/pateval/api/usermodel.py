@@ -8,22 +8,25 @@ from typing import TYPE_CHECKING
 
 from ..formats.inputs import as_qrels, as_runs
 from ..measures import EvaluationContext, Measure
+from ..options import EvaluationOptions
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the command line starts without it)
     import pandas as pd
 
 
-def _user_model_inputs(qrels, runs, model, doc_lengths, resources, *, qrels_format, order, doc_key, on_duplicate):
+def _user_model_inputs(qrels, runs, model, doc_lengths, options):
+    """The runs ranked against the qrels (as ``options`` read and rank them), the TBG measure, and its side inputs."""
     from ..calibration.frames import ranked_runs, tbg_measure
     from ..formats.doclengths import DocLengths, read_doc_lengths
 
+    options = options or EvaluationOptions()
     measure = tbg_measure(model)
-    side = dict(resources or {})
+    side = dict(options.resources)
     if doc_lengths is not None:
         side["doc_lengths"] = (read_doc_lengths(doc_lengths) if isinstance(doc_lengths, (str, os.PathLike))
                                else doc_lengths if isinstance(doc_lengths, DocLengths) else dict(doc_lengths))
-    ranked = ranked_runs(as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate),
-                         as_runs(runs, on_duplicate=on_duplicate), order=order, doc_key=doc_key)
+    ranked = ranked_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
+                         as_runs(runs, on_duplicate=options.on_duplicate), order=options.order, doc_key=options.doc_key)
     return ranked, measure, EvaluationContext(side)
 
 
@@ -33,11 +36,7 @@ def time_to_rank(
     *,
     model: str | Measure = "TBG",
     doc_lengths: str | os.PathLike | Mapping | None = None,
-    qrels_format: str = "auto",
-    order: str = "score",
-    doc_key: str = "publication",
-    on_duplicate: str = "error",
-    resources: Mapping | None = None,
+    options: EvaluationOptions | None = None,
 ) -> pd.DataFrame:
     """The time-biased gain user model rank by rank: when the user reaches each document (T(k)).
 
@@ -49,8 +48,11 @@ def time_to_rank(
         The calibration, as a TBG measure name, e.g. ``"TBG(halflife=600,read_slope=0.03)"``.
     doc_lengths : path or dict, optional
         Document lengths in words (a ``docno length`` file or ``{docno: length}``); or give
-        ``resources={"doc_lengths": ...}``, with ``duplicate_groups`` / ``patent_families``
-        for ``duplicates=groups|families``.
+        them in ``options.resources``, with ``duplicate_groups`` / ``patent_families`` for
+        ``duplicates=groups|families``.
+    options : EvaluationOptions, optional
+        How the qrels and runs are read and ranked (its ``qrels_format``, ``order``,
+        ``doc_key``, ``on_duplicate``) and the side inputs (``resources``).
 
     Returns
     -------
@@ -68,9 +70,7 @@ def time_to_rank(
     """
     from ..calibration.frames import time_to_rank_frame
 
-    ranked, measure, context = _user_model_inputs(qrels, runs, model, doc_lengths, resources, qrels_format=qrels_format,
-                                                  order=order, doc_key=doc_key, on_duplicate=on_duplicate)
-    return time_to_rank_frame(ranked, measure, context)
+    return time_to_rank_frame(*_user_model_inputs(qrels, runs, model, doc_lengths, options))
 
 
 def simulate_users(
@@ -82,11 +82,7 @@ def simulate_users(
     seed: int = 0,
     confidence: float = 0.95,
     doc_lengths: str | os.PathLike | Mapping | None = None,
-    resources: Mapping | None = None,
-    qrels_format: str = "auto",
-    order: str = "score",
-    doc_key: str = "publication",
-    on_duplicate: str = "error",
+    options: EvaluationOptions | None = None,
 ) -> pd.DataFrame:
     """Simulate stochastic users of the TBG model on each topic: expected gain and its spread.
 
@@ -96,7 +92,7 @@ def simulate_users(
 
     Parameters
     ----------
-    qrels, runs, model, doc_lengths, resources, qrels_format, order, doc_key, on_duplicate
+    qrels, runs, model, doc_lengths, options
         As for :func:`time_to_rank`.
     n_users : int, default 10000
     seed : int, default 0
@@ -113,6 +109,5 @@ def simulate_users(
     """
     from ..calibration.frames import simulation_frame
 
-    ranked, measure, context = _user_model_inputs(qrels, runs, model, doc_lengths, resources, qrels_format=qrels_format,
-                                                  order=order, doc_key=doc_key, on_duplicate=on_duplicate)
-    return simulation_frame(ranked, measure, context, n_users=n_users, seed=seed, confidence=confidence)
+    return simulation_frame(*_user_model_inputs(qrels, runs, model, doc_lengths, options), n_users=n_users, seed=seed,
+                            confidence=confidence)

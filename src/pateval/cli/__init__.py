@@ -36,7 +36,7 @@ from .compare import _add_analyse_measures, _add_compare, _add_report, _add_stab
 from .evaluate import _add_evaluate, _add_measures
 from .flowchart import _add_flowchart
 from .search import _add_demo, _add_index, _add_search
-from .shared import CommandParser
+from .shared import CommandParser, command_inputs
 from .trec_eval import _add_trec_eval
 from .usermodel import _add_calibrate, _add_user_model
 
@@ -47,7 +47,8 @@ __all__ = ["build_parser", "main"]
 EXIT_BUG = 70
 _DEBUG_HELP = "on an unexpected error (a bug), print its traceback"
 
-# Each entry adds one sub-command to the parser; the handler is stored with set_defaults(run=...).
+# Each entry adds one sub-command to the parser; the handler is stored with set_defaults(run=...) and called
+# with the command's inputs as keywords (shared.command_inputs), never the Namespace.
 # Adding one: take option choices from a ``names`` module (formats/names.py, core/names.py,
 # stats/names.py, report/names.py -- modules that import nothing), never from a reader or a
 # measure module; import what the handler needs inside the handler; declare an output option
@@ -94,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():  # the commands print the API's notes themselves
             warnings.simplefilter("ignore", TopicsLeftOutWarning)
-            return int(args.run(args) or 0)
+            return int(args.run(**command_inputs(args)) or 0)
     except PatevalError as error:
         print(f"pateval: error: {error}", file=sys.stderr)
         return 2

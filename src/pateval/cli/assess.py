@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .shared import add_group, add_output, examples
+from .shared import add_command, add_flags, add_group, add_output, examples
 
 
 def _add_assess(commands) -> None:
@@ -15,12 +15,14 @@ def _add_assess(commands) -> None:
         description="Assessors turn search-report citations into passage qrels in a local web application: "
         "`pateval assess serve --demo`, then `pateval assess export --db URL --out DIR`.",
     )
-    serve = sub.add_parser("serve", help="start the web application",
-                           description="Serve the assessment tool on a corpus store and a built collection "
-                           "(or --demo: a synthetic corpus made once in --demo-dir).")
-    serve.add_argument("--store", metavar="STORE", help="corpus store (pateval corpus ingest)")
-    serve.add_argument("--collection", metavar="DIR", help="collection (pateval collection build)")
-    serve.add_argument("--db", metavar="URL", help="database: sqlite:///assess.db (default) or postgresql://...")
+    serve = add_command(sub, "serve", _run_assess_serve, help="start the web application",
+                        description="Serve the assessment tool on a corpus store and a built collection "
+                        "(or --demo: a synthetic corpus made once in --demo-dir).",
+                        epilog=examples("pateval assess serve --demo", "pateval assess serve --store store "
+                                        "--collection collection --db sqlite:///assess.db"))
+    add_flags(serve, "store", help="corpus store (pateval corpus ingest)")
+    add_flags(serve, "collection", help="collection (pateval collection build)")
+    add_flags(serve, "db", required=False, help="database: sqlite:///assess.db (default) or postgresql://...")
     serve.add_argument("--demo", action="store_true", help="serve a synthetic demo corpus (made on first use)")
     serve.add_argument("--demo-dir", default="pateval-assess-demo", metavar="DIR",
                        help="where --demo keeps its corpus, collection, database and accounts (default "
@@ -38,97 +40,87 @@ def _add_assess(commands) -> None:
                        help="a session ends this long after the login (default 12)")
     serve.add_argument("--max-failed-logins", type=int, default=10, metavar="N",
                        help="wrong passwords in a row that lock an account (default 10)")
-    serve.epilog = examples("pateval assess serve --demo",
-                            "pateval assess serve --store store --collection collection --db sqlite:///assess.db")
-    serve.set_defaults(run=_run_assess_serve)
-    user = sub.add_parser("user", help="manage assessor accounts",
-                          description="`pateval assess user add|disable|enable|remove|unlock|reset-password NAME "
-                          "--db URL [--admin]`, or `pateval assess user list --db URL`: a password (add, "
-                          "reset-password) is read from standard input (first line) or asked for on a terminal.")
+    user = add_command(sub, "user", _run_assess_user, help="manage assessor accounts",
+                       description="`pateval assess user add|disable|enable|remove|unlock|reset-password NAME "
+                       "--db URL [--admin]`, or `pateval assess user list --db URL`: a password (add, "
+                       "reset-password) is read from standard input (first line) or asked for on a terminal.",
+                       epilog=examples("pateval assess user add alice --db sqlite:///assess.db --admin",
+                                       "pateval assess user list --db sqlite:///assess.db",
+                                       "pateval assess user reset-password bob --db sqlite:///assess.db"))
     user.add_argument("action", choices=("add", "disable", "enable", "remove", "unlock", "reset-password", "list"))
     user.add_argument("name", metavar="NAME", nargs="?")
     user.add_argument("--db", metavar="URL", default="sqlite:///assess.db",
                       help="database URL (default sqlite:///assess.db)")
     user.add_argument("--admin", action="store_true", help="may adjudicate")
-    user.epilog = examples("pateval assess user add alice --db sqlite:///assess.db --admin",
-                           "pateval assess user list --db sqlite:///assess.db",
-                           "pateval assess user reset-password bob --db sqlite:///assess.db")
-    user.set_defaults(run=_run_assess_user)
-    export = sub.add_parser("export", help="write the qrels of an assessment database",
-                            description="Write qrels_PSG.txt (qid docno xpath), qrels_PSG_graded.txt, "
-                            "qrels_PSG_docs.txt, qrels_PSG_claims.txt, theta_PSG.txt and topics_PSG.tsv into a new "
-                            "directory, in the formats of pateval collection build.")
-    export.add_argument("--db", metavar="URL", required=True, help="database URL")
+    export = add_command(sub, "export", _run_assess_export, help="write the qrels of an assessment database",
+                         description="Write qrels_PSG.txt (qid docno xpath), qrels_PSG_graded.txt, "
+                         "qrels_PSG_docs.txt, qrels_PSG_claims.txt, theta_PSG.txt and topics_PSG.tsv into a new "
+                         "directory, in the formats of pateval collection build.",
+                         epilog=examples("pateval assess export --db sqlite:///assess.db --out qrels/",
+                                         "pateval assess export --db sqlite:///assess.db --out qrels/ --policy union"))
+    add_flags(export, "db")
     add_output(export, "--out", metavar="DIR", required=True, help="new output directory")
     export.add_argument("--policy", default="final", metavar="POLICY",
                         help="final (adjudicated, else agreed; default), union, or an assessor's name")
-    export.add_argument("--store", metavar="STORE", help="corpus store (default: the one the server used)")
-    export.add_argument("--collection", metavar="DIR", help="collection (default: the one the server used)")
-    export.epilog = examples("pateval assess export --db sqlite:///assess.db --out qrels/",
-                             "pateval assess export --db sqlite:///assess.db --out qrels/ --policy union")
-    export.set_defaults(run=_run_assess_export)
-    load = sub.add_parser("import", help="load passage qrels for review",
-                          description="Load passage qrels (qid docno xpath) as the judgements of one assessor.")
-    load.add_argument("--db", metavar="URL", required=True, help="database URL")
+    add_flags(export, "store", "collection")
+    load = add_command(sub, "import", _run_assess_import, help="load passage qrels for review",
+                       description="Load passage qrels (qid docno xpath) as the judgements of one assessor.",
+                       epilog=examples("pateval assess import --db sqlite:///assess.db --qrels "
+                                       "collection/qrels_PSG.txt --topics collection/topics_PSG.tsv --as clefip",
+                                       "pateval assess import --db postgresql://assess@dbhost/assess --qrels "
+                                       "review.txt --as bob --store store --collection collection"))
+    add_flags(load, "db")
     load.add_argument("--qrels", metavar="FILE", required=True, help="passage qrels file")
     load.add_argument("--topics", metavar="TSV", help="topics_PSG.tsv defining topics the database lacks")
     load.add_argument("--as", dest="owner", metavar="NAME", required=True, help="assessor account to load them as")
-    load.add_argument("--store", metavar="STORE", help="corpus store (default: the one the server used)")
-    load.add_argument("--collection", metavar="DIR", help="collection (default: the one the server used)")
-    load.epilog = examples("pateval assess import --db sqlite:///assess.db --qrels collection/qrels_PSG.txt --topics "
-                           "collection/topics_PSG.tsv --as clefip",
-                           "pateval assess import --db postgresql://assess@dbhost/assess --qrels review.txt --as bob "
-                           "--store store --collection collection")
-    load.set_defaults(run=_run_assess_import)
+    add_flags(load, "store", "collection")
 
 
-def _run_assess_serve(args) -> int:
+def _run_assess_serve(*, demo: bool, demo_dir: str, store, collection, db, host: str, port: int,
+                      secure_cookies: bool, trusted_proxy: list, session_idle: float, session_max: float,
+                      max_failed_logins: int) -> int:
     from ..assess import commands
     from ..demo import prepare_assess_demo
     from ..errors import ParameterError
 
-    if args.demo:
-        if args.store or args.collection:
+    if demo:
+        if store or collection:
             raise ParameterError("--demo makes its own store and collection; leave out --store and --collection")
-        demo = prepare_assess_demo(args.demo_dir, url=args.db, echo=lambda *a, **k: print(*a, file=sys.stderr))
-        for name, password in demo["accounts"].items():
-            print(f"assess demo: log in as {name} with password {password} (also in {args.demo_dir}/demo-accounts.txt)")
-        url, store, collection = demo["db"], demo["store"], demo["collection"]
-    else:
-        if not args.store or not args.collection:
-            raise ParameterError("give --store and --collection (or --demo)")
-        url, store, collection = args.db or "sqlite:///assess.db", args.store, args.collection
-    commands.serve(url=url, store=store, collection=collection, host=args.host, port=args.port,
-                   secure_cookies=args.secure_cookies, trusted_proxies=args.trusted_proxy,
-                   session_idle_minutes=args.session_idle, session_max_hours=args.session_max,
-                   max_failed_logins=args.max_failed_logins)
+        made = prepare_assess_demo(demo_dir, url=db, echo=lambda *a, **k: print(*a, file=sys.stderr))
+        for name, password in made["accounts"].items():
+            print(f"assess demo: log in as {name} with password {password} (also in {demo_dir}/demo-accounts.txt)")
+        db, store, collection = made["db"], made["store"], made["collection"]
+    elif not store or not collection:
+        raise ParameterError("give --store and --collection (or --demo)")
+    commands.serve(url=db or "sqlite:///assess.db", store=store, collection=collection, host=host, port=port,
+                   secure_cookies=secure_cookies, trusted_proxies=trusted_proxy, session_idle_minutes=session_idle,
+                   session_max_hours=session_max, max_failed_logins=max_failed_logins)
     return 0
 
 
-def _run_assess_user(args) -> int:
+def _run_assess_user(*, db: str, action: str, name, admin: bool) -> int:
     from ..assess import commands
 
-    commands.user(url=args.db, action=args.action, name=args.name, admin=args.admin)
+    commands.user(url=db, action=action, name=name, admin=admin)
     return 0
 
 
-def _run_assess_export(args) -> int:
+def _run_assess_export(*, db: str, out, policy: str, store, collection) -> int:
     from .. import api
 
-    summary = api.assess_export(args.db, args.out, policy=args.policy, store=args.store, collection=args.collection)
+    summary = api.assess_export(db, out, policy=policy, store=store, collection=collection)
     print(f"assess export: {summary['topics']} topics, {summary['passages']} passages, {summary['documents']} "
-          f"documents, {summary['claim_judgements']} claim judgements -> {args.out}")
+          f"documents, {summary['claim_judgements']} claim judgements -> {out}")
     if summary["unresolved"]:
         print(f"pateval: note: {len(summary['unresolved'])} (topic, document) disagreements without adjudication "
-              f"left out (listed in {args.out}/export.json)", file=sys.stderr)
+              f"left out (listed in {out}/export.json)", file=sys.stderr)
     return 0
 
 
-def _run_assess_import(args) -> int:
+def _run_assess_import(*, db: str, qrels, owner: str, topics, store, collection) -> int:
     from .. import api
 
-    summary = api.assess_import(args.db, args.qrels, owner=args.owner, topics=args.topics, store=args.store,
-                                collection=args.collection)
-    print(f"assess import: {summary['passages']} passages in {summary['selections']} selections of {args.owner} "
+    summary = api.assess_import(db, qrels, owner=owner, topics=topics, store=store, collection=collection)
+    print(f"assess import: {summary['passages']} passages in {summary['selections']} selections of {owner} "
           f"({summary['topics_created']} topics created)")
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import sys
 from typing import Any
 
@@ -82,36 +83,50 @@ def add_output(p: argparse.ArgumentParser | Any, *flags: str, **kwargs: Any) -> 
 
 def add_qrels_and_runs(p: Any, *, qrels_help: str = "qrels file", runs_help: str = "run file(s)") -> None:
     """``QRELS RUN...``, or ``--qrels QRELS RUN...``: every command that takes qrels and runs
-    accepts both (:func:`resolve_qrels_and_runs` puts them in ``args.qrels`` and ``args.runs``)."""
+    accepts both (its handler gets ``qrels`` and ``runs``, see :func:`command_inputs`)."""
     p.add_argument("qrels", metavar="QRELS", help=qrels_help)
     p.add_argument("runs", nargs="*", metavar="RUN", help=runs_help)
     p.add_argument("--qrels", dest="qrels_option", metavar="QRELS",
                    help="the qrels file as an option (then every positional argument is a run)")
 
 
-def resolve_qrels_and_runs(args: argparse.Namespace) -> None:
-    """args.qrels and args.runs of :func:`add_qrels_and_runs`' arguments."""
-    from ..errors import PatevalError
-
-    if args.qrels_option is not None:
-        args.qrels, args.runs = args.qrels_option, [args.qrels, *args.runs]
-    if not args.runs:
-        raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
-
-
 def add_store(p: Any) -> None:
     """A corpus store, as ``STORE`` or ``--store STORE`` (as the commands that read one beside
-    other inputs spell it); :func:`resolve_store` gives it."""
+    other inputs spell it); its handler gets ``store``."""
     p.add_argument("store", metavar="STORE", nargs="?", help="corpus store (from `pateval corpus ingest`)")
     p.add_argument("--store", dest="store_option", metavar="STORE", help="the store as an option")
 
 
-def resolve_store(args: argparse.Namespace) -> str:
-    from ..errors import PatevalError
+#: Flags that several commands take alike, each declared once: ``{dest: (spellings, add_argument keywords)}``.
+FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "no_progress": (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
+    "seed": (("--seed",), {"type": int, "default": 0, "help": "random seed (default 0)"}),
+    "workers": (("--workers",), {"type": int, "metavar": "N", "help": "local worker processes (default: all CPUs)"}),
+    "memory_limit": (("--memory-limit",), {"metavar": "SIZE", "help": "DuckDB memory limit (e.g. 4GB)"}),
+    "wait": (("--wait",), {"type": float, "default": 0.0, "metavar": "SECONDS",
+                           "help": "wait this long for another ingest writing to the store (default: refuse at once)"}),
+    "db": (("--db",), {"metavar": "URL", "required": True, "help": "database URL"}),
+    "store": (("--store",), {"metavar": "STORE", "help": "corpus store (default: the one the server used)"}),
+    "collection": (("--collection",), {"metavar": "DIR", "help": "collection (default: the one the server used)"}),
+    "summary_format": (("--format",), {"choices": ("text", "json"), "default": "text",
+                                       "help": "output format (default text)"}),
+    "ipc_level": (("--ipc-level",), {"choices": ("section", "class", "subclass", "group"), "default": "class",
+                                     "help": "what 'a different IPC class' means, and the level at which IPC "
+                                     "classes are counted (default class)"}),
+    "baseline": (("--baseline",), {"metavar": "RUN",
+                                   "help": "name of the run to test the others against (default: all pairs)"}),
+    "plots": (("--plots",), {"metavar": "DIR", "help": "also write the figures (PNG and SVG) to DIR"}),
+    "model": (("--model",), {"default": "TBG", "metavar": "TBG(...)",
+                             "help": "the calibration as a TBG measure name, e.g. 'TBG(halflife=600,read_slope=0.03)' "
+                             "(default: TBG)"}),
+}
 
-    if (args.store is None) == (args.store_option is None):
-        raise PatevalError("give the corpus store once: STORE or --store STORE")
-    return args.store if args.store is not None else args.store_option
+
+def add_flags(p: Any, *dests: str, **changes: Any) -> None:
+    """The flags ``dests`` of :data:`FLAGS`; ``changes`` (keywords of add_argument) apply to each."""
+    for dest in dests:
+        spellings, settings = FLAGS[dest]
+        p.add_argument(*spellings, **{**settings, **changes})
 
 
 # ---- the evaluation flags: one group, the same for every command that evaluates -----------------
@@ -199,36 +214,74 @@ EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format", "order":
                     "scheduler_timeout": "--scheduler-timeout", "work_dir": "--work-dir"}
 
 
-def given_flags(args: argparse.Namespace) -> list[str]:
-    """The evaluation flags given on the command line (those away from their defaults)."""
-    given = [flag for field, flag in EVALUATION_FLAGS.items()
-             if hasattr(args, field) and getattr(args, field) != getattr(_DEFAULTS, field)]
-    return given + [r.option for r in RESOURCES if getattr(args, f"resource_{r.name}", None) is not None]
+# ---- from the parsed command line to a handler's inputs -----------------------------------------
+
+#: What steers the command line, not a command's input.
+_STEERING = ("command", "run", "needs", "debug")
 
 
-def ranking_resources(args: argparse.Namespace) -> dict[str, Any]:
-    """The side inputs given (``--doc-lengths FILE`` ...), read."""
-    from ..formats.resources import load_resources
+def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """A handler's keyword arguments, from the parsed command line (the one place that reads it):
+    its own inputs by their dests; ``qrels`` and ``runs`` (``QRELS RUN...`` or ``--qrels``);
+    ``store`` (``STORE`` or ``--store``); ``progress`` (a bar on a terminal, unless
+    ``--no-progress``); and, for a command with the evaluation flags (or their ranking part),
+    ``options``: one :class:`~pateval.options.EvaluationOptions` (None with ``--scores``,
+    whose files are not ranked), the measures (``-m``) apart as ``measures``."""
+    from ..errors import ParameterError, PatevalError
 
-    return load_resources({r.name: getattr(args, f"resource_{r.name}") for r in RESOURCES})
+    if getattr(args, "needs", None):
+        importlib.import_module(args.needs)
+    inputs = {name: value for name, value in vars(args).items()
+              if name not in _STEERING and not name.endswith("_command")}
+    if "qrels_option" in inputs:
+        option = inputs.pop("qrels_option")
+        if inputs.get("scores"):  # every positional argument is a score file
+            inputs["qrels"], inputs["runs"] = option, [inputs["qrels"], *inputs["runs"]]
+        else:
+            if option is not None:
+                inputs["qrels"], inputs["runs"] = option, [inputs["qrels"], *inputs["runs"]]
+            if not inputs["runs"]:
+                raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
+    if "store_option" in inputs:
+        store, option = inputs.pop("store"), inputs.pop("store_option")
+        if (store is None) == (option is None):
+            raise PatevalError("give the corpus store once: STORE or --store STORE")
+        inputs["store"] = store if store is not None else option
+    if "no_progress" in inputs:
+        inputs["progress"] = not inputs.pop("no_progress") and sys.stderr.isatty()
+    if "qrels_format" not in inputs:
+        return inputs
+    fields = [f.name for f in dataclasses.fields(EvaluationOptions) if f.name not in ("measures", "resources")]
+    values = {name: inputs.pop(name) for name in fields if name in inputs}
+    paths = {r.name: inputs.pop(f"resource_{r.name}") for r in RESOURCES}
+    if not inputs.get("scores"):
+        from ..formats.resources import load_resources
 
-
-def evaluation_options(args: argparse.Namespace, *, measures: Any = ()) -> EvaluationOptions:
-    """The :class:`~pateval.options.EvaluationOptions` of a command's flags (those of its groups)."""
-    fields = {f.name for f in dataclasses.fields(EvaluationOptions)} - {"measures", "resources"}
-    return EvaluationOptions(measures=measures, resources=ranking_resources(args),
-                             **{name: getattr(args, name) for name in fields if hasattr(args, name)})
+        inputs["options"] = EvaluationOptions(resources=load_resources(paths), **values)
+        return inputs
+    if inputs["qrels"] is not None:
+        raise ParameterError("--scores compares score files without qrels; leave out --qrels")
+    given = [EVALUATION_FLAGS[name] for name, value in values.items() if value != getattr(_DEFAULTS, name)]
+    given += [r.option for r in RESOURCES if paths[r.name] is not None]
+    if given:
+        named = "-c and --qrels-format" if set(given) <= {"-c", "--qrels-format"} else ", ".join(given)
+        raise ParameterError(f"{named} act on runs and qrels; with --scores the files' topics are used as they are")
+    inputs["options"] = None
+    return inputs
 
 
 # ---- writing ---------------------------------------------------------------------------------
 
-def add_table_output(p: argparse.ArgumentParser) -> None:
-    """Where and how a command writes its table: --format, --precision, -o."""
+def add_table_output(p: argparse.ArgumentParser, *, formats: tuple[str, ...] | None = None, default: str = "text",
+                     precision: str = "decimals of text and LaTeX output (default 4)") -> None:
+    """Where and how a command writes its table: --format (default: a report table's formats),
+    --precision, -o."""
     from ..report.names import TABLE_FORMATS
 
-    p.add_argument("--format", choices=TABLE_FORMATS, default="text", help="output format (default: text)")
-    p.add_argument("--precision", type=int, default=4, help="decimals of text and LaTeX output (default 4)")
-    add_output(p, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.add_argument("--format", choices=formats or TABLE_FORMATS, default=default,
+                   help=f"output format (default: {default})")
+    p.add_argument("--precision", type=int, default=4, help=precision)
+    add_output(p, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout; - for stdout")
 
 
 def write_text_or_print(text: str, output: str | None) -> None:
@@ -264,6 +317,16 @@ def save_figures(figures: dict, directory: str) -> None:
             save_figure(figure, Path(directory) / f"{name}.{suffix}")
     print(f"pateval: wrote {len(figures)} figure{'' if len(figures) == 1 else 's'} (PNG and SVG) to {directory}",
           file=sys.stderr)
+
+
+def add_command(commands: Any, name: str, run: Any, *, needs: str | None = None, **kwargs: Any) -> Any:
+    """A sub-command's parser (``kwargs``: of ``add_parser``: help, description, ``epilog=examples(...)``);
+    ``run`` handles it, called with the command's inputs as keywords (:func:`command_inputs`).
+    ``needs``: a module of an optional extra, imported before any input is read (a missing extra
+    is named first)."""
+    parser = commands.add_parser(name, **kwargs)
+    parser.set_defaults(run=run, needs=needs)
+    return parser
 
 
 def add_group(commands: Any, name: str, *, help: str, dest: str, description: str | None = None) -> Any:

@@ -103,7 +103,10 @@ def _add_trec_eval(commands) -> None:
     p.set_defaults(run=_run_trec_eval)
 
 
-def _run_trec_eval(args) -> int:
+def _run_trec_eval(**inputs) -> int:
+    from argparse import Namespace
+
+    args = Namespace(**inputs)  # the inputs by their dests (cli.shared.command_inputs)
     if args.version:
         from .. import __version__
 
