@@ -131,7 +131,7 @@ def _run_trec_eval(**inputs) -> int:
     from ..formats.trec import read_run
     from ..measures import parse_measure
     from ..options import EvaluationOptions
-    from ..results.writers import format_trec_eval
+    from ..results.writers import format_trec_eval, trec_eval_summary_rows
 
     printed = {str(parse_measure(ours)): theirs for ours, theirs in names.items()}
     # runid and num_q alone: trec_eval still reads and matches every topic
@@ -162,7 +162,7 @@ def _run_trec_eval(**inputs) -> int:
             _score_on_stand_in_rankings(result, qrels, run, options, scored_names)
         if args.judged_only:
             _interpolate_empty_rankings_as_trec_eval(result, qrels, run, options)
-        scored, summary_rows = result.scored, result.summary_rows()
+        scored, summary_rows = result.scored, trec_eval_summary_rows(result.scored, result.measures)
         if reference is not None and scored_names:
             from ..results.zscores import zscore_results
 

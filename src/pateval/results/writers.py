@@ -31,13 +31,14 @@ from ..measures import parse_measure
 from ..validation import check_choice
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:
     pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
 
 __all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table",
-           "format_trec_eval",
-           "result_rows", "trec_eval_names", "write_results"]
+           "format_trec_eval", "result_rows", "trec_eval_mean", "trec_eval_summary_rows", "trec_eval_names",
+           "write_results"]
 
 # trec_eval's lines that are not measures of the topics: the run's tag and the number of topics
 TREC_EVAL_EXTRAS = ("runid", "num_q")
@@ -193,6 +194,40 @@ def _trec_eval_sort_key(name: str, given: int) -> tuple:
     except ValueError:  # parameters that are no cutoff (utility_2,-1,0,0)
         cutoff = 0.0
     return (0, TREC_EVAL_ORDER.index(base), cutoff, given)
+
+
+def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str) -> float:
+    """One ``all`` value as trec_eval 10.0 accumulates it (meas_acc.c, meas_avg.c): the values
+    added one at a time in its topic order (byte order), then divided by their number
+    (``how="mean"``), kept (``"sum"``: the counts) or, the values being logs already
+    (log(max(v, 0.00001))), exp of their mean (``"gmean"``). The order matters in the last
+    bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
+    """
+    total = 0.0
+    as_floats = values.tolist()
+    for i in sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()):
+        total += as_floats[i]
+    if how == "sum":
+        return total
+    return math.exp(total / len(topics)) if how == "gmean" else total / len(topics)
+
+
+def trec_eval_summary_rows(scored, measures: Sequence) -> list[tuple[str, str, float, int]]:
+    """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
+    (:func:`trec_eval_mean`); ``scored`` as for :func:`format_trec_eval`."""
+    import numpy as np
+
+    how = {str(m): parse_measure(m).spec.aggregate for m in measures}
+    rows = []
+    for piece in scored:
+        n = len(piece.topics)
+        for j, measure in enumerate(piece.measures):
+            values = np.asarray(piece.values[j * n:(j + 1) * n], dtype=np.float64)
+            if how[measure] == "gmean":
+                values = np.log(np.maximum(values, 0.00001))
+            if n:
+                rows.append((piece.run, measure, trec_eval_mean(values, piece.topics, how[measure]), n))
+    return rows
 
 
 #: trec_eval's measures that it prints in the summary only, never per topic (-q)

@@ -17,13 +17,13 @@ for inter-collection comparison of retrieval systems", SIGIR 2008.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..formats.zscores import ZScoreReference
 from ..measures import parse_measure
+from .writers import trec_eval_mean
 
 __all__ = ["MISSING_ZSCORE", "standard_scores", "zscore_results"]
 
@@ -69,8 +69,8 @@ def zscore_results(scored: Iterable, measures: Sequence, names: Mapping[str, str
     Returns
     -------
     (scored, summary_rows)
-        The runs with z-scores for values, and ``(run, measure, value, topics)`` rows, as
-        :meth:`pateval.evaluation.Evaluation.summary_rows`.
+        The runs with z-scores for values, and ``(run, measure, value, topics)`` rows summed
+        as trec_eval sums them (:func:`pateval.results.writers.trec_eval_mean`).
     """
     how = {str(m): parse_measure(m).spec.aggregate for m in measures}
     converted, rows = [], []
@@ -84,8 +84,6 @@ def zscore_results(scored: Iterable, measures: Sequence, names: Mapping[str, str
             scores = standard_scores(raw, piece.topics, names[measure], reference)
             values[j * n:(j + 1) * n] = scores
             if n:
-                total = math.fsum(scores.tolist())
-                value = total if how[measure] == "sum" else total / n
-                rows.append((piece.run, measure, math.exp(value) if how[measure] == "gmean" else value, n))
+                rows.append((piece.run, measure, trec_eval_mean(scores, piece.topics, how[measure]), n))
         converted.append(dataclasses.replace(piece, values=values))
     return converted, rows
