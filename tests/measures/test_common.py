@@ -35,6 +35,10 @@ PROPERTIES: dict[str, set[str]] = {
     "NumRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
     "NumRel": {"nonnegative", "empty_defined", "order_invariant", "counts"},
     "NumRelRet": {"nonnegative", "empty_defined", "order_invariant", "counts"},
+    # trec_eval's dcg and ideal_dcg (unnormalised) and yaap (a log odds: negative when AP is low)
+    "DCG": {"nonnegative", "empty_defined", "order_invariant"},
+    "IDCG": {"nonnegative", "empty_defined", "order_invariant"},
+    "YAAP": {"empty_defined", "order_invariant"},
     # ir_measures' Judged@k and ranx's hits@k (a count of the top k, averaged: not "counts")
     "Judged": {"bounded01", "empty_defined", "order_invariant"},
     "Hits": {"nonnegative", "empty_defined", "order_invariant"},

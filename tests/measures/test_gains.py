@@ -110,3 +110,23 @@ def test_equal_to_the_trec_eval_binary(seed, gains, tmp_path):
                 assert name.startswith("RnDCG") and value == 0.0
                 continue
             assert_close(value, expected, tolerance, (name, topic))
+
+
+@pytest.mark.skipif(trec_eval_binary() is None, reason="no trec_eval binary (set TREC_EVAL)")
+@pytest.mark.parametrize("seed", SEEDS[:20])
+@pytest.mark.parametrize("gains", ["", "1=3,2=9", "0=-1,2=3"])
+def test_dcg_ideal_dcg_and_yaap_equal_the_trec_eval_binary(seed, gains, tmp_path):
+    qrels, run = random_case(seed, grades=3)
+    suffix = f".{gains}" if gains else ""
+    printed = f"_{gains}" if gains else ""
+    # trec_eval crashes when dcg with parameters and ideal_dcg are asked for together: one run each
+    reference = run_trec_eval(trec_eval_binary(), qrels, run, tmp_path, ["-m", "dcg" + suffix, "-m", "yaap"])
+    reference.update(run_trec_eval(trec_eval_binary(), qrels, run, tmp_path, ["-m", "ideal_dcg" + suffix]))
+    option = f"(gains='{gains}')" if gains else ""
+    names = {str(parse_measure(n)): t for n, t in
+             {f"DCG{option}": f"dcg{printed}", f"IDCG{option}": f"ideal_dcg{printed}", "YAAP": "yaap"}.items()}
+    ours = pateval_values(qrels, run, list(names))
+    for name, trec_name in names.items():
+        for topic, value in ours[name].items():
+            expected, tolerance = reference[trec_name, topic]
+            assert_close(value, expected, tolerance, (name, topic))

@@ -1,7 +1,7 @@
 """``pateval trec_eval``: trec_eval 10.0's own command line, so that a script can replace
 ``trec_eval`` with ``pateval trec_eval`` and change nothing else.
 
-``pateval trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-R FORMAT] [-m MEASURE]... QRELS RESULTS``
+``pateval trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-R FORMAT] [-Z FILE] [-m MEASURE]... QRELS RESULTS``
 reads trec_eval's measure syntax (nicknames ``official``, ``all_trec``, ``set``, ``all_prefs``,
 ``prefs``, ``qrels_jg``; parameters
 such as ``P.5,7,3``, ``iprec_at_recall..10,.20``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``),
@@ -9,9 +9,9 @@ scores with pateval's measures (:mod:`pateval.measures.registry`) and prints wha
 prints, byte for byte (:func:`pateval.results.writers.format_trec_eval`; ``relstring`` from
 :mod:`pateval.measures.relstring`). ``-R prefs``, ``-R qrels_prefs`` and ``-R qrels_jg`` read
 the judgements as a side input of the preference and judgement-group measures
-(:mod:`pateval.formats.prefs`). What pateval does not compute (``dcg``, ``ideal_dcg``,
-``yaap``, ``-T`` formats other than trec_results, ``-Z`` z-scores) is refused with one line
-naming it.
+(:mod:`pateval.formats.prefs`). ``-Z FILE`` prints z-scores (:mod:`pateval.results.zscores`, the
+reference read by :mod:`pateval.formats.zscores`). What pateval does not read (``-T`` formats
+other than trec_results, ``-D``) is refused with one line naming it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 
-from ..errors import PatevalError
+from ..errors import InputFormatError, PatevalError
 from .shared import examples
 
 #: The trec_eval release whose command line this is.
@@ -47,17 +47,12 @@ _NICKNAMES = {
 _REL_INFO_FORMATS = {"qrels": None, "prefs": "preferences", "qrels_prefs": "preferences",
                      "qrels_jg": "judgement_groups"}
 # trec_eval's measures and how each reads its parameters (the part of -m after the first '.'):
-# one pateval measure without parameters
-_PLAIN = {"num_ret": "NumRet", "num_rel": "NumRel", "num_rel_ret": "NumRelRet", "map": "AP", "gm_map": "GMAP",
-          "Rprec": "Rprec", "bpref": "Bpref", "recip_rank": "RR", "infAP": "infAP", "gm_bpref": "GM_Bpref",
-          "binG": "binG", "set_P": "SetP", "set_relative_P": "SetRelP", "set_recall": "SetR", "set_map": "SetAP",
-          "num_nonrel_judged_ret": "NumNonrelJudgedRet", "rbp_resid": "RBP_resid(p=0.9)",
-          "prefs_num_prefs_poss": "NumPrefs", "prefs_num_prefs_ful": "NumPrefsFul",
-          "prefs_num_prefs_ful_ret": "NumPrefsFulRet", "prefs_simp": "PrefSimp", "prefs_pair": "PrefPair",
-          "prefs_avgjg": "PrefAvgJG", "prefs_avgjg_Rnonrel": "PrefAvgJG_Rnonrel", "prefs_simp_ret": "PrefSimpRet",
-          "prefs_pair_ret": "PrefPairRet", "prefs_avgjg_ret": "PrefAvgJGRet",
-          "prefs_avgjg_Rnonrel_ret": "PrefAvgJG_RnonrelRet", "prefs_simp_imp": "PrefSimpImp",
-          "prefs_pair_imp": "PrefPairImp", "prefs_avgjg_imp": "PrefAvgJGImp", "map_avgjg": "AP_avgJG"}
+# one pateval measure without parameters: the registry's, by its trec_eval name (map is AP)
+_PLAIN = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "infAP", "gm_bpref",
+          "binG", "set_P", "set_relative_P", "set_recall", "set_map", "num_nonrel_judged_ret", "yaap",
+          "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+          "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+          "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg")
 # cutoffs (whole numbers, trec_eval's defaults): one measure per cutoff, named BASE_k
 _STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _CUTOFFS = {"P": _STANDARD_CUTOFFS, "recall": _STANDARD_CUTOFFS, "ndcg_cut": _STANDARD_CUTOFFS,
@@ -70,15 +65,14 @@ _LEVELS = {"iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
 # a list of numbers as the pateval measure's parameters; named BASE_PARAMETERS when given
 _VALUES = {"utility": ("Utility", ("a", "b", "c", "d")), "set_F": ("SetF", ("beta",))}
 # name=value pairs: a gain map (ndcg.1=3,2=9) or named parameters (rbp.p=0.8)
-_GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G"}
-# trec_eval's rbp: persistence 0.9, and every judged grade >= 0 gains
-_RBP = "RBP(p=0.9,rel=0)"
-_NOT_IN_PATEVAL = ("dcg", "ideal_dcg", "yaap")
-_TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, "rbp", "11pt_avg",
-                  *_NOT_IN_PATEVAL)
+_GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G", "dcg": "DCG", "ideal_dcg": "IDCG"}
+# trec_eval's rbp and rbp_resid: persistence 0.9 unless p=... is given; for rbp, every judged grade >= 0 gains
+_PERSISTENCE = {"rbp": "RBP(p={p!r},rel=0)", "rbp_resid": "RBP_resid(p={p!r})"}
+_TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *_CUTOFFS, *_LEVELS, *_VALUES, *_GAIN_MAPS, *_PERSISTENCE,
+                  "11pt_avg")
 
 _USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-M <num>] [-J] [-N <num>] " \
-         "[-R <format>] trec_rel_file trec_top_file"
+         "[-R <format>] [-Z <file>] trec_rel_file trec_top_file"
 
 
 def _add_trec_eval(commands) -> None:
@@ -89,8 +83,8 @@ def _add_trec_eval(commands) -> None:
         "and prints what trec_eval 10.0 prints, byte for byte, with pateval's measures. -m takes trec_eval's "
         "measure names and nicknames (official, all_trec, set, all_prefs, prefs, qrels_jg) with their "
         "parameters (P.5,10, iprec_at_recall..10,.20, ndcg.1=3,2=9, utility.2,-1,0,0); -R prefs, qrels_prefs "
-        "and qrels_jg read preferences and judgement groups for their measures. Not in pateval, refused with one "
-        "line: dcg, ideal_dcg, yaap, -T other than trec_results, -Z, -D. Exit status: 0 done, 2 bad input "
+        "and qrels_jg read preferences and judgement groups for their measures; -Z FILE prints z-scores. Not in "
+        "pateval, refused with one line: -T other than trec_results, -D. Exit status: 0 done, 2 bad input "
         "or usage.",
         epilog=examples("pateval trec_eval -q -m all_trec qrels.test results.test",
                         "pateval trec_eval -m official -m ndcg_cut.10,20 -c -M1000 qrels.txt run.txt",
@@ -117,7 +111,9 @@ def _add_trec_eval(commands) -> None:
                    "qrels_jg (qrels with a judgement group in the iter column)")
     p.add_argument("-T", "--Results_format", default="trec_results", metavar="<format>",
                    help="the results format: trec_results (the only one)")
-    p.add_argument("-Z", "--Zscore", metavar="<file>", help="(refused: z-scores are not in pateval)")
+    p.add_argument("-Z", "--Zscore", metavar="<file>",
+                   help="print z-scores: each value's deviation from the mean given for its topic and measure "
+                   "in <file> (lines: qid measure mean stddev), in standard deviations")
     p.add_argument("qrels", nargs="?", metavar="trec_rel_file")
     p.add_argument("results", nargs="?", metavar="trec_top_file")
     p.set_defaults(run=_run_trec_eval)
@@ -137,9 +133,8 @@ def _run_trec_eval(**inputs) -> int:
                            f"{', '.join(_REL_INFO_FORMATS)})")
     if args.Results_format != "trec_results":
         raise PatevalError(f"trec_eval -T {args.Results_format}: pateval reads only -T trec_results")
-    for flag, value in (("-Z", args.Zscore), ("-D", args.Debug_level)):
-        if value is not None:
-            raise PatevalError(f"trec_eval {flag}: not supported by pateval")
+    if args.Debug_level is not None:
+        raise PatevalError("trec_eval -D: not supported by pateval")
     if args.qrels is None or args.results is None:
         raise PatevalError(f"usage: {_USAGE}")
     for flag, value in (("-M", args.max_documents), ("-N", args.num_docs)):
@@ -155,7 +150,7 @@ def _run_trec_eval(**inputs) -> int:
     from ..formats.trec import read_run
     from ..measures import Measure, parse_measure
     from ..options import EvaluationOptions
-    from ..results.writers import format_trec_eval
+    from ..results.writers import format_trec_eval, trec_eval_summary_rows
 
     side_input = _REL_INFO_FORMATS[args.Rel_info_format]
     if side_input and "relstring" in marked:
@@ -190,18 +185,32 @@ def _run_trec_eval(**inputs) -> int:
             groups = reader[args.Rel_info_format](args.qrels)
             qrels = groups.qrels()
             options = dataclasses.replace(options, resources={side_input: groups})
-        # trec_eval ignores what follows a results line's sixth column; a run file is read and
-        # scored in blocks of whole topics (one block in memory), but whole for relstrings and
-        # for the preference measures' own -M order
-        whole = (args.per_query and "relstring" in marked) or side_input is not None
-        run = (RunFile(args.results, on_duplicate=options.on_duplicate, trailing_columns=True)
-               if readable_in_blocks(args.results) and not whole
-               else read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True))
-        if side_input == "preferences" and args.max_documents is not None:
-            run = _top_in_preference_order(run, args.max_documents)
-        result = api.evaluation(qrels, [run], options=options)
+        # trec_eval ignores what follows a results line's sixth column, and names the run by the last
+        # line's tag. A run file is read and scored in blocks of whole topics (one block per thread in
+        # memory) unless what follows needs the whole run: relstrings, -c's stand-in rankings, -J's
+        # empty rankings, the preference measures' own -M order
+        whole = ((args.per_query and "relstring" in marked) or side_input is not None or args.complete
+                 or args.judged_only)
+        result = run = None
+        if readable_in_blocks(args.results) and not whole:
+            try:
+                result = api.evaluation(qrels, [RunFile(args.results, on_duplicate=options.on_duplicate,
+                                                        trailing_columns=True)], options=options)
+            except InputFormatError as error:
+                if "mixed run tags" not in str(error):  # seldom: read whole, the last line's tag names the run
+                    raise
+        if result is None:
+            run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True, mixed_tags=True)
+            if side_input == "preferences" and args.max_documents is not None:
+                run = _top_in_preference_order(run, args.max_documents)
+            result = api.evaluation(qrels, [run], options=options)
         if not args.complete:
             _check_every_topic_has_results(qrels, result.scored[0].topics, args.results)
+        reference = None
+        if args.Zscore is not None:  # read after the qrels and the run, as trec_eval reads them
+            from ..formats.zscores import read_zscores
+
+            reference = read_zscores(args.Zscore)
         # the measures as scored (-l gave them its rel), in the order asked for
         scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
         texts = {}
@@ -209,8 +218,22 @@ def _run_trec_eval(**inputs) -> int:
             params = marked["relstring"]
             name = f"relstring_{params}" if params else "relstring"
             texts[name] = _relevance_strings(qrels, run, options, params)
-        text = format_trec_eval(result.scored, result.summary_rows(), list(scored_names), per_query=args.per_query,
-                                extras=extras, names=scored_names, summary=not args.nosummary, texts=texts)
+        if args.complete:
+            _score_on_stand_in_rankings(result, qrels, run, options, scored_names)
+        if args.judged_only:
+            _interpolate_empty_rankings_as_trec_eval(result, qrels, run, options)
+        scored, summary_rows = result.scored, trec_eval_summary_rows(result.scored, result.measures)
+        if reference is not None and scored_names:
+            from ..results.zscores import zscore_results
+
+            scored, summary_rows = zscore_results(scored, result.measures, scored_names, reference)
+        if args.complete:  # trec_eval's num_rel of every qrels topic counts the grades > 0, whatever -l says
+            num_rel = float((qrels.rel > 0).sum())
+            summary_rows = [(of, name, num_rel if scored_names.get(name) == "num_rel" else value, n)
+                            for of, name, value, n in summary_rows]
+        text = format_trec_eval(scored, summary_rows, list(scored_names), per_query=args.per_query, extras=extras,
+                                names=scored_names, summary=not args.nosummary, texts=texts,
+                                zscores=reference is not None)
     sys.stdout.write(text)
     return 0
 
@@ -241,6 +264,67 @@ def _check_every_topic_has_results(qrels, topics, path: str) -> None:
         first = min(missing, key=str.encode)
         raise PatevalError(f"{path}: qrels topic {first!r} has no results ({len(missing)} such topic(s)); trec_eval "
                            "10.0 stops here too: give -c to score them 0")
+
+
+def _score_on_stand_in_rankings(result, qrels, run, options, names: dict[str, str]) -> None:
+    """trec_eval -c scores a qrels topic without results on a ranking of one document no qrels
+    judge (trec_eval.c's bogus_ranking), then zeroes the values named exactly num_ret, utility,
+    rbp_resid and those starting unj: the other values of such topics (utility_1,-1,0,2 counts
+    that document) are replaced here by theirs on that ranking, in place."""
+    import dataclasses
+
+    import numpy as np
+
+    from ..core.run import Run
+    from ..evaluation import evaluate_runs
+
+    missing = sorted(set(map(str, qrels.topic_ids)) - set(map(str, run.topic_ids)))
+    kept = [j for j, measure in enumerate(result.scored[0].measures) if names.get(measure) not in
+            ("num_ret", "utility", "rbp_resid") and not names.get(measure, "unj").startswith("unj")]
+    if not missing or not kept:
+        return
+    stand_in = Run.from_columns(missing, ["ceci_nest_pas_un_docno"] * len(missing), [1.0] * len(missing),
+                                name=run.name)
+    scored = evaluate_runs(qrels, [stand_in], dataclasses.replace(options, complete=False)).scored[0]
+    piece = result.scored[0]
+    n, m = len(piece.topics), len(scored.topics)
+    at = {str(topic): i for i, topic in enumerate(piece.topics)}
+    rows = np.array([at[str(topic)] for topic in scored.topics], dtype=np.int64)
+    for j in kept:
+        piece.values[j * n + rows] = scored.values[j * m:(j + 1) * m]
+
+
+def _interpolate_empty_rankings_as_trec_eval(result, qrels, run, options) -> None:
+    """trec_eval's iprec_at_recall and 11pt_avg divide 0 by 0 on a topic that -J leaves without
+    documents, at each recall level x with round(x R) = 0 (R: the topic's relevant documents):
+    the value there is NaN, printed -nan, as is the mean over topics; 11pt_avg is NaN when its
+    lowest level is. In place."""
+    from collections import Counter
+
+    import numpy as np
+
+    from ..evaluation import judged_rows_only, top_rows_only
+    from ..measures import parse_measure
+
+    cut = run if options.max_documents is None else top_rows_only(run, options.max_documents, order=options.order)
+    cut = judged_rows_only(cut, qrels, doc_key=options.doc_key)
+    ranked = set(map(str, np.asarray(cut.topic_ids, dtype=object)[np.unique(cut.topic)]))
+    level = options.relevance_level or 1
+    num_rel = Counter(topic for topic, grade in zip(qrels.arrow("topic").to_pylist(), qrels.rel.tolist(),
+                                                    strict=True) if grade >= level)
+    piece = result.scored[0]
+    n = len(piece.topics)
+    for j, name in enumerate(piece.measures):
+        measure = parse_measure(name)
+        if measure.spec.name == "IPrec":
+            lowest = measure["recall"]
+        elif measure.spec.name == "IPrec_11pt":
+            lowest = float(measure["levels"].split(",")[0]) if measure["levels"] else 0.0
+        else:
+            continue
+        for i, topic in enumerate(map(str, piece.topics)):
+            if topic not in ranked and lowest * num_rel[topic] < 0.5:
+                piece.values[j * n + i] = np.nan
 
 
 def _relevance_strings(qrels, run, options, params: str | None) -> dict[str, str]:
@@ -296,8 +380,6 @@ def _measure_names(marked: dict[str, str | None], *, num_docs: int | None) -> di
             continue
         if base == "relstring":
             continue  # text, not a measure: see _relevance_strings
-        if base in _NOT_IN_PATEVAL:
-            raise PatevalError(f"trec_eval -m {base}: not in pateval")
         names.update(_expand(base, params, num_docs=num_docs))
     return names
 
@@ -338,14 +420,12 @@ def _expand(base: str, params: str | None, *, num_docs: int | None) -> dict[str,
     if base in _GAIN_MAPS:
         measure = f"{_GAIN_MAPS[base]}(gains='{params}')" if params else _GAIN_MAPS[base]
         return {measure: f"{base}_{params}" if params else base}
-    if base == "rbp":
-        if params:
-            p = _pairs(base, params).pop("p", None)
-            return {f"RBP(p={p!r},rel=0)" if p is not None else _RBP: f"{base}_{params}"}
-        return {_RBP: base}
+    if base in _PERSISTENCE:
+        p = _pairs(base, params)["p"] if params else 0.9
+        return {_PERSISTENCE[base].format(p=p): f"{base}_{params}" if params else base}
     if params:
         raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
-    return {_PLAIN[base]: base}
+    return {base: base}
 
 
 def _pairs(base: str, params: str) -> dict[str, float]:
@@ -353,6 +433,6 @@ def _pairs(base: str, params: str) -> dict[str, float]:
     for pair in params.split(","):
         key, equals, value = pair.partition("=")
         if not equals or key != "p":
-            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's rbp takes only p=PERSISTENCE")
+            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's {base} takes only p=PERSISTENCE")
         pairs[key] = _numbers(base, value)[0]
     return pairs

@@ -48,7 +48,7 @@ _EXPECTED = "6 columns: qid Q0 docno rank score run_id"
 
 
 def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None,
-             trailing_columns: bool = False) -> Run:
+             trailing_columns: bool = False, mixed_tags: bool = False) -> Run:
     """Read a TREC run file.
 
     Parameters
@@ -63,6 +63,9 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     trailing_columns : bool, default False
         Columns after the sixth are ignored, as trec_eval ignores the rest of a line
         (``pateval trec_eval``); by default such a line is refused.
+    mixed_tags : bool, default False
+        Lines may carry different run tags; the run is named by the last line's, as trec_eval
+        names it (``pateval trec_eval``); by default a tag unlike the first line's is refused.
 
     Returns
     -------
@@ -73,7 +76,7 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     pateval.errors.InputFormatError
         For a missing, empty, binary or non-UTF-8 file, a line without 6 columns, a rank
         that is not an integer, a score that is not a number or is NaN, a run tag that
-        differs from the first line's, or a duplicate document (with ``on_duplicate="error"``).
+        differs from the first line's (without ``mixed_tags``), or a duplicate document (with ``on_duplicate="error"``).
 
     Examples
     --------
@@ -94,7 +97,8 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     try:
         run = _read_fast(path, map_file(path), on_duplicate)
         if run is None:
-            run = _read_careful(path, read_bytes(path), on_duplicate, trailing_columns=trailing_columns)
+            run = _read_careful(path, read_bytes(path), on_duplicate, trailing_columns=trailing_columns,
+                                mixed_tags=mixed_tags)
         metadata = ir_metadata(path)  # the comment lines at the head only
     finally:
         forget_stream(path)
@@ -158,7 +162,8 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
         return None  # an empty field (doubled delimiters), a NaN, a duplicate: the careful path words it
 
 
-def _read_careful(path: Path, data: bytes, on_duplicate: str, *, trailing_columns: bool = False) -> Run:
+def _read_careful(path: Path, data: bytes, on_duplicate: str, *, trailing_columns: bool = False,
+                  mixed_tags: bool = False) -> Run:
     topic_index: dict[str, int] = {}
     topics: list[int] = []
     docs: list[str] = []
@@ -175,6 +180,8 @@ def _read_careful(path: Path, data: bytes, on_duplicate: str, *, trailing_column
         scores.append(parse_float(path, line, score_text, "the score (5th column)"))
         if tag is None:
             tag, tag_line = line_tag, line
+        elif mixed_tags:
+            tag = line_tag
         elif line_tag != tag:
             malformed(path, line, f"mixed run tags: {tag!r} on line {tag_line}, another here",
                       expected=repr(tag), found=line_tag)

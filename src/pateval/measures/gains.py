@@ -9,6 +9,8 @@ gain.
 
 - ``nDCG`` with ``gains`` (:mod:`pateval.measures.standard` declares it; this module
   computes it): DCG = sum_i g_i / log2(i + 1) over the ranking, over the ideal DCG.
+- ``DCG`` and ``IDCG``: the two sums of nDCG, DCG and the ideal DCG (trec_eval's ``dcg``
+  and ``ideal_dcg``).
 - ``nDCG_rel``: nDCG averaged over the relevant documents (those of positive gain): at the
   rank of each one retrieved, DCG@i / IDCG@min(i, R'), R' the documents of positive gain;
   each one missed scores the final DCG / IDCG (trec_eval's ``ndcg_rel``).
@@ -34,7 +36,7 @@ One deliberate difference: pateval sorts the ideal gains exactly, where trec_eva
 compares gains by their difference truncated to an integer, so that with a gain map whose
 gains differ by less than 1 (``2=2.5``) its ideal ranking may put 2 before 2.5.
 
-Reference: trec_eval 10.0 (NIST) ``ndcg``, ``ndcg_rel``, ``Rndcg``, ``G``, ``binG``, ``rbp``,
+Reference: trec_eval 10.0 (NIST) ``ndcg``, ``dcg``, ``ideal_dcg``, ``ndcg_rel``, ``Rndcg``, ``G``, ``binG``, ``rbp``,
 ``rbp_resid`` (its setup_gains and get_gain); Moffat & Zobel, TOIS 27(1), 2008; cwl_eval
 (Azzopardi, Thomas & Moffat, SIGIR 2019).
 """
@@ -54,7 +56,7 @@ from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 from .standard import GAINS, REL, TREC_EVAL, _relevant
 
-__all__ = ["gain_map", "ndcg_with_gains", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
+__all__ = ["gain_map", "ndcg_with_gains", "dcg", "ideal_dcg", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
            "rank_biased_precision", "rbp_residual"]
 
 _PAIR = re.compile(r"\s*(-?\d+)\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
@@ -152,8 +154,9 @@ def _dcg_at(g: _Gains, topic: np.ndarray, k: np.ndarray, running: np.ndarray) ->
     return np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0)
 
 
-def ndcg_with_gains(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
-    """nDCG@k = sum_{i<=k} g_i / log2(i+1) / IDCG@k, gains by ``gains`` (trec_eval's ndcg)."""
+def _dcg_and_ideal(ranked: RankedTopics, measure: Measure,
+                   context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
+    """DCG@k = sum_{i<=k} g_i / log2(i+1) and IDCG@k, gains by ``gains`` (k: all without a cutoff)."""
     g = _gains(ranked, measure["gains"], context)
     k = measure.cutoff
     within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
@@ -166,7 +169,22 @@ def ndcg_with_gains(ranked: RankedTopics, measure: Measure, context: EvaluationC
         has = g.n_ideal > 0
         topics = np.flatnonzero(has)
         idcg[topics] = g.idcg_at(topics, np.minimum(g.n_ideal[topics], k))
-    return divide_or_zero(dcg, idcg)
+    return dcg, idcg
+
+
+def ndcg_with_gains(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """nDCG@k = DCG@k / IDCG@k (0 when IDCG@k is 0), gains by ``gains`` (trec_eval's ndcg)."""
+    return divide_or_zero(*_dcg_and_ideal(ranked, measure, context))
+
+
+def dcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """DCG@k = sum_{i<=k} g_i / log2(i+1), unnormalised (trec_eval's dcg)."""
+    return _dcg_and_ideal(ranked, measure, context)[0]
+
+
+def ideal_dcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """IDCG@k: the DCG@k of the ideal ranking, the topic's positive gains highest first (trec_eval's ideal_dcg)."""
+    return _dcg_and_ideal(ranked, measure, context)[1]
 
 
 def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -288,6 +306,13 @@ RBP_REL = Param("rel", int, 0, "0: graded gains (trec_eval's rbp); k >= 1: a doc
                 "at least k (cwl_eval's, ir_measures' RBP(rel=k))", interval=Interval(0, None))
 
 for _spec in (
+    MeasureSpec("DCG", "standard", "discounted cumulative gain, unnormalised (gain = grade, log2(i+1) discount)",
+                "DCG@k = sum_{i<=k} g_i / log2(i+1)", TREC_EVAL + " dcg; Jarvelin & Kekalainen, TOIS 2002",
+                dcg, (GAINS,), cutoff="optional", aliases=("dcg",)),
+    MeasureSpec("IDCG", "standard", "ideal discounted cumulative gain: the DCG of the best ranking",
+                "IDCG@k = sum_{i<=k} g*_i / log2(i+1), g* the judged gains descending",
+                TREC_EVAL + " ideal_dcg; Jarvelin & Kekalainen, TOIS 2002", ideal_dcg, (GAINS,), cutoff="optional",
+                aliases=("ideal_dcg",)),
     MeasureSpec("nDCG_rel", "standard", "nDCG averaged over the relevant documents",
                 "(1/R') [sum_{rel ret} DCG@i/IDCG@min(i,R') + (R' - rel_ret) DCG/IDCG]", TREC_EVAL + " ndcg_rel",
                 ndcg_rel, (GAINS,), aliases=("ndcg_rel",)),

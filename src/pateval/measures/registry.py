@@ -163,7 +163,8 @@ _TREC_EVAL_NAMES = {"AP": ("map", "map_cut_{k}"), "P": (None, "P_{k}"), "R": (No
                     "NumNonrelJudgedRet": ("num_nonrel_judged_ret", None), "RBP": ("rbp", None),
                     "RBP_resid": ("rbp_resid", None), "Unj": (None, "unj_{k}"), "NumQ": ("num_q", None),
                     "AP_avgJG": ("map_avgjg", None), "P_avgJG": (None, "P_avgjg_{k}"),
-                    "Rprec_mult_avgJG": ("Rprec_mult_avgjg_{mult:.2f}", None)}
+                    "Rprec_mult_avgJG": ("Rprec_mult_avgjg_{mult:.2f}", None),
+                    "DCG": ("dcg", None), "IDCG": ("ideal_dcg", None), "YAAP": ("yaap", None)}
 # parameters trec_eval writes into the name (any value), and trec_eval's defaults that differ from pateval's
 _TREC_EVAL_NAMED_PARAMS = {"IPrec": ("recall",), "Rprec_mult": ("mult",), "Rprec_mult_avgJG": ("mult",)}
 _TREC_EVAL_DEFAULTS = {"RBP": {"p": 0.9, "rel": 0}, "RBP_resid": {"p": 0.9}}
@@ -175,7 +176,7 @@ TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
                    "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
                    "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
                    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-                   "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "rbp", "rbp_resid", "unj")
+                   "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj")
 
 
 def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str | None:

@@ -6,7 +6,7 @@ ranked by score descending, ties by docno descending; a document is relevant whe
 grade is at least ``rel`` (default 1); unjudged documents are non-relevant; a topic with
 no relevant document scores 0 and still counts in the mean.
 
-Reference: trec_eval 9/10 (NIST, usnistgov/trec_eval), measures ``map``, ``map_cut``,
+Reference: trec_eval 9/10 (NIST, usnistgov/trec_eval), measures ``map``, ``map_cut``, ``yaap``,
 ``P``, ``recall``, ``Rprec``, ``recip_rank``, ``ndcg``, ``ndcg_cut``, ``bpref``,
 ``num_ret``, ``num_rel``, ``num_rel_ret``.
 """
@@ -21,7 +21,7 @@ from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 
-__all__ = ["average_precision", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
+__all__ = ["average_precision", "yaap", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
 
 TREC_EVAL = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
@@ -64,6 +64,14 @@ def average_precision(ranked: RankedTopics, measure: Measure, context: Evaluatio
     _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff, context)
     precision_at = (place_in_runs(topic) + 1) / position
     return divide_or_zero(_count(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
+
+
+def yaap(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
+    """Yet another average precision (Robertson, "On smoothing average precision", ECIR 2012):
+    YAAP = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved d of P@rank(d) (= R * AP)."""
+    _, topic, position = _relevant(ranked, measure["rel"], None)
+    total = _count(topic, ranked, (place_in_runs(topic) + 1) / position)
+    return np.log((1.0 + total) / (1.0 + ranked.num_rel(measure["rel"]) - total))
 
 
 def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -170,6 +178,9 @@ for _spec in (
     MeasureSpec("AP", "standard", "average precision (mean: MAP)",
                 "AP@k = (1/R) sum_{i<=k, d_i relevant} P@i", TREC_EVAL + " map, map_cut",
                 average_precision, (REL,), cutoff="optional", aliases=("map", "map_cut")),
+    MeasureSpec("YAAP", "standard", "yet another average precision: AP smoothed to average across topics",
+                "YAAP = log((1 + S) / (1 + R - S)), S = sum_{d relevant retrieved} P@rank(d)",
+                TREC_EVAL + " yaap; Robertson, ECIR 2012", yaap, (REL,), aliases=("yaap",)),
     MeasureSpec("P", "standard", "precision at cutoff k", "P@k = |relevant in top k| / k",
                 TREC_EVAL + " P", precision, (REL,), cutoff="required"),
     MeasureSpec("R", "standard", "recall (at cutoff k)", "R@k = |relevant in top k| / R",

@@ -31,13 +31,14 @@ from ..measures import parse_measure
 from ..validation import check_choice
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 else:
     pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
 
 __all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table",
-           "format_trec_eval",
-           "result_rows", "trec_eval_names", "write_results"]
+           "format_trec_eval", "result_rows", "trec_eval_mean", "trec_eval_summary_rows", "trec_eval_names",
+           "write_results"]
 
 # trec_eval's lines that are not measures of the topics: the run's tag and the number of topics
 TREC_EVAL_EXTRAS = ("runid", "num_q")
@@ -195,13 +196,48 @@ def _trec_eval_sort_key(name: str, given: int) -> tuple:
     return (0, TREC_EVAL_ORDER.index(base), cutoff, given)
 
 
+def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str) -> float:
+    """One ``all`` value as trec_eval 10.0 accumulates it (meas_acc.c, meas_avg.c): the values
+    added one at a time in its topic order (byte order), then divided by their number
+    (``how="mean"``), kept (``"sum"``: the counts) or, the values being logs already
+    (log(max(v, 0.00001))), exp of their mean (``"gmean"``). The order matters in the last
+    bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
+    """
+    total = 0.0
+    as_floats = values.tolist()
+    for i in sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()):
+        total += as_floats[i]
+    if how == "sum":
+        return total
+    return math.exp(total / len(topics)) if how == "gmean" else total / len(topics)
+
+
+def trec_eval_summary_rows(scored, measures: Sequence) -> list[tuple[str, str, float, int]]:
+    """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
+    (:func:`trec_eval_mean`); ``scored`` as for :func:`format_trec_eval`."""
+    import numpy as np
+
+    how = {str(m): parse_measure(m).spec.aggregate for m in measures}
+    rows = []
+    for piece in scored:
+        n = len(piece.topics)
+        for j, measure in enumerate(piece.measures):
+            values = np.asarray(piece.values[j * n:(j + 1) * n], dtype=np.float64)
+            if how[measure] == "gmean":
+                values = np.log(np.maximum(values, 0.00001))
+            if n:
+                rows.append((piece.run, measure, trec_eval_mean(values, piece.topics, how[measure]), n))
+    return rows
+
+
 #: trec_eval's measures that it prints in the summary only, never per topic (-q)
 _SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
 
 def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras: Sequence[str] = (),
                      precision: int = 4, relevance_level: int = 1, names: Mapping[str, str] | None = None,
-                     summary: bool = True, texts: Mapping[str, Mapping[str, str]] | None = None) -> str:
+                     summary: bool = True, texts: Mapping[str, Mapping[str, str]] | None = None,
+                     zscores: bool = False) -> str:
     """Results exactly as trec_eval prints them (``pateval evaluate --names trec``), without pandas.
 
     trec_eval's measure names (:func:`trec_eval_names`) in trec_eval's order; with
@@ -227,6 +263,9 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     texts : mapping, optional
         Values that are text, by the name printed and then topic (``relstring``): printed
         quoted with ``per_query``, in trec_eval's order among the measures, never in the summary.
+    zscores : bool, default False
+        The values are z-scores (trec_eval's ``-Z``, :mod:`pateval.results.zscores`): each
+        measure's name is printed after a ``Z`` and every value, counts too, with decimals.
     """
     check_precision(precision)
     names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
@@ -235,11 +274,15 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     ordered = [(ours, theirs) for _, (ours, theirs) in given]
     integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
 
+    mark = "Z" if zscores else ""
+
     def line(name: str, topic: str, value) -> str:
         return f"{name:<22}\t{topic}\t{value}"
 
     def value_text(ours: str, value: float) -> str:
-        return str(round(float(value))) if integers[ours] else f"{value:.{precision}f}"
+        if value != value:
+            return "  -nan"  # C's printf("%6.4f") of 0.0 / 0.0 (trec_eval's iprec_at_recall on nothing)
+        return str(round(float(value))) if integers[ours] and not zscores else f"{value:.{precision}f}"
 
     per_run: dict[str, dict] = {}
     for piece in scored if per_query else ():  # the summary alone needs no value per topic
@@ -269,14 +312,14 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
                         if topic in texts[theirs]:
                             lines.append(line(theirs, topic, f"'{texts[theirs][topic]}'"))
                     elif (topic, ours) in values:
-                        lines.append(line(theirs, topic, value_text(ours, values[(topic, ours)])))
+                        lines.append(mark + line(theirs, topic, value_text(ours, values[(topic, ours)])))
         if not summary:
             continue
         if "runid" in extras:
             lines.append(line("runid", "all", run))
         if "num_q" in extras:
-            lines.append(line("num_q", "all", counts[run]))
-        lines.extend(line(theirs, "all", value_text(ours, totals[run][ours])) for ours, theirs in ordered
+            lines.append(mark + line("num_q", "all", f"{counts[run]:.{precision}f}" if zscores else counts[run]))
+        lines.extend(mark + line(theirs, "all", value_text(ours, totals[run][ours])) for ours, theirs in ordered
                      if ours in totals[run])
     return "\n".join(lines) + ("\n" if lines else "")
 
