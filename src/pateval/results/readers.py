@@ -50,7 +50,7 @@ def canonical_measure(name: str) -> str | None:
 
     Examples
     --------
-    >>> [canonical_measure(name) for name in ("map", "P_10", "gm_map", "yaap")]
+    >>> [canonical_measure(name) for name in ("map", "P_10", "gm_map", "my_score")]
     ['AP', 'P@10', 'GMAP', None]
     """
     if name not in _canonical_cache:
