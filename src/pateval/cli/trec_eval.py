@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from pathlib import Path
 
 from ..errors import InputFormatError, PatevalError
 from .shared import examples
@@ -119,10 +120,29 @@ def _add_trec_eval(commands) -> None:
     p.set_defaults(run=_run_trec_eval)
 
 
-def _run_trec_eval(**inputs) -> int:
-    from argparse import Namespace
+@dataclasses.dataclass(frozen=True)
+class _TrecEvalArgs:
+    """trec_eval's flags and files, by their argparse dests (trec_eval's own long names)."""
 
-    args = Namespace(**inputs)  # the inputs by their dests (cli.shared.command_inputs)
+    qrels: str | None
+    results: str | None
+    version: bool = False
+    per_query: bool = False
+    trec_measures: list[str] | None = None
+    complete: bool = False
+    relevance_level: int | None = None
+    nosummary: bool = False
+    Debug_level: str | None = None
+    judged_only: bool = False
+    num_docs: int | None = None
+    max_documents: int | None = None
+    Rel_info_format: str = "qrels"
+    Results_format: str = "trec_results"
+    Zscore: str | None = None
+
+
+def _run_trec_eval(**inputs) -> int:
+    args = _TrecEvalArgs(**inputs)  # the inputs by their dests (cli.shared.command_inputs)
     if args.version:
         from .. import __version__
 
@@ -194,8 +214,8 @@ def _run_trec_eval(**inputs) -> int:
         result = run = None
         if readable_in_blocks(args.results) and not whole:
             try:
-                result = api.evaluation(qrels, [RunFile(args.results, on_duplicate=options.on_duplicate,
-                                                        trailing_columns=True)], options=options)
+                run_file = RunFile(Path(args.results), on_duplicate=options.on_duplicate, trailing_columns=True)
+                result = api.evaluation(qrels, [run_file], options=options)
             except InputFormatError as error:
                 if "mixed run tags" not in str(error):  # seldom: read whole, the last line's tag names the run
                     raise
