@@ -9,7 +9,15 @@ import math
 
 import pytest
 import pytrec_eval
-from trec_cases import assert_close, max_difference, pateval_values, random_case, run_trec_eval, trec_eval_binary
+from trec_cases import (
+    assert_as_trec_eval,
+    assert_close,
+    max_difference,
+    pateval_values,
+    random_case,
+    run_trec_eval,
+    trec_eval_binary,
+)
 
 from pateval.errors import ParameterError
 from pateval.measures import parse_measure
@@ -125,8 +133,4 @@ def test_dcg_ideal_dcg_and_yaap_equal_the_trec_eval_binary(seed, gains, tmp_path
     option = f"(gains='{gains}')" if gains else ""
     names = {str(parse_measure(n)): t for n, t in
              {f"DCG{option}": f"dcg{printed}", f"IDCG{option}": f"ideal_dcg{printed}", "YAAP": "yaap"}.items()}
-    ours = pateval_values(qrels, run, list(names))
-    for name, trec_name in names.items():
-        for topic, value in ours[name].items():
-            expected, tolerance = reference[trec_name, topic]
-            assert_close(value, expected, tolerance, (name, topic))
+    assert_as_trec_eval(pateval_values(qrels, run, list(names)), reference, names)

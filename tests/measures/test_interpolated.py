@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import pytest
 import pytrec_eval
-from trec_cases import assert_close, max_difference, pateval_values, random_case, run_trec_eval, trec_eval_binary
+from trec_cases import (
+    assert_as_trec_eval,
+    assert_close,
+    max_difference,
+    pateval_values,
+    random_case,
+    run_trec_eval,
+    trec_eval_binary,
+)
 
 from pateval.measures import parse_measure
 from pateval.measures.interpolated import ELEVEN_POINTS
@@ -95,10 +103,7 @@ def test_equal_to_the_trec_eval_binary(seed, tmp_path):
                               ["-m", "iprec_at_recall", "-m", "Rprec_mult", "-m", "relative_P", "-m", "11pt_avg"])
     names = {_names(n): t for n, t in NAMES.items()}
     ours = pateval_values(qrels, run, list(names))
-    for name, trec_name in names.items():
-        for topic, value in ours[name].items():
-            expected, tolerance = reference[trec_name, topic]
-            assert_close(value, expected, tolerance, (name, topic))
+    assert_as_trec_eval(ours, reference, names)
 
 
 def test_iprec_at_recall_as_a_list_is_the_11_levels_in_recall_order(test_data, capsys):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import pytrec_eval
 from trec_cases import (
+    assert_as_trec_eval,
     assert_close,
     max_difference,
     pateval_summary,
@@ -88,9 +89,4 @@ def test_equal_to_the_trec_eval_binary(seed, tmp_path):
              "Unj@3": "unj_3", "Unj@5": "unj_5", "Unj@10": "unj_10", "Unj@40": "unj_40"}
     ours = pateval_values(qrels, run, list(names))
     summary = pateval_summary(qrels, run, list(names))
-    for name, trec_name in names.items():
-        for topic, value in ours[name].items():
-            expected, tolerance = reference[trec_name, topic]
-            assert_close(value, expected, tolerance, (name, topic))
-        expected, tolerance = reference[trec_name, "all"]
-        assert_close(summary[name], expected, tolerance, (name, "all"))
+    assert_as_trec_eval(ours, reference, names, summary)

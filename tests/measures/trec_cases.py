@@ -91,3 +91,16 @@ def max_difference(ours: dict[str, float], reference: dict[str, float]) -> float
 def assert_close(ours: float, reference: float, tolerance: float = 1e-9, what: object = "") -> None:
     assert math.isfinite(ours), what
     assert abs(ours - reference) <= tolerance, (what, ours, reference)
+
+
+def assert_as_trec_eval(ours: dict[str, dict[str, float]], reference: dict[tuple[str, str], tuple[float, float]],
+                        names: dict[str, str], summary: dict[str, float] | None = None) -> None:
+    """Each pateval measure's value of every topic (and the mean, given ``summary``) equal to
+    trec_eval's within its printed precision; ``names``: pateval's name -> trec_eval's."""
+    for name, trec_name in names.items():
+        for topic, value in ours[name].items():
+            expected, tolerance = reference[trec_name, topic]
+            assert_close(value, expected, tolerance, (name, topic))
+        if summary is not None:
+            expected, tolerance = reference[trec_name, "all"]
+            assert_close(summary[name], expected, tolerance, (name, "all"))
