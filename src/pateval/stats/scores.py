@@ -21,6 +21,7 @@ __all__ = [
     "SeedLike",
     "as_generator",
     "as_run_scores",
+    "check_level",
     "check_matrices",
     "describe_seed",
     "resample_counts",
@@ -44,6 +45,13 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
     if seed < 0:
         raise ParameterError(f"seed must be a non-negative int, not {seed}")
     return np.random.default_rng(int(seed))
+
+
+def check_level(name: str, value) -> float:
+    """``value`` (a significance or confidence level) as a float strictly between 0 and 1."""
+    if not isinstance(value, (int, float, np.floating)) or not 0.0 < float(value) < 1.0:
+        raise ParameterError(f"{name} must lie strictly between 0 and 1, not {value!r}")
+    return float(value)
 
 
 def describe_seed(seed: SeedLike) -> int | str:
