@@ -242,12 +242,6 @@ def engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_be
     return tantivy.Query.boolean_query(parts)
 
 
-def _ipc_shared(index: SearchIndex, rows: np.ndarray, ipc: tuple[str, ...]) -> np.ndarray:
-    wanted = set(ipc)
-    column = index.documents["ipc"].to_numpy()
-    return np.array([bool(wanted.intersection(column[r])) for r in rows], dtype=bool)
-
-
 def _one_query(index: SearchIndex, topic: PatentDocument, query: Query, config: SearchConfig,
                excluded: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Rows and scores of one query, best first, at most ``depth`` after exclusions."""
@@ -265,7 +259,9 @@ def _one_query(index: SearchIndex, topic: PatentDocument, query: Query, config: 
     if boost and len(scores):
         # in proportion to the candidates' score range, so that one weight means the same for every model
         spread = float(scores.max() - scores.min())
-        scores = scores + config.query.ipc_weight * spread * _ipc_shared(index, rows, query.ipc)
+        wanted, ipc_of = set(query.ipc), index.documents["ipc"].to_numpy()
+        shared = np.array([bool(wanted.intersection(ipc_of[r])) for r in rows], dtype=bool)
+        scores = scores + config.query.ipc_weight * spread * shared
     if excluded is not None and len(rows):
         keep = ~np.isin(rows, excluded)
         rows, scores = rows[keep], scores[keep]
@@ -369,21 +365,21 @@ def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.P
 
     meta = index.meta
     query = config.query
-    retrieval = [{"name": config.model.tag, "method": type(config.model).__name__,
-                  **{k: v for k, v in asdict(config.model).items()},
+    engine = str(meta.get("engine") or tantivy.__version__)  # type: ignore[attr-defined]  # not in its stubs
+    if not engine.lower().startswith("tantivy"):
+        engine = f"tantivy {engine}"
+    retrieval = [{"name": config.model.tag, "method": type(config.model).__name__, **asdict(config.model),
                   "scoring": "tantivy BM25" if config.model.native and query.ipc != "boost"
                   else f"re-scored exactly over the engine's top {config.candidates} BM25 candidates"},
                  {"name": "query formulation", "strategy": query.name, "parts": list(query.parts),
-                  "top terms": query.top,
-                  "min df": query.min_df, "max df": query.max_df, "ipc": query.ipc, "split": query.split,
-                  "merge": query.merge, "field weights": dict(query.field_weights)},
+                  "top terms": query.top, "min df": query.min_df, "max df": query.max_df, "ipc": query.ipc,
+                  "split": query.split, "merge": query.merge, "field weights": dict(query.field_weights)},
                  {"name": "filters", "depth": config.depth, "date filter": config.date_filter,
                   "exclude family": config.exclude_family, "unit": config.unit}]
     return {
         "tag": config.tag,
         "research goal": {"description": "a pateval patent prior-art baseline"},
-        "platform": {"software": {"libraries": {"python": [f"pateval {pateval.__version__}",
-                                                           _engine_version(meta),
+        "platform": {"software": {"libraries": {"python": [f"pateval {pateval.__version__}", engine,
                                                            f"numpy {np.__version__}"]}},
                      "operating system": {"kernel": platform.release()}},
         "implementation": {"source": {"repository": "pateval", "version": pateval.__version__},
@@ -397,11 +393,6 @@ def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.P
         },
         "data": {"test collection": {"topics": str(topics) if topics is not None else None}},
     }
-
-
-def _engine_version(meta: dict) -> str:
-    engine = str(meta.get("engine") or tantivy.__version__)  # type: ignore[attr-defined]  # not in its stubs
-    return engine if engine.lower().startswith("tantivy") else f"tantivy {engine}"
 
 
 def write_trec_run(result: RunResult, path: str | os.PathLike[str], *, metadata: dict | None = None) -> Path:
@@ -550,16 +541,14 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
         ranked: list[tuple[str, str, float]] = []
         paragraphs = [by_row[r] for r in rows[:documents].tolist() if r in by_row]
         if paragraphs:
-            lengths_all = []
-            counted = []
+            counted = []  # (ucid, xpath, language, term counts, length) of every paragraph
             for frame in paragraphs:
                 for xpath, lang, text in frame[["xpath", "lang", "text"]].itertuples(index=False):
                     words = analyze(text, language_of(lang))
-                    counted.append((frame["ucid"].iat[0], xpath, language_of(lang), Counter(words)))
-                    lengths_all.append(len(words))
-            average = (sum(lengths_all) / len(lengths_all)) or 1.0
+                    counted.append((frame["ucid"].iat[0], xpath, language_of(lang), Counter(words), len(words)))
+            average = (sum(c[4] for c in counted) / len(counted)) or 1.0
             scored: dict[str, list[tuple[str, float]]] = {}
-            for (ucid, xpath, lang, bag), length in zip(counted, lengths_all, strict=False):
+            for ucid, xpath, lang, bag, length in counted:
                 terms = query.terms.get(lang, {})
                 df_all, _ = index.language_stats(lang)
                 vocab = index.vocab(lang)
