@@ -45,18 +45,8 @@ from .scores import SeedLike, as_generator, as_run_scores, check_level, describe
 with needs_extra("stats"):
     from scipy import stats as sps
 
-__all__ = [
-    "DEFAULT_B",
-    "TESTS",
-    "PairedTestResult",
-    "bootstrap_asl",
-    "paired_t",
-    "paired_test",
-    "pairwise_tests",
-    "randomisation_asl",
-    "tukey_hsd_asl",
-    "wilcoxon_signed_rank",
-]
+__all__ = ["DEFAULT_B", "TESTS", "PairedTestResult", "bootstrap_asl", "paired_t", "paired_test", "pairwise_tests",
+           "randomisation_asl", "tukey_hsd_asl", "wilcoxon_signed_rank"]
 
 
 # Comparisons "resampled >= observed" allow this relative slack (see the module docstring).
@@ -467,29 +457,15 @@ def paired_test(x, y, *, test: str = "t", B: int | None = None, seed: SeedLike =
     matrix = as_run_scores(np.column_stack([a, b])).values
     result = _run_test(test, matrix, np.array([0]), np.array([1]), B=B, seed=seed, alpha=0.05, exact=exact)
     resampling = result["B"] is not None
-    return PairedTestResult(
-        test=test,
-        n_topics=len(a),
-        mean_difference=float(a.mean() - b.mean()),
-        statistic=float(np.asarray(result["statistic"])[0]),
-        p_value=float(np.asarray(result["p_value"])[0]),
-        B=int(result["B"]) if resampling else None,
-        seed=describe_seed(seed) if resampling and not result.get("exact", False) else None,
-    )
+    return PairedTestResult(test=test, n_topics=len(a), mean_difference=float(a.mean() - b.mean()),
+                            statistic=float(np.asarray(result["statistic"])[0]),
+                            p_value=float(np.asarray(result["p_value"])[0]), B=int(result["B"]) if resampling else None,
+                            seed=describe_seed(seed) if resampling and not result.get("exact", False) else None)
 
 
-def pairwise_tests(
-    scores,
-    *,
-    test: str = "t",
-    baseline: str | None = None,
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    seed: SeedLike = 0,
-    B: int | None = None,
-    exact: bool | str = "auto",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+def pairwise_tests(scores, *, test: str = "t", baseline: str | None = None, correction: str | None = "holm",
+                   alpha: float = 0.05, seed: SeedLike = 0, B: int | None = None, exact: bool | str = "auto",
+                   confidence: float = 0.95) -> pd.DataFrame:
     """Test every pair of runs (or every run against a baseline) on one measure.
 
     Parameters
@@ -534,26 +510,14 @@ def pairwise_tests(
     resampling = result["B"] is not None
     exact_used = bool(result.get("exact", False))
     means = x.mean(axis=0)
-    return pd.DataFrame(
-        {
-            "run_a": [matrix.runs[i] for i in first],
-            "run_b": [matrix.runs[i] for i in second],
-            "n_topics": matrix.n_topics,
-            "mean_a": means[first],
-            "mean_b": means[second],
-            "difference": means[first] - means[second],
-            "statistic": np.asarray(result["statistic"], dtype=float),
-            "p_value": p,
-            "p_adjusted": adjusted,
-            "significant": adjusted < alpha,
-            "effect_size": paired_effect_size(z),
-            "ci_low": low,
-            "ci_high": high,
-            "critical_difference": np.asarray(result["critical_difference"], dtype=float),
-            "test": test,
-            "correction": applied if applied is not None else "none",
-            "alpha": alpha,
-            "B": int(result["B"]) if resampling else pd.NA,
-            "seed": (describe_seed(seed) if resampling and not exact_used else pd.NA),
-        }
-    )
+    return pd.DataFrame({
+        "run_a": [matrix.runs[i] for i in first], "run_b": [matrix.runs[i] for i in second],
+        "n_topics": matrix.n_topics, "mean_a": means[first], "mean_b": means[second],
+        "difference": means[first] - means[second], "statistic": np.asarray(result["statistic"], dtype=float),
+        "p_value": p, "p_adjusted": adjusted, "significant": adjusted < alpha, "effect_size": paired_effect_size(z),
+        "ci_low": low, "ci_high": high,
+        "critical_difference": np.asarray(result["critical_difference"], dtype=float),
+        "test": test, "correction": applied if applied is not None else "none", "alpha": alpha,
+        "B": int(result["B"]) if resampling else pd.NA,
+        "seed": describe_seed(seed) if resampling and not exact_used else pd.NA,
+    })
