@@ -105,25 +105,18 @@ def _place_labels(axes: Axes, x: np.ndarray, y: np.ndarray, texts: Sequence[str]
         extent = probe.get_window_extent(renderer)
         probe.remove()
         width, height = extent.width, extent.height
-        best: tuple[float, float, float, tuple[float, float, float, float]] | None = None
+        places = []  # (crowd, offset x, offset y, box) of each place inside the axes, nearest first
         for distance in (3, 6, 10, 15, 22, 30):
             for dx, dy in directions:
                 ox, oy = dx * distance * pixels, dy * distance * pixels
                 cx = px + ox + (width / 2 if dx > 0 else -width / 2 if dx < 0 else 0.0)
                 cy = py + oy + (height / 2 if dy > 0 else -height / 2 if dy < 0 else 0.0)
                 box = (cx - width / 2, cy - height / 2, cx + width / 2, cy + height / 2)
-                if box[0] < inside[0] or box[1] < inside[1] or box[2] > inside[2] or box[3] > inside[3]:
-                    continue
-                crowd = sum(_overlap(box, other) for other in taken)
-                if best is None or crowd < best[0]:
-                    best = (crowd, (cx - px) / pixels, (cy - py) / pixels, box)
-                if crowd == 0:
-                    break
-            if best is not None and best[0] == 0:
-                break
-        if best is None:  # no room inside the axes at all (a tiny figure): on the point
-            best = (0.0, 0.0, 0.0, (px, py, px, py))
-        _, ox, oy, box = best
+                if box[0] >= inside[0] and box[1] >= inside[1] and box[2] <= inside[2] and box[3] <= inside[3]:
+                    places.append((sum(_overlap(box, other) for other in taken), (cx - px) / pixels,
+                                   (cy - py) / pixels, box))
+        # the nearest free place, else the least crowded; no room inside the axes at all (a tiny figure): on the point
+        _, ox, oy, box = min(places, key=lambda place: place[0], default=(0.0, 0.0, 0.0, (px, py, px, py)))
         far = (ox * ox + oy * oy) ** 0.5 > 12
         axes.annotate(text, (float(axes.transData.inverted().transform((px, py))[0]),
                              float(axes.transData.inverted().transform((px, py))[1])),

@@ -253,8 +253,7 @@ def _latex_frame(frame: pd.DataFrame, precision: int) -> str:
 
 
 def _analysis_sections(analysis: MeasureAnalysis) -> list[tuple[str, pd.DataFrame]]:
-    power = analysis.power.summary.copy()
-    sections = [("Discriminative power", power)]
+    sections = [("Discriminative power", analysis.power.summary)]
     if analysis.power_by_test is not None and analysis.power_by_test.shape[1] > 2:
         sections.append(("Discriminative power by test (share of run pairs significant)", analysis.power_by_test))
     if analysis.correlations is not None:
@@ -273,7 +272,6 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
     ``csv`` writes the sections one after another, each preceded by a ``# title`` line.
     """
     _check_options(format, precision)
-    sections = _analysis_sections(analysis)
     if format == "json":
         document = {
             "settings": analysis.settings | {"agreement_test": analysis.agreement_test},
@@ -287,13 +285,11 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
         }
         return json.dumps(document, indent=1, default=_json_default) + "\n"
     out = io.StringIO()
-    for title, frame in sections:
+    for title, frame in _analysis_sections(analysis):
         if format == "text":
             out.write(f"{title}\n{_text_frame(frame, precision)}\n")
         elif format == "csv":
-            out.write(f"# {title}\n")
-            out.write(frame.to_csv(index=False, lineterminator="\n"))
-            out.write("\n")
+            out.write(f"# {title}\n" + frame.to_csv(index=False, lineterminator="\n") + "\n")
         else:
             out.write(f"% {latex_escape(title)}\n{_latex_frame(frame, precision)}\n")
     return out.getvalue()
