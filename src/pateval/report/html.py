@@ -160,17 +160,10 @@ def _recall_precision_section(curves: pd.DataFrame, comparison: Comparison | Non
                    (("recall-precision", tuple(table.columns)),))
 
 
-def report_sections(
-    *,
-    comparison: Comparison | None = None,
-    analysis: MeasureAnalysis | None = None,
-    matrices: Mapping[str, pd.DataFrame] | None = None,
-    gain_over_time=None,
-    ct_by_gamma: pd.DataFrame | None = None,
-    recall_precision: pd.DataFrame | None = None,
-    image_format: str = "svg",
-    precision: int = 4,
-) -> list[Section]:
+def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAnalysis | None = None,
+                    matrices: Mapping[str, pd.DataFrame] | None = None, gain_over_time=None,
+                    ct_by_gamma: pd.DataFrame | None = None, recall_precision: pd.DataFrame | None = None,
+                    image_format: str = "svg", precision: int = 4) -> list[Section]:
     """Build the report's sections from whatever parts are given.
 
     Parameters
@@ -283,12 +276,10 @@ def render_report(sections: Sequence[Section], *, title: str = "pateval report",
         meta += f" Measures: {html.escape(', '.join(measures))}."
     note_html = "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
     body = "".join(f'<section id="{s.anchor}"><h2>{html.escape(s.title)}</h2>{s.body}</section>' for s in sections)
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(title)}</title>"
-        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1><p class=\"meta\">{meta}</p>{note_html}"
-        f"<nav>{nav}</nav>{body}</body></html>\n"
-    )
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<p class=\"meta\">{meta}</p>{note_html}<nav>{nav}</nav>{body}</body></html>\n")
 
 
 def write_html(text: str, path: str | os.PathLike[str]) -> None:

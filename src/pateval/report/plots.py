@@ -38,23 +38,9 @@ with needs_extra("report"):
 
     from ..stats.correlation import kendall_tau
 
-__all__ = [
-    "FIGURE_FORMATS",
-    "colour",
-    "figure_png_base64",
-    "figure_svg",
-    "new_figure",
-    "plot_agreement_chart",
-    "plot_asl_curves",
-    "plot_ct_gamma",
-    "plot_gain_over_time",
-    "plot_measure_scatter",
-    "plot_measures_by_run",
-    "plot_rank_changes",
-    "plot_recall_precision",
-    "plot_topic_differences",
-    "save_figure",
-]
+__all__ = ["FIGURE_FORMATS", "colour", "figure_png_base64", "figure_svg", "new_figure", "plot_agreement_chart",
+           "plot_asl_curves", "plot_ct_gamma", "plot_gain_over_time", "plot_measure_scatter", "plot_measures_by_run",
+           "plot_rank_changes", "plot_recall_precision", "plot_topic_differences", "save_figure"]
 
 
 # Colour-blind-safe qualitative palette (Okabe & Ito 2008), cycled for runs and measures.
@@ -232,16 +218,8 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
     return figure
 
 
-def plot_topic_differences(
-    scores_a,
-    scores_b,
-    *,
-    run_a: str = "A",
-    run_b: str = "B",
-    measure: str = "",
-    topics: Sequence[str] | None = None,
-    label_topics: int = 0,
-) -> Figure:
+def plot_topic_differences(scores_a, scores_b, *, run_a: str = "A", run_b: str = "B", measure: str = "",
+                           topics: Sequence[str] | None = None, label_topics: int = 0) -> Figure:
     """Per-topic differences ``a - b``, sorted, as bars; the mean difference as a line.
 
     Where one run wins, by how much, and on how many topics -- the shape a paired test

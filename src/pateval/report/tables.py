@@ -29,17 +29,8 @@ from .names import TABLE_FORMATS
 if TYPE_CHECKING:  # the types only: rendering a plain table must not load SciPy
     from ..stats.comparison import Comparison, MeasureAnalysis
 
-__all__ = [
-    "TABLE_FORMATS",
-    "comparison_cells",
-    "html_table",
-    "latex_escape",
-    "render_analysis",
-    "render_comparison",
-    "render_frame",
-    "run_labels",
-    "settings_line",
-]
+__all__ = ["TABLE_FORMATS", "comparison_cells", "html_table", "latex_escape", "render_analysis", "render_comparison",
+           "render_frame", "run_labels", "settings_line"]
 
 
 UP, DOWN = "\u25b2", "\u25bc"

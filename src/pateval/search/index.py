@@ -302,16 +302,8 @@ class _StatsBuilder:
         return {lang: len(self.vocab[lang]) for lang in INDEX_LANGUAGES}
 
 
-def build_index(
-    source,
-    out: str | os.PathLike[str],
-    *,
-    passages: bool = True,
-    until: str | None = None,
-    heap_mb: int = 512,
-    threads: int | None = None,
-    progress: bool = True,
-) -> IndexSummary:
+def build_index(source, out: str | os.PathLike[str], *, passages: bool = True, until: str | None = None,
+                heap_mb: int = 512, threads: int | None = None, progress: bool = True) -> IndexSummary:
     """Index a corpus with tantivy and write the re-scoring statistics beside it.
 
     Parameters

@@ -384,13 +384,11 @@ def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.P
                      "operating system": {"kernel": platform.release()}},
         "implementation": {"source": {"repository": "pateval", "version": pateval.__version__},
                            "executable": {"cmd": f"pateval search --model {config.model.tag} --query {query.name}"}},
-        "method": {
-            "automatic": True,
-            "indexing": {"engine": "tantivy", "index": str(index.path), "documents": int(meta.get("documents", 0)),
-                         "until": meta.get("until"), "fields": list(meta.get("fields", [])),
-                         "analyzers": dict(meta.get("analyzers", {}))},
-            "retrieval": retrieval,
-        },
+        "method": {"automatic": True,
+                   "indexing": {"engine": "tantivy", "index": str(index.path),
+                                "documents": int(meta.get("documents", 0)), "until": meta.get("until"),
+                                "fields": list(meta.get("fields", [])), "analyzers": dict(meta.get("analyzers", {}))},
+                   "retrieval": retrieval},
         "data": {"test collection": {"topics": str(topics) if topics is not None else None}},
     }
 

@@ -188,13 +188,11 @@ def analyse_measures(matrices: Mapping[str, object], *, test: str | Sequence[str
     if not tests or any(t not in TESTS for t in tests):
         raise ParameterError(f"tests must be among {', '.join(TESTS)}; got {test!r}")
     power = discriminative_power(checked, test=tests[0], alpha=alpha, B=B, seed=seed)
-    summaries = [power.summary] + [discriminative_power(checked, test=t, alpha=alpha, B=B,
-                                                        seed=seed).summary for t in tests[1:]]
-    power_by_test = (
-        pd.concat(summaries, ignore_index=True)
-        .pivot(index="measure", columns="test", values="discriminative_power")
-        .reindex(index=list(checked), columns=tests)
-    )
+    summaries = [power.summary] + [discriminative_power(checked, test=t, alpha=alpha, B=B, seed=seed).summary
+                                   for t in tests[1:]]
+    power_by_test = (pd.concat(summaries, ignore_index=True)
+                     .pivot(index="measure", columns="test", values="discriminative_power")
+                     .reindex(index=list(checked), columns=tests))
     power_by_test.columns.name = None
     power_by_test = power_by_test.reset_index()
     means = mean_scores(checked)

@@ -377,12 +377,8 @@ def tukey_hsd_asl(scores, pairs: tuple[np.ndarray, np.ndarray] | None = None, *,
     ordered = np.sort(ranges)
     threshold = np.abs(difference) * (1.0 - _RTOL)
     count = B - np.searchsorted(ordered, threshold, side="left")
-    return {
-        "statistic": difference,
-        "p_value": count / B,
-        "critical_difference": np.full(len(first), ordered[B - _critical_rank(alpha, B)]),
-        "B": B,
-    }
+    return {"statistic": difference, "p_value": count / B,
+            "critical_difference": np.full(len(first), ordered[B - _critical_rank(alpha, B)]), "B": B}
 
 
 # ---- one pair, all pairs ---------------------------------------------------------------
