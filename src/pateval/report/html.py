@@ -156,8 +156,7 @@ def _recall_precision_section(curves: pd.DataFrame, comparison: Comparison | Non
     table.columns = [f"{float(level):.1f}" for level in curves.columns]
     table = table.rename_axis("run").reset_index()
     body += (f"<details><summary>The values</summary>{html_table(table, precision=precision)}</details>")
-    return Section("recall-precision", "Recall-precision curves", body,
-                   (("recall-precision", tuple(table.columns)),))
+    return Section("recall-precision", "Recall-precision curves", body, (("recall-precision", tuple(table.columns)),))
 
 
 def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAnalysis | None = None,

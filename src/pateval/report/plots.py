@@ -185,8 +185,7 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
         top.plot(recall[order], values[i, order], markersize=4, linewidth=1.3, label=run, **_run_style(i))
     top.set_ylim(-0.02, 1.02)
     top.set_ylabel("interpolated precision")
-    top.set_title(f"Recall-precision curves: mean interpolated precision over topics ({len(runs)} runs)",
-                  fontsize=10)
+    top.set_title(f"Recall-precision curves: mean interpolated precision over topics ({len(runs)} runs)", fontsize=10)
     top.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     if pairs:
         bottom = panels[1]
@@ -454,8 +453,7 @@ def plot_rank_changes(means: pd.DataFrame, *, title: str = "Run ranks under each
     figure, axes = new_figure(max(4.0, 1.6 * means.shape[1] + 2), max(3.5, 0.22 * means.shape[0] + 1.5))
     x = np.arange(means.shape[1])
     for i, run in enumerate(ranks.index):
-        axes.plot(x, ranks.loc[run].to_numpy(), markersize=4, linewidth=1.1, alpha=0.9, label=str(run),
-                  **_run_style(i))
+        axes.plot(x, ranks.loc[run].to_numpy(), markersize=4, linewidth=1.1, alpha=0.9, label=str(run), **_run_style(i))
     if means.shape[0] <= 30:
         final = ranks.iloc[:, -1]
         order = sorted(range(len(final)), key=lambda i: (final.iloc[i], i))

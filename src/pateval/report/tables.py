@@ -264,16 +264,11 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
     """
     _check_options(format, precision)
     if format == "json":
-        document = {
-            "settings": analysis.settings | {"agreement_test": analysis.agreement_test},
-            "means": _means(analysis.means),
-            "discriminative_power": _records(analysis.power.summary),
-            "discriminative_power_by_test": _records(analysis.power_by_test),
-            "asl_curves": _records(analysis.power.curves),
-            "correlations": _records(analysis.correlations),
-            "agreement": _records(analysis.agreement),
-            "agreement_chart": _records(analysis.chart),
-        }
+        document = {"settings": analysis.settings | {"agreement_test": analysis.agreement_test},
+                    "means": _means(analysis.means), "discriminative_power": _records(analysis.power.summary),
+                    "discriminative_power_by_test": _records(analysis.power_by_test),
+                    "asl_curves": _records(analysis.power.curves), "correlations": _records(analysis.correlations),
+                    "agreement": _records(analysis.agreement), "agreement_chart": _records(analysis.chart)}
         return json.dumps(document, indent=1, default=_json_default) + "\n"
     out = io.StringIO()
     for title, frame in _analysis_sections(analysis):

@@ -67,8 +67,7 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = ["INDEX_FORMAT", "INDEX_VERSION", "INDEX_LANGUAGES", "IndexRecord", "IndexSummary", "FieldStats",
-           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store",
-           "date_number"]
+           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store", "date_number"]
 
 INDEX_FORMAT = "pateval-search-index"
 INDEX_VERSION = 1

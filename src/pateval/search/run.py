@@ -406,8 +406,7 @@ def write_trec_run(result: RunResult, path: str | os.PathLike[str], *, metadata:
         raise ParameterError(f"a run tag must not contain white space: {tag!r}")
     header = ir_metadata_lines(metadata) if metadata is not None else []
     with atomic_output(path) as out:
-        for line in header:
-            out.write(line + "\n")
+        out.writelines(line + "\n" for line in header)
         for qid, ranking in result.rankings.items():
             for rank, (docno, score) in enumerate(ranking, start=1):
                 out.write(f"{qid} Q0 {docno} {rank} {float(score)!r} {tag}\n")

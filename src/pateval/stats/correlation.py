@@ -59,15 +59,11 @@ def tau_ap(x, y, *, symmetric: bool = False) -> float:
         return 0.5 * (tau_ap(a, b) + tau_ap(b, a))
     n = a.size
     order = np.argsort(-a, kind="stable")
-    ranked_x = a[order]
-    ranked_y = b[order]
+    ranked_x, ranked_y = a[order], b[order]
     total = 0.0
-    for i in range(1, n):
-        above_y = ranked_y[:i]
-        above_x = ranked_x[:i]
-        tied = (above_y == ranked_y[i]) | (above_x == ranked_x[i])
-        correct = np.where(tied, 0.5, (above_y > ranked_y[i]).astype(float)).sum()
-        total += correct / i
+    for i in range(1, n):  # the runs above position i: those y ranks above it count 1, ties 1/2
+        tied = (ranked_y[:i] == ranked_y[i]) | (ranked_x[:i] == ranked_x[i])
+        total += np.where(tied, 0.5, (ranked_y[:i] > ranked_y[i]).astype(float)).sum() / i
     return float(2.0 / (n - 1) * total - 1.0)
 
 
