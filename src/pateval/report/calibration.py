@@ -197,8 +197,7 @@ def rank_curves(result: CalibrationResult, rankings: Mapping[str, ListRanking], 
         ranking = rankings.get(list_id)
         if ranking is None:
             continue
-        chosen = sessions[sessions["list"] == list_id]
-        horizon = float(chosen["duration"].quantile(0.9))
+        horizon = float(sessions.loc[sessions["list"] == list_id, "duration"].quantile(0.9))
         grid = np.arange(0.0, horizon + step, step)
         errors = validate_time_model(result, {list_id: ranking}, lengths, model=model, groups=groups, at=tuple(grid),
                                      custom=custom)

@@ -80,10 +80,8 @@ def _glossary_section(sections: Sequence[Section]) -> Section | None:
 
 def figure_html(figure, caption: str, image_format: str) -> str:
     """A matplotlib figure as an HTML ``<figure>`` (inline SVG, or a PNG data URL) with its caption."""
-    if image_format == "svg":
-        image = plots.figure_svg(figure)
-    else:
-        image = f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{plots.figure_png_base64(figure)}">'
+    image = (plots.figure_svg(figure) if image_format == "svg" else
+             f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{plots.figure_png_base64(figure)}">')
     return f"<figure>{image}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
@@ -129,10 +127,8 @@ def _pairs_note(comparison: Comparison, drawn: int, measure: str, *, under: bool
     """What a section of run pairs shows, out of how many, and how to draw the rest."""
     runs = len(comparison.runs)
     name = html.escape(measure)
-    if comparison.baseline is not None:
-        shown = f"Every run against the baseline {html.escape(comparison.baseline)}"
-    else:
-        shown = f"The best run by {name} against the next best and against the worst"
+    shown = (f"Every run against the baseline {html.escape(comparison.baseline)}" if comparison.baseline is not None
+             else f"The best run by {name} against the next best and against the worst")
     if under and len(comparison.measures) > 1:
         shown += f", under {name} (the first measure)"
     note = f"{shown}: {drawn} of the {runs * (runs - 1) // 2} run pairs."

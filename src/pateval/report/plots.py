@@ -35,6 +35,7 @@ with needs_extra("report"):
     from matplotlib.axes import Axes
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
 
     from ..stats.correlation import kendall_tau
 
@@ -380,8 +381,7 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     ``A`` / ``B`` / ``tie``, and ``pairs``; combinations where all measures agree are drawn
     in the first colour, the others in the second.
     """
-    excluded = {"pairs", "share", "all_agree"}
-    measures = [c for c in chart.columns if c not in excluded]
+    measures = [c for c in chart.columns if c not in ("pairs", "share", "all_agree")]
     if "pairs" not in chart.columns or not measures or chart.empty:
         raise ParameterError("the agreement chart needs verdict columns and a pairs column")
     labels = ["  ".join(f"{m}:{row[m]}" for m in measures) for _, row in chart.iterrows()]
@@ -395,11 +395,8 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())})\nA = first run significantly better, B = second, "
                     f"tie = neither")
     axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
-    from matplotlib.patches import Patch
-
-    axes.legend(handles=[Patch(color=colour(0), label="all measures agree"), Patch(color=colour(1),
-                                                                                    label="measures disagree")],
-                loc="lower right", fontsize=8, frameon=False)
+    legend = [Patch(color=colour(0), label="all measures agree"), Patch(color=colour(1), label="measures disagree")]
+    axes.legend(handles=legend, loc="lower right", fontsize=8, frameon=False)
     axes.set_title(title, fontsize=10)
     return figure
 

@@ -130,14 +130,13 @@ def _latex_comparison(comparison: Comparison, precision: int) -> str:
         out.write(" & ".join(cells) + " \\\\\n")
     out.write("\\hline\n")
     # the legend under the table, as rows spanning it: the markers and the settings they depend on
-    legend = []
     if comparison.tests.empty:
-        pass  # nothing was tested: no markers to explain (the settings line says why)
+        legend = []  # nothing was tested: no markers to explain (the settings line says why)
     elif all_pairs:
-        legend.append("Superscripts: the runs (\\#) this run is significantly better than.")
+        legend = ["Superscripts: the runs (\\#) this run is significantly better than."]
     else:
-        legend.append(f"$^{{\\uparrow}}$ / $^{{\\downarrow}}$: significantly better / worse than the baseline "
-                      f"{latex_escape(str(comparison.baseline))}.")
+        legend = [f"$^{{\\uparrow}}$ / $^{{\\downarrow}}$: significantly better / worse than the baseline "
+                  f"{latex_escape(str(comparison.baseline))}."]
     legend += ["Bold: the best mean per measure.", latex_escape(settings_line(comparison)) + "."]
     for line in legend:
         out.write(f"\\multicolumn{{{len(head)}}}{{l}}{{\\footnotesize {line}}} \\\\\n")

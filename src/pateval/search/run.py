@@ -252,10 +252,8 @@ def _one_query(index: SearchIndex, topic: PatentDocument, query: Query, config: 
     limit = (config.depth if config.model.native and not boost else config.candidates) + 50
     hits = index.searcher.search(compiled, limit, count=False).hits
     rows = index.rows_of_hits(hits)
-    if config.model.native:
-        scores = np.asarray([score for score, _ in hits], dtype=np.float64)
-    else:
-        scores = rescore(index, config.model, query.terms, rows, config.query.weights)
+    scores = (np.asarray([score for score, _ in hits], dtype=np.float64) if config.model.native
+              else rescore(index, config.model, query.terms, rows, config.query.weights))
     if boost and len(scores):
         # in proportion to the candidates' score range, so that one weight means the same for every model
         spread = float(scores.max() - scores.min())
@@ -290,10 +288,7 @@ def _merge(results: list[tuple[np.ndarray, np.ndarray]], how: str) -> tuple[np.n
             top = scores.max()
             values = scores / top if top > 0 else np.zeros_like(scores)
         for row, value in zip(rows.tolist(), values.tolist(), strict=False):
-            if how == "max":
-                merged[row] = max(merged.get(row, -np.inf), value)
-            else:
-                merged[row] = merged.get(row, 0.0) + value
+            merged[row] = max(merged.get(row, -np.inf), value) if how == "max" else merged.get(row, 0.0) + value
     rows = np.fromiter(merged, dtype=np.int64, count=len(merged))
     scores = np.fromiter(merged.values(), dtype=np.float64, count=len(merged))
     return rows, scores
