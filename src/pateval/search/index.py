@@ -258,8 +258,7 @@ class _StatsBuilder:
                 terms = analysed[key] = analyze(text, key[1])
                 counts = Counter(terms)
                 vocab = self.vocab[key[1]]
-                ids = [vocab.setdefault(term, len(vocab)) for term in counts]
-                self.indices[key].extend(ids)
+                self.indices[key].extend(vocab.setdefault(term, len(vocab)) for term in counts)
                 self.data[key].extend(counts.values())
                 self.lengths[key].append(len(terms))
             else:

@@ -152,8 +152,7 @@ def load_topics(path: str | os.PathLike[str]) -> list[Topic]:
         files = sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml")
         if not files:
             raise PatevalError(f"{path}: no topic XML files")
-        topics = [Topic(p.stem.split("_", 1)[0], read_patent(p)) for p in files]
-        return _checked_unique(path, topics)
+        return _checked_unique(path, [Topic(p.stem.split("_", 1)[0], read_patent(p)) for p in files])
     if not path.is_file():
         raise PatevalError(f"{path}: no such topics file or directory")
     try:
@@ -341,9 +340,8 @@ def search_topics(index, topics: Sequence[Topic], config: SearchConfig, *, progr
 
     index = index if isinstance(index, SearchIndex) else SearchIndex(index)
     started = time.perf_counter()
-    rankings = {}
-    for topic in tqdm(topics, desc=config.tag, unit=" topics", disable=not progress or None, leave=False):
-        rankings[topic.qid] = search_topic(index, topic.document, config)
+    rankings = {topic.qid: search_topic(index, topic.document, config)
+                for topic in tqdm(topics, desc=config.tag, unit=" topics", disable=not progress or None, leave=False)}
     return RunResult(config, rankings, time.perf_counter() - started)
 
 
@@ -440,8 +438,7 @@ def grid_configs(models: Iterable | str = "seeds", queries: Iterable | None = No
     if queries is None:
         raise ParameterError("a grid of models needs query strategies")
     configs = [SearchConfig(model=m, query=q, **options) for m in models for q in queries]
-    tags = [c.tag for c in configs]
-    if len(set(tags)) != len(tags):
+    if len({c.tag for c in configs}) != len(configs):
         raise ParameterError("the grid repeats a configuration")
     return configs
 
