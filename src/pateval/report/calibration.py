@@ -194,8 +194,7 @@ def rank_curves(result: CalibrationResult, rankings: Mapping[str, ListRanking], 
     counts = sessions["list"].value_counts()
     rows = []
     for list_id in counts.index:
-        ranking = rankings.get(list_id)
-        if ranking is None:
+        if (ranking := rankings.get(list_id)) is None:
             continue
         horizon = float(sessions.loc[sessions["list"] == list_id, "duration"].quantile(0.9))
         grid = np.arange(0.0, horizon + step, step)

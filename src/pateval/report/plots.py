@@ -225,8 +225,7 @@ def plot_topic_differences(scores_a, scores_b, *, run_a: str = "A", run_b: str =
     Where one run wins, by how much, and on how many topics -- the shape a paired test
     summarises in one number. ``label_topics`` names that many topics at each end.
     """
-    a = _vector(scores_a, "scores_a")
-    b = _vector(scores_b, "scores_b")
+    a, b = _vector(scores_a, "scores_a"), _vector(scores_b, "scores_b")
     if a.shape != b.shape:
         raise ParameterError(f"both runs need scores on the same topics ({a.size} against {b.size})")
     difference = a - b
@@ -287,8 +286,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
     it overlaps nothing, and a key beside the axes names the runs: full names of similar
     runs would pile up over their points.
     """
-    a = _vector(x, "x")
-    b = _vector(y, "y")
+    a, b = _vector(x, "x"), _vector(y, "y")
     if a.shape != b.shape:
         raise ParameterError("both measures need a score for every run")
     named = labels is not None and len(labels) == len(a) and len(a) <= 30
@@ -322,8 +320,7 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
     if isinstance(curves, pd.DataFrame):
         if not {"run", "time", "gain"} <= set(curves.columns):
             raise ParameterError("a G(t) frame needs the columns run, time and gain")
-        problem = check_gain_curves(curves)
-        if problem is not None:
+        if (problem := check_gain_curves(curves)) is not None:
             raise ParameterError(f"G(t) frame{'' if problem[0] is None else f', row {problem[0]}'}: {problem[1]}")
         series = {run: (group["time"].to_numpy(float), group["gain"].to_numpy(float)) for run,
                   group in curves.groupby("run", sort=False)}

@@ -336,8 +336,7 @@ def build_index(source, out: str | os.PathLike[str], *, passages: bool = True, u
     started = time.perf_counter()
     records = _as_records(source)
     if until is not None:
-        last = date_number(until)
-        if not last:
+        if not (last := date_number(until)):
             raise ParameterError(f"until must be a date YYYY-MM-DD; got {until!r}")
         records = (r for r in records if not r.date or r.date <= last)
     with atomic_directory(out) as tmp:

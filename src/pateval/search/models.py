@@ -192,8 +192,7 @@ def rescore(index, model, query_terms: dict[str, dict[str, float]], rows: np.nda
             for text_field, weight in fields:
                 stats = index.field_stats(text_field, lang)
                 df = stats.df[ids].astype(np.float64)
-                present = df > 0
-                if not present.any():
+                if not (present := df > 0).any():
                     continue
                 idf = np.log1p((n_docs - df[present] + 0.5) / (df[present] + 0.5))
                 tf = _tf(stats, rows, ids[present])
@@ -215,8 +214,7 @@ def rescore(index, model, query_terms: dict[str, dict[str, float]], rows: np.nda
         if isinstance(model, LMDirichlet):
             total = float(ctf_all.sum())
             ctf = ctf_all[ids].astype(np.float64)
-            present = ctf > 0
-            if not present.any():
+            if not (present := ctf > 0).any():
                 continue
             background = ctf[present] / total
             scores += np.log1p(tf[:, present] / (model.mu * background)) @ qtf[present]

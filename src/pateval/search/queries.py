@@ -256,8 +256,7 @@ def formulate(topic: PatentDocument, spec, index) -> list[Query]:
             counts = _counts(topic, others)
             for lang, bag in _counts(topic, ["claims"], claim_numbers=[number]).items():
                 counts.setdefault(lang, Counter()).update(bag)
-            terms = _select(index, counts, spec)
-            if terms:
+            if terms := _select(index, counts, spec):
                 queries.append(Query(terms, ipc, label=f"claim {number}"))
         if queries:
             return queries

@@ -149,8 +149,7 @@ def load_topics(path: str | os.PathLike[str]) -> list[Topic]:
     if path.is_dir() and (path / "topics_PAC.xml").is_file():
         path = path / "topics_PAC.xml"
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml")
-        if not files:
+        if not (files := sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml")):
             raise PatevalError(f"{path}: no topic XML files")
         return _checked_unique(path, [Topic(p.stem.split("_", 1)[0], read_patent(p)) for p in files])
     if not path.is_file():
@@ -161,8 +160,7 @@ def load_topics(path: str | os.PathLike[str]) -> list[Topic]:
         raw = path.read_bytes()
         malformed(path, raw[: error.start].count(b"\n") + 1, "not valid UTF-8 text",
                   found=raw[max(0, error.start - 10) : error.end + 10])
-    blocks = re.findall(r"<topic>(.*?)</topic>", text, re.S)
-    if not blocks:
+    if not (blocks := re.findall(r"<topic>(.*?)</topic>", text, re.S)):
         malformed(path, None, "no <topic> blocks", expected="<topic><num>ID</num><file>FILE</file></topic>")
     topics = []
     for block in blocks:
@@ -223,8 +221,7 @@ def engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_be
     clauses = []
     for lang, terms in query.terms.items():
         for text_field in TEXT_FIELDS:
-            weight = weights.get(text_field, 0.0)
-            if weight <= 0:
+            if (weight := weights.get(text_field, 0.0)) <= 0:
                 continue
             name = field_name(text_field, lang)
             for term, count in terms.items():
@@ -299,8 +296,7 @@ def search_topic(index: SearchIndex, topic: PatentDocument, config: SearchConfig
     Ties are broken by document id, so equal scores always come out in the same order.
     """
     excluded = _excluded_rows(index, topic) if config.exclude_family else None
-    queries = formulate(topic, config.query, index)
-    if not queries:
+    if not (queries := formulate(topic, config.query, index)):
         return []
     rows, scores = _merge([_one_query(index, topic, q, config, excluded) for q in queries], config.query.merge)
     docnos = index.ucids[rows]
@@ -518,8 +514,7 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
     n_docs = index.num_docs
     results: dict[str, list[tuple[str, str, float]]] = {}
     for topic in tqdm(topics, desc="passages", unit=" topics", disable=not progress or None, leave=False):
-        texts = _claims_at(topic.document, topic.claim_xpaths)
-        if not texts:
+        if not (texts := _claims_at(topic.document, topic.claim_xpaths)):
             raise PatevalError(f"passage topic {topic.qid}: none of its claims {' '.join(topic.claim_xpaths)} "
                                f"is in its topic file {topic.document.ucid}")
         query_terms = {lang: Counter(t for text in parts for t in analyze(text, lang)) for lang, parts in texts.items()}

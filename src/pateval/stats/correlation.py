@@ -24,8 +24,7 @@ __all__ = ["kendall_tau", "ranking_correlations", "tau_ap"]
 
 
 def _paired_vectors(x, y) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(x, dtype=float).ravel()
-    b = np.asarray(y, dtype=float).ravel()
+    a, b = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
     if a.shape != b.shape:
         raise ParameterError(f"rank correlation needs scores of the same runs: {a.size} against {b.size}")
     if a.size < 2:

@@ -208,8 +208,7 @@ def wilcoxon_signed_rank(differences) -> dict[str, np.ndarray]:
         normal = np.abs(w_plus - mean) / se
     p = np.where(se > 0, np.minimum(1.0, 2.0 * sps.norm.sf(normal)), 1.0)
     for column in range(width if n_total <= 50 else 0):
-        kc = int(k[column])
-        if kc == 0:
+        if (kc := int(k[column])) == 0:
             continue
         if not has_ties[column] and kc == n_total:
             counts = _wilcoxon_null_counts(kc)
@@ -446,8 +445,7 @@ def paired_test(x, y, *, test: str = "t", B: int | None = None, seed: SeedLike =
     Sakai's book, table 5.1 (20 topics): ``paired_test(a, b).statistic`` is 2.116 and its
     p-value 0.0478.
     """
-    a = np.asarray(x, dtype=float).ravel()
-    b = np.asarray(y, dtype=float).ravel()
+    a, b = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
     if a.shape != b.shape:
         raise ParameterError(f"paired scores need the same topics: {a.size} scores against {b.size}")
     matrix = as_run_scores(np.column_stack([a, b])).values
