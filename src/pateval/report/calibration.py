@@ -268,8 +268,10 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
     parts = [figure_html(figures[name], caption, image_format) for name, caption in captions.items() if name in figures]
     # the two fits side by side; the panels of every list across the page's width
     body += f'<div class="grid">{"".join(parts[:2])}</div>{"".join(parts[2:])}'
+    tables: tuple[tuple[str, tuple[str, ...]], ...] = (("calibration", tuple(result.frame().columns)),)
     validation = figures.get("validation")
     if validation is not None and not validation.empty:
+        tables += (("rank over time", tuple(validation.columns)),)
         summary = validation.groupby("time")["error"].mean()
         line = ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items() if math.isfinite(v))
         if "error_custom" in validation.columns:
@@ -279,7 +281,4 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
         body += (f"<p>T(k) against the ranks users reached: mean absolute rank error over the lists "
                  f"{html.escape(line)}.</p><details><summary>Per list (observed = mean rank of the sessions still "
                  f"observed at that time)</summary>{html_table(validation, precision=2)}</details>")
-    tables: tuple[tuple[str, tuple[str, ...]], ...] = (("calibration", tuple(result.frame().columns)),)
-    if validation is not None and not validation.empty:
-        tables += (("rank over time", tuple(validation.columns)),)
     return Section("calibration", "TBG calibration from the interaction log", body, tables)

@@ -47,20 +47,16 @@ def settings_line(comparison: Comparison) -> str:
         count = max(comparison.topics.values())
         return f"no significance test: {count} topic{'' if count == 1 else 's'} (a paired test needs at least 2)"
     names = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-             "randomisation": "randomisation test (sign flip)",
-             "bootstrap": "Sakai's paired bootstrap test", "tukey": "randomised Tukey HSD test"}
-    parts = [names[comparison.test]]
-    if comparison.test == "tukey":
-        parts.append("family-wise over all runs")
-    elif comparison.correction != "none":
-        parts.append({"holm": "Holm", "bonferroni": "Bonferroni",
-                      "bh": "Benjamini-Hochberg"}[comparison.correction] + " correction")
-    else:
-        parts.append("no correction")
-    parts.append(f"alpha {comparison.alpha:g}")
+             "randomisation": "randomisation test (sign flip)", "bootstrap": "Sakai's paired bootstrap test",
+             "tukey": "randomised Tukey HSD test"}
+    corrections = {"holm": "Holm correction", "bonferroni": "Bonferroni correction",
+                   "bh": "Benjamini-Hochberg correction", "none": "no correction"}
+    parts = [names[comparison.test],
+             "family-wise over all runs" if comparison.test == "tukey" else corrections[comparison.correction],
+             f"alpha {comparison.alpha:g}"]
     if comparison.B is not None:
-        parts.append(f"B = {comparison.B}")
-        parts.append(f"seed {comparison.seed}" if comparison.seed is not None else "exact (all sign vectors)")
+        parts += [f"B = {comparison.B}",
+                  f"seed {comparison.seed}" if comparison.seed is not None else "exact (all sign vectors)"]
     topics = sorted(set(comparison.topics.values()))
     per_measure = ", ".join(f"{m} {n}" for m, n in comparison.topics.items())
     parts.append(f"{topics[0]} topics" if len(topics) == 1 else f"topics per measure: {per_measure}")
@@ -70,11 +66,9 @@ def settings_line(comparison: Comparison) -> str:
 def comparison_cells(comparison: Comparison) -> pd.DataFrame:
     """Runs x measures: the marker text of each cell (without the mean)."""
     if comparison.baseline is not None:
-        signs = comparison.against_baseline()
-        return signs.map(lambda s: UP if s > 0 else (DOWN if s < 0 else ""))
+        return comparison.against_baseline().map(lambda s: UP if s > 0 else (DOWN if s < 0 else ""))
     labels = run_labels(comparison.runs)
-    better = comparison.better_than()
-    return better.map(lambda losers: ",".join(sorted((labels[r] for r in losers), key=int)))
+    return comparison.better_than().map(lambda losers: ",".join(sorted((labels[r] for r in losers), key=int)))
 
 
 def _text_comparison(comparison: Comparison, precision: int) -> str:
