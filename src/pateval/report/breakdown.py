@@ -123,8 +123,7 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
 
     if measure is None:
         measure = str(summary["measure"].iloc[0])
-    data = summary[summary["measure"] == measure]
-    if data.empty:
+    if (data := summary[summary["measure"] == measure]).empty:
         raise ValueError(f"no values of {measure} to plot")
     runs = list(pd.unique(data["run"]))
     group_names = list(pd.unique(data["group"]))

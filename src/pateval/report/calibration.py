@@ -173,8 +173,8 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
     heading = title or f"Rank reached over time, {len(lists)} list{'' if len(lists) == 1 else 's'}"
     if errors is not None and not errors.empty:
         summary = errors.groupby("time")["error"].mean()
-        heading += "; mean absolute rank error " + ", ".join(f"{v:.2f} at {t:g} s" for t,
-                                                             v in summary.items() if math.isfinite(v))
+        heading += "; mean absolute rank error " + ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items()
+                                                             if math.isfinite(v))
         if "error_custom" in errors.columns:
             own = errors.groupby("time")["error_custom"].mean()
             heading += "; own topic's: " + ", ".join(f"{v:.2f}" for v in own.to_numpy() if math.isfinite(v))
@@ -194,11 +194,9 @@ def rank_curves(result: CalibrationResult, rankings: Mapping[str, ListRanking], 
     counts = sessions["list"].value_counts()
     rows = []
     for list_id in counts.index:
-        ranking = rankings.get(list_id)
-        if ranking is None:
+        if (ranking := rankings.get(list_id)) is None:
             continue
-        chosen = sessions[sessions["list"] == list_id]
-        horizon = float(chosen["duration"].quantile(0.9))
+        horizon = float(sessions.loc[sessions["list"] == list_id, "duration"].quantile(0.9))
         grid = np.arange(0.0, horizon + step, step)
         errors = validate_time_model(result, {list_id: ranking}, lengths, model=model, groups=groups, at=tuple(grid),
                                      custom=custom)
@@ -246,22 +244,20 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
     from .tables import html_table
 
     body = html_table(result.frame(), precision=precision)
-    items = "".join(f"<li>{html.escape(c.group)}: <code>{html.escape(c.measure)}</code></li>" for c
-                    in result.calibrations)
+    items = "".join(f"<li>{html.escape(c.group)}: <code>{html.escape(c.measure)}</code></li>"
+                    for c in result.calibrations)
     body += f"<p>Measure strings (<code>pateval evaluate -m</code> takes them as they are):</p><ul>{items}</ul>"
     first = result.calibrations[0]
     reading, dup, stop = first.fit["reading"], first.fit["duplicates"], first.fit["stopping"]
     body += (f'<p class="note">Reading-time fit over {reading["n"]} first views: adjusted R\u00b2 '
-             f'{reading["adjusted_r2"]:.3f}, '
-             f'se(a) {reading["read_slope_se"]:.3g}, se(b) {reading["read_intercept_se"]:.3g}. Duplicate views: '
-             f'{dup["n"]}'
+             f'{reading["adjusted_r2"]:.3f}, se(a) {reading["read_slope_se"]:.3g}, se(b) '
+             f'{reading["read_intercept_se"]:.3g}. Duplicate views: {dup["n"]}'
              + (f', mean {dup["mean"]:.3g} s \u00b1 {dup["se"]:.2g} (p = {dup["p_value"]:.3g} against b)' if dup["n"]
                 else "")
              + f'. Stopping: {stop["stopped"]} sessions stopped, {stop["censored"]} censored. '
              f'Intervals: {result.settings["confidence"]:.0%} percentile bootstrap over users, B = '
-             f'{result.settings["B"]}, '
-             f'seed {result.settings["seed"]}. user_average: each user\'s own estimate, averaged over users '
-             f'(unweighted).</p>')
+             f'{result.settings["B"]}, seed {result.settings["seed"]}. user_average: each user\'s own estimate, '
+             "averaged over users (unweighted).</p>")
     for note in first.notes:
         body += f'<p class="note">{html.escape(note)}</p>'
     captions = {"reading_time": "Time to judge a document against its length, with the fit (Smucker & Clarke 2012, "
@@ -269,12 +265,13 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
                 "stopping": "Sessions still searching over time and the fitted exponential decay (ibid., Figure 5).",
                 "rank_over_time": "Rank reached over time: users against the calibrated T(k), every list of the log, "
                 "most sessions first (ibid., Figure 2)."}
-    parts = [figure_html(figures[name], caption, image_format) for name,
-             caption in captions.items() if name in figures]
+    parts = [figure_html(figures[name], caption, image_format) for name, caption in captions.items() if name in figures]
     # the two fits side by side; the panels of every list across the page's width
     body += f'<div class="grid">{"".join(parts[:2])}</div>{"".join(parts[2:])}'
+    tables: tuple[tuple[str, tuple[str, ...]], ...] = (("calibration", tuple(result.frame().columns)),)
     validation = figures.get("validation")
     if validation is not None and not validation.empty:
+        tables += (("rank over time", tuple(validation.columns)),)
         summary = validation.groupby("time")["error"].mean()
         line = ", ".join(f"{v:.2f} at {t:g} s" for t, v in summary.items() if math.isfinite(v))
         if "error_custom" in validation.columns:
@@ -282,11 +279,6 @@ def calibration_section(result: CalibrationResult, figures: Mapping, *, image_fo
             line += "; with each topic's own calibration " + ", ".join(
                 f"{v:.2f} at {t:g} s" for t, v in own.items() if math.isfinite(v))
         body += (f"<p>T(k) against the ranks users reached: mean absolute rank error over the lists "
-                 f"{html.escape(line)}.</p>"
-                 f"<details><summary>Per list (observed = mean rank of the sessions still observed at that "
-                 f"time)</summary>"
-                 f"{html_table(validation, precision=2)}</details>")
-    tables: tuple[tuple[str, tuple[str, ...]], ...] = (("calibration", tuple(result.frame().columns)),)
-    if validation is not None and not validation.empty:
-        tables += (("rank over time", tuple(validation.columns)),)
+                 f"{html.escape(line)}.</p><details><summary>Per list (observed = mean rank of the sessions still "
+                 f"observed at that time)</summary>{html_table(validation, precision=2)}</details>")
     return Section("calibration", "TBG calibration from the interaction log", body, tables)

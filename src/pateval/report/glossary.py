@@ -130,12 +130,9 @@ def glossary_html(tables: dict[str, list[str]]) -> str:
     measure columns (the agreement chart's) read as ``MEASURE``."""
     parts = []
     for title, columns in tables.items():
-        entries = GLOSSARY[title]
-        rows = []
-        for key, meaning in entries.items():
-            names = key.split(", ")
-            if key == "MEASURE" or any(name in columns for name in names):
-                rows.append(f"<tr><td><code>{html.escape(key)}</code></td><td>{html.escape(meaning)}</td></tr>")
+        rows = [f"<tr><td><code>{html.escape(key)}</code></td><td>{html.escape(meaning)}</td></tr>"
+                for key, meaning in GLOSSARY[title].items()
+                if key == "MEASURE" or any(name in columns for name in key.split(", "))]
         if rows:
             parts.append(f"<tr><th colspan=\"2\">{html.escape(title)}</th></tr>{''.join(rows)}")
     return f"<table class=\"glossary\"><tbody>{''.join(parts)}</tbody></table>"

@@ -22,7 +22,7 @@ from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from .glossary import glossary_html
 from .names import IMAGE_FORMATS
-from .tables import UP, comparison_cells, html_table, run_labels, settings_line
+from .tables import DOWN, UP, comparison_cells, html_table, run_labels, settings_line
 
 with needs_extra("report"):
     from ..stats.comparison import Comparison, MeasureAnalysis
@@ -80,10 +80,8 @@ def _glossary_section(sections: Sequence[Section]) -> Section | None:
 
 def figure_html(figure, caption: str, image_format: str) -> str:
     """A matplotlib figure as an HTML ``<figure>`` (inline SVG, or a PNG data URL) with its caption."""
-    if image_format == "svg":
-        image = plots.figure_svg(figure)
-    else:
-        image = f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{plots.figure_png_base64(figure)}">'
+    image = (plots.figure_svg(figure) if image_format == "svg" else
+             f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{plots.figure_png_base64(figure)}">')
     return f"<figure>{image}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
@@ -92,33 +90,23 @@ def _comparison_table_html(comparison: Comparison, precision: int) -> str:
     labels = run_labels(comparison.runs)
     all_pairs = comparison.baseline is None
     best = comparison.means.idxmax(axis=0)
-    head = ("<th>#</th>" if all_pairs else "") + "<th>run</th>" + "".join(f"<th>{html.escape(m)}</th>" for m
-                                                                          in comparison.measures)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in (["#"] if all_pairs else []) + ["run"] + comparison.measures)
     rows = []
     for run in comparison.runs:
         cells = [f"<td>{labels[run]}</td>"] if all_pairs else []
-        name = html.escape(run) + (" <em>(baseline)</em>" if run == comparison.baseline else "")
-        cells.append(f"<td>{name}</td>")
+        cells.append(f"<td>{html.escape(run)}{' <em>(baseline)</em>' if run == comparison.baseline else ''}</td>")
         for measure in comparison.measures:
             value = f"{comparison.means.at[run, measure]:.{precision}f}"
             mark = markers.at[run, measure]
-            if mark and not all_pairs:
-                direction = "up" if mark == UP else "down"
-                value += f' <span class="{direction}">{mark}</span>'
-            elif mark:
-                value += f' <span class="sup">{html.escape(mark)}</span>'
-            cls = "num best" if best[measure] == run else "num"
-            cells.append(f'<td class="{cls}">{value}</td>')
+            if mark:
+                kind = "sup" if all_pairs else "up" if mark == UP else "down"
+                value += f' <span class="{kind}">{html.escape(mark)}</span>'
+            cells.append(f'<td class="{"num best" if best[measure] == run else "num"}">{value}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    legend = (
-        "Superscripts: the numbers of the runs this run is significantly better than."
-        if all_pairs
-        else f"\u25b2 / \u25bc: significantly better / worse than the baseline {html.escape(str(comparison.baseline))}."
-    )
-    return (
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        f'<p class="note">{legend} Best mean per measure in bold. {html.escape(settings_line(comparison))}.</p>'
-    )
+    legend = ("Superscripts: the numbers of the runs this run is significantly better than." if all_pairs else
+              f"{UP} / {DOWN}: significantly better / worse than the baseline {html.escape(str(comparison.baseline))}.")
+    return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f'<p class="note">{legend} Best mean per measure in bold. {html.escape(settings_line(comparison))}.</p>')
 
 
 def difference_pairs(comparison: Comparison, limit: int) -> list[tuple[str, str]]:
@@ -139,10 +127,8 @@ def _pairs_note(comparison: Comparison, drawn: int, measure: str, *, under: bool
     """What a section of run pairs shows, out of how many, and how to draw the rest."""
     runs = len(comparison.runs)
     name = html.escape(measure)
-    if comparison.baseline is not None:
-        shown = f"Every run against the baseline {html.escape(comparison.baseline)}"
-    else:
-        shown = f"The best run by {name} against the next best and against the worst"
+    shown = (f"Every run against the baseline {html.escape(comparison.baseline)}" if comparison.baseline is not None
+             else f"The best run by {name} against the next best and against the worst")
     if under and len(comparison.measures) > 1:
         shown += f", under {name} (the first measure)"
     note = f"{shown}: {drawn} of the {runs * (runs - 1) // 2} run pairs."
@@ -166,21 +152,13 @@ def _recall_precision_section(curves: pd.DataFrame, comparison: Comparison | Non
     table.columns = [f"{float(level):.1f}" for level in curves.columns]
     table = table.rename_axis("run").reset_index()
     body += (f"<details><summary>The values</summary>{html_table(table, precision=precision)}</details>")
-    return Section("recall-precision", "Recall-precision curves", body,
-                   (("recall-precision", tuple(table.columns)),))
+    return Section("recall-precision", "Recall-precision curves", body, (("recall-precision", tuple(table.columns)),))
 
 
-def report_sections(
-    *,
-    comparison: Comparison | None = None,
-    analysis: MeasureAnalysis | None = None,
-    matrices: Mapping[str, pd.DataFrame] | None = None,
-    gain_over_time=None,
-    ct_by_gamma: pd.DataFrame | None = None,
-    recall_precision: pd.DataFrame | None = None,
-    image_format: str = "svg",
-    precision: int = 4,
-) -> list[Section]:
+def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAnalysis | None = None,
+                    matrices: Mapping[str, pd.DataFrame] | None = None, gain_over_time=None,
+                    ct_by_gamma: pd.DataFrame | None = None, recall_precision: pd.DataFrame | None = None,
+                    image_format: str = "svg", precision: int = 4) -> list[Section]:
     """Build the report's sections from whatever parts are given.
 
     Parameters
@@ -220,8 +198,7 @@ def report_sections(
             figures = []
             for run_a, run_b in pairs:
                 figure = plots.plot_topic_differences(matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b,
-                                                      measure=measure,
-                                                      topics=list(matrix.index), label_topics=0)
+                                                      measure=measure, topics=list(matrix.index), label_topics=0)
                 figures.append(figure_html(figure, f"{measure} per topic, {run_a} minus {run_b}.", image_format))
             sections.append(Section("topics", f"Per-topic differences ({measure})",
                                     _pairs_note(comparison, len(pairs), measure)
@@ -237,8 +214,7 @@ def report_sections(
             body += "<p>By test (as Smucker &amp; Clarke 2012, table 2):</p>" + html_table(by_test)
         body += (f'<p class="note">Share of run pairs whose ASL is below alpha = {analysis.settings["alpha"]:g} with '
                  f'{html.escape(str(analysis.settings["test"]))} (Sakai 2006); difference_needed is the largest '
-                 f'per-pair '
-                 "critical difference, a conservative estimate of the difference needed for significance.</p>")
+                 "per-pair critical difference, a conservative estimate of the difference needed for significance.</p>")
         body += figure_html(plots.plot_asl_curves(analysis.power.curves, alpha=analysis.settings["alpha"]),
                              "ASL of every run pair, sorted, per measure; lower and longer below the line is more "
                              "discriminative.", image_format)
@@ -251,8 +227,7 @@ def report_sections(
             for other in analysis.means.columns[1:]:
                 if analysis.means[first].nunique() > 1 and analysis.means[other].nunique() > 1:
                     figure = plots.plot_measure_scatter(analysis.means[first], analysis.means[other], measure_x=first,
-                                                        measure_y=other,
-                                                        labels=list(analysis.means.index))
+                                                        measure_y=other, labels=list(analysis.means.index))
                     scatter.append(figure_html(figure, f"Mean {other} against mean {first}, one point per run.",
                                                 image_format))
             body += f'<div class="grid">{"".join(scatter)}</div>'
@@ -267,30 +242,24 @@ def report_sections(
             body = html_table(analysis.agreement, precision=precision)
             body += figure_html(plots.plot_agreement_chart(analysis.chart),
                                  f"Run pairs per combination of verdicts ({analysis.agreement_test} test, alpha "
-                                 f"{analysis.settings['alpha']:g}).",
-                                 image_format)
+                                 f"{analysis.settings['alpha']:g}).", image_format)
             sections.append(Section("agreement", "Agreement between measures", body,
                                     (("agreement", tuple(analysis.agreement.columns)),)))
     if gain_over_time is not None:
-        sections.append(Section("gain", "Cumulative gain over time", figure_html(
-            plots.plot_gain_over_time(gain_over_time),
-                                                                                  "G(t): gain the user has collected "
-                                                                                  "by time t (time-biased gain's user "
-                                                                                  "model).", image_format)))
+        caption = "G(t): gain the user has collected by time t (time-biased gain's user model)."
+        sections.append(Section("gain", "Cumulative gain over time",
+                                figure_html(plots.plot_gain_over_time(gain_over_time), caption, image_format)))
     if ct_by_gamma is not None:
-        sections.append(Section("cube", "Cube Test against gamma", figure_html(
-            plots.plot_ct_gamma(ct_by_gamma),
-                                                                                "Cube Test score as the discount gamma "
-                                                                                "for already covered subtopics grows.",
-                                                                                image_format)))
+        caption = "Cube Test score as the discount gamma for already covered subtopics grows."
+        sections.append(Section("cube", "Cube Test against gamma",
+                                figure_html(plots.plot_ct_gamma(ct_by_gamma), caption, image_format)))
     if not sections:
         raise ParameterError("the report has nothing to show: give a comparison, an analysis or plot data")
     return sections
 
 
 def render_report(sections: Sequence[Section], *, title: str = "pateval report", runs: Sequence[str] = (),
-                  measures: Sequence[str] = (),
-                  notes: Sequence[str] = ()) -> str:
+                  measures: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
     """The complete HTML document for the given sections."""
     glossary = _glossary_section(sections)
     sections = [*sections, glossary] if glossary is not None else list(sections)
@@ -302,12 +271,10 @@ def render_report(sections: Sequence[Section], *, title: str = "pateval report",
         meta += f" Measures: {html.escape(', '.join(measures))}."
     note_html = "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
     body = "".join(f'<section id="{s.anchor}"><h2>{html.escape(s.title)}</h2>{s.body}</section>' for s in sections)
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(title)}</title>"
-        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1><p class=\"meta\">{meta}</p>{note_html}"
-        f"<nav>{nav}</nav>{body}</body></html>\n"
-    )
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<p class=\"meta\">{meta}</p>{note_html}<nav>{nav}</nav>{body}</body></html>\n")
 
 
 def write_html(text: str, path: str | os.PathLike[str]) -> None:

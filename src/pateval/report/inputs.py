@@ -34,14 +34,12 @@ def check_gain_curves(frame: pd.DataFrame) -> tuple[int | None, str] | None:
                       "which is one cumulative curve per run (columns run,time,gain)")
     for column in GAIN_COLUMNS[1:]:
         values = pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
-        bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
-        if bad.size:
+        if (bad := np.flatnonzero(~np.isfinite(values) | (values < 0))).size:
             return int(bad[0]), f"{column} must be a number of at least 0, not {frame[column].iloc[bad[0]]!r}"
     for run, group in frame.groupby(frame["run"].astype(str), sort=False):
         order = np.argsort(group["time"].to_numpy(float), kind="stable")
         gains = group["gain"].to_numpy(float)[order]
-        falls = np.flatnonzero(np.diff(gains) < 0)
-        if falls.size:
+        if (falls := np.flatnonzero(np.diff(gains) < 0)).size:
             at = int(order[falls[0] + 1])
             return int(frame.index.get_loc(group.index[at])), (
                 f"run {run}'s gain falls from {gains[falls[0]]:g} to {gains[falls[0] + 1]:g} at time "
@@ -54,8 +52,7 @@ def _read_csv(path: str | os.PathLike[str], columns: tuple[str, ...]) -> pd.Data
         frame = pd.read_csv(path, skip_blank_lines=False)
     except (OSError, ValueError) as error:
         malformed(path, None, f"cannot read the CSV ({error})")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
+    if [c for c in columns if c not in frame.columns]:
         malformed(path, 1, "missing columns", expected=",".join(columns), found=",".join(map(str, frame.columns)))
     frame.index = frame.index + 2  # the file's line numbers (line 1 is the header)
     frame = frame[frame.notna().any(axis=1)]  # blank lines
@@ -74,8 +71,7 @@ def read_gain_over_time(path: str | os.PathLike[str]) -> pd.DataFrame:
         or a gain that falls as the time grows (with the line).
     """
     frame = _read_csv(path, GAIN_COLUMNS)
-    problem = check_gain_curves(frame)
-    if problem is not None:
+    if (problem := check_gain_curves(frame)) is not None:
         row, text = problem
         malformed(path, 1 if row is None else int(frame.index[row]), text)
     return frame.astype({"time": float, "gain": float}).reset_index(drop=True)
@@ -92,8 +88,7 @@ def read_ct_gamma(path: str | os.PathLike[str]) -> pd.DataFrame:
     frame = _read_csv(path, CT_GAMMA_COLUMNS)
     for column in CT_GAMMA_COLUMNS[1:]:
         values = pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
+        if (bad := np.flatnonzero(~np.isfinite(values))).size:
             malformed(path, int(frame.index[bad[0]]), f"column {column} must hold numbers",
                       found=str(frame[column].iloc[bad[0]]))
     return frame.astype({"gamma": float, "score": float}).reset_index(drop=True)

@@ -35,26 +35,13 @@ with needs_extra("report"):
     from matplotlib.axes import Axes
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
 
     from ..stats.correlation import kendall_tau
 
-__all__ = [
-    "FIGURE_FORMATS",
-    "colour",
-    "figure_png_base64",
-    "figure_svg",
-    "new_figure",
-    "plot_agreement_chart",
-    "plot_asl_curves",
-    "plot_ct_gamma",
-    "plot_gain_over_time",
-    "plot_measure_scatter",
-    "plot_measures_by_run",
-    "plot_rank_changes",
-    "plot_recall_precision",
-    "plot_topic_differences",
-    "save_figure",
-]
+__all__ = ["FIGURE_FORMATS", "colour", "figure_png_base64", "figure_svg", "new_figure", "plot_agreement_chart",
+           "plot_asl_curves", "plot_ct_gamma", "plot_gain_over_time", "plot_measure_scatter", "plot_measures_by_run",
+           "plot_rank_changes", "plot_recall_precision", "plot_topic_differences", "save_figure"]
 
 
 # Colour-blind-safe qualitative palette (Okabe & Ito 2008), cycled for runs and measures.
@@ -105,25 +92,18 @@ def _place_labels(axes: Axes, x: np.ndarray, y: np.ndarray, texts: Sequence[str]
         extent = probe.get_window_extent(renderer)
         probe.remove()
         width, height = extent.width, extent.height
-        best: tuple[float, float, float, tuple[float, float, float, float]] | None = None
+        places = []  # (crowd, offset x, offset y, box) of each place inside the axes, nearest first
         for distance in (3, 6, 10, 15, 22, 30):
             for dx, dy in directions:
                 ox, oy = dx * distance * pixels, dy * distance * pixels
                 cx = px + ox + (width / 2 if dx > 0 else -width / 2 if dx < 0 else 0.0)
                 cy = py + oy + (height / 2 if dy > 0 else -height / 2 if dy < 0 else 0.0)
                 box = (cx - width / 2, cy - height / 2, cx + width / 2, cy + height / 2)
-                if box[0] < inside[0] or box[1] < inside[1] or box[2] > inside[2] or box[3] > inside[3]:
-                    continue
-                crowd = sum(_overlap(box, other) for other in taken)
-                if best is None or crowd < best[0]:
-                    best = (crowd, (cx - px) / pixels, (cy - py) / pixels, box)
-                if crowd == 0:
-                    break
-            if best is not None and best[0] == 0:
-                break
-        if best is None:  # no room inside the axes at all (a tiny figure): on the point
-            best = (0.0, 0.0, 0.0, (px, py, px, py))
-        _, ox, oy, box = best
+                if box[0] >= inside[0] and box[1] >= inside[1] and box[2] <= inside[2] and box[3] <= inside[3]:
+                    places.append((sum(_overlap(box, other) for other in taken), (cx - px) / pixels,
+                                   (cy - py) / pixels, box))
+        # the nearest free place, else the least crowded; no room inside the axes at all (a tiny figure): on the point
+        _, ox, oy, box = min(places, key=lambda place: place[0], default=(0.0, 0.0, 0.0, (px, py, px, py)))
         far = (ox * ox + oy * oy) ** 0.5 > 12
         axes.annotate(text, (float(axes.transData.inverted().transform((px, py))[0]),
                              float(axes.transData.inverted().transform((px, py))[1])),
@@ -206,8 +186,7 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
         top.plot(recall[order], values[i, order], markersize=4, linewidth=1.3, label=run, **_run_style(i))
     top.set_ylim(-0.02, 1.02)
     top.set_ylabel("interpolated precision")
-    top.set_title(f"Recall-precision curves: mean interpolated precision over topics ({len(runs)} runs)",
-                  fontsize=10)
+    top.set_title(f"Recall-precision curves: mean interpolated precision over topics ({len(runs)} runs)", fontsize=10)
     top.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     if pairs:
         bottom = panels[1]
@@ -239,23 +218,14 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
     return figure
 
 
-def plot_topic_differences(
-    scores_a,
-    scores_b,
-    *,
-    run_a: str = "A",
-    run_b: str = "B",
-    measure: str = "",
-    topics: Sequence[str] | None = None,
-    label_topics: int = 0,
-) -> Figure:
+def plot_topic_differences(scores_a, scores_b, *, run_a: str = "A", run_b: str = "B", measure: str = "",
+                           topics: Sequence[str] | None = None, label_topics: int = 0) -> Figure:
     """Per-topic differences ``a - b``, sorted, as bars; the mean difference as a line.
 
     Where one run wins, by how much, and on how many topics -- the shape a paired test
     summarises in one number. ``label_topics`` names that many topics at each end.
     """
-    a = _vector(scores_a, "scores_a")
-    b = _vector(scores_b, "scores_b")
+    a, b = _vector(scores_a, "scores_a"), _vector(scores_b, "scores_b")
     if a.shape != b.shape:
         raise ParameterError(f"both runs need scores on the same topics ({a.size} against {b.size})")
     difference = a - b
@@ -316,8 +286,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
     it overlaps nothing, and a key beside the axes names the runs: full names of similar
     runs would pile up over their points.
     """
-    a = _vector(x, "x")
-    b = _vector(y, "y")
+    a, b = _vector(x, "x"), _vector(y, "y")
     if a.shape != b.shape:
         raise ParameterError("both measures need a score for every run")
     named = labels is not None and len(labels) == len(a) and len(a) <= 30
@@ -351,8 +320,7 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
     if isinstance(curves, pd.DataFrame):
         if not {"run", "time", "gain"} <= set(curves.columns):
             raise ParameterError("a G(t) frame needs the columns run, time and gain")
-        problem = check_gain_curves(curves)
-        if problem is not None:
+        if (problem := check_gain_curves(curves)) is not None:
             raise ParameterError(f"G(t) frame{'' if problem[0] is None else f', row {problem[0]}'}: {problem[1]}")
         series = {run: (group["time"].to_numpy(float), group["gain"].to_numpy(float)) for run,
                   group in curves.groupby("run", sort=False)}
@@ -410,8 +378,7 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     ``A`` / ``B`` / ``tie``, and ``pairs``; combinations where all measures agree are drawn
     in the first colour, the others in the second.
     """
-    excluded = {"pairs", "share", "all_agree"}
-    measures = [c for c in chart.columns if c not in excluded]
+    measures = [c for c in chart.columns if c not in ("pairs", "share", "all_agree")]
     if "pairs" not in chart.columns or not measures or chart.empty:
         raise ParameterError("the agreement chart needs verdict columns and a pairs column")
     labels = ["  ".join(f"{m}:{row[m]}" for m in measures) for _, row in chart.iterrows()]
@@ -425,11 +392,8 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())})\nA = first run significantly better, B = second, "
                     f"tie = neither")
     axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
-    from matplotlib.patches import Patch
-
-    axes.legend(handles=[Patch(color=colour(0), label="all measures agree"), Patch(color=colour(1),
-                                                                                    label="measures disagree")],
-                loc="lower right", fontsize=8, frameon=False)
+    legend = [Patch(color=colour(0), label="all measures agree"), Patch(color=colour(1), label="measures disagree")]
+    axes.legend(handles=legend, loc="lower right", fontsize=8, frameon=False)
     axes.set_title(title, fontsize=10)
     return figure
 
@@ -483,8 +447,7 @@ def plot_rank_changes(means: pd.DataFrame, *, title: str = "Run ranks under each
     figure, axes = new_figure(max(4.0, 1.6 * means.shape[1] + 2), max(3.5, 0.22 * means.shape[0] + 1.5))
     x = np.arange(means.shape[1])
     for i, run in enumerate(ranks.index):
-        axes.plot(x, ranks.loc[run].to_numpy(), markersize=4, linewidth=1.1, alpha=0.9, label=str(run),
-                  **_run_style(i))
+        axes.plot(x, ranks.loc[run].to_numpy(), markersize=4, linewidth=1.1, alpha=0.9, label=str(run), **_run_style(i))
     if means.shape[0] <= 30:
         final = ranks.iloc[:, -1]
         order = sorted(range(len(final)), key=lambda i: (final.iloc[i], i))

@@ -16,6 +16,7 @@ import html
 import io
 import json
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,17 +29,8 @@ from .names import TABLE_FORMATS
 if TYPE_CHECKING:  # the types only: rendering a plain table must not load SciPy
     from ..stats.comparison import Comparison, MeasureAnalysis
 
-__all__ = [
-    "TABLE_FORMATS",
-    "comparison_cells",
-    "html_table",
-    "latex_escape",
-    "render_analysis",
-    "render_comparison",
-    "render_frame",
-    "run_labels",
-    "settings_line",
-]
+__all__ = ["TABLE_FORMATS", "comparison_cells", "html_table", "latex_escape", "render_analysis", "render_comparison",
+           "render_frame", "run_labels", "settings_line"]
 
 
 UP, DOWN = "\u25b2", "\u25bc"
@@ -55,20 +47,16 @@ def settings_line(comparison: Comparison) -> str:
         count = max(comparison.topics.values())
         return f"no significance test: {count} topic{'' if count == 1 else 's'} (a paired test needs at least 2)"
     names = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-             "randomisation": "randomisation test (sign flip)",
-             "bootstrap": "Sakai's paired bootstrap test", "tukey": "randomised Tukey HSD test"}
-    parts = [names[comparison.test]]
-    if comparison.test == "tukey":
-        parts.append("family-wise over all runs")
-    elif comparison.correction != "none":
-        parts.append({"holm": "Holm", "bonferroni": "Bonferroni",
-                      "bh": "Benjamini-Hochberg"}[comparison.correction] + " correction")
-    else:
-        parts.append("no correction")
-    parts.append(f"alpha {comparison.alpha:g}")
+             "randomisation": "randomisation test (sign flip)", "bootstrap": "Sakai's paired bootstrap test",
+             "tukey": "randomised Tukey HSD test"}
+    corrections = {"holm": "Holm correction", "bonferroni": "Bonferroni correction",
+                   "bh": "Benjamini-Hochberg correction", "none": "no correction"}
+    parts = [names[comparison.test],
+             "family-wise over all runs" if comparison.test == "tukey" else corrections[comparison.correction],
+             f"alpha {comparison.alpha:g}"]
     if comparison.B is not None:
-        parts.append(f"B = {comparison.B}")
-        parts.append(f"seed {comparison.seed}" if comparison.seed is not None else "exact (all sign vectors)")
+        parts += [f"B = {comparison.B}",
+                  f"seed {comparison.seed}" if comparison.seed is not None else "exact (all sign vectors)"]
     topics = sorted(set(comparison.topics.values()))
     per_measure = ", ".join(f"{m} {n}" for m, n in comparison.topics.items())
     parts.append(f"{topics[0]} topics" if len(topics) == 1 else f"topics per measure: {per_measure}")
@@ -78,11 +66,9 @@ def settings_line(comparison: Comparison) -> str:
 def comparison_cells(comparison: Comparison) -> pd.DataFrame:
     """Runs x measures: the marker text of each cell (without the mean)."""
     if comparison.baseline is not None:
-        signs = comparison.against_baseline()
-        return signs.map(lambda s: UP if s > 0 else (DOWN if s < 0 else ""))
+        return comparison.against_baseline().map(lambda s: UP if s > 0 else (DOWN if s < 0 else ""))
     labels = run_labels(comparison.runs)
-    better = comparison.better_than()
-    return better.map(lambda losers: ",".join(sorted((labels[r] for r in losers), key=int)))
+    return comparison.better_than().map(lambda losers: ",".join(sorted((labels[r] for r in losers), key=int)))
 
 
 def _text_comparison(comparison: Comparison, precision: int) -> str:
@@ -92,24 +78,19 @@ def _text_comparison(comparison: Comparison, precision: int) -> str:
     header = (["#"] if all_pairs else []) + ["run"] + comparison.measures
     rows = []
     for run in comparison.runs:
-        cells = [labels[run]] if all_pairs else []
-        name = f"{run} (baseline)" if run == comparison.baseline else run
-        cells.append(name)
+        cells = ([labels[run]] if all_pairs else []) + [f"{run} (baseline)" if run == comparison.baseline else run]
         for measure in comparison.measures:
             mark = markers.at[run, measure]
             value = f"{comparison.means.at[run, measure]:.{precision}f}"
             cells.append(f"{value} {'>' + mark if all_pairs and mark else mark}".rstrip())
         rows.append(cells)
-    out = io.StringIO()
-    out.write(_aligned(header, rows) + "\n")
     if comparison.tests.empty:
-        pass  # nothing was tested: no markers to explain (the settings line says why)
+        legend = ""  # nothing was tested: no markers to explain (the settings line says why)
     elif all_pairs:
-        out.write("'>2,3': significantly better than runs 2 and 3.\n")
+        legend = "'>2,3': significantly better than runs 2 and 3.\n"
     else:
-        out.write(f"{UP} / {DOWN}: significantly better / worse than the baseline {comparison.baseline}.\n")
-    out.write(settings_line(comparison) + ".\n")
-    return out.getvalue()
+        legend = f"{UP} / {DOWN}: significantly better / worse than the baseline {comparison.baseline}.\n"
+    return f"{_aligned(header, rows)}\n{legend}{settings_line(comparison)}.\n"
 
 
 def latex_escape(text: str) -> str:
@@ -130,6 +111,7 @@ def _latex_comparison(comparison: Comparison, precision: int) -> str:
     out.write("\\begin{tabular}{" + columns + "}\n\\hline\n")
     head = (["\\#"] if all_pairs else []) + ["Run"] + [latex_escape(m) for m in comparison.measures]
     out.write(" & ".join(head) + " \\\\\n\\hline\n")
+    arrows = {UP: "$^{\\uparrow}$", DOWN: "$^{\\downarrow}$", "": ""}
     for run in comparison.runs:
         cells = [labels[run]] if all_pairs else []
         cells.append(latex_escape(run) + (" (baseline)" if run == comparison.baseline else ""))
@@ -138,24 +120,17 @@ def _latex_comparison(comparison: Comparison, precision: int) -> str:
             if best[measure] == run:
                 value = "\\textbf{" + value + "}"
             mark = markers.at[run, measure]
-            if mark == UP:
-                value += "$^{\\uparrow}$"
-            elif mark == DOWN:
-                value += "$^{\\downarrow}$"
-            elif mark:
-                value += "$^{" + mark + "}$"
-            cells.append(value)
+            cells.append(value + arrows.get(mark, "$^{" + mark + "}$"))
         out.write(" & ".join(cells) + " \\\\\n")
     out.write("\\hline\n")
     # the legend under the table, as rows spanning it: the markers and the settings they depend on
-    legend = []
     if comparison.tests.empty:
-        pass  # nothing was tested: no markers to explain (the settings line says why)
+        legend = []  # nothing was tested: no markers to explain (the settings line says why)
     elif all_pairs:
-        legend.append("Superscripts: the runs (\\#) this run is significantly better than.")
+        legend = ["Superscripts: the runs (\\#) this run is significantly better than."]
     else:
-        legend.append(f"$^{{\\uparrow}}$ / $^{{\\downarrow}}$: significantly better / worse than the baseline "
-                      f"{latex_escape(str(comparison.baseline))}.")
+        legend = [f"$^{{\\uparrow}}$ / $^{{\\downarrow}}$: significantly better / worse than the baseline "
+                  f"{latex_escape(str(comparison.baseline))}."]
     legend += ["Bold: the best mean per measure.", latex_escape(settings_line(comparison)) + "."]
     for line in legend:
         out.write(f"\\multicolumn{{{len(head)}}}{{l}}{{\\footnotesize {line}}} \\\\\n")
@@ -170,35 +145,22 @@ def _check_options(format: str, precision: int) -> None:
 
 
 def _json_default(value):
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
+    if isinstance(value, np.floating):
         return None if math.isnan(value) else float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
     if value is pd.NA:
         return None
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
+def _records(frame: pd.DataFrame | None) -> list[dict] | None:
+    """The frame's rows as JSON objects, missing values as null (None for no frame)."""
+    if frame is None:
+        return None
     clean = frame.astype(object).where(frame.notna(), None)
-    return [
-        {key: (None if isinstance(v, float) and math.isnan(v) else v) for key, v in row.items()}
-        for row in clean.to_dict(orient="records")
-    ]
-
-
-def _comparison_settings(comparison: Comparison) -> dict:
-    return {
-        "test": comparison.test,
-        "correction": comparison.correction,
-        "alpha": comparison.alpha,
-        "B": comparison.B,
-        "seed": comparison.seed,
-        "baseline": comparison.baseline,
-        "topics": comparison.topics,
-    }
+    return [{key: (None if isinstance(v, float) and math.isnan(v) else v) for key, v in row.items()}
+            for row in clean.to_dict(orient="records")]
 
 
 def render_comparison(comparison: Comparison, *, format: str = "text", precision: int = 4) -> str:
@@ -215,12 +177,14 @@ def render_comparison(comparison: Comparison, *, format: str = "text", precision
         return _latex_comparison(comparison, precision)
     if format == "csv":
         return render_frame(comparison.tests, format="csv")  # full precision: a CSV is read by programs
-    document = {
-        "settings": _comparison_settings(comparison),
-        "means": {run: {m: float(comparison.means.at[run, m]) for m in comparison.measures} for run in comparison.runs},
-        "tests": _records(comparison.tests),
-    }
+    settings = {key: getattr(comparison, key) for key in ("test", "correction", "alpha", "B", "seed", "baseline",
+                                                          "topics")}
+    document = {"settings": settings, "means": _means(comparison.means), "tests": _records(comparison.tests)}
     return json.dumps(document, indent=1, default=_json_default) + "\n"
+
+
+def _means(means: pd.DataFrame) -> dict[str, dict[str, float]]:
+    return {run: {m: float(means.at[run, m]) for m in means.columns} for run in means.index}
 
 
 def _aligned(header: list[str], rows: list[list[str]]) -> str:
@@ -255,25 +219,25 @@ def render_frame(frame: pd.DataFrame, *, format: str = "text", precision: int = 
     return json.dumps({"settings": settings or {}, "rows": _records(frame)}, indent=1, default=_json_default) + "\n"
 
 
+def _cell(value, precision: int, escape: Callable[[str], str]) -> str:
+    """A cell's text: a float to ``precision`` decimals (NaN: empty), anything else escaped (missing: empty)."""
+    if isinstance(value, float | np.floating):
+        return "" if math.isnan(value) else f"{value:.{precision}f}"
+    return escape("" if value is None or value is pd.NA else str(value))
+
+
 def _latex_frame(frame: pd.DataFrame, precision: int) -> str:
     out = io.StringIO()
     out.write("\\begin{tabular}{" + "l" * frame.shape[1] + "}\n\\hline\n")
     out.write(" & ".join(latex_escape(c) for c in frame.columns) + " \\\\\n\\hline\n")
     for row in frame.itertuples(index=False):
-        cells = []
-        for value in row:
-            if isinstance(value, (float, np.floating)):
-                cells.append("" if math.isnan(value) else f"{value:.{precision}f}")
-            else:
-                cells.append(latex_escape("" if value is None or value is pd.NA else value))
-        out.write(" & ".join(cells) + " \\\\\n")
+        out.write(" & ".join(_cell(value, precision, latex_escape) for value in row) + " \\\\\n")
     out.write("\\hline\n\\end{tabular}\n")
     return out.getvalue()
 
 
 def _analysis_sections(analysis: MeasureAnalysis) -> list[tuple[str, pd.DataFrame]]:
-    power = analysis.power.summary.copy()
-    sections = [("Discriminative power", power)]
+    sections = [("Discriminative power", analysis.power.summary)]
     if analysis.power_by_test is not None and analysis.power_by_test.shape[1] > 2:
         sections.append(("Discriminative power by test (share of run pairs significant)", analysis.power_by_test))
     if analysis.correlations is not None:
@@ -292,30 +256,19 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
     ``csv`` writes the sections one after another, each preceded by a ``# title`` line.
     """
     _check_options(format, precision)
-    sections = _analysis_sections(analysis)
     if format == "json":
-        document = {
-            "settings": analysis.settings | {"agreement_test": analysis.agreement_test},
-            "means": {run: {m: float(analysis.means.at[run,
-                                                       m]) for m in analysis.means.columns} for run
-                      in analysis.means.index},
-            "discriminative_power": _records(analysis.power.summary),
-            "discriminative_power_by_test": None if analysis.power_by_test is None
-                    else _records(analysis.power_by_test),
-            "asl_curves": _records(analysis.power.curves),
-            "correlations": None if analysis.correlations is None else _records(analysis.correlations),
-            "agreement": None if analysis.agreement is None else _records(analysis.agreement),
-            "agreement_chart": None if analysis.chart is None else _records(analysis.chart),
-        }
+        document = {"settings": analysis.settings | {"agreement_test": analysis.agreement_test},
+                    "means": _means(analysis.means), "discriminative_power": _records(analysis.power.summary),
+                    "discriminative_power_by_test": _records(analysis.power_by_test),
+                    "asl_curves": _records(analysis.power.curves), "correlations": _records(analysis.correlations),
+                    "agreement": _records(analysis.agreement), "agreement_chart": _records(analysis.chart)}
         return json.dumps(document, indent=1, default=_json_default) + "\n"
     out = io.StringIO()
-    for title, frame in sections:
+    for title, frame in _analysis_sections(analysis):
         if format == "text":
             out.write(f"{title}\n{_text_frame(frame, precision)}\n")
         elif format == "csv":
-            out.write(f"# {title}\n")
-            out.write(frame.to_csv(index=False, lineterminator="\n"))
-            out.write("\n")
+            out.write(f"# {title}\n" + frame.to_csv(index=False, lineterminator="\n") + "\n")
         else:
             out.write(f"% {latex_escape(title)}\n{_latex_frame(frame, precision)}\n")
     return out.getvalue()
@@ -327,15 +280,8 @@ def html_table(frame: pd.DataFrame, *, precision: int = 4, index: bool = False, 
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in data.columns)
     body = []
     for row in data.itertuples(index=False):
-        cells = []
-        for value in row:
-            if isinstance(value, (float, np.floating)):
-                text = "" if math.isnan(value) else f"{value:.{precision}f}"
-                cells.append(f'<td class="num">{text}</td>')
-            elif value is None or value is pd.NA:
-                cells.append("<td></td>")
-            else:
-                cells.append(f"<td>{html.escape(str(value))}</td>")
+        cells = (('<td class="num">' if isinstance(value, float | np.floating) else "<td>")
+                 + _cell(value, precision, html.escape) + "</td>" for value in row)
         body.append("<tr>" + "".join(cells) + "</tr>")
     cls = f' class="{html.escape(classes)}"' if classes else ""
     return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

@@ -67,8 +67,7 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = ["INDEX_FORMAT", "INDEX_VERSION", "INDEX_LANGUAGES", "IndexRecord", "IndexSummary", "FieldStats",
-           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store",
-           "date_number"]
+           "OpenedStore", "SearchIndex", "build_index", "records_from_documents", "records_from_store", "date_number"]
 
 INDEX_FORMAT = "pateval-search-index"
 INDEX_VERSION = 1
@@ -259,8 +258,7 @@ class _StatsBuilder:
                 terms = analysed[key] = analyze(text, key[1])
                 counts = Counter(terms)
                 vocab = self.vocab[key[1]]
-                ids = [vocab.setdefault(term, len(vocab)) for term in counts]
-                self.indices[key].extend(ids)
+                self.indices[key].extend(vocab.setdefault(term, len(vocab)) for term in counts)
                 self.data[key].extend(counts.values())
                 self.lengths[key].append(len(terms))
             else:
@@ -287,10 +285,9 @@ class _StatsBuilder:
                 indptr = np.frombuffer(self.indptr[key], dtype=np.int64)
                 indices = np.frombuffer(self.indices[key], dtype=np.int32)
                 data = np.frombuffer(self.data[key], dtype=np.int32)
-                np.save(stats / f"{name}.indptr.npy", indptr)
-                np.save(stats / f"{name}.indices.npy", indices)
-                np.save(stats / f"{name}.data.npy", data)
-                np.save(stats / f"{name}.lengths.npy", np.frombuffer(self.lengths[key], dtype=np.int32))
+                lengths = np.frombuffer(self.lengths[key], dtype=np.int32)
+                for part, values in (("indptr", indptr), ("indices", indices), ("data", data), ("lengths", lengths)):
+                    np.save(stats / f"{name}.{part}.npy", values)
                 ctf_all += np.bincount(indices, weights=data, minlength=size).astype(np.int64)
                 ones = sparse.csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr),
                                          shape=(len(indptr) - 1, size))
@@ -303,20 +300,8 @@ class _StatsBuilder:
         return {lang: len(self.vocab[lang]) for lang in INDEX_LANGUAGES}
 
 
-def _directory_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-def build_index(
-    source,
-    out: str | os.PathLike[str],
-    *,
-    passages: bool = True,
-    until: str | None = None,
-    heap_mb: int = 512,
-    threads: int | None = None,
-    progress: bool = True,
-) -> IndexSummary:
+def build_index(source, out: str | os.PathLike[str], *, passages: bool = True, until: str | None = None,
+                heap_mb: int = 512, threads: int | None = None, progress: bool = True) -> IndexSummary:
     """Index a corpus with tantivy and write the re-scoring statistics beside it.
 
     Parameters
@@ -351,8 +336,7 @@ def build_index(
     started = time.perf_counter()
     records = _as_records(source)
     if until is not None:
-        last = date_number(until)
-        if not last:
+        if not (last := date_number(until)):
             raise ParameterError(f"until must be a date YYYY-MM-DD; got {until!r}")
         records = (r for r in records if not r.date or r.date <= last)
     with atomic_directory(out) as tmp:
@@ -381,15 +365,13 @@ def build_index(
                     if terms:
                         doc.add_text(field_name(text_field, lang), " ".join(terms))
                 writer.add_document(doc)
-                for key, value in (("row", row), ("ucid", record.ucid), ("patent_key", record.patent_key),
-                                   ("family_id", record.family_id), ("lang", record.lang), ("date", record.date),
-                                   ("ipc", record.ipc)):
-                    columns[key].append(value)
+                values = (row, record.ucid, record.patent_key, record.family_id, record.lang, record.date, record.ipc)
+                for column, value in zip(columns.values(), values, strict=True):  # in _DOCUMENT_SCHEMA's order
+                    column.append(value)
                 if passages and record.passages:
-                    for xpath, passage_lang, text in record.passages:
-                        for key, value in (("row", row), ("ucid", record.ucid), ("xpath", xpath),
-                                           ("lang", passage_lang), ("text", text)):
-                            passage_buffer[key].append(value)
+                    for passage in record.passages:  # (xpath, lang, text)
+                        for column, value in zip(passage_buffer.values(), (row, record.ucid, *passage), strict=True):
+                            column.append(value)
                     passage_count += len(record.passages)
                     if len(passage_buffer["row"]) >= 20_000:
                         passage_writer = _flush_passages(passage_buffer, passage_writer, tmp)
@@ -417,10 +399,8 @@ def build_index(
             "analyzers": describe_analyzers(), "seconds": round(seconds, 3), "until": until,
         }
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
-        size = _directory_bytes(tmp)
+        size = sum(p.stat().st_size for p in tmp.rglob("*") if p.is_file())
     return IndexSummary(str(out), n_docs, passage_count, term_counts, seconds, size)
-
-
 
 
 def _flush_passages(buffer: dict[str, list], writer, root: Path):
@@ -535,10 +515,8 @@ class SearchIndex:
         if key not in self._fields:
             name = field_name(*key)
             base = self.path / "stats"
-            indptr = np.load(base / f"{name}.indptr.npy")
-            indices = np.load(base / f"{name}.indices.npy")
-            data = np.load(base / f"{name}.data.npy")
-            lengths = np.load(base / f"{name}.lengths.npy")
+            indptr, indices, data, lengths = (np.load(base / f"{name}.{part}.npy")
+                                              for part in ("indptr", "indices", "data", "lengths"))
             size = len(self.vocab(key[1]))
             matrix = sparse.csr_matrix((data, indices, indptr), shape=(len(lengths), size))
             df = np.bincount(indices, minlength=size)

@@ -50,10 +50,6 @@ ENGINE_K1 = 1.2
 ENGINE_B = 0.75
 
 
-def _format(value: float) -> str:
-    return f"{value:g}"
-
-
 @dataclass(frozen=True)
 class BM25:
     """Okapi BM25 (Robertson et al.), per field, field scores added with their weights."""
@@ -72,7 +68,7 @@ class BM25:
 
     @property
     def tag(self) -> str:
-        return "bm25" if self.native else f"bm25-k1={_format(self.k1)}-b={_format(self.b)}"
+        return "bm25" if self.native else f"bm25-k1={self.k1:g}-b={self.b:g}"
 
 
 @dataclass(frozen=True)
@@ -89,7 +85,7 @@ class LMDirichlet:
 
     @property
     def tag(self) -> str:
-        return "lm" if self.mu == 2000.0 else f"lm-mu={_format(self.mu)}"
+        return "lm" if self.mu == 2000.0 else f"lm-mu={self.mu:g}"
 
 
 @dataclass(frozen=True)
@@ -107,7 +103,7 @@ class TFIDF:
 
     @property
     def tag(self) -> str:
-        return "tfidf" if (self.k1, self.b) == (1.0, 0.3) else f"tfidf-k1={_format(self.k1)}-b={_format(self.b)}"
+        return "tfidf" if (self.k1, self.b) == (1.0, 0.3) else f"tfidf-k1={self.k1:g}-b={self.b:g}"
 
 
 MODELS = {"bm25": (BM25, ("k1", "b")), "lm": (LMDirichlet, ("mu",)), "tfidf": (TFIDF, ("k1", "b"))}
@@ -154,13 +150,8 @@ def parse_model(spec) -> BM25 | LMDirichlet | TFIDF:
 
 def _term_ids(index, lang: str, terms: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
     vocab = index.vocab(lang)
-    ids, weights = [], []
-    for term, weight in terms.items():
-        term_id = vocab.get(term)
-        if term_id is not None:
-            ids.append(term_id)
-            weights.append(weight)
-    return np.asarray(ids, dtype=np.int64), np.asarray(weights, dtype=np.float64)
+    known = [(vocab[term], weight) for term, weight in terms.items() if term in vocab]
+    return np.asarray([i for i, _ in known], dtype=np.int64), np.asarray([w for _, w in known], dtype=np.float64)
 
 
 def _tf(stats, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -201,8 +192,7 @@ def rescore(index, model, query_terms: dict[str, dict[str, float]], rows: np.nda
             for text_field, weight in fields:
                 stats = index.field_stats(text_field, lang)
                 df = stats.df[ids].astype(np.float64)
-                present = df > 0
-                if not present.any():
+                if not (present := df > 0).any():
                     continue
                 idf = np.log1p((n_docs - df[present] + 0.5) / (df[present] + 0.5))
                 tf = _tf(stats, rows, ids[present])
@@ -224,8 +214,7 @@ def rescore(index, model, query_terms: dict[str, dict[str, float]], rows: np.nda
         if isinstance(model, LMDirichlet):
             total = float(ctf_all.sum())
             ctf = ctf_all[ids].astype(np.float64)
-            present = ctf > 0
-            if not present.any():
+            if not (present := ctf > 0).any():
                 continue
             background = ctf[present] / total
             scores += np.log1p(tf[:, present] / (model.mu * background)) @ qtf[present]

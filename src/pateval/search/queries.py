@@ -108,24 +108,13 @@ class QuerySpec:
     def name(self) -> str:
         """The canonical name (parses back to the same strategy)."""
         parts = "full" if set(self.parts) == set(TEXT_FIELDS) else "+".join(p for p in TEXT_FIELDS if p in self.parts)
-        options = []
-        if self.top is not None:
-            options.append(f"top={self.top}")
-        if self.min_df != 1:
-            options.append(f"mindf={self.min_df}")
-        if self.max_df != 1.0:
-            options.append(f"maxdf={self.max_df:g}")
-        if self.ipc != "none":
-            options.append(f"ipc={self.ipc}")
-            if self.ipc == "boost" and self.ipc_weight != 0.1:
-                options.append(f"ipcw={self.ipc_weight:g}")
-        if self.split != "none":
-            options.append(f"split={self.split}")
-            options.append(f"merge={self.merge}")
-        for f, w in self.field_weights:
-            if w != 1.0:
-                options.append(f"w.{f}={w:g}")
-        return ",".join([parts, *options])
+        # each option only where it differs from its default
+        optional = ((self.top is not None, f"top={self.top}"), (self.min_df != 1, f"mindf={self.min_df}"),
+                    (self.max_df != 1.0, f"maxdf={self.max_df:g}"), (self.ipc != "none", f"ipc={self.ipc}"),
+                    (self.ipc == "boost" and self.ipc_weight != 0.1, f"ipcw={self.ipc_weight:g}"),
+                    (self.split != "none", f"split={self.split}"), (self.split != "none", f"merge={self.merge}"),
+                    *((w != 1.0, f"w.{f}={w:g}") for f, w in self.field_weights))
+        return ",".join([parts, *(text for wanted, text in optional if wanted)])
 
 
 def parse_query_spec(text) -> QuerySpec:
@@ -187,32 +176,26 @@ class Query:
         return sum(len(t) for t in self.terms.values())
 
 
-def topic_texts(topic: PatentDocument, part: str, *, claim_numbers: Iterable[int] | None = None) -> dict[str,
-                                                                                                         list[str]]:
+def topic_texts(topic: PatentDocument, part: str, *,
+                claim_numbers: Iterable[int] | None = None) -> dict[str, list[str]]:
     """The texts of one part of a topic, by analyzer language.
 
     ``claim_numbers`` restricts the claims part to those claims.
     """
-    texts: dict[str, list[str]] = {}
-
-    def add(lang, text):
-        if text:
-            texts.setdefault(language_of(lang or topic.lang), []).append(text)
-
     if part in ("title", "abstract"):
-        for lang, text in getattr(topic, part).items():
-            add(lang, text)
+        pairs = list(getattr(topic, part).items())  # (language, text)
     elif part == "claims":
         wanted = set(claim_numbers) if claim_numbers is not None else None
-        for lang, claims in topic.claims.items():
-            for claim in claims:
-                if wanted is None or claim.number in wanted:
-                    add(lang, claim.text)
+        pairs = [(lang, claim.text) for lang, claims in topic.claims.items() for claim in claims
+                 if wanted is None or claim.number in wanted]
     elif part == "description":
-        for passage in topic.description:
-            add(passage.lang, passage.text)
+        pairs = [(passage.lang, passage.text) for passage in topic.description]
     else:
         raise ParameterError(f"unknown topic part {part!r}")
+    texts: dict[str, list[str]] = {}
+    for lang, text in pairs:
+        if text:
+            texts.setdefault(language_of(lang or topic.lang), []).append(text)
     return texts
 
 
@@ -273,8 +256,7 @@ def formulate(topic: PatentDocument, spec, index) -> list[Query]:
             counts = _counts(topic, others)
             for lang, bag in _counts(topic, ["claims"], claim_numbers=[number]).items():
                 counts.setdefault(lang, Counter()).update(bag)
-            terms = _select(index, counts, spec)
-            if terms:
+            if terms := _select(index, counts, spec):
                 queries.append(Query(terms, ipc, label=f"claim {number}"))
         if queries:
             return queries

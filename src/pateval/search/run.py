@@ -149,11 +149,9 @@ def load_topics(path: str | os.PathLike[str]) -> list[Topic]:
     if path.is_dir() and (path / "topics_PAC.xml").is_file():
         path = path / "topics_PAC.xml"
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml")
-        if not files:
+        if not (files := sorted(p for p in path.iterdir() if p.suffix.lower() == ".xml")):
             raise PatevalError(f"{path}: no topic XML files")
-        topics = [Topic(p.stem.split("_", 1)[0], read_patent(p)) for p in files]
-        return _checked_unique(path, topics)
+        return _checked_unique(path, [Topic(p.stem.split("_", 1)[0], read_patent(p)) for p in files])
     if not path.is_file():
         raise PatevalError(f"{path}: no such topics file or directory")
     try:
@@ -162,8 +160,7 @@ def load_topics(path: str | os.PathLike[str]) -> list[Topic]:
         raw = path.read_bytes()
         malformed(path, raw[: error.start].count(b"\n") + 1, "not valid UTF-8 text",
                   found=raw[max(0, error.start - 10) : error.end + 10])
-    blocks = re.findall(r"<topic>(.*?)</topic>", text, re.S)
-    if not blocks:
+    if not (blocks := re.findall(r"<topic>(.*?)</topic>", text, re.S)):
         malformed(path, None, "no <topic> blocks", expected="<topic><num>ID</num><file>FILE</file></topic>")
     topics = []
     for block in blocks:
@@ -224,8 +221,7 @@ def engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_be
     clauses = []
     for lang, terms in query.terms.items():
         for text_field in TEXT_FIELDS:
-            weight = weights.get(text_field, 0.0)
-            if weight <= 0:
+            if (weight := weights.get(text_field, 0.0)) <= 0:
                 continue
             name = field_name(text_field, lang)
             for term, count in terms.items():
@@ -242,12 +238,6 @@ def engine_query(index: SearchIndex, query: Query, config: SearchConfig, date_be
     return tantivy.Query.boolean_query(parts)
 
 
-def _ipc_shared(index: SearchIndex, rows: np.ndarray, ipc: tuple[str, ...]) -> np.ndarray:
-    wanted = set(ipc)
-    column = index.documents["ipc"].to_numpy()
-    return np.array([bool(wanted.intersection(column[r])) for r in rows], dtype=bool)
-
-
 def _one_query(index: SearchIndex, topic: PatentDocument, query: Query, config: SearchConfig,
                excluded: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Rows and scores of one query, best first, at most ``depth`` after exclusions."""
@@ -258,14 +248,14 @@ def _one_query(index: SearchIndex, topic: PatentDocument, query: Query, config: 
     limit = (config.depth if config.model.native and not boost else config.candidates) + 50
     hits = index.searcher.search(compiled, limit, count=False).hits
     rows = index.rows_of_hits(hits)
-    if config.model.native:
-        scores = np.asarray([score for score, _ in hits], dtype=np.float64)
-    else:
-        scores = rescore(index, config.model, query.terms, rows, config.query.weights)
+    scores = (np.asarray([score for score, _ in hits], dtype=np.float64) if config.model.native
+              else rescore(index, config.model, query.terms, rows, config.query.weights))
     if boost and len(scores):
         # in proportion to the candidates' score range, so that one weight means the same for every model
         spread = float(scores.max() - scores.min())
-        scores = scores + config.query.ipc_weight * spread * _ipc_shared(index, rows, query.ipc)
+        wanted, ipc_of = set(query.ipc), index.documents["ipc"].to_numpy()
+        shared = np.array([bool(wanted.intersection(ipc_of[r])) for r in rows], dtype=bool)
+        scores = scores + config.query.ipc_weight * spread * shared
     if excluded is not None and len(rows):
         keep = ~np.isin(rows, excluded)
         rows, scores = rows[keep], scores[keep]
@@ -294,10 +284,7 @@ def _merge(results: list[tuple[np.ndarray, np.ndarray]], how: str) -> tuple[np.n
             top = scores.max()
             values = scores / top if top > 0 else np.zeros_like(scores)
         for row, value in zip(rows.tolist(), values.tolist(), strict=False):
-            if how == "max":
-                merged[row] = max(merged.get(row, -np.inf), value)
-            else:
-                merged[row] = merged.get(row, 0.0) + value
+            merged[row] = max(merged.get(row, -np.inf), value) if how == "max" else merged.get(row, 0.0) + value
     rows = np.fromiter(merged, dtype=np.int64, count=len(merged))
     scores = np.fromiter(merged.values(), dtype=np.float64, count=len(merged))
     return rows, scores
@@ -309,8 +296,7 @@ def search_topic(index: SearchIndex, topic: PatentDocument, config: SearchConfig
     Ties are broken by document id, so equal scores always come out in the same order.
     """
     excluded = _excluded_rows(index, topic) if config.exclude_family else None
-    queries = formulate(topic, config.query, index)
-    if not queries:
+    if not (queries := formulate(topic, config.query, index)):
         return []
     rows, scores = _merge([_one_query(index, topic, q, config, excluded) for q in queries], config.query.merge)
     docnos = index.ucids[rows]
@@ -350,9 +336,8 @@ def search_topics(index, topics: Sequence[Topic], config: SearchConfig, *, progr
 
     index = index if isinstance(index, SearchIndex) else SearchIndex(index)
     started = time.perf_counter()
-    rankings = {}
-    for topic in tqdm(topics, desc=config.tag, unit=" topics", disable=not progress or None, leave=False):
-        rankings[topic.qid] = search_topic(index, topic.document, config)
+    rankings = {topic.qid: search_topic(index, topic.document, config)
+                for topic in tqdm(topics, desc=config.tag, unit=" topics", disable=not progress or None, leave=False)}
     return RunResult(config, rankings, time.perf_counter() - started)
 
 
@@ -369,39 +354,32 @@ def run_metadata(config: SearchConfig, index: SearchIndex, *, topics: str | os.P
 
     meta = index.meta
     query = config.query
-    retrieval = [{"name": config.model.tag, "method": type(config.model).__name__,
-                  **{k: v for k, v in asdict(config.model).items()},
+    engine = str(meta.get("engine") or tantivy.__version__)  # type: ignore[attr-defined]  # not in its stubs
+    if not engine.lower().startswith("tantivy"):
+        engine = f"tantivy {engine}"
+    retrieval = [{"name": config.model.tag, "method": type(config.model).__name__, **asdict(config.model),
                   "scoring": "tantivy BM25" if config.model.native and query.ipc != "boost"
                   else f"re-scored exactly over the engine's top {config.candidates} BM25 candidates"},
                  {"name": "query formulation", "strategy": query.name, "parts": list(query.parts),
-                  "top terms": query.top,
-                  "min df": query.min_df, "max df": query.max_df, "ipc": query.ipc, "split": query.split,
-                  "merge": query.merge, "field weights": dict(query.field_weights)},
+                  "top terms": query.top, "min df": query.min_df, "max df": query.max_df, "ipc": query.ipc,
+                  "split": query.split, "merge": query.merge, "field weights": dict(query.field_weights)},
                  {"name": "filters", "depth": config.depth, "date filter": config.date_filter,
                   "exclude family": config.exclude_family, "unit": config.unit}]
     return {
         "tag": config.tag,
         "research goal": {"description": "a pateval patent prior-art baseline"},
-        "platform": {"software": {"libraries": {"python": [f"pateval {pateval.__version__}",
-                                                           _engine_version(meta),
+        "platform": {"software": {"libraries": {"python": [f"pateval {pateval.__version__}", engine,
                                                            f"numpy {np.__version__}"]}},
                      "operating system": {"kernel": platform.release()}},
         "implementation": {"source": {"repository": "pateval", "version": pateval.__version__},
                            "executable": {"cmd": f"pateval search --model {config.model.tag} --query {query.name}"}},
-        "method": {
-            "automatic": True,
-            "indexing": {"engine": "tantivy", "index": str(index.path), "documents": int(meta.get("documents", 0)),
-                         "until": meta.get("until"), "fields": list(meta.get("fields", [])),
-                         "analyzers": dict(meta.get("analyzers", {}))},
-            "retrieval": retrieval,
-        },
+        "method": {"automatic": True,
+                   "indexing": {"engine": "tantivy", "index": str(index.path),
+                                "documents": int(meta.get("documents", 0)), "until": meta.get("until"),
+                                "fields": list(meta.get("fields", [])), "analyzers": dict(meta.get("analyzers", {}))},
+                   "retrieval": retrieval},
         "data": {"test collection": {"topics": str(topics) if topics is not None else None}},
     }
-
-
-def _engine_version(meta: dict) -> str:
-    engine = str(meta.get("engine") or tantivy.__version__)  # type: ignore[attr-defined]  # not in its stubs
-    return engine if engine.lower().startswith("tantivy") else f"tantivy {engine}"
 
 
 def write_trec_run(result: RunResult, path: str | os.PathLike[str], *, metadata: dict | None = None) -> Path:
@@ -417,8 +395,7 @@ def write_trec_run(result: RunResult, path: str | os.PathLike[str], *, metadata:
         raise ParameterError(f"a run tag must not contain white space: {tag!r}")
     header = ir_metadata_lines(metadata) if metadata is not None else []
     with atomic_output(path) as out:
-        for line in header:
-            out.write(line + "\n")
+        out.writelines(line + "\n" for line in header)
         for qid, ranking in result.rankings.items():
             for rank, (docno, score) in enumerate(ranking, start=1):
                 out.write(f"{qid} Q0 {docno} {rank} {float(score)!r} {tag}\n")
@@ -457,8 +434,7 @@ def grid_configs(models: Iterable | str = "seeds", queries: Iterable | None = No
     if queries is None:
         raise ParameterError("a grid of models needs query strategies")
     configs = [SearchConfig(model=m, query=q, **options) for m in models for q in queries]
-    tags = [c.tag for c in configs]
-    if len(set(tags)) != len(tags):
+    if len({c.tag for c in configs}) != len(configs):
         raise ParameterError("the grid repeats a configuration")
     return configs
 
@@ -538,8 +514,7 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
     n_docs = index.num_docs
     results: dict[str, list[tuple[str, str, float]]] = {}
     for topic in tqdm(topics, desc="passages", unit=" topics", disable=not progress or None, leave=False):
-        texts = _claims_at(topic.document, topic.claim_xpaths)
-        if not texts:
+        if not (texts := _claims_at(topic.document, topic.claim_xpaths)):
             raise PatevalError(f"passage topic {topic.qid}: none of its claims {' '.join(topic.claim_xpaths)} "
                                f"is in its topic file {topic.document.ucid}")
         query_terms = {lang: Counter(t for text in parts for t in analyze(text, lang)) for lang, parts in texts.items()}
@@ -550,16 +525,14 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
         ranked: list[tuple[str, str, float]] = []
         paragraphs = [by_row[r] for r in rows[:documents].tolist() if r in by_row]
         if paragraphs:
-            lengths_all = []
-            counted = []
+            counted = []  # (ucid, xpath, language, term counts, length) of every paragraph
             for frame in paragraphs:
                 for xpath, lang, text in frame[["xpath", "lang", "text"]].itertuples(index=False):
                     words = analyze(text, language_of(lang))
-                    counted.append((frame["ucid"].iat[0], xpath, language_of(lang), Counter(words)))
-                    lengths_all.append(len(words))
-            average = (sum(lengths_all) / len(lengths_all)) or 1.0
+                    counted.append((frame["ucid"].iat[0], xpath, language_of(lang), Counter(words), len(words)))
+            average = (sum(c[4] for c in counted) / len(counted)) or 1.0
             scored: dict[str, list[tuple[str, float]]] = {}
-            for (ucid, xpath, lang, bag), length in zip(counted, lengths_all, strict=False):
+            for ucid, xpath, lang, bag, length in counted:
                 terms = query.terms.get(lang, {})
                 df_all, _ = index.language_stats(lang)
                 vocab = index.vocab(lang)

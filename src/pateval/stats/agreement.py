@@ -24,15 +24,8 @@ __all__ = ["VERDICTS", "agreement_chart", "agreement_counts", "pair_verdicts"]
 VERDICTS = ("A", "B", "tie")
 
 
-def pair_verdicts(
-    matrices: Mapping[str, object],
-    *,
-    test: str = "wilcoxon",
-    alpha: float = 0.05,
-    correction: str | None = None,
-    seed: SeedLike = 0,
-    B: int | None = None,
-) -> pd.DataFrame:
+def pair_verdicts(matrices: Mapping[str, object], *, test: str = "wilcoxon", alpha: float = 0.05,
+                  correction: str | None = None, seed: SeedLike = 0, B: int | None = None) -> pd.DataFrame:
     """Each measure's verdict on every run pair.
 
     Returns a frame with ``run_a, run_b`` and one column per measure holding ``"A"`` (run_a
@@ -63,18 +56,11 @@ def agreement_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
         a = verdicts[first].to_numpy()
         b = verdicts[second].to_numpy()
         agree = a == b
-        rows.append(
-            {
-                "measure_a": first,
-                "measure_b": second,
-                "pairs": len(a),
-                "agree": int(agree.sum()),
-                "agree_share": float(agree.mean()) if len(a) else float("nan"),
-                "opposite": int((((a == "A") & (b == "B")) | ((a == "B") & (b == "A"))).sum()),
-                "one_tied": int(((a == "tie") != (b == "tie")).sum()),
-                "both_tied": int(((a == "tie") & (b == "tie")).sum()),
-            }
-        )
+        rows.append({"measure_a": first, "measure_b": second, "pairs": len(a), "agree": int(agree.sum()),
+                     "agree_share": float(agree.mean()) if len(a) else float("nan"),
+                     "opposite": int((((a == "A") & (b == "B")) | ((a == "B") & (b == "A"))).sum()),
+                     "one_tied": int(((a == "tie") != (b == "tie")).sum()),
+                     "both_tied": int(((a == "tie") & (b == "tie")).sum())})
     return pd.DataFrame(rows)
 
 

@@ -92,16 +92,9 @@ class Comparison:
         return table
 
 
-def compare_runs(
-    matrices: Mapping[str, object],
-    *,
-    baseline: str | None = None,
-    test: str = "t",
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    seed: SeedLike = 0,
-    B: int | None = None,
-) -> Comparison:
+def compare_runs(matrices: Mapping[str, object], *, baseline: str | None = None, test: str = "t",
+                 correction: str | None = "holm", alpha: float = 0.05, seed: SeedLike = 0,
+                 B: int | None = None) -> Comparison:
     """Test the runs against a baseline, or all pairs, under each measure.
 
     Parameters
@@ -127,18 +120,10 @@ def compare_runs(
     resampling = test in DEFAULT_B
     used_B = int(tests["B"].iloc[0]) if resampling else None
     exact = resampling and tests["seed"].isna().all()
-    return Comparison(
-        means=mean_scores(checked),
-        tests=tests,
-        topics={measure: len(frame) for measure, frame in checked.items()},
-        baseline=baseline,
-        test=test,
-        correction=str(tests["correction"].iloc[0]),
-        alpha=float(alpha),
-        B=used_B,
-        seed=describe_seed(seed) if resampling and not exact else None,
-        scores=checked,
-    )
+    return Comparison(means=mean_scores(checked), tests=tests,
+                      topics={measure: len(frame) for measure, frame in checked.items()}, baseline=baseline,
+                      test=test, correction=str(tests["correction"].iloc[0]), alpha=float(alpha), B=used_B,
+                      seed=describe_seed(seed) if resampling and not exact else None, scores=checked)
 
 
 @dataclass(frozen=True)
@@ -178,15 +163,9 @@ class MeasureAnalysis:
     power_by_test: pd.DataFrame | None = None
 
 
-def analyse_measures(
-    matrices: Mapping[str, object],
-    *,
-    test: str | Sequence[str] = "bootstrap",
-    agreement_test: str = "wilcoxon",
-    alpha: float = 0.05,
-    seed: SeedLike = 0,
-    B: int | None = None,
-) -> MeasureAnalysis:
+def analyse_measures(matrices: Mapping[str, object], *, test: str | Sequence[str] = "bootstrap",
+                     agreement_test: str = "wilcoxon", alpha: float = 0.05, seed: SeedLike = 0,
+                     B: int | None = None) -> MeasureAnalysis:
     """Discriminative power, rank correlation and agreement of the given measures.
 
     Parameters
@@ -209,13 +188,11 @@ def analyse_measures(
     if not tests or any(t not in TESTS for t in tests):
         raise ParameterError(f"tests must be among {', '.join(TESTS)}; got {test!r}")
     power = discriminative_power(checked, test=tests[0], alpha=alpha, B=B, seed=seed)
-    summaries = [power.summary] + [discriminative_power(checked, test=t, alpha=alpha, B=B,
-                                                        seed=seed).summary for t in tests[1:]]
-    power_by_test = (
-        pd.concat(summaries, ignore_index=True)
-        .pivot(index="measure", columns="test", values="discriminative_power")
-        .reindex(index=list(checked), columns=tests)
-    )
+    summaries = [power.summary] + [discriminative_power(checked, test=t, alpha=alpha, B=B, seed=seed).summary
+                                   for t in tests[1:]]
+    power_by_test = (pd.concat(summaries, ignore_index=True)
+                     .pivot(index="measure", columns="test", values="discriminative_power")
+                     .reindex(index=list(checked), columns=tests))
     power_by_test.columns.name = None
     power_by_test = power_by_test.reset_index()
     means = mean_scores(checked)
@@ -227,15 +204,7 @@ def analyse_measures(
         verdicts = pair_verdicts(checked, test=agreement_test, alpha=alpha, seed=seed, B=B)
         agreement = agreement_counts(verdicts)
         chart = agreement_chart(verdicts)
-    return MeasureAnalysis(
-        means=means,
-        power=power,
-        correlations=correlations,
-        verdicts=verdicts,
-        agreement=agreement,
-        chart=chart,
-        agreement_test=agreement_test,
-        settings={"test": tests[0], "alpha": float(alpha), "B": power.summary["B"].iloc[0],
-                  "seed": power.summary["seed"].iloc[0]},
-        power_by_test=power_by_test,
-    )
+    settings = {"test": tests[0], "alpha": float(alpha), "B": power.summary["B"].iloc[0],
+                "seed": power.summary["seed"].iloc[0]}
+    return MeasureAnalysis(means=means, power=power, correlations=correlations, verdicts=verdicts, agreement=agreement,
+                           chart=chart, agreement_test=agreement_test, settings=settings, power_by_test=power_by_test)

@@ -9,6 +9,8 @@ adjustment keeps the order of the raw p-values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..errors import ParameterError
@@ -25,6 +27,19 @@ def _as_p_values(p_values) -> np.ndarray:
     return p
 
 
+def _stepwise(p_values, scale: Callable[[np.ndarray, int], np.ndarray],
+              monotone: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """A step-wise method: ``scale(sorted p-values, m)`` made monotone in the sorted order, then put
+    back in the order of ``p_values`` (ties keep their order)."""
+    p = _as_p_values(p_values)
+    if p.size == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(p.size)
+    adjusted[order] = monotone(scale(p[order], p.size))
+    return adjusted
+
+
 def bonferroni(p_values) -> np.ndarray:
     """Bonferroni: ``min(1, m p_i)`` for m tests; controls the family-wise error rate."""
     p = _as_p_values(p_values)
@@ -36,15 +51,7 @@ def holm(p_values) -> np.ndarray:
 
     With the p-values sorted ascending, ``p~_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
     """
-    p = _as_p_values(p_values)
-    m = p.size
-    if m == 0:
-        return p.copy()
-    order = np.argsort(p, kind="stable")
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    adjusted = np.empty(m)
-    adjusted[order] = np.maximum.accumulate(scaled)
-    return adjusted
+    return _stepwise(p_values, lambda p, m: np.minimum(1.0, (m - np.arange(m)) * p), np.maximum.accumulate)
 
 
 def benjamini_hochberg(p_values) -> np.ndarray:
@@ -52,15 +59,8 @@ def benjamini_hochberg(p_values) -> np.ndarray:
 
     With the p-values sorted ascending, ``p~_(i) = min_{j >= i} min(1, m p_(j) / j)``.
     """
-    p = _as_p_values(p_values)
-    m = p.size
-    if m == 0:
-        return p.copy()
-    order = np.argsort(p, kind="stable")
-    scaled = np.minimum(1.0, p[order] * m / np.arange(1, m + 1))
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum.accumulate(scaled[::-1])[::-1]
-    return adjusted
+    return _stepwise(p_values, lambda p, m: np.minimum(1.0, p * m / np.arange(1, m + 1)),
+                     lambda scaled: np.minimum.accumulate(scaled[::-1])[::-1])
 
 
 #: Corrections by the names the API and command line accept.

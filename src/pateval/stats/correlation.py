@@ -24,8 +24,7 @@ __all__ = ["kendall_tau", "ranking_correlations", "tau_ap"]
 
 
 def _paired_vectors(x, y) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(x, dtype=float).ravel()
-    b = np.asarray(y, dtype=float).ravel()
+    a, b = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
     if a.shape != b.shape:
         raise ParameterError(f"rank correlation needs scores of the same runs: {a.size} against {b.size}")
     if a.size < 2:
@@ -59,15 +58,11 @@ def tau_ap(x, y, *, symmetric: bool = False) -> float:
         return 0.5 * (tau_ap(a, b) + tau_ap(b, a))
     n = a.size
     order = np.argsort(-a, kind="stable")
-    ranked_x = a[order]
-    ranked_y = b[order]
+    ranked_x, ranked_y = a[order], b[order]
     total = 0.0
-    for i in range(1, n):
-        above_y = ranked_y[:i]
-        above_x = ranked_x[:i]
-        tied = (above_y == ranked_y[i]) | (above_x == ranked_x[i])
-        correct = np.where(tied, 0.5, (above_y > ranked_y[i]).astype(float)).sum()
-        total += correct / i
+    for i in range(1, n):  # the runs above position i: those y ranks above it count 1, ties 1/2
+        tied = (ranked_y[:i] == ranked_y[i]) | (ranked_x[:i] == ranked_x[i])
+        total += np.where(tied, 0.5, (ranked_y[:i] > ranked_y[i]).astype(float)).sum() / i
     return float(2.0 / (n - 1) * total - 1.0)
 
 
@@ -92,15 +87,6 @@ def ranking_correlations(means: pd.DataFrame) -> pd.DataFrame:
         x = means[first].to_numpy(dtype=float)
         y = means[second].to_numpy(dtype=float)
         forward, backward = tau_ap(x, y), tau_ap(y, x)
-        rows.append(
-            {
-                "measure_a": first,
-                "measure_b": second,
-                "kendall_tau": kendall_tau(x, y),
-                "tau_ap_a_b": forward,
-                "tau_ap_b_a": backward,
-                "tau_ap": 0.5 * (forward + backward),
-                "runs": len(x),
-            }
-        )
+        rows.append({"measure_a": first, "measure_b": second, "kendall_tau": kendall_tau(x, y), "tau_ap_a_b": forward,
+                     "tau_ap_b_a": backward, "tau_ap": 0.5 * (forward + backward), "runs": len(x)})
     return pd.DataFrame(rows)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._optional import needs_extra
 from ..errors import ParameterError
-from .scores import SeedLike, as_generator, as_run_scores, resample_counts
+from .scores import SeedLike, as_generator, as_run_scores, check_level, resample_counts
 
 with needs_extra("stats"):
     from scipy import stats as sps
@@ -33,12 +33,6 @@ def _differences(differences) -> np.ndarray:
     return z
 
 
-def _check_confidence(confidence) -> float:
-    if not isinstance(confidence, (int, float, np.floating)) or not 0.0 < float(confidence) < 1.0:
-        raise ParameterError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
-    return float(confidence)
-
-
 def paired_effect_size(differences) -> np.ndarray:
     """Cohen's d_z for paired data: ``mean(z) / sd(z)`` (sample sd, n - 1), per column.
 
@@ -55,7 +49,7 @@ def paired_effect_size(differences) -> np.ndarray:
 def t_confidence_interval(differences, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """The t interval of the mean difference: ``mean(z) +- t_{n-1,(1+c)/2} sd(z) / sqrt(n)``."""
     z = _differences(differences)
-    confidence = _check_confidence(confidence)
+    confidence = check_level("confidence", confidence)
     n = z.shape[0]
     mean = z.mean(axis=0)
     margin = sps.t.ppf((1.0 + confidence) / 2.0, n - 1) * z.std(axis=0, ddof=1) / math.sqrt(n)
@@ -70,7 +64,7 @@ def bootstrap_confidence_interval(differences, *, confidence: float = 0.95, B: i
     the interval runs from the (1-c)/2 to the (1+c)/2 quantile of the resampled means.
     """
     z = _differences(differences)
-    confidence = _check_confidence(confidence)
+    confidence = check_level("confidence", confidence)
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
         raise ParameterError(f"B must be a positive int, not {B!r}")
     rng = as_generator(seed)

@@ -66,31 +66,16 @@ def summarise_discriminative_power(tests: pd.DataFrame, *, alpha: float = 0.05) 
         critical = group["critical_difference"].to_numpy(dtype=float)
         finite = critical[np.isfinite(critical)]
         significant = int((asl < alpha).sum())
-        rows.append(
-            {
-                "measure": measure,
-                "test": group["test"].iloc[0],
-                "pairs": len(group),
-                "significant": significant,
-                "discriminative_power": significant / len(group) if len(group) else float("nan"),
-                "difference_needed": float(finite.max()) if finite.size else float("nan"),
-                "difference_needed_median": float(np.median(finite)) if finite.size else float("nan"),
-                "alpha": alpha,
-                "B": group["B"].iloc[0],
-                "seed": group["seed"].iloc[0],
-            }
-        )
+        rows.append({"measure": measure, "test": group["test"].iloc[0], "pairs": len(group), "significant": significant,
+                     "discriminative_power": significant / len(group) if len(group) else float("nan"),
+                     "difference_needed": float(finite.max()) if finite.size else float("nan"),
+                     "difference_needed_median": float(np.median(finite)) if finite.size else float("nan"),
+                     "alpha": alpha, "B": group["B"].iloc[0], "seed": group["seed"].iloc[0]})
     return pd.DataFrame(rows)
 
 
-def discriminative_power(
-    matrices: Mapping[str, object],
-    *,
-    test: str = "bootstrap",
-    alpha: float = 0.05,
-    B: int | None = None,
-    seed: SeedLike = 0,
-) -> DiscriminativePower:
+def discriminative_power(matrices: Mapping[str, object], *, test: str = "bootstrap", alpha: float = 0.05,
+                         B: int | None = None, seed: SeedLike = 0) -> DiscriminativePower:
     """Test all run pairs under each measure and summarise how many each measure tells apart.
 
     Parameters

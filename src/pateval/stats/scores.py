@@ -16,18 +16,8 @@ import pandas as pd
 
 from ..errors import ParameterError
 
-__all__ = [
-    "RunScores",
-    "SeedLike",
-    "as_generator",
-    "as_run_scores",
-    "check_matrices",
-    "describe_seed",
-    "resample_counts",
-    "run_pairs",
-    "score_matrices",
-    "score_matrix",
-]
+__all__ = ["RunScores", "SeedLike", "as_generator", "as_run_scores", "check_level", "check_matrices", "describe_seed",
+           "resample_counts", "run_pairs", "score_matrices", "score_matrix"]
 
 SeedLike = int | np.random.Generator
 
@@ -44,6 +34,13 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
     if seed < 0:
         raise ParameterError(f"seed must be a non-negative int, not {seed}")
     return np.random.default_rng(int(seed))
+
+
+def check_level(name: str, value) -> float:
+    """``value`` (a significance or confidence level) as a float strictly between 0 and 1."""
+    if not isinstance(value, (int, float, np.floating)) or not 0.0 < float(value) < 1.0:
+        raise ParameterError(f"{name} must lie strictly between 0 and 1, not {value!r}")
+    return float(value)
 
 
 def describe_seed(seed: SeedLike) -> int | str:
@@ -89,17 +86,14 @@ def score_matrix(frame: pd.DataFrame, measure: str | None = None, *, topics: str
         first = data[data.duplicated(["run", "topic"])].iloc[0]
         raise ParameterError(f"run {first['run']!r} has two {measure} scores for topic {first['topic']!r}")
     runs = list(dict.fromkeys(data["run"]))
-    matrix = data.pivot(index="topic", columns="run", values="value").reindex(columns=runs)
-    matrix = matrix.astype(float)
+    matrix = data.pivot(index="topic", columns="run", values="value").reindex(columns=runs).astype(float)
     missing = matrix.isna()
     if missing.any().any():
         if topics == "strict":
             run = missing.any().idxmax()
             topic = missing[run].idxmax()
-            raise ParameterError(
-                f"run {run!r} has no {measure} score for topic {topic!r}; paired tests need every run "
-                "scored on the same topics (evaluate with complete topics to score it as 0)"
-            )
+            raise ParameterError(f"run {run!r} has no {measure} score for topic {topic!r}; paired tests need every run "
+                                 "scored on the same topics (evaluate with complete topics to score it as 0)")
         matrix = matrix.dropna(axis=0, how="any")
     matrix = matrix.sort_index()
     matrix.columns.name = "run"
@@ -107,8 +101,8 @@ def score_matrix(frame: pd.DataFrame, measure: str | None = None, *, topics: str
     return matrix
 
 
-def score_matrices(frame: pd.DataFrame, measures: Sequence[str] | None = None, *, topics: str = "shared") -> dict[str,
-                                                                                                                  pd.DataFrame]:
+def score_matrices(frame: pd.DataFrame, measures: Sequence[str] | None = None, *,
+                   topics: str = "shared") -> dict[str, pd.DataFrame]:
     """One :func:`score_matrix` per measure, in the frame's order (or the order given)."""
     if measures is None:
         if not isinstance(frame, pd.DataFrame) or "measure" not in frame.columns:
@@ -167,10 +161,8 @@ def as_run_scores(scores, *, min_runs: int = 2, min_topics: int = 2) -> RunScore
                              f"{values.shape[0]}")
     if not np.isfinite(values).all():
         row, col = np.argwhere(~np.isfinite(values))[0]
-        raise ParameterError(
-            f"run {runs[col]!r} has no finite score for topic {topics[row]!r}; paired tests need every "
-            "run scored on the same topics"
-        )
+        raise ParameterError(f"run {runs[col]!r} has no finite score for topic {topics[row]!r}; paired tests need "
+                             "every run scored on the same topics")
     return RunScores(np.ascontiguousarray(values), runs, topics)
 
 

@@ -28,6 +28,7 @@ retrieval experiments. ACM TOIS 30(1).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,23 +40,13 @@ from ..tuning import EXACT_SIGN_TOPICS, RESAMPLE_CHUNK_VALUES
 from .corrections import CORRECTIONS, adjust_p_values
 from .effect_size import paired_effect_size, t_confidence_interval
 from .names import DEFAULT_B, TESTS
-from .scores import SeedLike, as_generator, as_run_scores, describe_seed, resample_counts, run_pairs
+from .scores import SeedLike, as_generator, as_run_scores, check_level, describe_seed, resample_counts, run_pairs
 
 with needs_extra("stats"):
     from scipy import stats as sps
 
-__all__ = [
-    "DEFAULT_B",
-    "TESTS",
-    "PairedTestResult",
-    "bootstrap_asl",
-    "paired_t",
-    "paired_test",
-    "pairwise_tests",
-    "randomisation_asl",
-    "tukey_hsd_asl",
-    "wilcoxon_signed_rank",
-]
+__all__ = ["DEFAULT_B", "TESTS", "PairedTestResult", "bootstrap_asl", "paired_t", "paired_test", "pairwise_tests",
+           "randomisation_asl", "tukey_hsd_asl", "wilcoxon_signed_rank"]
 
 
 # Comparisons "resampled >= observed" allow this relative slack (see the module docstring).
@@ -77,12 +68,6 @@ def _check_B(B, test: str) -> int:
     return int(B)
 
 
-def _check_alpha(alpha) -> float:
-    if not isinstance(alpha, (int, float, np.floating)) or not 0.0 < float(alpha) < 1.0:
-        raise ParameterError(f"alpha must lie strictly between 0 and 1, not {alpha!r}")
-    return float(alpha)
-
-
 def _as_differences(differences) -> np.ndarray:
     z = np.asarray(differences, dtype=float)
     if z.ndim == 1:
@@ -96,26 +81,26 @@ def _as_differences(differences) -> np.ndarray:
     return z
 
 
-class _TopK:
-    """The k largest values seen so far in each column, kept across chunks of rows."""
-
-    def __init__(self, k: int, width: int) -> None:
-        self.k = k
-        self.values = np.empty((0, width))
-
-    def add(self, rows: np.ndarray) -> None:
-        merged = np.concatenate([self.values, rows], axis=0)
-        if merged.shape[0] > self.k:
-            merged = np.partition(merged, merged.shape[0] - self.k, axis=0)[-self.k :]
-        self.values = merged
-
-    def kth_largest(self) -> np.ndarray:
-        return self.values.min(axis=0)
-
-
 def _critical_rank(alpha: float, B: int) -> int:
     """Rank (1 = largest) of the resampled statistic that marks the alpha level: ceil(alpha B)."""
     return max(1, min(B, math.ceil(alpha * B - 1e-9)))
+
+
+def _resampled_tail(statistics: Callable[[int, int], np.ndarray], total: int, threshold: np.ndarray, alpha: float,
+                    step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``total`` rows of resampled statistics, ``step`` rows at a time (``statistics(start,
+    rows)`` gives rows x columns), and count per column those >= ``threshold``; also return
+    each column's ceil(alpha total)-th largest, the k largest being kept across chunks."""
+    k = _critical_rank(alpha, total)
+    count = np.zeros(len(threshold), dtype=np.int64)
+    top = np.empty((0, len(threshold)))
+    for start in range(0, total, step):
+        resampled = statistics(start, min(step, total - start))
+        count += (resampled >= threshold).sum(axis=0)
+        top = np.concatenate([top, resampled], axis=0)
+        if top.shape[0] > k:
+            top = np.partition(top, top.shape[0] - k, axis=0)[-k:]
+    return count, top.min(axis=0)
 
 
 def _t_values(mean: np.ndarray, sd: np.ndarray, n: int) -> np.ndarray:
@@ -145,7 +130,7 @@ def paired_t(differences, *, alpha: float = 0.05) -> dict[str, np.ndarray]:
         ``t_{n-1, 1-alpha/2} sd / sqrt(n)``), one value per column.
     """
     z = _as_differences(differences)
-    alpha = _check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     n = z.shape[0]
     mean = z.mean(axis=0)
     sd = z.std(axis=0, ddof=1)
@@ -223,8 +208,7 @@ def wilcoxon_signed_rank(differences) -> dict[str, np.ndarray]:
         normal = np.abs(w_plus - mean) / se
     p = np.where(se > 0, np.minimum(1.0, 2.0 * sps.norm.sf(normal)), 1.0)
     for column in range(width if n_total <= 50 else 0):
-        kc = int(k[column])
-        if kc == 0:
+        if (kc := int(k[column])) == 0:
             continue
         if not has_ties[column] and kc == n_total:
             counts = _wilcoxon_null_counts(kc)
@@ -281,7 +265,7 @@ def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, 
     """
     z = _as_differences(differences)
     B = _check_B(B, "randomisation")
-    alpha = _check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     n, width = z.shape
     if exact not in ("auto", True, False):
         raise ParameterError(f"exact must be 'auto', True or False, not {exact!r}")
@@ -292,22 +276,10 @@ def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, 
     rng = None if enumerate_all else as_generator(seed)
     total = 2**n if enumerate_all else B
     observed = np.abs(np.ones(n) @ z) / n
-    threshold = observed * (1.0 - _RTOL)
-    count = np.zeros(width, dtype=np.int64)
-    top = _TopK(_critical_rank(alpha, total), width)
-    step = _chunk_rows(max(n, width))
-    for start in range(0, total, step):
-        rows = min(step, total - start)
-        resampled = np.abs(_sign_rows(rng, start, rows, n) @ z) / n
-        count += (resampled >= threshold).sum(axis=0)
-        top.add(resampled)
-    return {
-        "statistic": z.mean(axis=0),
-        "p_value": count / total,
-        "critical_difference": top.kth_largest(),
-        "B": total,
-        "exact": enumerate_all,
-    }
+    count, critical = _resampled_tail(lambda start, rows: np.abs(_sign_rows(rng, start, rows, n) @ z) / n, total,
+                                      observed * (1.0 - _RTOL), alpha, _chunk_rows(max(n, width)))
+    return {"statistic": z.mean(axis=0), "p_value": count / total, "critical_difference": critical, "B": total,
+            "exact": enumerate_all}
 
 
 # ---- Sakai's paired bootstrap ------------------------------------------------------------
@@ -332,7 +304,7 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
     """
     z = _as_differences(differences)
     B = _check_B(B, "bootstrap")
-    alpha = _check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     rng = as_generator(seed)
     n, width = z.shape
     mean = z.mean(axis=0)
@@ -344,24 +316,16 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
     # counts @ w^2 - n mean^2 cancels: a sample without spread comes out with a variance of
     # rounding noise (and a t in the millions); below this it is treated as exactly 0
     noise = 1e-12 * np.max(w_squared, axis=0, initial=0.0)
-    count = np.zeros(width, dtype=np.int64)
-    top = _TopK(_critical_rank(alpha, B), width)
-    step = _chunk_rows(max(n, width))
-    for start in range(0, B, step):
-        rows = min(step, B - start)
+
+    def t_star(_start: int, rows: int) -> np.ndarray:
         counts = resample_counts(rng, rows, n)
         sample_mean = (counts @ w) / n
         sample_var = (counts @ w_squared - n * sample_mean**2) / (n - 1)
-        sample_var = np.where(sample_var <= noise, 0.0, sample_var)
-        t_star = np.abs(_t_values(sample_mean, np.sqrt(sample_var), n))
-        count += (t_star >= threshold).sum(axis=0)
-        top.add(t_star)
-    return {
-        "statistic": t_observed,
-        "p_value": count / B,
-        "critical_difference": top.kth_largest() * sd / math.sqrt(n),
-        "B": B,
-    }
+        return np.abs(_t_values(sample_mean, np.sqrt(np.where(sample_var <= noise, 0.0, sample_var)), n))
+
+    count, t_critical = _resampled_tail(t_star, B, threshold, alpha, _chunk_rows(max(n, width)))
+    return {"statistic": t_observed, "p_value": count / B, "critical_difference": t_critical * sd / math.sqrt(n),
+            "B": B}
 
 
 # ---- randomised Tukey HSD ----------------------------------------------------------------
@@ -394,7 +358,7 @@ def tukey_hsd_asl(scores, pairs: tuple[np.ndarray, np.ndarray] | None = None, *,
     """
     matrix = as_run_scores(scores).values
     B = _check_B(B, "tukey")
-    alpha = _check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     rng = as_generator(seed)
     n, m = matrix.shape
     first, second = run_pairs([str(i) for i in range(m)]) if pairs is None else pairs
@@ -412,12 +376,8 @@ def tukey_hsd_asl(scores, pairs: tuple[np.ndarray, np.ndarray] | None = None, *,
     ordered = np.sort(ranges)
     threshold = np.abs(difference) * (1.0 - _RTOL)
     count = B - np.searchsorted(ordered, threshold, side="left")
-    return {
-        "statistic": difference,
-        "p_value": count / B,
-        "critical_difference": np.full(len(first), ordered[B - _critical_rank(alpha, B)]),
-        "B": B,
-    }
+    return {"statistic": difference, "p_value": count / B,
+            "critical_difference": np.full(len(first), ordered[B - _critical_rank(alpha, B)]), "B": B}
 
 
 # ---- one pair, all pairs ---------------------------------------------------------------
@@ -485,36 +445,21 @@ def paired_test(x, y, *, test: str = "t", B: int | None = None, seed: SeedLike =
     Sakai's book, table 5.1 (20 topics): ``paired_test(a, b).statistic`` is 2.116 and its
     p-value 0.0478.
     """
-    a = np.asarray(x, dtype=float).ravel()
-    b = np.asarray(y, dtype=float).ravel()
+    a, b = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
     if a.shape != b.shape:
         raise ParameterError(f"paired scores need the same topics: {a.size} scores against {b.size}")
     matrix = as_run_scores(np.column_stack([a, b])).values
     result = _run_test(test, matrix, np.array([0]), np.array([1]), B=B, seed=seed, alpha=0.05, exact=exact)
     resampling = result["B"] is not None
-    return PairedTestResult(
-        test=test,
-        n_topics=len(a),
-        mean_difference=float(a.mean() - b.mean()),
-        statistic=float(np.asarray(result["statistic"])[0]),
-        p_value=float(np.asarray(result["p_value"])[0]),
-        B=int(result["B"]) if resampling else None,
-        seed=describe_seed(seed) if resampling and not result.get("exact", False) else None,
-    )
+    return PairedTestResult(test=test, n_topics=len(a), mean_difference=float(a.mean() - b.mean()),
+                            statistic=float(np.asarray(result["statistic"])[0]),
+                            p_value=float(np.asarray(result["p_value"])[0]), B=int(result["B"]) if resampling else None,
+                            seed=describe_seed(seed) if resampling and not result.get("exact", False) else None)
 
 
-def pairwise_tests(
-    scores,
-    *,
-    test: str = "t",
-    baseline: str | None = None,
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    seed: SeedLike = 0,
-    B: int | None = None,
-    exact: bool | str = "auto",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+def pairwise_tests(scores, *, test: str = "t", baseline: str | None = None, correction: str | None = "holm",
+                   alpha: float = 0.05, seed: SeedLike = 0, B: int | None = None, exact: bool | str = "auto",
+                   confidence: float = 0.95) -> pd.DataFrame:
     """Test every pair of runs (or every run against a baseline) on one measure.
 
     Parameters
@@ -545,7 +490,7 @@ def pairwise_tests(
         test, correction, alpha, B, seed``.
     """
     matrix = as_run_scores(scores)
-    alpha = _check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     if correction is not None and correction not in CORRECTIONS:
         raise ParameterError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)} or None")
     first, second = run_pairs(matrix.runs, baseline)
@@ -559,26 +504,14 @@ def pairwise_tests(
     resampling = result["B"] is not None
     exact_used = bool(result.get("exact", False))
     means = x.mean(axis=0)
-    return pd.DataFrame(
-        {
-            "run_a": [matrix.runs[i] for i in first],
-            "run_b": [matrix.runs[i] for i in second],
-            "n_topics": matrix.n_topics,
-            "mean_a": means[first],
-            "mean_b": means[second],
-            "difference": means[first] - means[second],
-            "statistic": np.asarray(result["statistic"], dtype=float),
-            "p_value": p,
-            "p_adjusted": adjusted,
-            "significant": adjusted < alpha,
-            "effect_size": paired_effect_size(z),
-            "ci_low": low,
-            "ci_high": high,
-            "critical_difference": np.asarray(result["critical_difference"], dtype=float),
-            "test": test,
-            "correction": applied if applied is not None else "none",
-            "alpha": alpha,
-            "B": int(result["B"]) if resampling else pd.NA,
-            "seed": (describe_seed(seed) if resampling and not exact_used else pd.NA),
-        }
-    )
+    return pd.DataFrame({
+        "run_a": [matrix.runs[i] for i in first], "run_b": [matrix.runs[i] for i in second],
+        "n_topics": matrix.n_topics, "mean_a": means[first], "mean_b": means[second],
+        "difference": means[first] - means[second], "statistic": np.asarray(result["statistic"], dtype=float),
+        "p_value": p, "p_adjusted": adjusted, "significant": adjusted < alpha, "effect_size": paired_effect_size(z),
+        "ci_low": low, "ci_high": high,
+        "critical_difference": np.asarray(result["critical_difference"], dtype=float),
+        "test": test, "correction": applied if applied is not None else "none", "alpha": alpha,
+        "B": int(result["B"]) if resampling else pd.NA,
+        "seed": describe_seed(seed) if resampling and not exact_used else pd.NA,
+    })
