@@ -84,6 +84,7 @@ from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
+from .subtopic import _view as subtopic_view
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
 
 if TYPE_CHECKING:
@@ -182,12 +183,6 @@ class CubeSettings:
             raise ParameterError(f"{measure}: decay_a and decay_b apply to cap=false only")
 
 
-def _view(ranked: RankedTopics, kind: str, context: EvaluationContext) -> SubtopicView:
-    """The ranking's subtopic view (the costly join), made once per evaluation for CT, ACT and the variants."""
-    return context.memo.get(("cube view", kind), lambda: _dd_view(ranked) if kind == "trec-dd"
-                            else ranked.subtopic_view(aggregate="max"), ranking=ranked)
-
-
 def _resolve_maxgrade(ranked: RankedTopics, settings: CubeSettings) -> float:
     grades = ranked.judgements.qrels.rel
     highest = int(grades.max()) if len(grades) else 0
@@ -253,7 +248,7 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
 def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure,
                  examined: np.ndarray):
     """Per (examined row, subtopic) with rel > 0: row, subtopic, rel and gain, by (subtopic, row)."""
-    view = _view(ranked, "max", context)
+    view = subtopic_view(ranked, context)  # the costly join, shared with the subtopic measures
     theta = _importance(ranked, view, settings, context, measure)
     maxgrade = _resolve_maxgrade(ranked, settings)
     keep = (view.pair_grade > 0) & examined[view.pair_row]
@@ -372,7 +367,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if examined is not None and examined.all():
         examined = None
 
-    view = _view(ranked, "trec-dd", context)
+    view = context.memo.get("jig view", lambda: _dd_view(ranked), ranking=ranked)  # once for CT, ACT
     weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
     rows, subtopics, rating = view.pair_row, view.pair_subtopic, view.pair_grade
     if examined is not None:

@@ -49,7 +49,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_runs
+from ..core.segments import place_in_runs, run_starts, running_count
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
@@ -132,13 +132,8 @@ def _sum(topic: np.ndarray, weights: np.ndarray | None = None, minlength: int = 
 
 
 def _per_topic_cumsum(values: np.ndarray, topic: np.ndarray) -> np.ndarray:
-    """Running sums of ``values`` within each run of equal ``topic`` (grouped)."""
-    total = np.cumsum(values)
-    if not len(total):
-        return total
-    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
-    before = np.r_[0.0, total][starts]
-    return total - np.repeat(before, np.diff(np.r_[starts, len(values)]))
+    """Running sums of ``values`` within each run of equal ``topic`` (grouped), from one global running sum."""
+    return running_count(values, run_starts(topic))
 
 
 def _gains(ranked: RankedTopics, text: str, context: EvaluationContext) -> _Gains:
@@ -166,8 +161,7 @@ def _dcg_and_ideal(ranked: RankedTopics, measure: Measure,
         idcg = g.idcg()
     else:
         idcg = np.zeros(ranked.n_topics)
-        has = g.n_ideal > 0
-        topics = np.flatnonzero(has)
+        topics = np.flatnonzero(g.n_ideal > 0)
         idcg[topics] = g.idcg_at(topics, np.minimum(g.n_ideal[topics], k))
     return dcg, idcg
 
