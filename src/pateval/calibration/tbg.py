@@ -60,27 +60,10 @@ from ..measures.base import divide_or_zero
 from ..tuning import BOOTSTRAP_BLOCK_CELLS
 from ..usermodel.time import TimeModel, time_to_rank
 
-__all__ = [
-    "PARAMETERS",
-    "ListRanking",
-    "Calibration",
-    "CalibrationResult",
-    "calibrate_log",
-    "summary_time",
-    "summary_share",
-    "reading_fit",
-    "duplicate_time",
-    "click_probabilities",
-    "save_probabilities",
-    "halflife_fit",
-    "measure_string",
-    "speed_classes",
-    "kaplan_meier",
-    "validate_time_model",
-    "Sessions",
-    "collect_sessions",
-    "sessions_from_counts",
-]
+__all__ = ["PARAMETERS", "ListRanking", "Calibration", "CalibrationResult", "calibrate_log", "summary_time",
+           "summary_share", "reading_fit", "duplicate_time", "click_probabilities", "save_probabilities",
+           "halflife_fit", "measure_string", "speed_classes", "kaplan_meier", "validate_time_model", "Sessions",
+           "collect_sessions", "sessions_from_counts"]
 
 # The TBG parameters estimated, in the order of the measure string; p_save_nonrel is not a
 # TBG parameter (the paper reports it "for completeness"), it is reported, never in the string.
@@ -353,21 +336,17 @@ def collect_sessions(log: InteractionLog, rankings: Mapping[str, ListRanking], l
     given = docno[clicks]
     has_docno = np.array([d is not None for d in given], dtype=bool)
     wrong = ~beyond & has_docno & (given != expected.astype(object))
-    for kind, mask in (("beyond", beyond), ("wrong", wrong)):
-        hits = np.flatnonzero(mask)
-        if len(hits):
-            i = int(hits[0])
-            row = int(clicks[i])
-            lst = session_list[session[row]]
-            if kind == "beyond":
-                errors.append((row, partial(
-                    malformed, path, int(line[row]),
-                    f"click at rank {int(click_rank[i])}, but list {lst!r} ranks {int(row_size[row])} documents")))
-            else:
-                errors.append((row, partial(
-                    malformed, path, int(line[row]),
-                    f"the document at rank {int(click_rank[i])} of list {lst!r} is {str(expected[i])!r}",
-                    found=cast(str, given[i]))))
+    if beyond.any():
+        i = int(np.flatnonzero(beyond)[0])
+        row = int(clicks[i])
+        errors.append((row, partial(malformed, path, int(line[row]), f"click at rank {int(click_rank[i])}, but list "
+                                    f"{session_list[session[row]]!r} ranks {int(row_size[row])} documents")))
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        row = int(clicks[i])
+        errors.append((row, partial(malformed, path, int(line[row]), f"the document at rank {int(click_rank[i])} of "
+                                    f"list {session_list[session[row]]!r} is {str(expected[i])!r}",
+                                    found=cast(str, given[i]))))
     ok = ~beyond & ~wrong
     click_doc = np.where(has_docno, given, expected).astype(object)
     # first views: a group (or document) not clicked before in the session
@@ -847,10 +826,8 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
         doc_lengths = [lengths.get(d) if lengths is not None else None for d in ranking.docnos]
         if any(v is None for v in doc_lengths):
             continue
-        duplicate = None
-        if groups is not None:
-            labels = [groups.get(d, d) for d in ranking.docnos]
-            duplicate = pd.Series(labels).duplicated().to_numpy()
+        duplicate = (pd.Series([groups.get(d, d) for d in ranking.docnos]).duplicated().to_numpy()
+                     if groups is not None else None)
         predicted_times = time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=model,
                                        duplicate=duplicate)
         own = custom.get(list_id) if custom is not None else None

@@ -76,10 +76,8 @@ from .registry import register
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
-__all__ = [
-    "alpha_ndcg", "err_ia", "nerr_ia", "precision_ia", "map_ia", "intent_recall", "d_ndcg", "d_sharp_ndcg",
-    "intent_probabilities",
-]
+__all__ = ["alpha_ndcg", "err_ia", "nerr_ia", "precision_ia", "map_ia", "intent_recall", "d_ndcg", "d_sharp_ndcg",
+           "intent_probabilities"]
 
 NDEVAL = ("ndeval v4.5 (TREC Web track, github.com/trec-web/trec-web-2014 src/eval/ndeval.c; pyndeval wraps it); "
           "Agrawal et al., WSDM 2009 (intent-aware measures)")

@@ -35,19 +35,9 @@ from ..validation import Interval, check_interval
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
-__all__ = [
-    "TimeModel",
-    "DEFAULT_MODEL",
-    "segment_exclusive_cumsum",
-    "segment_exclusive_cumsum_at",
-    "duplicates_of_earlier",
-    "step_times",
-    "check_rows",
-    "time_to_rank",
-    "expected_time",
-    "word_count",
-    "document_lengths",
-]
+__all__ = ["TimeModel", "DEFAULT_MODEL", "segment_exclusive_cumsum", "segment_exclusive_cumsum_at",
+           "duplicates_of_earlier", "step_times", "check_rows", "time_to_rank", "expected_time", "word_count",
+           "document_lengths"]
 
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
