@@ -229,14 +229,10 @@ def summary_share(sums: np.ndarray) -> np.ndarray:
 def estimates(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -> dict[str, np.ndarray]:
     """Every parameter (and ``duplicate_time``, ``document_time``) from summed statistics."""
     fit = reading_fit(sums, x_shift=x_shift, y_shift=y_shift)
-    out = {"halflife": halflife_fit(sums), "summary_time": summary_time(sums), "read_slope": fit["read_slope"],
-           "read_intercept": fit["read_intercept"]}
-    out |= click_probabilities(sums)
-    out |= save_probabilities(sums)
-    out["duplicate_time"] = duplicate_time(sums, y_shift=y_shift)["duplicate_time"]
-    out["document_time"] = fit["document_time"]
-    out["summary_share"] = summary_share(sums)
-    return out
+    return {"halflife": halflife_fit(sums), "summary_time": summary_time(sums), "read_slope": fit["read_slope"],
+            "read_intercept": fit["read_intercept"], **click_probabilities(sums), **save_probabilities(sums),
+            "duplicate_time": duplicate_time(sums, y_shift=y_shift)["duplicate_time"],
+            "document_time": fit["document_time"], "summary_share": summary_share(sums)}
 
 
 # ---- from the log to per-session statistics ------------------------------------------------
@@ -542,9 +538,8 @@ class CalibrationResult:
         """JSON: settings, then per group the TBG parameters as keys, each with value, ci_low, ci_high, user_average."""
         groups = []
         for c in self.calibrations:
-            parameters = {row.parameter: {"value": _json_number(row.value), "ci_low": _json_number(row.ci_low),
-                                          "ci_high": _json_number(row.ci_high),
-                                          "user_average": _json_number(row.user_average)}
+            parameters = {row.parameter: {key: _json_number(getattr(row, key))
+                                          for key in ("value", "ci_low", "ci_high", "user_average")}
                           for row in c.table.itertuples(index=False)}
             groups.append({"group": c.group, "users": c.users, "sessions": c.sessions, "measure": c.measure,
                            "parameters": parameters, "fit": _json_clean(c.fit), "notes": list(c.notes)})

@@ -44,12 +44,7 @@ from ..errors import ParameterError
 from ..formats.doclengths import DocLengths
 from ..formats.groups import group_codes
 from ..tuning import SORTED_KEYS_MIN, STEP_BLOCK_ROWS, TABLE_SLACK
-from ..usermodel.time import (
-    TimeModel,
-    duplicates_of_earlier,
-    segment_exclusive_cumsum,
-    segment_exclusive_cumsum_at,
-)
+from ..usermodel.time import TimeModel, duplicates_of_earlier, segment_exclusive_cumsum, segment_exclusive_cumsum_at
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .lookup import SortedKeys
