@@ -289,11 +289,7 @@ def collect_sessions(log: InteractionLog, rankings: Mapping[str, ListRanking], l
     n_sessions = len(session_user)
     order = np.argsort(codes, kind="stable")
     session = codes[order].astype(np.int64)
-    event = log.event[order]
-    time = log.time[order]
-    rank = log.rank[order]
-    docno = log.docno[order]
-    line = log.line[order]
+    event, time, rank, docno, line = (column[order] for column in (log.event, log.time, log.rank, log.docno, log.line))
     n = len(order)
     first_row = np.searchsorted(session, np.arange(n_sessions), side="left")
     last_row = np.searchsorted(session, np.arange(n_sessions), side="right") - 1
