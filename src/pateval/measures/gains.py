@@ -149,14 +149,12 @@ def _dcg_at(g: _Gains, topic: np.ndarray, k: np.ndarray, running: np.ndarray) ->
     return np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0)
 
 
-def _dcg_and_ideal(ranked: RankedTopics, measure: Measure,
-                   context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
+def _dcg_and_ideal(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
     """DCG@k = sum_{i<=k} g_i / log2(i+1) and IDCG@k, gains by ``gains`` (k: all without a cutoff)."""
     g = _gains(ranked, measure["gains"], context)
     k = measure.cutoff
     within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
-    dcg = _sum(g.topic[within], weights=g.gain[within] / np.log2(g.position[within] + 1.0),
-                      minlength=ranked.n_topics)
+    dcg = _sum(g.topic[within], weights=g.gain[within] / np.log2(g.position[within] + 1.0), minlength=ranked.n_topics)
     if k is None:
         idcg = g.idcg()
     else:

@@ -120,8 +120,7 @@ def precision_over_groups(ranked: RankedTopics, measure: Measure, context: Evalu
     return g.mean_over_groups(g.relevant_within(np.full(len(g.topic), k)) / k)
 
 
-def r_multiple_precision_over_groups(ranked: RankedTopics, measure: Measure,
-                                     context: EvaluationContext) -> np.ndarray:
+def r_multiple_precision_over_groups(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Rprec_mult_avgJG(mult=x) = (1/#JG) sum_JG |relevant in top c| / c, c = floor(x R_JG + 0.9)."""
     g = group_rankings(ranked, measure, context)
     c = np.floor(measure["mult"] * g.num_rel + 0.9)

@@ -186,8 +186,7 @@ class _Relevance:
 
 
 def _relevance(ranked: RankedTopics, context: EvaluationContext, rel: int) -> _Relevance:
-    return context.memo.get(("relevance", rel), lambda: _Relevance(ranked, _view(ranked, context), rel),
-                            ranking=ranked)
+    return context.memo.get(("relevance", rel), lambda: _Relevance(ranked, _view(ranked, context), rel), ranking=ranked)
 
 
 def _weights(ranked: RankedTopics, measure: Measure, context: EvaluationContext, relevance: _Relevance):
