@@ -385,18 +385,16 @@ def _total(counts: dict[str, np.ndarray], parts: tuple[str, ...], kind: dict[str
 def _simple(parts: tuple[str, ...]):
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
-        counts = groups.counts
-        return divide_or_zero(groups.per_topic(_total(counts, parts, _FULFILLED)),
-                              groups.per_topic(_total(counts, parts, _POSSIBLE)))
+        return divide_or_zero(groups.per_topic(_total(groups.counts, parts, _FULFILLED)),
+                              groups.per_topic(_total(groups.counts, parts, _POSSIBLE)))
     return kernel
 
 
 def _per_group(parts: tuple[str, ...]):
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
-        counts = groups.counts
-        return _mean_over_groups(groups, divide_or_zero(_total(counts, parts, _FULFILLED),
-                                                        _total(counts, parts, _POSSIBLE)))
+        return _mean_over_groups(groups, divide_or_zero(_total(groups.counts, parts, _FULFILLED),
+                                                        _total(groups.counts, parts, _POSSIBLE)))
     return kernel
 
 
