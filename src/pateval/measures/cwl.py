@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_runs
+from ..core.segments import place_in_runs, run_lengths, run_starts
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
@@ -128,8 +128,8 @@ def expected_reciprocal_rank(ranked: RankedTopics, measure: Measure, context: Ev
     # prod_{j<i} (1 - R_j) over the topic's earlier relevant rows (R < 1: the logs are finite)
     logs = np.log1p(-r)
     running = np.cumsum(logs)
-    first = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(topic) else np.zeros(0, np.int64)
-    base = np.repeat(running[first] - logs[first], np.diff(np.r_[first, len(topic)]))
+    first = run_starts(topic)
+    base = np.repeat(running[first] - logs[first], run_lengths(first, len(topic)))
     decay = np.exp(running - logs - base)
     return np.bincount(topic, weights=r * decay / position, minlength=ranked.n_topics).astype(np.float64)
 

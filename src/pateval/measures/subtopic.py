@@ -137,14 +137,12 @@ def intent_probabilities(ranked: RankedTopics, measure: Measure, context: Evalua
     given = as_intent_probabilities(context.require("intent_probabilities", measure))
     found = given.lookup(ranked.topic_ids[topic], view.subtopic_ids)
     missing = np.isnan(found)
-    if missing.any():
-        positive = np.bincount(view.judged_subtopic[view.judged_grade > 0], minlength=len(topic)) > 0
-        needed = missing & positive
-        if needed.any():
-            s = int(np.flatnonzero(needed)[0])
-            raise ParameterError(f"{measure}: the intent probabilities ({given.source}) give none for topic "
-                                 f"{ranked.topic_ids[topic[s]]!r} subtopic {view.subtopic_ids[s]!r}, "
-                                 f"which has relevant documents ({int(needed.sum())} such subtopic(s) in all)")
+    needed = missing & (np.bincount(view.judged_subtopic[view.judged_grade > 0], minlength=len(topic)) > 0)
+    if needed.any():
+        s = int(np.flatnonzero(needed)[0])
+        raise ParameterError(f"{measure}: the intent probabilities ({given.source}) give none for topic "
+                             f"{ranked.topic_ids[topic[s]]!r} subtopic {view.subtopic_ids[s]!r}, "
+                             f"which has relevant documents ({int(needed.sum())} such subtopic(s) in all)")
     return np.where(missing, 0.0, found)
 
 
