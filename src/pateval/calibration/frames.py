@@ -21,7 +21,7 @@ from ..measures import EvaluationContext, Measure, parse_measure
 from ..measures.base import divide_or_zero
 from ..measures.tbg import normaliser, tbg_rows
 from ..usermodel.simulation import simulate_users as _simulate
-from ..usermodel.time import segment_exclusive_cumsum, step_times
+from ..usermodel.time import time_to_rank
 
 __all__ = ["tbg_measure", "ranked_runs", "time_to_rank_frame", "simulation_frame"]
 
@@ -56,9 +56,7 @@ def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure,
     pieces = []
     for ranked in ranked_list:
         rows = tbg_rows(ranked, measure, context)
-        times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
-                                                    duplicate=rows.duplicate),
-                                         ranked.ptr)
+        times = time_to_rank(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate, ptr=ranked.ptr)
         decay = rows.model.decay(times)
         scale = normaliser(ranked, measure, context, rows.model)[ranked.row_topic]
         gain = divide_or_zero(rows.gain * decay, scale)
