@@ -198,10 +198,7 @@ class MeasureSpec:
     aliases: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return {p.name: p for p in self.params}[name]  # KeyError(name) for an unknown one
 
     def __call__(self, *, cutoff: int | None = None, **params: Any) -> Measure:
         """Make a measure with parameters: ``nDCG(cutoff=10)``, ``AP(rel=2)``."""
