@@ -18,9 +18,10 @@ from ..core.run import Run
 from ..errors import ParameterError
 from ..evaluation import topics_to_evaluate
 from ..measures import EvaluationContext, Measure, parse_measure
+from ..measures.base import divide_or_zero
 from ..measures.tbg import normaliser, tbg_rows
 from ..usermodel.simulation import simulate_users as _simulate
-from ..usermodel.time import segment_exclusive_cumsum, step_times
+from ..usermodel.time import time_to_rank
 
 __all__ = ["tbg_measure", "ranked_runs", "time_to_rank_frame", "simulation_frame"]
 
@@ -55,26 +56,14 @@ def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure,
     pieces = []
     for ranked in ranked_list:
         rows = tbg_rows(ranked, measure, context)
-        times = segment_exclusive_cumsum(step_times(rows.relevant, rows.lengths, model=rows.model,
-                                                    duplicate=rows.duplicate),
-                                         ranked.ptr)
+        times = time_to_rank(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate, ptr=ranked.ptr)
         decay = rows.model.decay(times)
         scale = normaliser(ranked, measure, context, rows.model)[ranked.row_topic]
-        gain = np.zeros(len(times))
-        np.divide(rows.gain * decay, scale, out=gain, where=scale > 0)
+        gain = divide_or_zero(rows.gain * decay, scale)
         pieces.append(pd.DataFrame({
-            "run": ranked.run_name,
-            "topic": ranked.topic_ids[ranked.row_topic],
-            "rank": ranked.position,
-            "docno": ranked.docno,
-            "relevant": rows.relevant,
-            "length": rows.lengths,
-            "duplicate": rows.duplicate,
-            "time": times,
-            "decay": decay,
-            "gain": gain,
-            "cumulative_gain": ranked.cumulative(gain),
-        }))
+            "run": ranked.run_name, "topic": ranked.topic_ids[ranked.row_topic], "rank": ranked.position,
+            "docno": ranked.docno, "relevant": rows.relevant, "length": rows.lengths, "duplicate": rows.duplicate,
+            "time": times, "decay": decay, "gain": gain, "cumulative_gain": ranked.cumulative(gain)}))
     return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame(
         columns=["run", "topic", "rank", "docno", "relevant", "length", "duplicate", "time", "decay", "gain",
                  "cumulative_gain"])
@@ -94,22 +83,10 @@ def simulation_frame(ranked_list: Sequence[RankedTopics], measure: Measure, cont
         result = _simulate(rows.relevant, rows.lengths, model=rows.model, duplicate=rows.duplicate, earns=rows.earns,
                            ptr=ranked.ptr, n_users=n_users, seed=seed + offset, confidence=confidence)
         scale = normaliser(ranked, measure, context, rows.model)
-
-        def scaled(values: np.ndarray, scale: np.ndarray = scale) -> np.ndarray:
-            out = np.zeros(len(values))
-            np.divide(values, scale, out=out, where=scale > 0)
-            return out
-
         pieces.append(pd.DataFrame({
-            "run": ranked.run_name,
-            "topic": ranked.topic_ids,
-            "mean": scaled(result.mean),
-            "std": scaled(result.std),
-            "ci_low": scaled(result.ci_low),
-            "ci_high": scaled(result.ci_high),
-            "expected": scaled(result.expected),
-            "tbg": scaled(result.closed_form),
-            "n_users": n_users,
-        }))
+            "run": ranked.run_name, "topic": ranked.topic_ids, "mean": divide_or_zero(result.mean, scale),
+            "std": divide_or_zero(result.std, scale), "ci_low": divide_or_zero(result.ci_low, scale),
+            "ci_high": divide_or_zero(result.ci_high, scale), "expected": divide_or_zero(result.expected, scale),
+            "tbg": divide_or_zero(result.closed_form, scale), "n_users": n_users}))
     return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame(
         columns=["run", "topic", "mean", "std", "ci_low", "ci_high", "expected", "tbg", "n_users"])

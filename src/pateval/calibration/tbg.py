@@ -56,30 +56,14 @@ from scipy import stats as _stats
 
 from ..errors import ParameterError, malformed
 from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog, session_codes
+from ..measures.base import divide_or_zero
 from ..tuning import BOOTSTRAP_BLOCK_CELLS
 from ..usermodel.time import TimeModel, time_to_rank
 
-__all__ = [
-    "PARAMETERS",
-    "ListRanking",
-    "Calibration",
-    "CalibrationResult",
-    "calibrate_log",
-    "summary_time",
-    "summary_share",
-    "reading_fit",
-    "duplicate_time",
-    "click_probabilities",
-    "save_probabilities",
-    "halflife_fit",
-    "measure_string",
-    "speed_classes",
-    "kaplan_meier",
-    "validate_time_model",
-    "Sessions",
-    "collect_sessions",
-    "sessions_from_counts",
-]
+__all__ = ["PARAMETERS", "ListRanking", "Calibration", "CalibrationResult", "calibrate_log", "summary_time",
+           "summary_share", "reading_fit", "duplicate_time", "click_probabilities", "save_probabilities",
+           "halflife_fit", "measure_string", "speed_classes", "kaplan_meier", "validate_time_model", "Sessions",
+           "collect_sessions", "sessions_from_counts"]
 
 # The TBG parameters estimated, in the order of the measure string; p_save_nonrel is not a
 # TBG parameter (the paper reports it "for completeness"), it is reported, never in the string.
@@ -90,10 +74,8 @@ _IN_MEASURE = PARAMETERS[:-1]
 
 # per-session sums every estimator is made of (columns of the statistics matrices)
 _STATS = ("serp_time", "max_click", "click_rel_w", "click_rel_n", "click_non_w", "click_non_n", "save_rel_w",
-          "save_rel_n",
-          "save_non_w", "save_non_n", "fit_n", "fit_x", "fit_y", "fit_xx", "fit_xy", "fit_yy", "dup_n", "dup_y",
-          "dup_yy",
-          "stops", "exposure", "serp_all", "view_all")
+          "save_rel_n", "save_non_w", "save_non_n", "fit_n", "fit_x", "fit_y", "fit_xx", "fit_xy", "fit_yy", "dup_n",
+          "dup_y", "dup_yy", "stops", "exposure", "serp_all", "view_all")
 _COL = {name: i for i, name in enumerate(_STATS)}
 
 
@@ -247,14 +229,10 @@ def summary_share(sums: np.ndarray) -> np.ndarray:
 def estimates(sums: np.ndarray, *, x_shift: float = 0.0, y_shift: float = 0.0) -> dict[str, np.ndarray]:
     """Every parameter (and ``duplicate_time``, ``document_time``) from summed statistics."""
     fit = reading_fit(sums, x_shift=x_shift, y_shift=y_shift)
-    out = {"halflife": halflife_fit(sums), "summary_time": summary_time(sums), "read_slope": fit["read_slope"],
-           "read_intercept": fit["read_intercept"]}
-    out |= click_probabilities(sums)
-    out |= save_probabilities(sums)
-    out["duplicate_time"] = duplicate_time(sums, y_shift=y_shift)["duplicate_time"]
-    out["document_time"] = fit["document_time"]
-    out["summary_share"] = summary_share(sums)
-    return out
+    return {"halflife": halflife_fit(sums), "summary_time": summary_time(sums), "read_slope": fit["read_slope"],
+            "read_intercept": fit["read_intercept"], **click_probabilities(sums), **save_probabilities(sums),
+            "duplicate_time": duplicate_time(sums, y_shift=y_shift)["duplicate_time"],
+            "document_time": fit["document_time"], "summary_share": summary_share(sums)}
 
 
 # ---- from the log to per-session statistics ------------------------------------------------
@@ -311,11 +289,7 @@ def collect_sessions(log: InteractionLog, rankings: Mapping[str, ListRanking], l
     n_sessions = len(session_user)
     order = np.argsort(codes, kind="stable")
     session = codes[order].astype(np.int64)
-    event = log.event[order]
-    time = log.time[order]
-    rank = log.rank[order]
-    docno = log.docno[order]
-    line = log.line[order]
+    event, time, rank, docno, line = (column[order] for column in (log.event, log.time, log.rank, log.docno, log.line))
     n = len(order)
     first_row = np.searchsorted(session, np.arange(n_sessions), side="left")
     last_row = np.searchsorted(session, np.arange(n_sessions), side="right") - 1
@@ -349,26 +323,22 @@ def collect_sessions(log: InteractionLog, rankings: Mapping[str, ListRanking], l
     click_rank = rank[clicks]
     beyond = click_rank > row_size[clicks]
     at = row_offset[clicks] + np.minimum(click_rank, np.maximum(row_size[clicks], 1)) - 1
-    expected = flat_docnos[np.clip(at, 0, max(len(flat_docnos) - 1, 0))] if len(flat_docnos) else np.full(len(clicks),
-                                                                                                          None)
+    expected = (flat_docnos[np.clip(at, 0, max(len(flat_docnos) - 1, 0))] if len(flat_docnos)
+                else np.full(len(clicks), None))
     given = docno[clicks]
     has_docno = np.array([d is not None for d in given], dtype=bool)
     wrong = ~beyond & has_docno & (given != expected.astype(object))
-    for kind, mask in (("beyond", beyond), ("wrong", wrong)):
-        hits = np.flatnonzero(mask)
-        if len(hits):
-            i = int(hits[0])
-            row = int(clicks[i])
-            lst = session_list[session[row]]
-            if kind == "beyond":
-                errors.append((row, partial(
-                    malformed, path, int(line[row]),
-                    f"click at rank {int(click_rank[i])}, but list {lst!r} ranks {int(row_size[row])} documents")))
-            else:
-                errors.append((row, partial(
-                    malformed, path, int(line[row]),
-                    f"the document at rank {int(click_rank[i])} of list {lst!r} is {str(expected[i])!r}",
-                    found=cast(str, given[i]))))
+    if beyond.any():
+        i = int(np.flatnonzero(beyond)[0])
+        row = int(clicks[i])
+        errors.append((row, partial(malformed, path, int(line[row]), f"click at rank {int(click_rank[i])}, but list "
+                                    f"{session_list[session[row]]!r} ranks {int(row_size[row])} documents")))
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        row = int(clicks[i])
+        errors.append((row, partial(malformed, path, int(line[row]), f"the document at rank {int(click_rank[i])} of "
+                                    f"list {session_list[session[row]]!r} is {str(expected[i])!r}",
+                                    found=cast(str, given[i]))))
     ok = ~beyond & ~wrong
     click_doc = np.where(has_docno, given, expected).astype(object)
     # first views: a group (or document) not clicked before in the session
@@ -444,8 +414,7 @@ def collect_sessions(log: InteractionLog, rankings: Mapping[str, ListRanking], l
     durations = time[last_row] - t0
     topics = np.array([rankings[lst].topic for lst in session_list], dtype=object)
     counts = np.column_stack([np.where(has_click, serp_time, 0.0), max_click, c1, n1, c0, n0, views_n, rel_views,
-                              rel_saves,
-                              non_views, non_saves, ended.astype(np.float64), durations])
+                              rel_saves, non_views, non_saves, ended.astype(np.float64), durations])
     return sessions_from_counts(counts, serp_time, views, user=session_user, list_ids=session_list, topics=topics,
                                 durations=durations, ended=ended, reached=reached, trajectory=trajectory)
 
@@ -468,22 +437,18 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
     serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = counts.T
     stats[:, _COL["serp_time"]] = serp
     stats[:, _COL["max_click"]] = max_click
-    stats[:, _COL["click_rel_w"]] = np.where(n1 > 0, max_click * _safe(c1, n1), 0.0)
-    stats[:, _COL["click_rel_n"]] = np.where(n1 > 0, max_click, 0.0)
-    stats[:, _COL["click_non_w"]] = np.where(n0 > 0, max_click * _safe(c0, n0), 0.0)
-    stats[:, _COL["click_non_n"]] = np.where(n0 > 0, max_click, 0.0)
-    stats[:, _COL["save_rel_w"]] = np.where(v1 > 0, n_views * _safe(s1, v1), 0.0)
-    stats[:, _COL["save_rel_n"]] = np.where(v1 > 0, n_views, 0.0)
-    stats[:, _COL["save_non_w"]] = np.where(v0 > 0, n_views * _safe(s0, v0), 0.0)
-    stats[:, _COL["save_non_n"]] = np.where(v0 > 0, n_views, 0.0)
+    # each session's fraction hits / seen, weighted (the weight summed where the fraction exists)
+    for name, weight, hits, seen in (("click_rel", max_click, c1, n1), ("click_non", max_click, c0, n0),
+                                     ("save_rel", n_views, s1, v1), ("save_non", n_views, s0, v0)):
+        stats[:, _COL[name + "_w"]] = np.where(seen > 0, weight * divide_or_zero(hits, seen), 0.0)
+        stats[:, _COL[name + "_n"]] = np.where(seen > 0, weight, 0.0)
     stats[:, _COL["stops"]] = stops
     stats[:, _COL["exposure"]] = exposure
     stats[:, _COL["serp_all"]] = serp_all
     left = np.isfinite(views["time"].to_numpy(float))
-    stats[:, _COL["view_all"]] = np.bincount(views["session"].to_numpy(np.int64)[left],
-                                             weights=views["time"].to_numpy(float)[left],
-                                             minlength=n_sessions)
-    complete = views[np.isfinite(views["time"].to_numpy(float))]
+    complete = views[left]
+    stats[:, _COL["view_all"]] = np.bincount(complete["session"].to_numpy(np.int64),
+                                             weights=complete["time"].to_numpy(float), minlength=n_sessions)
     firsts = complete[complete["first"].to_numpy(bool)]
     duplicates = complete[~complete["first"].to_numpy(bool)]
     x_shift = float(firsts["length"].mean()) if len(firsts) else 0.0
@@ -502,12 +467,6 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
         user=np.array(user, dtype=object), list=np.array(list_ids, dtype=object), topic=np.array(topics, dtype=object),
         stats=stats, duration=np.array(durations), ended=np.array(ended, dtype=bool), reached=np.array(reached),
         views=views, trajectory=trajectory, x_shift=x_shift, y_shift=y_shift)
-
-
-def _safe(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(a))
-    np.divide(a, b, out=out, where=b > 0)
-    return out
 
 
 # ---- one calibration: estimates, user averages, bootstrap ----------------------------------
@@ -575,9 +534,8 @@ class CalibrationResult:
         """JSON: settings, then per group the TBG parameters as keys, each with value, ci_low, ci_high, user_average."""
         groups = []
         for c in self.calibrations:
-            parameters = {row.parameter: {"value": _json_number(row.value), "ci_low": _json_number(row.ci_low),
-                                          "ci_high": _json_number(row.ci_high),
-                                          "user_average": _json_number(row.user_average)}
+            parameters = {row.parameter: {key: _json_number(getattr(row, key))
+                                          for key in ("value", "ci_low", "ci_high", "user_average")}
                           for row in c.table.itertuples(index=False)}
             groups.append({"group": c.group, "users": c.users, "sessions": c.sessions, "measure": c.measure,
                            "parameters": parameters, "fit": _json_clean(c.fit), "notes": list(c.notes)})
@@ -701,9 +659,8 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
                     "adjusted_r2": float(regression["adjusted_r2"])},
         "duplicates": {"n": int(dup["n"]), "mean": dup_mean, "se": dup_se, "p_value": p_value,
                        "differs_from_intercept": bool(p_value < alpha) if math.isfinite(p_value) else None,
-                       "se_bars_overlap": (bool(abs(dup_mean - b) <= dup_se + se_b) if math.isfinite(dup_mean)
-                                           and math.isfinite(se_b)
-                                           else None)},
+                       "se_bars_overlap": (bool(abs(dup_mean - b) <= dup_se + se_b)
+                                           if math.isfinite(dup_mean) and math.isfinite(se_b) else None)},
         "stopping": {"sessions": int(mask.sum()), "stopped": int(ended.sum()), "censored": int((~ended).sum()),
                      "km_max_gap": _kaplan_meier_gap(duration, ended, float(point["halflife"]))},
         "summaries": {"sessions_with_click": int((stats[:, _COL["max_click"]] > 0).sum())},
@@ -712,8 +669,7 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
     measure, notes = measure_string(values, rel=rel)
     if fit["duplicates"]["differs_from_intercept"]:
         notes.append(f"duplicate views took {dup_mean:.3g} s against the fit's b = {b:.3g} s (p = {p_value:.3g}): "
-                     f"reading "
-                     "duplicates as length 0 (T_D(0) = b), as the paper does, is not supported by this log")
+                     "reading duplicates as length 0 (T_D(0) = b), as the paper does, is not supported by this log")
     return Calibration(group=name, table=table, fit=fit, measure=measure, notes=tuple(notes), users=n_users,
                        sessions=int(mask.sum()))
 
@@ -739,8 +695,8 @@ def _bootstrap_sums(per_user: np.ndarray, *, B: int, seed: int) -> np.ndarray:
     return out
 
 
-def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.ndarray, n_classes: int) -> dict[str,
-                                                                                                                str]:
+def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.ndarray,
+                  n_classes: int) -> dict[str, str]:
     """Users grouped by speed: ``user -> class``.
 
     A user's speed is the ranks they reached per minute over all their sessions
@@ -752,22 +708,18 @@ def speed_classes(sessions_user: np.ndarray, reached: np.ndarray, duration: np.n
     """
     frame = pd.DataFrame({"user": sessions_user, "reached": reached, "duration": duration})
     per_user = frame.groupby("user", sort=True).sum()
-    speed = 60.0 * _safe(per_user["reached"].to_numpy(float), per_user["duration"].to_numpy(float))
+    speed = 60.0 * divide_or_zero(per_user["reached"].to_numpy(float), per_user["duration"].to_numpy(float))
     names = per_user.index.to_numpy(dtype=object)
     order = np.lexsort((names.astype(str), speed))
-    labels = {2: ("slow", "fast"), 3: ("slow", "medium", "fast")}.get(n_classes,
-                                                                      tuple(f"speed{i + 1}" for i in range(n_classes)))
-    out = {}
-    for label, chunk in zip(labels, np.array_split(order, n_classes), strict=False):
-        for i in chunk:
-            out[names[i]] = label
-    return out
+    labels = {2: ("slow", "fast"), 3: ("slow", "medium", "fast")}.get(
+        n_classes, tuple(f"speed{i + 1}" for i in range(n_classes)))
+    return {names[i]: label for label, chunk in zip(labels, np.array_split(order, n_classes), strict=False)
+            for i in chunk}
 
 
 def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, lengths: Mapping | None,
                   groups: Mapping | None = None, by: str | None = None, n_classes: int = 2, B: int = 1000,
-                  seed: int = 0,
-                  confidence: float = 0.95, alpha: float = 0.05, rel: int = 1) -> CalibrationResult:
+                  seed: int = 0, confidence: float = 0.95, alpha: float = 0.05, rel: int = 1) -> CalibrationResult:
     """Calibrate TBG from an interaction log (see the module's documentation).
 
     Parameters
@@ -818,9 +770,8 @@ def calibrate_log(log: InteractionLog, rankings: Mapping[str, ListRanking], *, l
         for label in dict.fromkeys(classes.values()):  # slowest class first
             calibrations.append(calibrate(label, sessions, session_group == label))
     session_frame = pd.DataFrame({"session": np.arange(len(sessions.user)), "user": sessions.user,
-                                  "list": sessions.list,
-                                  "topic": sessions.topic, "group": session_group, "duration": sessions.duration,
-                                  "ended": sessions.ended, "reached": sessions.reached})
+                                  "list": sessions.list, "topic": sessions.topic, "group": session_group,
+                                  "duration": sessions.duration, "ended": sessions.ended, "reached": sessions.reached})
     settings = {"by": by, "B": B, "seed": seed, "confidence": confidence, "alpha": alpha, "log": log.source,
                 "events": len(log), "sessions": len(sessions.user), "users": int(len(set(sessions.user)))}
     if by == "user-class":
@@ -866,10 +817,8 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
         doc_lengths = [lengths.get(d) if lengths is not None else None for d in ranking.docnos]
         if any(v is None for v in doc_lengths):
             continue
-        duplicate = None
-        if groups is not None:
-            labels = [groups.get(d, d) for d in ranking.docnos]
-            duplicate = pd.Series(labels).duplicated().to_numpy()
+        duplicate = (pd.Series([groups.get(d, d) for d in ranking.docnos]).duplicated().to_numpy()
+                     if groups is not None else None)
         predicted_times = time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=model,
                                        duplicate=duplicate)
         own = custom.get(list_id) if custom is not None else None

@@ -27,14 +27,5 @@ from . import (  # noqa: E402,F401
 from .base import EvaluationContext, Measure, MeasureSpec, Param
 from .registry import REGISTRY, all_specs, parse_measure, parse_measures, register
 
-__all__ = [
-    "EvaluationContext",
-    "Measure",
-    "MeasureSpec",
-    "Param",
-    "REGISTRY",
-    "all_specs",
-    "parse_measure",
-    "parse_measures",
-    "register",
-]
+__all__ = ["EvaluationContext", "Measure", "MeasureSpec", "Param", "REGISTRY", "all_specs", "parse_measure",
+           "parse_measures", "register"]

@@ -30,6 +30,7 @@ from ..validation import Interval
 __all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero"]
 
 _BARE = re.compile(r"[A-Za-z0-9_.\-+/]+")
+_BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
 @dataclass(frozen=True)
@@ -62,29 +63,18 @@ class Param:
         try:
             if kind is bool:
                 if isinstance(value, str):
-                    lowered = value.lower()
-                    if lowered not in ("true", "false", "1", "0", "yes", "no"):
-                        raise ValueError(value)
-                    value = lowered in ("true", "1", "yes")
+                    value = _BOOLEANS[value.lower()]
                 elif not isinstance(value, (bool, np.bool_)):
                     raise ValueError(value)
-                value = bool(value)
-            elif kind is int:
-                if isinstance(value, bool):
-                    raise ValueError(value)
-                if isinstance(value, (str, int, np.integer)) or (isinstance(value, float) and value.is_integer()):
-                    value = int(value)
-                else:
-                    raise ValueError(value)
-            elif kind is float:
-                if isinstance(value, bool):
-                    raise ValueError(value)
-                value = float(value)
-                if math.isnan(value):
-                    raise ValueError(value)
-            else:
-                value = str(value)
-        except (TypeError, ValueError):
+            # a bool is no number; an int is given as one, as a whole float or as text
+            elif (isinstance(value, bool) and kind is not str) or (
+                    kind is int and not isinstance(value, (str, int, np.integer))
+                    and not (isinstance(value, float) and value.is_integer())):
+                raise ValueError(value)
+            value = kind(value)
+            if kind is float and math.isnan(value):
+                raise ValueError(value)
+        except (TypeError, ValueError, KeyError):
             raise ParameterError(f"{owner}: parameter {self.name} takes {kind.__name__}; got {value!r}") from None
         if self.choices is not None and value not in self.choices:
             listed = ", ".join(str(c) for c in self.choices)
@@ -208,10 +198,7 @@ class MeasureSpec:
     aliases: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return {p.name: p for p in self.params}[name]  # KeyError(name) for an unknown one
 
     def __call__(self, *, cutoff: int | None = None, **params: Any) -> Measure:
         """Make a measure with parameters: ``nDCG(cutoff=10)``, ``AP(rel=2)``."""

@@ -84,6 +84,7 @@ from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
+from .subtopic import _view as subtopic_view
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
 
 if TYPE_CHECKING:
@@ -127,8 +128,8 @@ CALIBRATION = (
     Param("summary_time", float, 4.4, "time=tbg/words150: seconds to read a summary (T_S)", interval=Interval(0, None)),
     Param("read_slope", float, 0.018, "time=tbg/words150: seconds per word read, a of T_D(l) = a*l + b",
           interval=Interval(0, None)),
-    Param("read_intercept", float, 7.8, "time=tbg/words150: b of T_D(l) = a*l + b (seconds)", interval=Interval(0,
-                                                                                                                None)),
+    Param("read_intercept", float, 7.8, "time=tbg/words150: b of T_D(l) = a*l + b (seconds)",
+          interval=Interval(0, None)),
     Param("p_click_rel", float, 0.64, "time=tbg/words150: P(C=1|R=1), probability of reading a relevant document",
           interval=Interval(0, 1)),
     Param("p_click_nonrel", float, 0.39, "time=tbg/words150: P(C=1|R=0)", interval=Interval(0, 1)),
@@ -157,7 +158,7 @@ class CubeSettings:
     @classmethod
     def from_measure(cls, measure: Measure) -> CubeSettings:
         names = {p.name for p in measure.spec.params}
-        values = {k: v for k, v in measure.values}
+        values = dict(measure.values)
         fixed = VARIANTS.get(measure.spec.name, {})
         settings = {f.name: values[f.name] for f in dataclasses.fields(cls) if f.name in names}
         settings.update({k: v for k, v in fixed.items() if k != "cutoff"})
@@ -180,12 +181,6 @@ class CubeSettings:
             raise ParameterError(f"{measure}: iteration applies to compat=trec-dd only")
         if self.cap and (self.decay_a != 1.0 or self.decay_b != 1.0):
             raise ParameterError(f"{measure}: decay_a and decay_b apply to cap=false only")
-
-
-def _view(ranked: RankedTopics, kind: str, context: EvaluationContext) -> SubtopicView:
-    """The ranking's subtopic view (the costly join), made once per evaluation for CT, ACT and the variants."""
-    return context.memo.get(("cube view", kind), lambda: _dd_view(ranked) if kind == "trec-dd"
-                            else ranked.subtopic_view(aggregate="max"), ranking=ranked)
 
 
 def _resolve_maxgrade(ranked: RankedTopics, settings: CubeSettings) -> float:
@@ -243,8 +238,8 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
             raise ParameterError(f"{measure}: no length for document {str(ranked.docno[first])!r} "
                                  f"({int(missing.sum())} missing); give it in the lengths file or set default_length")
     values = table.values
-    lengths = np.where(where < 0, max(settings.default_length, 0.0), values[np.maximum(where,
-                                                                                       0)] if len(values) else 0.0)
+    lengths = np.where(where < 0, max(settings.default_length, 0.0),
+                       values[np.maximum(where, 0)] if len(values) else 0.0)
     return row_steps(codes, lengths, np.flatnonzero(relevant), None, settings.time_model)
 
 
@@ -253,7 +248,7 @@ def _row_step_time(ranked: RankedTopics, settings: CubeSettings, context: Evalua
 def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure,
                  examined: np.ndarray):
     """Per (examined row, subtopic) with rel > 0: row, subtopic, rel and gain, by (subtopic, row)."""
-    view = _view(ranked, "max", context)
+    view = subtopic_view(ranked, context)  # the costly join, shared with the subtopic measures
     theta = _importance(ranked, view, settings, context, measure)
     maxgrade = _resolve_maxgrade(ranked, settings)
     keep = (view.pair_grade > 0) & examined[view.pair_row]
@@ -294,9 +289,12 @@ def _speeds(ranked: RankedTopics, row_gain: np.ndarray, step: np.ndarray | None,
     return ct, act
 
 
+def _examined(ranked: RankedTopics, settings: CubeSettings) -> np.ndarray:
+    return np.ones(len(ranked.position), dtype=bool) if settings.cutoff is None else ranked.position <= settings.cutoff
+
+
 def _paper(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure):
-    examined = np.ones(len(ranked.position),
-                       dtype=bool) if settings.cutoff is None else ranked.position <= settings.cutoff
+    examined = _examined(ranked, settings)
     _, rows, _, _, gain = _paper_pairs(ranked, settings, context, measure, examined)
     row_gain = np.bincount(rows, weights=gain, minlength=len(ranked.position))
     step = _row_step_time(ranked, settings, context, measure, examined)
@@ -360,8 +358,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     # examination order: iteration by iteration, within one in evaluation order
     same_topic = row_topic[1:] == row_topic[:-1]
     if np.all((iteration[1:] >= iteration[:-1]) | ~same_topic):
-        sequence = None  # the ranking already runs iteration by iteration: rows are examined in order
-        place = None
+        sequence = place = None  # the ranking runs iteration by iteration already: rows are examined in order
     else:
         sequence = np.lexsort((ranked.position, iteration, row_topic))
         place = np.empty(n_rows, dtype=np.int64)
@@ -370,7 +367,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if examined is not None and examined.all():
         examined = None
 
-    view = _view(ranked, "trec-dd", context)
+    view = context.memo.get("jig view", lambda: _dd_view(ranked), ranking=ranked)  # once for CT, ACT
     weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
     rows, subtopics, rating = view.pair_row, view.pair_subtopic, view.pair_grade
     if examined is not None:
@@ -492,17 +489,11 @@ def cube_gain_table(ranked: RankedTopics, measure: str | Measure,
     settings = CubeSettings.from_measure(measure)
     if settings.compat != "none":
         raise ParameterError("cube_gain_table explains the paper's Cube Test; compat=trec-dd has its own heights")
-    examined = np.ones(len(ranked.position),
-                       dtype=bool) if settings.cutoff is None else ranked.position <= settings.cutoff
+    examined = _examined(ranked, settings)
     view, rows, subtopics, rel, gain = _paper_pairs(ranked, settings, context, measure, examined)
-    frame = pd.DataFrame({
-        "topic": ranked.topic_ids[ranked.row_topic[rows]],
-        "position": ranked.position[rows],
-        "docno": ranked.docno[rows],
-        "subtopic": view.subtopic_ids[subtopics],
-        "rel": rel,
-        "gain": gain,
-    })
+    frame = pd.DataFrame({"topic": ranked.topic_ids[ranked.row_topic[rows]], "position": ranked.position[rows],
+                          "docno": ranked.docno[rows], "subtopic": view.subtopic_ids[subtopics], "rel": rel,
+                          "gain": gain})
     return frame.sort_values(["topic", "position", "subtopic"], kind="mergesort").reset_index(drop=True)
 
 
@@ -515,10 +506,10 @@ ALL_PARAMS = (GAMMA, MAXHEIGHT, CAP, DECAY_A, DECAY_B, IMPORTANCE, TIME, MAXGRAD
               *CALIBRATION)
 
 # The paper's Table 2: importance l|p, time t|a|g, c (capped) | cbar (uncapped)
-_IMPORTANCE_LETTER = {"l": ("log", "log-decay subtopic importance"), "p": ("weights",
-                                                                           "claim weights (theta_ind, theta_dep)")}
-_TIME_LETTER = {"t": ("rank", "top 10 documents"), "a": ("words150", "150 words per document"), "g": ("tbg",
-                                                                                                      "TBG time")}
+_IMPORTANCE_LETTER = {"l": ("log", "log-decay subtopic importance"),
+                      "p": ("weights", "claim weights (theta_ind, theta_dep)")}
+_TIME_LETTER = {"t": ("rank", "top 10 documents"), "a": ("words150", "150 words per document"),
+                "g": ("tbg", "TBG time")}
 _CAP_LETTER = {"c": (True, "capped"), "cbar": (False, "uncapped, position decay")}
 VARIANTS: dict[str, dict] = {}
 
@@ -545,8 +536,7 @@ def _variant_specs():
                     requires.add("doc_lengths")
                 yield MeasureSpec(
                     name, "cube",
-                                  f"Cube Test, Table 2 variant {i}{t}{'c' if cap else 'c-bar'}: {i_text}, {t_text}, "
-                                  f"{c_text}",
+                    f"Cube Test, Table 2 variant {i}{t}{'c' if cap else 'c-bar'}: {i_text}, {t_text}, {c_text}",
                     f"CT(importance={importance},time={time},cap={'true' if cap else 'false'})"
                     + (f"@{TOP_DOCUMENTS}" if t == "t" else ""),
                     REFERENCE, cube_test, tuple(params), cutoff="none" if t == "t" else "optional",

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_runs
+from ..core.segments import place_in_runs, run_lengths, run_starts
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
@@ -128,8 +128,8 @@ def expected_reciprocal_rank(ranked: RankedTopics, measure: Measure, context: Ev
     # prod_{j<i} (1 - R_j) over the topic's earlier relevant rows (R < 1: the logs are finite)
     logs = np.log1p(-r)
     running = np.cumsum(logs)
-    first = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(topic) else np.zeros(0, np.int64)
-    base = np.repeat(running[first] - logs[first], np.diff(np.r_[first, len(topic)]))
+    first = run_starts(topic)
+    base = np.repeat(running[first] - logs[first], run_lengths(first, len(topic)))
     decay = np.exp(running - logs - base)
     return np.bincount(topic, weights=r * decay / position, minlength=ranked.n_topics).astype(np.float64)
 
@@ -177,27 +177,25 @@ MIN_REL = Param("min_rel", int, 0, "the grade of gain 0 (lower grades are clippe
 MAX_REL = Param("max_rel", int, 1, "the grade of gain 1 (higher grades are clipped to it; ir_measures requires it)")
 NERR_P = Param("p", float, 0.9, "persistence", interval=Interval(0, 1))
 
+_NERR = "Azzopardi et al., ICTIR 2021"
+# name, summary, C(i), reference beside cwl_eval, the parameters before min_rel and max_rel, cutoff
+for _name, _summary, _formula, _source, _params, _cutoff in (
+    ("INST", "INST: adaptive expected rate of gain (C/W/L)", "C(i) = ((i+T+T_i-1)/(i+T+T_i))^2",
+     "Moffat et al., ADCS 2015", (T_PARAM,), "none"),
+    ("INSQ", "INSQ: expected rate of gain, static goal (C/W/L)", "C(i) = ((i+2T-1)/(i+2T))^2",
+     "Moffat et al., ADCS 2012", (T_PARAM,), "none"),
+    ("BPM", "static Bejewelled Player Model (C/W/L)", "C(i) = 1 while gain so far < T and i < k",
+     "Zhang et al., SIGIR 2017", (T_PARAM,), "required"),
+    ("SDCG", "scaled DCG: DCG@k over its largest value for binary gains (C/W/L)",
+     "C(i) = log2(i+1)/log2(i+2) for i < k", "Jarvelin & Kekalainen, TOIS 2002", (), "required"),
+    ("NERR8", "not-quite ERR, eq. 8 (C/W/L)", "C(i) = 1 - g_i for i < k", _NERR, (), "required"),
+    ("NERR9", "not-quite ERR, eq. 9 (C/W/L)", "C(i) = (i/(i+1)) (1 - g_i) for i < k", _NERR, (), "required"),
+    ("NERR10", "not-quite ERR, eq. 10 (C/W/L)", "C(i) = p (1 - g_i)", _NERR, (NERR_P,), "none"),
+    ("NERR11", "not-quite ERR, eq. 11 (C/W/L)", "C(i) = ((i+2T-1)/(i+2T))^2 (1 - g_i)", _NERR, (T_PARAM,), "none"),
+):
+    register(MeasureSpec(_name, "standard", _summary, _formula, f"{CWL_EVAL}; {_source}", cwl_measure,
+                         (*_params, MIN_REL, MAX_REL), cutoff=_cutoff))
 for _spec in (
-    MeasureSpec("INST", "standard", "INST: adaptive expected rate of gain (C/W/L)",
-                "C(i) = ((i+T+T_i-1)/(i+T+T_i))^2", CWL_EVAL + "; Moffat et al., ADCS 2015", cwl_measure,
-                (T_PARAM, MIN_REL, MAX_REL)),
-    MeasureSpec("INSQ", "standard", "INSQ: expected rate of gain, static goal (C/W/L)",
-                "C(i) = ((i+2T-1)/(i+2T))^2", CWL_EVAL + "; Moffat et al., ADCS 2012", cwl_measure,
-                (T_PARAM, MIN_REL, MAX_REL)),
-    MeasureSpec("BPM", "standard", "static Bejewelled Player Model (C/W/L)",
-                "C(i) = 1 while gain so far < T and i < k", CWL_EVAL + "; Zhang et al., SIGIR 2017", cwl_measure,
-                (T_PARAM, MIN_REL, MAX_REL), cutoff="required"),
-    MeasureSpec("SDCG", "standard", "scaled DCG: DCG@k over its largest value for binary gains (C/W/L)",
-                "C(i) = log2(i+1)/log2(i+2) for i < k", CWL_EVAL + "; Jarvelin & Kekalainen, TOIS 2002",
-                cwl_measure, (MIN_REL, MAX_REL), cutoff="required"),
-    MeasureSpec("NERR8", "standard", "not-quite ERR, eq. 8 (C/W/L)", "C(i) = 1 - g_i for i < k",
-                CWL_EVAL + "; Azzopardi et al., ICTIR 2021", cwl_measure, (MIN_REL, MAX_REL), cutoff="required"),
-    MeasureSpec("NERR9", "standard", "not-quite ERR, eq. 9 (C/W/L)", "C(i) = (i/(i+1)) (1 - g_i) for i < k",
-                CWL_EVAL + "; Azzopardi et al., ICTIR 2021", cwl_measure, (MIN_REL, MAX_REL), cutoff="required"),
-    MeasureSpec("NERR10", "standard", "not-quite ERR, eq. 10 (C/W/L)", "C(i) = p (1 - g_i)",
-                CWL_EVAL + "; Azzopardi et al., ICTIR 2021", cwl_measure, (NERR_P, MIN_REL, MAX_REL)),
-    MeasureSpec("NERR11", "standard", "not-quite ERR, eq. 11 (C/W/L)", "C(i) = ((i+2T-1)/(i+2T))^2 (1 - g_i)",
-                CWL_EVAL + "; Azzopardi et al., ICTIR 2021", cwl_measure, (T_PARAM, MIN_REL, MAX_REL)),
     MeasureSpec("ERR", "standard", "expected reciprocal rank (cascade model)",
                 "ERR@k = sum_{i<=k} (R_i/i) prod_{j<i} (1-R_j), R = (2^g-1)/2^max_grade",
                 "gdeval.pl 1.2a (TREC Web track), ir_measures' gdeval provider; Chapelle et al., CIKM 2009",

@@ -49,7 +49,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_runs
+from ..core.segments import place_in_runs, run_starts, running_count
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
@@ -132,13 +132,8 @@ def _sum(topic: np.ndarray, weights: np.ndarray | None = None, minlength: int = 
 
 
 def _per_topic_cumsum(values: np.ndarray, topic: np.ndarray) -> np.ndarray:
-    """Running sums of ``values`` within each run of equal ``topic`` (grouped)."""
-    total = np.cumsum(values)
-    if not len(total):
-        return total
-    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
-    before = np.r_[0.0, total][starts]
-    return total - np.repeat(before, np.diff(np.r_[starts, len(values)]))
+    """Running sums of ``values`` within each run of equal ``topic`` (grouped), from one global running sum."""
+    return running_count(values, run_starts(topic))
 
 
 def _gains(ranked: RankedTopics, text: str, context: EvaluationContext) -> _Gains:
@@ -154,20 +149,17 @@ def _dcg_at(g: _Gains, topic: np.ndarray, k: np.ndarray, running: np.ndarray) ->
     return np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0)
 
 
-def _dcg_and_ideal(ranked: RankedTopics, measure: Measure,
-                   context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
+def _dcg_and_ideal(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
     """DCG@k = sum_{i<=k} g_i / log2(i+1) and IDCG@k, gains by ``gains`` (k: all without a cutoff)."""
     g = _gains(ranked, measure["gains"], context)
     k = measure.cutoff
     within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
-    dcg = _sum(g.topic[within], weights=g.gain[within] / np.log2(g.position[within] + 1.0),
-                      minlength=ranked.n_topics)
+    dcg = _sum(g.topic[within], weights=g.gain[within] / np.log2(g.position[within] + 1.0), minlength=ranked.n_topics)
     if k is None:
         idcg = g.idcg()
     else:
         idcg = np.zeros(ranked.n_topics)
-        has = g.n_ideal > 0
-        topics = np.flatnonzero(has)
+        topics = np.flatnonzero(g.n_ideal > 0)
         idcg[topics] = g.idcg_at(topics, np.minimum(g.n_ideal[topics], k))
     return dcg, idcg
 

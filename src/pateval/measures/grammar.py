@@ -102,9 +102,7 @@ def parse_name(text: str) -> ParsedName:
                 fail("a parameter name")
             if not take("punct", "="):
                 fail("'='")
-            value = take("word")
-            if value is None:
-                value = take("quoted")
+            value = take("word") or take("quoted")  # (a word is never empty)
             if value is None:
                 fail("a parameter value")
             if any(k == key for k, _ in params):

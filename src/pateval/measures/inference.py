@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_runs
+from ..core.segments import place_in_runs, run_starts, running_count
 from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .registry import register
 from .standard import REL, TREC_EVAL
@@ -31,14 +31,6 @@ __all__ = ["inferred_average_precision"]
 EPSILON = 0.00001  # trec_eval's INFAP_EPSILON
 
 
-def _before(flags: np.ndarray, topic: np.ndarray) -> np.ndarray:
-    """For each entry, how many entries of its topic before it have ``flags`` set (grouped topics)."""
-    total = np.cumsum(flags)
-    start = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(topic) else np.zeros(0, np.int64)
-    first = np.repeat(start, np.diff(np.r_[start, len(topic)]))
-    return total - flags - (total[first] - flags[first])
-
-
 def inferred_average_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """infAP = (1/R) sum over relevant retrieved d of term(d) (see the module notes)."""
     level = measure["rel"]
@@ -46,8 +38,10 @@ def inferred_average_precision(ranked: RankedTopics, measure: Measure, context: 
     topic = ranked.topic_of(ranked.judged_row)  # the pooled rows, judged or not, in ranking order
     relevant = grade >= level
     judged_nonrel = (grade >= 0) & ~relevant
-    rel_above = _before(relevant.astype(np.int64), topic)[relevant]
-    nonrel_above = _before(judged_nonrel.astype(np.int64), topic)[relevant]
+    # entries of the topic above each relevant one: judged relevant, judged non-relevant
+    starts = run_starts(topic)
+    rel_above = (running_count(relevant.astype(np.int64), starts) - relevant)[relevant]
+    nonrel_above = (running_count(judged_nonrel.astype(np.int64), starts) - judged_nonrel)[relevant]
     pooled_above = place_in_runs(topic)[relevant]  # judged or not
     position = ranked.judged_row[relevant] - ranked.ptr[topic[relevant]] + 1
     j = (position - 1).astype(np.float64)

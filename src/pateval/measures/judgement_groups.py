@@ -93,8 +93,8 @@ def _make(ranked: RankedTopics, groups, level: int, judged_only: bool) -> GroupR
     found = np.full(len(entry_row), -1, dtype=np.int64)
     if len(entry_row):
         index = pd.MultiIndex.from_arrays([group_of, docno])
-        found = index.get_indexer(pd.MultiIndex.from_arrays([entry_group, np.asarray(ranked.docno)[entry_row]
-                                                             .astype(str)]))
+        entry_docno = np.asarray(ranked.docno)[entry_row].astype(str)
+        found = index.get_indexer(pd.MultiIndex.from_arrays([entry_group, entry_docno]))
     entry_grade = np.where(found >= 0, grade[np.maximum(found, 0)] if len(grade) else -1.0, -1.0)
     if judged_only:  # each group's ranking without the documents it does not judge
         judged = np.flatnonzero(entry_grade >= 0)
@@ -120,8 +120,7 @@ def precision_over_groups(ranked: RankedTopics, measure: Measure, context: Evalu
     return g.mean_over_groups(g.relevant_within(np.full(len(g.topic), k)) / k)
 
 
-def r_multiple_precision_over_groups(ranked: RankedTopics, measure: Measure,
-                                     context: EvaluationContext) -> np.ndarray:
+def r_multiple_precision_over_groups(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Rprec_mult_avgJG(mult=x) = (1/#JG) sum_JG |relevant in top c| / c, c = floor(x R_JG + 0.9)."""
     g = group_rankings(ranked, measure, context)
     c = np.floor(measure["mult"] * g.num_rel + 0.9)

@@ -102,8 +102,8 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     return context.memo.get(key, lambda: _passage_scores(ranked, measure, context), ranking=ranked)
 
 
-def _passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray,
-                                                                                                  np.ndarray]:
+def _passage_scores(ranked: RankedTopics, measure: Measure,
+                    context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
     level = measure["rel"]
     run = _passage_run_for(ranked, measure, context).without_headings()
     qrels = context.require("passage_qrels", measure)

@@ -244,10 +244,10 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
     row_class = np.repeat(np.arange(len(class_start)), run_lengths(class_start, len(single)))
     class_group = row_group[class_start]
     group_first_class = _runs(class_group)
-    class_ordinal = np.arange(len(class_start)) - np.repeat(group_first_class, run_lengths(group_first_class,
-                                                                                            len(class_start)))
-    last = run_lengths(group_first_class, len(class_start)) + group_first_class - 1
-    class_last = np.repeat(last, run_lengths(group_first_class, len(class_start)))
+    classes_of_group = run_lengths(group_first_class, len(class_start))
+    class_ordinal = np.arange(len(class_start)) - np.repeat(group_first_class, classes_of_group)
+    last = classes_of_group + group_first_class - 1
+    class_last = np.repeat(last, classes_of_group)
     class_end = np.r_[class_start[1:], len(single)]
     row_lowest = row_class == class_last[row_class]
     row_place_in_class = np.arange(len(single)) - class_start[row_class]
@@ -385,18 +385,16 @@ def _total(counts: dict[str, np.ndarray], parts: tuple[str, ...], kind: dict[str
 def _simple(parts: tuple[str, ...]):
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
-        counts = groups.counts
-        return divide_or_zero(groups.per_topic(_total(counts, parts, _FULFILLED)),
-                              groups.per_topic(_total(counts, parts, _POSSIBLE)))
+        return divide_or_zero(groups.per_topic(_total(groups.counts, parts, _FULFILLED)),
+                              groups.per_topic(_total(groups.counts, parts, _POSSIBLE)))
     return kernel
 
 
 def _per_group(parts: tuple[str, ...]):
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
-        counts = groups.counts
-        return _mean_over_groups(groups, divide_or_zero(_total(counts, parts, _FULFILLED),
-                                                        _total(counts, parts, _POSSIBLE)))
+        return _mean_over_groups(groups, divide_or_zero(_total(groups.counts, parts, _FULFILLED),
+                                                        _total(groups.counts, parts, _POSSIBLE)))
     return kernel
 
 
@@ -420,13 +418,12 @@ def _count(parts: tuple[str, ...], kind: dict[str, str]):
 def _pairs(parts: tuple[str, ...]):
     """The mean over document pairs of the share of the groups' preferences for the pair kept."""
     kinds = [{"ret": 0, "imp": 1, "none": 2}[p] for p in parts]
+    simple = _simple(parts)
 
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         groups = _groups(ranked, context, measure)
         # a topic of one group prefers each pair once: the share is 1 or 0, the mean PrefSimp's
-        counts = groups.counts
-        out = divide_or_zero(groups.per_topic(_total(counts, parts, _FULFILLED)),
-                             groups.per_topic(_total(counts, parts, _POSSIBLE)))
+        out = simple(ranked, measure, context)
         topic, kind, share, several = groups.pair_shares
         wanted = np.isin(kind, kinds)
         sums = np.bincount(topic[wanted], weights=share[wanted], minlength=groups.n_topics)
@@ -441,14 +438,9 @@ def _rnonrel(retrieved_only: bool):
 
     def kernel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
         g = _groups(ranked, context, measure)
-        counts = g.counts
-        if retrieved_only:
-            r, n = g.num_rel_ret, g.num_nonrel_ret
-            ful, poss = counts["ful_ret"], counts["poss_ret"]
-        else:
-            r, n = g.num_rel, g.num_nonrel
-            ful = counts["ful_ret"] + counts["ful_imp"]
-            poss = counts["poss_ret"] + counts["poss_imp"] + counts["none"]
+        r, n = (g.num_rel_ret, g.num_nonrel_ret) if retrieved_only else (g.num_rel, g.num_nonrel)
+        parts = _RET if retrieved_only else _ALL
+        ful, poss = _total(g.counts, parts, _FULFILLED), _total(g.counts, parts, _POSSIBLE)
         padded_ful = ful + g.num_rel_ret * (r - n)
         padded_poss = poss + g.num_rel * (r - n)
         cut_ful, cut_poss = _fewer_nonrelevant(g, r, retrieved_only)
@@ -465,16 +457,14 @@ def _fewer_nonrelevant(g: _Groups, r: np.ndarray, retrieved_only: bool) -> tuple
     # paired with the whole class
     cut_lowest = ~g.row_lowest | (g.row_place_in_class < r[g.row_group])
     size, m = g.lowest_size, g.lowest_retrieved
+    chosen = g.row_retrieved if retrieved_only else np.ones(len(g.row_group), dtype=bool)
+    counts = g.class_counts(chosen, chosen & cut_lowest)
+    parts = _RET if retrieved_only else _ALL
+    ful, poss = _total(counts, parts, _FULFILLED), _total(counts, parts, _POSSIBLE)
     if retrieved_only:
-        retrieved = g.row_retrieved
-        counts = g.class_counts(retrieved, retrieved & cut_lowest)
-        ful, poss = counts["ful_ret"], counts["poss_ret"]
         cut = np.minimum(np.minimum(r, size), m)
         extra_poss, extra_ful = m * cut, cut * (cut - 1) / 2
     else:
-        counts = g.class_counts(np.ones(len(g.row_group), dtype=bool), cut_lowest)
-        ful = counts["ful_ret"] + counts["ful_imp"]
-        poss = counts["poss_ret"] + counts["poss_imp"] + counts["none"]
         cut = np.minimum(r, size)
         extra_poss = size * cut
         extra_ful = np.where(cut - 1 <= m, cut * (cut - 1) / 2, m * (m + 1) / 2 + m * (cut - 1 - m))
@@ -497,48 +487,41 @@ def _fewer_nonrelevant(g: _Groups, r: np.ndarray, retrieved_only: bool) -> tuple
 
 _NEEDS = frozenset({"preferences"})
 _ALL, _RET, _IMP = ("ret", "imp", "none"), ("ret",), ("ret", "imp")
-for _spec in (
-    MeasureSpec("NumPrefs", "preferences", "preferences stated by the judgement groups (trec_eval, summed)",
-                "poss = the preferences of every group", REFERENCE, _count(_ALL, _POSSIBLE), aggregate="sum",
-                integer=True, requires=_NEEDS, aliases=("prefs_num_prefs_poss",)),
-    MeasureSpec("NumPrefsFul", "preferences", "preferences fulfilled, retrieved or implied (trec_eval, summed)",
-                "ful = preferences A > B with A retrieved above B or B not retrieved", REFERENCE,
-                _count(_IMP, _FULFILLED), aggregate="sum", integer=True, requires=_NEEDS,
-                aliases=("prefs_num_prefs_ful",)),
-    MeasureSpec("NumPrefsFulRet", "preferences", "preferences fulfilled among retrieved documents (summed)",
-                "ful_ret = preferences A > B with both retrieved, A above B", REFERENCE, _count(_RET, _FULFILLED),
-                aggregate="sum", integer=True, requires=_NEEDS, aliases=("prefs_num_prefs_ful_ret",)),
-    MeasureSpec("PrefSimp", "preferences", "share of all preferences fulfilled",
-                "sum_JG ful / sum_JG poss", REFERENCE, _simple(_ALL), requires=_NEEDS, aliases=("prefs_simp",)),
-    MeasureSpec("PrefSimpRet", "preferences", "share of the preferences among retrieved documents fulfilled",
-                "sum_JG ful_ret / sum_JG poss_ret", REFERENCE, _simple(_RET), requires=_NEEDS,
-                aliases=("prefs_simp_ret",)),
-    MeasureSpec("PrefSimpImp", "preferences", "share of the preferences with a document retrieved fulfilled",
-                "sum_JG (ful_ret + ful_imp) / sum_JG (poss_ret + poss_imp)", REFERENCE, _simple(_IMP),
-                requires=_NEEDS, aliases=("prefs_simp_imp",)),
-    MeasureSpec("PrefPair", "preferences", "mean over preferred document pairs of the share of preferences kept",
-                "mean_{pairs} |groups' preferences for the pair kept| / |groups' preferences for the pair|",
-                REFERENCE, _pairs(_ALL), requires=_NEEDS, aliases=("prefs_pair",)),
-    MeasureSpec("PrefPairRet", "preferences", "PrefPair over pairs of retrieved documents",
-                "mean_{pairs, both retrieved} kept / preferences", REFERENCE, _pairs(_RET), requires=_NEEDS,
-                aliases=("prefs_pair_ret",)),
-    MeasureSpec("PrefPairImp", "preferences", "PrefPair over pairs with a document retrieved",
-                "mean_{pairs, one or both retrieved} kept / preferences", REFERENCE, _pairs(_IMP),
-                requires=_NEEDS, aliases=("prefs_pair_imp",)),
-    MeasureSpec("PrefAvgJG", "preferences", "share of preferences fulfilled, averaged over judgement groups",
-                "(1/#JG) sum_JG ful_JG / poss_JG", REFERENCE, _per_group(_ALL), requires=_NEEDS,
-                aliases=("prefs_avgjg",)),
-    MeasureSpec("PrefAvgJGRet", "preferences", "PrefAvgJG among retrieved documents",
-                "(1/#JG) sum_JG ful_ret / poss_ret", REFERENCE, _per_group(_RET), requires=_NEEDS,
-                aliases=("prefs_avgjg_ret",)),
-    MeasureSpec("PrefAvgJGImp", "preferences", "PrefAvgJG over preferences with a document retrieved",
-                "(1/#JG) sum_JG (ful_ret + ful_imp) / (poss_ret + poss_imp)", REFERENCE, _per_group(_IMP),
-                requires=_NEEDS, aliases=("prefs_avgjg_imp",)),
-    MeasureSpec("PrefAvgJG_Rnonrel", "preferences", "PrefAvgJG with as many non-relevant documents as relevant",
-                "(1/#JG) sum_JG ful / poss, non-relevant documents cut or padded to R per group", REFERENCE,
-                _rnonrel(False), requires=_NEEDS, aliases=("prefs_avgjg_Rnonrel",)),
-    MeasureSpec("PrefAvgJG_RnonrelRet", "preferences", "PrefAvgJG_Rnonrel among retrieved documents",
-                "(1/#JG) sum_JG ful_ret / poss_ret, retrieved non-relevant documents cut or padded to R_ret",
-                REFERENCE, _rnonrel(True), requires=_NEEDS, aliases=("prefs_avgjg_Rnonrel_ret",)),
+# name, summary, formula, kernel, trec_eval's name; the counts (Num*) are summed over topics
+for _name, _summary, _formula, _kernel, _alias in (
+    ("NumPrefs", "preferences stated by the judgement groups (trec_eval, summed)",
+     "poss = the preferences of every group", _count(_ALL, _POSSIBLE), "prefs_num_prefs_poss"),
+    ("NumPrefsFul", "preferences fulfilled, retrieved or implied (trec_eval, summed)",
+     "ful = preferences A > B with A retrieved above B or B not retrieved", _count(_IMP, _FULFILLED),
+     "prefs_num_prefs_ful"),
+    ("NumPrefsFulRet", "preferences fulfilled among retrieved documents (summed)",
+     "ful_ret = preferences A > B with both retrieved, A above B", _count(_RET, _FULFILLED),
+     "prefs_num_prefs_ful_ret"),
+    ("PrefSimp", "share of all preferences fulfilled", "sum_JG ful / sum_JG poss", _simple(_ALL), "prefs_simp"),
+    ("PrefSimpRet", "share of the preferences among retrieved documents fulfilled",
+     "sum_JG ful_ret / sum_JG poss_ret", _simple(_RET), "prefs_simp_ret"),
+    ("PrefSimpImp", "share of the preferences with a document retrieved fulfilled",
+     "sum_JG (ful_ret + ful_imp) / sum_JG (poss_ret + poss_imp)", _simple(_IMP), "prefs_simp_imp"),
+    ("PrefPair", "mean over preferred document pairs of the share of preferences kept",
+     "mean_{pairs} |groups' preferences for the pair kept| / |groups' preferences for the pair|", _pairs(_ALL),
+     "prefs_pair"),
+    ("PrefPairRet", "PrefPair over pairs of retrieved documents", "mean_{pairs, both retrieved} kept / preferences",
+     _pairs(_RET), "prefs_pair_ret"),
+    ("PrefPairImp", "PrefPair over pairs with a document retrieved",
+     "mean_{pairs, one or both retrieved} kept / preferences", _pairs(_IMP), "prefs_pair_imp"),
+    ("PrefAvgJG", "share of preferences fulfilled, averaged over judgement groups", "(1/#JG) sum_JG ful_JG / poss_JG",
+     _per_group(_ALL), "prefs_avgjg"),
+    ("PrefAvgJGRet", "PrefAvgJG among retrieved documents", "(1/#JG) sum_JG ful_ret / poss_ret", _per_group(_RET),
+     "prefs_avgjg_ret"),
+    ("PrefAvgJGImp", "PrefAvgJG over preferences with a document retrieved",
+     "(1/#JG) sum_JG (ful_ret + ful_imp) / (poss_ret + poss_imp)", _per_group(_IMP), "prefs_avgjg_imp"),
+    ("PrefAvgJG_Rnonrel", "PrefAvgJG with as many non-relevant documents as relevant",
+     "(1/#JG) sum_JG ful / poss, non-relevant documents cut or padded to R per group", _rnonrel(False),
+     "prefs_avgjg_Rnonrel"),
+    ("PrefAvgJG_RnonrelRet", "PrefAvgJG_Rnonrel among retrieved documents",
+     "(1/#JG) sum_JG ful_ret / poss_ret, retrieved non-relevant documents cut or padded to R_ret", _rnonrel(True),
+     "prefs_avgjg_Rnonrel_ret"),
 ):
-    register(_spec)
+    _counts = _name.startswith("Num")
+    register(MeasureSpec(_name, "preferences", _summary, _formula, REFERENCE, _kernel,
+                         aggregate="sum" if _counts else "mean", integer=_counts, requires=_NEEDS, aliases=(_alias,)))

@@ -37,13 +37,7 @@ RNORM_REFERENCE = ("J. J. Rocchio, Performance indices for document retrieval sy
 def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: n (relevant documents), k (found within ``depth``), the sum of their ranks."""
     rows = relevant_rows(ranked, level)  # the few relevant rows, ascending: all the work is on them
-    counts = np.diff(ranked.ptr)
-    width = int(counts.max()) if len(counts) else 0
-    if width and bool(np.all(counts == width)):
-        topic, column = np.divmod(rows, width)  # rankings of one depth (the usual 1000 each)
-    else:
-        topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
-        column = rows - ranked.ptr[topic]
+    topic, column = topic_and_column(ranked, rows)
     if depth is not None:
         within = np.flatnonzero(column < depth)
         topic, column = topic[within], column[within]
@@ -52,6 +46,16 @@ def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndar
     # ranks are integers: their float sum is exact in any order
     rank_sum = np.bincount(topic, weights=column + 1.0, minlength=ranked.n_topics)
     return n, k, rank_sum
+
+
+def topic_and_column(ranked: RankedTopics, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The topic of each of ``rows`` and the row's 0-based place in that topic's ranking."""
+    counts = np.diff(ranked.ptr)
+    width = int(counts.max()) if len(counts) else 0
+    if width and bool(np.all(counts == width)):
+        return np.divmod(rows, width)  # rankings of one depth (the usual 1000 each)
+    topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
+    return topic, rows - ranked.ptr[topic]
 
 
 def relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:

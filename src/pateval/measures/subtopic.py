@@ -76,10 +76,8 @@ from .registry import register
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
-__all__ = [
-    "alpha_ndcg", "err_ia", "nerr_ia", "precision_ia", "map_ia", "intent_recall", "d_ndcg", "d_sharp_ndcg",
-    "intent_probabilities",
-]
+__all__ = ["alpha_ndcg", "err_ia", "nerr_ia", "precision_ia", "map_ia", "intent_recall", "d_ndcg", "d_sharp_ndcg",
+           "intent_probabilities"]
 
 NDEVAL = ("ndeval v4.5 (TREC Web track, github.com/trec-web/trec-web-2014 src/eval/ndeval.c; pyndeval wraps it); "
           "Agrawal et al., WSDM 2009 (intent-aware measures)")
@@ -139,14 +137,12 @@ def intent_probabilities(ranked: RankedTopics, measure: Measure, context: Evalua
     given = as_intent_probabilities(context.require("intent_probabilities", measure))
     found = given.lookup(ranked.topic_ids[topic], view.subtopic_ids)
     missing = np.isnan(found)
-    if missing.any():
-        positive = np.bincount(view.judged_subtopic[view.judged_grade > 0], minlength=len(topic)) > 0
-        needed = missing & positive
-        if needed.any():
-            s = int(np.flatnonzero(needed)[0])
-            raise ParameterError(f"{measure}: the intent probabilities ({given.source}) give none for topic "
-                                 f"{ranked.topic_ids[topic[s]]!r} subtopic {view.subtopic_ids[s]!r}, "
-                                 f"which has relevant documents ({int(needed.sum())} such subtopic(s) in all)")
+    needed = missing & (np.bincount(view.judged_subtopic[view.judged_grade > 0], minlength=len(topic)) > 0)
+    if needed.any():
+        s = int(np.flatnonzero(needed)[0])
+        raise ParameterError(f"{measure}: the intent probabilities ({given.source}) give none for topic "
+                             f"{ranked.topic_ids[topic[s]]!r} subtopic {view.subtopic_ids[s]!r}, "
+                             f"which has relevant documents ({int(needed.sum())} such subtopic(s) in all)")
     return np.where(missing, 0.0, found)
 
 
@@ -172,27 +168,23 @@ class _Relevance:
         self.topic = np.searchsorted(ranked.ptr, self.row, side="right") - 1  # rows ascending: no row array needed
         self.position = self.row - ranked.ptr[self.topic] + 1
         by_rank = stable_order(self.position)
-        self.rank_topic = np.take(self.topic, by_rank)
-        self.rank_subtopic = np.take(self.subtopic, by_rank)
-        self.rank_seen_before = np.take(self.seen_before, by_rank)
-        self.rank_position = np.take(self.position, by_rank)
+        self.rank_topic, self.rank_subtopic, self.rank_seen_before, self.rank_position = (
+            np.take(values, by_rank) for values in (self.topic, self.subtopic, self.seen_before, self.position))
         judged = np.flatnonzero(view.judged_grade >= rel)
-        self.judged_topic = np.take(view.judged_topic, judged)
-        self.judged_doc = np.take(view.judged_doc, judged)
-        self.judged_subtopic = np.take(view.judged_subtopic, judged)
+        self.judged_topic, self.judged_doc, self.judged_subtopic = (
+            np.take(values, judged) for values in (view.judged_topic, view.judged_doc, view.judged_subtopic))
         self.n_relevant = np.bincount(self.judged_subtopic, minlength=len(view.subtopic_ids))  # R_i
         self.actual = self.n_relevant > 0
         self.n_actual = np.bincount(view.subtopic_topic[self.actual], minlength=ranked.n_topics)
 
     def within(self, cutoff: int | None) -> int:
         """How many pairs (in rank order) are at ranks <= ``cutoff``."""
-        return len(self.rank_position) if cutoff is None else int(np.searchsorted(self.rank_position, cutoff,
-                                                                                  side="right"))
+        return (len(self.rank_position) if cutoff is None
+                else int(np.searchsorted(self.rank_position, cutoff, side="right")))
 
 
 def _relevance(ranked: RankedTopics, context: EvaluationContext, rel: int) -> _Relevance:
-    return context.memo.get(("relevance", rel), lambda: _Relevance(ranked, _view(ranked, context), rel),
-                            ranking=ranked)
+    return context.memo.get(("relevance", rel), lambda: _Relevance(ranked, _view(ranked, context), rel), ranking=ranked)
 
 
 def _weights(ranked: RankedTopics, measure: Measure, context: EvaluationContext, relevance: _Relevance):
@@ -242,7 +234,6 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     pairs_per_candidate = run_lengths(first, len(sorted_key))
     pair_candidate = np.repeat(np.arange(len(first), dtype=np.int64), pairs_per_candidate)
     n_candidates = len(candidates)
-    pair_start = first
     candidate_topic = candidates // n_keys
     per_topic = np.bincount(candidate_topic, minlength=n_topics)
     topics = np.flatnonzero(per_topic > 0)
@@ -265,7 +256,7 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
             break
         pick = pick[live]
         ideal[topics[live], step] = best[live]
-        rows = expand(pair_start[pick], pairs_per_candidate[pick])
+        rows = expand(first[pick], pairs_per_candidate[pick])
         subtopic_gain[pair_subtopic[rows]] *= decay  # one pick per topic: no subtopic twice
         live_subtopic[rows] = blocked
         if not (best[live] > 0.0).any():

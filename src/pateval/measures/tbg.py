@@ -44,15 +44,11 @@ from ..errors import ParameterError
 from ..formats.doclengths import DocLengths
 from ..formats.groups import group_codes
 from ..tuning import SORTED_KEYS_MIN, STEP_BLOCK_ROWS, TABLE_SLACK
-from ..usermodel.time import (
-    TimeModel,
-    duplicates_of_earlier,
-    segment_exclusive_cumsum,
-    segment_exclusive_cumsum_at,
-)
+from ..usermodel.time import TimeModel, duplicates_of_earlier, segment_exclusive_cumsum, segment_exclusive_cumsum_at
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .lookup import SortedKeys
+from .pres import relevant_rows, topic_and_column
 from .registry import register
 
 if TYPE_CHECKING:
@@ -153,8 +149,8 @@ class LengthTable:
             return lengths
         if isinstance(lengths, DocLengths):  # as read from a file: the arrays as they are
             return cls(lengths.ids, cast(np.ndarray, lengths.values).astype(np.float64))
-        return cls(_as_arrow_strings(lengths.keys()), np.fromiter(lengths.values(), dtype=np.float64,
-                                                                  count=len(lengths)))
+        return cls(_as_arrow_strings(lengths.keys()),
+                   np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths)))
 
 
 def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> np.ndarray:
@@ -230,14 +226,6 @@ def shared_lookup(context: EvaluationContext, ranked: RankedTopics, table: Lengt
     looked up once per ranking and table in an evaluation (TBG, the Cube Test's time=tbg and
     the ideal share it)."""
     return context.memo.get(("where", table), lambda: _positions(ids, table), ranking=ranked)
-
-
-def _relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
-    """The rows judged with grade >= ``level`` (>= 1), ascending."""
-    rows = getattr(ranked, "relevant_rows", None)
-    if rows is not None:  # rankings that keep their judged rows apart give them without a pass over all rows
-        return np.asarray(rows(level), dtype=np.int64)
-    return np.flatnonzero(ranked.relevant(level))
 
 
 def _document_lengths(ranked: RankedTopics, measure: Measure, context: EvaluationContext, table: LengthTable):
@@ -506,7 +494,7 @@ def _judged_positions(ranked: RankedTopics, context: EvaluationContext, table: L
         chosen = np.flatnonzero(ranked.judged_grade >= max(level, 1))
         rows, codes = np.take(ranked.judged_row, chosen), np.take(ranked.judged_code, chosen)
     else:
-        rows = _relevant_rows(ranked, level)
+        rows = relevant_rows(ranked, level)
         codes = np.asarray(ranked.judged_doc)[rows]
     run_code = np.full(max(len(ranked.judgements.doc_keys_arrow), 1), -1, dtype=np.int64)
     run_code[codes] = np.asarray(ranked.doc)[rows]
@@ -593,17 +581,12 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     model = time_model_of(measure)
     # without an array of every row for each quantity: the step times and their running
     # sums block by block, read at the earning rows
-    relevant_rows = _relevant_rows(ranked, measure["rel"])
+    relevant = relevant_rows(ranked, measure["rel"])
     codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
-    earning = (relevant_rows if duplicate is None or measure["duplicate_gain"]
-               else relevant_rows[~duplicate[relevant_rows]])
-    times = times_at(codes, values, relevant_rows, duplicate, model, ranked.ptr, earning)
-    counts = np.diff(ranked.ptr)
-    if len(counts) and counts[0] > 0 and bool(np.all(counts == counts[0])):
-        topic = earning // int(counts[0])  # rankings of one depth
-    else:
-        topic = np.searchsorted(ranked.ptr, earning, side="right") - 1
+    earning = relevant if duplicate is None or measure["duplicate_gain"] else relevant[~duplicate[relevant]]
+    times = times_at(codes, values, relevant, duplicate, model, ranked.ptr, earning)
+    topic, _ = topic_and_column(ranked, earning)
     raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
     scale = normaliser(ranked, measure, context, model)
     return divide_or_zero(raw, scale)

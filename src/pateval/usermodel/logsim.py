@@ -60,8 +60,7 @@ def _check(name: str, value: float, *, low: float = 0.0) -> None:
 
 def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: int, seed: int = 0, page_size: int = 10,
                  p_save_nonrel: float = 0.27, summary_noise: float = 0.5, read_noise: float = 0.5,
-                 speed_spread: float = 0.0,
-                 user_prefix: str = "u") -> pd.DataFrame:
+                 speed_spread: float = 0.0, user_prefix: str = "u") -> pd.DataFrame:
     """Simulate ``n_users`` users on every list; return the log as a frame (``user, list, time, event, rank, docno``).
 
     Parameters
@@ -98,8 +97,8 @@ def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: i
         _check(name, value)
     rng = np.random.default_rng(seed)
     scale = model.halflife / np.log(2.0)
-    speeds = np.exp(speed_spread * rng.standard_normal(n_users) - speed_spread ** 2
-                    / 2) if speed_spread > 0 else np.ones(n_users)
+    speeds = (np.exp(speed_spread * rng.standard_normal(n_users) - speed_spread ** 2 / 2) if speed_spread > 0
+              else np.ones(n_users))
     rows: list[tuple] = []
 
     def emit(user, list_id, t, event, rank=0, docno=None):
@@ -115,14 +114,11 @@ def simulate_log(lists: Sequence[SimulatedList], *, model: TimeModel, n_users: i
             labels = list(item.groups) if item.groups is not None else None
             noise = (np.exp(read_noise * rng.standard_normal(n) - read_noise ** 2 / 2) if read_noise > 0
                      else np.ones(n))
-            reading = model.reading_time(lengths) * noise
-            reading_again = model.reading_time(np.zeros(n)) * noise  # a near-duplicate of one opened: l = 0
+            reading = model.reading_time(lengths) * noise * speeds[u]
+            reading_again = model.reading_time(np.zeros(n)) * noise * speeds[u]  # a near-duplicate of one opened: l = 0
             opened: set = set()
             summaries = (rng.gamma(shape, model.summary_time / shape, size=n) if shape is not None
-                         else np.full(n, model.summary_time))
-            reading = reading * speeds[u]
-            reading_again = reading_again * speeds[u]
-            summaries = summaries * speeds[u]
+                         else np.full(n, model.summary_time)) * speeds[u]
             clicks = rng.random(n) < np.where(relevant, model.p_click_rel, model.p_click_nonrel)
             saves = rng.random(n) < np.where(relevant, model.p_save_rel, p_save_nonrel)
             stop = rng.exponential(scale)

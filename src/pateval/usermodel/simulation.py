@@ -188,13 +188,7 @@ def simulate_users(relevant, lengths, *, model: TimeModel = DEFAULT_MODEL, dupli
 
     half = stats.norm.ppf(0.5 + confidence / 2.0) * std / np.sqrt(n_users)
     return SimulationResult(
-        mean=mean,
-        std=std,
-        ci_low=mean - half,
-        ci_high=mean + half,
+        mean=mean, std=std, ci_low=mean - half, ci_high=mean + half,
         expected=expected_gain(relevant, lengths, model=model, duplicate=duplicate, earns=earning, ptr=ptr),
         closed_form=closed_form_gain(relevant, lengths, model=model, duplicate=duplicate, earns=earning, ptr=ptr),
-        n_users=n_users,
-        confidence=float(confidence),
-        seed=seed,
-    )
+        n_users=n_users, confidence=float(confidence), seed=seed)

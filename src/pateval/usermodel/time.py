@@ -35,19 +35,9 @@ from ..validation import Interval, check_interval
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
-__all__ = [
-    "TimeModel",
-    "DEFAULT_MODEL",
-    "segment_exclusive_cumsum",
-    "segment_exclusive_cumsum_at",
-    "duplicates_of_earlier",
-    "step_times",
-    "check_rows",
-    "time_to_rank",
-    "expected_time",
-    "word_count",
-    "document_lengths",
-]
+__all__ = ["TimeModel", "DEFAULT_MODEL", "segment_exclusive_cumsum", "segment_exclusive_cumsum_at",
+           "duplicates_of_earlier", "step_times", "check_rows", "time_to_rank", "expected_time", "word_count",
+           "document_lengths"]
 
 _PROBABILITY = Interval(0, 1)
 _NONNEGATIVE = Interval(0, None)
@@ -140,6 +130,18 @@ class TimeModel:
 DEFAULT_MODEL = TimeModel()
 
 
+def _segment_table(values: np.ndarray, counts: np.ndarray, longest: int, *,
+                   copy: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """``values`` as a table of one segment a row, padded with zeros, and where the values sit
+    in it (None: every segment is ``longest`` long and the table is ``values`` reshaped)."""
+    if bool(np.all(counts == longest)):
+        return (values.copy() if copy else values).reshape(len(counts), longest), None
+    inside = np.arange(longest)[None, :] < counts[:, None]
+    table = np.zeros((len(counts), longest))
+    table[inside] = values
+    return table, inside
+
+
 def segment_exclusive_cumsum(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     """Running sum of ``values`` within each segment ``ptr[t]:ptr[t+1]``, excluding the row itself."""
     values = np.asarray(values, dtype=np.float64)
@@ -150,17 +152,11 @@ def segment_exclusive_cumsum(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     if len(counts) * longest <= 2 * len(values) + 4096:
         # rankings of similar depth: one row per segment, so that sums never run across
         # segments (exact to the last bit of a plain per-ranking loop)
-        rectangular = bool(np.all(counts == longest))
-        if rectangular:
-            padded = values.reshape(len(counts), longest)
-        else:
-            inside = np.arange(longest)[None, :] < counts[:, None]
-            padded = np.zeros((len(counts), longest))
-            padded[inside] = values
+        padded, inside = _segment_table(values, counts, longest, copy=False)
         before = np.empty_like(padded)
         before[:, 0] = 0.0
         np.cumsum(padded[:, :-1], axis=1, out=before[:, 1:])
-        return before.ravel() if rectangular else before[inside]
+        return before.ravel() if inside is None else before[inside]
     total = np.cumsum(values)
     before = np.r_[0.0, total][ptr[:-1]]
     return total - values - np.repeat(before, np.diff(ptr))
@@ -189,12 +185,7 @@ def segment_exclusive_cumsum_at(values: np.ndarray, ptr: np.ndarray, rows: np.nd
     if len(counts) * longest <= 2 * len(values) + 4096:
         # as segment_exclusive_cumsum: one row per segment, sums never run across segments;
         # the exclusive sum at column c is the inclusive one at c - 1
-        if bool(np.all(counts == longest)):
-            grid = (values if overwrite else values.copy()).reshape(len(counts), longest)
-        else:
-            inside = np.arange(longest)[None, :] < counts[:, None]
-            grid = np.zeros((len(counts), longest))
-            grid[inside] = values
+        grid, _ = _segment_table(values, counts, longest, copy=not overwrite)
         np.cumsum(grid, axis=1, out=grid)
         return np.where(column > 0, grid[segment, np.maximum(column - 1, 0)], 0.0)
     total = np.cumsum(values)
