@@ -19,12 +19,7 @@ from dataclasses import dataclass
 from ..errors import ParameterError
 from .records import Claim
 
-__all__ = [
-    "references_in_text",
-    "resolve_dependencies",
-    "ClaimTree",
-    "claim_weights",
-]
+__all__ = ["references_in_text", "resolve_dependencies", "ClaimTree", "claim_weights"]
 
 # Words that name claims, singular and plural, in the three EPO languages. German also
 # appears transliterated (Ansprueche) in older converted files.

@@ -33,14 +33,8 @@ from ..errors import InputFormatError, ParameterError, malformed
 from ..formats.source import open_stream
 from ..tuning import XML_BLOCK_BYTES
 
-__all__ = [
-    "safe_parser",
-    "XmlDocument",
-    "iter_xml_documents",
-    "each_document",
-    "element_text",
-    "DEFAULT_MAX_DOCUMENT_BYTES",
-]
+__all__ = ["safe_parser", "XmlDocument", "iter_xml_documents", "each_document", "element_text",
+           "DEFAULT_MAX_DOCUMENT_BYTES"]
 
 #: A single patent document larger than this is refused (the largest real ones, with
 #: sequence listings, are tens of MB).
@@ -53,16 +47,8 @@ _TRAILING_POSITION = re.compile(r",? line \d+, column \d+$")
 
 def safe_parser() -> etree.XMLParser:
     """A new lxml parser with every fetching and expanding feature off."""
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-        recover=False,
-    )
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+                           huge_tree=False, remove_comments=True, remove_pis=True, recover=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,11 +182,8 @@ def _split_documents(path: str, max_document_bytes: int, digest=None) -> Iterato
                 del pending[:cut]
                 scanned = 0
             if len(pending) > max_document_bytes:
-                malformed(
-                    path, line, "document too large",
-                    expected=f"at most {max_document_bytes} bytes per document",
-                    found=len(pending),
-                )
+                malformed(path, line, "document too large", expected=f"at most {max_document_bytes} bytes per document",
+                          found=len(pending))
             if not block:
                 break
     if started and pending.strip():

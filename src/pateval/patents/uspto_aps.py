@@ -282,24 +282,12 @@ def _document(path: str, first_line: int, fields: list[list]) -> PatentDocument:
         elif name in ("CLMS", "DCLM") and not claims:
             claims = _claims(segment_fields, xpath)
     return PatentDocument(
-        ucid=make_ucid("US", number, kind),
-        country="US",
-        doc_number=number,
-        kind=kind or "",
-        family_id=None,
-        lang=lang,
-        date=iso_date(_first(head, "ISD")),
-        application_date=iso_date(_first(head, "APD")),
-        priority_dates=unique(priority_dates),
-        title={lang: title} if title else {},
-        abstract={lang: "\n".join(abstract_parts)} if abstract_parts else {},
-        description=description,
-        claims={lang: claims} if claims else {},
-        ipc_classes=unique(ipc),
-        citations=citations,
-        applicants=unique(applicants),
-        inventors=unique(inventors),
-        source_path=path,
+        ucid=make_ucid("US", number, kind), country="US", doc_number=number, kind=kind or "", family_id=None,
+        lang=lang, date=iso_date(_first(head, "ISD")), application_date=iso_date(_first(head, "APD")),
+        priority_dates=unique(priority_dates), title={lang: title} if title else {},
+        abstract={lang: "\n".join(abstract_parts)} if abstract_parts else {}, description=description,
+        claims={lang: claims} if claims else {}, ipc_classes=unique(ipc), citations=citations,
+        applicants=unique(applicants), inventors=unique(inventors), source_path=path,
     )
 
 
