@@ -47,19 +47,13 @@ from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from itertools import accumulate, islice
+from itertools import accumulate, groupby, islice
 from pathlib import Path
 
 from ..errors import ParameterError
 from ..formats.atomic import atomic_directory, atomic_output
 
-__all__ = [
-    "GenerationSummary",
-    "generate_corpus",
-    "corpus_path",
-    "dependency_phrase",
-    "DEPENDENCY_FORMS",
-]
+__all__ = ["GenerationSummary", "generate_corpus", "corpus_path", "dependency_phrase", "DEPENDENCY_FORMS"]
 
 # ---- vocabulary -----------------------------------------------------------------------------
 
@@ -87,8 +81,8 @@ _GENERAL = [
     ("invention", "Erfindung", "invention"), ("embodiment", "Ausführungsform", "mode"),
     ("preferably", "vorzugsweise", "de préférence"), ("further", "ferner", "en outre"),
     ("respective", "jeweilige", "respectif"), ("upper", "obere", "supérieur"), ("lower", "untere", "inférieur"),
-    ("outer", "äußere", "extérieur"), ("inner", "innere", "intérieur"), ("predetermined", "vorbestimmte",
-                                                                         "prédéterminé"),
+    ("outer", "äußere", "extérieur"), ("inner", "innere", "intérieur"),
+    ("predetermined", "vorbestimmte", "prédéterminé"),
     ("configured", "ausgebildet", "configuré"), ("adapted", "angepasst", "adapté"), ("formed", "gebildet", "formé"),
     ("mounted", "montiert", "monté"), ("coupled", "gekoppelt", "couplé"), ("disposed", "angeordnet", "disposé"),
     ("substantially", "im Wesentlichen", "sensiblement"), ("least", "mindestens", "moins"),
@@ -104,8 +98,8 @@ _GENERAL = [
     ("comprises", "umfasst", "comprend"), ("can", "kann", "peut"), ("be", "sein", "être"),
     ("this", "diese", "ce"), ("such", "solche", "tel"), ("also", "auch", "aussi"), ("not", "nicht", "pas"),
 ]
-_GENERAL_BY_LANG = {lang: [row[i] for row in _GENERAL] for i, lang in enumerate(("EN", "DE", "FR"))}
 _LANGS = ("EN", "DE", "FR")
+_GENERAL_BY_LANG = {lang: [row[i] for row in _GENERAL] for i, lang in enumerate(_LANGS)}
 
 # How claims begin, per language: the subject noun of claim 1 and of a second independent
 # (method) claim, and the joining words.
@@ -512,10 +506,10 @@ class _Planner:
         n_claims = rng.randrange(3, 19)
         n_paragraphs = rng.randrange(6, 26)
         searchable = a_kind == "A1" or a3_date is not None
-        n_search = self._pick_count() if searchable else 0
+        n_search = self._pick(self._count_cum) if searchable else 0
         cited_keys: set[str] = set()
         for _ in range(n_search):
-            category = self._category()
+            category = _CATEGORY_WEIGHTS[self._pick(self._category_cum)][0]
             if rng.random() < self.rates["external_citation_rate"]:
                 citations.append(self._external(category, n_claims))
                 continue
@@ -576,14 +570,8 @@ class _Planner:
                             n_paragraphs, family_id), rng)
         return plan
 
-    def _pick_count(self) -> int:
-        return self._pick(self._count_cum)
-
     _count_cum = list(accumulate(_CITATION_COUNT_WEIGHTS))
     _category_cum = list(accumulate(w for _, w in _CATEGORY_WEIGHTS))
-
-    def _category(self) -> str:
-        return _CATEGORY_WEIGHTS[self._pick(self._category_cum)][0]
 
     def _rel_claims(self, category: str, n_claims: int) -> str:
         rng = self.rng
@@ -844,6 +832,12 @@ def _ipcr_text(symbol: str, date: int) -> str:
     return f"{subclass}  {group:<10}  20060101A I{_ymd(min(date, _dt.date(2005, 10, 8).toordinal()))}RMEP        "
 
 
+# The ways reports word one paragraph and a range of paragraphs.
+_PASSAGE_STYLES = (("paragraph [{0:04d}]", "paragraph [{0:04d}] - paragraph [{1:04d}]"),
+                   ("paragraph [{0:04d}]", "paragraph [{0:04d}] - [{1:04d}]"),
+                   ("[{0:04d}]", "[{0:04d}]-[{1:04d}]"))
+
+
 def passage_indication(xpaths: Sequence[str], *, rng: random.Random) -> str:
     """An EPO-style passage indication naming exactly the description paragraphs
     ``xpaths`` (``/patent-document/description/p[j]``; paragraph j is numbered [000j]).
@@ -854,24 +848,10 @@ def passage_indication(xpaths: Sequence[str], *, rng: random.Random) -> str:
     (``; figure 2``), as reports do.
     """
     numbers = sorted(int(x[x.rindex("[") + 1:-1]) for x in xpaths)
-    runs: list[list[int]] = []
-    for number in numbers:
-        if runs and number == runs[-1][-1] + 1:
-            runs[-1].append(number)
-        else:
-            runs.append([number])
-    style = rng.randrange(3)
-    parts = []
-    for run in runs:
-        first, last = run[0], run[-1]
-        if first == last:
-            parts.append(f"paragraph [{first:04d}]" if style < 2 else f"[{first:04d}]")
-        elif style == 0:
-            parts.append(f"paragraph [{first:04d}] - paragraph [{last:04d}]")
-        elif style == 1:
-            parts.append(f"paragraph [{first:04d}] - [{last:04d}]")
-        else:
-            parts.append(f"[{first:04d}]-[{last:04d}]")
+    # Runs of consecutive paragraphs keep the difference between number and position.
+    runs = [[n for _, n in run] for _, run in groupby(enumerate(numbers), key=lambda pair: pair[1] - pair[0])]
+    single, ranged = _PASSAGE_STYLES[rng.randrange(3)]
+    parts = [(single if len(run) == 1 else ranged).format(run[0], run[-1]) for run in runs]
     if rng.random() < 0.3:
         parts[-1] += f"; figure {rng.randrange(1, 6)}"
     return "\n".join(f"* {part} *" for part in parts)
