@@ -60,6 +60,9 @@ from .store import (
 __all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock",
            "verify_store"]
 
+# What a batch's manifest keeps of the result of ingest_batch.
+_MANIFEST_KEYS = ("files", "errors", "documents", "parts")
+
 
 @dataclass
 class IngestSummary:
@@ -195,28 +198,16 @@ def ingest_batch(
                 else:
                     writer.add(item)
                     documents += 1
-            entries.append({
-                "path": path,
-                "size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
-                "sha256": (digest.hexdigest() if digest is not None and digest.size == stat.st_size
-                           else file_sha256(path)),
-                "documents": documents,
-                "errors": file_errors,
-            })
+            sha256 = digest.hexdigest() if digest is not None and digest.size == stat.st_size else file_sha256(path)
+            entries.append({"path": path, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256,
+                            "documents": documents, "errors": file_errors})
         parts = writer.commit()
         write_batch_ucids(store, batch, writer.ucids)
     except BaseException:
         writer.abort()
         raise
-    return {
-        "parts": parts,
-        "files": entries,
-        "errors": errors,
-        "documents": writer.documents,
-        "bytes": sum(e["size"] for e in entries),
-        "seconds": time.perf_counter() - started,
-    }
+    return {"parts": parts, "files": entries, "errors": errors, "documents": writer.documents,
+            "bytes": sum(e["size"] for e in entries), "seconds": time.perf_counter() - started}
 
 
 def plan_batches(files: list[tuple[str, int]], *, workers: int, batch_bytes: int) -> list[list[str]]:
@@ -258,10 +249,7 @@ def _prepare_store(out: Path, memory_limit: str | None) -> dict[int, dict]:
 
 def _files_to_do(paths: list[str], committed: dict[int, dict]) -> tuple[list[tuple[str, int]], int]:
     """Input files not yet in the store (with sizes), and how many are already in."""
-    known: dict[str, dict] = {}
-    for manifest in committed.values():
-        for entry in manifest.get("files", []):
-            known[entry["path"]] = entry
+    known = {entry["path"]: entry for manifest in committed.values() for entry in manifest.get("files", [])}
     todo: list[tuple[str, int]] = []
     skipped = 0
     for path in paths:
@@ -270,17 +258,13 @@ def _files_to_do(paths: list[str], committed: dict[int, dict]) -> tuple[list[tup
         if entry is None:
             todo.append((path, stat.st_size))
             continue
-        if entry["size"] == stat.st_size and entry["mtime_ns"] == stat.st_mtime_ns:
+        # Same size and time, or touched or copied with the same content.
+        if entry["size"] == stat.st_size and (entry["mtime_ns"] == stat.st_mtime_ns
+                                              or entry.get("sha256") == file_sha256(path)):
             skipped += 1
             continue
-        if entry["size"] == stat.st_size and entry.get("sha256") == file_sha256(path):
-            skipped += 1  # touched or copied, same content
-            continue
-        malformed(
-            path, None,
-            "the file changed since it was ingested into this store (size or content differ); "
-            "ingest the corpus into a new store",
-        )
+        malformed(path, None, "the file changed since it was ingested into this store (size or content differ); "
+                              "ingest the corpus into a new store")
     return todo, skipped
 
 
@@ -372,8 +356,7 @@ def _ingest_locked(files, out_path, started, *, workers, scheduler, on_error, me
         bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True)
 
     def record(batch: int, result: dict) -> None:
-        write_batch_manifest(out_path, batch, {"files": result["files"], "errors": result["errors"],
-                                               "documents": result["documents"], "parts": result["parts"]})
+        write_batch_manifest(out_path, batch, {key: result[key] for key in _MANIFEST_KEYS})
         summary.documents += result["documents"]
         summary.files += len(result["files"])
         summary.bytes += result["bytes"]
@@ -399,12 +382,8 @@ def _ingest_locked(files, out_path, started, *, workers, scheduler, on_error, me
             bar.close()
     summary.seconds = time.perf_counter() - started
     summary.total_documents = _write_totals(out_path, memory_limit, {
-        "documents": summary.documents,
-        "files": summary.files,
-        "skipped_files": summary.skipped_files,
-        "errors": len(summary.errors),
-        "bytes": summary.bytes,
-        "seconds": round(summary.seconds, 3),
+        "documents": summary.documents, "files": summary.files, "skipped_files": summary.skipped_files,
+        "errors": len(summary.errors), "bytes": summary.bytes, "seconds": round(summary.seconds, 3),
     })
     return summary
 
@@ -623,8 +602,7 @@ def _repair_batch(out: Path, batch: int, manifest: dict) -> None:
         malformed(part_path(out, "documents", batch), None,
                   f"repairing batch {batch} gave {result['documents']} documents, its manifest says "
                   f"{manifest.get('documents')}; remove the batch with `pateval corpus verify {out} --drop`")
-    write_batch_manifest(out, batch, {"files": result["files"], "errors": result["errors"],
-                                      "documents": result["documents"], "parts": result["parts"]})
+    write_batch_manifest(out, batch, {key: result[key] for key in _MANIFEST_KEYS})
 
 
 def _drop_batch(out: Path, batch: int, manifest: dict) -> list[str]:

@@ -18,10 +18,8 @@ import pandas as pd
 from ..errors import ParameterError
 from ..patents.records import ipc_prefix
 
-__all__ = [
-    "TOPIC_SET_SIZES", "StratumCount", "StratifiedReport", "stratified_sample", "topic_set", "resolve_size",
-    "ranking_stability",
-]
+__all__ = ["TOPIC_SET_SIZES", "StratumCount", "StratifiedReport", "stratified_sample", "topic_set", "resolve_size",
+           "ranking_stability"]
 
 #: Topic-set sizes offered by CLEF-IP 2009 (S 500, M 1,000, L 5,000, XL 10,000 topics).
 TOPIC_SET_SIZES = {"S": 500, "M": 1000, "L": 5000, "XL": 10000}
