@@ -165,14 +165,8 @@ def store_lock(store: str | os.PathLike[str], *, wait: float = 0.0) -> Iterator[
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def ingest_batch(
-    store: str,
-    batch: int,
-    files: list[str],
-    *,
-    on_error: str = "stop",
-    rows_per_group: int = 1000,
-) -> dict:
+def ingest_batch(store: str, batch: int, files: list[str], *, on_error: str = "stop",
+                 rows_per_group: int = 1000) -> dict:
     """Parse one batch of files and write its parts (runs in a worker).
 
     Returns the batch's manifest content (files with size, mtime, hash and document
@@ -334,58 +328,49 @@ def ingest(
     if out_path.is_dir() and any(entry.name != LOCK_NAME for entry in out_path.iterdir()):
         read_store_manifest(out_path)  # refuse a directory that is not a store before putting a lock file in it
     with store_lock(out_path, wait=wait):
-        return _ingest_locked(files, out_path, started, workers=workers, scheduler=scheduler, on_error=on_error,
-                              memory_limit=memory_limit, batch_bytes=batch_bytes, rows_per_group=rows_per_group,
-                              progress=progress, scheduler_timeout=scheduler_timeout)
+        committed = _prepare_store(out_path, memory_limit)
+        todo, skipped = _files_to_do(files, committed)
+        worker_count = workers or os.cpu_count() or 1
+        batches = plan_batches(todo, workers=worker_count, batch_bytes=batch_bytes)
+        first_batch = max(committed, default=-1) + 1
+        numbered = list(enumerate(batches, start=first_batch))
 
+        summary = IngestSummary(store=str(out_path), skipped_files=skipped)
+        bar = None
+        if progress:
+            from tqdm import tqdm
 
-def _ingest_locked(files, out_path, started, *, workers, scheduler, on_error, memory_limit, batch_bytes,
-                   rows_per_group, progress, scheduler_timeout) -> IngestSummary:
-    committed = _prepare_store(out_path, memory_limit)
-    todo, skipped = _files_to_do(files, committed)
-    worker_count = workers or os.cpu_count() or 1
-    batches = plan_batches(todo, workers=worker_count, batch_bytes=batch_bytes)
-    first_batch = max(committed, default=-1) + 1
-    numbered = list(enumerate(batches, start=first_batch))
+            bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True)
 
-    summary = IngestSummary(store=str(out_path), skipped_files=skipped)
-    bar = None
-    if progress:
-        from tqdm import tqdm
+        def record(batch: int, result: dict) -> None:
+            write_batch_manifest(out_path, batch, {key: result[key] for key in _MANIFEST_KEYS})
+            summary.documents += result["documents"]
+            summary.files += len(result["files"])
+            summary.bytes += result["bytes"]
+            summary.batches += 1
+            summary.errors.extend(ReadError(e["path"], e["line"], e["reason"], _message(e)) for e in result["errors"])
+            if bar is not None:
+                bar.update(result["bytes"])
+                bar.set_postfix(docs=summary.documents, errors=len(summary.errors))
 
-        bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True)
-
-    def record(batch: int, result: dict) -> None:
-        write_batch_manifest(out_path, batch, {key: result[key] for key in _MANIFEST_KEYS})
-        summary.documents += result["documents"]
-        summary.files += len(result["files"])
-        summary.bytes += result["bytes"]
-        summary.batches += 1
-        summary.errors.extend(
-            ReadError(e["path"], e["line"], e["reason"], _message(e)) for e in result["errors"]
-        )
-        if bar is not None:
-            bar.update(result["bytes"])
-            bar.set_postfix(docs=summary.documents, errors=len(summary.errors))
-
-    try:
-        if scheduler is not None:
-            _run_on_dask(scheduler, scheduler_timeout, str(out_path), numbered, on_error, rows_per_group, record)
-        elif worker_count == 1 or len(numbered) <= 1:
-            for batch, batch_files in numbered:
-                record(batch, ingest_batch(str(out_path), batch, batch_files, on_error=on_error,
-                                           rows_per_group=rows_per_group))
-        else:
-            _run_on_processes(worker_count, str(out_path), numbered, on_error, rows_per_group, record)
-    finally:
-        if bar is not None:
-            bar.close()
-    summary.seconds = time.perf_counter() - started
-    summary.total_documents = _write_totals(out_path, memory_limit, {
-        "documents": summary.documents, "files": summary.files, "skipped_files": summary.skipped_files,
-        "errors": len(summary.errors), "bytes": summary.bytes, "seconds": round(summary.seconds, 3),
-    })
-    return summary
+        try:
+            if scheduler is not None:
+                _run_on_dask(scheduler, scheduler_timeout, str(out_path), numbered, on_error, rows_per_group, record)
+            elif worker_count == 1 or len(numbered) <= 1:
+                for batch, batch_files in numbered:
+                    record(batch, ingest_batch(str(out_path), batch, batch_files, on_error=on_error,
+                                               rows_per_group=rows_per_group))
+            else:
+                _run_on_processes(worker_count, str(out_path), numbered, on_error, rows_per_group, record)
+        finally:
+            if bar is not None:
+                bar.close()
+        summary.seconds = time.perf_counter() - started
+        summary.total_documents = _write_totals(out_path, memory_limit, {
+            "documents": summary.documents, "files": summary.files, "skipped_files": summary.skipped_files,
+            "errors": len(summary.errors), "bytes": summary.bytes, "seconds": round(summary.seconds, 3),
+        })
+        return summary
 
 
 def _write_totals(out_path: Path, memory_limit: str | None, last_ingest: dict | None) -> int:

@@ -302,15 +302,13 @@ def _claims(fields: list[list], xpath: str) -> list[Claim]:
         counts[tag] += 1
         if tag == "STM":
             continue
-        if has_numbers and tag == "NUM":
-            digits = _LEADING_NUMBER.match(value)
-            starts.append((f"{xpath}/NUM[{counts[tag]}]", int(digits.group(1)) if digits else None))
-            texts.append([])
-            continue
-        if not has_numbers and (not texts or _CLAIM_START.match(value)):
-            digits = _CLAIM_START.match(value)
+        opens_claim = tag == "NUM" if has_numbers else (not texts or _CLAIM_START.match(value))
+        if opens_claim:
+            digits = (_LEADING_NUMBER if has_numbers else _CLAIM_START).match(value)
             starts.append((f"{xpath}/{tag}[{counts[tag]}]", int(digits.group(1)) if digits else None))
             texts.append([])
+            if has_numbers:
+                continue  # the NUM field holds the number only
         if texts and value.strip():
             texts[-1].append(_collapse(value))
     numbers = [number if number is not None else position for position, (_, number) in enumerate(starts, start=1)]
