@@ -57,8 +57,7 @@ from .store import (
     write_store_manifest,
 )
 
-__all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock",
-           "verify_store"]
+__all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock", "verify_store"]
 
 # What a batch's manifest keeps of the result of ingest_batch.
 _MANIFEST_KEYS = ("files", "errors", "documents", "parts")

@@ -221,11 +221,11 @@ def read_claims(
     for claim_refs in refs:
         resolved = []
         for idref in claim_refs:
+            head, _, tail = idref.rpartition("-")
             if idref in ids:
                 resolved.append(ids[idref])
-            elif idref.count("-") == 2 and idref.rsplit("-", 1)[0] in ids:
-                first = ids[idref.rsplit("-", 1)[0]]
-                tail = idref.rsplit("-", 1)[1]
+            elif idref.count("-") == 2 and head in ids:
+                first = ids[head]
                 if tail.isdigit() and int(tail) >= first:
                     resolved.extend(range(first, int(tail) + 1))
         targets.append(resolved)

@@ -141,8 +141,7 @@ def read_patent(path: str | os.PathLike[str]) -> PatentDocument:
     for document in iter_file(path, on_error="stop"):
         found.append(cast(PatentDocument, document))  # on_error="stop" raises rather than yield a ReadError
         if len(found) > 1:
-            malformed(path, None, "more than one document in the file; use iter_patents",
-                      expected="1 document")
+            malformed(path, None, "more than one document in the file; use iter_patents", expected="1 document")
     if not found:
         malformed(path, None, "no patent document in the file")
     return found[0]

@@ -145,13 +145,9 @@ def _ipc_classes(bibliographic: etree._Element) -> list[str]:
 
 def _citations(bibliographic: etree._Element) -> list[Citation]:
     citations: list[Citation] = []
-    entries = bibliographic.findall("us-references-cited/us-citation") + bibliographic.findall(
-        "references-cited/citation"
-    )
-    for entry in entries:
-        document_id = entry.find("patcit/document-id")
-        if document_id is None:
-            continue  # non-patent literature (nplcit)
+    for entry in [*bibliographic.iterfind("us-references-cited/us-citation"),
+                  *bibliographic.iterfind("references-cited/citation")]:
+        document_id = entry.find("patcit/document-id")  # None for non-patent literature (nplcit)
         raw_number = child_text(document_id, "doc-number")
         if not raw_number:
             continue
@@ -163,22 +159,16 @@ def _citations(bibliographic: etree._Element) -> list[Citation]:
 
 
 def _applicants(bibliographic: etree._Element) -> list[str]:
-    parties = bibliographic.findall("us-parties/us-applicants/us-applicant") + bibliographic.findall(
-        "parties/applicants/applicant"
-    )
-    names = [party_name(p) for p in parties]
-    names += [party_name(a) for a in bibliographic.iterfind("assignees/assignee")]
-    return unique(names)
+    parties = [*bibliographic.iterfind("us-parties/us-applicants/us-applicant"),
+               *bibliographic.iterfind("parties/applicants/applicant"), *bibliographic.iterfind("assignees/assignee")]
+    return unique(party_name(p) for p in parties)
 
 
 def _inventors(bibliographic: etree._Element) -> list[str]:
-    inventors = bibliographic.findall("us-parties/inventors/inventor") + bibliographic.findall(
-        "parties/inventors/inventor"
-    )
+    inventors = [*bibliographic.iterfind("us-parties/inventors/inventor"),
+                 *bibliographic.iterfind("parties/inventors/inventor")]
     if not inventors:
         # v4.0 lists inventors among the applicants, as app-type="applicant-inventor".
-        inventors = [
-            a for a in bibliographic.iterfind("parties/applicants/applicant")
-            if "inventor" in (a.get("app-type") or "")
-        ]
+        inventors = [a for a in bibliographic.iterfind("parties/applicants/applicant")
+                     if "inventor" in (a.get("app-type") or "")]
     return unique(party_name(p) for p in inventors)

@@ -85,8 +85,6 @@ def _citations(bibliographic: etree._Element) -> list[Citation]:
     citations = []
     for entry in bibliographic.iterfind("B500/B560/B561"):
         cited = entry.find("PCIT/DOC")
-        if cited is None:
-            continue
         raw_number = child_text(cited, "DNUM")
         if not raw_number:
             continue
