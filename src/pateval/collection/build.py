@@ -120,25 +120,11 @@ def check_collection(con, *, pac_qrels: pd.DataFrame, psg_qrels: pd.DataFrame) -
     return {"topic_publications_in_corpus": int(in_corpus), "judged_documents_not_in_corpus": int(outside)}
 
 
-def build_collection(
-    con,
-    out_dir: str | os.PathLike[str],
-    *,
-    split: DateSplit | None = None,
-    criteria: SelectionCriteria | None = None,
-    stratify: bool = False,
-    per_group: int = 20,
-    ipc_level: str = "class",
-    size: str | int | None = None,
-    seed: int = 0,
-    family: str = "none",
-    patent_level: bool = True,
-    theta_ind: float = 1.0,
-    theta_dep: float = 0.5,
-    passages: bool = True,
-    max_passage_topics_per_patent: int | None = None,
-    progress: bool = True,
-) -> BuildSummary:
+def build_collection(con, out_dir: str | os.PathLike[str], *, split: DateSplit | None = None,
+                     criteria: SelectionCriteria | None = None, stratify: bool = False, per_group: int = 20,
+                     ipc_level: str = "class", size: str | int | None = None, seed: int = 0, family: str = "none",
+                     patent_level: bool = True, theta_ind: float = 1.0, theta_dep: float = 0.5, passages: bool = True,
+                     max_passage_topics_per_patent: int | None = None, progress: bool = True) -> BuildSummary:
     """Build a test collection into ``out_dir`` from the corpus views on ``con``.
 
     Parameters

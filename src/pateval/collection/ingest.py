@@ -261,20 +261,11 @@ def _files_to_do(paths: list[str], committed: dict[int, dict]) -> tuple[list[tup
     return todo, skipped
 
 
-def ingest(
-    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-    out: str | os.PathLike[str],
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    on_error: str = "stop",
-    memory_limit: str | None = None,
-    batch_bytes: int = INGEST_BATCH_BYTES,
-    rows_per_group: int = 1000,
-    progress: bool = False,
-    scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
-    wait: float = 0.0,
-) -> IngestSummary:
+def ingest(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
+           workers: int | None = None, scheduler: str | None = None, on_error: str = "stop",
+           memory_limit: str | None = None, batch_bytes: int = INGEST_BATCH_BYTES, rows_per_group: int = 1000,
+           progress: bool = False, scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
+           wait: float = 0.0) -> IngestSummary:
     """Parse patent XML files (or directories of them) into the corpus store ``out``.
 
     Parameters
@@ -494,15 +485,8 @@ class StoreVerification:
         return set(self.damaged_batches) <= set(self.repaired_batches) | set(self.dropped_batches)
 
 
-def verify_store(
-    store: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    repair: bool = False,
-    drop: bool = False,
-    wait: float = 0.0,
-    progress: bool = False,
-) -> StoreVerification:
+def verify_store(store: str | os.PathLike[str], *, quick: bool = False, repair: bool = False, drop: bool = False,
+                 wait: float = 0.0, progress: bool = False) -> StoreVerification:
     """Check every committed part of a corpus store against its manifest; optionally
     repair or drop the damaged batches.
 

@@ -67,14 +67,9 @@ class StratifiedReport:
                 "strata": [asdict(s) for s in self.strata]}
 
 
-def stratified_sample(
-    candidates: pd.DataFrame,
-    *,
-    per_group: int = 20,
-    seed: int = 0,
-    count_column: str = "n_search_in_corpus",
-    ipc_level: str = "class",
-) -> tuple[pd.DataFrame, StratifiedReport]:
+def stratified_sample(candidates: pd.DataFrame, *, per_group: int = 20, seed: int = 0,
+                      count_column: str = "n_search_in_corpus",
+                      ipc_level: str = "class") -> tuple[pd.DataFrame, StratifiedReport]:
     """Group candidates by number of citations and draw up to ``per_group`` from each
     group at random, no two from the same IPC class (CLEF-IP 2013).
 
@@ -142,13 +137,8 @@ def topic_set(keys, size: str | int | None, *, seed: int = 0) -> list[str]:
     return shuffled if n is None else shuffled[:n]
 
 
-def ranking_stability(
-    scores: pd.DataFrame,
-    *,
-    sizes=(10, 25, 50, 100, "S", "M", "L", "XL"),
-    trials: int = 20,
-    seed: int = 0,
-) -> pd.DataFrame:
+def ranking_stability(scores: pd.DataFrame, *, sizes=(10, 25, 50, 100, "S", "M", "L", "XL"), trials: int = 20,
+                      seed: int = 0) -> pd.DataFrame:
     """How stable the ranking of systems is on topic sets of growing size (Roda et al.).
 
     For each size, ``trials`` random topic subsets are drawn; the systems are ranked by

@@ -940,25 +940,12 @@ def _check_parameters(n_patents, seed, start_year, end_year, n_clusters, rates, 
         raise ParameterError(f"workers must be a positive integer, not {workers!r}")
 
 
-def generate_corpus(
-    out_dir: str | os.PathLike[str],
-    *,
-    n_patents: int,
-    seed: int = 0,
-    start_year: int = 1985,
-    end_year: int = 2006,
-    n_clusters: int | None = None,
-    grant_rate: float = 0.7,
-    wo_rate: float = 0.3,
-    divisional_rate: float = 0.04,
-    a2_rate: float = 0.25,
-    applicant_citation_rate: float = 0.3,
-    external_citation_rate: float = 0.25,
-    language_shares: Sequence[tuple[str, float]] = (("EN", 0.68), ("DE", 0.24), ("FR", 0.08)),
-    workers: int | None = None,
-    chunk_size: int = 200,
-    progress: bool = True,
-) -> GenerationSummary:
+def generate_corpus(out_dir: str | os.PathLike[str], *, n_patents: int, seed: int = 0, start_year: int = 1985,
+                    end_year: int = 2006, n_clusters: int | None = None, grant_rate: float = 0.7, wo_rate: float = 0.3,
+                    divisional_rate: float = 0.04, a2_rate: float = 0.25, applicant_citation_rate: float = 0.3,
+                    external_citation_rate: float = 0.25,
+                    language_shares: Sequence[tuple[str, float]] = (("EN", 0.68), ("DE", 0.24), ("FR", 0.08)),
+                    workers: int | None = None, chunk_size: int = 200, progress: bool = True) -> GenerationSummary:
     """Write a synthetic CLEF-IP corpus of ``n_patents`` patents under ``out_dir``.
 
     Parameters

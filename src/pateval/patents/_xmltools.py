@@ -44,16 +44,10 @@ def indexed_children(
 _SKIPPED = frozenset({"tables", "maths", "chemistry", "img", "figure"})
 
 
-def description_passages(
-    description: etree._Element,
-    path: str,
-    lang: str | None,
-    *,
-    paragraph_tags: frozenset[str] = frozenset({"p"}),
-    heading_tags: frozenset[str] = frozenset({"heading"}),
-    skipped_tags: frozenset[str] = _SKIPPED,
-    text_of=element_text,
-) -> list[Passage]:
+def description_passages(description: etree._Element, path: str, lang: str | None, *,
+                         paragraph_tags: frozenset[str] = frozenset({"p"}),
+                         heading_tags: frozenset[str] = frozenset({"heading"}), skipped_tags: frozenset[str] = _SKIPPED,
+                         text_of=element_text) -> list[Passage]:
     """Paragraphs and headings of one description element, at any depth, in order.
 
     The tag sets default to ICE / CLEF-IP (``p``, ``heading``; tables, formulas,
@@ -174,16 +168,9 @@ def lang_code(text: str | None) -> str | None:
 _CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
 
 
-def read_claims(
-    claims_element: etree._Element,
-    claims_path: str,
-    *,
-    claim_tag: str = "claim",
-    ref_tag: str = "claim-ref",
-    ref_attribute: str = "idref",
-    id_attribute: str = "id",
-    number_from_id: bool = False,
-) -> list[Claim]:
+def read_claims(claims_element: etree._Element, claims_path: str, *, claim_tag: str = "claim",
+                ref_tag: str = "claim-ref", ref_attribute: str = "idref", id_attribute: str = "id",
+                number_from_id: bool = False) -> list[Claim]:
     """The ``claim`` children of a claims element, numbered, with XPaths and dependencies.
 
     Dependencies come from ``claim-ref`` (an idref naming a claim id, or a range of claims

@@ -166,11 +166,8 @@ def _numbers_after(text: str, position: int) -> list[int]:
     return numbers
 
 
-def resolve_dependencies(
-    numbers: Sequence[int],
-    texts: Sequence[str],
-    ref_targets: Sequence[Iterable[int]] | None = None,
-) -> list[tuple[int, ...]]:
+def resolve_dependencies(numbers: Sequence[int], texts: Sequence[str],
+                         ref_targets: Sequence[Iterable[int]] | None = None) -> list[tuple[int, ...]]:
     """The dependencies of each claim of one claim set.
 
     A claim depends on the claims its ``claim-ref`` elements point to together with the
@@ -272,13 +269,8 @@ class ClaimTree:
         return {n: build(n, frozenset({n})) for n in self.independent}
 
 
-def claim_weights(
-    claims: Iterable[Claim] | Mapping[int, Sequence[int]],
-    *,
-    theta_ind: float = 1.0,
-    theta_dep: float = 0.5,
-    normalise: bool = True,
-) -> dict[int, float]:
+def claim_weights(claims: Iterable[Claim] | Mapping[int, Sequence[int]], *, theta_ind: float = 1.0,
+                  theta_dep: float = 0.5, normalise: bool = True) -> dict[int, float]:
     """The Cube Test's subtopic importance of each claim.
 
     Parameters

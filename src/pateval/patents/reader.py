@@ -74,13 +74,9 @@ def _convert(document: XmlDocument) -> PatentDocument:
     return reader(document)
 
 
-def iter_file(
-    path: str | os.PathLike[str],
-    *,
-    on_error: str = "stop",
-    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-    digest=None,
-) -> Iterator[PatentDocument | ReadError]:
+def iter_file(path: str | os.PathLike[str], *, on_error: str = "stop",
+              max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+              digest=None) -> Iterator[PatentDocument | ReadError]:
     """The documents of one file, with a :class:`ReadError` in place of each bad one
     when ``on_error="skip"``; ``digest`` (a hashlib object) is fed the bytes read (see
     :func:`pateval.patents.safexml.iter_xml_documents`)."""
@@ -97,12 +93,8 @@ def iter_file(
         yield ReadError.from_error(item) if isinstance(item, InputFormatError) else item
 
 
-def iter_patents(
-    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-    *,
-    on_error: str = "stop",
-    errors: list[ReadError] | None = None,
-) -> Iterator[PatentDocument]:
+def iter_patents(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, on_error: str = "stop",
+                 errors: list[ReadError] | None = None) -> Iterator[PatentDocument]:
     """Read patent documents from files (or directories, searched for ``*.xml``).
 
     Parameters

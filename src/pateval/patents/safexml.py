@@ -79,14 +79,9 @@ class XmlDocument:
         return self.first_line + element.sourceline - 1
 
 
-def iter_xml_documents(
-    path: str | os.PathLike[str],
-    *,
-    on_error: str = "stop",
-    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-    digest=None,
-    convert: Callable[[XmlDocument], Any] | None = None,
-) -> Iterator[Any]:
+def iter_xml_documents(path: str | os.PathLike[str], *, on_error: str = "stop",
+                       max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES, digest=None,
+                       convert: Callable[[XmlDocument], Any] | None = None) -> Iterator[Any]:
     """Parse the documents of one file, one at a time.
 
     Parameters

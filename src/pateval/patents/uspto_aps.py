@@ -149,13 +149,9 @@ def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[
         yield first_line, fields
 
 
-def iter_aps_documents(
-    path: str | os.PathLike[str],
-    *,
-    on_error: str = "stop",
-    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-    digest=None,
-) -> Iterator[PatentDocument | InputFormatError]:
+def iter_aps_documents(path: str | os.PathLike[str], *, on_error: str = "stop",
+                       max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+                       digest=None) -> Iterator[PatentDocument | InputFormatError]:
     """The patents of an APS text file, one at a time, with an
     :class:`~pateval.errors.InputFormatError` in place of a bad one when
     ``on_error="skip"`` (``digest`` as in :func:`pateval.patents.safexml.iter_xml_documents`)."""
