@@ -35,8 +35,6 @@ def resolve_size(size: str | int | None) -> int | None:
             return TOPIC_SET_SIZES[key]
         if key.isdigit():
             size = int(key)
-        else:
-            raise ParameterError(f"topic-set size must be S, M, L, XL or a positive integer, not {size!r}")
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise ParameterError(f"topic-set size must be S, M, L, XL or a positive integer, not {size!r}")
     return size

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import malformed
+from ..errors import ParameterError, malformed
 from ..patents.records import ipc_prefix
 from .store import read_json_object
 
@@ -150,8 +150,6 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     if format == "json":
         return json.dumps(stats, indent=2, sort_keys=False) + "\n"
     if format != "text":
-        from ..errors import ParameterError
-
         raise ParameterError(f"format must be 'text' or 'json', not {format!r}")
     lines = [f"collection {stats['collection']}"]
     split = stats.get("split") or {}

@@ -235,10 +235,8 @@ def write_psg_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
         positions = {number: index for index, (number, _text) in enumerate(in_file, start=1)}
         xpaths = " ".join(f"/patent-document/claims/claim[{positions[n]}]" for n in claims if n in positions)
         family = " ".join(f"{ucid}.xml" for ucid in family_files.get(patent_key, ()))
-        blocks.append(
-            f"<tid>{qid}</tid>\n<tfile>{tfile}.xml</tfile>\n<tfam-docs>{family}</tfam-docs>\n<tclaims>{xpaths} "
-                      f"</tclaims>\n"
-        )
+        blocks.append(f"<tid>{qid}</tid>\n<tfile>{tfile}.xml</tfile>\n<tfam-docs>{family}</tfam-docs>\n"
+                      f"<tclaims>{xpaths} </tclaims>\n")
     path = root / "topics_PSG.txt"
     with atomic_output(path) as handle:
         handle.write("\n".join(blocks))

@@ -95,9 +95,7 @@ def ipc_symbol(text: str | None) -> str | None:
     ``main-classification`` values (``"G06F015/00"``, ``"7H01L 21/00"``) and the like.
     Returns None when the text holds no symbol.
     """
-    if not text:
-        return None
-    match = _IPC_SYMBOL.search(text.upper())
+    match = _IPC_SYMBOL.search(text.upper()) if text else None
     if match is None:
         return None
     section, klass, subclass, group, subgroup = match.groups()
@@ -106,11 +104,7 @@ def ipc_symbol(text: str | None) -> str | None:
 
 def unique(values) -> list:
     """Drop repeats and empty values, keeping the first occurrence's order."""
-    seen: dict = {}
-    for value in values:
-        if value:
-            seen.setdefault(value, None)
-    return list(seen)
+    return list(dict.fromkeys(value for value in values if value))
 
 
 def party_name(party: etree._Element) -> str | None:
@@ -135,13 +129,8 @@ def last_first(last: str | None, first: str | None) -> str | None:
 
 def child_text(element: etree._Element | None, path: str) -> str | None:
     """The collapsed text of the first element at ``path`` under ``element``, or None."""
-    if element is None:
-        return None
-    found = element.find(path)
-    if found is None:
-        return None
-    text = element_text(found)
-    return text or None
+    found = element.find(path) if element is not None else None
+    return (element_text(found) or None) if found is not None else None
 
 
 _LEADING_NUMBER = re.compile(r"\s*(\d+)")
@@ -160,9 +149,7 @@ def claim_number(raw: str | None, position: int) -> int:
 
 def lang_code(text: str | None) -> str | None:
     """Upper-case language code, or None."""
-    if not text:
-        return None
-    return text.strip().upper() or None
+    return (text.strip().upper() or None) if text else None
 
 
 _CLAIM_ID = re.compile(r"CLM-0*(\d+)$")

@@ -260,11 +260,8 @@ class ClaimTree:
                 primary.setdefault(min(refs), []).append(number)
 
         def build(number: int, path: frozenset[int]) -> dict:
-            return {
-                child: build(child, path | {child})
-                for child in sorted(primary.get(number, []))
-                if child not in path
-            }
+            return {child: build(child, path | {child})
+                    for child in sorted(primary.get(number, [])) if child not in path}
 
         return {n: build(n, frozenset({n})) for n in self.independent}
 

@@ -243,11 +243,8 @@ def _refuse_entity_declarations(path: str, first_line: int, data: bytes) -> set[
 
 def _refuse(path: str, line: int, names: list[str]) -> None:
     shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    malformed(
-        path, line,
-        f"the DOCTYPE declares entities ({shown}); refused, entities are not expanded "
-        "(protection against entity bombs and external entities)",
-    )
+    malformed(path, line, f"the DOCTYPE declares entities ({shown}); refused, entities are not expanded "
+                          "(protection against entity bombs and external entities)")
 
 
 def _normalise_tree(root: etree._Element) -> None:
