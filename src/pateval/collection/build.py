@@ -73,9 +73,7 @@ class BuildSummary:
 def write_lines(path: Path, lines) -> None:
     """Write ``lines`` (str, without their newlines) to ``path``, whole or not at all."""
     with atomic_output(path) as handle:
-        for line in lines:
-            handle.write(line)
-            handle.write("\n")
+        handle.writelines(line + "\n" for line in lines)
 
 
 def write_rows(path: Path, template: str, frame: pd.DataFrame, columns: list[str]) -> None:

@@ -370,10 +370,8 @@ def _write_totals(out_path: Path, memory_limit: str | None, last_ingest: dict | 
     total = sum(m.get("documents", 0) for m in all_batches.values())
     previous = read_store_manifest(out_path)
     write_store_manifest(out_path, {
-        "memory_limit": memory_limit if memory_limit is not None else previous.get("memory_limit"),
-        "documents": total,
-        "files": sum(len(m.get("files", [])) for m in all_batches.values()),
-        "batches": len(all_batches),
+        "memory_limit": memory_limit if memory_limit is not None else previous.get("memory_limit"), "documents": total,
+        "files": sum(len(m.get("files", [])) for m in all_batches.values()), "batches": len(all_batches),
         "last_ingest": last_ingest if last_ingest is not None else previous.get("last_ingest"),
     })
     return total

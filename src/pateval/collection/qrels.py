@@ -242,10 +242,8 @@ def passage_topics(con, *, sources, first_number: int = 1, max_per_patent: int |
         """SELECT 'PSG-' || number AS qid, docno, xpath FROM _psg_passages ORDER BY number, docno, xpath"""
     ).df()
     topics = pd.DataFrame({
-        "qid": ["PSG-" + str(n) for n in topics["number"]],
-        "patent_key": topics["patent_key"],
-        "tfile_ucid": topics["tfile_ucid"],
-        "claims": [[int(x) for x in key.split(",")] for key in topics["claim_key"]],
+        "qid": ["PSG-" + str(n) for n in topics["number"]], "patent_key": topics["patent_key"],
+        "tfile_ucid": topics["tfile_ucid"], "claims": [[int(x) for x in key.split(",")] for key in topics["claim_key"]],
     })
     return topics, qrels.reset_index(drop=True)
 

@@ -333,8 +333,7 @@ def batch_ucids_path(store: str | os.PathLike[str], batch: int) -> Path:
 def write_batch_ucids(store: str | os.PathLike[str], batch: int, ucids: Iterable[str]) -> None:
     """Write a batch's document ids (before its manifest commits the batch)."""
     with atomic_output(batch_ucids_path(store, batch)) as handle:
-        for ucid in ucids:
-            handle.write(ucid + "\n")
+        handle.writelines(ucid + "\n" for ucid in ucids)
 
 
 def write_batch_manifest(store: str | os.PathLike[str], batch: int, content: dict) -> None:
@@ -642,15 +641,9 @@ class CorpusStore:
 
     def citations(self, ucid: str | None = None, *, source: str | None = None):
         """Citations, of one citing document and/or of one source."""
-        conditions, params = [], []
-        if ucid is not None:
-            conditions.append("ucid = ?")
-            params.append(ucid)
-        if source is not None:
-            conditions.append("source = ?")
-            params.append(source)
-        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
-        return self.sql(f"SELECT * FROM citations{where} ORDER BY ucid, cited_ucid, source", params)
+        given = [(column, value) for column, value in (("ucid", ucid), ("source", source)) if value is not None]
+        where = f" WHERE {' AND '.join(f'{column} = ?' for column, _ in given)}" if given else ""
+        return self.sql(f"SELECT * FROM citations{where} ORDER BY ucid, cited_ucid, source", [v for _, v in given])
 
     def files(self):
         """The ingested source files (path, size, mtime_ns, sha256, documents, batch)."""

@@ -537,10 +537,7 @@ class _Planner:
         keys: list[str] = []
         if parent is not None:
             keys.extend(parent.key_terms[: _KEY_TERMS - 3])
-        for term in inherited:
-            if len(keys) >= _KEY_TERMS - 4:
-                break
-            keys.append(term)
+        keys.extend(inherited[:max(0, _KEY_TERMS - 4 - len(keys))])
         cum = self.term_cum[len(cluster.terms)]
         attempts = 0
         while len(keys) < _KEY_TERMS - 2 and attempts < 100:
