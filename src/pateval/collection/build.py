@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -180,8 +181,6 @@ def build_collection(con, out_dir: str | os.PathLike[str], *, split: DateSplit |
         timings[name] = round(now - clock[0], 3)
         clock[0] = now
         if progress:
-            import sys
-
             print(f"collection build: {name} ({timings[name]:.1f} s)", file=sys.stderr)
 
     split_summary = split_by_date(con, split)

@@ -508,20 +508,13 @@ def remove_uncommitted_parts(store: str | os.PathLike[str], committed: Iterable[
     many files went."""
     keep = set(committed)
     removed = 0
-    folder = Path(store) / "manifest"
-    if folder.is_dir():
-        for entry in folder.iterdir():
-            match = _BATCH_UCIDS.match(entry.name)
-            if match is not None and int(match.group(1)) not in keep:
-                entry.unlink()
-                removed += 1
-    for table in TABLES:
-        folder = Path(store) / table
-        if not folder.is_dir():
-            continue
-        for entry in folder.iterdir():
-            match = _PART_FILE.match(entry.name)
-            if entry.name.endswith(".tmp") or (match is not None and int(match.group(1)) not in keep):
+    # The id lists of uncommitted batches, and the tables' uncommitted parts and temporary files.
+    for name, pattern in (("manifest", _BATCH_UCIDS), *((table, _PART_FILE) for table in TABLES)):
+        folder = Path(store) / name
+        for entry in folder.iterdir() if folder.is_dir() else ():
+            match = pattern.match(entry.name)
+            temporary = name != "manifest" and entry.name.endswith(".tmp")
+            if temporary or (match is not None and int(match.group(1)) not in keep):
                 entry.unlink()
                 removed += 1
     return removed

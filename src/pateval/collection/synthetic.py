@@ -669,9 +669,8 @@ class _Renderer:
             position = 0
             while position < len(token_ids):
                 length = rng.randrange(9, 22)
-                words = [lexicon[t] for t in token_ids[position:position + length]]
+                sentence = " ".join(lexicon[t] for t in token_ids[position:position + length])
                 position += length
-                sentence = " ".join(words)
                 out.append(sentence[:1].upper() + sentence[1:] + ".")
             return " ".join(out)
 
@@ -752,8 +751,7 @@ class _Renderer:
             if directory not in self.made_dirs:
                 os.makedirs(directory, exist_ok=True)
                 self.made_dirs.add(directory)
-            with open(path, "wb") as handle:
-                handle.write(data)
+            path.write_bytes(data)
             written += len(data)
             label = kind if country == "EP" else f"{country}-{kind}"
             counts[label] = counts.get(label, 0) + 1

@@ -196,8 +196,5 @@ def _citations(document: XmlDocument, bibliographic: etree._Element) -> list[Cit
 
 def _categories(values: list[str]) -> str:
     """Merge category strings ("X", "XY", "P,X") into unique letters in order."""
-    letters: dict[str, None] = {}
-    for value in values:
-        for letter in _CATEGORY_LETTERS.findall((value or "").upper()):
-            letters.setdefault(letter, None)
-    return "".join(letters)
+    return "".join(dict.fromkeys(letter for value in values
+                                 for letter in _CATEGORY_LETTERS.findall((value or "").upper())))

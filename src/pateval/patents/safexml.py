@@ -34,7 +34,7 @@ from ..formats.source import open_stream
 from ..tuning import XML_BLOCK_BYTES
 
 __all__ = ["safe_parser", "XmlDocument", "iter_xml_documents", "each_document", "element_text",
-           "DEFAULT_MAX_DOCUMENT_BYTES"]
+           "remove_keeping_text", "DEFAULT_MAX_DOCUMENT_BYTES"]
 
 #: A single patent document larger than this is refused (the largest real ones, with
 #: sequence listings, are tens of MB).
@@ -256,18 +256,21 @@ def _normalise_tree(root: etree._Element) -> None:
     """
     for line_break in root.iter("br"):
         line_break.tail = " " + (line_break.tail or "")
-    references = list(root.iter(etree.Entity))
-    for reference in references:
+    for reference in list(root.iter(etree.Entity)):
         name = reference.name
-        replacement = html.entities.html5.get(f"{name};", f"&{name};")
-        text = replacement + (reference.tail or "")
-        parent = reference.getparent()
-        previous = reference.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + text
-        else:
-            parent.text = (parent.text or "") + text
-        parent.remove(reference)
+        remove_keeping_text(reference, html.entities.html5.get(f"{name};", f"&{name};") + (reference.tail or ""))
+
+
+def remove_keeping_text(element: etree._Element, text: str) -> None:
+    """Remove ``element`` from its parent, ``text`` (its tail, say, which lxml removes
+    with it) staying where the element stood."""
+    parent = element.getparent()
+    previous = element.getprevious()
+    if text and previous is not None:
+        previous.tail = (previous.tail or "") + text
+    elif text:
+        parent.text = (parent.text or "") + text
+    parent.remove(element)
 
 
 def element_text(element: etree._Element) -> str:

@@ -30,7 +30,7 @@ from ._xmltools import (
     unique,
 )
 from .records import PatentDocument
-from .safexml import XmlDocument, element_text
+from .safexml import XmlDocument, element_text, remove_keeping_text
 from .uspto import uspto_bibliographic, uspto_record
 
 __all__ = ["PAP_ROOT_TAG", "read_pap_document"]
@@ -48,14 +48,7 @@ def paragraph_text(paragraph: etree._Element) -> str:
     attribute, so the texts of the two eras agree). The number is taken out of the
     tree, which is read once."""
     for number in paragraph.findall("number"):
-        tail = number.tail
-        previous = number.getprevious()
-        if tail:
-            if previous is not None:
-                previous.tail = (previous.tail or "") + tail
-            else:
-                paragraph.text = (paragraph.text or "") + tail
-        paragraph.remove(number)
+        remove_keeping_text(number, number.tail or "")
     return element_text(paragraph)
 
 
