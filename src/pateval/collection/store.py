@@ -617,10 +617,8 @@ class CorpusStore:
     def documents(self, columns: Sequence[str] | None = None, *, where: str | None = None):
         """The documents table (optionally some columns, filtered by an SQL condition)."""
         selected = "*" if not columns else ", ".join(_identifier(c, "documents") for c in columns)
-        query = f"SELECT {selected} FROM documents"
-        if where:
-            query += f" WHERE {where}"
-        return self.sql(query + " ORDER BY ucid")
+        condition = f" WHERE {where}" if where else ""
+        return self.sql(f"SELECT {selected} FROM documents{condition} ORDER BY ucid")
 
     def claims(self, ucid: str, lang: str | None = None):
         """The claims of one document (all languages, or ``lang``), in claim order."""

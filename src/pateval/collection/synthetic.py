@@ -649,16 +649,13 @@ class _Renderer:
         lang = plan.lang
         # Token space: general words, then cluster terms, then the patent's key terms. A
         # token sequence is rendered per language by indexing that language's lexicon.
-        n_general = len(_GENERAL)
         n_terms = len(cluster.terms)
         weights_general = self.general_cum[-1]
         cum = self.general_cum + [weights_general + w * 0.12 for w in _zipf_cum(n_terms, 0.8)]
         base = cum[-1]
         cum += [base + (k + 1) * 0.2 for k in range(len(plan.key_terms))]
-        lexicons = {
-            code: _GENERAL_BY_LANG[code] + list(cluster.terms) + list(plan.key_terms) for code in _LANGS
-        }
-        key_offset = n_general + n_terms
+        lexicons = {code: _GENERAL_BY_LANG[code] + list(cluster.terms) + list(plan.key_terms) for code in _LANGS}
+        key_offset = len(_GENERAL) + n_terms
 
         def tokens(n: int) -> list[int]:
             total = cum[-1]
@@ -723,8 +720,7 @@ class _Renderer:
         )
         parties = self._parties(plan)
         counts: dict[str, int] = {}
-        n_citations = 0
-        written = 0
+        n_citations = written = 0
 
         def write(country: str, number: str, kind: str, date: int, body: str, citations: str = "") -> None:
             nonlocal written

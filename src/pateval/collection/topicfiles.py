@@ -174,8 +174,7 @@ def write_pac_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
     """
     root = Path(out_dir)
     blocks = []
-    for qid, _patent_key, topic_ucid, abstract_ucid in topics[["qid", "patent_key", "topic_ucid",
-                                                               "abstract_ucid"]].itertuples(index=False):
+    for qid, topic_ucid, abstract_ucid in topics[["qid", "topic_ucid", "abstract_ucid"]].itertuples(index=False):
         document = documents[topic_ucid]
         abstract_doc = documents.get(abstract_ucid) if isinstance(abstract_ucid, str) else None
         name = pac_file_name(qid, topic_ucid)
