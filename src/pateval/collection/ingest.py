@@ -207,8 +207,6 @@ def plan_batches(files: list[tuple[str, int]], *, workers: int, batch_bytes: int
     """Group ``(path, size)`` files, in order, into batches of about ``batch_bytes``, at
     least four per worker when there are enough files (so that a slow batch does not keep
     the others idle at the end)."""
-    if not files:
-        return []
     total = sum(size for _, size in files)
     target = max(1, min(batch_bytes, total // max(1, 4 * workers)))
     batches: list[list[str]] = []

@@ -209,10 +209,7 @@ def _first(fields: list[list], tag: str) -> str | None:
 def _kind(number: str) -> str | None:
     if number.isdigit():
         return "A"
-    for prefix, kind in _KINDS:
-        if number.startswith(prefix):
-            return kind
-    return None
+    return next((kind for prefix, kind in _KINDS if number.startswith(prefix)), None)
 
 
 def _country(code: str | None) -> str:
