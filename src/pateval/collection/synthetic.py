@@ -457,8 +457,7 @@ class _Planner:
         rng = self.rng
         span = self.end - self.start
         for index in range(self.n_patents):
-            a_date = self.start + (index * span) // self.n_patents + rng.randrange(0, 7)
-            a_date = min(a_date, self.end)
+            a_date = min(self.start + (index * span) // self.n_patents + rng.randrange(0, 7), self.end)
             yield self._plan(index, a_date)
 
     def _plan(self, index: int, a_date: int) -> _PatentPlan:

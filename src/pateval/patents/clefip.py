@@ -110,10 +110,7 @@ def _identity(document: XmlDocument) -> tuple[str, str, str, str]:
         except ValueError:
             malformed(document.path, document.first_line, "bad ucid attribute",
                       expected="COUNTRY-NUMBER-KIND", found=ucid)
-        country = country or u_country
-        number = number or u_number
-        kind = kind or (u_kind or "")
-        return country, number, kind, ucid.upper()
+        return country or u_country, number or u_number, kind or u_kind or "", ucid.upper()
     if not (country and number):
         malformed(document.path, document.first_line, "patent-document without an id",
                   expected="@ucid or @country and @doc-number")
