@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -73,9 +74,7 @@ class BuildSummary:
 def write_lines(path: Path, lines) -> None:
     """Write ``lines`` (str, without their newlines) to ``path``, whole or not at all."""
     with atomic_output(path) as handle:
-        for line in lines:
-            handle.write(line)
-            handle.write("\n")
+        handle.writelines(line + "\n" for line in lines)
 
 
 def write_rows(path: Path, template: str, frame: pd.DataFrame, columns: list[str]) -> None:
@@ -120,25 +119,11 @@ def check_collection(con, *, pac_qrels: pd.DataFrame, psg_qrels: pd.DataFrame) -
     return {"topic_publications_in_corpus": int(in_corpus), "judged_documents_not_in_corpus": int(outside)}
 
 
-def build_collection(
-    con,
-    out_dir: str | os.PathLike[str],
-    *,
-    split: DateSplit | None = None,
-    criteria: SelectionCriteria | None = None,
-    stratify: bool = False,
-    per_group: int = 20,
-    ipc_level: str = "class",
-    size: str | int | None = None,
-    seed: int = 0,
-    family: str = "none",
-    patent_level: bool = True,
-    theta_ind: float = 1.0,
-    theta_dep: float = 0.5,
-    passages: bool = True,
-    max_passage_topics_per_patent: int | None = None,
-    progress: bool = True,
-) -> BuildSummary:
+def build_collection(con, out_dir: str | os.PathLike[str], *, split: DateSplit | None = None,
+                     criteria: SelectionCriteria | None = None, stratify: bool = False, per_group: int = 20,
+                     ipc_level: str = "class", size: str | int | None = None, seed: int = 0, family: str = "none",
+                     patent_level: bool = True, theta_ind: float = 1.0, theta_dep: float = 0.5, passages: bool = True,
+                     max_passage_topics_per_patent: int | None = None, progress: bool = True) -> BuildSummary:
     """Build a test collection into ``out_dir`` from the corpus views on ``con``.
 
     Parameters
@@ -196,8 +181,6 @@ def build_collection(
         timings[name] = round(now - clock[0], 3)
         clock[0] = now
         if progress:
-            import sys
-
             print(f"collection build: {name} ({timings[name]:.1f} s)", file=sys.stderr)
 
     split_summary = split_by_date(con, split)

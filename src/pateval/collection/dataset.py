@@ -231,14 +231,13 @@ class PatentCollection:
         record = _qrel_class(level)
         topics, docnos, rels = qrels.topic.tolist(), qrels.docno.tolist(), qrels.rel.tolist()
         if level == "document":
-            for q, d, r in zip(topics, docnos, rels, strict=False):
-                yield record(q, d, r, "0")
+            fields = (topics, docnos, rels, ["0"] * len(topics))
         elif level == "claims":
-            for q, s, d, r in zip(topics, qrels.subtopic.tolist(), docnos, rels, strict=False):
-                yield record(q, d, r, s)
+            fields = (topics, docnos, rels, qrels.subtopic.tolist())
         else:
-            for q, d, x, r in zip(topics, docnos, qrels.passage.tolist(), rels, strict=False):
-                yield record(q, d, x, r)
+            fields = (topics, docnos, qrels.passage.tolist(), rels)
+        for values in zip(*fields, strict=True):
+            yield record(*values)
 
     def qrels_frame(self, *, level: str = "document", style: str = "pyterrier"):
         """The judgements as a frame in a tool's column names (see :meth:`Qrels.to_frame`)."""

@@ -57,8 +57,10 @@ from .store import (
     write_store_manifest,
 )
 
-__all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock",
-           "verify_store"]
+__all__ = ["IngestSummary", "StoreVerification", "ingest", "ingest_batch", "plan_batches", "store_lock", "verify_store"]
+
+# What a batch's manifest keeps of the result of ingest_batch.
+_MANIFEST_KEYS = ("files", "errors", "documents", "parts")
 
 
 @dataclass
@@ -162,14 +164,8 @@ def store_lock(store: str | os.PathLike[str], *, wait: float = 0.0) -> Iterator[
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def ingest_batch(
-    store: str,
-    batch: int,
-    files: list[str],
-    *,
-    on_error: str = "stop",
-    rows_per_group: int = 1000,
-) -> dict:
+def ingest_batch(store: str, batch: int, files: list[str], *, on_error: str = "stop",
+                 rows_per_group: int = 1000) -> dict:
     """Parse one batch of files and write its parts (runs in a worker).
 
     Returns the batch's manifest content (files with size, mtime, hash and document
@@ -195,36 +191,22 @@ def ingest_batch(
                 else:
                     writer.add(item)
                     documents += 1
-            entries.append({
-                "path": path,
-                "size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
-                "sha256": (digest.hexdigest() if digest is not None and digest.size == stat.st_size
-                           else file_sha256(path)),
-                "documents": documents,
-                "errors": file_errors,
-            })
+            sha256 = digest.hexdigest() if digest is not None and digest.size == stat.st_size else file_sha256(path)
+            entries.append({"path": path, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256,
+                            "documents": documents, "errors": file_errors})
         parts = writer.commit()
         write_batch_ucids(store, batch, writer.ucids)
     except BaseException:
         writer.abort()
         raise
-    return {
-        "parts": parts,
-        "files": entries,
-        "errors": errors,
-        "documents": writer.documents,
-        "bytes": sum(e["size"] for e in entries),
-        "seconds": time.perf_counter() - started,
-    }
+    return {"parts": parts, "files": entries, "errors": errors, "documents": writer.documents,
+            "bytes": sum(e["size"] for e in entries), "seconds": time.perf_counter() - started}
 
 
 def plan_batches(files: list[tuple[str, int]], *, workers: int, batch_bytes: int) -> list[list[str]]:
     """Group ``(path, size)`` files, in order, into batches of about ``batch_bytes``, at
     least four per worker when there are enough files (so that a slow batch does not keep
     the others idle at the end)."""
-    if not files:
-        return []
     total = sum(size for _, size in files)
     target = max(1, min(batch_bytes, total // max(1, 4 * workers)))
     batches: list[list[str]] = []
@@ -258,10 +240,7 @@ def _prepare_store(out: Path, memory_limit: str | None) -> dict[int, dict]:
 
 def _files_to_do(paths: list[str], committed: dict[int, dict]) -> tuple[list[tuple[str, int]], int]:
     """Input files not yet in the store (with sizes), and how many are already in."""
-    known: dict[str, dict] = {}
-    for manifest in committed.values():
-        for entry in manifest.get("files", []):
-            known[entry["path"]] = entry
+    known = {entry["path"]: entry for manifest in committed.values() for entry in manifest.get("files", [])}
     todo: list[tuple[str, int]] = []
     skipped = 0
     for path in paths:
@@ -270,34 +249,21 @@ def _files_to_do(paths: list[str], committed: dict[int, dict]) -> tuple[list[tup
         if entry is None:
             todo.append((path, stat.st_size))
             continue
-        if entry["size"] == stat.st_size and entry["mtime_ns"] == stat.st_mtime_ns:
+        # Same size and time, or touched or copied with the same content.
+        if entry["size"] == stat.st_size and (entry["mtime_ns"] == stat.st_mtime_ns
+                                              or entry.get("sha256") == file_sha256(path)):
             skipped += 1
             continue
-        if entry["size"] == stat.st_size and entry.get("sha256") == file_sha256(path):
-            skipped += 1  # touched or copied, same content
-            continue
-        malformed(
-            path, None,
-            "the file changed since it was ingested into this store (size or content differ); "
-            "ingest the corpus into a new store",
-        )
+        malformed(path, None, "the file changed since it was ingested into this store (size or content differ); "
+                              "ingest the corpus into a new store")
     return todo, skipped
 
 
-def ingest(
-    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-    out: str | os.PathLike[str],
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    on_error: str = "stop",
-    memory_limit: str | None = None,
-    batch_bytes: int = INGEST_BATCH_BYTES,
-    rows_per_group: int = 1000,
-    progress: bool = False,
-    scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
-    wait: float = 0.0,
-) -> IngestSummary:
+def ingest(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
+           workers: int | None = None, scheduler: str | None = None, on_error: str = "stop",
+           memory_limit: str | None = None, batch_bytes: int = INGEST_BATCH_BYTES, rows_per_group: int = 1000,
+           progress: bool = False, scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
+           wait: float = 0.0) -> IngestSummary:
     """Parse patent XML files (or directories of them) into the corpus store ``out``.
 
     Parameters
@@ -350,63 +316,49 @@ def ingest(
     if out_path.is_dir() and any(entry.name != LOCK_NAME for entry in out_path.iterdir()):
         read_store_manifest(out_path)  # refuse a directory that is not a store before putting a lock file in it
     with store_lock(out_path, wait=wait):
-        return _ingest_locked(files, out_path, started, workers=workers, scheduler=scheduler, on_error=on_error,
-                              memory_limit=memory_limit, batch_bytes=batch_bytes, rows_per_group=rows_per_group,
-                              progress=progress, scheduler_timeout=scheduler_timeout)
+        committed = _prepare_store(out_path, memory_limit)
+        todo, skipped = _files_to_do(files, committed)
+        worker_count = workers or os.cpu_count() or 1
+        batches = plan_batches(todo, workers=worker_count, batch_bytes=batch_bytes)
+        first_batch = max(committed, default=-1) + 1
+        numbered = list(enumerate(batches, start=first_batch))
 
+        summary = IngestSummary(store=str(out_path), skipped_files=skipped)
+        bar = None
+        if progress:
+            from tqdm import tqdm
 
-def _ingest_locked(files, out_path, started, *, workers, scheduler, on_error, memory_limit, batch_bytes,
-                   rows_per_group, progress, scheduler_timeout) -> IngestSummary:
-    committed = _prepare_store(out_path, memory_limit)
-    todo, skipped = _files_to_do(files, committed)
-    worker_count = workers or os.cpu_count() or 1
-    batches = plan_batches(todo, workers=worker_count, batch_bytes=batch_bytes)
-    first_batch = max(committed, default=-1) + 1
-    numbered = list(enumerate(batches, start=first_batch))
+            bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True)
 
-    summary = IngestSummary(store=str(out_path), skipped_files=skipped)
-    bar = None
-    if progress:
-        from tqdm import tqdm
+        def record(batch: int, result: dict) -> None:
+            write_batch_manifest(out_path, batch, {key: result[key] for key in _MANIFEST_KEYS})
+            summary.documents += result["documents"]
+            summary.files += len(result["files"])
+            summary.bytes += result["bytes"]
+            summary.batches += 1
+            summary.errors.extend(ReadError(e["path"], e["line"], e["reason"], _message(e)) for e in result["errors"])
+            if bar is not None:
+                bar.update(result["bytes"])
+                bar.set_postfix(docs=summary.documents, errors=len(summary.errors))
 
-        bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True)
-
-    def record(batch: int, result: dict) -> None:
-        write_batch_manifest(out_path, batch, {"files": result["files"], "errors": result["errors"],
-                                               "documents": result["documents"], "parts": result["parts"]})
-        summary.documents += result["documents"]
-        summary.files += len(result["files"])
-        summary.bytes += result["bytes"]
-        summary.batches += 1
-        summary.errors.extend(
-            ReadError(e["path"], e["line"], e["reason"], _message(e)) for e in result["errors"]
-        )
-        if bar is not None:
-            bar.update(result["bytes"])
-            bar.set_postfix(docs=summary.documents, errors=len(summary.errors))
-
-    try:
-        if scheduler is not None:
-            _run_on_dask(scheduler, scheduler_timeout, str(out_path), numbered, on_error, rows_per_group, record)
-        elif worker_count == 1 or len(numbered) <= 1:
-            for batch, batch_files in numbered:
-                record(batch, ingest_batch(str(out_path), batch, batch_files, on_error=on_error,
-                                           rows_per_group=rows_per_group))
-        else:
-            _run_on_processes(worker_count, str(out_path), numbered, on_error, rows_per_group, record)
-    finally:
-        if bar is not None:
-            bar.close()
-    summary.seconds = time.perf_counter() - started
-    summary.total_documents = _write_totals(out_path, memory_limit, {
-        "documents": summary.documents,
-        "files": summary.files,
-        "skipped_files": summary.skipped_files,
-        "errors": len(summary.errors),
-        "bytes": summary.bytes,
-        "seconds": round(summary.seconds, 3),
-    })
-    return summary
+        try:
+            if scheduler is not None:
+                _run_on_dask(scheduler, scheduler_timeout, str(out_path), numbered, on_error, rows_per_group, record)
+            elif worker_count == 1 or len(numbered) <= 1:
+                for batch, batch_files in numbered:
+                    record(batch, ingest_batch(str(out_path), batch, batch_files, on_error=on_error,
+                                               rows_per_group=rows_per_group))
+            else:
+                _run_on_processes(worker_count, str(out_path), numbered, on_error, rows_per_group, record)
+        finally:
+            if bar is not None:
+                bar.close()
+        summary.seconds = time.perf_counter() - started
+        summary.total_documents = _write_totals(out_path, memory_limit, {
+            "documents": summary.documents, "files": summary.files, "skipped_files": summary.skipped_files,
+            "errors": len(summary.errors), "bytes": summary.bytes, "seconds": round(summary.seconds, 3),
+        })
+        return summary
 
 
 def _write_totals(out_path: Path, memory_limit: str | None, last_ingest: dict | None) -> int:
@@ -416,10 +368,8 @@ def _write_totals(out_path: Path, memory_limit: str | None, last_ingest: dict | 
     total = sum(m.get("documents", 0) for m in all_batches.values())
     previous = read_store_manifest(out_path)
     write_store_manifest(out_path, {
-        "memory_limit": memory_limit if memory_limit is not None else previous.get("memory_limit"),
-        "documents": total,
-        "files": sum(len(m.get("files", [])) for m in all_batches.values()),
-        "batches": len(all_batches),
+        "memory_limit": memory_limit if memory_limit is not None else previous.get("memory_limit"), "documents": total,
+        "files": sum(len(m.get("files", [])) for m in all_batches.values()), "batches": len(all_batches),
         "last_ingest": last_ingest if last_ingest is not None else previous.get("last_ingest"),
     })
     return total
@@ -531,15 +481,8 @@ class StoreVerification:
         return set(self.damaged_batches) <= set(self.repaired_batches) | set(self.dropped_batches)
 
 
-def verify_store(
-    store: str | os.PathLike[str],
-    *,
-    quick: bool = False,
-    repair: bool = False,
-    drop: bool = False,
-    wait: float = 0.0,
-    progress: bool = False,
-) -> StoreVerification:
+def verify_store(store: str | os.PathLike[str], *, quick: bool = False, repair: bool = False, drop: bool = False,
+                 wait: float = 0.0, progress: bool = False) -> StoreVerification:
     """Check every committed part of a corpus store against its manifest; optionally
     repair or drop the damaged batches.
 
@@ -623,8 +566,7 @@ def _repair_batch(out: Path, batch: int, manifest: dict) -> None:
         malformed(part_path(out, "documents", batch), None,
                   f"repairing batch {batch} gave {result['documents']} documents, its manifest says "
                   f"{manifest.get('documents')}; remove the batch with `pateval corpus verify {out} --drop`")
-    write_batch_manifest(out, batch, {"files": result["files"], "errors": result["errors"],
-                                      "documents": result["documents"], "parts": result["parts"]})
+    write_batch_manifest(out, batch, {key: result[key] for key in _MANIFEST_KEYS})
 
 
 def _drop_batch(out: Path, batch: int, manifest: dict) -> list[str]:

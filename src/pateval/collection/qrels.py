@@ -35,15 +35,8 @@ from ..errors import ParameterError
 from ..patents.claims import claim_weights
 from .topics import sources_sql
 
-__all__ = [
-    "FAMILY_EXTENSIONS",
-    "document_judgements",
-    "claim_judgements",
-    "claim_theta",
-    "passage_topics",
-    "graded_from_passages",
-    "qid_order",
-]
+__all__ = ["FAMILY_EXTENSIONS", "document_judgements", "claim_judgements", "claim_theta", "passage_topics",
+           "graded_from_passages", "qid_order"]
 
 FAMILY_EXTENSIONS = ("none", "cited", "topic", "both")
 
@@ -176,12 +169,11 @@ def claim_theta(topic_claims: pd.DataFrame, *, theta_ind: float = 1.0, theta_dep
     theta_ind, theta_dep : float
         Importance of independent and dependent claims before normalisation.
     """
-    rows = []
+    rows: list[tuple] = []
     for qid, group in topic_claims.groupby("qid", sort=False):
-        parents = {int(n): tuple(int(x) for x in deps) for n, deps in zip(group["number"], group["depends_on"],
-                                                                          strict=False)}
-        for number, weight in claim_weights(parents, theta_ind=theta_ind, theta_dep=theta_dep).items():
-            rows.append((qid, number, weight))
+        parents = {int(n): tuple(map(int, deps)) for n, deps in zip(group["number"], group["depends_on"], strict=False)}
+        weights = claim_weights(parents, theta_ind=theta_ind, theta_dep=theta_dep)
+        rows.extend((qid, number, weight) for number, weight in weights.items())
     return qid_order(pd.DataFrame(rows, columns=["qid", "subtopic", "weight"]), "subtopic")
 
 
@@ -250,10 +242,8 @@ def passage_topics(con, *, sources, first_number: int = 1, max_per_patent: int |
         """SELECT 'PSG-' || number AS qid, docno, xpath FROM _psg_passages ORDER BY number, docno, xpath"""
     ).df()
     topics = pd.DataFrame({
-        "qid": ["PSG-" + str(n) for n in topics["number"]],
-        "patent_key": topics["patent_key"],
-        "tfile_ucid": topics["tfile_ucid"],
-        "claims": [[int(x) for x in key.split(",")] for key in topics["claim_key"]],
+        "qid": ["PSG-" + str(n) for n in topics["number"]], "patent_key": topics["patent_key"],
+        "tfile_ucid": topics["tfile_ucid"], "claims": [[int(x) for x in key.split(",")] for key in topics["claim_key"]],
     })
     return topics, qrels.reset_index(drop=True)
 

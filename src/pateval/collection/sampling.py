@@ -18,10 +18,8 @@ import pandas as pd
 from ..errors import ParameterError
 from ..patents.records import ipc_prefix
 
-__all__ = [
-    "TOPIC_SET_SIZES", "StratumCount", "StratifiedReport", "stratified_sample", "topic_set", "resolve_size",
-    "ranking_stability",
-]
+__all__ = ["TOPIC_SET_SIZES", "StratumCount", "StratifiedReport", "stratified_sample", "topic_set", "resolve_size",
+           "ranking_stability"]
 
 #: Topic-set sizes offered by CLEF-IP 2009 (S 500, M 1,000, L 5,000, XL 10,000 topics).
 TOPIC_SET_SIZES = {"S": 500, "M": 1000, "L": 5000, "XL": 10000}
@@ -37,8 +35,6 @@ def resolve_size(size: str | int | None) -> int | None:
             return TOPIC_SET_SIZES[key]
         if key.isdigit():
             size = int(key)
-        else:
-            raise ParameterError(f"topic-set size must be S, M, L, XL or a positive integer, not {size!r}")
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise ParameterError(f"topic-set size must be S, M, L, XL or a positive integer, not {size!r}")
     return size
@@ -69,14 +65,9 @@ class StratifiedReport:
                 "strata": [asdict(s) for s in self.strata]}
 
 
-def stratified_sample(
-    candidates: pd.DataFrame,
-    *,
-    per_group: int = 20,
-    seed: int = 0,
-    count_column: str = "n_search_in_corpus",
-    ipc_level: str = "class",
-) -> tuple[pd.DataFrame, StratifiedReport]:
+def stratified_sample(candidates: pd.DataFrame, *, per_group: int = 20, seed: int = 0,
+                      count_column: str = "n_search_in_corpus",
+                      ipc_level: str = "class") -> tuple[pd.DataFrame, StratifiedReport]:
     """Group candidates by number of citations and draw up to ``per_group`` from each
     group at random, no two from the same IPC class (CLEF-IP 2013).
 
@@ -144,13 +135,8 @@ def topic_set(keys, size: str | int | None, *, seed: int = 0) -> list[str]:
     return shuffled if n is None else shuffled[:n]
 
 
-def ranking_stability(
-    scores: pd.DataFrame,
-    *,
-    sizes=(10, 25, 50, 100, "S", "M", "L", "XL"),
-    trials: int = 20,
-    seed: int = 0,
-) -> pd.DataFrame:
+def ranking_stability(scores: pd.DataFrame, *, sizes=(10, 25, 50, 100, "S", "M", "L", "XL"), trials: int = 20,
+                      seed: int = 0) -> pd.DataFrame:
     """How stable the ranking of systems is on topic sets of growing size (Roda et al.).
 
     For each size, ``trials`` random topic subsets are drawn; the systems are ranked by

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import malformed
+from ..errors import ParameterError, malformed
 from ..patents.records import ipc_prefix
 from .store import read_json_object
 
@@ -86,7 +86,6 @@ def collection_stats(collection: str | os.PathLike[str], *, ipc_level: str = "cl
     highly = judgements[rel == 2].groupby("qid").size() if len(judgements) else pd.Series(dtype=int)
     relevant_counts = [int(per_topic.get(q, 0)) for q in topics["qid"]]
     highly_counts = [int(highly.get(q, 0)) for q in topics["qid"]]
-    n_topics = len(topics)
     mean_relevant = float(np.mean(relevant_counts)) if relevant_counts else 0.0
 
     def tally(column: str, empty: str = "") -> Counter[str]:
@@ -124,7 +123,7 @@ def collection_stats(collection: str | os.PathLike[str], *, ipc_level: str = "cl
 
     return {
         "collection": str(root),
-        "topics": n_topics,
+        "topics": len(topics),
         "judgment_points": int(sum(relevant_counts)),
         "mean_relevant_per_topic": round(mean_relevant, 3),
         "highly_relevant_judgment_points": int(sum(highly_counts)),
@@ -150,8 +149,6 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     if format == "json":
         return json.dumps(stats, indent=2, sort_keys=False) + "\n"
     if format != "text":
-        from ..errors import ParameterError
-
         raise ParameterError(f"format must be 'text' or 'json', not {format!r}")
     lines = [f"collection {stats['collection']}"]
     split = stats.get("split") or {}

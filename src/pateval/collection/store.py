@@ -56,89 +56,44 @@ from ..patents.records import PatentDocument
 from ..tuning import HASH_BLOCK_BYTES
 
 __all__ = [
-    "STORE_FORMAT",
-    "STORE_VERSION",
-    "TABLES",
-    "SCHEMAS",
-    "CorpusStore",
-    "PartWriter",
-    "document_tables",
-    "committed_batches",
-    "read_store_manifest",
-    "read_json_object",
-    "write_store_manifest",
-    "write_batch_manifest",
-    "remove_uncommitted_parts",
-    "DamagedPart",
-    "check_parts",
-    "part_path",
-    "file_sha256",
-    "raise_if_damaged",
+    "STORE_FORMAT", "STORE_VERSION", "TABLES", "SCHEMAS", "CorpusStore", "PartWriter", "document_tables",
+    "committed_batches", "read_store_manifest", "read_json_object", "write_store_manifest", "write_batch_manifest",
+    "remove_uncommitted_parts", "DamagedPart", "check_parts", "part_path", "file_sha256", "raise_if_damaged",
     "naming_damage",
 ]
 
 STORE_FORMAT = "pateval-corpus-store"
 STORE_VERSION = 1
 
-_TEXT_MAP = pa.map_(pa.string(), pa.string())
+_STR = pa.string()
+_TEXT_MAP = pa.map_(_STR, _STR)
 _INT_LIST = pa.list_(pa.int32())
-_STR_LIST = pa.list_(pa.string())
+_STR_LIST = pa.list_(_STR)
 
 #: Arrow schema of each table. Every table carries the ``ucid`` of the document the row
 #: belongs to; ``title`` and ``abstract`` map a language code to text (in DuckDB:
 #: ``title['EN']``).
 SCHEMAS: dict[str, pa.Schema] = {
     "documents": pa.schema([
-        ("ucid", pa.string()),
-        ("patent_key", pa.string()),
-        ("country", pa.string()),
-        ("doc_number", pa.string()),
-        ("kind", pa.string()),
-        ("family_id", pa.string()),
-        ("lang", pa.string()),
-        ("date", pa.string()),
-        ("application_date", pa.string()),
-        ("priority_dates", _STR_LIST),
-        ("title", _TEXT_MAP),
-        ("abstract", _TEXT_MAP),
-        ("ipc_classes", _STR_LIST),
-        ("applicants", _STR_LIST),
-        ("inventors", _STR_LIST),
-        ("claim_langs", _STR_LIST),
-        ("n_passages", pa.int32()),
-        ("n_claims", pa.int32()),
-        ("n_citations", pa.int32()),
-        ("word_count", pa.int64()),
-        ("source_path", pa.string()),
+        ("ucid", _STR), ("patent_key", _STR), ("country", _STR), ("doc_number", _STR), ("kind", _STR),
+        ("family_id", _STR), ("lang", _STR), ("date", _STR), ("application_date", _STR),
+        ("priority_dates", _STR_LIST), ("title", _TEXT_MAP), ("abstract", _TEXT_MAP), ("ipc_classes", _STR_LIST),
+        ("applicants", _STR_LIST), ("inventors", _STR_LIST), ("claim_langs", _STR_LIST),
+        ("n_passages", pa.int32()), ("n_claims", pa.int32()), ("n_citations", pa.int32()),
+        ("word_count", pa.int64()), ("source_path", _STR),
     ]),
     "passages": pa.schema([
-        ("ucid", pa.string()),
-        ("position", pa.int32()),
-        ("xpath", pa.string()),
-        ("lang", pa.string()),
-        ("text", pa.string()),
+        ("ucid", _STR), ("position", pa.int32()), ("xpath", _STR), ("lang", _STR), ("text", _STR),
         ("is_heading", pa.bool_()),
     ]),
     "claims": pa.schema([
-        ("ucid", pa.string()),
-        ("lang", pa.string()),
-        ("number", pa.int32()),
-        ("xpath", pa.string()),
-        ("text", pa.string()),
-        ("depends_on", _INT_LIST),
-        ("is_independent", pa.bool_()),
+        ("ucid", _STR), ("lang", _STR), ("number", pa.int32()), ("xpath", _STR), ("text", _STR),
+        ("depends_on", _INT_LIST), ("is_independent", pa.bool_()),
     ]),
     "citations": pa.schema([
-        ("ucid", pa.string()),
-        ("cited_ucid", pa.string()),
-        ("cited_patent_key", pa.string()),
-        ("cited_country", pa.string()),
-        ("cited_number", pa.string()),
-        ("cited_kind", pa.string()),
-        ("source", pa.string()),
-        ("categories", pa.string()),
-        ("relevant_claims", _INT_LIST),
-        ("passages", _STR_LIST),
+        ("ucid", _STR), ("cited_ucid", _STR), ("cited_patent_key", _STR), ("cited_country", _STR),
+        ("cited_number", _STR), ("cited_kind", _STR), ("source", _STR), ("categories", _STR),
+        ("relevant_claims", _INT_LIST), ("passages", _STR_LIST),
     ]),
 }
 
@@ -154,13 +109,16 @@ LOCK_NAME = ".ingest.lock"
 
 # Column getters: extending the column lists through map() keeps the loops in C.
 _TEXT = operator.attrgetter("text")
-_XPATH = operator.attrgetter("xpath")
-_LANG = operator.attrgetter("lang")
-_IS_HEADING = operator.attrgetter("is_heading")
-_NUMBER = operator.attrgetter("number")
 _DEPENDS_ON = operator.attrgetter("depends_on")
-_RELEVANT_CLAIMS = operator.attrgetter("relevant_claims")
-_PASSAGES = operator.attrgetter("passages")
+_PASSAGE_COLUMNS = {name: operator.attrgetter(name) for name in ("xpath", "lang", "text", "is_heading")}
+_CLAIM_COLUMNS = {name: operator.attrgetter(name) for name in ("number", "xpath", "text")}
+_CITATION_COLUMNS = {name: operator.attrgetter(name) for name in ("cited_ucid", "cited_country", "cited_number",
+                                                                   "cited_kind", "source", "categories",
+                                                                   "relevant_claims", "passages")}
+# Document fields stored as they are, and as lists.
+_DOCUMENT_FIELDS = ("ucid", "country", "doc_number", "kind", "family_id", "lang", "date", "application_date",
+                    "source_path")
+_DOCUMENT_LISTS = ("priority_dates", "ipc_classes", "applicants", "inventors")
 
 
 def _word_count(document: PatentDocument) -> int:
@@ -189,37 +147,26 @@ def _append_document(columns: dict[str, dict[str, list]], document: PatentDocume
     ucid = document.ucid
     claims_here = document.claims_in()
     table = columns["documents"]
-    table["ucid"].append(ucid)
+    for name in _DOCUMENT_FIELDS:
+        table[name].append(getattr(document, name))
+    for name in _DOCUMENT_LISTS:
+        table[name].append(list(getattr(document, name)))
+    table["claim_langs"].append(list(document.claims))
     table["patent_key"].append(patent_key(ucid))
-    table["country"].append(document.country)
-    table["doc_number"].append(document.doc_number)
-    table["kind"].append(document.kind)
-    table["family_id"].append(document.family_id)
-    table["lang"].append(document.lang)
-    table["date"].append(document.date)
-    table["application_date"].append(document.application_date)
-    table["priority_dates"].append(list(document.priority_dates))
     table["title"].append(list(document.title.items()))
     table["abstract"].append(list(document.abstract.items()))
-    table["ipc_classes"].append(list(document.ipc_classes))
-    table["applicants"].append(list(document.applicants))
-    table["inventors"].append(list(document.inventors))
-    table["claim_langs"].append(list(document.claims))
     table["n_passages"].append(len(document.description))
     table["n_claims"].append(len(claims_here))
     table["n_citations"].append(len(document.citations))
     table["word_count"].append(_word_count(document))
-    table["source_path"].append(document.source_path)
 
     passages = document.description
     if passages:
         table = columns["passages"]
         table["ucid"].extend([ucid] * len(passages))
         table["position"].extend(range(len(passages)))
-        table["xpath"].extend(map(_XPATH, passages))
-        table["lang"].extend(map(_LANG, passages))
-        table["text"].extend(map(_TEXT, passages))
-        table["is_heading"].extend(map(_IS_HEADING, passages))
+        for name, get in _PASSAGE_COLUMNS.items():
+            table[name].extend(map(get, passages))
 
     table = columns["claims"]
     for lang, claims in document.claims.items():
@@ -227,9 +174,8 @@ def _append_document(columns: dict[str, dict[str, list]], document: PatentDocume
             continue
         table["ucid"].extend([ucid] * len(claims))
         table["lang"].extend([lang] * len(claims))
-        table["number"].extend(map(_NUMBER, claims))
-        table["xpath"].extend(map(_XPATH, claims))
-        table["text"].extend(map(_TEXT, claims))
+        for name, get in _CLAIM_COLUMNS.items():
+            table[name].extend(map(get, claims))
         depends_on = list(map(_DEPENDS_ON, claims))  # tuples: Arrow takes them as lists
         table["depends_on"].extend(depends_on)
         table["is_independent"].extend(map(operator.not_, depends_on))
@@ -238,15 +184,9 @@ def _append_document(columns: dict[str, dict[str, list]], document: PatentDocume
     if citations:
         table = columns["citations"]
         table["ucid"].extend([ucid] * len(citations))
-        table["cited_ucid"].extend([c.cited_ucid for c in citations])
         table["cited_patent_key"].extend([_safe_key(c.cited_ucid) for c in citations])
-        table["cited_country"].extend([c.cited_country for c in citations])
-        table["cited_number"].extend([c.cited_number for c in citations])
-        table["cited_kind"].extend([c.cited_kind for c in citations])
-        table["source"].extend([c.source for c in citations])
-        table["categories"].extend([c.categories for c in citations])
-        table["relevant_claims"].extend(map(_RELEVANT_CLAIMS, citations))
-        table["passages"].extend(map(_PASSAGES, citations))
+        for name, get in _CITATION_COLUMNS.items():
+            table[name].extend(map(get, citations))
 
 
 def _empty_columns() -> dict[str, dict[str, list]]:
@@ -328,12 +268,8 @@ class PartWriter:
             digest = file_sha256(temporary)
             os.replace(temporary, final)
             stat = os.stat(final)
-            parts[table] = {
-                "file": f"{table}/{final.name}",
-                "size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
-                "sha256": digest,
-            }
+            parts[table] = {"file": f"{table}/{final.name}", "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+                            "sha256": digest}
         return parts
 
     def abort(self) -> None:
@@ -397,8 +333,7 @@ def batch_ucids_path(store: str | os.PathLike[str], batch: int) -> Path:
 def write_batch_ucids(store: str | os.PathLike[str], batch: int, ucids: Iterable[str]) -> None:
     """Write a batch's document ids (before its manifest commits the batch)."""
     with atomic_output(batch_ucids_path(store, batch)) as handle:
-        for ucid in ucids:
-            handle.write(ucid + "\n")
+        handle.writelines(ucid + "\n" for ucid in ucids)
 
 
 def write_batch_manifest(store: str | os.PathLike[str], batch: int, content: dict) -> None:
@@ -415,10 +350,8 @@ def committed_batches(store: str | os.PathLike[str]) -> dict[int, dict]:
     if not folder.is_dir():
         return batches
     for entry in sorted(folder.iterdir()):
-        match = _BATCH_MANIFEST.match(entry.name)
-        if match is None:
-            continue
-        batches[int(match.group(1))] = read_json_object(entry, "batch manifest")
+        if match := _BATCH_MANIFEST.match(entry.name):
+            batches[int(match.group(1))] = read_json_object(entry, "batch manifest")
     return batches
 
 
@@ -467,13 +400,8 @@ class DamagedPart:
         return f"{self.path}: {self.problem(store, others=others)}"
 
 
-def check_parts(
-    store: str | os.PathLike[str],
-    batches: dict[int, dict],
-    *,
-    mode: str = "open",
-    progress: bool = False,
-) -> tuple[list[DamagedPart], int]:
+def check_parts(store: str | os.PathLike[str], batches: dict[int, dict], *, mode: str = "open",
+                progress: bool = False) -> tuple[list[DamagedPart], int]:
     """Check the committed parts against their manifests.
 
     Parameters
@@ -580,20 +508,13 @@ def remove_uncommitted_parts(store: str | os.PathLike[str], committed: Iterable[
     many files went."""
     keep = set(committed)
     removed = 0
-    folder = Path(store) / "manifest"
-    if folder.is_dir():
-        for entry in folder.iterdir():
-            match = _BATCH_UCIDS.match(entry.name)
-            if match is not None and int(match.group(1)) not in keep:
-                entry.unlink()
-                removed += 1
-    for table in TABLES:
-        folder = Path(store) / table
-        if not folder.is_dir():
-            continue
-        for entry in folder.iterdir():
-            match = _PART_FILE.match(entry.name)
-            if entry.name.endswith(".tmp") or (match is not None and int(match.group(1)) not in keep):
+    # The id lists of uncommitted batches, and the tables' uncommitted parts and temporary files.
+    for name, pattern in (("manifest", _BATCH_UCIDS), *((table, _PART_FILE) for table in TABLES)):
+        folder = Path(store) / name
+        for entry in folder.iterdir() if folder.is_dir() else ():
+            match = pattern.match(entry.name)
+            temporary = name != "manifest" and entry.name.endswith(".tmp")
+            if temporary or (match is not None and int(match.group(1)) not in keep):
                 entry.unlink()
                 removed += 1
     return removed
@@ -621,13 +542,8 @@ class CorpusStore:
         store.sql("SELECT source, count(*) FROM citations GROUP BY source")
     """
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        memory_limit: str | None = None,
-        threads: int | None = None,
-    ) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, memory_limit: str | None = None,
+                 threads: int | None = None) -> None:
         import duckdb
 
         self.path = Path(path)
@@ -701,10 +617,8 @@ class CorpusStore:
     def documents(self, columns: Sequence[str] | None = None, *, where: str | None = None):
         """The documents table (optionally some columns, filtered by an SQL condition)."""
         selected = "*" if not columns else ", ".join(_identifier(c, "documents") for c in columns)
-        query = f"SELECT {selected} FROM documents"
-        if where:
-            query += f" WHERE {where}"
-        return self.sql(query + " ORDER BY ucid")
+        condition = f" WHERE {where}" if where else ""
+        return self.sql(f"SELECT {selected} FROM documents{condition} ORDER BY ucid")
 
     def claims(self, ucid: str, lang: str | None = None):
         """The claims of one document (all languages, or ``lang``), in claim order."""
@@ -718,15 +632,9 @@ class CorpusStore:
 
     def citations(self, ucid: str | None = None, *, source: str | None = None):
         """Citations, of one citing document and/or of one source."""
-        conditions, params = [], []
-        if ucid is not None:
-            conditions.append("ucid = ?")
-            params.append(ucid)
-        if source is not None:
-            conditions.append("source = ?")
-            params.append(source)
-        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
-        return self.sql(f"SELECT * FROM citations{where} ORDER BY ucid, cited_ucid, source", params)
+        given = [(column, value) for column, value in (("ucid", ucid), ("source", source)) if value is not None]
+        where = f" WHERE {' AND '.join(f'{column} = ?' for column, _ in given)}" if given else ""
+        return self.sql(f"SELECT * FROM citations{where} ORDER BY ucid, cited_ucid, source", [v for _, v in given])
 
     def files(self):
         """The ingested source files (path, size, mtime_ns, sha256, documents, batch)."""

@@ -47,19 +47,13 @@ from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from itertools import accumulate, islice
+from itertools import accumulate, groupby, islice
 from pathlib import Path
 
 from ..errors import ParameterError
 from ..formats.atomic import atomic_directory, atomic_output
 
-__all__ = [
-    "GenerationSummary",
-    "generate_corpus",
-    "corpus_path",
-    "dependency_phrase",
-    "DEPENDENCY_FORMS",
-]
+__all__ = ["GenerationSummary", "generate_corpus", "corpus_path", "dependency_phrase", "DEPENDENCY_FORMS"]
 
 # ---- vocabulary -----------------------------------------------------------------------------
 
@@ -87,8 +81,8 @@ _GENERAL = [
     ("invention", "Erfindung", "invention"), ("embodiment", "Ausführungsform", "mode"),
     ("preferably", "vorzugsweise", "de préférence"), ("further", "ferner", "en outre"),
     ("respective", "jeweilige", "respectif"), ("upper", "obere", "supérieur"), ("lower", "untere", "inférieur"),
-    ("outer", "äußere", "extérieur"), ("inner", "innere", "intérieur"), ("predetermined", "vorbestimmte",
-                                                                         "prédéterminé"),
+    ("outer", "äußere", "extérieur"), ("inner", "innere", "intérieur"),
+    ("predetermined", "vorbestimmte", "prédéterminé"),
     ("configured", "ausgebildet", "configuré"), ("adapted", "angepasst", "adapté"), ("formed", "gebildet", "formé"),
     ("mounted", "montiert", "monté"), ("coupled", "gekoppelt", "couplé"), ("disposed", "angeordnet", "disposé"),
     ("substantially", "im Wesentlichen", "sensiblement"), ("least", "mindestens", "moins"),
@@ -104,8 +98,8 @@ _GENERAL = [
     ("comprises", "umfasst", "comprend"), ("can", "kann", "peut"), ("be", "sein", "être"),
     ("this", "diese", "ce"), ("such", "solche", "tel"), ("also", "auch", "aussi"), ("not", "nicht", "pas"),
 ]
-_GENERAL_BY_LANG = {lang: [row[i] for row in _GENERAL] for i, lang in enumerate(("EN", "DE", "FR"))}
 _LANGS = ("EN", "DE", "FR")
+_GENERAL_BY_LANG = {lang: [row[i] for row in _GENERAL] for i, lang in enumerate(_LANGS)}
 
 # How claims begin, per language: the subject noun of claim 1 and of a second independent
 # (method) claim, and the joining words.
@@ -463,8 +457,7 @@ class _Planner:
         rng = self.rng
         span = self.end - self.start
         for index in range(self.n_patents):
-            a_date = self.start + (index * span) // self.n_patents + rng.randrange(0, 7)
-            a_date = min(a_date, self.end)
+            a_date = min(self.start + (index * span) // self.n_patents + rng.randrange(0, 7), self.end)
             yield self._plan(index, a_date)
 
     def _plan(self, index: int, a_date: int) -> _PatentPlan:
@@ -512,10 +505,10 @@ class _Planner:
         n_claims = rng.randrange(3, 19)
         n_paragraphs = rng.randrange(6, 26)
         searchable = a_kind == "A1" or a3_date is not None
-        n_search = self._pick_count() if searchable else 0
+        n_search = self._pick(self._count_cum) if searchable else 0
         cited_keys: set[str] = set()
         for _ in range(n_search):
-            category = self._category()
+            category = _CATEGORY_WEIGHTS[self._pick(self._category_cum)][0]
             if rng.random() < self.rates["external_citation_rate"]:
                 citations.append(self._external(category, n_claims))
                 continue
@@ -543,10 +536,7 @@ class _Planner:
         keys: list[str] = []
         if parent is not None:
             keys.extend(parent.key_terms[: _KEY_TERMS - 3])
-        for term in inherited:
-            if len(keys) >= _KEY_TERMS - 4:
-                break
-            keys.append(term)
+        keys.extend(inherited[:max(0, _KEY_TERMS - 4 - len(keys))])
         cum = self.term_cum[len(cluster.terms)]
         attempts = 0
         while len(keys) < _KEY_TERMS - 2 and attempts < 100:
@@ -576,14 +566,8 @@ class _Planner:
                             n_paragraphs, family_id), rng)
         return plan
 
-    def _pick_count(self) -> int:
-        return self._pick(self._count_cum)
-
     _count_cum = list(accumulate(_CITATION_COUNT_WEIGHTS))
     _category_cum = list(accumulate(w for _, w in _CATEGORY_WEIGHTS))
-
-    def _category(self) -> str:
-        return _CATEGORY_WEIGHTS[self._pick(self._category_cum)][0]
 
     def _rel_claims(self, category: str, n_claims: int) -> str:
         rng = self.rng
@@ -664,16 +648,13 @@ class _Renderer:
         lang = plan.lang
         # Token space: general words, then cluster terms, then the patent's key terms. A
         # token sequence is rendered per language by indexing that language's lexicon.
-        n_general = len(_GENERAL)
         n_terms = len(cluster.terms)
         weights_general = self.general_cum[-1]
         cum = self.general_cum + [weights_general + w * 0.12 for w in _zipf_cum(n_terms, 0.8)]
         base = cum[-1]
         cum += [base + (k + 1) * 0.2 for k in range(len(plan.key_terms))]
-        lexicons = {
-            code: _GENERAL_BY_LANG[code] + list(cluster.terms) + list(plan.key_terms) for code in _LANGS
-        }
-        key_offset = n_general + n_terms
+        lexicons = {code: _GENERAL_BY_LANG[code] + list(cluster.terms) + list(plan.key_terms) for code in _LANGS}
+        key_offset = len(_GENERAL) + n_terms
 
         def tokens(n: int) -> list[int]:
             total = cum[-1]
@@ -684,9 +665,8 @@ class _Renderer:
             position = 0
             while position < len(token_ids):
                 length = rng.randrange(9, 22)
-                words = [lexicon[t] for t in token_ids[position:position + length]]
+                sentence = " ".join(lexicon[t] for t in token_ids[position:position + length])
                 position += length
-                sentence = " ".join(words)
                 out.append(sentence[:1].upper() + sentence[1:] + ".")
             return " ".join(out)
 
@@ -739,8 +719,7 @@ class _Renderer:
         )
         parties = self._parties(plan)
         counts: dict[str, int] = {}
-        n_citations = 0
-        written = 0
+        n_citations = written = 0
 
         def write(country: str, number: str, kind: str, date: int, body: str, citations: str = "") -> None:
             nonlocal written
@@ -767,8 +746,7 @@ class _Renderer:
             if directory not in self.made_dirs:
                 os.makedirs(directory, exist_ok=True)
                 self.made_dirs.add(directory)
-            with open(path, "wb") as handle:
-                handle.write(data)
+            path.write_bytes(data)
             written += len(data)
             label = kind if country == "EP" else f"{country}-{kind}"
             counts[label] = counts.get(label, 0) + 1
@@ -844,6 +822,12 @@ def _ipcr_text(symbol: str, date: int) -> str:
     return f"{subclass}  {group:<10}  20060101A I{_ymd(min(date, _dt.date(2005, 10, 8).toordinal()))}RMEP        "
 
 
+# The ways reports word one paragraph and a range of paragraphs.
+_PASSAGE_STYLES = (("paragraph [{0:04d}]", "paragraph [{0:04d}] - paragraph [{1:04d}]"),
+                   ("paragraph [{0:04d}]", "paragraph [{0:04d}] - [{1:04d}]"),
+                   ("[{0:04d}]", "[{0:04d}]-[{1:04d}]"))
+
+
 def passage_indication(xpaths: Sequence[str], *, rng: random.Random) -> str:
     """An EPO-style passage indication naming exactly the description paragraphs
     ``xpaths`` (``/patent-document/description/p[j]``; paragraph j is numbered [000j]).
@@ -854,24 +838,10 @@ def passage_indication(xpaths: Sequence[str], *, rng: random.Random) -> str:
     (``; figure 2``), as reports do.
     """
     numbers = sorted(int(x[x.rindex("[") + 1:-1]) for x in xpaths)
-    runs: list[list[int]] = []
-    for number in numbers:
-        if runs and number == runs[-1][-1] + 1:
-            runs[-1].append(number)
-        else:
-            runs.append([number])
-    style = rng.randrange(3)
-    parts = []
-    for run in runs:
-        first, last = run[0], run[-1]
-        if first == last:
-            parts.append(f"paragraph [{first:04d}]" if style < 2 else f"[{first:04d}]")
-        elif style == 0:
-            parts.append(f"paragraph [{first:04d}] - paragraph [{last:04d}]")
-        elif style == 1:
-            parts.append(f"paragraph [{first:04d}] - [{last:04d}]")
-        else:
-            parts.append(f"[{first:04d}]-[{last:04d}]")
+    # Runs of consecutive paragraphs keep the difference between number and position.
+    runs = [[n for _, n in run] for _, run in groupby(enumerate(numbers), key=lambda pair: pair[1] - pair[0])]
+    single, ranged = _PASSAGE_STYLES[rng.randrange(3)]
+    parts = [(single if len(run) == 1 else ranged).format(run[0], run[-1]) for run in runs]
     if rng.random() < 0.3:
         parts[-1] += f"; figure {rng.randrange(1, 6)}"
     return "\n".join(f"* {part} *" for part in parts)
@@ -960,25 +930,12 @@ def _check_parameters(n_patents, seed, start_year, end_year, n_clusters, rates, 
         raise ParameterError(f"workers must be a positive integer, not {workers!r}")
 
 
-def generate_corpus(
-    out_dir: str | os.PathLike[str],
-    *,
-    n_patents: int,
-    seed: int = 0,
-    start_year: int = 1985,
-    end_year: int = 2006,
-    n_clusters: int | None = None,
-    grant_rate: float = 0.7,
-    wo_rate: float = 0.3,
-    divisional_rate: float = 0.04,
-    a2_rate: float = 0.25,
-    applicant_citation_rate: float = 0.3,
-    external_citation_rate: float = 0.25,
-    language_shares: Sequence[tuple[str, float]] = (("EN", 0.68), ("DE", 0.24), ("FR", 0.08)),
-    workers: int | None = None,
-    chunk_size: int = 200,
-    progress: bool = True,
-) -> GenerationSummary:
+def generate_corpus(out_dir: str | os.PathLike[str], *, n_patents: int, seed: int = 0, start_year: int = 1985,
+                    end_year: int = 2006, n_clusters: int | None = None, grant_rate: float = 0.7, wo_rate: float = 0.3,
+                    divisional_rate: float = 0.04, a2_rate: float = 0.25, applicant_citation_rate: float = 0.3,
+                    external_citation_rate: float = 0.25,
+                    language_shares: Sequence[tuple[str, float]] = (("EN", 0.68), ("DE", 0.24), ("FR", 0.08)),
+                    workers: int | None = None, chunk_size: int = 200, progress: bool = True) -> GenerationSummary:
     """Write a synthetic CLEF-IP corpus of ``n_patents`` patents under ``out_dir``.
 
     Parameters

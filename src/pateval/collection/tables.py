@@ -69,6 +69,14 @@ def register_store(con, store) -> None:
     _register_views(con, lambda table: store.source(con, table))
 
 
+# The views that are one store table each, with their columns.
+_TABLE_VIEWS = {
+    "citations": "ucid AS citing_ucid, cited_ucid, cited_patent_key, source, categories, relevant_claims, passages",
+    "claims": "ucid, lang, number, number AS position, xpath, text, depends_on",
+    "passages": "ucid, position, xpath, text, is_heading",
+}
+
+
 def _register_views(con, source: Callable[[str], str]) -> None:
     """The corpus views over the store's tables, each read from ``source(table)``."""
     con.execute(f"CREATE OR REPLACE TEMP VIEW _store_documents AS SELECT * FROM {source('documents')}")
@@ -82,20 +90,8 @@ def _register_views(con, source: Callable[[str], str]) -> None:
                   word_count AS n_words
            FROM _store_documents"""
     )
-    con.execute(
-        f"""CREATE OR REPLACE TEMP VIEW citations AS
-            SELECT ucid AS citing_ucid, cited_ucid, cited_patent_key, source, categories, relevant_claims, passages
-            FROM {source('citations')}"""
-    )
-    con.execute(
-        f"""CREATE OR REPLACE TEMP VIEW claims AS
-            SELECT ucid, lang, number, number AS position, xpath, text, depends_on
-            FROM {source('claims')}"""
-    )
-    con.execute(
-        f"""CREATE OR REPLACE TEMP VIEW passages AS
-            SELECT ucid, position, xpath, text, is_heading FROM {source('passages')}"""
-    )
+    for name, columns in _TABLE_VIEWS.items():
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns} FROM {source(name)}")
     for name, column in (("abstracts", "abstract"), ("titles", "title")):
         con.execute(
             f"""CREATE OR REPLACE TEMP VIEW {name} AS

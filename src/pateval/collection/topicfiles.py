@@ -91,10 +91,6 @@ def load_topic_documents(con, ucids: Iterable[str]) -> dict[str, TopicDocument]:
     return docs
 
 
-def _compact_date(date: str | None) -> str:
-    return (date or "").replace("-", "")
-
-
 def render_patent_xml(document: TopicDocument, *, abstract_from: TopicDocument | None = None,
                       claim_langs: Sequence[str] | None = None) -> str:
     """A CLEF-IP ``patent-document`` for a topic: bibliographic data without citations,
@@ -110,30 +106,23 @@ def render_patent_xml(document: TopicDocument, *, abstract_from: TopicDocument |
         Claims elements to write, in order (default: all, DE/EN/FR order as in B files).
     """
     country, number, kind = document.country, document.doc_number, document.kind
-    date = _compact_date(document.date)
+    date = (document.date or "").replace("-", "")
     attributes = {"ucid": document.ucid, "country": country, "doc-number": number, "kind": kind}
-    if document.lang:
-        attributes["lang"] = document.lang
-    if date:
-        attributes["date"] = date
-    if document.family_id:
-        attributes["family-id"] = document.family_id
+    optional = {"lang": document.lang, "date": date, "family-id": document.family_id}
+    attributes.update({name: value for name, value in optional.items() if value})
     head = " ".join(f"{name}={quoteattr(value)}" for name, value in attributes.items())
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n', _DOCTYPE, "\n", f'<patent-document {head} status="new">']
-    parts.append("<bibliographic-data>")
-    parts.append(
-        f'<publication-reference ucid={quoteattr(document.ucid)} status="new" fvid="0">'
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n', _DOCTYPE, "\n", f'<patent-document {head} status="new">',
+        f'<bibliographic-data><publication-reference ucid={quoteattr(document.ucid)} status="new" fvid="0">'
         f'<document-id status="new" format="original"><country>{escape(country)}</country>'
         f"<doc-number>{escape(number)}</doc-number><kind>{escape(kind)}</kind>"
         + (f"<date>{date}</date>" if date else "")
-        + "</document-id></publication-reference>"
-    )
-    parts.append('<technical-data status="new">')
+        + '</document-id></publication-reference><technical-data status="new">',
+    ]
     if document.ipc:
-        parts.append("<classifications-ipcr>")
-        parts.extend(f'<classification-ipcr status="new">{escape(symbol)}</classification-ipcr>' for symbol
-                     in document.ipc)
-        parts.append("</classifications-ipcr>")
+        parts.extend(["<classifications-ipcr>",
+                      *(f'<classification-ipcr status="new">{escape(s)}</classification-ipcr>' for s in document.ipc),
+                      "</classifications-ipcr>"])
     for lang, title in sorted(document.titles.items()):
         parts.append(f'<invention-title lang="{escape(lang)}" status="new">{escape(title)}</invention-title>')
     parts.append("</technical-data></bibliographic-data>")
@@ -157,8 +146,7 @@ def render_patent_xml(document: TopicDocument, *, abstract_from: TopicDocument |
         if not claims:
             continue
         parts.append(f'<claims lang="{escape(lang)}" status="new">')
-        for claim_number, claim_text in claims:
-            parts.append(f'<claim num="{claim_number}"><claim-text>{escape(claim_text)}</claim-text></claim>')
+        parts.extend(f'<claim num="{n}"><claim-text>{escape(text)}</claim-text></claim>' for n, text in claims)
         parts.append("</claims>")
     parts.append("</patent-document>\n")
     return "".join(parts)
@@ -186,8 +174,7 @@ def write_pac_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
     """
     root = Path(out_dir)
     blocks = []
-    for qid, _patent_key, topic_ucid, abstract_ucid in topics[["qid", "patent_key", "topic_ucid",
-                                                               "abstract_ucid"]].itertuples(index=False):
+    for qid, topic_ucid, abstract_ucid in topics[["qid", "topic_ucid", "abstract_ucid"]].itertuples(index=False):
         document = documents[topic_ucid]
         abstract_doc = documents.get(abstract_ucid) if isinstance(abstract_ucid, str) else None
         name = pac_file_name(qid, topic_ucid)
@@ -247,10 +234,8 @@ def write_psg_topics(out_dir: str | os.PathLike[str], topics, documents: Mapping
         positions = {number: index for index, (number, _text) in enumerate(in_file, start=1)}
         xpaths = " ".join(f"/patent-document/claims/claim[{positions[n]}]" for n in claims if n in positions)
         family = " ".join(f"{ucid}.xml" for ucid in family_files.get(patent_key, ()))
-        blocks.append(
-            f"<tid>{qid}</tid>\n<tfile>{tfile}.xml</tfile>\n<tfam-docs>{family}</tfam-docs>\n<tclaims>{xpaths} "
-                      f"</tclaims>\n"
-        )
+        blocks.append(f"<tid>{qid}</tid>\n<tfile>{tfile}.xml</tfile>\n<tfam-docs>{family}</tfam-docs>\n"
+                      f"<tclaims>{xpaths} </tclaims>\n")
     path = root / "topics_PSG.txt"
     with atomic_output(path) as handle:
         handle.write("\n".join(blocks))

@@ -32,14 +32,8 @@ import pandas as pd
 from ..errors import ParameterError
 from ..patents.records import CITATION_SOURCES
 
-__all__ = [
-    "SelectionCriteria",
-    "CriterionCount",
-    "SelectionReport",
-    "topic_features",
-    "select_topics",
-    "patent_citations",
-]
+__all__ = ["SelectionCriteria", "CriterionCount", "SelectionReport", "topic_features", "select_topics",
+           "patent_citations"]
 
 
 @dataclass(frozen=True)
@@ -99,9 +93,8 @@ class SelectionCriteria:
             raise ParameterError(f"min_search_citations_in_corpus ({low}) > max_search_citations_in_corpus ({high})")
         unknown = set(self.sources) - CITATION_SOURCES
         if unknown or not self.sources:
-            raise ParameterError(
-                f"sources must be a non-empty subset of {sorted(CITATION_SOURCES)}, got {list(self.sources)}"
-            )
+            raise ParameterError(f"sources must be a non-empty subset of {sorted(CITATION_SOURCES)}, "
+                                 f"got {list(self.sources)}")
 
     @classmethod
     def roda2009(cls, **changes) -> SelectionCriteria:

@@ -44,16 +44,10 @@ def indexed_children(
 _SKIPPED = frozenset({"tables", "maths", "chemistry", "img", "figure"})
 
 
-def description_passages(
-    description: etree._Element,
-    path: str,
-    lang: str | None,
-    *,
-    paragraph_tags: frozenset[str] = frozenset({"p"}),
-    heading_tags: frozenset[str] = frozenset({"heading"}),
-    skipped_tags: frozenset[str] = _SKIPPED,
-    text_of=element_text,
-) -> list[Passage]:
+def description_passages(description: etree._Element, path: str, lang: str | None, *,
+                         paragraph_tags: frozenset[str] = frozenset({"p"}),
+                         heading_tags: frozenset[str] = frozenset({"heading"}), skipped_tags: frozenset[str] = _SKIPPED,
+                         text_of=element_text) -> list[Passage]:
     """Paragraphs and headings of one description element, at any depth, in order.
 
     The tag sets default to ICE / CLEF-IP (``p``, ``heading``; tables, formulas,
@@ -101,9 +95,7 @@ def ipc_symbol(text: str | None) -> str | None:
     ``main-classification`` values (``"G06F015/00"``, ``"7H01L 21/00"``) and the like.
     Returns None when the text holds no symbol.
     """
-    if not text:
-        return None
-    match = _IPC_SYMBOL.search(text.upper())
+    match = _IPC_SYMBOL.search(text.upper()) if text else None
     if match is None:
         return None
     section, klass, subclass, group, subgroup = match.groups()
@@ -112,11 +104,7 @@ def ipc_symbol(text: str | None) -> str | None:
 
 def unique(values) -> list:
     """Drop repeats and empty values, keeping the first occurrence's order."""
-    seen: dict = {}
-    for value in values:
-        if value:
-            seen.setdefault(value, None)
-    return list(seen)
+    return list(dict.fromkeys(value for value in values if value))
 
 
 def party_name(party: etree._Element) -> str | None:
@@ -141,13 +129,8 @@ def last_first(last: str | None, first: str | None) -> str | None:
 
 def child_text(element: etree._Element | None, path: str) -> str | None:
     """The collapsed text of the first element at ``path`` under ``element``, or None."""
-    if element is None:
-        return None
-    found = element.find(path)
-    if found is None:
-        return None
-    text = element_text(found)
-    return text or None
+    found = element.find(path) if element is not None else None
+    return (element_text(found) or None) if found is not None else None
 
 
 _LEADING_NUMBER = re.compile(r"\s*(\d+)")
@@ -166,24 +149,15 @@ def claim_number(raw: str | None, position: int) -> int:
 
 def lang_code(text: str | None) -> str | None:
     """Upper-case language code, or None."""
-    if not text:
-        return None
-    return text.strip().upper() or None
+    return (text.strip().upper() or None) if text else None
 
 
 _CLAIM_ID = re.compile(r"CLM-0*(\d+)$")
 
 
-def read_claims(
-    claims_element: etree._Element,
-    claims_path: str,
-    *,
-    claim_tag: str = "claim",
-    ref_tag: str = "claim-ref",
-    ref_attribute: str = "idref",
-    id_attribute: str = "id",
-    number_from_id: bool = False,
-) -> list[Claim]:
+def read_claims(claims_element: etree._Element, claims_path: str, *, claim_tag: str = "claim",
+                ref_tag: str = "claim-ref", ref_attribute: str = "idref", id_attribute: str = "id",
+                number_from_id: bool = False) -> list[Claim]:
     """The ``claim`` children of a claims element, numbered, with XPaths and dependencies.
 
     Dependencies come from ``claim-ref`` (an idref naming a claim id, or a range of claims
@@ -221,11 +195,11 @@ def read_claims(
     for claim_refs in refs:
         resolved = []
         for idref in claim_refs:
+            head, _, tail = idref.rpartition("-")
             if idref in ids:
                 resolved.append(ids[idref])
-            elif idref.count("-") == 2 and idref.rsplit("-", 1)[0] in ids:
-                first = ids[idref.rsplit("-", 1)[0]]
-                tail = idref.rsplit("-", 1)[1]
+            elif idref.count("-") == 2 and head in ids:
+                first = ids[head]
                 if tail.isdigit() and int(tail) >= first:
                     resolved.extend(range(first, int(tail) + 1))
         targets.append(resolved)

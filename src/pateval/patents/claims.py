@@ -19,12 +19,7 @@ from dataclasses import dataclass
 from ..errors import ParameterError
 from .records import Claim
 
-__all__ = [
-    "references_in_text",
-    "resolve_dependencies",
-    "ClaimTree",
-    "claim_weights",
-]
+__all__ = ["references_in_text", "resolve_dependencies", "ClaimTree", "claim_weights"]
 
 # Words that name claims, singular and plural, in the three EPO languages. German also
 # appears transliterated (Ansprueche) in older converted files.
@@ -171,11 +166,8 @@ def _numbers_after(text: str, position: int) -> list[int]:
     return numbers
 
 
-def resolve_dependencies(
-    numbers: Sequence[int],
-    texts: Sequence[str],
-    ref_targets: Sequence[Iterable[int]] | None = None,
-) -> list[tuple[int, ...]]:
+def resolve_dependencies(numbers: Sequence[int], texts: Sequence[str],
+                         ref_targets: Sequence[Iterable[int]] | None = None) -> list[tuple[int, ...]]:
     """The dependencies of each claim of one claim set.
 
     A claim depends on the claims its ``claim-ref`` elements point to together with the
@@ -268,22 +260,14 @@ class ClaimTree:
                 primary.setdefault(min(refs), []).append(number)
 
         def build(number: int, path: frozenset[int]) -> dict:
-            return {
-                child: build(child, path | {child})
-                for child in sorted(primary.get(number, []))
-                if child not in path
-            }
+            return {child: build(child, path | {child})
+                    for child in sorted(primary.get(number, [])) if child not in path}
 
         return {n: build(n, frozenset({n})) for n in self.independent}
 
 
-def claim_weights(
-    claims: Iterable[Claim] | Mapping[int, Sequence[int]],
-    *,
-    theta_ind: float = 1.0,
-    theta_dep: float = 0.5,
-    normalise: bool = True,
-) -> dict[int, float]:
+def claim_weights(claims: Iterable[Claim] | Mapping[int, Sequence[int]], *, theta_ind: float = 1.0,
+                  theta_dep: float = 0.5, normalise: bool = True) -> dict[int, float]:
     """The Cube Test's subtopic importance of each claim.
 
     Parameters

@@ -57,28 +57,14 @@ def read_clefip_document(document: XmlDocument) -> PatentDocument:
     country, number, kind, ucid = _identity(document)
     lang = lang_code(root.get("lang"))
     bibliographic = root.find("bibliographic-data")
+    if bibliographic is None:
+        bibliographic = etree.Element("bibliographic-data")  # nothing found in it: empty fields
 
-    application_date = None
-    priority_dates: list[str] = []
-    ipc_classes: list[str] = []
     title: dict[str, str] = {}
-    citations: list[Citation] = []
-    applicants: list[str] = []
-    inventors: list[str] = []
-    if bibliographic is not None:
-        application_date = iso_date(child_text(bibliographic, "application-reference/document-id/date"))
-        priority_dates = unique(
-            iso_date(child_text(claim, "document-id/date"))
-            for claim in bibliographic.iterfind("priority-claims/priority-claim")
-        )
-        ipc_classes = _ipc_classes(bibliographic)
-        for element in bibliographic.iter("invention-title"):
-            text = element_text(element)
-            if text:
-                title.setdefault(lang_code(element.get("lang")) or lang or "", text)
-        citations = _citations(document, bibliographic)
-        applicants = _parties(bibliographic, "parties/applicants/applicant")
-        inventors = _parties(bibliographic, "parties/inventors/inventor")
+    for element in bibliographic.iter("invention-title"):
+        text = element_text(element)
+        if text:
+            title.setdefault(lang_code(element.get("lang")) or lang or "", text)
 
     abstract: dict[str, str] = {}
     for element in root.iterfind("abstract"):
@@ -98,25 +84,17 @@ def read_clefip_document(document: XmlDocument) -> PatentDocument:
                 claims[claims_lang] = read_claims(child, path)
 
     return PatentDocument(
-        ucid=ucid,
-        country=country,
-        doc_number=number,
-        kind=kind,
-        family_id=(root.get("family-id") or "").strip() or None,
-        lang=lang,
-        date=iso_date(root.get("date")) or iso_date(child_text(bibliographic,
-                                                               "publication-reference/document-id/date")),
-        application_date=application_date,
-        priority_dates=priority_dates,
-        title=title,
-        abstract=abstract,
-        description=description,
-        claims=claims,
-        ipc_classes=ipc_classes,
-        citations=citations,
-        applicants=applicants,
-        inventors=inventors,
-        source_path=document.path,
+        ucid=ucid, country=country, doc_number=number, kind=kind,
+        family_id=(root.get("family-id") or "").strip() or None, lang=lang,
+        date=iso_date(root.get("date"))
+        or iso_date(child_text(bibliographic, "publication-reference/document-id/date")),
+        application_date=iso_date(child_text(bibliographic, "application-reference/document-id/date")),
+        priority_dates=unique(iso_date(child_text(claim, "document-id/date"))
+                              for claim in bibliographic.iterfind("priority-claims/priority-claim")),
+        title=title, abstract=abstract, description=description, claims=claims,
+        ipc_classes=_ipc_classes(bibliographic), citations=_citations(document, bibliographic),
+        applicants=_parties(bibliographic, "parties/applicants/applicant"),
+        inventors=_parties(bibliographic, "parties/inventors/inventor"), source_path=document.path,
     )
 
 
@@ -132,10 +110,7 @@ def _identity(document: XmlDocument) -> tuple[str, str, str, str]:
         except ValueError:
             malformed(document.path, document.first_line, "bad ucid attribute",
                       expected="COUNTRY-NUMBER-KIND", found=ucid)
-        country = country or u_country
-        number = number or u_number
-        kind = kind or (u_kind or "")
-        return country, number, kind, ucid.upper()
+        return country or u_country, number or u_number, kind or u_kind or "", ucid.upper()
     if not (country and number):
         malformed(document.path, document.first_line, "patent-document without an id",
                   expected="@ucid or @country and @doc-number")
@@ -207,25 +182,16 @@ def _citations(document: XmlDocument, bibliographic: etree._Element) -> list[Cit
             own_categories = [source.get("category", "")] if source is not None else []
             if position == carrier:
                 own_categories += passage_categories
-            citations.append(
-                Citation(
-                    cited_ucid=ucid,
-                    cited_country=cited_country,
-                    cited_number=cited_number,
-                    cited_kind=cited_kind,
-                    source=CLEFIP_SOURCE_NAMES.get(name, "other"),
-                    categories=_categories(own_categories),
-                    relevant_claims=tuple(sorted(relevant)) if position == carrier else (),
-                    passages=tuple(p for p in passages if p) if position == carrier else (),
-                )
-            )
+            citations.append(Citation(
+                cited_ucid=ucid, cited_country=cited_country, cited_number=cited_number, cited_kind=cited_kind,
+                source=CLEFIP_SOURCE_NAMES.get(name, "other"), categories=_categories(own_categories),
+                relevant_claims=tuple(sorted(relevant)) if position == carrier else (),
+                passages=tuple(p for p in passages if p) if position == carrier else (),
+            ))
     return citations
 
 
 def _categories(values: list[str]) -> str:
     """Merge category strings ("X", "XY", "P,X") into unique letters in order."""
-    letters: dict[str, None] = {}
-    for value in values:
-        for letter in _CATEGORY_LETTERS.findall((value or "").upper()):
-            letters.setdefault(letter, None)
-    return "".join(letters)
+    return "".join(dict.fromkeys(letter for value in values
+                                 for letter in _CATEGORY_LETTERS.findall((value or "").upper())))

@@ -74,13 +74,9 @@ def _convert(document: XmlDocument) -> PatentDocument:
     return reader(document)
 
 
-def iter_file(
-    path: str | os.PathLike[str],
-    *,
-    on_error: str = "stop",
-    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-    digest=None,
-) -> Iterator[PatentDocument | ReadError]:
+def iter_file(path: str | os.PathLike[str], *, on_error: str = "stop",
+              max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+              digest=None) -> Iterator[PatentDocument | ReadError]:
     """The documents of one file, with a :class:`ReadError` in place of each bad one
     when ``on_error="skip"``; ``digest`` (a hashlib object) is fed the bytes read (see
     :func:`pateval.patents.safexml.iter_xml_documents`)."""
@@ -97,12 +93,8 @@ def iter_file(
         yield ReadError.from_error(item) if isinstance(item, InputFormatError) else item
 
 
-def iter_patents(
-    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-    *,
-    on_error: str = "stop",
-    errors: list[ReadError] | None = None,
-) -> Iterator[PatentDocument]:
+def iter_patents(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, on_error: str = "stop",
+                 errors: list[ReadError] | None = None) -> Iterator[PatentDocument]:
     """Read patent documents from files (or directories, searched for ``*.xml``).
 
     Parameters
@@ -141,8 +133,7 @@ def read_patent(path: str | os.PathLike[str]) -> PatentDocument:
     for document in iter_file(path, on_error="stop"):
         found.append(cast(PatentDocument, document))  # on_error="stop" raises rather than yield a ReadError
         if len(found) > 1:
-            malformed(path, None, "more than one document in the file; use iter_patents",
-                      expected="1 document")
+            malformed(path, None, "more than one document in the file; use iter_patents", expected="1 document")
     if not found:
         malformed(path, None, "no patent document in the file")
     return found[0]

@@ -15,20 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 
 from ..core.docids import patent_key
 from ..errors import ParameterError, malformed
 
-__all__ = [
-    "Passage",
-    "Claim",
-    "Citation",
-    "PatentDocument",
-    "CITATION_SOURCES",
-    "ipc_prefix",
-    "parse_claim_list",
-    "format_claim_list",
-]
+__all__ = ["Passage", "Claim", "Citation", "PatentDocument", "CITATION_SOURCES", "ipc_prefix", "parse_claim_list",
+           "format_claim_list"]
 
 #: The sources a citation may come from: the applicant, the search report, the examiner
 #: (office actions), an opposition, or anything else (third-party observations, unknown).
@@ -121,9 +114,7 @@ class Citation:
 
     def __post_init__(self) -> None:
         if self.source not in CITATION_SOURCES:
-            raise ParameterError(
-                f"citation source must be one of {sorted(CITATION_SOURCES)}, not {self.source!r}"
-            )
+            raise ParameterError(f"citation source must be one of {sorted(CITATION_SOURCES)}, not {self.source!r}")
 
     @property
     def cited_patent_key(self) -> str:
@@ -215,6 +206,10 @@ class PatentDocument:
 # ---- classes and claims --------------------------------------------------------------------
 
 
+# How many characters of a symbol each level above the group keeps.
+_IPC_LEVEL_WIDTHS = {"section": 1, "class": 3, "subclass": 4}
+
+
 def ipc_prefix(symbol: str, *, level: str = "subclass") -> str:
     """Cut an IPC symbol (``"G11C 16/04"``) to a level.
 
@@ -226,12 +221,8 @@ def ipc_prefix(symbol: str, *, level: str = "subclass") -> str:
     """
     compact = symbol.strip().upper()
     head = compact[:4]
-    if level == "section":
-        return head[:1]
-    if level == "class":
-        return head[:3]
-    if level == "subclass":
-        return head
+    if level in _IPC_LEVEL_WIDTHS:
+        return head[:_IPC_LEVEL_WIDTHS[level]]
     if level == "group":
         rest = compact[4:].strip()
         return f"{head} {rest.split('/', 1)[0].strip()}" if rest else head
@@ -279,16 +270,7 @@ def format_claim_list(numbers: Iterable[int]) -> str:
     values = sorted(set(int(n) for n in numbers))
     if any(n < 1 for n in values):
         raise ParameterError("claim numbers start at 1")
-    items: list[str] = []
-    start = previous = None
-    for number in values:
-        if previous is not None and number == previous + 1:
-            previous = number
-            continue
-        if start is not None:
-            items.append(str(start) if start == previous else f"{start}-{previous}")
-        start = previous = number
-    if start is not None:
-        items.append(str(start) if start == previous else f"{start}-{previous}")
-    return ",".join(items)
+    # Runs of consecutive numbers keep the difference between number and position.
+    runs = [[n for _, n in run] for _, run in groupby(enumerate(values), key=lambda pair: pair[1] - pair[0])]
+    return ",".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 

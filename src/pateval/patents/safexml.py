@@ -33,14 +33,8 @@ from ..errors import InputFormatError, ParameterError, malformed
 from ..formats.source import open_stream
 from ..tuning import XML_BLOCK_BYTES
 
-__all__ = [
-    "safe_parser",
-    "XmlDocument",
-    "iter_xml_documents",
-    "each_document",
-    "element_text",
-    "DEFAULT_MAX_DOCUMENT_BYTES",
-]
+__all__ = ["safe_parser", "XmlDocument", "iter_xml_documents", "each_document", "element_text",
+           "remove_keeping_text", "DEFAULT_MAX_DOCUMENT_BYTES"]
 
 #: A single patent document larger than this is refused (the largest real ones, with
 #: sequence listings, are tens of MB).
@@ -53,16 +47,8 @@ _TRAILING_POSITION = re.compile(r",? line \d+, column \d+$")
 
 def safe_parser() -> etree.XMLParser:
     """A new lxml parser with every fetching and expanding feature off."""
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-        recover=False,
-    )
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+                           huge_tree=False, remove_comments=True, remove_pis=True, recover=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,14 +79,9 @@ class XmlDocument:
         return self.first_line + element.sourceline - 1
 
 
-def iter_xml_documents(
-    path: str | os.PathLike[str],
-    *,
-    on_error: str = "stop",
-    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-    digest=None,
-    convert: Callable[[XmlDocument], Any] | None = None,
-) -> Iterator[Any]:
+def iter_xml_documents(path: str | os.PathLike[str], *, on_error: str = "stop",
+                       max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES, digest=None,
+                       convert: Callable[[XmlDocument], Any] | None = None) -> Iterator[Any]:
     """Parse the documents of one file, one at a time.
 
     Parameters
@@ -196,11 +177,8 @@ def _split_documents(path: str, max_document_bytes: int, digest=None) -> Iterato
                 del pending[:cut]
                 scanned = 0
             if len(pending) > max_document_bytes:
-                malformed(
-                    path, line, "document too large",
-                    expected=f"at most {max_document_bytes} bytes per document",
-                    found=len(pending),
-                )
+                malformed(path, line, "document too large", expected=f"at most {max_document_bytes} bytes per document",
+                          found=len(pending))
             if not block:
                 break
     if started and pending.strip():
@@ -265,11 +243,8 @@ def _refuse_entity_declarations(path: str, first_line: int, data: bytes) -> set[
 
 def _refuse(path: str, line: int, names: list[str]) -> None:
     shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    malformed(
-        path, line,
-        f"the DOCTYPE declares entities ({shown}); refused, entities are not expanded "
-        "(protection against entity bombs and external entities)",
-    )
+    malformed(path, line, f"the DOCTYPE declares entities ({shown}); refused, entities are not expanded "
+                          "(protection against entity bombs and external entities)")
 
 
 def _normalise_tree(root: etree._Element) -> None:
@@ -281,18 +256,21 @@ def _normalise_tree(root: etree._Element) -> None:
     """
     for line_break in root.iter("br"):
         line_break.tail = " " + (line_break.tail or "")
-    references = list(root.iter(etree.Entity))
-    for reference in references:
+    for reference in list(root.iter(etree.Entity)):
         name = reference.name
-        replacement = html.entities.html5.get(f"{name};", f"&{name};")
-        text = replacement + (reference.tail or "")
-        parent = reference.getparent()
-        previous = reference.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + text
-        else:
-            parent.text = (parent.text or "") + text
-        parent.remove(reference)
+        remove_keeping_text(reference, html.entities.html5.get(f"{name};", f"&{name};") + (reference.tail or ""))
+
+
+def remove_keeping_text(element: etree._Element, text: str) -> None:
+    """Remove ``element`` from its parent, ``text`` (its tail, say, which lxml removes
+    with it) staying where the element stood."""
+    parent = element.getparent()
+    previous = element.getprevious()
+    if text and previous is not None:
+        previous.tail = (previous.tail or "") + text
+    elif text:
+        parent.text = (parent.text or "") + text
+    parent.remove(element)
 
 
 def element_text(element: etree._Element) -> str:

@@ -68,13 +68,30 @@ def uspto_citation(raw_number: str, country: str, kind: str | None, source: str)
                     cited_kind=kind, source=source)
 
 
-def uspto_record(document: XmlDocument, bibliographic: etree._Element, country: str, number: str, kind: str,
-                 lang: str, *, title_path: str, abstract_tag: str, paragraph_tag: str, text_of=element_text,
-                 **fields: Any) -> PatentDocument:
+def uspto_bibliographic(document: XmlDocument, what: str, *tags: str) -> etree._Element:
+    """The bibliographic data of a USPTO ``what`` (grant, application): the first of the
+    root's children ``tags`` present; an InputFormatError naming them when none is."""
+    for tag in tags:
+        found = document.root.find(tag)
+        if found is not None:
+            return found
+    malformed(document.path, document.first_line, f"USPTO {what} without bibliographic data",
+              expected=" or ".join(tags))
+
+
+def uspto_record(document: XmlDocument, bibliographic: etree._Element, what: str, country: str,
+                 raw_number: str | None, number_path: str, kind: str, lang: str, *, title_path: str,
+                 abstract_tag: str, paragraph_tag: str, text_of=element_text, **fields: Any) -> PatentDocument:
     """A record with what every USPTO format gives alike, the formats differing only in tag
-    names: the ucid of the number, one language, no family, the title (at ``title_path``
-    under the bibliographic data) and the first abstract (its ``paragraph_tag`` paragraphs
-    joined by new lines, or its whole text); ``fields`` are the rest of the record."""
+    names: the ucid of the publication number (``raw_number``, from ``number_path``: an
+    InputFormatError calling the document a USPTO ``what`` when it is missing), one
+    language, no family, the title (at ``title_path`` under the bibliographic data) and the
+    first abstract (its ``paragraph_tag`` paragraphs joined by new lines, or its whole
+    text); ``fields`` are the rest of the record."""
+    if not raw_number:
+        malformed(document.path, document.line_of(bibliographic), f"USPTO {what} without a publication number",
+                  expected=number_path)
+    number = uspto_number(raw_number, country)
     title = {}
     title_text = child_text(bibliographic, title_path)
     if title_text:
@@ -92,19 +109,10 @@ def uspto_record(document: XmlDocument, bibliographic: etree._Element, country: 
 def read_uspto_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``us-patent-grant`` / ``us-patent-application`` into a record."""
     root = document.root
-    bibliographic = root.find("us-bibliographic-data-grant")
-    if bibliographic is None:
-        bibliographic = root.find("us-bibliographic-data-application")
-    if bibliographic is None:
-        malformed(document.path, document.first_line, "USPTO document without bibliographic data",
-                  expected="us-bibliographic-data-grant or us-bibliographic-data-application")
+    bibliographic = uspto_bibliographic(document, "document", "us-bibliographic-data-grant",
+                                        "us-bibliographic-data-application")
     publication = bibliographic.find("publication-reference/document-id")
     country = (child_text(publication, "country") or root.get("country") or "US").upper()
-    raw_number = child_text(publication, "doc-number")
-    if not raw_number:
-        malformed(document.path, document.line_of(bibliographic), "USPTO document without a publication number",
-                  expected="publication-reference/document-id/doc-number")
-    number = uspto_number(raw_number, country)
     kind = (child_text(publication, "kind") or "").upper()
     lang = lang_code(root.get("lang")) or "EN"
 
@@ -112,19 +120,15 @@ def read_uspto_document(document: XmlDocument) -> PatentDocument:
                                                passages_of=partial(description_passages, lang=lang),
                                                claims_of=read_claims)
     return uspto_record(
-        document, bibliographic, country, number, kind, lang,
+        document, bibliographic, "document", country, child_text(publication, "doc-number"),
+        "publication-reference/document-id/doc-number", kind, lang,
         title_path="invention-title", abstract_tag="abstract", paragraph_tag="p",
         date=iso_date(child_text(publication, "date")) or iso_date(root.get("date-publ")),
         application_date=iso_date(child_text(bibliographic, "application-reference/document-id/date")),
-        priority_dates=unique(
-            iso_date(child_text(claim, "date")) for claim in bibliographic.iterfind("priority-claims/priority-claim")
-        ),
-        description=description,
-        claims=claims,
-        ipc_classes=_ipc_classes(bibliographic),
-        citations=_citations(bibliographic),
-        applicants=_applicants(bibliographic),
-        inventors=_inventors(bibliographic),
+        priority_dates=unique(iso_date(child_text(claim, "date"))
+                              for claim in bibliographic.iterfind("priority-claims/priority-claim")),
+        description=description, claims=claims, ipc_classes=_ipc_classes(bibliographic),
+        citations=_citations(bibliographic), applicants=_applicants(bibliographic), inventors=_inventors(bibliographic),
     )
 
 
@@ -141,13 +145,9 @@ def _ipc_classes(bibliographic: etree._Element) -> list[str]:
 
 def _citations(bibliographic: etree._Element) -> list[Citation]:
     citations: list[Citation] = []
-    entries = bibliographic.findall("us-references-cited/us-citation") + bibliographic.findall(
-        "references-cited/citation"
-    )
-    for entry in entries:
-        document_id = entry.find("patcit/document-id")
-        if document_id is None:
-            continue  # non-patent literature (nplcit)
+    for entry in [*bibliographic.iterfind("us-references-cited/us-citation"),
+                  *bibliographic.iterfind("references-cited/citation")]:
+        document_id = entry.find("patcit/document-id")  # None for non-patent literature (nplcit)
         raw_number = child_text(document_id, "doc-number")
         if not raw_number:
             continue
@@ -159,22 +159,16 @@ def _citations(bibliographic: etree._Element) -> list[Citation]:
 
 
 def _applicants(bibliographic: etree._Element) -> list[str]:
-    parties = bibliographic.findall("us-parties/us-applicants/us-applicant") + bibliographic.findall(
-        "parties/applicants/applicant"
-    )
-    names = [party_name(p) for p in parties]
-    names += [party_name(a) for a in bibliographic.iterfind("assignees/assignee")]
-    return unique(names)
+    parties = [*bibliographic.iterfind("us-parties/us-applicants/us-applicant"),
+               *bibliographic.iterfind("parties/applicants/applicant"), *bibliographic.iterfind("assignees/assignee")]
+    return unique(party_name(p) for p in parties)
 
 
 def _inventors(bibliographic: etree._Element) -> list[str]:
-    inventors = bibliographic.findall("us-parties/inventors/inventor") + bibliographic.findall(
-        "parties/inventors/inventor"
-    )
+    inventors = [*bibliographic.iterfind("us-parties/inventors/inventor"),
+                 *bibliographic.iterfind("parties/inventors/inventor")]
     if not inventors:
         # v4.0 lists inventors among the applicants, as app-type="applicant-inventor".
-        inventors = [
-            a for a in bibliographic.iterfind("parties/applicants/applicant")
-            if "inventor" in (a.get("app-type") or "")
-        ]
+        inventors = [a for a in bibliographic.iterfind("parties/applicants/applicant")
+                     if "inventor" in (a.get("app-type") or "")]
     return unique(party_name(p) for p in inventors)

@@ -149,13 +149,9 @@ def _records(path: str, max_document_bytes: int, digest=None) -> Iterator[tuple[
         yield first_line, fields
 
 
-def iter_aps_documents(
-    path: str | os.PathLike[str],
-    *,
-    on_error: str = "stop",
-    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
-    digest=None,
-) -> Iterator[PatentDocument | InputFormatError]:
+def iter_aps_documents(path: str | os.PathLike[str], *, on_error: str = "stop",
+                       max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
+                       digest=None) -> Iterator[PatentDocument | InputFormatError]:
     """The patents of an APS text file, one at a time, with an
     :class:`~pateval.errors.InputFormatError` in place of a bad one when
     ``on_error="skip"`` (``digest`` as in :func:`pateval.patents.safexml.iter_xml_documents`)."""
@@ -213,10 +209,7 @@ def _first(fields: list[list], tag: str) -> str | None:
 def _kind(number: str) -> str | None:
     if number.isdigit():
         return "A"
-    for prefix, kind in _KINDS:
-        if number.startswith(prefix):
-            return kind
-    return None
+    return next((kind for prefix, kind in _KINDS if number.startswith(prefix)), None)
 
 
 def _country(code: str | None) -> str:
@@ -282,24 +275,12 @@ def _document(path: str, first_line: int, fields: list[list]) -> PatentDocument:
         elif name in ("CLMS", "DCLM") and not claims:
             claims = _claims(segment_fields, xpath)
     return PatentDocument(
-        ucid=make_ucid("US", number, kind),
-        country="US",
-        doc_number=number,
-        kind=kind or "",
-        family_id=None,
-        lang=lang,
-        date=iso_date(_first(head, "ISD")),
-        application_date=iso_date(_first(head, "APD")),
-        priority_dates=unique(priority_dates),
-        title={lang: title} if title else {},
-        abstract={lang: "\n".join(abstract_parts)} if abstract_parts else {},
-        description=description,
-        claims={lang: claims} if claims else {},
-        ipc_classes=unique(ipc),
-        citations=citations,
-        applicants=unique(applicants),
-        inventors=unique(inventors),
-        source_path=path,
+        ucid=make_ucid("US", number, kind), country="US", doc_number=number, kind=kind or "", family_id=None,
+        lang=lang, date=iso_date(_first(head, "ISD")), application_date=iso_date(_first(head, "APD")),
+        priority_dates=unique(priority_dates), title={lang: title} if title else {},
+        abstract={lang: "\n".join(abstract_parts)} if abstract_parts else {}, description=description,
+        claims={lang: claims} if claims else {}, ipc_classes=unique(ipc), citations=citations,
+        applicants=unique(applicants), inventors=unique(inventors), source_path=path,
     )
 
 
@@ -314,15 +295,13 @@ def _claims(fields: list[list], xpath: str) -> list[Claim]:
         counts[tag] += 1
         if tag == "STM":
             continue
-        if has_numbers and tag == "NUM":
-            digits = _LEADING_NUMBER.match(value)
-            starts.append((f"{xpath}/NUM[{counts[tag]}]", int(digits.group(1)) if digits else None))
-            texts.append([])
-            continue
-        if not has_numbers and (not texts or _CLAIM_START.match(value)):
-            digits = _CLAIM_START.match(value)
+        opens_claim = tag == "NUM" if has_numbers else (not texts or _CLAIM_START.match(value))
+        if opens_claim:
+            digits = (_LEADING_NUMBER if has_numbers else _CLAIM_START).match(value)
             starts.append((f"{xpath}/{tag}[{counts[tag]}]", int(digits.group(1)) if digits else None))
             texts.append([])
+            if has_numbers:
+                continue  # the NUM field holds the number only
         if texts and value.strip():
             texts[-1].append(_collapse(value))
     numbers = [number if number is not None else position for position, (_, number) in enumerate(starts, start=1)]

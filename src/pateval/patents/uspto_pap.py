@@ -19,7 +19,6 @@ from functools import partial
 
 from lxml import etree
 
-from ..errors import malformed
 from ._xmltools import (
     child_text,
     description_passages,
@@ -31,8 +30,8 @@ from ._xmltools import (
     unique,
 )
 from .records import PatentDocument
-from .safexml import XmlDocument, element_text
-from .uspto import uspto_number, uspto_record
+from .safexml import XmlDocument, element_text, remove_keeping_text
+from .uspto import uspto_bibliographic, uspto_record
 
 __all__ = ["PAP_ROOT_TAG", "read_pap_document"]
 
@@ -49,31 +48,16 @@ def paragraph_text(paragraph: etree._Element) -> str:
     attribute, so the texts of the two eras agree). The number is taken out of the
     tree, which is read once."""
     for number in paragraph.findall("number"):
-        tail = number.tail
-        previous = number.getprevious()
-        if tail:
-            if previous is not None:
-                previous.tail = (previous.tail or "") + tail
-            else:
-                paragraph.text = (paragraph.text or "") + tail
-        paragraph.remove(number)
+        remove_keeping_text(number, number.tail or "")
     return element_text(paragraph)
 
 
 def read_pap_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``patent-application-publication`` into a record."""
     root = document.root
-    bibliographic = root.find("subdoc-bibliographic-information")
-    if bibliographic is None:
-        malformed(document.path, document.first_line, "USPTO application without bibliographic data",
-                  expected="subdoc-bibliographic-information")
+    bibliographic = uspto_bibliographic(document, "application", "subdoc-bibliographic-information")
     identity = bibliographic.find("document-id")
-    raw_number = child_text(identity, "doc-number")
-    if not raw_number:
-        malformed(document.path, document.line_of(bibliographic), "USPTO application without a publication number",
-                  expected="subdoc-bibliographic-information/document-id/doc-number")
     country = (child_text(identity, "country-code") or "US").upper()
-    number = uspto_number(raw_number, country)
     kind = (child_text(identity, "kind-code") or "").upper()
     lang = "EN"
 
@@ -85,28 +69,20 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
                           number_from_id=True),
     )
     return uspto_record(
-        document, bibliographic, country, number, kind, lang,
+        document, bibliographic, "application", country, child_text(identity, "doc-number"),
+        "subdoc-bibliographic-information/document-id/doc-number", kind, lang,
         title_path="technical-information/title-of-invention", abstract_tag="subdoc-abstract",
         paragraph_tag="paragraph", text_of=paragraph_text,
         date=iso_date(child_text(identity, "document-date")),
         application_date=iso_date(child_text(bibliographic, "domestic-filing-data/filing-date")),
-        priority_dates=unique(
-            iso_date(child_text(priority,
-                                "filing-date")) for priority in bibliographic.iterfind("foreign-priority-data")
-        ),
-        description=description,
-        claims=claims,
-        ipc_classes=unique(
-            ipc_symbol(element.text)
-            for element in bibliographic.iterfind("technical-information/classification-ipc/*/ipc")
-        ),
-        citations=[],
+        priority_dates=unique(iso_date(child_text(priority, "filing-date"))
+                              for priority in bibliographic.iterfind("foreign-priority-data")),
+        description=description, claims=claims, citations=[],
+        ipc_classes=unique(ipc_symbol(element.text)
+                           for element in bibliographic.iterfind("technical-information/classification-ipc/*/ipc")),
         applicants=unique(_assignee(a) for a in bibliographic.iterfind("assignee")),
-        inventors=unique(
-            _person(inventor.find("name"))
-            for inventor in bibliographic.iterfind("inventors/*")
-            if inventor.tag in ("first-named-inventor", "inventor")
-        ),
+        inventors=unique(_person(inventor.find("name")) for inventor in bibliographic.iterfind("inventors/*")
+                         if inventor.tag in ("first-named-inventor", "inventor")),
     )
 
 

@@ -17,7 +17,6 @@ from functools import partial
 
 from lxml import etree
 
-from ..errors import malformed
 from ._xmltools import (
     child_text,
     description_passages,
@@ -31,7 +30,7 @@ from ._xmltools import (
 )
 from .records import Citation, Claim, PatentDocument
 from .safexml import XmlDocument
-from .uspto import uspto_citation, uspto_number, uspto_record
+from .uspto import uspto_bibliographic, uspto_citation, uspto_record
 
 __all__ = ["PATDOC_ROOT_TAG", "read_patdoc_document"]
 
@@ -46,15 +45,8 @@ _SKIPPED = frozenset({"CWU", "TABLE-US", "MATH-US", "CHEM-US", "EMI", "SDODR"})
 def read_patdoc_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``PATDOC`` (grant, DTD v2.4 or v2.5) into a record."""
     root = document.root
-    bibliographic = root.find("SDOBI")
-    if bibliographic is None:
-        malformed(document.path, document.first_line, "USPTO grant without bibliographic data", expected="SDOBI")
-    raw_number = child_text(bibliographic, "B100/B110/DNUM")
-    if not raw_number:
-        malformed(document.path, document.line_of(bibliographic), "USPTO grant without a publication number",
-                  expected="SDOBI/B100/B110/DNUM")
+    bibliographic = uspto_bibliographic(document, "grant", "SDOBI")
     country = (child_text(bibliographic, "B100/B190") or "US").upper()
-    number = uspto_number(raw_number, country)
     kind = (child_text(bibliographic, "B100/B130") or "").upper()
     lang = "EN"
 
@@ -65,20 +57,15 @@ def read_patdoc_document(document: XmlDocument) -> PatentDocument:
         claims_of=_claims,
     )
     return uspto_record(
-        document, bibliographic, country, number, kind, lang,
-        title_path="B500/B540", abstract_tag="SDOAB", paragraph_tag="PARA",
+        document, bibliographic, "grant", country, child_text(bibliographic, "B100/B110/DNUM"),
+        "SDOBI/B100/B110/DNUM", kind, lang, title_path="B500/B540", abstract_tag="SDOAB", paragraph_tag="PARA",
         date=iso_date(child_text(bibliographic, "B100/B140/DATE")),
         application_date=iso_date(child_text(bibliographic, "B200/B220/DATE")),
         priority_dates=unique(iso_date(child_text(p, "B320/DATE")) for p in bibliographic.iterfind("B300")),
-        description=description,
-        claims=claims,
-        ipc_classes=unique(
-            # The raw text: the fixed-width fields live on its spaces.
-            ipc_fixed_width("".join(element.itertext()))
-            for element in bibliographic.iterfind("B500/B510/*")
-            if element.tag in ("B511", "B512")
-        ),
-        citations=_citations(bibliographic),
+        description=description, claims=claims, citations=_citations(bibliographic),
+        # The raw text: the fixed-width fields live on its spaces.
+        ipc_classes=unique(ipc_fixed_width("".join(element.itertext()))
+                           for element in bibliographic.iterfind("B500/B510/*") if element.tag in ("B511", "B512")),
         applicants=unique(_party(p) for p in bibliographic.iterfind("B700/B730/B731/PARTY-US")),
         inventors=unique(_party(p) for p in bibliographic.iterfind("B700/B720/B721/PARTY-US")),
     )
@@ -98,8 +85,6 @@ def _citations(bibliographic: etree._Element) -> list[Citation]:
     citations = []
     for entry in bibliographic.iterfind("B500/B560/B561"):
         cited = entry.find("PCIT/DOC")
-        if cited is None:
-            continue
         raw_number = child_text(cited, "DNUM")
         if not raw_number:
             continue
