@@ -77,7 +77,9 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -201,11 +203,12 @@ class _Matcher:
 
     def __init__(self, g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, threshold: float, budget: float) -> None:
         self.level = level
-        self.threshold = threshold
         self.one = _Side(g1, level)
         self.two = _Side(g2, level)
         self.with_texts = level == "texts"
         self.budget = budget
+        # The text comparisons of this search, cached for it alone: no cache outlives its job.
+        self.similar = lru_cache(maxsize=65536)(partial(texts_similar, threshold=threshold))
         self._pair_cache: dict[tuple, int] = {}
         one, two = self.one, self.two
         n1, n2 = len(one.ids), len(two.ids)
@@ -216,7 +219,7 @@ class _Matcher:
         for i in range(n1):
             options = by_class.get(one.node_class[i], [])
             if self.with_texts:
-                options = [j for j in options if texts_similar(one.text[i], two.text[j], threshold)]
+                options = [j for j in options if self.similar(one.text[i], two.text[j])]
             self.candidates.append(options)
         # How much a candidate looks like the node beyond this level (shape, text): a tie-break.
         self.preference = [
@@ -295,7 +298,7 @@ class _Matcher:
                     counts[entry[:2]] -= 1
                     value += 1
         else:
-            value = len(_match_entries(first, second, self.threshold))
+            value = len(_match_entries(first, second, self.similar))
         self._pair_cache[key] = value
         return value
 
@@ -487,7 +490,7 @@ class _Matcher:
                 for other in others:
                     if other[0] != entry[0] or other[1] != entry[1]:
                         continue
-                    if self.with_texts and not texts_similar(entry[2], other[2], self.threshold):
+                    if self.with_texts and not self.similar(entry[2], other[2]):
                         continue
                     edge_variables.append((a, c, b, d, reference, other[3]))
         count = len(pair_variable) + len(edge_variables)
@@ -684,11 +687,11 @@ class _FreeCounts:
                 internal[cls] += step
 
 
-def _match_entries(first, second, threshold: float) -> list[tuple[int, int]]:
+def _match_entries(first, second, similar: Callable[[str, str], bool]) -> list[tuple[int, int]]:
     """A maximum matching of compatible edges between two short edge lists (texts level)."""
 
     def compatible(a, b) -> bool:
-        return a[0] == b[0] and a[1] == b[1] and texts_similar(a[2], b[2], threshold)
+        return a[0] == b[0] and a[1] == b[1] and similar(a[2], b[2])
 
     partner_of_second: dict[int, int] = {}
 
@@ -720,7 +723,7 @@ def _edge_pairs(matcher: _Matcher, mapping: list[int]) -> tuple:
         first = [entry[:3] for entry in entries]
         second = [entry[:3] for entry in others]
         if matcher.with_texts:
-            matched = _match_entries(first, second, matcher.threshold)
+            matched = _match_entries(first, second, matcher.similar)
         else:
             # Same edge class is enough; among parallel edges, pair equal labels first.
             matched, taken_one, taken_two = [], set(), set()
