@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 
 from ..errors import ParameterError
 from .model import EDGE_TYPES, NODE_TYPES, Edge, Flowchart, MetaNode, Node
@@ -176,15 +177,13 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
                 edges[position] = None
         for meta_id, meta in list(metas.items()):
             if victim in meta.members:
-                members = tuple(member for member in meta.members if member != victim)
-                metas[meta_id] = MetaNode(meta.id, members, meta.text)
+                metas[meta_id] = replace(meta, members=tuple(member for member in meta.members if member != victim))
         return True
     if kind == "retype_node":
         if not free_nodes:
             return False
         node_id = rng.choice(free_nodes)
-        node = nodes[node_id]
-        nodes[node_id] = Node(node.id, rng.choice([t for t in NODE_TYPES if t != node.type]), node.text, node.position)
+        nodes[node_id] = replace(nodes[node_id], type=rng.choice([t for t in NODE_TYPES if t != nodes[node_id].type]))
         touched_nodes.add(node_id)
         return True
     if kind == "retype_edge":
@@ -192,8 +191,7 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
             return False
         position = rng.choice(free_edges)
         edge = edges[position]
-        edges[position] = Edge(edge.source, edge.target, edge.directed,
-                               rng.choice([t for t in EDGE_TYPES if t != edge.type]), edge.label)
+        edges[position] = replace(edge, type=rng.choice([t for t in EDGE_TYPES if t != edge.type]))
         touched_edges.add(position)
         return True
     if kind == "replace_text":
@@ -201,10 +199,9 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         if not with_text:
             return False
         node_id = rng.choice(with_text)
-        node = nodes[node_id]
         # An OCR misreading: a different text of about the same length, far beyond any threshold.
-        text = "".join(rng.choice("XQZJKVW") if char.isalnum() else char for char in node.text)
-        nodes[node_id] = Node(node.id, node.type, text, node.position)
+        text = "".join(rng.choice("XQZJKVW") if char.isalnum() else char for char in nodes[node_id].text)
+        nodes[node_id] = replace(nodes[node_id], text=text)
         touched_nodes.add(node_id)
         return True
     if kind == "add_node":
@@ -240,11 +237,9 @@ def _renumber(flowchart: Flowchart, rng: random.Random) -> Flowchart:
     new_id = {old: str(number) for number, old in enumerate(shuffled, start=1)}
     for number, meta in enumerate(flowchart.meta_nodes, start=len(old_ids) + 1):
         new_id[meta.id] = f"M{number}"
-    nodes = sorted((Node(new_id[node.id], node.type, node.text, node.position) for node in flowchart.nodes),
-                   key=lambda node: int(node.id))
-    metas = tuple(MetaNode(new_id[meta.id], tuple(new_id[member] for member in meta.members),
-                           meta.text) for meta in flowchart.meta_nodes)
-    edges = [Edge(new_id[edge.source], new_id[edge.target], edge.directed, edge.type,
-                  edge.label) for edge in flowchart.edges]
+    nodes = sorted((replace(node, id=new_id[node.id]) for node in flowchart.nodes), key=lambda node: int(node.id))
+    metas = tuple(replace(meta, id=new_id[meta.id], members=tuple(new_id[member] for member in meta.members))
+                  for meta in flowchart.meta_nodes)
+    edges = [replace(edge, source=new_id[edge.source], target=new_id[edge.target]) for edge in flowchart.edges]
     rng.shuffle(edges)
     return Flowchart(flowchart.title, tuple(nodes), metas, tuple(edges))

@@ -182,12 +182,6 @@ class _Side:
                           entries in self.adjacency.items()}
 
 
-def _check_level(level: str) -> str:
-    if level not in LEVELS:
-        raise ParameterError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
-    return level
-
-
 def check_budget(time_budget: float | None) -> float:
     """Seconds of exact search allowed (inf for None); a ParameterError unless positive."""
     if time_budget is None:
@@ -237,7 +231,8 @@ class _Matcher:
         self.node_class_two = [node_ids.setdefault(two.node_class[j], len(node_ids)) for j in range(n2)]
         self.node_class_count = len(node_ids)
         end_ids: dict[tuple, int] = {}
-        ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]] for i in range(n1)]
+        self._ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]]
+                          for i in range(n1)]
         self.ends_two = [[(other, end_ids.setdefault(cls, len(end_ids))) for other,
                           cls in two.ends[j]] for j in range(n2)]
         self.end_class_count = len(end_ids)
@@ -247,7 +242,7 @@ class _Matcher:
             for other, cls in self.ends_two[z]:
                 self.back_two[other].append((z, cls))
         edge_ids: dict[tuple, int] = {}
-        edges_one = [(i, k, edge_ids.setdefault(cls, len(edge_ids))) for i, k, cls in one.edges]
+        self._edges_one = [(i, k, edge_ids.setdefault(cls, len(edge_ids))) for i, k, cls in one.edges]
         self.incident_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
         for i, k, edge_class in two.edges:
             number = edge_ids.setdefault(edge_class, len(edge_ids))
@@ -255,16 +250,9 @@ class _Matcher:
             if k != i:
                 self.incident_two[k].append((i, number))
         self.edge_class_count = len(edge_ids)
-
-        def pairs(counts: list[int]) -> tuple[tuple[int, int], ...]:
-            return tuple((cls, count) for cls, count in enumerate(counts) if count)
-
-        self._edges_one = edges_one
-        self._ends_one = ends_one
-        self._pairs = pairs
         self._static: dict[int, tuple] = {}
         self.undecided_edges = [0] * (n1 + 1)
-        for i, k, _ in edges_one:
+        for i, k, _ in self._edges_one:
             for depth in range(max(self.position[i], self.position[k]) + 1):
                 self.undecided_edges[depth] += 1
         self.search_nodes = 0
@@ -320,8 +308,7 @@ class _Matcher:
         return total
 
     def score(self, mapping: list[int]) -> int:
-        total = 0
-        total += sum(1 for j in mapping if j >= 0)
+        total = sum(1 for j in mapping if j >= 0)
         for (i, k), signature in self.one.signature.items():
             if i <= k and mapping[i] >= 0 and mapping[k] >= 0:
                 other = self.two.signature.get((mapping[i], mapping[k]))
@@ -405,7 +392,7 @@ class _Matcher:
         cached = self._static.get(depth)
         if cached is not None:
             return cached
-        pairs, position = self._pairs, self.position
+        position = self.position
         node_counts = [0] * max(self.node_class_count, 1)
         for i in self.order[depth:]:
             node_counts[self.node_class_one[i]] += 1
@@ -420,8 +407,8 @@ class _Matcher:
                 if position[other] >= depth:
                     counts[cls] += 1
             if any(counts):
-                open_ends.append((w, pairs(counts)))
-        cached = (pairs(node_counts), tuple(open_ends), pairs(internal))
+                open_ends.append((w, _nonzero(counts)))
+        cached = (_nonzero(node_counts), tuple(open_ends), _nonzero(internal))
         self._static[depth] = cached
         return cached
 
@@ -650,6 +637,11 @@ class _Matcher:
         return found, found_score, True
 
 
+def _nonzero(counts: list[int]) -> tuple[tuple[int, int], ...]:
+    """``(class, count)`` of the classes counted at least once."""
+    return tuple((cls, count) for cls, count in enumerate(counts) if count)
+
+
 class _FreeCounts:
     """Counts over the unused submission nodes, kept up to date as nodes are taken and given back.
 
@@ -662,14 +654,12 @@ class _FreeCounts:
         n2 = len(matcher.two.ids)
         self.matcher = matcher
         self.nodes = [0] * max(matcher.node_class_count, 1)
-        for j in range(n2):
-            self.nodes[matcher.node_class_two[j]] += 1
         self.ends = [[0] * max(matcher.end_class_count, 1) for _ in range(n2)]
-        for j in range(n2):
-            for _, cls in matcher.ends_two[j]:
-                self.ends[j][cls] += 1
         self.internal = [0] * max(matcher.edge_class_count, 1)
         for j in range(n2):
+            self.nodes[matcher.node_class_two[j]] += 1
+            for _, cls in matcher.ends_two[j]:
+                self.ends[j][cls] += 1
             for other, cls in matcher.incident_two[j]:
                 if other >= j:  # each edge once (loops have other == j)
                     self.internal[cls] += 1
@@ -777,7 +767,8 @@ def maximum_common_subgraph(
     H. Bunke, K. Shearer. A graph distance metric based on the maximal common subgraph.
     Pattern Recognition Letters 19(3-4):255-259, 1998.
     """
-    _check_level(level)
+    if level not in LEVELS:
+        raise ParameterError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     threshold = check_threshold(text_threshold)
     budget = check_budget(time_budget)
     began = time.perf_counter()
@@ -794,15 +785,8 @@ def maximum_common_subgraph(
                 taken.add(j)
     mapping, size, exact = matcher.solve(start_mapping)
     node_mapping = {matcher.one.ids[i]: matcher.two.ids[j] for i, j in enumerate(mapping) if j >= 0}
-    return CommonSubgraph(
-        size=size,
-        node_mapping=node_mapping,
-        edge_pairs=_edge_pairs(matcher, mapping),
-        exact=exact,
-        level=level,
-        search_nodes=matcher.search_nodes,
-        seconds=time.perf_counter() - began,
-    )
+    return CommonSubgraph(size=size, node_mapping=node_mapping, edge_pairs=_edge_pairs(matcher, mapping), exact=exact,
+                          level=level, search_nodes=matcher.search_nodes, seconds=time.perf_counter() - began)
 
 
 def mcs_distance(

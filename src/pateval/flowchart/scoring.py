@@ -43,8 +43,8 @@ from .text import check_threshold, normalise_text, texts_similar
 __all__ = ["RATIO_MEASURES", "FlowchartEvaluation", "evaluate_flowchart_dirs", "levels_for", "measure_names",
            "score_flowchart"]
 
-RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text") for ratio in ("precision", "recall",
-                                                                                            "f1"))
+RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text")
+                       for ratio in ("precision", "recall", "f1"))
 
 
 class FlowchartEvaluation(NamedTuple):
@@ -131,10 +131,8 @@ def score_flowchart(
         results[level] = maximum_common_subgraph(g1, g2, level=level, text_threshold=threshold,
                                                  time_budget=time_budget, start=start)
         start = results[level].node_mapping
-    scores: dict[str, float] = {}
-    for level in LEVELS:
-        if level in levels:
-            scores[f"mcs_distance_{level}"] = distance_from_size(results[level].size, size1, size2)
+    scores = {f"mcs_distance_{level}": distance_from_size(results[level].size, size1, size2) for level in LEVELS
+              if level in levels}
     common = results["types"]
 
     nodes1, nodes2 = g1.number_of_nodes(), g2.number_of_nodes()
@@ -146,8 +144,7 @@ def score_flowchart(
 
     def texts(graph) -> tuple[dict, dict]:
         node_texts = {node: normalise_text(text or "") for node, text in graph.nodes(data="text")}
-        edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True,
-                                                                                               data="label")
+        edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True, data="label")
                       if graph.edges[u, v, k]["kind"] != "member"}
         return node_texts, edge_texts
 
@@ -155,17 +152,10 @@ def score_flowchart(
     node_texts2, edge_texts2 = texts(g2)
     texts1 = sum(1 for text in (*node_texts1.values(), *edge_texts1.values()) if text)
     texts2 = sum(1 for text in (*node_texts2.values(), *edge_texts2.values()) if text)
-    correct_texts = sum(
-        1 for node,
-                        image in common.node_mapping.items() if node_texts1[node] and node_texts2[image]
-                        and texts_similar(node_texts1[node], node_texts2[image], threshold)
-    )
-    correct_texts += sum(
-        1
-        for first, second in common.edge_pairs
-        if first in edge_texts1 and edge_texts1[first] and edge_texts2.get(second)
-                         and texts_similar(edge_texts1[first], edge_texts2[second], threshold)
-    )
+    correct_texts = sum(1 for node, image in common.node_mapping.items() if node_texts1[node] and node_texts2[image]
+                        and texts_similar(node_texts1[node], node_texts2[image], threshold))
+    correct_texts += sum(1 for first, second in common.edge_pairs if edge_texts1.get(first) and edge_texts2.get(second)
+                         and texts_similar(edge_texts1[first], edge_texts2[second], threshold))
     for item, matched, size1_items, size2_items in (
         ("node", matched_nodes, nodes1, nodes2),
         ("edge", matched_edges, edges1, edges2),
