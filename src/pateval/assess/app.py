@@ -171,6 +171,8 @@ def _page(request: Request, name: str, context: dict, status: int = 200) -> Resp
 
 
 async def _json_body(request: Request) -> dict:
+    """The JSON object of an API write, once its ``X-CSRF-Token`` header is checked."""
+    _check_csrf(request, request.headers.get("x-csrf-token"))
     try:
         body = await request.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -291,11 +293,9 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
                            else ([], []))
     saved = (service.selection(engine, current["id"], citation.cited_ucid, owner)
              if current is not None and citation is not None else {"version": 0, "xpaths": []})
-    others = {}
-    if current is not None and citation is not None and owner == db.ADJUDICATED:
-        for (cited, who), xpaths in service.selections_of_topic(engine, current["id"]).items():
-            if cited == citation.cited_ucid and who != db.ADJUDICATED:
-                others[who] = xpaths
+    others = ({who: xpaths for (cited, who), xpaths in service.selections_of_topic(engine, current["id"]).items()
+               if cited == citation.cited_ucid and who != db.ADJUDICATED}
+              if current is not None and citation is not None and owner == db.ADJUDICATED else {})
     # Prev / Next walk the topic's citations, and the counter counts them (not the report's).
     index_in_walk = next((i for i, c in enumerate(walk) if citation is not None and c.position == citation.position),
                          None)
@@ -464,15 +464,7 @@ async def agreement_page(request: Request) -> Response:
     user = await _require_user(request)
     result = await run_in_threadpool(agreement, request.app.state.engine, request.app.state.corpus)
     return _page(request, "agreement.html", {"user": user, "result": result, "topic_ids": await run_in_threadpool(
-        _topic_ids, request.app.state.engine)})
-
-
-def _topic_ids(engine) -> dict[str, tuple[int, str]]:
-    from sqlalchemy import select
-
-    with engine.connect() as connection:
-        return {q: (i, p) for i, q, p in connection.execute(
-            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
+        service.topic_ids, request.app.state.engine)})
 
 
 async def audit_page(request: Request) -> Response:
@@ -540,7 +532,6 @@ async def api_selection(request: Request) -> Response:
         await run_in_threadpool(service.topic, engine, topic_id)
         return JSONResponse(await run_in_threadpool(service.selection, engine, topic_id, cited, owner),
                             headers={"Cache-Control": "no-store"})
-    _check_csrf(request, request.headers.get("x-csrf-token"))
     body = await _json_body(request)
     owner = body.get("owner") or user["name"]
     return await _written(engine, topic_id, cited, owner, lambda: service.save_selection(
@@ -580,7 +571,6 @@ async def api_topic_judgements(request: Request) -> Response:
 
 async def api_undo(request: Request) -> Response:
     user = await _require_user(request)
-    _check_csrf(request, request.headers.get("x-csrf-token"))
     engine, corpus = request.app.state.engine, request.app.state.corpus
     topic_id = int(request.path_params["topic_id"])
     cited = request.path_params["ucid"]
@@ -603,7 +593,6 @@ async def api_assessor(request: Request) -> Response:
     """``POST /api/assessors/{name}`` with ``{"action": "disable" | "enable" | "remove" |
     "unlock" | "reset-password", "password": ...}`` (an administrator)."""
     user = await _require_user(request)
-    _check_csrf(request, request.headers.get("x-csrf-token"))
     body = await _json_body(request)
     name = request.path_params["name"]
     await run_in_threadpool(lambda: service.manage_assessor(request.app.state.engine, name, str(body.get("action")),

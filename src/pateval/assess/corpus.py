@@ -97,10 +97,6 @@ class Source:
     suggested_topics: tuple[tuple[str, tuple[int, ...]], ...]  # from topics_PSG.tsv
 
 
-def _abstract_xpath(index: int) -> str:
-    return "/patent-document/abstract/p[1]" if index == 1 else f"/patent-document/abstract[{index}]/p[1]"
-
-
 def _read_tsv(path: Path) -> list[dict]:
     try:
         with open(path, newline="", encoding="utf-8") as handle:
@@ -271,7 +267,8 @@ class AssessCorpus:
         title, lang, abstracts = head[0]
         passages: list[Passage] = []
         for index, (abstract_lang, text) in enumerate(_items(abstracts), start=1):
-            passages.append(Passage(_abstract_xpath(index), "abstract", text, False, f"abstract ({abstract_lang})"))
+            xpath = "/patent-document/abstract/p[1]" if index == 1 else f"/patent-document/abstract[{index}]/p[1]"
+            passages.append(Passage(xpath, "abstract", text, False, f"abstract ({abstract_lang})"))
         for xpath, text, is_heading in self._sql(
                 "SELECT xpath, text, is_heading FROM passages WHERE ucid = ? ORDER BY position", [ucid]):
             label = xpath.rsplit("/", 1)[-1]

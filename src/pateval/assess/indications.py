@@ -119,20 +119,15 @@ class Indication:
         missing : list of str
             Human-readable references not found (``paragraph [0042]``, ``claim 12``).
         """
-        wanted_paragraphs = self.paragraphs
-        wanted_claims = self.claims
         xpaths: list[str] = list(abstract_xpaths) if self.names_abstract else []
         missing: list[str] = []
-        for number in wanted_paragraphs:
-            if number in paragraph_xpaths:
-                xpaths.append(paragraph_xpaths[number])
-            else:
-                missing.append(f"paragraph [{number:04d}]")
-        for number in wanted_claims:
-            if number in claim_xpaths:
-                xpaths.append(claim_xpaths[number])
-            else:
-                missing.append(f"claim {number}")
+        for numbers, found, name in ((self.paragraphs, paragraph_xpaths, "paragraph [{:04d}]"),
+                                     (self.claims, claim_xpaths, "claim {}")):
+            for number in numbers:
+                if number in found:
+                    xpaths.append(found[number])
+                else:
+                    missing.append(name.format(number))
         return xpaths, missing
 
 

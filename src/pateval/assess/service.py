@@ -23,42 +23,12 @@ from . import db
 from .corpus import AssessCorpus
 from .indications import REJECTION_REASONS
 
-__all__ = [
-    "AssessError",
-    "add_assessor",
-    "add_topic",
-    "all_selections",
-    "assessors_list",
-    "audit_log",
-    "authenticate",
-    "change_password",
-    "check_id",
-    "check_topic_definition",
-    "decide_source",
-    "delete_topic",
-    "ensure_topics",
-    "end_session",
-    "hash_password",
-    "insert_topic",
-    "manage_assessor",
-    "note_blocked_address",
-    "parse_claims",
-    "progress",
-    "save_selection",
-    "selection",
-    "selections_of_topic",
-    "session_user",
-    "set_topic_claims",
-    "source_state",
-    "start_session",
-    "topic",
-    "topic_removal",
-    "topic_citations",
-    "topics_of",
-    "undo_selection",
-    "verify_password",
-    "write_selection",
-]
+__all__ = ["AssessError", "add_assessor", "add_topic", "all_selections", "assessors_list", "audit_log", "authenticate",
+           "change_password", "check_id", "check_topic_definition", "decide_source", "delete_topic", "ensure_topics",
+           "end_session", "hash_password", "insert_topic", "manage_assessor", "note_blocked_address", "parse_claims",
+           "progress", "save_selection", "selection", "selections_of_topic", "session_user", "set_topic_claims",
+           "source_state", "start_session", "topic", "topic_citations", "topic_ids", "topic_removal", "topics_of",
+           "undo_selection", "verify_password", "write_selection"]
 
 _QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -351,6 +321,14 @@ def topics_of(engine: Engine, patent_key: str) -> list[dict]:
                                                           db.topics.c.deleted.is_(False))
                                   .order_by(db.topics.c.id)).mappings().all()
     return [{**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",")]} for row in rows]
+
+
+def topic_ids(engine: Engine) -> dict[str, tuple[int, str]]:
+    """qid -> (topic id, patent key) of every topic not deleted, in the order of the ids."""
+    with engine.connect() as connection:
+        return {q: (i, p) for i, q, p in connection.execute(
+            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False))
+            .order_by(db.topics.c.id))}
 
 
 def topic(engine: Engine, topic_id: int) -> dict:

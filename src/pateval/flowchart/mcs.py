@@ -149,10 +149,8 @@ class _Side:
         index = {node: i for i, node in enumerate(self.ids)}
         attributes = [graph.nodes[node] for node in self.ids]
         kinds = [attrs.get("kind", "node") for attrs in attributes]
-        self.node_class = [
-            (kind,) if level == "structure" else (kind, attrs.get("type")) for kind, attrs in zip(kinds, attributes,
-                                                                                                  strict=False)
-        ]
+        self.node_class = [(kind,) if level == "structure" else (kind, attrs.get("type"))
+                           for kind, attrs in zip(kinds, attributes, strict=False)]
         self.text = [normalise_text(attrs.get("text") or "") for attrs in attributes]
         self.shape = [attrs.get("type") for attrs in attributes]
         # adjacency[(i, k)] lists the edges between i and k as seen from i:
@@ -216,10 +214,8 @@ class _Matcher:
                 options = [j for j in options if self.similar(one.text[i], two.text[j])]
             self.candidates.append(options)
         # How much a candidate looks like the node beyond this level (shape, text): a tie-break.
-        self.preference = [
-            {j: (one.shape[i] == two.shape[j]) + (one.text[i] == two.text[j]) for j in self.candidates[i]} for i
-                           in range(n1)
-        ]
+        self.preference = [{j: (one.shape[i] == two.shape[j]) + (one.text[i] == two.text[j])
+                            for j in self.candidates[i]} for i in range(n1)]
         self.order = self._order()
         self.position = [0] * n1
         for depth, node in enumerate(self.order):
@@ -544,13 +540,8 @@ class _Matcher:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             return None
-        result = milp(
-            -np.ones(count),
-            constraints=constraints,
-            integrality=np.ones(count),
-            bounds=Bounds(0, 1),
-            options={"time_limit": max(remaining, 0.01)},
-        )
+        result = milp(-np.ones(count), constraints=constraints, integrality=np.ones(count), bounds=Bounds(0, 1),
+                      options={"time_limit": max(remaining, 0.01)})
         if result.x is None:
             return None
         return read_mapping(result.x), result.status == 0
