@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 from pathlib import Path
 
 from ..errors import InputFormatError, ParameterError
@@ -240,13 +241,10 @@ class AssessCorpus:
                 suggested_topics=tuple(self._psg.get(key, ())),
             )
             self._citations[key] = ()
-        grouped: dict[str, list[tuple]] = {}
-        for key, *row in citations:
-            grouped.setdefault(key, []).append(tuple(row))
-        for key, rows in grouped.items():
+        for key, group in groupby(citations, key=lambda row: row[0]):  # the query orders them by patent key
             out: list[Citation] = []
             seen: set[str] = set()
-            for citing, cited, categories, claim_list, passages, in_corpus in rows:
+            for _key, citing, cited, categories, claim_list, passages, in_corpus in group:
                 if cited in seen:  # the same document cited by the A1 and the A3 report
                     continue
                 seen.add(cited)

@@ -39,6 +39,11 @@ _MT_FIELDS = "Title, NO, DE or UE"
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _COUNT = re.compile(r"\d+")
+# A token of a line: spaces, a quoted text (a backslash takes the next character with it), a
+# member list, coordinates or a word; an unterminated one runs to the end of the line.
+_TOKEN = re.compile(r'\s+|"(?P<text>(?:[^"\\]|\\.?)*)(?P<text_end>"?)|\[(?P<list>[^\]]*)(?P<list_end>\]?)'
+                    r'|\((?P<coords>[^)]*)(?P<coords_end>\)?)|(?P<word>[^\s"\[(]+)', re.DOTALL)
+_ESCAPE = re.compile(r"\\(.?)", re.DOTALL)
 _SHAPES = {
     "NO": 'NO id node-type ["text"] [(x,y)]',
     "MN": 'MN id [id,id,...] ["text"]',
@@ -81,44 +86,24 @@ def defect_error(path: str | os.PathLike[str], line: int | None, problem: str, *
 def _tokens(rest: str, path: str, line: int) -> list[_Token]:
     """Split the part of a line after its record name into words, texts, lists and coordinates."""
     tokens: list[_Token] = []
-    i, n = 0, len(rest)
-    while i < n:
-        char = rest[i]
-        if char.isspace():
-            i += 1
-        elif char == '"':
-            start, i, chars = i, i + 1, []
-            while True:
-                if i >= n:
-                    raise _Defect(path, line, "unterminated quoted text", expected='a closing "', found=rest[start:])
-                char = rest[i]
-                if char == '"':
-                    i += 1
-                    break
-                if char == "\\":
-                    escaped = rest[i + 1 : i + 2]
-                    if escaped not in _ESCAPES:
-                        raise _Defect(path, line, "unknown escape in quoted text",
-                                      expected='\\", \\\\, \\n or \\t', found=rest[i : i + 2])
-                    chars.append(_ESCAPES[escaped])
-                    i += 2
-                else:
-                    chars.append(char)
-                    i += 1
-            tokens.append(_Token("text", "".join(chars), rest[start:i]))
-        elif char in "[(":
-            close = "]" if char == "[" else ")"
-            end = rest.find(close, i + 1)
-            if end < 0:
-                what = "member list" if char == "[" else "coordinates"
-                raise _Defect(path, line, f"unterminated {what}", expected=f"a closing {close}", found=rest[i:])
-            tokens.append(_Token("list" if char == "[" else "coords", rest[i + 1 : end], rest[i : end + 1]))
-            i = end + 1
-        else:
-            start = i
-            while i < n and not rest[i].isspace() and rest[i] not in '"[(':
-                i += 1
-            tokens.append(_Token("word", rest[start:i], rest[start:i]))
+    for match in _TOKEN.finditer(rest):  # the alternatives tile the text: every character starts one
+        raw = match.group(0)
+        if match.group("word") is not None:
+            tokens.append(_Token("word", raw, raw))
+        elif (text := match.group("text")) is not None:
+            bad = next((escape for escape in _ESCAPE.finditer(text) if escape.group(1) not in _ESCAPES), None)
+            if bad is not None:
+                raise _Defect(path, line, "unknown escape in quoted text", expected='\\", \\\\, \\n or \\t',
+                              found=bad.group(0))
+            if not match.group("text_end"):
+                raise _Defect(path, line, "unterminated quoted text", expected='a closing "', found=raw)
+            tokens.append(_Token("text", _ESCAPE.sub(lambda escape: _ESCAPES[escape.group(1)], text), raw))
+        elif not raw.isspace():
+            kind, close = ("list", "]") if raw[0] == "[" else ("coords", ")")
+            if not match.group(kind + "_end"):
+                what = "member list" if kind == "list" else "coordinates"
+                raise _Defect(path, line, f"unterminated {what}", expected=f"a closing {close}", found=raw)
+            tokens.append(_Token(kind, match.group(kind), raw))
     return tokens
 
 

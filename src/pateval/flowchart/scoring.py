@@ -231,7 +231,6 @@ def evaluate_flowchart_dirs(
             problems.append(defect_error(path, None, "no ground-truth file for this image; ignored"))
     names = measure_names(levels)
     rows: list[tuple[str, str, float]] = []
-    per_measure: dict[str, list[float]] = {name: [] for name in names}
     for image, truth_path in truth_files.items():
         try:
             truth, defects = check_flowchart(truth_path)
@@ -255,11 +254,10 @@ def evaluate_flowchart_dirs(
                 submission = Flowchart()
         scores = score_flowchart(truth, submission, levels=levels, text_threshold=text_threshold,
                                  time_budget=time_budget)
-        for name in names:
-            rows.append((name, image, scores[name]))
-            per_measure[name].append(scores[name])
+        rows.extend((name, image, scores[name]) for name in names)
+    per_image = len(rows)
     for name in names:
-        values = per_measure[name]
+        values = [value for measure, _, value in rows[:per_image] if measure == name]
         if values:
             rows.append((name, "all", sum(values) / len(values)))
     table = pd.DataFrame(rows, columns=["measure", "image", "value"])
