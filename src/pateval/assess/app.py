@@ -524,27 +524,30 @@ async def api_document(request: Request) -> Response:
 
 async def api_selection(request: Request) -> Response:
     user = await _require_user(request)
-    engine, corpus = request.app.state.engine, request.app.state.corpus
-    topic_id = int(request.path_params["topic_id"])
-    cited = request.path_params["ucid"]
-    if request.method == "GET":
-        owner = request.query_params.get("owner") or user["name"]
-        await run_in_threadpool(service.topic, engine, topic_id)
-        return JSONResponse(await run_in_threadpool(service.selection, engine, topic_id, cited, owner),
-                            headers={"Cache-Control": "no-store"})
+    if request.method == "PUT":
+        return await _written(request, user,
+                              lambda body, **keys: service.save_selection(xpaths=body.get("xpaths"), **keys))
+    engine, topic_id = request.app.state.engine, request.path_params["topic_id"]
+    owner = request.query_params.get("owner") or user["name"]
+    await run_in_threadpool(service.topic, engine, topic_id)
+    selection = await run_in_threadpool(service.selection, engine, topic_id, request.path_params["ucid"], owner)
+    return JSONResponse(selection, headers={"Cache-Control": "no-store"})
+
+
+async def _written(request: Request, user: dict, write) -> Response:
+    """A save or undo of the selection the path names, of the body's ``owner`` (else the
+    user's own) at the body's ``version``: ``write(body, **keys)`` with the keyword
+    arguments of :func:`service.save_selection`. The answer is the new version and the
+    selection; a 409 carries the selection as the other page saved it (``current``: its
+    passages, version, who and when), so that its loser can keep either; other errors pass."""
     body = await _json_body(request)
+    engine, corpus = request.app.state.engine, request.app.state.corpus
+    topic_id, cited = request.path_params["topic_id"], request.path_params["ucid"]
     owner = body.get("owner") or user["name"]
-    return await _written(engine, topic_id, cited, owner, lambda: service.save_selection(
-        engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner, xpaths=body.get("xpaths"),
-        base_version=body.get("version"), actor=user))
-
-
-async def _written(engine, topic_id: int, cited: str, owner: str, write) -> Response:
-    """The answer to a save or undo ``write``: the new version and the selection; a 409
-    carries the selection as the other page saved it (``current``: its passages, version,
-    who and when), so that its loser can keep either; other errors pass."""
     try:
-        version = await run_in_threadpool(write)
+        version = await run_in_threadpool(lambda: write(body, engine=engine, corpus=corpus, topic_id=topic_id,
+                                                        cited_ucid=cited, owner=owner,
+                                                        base_version=body.get("version"), actor=user))
     except AssessError as error:
         if error.status != 409:
             raise
@@ -570,15 +573,8 @@ async def api_topic_judgements(request: Request) -> Response:
 
 
 async def api_undo(request: Request) -> Response:
-    user = await _require_user(request)
-    engine, corpus = request.app.state.engine, request.app.state.corpus
-    topic_id = int(request.path_params["topic_id"])
-    cited = request.path_params["ucid"]
-    body = await _json_body(request)
-    owner = body.get("owner") or user["name"]
-    return await _written(engine, topic_id, cited, owner, lambda: service.undo_selection(
-        engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner, base_version=body.get("version"),
-        actor=user))
+    return await _written(request, await _require_user(request),
+                          lambda body, **keys: service.undo_selection(**keys))
 
 
 async def api_assessors(request: Request) -> Response:

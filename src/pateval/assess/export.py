@@ -72,7 +72,6 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         rejections = {key: {"reason": reason, "note": note} for key, reason, note in connection.execute(
             select(db.sources.c.patent_key, db.sources.c.reason, db.sources.c.note)
             .where(db.sources.c.status == "rejected")).all()}
-        rejected = set(rejections)
         topic_rows = connection.execute(select(db.topics).where(db.topics.c.deleted.is_(False))).mappings().all()
         owners = set(connection.execute(select(db.selections.c.owner).distinct()).scalars())
     if policy not in ("final", "union") and policy not in owners:
@@ -88,7 +87,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     topic_table: list[tuple[str, str, str, str]] = []
     unresolved: list[dict] = []
     for row in topic_rows:
-        if row["patent_key"] in rejected:
+        if row["patent_key"] in rejections:
             continue
         qid = row["qid"]
         topic_claims = [int(c) for c in row["claims"].split(",")]
@@ -139,7 +138,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     graded = aliased(graded_from_passages, psg)
     topic_frame = ordered(topic_table, ["qid", "patent_key", "tfile_ucid", "claims"])
     summary = {
-        "policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejected),
+        "policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejections),
         "rejections": {key: rejections[key] for key in sorted(rejections)},
         "passages": len(psg), "documents": len(docs), "claim_judgements": len(claim_frame),
         "unresolved": unresolved,

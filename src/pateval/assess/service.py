@@ -14,6 +14,7 @@ import hmac
 import json
 import re
 import secrets
+from collections import Counter
 
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
@@ -292,10 +293,8 @@ def ensure_topics(engine: Engine, corpus: AssessCorpus, patent_key: str) -> None
         raise AssessError(404, f"no topic source {patent_key}")
     wanted = list(source.suggested_topics)
     if not wanted:
-        sets = []
-        for citation in corpus.citations(patent_key):
-            if citation.in_corpus and citation.relevant_claims and citation.relevant_claims not in sets:
-                sets.append(citation.relevant_claims)
+        sets = dict.fromkeys(c.relevant_claims for c in corpus.citations(patent_key)
+                             if c.in_corpus and c.relevant_claims)
         number = corpus.patent_keys.index(patent_key) + 1 if patent_key in corpus.patent_keys else 0
         wanted = [(f"sp-{number}.{k}", claims) for k, claims in enumerate(sets, start=1)]
     try:
@@ -704,10 +703,7 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
         source = corpus.source(patent_key)
         n_topics = len(source.suggested_topics) if source is not None else 0
     done = {(t, c) for t, c, _o in rows if c in in_corpus}
-    owners: dict[str, int] = {}
-    for _t, _c, o in rows:
-        owners[o] = owners.get(o, 0) + 1
-    return {"units": n_topics * len(in_corpus), "done": len(done), "by_owner": owners}
+    return {"units": n_topics * len(in_corpus), "done": len(done), "by_owner": dict(Counter(o for _t, _c, o in rows))}
 
 
 def audit_log(engine: Engine, *, limit: int = 200) -> list[dict]:
