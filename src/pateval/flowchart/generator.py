@@ -39,9 +39,9 @@ def _phrase(rng: random.Random) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 4))).upper()
 
 
-def _check_seed(seed) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ParameterError(f"seed must be an integer, not {seed!r}")
+def _check_integer(name: str, value, what: str = "an integer", least: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or (least is not None and value < least):
+        raise ParameterError(f"{name} must be {what}, not {value!r}")
 
 
 def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
@@ -55,9 +55,8 @@ def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
         Number of steps between the start and end ovals (>= 1); label nodes and meta-nodes
         come on top, so a flowchart has about ``1.4 * steps`` nodes.
     """
-    _check_seed(seed)
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ParameterError(f"steps must be a positive integer, not {steps!r}")
+    _check_integer("seed", seed)
+    _check_integer("steps", steps, "a positive integer", least=1)
     rng = random.Random(seed)
     nodes: list[Node] = []
     edges: list[Edge] = []
@@ -121,9 +120,8 @@ def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tu
     renumber : bool
         Give the nodes new identifiers in a shuffled order (which changes no score).
     """
-    _check_seed(seed)
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-        raise ParameterError(f"amount must be a non-negative integer, not {amount!r}")
+    _check_integer("seed", seed)
+    _check_integer("amount", amount, "a non-negative integer", least=0)
     unknown = [kind for kind in kinds if kind not in PERTURBATIONS]
     if unknown or not kinds:
         raise ParameterError(f"kinds must be a non-empty selection of {', '.join(PERTURBATIONS)}; unknown: {unknown}")
@@ -133,9 +131,7 @@ def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tu
     edges = list(flowchart.edges)
     touched_nodes: set[str] = set()
     touched_edges: set[int] = set()  # positions in ``edges`` of edges already changed or added
-    fresh = 0
-    applied = 0
-    kinds = tuple(kinds)
+    fresh = applied = 0
     while applied < amount:
         order = list(kinds)
         rng.shuffle(order)
@@ -147,9 +143,8 @@ def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tu
                 break
         else:
             break
-    result_nodes = tuple(nodes.values())
-    result_edges = tuple(edge for edge in edges if edge is not None)
-    result = Flowchart(flowchart.title, result_nodes, tuple(metas.values()), result_edges)
+    result = Flowchart(flowchart.title, tuple(nodes.values()), tuple(metas.values()),
+                       tuple(edge for edge in edges if edge is not None))
     return _renumber(result, rng) if renumber else result
 
 

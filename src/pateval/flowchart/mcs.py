@@ -194,7 +194,6 @@ class _Matcher:
     """The search for one pair of graphs at one level (see the module notes)."""
 
     def __init__(self, g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, threshold: float, budget: float) -> None:
-        self.level = level
         self.one = _Side(g1, level)
         self.two = _Side(g2, level)
         self.with_texts = level == "texts"
@@ -207,12 +206,8 @@ class _Matcher:
         by_class: dict[tuple, list[int]] = {}
         for j in range(n2):
             by_class.setdefault(two.node_class[j], []).append(j)
-        self.candidates: list[list[int]] = []
-        for i in range(n1):
-            options = by_class.get(one.node_class[i], [])
-            if self.with_texts:
-                options = [j for j in options if self.similar(one.text[i], two.text[j])]
-            self.candidates.append(options)
+        self.candidates = [[j for j in by_class.get(one.node_class[i], [])
+                            if not self.with_texts or self.similar(one.text[i], two.text[j])] for i in range(n1)]
         # How much a candidate looks like the node beyond this level (shape, text): a tie-break.
         self.preference = [{j: (one.shape[i] == two.shape[j]) + (one.text[i] == two.text[j])
                             for j in self.candidates[i]} for i in range(n1)]
@@ -229,8 +224,8 @@ class _Matcher:
         end_ids: dict[tuple, int] = {}
         self._ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]]
                           for i in range(n1)]
-        self.ends_two = [[(other, end_ids.setdefault(cls, len(end_ids))) for other,
-                          cls in two.ends[j]] for j in range(n2)]
+        self.ends_two = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in two.ends[j]]
+                         for j in range(n2)]
         self.end_class_count = len(end_ids)
         # back_two[y]: (z, class of the edge as seen from z) for the edges between y and z.
         self.back_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
