@@ -115,9 +115,8 @@ def _address(request: Request) -> str:
 def _secure(request: Request) -> bool:
     """Whether cookies get ``Secure``: always with --secure-cookies, else when the request
     came over HTTPS (directly, or through a trusted proxy saying so in X-Forwarded-Proto)."""
-    if request.app.state.secure_cookies or request.url.scheme == "https":
-        return True
-    return _from_proxy(request) and request.headers.get("x-forwarded-proto", "").strip().lower() == "https"
+    return request.app.state.secure_cookies or request.url.scheme == "https" or (
+        _from_proxy(request) and request.headers.get("x-forwarded-proto", "").strip().lower() == "https")
 
 
 def _set_cookie(request: Request, response: Response, name: str, value: str, max_age: int | None) -> None:
@@ -168,6 +167,14 @@ def _page(request: Request, name: str, context: dict, status: int = 200) -> Resp
     if getattr(request.state, "new_login_cookie", None):
         _set_cookie(request, response, LOGIN_COOKIE, request.state.new_login_cookie, None)
     return response
+
+
+async def _user_form(request: Request):
+    """The user and the form of a page's write, once the session and the form's CSRF field are checked."""
+    user = await _require_user(request)
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    return user, form
 
 
 async def _json_body(request: Request) -> dict:
@@ -231,9 +238,7 @@ async def password_page(request: Request) -> Response:
 
 
 async def change_password(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     new = str(form.get("new", ""))
     if new != str(form.get("repeat", "")):
         raise AssessError(400, "the new password and its repetition differ")
@@ -388,9 +393,7 @@ async def source_page(request: Request) -> Response:
 
 
 async def add_topic(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     patent_key = request.path_params["patent_key"]
     values = {"qid": str(form.get("qid", "")).strip(), "claims": str(form.get("claims", ""))}
     try:
@@ -410,9 +413,7 @@ def _form_version(form) -> int:
 
 
 async def topic_claims(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     topic_id = int(request.path_params["topic_id"])
     version = _form_version(form)
     current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
@@ -426,9 +427,7 @@ async def topic_claims(request: Request) -> Response:
 
 
 async def topic_delete(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     topic_id = int(request.path_params["topic_id"])
     version = _form_version(form)
     engine = request.app.state.engine
@@ -441,9 +440,7 @@ async def topic_delete(request: Request) -> Response:
 
 
 async def decide(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     patent_key = request.path_params["patent_key"]
     version = _form_version(form)
     values = {"status": str(form.get("status", "")), "reason": str(form.get("reason") or ""),

@@ -54,14 +54,11 @@ def hash_password(password: str) -> str:
 
 
 def verify_password(password: str, stored: str) -> bool:
-    try:
-        scheme, salt, digest = stored.split("$")
-    except ValueError:
+    fields = stored.split("$")
+    if len(fields) != 3 or fields[0] != "scrypt":
         return False
-    if scheme != "scrypt":
-        return False
-    candidate = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), n=2 ** 14, r=8, p=1, dklen=32)
-    return hmac.compare_digest(candidate.hex(), digest)
+    candidate = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(fields[1]), n=2 ** 14, r=8, p=1, dklen=32)
+    return hmac.compare_digest(candidate.hex(), fields[2])
 
 
 def add_assessor(engine: Engine, name: str, password: str, *, is_admin: bool = False) -> int:

@@ -156,11 +156,10 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         if not free_edges:
             return False
         edges[rng.choice(free_edges)] = None
-        return True
-    if kind == "delete_node":
+    elif kind == "delete_node":
         # Never a node with a changed or added edge: deleting it would undo that change.
-        guarded = {end for position in touched_edges if edges[position] is not None for end in (edges[position].source,
-                                                                                                edges[position].target)}
+        guarded = {end for position in touched_edges if edges[position] is not None
+                   for end in (edges[position].source, edges[position].target)}
         victims = [node_id for node_id in free_nodes if node_id not in guarded]
         if len(victims) < 2:
             return False
@@ -173,23 +172,20 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         for meta_id, meta in list(metas.items()):
             if victim in meta.members:
                 metas[meta_id] = replace(meta, members=tuple(member for member in meta.members if member != victim))
-        return True
-    if kind == "retype_node":
+    elif kind == "retype_node":
         if not free_nodes:
             return False
         node_id = rng.choice(free_nodes)
         nodes[node_id] = replace(nodes[node_id], type=rng.choice([t for t in NODE_TYPES if t != nodes[node_id].type]))
         touched_nodes.add(node_id)
-        return True
-    if kind == "retype_edge":
+    elif kind == "retype_edge":
         if not free_edges:
             return False
         position = rng.choice(free_edges)
         edge = edges[position]
         edges[position] = replace(edge, type=rng.choice([t for t in EDGE_TYPES if t != edge.type]))
         touched_edges.add(position)
-        return True
-    if kind == "replace_text":
+    elif kind == "replace_text":
         with_text = [node_id for node_id in free_nodes if nodes[node_id].text]
         if not with_text:
             return False
@@ -198,8 +194,7 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         text = "".join(rng.choice("XQZJKVW") if char.isalnum() else char for char in nodes[node_id].text)
         nodes[node_id] = replace(nodes[node_id], text=text)
         touched_nodes.add(node_id)
-        return True
-    if kind == "add_node":
+    elif kind == "add_node":
         anchors = sorted(nodes, key=_id_order)
         if not anchors:
             return False
@@ -208,16 +203,16 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         touched_nodes.add(new_id)
         edges.append(Edge(rng.choice(anchors), new_id, True, "plain"))
         touched_edges.add(len(edges) - 1)
-        return True
-    if kind == "add_edge":
+    elif kind == "add_edge":
         present = sorted(nodes, key=_id_order)
         if len(present) < 2:
             return False
         source, target = rng.sample(present, 2)
         edges.append(Edge(source, target, True, rng.choice(EDGE_TYPES)))
         touched_edges.add(len(edges) - 1)
-        return True
-    raise ParameterError(f"unknown perturbation {kind!r}")  # pragma: no cover - kinds are checked
+    else:  # pragma: no cover - kinds are checked
+        raise ParameterError(f"unknown perturbation {kind!r}")
+    return True
 
 
 def _id_order(node_id: str) -> tuple:
