@@ -718,15 +718,9 @@ def _edge_pairs(matcher: _Matcher, mapping: list[int]) -> tuple:
     return tuple(pairs)
 
 
-def maximum_common_subgraph(
-    truth: nx.MultiDiGraph,
-    submission: nx.MultiDiGraph,
-    *,
-    level: str = "types",
-    text_threshold: float = 0.2,
-    time_budget: float | None = 1.0,
-    start: dict | None = None,
-) -> CommonSubgraph:
+def maximum_common_subgraph(truth: nx.MultiDiGraph, submission: nx.MultiDiGraph, *, level: str = "types",
+                            text_threshold: float = 0.2, time_budget: float | None = 1.0,
+                            start: dict | None = None) -> CommonSubgraph:
     """The maximum common subgraph of two flowchart graphs at one level of matching.
 
     Parameters
@@ -775,14 +769,8 @@ def maximum_common_subgraph(
                           level=level, search_nodes=matcher.search_nodes, seconds=time.perf_counter() - began)
 
 
-def mcs_distance(
-    truth: nx.MultiDiGraph,
-    submission: nx.MultiDiGraph,
-    *,
-    level: str = "types",
-    text_threshold: float = 0.2,
-    time_budget: float | None = 1.0,
-) -> tuple[float, CommonSubgraph]:
+def mcs_distance(truth: nx.MultiDiGraph, submission: nx.MultiDiGraph, *, level: str = "types",
+                 text_threshold: float = 0.2, time_budget: float | None = 1.0) -> tuple[float, CommonSubgraph]:
     """The distance ``d = 1 - |mcs| / max(|G1|, |G2|)`` (Bunke & Shearer 1998) and its MCS.
 
     ``|G| = |V| + |E|`` (:func:`pateval.flowchart.graph.graph_size`); two empty graphs are at

@@ -292,17 +292,6 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     return FlowchartCheck(flowchart, defects)
 
 
-def _read_text(path: Path) -> str:
-    data = read_bytes(path)  # refuses a missing, empty or binary file, as every reader of pateval
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        malformed(path, data.count(b"\n", 0, error.start) + 1, "not UTF-8 text",
-                  found=data[error.start : error.start + 8])
-
-
 def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:
     """Read a flowchart file and report all its defects (see :func:`parse_flowchart`).
 
@@ -310,7 +299,15 @@ def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:
     :class:`pateval.errors.InputFormatError`.
     """
     path = Path(path)
-    return parse_flowchart(_read_text(path), source=path)
+    data = read_bytes(path)  # refuses a missing, empty or binary file, as every reader of pateval
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        malformed(path, data.count(b"\n", 0, error.start) + 1, "not UTF-8 text",
+                  found=data[error.start : error.start + 8])
+    return parse_flowchart(text, source=path)
 
 
 def read_flowchart(path: str | os.PathLike[str]) -> Flowchart:

@@ -79,10 +79,6 @@ def _ratio(matched: int, size: int, other_size: int) -> float:
     return matched / size
 
 
-def _f1(precision: float, recall: float) -> float:
-    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
-
-
 def _check_options(levels: tuple[str, ...], text_threshold: float, time_budget: float | None) -> float:
     """The levels, threshold and budget checked; the threshold as a float."""
     for level in levels:
@@ -92,14 +88,8 @@ def _check_options(levels: tuple[str, ...], text_threshold: float, time_budget: 
     return threshold
 
 
-def score_flowchart(
-    truth: Flowchart,
-    submission: Flowchart,
-    *,
-    levels: tuple[str, ...] = LEVELS,
-    text_threshold: float = 0.2,
-    time_budget: float | None = 2.0,
-) -> dict[str, float]:
+def score_flowchart(truth: Flowchart, submission: Flowchart, *, levels: tuple[str, ...] = LEVELS,
+                    text_threshold: float = 0.2, time_budget: float | None = 2.0) -> dict[str, float]:
     """Score one recognised flowchart against its ground truth (see the module notes).
 
     Parameters
@@ -165,7 +155,7 @@ def score_flowchart(
         recall = _ratio(matched, size1_items, size2_items)
         scores[f"{item}_precision"] = precision
         scores[f"{item}_recall"] = recall
-        scores[f"{item}_f1"] = _f1(precision, recall)
+        scores[f"{item}_f1"] = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
     scores["mcs_approximate"] = float(not all(result.exact for result in results.values()))
     return scores
 
@@ -188,14 +178,9 @@ def _files_by_image(directory: Path, problems: list[InputFormatError]) -> dict[s
     return files
 
 
-def evaluate_flowchart_dirs(
-    truth_dir: str | os.PathLike[str],
-    submission_dir: str | os.PathLike[str],
-    *,
-    levels: tuple[str, ...] = LEVELS,
-    text_threshold: float = 0.2,
-    time_budget: float | None = 2.0,
-) -> FlowchartEvaluation:
+def evaluate_flowchart_dirs(truth_dir: str | os.PathLike[str], submission_dir: str | os.PathLike[str], *,
+                            levels: tuple[str, ...] = LEVELS, text_threshold: float = 0.2,
+                            time_budget: float | None = 2.0) -> FlowchartEvaluation:
     """Score every flowchart of a submission directory against a ground-truth directory.
 
     Files are paired by image name (the file name without its extension). Problems never
