@@ -450,10 +450,8 @@ class _Matcher:
     def integer_programme(self, time_limit: float) -> tuple[list[int], bool] | None:
         """Solve the MCS as an ILP (see the module notes); None when no solution came back."""
         one, two = self.one, self.two
-        pair_variable: dict[tuple[int, int], int] = {}
-        for i, options in enumerate(self.candidates):
-            for j in options:
-                pair_variable[(i, j)] = len(pair_variable)
+        pair_variable = {pair: variable for variable, pair in enumerate(
+            (i, j) for i, options in enumerate(self.candidates) for j in options)}
         truth_edges: dict[tuple, tuple[int, int, tuple]] = {}
         for (a, b), entries in one.adjacency.items():
             for entry in entries:

@@ -125,14 +125,8 @@ def score_flowchart(truth: Flowchart, submission: Flowchart, *, levels: tuple[st
               if level in levels}
     common = results["types"]
 
-    nodes1, nodes2 = g1.number_of_nodes(), g2.number_of_nodes()
-    matched_nodes = len(common.node_mapping)
-    # Membership links of meta-nodes count in |G| but are not DE/UE edges of the file.
-    edges1 = sum(1 for *_, kind in g1.edges(data="kind") if kind != "member")
-    edges2 = sum(1 for *_, kind in g2.edges(data="kind") if kind != "member")
-    matched_edges = sum(1 for first, _ in common.edge_pairs if g1.edges[first]["kind"] != "member")
-
     def texts(graph) -> tuple[dict, dict]:
+        # Edges are the DE/UE lines: membership links of meta-nodes count in |G| but are no edges of the file.
         node_texts = {node: normalise_text(text or "") for node, text in graph.nodes(data="text")}
         edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True, data="label")
                       if graph.edges[u, v, k]["kind"] != "member"}
@@ -142,13 +136,14 @@ def score_flowchart(truth: Flowchart, submission: Flowchart, *, levels: tuple[st
     node_texts2, edge_texts2 = texts(g2)
     texts1 = sum(1 for text in (*node_texts1.values(), *edge_texts1.values()) if text)
     texts2 = sum(1 for text in (*node_texts2.values(), *edge_texts2.values()) if text)
+    matched_edges = sum(1 for first, _ in common.edge_pairs if first in edge_texts1)
     correct_texts = sum(1 for node, image in common.node_mapping.items() if node_texts1[node] and node_texts2[image]
                         and texts_similar(node_texts1[node], node_texts2[image], threshold))
     correct_texts += sum(1 for first, second in common.edge_pairs if edge_texts1.get(first) and edge_texts2.get(second)
                          and texts_similar(edge_texts1[first], edge_texts2[second], threshold))
     for item, matched, size1_items, size2_items in (
-        ("node", matched_nodes, nodes1, nodes2),
-        ("edge", matched_edges, edges1, edges2),
+        ("node", len(common.node_mapping), len(node_texts1), len(node_texts2)),
+        ("edge", matched_edges, len(edge_texts1), len(edge_texts2)),
         ("text", correct_texts, texts1, texts2),
     ):
         precision = _ratio(matched, size2_items, size1_items)
