@@ -312,16 +312,13 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
         wanted = {c.cited_ucid for c in citations if c.in_corpus and set(c.relevant_claims) & set(t["claim_numbers"])}
         saved_here = {cited for cited, who in service.selections_of_topic(engine, t["id"]) if who == owner}
         t["progress"] = (len(wanted & saved_here), len(wanted))
-    return {
-        "source": source, "topics": topics, "topic": current, "citations": citations, "walk": walk,
-        "citation": citation, "document": document, "suggestion": suggestion, "missing": missing,
-        "saved": saved, "owner": owner, "others": others, "previous": previous, "next": following,
-        "walk_index": index_in_walk,
-        "state": service.source_state(engine, patent_key), "reasons": REJECTION_REASONS,
-        "progress": service.progress(engine, corpus, patent_key),
-        "terms": topic_terms(text for number, text, _d in source.claims
-                             if current is not None and number in current["claim_numbers"]),
-    }
+    return {"source": source, "topics": topics, "topic": current, "citations": citations, "walk": walk,
+            "citation": citation, "document": document, "suggestion": suggestion, "missing": missing,
+            "saved": saved, "owner": owner, "others": others, "previous": previous, "next": following,
+            "walk_index": index_in_walk, "state": service.source_state(engine, patent_key),
+            "reasons": REJECTION_REASONS, "progress": service.progress(engine, corpus, patent_key),
+            "terms": topic_terms(text for number, text, _d in source.claims
+                                 if current is not None and number in current["claim_numbers"])}
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -693,11 +690,8 @@ def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, tr
     # (each handler takes its own exception class; Starlette's type says Exception)
     handlers: dict = {AssessError: _assess_error, HTTPException: _http_error, DBAPIError: _database_error,
                       Exception: _server_error}
-    app = Starlette(
-        routes=routes,
-        middleware=[Middleware(BaseHTTPMiddleware, dispatch=_security_headers)],
-        exception_handlers=handlers,
-    )
+    app = Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=_security_headers)],
+                    exception_handlers=handlers)
     app.state.engine = engine
     app.state.corpus = corpus
     app.state.secure_cookies = secure_cookies

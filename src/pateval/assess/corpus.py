@@ -235,11 +235,9 @@ class AssessCorpus:
             rows = claims_of.get(ucid, [])
             langs = sorted({row[3] for row in rows})
             pick = lang if lang in langs else ("EN" if "EN" in langs else (langs[0] if langs else None))
-            self._sources[key] = Source(
-                patent_key=key, ucid=ucid, title=_title(title, lang),
-                claims=tuple((n, t, d) for n, t, d, lg in rows if lg == pick),
-                suggested_topics=tuple(self._psg.get(key, ())),
-            )
+            self._sources[key] = Source(patent_key=key, ucid=ucid, title=_title(title, lang),
+                                        claims=tuple((n, t, d) for n, t, d, lg in rows if lg == pick),
+                                        suggested_topics=tuple(self._psg.get(key, ())))
             self._citations[key] = ()
         for key, group in groupby(citations, key=lambda row: row[0]):  # the query orders them by patent key
             out: list[Citation] = []

@@ -137,12 +137,9 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     theta = aliased(claim_theta, pd.DataFrame(theta_rows, columns=["qid", "number", "depends_on"]))
     graded = aliased(graded_from_passages, psg)
     topic_frame = ordered(topic_table, ["qid", "patent_key", "tfile_ucid", "claims"])
-    summary = {
-        "policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejections),
-        "rejections": {key: rejections[key] for key in sorted(rejections)},
-        "passages": len(psg), "documents": len(docs), "claim_judgements": len(claim_frame),
-        "unresolved": unresolved,
-    }
+    summary = {"policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejections),
+               "rejections": {key: rejections[key] for key in sorted(rejections)}, "passages": len(psg),
+               "documents": len(docs), "claim_judgements": len(claim_frame), "unresolved": unresolved}
     with atomic_directory(target) as tmp:
         _write_topic_files(tmp, corpus, topic_frame)
         write_lines(tmp / "qrels_PSG.txt", (f"{q} {d} {x}" for q, d, x in psg.itertuples(index=False)))

@@ -196,14 +196,10 @@ def _segment(text: str) -> Segment | None:
         numbers = parse_number_list(claims.group(1))
         if numbers:
             return Segment("claims", clean, numbers)
-    if _ABSTRACT.match(clean):
-        return Segment("abstract", clean)
-    if _FIGURES.match(clean):
-        return Segment("figures", clean)
-    if _PAGE.search(clean):
-        return Segment("page", clean)
-    if _COLUMN.search(clean):
-        return Segment("column", clean)
+    for kind, found in (("abstract", _ABSTRACT.match), ("figures", _FIGURES.match), ("page", _PAGE.search),
+                        ("column", _COLUMN.search)):
+        if found(clean):
+            return Segment(kind, clean)
     return Segment("other", clean)
 
 

@@ -281,10 +281,8 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
         if key not in declared_line:
             defects.append(defect_error(path, None, f"missing MT {key} line", expected=f"'MT {key} <count>'"))
         elif key in declared and declared[key] != raw_counts[key]:
-            defects.append(
-                defect_error(path, declared_line[key], f"MT {key} does not match the {key} lines",
-                             expected=str(declared[key]), found=raw_counts[key])
-            )
+            defects.append(defect_error(path, declared_line[key], f"MT {key} does not match the {key} lines",
+                                        expected=str(declared[key]), found=raw_counts[key]))
     defects.sort(key=lambda error: (error.line is None, error.line or 0))
     flowchart = Flowchart(title, tuple(item for item in kept.values() if isinstance(item, Node)),
                           tuple(item for item in kept.values() if isinstance(item, MetaNode)), tuple(kept_edges),
