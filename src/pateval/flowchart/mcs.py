@@ -312,16 +312,11 @@ class _Matcher:
         mapping = [-1] * n1
         used: set[int] = set()
         for u in self.order:
-            best, best_key = -1, None
-            for v in self.candidates[u]:
-                if v in used:
-                    continue
-                key = (self.gain(u, v, mapping), self.preference[u][v], -v)
-                if best_key is None or key > best_key:
-                    best, best_key = v, key
-            if best >= 0:
-                mapping[u] = best
-                used.add(best)
+            options = [(self.gain(u, v, mapping), self.preference[u][v], -v)
+                       for v in self.candidates[u] if v not in used]
+            if options:  # the most edges gained, then the closest look, then the lowest number
+                mapping[u] = -max(options)[2]
+                used.add(mapping[u])
         return mapping
 
     def improve(self, mapping: list[int], *, deadline: float) -> list[int]:
@@ -431,20 +426,13 @@ class _Matcher:
     def solve(self, start: list[int] | None) -> tuple[list[int], int, bool]:
         """Branch and bound first; the integer programme when it cannot finish in its share."""
         began = time.perf_counter()
-        share = min(0.1 * self.budget, 0.1)
-        mapping, score, exact = self.branch_and_bound(start, share)
+        mapping, score, exact = self.branch_and_bound(start, min(0.1 * self.budget, 0.1))
         if exact:
             return mapping, score, True
         remaining = self.budget - (time.perf_counter() - began)
-        if remaining <= 0:
-            return mapping, score, False
-        solved = self.integer_programme(remaining)
-        if solved is None:
-            return mapping, score, False
-        ilp_mapping, optimal = solved
-        ilp_score = self.score(ilp_mapping)
-        if ilp_score >= score:
-            return ilp_mapping, ilp_score, optimal
+        solved = self.integer_programme(remaining) if remaining > 0 else None
+        if solved is not None and (ilp_score := self.score(solved[0])) >= score:
+            return solved[0], ilp_score, solved[1]
         return mapping, score, False
 
     def integer_programme(self, time_limit: float) -> tuple[list[int], bool] | None:

@@ -163,13 +163,11 @@ def _files_by_image(directory: Path, problems: list[InputFormatError]) -> dict[s
     for path in sorted(directory.iterdir()):
         if path.name.startswith(".") or not path.is_file():
             continue
-        image = path.stem
-        if image in files:
-            problems.append(defect_error(path, None,
-                                         f"a second file for image {image!r} (the first is {files[image].name}); "
-                                         f"ignored"))
-            continue
-        files[image] = path
+        if path.stem in files:
+            problems.append(defect_error(path, None, f"a second file for image {path.stem!r} (the first is "
+                                                     f"{files[path.stem].name}); ignored"))
+        else:
+            files[path.stem] = path
     return files
 
 
