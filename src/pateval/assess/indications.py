@@ -93,11 +93,7 @@ class Indication:
     @property
     def flags(self) -> tuple[str, ...]:
         """Keys of :data:`REJECTION_REASONS` this indication alone gives."""
-        if self.figures_only:
-            return ("figures-only",)
-        if self.no_passage:
-            return ("no-passages",)
-        return ()
+        return ("figures-only",) if self.figures_only else ("no-passages",) if self.no_passage else ()
 
     def suggest(self, *, paragraph_xpaths: dict[int, str], claim_xpaths: dict[int, str],
                 abstract_xpaths: list[str]) -> tuple[list[str], list[str]]:

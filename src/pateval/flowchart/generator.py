@@ -76,8 +76,7 @@ def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
         chain.append(add(node_type, text))
     chain.append(add("oval", "END"))
     for before, after in itertools.pairwise(chain):
-        is_decision = nodes[int(before) - 1].type == "diamond"
-        edges.append(Edge(before, after, True, "plain", "YES" if is_decision else ""))
+        edges.append(Edge(before, after, True, "plain", "YES" if nodes[int(before) - 1].type == "diamond" else ""))
     for position, node_id in enumerate(chain):
         if nodes[int(node_id) - 1].type != "diamond":
             continue

@@ -538,10 +538,8 @@ class _Matcher:
         n1, n2 = len(self.one.ids), len(self.two.ids)
         best = self.greedy()
         best_score = self.score(best)
-        if start is not None:
-            start_score = self.score(start)
-            if start_score > best_score:
-                best, best_score = list(start), start_score
+        if start is not None and (start_score := self.score(start)) > best_score:
+            best, best_score = list(start), start_score
         upper = self.bound(0, [-1] * n1, _FreeCounts(self))
         if target is not None:
             upper = min(upper, target)
@@ -582,12 +580,9 @@ class _Matcher:
             if score + self.bound(depth, mapping, free) <= found_score:
                 return
             u = order[depth]
-            options = []
             weights = guide_weights[u]
-            for v in candidates[u]:
-                if not used[v]:
-                    options.append((weights.get(v, 0.0), self.gain(u, v, mapping), v == favourite[u],
-                                    self.preference[u][v], -v))
+            options = [(weights.get(v, 0.0), self.gain(u, v, mapping), v == favourite[u], self.preference[u][v], -v)
+                       for v in candidates[u] if not used[v]]
             options.sort(reverse=True)
             for _, gained, _, _, negative in options:
                 v = -negative

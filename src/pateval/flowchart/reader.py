@@ -207,8 +207,7 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     if lines and lines[-1] == "":
         lines.pop()
     for number, raw in enumerate(lines, start=1):
-        content = raw.rstrip("\r")
-        stripped = content.strip()
+        stripped = raw.strip()  # a CRLF line's \r goes with the other white space
         if not stripped:
             continue
         record, _, rest = stripped.partition(" ")

@@ -125,17 +125,15 @@ def score_flowchart(truth: Flowchart, submission: Flowchart, *, levels: tuple[st
               if level in levels}
     common = results["types"]
 
-    def texts(graph) -> tuple[dict, dict]:
+    def texts(graph) -> tuple[dict, dict, int]:
         # Edges are the DE/UE lines: membership links of meta-nodes count in |G| but are no edges of the file.
         node_texts = {node: normalise_text(text or "") for node, text in graph.nodes(data="text")}
         edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True, data="label")
                       if graph.edges[u, v, k]["kind"] != "member"}
-        return node_texts, edge_texts
+        return node_texts, edge_texts, sum(1 for text in (*node_texts.values(), *edge_texts.values()) if text)
 
-    node_texts1, edge_texts1 = texts(g1)
-    node_texts2, edge_texts2 = texts(g2)
-    texts1 = sum(1 for text in (*node_texts1.values(), *edge_texts1.values()) if text)
-    texts2 = sum(1 for text in (*node_texts2.values(), *edge_texts2.values()) if text)
+    node_texts1, edge_texts1, texts1 = texts(g1)
+    node_texts2, edge_texts2, texts2 = texts(g2)
     matched_edges = sum(1 for first, _ in common.edge_pairs if first in edge_texts1)
     correct_texts = sum(1 for node, image in common.node_mapping.items() if node_texts1[node] and node_texts2[image]
                         and texts_similar(node_texts1[node], node_texts2[image], threshold))
