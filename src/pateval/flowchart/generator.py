@@ -220,11 +220,10 @@ def _id_order(node_id: str) -> tuple:
 
 def _renumber(flowchart: Flowchart, rng: random.Random) -> Flowchart:
     """New identifiers 1..n in a shuffled order, lines in the new order."""
-    old_ids = [node.id for node in flowchart.nodes]
-    shuffled = list(old_ids)
+    shuffled = [node.id for node in flowchart.nodes]
     rng.shuffle(shuffled)
     new_id = {old: str(number) for number, old in enumerate(shuffled, start=1)}
-    for number, meta in enumerate(flowchart.meta_nodes, start=len(old_ids) + 1):
+    for number, meta in enumerate(flowchart.meta_nodes, start=len(shuffled) + 1):
         new_id[meta.id] = f"M{number}"
     nodes = sorted((replace(node, id=new_id[node.id]) for node in flowchart.nodes), key=lambda node: int(node.id))
     metas = tuple(replace(meta, id=new_id[meta.id], members=tuple(new_id[member] for member in meta.members))

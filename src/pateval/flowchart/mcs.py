@@ -251,12 +251,11 @@ class _Matcher:
     def _order(self) -> list[int]:
         one = self.one
         n1 = len(one.ids)
-        degree = [len(one.ends[i]) for i in range(n1)]
         remaining = set(range(n1))
         links = [0] * n1
         order: list[int] = []
         while remaining:
-            node = max(remaining, key=lambda i: (links[i], degree[i], -len(self.candidates[i]), -i))
+            node = max(remaining, key=lambda i: (links[i], len(one.ends[i]), -len(self.candidates[i]), -i))
             order.append(node)
             remaining.discard(node)
             for other, _ in one.ends[node]:
