@@ -167,6 +167,32 @@ def test_text_helpers():
     assert texts_similar("abcde", "abxde", 0.2) and not texts_similar("abcde", "axxde", 0.2)
 
 
+
+def test_text_comparisons_are_cached_per_search_and_not_shared(monkeypatch):
+    # Issue 21: no cache outlives its job. A second search of the same pair compares the
+    # texts again, as often as the first, and within one search a pair is compared once.
+    from pateval.flowchart import text
+
+    compared: list[tuple[str, str]] = []
+    real = text.edit_distance
+
+    def counted(first, second, **options):
+        compared.append((first, second))
+        return real(first, second, **options)
+
+    monkeypatch.setattr(text, "edit_distance", counted)
+    typo = replace_node(TRUTH, "4", text="print  y")
+    g1, g2 = to_networkx(TRUTH), to_networkx(typo)
+    counts = []
+    for _ in range(2):
+        compared.clear()
+        common = maximum_common_subgraph(g1, g2, level="texts", time_budget=None)
+        assert common.size == graph_size(g1)
+        counts.append(len(compared))
+        assert len(compared) == len(set(compared))
+    assert counts[0] == counts[1] > 0
+    assert not hasattr(text.texts_similar, "cache_info")  # no module-level cache
+
 # --- exactness against brute force, and metric properties, on small random flowcharts ---
 
 @st.composite

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from . import db, service
@@ -41,16 +40,20 @@ def cohen_kappa(labels_a, labels_b) -> float | None:
     return (observed - expected) / (1 - expected)
 
 
-def _pair_units(corpus, topic_selections, a, b):
-    passages_a, passages_b, docs_a, docs_b = [], [], [], []
+def _pair_units(corpus, topic_selections, a, b) -> tuple[list, list, list, list, int, int, list]:
+    """The units of one topic: passages and documents as A and B label them, the sizes of
+    the union and intersection of their passages, and the documents they judge apart."""
+    passages_a, passages_b, docs_a, docs_b, differ = [], [], [], [], []
     union = intersection = 0
     for cited in sorted({c for c, _o in topic_selections}):
         if (cited, a) not in topic_selections or (cited, b) not in topic_selections:
             continue
+        sel_a, sel_b = set(topic_selections[(cited, a)]), set(topic_selections[(cited, b)])
+        if sel_a != sel_b:
+            differ.append(cited)
         document = corpus.document(cited)
         if document is None:
             continue
-        sel_a, sel_b = set(topic_selections[(cited, a)]), set(topic_selections[(cited, b)])
         for xpath in sorted(document.selectable):
             passages_a.append(xpath in sel_a)
             passages_b.append(xpath in sel_b)
@@ -58,7 +61,13 @@ def _pair_units(corpus, topic_selections, a, b):
         docs_b.append(bool(sel_b))
         union += len(sel_a | sel_b)
         intersection += len(sel_a & sel_b)
-    return passages_a, passages_b, docs_a, docs_b, union, intersection
+    return passages_a, passages_b, docs_a, docs_b, union, intersection, differ
+
+
+def _summary(passages_a, passages_b, docs_a, docs_b, union, intersection) -> dict:
+    return {"kappa_passages": cohen_kappa(passages_a, passages_b), "kappa_documents": cohen_kappa(docs_a, docs_b),
+            "overlap": intersection / union if union else None, "documents": len(docs_a),
+            "passages": len(passages_a)}
 
 
 def agreement(engine: Engine, corpus: AssessCorpus) -> dict:
@@ -72,37 +81,20 @@ def agreement(engine: Engine, corpus: AssessCorpus) -> dict:
         "kappa_documents", "overlap", "documents", "passages"}], "disagreements":
         [(qid, docno), ...]}]}``
     """
-    with engine.connect() as connection:
-        topic_rows = connection.execute(select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key)
-                                        .where(db.topics.c.deleted.is_(False)).order_by(db.topics.c.id)).all()
     saved = service.all_selections(engine)
-    per_topic = {tid: (qid, saved.get(tid, {})) for tid, qid, _p in topic_rows}
+    per_topic = {tid: (qid, saved.get(tid, {})) for qid, (tid, _p) in service.topic_ids(engine).items()}
     owners = sorted({o for _q, sel in per_topic.values() for _c, o in sel if o != db.ADJUDICATED})
     pairs = []
     for a, b in combinations(owners, 2):
-        all_pa, all_pb, all_da, all_db = [], [], [], []
-        union_total = inter_total = 0
-        topics, disagreements = [], []
+        overall: list = [[], [], [], [], 0, 0]  # the units of all topics: lists joined, counts added
+        topics: list[dict] = []
+        disagreements: list[tuple[str, str]] = []
         for qid, selections in per_topic.values():
-            pa, pb, da, dbb, union, inter = _pair_units(corpus, selections, a, b)
-            if not da:
+            units = _pair_units(corpus, selections, a, b)
+            if not units[2]:  # no document both judged (in the corpus)
                 continue
-            for cited in sorted({c for c, _o in selections}):
-                if (cited, a) in selections and (cited, b) in selections and \
-                        set(selections[(cited, a)]) != set(selections[(cited, b)]):
-                    disagreements.append((qid, cited))
-            topics.append({"qid": qid, "kappa_passages": cohen_kappa(pa, pb), "kappa_documents": cohen_kappa(da, dbb),
-                           "overlap": inter / union if union else None, "documents": len(da), "passages": len(pa)})
-            all_pa += pa
-            all_pb += pb
-            all_da += da
-            all_db += dbb
-            union_total += union
-            inter_total += inter
-        pairs.append({
-            "a": a, "b": b, "topics": topics, "disagreements": disagreements,
-            "overall": {"kappa_passages": cohen_kappa(all_pa, all_pb), "kappa_documents": cohen_kappa(all_da, all_db),
-                        "overlap": inter_total / union_total if union_total else None,
-                        "documents": len(all_da), "passages": len(all_pa)},
-        })
+            disagreements.extend((qid, cited) for cited in units[6])
+            topics.append({"qid": qid, **_summary(*units[:6])})
+            overall = [total + part for total, part in zip(overall, units[:6], strict=True)]
+        pairs.append({"a": a, "b": b, "topics": topics, "disagreements": disagreements, "overall": _summary(*overall)})
     return {"assessors": owners, "pairs": pairs}

@@ -115,9 +115,8 @@ def _address(request: Request) -> str:
 def _secure(request: Request) -> bool:
     """Whether cookies get ``Secure``: always with --secure-cookies, else when the request
     came over HTTPS (directly, or through a trusted proxy saying so in X-Forwarded-Proto)."""
-    if request.app.state.secure_cookies or request.url.scheme == "https":
-        return True
-    return _from_proxy(request) and request.headers.get("x-forwarded-proto", "").strip().lower() == "https"
+    return request.app.state.secure_cookies or request.url.scheme == "https" or (
+        _from_proxy(request) and request.headers.get("x-forwarded-proto", "").strip().lower() == "https")
 
 
 def _set_cookie(request: Request, response: Response, name: str, value: str, max_age: int | None) -> None:
@@ -170,7 +169,17 @@ def _page(request: Request, name: str, context: dict, status: int = 200) -> Resp
     return response
 
 
+async def _user_form(request: Request):
+    """The user and the form of a page's write, once the session and the form's CSRF field are checked."""
+    user = await _require_user(request)
+    form = await request.form()
+    _check_csrf(request, form.get("csrf"))
+    return user, form
+
+
 async def _json_body(request: Request) -> dict:
+    """The JSON object of an API write, once its ``X-CSRF-Token`` header is checked."""
+    _check_csrf(request, request.headers.get("x-csrf-token"))
     try:
         body = await request.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -229,9 +238,7 @@ async def password_page(request: Request) -> Response:
 
 
 async def change_password(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     new = str(form.get("new", ""))
     if new != str(form.get("repeat", "")):
         raise AssessError(400, "the new password and its repetition differ")
@@ -291,11 +298,9 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
                            else ([], []))
     saved = (service.selection(engine, current["id"], citation.cited_ucid, owner)
              if current is not None and citation is not None else {"version": 0, "xpaths": []})
-    others = {}
-    if current is not None and citation is not None and owner == db.ADJUDICATED:
-        for (cited, who), xpaths in service.selections_of_topic(engine, current["id"]).items():
-            if cited == citation.cited_ucid and who != db.ADJUDICATED:
-                others[who] = xpaths
+    others = ({who: xpaths for (cited, who), xpaths in service.selections_of_topic(engine, current["id"]).items()
+               if cited == citation.cited_ucid and who != db.ADJUDICATED}
+              if current is not None and citation is not None and owner == db.ADJUDICATED else {})
     # Prev / Next walk the topic's citations, and the counter counts them (not the report's).
     index_in_walk = next((i for i, c in enumerate(walk) if citation is not None and c.position == citation.position),
                          None)
@@ -307,16 +312,13 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
         wanted = {c.cited_ucid for c in citations if c.in_corpus and set(c.relevant_claims) & set(t["claim_numbers"])}
         saved_here = {cited for cited, who in service.selections_of_topic(engine, t["id"]) if who == owner}
         t["progress"] = (len(wanted & saved_here), len(wanted))
-    return {
-        "source": source, "topics": topics, "topic": current, "citations": citations, "walk": walk,
-        "citation": citation, "document": document, "suggestion": suggestion, "missing": missing,
-        "saved": saved, "owner": owner, "others": others, "previous": previous, "next": following,
-        "walk_index": index_in_walk,
-        "state": service.source_state(engine, patent_key), "reasons": REJECTION_REASONS,
-        "progress": service.progress(engine, corpus, patent_key),
-        "terms": topic_terms(text for number, text, _d in source.claims
-                             if current is not None and number in current["claim_numbers"]),
-    }
+    return {"source": source, "topics": topics, "topic": current, "citations": citations, "walk": walk,
+            "citation": citation, "document": document, "suggestion": suggestion, "missing": missing,
+            "saved": saved, "owner": owner, "others": others, "previous": previous, "next": following,
+            "walk_index": index_in_walk, "state": service.source_state(engine, patent_key),
+            "reasons": REJECTION_REASONS, "progress": service.progress(engine, corpus, patent_key),
+            "terms": topic_terms(text for number, text, _d in source.claims
+                                 if current is not None and number in current["claim_numbers"])}
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -388,9 +390,7 @@ async def source_page(request: Request) -> Response:
 
 
 async def add_topic(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     patent_key = request.path_params["patent_key"]
     values = {"qid": str(form.get("qid", "")).strip(), "claims": str(form.get("claims", ""))}
     try:
@@ -410,9 +410,7 @@ def _form_version(form) -> int:
 
 
 async def topic_claims(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     topic_id = int(request.path_params["topic_id"])
     version = _form_version(form)
     current = await run_in_threadpool(service.topic, request.app.state.engine, topic_id)
@@ -426,9 +424,7 @@ async def topic_claims(request: Request) -> Response:
 
 
 async def topic_delete(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     topic_id = int(request.path_params["topic_id"])
     version = _form_version(form)
     engine = request.app.state.engine
@@ -441,9 +437,7 @@ async def topic_delete(request: Request) -> Response:
 
 
 async def decide(request: Request) -> Response:
-    user = await _require_user(request)
-    form = await request.form()
-    _check_csrf(request, form.get("csrf"))
+    user, form = await _user_form(request)
     patent_key = request.path_params["patent_key"]
     version = _form_version(form)
     values = {"status": str(form.get("status", "")), "reason": str(form.get("reason") or ""),
@@ -464,15 +458,7 @@ async def agreement_page(request: Request) -> Response:
     user = await _require_user(request)
     result = await run_in_threadpool(agreement, request.app.state.engine, request.app.state.corpus)
     return _page(request, "agreement.html", {"user": user, "result": result, "topic_ids": await run_in_threadpool(
-        _topic_ids, request.app.state.engine)})
-
-
-def _topic_ids(engine) -> dict[str, tuple[int, str]]:
-    from sqlalchemy import select
-
-    with engine.connect() as connection:
-        return {q: (i, p) for i, q, p in connection.execute(
-            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
+        service.topic_ids, request.app.state.engine)})
 
 
 async def audit_page(request: Request) -> Response:
@@ -532,28 +518,30 @@ async def api_document(request: Request) -> Response:
 
 async def api_selection(request: Request) -> Response:
     user = await _require_user(request)
-    engine, corpus = request.app.state.engine, request.app.state.corpus
-    topic_id = int(request.path_params["topic_id"])
-    cited = request.path_params["ucid"]
-    if request.method == "GET":
-        owner = request.query_params.get("owner") or user["name"]
-        await run_in_threadpool(service.topic, engine, topic_id)
-        return JSONResponse(await run_in_threadpool(service.selection, engine, topic_id, cited, owner),
-                            headers={"Cache-Control": "no-store"})
-    _check_csrf(request, request.headers.get("x-csrf-token"))
+    if request.method == "PUT":
+        return await _written(request, user,
+                              lambda body, **keys: service.save_selection(xpaths=body.get("xpaths"), **keys))
+    engine, topic_id = request.app.state.engine, request.path_params["topic_id"]
+    owner = request.query_params.get("owner") or user["name"]
+    await run_in_threadpool(service.topic, engine, topic_id)
+    selection = await run_in_threadpool(service.selection, engine, topic_id, request.path_params["ucid"], owner)
+    return JSONResponse(selection, headers={"Cache-Control": "no-store"})
+
+
+async def _written(request: Request, user: dict, write) -> Response:
+    """A save or undo of the selection the path names, of the body's ``owner`` (else the
+    user's own) at the body's ``version``: ``write(body, **keys)`` with the keyword
+    arguments of :func:`service.save_selection`. The answer is the new version and the
+    selection; a 409 carries the selection as the other page saved it (``current``: its
+    passages, version, who and when), so that its loser can keep either; other errors pass."""
     body = await _json_body(request)
+    engine, corpus = request.app.state.engine, request.app.state.corpus
+    topic_id, cited = request.path_params["topic_id"], request.path_params["ucid"]
     owner = body.get("owner") or user["name"]
-    return await _written(engine, topic_id, cited, owner, lambda: service.save_selection(
-        engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner, xpaths=body.get("xpaths"),
-        base_version=body.get("version"), actor=user))
-
-
-async def _written(engine, topic_id: int, cited: str, owner: str, write) -> Response:
-    """The answer to a save or undo ``write``: the new version and the selection; a 409
-    carries the selection as the other page saved it (``current``: its passages, version,
-    who and when), so that its loser can keep either; other errors pass."""
     try:
-        version = await run_in_threadpool(write)
+        version = await run_in_threadpool(lambda: write(body, engine=engine, corpus=corpus, topic_id=topic_id,
+                                                        cited_ucid=cited, owner=owner,
+                                                        base_version=body.get("version"), actor=user))
     except AssessError as error:
         if error.status != 409:
             raise
@@ -579,16 +567,8 @@ async def api_topic_judgements(request: Request) -> Response:
 
 
 async def api_undo(request: Request) -> Response:
-    user = await _require_user(request)
-    _check_csrf(request, request.headers.get("x-csrf-token"))
-    engine, corpus = request.app.state.engine, request.app.state.corpus
-    topic_id = int(request.path_params["topic_id"])
-    cited = request.path_params["ucid"]
-    body = await _json_body(request)
-    owner = body.get("owner") or user["name"]
-    return await _written(engine, topic_id, cited, owner, lambda: service.undo_selection(
-        engine, corpus, topic_id=topic_id, cited_ucid=cited, owner=owner, base_version=body.get("version"),
-        actor=user))
+    return await _written(request, await _require_user(request),
+                          lambda body, **keys: service.undo_selection(**keys))
 
 
 async def api_assessors(request: Request) -> Response:
@@ -603,7 +583,6 @@ async def api_assessor(request: Request) -> Response:
     """``POST /api/assessors/{name}`` with ``{"action": "disable" | "enable" | "remove" |
     "unlock" | "reset-password", "password": ...}`` (an administrator)."""
     user = await _require_user(request)
-    _check_csrf(request, request.headers.get("x-csrf-token"))
     body = await _json_body(request)
     name = request.path_params["name"]
     await run_in_threadpool(lambda: service.manage_assessor(request.app.state.engine, name, str(body.get("action")),
@@ -711,11 +690,8 @@ def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, tr
     # (each handler takes its own exception class; Starlette's type says Exception)
     handlers: dict = {AssessError: _assess_error, HTTPException: _http_error, DBAPIError: _database_error,
                       Exception: _server_error}
-    app = Starlette(
-        routes=routes,
-        middleware=[Middleware(BaseHTTPMiddleware, dispatch=_security_headers)],
-        exception_handlers=handlers,
-    )
+    app = Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=_security_headers)],
+                    exception_handlers=handlers)
     app.state.engine = engine
     app.state.corpus = corpus
     app.state.secure_cookies = secure_cookies

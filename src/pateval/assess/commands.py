@@ -18,20 +18,6 @@ from .corpus import AssessCorpus
 __all__ = ["add_user", "export", "import_qrels", "list_users", "manage_user", "open_workspace", "serve", "user"]
 
 
-
-def _remember(engine, store, collection) -> None:
-    with engine.begin() as connection:
-        for key, value in (("store", store), ("collection", collection)):
-            if value is None:
-                continue
-            value = str(Path(value).resolve())
-            exists = connection.execute(select(db.meta.c.key).where(db.meta.c.key == key)).first()
-            if exists:
-                connection.execute(db.meta.update().where(db.meta.c.key == key).values(value=value))
-            else:
-                connection.execute(db.meta.insert().values(key=key, value=value))
-
-
 def open_workspace(url: str, *, store=None, collection=None, remember: bool = False):
     """The database engine and the corpus it is about (from the arguments, else from what
     ``serve`` remembered in the database)."""
@@ -46,7 +32,11 @@ def open_workspace(url: str, *, store=None, collection=None, remember: bool = Fa
         raise ParameterError(f"{store}: no such corpus store directory")
     corpus = AssessCorpus(store, collection)
     if remember:
-        _remember(engine, store, collection)
+        with engine.begin() as connection:
+            for key, value in (("store", store), ("collection", collection)):
+                if value is not None:
+                    connection.execute(db.meta.delete().where(db.meta.c.key == key))
+                    connection.execute(db.meta.insert().values(key=key, value=str(Path(value).resolve())))
     return engine, corpus
 
 

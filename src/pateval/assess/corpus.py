@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 from pathlib import Path
 
 from ..errors import InputFormatError, ParameterError
@@ -95,10 +96,6 @@ class Source:
     title: str
     claims: tuple[tuple[int, str, tuple[int, ...]], ...]  # number, text, depends_on
     suggested_topics: tuple[tuple[str, tuple[int, ...]], ...]  # from topics_PSG.tsv
-
-
-def _abstract_xpath(index: int) -> str:
-    return "/patent-document/abstract/p[1]" if index == 1 else f"/patent-document/abstract[{index}]/p[1]"
 
 
 def _read_tsv(path: Path) -> list[dict]:
@@ -238,19 +235,14 @@ class AssessCorpus:
             rows = claims_of.get(ucid, [])
             langs = sorted({row[3] for row in rows})
             pick = lang if lang in langs else ("EN" if "EN" in langs else (langs[0] if langs else None))
-            self._sources[key] = Source(
-                patent_key=key, ucid=ucid, title=_title(title, lang),
-                claims=tuple((n, t, d) for n, t, d, lg in rows if lg == pick),
-                suggested_topics=tuple(self._psg.get(key, ())),
-            )
+            self._sources[key] = Source(patent_key=key, ucid=ucid, title=_title(title, lang),
+                                        claims=tuple((n, t, d) for n, t, d, lg in rows if lg == pick),
+                                        suggested_topics=tuple(self._psg.get(key, ())))
             self._citations[key] = ()
-        grouped: dict[str, list[tuple]] = {}
-        for key, *row in citations:
-            grouped.setdefault(key, []).append(tuple(row))
-        for key, rows in grouped.items():
+        for key, group in groupby(citations, key=lambda row: row[0]):  # the query orders them by patent key
             out: list[Citation] = []
             seen: set[str] = set()
-            for citing, cited, categories, claim_list, passages, in_corpus in rows:
+            for _key, citing, cited, categories, claim_list, passages, in_corpus in group:
                 if cited in seen:  # the same document cited by the A1 and the A3 report
                     continue
                 seen.add(cited)
@@ -271,7 +263,8 @@ class AssessCorpus:
         title, lang, abstracts = head[0]
         passages: list[Passage] = []
         for index, (abstract_lang, text) in enumerate(_items(abstracts), start=1):
-            passages.append(Passage(_abstract_xpath(index), "abstract", text, False, f"abstract ({abstract_lang})"))
+            xpath = "/patent-document/abstract/p[1]" if index == 1 else f"/patent-document/abstract[{index}]/p[1]"
+            passages.append(Passage(xpath, "abstract", text, False, f"abstract ({abstract_lang})"))
         for xpath, text, is_heading in self._sql(
                 "SELECT xpath, text, is_heading FROM passages WHERE ucid = ? ORDER BY position", [ucid]):
             label = xpath.rsplit("/", 1)[-1]

@@ -208,10 +208,8 @@ def open_database(url: str) -> Engine:
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_connection, _record):  # pragma: no cover - trivial
             cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=FULL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=30000")
+            for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=30000"):
+                cursor.execute(f"PRAGMA {pragma}")
             cursor.close()
             # pysqlite's own transaction handling defers BEGIN; take the write lock at
             # the start of a transaction so that a compare-and-set cannot interleave.

@@ -72,7 +72,6 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         rejections = {key: {"reason": reason, "note": note} for key, reason, note in connection.execute(
             select(db.sources.c.patent_key, db.sources.c.reason, db.sources.c.note)
             .where(db.sources.c.status == "rejected")).all()}
-        rejected = set(rejections)
         topic_rows = connection.execute(select(db.topics).where(db.topics.c.deleted.is_(False))).mappings().all()
         owners = set(connection.execute(select(db.selections.c.owner).distinct()).scalars())
     if policy not in ("final", "union") and policy not in owners:
@@ -88,7 +87,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     topic_table: list[tuple[str, str, str, str]] = []
     unresolved: list[dict] = []
     for row in topic_rows:
-        if row["patent_key"] in rejected:
+        if row["patent_key"] in rejections:
             continue
         qid = row["qid"]
         topic_claims = [int(c) for c in row["claims"].split(",")]
@@ -124,28 +123,23 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     alias = {qid: f"T-{rank}" for rank, qid in enumerate(ranked, start=1)}
     back = {v: k for k, v in alias.items()}
 
+    def aliased(build, frame: pd.DataFrame) -> pd.DataFrame:
+        result = build(frame.assign(qid=frame["qid"].map(alias)))
+        result["qid"] = result["qid"].map(back)
+        return result
+
     def ordered(rows, columns, *others):
-        frame = pd.DataFrame(rows, columns=columns)
-        frame["qid"] = frame["qid"].map(alias)
-        frame = qid_order(frame, *others)
-        frame["qid"] = frame["qid"].map(back)
-        return frame
+        return aliased(lambda frame: qid_order(frame, *others), pd.DataFrame(rows, columns=columns))
 
     psg = ordered(passages, ["qid", "docno", "xpath"], "docno", "xpath")
     docs = ordered(documents, ["qid", "docno", "rel"], "docno")
     claim_frame = ordered(claims, ["qid", "subtopic", "docno", "rel"], "subtopic", "docno")
-    theta_input = pd.DataFrame(theta_rows, columns=["qid", "number", "depends_on"])
-    theta = claim_theta(theta_input.assign(qid=theta_input["qid"].map(alias)))
-    theta["qid"] = theta["qid"].map(back)
-    graded = graded_from_passages(psg.assign(qid=psg["qid"].map(alias)))
-    graded["qid"] = graded["qid"].map(back)
+    theta = aliased(claim_theta, pd.DataFrame(theta_rows, columns=["qid", "number", "depends_on"]))
+    graded = aliased(graded_from_passages, psg)
     topic_frame = ordered(topic_table, ["qid", "patent_key", "tfile_ucid", "claims"])
-    summary = {
-        "policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejected),
-        "rejections": {key: rejections[key] for key in sorted(rejections)},
-        "passages": len(psg), "documents": len(docs), "claim_judgements": len(claim_frame),
-        "unresolved": unresolved,
-    }
+    summary = {"policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejections),
+               "rejections": {key: rejections[key] for key in sorted(rejections)}, "passages": len(psg),
+               "documents": len(docs), "claim_judgements": len(claim_frame), "unresolved": unresolved}
     with atomic_directory(target) as tmp:
         _write_topic_files(tmp, corpus, topic_frame)
         write_lines(tmp / "qrels_PSG.txt", (f"{q} {d} {x}" for q, d, x in psg.itertuples(index=False)))
@@ -210,7 +204,11 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
     from ..formats.passages import read_passage_qrels
 
     qrels = read_passage_qrels(qrels_path)
-    actor = _assessor_by_name(engine, owner)
+    with engine.connect() as connection:
+        row = connection.execute(select(db.assessors).where(db.assessors.c.name == owner)).mappings().first()
+    if row is None:
+        raise ParameterError(f"no assessor named {owner!r} (pateval assess user add)")
+    actor = dict(row)
     definitions: dict[str, tuple[str, str]] = {}
     if topics_path is not None:
         try:
@@ -227,9 +225,7 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
     for patent_key in sorted({p for p, _c in definitions.values()}):
         if corpus.source(patent_key) is not None:
             service.ensure_topics(engine, corpus, patent_key)  # the source's own topics first
-    with engine.connect() as connection:
-        known = {q: (i, p) for i, q, p in connection.execute(
-            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
+    known = service.topic_ids(engine)
     groups: dict[tuple[str, str], list[str]] = {}
     for qid, docno, xpath in zip(qrels.topic, qrels.docno, qrels.passage, strict=True):
         groups.setdefault((str(qid), str(docno)), []).append(str(xpath))
@@ -270,13 +266,4 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
                                         xpaths=xpaths, base_version=0, actor=actor)
             except service.AssessError as error:
                 raise ParameterError(f"{qrels_path}: {qid} {docno}: {error.message}") from None
-    created, saved = len(checked), len(groups)
-    return {"selections": saved, "topics_created": created, "passages": len(qrels.topic)}
-
-
-def _assessor_by_name(engine: Engine, name: str) -> dict:
-    with engine.connect() as connection:
-        row = connection.execute(select(db.assessors).where(db.assessors.c.name == name)).mappings().first()
-    if row is None:
-        raise ParameterError(f"no assessor named {name!r} (pateval assess user add)")
-    return dict(row)
+    return {"selections": len(groups), "topics_created": len(checked), "passages": len(qrels.topic)}

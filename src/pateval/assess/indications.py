@@ -93,11 +93,7 @@ class Indication:
     @property
     def flags(self) -> tuple[str, ...]:
         """Keys of :data:`REJECTION_REASONS` this indication alone gives."""
-        if self.figures_only:
-            return ("figures-only",)
-        if self.no_passage:
-            return ("no-passages",)
-        return ()
+        return ("figures-only",) if self.figures_only else ("no-passages",) if self.no_passage else ()
 
     def suggest(self, *, paragraph_xpaths: dict[int, str], claim_xpaths: dict[int, str],
                 abstract_xpaths: list[str]) -> tuple[list[str], list[str]]:
@@ -119,20 +115,15 @@ class Indication:
         missing : list of str
             Human-readable references not found (``paragraph [0042]``, ``claim 12``).
         """
-        wanted_paragraphs = self.paragraphs
-        wanted_claims = self.claims
         xpaths: list[str] = list(abstract_xpaths) if self.names_abstract else []
         missing: list[str] = []
-        for number in wanted_paragraphs:
-            if number in paragraph_xpaths:
-                xpaths.append(paragraph_xpaths[number])
-            else:
-                missing.append(f"paragraph [{number:04d}]")
-        for number in wanted_claims:
-            if number in claim_xpaths:
-                xpaths.append(claim_xpaths[number])
-            else:
-                missing.append(f"claim {number}")
+        for numbers, found, name in ((self.paragraphs, paragraph_xpaths, "paragraph [{:04d}]"),
+                                     (self.claims, claim_xpaths, "claim {}")):
+            for number in numbers:
+                if number in found:
+                    xpaths.append(found[number])
+                else:
+                    missing.append(name.format(number))
         return xpaths, missing
 
 
@@ -201,14 +192,10 @@ def _segment(text: str) -> Segment | None:
         numbers = parse_number_list(claims.group(1))
         if numbers:
             return Segment("claims", clean, numbers)
-    if _ABSTRACT.match(clean):
-        return Segment("abstract", clean)
-    if _FIGURES.match(clean):
-        return Segment("figures", clean)
-    if _PAGE.search(clean):
-        return Segment("page", clean)
-    if _COLUMN.search(clean):
-        return Segment("column", clean)
+    for kind, found in (("abstract", _ABSTRACT.match), ("figures", _FIGURES.match), ("page", _PAGE.search),
+                        ("column", _COLUMN.search)):
+        if found(clean):
+            return Segment(kind, clean)
     return Segment("other", clean)
 
 

@@ -14,6 +14,7 @@ import hmac
 import json
 import re
 import secrets
+from collections import Counter
 
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
@@ -23,42 +24,12 @@ from . import db
 from .corpus import AssessCorpus
 from .indications import REJECTION_REASONS
 
-__all__ = [
-    "AssessError",
-    "add_assessor",
-    "add_topic",
-    "all_selections",
-    "assessors_list",
-    "audit_log",
-    "authenticate",
-    "change_password",
-    "check_id",
-    "check_topic_definition",
-    "decide_source",
-    "delete_topic",
-    "ensure_topics",
-    "end_session",
-    "hash_password",
-    "insert_topic",
-    "manage_assessor",
-    "note_blocked_address",
-    "parse_claims",
-    "progress",
-    "save_selection",
-    "selection",
-    "selections_of_topic",
-    "session_user",
-    "set_topic_claims",
-    "source_state",
-    "start_session",
-    "topic",
-    "topic_removal",
-    "topic_citations",
-    "topics_of",
-    "undo_selection",
-    "verify_password",
-    "write_selection",
-]
+__all__ = ["AssessError", "add_assessor", "add_topic", "all_selections", "assessors_list", "audit_log", "authenticate",
+           "change_password", "check_id", "check_topic_definition", "decide_source", "delete_topic", "ensure_topics",
+           "end_session", "hash_password", "insert_topic", "manage_assessor", "note_blocked_address", "parse_claims",
+           "progress", "save_selection", "selection", "selections_of_topic", "session_user", "set_topic_claims",
+           "source_state", "start_session", "topic", "topic_citations", "topic_ids", "topic_removal", "topics_of",
+           "undo_selection", "verify_password", "write_selection"]
 
 _QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -83,14 +54,11 @@ def hash_password(password: str) -> str:
 
 
 def verify_password(password: str, stored: str) -> bool:
-    try:
-        scheme, salt, digest = stored.split("$")
-    except ValueError:
+    fields = stored.split("$")
+    if len(fields) != 3 or fields[0] != "scrypt":
         return False
-    if scheme != "scrypt":
-        return False
-    candidate = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), n=2 ** 14, r=8, p=1, dklen=32)
-    return hmac.compare_digest(candidate.hex(), digest)
+    candidate = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(fields[1]), n=2 ** 14, r=8, p=1, dklen=32)
+    return hmac.compare_digest(candidate.hex(), fields[2])
 
 
 def add_assessor(engine: Engine, name: str, password: str, *, is_admin: bool = False) -> int:
@@ -322,10 +290,8 @@ def ensure_topics(engine: Engine, corpus: AssessCorpus, patent_key: str) -> None
         raise AssessError(404, f"no topic source {patent_key}")
     wanted = list(source.suggested_topics)
     if not wanted:
-        sets = []
-        for citation in corpus.citations(patent_key):
-            if citation.in_corpus and citation.relevant_claims and citation.relevant_claims not in sets:
-                sets.append(citation.relevant_claims)
+        sets = dict.fromkeys(c.relevant_claims for c in corpus.citations(patent_key)
+                             if c.in_corpus and c.relevant_claims)
         number = corpus.patent_keys.index(patent_key) + 1 if patent_key in corpus.patent_keys else 0
         wanted = [(f"sp-{number}.{k}", claims) for k, claims in enumerate(sets, start=1)]
     try:
@@ -351,6 +317,14 @@ def topics_of(engine: Engine, patent_key: str) -> list[dict]:
                                                           db.topics.c.deleted.is_(False))
                                   .order_by(db.topics.c.id)).mappings().all()
     return [{**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",")]} for row in rows]
+
+
+def topic_ids(engine: Engine) -> dict[str, tuple[int, str]]:
+    """qid -> (topic id, patent key) of every topic not deleted, in the order of the ids."""
+    with engine.connect() as connection:
+        return {q: (i, p) for i, q, p in connection.execute(
+            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False))
+            .order_by(db.topics.c.id))}
 
 
 def topic(engine: Engine, topic_id: int) -> dict:
@@ -726,10 +700,7 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
         source = corpus.source(patent_key)
         n_topics = len(source.suggested_topics) if source is not None else 0
     done = {(t, c) for t, c, _o in rows if c in in_corpus}
-    owners: dict[str, int] = {}
-    for _t, _c, o in rows:
-        owners[o] = owners.get(o, 0) + 1
-    return {"units": n_topics * len(in_corpus), "done": len(done), "by_owner": owners}
+    return {"units": n_topics * len(in_corpus), "done": len(done), "by_owner": dict(Counter(o for _t, _c, o in rows))}
 
 
 def audit_log(engine: Engine, *, limit: int = 200) -> list[dict]:

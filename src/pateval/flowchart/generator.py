@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 
 from ..errors import ParameterError
 from .model import EDGE_TYPES, NODE_TYPES, Edge, Flowchart, MetaNode, Node
@@ -38,9 +39,9 @@ def _phrase(rng: random.Random) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 4))).upper()
 
 
-def _check_seed(seed) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ParameterError(f"seed must be an integer, not {seed!r}")
+def _check_integer(name: str, value, what: str = "an integer", least: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or (least is not None and value < least):
+        raise ParameterError(f"{name} must be {what}, not {value!r}")
 
 
 def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
@@ -54,9 +55,8 @@ def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
         Number of steps between the start and end ovals (>= 1); label nodes and meta-nodes
         come on top, so a flowchart has about ``1.4 * steps`` nodes.
     """
-    _check_seed(seed)
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ParameterError(f"steps must be a positive integer, not {steps!r}")
+    _check_integer("seed", seed)
+    _check_integer("steps", steps, "a positive integer", least=1)
     rng = random.Random(seed)
     nodes: list[Node] = []
     edges: list[Edge] = []
@@ -76,8 +76,7 @@ def generate_flowchart(*, seed: int, steps: int = 12) -> Flowchart:
         chain.append(add(node_type, text))
     chain.append(add("oval", "END"))
     for before, after in itertools.pairwise(chain):
-        is_decision = nodes[int(before) - 1].type == "diamond"
-        edges.append(Edge(before, after, True, "plain", "YES" if is_decision else ""))
+        edges.append(Edge(before, after, True, "plain", "YES" if nodes[int(before) - 1].type == "diamond" else ""))
     for position, node_id in enumerate(chain):
         if nodes[int(node_id) - 1].type != "diamond":
             continue
@@ -120,9 +119,8 @@ def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tu
     renumber : bool
         Give the nodes new identifiers in a shuffled order (which changes no score).
     """
-    _check_seed(seed)
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-        raise ParameterError(f"amount must be a non-negative integer, not {amount!r}")
+    _check_integer("seed", seed)
+    _check_integer("amount", amount, "a non-negative integer", least=0)
     unknown = [kind for kind in kinds if kind not in PERTURBATIONS]
     if unknown or not kinds:
         raise ParameterError(f"kinds must be a non-empty selection of {', '.join(PERTURBATIONS)}; unknown: {unknown}")
@@ -132,9 +130,7 @@ def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tu
     edges = list(flowchart.edges)
     touched_nodes: set[str] = set()
     touched_edges: set[int] = set()  # positions in ``edges`` of edges already changed or added
-    fresh = 0
-    applied = 0
-    kinds = tuple(kinds)
+    fresh = applied = 0
     while applied < amount:
         order = list(kinds)
         rng.shuffle(order)
@@ -146,9 +142,8 @@ def perturb_flowchart(flowchart: Flowchart, *, amount: int, seed: int, kinds: tu
                 break
         else:
             break
-    result_nodes = tuple(nodes.values())
-    result_edges = tuple(edge for edge in edges if edge is not None)
-    result = Flowchart(flowchart.title, result_nodes, tuple(metas.values()), result_edges)
+    result = Flowchart(flowchart.title, tuple(nodes.values()), tuple(metas.values()),
+                       tuple(edge for edge in edges if edge is not None))
     return _renumber(result, rng) if renumber else result
 
 
@@ -160,11 +155,10 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         if not free_edges:
             return False
         edges[rng.choice(free_edges)] = None
-        return True
-    if kind == "delete_node":
+    elif kind == "delete_node":
         # Never a node with a changed or added edge: deleting it would undo that change.
-        guarded = {end for position in touched_edges if edges[position] is not None for end in (edges[position].source,
-                                                                                                edges[position].target)}
+        guarded = {end for position in touched_edges if edges[position] is not None
+                   for end in (edges[position].source, edges[position].target)}
         victims = [node_id for node_id in free_nodes if node_id not in guarded]
         if len(victims) < 2:
             return False
@@ -176,38 +170,30 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
                 edges[position] = None
         for meta_id, meta in list(metas.items()):
             if victim in meta.members:
-                members = tuple(member for member in meta.members if member != victim)
-                metas[meta_id] = MetaNode(meta.id, members, meta.text)
-        return True
-    if kind == "retype_node":
+                metas[meta_id] = replace(meta, members=tuple(member for member in meta.members if member != victim))
+    elif kind == "retype_node":
         if not free_nodes:
             return False
         node_id = rng.choice(free_nodes)
-        node = nodes[node_id]
-        nodes[node_id] = Node(node.id, rng.choice([t for t in NODE_TYPES if t != node.type]), node.text, node.position)
+        nodes[node_id] = replace(nodes[node_id], type=rng.choice([t for t in NODE_TYPES if t != nodes[node_id].type]))
         touched_nodes.add(node_id)
-        return True
-    if kind == "retype_edge":
+    elif kind == "retype_edge":
         if not free_edges:
             return False
         position = rng.choice(free_edges)
         edge = edges[position]
-        edges[position] = Edge(edge.source, edge.target, edge.directed,
-                               rng.choice([t for t in EDGE_TYPES if t != edge.type]), edge.label)
+        edges[position] = replace(edge, type=rng.choice([t for t in EDGE_TYPES if t != edge.type]))
         touched_edges.add(position)
-        return True
-    if kind == "replace_text":
+    elif kind == "replace_text":
         with_text = [node_id for node_id in free_nodes if nodes[node_id].text]
         if not with_text:
             return False
         node_id = rng.choice(with_text)
-        node = nodes[node_id]
         # An OCR misreading: a different text of about the same length, far beyond any threshold.
-        text = "".join(rng.choice("XQZJKVW") if char.isalnum() else char for char in node.text)
-        nodes[node_id] = Node(node.id, node.type, text, node.position)
+        text = "".join(rng.choice("XQZJKVW") if char.isalnum() else char for char in nodes[node_id].text)
+        nodes[node_id] = replace(nodes[node_id], text=text)
         touched_nodes.add(node_id)
-        return True
-    if kind == "add_node":
+    elif kind == "add_node":
         anchors = sorted(nodes, key=_id_order)
         if not anchors:
             return False
@@ -216,16 +202,16 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         touched_nodes.add(new_id)
         edges.append(Edge(rng.choice(anchors), new_id, True, "plain"))
         touched_edges.add(len(edges) - 1)
-        return True
-    if kind == "add_edge":
+    elif kind == "add_edge":
         present = sorted(nodes, key=_id_order)
         if len(present) < 2:
             return False
         source, target = rng.sample(present, 2)
         edges.append(Edge(source, target, True, rng.choice(EDGE_TYPES)))
         touched_edges.add(len(edges) - 1)
-        return True
-    raise ParameterError(f"unknown perturbation {kind!r}")  # pragma: no cover - kinds are checked
+    else:  # pragma: no cover - kinds are checked
+        raise ParameterError(f"unknown perturbation {kind!r}")
+    return True
 
 
 def _id_order(node_id: str) -> tuple:
@@ -234,17 +220,14 @@ def _id_order(node_id: str) -> tuple:
 
 def _renumber(flowchart: Flowchart, rng: random.Random) -> Flowchart:
     """New identifiers 1..n in a shuffled order, lines in the new order."""
-    old_ids = [node.id for node in flowchart.nodes]
-    shuffled = list(old_ids)
+    shuffled = [node.id for node in flowchart.nodes]
     rng.shuffle(shuffled)
     new_id = {old: str(number) for number, old in enumerate(shuffled, start=1)}
-    for number, meta in enumerate(flowchart.meta_nodes, start=len(old_ids) + 1):
+    for number, meta in enumerate(flowchart.meta_nodes, start=len(shuffled) + 1):
         new_id[meta.id] = f"M{number}"
-    nodes = sorted((Node(new_id[node.id], node.type, node.text, node.position) for node in flowchart.nodes),
-                   key=lambda node: int(node.id))
-    metas = tuple(MetaNode(new_id[meta.id], tuple(new_id[member] for member in meta.members),
-                           meta.text) for meta in flowchart.meta_nodes)
-    edges = [Edge(new_id[edge.source], new_id[edge.target], edge.directed, edge.type,
-                  edge.label) for edge in flowchart.edges]
+    nodes = sorted((replace(node, id=new_id[node.id]) for node in flowchart.nodes), key=lambda node: int(node.id))
+    metas = tuple(replace(meta, id=new_id[meta.id], members=tuple(new_id[member] for member in meta.members))
+                  for meta in flowchart.meta_nodes)
+    edges = [replace(edge, source=new_id[edge.source], target=new_id[edge.target]) for edge in flowchart.edges]
     rng.shuffle(edges)
     return Flowchart(flowchart.title, tuple(nodes), metas, tuple(edges))

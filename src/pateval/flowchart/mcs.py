@@ -77,7 +77,9 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -147,10 +149,8 @@ class _Side:
         index = {node: i for i, node in enumerate(self.ids)}
         attributes = [graph.nodes[node] for node in self.ids]
         kinds = [attrs.get("kind", "node") for attrs in attributes]
-        self.node_class = [
-            (kind,) if level == "structure" else (kind, attrs.get("type")) for kind, attrs in zip(kinds, attributes,
-                                                                                                  strict=False)
-        ]
+        self.node_class = [(kind,) if level == "structure" else (kind, attrs.get("type"))
+                           for kind, attrs in zip(kinds, attributes, strict=False)]
         self.text = [normalise_text(attrs.get("text") or "") for attrs in attributes]
         self.shape = [attrs.get("type") for attrs in attributes]
         # adjacency[(i, k)] lists the edges between i and k as seen from i:
@@ -180,12 +180,6 @@ class _Side:
                           entries in self.adjacency.items()}
 
 
-def _check_level(level: str) -> str:
-    if level not in LEVELS:
-        raise ParameterError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
-    return level
-
-
 def check_budget(time_budget: float | None) -> float:
     """Seconds of exact search allowed (inf for None); a ParameterError unless positive."""
     if time_budget is None:
@@ -200,29 +194,23 @@ class _Matcher:
     """The search for one pair of graphs at one level (see the module notes)."""
 
     def __init__(self, g1: nx.MultiDiGraph, g2: nx.MultiDiGraph, level: str, threshold: float, budget: float) -> None:
-        self.level = level
-        self.threshold = threshold
         self.one = _Side(g1, level)
         self.two = _Side(g2, level)
         self.with_texts = level == "texts"
         self.budget = budget
+        # The text comparisons of this search, cached for it alone: no cache outlives its job.
+        self.similar = lru_cache(maxsize=65536)(partial(texts_similar, threshold=threshold))
         self._pair_cache: dict[tuple, int] = {}
         one, two = self.one, self.two
         n1, n2 = len(one.ids), len(two.ids)
         by_class: dict[tuple, list[int]] = {}
         for j in range(n2):
             by_class.setdefault(two.node_class[j], []).append(j)
-        self.candidates: list[list[int]] = []
-        for i in range(n1):
-            options = by_class.get(one.node_class[i], [])
-            if self.with_texts:
-                options = [j for j in options if texts_similar(one.text[i], two.text[j], threshold)]
-            self.candidates.append(options)
+        self.candidates = [[j for j in by_class.get(one.node_class[i], [])
+                            if not self.with_texts or self.similar(one.text[i], two.text[j])] for i in range(n1)]
         # How much a candidate looks like the node beyond this level (shape, text): a tie-break.
-        self.preference = [
-            {j: (one.shape[i] == two.shape[j]) + (one.text[i] == two.text[j]) for j in self.candidates[i]} for i
-                           in range(n1)
-        ]
+        self.preference = [{j: (one.shape[i] == two.shape[j]) + (one.text[i] == two.text[j])
+                            for j in self.candidates[i]} for i in range(n1)]
         self.order = self._order()
         self.position = [0] * n1
         for depth, node in enumerate(self.order):
@@ -234,9 +222,10 @@ class _Matcher:
         self.node_class_two = [node_ids.setdefault(two.node_class[j], len(node_ids)) for j in range(n2)]
         self.node_class_count = len(node_ids)
         end_ids: dict[tuple, int] = {}
-        ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]] for i in range(n1)]
-        self.ends_two = [[(other, end_ids.setdefault(cls, len(end_ids))) for other,
-                          cls in two.ends[j]] for j in range(n2)]
+        self._ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]]
+                          for i in range(n1)]
+        self.ends_two = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in two.ends[j]]
+                         for j in range(n2)]
         self.end_class_count = len(end_ids)
         # back_two[y]: (z, class of the edge as seen from z) for the edges between y and z.
         self.back_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
@@ -244,7 +233,7 @@ class _Matcher:
             for other, cls in self.ends_two[z]:
                 self.back_two[other].append((z, cls))
         edge_ids: dict[tuple, int] = {}
-        edges_one = [(i, k, edge_ids.setdefault(cls, len(edge_ids))) for i, k, cls in one.edges]
+        self._edges_one = [(i, k, edge_ids.setdefault(cls, len(edge_ids))) for i, k, cls in one.edges]
         self.incident_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
         for i, k, edge_class in two.edges:
             number = edge_ids.setdefault(edge_class, len(edge_ids))
@@ -252,16 +241,9 @@ class _Matcher:
             if k != i:
                 self.incident_two[k].append((i, number))
         self.edge_class_count = len(edge_ids)
-
-        def pairs(counts: list[int]) -> tuple[tuple[int, int], ...]:
-            return tuple((cls, count) for cls, count in enumerate(counts) if count)
-
-        self._edges_one = edges_one
-        self._ends_one = ends_one
-        self._pairs = pairs
         self._static: dict[int, tuple] = {}
         self.undecided_edges = [0] * (n1 + 1)
-        for i, k, _ in edges_one:
+        for i, k, _ in self._edges_one:
             for depth in range(max(self.position[i], self.position[k]) + 1):
                 self.undecided_edges[depth] += 1
         self.search_nodes = 0
@@ -269,12 +251,11 @@ class _Matcher:
     def _order(self) -> list[int]:
         one = self.one
         n1 = len(one.ids)
-        degree = [len(one.ends[i]) for i in range(n1)]
         remaining = set(range(n1))
         links = [0] * n1
         order: list[int] = []
         while remaining:
-            node = max(remaining, key=lambda i: (links[i], degree[i], -len(self.candidates[i]), -i))
+            node = max(remaining, key=lambda i: (links[i], len(one.ends[i]), -len(self.candidates[i]), -i))
             order.append(node)
             remaining.discard(node)
             for other, _ in one.ends[node]:
@@ -295,7 +276,7 @@ class _Matcher:
                     counts[entry[:2]] -= 1
                     value += 1
         else:
-            value = len(_match_entries(first, second, self.threshold))
+            value = len(_match_entries(first, second, self.similar))
         self._pair_cache[key] = value
         return value
 
@@ -317,8 +298,7 @@ class _Matcher:
         return total
 
     def score(self, mapping: list[int]) -> int:
-        total = 0
-        total += sum(1 for j in mapping if j >= 0)
+        total = sum(1 for j in mapping if j >= 0)
         for (i, k), signature in self.one.signature.items():
             if i <= k and mapping[i] >= 0 and mapping[k] >= 0:
                 other = self.two.signature.get((mapping[i], mapping[k]))
@@ -331,16 +311,11 @@ class _Matcher:
         mapping = [-1] * n1
         used: set[int] = set()
         for u in self.order:
-            best, best_key = -1, None
-            for v in self.candidates[u]:
-                if v in used:
-                    continue
-                key = (self.gain(u, v, mapping), self.preference[u][v], -v)
-                if best_key is None or key > best_key:
-                    best, best_key = v, key
-            if best >= 0:
-                mapping[u] = best
-                used.add(best)
+            options = [(self.gain(u, v, mapping), self.preference[u][v], -v)
+                       for v in self.candidates[u] if v not in used]
+            if options:  # the most edges gained, then the closest look, then the lowest number
+                mapping[u] = -max(options)[2]
+                used.add(mapping[u])
         return mapping
 
     def improve(self, mapping: list[int], *, deadline: float) -> list[int]:
@@ -402,7 +377,7 @@ class _Matcher:
         cached = self._static.get(depth)
         if cached is not None:
             return cached
-        pairs, position = self._pairs, self.position
+        position = self.position
         node_counts = [0] * max(self.node_class_count, 1)
         for i in self.order[depth:]:
             node_counts[self.node_class_one[i]] += 1
@@ -417,8 +392,8 @@ class _Matcher:
                 if position[other] >= depth:
                     counts[cls] += 1
             if any(counts):
-                open_ends.append((w, pairs(counts)))
-        cached = (pairs(node_counts), tuple(open_ends), pairs(internal))
+                open_ends.append((w, _nonzero(counts)))
+        cached = (_nonzero(node_counts), tuple(open_ends), _nonzero(internal))
         self._static[depth] = cached
         return cached
 
@@ -450,29 +425,20 @@ class _Matcher:
     def solve(self, start: list[int] | None) -> tuple[list[int], int, bool]:
         """Branch and bound first; the integer programme when it cannot finish in its share."""
         began = time.perf_counter()
-        share = min(0.1 * self.budget, 0.1)
-        mapping, score, exact = self.branch_and_bound(start, share)
+        mapping, score, exact = self.branch_and_bound(start, min(0.1 * self.budget, 0.1))
         if exact:
             return mapping, score, True
         remaining = self.budget - (time.perf_counter() - began)
-        if remaining <= 0:
-            return mapping, score, False
-        solved = self.integer_programme(remaining)
-        if solved is None:
-            return mapping, score, False
-        ilp_mapping, optimal = solved
-        ilp_score = self.score(ilp_mapping)
-        if ilp_score >= score:
-            return ilp_mapping, ilp_score, optimal
+        solved = self.integer_programme(remaining) if remaining > 0 else None
+        if solved is not None and (ilp_score := self.score(solved[0])) >= score:
+            return solved[0], ilp_score, solved[1]
         return mapping, score, False
 
     def integer_programme(self, time_limit: float) -> tuple[list[int], bool] | None:
         """Solve the MCS as an ILP (see the module notes); None when no solution came back."""
         one, two = self.one, self.two
-        pair_variable: dict[tuple[int, int], int] = {}
-        for i, options in enumerate(self.candidates):
-            for j in options:
-                pair_variable[(i, j)] = len(pair_variable)
+        pair_variable = {pair: variable for variable, pair in enumerate(
+            (i, j) for i, options in enumerate(self.candidates) for j in options)}
         truth_edges: dict[tuple, tuple[int, int, tuple]] = {}
         for (a, b), entries in one.adjacency.items():
             for entry in entries:
@@ -487,7 +453,7 @@ class _Matcher:
                 for other in others:
                     if other[0] != entry[0] or other[1] != entry[1]:
                         continue
-                    if self.with_texts and not texts_similar(entry[2], other[2], self.threshold):
+                    if self.with_texts and not self.similar(entry[2], other[2]):
                         continue
                     edge_variables.append((a, c, b, d, reference, other[3]))
         count = len(pair_variable) + len(edge_variables)
@@ -554,13 +520,8 @@ class _Matcher:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             return None
-        result = milp(
-            -np.ones(count),
-            constraints=constraints,
-            integrality=np.ones(count),
-            bounds=Bounds(0, 1),
-            options={"time_limit": max(remaining, 0.01)},
-        )
+        result = milp(-np.ones(count), constraints=constraints, integrality=np.ones(count), bounds=Bounds(0, 1),
+                      options={"time_limit": max(remaining, 0.01)})
         if result.x is None:
             return None
         return read_mapping(result.x), result.status == 0
@@ -576,10 +537,8 @@ class _Matcher:
         n1, n2 = len(self.one.ids), len(self.two.ids)
         best = self.greedy()
         best_score = self.score(best)
-        if start is not None:
-            start_score = self.score(start)
-            if start_score > best_score:
-                best, best_score = list(start), start_score
+        if start is not None and (start_score := self.score(start)) > best_score:
+            best, best_score = list(start), start_score
         upper = self.bound(0, [-1] * n1, _FreeCounts(self))
         if target is not None:
             upper = min(upper, target)
@@ -620,12 +579,9 @@ class _Matcher:
             if score + self.bound(depth, mapping, free) <= found_score:
                 return
             u = order[depth]
-            options = []
             weights = guide_weights[u]
-            for v in candidates[u]:
-                if not used[v]:
-                    options.append((weights.get(v, 0.0), self.gain(u, v, mapping), v == favourite[u],
-                                    self.preference[u][v], -v))
+            options = [(weights.get(v, 0.0), self.gain(u, v, mapping), v == favourite[u], self.preference[u][v], -v)
+                       for v in candidates[u] if not used[v]]
             options.sort(reverse=True)
             for _, gained, _, _, negative in options:
                 v = -negative
@@ -647,6 +603,11 @@ class _Matcher:
         return found, found_score, True
 
 
+def _nonzero(counts: list[int]) -> tuple[tuple[int, int], ...]:
+    """``(class, count)`` of the classes counted at least once."""
+    return tuple((cls, count) for cls, count in enumerate(counts) if count)
+
+
 class _FreeCounts:
     """Counts over the unused submission nodes, kept up to date as nodes are taken and given back.
 
@@ -659,14 +620,12 @@ class _FreeCounts:
         n2 = len(matcher.two.ids)
         self.matcher = matcher
         self.nodes = [0] * max(matcher.node_class_count, 1)
-        for j in range(n2):
-            self.nodes[matcher.node_class_two[j]] += 1
         self.ends = [[0] * max(matcher.end_class_count, 1) for _ in range(n2)]
-        for j in range(n2):
-            for _, cls in matcher.ends_two[j]:
-                self.ends[j][cls] += 1
         self.internal = [0] * max(matcher.edge_class_count, 1)
         for j in range(n2):
+            self.nodes[matcher.node_class_two[j]] += 1
+            for _, cls in matcher.ends_two[j]:
+                self.ends[j][cls] += 1
             for other, cls in matcher.incident_two[j]:
                 if other >= j:  # each edge once (loops have other == j)
                     self.internal[cls] += 1
@@ -684,11 +643,11 @@ class _FreeCounts:
                 internal[cls] += step
 
 
-def _match_entries(first, second, threshold: float) -> list[tuple[int, int]]:
+def _match_entries(first, second, similar: Callable[[str, str], bool]) -> list[tuple[int, int]]:
     """A maximum matching of compatible edges between two short edge lists (texts level)."""
 
     def compatible(a, b) -> bool:
-        return a[0] == b[0] and a[1] == b[1] and texts_similar(a[2], b[2], threshold)
+        return a[0] == b[0] and a[1] == b[1] and similar(a[2], b[2])
 
     partner_of_second: dict[int, int] = {}
 
@@ -720,7 +679,7 @@ def _edge_pairs(matcher: _Matcher, mapping: list[int]) -> tuple:
         first = [entry[:3] for entry in entries]
         second = [entry[:3] for entry in others]
         if matcher.with_texts:
-            matched = _match_entries(first, second, matcher.threshold)
+            matched = _match_entries(first, second, matcher.similar)
         else:
             # Same edge class is enough; among parallel edges, pair equal labels first.
             matched, taken_one, taken_two = [], set(), set()
@@ -739,15 +698,9 @@ def _edge_pairs(matcher: _Matcher, mapping: list[int]) -> tuple:
     return tuple(pairs)
 
 
-def maximum_common_subgraph(
-    truth: nx.MultiDiGraph,
-    submission: nx.MultiDiGraph,
-    *,
-    level: str = "types",
-    text_threshold: float = 0.2,
-    time_budget: float | None = 1.0,
-    start: dict | None = None,
-) -> CommonSubgraph:
+def maximum_common_subgraph(truth: nx.MultiDiGraph, submission: nx.MultiDiGraph, *, level: str = "types",
+                            text_threshold: float = 0.2, time_budget: float | None = 1.0,
+                            start: dict | None = None) -> CommonSubgraph:
     """The maximum common subgraph of two flowchart graphs at one level of matching.
 
     Parameters
@@ -774,7 +727,8 @@ def maximum_common_subgraph(
     H. Bunke, K. Shearer. A graph distance metric based on the maximal common subgraph.
     Pattern Recognition Letters 19(3-4):255-259, 1998.
     """
-    _check_level(level)
+    if level not in LEVELS:
+        raise ParameterError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     threshold = check_threshold(text_threshold)
     budget = check_budget(time_budget)
     began = time.perf_counter()
@@ -791,25 +745,12 @@ def maximum_common_subgraph(
                 taken.add(j)
     mapping, size, exact = matcher.solve(start_mapping)
     node_mapping = {matcher.one.ids[i]: matcher.two.ids[j] for i, j in enumerate(mapping) if j >= 0}
-    return CommonSubgraph(
-        size=size,
-        node_mapping=node_mapping,
-        edge_pairs=_edge_pairs(matcher, mapping),
-        exact=exact,
-        level=level,
-        search_nodes=matcher.search_nodes,
-        seconds=time.perf_counter() - began,
-    )
+    return CommonSubgraph(size=size, node_mapping=node_mapping, edge_pairs=_edge_pairs(matcher, mapping), exact=exact,
+                          level=level, search_nodes=matcher.search_nodes, seconds=time.perf_counter() - began)
 
 
-def mcs_distance(
-    truth: nx.MultiDiGraph,
-    submission: nx.MultiDiGraph,
-    *,
-    level: str = "types",
-    text_threshold: float = 0.2,
-    time_budget: float | None = 1.0,
-) -> tuple[float, CommonSubgraph]:
+def mcs_distance(truth: nx.MultiDiGraph, submission: nx.MultiDiGraph, *, level: str = "types",
+                 text_threshold: float = 0.2, time_budget: float | None = 1.0) -> tuple[float, CommonSubgraph]:
     """The distance ``d = 1 - |mcs| / max(|G1|, |G2|)`` (Bunke & Shearer 1998) and its MCS.
 
     ``|G| = |V| + |E|`` (:func:`pateval.flowchart.graph.graph_size`); two empty graphs are at

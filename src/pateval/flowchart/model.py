@@ -14,18 +14,8 @@ from dataclasses import dataclass, field
 __all__ = ["EDGE_TYPES", "NODE_TYPES", "Edge", "Flowchart", "MetaNode", "Node"]
 
 #: Node shapes the encoding allows (the task pages of CLEF-IP 2012 and 2013).
-NODE_TYPES = (
-    "oval",
-    "rectangle",
-    "double-rectangle",
-    "parallelogram",
-    "diamond",
-    "circle",
-    "point",
-    "no-box",
-    "cylinder",
-    "unknown",
-)
+NODE_TYPES = ("oval", "rectangle", "double-rectangle", "parallelogram", "diamond", "circle", "point", "no-box",
+              "cylinder", "unknown")
 
 #: Edge line styles the encoding allows; ``wiggly`` links a node to its label.
 EDGE_TYPES = ("plain", "dotted", "wiggly", "unknown")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,6 +39,11 @@ _MT_FIELDS = "Title, NO, DE or UE"
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _COUNT = re.compile(r"\d+")
+# A token of a line: spaces, a quoted text (a backslash takes the next character with it), a
+# member list, coordinates or a word; an unterminated one runs to the end of the line.
+_TOKEN = re.compile(r'\s+|"(?P<text>(?:[^"\\]|\\.?)*)(?P<text_end>"?)|\[(?P<list>[^\]]*)(?P<list_end>\]?)'
+                    r'|\((?P<coords>[^)]*)(?P<coords_end>\)?)|(?P<word>[^\s"\[(]+)', re.DOTALL)
+_ESCAPE = re.compile(r"\\(.?)", re.DOTALL)
 _SHAPES = {
     "NO": 'NO id node-type ["text"] [(x,y)]',
     "MN": 'MN id [id,id,...] ["text"]',
@@ -62,9 +68,9 @@ class _Token(NamedTuple):
 class _Defect(Exception):
     """A defect of one line, raised inside the line parser and collected by the caller."""
 
-    def __init__(self, error: InputFormatError) -> None:
-        super().__init__(str(error))
-        self.error = error
+    def __init__(self, path: str, line: int, problem: str, *, expected: str | None = None, found=None) -> None:
+        self.error = defect_error(path, line, problem, expected=expected, found=found)
+        super().__init__(str(self.error))
 
 
 def defect_error(path: str | os.PathLike[str], line: int | None, problem: str, *, expected: str | None = None,
@@ -80,57 +86,32 @@ def defect_error(path: str | os.PathLike[str], line: int | None, problem: str, *
 def _tokens(rest: str, path: str, line: int) -> list[_Token]:
     """Split the part of a line after its record name into words, texts, lists and coordinates."""
     tokens: list[_Token] = []
-    i, n = 0, len(rest)
-    while i < n:
-        char = rest[i]
-        if char.isspace():
-            i += 1
-        elif char == '"':
-            start, i, chars = i, i + 1, []
-            while True:
-                if i >= n:
-                    raise _Defect(defect_error(path, line, "unterminated quoted text", expected='a closing "',
-                                               found=rest[start:]))
-                char = rest[i]
-                if char == '"':
-                    i += 1
-                    break
-                if char == "\\":
-                    escaped = rest[i + 1 : i + 2]
-                    if escaped not in _ESCAPES:
-                        raise _Defect(
-                            defect_error(path, line, "unknown escape in quoted text", expected='\\", \\\\, \\n or \\t',
-                                         found=rest[i : i + 2])
-                        )
-                    chars.append(_ESCAPES[escaped])
-                    i += 2
-                else:
-                    chars.append(char)
-                    i += 1
-            tokens.append(_Token("text", "".join(chars), rest[start:i]))
-        elif char in "[(":
-            close = "]" if char == "[" else ")"
-            end = rest.find(close, i + 1)
-            if end < 0:
-                what = "member list" if char == "[" else "coordinates"
-                raise _Defect(defect_error(path, line, f"unterminated {what}", expected=f"a closing {close}",
-                                           found=rest[i:]))
-            tokens.append(_Token("list" if char == "[" else "coords", rest[i + 1 : end], rest[i : end + 1]))
-            i = end + 1
-        else:
-            start = i
-            while i < n and not rest[i].isspace() and rest[i] not in '"[(':
-                i += 1
-            tokens.append(_Token("word", rest[start:i], rest[start:i]))
+    for match in _TOKEN.finditer(rest):  # the alternatives tile the text: every character starts one
+        raw = match.group(0)
+        if match.group("word") is not None:
+            tokens.append(_Token("word", raw, raw))
+        elif (text := match.group("text")) is not None:
+            bad = next((escape for escape in _ESCAPE.finditer(text) if escape.group(1) not in _ESCAPES), None)
+            if bad is not None:
+                raise _Defect(path, line, "unknown escape in quoted text", expected='\\", \\\\, \\n or \\t',
+                              found=bad.group(0))
+            if not match.group("text_end"):
+                raise _Defect(path, line, "unterminated quoted text", expected='a closing "', found=raw)
+            tokens.append(_Token("text", _ESCAPE.sub(lambda escape: _ESCAPES[escape.group(1)], text), raw))
+        elif not raw.isspace():
+            kind, close = ("list", "]") if raw[0] == "[" else ("coords", ")")
+            if not match.group(kind + "_end"):
+                what = "member list" if kind == "list" else "coordinates"
+                raise _Defect(path, line, f"unterminated {what}", expected=f"a closing {close}", found=raw)
+            tokens.append(_Token(kind, match.group(kind), raw))
     return tokens
 
 
 def _identifier(token: _Token | None, path: str, line: int, what: str, shape: str, text: str) -> str:
     if token is None or token.kind != "word":
-        raise _Defect(defect_error(path, line, f"missing {what}", expected=shape, found=text))
+        raise _Defect(path, line, f"missing {what}", expected=shape, found=text)
     if any(char in token.value for char in ",])"):
-        raise _Defect(defect_error(path, line, f"bad {what}", expected="an identifier without , ] or )",
-                                   found=token.value))
+        raise _Defect(path, line, f"bad {what}", expected="an identifier without , ] or )", found=token.value)
     return token.value
 
 
@@ -142,18 +123,18 @@ def _optional_text(tokens: list[_Token], index: int) -> tuple[str, int]:
 
 def _no_more(tokens: list[_Token], index: int, path: str, line: int, record: str) -> None:
     if index < len(tokens):
-        raise _Defect(defect_error(path, line, f"unexpected field in {record} line", expected=_SHAPES[record],
-                                   found=tokens[index].raw))
+        raise _Defect(path, line, f"unexpected field in {record} line", expected=_SHAPES[record],
+                      found=tokens[index].raw)
 
 
 def _type(tokens: list[_Token], index: int, path: str, line: int, what: str, record: str, text: str,
           known: tuple[str, ...]) -> str:
     """The node or edge type at ``tokens[index]``, lower-cased; a defect unless one of ``known``."""
     if len(tokens) <= index or tokens[index].kind != "word":
-        raise _Defect(defect_error(path, line, f"missing {what} type", expected=_SHAPES[record], found=text))
+        raise _Defect(path, line, f"missing {what} type", expected=_SHAPES[record], found=text)
     if tokens[index].value.lower() not in known:
-        raise _Defect(defect_error(path, line, f"unknown {what} type", expected="one of " + ", ".join(known),
-                                   found=tokens[index].value))
+        raise _Defect(path, line, f"unknown {what} type", expected="one of " + ", ".join(known),
+                      found=tokens[index].value)
     return tokens[index].value.lower()
 
 
@@ -165,8 +146,7 @@ def _parse_node(tokens: list[_Token], path: str, line: int, text: str) -> Node:
     if index < len(tokens) and tokens[index].kind == "coords":
         parts = [part.strip() for part in tokens[index].value.split(",")]
         if len(parts) != 2 or not all(_NUMBER.fullmatch(part) for part in parts):
-            raise _Defect(defect_error(path, line, "bad coordinates", expected="(x,y) with two numbers",
-                                       found=tokens[index].raw))
+            raise _Defect(path, line, "bad coordinates", expected="(x,y) with two numbers", found=tokens[index].raw)
         position = (float(parts[0]), float(parts[1]))
         index += 1
     _no_more(tokens, index, path, line, "NO")
@@ -177,12 +157,12 @@ def _parse_meta_node(tokens: list[_Token], path: str, line: int, text: str) -> M
     shape = _SHAPES["MN"]
     meta_id = _identifier(tokens[0] if tokens else None, path, line, "meta-node identifier", shape, text)
     if len(tokens) < 2 or tokens[1].kind != "list":
-        raise _Defect(defect_error(path, line, "missing member list", expected=shape, found=text))
+        raise _Defect(path, line, "missing member list", expected=shape, found=text)
     members = tuple(part.strip() for part in tokens[1].value.split(","))
     if members == ("",):
         members = ()
     if any(not member or any(char.isspace() or char in '"[(' for char in member) for member in members):
-        raise _Defect(defect_error(path, line, "bad member list", expected="[id,id,...]", found=tokens[1].raw))
+        raise _Defect(path, line, "bad member list", expected="[id,id,...]", found=tokens[1].raw)
     label, index = _optional_text(tokens, 2)
     _no_more(tokens, index, path, line, "MN")
     return MetaNode(meta_id, members, label)
@@ -220,15 +200,14 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
     title_line: int | None = None
     declared: dict[str, int] = {}
     declared_line: dict[str, int] = {}
-    nodes: list[tuple[int, Node]] = []
-    meta_nodes: list[tuple[int, MetaNode]] = []
+    nodes: list[tuple[int, Node | MetaNode]] = []
+    meta_nodes: list[tuple[int, Node | MetaNode]] = []
     edges: list[tuple[int, Edge]] = []
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     for number, raw in enumerate(lines, start=1):
-        content = raw.rstrip("\r")
-        stripped = content.strip()
+        stripped = raw.strip()  # a CRLF line's \r goes with the other white space
         if not stripped:
             continue
         record, _, rest = stripped.partition(" ")
@@ -240,33 +219,29 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
             continue
         try:
             if record not in ("MT", "NO", "MN", "DE", "UE"):
-                raise _Defect(defect_error(path, number, "unknown record type", expected=_RECORDS,
-                                           found=stripped.split()[0]))
+                raise _Defect(path, number, "unknown record type", expected=_RECORDS, found=stripped.split()[0])
             tokens = _tokens(rest, path, number)
             if record == "MT":
                 if not tokens or tokens[0].kind != "word":
-                    raise _Defect(defect_error(path, number, "incomplete MT line", expected=_MT_FIELDS, found=stripped))
+                    raise _Defect(path, number, "incomplete MT line", expected=_MT_FIELDS, found=stripped)
                 key = tokens[0].value.upper()
                 if key == "TITLE":
                     if len(tokens) != 2 or tokens[1].kind != "text":
-                        raise _Defect(defect_error(path, number, "bad title", expected='MT Title "text"',
-                                                   found=stripped))
+                        raise _Defect(path, number, "bad title", expected='MT Title "text"', found=stripped)
                     if title_line is not None:
-                        raise _Defect(defect_error(path, number, f"MT Title given twice (first on line {title_line})"))
+                        raise _Defect(path, number, f"MT Title given twice (first on line {title_line})")
                     title, title_line = tokens[1].value, number
                 elif key in ("NO", "DE", "UE"):
                     declared_line.setdefault(key, number)  # a bad count is not also a missing one
                     if len(tokens) != 2 or tokens[1].kind != "word" or not _COUNT.fullmatch(tokens[1].value):
                         found = tokens[1].raw if len(tokens) > 1 else stripped
-                        raise _Defect(defect_error(path, number, f"bad MT {key} count",
-                                                   expected="a non-negative integer", found=found))
+                        raise _Defect(path, number, f"bad MT {key} count", expected="a non-negative integer",
+                                      found=found)
                     if declared_line[key] != number:
-                        raise _Defect(defect_error(path, number,
-                                                   f"MT {key} given twice (first on line {declared_line[key]})"))
+                        raise _Defect(path, number, f"MT {key} given twice (first on line {declared_line[key]})")
                     declared[key] = int(tokens[1].value)
                 else:
-                    raise _Defect(defect_error(path, number, "unknown MT field", expected=_MT_FIELDS,
-                                               found=tokens[0].value))
+                    raise _Defect(path, number, "unknown MT field", expected=_MT_FIELDS, found=tokens[0].value)
             elif record == "NO":
                 nodes.append((number, _parse_node(tokens, path, number, stripped)))
             elif record == "MN":
@@ -276,29 +251,20 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
         except _Defect as defect:
             defects.append(defect.error)
 
-    # Identifiers: unique across NO and MN lines; later duplicates are dropped.
+    # Identifiers: unique across NO and MN lines (NO lines first); later duplicates are dropped.
     first_line: dict[str, int] = {}
-    kept_nodes: list[Node] = []
-    for number, node in nodes:
-        if node.id in first_line:
-            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[node.id]}",
-                                        found=node.id))
-            continue
-        first_line[node.id] = number
-        kept_nodes.append(node)
-    node_ids = {node.id for node in kept_nodes}
-    kept_meta: list[MetaNode] = []
-    for number, meta in meta_nodes:
-        if meta.id in first_line:
-            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[meta.id]}",
-                                        found=meta.id))
-            continue
-        unknown = [member for member in meta.members if member not in node_ids]
-        if unknown:
+    kept: dict[str, Node | MetaNode] = {}
+    for number, item in [*nodes, *meta_nodes]:
+        members = item.members if isinstance(item, MetaNode) else ()
+        unknown = [member for member in members if not isinstance(kept.get(member), Node)]
+        if item.id in first_line:
+            defects.append(defect_error(path, number, f"identifier already defined on line {first_line[item.id]}",
+                                        found=item.id))
+        elif unknown:
             defects.append(defect_error(path, number, "meta-node member is not a NO identifier", found=unknown[0]))
-            continue
-        first_line[meta.id] = number
-        kept_meta.append(meta)
+        else:
+            first_line[item.id] = number
+            kept[item.id] = item
     kept_edges: list[Edge] = []
     for number, edge in edges:
         missing = [end for end in (edge.source, edge.target) if end not in first_line]
@@ -309,39 +275,18 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
 
     # The MT counts are checked against the lines as written (valid or not), so that one
     # defective NO line is reported once, on its own line, and not again as a count mismatch.
-    raw_counts = _count_record_lines(lines)
+    raw_counts = Counter(fields[0].upper() for fields in map(str.split, lines) if fields)
     for key in ("NO", "DE", "UE"):
         if key not in declared_line:
             defects.append(defect_error(path, None, f"missing MT {key} line", expected=f"'MT {key} <count>'"))
         elif key in declared and declared[key] != raw_counts[key]:
-            defects.append(
-                defect_error(path, declared_line[key], f"MT {key} does not match the {key} lines",
-                             expected=str(declared[key]), found=raw_counts[key])
-            )
+            defects.append(defect_error(path, declared_line[key], f"MT {key} does not match the {key} lines",
+                                        expected=str(declared[key]), found=raw_counts[key]))
     defects.sort(key=lambda error: (error.line is None, error.line or 0))
-    flowchart = Flowchart(title, tuple(kept_nodes), tuple(kept_meta), tuple(kept_edges), declared=dict(declared))
+    flowchart = Flowchart(title, tuple(item for item in kept.values() if isinstance(item, Node)),
+                          tuple(item for item in kept.values() if isinstance(item, MetaNode)), tuple(kept_edges),
+                          declared=dict(declared))
     return FlowchartCheck(flowchart, defects)
-
-
-def _count_record_lines(lines: list[str]) -> dict[str, int]:
-    """Count the NO, DE and UE lines, defective or not, for the check of the MT counts."""
-    counts = {"NO": 0, "DE": 0, "UE": 0}
-    for raw in lines:
-        fields = raw.split(None, 1)
-        if fields and fields[0].upper() in counts:
-            counts[fields[0].upper()] += 1
-    return counts
-
-
-def _read_text(path: Path) -> str:
-    data = read_bytes(path)  # refuses a missing, empty or binary file, as every reader of pateval
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        malformed(path, data.count(b"\n", 0, error.start) + 1, "not UTF-8 text",
-                  found=data[error.start : error.start + 8])
 
 
 def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:
@@ -351,7 +296,15 @@ def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:
     :class:`pateval.errors.InputFormatError`.
     """
     path = Path(path)
-    return parse_flowchart(_read_text(path), source=path)
+    data = read_bytes(path)  # refuses a missing, empty or binary file, as every reader of pateval
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        malformed(path, data.count(b"\n", 0, error.start) + 1, "not UTF-8 text",
+                  found=data[error.start : error.start + 8])
+    return parse_flowchart(text, source=path)
 
 
 def read_flowchart(path: str | os.PathLike[str]) -> Flowchart:

@@ -43,8 +43,8 @@ from .text import check_threshold, normalise_text, texts_similar
 __all__ = ["RATIO_MEASURES", "FlowchartEvaluation", "evaluate_flowchart_dirs", "levels_for", "measure_names",
            "score_flowchart"]
 
-RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text") for ratio in ("precision", "recall",
-                                                                                            "f1"))
+RATIO_MEASURES = tuple(f"{item}_{ratio}" for item in ("node", "edge", "text")
+                       for ratio in ("precision", "recall", "f1"))
 
 
 class FlowchartEvaluation(NamedTuple):
@@ -79,10 +79,6 @@ def _ratio(matched: int, size: int, other_size: int) -> float:
     return matched / size
 
 
-def _f1(precision: float, recall: float) -> float:
-    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
-
-
 def _check_options(levels: tuple[str, ...], text_threshold: float, time_budget: float | None) -> float:
     """The levels, threshold and budget checked; the threshold as a float."""
     for level in levels:
@@ -92,14 +88,8 @@ def _check_options(levels: tuple[str, ...], text_threshold: float, time_budget: 
     return threshold
 
 
-def score_flowchart(
-    truth: Flowchart,
-    submission: Flowchart,
-    *,
-    levels: tuple[str, ...] = LEVELS,
-    text_threshold: float = 0.2,
-    time_budget: float | None = 2.0,
-) -> dict[str, float]:
+def score_flowchart(truth: Flowchart, submission: Flowchart, *, levels: tuple[str, ...] = LEVELS,
+                    text_threshold: float = 0.2, time_budget: float | None = 2.0) -> dict[str, float]:
     """Score one recognised flowchart against its ground truth (see the module notes).
 
     Parameters
@@ -131,51 +121,34 @@ def score_flowchart(
         results[level] = maximum_common_subgraph(g1, g2, level=level, text_threshold=threshold,
                                                  time_budget=time_budget, start=start)
         start = results[level].node_mapping
-    scores: dict[str, float] = {}
-    for level in LEVELS:
-        if level in levels:
-            scores[f"mcs_distance_{level}"] = distance_from_size(results[level].size, size1, size2)
+    scores = {f"mcs_distance_{level}": distance_from_size(results[level].size, size1, size2) for level in LEVELS
+              if level in levels}
     common = results["types"]
 
-    nodes1, nodes2 = g1.number_of_nodes(), g2.number_of_nodes()
-    matched_nodes = len(common.node_mapping)
-    # Membership links of meta-nodes count in |G| but are not DE/UE edges of the file.
-    edges1 = sum(1 for *_, kind in g1.edges(data="kind") if kind != "member")
-    edges2 = sum(1 for *_, kind in g2.edges(data="kind") if kind != "member")
-    matched_edges = sum(1 for first, _ in common.edge_pairs if g1.edges[first]["kind"] != "member")
-
-    def texts(graph) -> tuple[dict, dict]:
+    def texts(graph) -> tuple[dict, dict, int]:
+        # Edges are the DE/UE lines: membership links of meta-nodes count in |G| but are no edges of the file.
         node_texts = {node: normalise_text(text or "") for node, text in graph.nodes(data="text")}
-        edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True,
-                                                                                               data="label")
+        edge_texts = {(u, v, k): normalise_text(label or "") for u, v, k, label in graph.edges(keys=True, data="label")
                       if graph.edges[u, v, k]["kind"] != "member"}
-        return node_texts, edge_texts
+        return node_texts, edge_texts, sum(1 for text in (*node_texts.values(), *edge_texts.values()) if text)
 
-    node_texts1, edge_texts1 = texts(g1)
-    node_texts2, edge_texts2 = texts(g2)
-    texts1 = sum(1 for text in (*node_texts1.values(), *edge_texts1.values()) if text)
-    texts2 = sum(1 for text in (*node_texts2.values(), *edge_texts2.values()) if text)
-    correct_texts = sum(
-        1 for node,
-                        image in common.node_mapping.items() if node_texts1[node] and node_texts2[image]
-                        and texts_similar(node_texts1[node], node_texts2[image], threshold)
-    )
-    correct_texts += sum(
-        1
-        for first, second in common.edge_pairs
-        if first in edge_texts1 and edge_texts1[first] and edge_texts2.get(second)
-                         and texts_similar(edge_texts1[first], edge_texts2[second], threshold)
-    )
+    node_texts1, edge_texts1, texts1 = texts(g1)
+    node_texts2, edge_texts2, texts2 = texts(g2)
+    matched_edges = sum(1 for first, _ in common.edge_pairs if first in edge_texts1)
+    correct_texts = sum(1 for node, image in common.node_mapping.items() if node_texts1[node] and node_texts2[image]
+                        and texts_similar(node_texts1[node], node_texts2[image], threshold))
+    correct_texts += sum(1 for first, second in common.edge_pairs if edge_texts1.get(first) and edge_texts2.get(second)
+                         and texts_similar(edge_texts1[first], edge_texts2[second], threshold))
     for item, matched, size1_items, size2_items in (
-        ("node", matched_nodes, nodes1, nodes2),
-        ("edge", matched_edges, edges1, edges2),
+        ("node", len(common.node_mapping), len(node_texts1), len(node_texts2)),
+        ("edge", matched_edges, len(edge_texts1), len(edge_texts2)),
         ("text", correct_texts, texts1, texts2),
     ):
         precision = _ratio(matched, size2_items, size1_items)
         recall = _ratio(matched, size1_items, size2_items)
         scores[f"{item}_precision"] = precision
         scores[f"{item}_recall"] = recall
-        scores[f"{item}_f1"] = _f1(precision, recall)
+        scores[f"{item}_f1"] = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
     scores["mcs_approximate"] = float(not all(result.exact for result in results.values()))
     return scores
 
@@ -188,24 +161,17 @@ def _files_by_image(directory: Path, problems: list[InputFormatError]) -> dict[s
     for path in sorted(directory.iterdir()):
         if path.name.startswith(".") or not path.is_file():
             continue
-        image = path.stem
-        if image in files:
-            problems.append(defect_error(path, None,
-                                         f"a second file for image {image!r} (the first is {files[image].name}); "
-                                         f"ignored"))
-            continue
-        files[image] = path
+        if path.stem in files:
+            problems.append(defect_error(path, None, f"a second file for image {path.stem!r} (the first is "
+                                                     f"{files[path.stem].name}); ignored"))
+        else:
+            files[path.stem] = path
     return files
 
 
-def evaluate_flowchart_dirs(
-    truth_dir: str | os.PathLike[str],
-    submission_dir: str | os.PathLike[str],
-    *,
-    levels: tuple[str, ...] = LEVELS,
-    text_threshold: float = 0.2,
-    time_budget: float | None = 2.0,
-) -> FlowchartEvaluation:
+def evaluate_flowchart_dirs(truth_dir: str | os.PathLike[str], submission_dir: str | os.PathLike[str], *,
+                            levels: tuple[str, ...] = LEVELS, text_threshold: float = 0.2,
+                            time_budget: float | None = 2.0) -> FlowchartEvaluation:
     """Score every flowchart of a submission directory against a ground-truth directory.
 
     Files are paired by image name (the file name without its extension). Problems never
@@ -241,7 +207,6 @@ def evaluate_flowchart_dirs(
             problems.append(defect_error(path, None, "no ground-truth file for this image; ignored"))
     names = measure_names(levels)
     rows: list[tuple[str, str, float]] = []
-    per_measure: dict[str, list[float]] = {name: [] for name in names}
     for image, truth_path in truth_files.items():
         try:
             truth, defects = check_flowchart(truth_path)
@@ -265,11 +230,10 @@ def evaluate_flowchart_dirs(
                 submission = Flowchart()
         scores = score_flowchart(truth, submission, levels=levels, text_threshold=text_threshold,
                                  time_budget=time_budget)
-        for name in names:
-            rows.append((name, image, scores[name]))
-            per_measure[name].append(scores[name])
+        rows.extend((name, image, scores[name]) for name in names)
+    per_image = len(rows)
     for name in names:
-        values = per_measure[name]
+        values = [value for measure, _, value in rows[:per_image] if measure == name]
         if values:
             rows.append((name, "all", sum(values) / len(values)))
     table = pd.DataFrame(rows, columns=["measure", "image", "value"])

@@ -12,8 +12,6 @@ character in five.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..errors import ParameterError
 
 __all__ = ["check_threshold", "edit_distance", "normalise_text", "texts_similar"]
@@ -71,9 +69,11 @@ def check_threshold(threshold: float) -> float:
     return float(threshold)
 
 
-@lru_cache(maxsize=65536)
 def texts_similar(first: str, second: str, threshold: float) -> bool:
-    """Whether two *normalised* texts are within ``threshold`` relative edit distance."""
+    """Whether two *normalised* texts are within ``threshold`` relative edit distance.
+
+    Not cached here: a search that compares the same texts often caches its own calls
+    (:class:`pateval.flowchart.mcs._Matcher`), so that no cache outlives its job."""
     if first == second:
         return True
     allowed = int(threshold * max(len(first), len(second)) + 1e-9)

@@ -52,9 +52,8 @@ def format_flowchart(flowchart: Flowchart) -> str:
             line += f" ({_number(node.position[0])},{_number(node.position[1])})"
         lines.append(line)
     for meta in flowchart.meta_nodes:
-        _check_identifier(meta.id)
-        for member in meta.members:
-            _check_identifier(member)
+        for identifier in (meta.id, *meta.members):
+            _check_identifier(identifier)
         lines.append(f"MN {meta.id} [{','.join(meta.members)}] {quote_text(meta.text)}")
     for edge in flowchart.edges:
         _check_identifier(edge.source)
