@@ -42,7 +42,7 @@ from .shared import CommandParser, command_inputs
 from .trec_eval import _add_trec_eval
 from .usermodel import _add_calibrate, _add_user_model
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "leaf_parsers", "main"]
 
 #: Exit status of an unexpected exception (a bug): sysexits.h EX_SOFTWARE, distinct from
 #: 1 (findings) and 2 (bad input or usage).
@@ -74,20 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subcommands(dest="command", metavar="COMMAND")
     for add in _COMMANDS:
         add(commands)
-    for leaf in _leaf_parsers(parser):  # --debug after the sub-command too
+    for leaf in leaf_parsers(parser):  # --debug after the sub-command too
         if leaf is not parser:
             leaf.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
     return parser
 
 
-def _leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+def leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
     """Every parser that parses a command line's last word (sub-commands of sub-commands too)."""
     subcommands = getattr(parser, "subcommands", None)
     if subcommands is None:
         yield parser
         return
     for child in dict.fromkeys(subcommands.choices.values()):
-        yield from _leaf_parsers(child)
+        yield from leaf_parsers(child)
 
 
 def run() -> None:
