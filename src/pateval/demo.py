@@ -95,15 +95,8 @@ def _doc_lengths(store: Path, path: Path) -> None:
         write_doc_lengths(corpus.doc_lengths(), path)
 
 
-def run_demo(
-    out_dir: str | os.PathLike[str] = "pateval-demo",
-    *,
-    n_patents: int = 1000,
-    seed: int = 0,
-    grid: str = "small",
-    progress: bool = False,
-    echo: Callable[[str], None] | None = None,
-) -> DemoSummary:
+def run_demo(out_dir: str | os.PathLike[str] = "pateval-demo", *, n_patents: int = 1000, seed: int = 0,
+             grid: str = "small", progress: bool = False, echo: Callable[[str], None] | None = None) -> DemoSummary:
     """Generate, ingest, build a collection, index, search a grid, evaluate, compare, report.
 
     Parameters

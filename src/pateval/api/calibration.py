@@ -86,22 +86,9 @@ def _duplicate_labels(measure, resources: Mapping):
     return None
 
 
-def calibrate(
-    log,
-    *,
-    qrels,
-    runs,
-    doc_lengths,
-    duplicates=None,
-    lists=None,
-    by: str | None = None,
-    n_classes: int = 2,
-    B: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    rel: int = 1,
-    options: EvaluationOptions | None = None,
-):
+def calibrate(log, *, qrels, runs, doc_lengths, duplicates=None, lists=None, by: str | None = None,
+              n_classes: int = 2, B: int = 1000, seed: int = 0, confidence: float = 0.95, rel: int = 1,
+              options: EvaluationOptions | None = None):
     """Calibrate time-biased gain from an interaction log (Smucker & Clarke 2012, Sections 3.2, 5.2).
 
     Parameters
@@ -165,22 +152,10 @@ def calibration_figures(result, *, doc_lengths, duplicates=None) -> dict:
                    groups=_side_file(duplicates, read_duplicate_groups) if duplicates is not None else None)
 
 
-def simulate_log(
-    qrels,
-    run,
-    *,
-    doc_lengths,
-    model: str | Measure = "TBG",
-    n_users: int = 48,
-    seed: int = 0,
-    out: str | os.PathLike | None = None,
-    page_size: int = 10,
-    p_save_nonrel: float = 0.27,
-    summary_noise: float = 0.5,
-    read_noise: float = 0.5,
-    speed_spread: float = 0.0,
-    options: EvaluationOptions | None = None,
-) -> pd.DataFrame:
+def simulate_log(qrels, run, *, doc_lengths, model: str | Measure = "TBG", n_users: int = 48, seed: int = 0,
+                 out: str | os.PathLike | None = None, page_size: int = 10, p_save_nonrel: float = 0.27,
+                 summary_noise: float = 0.5, read_noise: float = 0.5, speed_spread: float = 0.0,
+                 options: EvaluationOptions | None = None) -> pd.DataFrame:
     """Simulate users who behave as a TBG calibration says, as an interaction log (one session per user and topic).
 
     Parameters
