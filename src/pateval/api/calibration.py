@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the 
 
 def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) -> dict:
     """``{list id: ListRanking}`` from the runs ranked against the qrels (a lists file maps lists)."""
+    import numpy as np
+
     from ..calibration.frames import ranked_runs
     from ..calibration.tbg import ListRanking
     from ..formats.interactions import read_list_map
@@ -35,7 +37,8 @@ def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) ->
         per_topic = {}
         for t, topic in enumerate(rankings.topic_ids):
             rows = slice(int(rankings.ptr[t]), int(rankings.ptr[t + 1]))
-            per_topic[str(topic)] = ListRanking(str(topic), _np_object(docnos[rows]), relevant[rows].copy())
+            per_topic[str(topic)] = ListRanking(str(topic), np.asarray(docnos[rows], dtype=object),
+                                                relevant[rows].copy())
         by_run[rankings.run_name] = per_topic
     if lists is None:
         if len(by_run) != 1:
@@ -56,12 +59,6 @@ def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) ->
                                  f"qrels")
         out[str(list_id)] = ranking
     return out
-
-
-def _np_object(values):
-    import numpy as np
-
-    return np.asarray(values, dtype=object)
 
 
 def _side_file(value, reader):
