@@ -48,11 +48,9 @@ def _run_corpus_ingest(*, inputs, out, workers, scheduler, scheduler_timeout: fl
                                 scheduler_timeout=scheduler_timeout)
     for error in summary.errors:
         print(f"pateval: skipped: {error.message}", file=sys.stderr)
-    print(
-        f"documents {summary.documents}  files {summary.files}  skipped files {summary.skipped_files}  "
-        f"errors {len(summary.errors)}  {summary.documents_per_second:.1f} docs/s  "
-        f"{summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} s)"
-    )
+    print(f"documents {summary.documents}  files {summary.files}  skipped files {summary.skipped_files}  "
+          f"errors {len(summary.errors)}  {summary.documents_per_second:.1f} docs/s  "
+          f"{summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} s)")
     print(f"store {summary.store}: {summary.total_documents} documents")
     return 0
 
@@ -130,7 +128,7 @@ def _criterion_value(text: str) -> int | None:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer or 'off', found {text!r}") from None
+        value = -1
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer or 'off', found {text!r}")
     return value
@@ -165,8 +163,8 @@ def _run_corpus_generate(*, out, patents: int, seed: int, workers, progress: boo
     kinds = "  ".join(f"{kind} {count}" for kind, count in summary.documents_by_kind.items())
     print(f"patents {summary.n_patents}  families {summary.n_families}  documents {summary.n_documents} ({kinds})")
     print(f"citations {summary.n_citations}  {summary.bytes_written / 1e6:.1f} MB  "
-          f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} "
-          f"s)")
+          f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  "
+          f"({summary.seconds:.1f} s)")
     print(f"corpus written to {summary.out_dir}")
     return 0
 

@@ -39,7 +39,12 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
     from ..stats.names import TESTS
 
     _add_run_set_inputs(p, qrels_required=False)
-    _add_score_inputs(p)
+    # --scores: compare per-topic score files (trec_eval -q, ir_measures, pateval) instead of runs (issue 15)
+    p.add_argument("--scores", action="store_true",
+                   help="the RUN files are per-topic score files (trec_eval -q, ir_measures -q, pateval evaluate -q "
+                   "text/CSV/JSON), compared without qrels; -m picks measures (default: those every run has)")
+    p.add_argument("--scores-format", choices=SCORE_FORMATS, default="auto",
+                   help="format of the --scores files (default: detect)")
     if repeatable_test:  # the test of discriminative power: --analysis-test, as in `pateval report`
         p.add_argument("--analysis-test", choices=TESTS, type=test_name, action="append", dest="tests",
                        help=f"significance test of discriminative power (repeatable: one table column per test; the "
@@ -53,15 +58,6 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
     add_flags(p, "seed", help="seed of the resampling tests (default 0; reported)")
     p.add_argument("-B", "--resamples", type=int, dest="B", metavar="B",
                    help="resamples of the resampling tests (default: randomisation 10000, bootstrap 1000, tukey 5000)")
-
-
-def _add_score_inputs(p) -> None:
-    """--scores: compare per-topic score files (trec_eval -q, ir_measures, pateval) instead of runs (issue 15)."""
-    p.add_argument("--scores", action="store_true",
-                   help="the RUN files are per-topic score files (trec_eval -q, ir_measures -q, pateval evaluate -q "
-                   "text/CSV/JSON), compared without qrels; -m picks measures (default: those every run has)")
-    p.add_argument("--scores-format", choices=SCORE_FORMATS, default="auto",
-                   help="format of the --scores files (default: detect)")
 
 
 #: results.readers.SCORE_FORMATS, written out so that building the parser imports no reader (a test keeps them equal)
@@ -222,7 +218,11 @@ def _add_report(commands) -> None:
     p.add_argument("--ct-gamma", metavar="CSV",
                    help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
     add_output(p, "-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
-    _add_report_calibration(p)
+    # the calibration section: a log calibrated against the report's qrels and runs
+    p.add_argument("--calibration-log", metavar="LOG", help="an interaction log: add a section calibrating TBG from it "
+                   "(the lists are topics of the runs; needs --doc-lengths)")
+    p.add_argument("--calibration-run", metavar="RUN", help="the run the log's users searched (default: the first run)")
+    p.add_argument("--lists", metavar="FILE", help="`list topic [run]` lines for --calibration-log")
 
 
 def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,
@@ -248,14 +248,6 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
         calibration=calibration)
     print(f"pateval: wrote {path}", file=sys.stderr)
     return 0
-
-
-def _add_report_calibration(p) -> None:
-    """`pateval report`'s calibration section: a log calibrated against the report's qrels and runs."""
-    p.add_argument("--calibration-log", metavar="LOG", help="an interaction log: add a section calibrating TBG from it "
-                   "(the lists are topics of the runs; needs --doc-lengths)")
-    p.add_argument("--calibration-run", metavar="RUN", help="the run the log's users searched (default: the first run)")
-    p.add_argument("--lists", metavar="FILE", help="`list topic [run]` lines for --calibration-log")
 
 
 def _add_baseline(p) -> None:

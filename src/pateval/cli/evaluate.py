@@ -36,7 +36,11 @@ def _add_evaluate(commands) -> None:
     p.add_argument("-q", "--per-query", action="store_true", help="also print a line per topic")
     add_table_output(p, formats=RESULT_FORMATS, default="trec", precision="decimals in trec output (default 4, as "
                      "trec_eval)")
-    _add_group_options(p)
+    # results by topic group (CLEF-IP 2013 Figure 5)
+    p.add_argument("--group-by", metavar="FILE", help="also give each measure's value per topic group: a file of "
+                   "`topic attribute` lines, or a passage topics file (groups = topic languages); rows 'all:GROUP'")
+    p.add_argument("--group-plot", metavar="FILE", help="with --group-by: grouped-bar plot of the first measure "
+                   "(runs x groups) written to FILE (.png, .pdf, .svg)")
     p.add_argument("--names", choices=("pateval", "trec"), default="pateval",
                    help="measure names in the output: pateval's (AP, P@10, nDCG@10) or trec_eval's (map, P_10, "
                    "ndcg_cut_10), with trec_eval's runid and num_q lines (-m runid -m num_q) and its order")
@@ -138,14 +142,6 @@ def _run_measures(*, family: str | None, format: str) -> int:
             print(f"    aliases: {row.aliases}")
         print(f"    reference: {row.reference}")
     return 0
-
-
-def _add_group_options(p) -> None:
-    """``pateval evaluate`` options for results by topic group (CLEF-IP 2013 Figure 5)."""
-    p.add_argument("--group-by", metavar="FILE", help="also give each measure's value per topic group: a file of "
-                   "`topic attribute` lines, or a passage topics file (groups = topic languages); rows 'all:GROUP'")
-    p.add_argument("--group-plot", metavar="FILE", help="with --group-by: grouped-bar plot of the first measure "
-                   "(runs x groups) written to FILE (.png, .pdf, .svg)")
 
 
 def _with_group_rows(rows, result, group_by, group_plot):

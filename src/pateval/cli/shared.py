@@ -235,13 +235,10 @@ def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
               if name not in _STEERING and not name.endswith("_command")}
     if "qrels_option" in inputs:
         option = inputs.pop("qrels_option")
-        if inputs.get("scores"):  # every positional argument is a score file
+        if option is not None or inputs.get("scores"):  # with --scores every positional argument is a score file
             inputs["qrels"], inputs["runs"] = option, [inputs["qrels"], *inputs["runs"]]
-        else:
-            if option is not None:
-                inputs["qrels"], inputs["runs"] = option, [inputs["qrels"], *inputs["runs"]]
-            if not inputs["runs"]:
-                raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
+        if not inputs.get("scores") and not inputs["runs"]:
+            raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
     if "store_option" in inputs:
         store, option = inputs.pop("store"), inputs.pop("store_option")
         if (store is None) == (option is None):

@@ -139,14 +139,11 @@ def _calibration_text(result, format: str, precision: int) -> str:
                      f"{reading['read_intercept_se']:.4g}")
         if dup["n"]:
             lines.append(f"  duplicate views: {dup['n']}, mean {dup['mean']:.4g} s +- {dup['se']:.3g} (se); against "
-                         f"read_intercept "
-                         f"p = {dup['p_value']:.3g}; one-se bars overlap: {'yes' if dup['se_bars_overlap'] else 'no'}")
+                         f"read_intercept p = {dup['p_value']:.3g}; one-se bars overlap: "
+                         f"{'yes' if dup['se_bars_overlap'] else 'no'}")
         lines.append(f"  stopping: {stop['stopped']} stopped, {stop['censored']} censored; largest gap between "
-                     f"Kaplan-Meier "
-                     f"and 2^(-t/h): {stop['km_max_gap']:.4f}")
-        for note in c.notes:
-            lines.append(f"  note: {note}")
-        lines.append(f"  measure: {c.measure}")
+                     f"Kaplan-Meier and 2^(-t/h): {stop['km_max_gap']:.4f}")
+        lines += [f"  note: {note}" for note in c.notes] + [f"  measure: {c.measure}"]
     return "\n".join(lines) + "\n"
 
 
