@@ -33,8 +33,9 @@ store keeps one text per abstract, not its paragraphs.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,10 +112,7 @@ class CheckReport:
         return not any(f.fixable for f in self.findings)
 
     def counts(self) -> dict[str, int]:
-        counted: dict[str, int] = defaultdict(int)
-        for finding in self.findings:
-            counted[finding.kind] += 1
-        return dict(counted)
+        return dict(Counter(finding.kind for finding in self.findings))
 
     def format(self) -> str:
         """The findings, one per line (``line N<TAB>kind<TAB>message``), and a summary line."""
@@ -219,13 +217,11 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         topic_set = {t.tid for t in read_passage_topics(topics) if t.tid is not None}
     store_xpaths = store_headings = store_abstracts = None
     if store is not None:
-        if isinstance(store, (str, os.PathLike)):
-            from .collection.store import CorpusStore
+        from .collection.store import CorpusStore
 
-            with CorpusStore(store) as opened:
-                store_xpaths, store_headings, store_abstracts = _store_passages(opened, [r[2] for r in rows])
-        else:
-            store_xpaths, store_headings, store_abstracts = _store_passages(store, [r[2] for r in rows])
+        opening = CorpusStore(store) if isinstance(store, (str, os.PathLike)) else contextlib.nullcontext(store)
+        with opening as opened:
+            store_xpaths, store_headings, store_abstracts = _store_passages(opened, [r[2] for r in rows])
 
     seen: dict[tuple[str, str, str], int] = {}
     unknown_documents: dict[str, int] = {}
@@ -270,15 +266,12 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
     # scattered topics: blocks of consecutive lines of one topic, over the lines kept
     kept_rows = [r for r in rows if r[0] not in report.removed]
     first_block_line: dict[str, int] = {}
-    previous_topic = None
-    previous_line = None
+    previous_topic = previous_line = None
     for number, topic, *_rest in kept_rows:
         if topic != previous_topic:
             if topic in first_block_line:
-                findings.append(Finding(number, "scattered",
-                                        f"topic {topic} resumes here after topic {previous_topic} (line "
-                                        f"{previous_line}); "
-                                        f"its lines began at line {first_block_line[topic]}"))
+                findings.append(Finding(number, "scattered", f"topic {topic} resumes here after topic {previous_topic} "
+                                        f"(line {previous_line}); its lines began at line {first_block_line[topic]}"))
             else:
                 first_block_line[topic] = number
         previous_topic, previous_line = topic, number

@@ -146,20 +146,10 @@ def list_measures() -> pd.DataFrame:
     """Every registered measure with its parameters, defaults and reference."""
     import pandas as pd
 
-    rows = []
-    for spec in all_specs():
-        rows.append({
-            "name": spec.name,
-            "family": spec.family,
-            "cutoff": spec.cutoff,
-            "summary": spec.summary,
-            "formula": spec.formula,
-            "parameters": [p.describe() for p in spec.params],
-            "aggregate": spec.aggregate,
-            "aliases": ", ".join(spec.aliases),
-            "reference": spec.reference,
-        })
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"name": spec.name, "family": spec.family, "cutoff": spec.cutoff, "summary": spec.summary,
+                          "formula": spec.formula, "parameters": [p.describe() for p in spec.params],
+                          "aggregate": spec.aggregate, "aliases": ", ".join(spec.aliases), "reference": spec.reference}
+                         for spec in all_specs()])
 
 
 def measures_document(family: str | None = None) -> str:

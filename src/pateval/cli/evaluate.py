@@ -158,14 +158,11 @@ def _with_group_rows(rows, result, group_by, group_plot):
     summary = api.evaluate_by_group(result.frame, group_by, measures=result.measures, plot=group_plot)
     print_notes(summary.attrs["notes"])
     extra = summary[summary["group"] != "all"]
-    extra = pd.DataFrame({"run": extra["run"], "measure": extra["measure"],
-                          "topic": "all:" + extra["group"].astype(str),
-                          "value": extra["value"]})
+    extra = extra.assign(topic="all:" + extra["group"].astype(str))[["run", "measure", "topic", "value"]]
     combined = pd.concat([rows, extra], ignore_index=True)
-    pair = list(zip(combined["run"], combined["measure"], strict=False))
-    first_seen = {key: i for i, key in reversed(list(enumerate(pair)))}
-    combined["_block"] = [first_seen[key] for key in pair]
-    combined = combined.sort_values("_block", kind="stable").drop(columns="_block").reset_index(drop=True)
+    # each (run, measure) block where it first appears: its rows, then its all:GROUP rows
+    block = combined.groupby(["run", "measure"], sort=False).ngroup()
+    combined = combined.iloc[block.argsort(kind="stable")].reset_index(drop=True)
     if group_plot:
         print(f"pateval: wrote {group_plot}", file=sys.stderr)
     return combined
