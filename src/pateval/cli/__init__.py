@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except ImportError as error:  # an optional dependency not installed: name its extra
         command = _command_line(args)
-        missing = missing_dependency(error, feature=command, extra=COMMAND_EXTRAS.get(command))
+        missing = missing_dependency(error, feature=command, extra=getattr(args, "extra", None))
         if missing is None or debug:
             return _report_bug(error, debug)
         print(f"pateval: error: {missing}", file=sys.stderr)
@@ -137,18 +137,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as error:  # noqa: BLE001 -- the one place that catches everything
         return _report_bug(error, debug)
-
-
-#: The extra each command needs (pyproject.toml), named when a module it provides is missing.
-COMMAND_EXTRAS = {
-    "pateval compare": "stats", "pateval analyse-measures": "stats", "pateval stability": "stats",
-    "pateval calibrate": "stats", "pateval report": "report", "pateval flowchart eval": "flowchart",
-    "pateval corpus ingest": "patents", "pateval corpus generate": "patents", "pateval corpus lengths": "store",
-    "pateval corpus verify": "store", "pateval collection build": "store", "pateval collection stats": "store",
-    "pateval index": "search", "pateval search": "search", "pateval assess serve": "assess",
-    "pateval assess user": "assess", "pateval assess export": "assess", "pateval assess import": "assess",
-    "pateval demo": "all",
-}
 
 
 def _command_line(args: argparse.Namespace) -> str:

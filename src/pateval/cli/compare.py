@@ -71,7 +71,7 @@ def _measures(measures, options):
 
 def _add_compare(commands) -> None:
     p = add_command(
-        commands, "compare", _run_compare,
+        commands, "compare", _run_compare, extra="stats",
         help="mean scores of runs with significance markers (against a baseline or all pairs)",
         description="Evaluate the runs and test them over topics, per measure: against --baseline, or every pair. "
         "Prints a table of means with significance markers; --format csv/json gives every test.",
@@ -111,7 +111,7 @@ def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format:
 
 def _add_analyse_measures(commands) -> None:
     p = add_command(
-        commands, "analyse-measures", _run_analyse_measures,
+        commands, "analyse-measures", _run_analyse_measures, extra="stats",
         help="discriminative power, rank correlation and agreement of measures over a run set",
         description="Evaluate the runs under each measure and compare the measures: discriminative power (share of run "
         "pairs significant at alpha, difference needed; Sakai 2006), Kendall's tau and tau_ap between the run "
@@ -157,7 +157,7 @@ def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, score
 
 def _add_stability(commands) -> None:
     p = add_command(
-        commands, "stability", _run_stability,
+        commands, "stability", _run_stability, extra="stats",
         help="how stable the ranking of runs is on random topic subsets of growing size",
         description="Evaluate the runs, then for each topic-set size draw --trials random subsets of the topics "
         "(seeded) and compare the ranking of the runs by their mean on each subset with their ranking on all topics "
@@ -193,7 +193,7 @@ def _add_report(commands) -> None:
     from ..stats.names import TESTS
 
     p = add_command(
-        commands, "report", _run_report,
+        commands, "report", _run_report, extra="report",
         help="one self-contained HTML report comparing runs and measures",
         description="Evaluate the runs and write a single HTML file with the comparison table, the tests, per-topic "
         "differences, discriminative power with ASL curves, rank correlation and the agreement chart; figures "

@@ -217,7 +217,7 @@ EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format", "order":
 # ---- from the parsed command line to a handler's inputs -----------------------------------------
 
 #: What steers the command line, not a command's input.
-_STEERING = ("command", "run", "needs", "debug")
+_STEERING = ("command", "run", "needs", "extra", "debug")
 
 
 def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
@@ -316,13 +316,15 @@ def save_figures(figures: dict, directory: str) -> None:
           file=sys.stderr)
 
 
-def add_command(commands: Any, name: str, run: Any, *, needs: str | None = None, **kwargs: Any) -> Any:
+def add_command(commands: Any, name: str, run: Any, *, needs: str | None = None, extra: str | None = None,
+                **kwargs: Any) -> Any:
     """A sub-command's parser (``kwargs``: of ``add_parser``: help, description, ``epilog=examples(...)``);
     ``run`` handles it, called with the command's inputs as keywords (:func:`command_inputs`).
     ``needs``: a module of an optional extra, imported before any input is read (a missing extra
-    is named first)."""
+    is named first). ``extra``: the extra the command needs (pyproject.toml), named when a
+    module it provides is missing."""
     parser = commands.add_parser(name, **kwargs)
-    parser.set_defaults(run=run, needs=needs)
+    parser.set_defaults(run=run, needs=needs, extra=extra)
     return parser
 
 

@@ -83,7 +83,7 @@ def _run_user_simulate(*, qrels, runs, model: str, options, users: int, seed: in
 
 def _add_calibrate(commands) -> None:
     p = add_command(
-        commands, "calibrate", _run_calibrate, needs="pateval.calibration.tbg",
+        commands, "calibrate", _run_calibrate, extra="stats", needs="pateval.calibration.tbg",
         help="time-biased gain's constants estimated from an interaction log (Smucker & Clarke 2012)",
         description="Estimate T_S, T_D(l) = a l + b, P(C|R), P(S|R) and the half-life h from what users did on ranked "
         "lists, as the TBG paper defines the estimators, each with a bootstrap interval over users and the unweighted "
