@@ -327,24 +327,15 @@ def fix_passage_run(report: CheckReport, out: str | os.PathLike[str], *, log: st
     if out.resolve() == report.path.resolve():
         raise ParameterError(f"--fix would overwrite the run it checks ({out}); give another file")
     log_path = Path(log) if log is not None else out.with_name(out.name + ".log")
-    texts = _line_texts(report.path)
-    changes = []
-    for number in sorted(set(report.removed) | set(report.moved)):
-        if number in report.removed:
-            changes.append(f"line {number}\tremoved\t{report.removed[number]}\t{texts.get(number, '')}")
-        else:
-            changes.append(f"line {number}\tmoved\tjoins its topic's lines, which begin at line {report.moved[number]}")
+    data = read_bytes(report.path)  # decompressed, as the check read it
+    texts = {n: raw.decode("utf-8", errors="replace").strip() for n, raw in enumerate(data.split(b"\n"), start=1)}
+    changes = [f"line {number}\tremoved\t{report.removed[number]}\t{texts.get(number, '')}\n"
+               if number in report.removed
+               else f"line {number}\tmoved\tjoins its topic's lines, which begin at line {report.moved[number]}\n"
+               for number in sorted(set(report.removed) | set(report.moved))]
     with atomic_output(out) as handle:
-        for _number, text in report.kept:
-            handle.write(text + "\n")
+        handle.write("".join(text + "\n" for _number, text in report.kept))
     with atomic_output(log_path) as handle:
         handle.write(f"# {report.path} -> {out}: {len(report.removed)} line(s) removed, "
-                     f"{len(report.moved)} moved, {len(report.kept)} kept\n")
-        for change in changes:
-            handle.write(change + "\n")
+                     f"{len(report.moved)} moved, {len(report.kept)} kept\n" + "".join(changes))
     return out, log_path
-
-
-def _line_texts(path: Path) -> dict[int, str]:
-    data = read_bytes(path)  # decompressed, as the check read it
-    return {n: raw.decode("utf-8", errors="replace").strip() for n, raw in enumerate(data.split(b"\n"), start=1)}

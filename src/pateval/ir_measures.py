@@ -118,10 +118,9 @@ def _frames_memo(qrels, run) -> Memo:
 
 def _param_info(param) -> ParamInfo:
     dtype = {float: (int, float), int: int, bool: bool, str: str}[param.kind]
-    choices = tuple(param.choices) if param.choices is not None else None
     info = ParamInfo(dtype=dtype, default=param.default, desc=param.description)
-    if choices is not None:
-        info.choices = choices
+    if param.choices is not None:
+        info.choices = tuple(param.choices)
     return info
 
 

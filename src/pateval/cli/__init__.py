@@ -119,8 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pateval: error: {error}", file=sys.stderr)
         return 2
     except ImportError as error:  # an optional dependency not installed: name its extra
-        command = _command_line(args)
-        missing = missing_dependency(error, feature=command, extra=getattr(args, "extra", None))
+        missing = missing_dependency(error, feature=_command_line(args), extra=getattr(args, "extra", None))
         if missing is None or debug:
             return _report_bug(error, debug)
         print(f"pateval: error: {missing}", file=sys.stderr)

@@ -50,6 +50,8 @@ def _add_evaluate(commands) -> None:
 def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, per_query: bool, format: str,
                   precision: int, output, group_by, group_plot) -> int:
     from .. import api
+    from .._lazy import pandas_deferred
+    from ..results.writers import TREC_EVAL_EXTRAS
 
     if example:
         if qrels or runs:
@@ -57,12 +59,8 @@ def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, 
         qrels, runs = api.example_files()
     elif not qrels or not runs:
         raise PatevalError("evaluate needs QRELS and at least one RUN (or --example)")
-    from .._lazy import pandas_deferred
-
     trec_names = names == "trec"
     asked = measures or (["runid", "num_q"] if trec_names else []) + list(DEFAULT_MEASURES)
-    from ..results.writers import TREC_EVAL_EXTRAS
-
     extras = [m for m in asked if trec_names and m in TREC_EVAL_EXTRAS]
     scored = [m for m in asked if m not in extras]
     if not scored:

@@ -37,13 +37,11 @@ def _add_user_model(commands) -> None:
                     "time at which the user reaches each rank, with the gain earned (plot time against rank); "
                     "`pateval user-model simulate` draws stochastic users and reports their mean gain, spread and "
                     "confidence interval beside the closed form.")
-    for name, help, run in (
-        ("time", "T(k) and the gain earned at every rank of every topic (one row per retrieved document)",
-         _run_user_time),
-        ("simulate", "simulated users per topic: mean gain, spread, confidence interval, exact expectation",
-         _run_user_simulate),
+    for name, help in (
+        ("time", "T(k) and the gain earned at every rank of every topic (one row per retrieved document)"),
+        ("simulate", "simulated users per topic: mean gain, spread, confidence interval, exact expectation"),
     ):
-        p = add_command(sub, name, run, help=help, description=help,
+        p = add_command(sub, name, _run_user_model, help=help, description=help,
                         epilog=examples(*_USER_MODEL_EXAMPLES[name], glossary=(f"user-model {name}",)))
         add_qrels_and_runs(p)
         add_flags(p, "model")
@@ -57,24 +55,19 @@ def _add_user_model(commands) -> None:
     _add_simulate_log(sub)
 
 
-def _run_user_time(*, qrels, runs, model: str, options, format: str, precision: int, output) -> int:
+def _run_user_model(*, qrels, runs, model: str, options, format: str, precision: int, output,
+                    users: int | None = None, seed: int = 0, confidence: float = 0.95) -> int:
+    """``user-model time``, or ``user-model simulate`` (which alone has --users, --seed, --confidence)."""
     from .. import api
     from ..report.tables import render_frame
 
-    frame = api.time_to_rank(qrels, list(runs), model=model, options=options)
-    write_text_or_print(render_frame(frame, format=format, precision=precision,
-                                     settings={"model": model, "order": options.order}), output)
-    return 0
-
-
-def _run_user_simulate(*, qrels, runs, model: str, options, users: int, seed: int, confidence: float, format: str,
-                       precision: int, output) -> int:
-    from .. import api
-    from ..report.tables import render_frame
-
-    frame = api.simulate_users(qrels, list(runs), model=model, n_users=users, seed=seed, confidence=confidence,
-                               options=options)
-    settings = {"model": model, "order": options.order, "users": users, "seed": seed, "confidence": confidence}
+    settings: dict = {"model": model, "order": options.order}
+    if users is None:
+        frame = api.time_to_rank(qrels, list(runs), model=model, options=options)
+    else:
+        frame = api.simulate_users(qrels, list(runs), model=model, n_users=users, seed=seed, confidence=confidence,
+                                   options=options)
+        settings.update(users=users, seed=seed, confidence=confidence)
     write_text_or_print(render_frame(frame, format=format, precision=precision, settings=settings), output)
     return 0
 
