@@ -183,9 +183,7 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         raise ParameterError(f"max_documents must be a positive integer; got {max_documents!r}")
     path = Path(path)
     report = CheckReport(path=path, run_id=run_id_from_file_name(path))
-    data = read_bytes(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = read_bytes(path).removeprefix(b"\xef\xbb\xbf")
     findings: list[Finding] = []
 
     def flag(line: int, kind: str, message: str) -> None:
@@ -212,9 +210,7 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         topic, docno, xpath, rank, _score = parsed
         rows.append((number, topic, docno, xpath, rank, " ".join(text.split())))
 
-    topic_set = None
-    if topics is not None:
-        topic_set = {t.tid for t in read_passage_topics(topics) if t.tid is not None}
+    topic_set = {t.tid for t in read_passage_topics(topics) if t.tid is not None} if topics is not None else None
     store_xpaths = store_headings = store_abstracts = None
     if store is not None:
         from .collection.store import CorpusStore
@@ -294,8 +290,7 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
             findings.append(Finding(number, "unknown-document",
                                     f"{docno} is not in the corpus store; its XPaths were not checked"))
     if topic_set is not None:
-        missing = sorted(topic_set - {r[1] for r in kept_rows})
-        for topic in missing:
+        for topic in sorted(topic_set - {r[1] for r in kept_rows}):
             findings.append(Finding(None, "missing-topic", f"topic {topic} of {topics} has no line"))
     if report.run_id is None:
         findings.append(Finding(None, "file-name", f"{path.name} is not named participantID-runID-PSG.ext"))

@@ -156,10 +156,9 @@ def _untested_comparison(matrices, notes, shared: int, *, baseline, test, correc
     untested = (f"no significance test was run: the runs share {shared} topic{'' if shared == 1 else 's'} "
                 "and a paired test needs at least 2; the table gives the means only")
     tell([untested])
-    notes = [*notes, untested]
     return Comparison(means=means, tests=tests, topics={m: len(x) for m, x in matrices.items()}, baseline=baseline,
                       test=test, correction=correction or "none", alpha=float(alpha), B=None, seed=None,
-                      notes=tuple(notes), scores={m: x for m, x in matrices.items()})
+                      notes=(*notes, untested), scores=dict(matrices))
 
 
 def analyse_measures(qrels, runs, measures: Sequence[str] | str, *, test: str | Sequence[str] = "bootstrap",

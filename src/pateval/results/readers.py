@@ -239,8 +239,7 @@ def _csv_rows(path: Path, text: str, default_run: str) -> list[tuple]:
     lines = [(number, line.rstrip("\r")) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
     header_line, header = lines[0][0], _csv_fields(path, *lines[0])
     columns = {name.strip(): i for i, name in enumerate(header)}
-    missing = [c for c in ("measure", "topic", "value") if c not in columns]
-    if missing:
+    if any(c not in columns for c in ("measure", "topic", "value")):
         malformed(path, header_line, "a CSV of scores needs the columns measure, topic and value",
                   found=",".join(header))
     rows = []
@@ -300,7 +299,6 @@ def read_score_files(paths: Iterable[str | os.PathLike[str]], *, measures: Seque
                 if measure not in have:
                     raise PatevalError(f"{origin[run]}: run {run!r} has no per-topic {measure} scores (it has: "
                                        f"{', '.join(sorted(have))})")
-    frame = frame[frame["measure"].isin(wanted)].reset_index(drop=True)
     order = {m: i for i, m in enumerate(wanted)}
-    frame = frame.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
-    return frame
+    frame = frame[frame["measure"].isin(wanted)]
+    return frame.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
