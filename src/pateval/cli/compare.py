@@ -100,12 +100,10 @@ def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format:
         from ..report.html import difference_pairs
         from ..report.plots import plot_topic_differences
 
-        figures = {}
-        for measure, matrix in comparison.scores.items():
-            for run_a, run_b in difference_pairs(comparison, limit=len(comparison.runs)):
-                figures[figure_name("differences", measure, run_a, "minus", run_b)] = plot_topic_differences(
-                    matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure)
-        save_figures(figures, plots)
+        pairs = difference_pairs(comparison, limit=len(comparison.runs))
+        save_figures({figure_name("differences", measure, run_a, "minus", run_b): plot_topic_differences(
+            matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure)
+            for measure, matrix in comparison.scores.items() for run_a, run_b in pairs}, plots)
     return 0
 
 
