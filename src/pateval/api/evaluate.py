@@ -155,13 +155,9 @@ def list_measures() -> pd.DataFrame:
 def measures_document(family: str | None = None) -> str:
     """The measures as one Markdown document: docs/measures.md (``scripts/make_measures_doc.py``
     writes it) and ``pateval measures --format markdown`` (only ``family``'s, if given)."""
-    lines = [
-        "# Measures",
-        "",
-        "Generated from the registry by `scripts/make_measures_doc.py`; `pateval measures` prints the same.",
-        "Names: `NAME[(param=value,...)][@k]`; parameters left at their default are not written.",
-        "",
-    ]
+    lines = ["# Measures", "",
+             "Generated from the registry by `scripts/make_measures_doc.py`; `pateval measures` prints the same.",
+             "Names: `NAME[(param=value,...)][@k]`; parameters left at their default are not written.", ""]
     current = None
     for spec in all_specs():
         if family is not None and spec.family != family:
