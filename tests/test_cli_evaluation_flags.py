@@ -14,7 +14,7 @@ EVALUATING = ("evaluate", "compare", "report", "stability", "analyse-measures")
 
 
 def test_every_evaluating_command_lists_the_same_evaluation_flags():
-    leaves = {leaf.prog.split()[-1]: leaf for leaf in cli._leaf_parsers(build_parser())}
+    leaves = {leaf.prog.split()[-1]: leaf for leaf in cli.leaf_parsers(build_parser())}
     flags = {}
     for name in EVALUATING:
         text = leaves[name].format_help()

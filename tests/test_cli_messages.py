@@ -231,11 +231,11 @@ def test_every_command_help_ends_with_two_or_three_examples_that_parse():
     """... then, for the commands that write result tables, the glossary of their columns."""
     import shlex
 
-    from pateval.cli import _leaf_parsers
+    from pateval.cli import leaf_parsers
     from pateval.cli.shared import EXAMPLES_HEADING
 
     parser = build_parser()
-    for leaf in _leaf_parsers(parser):
+    for leaf in leaf_parsers(parser):
         if leaf is parser:
             continue
         text = leaf.format_help().rstrip("\n")

@@ -51,7 +51,7 @@ def test_qrels_without_a_run_is_one_line_and_exit_2(tmp_path, capsys):
 def test_output_option_answers_to_o_out_and_output_everywhere():
     parser = build_parser()
     checked = 0
-    for leaf in cli._leaf_parsers(parser):
+    for leaf in cli.leaf_parsers(parser):
         spelled = [flag for flag in ("-o", "--out", "--output") if flag in leaf._option_string_actions]
         if spelled:
             checked += 1

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pateval.cli import _leaf_parsers, build_parser
+from pateval.cli import build_parser, leaf_parsers
 
 #: Libraries whose import costs tenths of a second (or pulls in a compiled extension) and
 #: that no help text needs.
@@ -40,7 +40,7 @@ def _command_paths() -> list[list[str]]:
     """Every command line that ends in a sub-command: ``evaluate``, ``corpus ingest``, ..."""
     parser = build_parser()
     paths = []
-    for leaf in _leaf_parsers(parser):
+    for leaf in leaf_parsers(parser):
         words = leaf.prog.split()[1:]  # "pateval corpus ingest" -> ["corpus", "ingest"]
         paths.append(words)
     return paths

@@ -156,13 +156,13 @@ def test_judged_only_prints_nan_where_trec_eval_divides_zero_by_zero(tmp_path, c
 @pytest.mark.parametrize("level", [1, 2, 3])
 def test_evaluate_names_trec_uses_the_same_names(level):
     """`pateval evaluate --names trec` names each measure `pateval trec_eval -m all_trec` prints as it does."""
+    from pateval.api import evaluation
     from pateval.cli.trec_eval import _marked_measures, _measure_names
-    from pateval.evaluation import _with_relevance_level
-    from pateval.measures import parse_measure
     from pateval.results.writers import trec_eval_names
 
     printed = _measure_names(_marked_measures(["all_trec", "dcg", "ideal_dcg", "yaap"]), num_docs=None)
-    scored = _with_relevance_level([parse_measure(name) for name in printed], level)
+    # the measures as an evaluation with -l scores them
+    scored = evaluation({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, list(printed), relevance_level=level).measures
     assert list(trec_eval_names(scored, relevance_level=level).values()) == list(printed.values())
 
 

@@ -27,8 +27,10 @@ def lazy_exports(package: str, exports: Mapping[str, str], namespace: dict) -> t
     return __getattr__, __dir__
 
 
-class _LazyModule:
-    """Stands for a module until an attribute of it is first used, then imports it."""
+class lazy_module:  # lower case: called as a function, as importlib.import_module is
+    """``pd = lazy_module("pandas")``: stands for a module until an attribute of it is first
+    used, then imports it, so that importing a module a few of whose functions need it stays
+    cheap (the command line's evaluate path never loads pandas)."""
 
     __slots__ = ("_name",)
 
@@ -42,13 +44,6 @@ class _LazyModule:
 
     def __repr__(self) -> str:
         return f"<module {self._name!r}, imported on first use>"
-
-
-def lazy_module(name: str):
-    """``pd = lazy_module("pandas")``: a module a few functions of a module need, imported
-    when one of them runs, so that importing the module itself stays cheap (the command
-    line's evaluate path never loads pandas)."""
-    return _LazyModule(name)
 
 
 class _DeferPandas:

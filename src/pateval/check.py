@@ -33,8 +33,9 @@ store keeps one text per abstract, not its paragraphs.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,10 +112,7 @@ class CheckReport:
         return not any(f.fixable for f in self.findings)
 
     def counts(self) -> dict[str, int]:
-        counted: dict[str, int] = defaultdict(int)
-        for finding in self.findings:
-            counted[finding.kind] += 1
-        return dict(counted)
+        return dict(Counter(finding.kind for finding in self.findings))
 
     def format(self) -> str:
         """The findings, one per line (``line N<TAB>kind<TAB>message``), and a summary line."""
@@ -185,9 +183,7 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         raise ParameterError(f"max_documents must be a positive integer; got {max_documents!r}")
     path = Path(path)
     report = CheckReport(path=path, run_id=run_id_from_file_name(path))
-    data = read_bytes(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = read_bytes(path).removeprefix(b"\xef\xbb\xbf")
     findings: list[Finding] = []
 
     def flag(line: int, kind: str, message: str) -> None:
@@ -214,18 +210,14 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         topic, docno, xpath, rank, _score = parsed
         rows.append((number, topic, docno, xpath, rank, " ".join(text.split())))
 
-    topic_set = None
-    if topics is not None:
-        topic_set = {t.tid for t in read_passage_topics(topics) if t.tid is not None}
+    topic_set = {t.tid for t in read_passage_topics(topics) if t.tid is not None} if topics is not None else None
     store_xpaths = store_headings = store_abstracts = None
     if store is not None:
-        if isinstance(store, (str, os.PathLike)):
-            from .collection.store import CorpusStore
+        from .collection.store import CorpusStore
 
-            with CorpusStore(store) as opened:
-                store_xpaths, store_headings, store_abstracts = _store_passages(opened, [r[2] for r in rows])
-        else:
-            store_xpaths, store_headings, store_abstracts = _store_passages(store, [r[2] for r in rows])
+        opening = CorpusStore(store) if isinstance(store, (str, os.PathLike)) else contextlib.nullcontext(store)
+        with opening as opened:
+            store_xpaths, store_headings, store_abstracts = _store_passages(opened, [r[2] for r in rows])
 
     seen: dict[tuple[str, str, str], int] = {}
     unknown_documents: dict[str, int] = {}
@@ -270,15 +262,12 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
     # scattered topics: blocks of consecutive lines of one topic, over the lines kept
     kept_rows = [r for r in rows if r[0] not in report.removed]
     first_block_line: dict[str, int] = {}
-    previous_topic = None
-    previous_line = None
+    previous_topic = previous_line = None
     for number, topic, *_rest in kept_rows:
         if topic != previous_topic:
             if topic in first_block_line:
-                findings.append(Finding(number, "scattered",
-                                        f"topic {topic} resumes here after topic {previous_topic} (line "
-                                        f"{previous_line}); "
-                                        f"its lines began at line {first_block_line[topic]}"))
+                findings.append(Finding(number, "scattered", f"topic {topic} resumes here after topic {previous_topic} "
+                                        f"(line {previous_line}); its lines began at line {first_block_line[topic]}"))
             else:
                 first_block_line[topic] = number
         previous_topic, previous_line = topic, number
@@ -301,8 +290,7 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
             findings.append(Finding(number, "unknown-document",
                                     f"{docno} is not in the corpus store; its XPaths were not checked"))
     if topic_set is not None:
-        missing = sorted(topic_set - {r[1] for r in kept_rows})
-        for topic in missing:
+        for topic in sorted(topic_set - {r[1] for r in kept_rows}):
             findings.append(Finding(None, "missing-topic", f"topic {topic} of {topics} has no line"))
     if report.run_id is None:
         findings.append(Finding(None, "file-name", f"{path.name} is not named participantID-runID-PSG.ext"))
@@ -334,24 +322,15 @@ def fix_passage_run(report: CheckReport, out: str | os.PathLike[str], *, log: st
     if out.resolve() == report.path.resolve():
         raise ParameterError(f"--fix would overwrite the run it checks ({out}); give another file")
     log_path = Path(log) if log is not None else out.with_name(out.name + ".log")
-    texts = _line_texts(report.path)
-    changes = []
-    for number in sorted(set(report.removed) | set(report.moved)):
-        if number in report.removed:
-            changes.append(f"line {number}\tremoved\t{report.removed[number]}\t{texts.get(number, '')}")
-        else:
-            changes.append(f"line {number}\tmoved\tjoins its topic's lines, which begin at line {report.moved[number]}")
+    data = read_bytes(report.path)  # decompressed, as the check read it
+    texts = {n: raw.decode("utf-8", errors="replace").strip() for n, raw in enumerate(data.split(b"\n"), start=1)}
+    changes = [f"line {number}\tremoved\t{report.removed[number]}\t{texts.get(number, '')}\n"
+               if number in report.removed
+               else f"line {number}\tmoved\tjoins its topic's lines, which begin at line {report.moved[number]}\n"
+               for number in sorted(set(report.removed) | set(report.moved))]
     with atomic_output(out) as handle:
-        for _number, text in report.kept:
-            handle.write(text + "\n")
+        handle.write("".join(text + "\n" for _number, text in report.kept))
     with atomic_output(log_path) as handle:
         handle.write(f"# {report.path} -> {out}: {len(report.removed)} line(s) removed, "
-                     f"{len(report.moved)} moved, {len(report.kept)} kept\n")
-        for change in changes:
-            handle.write(change + "\n")
+                     f"{len(report.moved)} moved, {len(report.kept)} kept\n" + "".join(changes))
     return out, log_path
-
-
-def _line_texts(path: Path) -> dict[int, str]:
-    data = read_bytes(path)  # decompressed, as the check read it
-    return {n: raw.decode("utf-8", errors="replace").strip() for n, raw in enumerate(data.split(b"\n"), start=1)}

@@ -87,23 +87,8 @@ def _write_random_run(run: dict[str, dict[str, float]], path: Path) -> None:
                 out.write(f"{qid} Q0 {docno} {rank} {score!r} {_RANDOM_TAG}\n")
 
 
-def _doc_lengths(store: Path, path: Path) -> None:
-    from .collection.store import CorpusStore
-    from .formats.doclengths import write_doc_lengths
-
-    with CorpusStore(store) as corpus:
-        write_doc_lengths(corpus.doc_lengths(), path)
-
-
-def run_demo(
-    out_dir: str | os.PathLike[str] = "pateval-demo",
-    *,
-    n_patents: int = 1000,
-    seed: int = 0,
-    grid: str = "small",
-    progress: bool = False,
-    echo: Callable[[str], None] | None = None,
-) -> DemoSummary:
+def run_demo(out_dir: str | os.PathLike[str] = "pateval-demo", *, n_patents: int = 1000, seed: int = 0,
+             grid: str = "small", progress: bool = False, echo: Callable[[str], None] | None = None) -> DemoSummary:
     """Generate, ingest, build a collection, index, search a grid, evaluate, compare, report.
 
     Parameters
@@ -170,17 +155,16 @@ def run_demo(
     results = step(f"run {len(configs)} baselines on {len(topics)} topics",
                    lambda: run_grid(index, topics, configs, root / "runs", progress=progress))
     _write_random_run(random_run(index, topics, seed=seed), root / "runs" / f"{_RANDOM_TAG}.run")
-    step("write document lengths", lambda: _doc_lengths(root / "store", root / "doc_lengths.txt"))
+    step("write document lengths", lambda: api.corpus_doc_lengths(root / "store", out=root / "doc_lengths.txt"))
 
     qrels = root / "collection" / "qrels_PAC.txt"
-    run_paths = {r.tag: root / "runs" / run_file_name(r.tag) for r in results}
-    run_paths[_RANDOM_TAG] = root / "runs" / f"{_RANDOM_TAG}.run"
+    paths = {r.tag: str(root / "runs" / run_file_name(r.tag)) for r in results}
+    paths[_RANDOM_TAG] = str(root / "runs" / f"{_RANDOM_TAG}.run")
     resources = load_resources({"doc_lengths": str(root / "doc_lengths.txt")})
     options = EvaluationOptions(resources=resources)
 
     def evaluate():
-        frame = api.evaluate(qrels, {name: str(path) for name, path in run_paths.items()}, list(DEMO_MEASURES),
-                             resources=resources)
+        frame = api.evaluate(qrels, paths, list(DEMO_MEASURES), resources=resources)
         with atomic_output(root / "evaluation.tsv") as out:
             frame.to_csv(out, sep="\t", index=False)
         return frame
@@ -188,8 +172,7 @@ def run_demo(
     frame = step("evaluate (standard and professional-search measures)", evaluate)
     means = frame.groupby(["run", "measure"])["value"].mean().unstack()
     summary.means = {run: {m: round(float(v), 4) for m, v in row.items()} for run, row in means.iterrows()}
-    baseline = _BASELINE if _BASELINE in run_paths else next(iter(run_paths))
-    paths = {name: str(path) for name, path in run_paths.items()}
+    baseline = _BASELINE if _BASELINE in paths else next(iter(paths))
     comparison = step("compare the runs (paired t-tests against the baseline, Holm)",
                       lambda: api.compare(qrels, paths, list(DEMO_MEASURES), baseline=baseline, seed=seed,
                                           options=options))
@@ -247,11 +230,9 @@ def prepare_assess_demo(directory, *, url: str | None = None, n_patents: int = 3
     url = url or f"sqlite:///{(root / 'assess.db').resolve()}"
     engine = db.open_database(url)
     accounts_file = root / "demo-accounts.txt"
-    accounts = {}
+    accounts: dict[str, str] = {}
     if accounts_file.exists():
-        for line in accounts_file.read_text(encoding="utf-8").splitlines():
-            name, password = line.split(" ", 1)
-            accounts[name] = password
+        accounts = dict(line.split(" ", 1) for line in accounts_file.read_text(encoding="utf-8").splitlines())
     with engine.connect() as connection:
         names = set(connection.execute(select(db.assessors.c.name)).scalars())
     new = [(name, admin) for name, admin in _DEMO_ASSESSORS if name not in names]

@@ -118,10 +118,9 @@ def _frames_memo(qrels, run) -> Memo:
 
 def _param_info(param) -> ParamInfo:
     dtype = {float: (int, float), int: int, bool: bool, str: str}[param.kind]
-    choices = tuple(param.choices) if param.choices is not None else None
     info = ParamInfo(dtype=dtype, default=param.default, desc=param.description)
-    if choices is not None:
-        info.choices = choices
+    if param.choices is not None:
+        info.choices = tuple(param.choices)
     return info
 
 
@@ -196,15 +195,9 @@ def measure_class(spec: MeasureSpec) -> type:
     for name in _RESOURCE_READERS:
         supported[name] = ParamInfo(dtype=object, default=None,
                                     desc=f"a {name.replace('_', ' ')} file for this measure (see pateval.ir_measures)")
-    run_inputs = ["query_id", "doc_id", "score"]
-    qrel_inputs = ["query_id", "doc_id", "relevance"]
     return type(spec.name, (_PatevalIrMeasure,), {
-        "SPEC": spec,
-        "NAME": spec.name,
-        "__name__": spec.name,
-        "SUPPORTED_PARAMS": supported,
-        "RUN_INPUTS": run_inputs,
-        "QREL_INPUTS": qrel_inputs,
+        "SPEC": spec, "NAME": spec.name, "__name__": spec.name, "SUPPORTED_PARAMS": supported,
+        "RUN_INPUTS": ["query_id", "doc_id", "score"], "QREL_INPUTS": ["query_id", "doc_id", "relevance"],
         "__doc__": f"{spec.summary}\n\n{spec.formula}\n\nReference: {spec.reference} (computed by pateval)",
     })
 

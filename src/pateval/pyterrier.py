@@ -175,21 +175,19 @@ class TantivyRetriever(pt.Transformer):
         missing = [c for c in ("qid", "patent") if c not in inp.columns]
         if missing:
             raise ParameterError(f"TantivyRetriever needs the columns qid and patent (the topic document); the frame "
-                                 f"has "
-                                 f"no {', '.join(missing)} (columns: {', '.join(map(str, inp.columns))}). "
+                                 f"has no {', '.join(missing)} (columns: {', '.join(map(str, inp.columns))}). "
                                  "pateval.pyterrier.topics(COLLECTION) gives such a frame")
         pieces = []
+        carried = [c for c in inp.columns if c not in ("qid", "docno", "score", "rank")]
         for row in inp.itertuples(index=False):
             ranking = search_topic(self.index, row.patent, self.config)
             frame = pd.DataFrame(ranking, columns=["docno", "score"])
             frame.insert(0, "qid", str(row.qid))
             frame["rank"] = range(len(frame))
-            for column in inp.columns:
-                if column not in ("qid", "docno", "score", "rank"):
-                    frame[column] = [getattr(row, column)] * len(frame)
+            for column in carried:
+                frame[column] = [getattr(row, column)] * len(frame)
             pieces.append(frame)
-        columns = ["qid", "docno", "score", "rank", *[c for c in inp.columns if c not in ("qid", "docno", "score",
-                                                                                          "rank")]]
+        columns = ["qid", "docno", "score", "rank", *carried]
         return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame(columns=columns)
 
 

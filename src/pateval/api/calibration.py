@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (the 
 
 def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) -> dict:
     """``{list id: ListRanking}`` from the runs ranked against the qrels (a lists file maps lists)."""
+    import numpy as np
+
     from ..calibration.frames import ranked_runs
     from ..calibration.tbg import ListRanking
     from ..formats.interactions import read_list_map
@@ -35,7 +37,8 @@ def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) ->
         per_topic = {}
         for t, topic in enumerate(rankings.topic_ids):
             rows = slice(int(rankings.ptr[t]), int(rankings.ptr[t + 1]))
-            per_topic[str(topic)] = ListRanking(str(topic), _np_object(docnos[rows]), relevant[rows].copy())
+            per_topic[str(topic)] = ListRanking(str(topic), np.asarray(docnos[rows], dtype=object),
+                                                relevant[rows].copy())
         by_run[rankings.run_name] = per_topic
     if lists is None:
         if len(by_run) != 1:
@@ -56,12 +59,6 @@ def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) ->
                                  f"qrels")
         out[str(list_id)] = ranking
     return out
-
-
-def _np_object(values):
-    import numpy as np
-
-    return np.asarray(values, dtype=object)
 
 
 def _side_file(value, reader):
@@ -86,22 +83,9 @@ def _duplicate_labels(measure, resources: Mapping):
     return None
 
 
-def calibrate(
-    log,
-    *,
-    qrels,
-    runs,
-    doc_lengths,
-    duplicates=None,
-    lists=None,
-    by: str | None = None,
-    n_classes: int = 2,
-    B: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    rel: int = 1,
-    options: EvaluationOptions | None = None,
-):
+def calibrate(log, *, qrels, runs, doc_lengths, duplicates=None, lists=None, by: str | None = None,
+              n_classes: int = 2, B: int = 1000, seed: int = 0, confidence: float = 0.95, rel: int = 1,
+              options: EvaluationOptions | None = None):
     """Calibrate time-biased gain from an interaction log (Smucker & Clarke 2012, Sections 3.2, 5.2).
 
     Parameters
@@ -165,22 +149,10 @@ def calibration_figures(result, *, doc_lengths, duplicates=None) -> dict:
                    groups=_side_file(duplicates, read_duplicate_groups) if duplicates is not None else None)
 
 
-def simulate_log(
-    qrels,
-    run,
-    *,
-    doc_lengths,
-    model: str | Measure = "TBG",
-    n_users: int = 48,
-    seed: int = 0,
-    out: str | os.PathLike | None = None,
-    page_size: int = 10,
-    p_save_nonrel: float = 0.27,
-    summary_noise: float = 0.5,
-    read_noise: float = 0.5,
-    speed_spread: float = 0.0,
-    options: EvaluationOptions | None = None,
-) -> pd.DataFrame:
+def simulate_log(qrels, run, *, doc_lengths, model: str | Measure = "TBG", n_users: int = 48, seed: int = 0,
+                 out: str | os.PathLike | None = None, page_size: int = 10, p_save_nonrel: float = 0.27,
+                 summary_noise: float = 0.5, read_noise: float = 0.5, speed_spread: float = 0.0,
+                 options: EvaluationOptions | None = None) -> pd.DataFrame:
     """Simulate users who behave as a TBG calibration says, as an interaction log (one session per user and topic).
 
     Parameters

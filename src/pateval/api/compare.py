@@ -93,20 +93,9 @@ def read_scores(sources, *, measures: Sequence[str] | str | None = None, format:
     return read_score_files(list(sources), measures=list(measures) if measures else None, format=format)
 
 
-def compare(
-    qrels,
-    runs,
-    measures: Sequence[str] | str,
-    *,
-    baseline: str | None = None,
-    test: str = "t",
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    seed: int = 0,
-    B: int | None = None,
-    options: EvaluationOptions | None = None,
-    scores_format: str = "auto",
-):
+def compare(qrels, runs, measures: Sequence[str] | str, *, baseline: str | None = None, test: str = "t",
+            correction: str | None = "holm", alpha: float = 0.05, seed: int = 0, B: int | None = None,
+            options: EvaluationOptions | None = None, scores_format: str = "auto"):
     """Evaluate runs and test them against a baseline, or all pairs, under each measure.
 
     Parameters
@@ -167,25 +156,14 @@ def _untested_comparison(matrices, notes, shared: int, *, baseline, test, correc
     untested = (f"no significance test was run: the runs share {shared} topic{'' if shared == 1 else 's'} "
                 "and a paired test needs at least 2; the table gives the means only")
     tell([untested])
-    notes = [*notes, untested]
     return Comparison(means=means, tests=tests, topics={m: len(x) for m, x in matrices.items()}, baseline=baseline,
                       test=test, correction=correction or "none", alpha=float(alpha), B=None, seed=None,
-                      notes=tuple(notes), scores={m: x for m, x in matrices.items()})
+                      notes=(*notes, untested), scores=dict(matrices))
 
 
-def analyse_measures(
-    qrels,
-    runs,
-    measures: Sequence[str] | str,
-    *,
-    test: str | Sequence[str] = "bootstrap",
-    agreement_test: str = "wilcoxon",
-    alpha: float = 0.05,
-    seed: int = 0,
-    B: int | None = None,
-    options: EvaluationOptions | None = None,
-    scores_format: str = "auto",
-):
+def analyse_measures(qrels, runs, measures: Sequence[str] | str, *, test: str | Sequence[str] = "bootstrap",
+                     agreement_test: str = "wilcoxon", alpha: float = 0.05, seed: int = 0, B: int | None = None,
+                     options: EvaluationOptions | None = None, scores_format: str = "auto"):
     """Evaluate runs and compare the measures: discriminative power, rank correlation, agreement.
 
     ``test`` may name several tests (e.g. ``["t", "randomisation", "bootstrap"]``, as
@@ -201,17 +179,10 @@ def analyse_measures(
     return dataclasses.replace(result, notes=tuple(notes))
 
 
-def ranking_stability(
-    qrels,
-    runs,
-    measures: Sequence[str] | str,
-    *,
-    sizes: Sequence[int | str] | str = (10, 25, 50, 100, "S", "M", "L", "XL"),
-    trials: int = 20,
-    seed: int = 0,
-    options: EvaluationOptions | None = None,
-    scores_format: str = "auto",
-) -> pd.DataFrame:
+def ranking_stability(qrels, runs, measures: Sequence[str] | str, *,
+                      sizes: Sequence[int | str] | str = (10, 25, 50, 100, "S", "M", "L", "XL"), trials: int = 20,
+                      seed: int = 0, options: EvaluationOptions | None = None,
+                      scores_format: str = "auto") -> pd.DataFrame:
     """How stable the ranking of the runs is on random topic subsets of growing size.
 
     Evaluates the runs, then per measure :func:`pateval.collection.sampling.ranking_stability`:
@@ -317,28 +288,12 @@ def _recall_precision(frame: pd.DataFrame, runs: Sequence[str]) -> pd.DataFrame 
     return curves
 
 
-def write_report(
-    qrels,
-    runs,
-    measures: Sequence[str] | str,
-    *,
-    out: str | os.PathLike,
-    baseline: str | None = None,
-    test: str = "t",
-    correction: str | None = "holm",
-    analysis_test: str = "bootstrap",
-    agreement_test: str = "wilcoxon",
-    alpha: float = 0.05,
-    seed: int = 0,
-    B: int | None = None,
-    title: str = "pateval report",
-    image_format: str = "svg",
-    gain_over_time=None,
-    ct_by_gamma: pd.DataFrame | None = None,
-    options: EvaluationOptions | None = None,
-    scores_format: str = "auto",
-    calibration=None,
-) -> Path:
+def write_report(qrels, runs, measures: Sequence[str] | str, *, out: str | os.PathLike, baseline: str | None = None,
+                 test: str = "t", correction: str | None = "holm", analysis_test: str = "bootstrap",
+                 agreement_test: str = "wilcoxon", alpha: float = 0.05, seed: int = 0, B: int | None = None,
+                 title: str = "pateval report", image_format: str = "svg", gain_over_time=None,
+                 ct_by_gamma: pd.DataFrame | None = None, options: EvaluationOptions | None = None,
+                 scores_format: str = "auto", calibration=None) -> Path:
     """Evaluate runs and write one self-contained HTML report comparing runs and measures.
 
     The report holds the comparison table (``test``, ``correction`` against ``baseline`` or

@@ -146,32 +146,18 @@ def list_measures() -> pd.DataFrame:
     """Every registered measure with its parameters, defaults and reference."""
     import pandas as pd
 
-    rows = []
-    for spec in all_specs():
-        rows.append({
-            "name": spec.name,
-            "family": spec.family,
-            "cutoff": spec.cutoff,
-            "summary": spec.summary,
-            "formula": spec.formula,
-            "parameters": [p.describe() for p in spec.params],
-            "aggregate": spec.aggregate,
-            "aliases": ", ".join(spec.aliases),
-            "reference": spec.reference,
-        })
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"name": spec.name, "family": spec.family, "cutoff": spec.cutoff, "summary": spec.summary,
+                          "formula": spec.formula, "parameters": [p.describe() for p in spec.params],
+                          "aggregate": spec.aggregate, "aliases": ", ".join(spec.aliases), "reference": spec.reference}
+                         for spec in all_specs()])
 
 
 def measures_document(family: str | None = None) -> str:
     """The measures as one Markdown document: docs/measures.md (``scripts/make_measures_doc.py``
     writes it) and ``pateval measures --format markdown`` (only ``family``'s, if given)."""
-    lines = [
-        "# Measures",
-        "",
-        "Generated from the registry by `scripts/make_measures_doc.py`; `pateval measures` prints the same.",
-        "Names: `NAME[(param=value,...)][@k]`; parameters left at their default are not written.",
-        "",
-    ]
+    lines = ["# Measures", "",
+             "Generated from the registry by `scripts/make_measures_doc.py`; `pateval measures` prints the same.",
+             "Names: `NAME[(param=value,...)][@k]`; parameters left at their default are not written.", ""]
     current = None
     for spec in all_specs():
         if family is not None and spec.family != family:

@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 
-def evaluate_flowcharts(
-    truth_dir,
-    submission_dir,
-    *,
-    level: str = "all",
-    text_threshold: float = 0.2,
-    time_budget: float | None = 2.0,
-):
+def evaluate_flowcharts(truth_dir, submission_dir, *, level: str = "all", text_threshold: float = 0.2,
+                        time_budget: float | None = 2.0):
     """Score recognised flowcharts (CLEF-IP 2012/2013 encoding) against ground truth.
 
     Per image: the distance of Bunke & Shearer (1998), ``d = 1 - |mcs(G1, G2)| /
@@ -39,6 +33,5 @@ def evaluate_flowcharts(
     """
     from ..flowchart.scoring import evaluate_flowchart_dirs, levels_for
 
-    return evaluate_flowchart_dirs(
-        truth_dir, submission_dir, levels=levels_for(level), text_threshold=text_threshold, time_budget=time_budget
-    )
+    return evaluate_flowchart_dirs(truth_dir, submission_dir, levels=levels_for(level), text_threshold=text_threshold,
+                                   time_budget=time_budget)

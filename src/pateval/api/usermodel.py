@@ -30,14 +30,8 @@ def _user_model_inputs(qrels, runs, model, doc_lengths, options):
     return ranked, measure, EvaluationContext(side)
 
 
-def time_to_rank(
-    qrels,
-    runs,
-    *,
-    model: str | Measure = "TBG",
-    doc_lengths: str | os.PathLike | Mapping | None = None,
-    options: EvaluationOptions | None = None,
-) -> pd.DataFrame:
+def time_to_rank(qrels, runs, *, model: str | Measure = "TBG", doc_lengths: str | os.PathLike | Mapping | None = None,
+                 options: EvaluationOptions | None = None) -> pd.DataFrame:
     """The time-biased gain user model rank by rank: when the user reaches each document (T(k)).
 
     Parameters
@@ -73,17 +67,9 @@ def time_to_rank(
     return time_to_rank_frame(*_user_model_inputs(qrels, runs, model, doc_lengths, options))
 
 
-def simulate_users(
-    qrels,
-    runs,
-    *,
-    model: str | Measure = "TBG",
-    n_users: int = 10_000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    doc_lengths: str | os.PathLike | Mapping | None = None,
-    options: EvaluationOptions | None = None,
-) -> pd.DataFrame:
+def simulate_users(qrels, runs, *, model: str | Measure = "TBG", n_users: int = 10_000, seed: int = 0,
+                   confidence: float = 0.95, doc_lengths: str | os.PathLike | Mapping | None = None,
+                   options: EvaluationOptions | None = None) -> pd.DataFrame:
     """Simulate stochastic users of the TBG model on each topic: expected gain and its spread.
 
     Each user clicks with P(C|R), saves with P(S|R=1), and stops after an exponential time of

@@ -42,7 +42,7 @@ from .shared import CommandParser, command_inputs
 from .trec_eval import _add_trec_eval
 from .usermodel import _add_calibrate, _add_user_model
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "leaf_parsers", "main"]
 
 #: Exit status of an unexpected exception (a bug): sysexits.h EX_SOFTWARE, distinct from
 #: 1 (findings) and 2 (bad input or usage).
@@ -74,20 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subcommands(dest="command", metavar="COMMAND")
     for add in _COMMANDS:
         add(commands)
-    for leaf in _leaf_parsers(parser):  # --debug after the sub-command too
+    for leaf in leaf_parsers(parser):  # --debug after the sub-command too
         if leaf is not parser:
             leaf.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
     return parser
 
 
-def _leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+def leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
     """Every parser that parses a command line's last word (sub-commands of sub-commands too)."""
     subcommands = getattr(parser, "subcommands", None)
     if subcommands is None:
         yield parser
         return
     for child in dict.fromkeys(subcommands.choices.values()):
-        yield from _leaf_parsers(child)
+        yield from leaf_parsers(child)
 
 
 def run() -> None:
@@ -119,8 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pateval: error: {error}", file=sys.stderr)
         return 2
     except ImportError as error:  # an optional dependency not installed: name its extra
-        command = _command_line(args)
-        missing = missing_dependency(error, feature=command, extra=COMMAND_EXTRAS.get(command))
+        missing = missing_dependency(error, feature=_command_line(args), extra=getattr(args, "extra", None))
         if missing is None or debug:
             return _report_bug(error, debug)
         print(f"pateval: error: {missing}", file=sys.stderr)
@@ -137,18 +136,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as error:  # noqa: BLE001 -- the one place that catches everything
         return _report_bug(error, debug)
-
-
-#: The extra each command needs (pyproject.toml), named when a module it provides is missing.
-COMMAND_EXTRAS = {
-    "pateval compare": "stats", "pateval analyse-measures": "stats", "pateval stability": "stats",
-    "pateval calibrate": "stats", "pateval report": "report", "pateval flowchart eval": "flowchart",
-    "pateval corpus ingest": "patents", "pateval corpus generate": "patents", "pateval corpus lengths": "store",
-    "pateval corpus verify": "store", "pateval collection build": "store", "pateval collection stats": "store",
-    "pateval index": "search", "pateval search": "search", "pateval assess serve": "assess",
-    "pateval assess user": "assess", "pateval assess export": "assess", "pateval assess import": "assess",
-    "pateval demo": "all",
-}
 
 
 def _command_line(args: argparse.Namespace) -> str:

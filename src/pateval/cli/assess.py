@@ -15,7 +15,7 @@ def _add_assess(commands) -> None:
         description="Assessors turn search-report citations into passage qrels in a local web application: "
         "`pateval assess serve --demo`, then `pateval assess export --db URL --out DIR`.",
     )
-    serve = add_command(sub, "serve", _run_assess_serve, help="start the web application",
+    serve = add_command(sub, "serve", _run_assess_serve, extra="assess", help="start the web application",
                         description="Serve the assessment tool on a corpus store and a built collection "
                         "(or --demo: a synthetic corpus made once in --demo-dir).",
                         epilog=examples("pateval assess serve --demo", "pateval assess serve --store store "
@@ -40,7 +40,7 @@ def _add_assess(commands) -> None:
                        help="a session ends this long after the login (default 12)")
     serve.add_argument("--max-failed-logins", type=int, default=10, metavar="N",
                        help="wrong passwords in a row that lock an account (default 10)")
-    user = add_command(sub, "user", _run_assess_user, help="manage assessor accounts",
+    user = add_command(sub, "user", _run_assess_user, extra="assess", help="manage assessor accounts",
                        description="`pateval assess user add|disable|enable|remove|unlock|reset-password NAME "
                        "--db URL [--admin]`, or `pateval assess user list --db URL`: a password (add, "
                        "reset-password) is read from standard input (first line) or asked for on a terminal.",
@@ -52,7 +52,8 @@ def _add_assess(commands) -> None:
     user.add_argument("--db", metavar="URL", default="sqlite:///assess.db",
                       help="database URL (default sqlite:///assess.db)")
     user.add_argument("--admin", action="store_true", help="may adjudicate")
-    export = add_command(sub, "export", _run_assess_export, help="write the qrels of an assessment database",
+    export = add_command(sub, "export", _run_assess_export, extra="assess",
+                         help="write the qrels of an assessment database",
                          description="Write qrels_PSG.txt (qid docno xpath), qrels_PSG_graded.txt, "
                          "qrels_PSG_docs.txt, qrels_PSG_claims.txt, theta_PSG.txt and topics_PSG.tsv into a new "
                          "directory, in the formats of pateval collection build.",
@@ -63,7 +64,7 @@ def _add_assess(commands) -> None:
     export.add_argument("--policy", default="final", metavar="POLICY",
                         help="final (adjudicated, else agreed; default), union, or an assessor's name")
     add_flags(export, "store", "collection")
-    load = add_command(sub, "import", _run_assess_import, help="load passage qrels for review",
+    load = add_command(sub, "import", _run_assess_import, extra="assess", help="load passage qrels for review",
                        description="Load passage qrels (qid docno xpath) as the judgements of one assessor.",
                        epilog=examples("pateval assess import --db sqlite:///assess.db --qrels "
                                        "collection/qrels_PSG.txt --topics collection/topics_PSG.tsv --as clefip",

@@ -19,7 +19,7 @@ def _add_corpus(commands) -> None:
 
 def _add_corpus_ingest(sub) -> None:
     ingest = add_command(
-        sub, "ingest", _run_corpus_ingest,
+        sub, "ingest", _run_corpus_ingest, extra="patents",
         help="parse CLEF-IP / MAREC and USPTO files (XML, APS text) once into a store (resumable)",
         description="Parse patent files (CLEF-IP / MAREC patent-document, USPTO us-patent-grant / "
         "us-patent-application v4.0+, USPTO applications 2001-2004 and grants 2001-2004 in their older XML, "
@@ -48,18 +48,16 @@ def _run_corpus_ingest(*, inputs, out, workers, scheduler, scheduler_timeout: fl
                                 scheduler_timeout=scheduler_timeout)
     for error in summary.errors:
         print(f"pateval: skipped: {error.message}", file=sys.stderr)
-    print(
-        f"documents {summary.documents}  files {summary.files}  skipped files {summary.skipped_files}  "
-        f"errors {len(summary.errors)}  {summary.documents_per_second:.1f} docs/s  "
-        f"{summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} s)"
-    )
+    print(f"documents {summary.documents}  files {summary.files}  skipped files {summary.skipped_files}  "
+          f"errors {len(summary.errors)}  {summary.documents_per_second:.1f} docs/s  "
+          f"{summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} s)")
     print(f"store {summary.store}: {summary.total_documents} documents")
     return 0
 
 
 def _add_corpus_lengths(sub) -> None:
     p = add_command(
-        sub, "lengths", _run_corpus_lengths,
+        sub, "lengths", _run_corpus_lengths, extra="store",
         help="write each document's length in words (for TBG and CT's time=tbg: --doc-lengths)",
         description="Write a `docno length` file from a corpus store: each document's words in its abstracts, "
         "description and claims, every language. The file is what `pateval evaluate --doc-lengths` reads.",
@@ -80,7 +78,7 @@ def _run_corpus_lengths(*, store, out) -> int:
 
 def _add_corpus_verify(sub) -> None:
     p = add_command(
-        sub, "verify", _run_corpus_verify,
+        sub, "verify", _run_corpus_verify, extra="store",
         help="check every part of a store against its manifest (size, SHA-256); repair or drop damaged batches",
         description="Check every committed Parquet part of a corpus store against the size and SHA-256 its batch "
         "manifest records. Exit status 0: no damage (or all of it repaired or dropped); 1: damage found. "
@@ -130,7 +128,7 @@ def _criterion_value(text: str) -> int | None:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer or 'off', found {text!r}") from None
+        value = -1
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer or 'off', found {text!r}")
     return value
@@ -138,7 +136,7 @@ def _criterion_value(text: str) -> int | None:
 
 def _add_corpus_generate(sub) -> None:
     p = add_command(
-        sub, "generate", _run_corpus_generate,
+        sub, "generate", _run_corpus_generate, extra="patents",
         help="write a seeded synthetic patent corpus in CLEF-IP XML",
         description="Write a synthetic CLEF-IP corpus: technology clusters with their own vocabulary, families "
         "with A and B publications, claims with textual dependencies in EN/DE/FR, search-report citations "
@@ -165,8 +163,8 @@ def _run_corpus_generate(*, out, patents: int, seed: int, workers, progress: boo
     kinds = "  ".join(f"{kind} {count}" for kind, count in summary.documents_by_kind.items())
     print(f"patents {summary.n_patents}  families {summary.n_families}  documents {summary.n_documents} ({kinds})")
     print(f"citations {summary.n_citations}  {summary.bytes_written / 1e6:.1f} MB  "
-          f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} "
-          f"s)")
+          f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  "
+          f"({summary.seconds:.1f} s)")
     print(f"corpus written to {summary.out_dir}")
     return 0
 
@@ -175,7 +173,7 @@ def _add_collection(commands) -> None:
     sub = add_group(commands, "collection", help="build and describe patent test collections",
                     dest="collection_command")
     build = add_command(
-        sub, "build", _run_collection_build,
+        sub, "build", _run_collection_build, extra="store",
         help="build a CLEF-IP-style test collection (topics, qrels) from a corpus store",
         description="Split the store by date into corpus and topic pool, select topics by criteria (each reported "
         "with the number of candidates it removed), sample a topic set, and write topics and qrels at document, "
@@ -239,7 +237,7 @@ def _add_collection(commands) -> None:
     add_flags(build, "memory_limit", "summary_format")
 
     stats = add_command(
-        sub, "stats", _run_collection_stats,
+        sub, "stats", _run_collection_stats, extra="store",
         help="judgment points, relevant documents per topic, languages, IPC classes, citation sources",
         description="Describe a built collection: judgment points (mean relevant documents per topic x topics), "
         "distribution of relevant documents per topic, languages, IPC classes, citation sources and categories, "

@@ -39,7 +39,12 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
     from ..stats.names import TESTS
 
     _add_run_set_inputs(p, qrels_required=False)
-    _add_score_inputs(p)
+    # --scores: compare per-topic score files (trec_eval -q, ir_measures, pateval) instead of runs (issue 15)
+    p.add_argument("--scores", action="store_true",
+                   help="the RUN files are per-topic score files (trec_eval -q, ir_measures -q, pateval evaluate -q "
+                   "text/CSV/JSON), compared without qrels; -m picks measures (default: those every run has)")
+    p.add_argument("--scores-format", choices=SCORE_FORMATS, default="auto",
+                   help="format of the --scores files (default: detect)")
     if repeatable_test:  # the test of discriminative power: --analysis-test, as in `pateval report`
         p.add_argument("--analysis-test", choices=TESTS, type=test_name, action="append", dest="tests",
                        help=f"significance test of discriminative power (repeatable: one table column per test; the "
@@ -55,15 +60,6 @@ def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = Fals
                    help="resamples of the resampling tests (default: randomisation 10000, bootstrap 1000, tukey 5000)")
 
 
-def _add_score_inputs(p) -> None:
-    """--scores: compare per-topic score files (trec_eval -q, ir_measures, pateval) instead of runs (issue 15)."""
-    p.add_argument("--scores", action="store_true",
-                   help="the RUN files are per-topic score files (trec_eval -q, ir_measures -q, pateval evaluate -q "
-                   "text/CSV/JSON), compared without qrels; -m picks measures (default: those every run has)")
-    p.add_argument("--scores-format", choices=SCORE_FORMATS, default="auto",
-                   help="format of the --scores files (default: detect)")
-
-
 #: results.readers.SCORE_FORMATS, written out so that building the parser imports no reader (a test keeps them equal)
 SCORE_FORMATS = ("auto", "trec_eval", "ir_measures", "pateval-csv", "pateval-json")
 
@@ -75,7 +71,7 @@ def _measures(measures, options):
 
 def _add_compare(commands) -> None:
     p = add_command(
-        commands, "compare", _run_compare,
+        commands, "compare", _run_compare, extra="stats",
         help="mean scores of runs with significance markers (against a baseline or all pairs)",
         description="Evaluate the runs and test them over topics, per measure: against --baseline, or every pair. "
         "Prints a table of means with significance markers; --format csv/json gives every test.",
@@ -104,18 +100,16 @@ def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format:
         from ..report.html import difference_pairs
         from ..report.plots import plot_topic_differences
 
-        figures = {}
-        for measure, matrix in comparison.scores.items():
-            for run_a, run_b in difference_pairs(comparison, limit=len(comparison.runs)):
-                figures[figure_name("differences", measure, run_a, "minus", run_b)] = plot_topic_differences(
-                    matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure)
-        save_figures(figures, plots)
+        pairs = difference_pairs(comparison, limit=len(comparison.runs))
+        save_figures({figure_name("differences", measure, run_a, "minus", run_b): plot_topic_differences(
+            matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure)
+            for measure, matrix in comparison.scores.items() for run_a, run_b in pairs}, plots)
     return 0
 
 
 def _add_analyse_measures(commands) -> None:
     p = add_command(
-        commands, "analyse-measures", _run_analyse_measures,
+        commands, "analyse-measures", _run_analyse_measures, extra="stats",
         help="discriminative power, rank correlation and agreement of measures over a run set",
         description="Evaluate the runs under each measure and compare the measures: discriminative power (share of run "
         "pairs significant at alpha, difference needed; Sakai 2006), Kendall's tau and tau_ap between the run "
@@ -161,7 +155,7 @@ def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, score
 
 def _add_stability(commands) -> None:
     p = add_command(
-        commands, "stability", _run_stability,
+        commands, "stability", _run_stability, extra="stats",
         help="how stable the ranking of runs is on random topic subsets of growing size",
         description="Evaluate the runs, then for each topic-set size draw --trials random subsets of the topics "
         "(seeded) and compare the ranking of the runs by their mean on each subset with their ranking on all topics "
@@ -197,7 +191,7 @@ def _add_report(commands) -> None:
     from ..stats.names import TESTS
 
     p = add_command(
-        commands, "report", _run_report,
+        commands, "report", _run_report, extra="report",
         help="one self-contained HTML report comparing runs and measures",
         description="Evaluate the runs and write a single HTML file with the comparison table, the tests, per-topic "
         "differences, discriminative power with ASL curves, rank correlation and the agreement chart; figures "
@@ -222,7 +216,11 @@ def _add_report(commands) -> None:
     p.add_argument("--ct-gamma", metavar="CSV",
                    help="CSV with columns run,gamma,score for the Cube-Test-against-gamma plot")
     add_output(p, "-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
-    _add_report_calibration(p)
+    # the calibration section: a log calibrated against the report's qrels and runs
+    p.add_argument("--calibration-log", metavar="LOG", help="an interaction log: add a section calibrating TBG from it "
+                   "(the lists are topics of the runs; needs --doc-lengths)")
+    p.add_argument("--calibration-run", metavar="RUN", help="the run the log's users searched (default: the first run)")
+    p.add_argument("--lists", metavar="FILE", help="`list topic [run]` lines for --calibration-log")
 
 
 def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,
@@ -248,14 +246,6 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
         calibration=calibration)
     print(f"pateval: wrote {path}", file=sys.stderr)
     return 0
-
-
-def _add_report_calibration(p) -> None:
-    """`pateval report`'s calibration section: a log calibrated against the report's qrels and runs."""
-    p.add_argument("--calibration-log", metavar="LOG", help="an interaction log: add a section calibrating TBG from it "
-                   "(the lists are topics of the runs; needs --doc-lengths)")
-    p.add_argument("--calibration-run", metavar="RUN", help="the run the log's users searched (default: the first run)")
-    p.add_argument("--lists", metavar="FILE", help="`list topic [run]` lines for --calibration-log")
 
 
 def _add_baseline(p) -> None:

@@ -36,7 +36,11 @@ def _add_evaluate(commands) -> None:
     p.add_argument("-q", "--per-query", action="store_true", help="also print a line per topic")
     add_table_output(p, formats=RESULT_FORMATS, default="trec", precision="decimals in trec output (default 4, as "
                      "trec_eval)")
-    _add_group_options(p)
+    # results by topic group (CLEF-IP 2013 Figure 5)
+    p.add_argument("--group-by", metavar="FILE", help="also give each measure's value per topic group: a file of "
+                   "`topic attribute` lines, or a passage topics file (groups = topic languages); rows 'all:GROUP'")
+    p.add_argument("--group-plot", metavar="FILE", help="with --group-by: grouped-bar plot of the first measure "
+                   "(runs x groups) written to FILE (.png, .pdf, .svg)")
     p.add_argument("--names", choices=("pateval", "trec"), default="pateval",
                    help="measure names in the output: pateval's (AP, P@10, nDCG@10) or trec_eval's (map, P_10, "
                    "ndcg_cut_10), with trec_eval's runid and num_q lines (-m runid -m num_q) and its order")
@@ -46,6 +50,8 @@ def _add_evaluate(commands) -> None:
 def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, per_query: bool, format: str,
                   precision: int, output, group_by, group_plot) -> int:
     from .. import api
+    from .._lazy import pandas_deferred
+    from ..results.writers import TREC_EVAL_EXTRAS
 
     if example:
         if qrels or runs:
@@ -53,12 +59,8 @@ def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, 
         qrels, runs = api.example_files()
     elif not qrels or not runs:
         raise PatevalError("evaluate needs QRELS and at least one RUN (or --example)")
-    from .._lazy import pandas_deferred
-
     trec_names = names == "trec"
     asked = measures or (["runid", "num_q"] if trec_names else []) + list(DEFAULT_MEASURES)
-    from ..results.writers import TREC_EVAL_EXTRAS
-
     extras = [m for m in asked if trec_names and m in TREC_EVAL_EXTRAS]
     scored = [m for m in asked if m not in extras]
     if not scored:
@@ -140,14 +142,6 @@ def _run_measures(*, family: str | None, format: str) -> int:
     return 0
 
 
-def _add_group_options(p) -> None:
-    """``pateval evaluate`` options for results by topic group (CLEF-IP 2013 Figure 5)."""
-    p.add_argument("--group-by", metavar="FILE", help="also give each measure's value per topic group: a file of "
-                   "`topic attribute` lines, or a passage topics file (groups = topic languages); rows 'all:GROUP'")
-    p.add_argument("--group-plot", metavar="FILE", help="with --group-by: grouped-bar plot of the first measure "
-                   "(runs x groups) written to FILE (.png, .pdf, .svg)")
-
-
 def _with_group_rows(rows, result, group_by, group_plot):
     """Result rows with an ``all:GROUP`` row after each ``all`` row (--group-by); writes --group-plot."""
     if group_plot and not group_by:
@@ -162,14 +156,11 @@ def _with_group_rows(rows, result, group_by, group_plot):
     summary = api.evaluate_by_group(result.frame, group_by, measures=result.measures, plot=group_plot)
     print_notes(summary.attrs["notes"])
     extra = summary[summary["group"] != "all"]
-    extra = pd.DataFrame({"run": extra["run"], "measure": extra["measure"],
-                          "topic": "all:" + extra["group"].astype(str),
-                          "value": extra["value"]})
+    extra = extra.assign(topic="all:" + extra["group"].astype(str))[["run", "measure", "topic", "value"]]
     combined = pd.concat([rows, extra], ignore_index=True)
-    pair = list(zip(combined["run"], combined["measure"], strict=False))
-    first_seen = {key: i for i, key in reversed(list(enumerate(pair)))}
-    combined["_block"] = [first_seen[key] for key in pair]
-    combined = combined.sort_values("_block", kind="stable").drop(columns="_block").reset_index(drop=True)
+    # each (run, measure) block where it first appears: its rows, then its all:GROUP rows
+    block = combined.groupby(["run", "measure"], sort=False).ngroup()
+    combined = combined.iloc[block.argsort(kind="stable")].reset_index(drop=True)
     if group_plot:
         print(f"pateval: wrote {group_plot}", file=sys.stderr)
     return combined

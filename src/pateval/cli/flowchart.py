@@ -14,7 +14,7 @@ def _add_flowchart(commands) -> None:
                     dest="flowchart_command", description="Work with flowcharts in the CLEF-IP encoding: `pateval "
                     "flowchart eval TRUTH_DIR SUBMISSION_DIR`.")
     evaluate = add_command(
-        sub, "eval", _run_flowchart_eval,
+        sub, "eval", _run_flowchart_eval, extra="flowchart",
         help="score recognised flowcharts against ground truth",
         description="Score every flowchart of SUBMISSION_DIR against the file of the same name (extension "
         "aside) in TRUTH_DIR: the MCS distance d = 1 - |mcs(G1,G2)| / max(|G1|,|G2|) (Bunke & Shearer 1998; "

@@ -11,7 +11,7 @@ from .shared import add_command, add_flags, add_output, examples
 
 def _add_index(commands) -> None:
     p = add_command(
-        commands, "index", _run_index, help="index a corpus store with tantivy for baseline search",
+        commands, "index", _run_index, extra="search", help="index a corpus store with tantivy for baseline search",
         description="Index a corpus store (or patent XML files) with tantivy: title, abstract, claims and "
         "description per language (English, German, French stemming and stop words), plus the term "
         "statistics that re-scoring with LM-Dirichlet and TF-IDF needs.",
@@ -41,7 +41,7 @@ def _run_index(*, store, out, no_passages: bool, until, heap_mb: int, threads, p
 
 def _add_search(commands) -> None:
     p = add_command(
-        commands, "search", _run_search, help="baseline prior-art search: one run, or a grid of runs",
+        commands, "search", _run_search, extra="search", help="baseline prior-art search: one run, or a grid of runs",
         description="Search the topics with a baseline and write a TREC run tagged MODEL.STRATEGY. "
         "Models: bm25[:k1=,b=], lm[:mu=], tfidf[:k1=,b=]. Query strategies: PARTS[,OPTION=VALUE...] with "
         "PARTS title, abstract, claims, description joined by '+', or full; options top=K, mindf=N, maxdf=F, "
@@ -130,7 +130,7 @@ def _run_search(*, index, store, topics, models, queries, grid, out, depth: int,
 
 def _add_demo(commands) -> None:
     p = add_command(
-        commands, "demo", _run_demo, help="the whole pipeline on a synthetic corpus, with an HTML report",
+        commands, "demo", _run_demo, extra="all", help="the whole pipeline on a synthetic corpus, with an HTML report",
         description="Generate a synthetic CLEF-IP corpus, ingest it, build a test collection, index it, run a "
         "grid of baselines, evaluate them with standard and professional-search measures, compare them and "
         "write the HTML report.",

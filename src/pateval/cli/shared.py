@@ -217,7 +217,7 @@ EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format", "order":
 # ---- from the parsed command line to a handler's inputs -----------------------------------------
 
 #: What steers the command line, not a command's input.
-_STEERING = ("command", "run", "needs", "debug")
+_STEERING = ("command", "run", "needs", "extra", "debug")
 
 
 def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
@@ -235,13 +235,10 @@ def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
               if name not in _STEERING and not name.endswith("_command")}
     if "qrels_option" in inputs:
         option = inputs.pop("qrels_option")
-        if inputs.get("scores"):  # every positional argument is a score file
+        if option is not None or inputs.get("scores"):  # with --scores every positional argument is a score file
             inputs["qrels"], inputs["runs"] = option, [inputs["qrels"], *inputs["runs"]]
-        else:
-            if option is not None:
-                inputs["qrels"], inputs["runs"] = option, [inputs["qrels"], *inputs["runs"]]
-            if not inputs["runs"]:
-                raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
+        if not inputs.get("scores") and not inputs["runs"]:
+            raise PatevalError(f"{args.command} needs QRELS and at least one RUN")
     if "store_option" in inputs:
         store, option = inputs.pop("store"), inputs.pop("store_option")
         if (store is None) == (option is None):
@@ -319,13 +316,15 @@ def save_figures(figures: dict, directory: str) -> None:
           file=sys.stderr)
 
 
-def add_command(commands: Any, name: str, run: Any, *, needs: str | None = None, **kwargs: Any) -> Any:
+def add_command(commands: Any, name: str, run: Any, *, needs: str | None = None, extra: str | None = None,
+                **kwargs: Any) -> Any:
     """A sub-command's parser (``kwargs``: of ``add_parser``: help, description, ``epilog=examples(...)``);
     ``run`` handles it, called with the command's inputs as keywords (:func:`command_inputs`).
     ``needs``: a module of an optional extra, imported before any input is read (a missing extra
-    is named first)."""
+    is named first). ``extra``: the extra the command needs (pyproject.toml), named when a
+    module it provides is missing."""
     parser = commands.add_parser(name, **kwargs)
-    parser.set_defaults(run=run, needs=needs)
+    parser.set_defaults(run=run, needs=needs, extra=extra)
     return parser
 
 

@@ -37,13 +37,11 @@ def _add_user_model(commands) -> None:
                     "time at which the user reaches each rank, with the gain earned (plot time against rank); "
                     "`pateval user-model simulate` draws stochastic users and reports their mean gain, spread and "
                     "confidence interval beside the closed form.")
-    for name, help, run in (
-        ("time", "T(k) and the gain earned at every rank of every topic (one row per retrieved document)",
-         _run_user_time),
-        ("simulate", "simulated users per topic: mean gain, spread, confidence interval, exact expectation",
-         _run_user_simulate),
+    for name, help in (
+        ("time", "T(k) and the gain earned at every rank of every topic (one row per retrieved document)"),
+        ("simulate", "simulated users per topic: mean gain, spread, confidence interval, exact expectation"),
     ):
-        p = add_command(sub, name, run, help=help, description=help,
+        p = add_command(sub, name, _run_user_model, help=help, description=help,
                         epilog=examples(*_USER_MODEL_EXAMPLES[name], glossary=(f"user-model {name}",)))
         add_qrels_and_runs(p)
         add_flags(p, "model")
@@ -57,24 +55,19 @@ def _add_user_model(commands) -> None:
     _add_simulate_log(sub)
 
 
-def _run_user_time(*, qrels, runs, model: str, options, format: str, precision: int, output) -> int:
+def _run_user_model(*, qrels, runs, model: str, options, format: str, precision: int, output,
+                    users: int | None = None, seed: int = 0, confidence: float = 0.95) -> int:
+    """``user-model time``, or ``user-model simulate`` (which alone has --users, --seed, --confidence)."""
     from .. import api
     from ..report.tables import render_frame
 
-    frame = api.time_to_rank(qrels, list(runs), model=model, options=options)
-    write_text_or_print(render_frame(frame, format=format, precision=precision,
-                                     settings={"model": model, "order": options.order}), output)
-    return 0
-
-
-def _run_user_simulate(*, qrels, runs, model: str, options, users: int, seed: int, confidence: float, format: str,
-                       precision: int, output) -> int:
-    from .. import api
-    from ..report.tables import render_frame
-
-    frame = api.simulate_users(qrels, list(runs), model=model, n_users=users, seed=seed, confidence=confidence,
-                               options=options)
-    settings = {"model": model, "order": options.order, "users": users, "seed": seed, "confidence": confidence}
+    settings: dict = {"model": model, "order": options.order}
+    if users is None:
+        frame = api.time_to_rank(qrels, list(runs), model=model, options=options)
+    else:
+        frame = api.simulate_users(qrels, list(runs), model=model, n_users=users, seed=seed, confidence=confidence,
+                                   options=options)
+        settings.update(users=users, seed=seed, confidence=confidence)
     write_text_or_print(render_frame(frame, format=format, precision=precision, settings=settings), output)
     return 0
 
@@ -83,7 +76,7 @@ def _run_user_simulate(*, qrels, runs, model: str, options, users: int, seed: in
 
 def _add_calibrate(commands) -> None:
     p = add_command(
-        commands, "calibrate", _run_calibrate, needs="pateval.calibration.tbg",
+        commands, "calibrate", _run_calibrate, extra="stats", needs="pateval.calibration.tbg",
         help="time-biased gain's constants estimated from an interaction log (Smucker & Clarke 2012)",
         description="Estimate T_S, T_D(l) = a l + b, P(C|R), P(S|R) and the half-life h from what users did on ranked "
         "lists, as the TBG paper defines the estimators, each with a bootstrap interval over users and the unweighted "
@@ -139,14 +132,11 @@ def _calibration_text(result, format: str, precision: int) -> str:
                      f"{reading['read_intercept_se']:.4g}")
         if dup["n"]:
             lines.append(f"  duplicate views: {dup['n']}, mean {dup['mean']:.4g} s +- {dup['se']:.3g} (se); against "
-                         f"read_intercept "
-                         f"p = {dup['p_value']:.3g}; one-se bars overlap: {'yes' if dup['se_bars_overlap'] else 'no'}")
+                         f"read_intercept p = {dup['p_value']:.3g}; one-se bars overlap: "
+                         f"{'yes' if dup['se_bars_overlap'] else 'no'}")
         lines.append(f"  stopping: {stop['stopped']} stopped, {stop['censored']} censored; largest gap between "
-                     f"Kaplan-Meier "
-                     f"and 2^(-t/h): {stop['km_max_gap']:.4f}")
-        for note in c.notes:
-            lines.append(f"  note: {note}")
-        lines.append(f"  measure: {c.measure}")
+                     f"Kaplan-Meier and 2^(-t/h): {stop['km_max_gap']:.4f}")
+        lines += [f"  note: {note}" for note in c.notes] + [f"  measure: {c.measure}"]
     return "\n".join(lines) + "\n"
 
 

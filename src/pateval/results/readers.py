@@ -25,6 +25,7 @@ kept as written. A run without a name in the file takes the file's name (without
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import os
@@ -41,9 +42,9 @@ __all__ = ["SCORE_FORMATS", "read_scores", "read_score_files", "canonical_measur
 
 SCORE_FORMATS = ("auto", "trec_eval", "ir_measures", "pateval-csv", "pateval-json")
 _COLUMNS = ["run", "topic", "measure", "value"]
-_canonical_cache: dict[str, str | None] = {}
 
 
+@functools.cache
 def canonical_measure(name: str) -> str | None:
     """pateval's canonical name of a measure name (trec_eval's, ir_measures', pateval's), or
     None when pateval does not know it.
@@ -53,14 +54,12 @@ def canonical_measure(name: str) -> str | None:
     >>> [canonical_measure(name) for name in ("map", "P_10", "gm_map", "my_score")]
     ['AP', 'P@10', 'GMAP', None]
     """
-    if name not in _canonical_cache:
-        from ..measures import parse_measure
+    from ..measures import parse_measure
 
-        try:
-            _canonical_cache[name] = str(parse_measure(name))
-        except (PatevalError, ValueError):
-            _canonical_cache[name] = None
-    return _canonical_cache[name]
+    try:
+        return str(parse_measure(name))
+    except (PatevalError, ValueError):
+        return None
 
 
 def _lines(path: Path, text: str) -> list[tuple[int, list[str]]]:
@@ -240,8 +239,7 @@ def _csv_rows(path: Path, text: str, default_run: str) -> list[tuple]:
     lines = [(number, line.rstrip("\r")) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
     header_line, header = lines[0][0], _csv_fields(path, *lines[0])
     columns = {name.strip(): i for i, name in enumerate(header)}
-    missing = [c for c in ("measure", "topic", "value") if c not in columns]
-    if missing:
+    if any(c not in columns for c in ("measure", "topic", "value")):
         malformed(path, header_line, "a CSV of scores needs the columns measure, topic and value",
                   found=",".join(header))
     rows = []
@@ -301,7 +299,6 @@ def read_score_files(paths: Iterable[str | os.PathLike[str]], *, measures: Seque
                 if measure not in have:
                     raise PatevalError(f"{origin[run]}: run {run!r} has no per-topic {measure} scores (it has: "
                                        f"{', '.join(sorted(have))})")
-    frame = frame[frame["measure"].isin(wanted)].reset_index(drop=True)
     order = {m: i for i, m in enumerate(wanted)}
-    frame = frame.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
-    return frame
+    frame = frame[frame["measure"].isin(wanted)]
+    return frame.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)

@@ -212,9 +212,10 @@ def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str) -> float:
     return math.exp(total / len(topics)) if how == "gmean" else total / len(topics)
 
 
-def trec_eval_summary_rows(scored, measures: Sequence) -> list[tuple[str, str, float, int]]:
+def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False) -> list[tuple[str, str, float, int]]:
     """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
-    (:func:`trec_eval_mean`); ``scored`` as for :func:`format_trec_eval`."""
+    (:func:`trec_eval_mean`); ``scored`` as for :func:`format_trec_eval`. ``logged``: the
+    values of geometric means are logs already (their z-scores, :mod:`pateval.results.zscores`)."""
     import numpy as np
 
     how = {str(m): parse_measure(m).spec.aggregate for m in measures}
@@ -223,7 +224,7 @@ def trec_eval_summary_rows(scored, measures: Sequence) -> list[tuple[str, str, f
         n = len(piece.topics)
         for j, measure in enumerate(piece.measures):
             values = np.asarray(piece.values[j * n:(j + 1) * n], dtype=np.float64)
-            if how[measure] == "gmean":
+            if how[measure] == "gmean" and not logged:
                 values = np.log(np.maximum(values, 0.00001))
             if n:
                 rows.append((piece.run, measure, trec_eval_mean(values, piece.topics, how[measure]), n))

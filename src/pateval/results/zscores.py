@@ -23,7 +23,7 @@ import numpy as np
 
 from ..formats.zscores import ZScoreReference
 from ..measures import parse_measure
-from .writers import trec_eval_mean
+from .writers import trec_eval_summary_rows
 
 __all__ = ["MISSING_ZSCORE", "standard_scores", "zscore_results"]
 
@@ -70,10 +70,10 @@ def zscore_results(scored: Iterable, measures: Sequence, names: Mapping[str, str
     -------
     (scored, summary_rows)
         The runs with z-scores for values, and ``(run, measure, value, topics)`` rows summed
-        as trec_eval sums them (:func:`pateval.results.writers.trec_eval_mean`).
+        as trec_eval sums them (:func:`pateval.results.writers.trec_eval_summary_rows`).
     """
     how = {str(m): parse_measure(m).spec.aggregate for m in measures}
-    converted, rows = [], []
+    converted = []
     for piece in scored:
         n = len(piece.topics)
         values = np.asarray(piece.values, dtype=np.float64).copy()
@@ -81,9 +81,6 @@ def zscore_results(scored: Iterable, measures: Sequence, names: Mapping[str, str
             raw = values[j * n:(j + 1) * n]
             if how[measure] == "gmean":
                 raw = np.log(np.maximum(raw, 0.00001))
-            scores = standard_scores(raw, piece.topics, names[measure], reference)
-            values[j * n:(j + 1) * n] = scores
-            if n:
-                rows.append((piece.run, measure, trec_eval_mean(scores, piece.topics, how[measure]), n))
+            values[j * n:(j + 1) * n] = standard_scores(raw, piece.topics, names[measure], reference)
         converted.append(dataclasses.replace(piece, values=values))
-    return converted, rows
+    return converted, trec_eval_summary_rows(converted, measures, logged=True)
