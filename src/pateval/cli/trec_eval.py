@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 from ..errors import InputFormatError, PatevalError
@@ -165,6 +166,7 @@ def _run_trec_eval(**inputs) -> int:
     extras = [name for name in ("runid", "num_q") if name in marked]
     from .. import api
     from .._lazy import pandas_deferred
+    from ..executor import read_ahead
     from ..formats.inputs import as_qrels
     from ..formats.runblocks import RunFile, readable_in_blocks
     from ..formats.trec import read_run
@@ -195,7 +197,17 @@ def _run_trec_eval(**inputs) -> int:
     options = EvaluationOptions(measures=measures, qrels_format="trec", complete=args.complete,
                                 relevance_level=args.relevance_level, max_documents=max_documents,
                                 judged_only=judged_only)
-    with pandas_deferred():
+    # trec_eval ignores what follows a results line's sixth column, and names the run by the last
+    # line's tag. A run file is read and scored in blocks of whole topics (one block per thread in
+    # memory) unless what follows needs the whole run: relstrings, -c's stand-in rankings, -J's
+    # empty rankings, the preference measures' own -M order
+    whole = ((args.per_query and "relstring" in marked) or side_input is not None or args.complete
+             or args.judged_only)
+    run_file = (RunFile(Path(args.results), on_duplicate=options.on_duplicate, trailing_columns=True)
+                if readable_in_blocks(args.results) and not whole else None)
+    # its first blocks are parsed while the qrels are read (unless -M reads it whole)
+    ahead = read_ahead(run_file) if run_file is not None and not options.cuts_runs else nullcontext()
+    with pandas_deferred(), ahead:
         if side_input is None:
             qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
         else:
@@ -205,16 +217,9 @@ def _run_trec_eval(**inputs) -> int:
             groups = reader[args.Rel_info_format](args.qrels)
             qrels = groups.qrels()
             options = dataclasses.replace(options, resources={side_input: groups})
-        # trec_eval ignores what follows a results line's sixth column, and names the run by the last
-        # line's tag. A run file is read and scored in blocks of whole topics (one block per thread in
-        # memory) unless what follows needs the whole run: relstrings, -c's stand-in rankings, -J's
-        # empty rankings, the preference measures' own -M order
-        whole = ((args.per_query and "relstring" in marked) or side_input is not None or args.complete
-                 or args.judged_only)
         result = run = None
-        if readable_in_blocks(args.results) and not whole:
+        if run_file is not None:
             try:
-                run_file = RunFile(Path(args.results), on_duplicate=options.on_duplicate, trailing_columns=True)
                 result = api.evaluation(qrels, [run_file], options=options)
             except InputFormatError as error:
                 if "mixed run tags" not in str(error):  # seldom: read whole, the last line's tag names the run
