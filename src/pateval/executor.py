@@ -14,9 +14,9 @@ import dataclasses
 import functools
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,12 +28,12 @@ from .core.order import positions_in
 from .core.qrels import Qrels
 from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
-from .errors import InputFormatError, PatevalError, malformed
+from .errors import InputFormatError, malformed
 from .formats.runblocks import RunFile, mixed_tag_error, partition_run, read_block, read_part, topic_block_ranges
 from .measures import EvaluationContext, Measure
 from .tuning import BLOCK_THREADS
 
-__all__ = ["BlockScorer", "BlockScores", "measure_values", "read_ahead", "row_matches", "score_block"]
+__all__ = ["BlockScorer", "BlockScores", "measure_values", "row_matches", "score_block"]
 
 
 def measure_values(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> np.ndarray:
@@ -90,10 +90,8 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
         run = (reader or ParquetBlockReader(path)).read(start, stop, name=run_name, on_duplicate=on_duplicate)
     elif source[0] == "range":
         _, path, start, end, only_block = source
-        ahead = _READ_AHEAD.pop((source, on_duplicate, trailing_columns), None)
-        run = ahead.result() if ahead is not None else read_block(path, start, end, on_duplicate=on_duplicate,
-                                                                  only_block=only_block,
-                                                                  trailing_columns=trailing_columns)
+        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block,
+                         trailing_columns=trailing_columns)
     else:
         _, part, path = source
         run = read_part(part, source=path, on_duplicate=on_duplicate)
@@ -112,39 +110,6 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
                        values=measure_values(ranked, measures, context), notes=list(ranked.notes),
                        matches=row_matches(ranked))
-
-
-# the blocks read_ahead parses, by (source, on_duplicate, trailing_columns): score_block takes them
-_READ_AHEAD: dict[tuple, Future] = {}
-
-
-@contextmanager
-def read_ahead(run_file: RunFile) -> Iterator[None]:
-    """Within the block, the first blocks of a text run file (one per scoring thread) are
-    read and parsed in threads, for :func:`score_block` to take when scoring gets to them:
-    ``pateval trec_eval`` reads its qrels meanwhile, which keeps about one core busy.
-
-    A block's error is raised when it is taken, so errors come in the order they did; the
-    blocks not taken are dropped on leaving the block (memory held: those blocks).
-    """
-    try:
-        sources = [source for source in _range_sources(run_file)[:min(os.cpu_count() or 1, BLOCK_THREADS)]
-                   if source[0] == "range"]
-    except (PatevalError, OSError):  # said by the evaluation, in its turn (after the qrels' errors)
-        sources = []
-    keys = [(source, run_file.on_duplicate, run_file.trailing_columns) for source in sources]
-    pool = ThreadPoolExecutor(max(len(sources), 1), thread_name_prefix="pateval-ahead")
-    for key, (_, path, start, end, only_block) in zip(keys, sources, strict=True):
-        _READ_AHEAD[key] = pool.submit(read_block, path, start, end, on_duplicate=run_file.on_duplicate,
-                                       only_block=only_block, trailing_columns=run_file.trailing_columns)
-    pool.shutdown(wait=False)
-    try:
-        yield
-    finally:
-        for key in keys:
-            left = _READ_AHEAD.pop(key, None)
-            if left is not None:
-                left.cancel()
 
 
 def _replace_name(run: Run, name: str) -> Run:
