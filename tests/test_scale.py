@@ -3,6 +3,7 @@ scattered) give the frame, notes and errors of the whole run read at once; tiny 
 
 from __future__ import annotations
 
+import os
 import random
 
 import pandas as pd
@@ -19,6 +20,7 @@ from pateval.formats.qrels import read_qrels
 from pateval.formats.runblocks import RunFile, merge_counted_notes, readable_in_blocks, topic_block_ranges
 from pateval.formats.trec import read_run
 from pateval.options import EvaluationOptions
+from pateval.tuning import BLOCK_THREADS
 
 MEASURES = ["AP", "P@5", "nDCG@10", "R@1000", "RR", "NumRet", "NumRelRet", "bpref", "PRES@20"]
 
@@ -280,3 +282,30 @@ def test_complete_with_tbg_ideal_norm_scores_a_missing_topic_in_blocks_as_whole(
     pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
     assert blocks.frame.loc[blocks.frame["topic"] == "q2", "value"].tolist() == [0.0, 0.0]
 
+
+
+def test_blocks_read_ahead_are_taken_by_the_evaluation_or_dropped(tmp_path):
+    from pateval.formats import runblocks
+
+    rng = random.Random(5)
+    run = _write(tmp_path / "run.txt", _run_lines(rng, 12))
+    qrels = _write(tmp_path / "qrels.txt", _qrels_lines(rng, 12))
+    run_file = RunFile(run, block_bytes=200)
+    expected = api.evaluation(qrels, [run_file], MEASURES, block_bytes=200).scored[0]
+    with runblocks.read_ahead(run_file):
+        assert len(runblocks._AHEAD) == min(os.cpu_count() or 1, BLOCK_THREADS)  # a block per scoring thread
+        scored = api.evaluation(qrels, [run_file], MEASURES, block_bytes=200).scored[0]
+        assert not runblocks._AHEAD  # taken
+    assert scored.topics == expected.topics and list(scored.values) == list(expected.values)
+    with runblocks.read_ahead(run_file):
+        pass
+    assert not runblocks._AHEAD  # dropped
+
+
+def test_a_bad_block_read_ahead_is_said_after_the_qrels_errors(tmp_path, capsys):
+    run = _write(tmp_path / "run.txt", ["q1 Q0 D1 1 x sys"])
+    assert main(["trec_eval", str(tmp_path / "none.qrels"), str(run)]) == 2
+    assert capsys.readouterr().err.strip().endswith("none.qrels: no such file")
+    qrels = _write(tmp_path / "qrels.txt", ["q1 0 D1 1"])
+    assert main(["trec_eval", str(qrels), str(run)]) == 2
+    assert "run.txt, line 1: the score (5th column) is not a number" in capsys.readouterr().err

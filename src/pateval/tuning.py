@@ -67,7 +67,8 @@ ID_BLOCK_ROWS = 1 << 13
 PARQUET_BLOCK_SHARE = 4
 
 #: Threads scoring the blocks of a run file at once (executor.BlockScorer; at most one per
-#: core): memory holds one block per thread. Set 2026-11-26 with
+#: core), and blocks read ahead (formats.runblocks.read_ahead): memory holds one block per
+#: thread. Set 2026-11-26 with
 #: benchmarks/bench_trec_eval.py (10M rows, ``pateval trec_eval``) on the 2-core
 #: development machine.
 BLOCK_THREADS = 2

@@ -48,6 +48,35 @@ def test_pair_index_agrees_with_a_dict(rows, queries, random, tied):
     assert found.tolist() == [first.get((g, d), -1) if g >= 0 else -1 for g, d in queries]
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), IDS), max_size=60), st.lists(st.tuples(st.integers(-1, 4), IDS),
+                                                                          max_size=30),
+       st.randoms(use_true_random=False))
+def test_pair_index_is_exact_when_every_hash_collides(rows, queries, random):
+    """Hashes only propose matches: with a hash that puts every pair of a group together,
+    repeats and lookups still agree with a dict."""
+    import pateval.core.keys as keys_module
+
+    groups = np.array([g for g, _ in rows], dtype=np.int64)
+    ids = [d for _, d in rows]
+    priority = list(range(len(rows)))
+    random.shuffle(priority)
+    weak = keys_module._pair_hashes
+    keys_module._pair_hashes = lambda keys, group, rows=None: (np.asarray(group if rows is None else group[rows])
+                                                              .astype(np.uint64) << np.uint64(60))
+    try:
+        index = PairIndex.build(groups, StringKeys.of(pa.array(ids, type=pa.string())), n_groups=5,
+                                priority=np.asarray(priority, dtype=np.int64))
+        query_groups = np.array([g for g, _ in queries], dtype=np.int64)
+        found = index.find(query_groups, StringKeys.of(pa.array([d for _, d in queries], type=pa.string())))
+    finally:
+        keys_module._pair_hashes = weak
+    first, repeated, earliest = _naive(groups.tolist(), ids, priority)
+    assert index.repeated.tolist() == repeated.tolist()
+    assert index.first.tolist() == earliest.tolist()
+    assert found.tolist() == [first.get((g, d), -1) if g >= 0 else -1 for g, d in queries]
+
+
 def test_fingerprints_of_sliced_and_chunked_arrays_match_plain_ones():
     ids = pa.array([f"EP-{n:07d}-B1" for n in range(300)] + ["x", ""])
     plain = StringKeys.of(ids)
@@ -64,7 +93,8 @@ def test_many_rows_over_several_rounds_find_every_pair():
     groups = np.sort(rng.integers(0, 300, n))
     ids = pa.array([f"D{x}" for x in rng.permutation(n)])
     index = PairIndex.build(groups, StringKeys.of(ids), n_groups=300)
-    assert len(index.rounds) > 1 and not index.repeated.any()
+    places = index.packed & np.uint64((1 << index.bits) - 1)
+    assert np.array_equal(np.sort(places), np.arange(n)) and not index.repeated.any()
     probe = rng.choice(n, 5000, replace=False)
     found = index.find(groups[probe], StringKeys.of(ids.take(pa.array(probe))))
     assert found.tolist() == probe.tolist()

@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputFormatError, PatevalError
 from .shared import examples
+
+if TYPE_CHECKING:
+    from ..formats.runblocks import RunFile
 
 #: The trec_eval release whose command line this is.
 TREC_EVAL_VERSION = "10.0"
@@ -161,12 +166,30 @@ def _run_trec_eval(**inputs) -> int:
         if value is not None and value < 1:
             raise PatevalError(f"trec_eval {flag} {value}: must be a positive number")
     marked = _marked_measures(args.trec_measures or ["official"])
+    from .._lazy import pandas_deferred
+    from ..formats.runblocks import RunFile, read_ahead, readable_in_blocks
+
+    # trec_eval ignores what follows a results line's sixth column, and names the run by the last
+    # line's tag. A run file is read and scored in blocks of whole topics (one block per thread in
+    # memory) unless what follows needs the whole run: relstrings, -c's stand-in rankings, -J's
+    # empty rankings, the preference measures' own -M order, -M's cut
+    whole = ((args.per_query and "relstring" in marked) or _REL_INFO_FORMATS[args.Rel_info_format] is not None
+             or args.complete or args.judged_only)
+    run_file = (RunFile(Path(args.results), trailing_columns=True)
+                if readable_in_blocks(args.results) and not whole else None)
+    # its first blocks are read while the rest of pateval is imported and the qrels are read
+    with pandas_deferred(), (read_ahead(run_file) if run_file is not None and args.max_documents is None
+                             else nullcontext()):
+        return _evaluate(args, marked, run_file)
+
+
+def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunFile | None) -> int:
+    assert args.qrels is not None and args.results is not None  # checked by _run_trec_eval
     names = _measure_names(marked, num_docs=args.num_docs)
     extras = [name for name in ("runid", "num_q") if name in marked]
     from .. import api
     from .._lazy import pandas_deferred
     from ..formats.inputs import as_qrels
-    from ..formats.runblocks import RunFile, readable_in_blocks
     from ..formats.trec import read_run
     from ..measures import Measure, parse_measure
     from ..options import EvaluationOptions
@@ -205,16 +228,9 @@ def _run_trec_eval(**inputs) -> int:
             groups = reader[args.Rel_info_format](args.qrels)
             qrels = groups.qrels()
             options = dataclasses.replace(options, resources={side_input: groups})
-        # trec_eval ignores what follows a results line's sixth column, and names the run by the last
-        # line's tag. A run file is read and scored in blocks of whole topics (one block per thread in
-        # memory) unless what follows needs the whole run: relstrings, -c's stand-in rankings, -J's
-        # empty rankings, the preference measures' own -M order
-        whole = ((args.per_query and "relstring" in marked) or side_input is not None or args.complete
-                 or args.judged_only)
         result = run = None
-        if readable_in_blocks(args.results) and not whole:
+        if run_file is not None:
             try:
-                run_file = RunFile(Path(args.results), on_duplicate=options.on_duplicate, trailing_columns=True)
                 result = api.evaluation(qrels, [run_file], options=options)
             except InputFormatError as error:
                 if "mixed run tags" not in str(error):  # seldom: read whole, the last line's tag names the run

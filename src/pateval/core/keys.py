@@ -5,15 +5,14 @@ same topic's qrels judge it, and refusing a run that lists a document twice for 
 Hashing every id into one global table (Arrow's dictionary encoding) spends most of its
 time on cache misses once there are millions of ids. Here each id gets a 64-bit
 fingerprint computed from its bytes with NumPy (:class:`StringKeys`), and
-:class:`PairIndex` places the pairs in per-topic hash regions: the rows of a topic are
-contiguous in a run file, so each region is filled and probed while it sits in cache.
-Fingerprints only propose matches; every match is confirmed on the ids themselves, so
-the result is exact whatever the fingerprints do.
+:class:`PairIndex` sorts the pairs by a hash of (topic, fingerprint): repeats sort next to
+each other, and a lookup is a binary search. Fingerprints and hashes only propose
+matches; every match is confirmed on the ids themselves, so the result is exact whatever
+they do.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -182,59 +181,31 @@ class StringKeys:
         return equal
 
 
-def _slots(keys: StringKeys, group: np.ndarray, rows: np.ndarray | None, layout: _Round, round_: int) -> np.ndarray:
-    """The slot of each pair (``rows`` of ``keys``/``group``, or all) in a probing round:
-    its group's region start plus the top bits of a multiplicative hash."""
-    seed = _U64((0x2545F4914F6CDD1D * (round_ + 1)) & 0xFFFFFFFFFFFFFFFF)
+def _pair_hashes(keys: StringKeys, group: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """A 64-bit hash of each pair (``rows`` of ``keys``/``group``, or all): equal pairs hash
+    alike, so that repeats sort next to each other."""
     n = len(group) if rows is None else len(rows)
-    slot = np.empty(n, dtype=layout.slot_type)
-    for b0 in range(0, n, _BLOCK):
+    out = np.empty(n, dtype=np.uint64)
+    for b0 in range(0, n, _BLOCK):  # scratch arrays of a block stay in cache
         b1 = min(n, b0 + _BLOCK)
         if rows is None:
             f, g = keys.fingerprint[b0:b1], group[b0:b1]
         else:
             f, g = keys.fingerprint[rows[b0:b1]], group[rows[b0:b1]]
-        h = f >> _U64(29)
-        h ^= f
-        h ^= g.astype(np.uint64) * _MIX
-        h ^= seed
-        h *= _MIX2
-        h >>= layout.shift[g]
-        slot[b0:b1] = layout.base[g] + h.astype(np.int64)
-    return slot
-
-
-@dataclass(frozen=True, eq=False)
-class _Round:
-    """One probing round: each group's region of the table (a power of two at least
-    twice the group's rows in the round) and the row in each slot (-1: empty)."""
-
-    base: np.ndarray  # (G,) first slot of each group's region
-    shift: np.ndarray  # (G,) uint64: 64 - log2(region size)
-    size: int
-    table: np.ndarray | None = None
-
-    @classmethod
-    def layout(cls, group: np.ndarray, n_groups: int) -> _Round:
-        counts = np.bincount(group, minlength=n_groups)
-        bits = np.maximum(1, np.ceil(np.log2(np.maximum(2 * counts, 2))).astype(np.int64))
-        sizes = np.left_shift(1, bits)
-        base = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
-        return cls(base=base, shift=(64 - bits).astype(np.uint64), size=int(sizes.sum()))
-
-    @property
-    def slot_type(self):
-        return np.int32 if self.size < 2**31 else np.int64
+        out[b0:b1] = _scramble(f ^ (g.astype(np.uint64) * _MIX))
+    return out
 
 
 @dataclass(frozen=True, eq=False)
 class PairIndex:
-    """A hash index of rows keyed by (group, string): a run's (topic, document) pairs.
+    """An index of rows keyed by (group, string): a run's (topic, document) pairs.
 
-    Built in rounds: every remaining row is written to its slot in its group's region (a
-    power of two at least twice the group's size); one row per slot wins, a loser whose
-    string equals the winner's is a repeat, and the other losers go on to the next round
-    with a fresh hash. A lookup probes the rounds in turn and stops at an empty slot.
+    Each row's place (its row, or its rank by ``priority``) is packed with the top bits of
+    its pair's hash into one integer, and the integers are sorted: the places of a pair
+    then sit together, earliest first. Rows whose hashes share their top bits are only
+    candidates; each is confirmed on the group and the string itself
+    (:meth:`StringKeys.same`), so the result is exact whatever the hashes do. A lookup is a
+    binary search of its hash, then the same confirmation.
 
     Attributes
     ----------
@@ -256,9 +227,9 @@ class PairIndex:
 
     group: np.ndarray
     keys: StringKeys
-    rounds: tuple[_Round, ...]
-    moved: np.ndarray  # sorted rows that won a slot but are not their pair's earliest row
-    moved_to: np.ndarray  # the earliest row of each
+    packed: np.ndarray  # uint64, sorted: (hash's top bits << bits) | place
+    bits: int  # the low bits holding a place
+    row_of_place: np.ndarray | None  # the row at each place by priority (None: place = row)
     repeated: np.ndarray
     first: np.ndarray
 
@@ -267,69 +238,49 @@ class PairIndex:
               priority: np.ndarray | None = None) -> PairIndex:
         """Index rows (``group[i]``, string ``i`` of ``keys``); ``priority`` (integers, lower
         first, ties in row order; default the row order) decides which of repeated rows comes
-        first."""
+        first. ``n_groups``: the number of groups (``group`` holds 0 .. n_groups - 1)."""
         group = np.asarray(group)
         n = len(group)
-        row_type = np.int32 if n < 2**31 - 1 else np.int64
-        remaining: np.ndarray | None = None  # None: every row (the first round)
-        rounds: list[_Round] = []
-        losers, winners = [], []
-        while remaining is None or len(remaining):
-            layout = _Round.layout(group if remaining is None else group[remaining], n_groups)
-            slot = _slots(keys, group, remaining, layout, len(rounds))
-            table = np.full(layout.size, -1, dtype=row_type)
-            lost = []
-            # write every row to its slot (one per slot survives), then read back who won
-            for read in (False, True):
-                for b0 in range(0, len(slot), _BLOCK):
-                    b1 = min(len(slot), b0 + _BLOCK)
-                    rows = np.arange(b0, b1, dtype=row_type) if remaining is None else remaining[b0:b1]
-                    if not read:
-                        table[slot[b0:b1]] = rows
-                    else:
-                        winner = table[slot[b0:b1]]
-                        beaten = winner != rows
-                        lost.append((rows[beaten], winner[beaten]))
-            del slot
-            loser = np.concatenate([pair[0] for pair in lost] + [np.zeros(0, row_type)]).astype(np.int64)
-            beaten_by = np.concatenate([pair[1] for pair in lost] + [np.zeros(0, row_type)]).astype(np.int64)
-            repeat = keys.same(loser, keys, beaten_by)
-            losers.append(loser[repeat])
-            winners.append(beaten_by[repeat])
-            remaining = loser[~repeat]
-            rounds.append(dataclasses.replace(layout, table=table))
+        bits = max(1, (n - 1).bit_length())
+        row_of_place = None
+        place = np.arange(n, dtype=np.uint64)
+        if priority is not None:
+            row_of_place = np.argsort(np.asarray(priority, dtype=np.int64), kind="stable")
+            place[row_of_place] = np.arange(n, dtype=np.uint64)
+        packed = _pair_hashes(keys, group)
+        packed >>= _U64(bits)
+        packed <<= _U64(bits)
+        packed |= place
+        del place
+        packed.sort()
         repeated = np.zeros(n, dtype=bool)
         first = np.full(n, -1, dtype=np.int64)
-        moved = moved_to = np.zeros(0, dtype=np.int64)
-        loser = np.concatenate(losers).astype(np.int64) if losers else np.zeros(0, np.int64)
-        if len(loser):
-            winner = np.concatenate(winners).astype(np.int64)
-            # each winner with its repeats: the earliest by priority is the pair's first row
-            # (the least priority of each owner's members, by one unordered minimum per owner)
-            is_owner = np.zeros(n, dtype=bool)
-            is_owner[winner] = True
-            owners = np.flatnonzero(is_owner)
-            earliest = np.arange(n, dtype=np.int64)  # read at the owners only
-            if priority is None:
-                np.minimum.at(earliest, winner, loser)
-            else:
-                # the least priority of each pair, then the lowest row among those holding it
-                rank = np.asarray(priority, dtype=np.int64)
-                least = rank.copy()
-                np.minimum.at(least, winner, rank[loser])
-                earliest[owners] = np.where(rank[owners] == least[owners], owners, n)
-                tied = rank[loser] == least[winner]
-                np.minimum.at(earliest, winner[tied], loser[tied])
-            members = np.r_[owners, loser]
-            owner = np.r_[owners, winner]
-            pair_first = earliest[owner]
-            later = members != pair_first
-            repeated[members[later]] = True
-            first[members[later]] = pair_first[later]
-            shifted = earliest[owners] != owners
-            moved, moved_to = owners[shifted], earliest[owners][shifted]  # owners are sorted
-        return cls(group=group, keys=keys, rounds=tuple(rounds), moved=moved, moved_to=moved_to,
-                   repeated=repeated, first=first)
+        # runs of places whose hashes share their top bits: repeats, or (seldom) different pairs
+        prefix = packed >> _U64(bits)
+        shared = np.flatnonzero(prefix[1:] == prefix[:-1])
+        if len(shared):
+            rows = cls._rows(packed, bits, row_of_place)
+            new_run = np.r_[True, prefix[1:] != prefix[:-1]]
+            run_id = np.cumsum(new_run)
+            in_runs = np.unique(np.r_[shared, shared + 1])  # positions in runs of two or more
+            earliest = np.full(len(in_runs), -1, dtype=np.int64)  # each one's earliest equal position
+            span = int(np.max(np.bincount(run_id[in_runs])))
+            for back in range(1, span):  # the farthest equal place back is the pair's first
+                at = np.flatnonzero(in_runs >= back)
+                at = at[run_id[in_runs[at] - back] == run_id[in_runs[at]]]
+                here, there = rows[in_runs[at]], rows[in_runs[at] - back]
+                equal = (group[here] == group[there]) & keys.same(here, keys, there)
+                earliest[at[equal]] = in_runs[at[equal]] - back
+            later = earliest >= 0
+            repeated[rows[in_runs[later]]] = True
+            first[rows[in_runs[later]]] = rows[earliest[later]]
+        return cls(group=group, keys=keys, packed=packed, bits=bits, row_of_place=row_of_place, repeated=repeated,
+                   first=first)
+
+    @staticmethod
+    def _rows(packed: np.ndarray, bits: int, row_of_place: np.ndarray | None) -> np.ndarray:
+        places = (packed & _U64((1 << bits) - 1)).astype(np.int64)
+        return places if row_of_place is None else row_of_place[places]
 
     def find(self, group: np.ndarray, keys: StringKeys) -> np.ndarray:
         """For each query (``group[i]``, string ``i`` of ``keys``), the earliest row holding
@@ -337,18 +288,22 @@ class PairIndex:
         group = np.asarray(group, dtype=np.int64)
         found = np.full(len(group), -1, dtype=np.int64)
         pending = np.flatnonzero(group >= 0)
-        for round_, layout in enumerate(self.rounds):
-            if not len(pending):
-                break
-            assert layout.table is not None  # filled by build()
-            candidate = layout.table[_slots(keys, group, pending, layout, round_)].astype(np.int64)
-            occupied = candidate >= 0
-            pending, candidate = pending[occupied], candidate[occupied]
-            hit = self.keys.same(candidate, keys, pending)
-            found[pending[hit]] = candidate[hit]
-            pending = pending[~hit]
-        if len(self.moved):
-            at = np.minimum(np.searchsorted(self.moved, found), len(self.moved) - 1)
-            swap = (found >= 0) & (self.moved[at] == found)
-            found[swap] = self.moved_to[at[swap]]
+        n = len(self.packed)
+        if not len(pending) or not n:
+            return found
+        # the queries in hash order: their binary searches walk the sorted places once
+        low = _pair_hashes(keys, group, pending) >> _U64(self.bits) << _U64(self.bits)
+        order = np.argsort(low)
+        pending, low = pending[order], low[order]
+        at = np.searchsorted(self.packed, low)
+        high = _U64(~((1 << self.bits) - 1) & 0xFFFFFFFFFFFFFFFF)
+        while len(pending):  # the places of the query's hash, earliest first, until one is its pair
+            value = self.packed[np.minimum(at, n - 1)]
+            same_hash = ((value & high) == low) & (at < n)
+            pending, low, at, value = pending[same_hash], low[same_hash], at[same_hash], value[same_hash]
+            rows = self._rows(value, self.bits, self.row_of_place)
+            hit = (self.group[rows] == group[pending]) & self.keys.same(rows, keys, pending)
+            found[pending[hit]] = rows[hit]
+            missed = ~hit
+            pending, low, at = pending[missed], low[missed], at[missed] + 1
         return found

@@ -375,7 +375,8 @@ def _as_strings(values) -> np.ndarray:
     """Ids as an object array of str (numbers and other values written with ``str``)."""
     array = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values.astype(object,
                                                                                                       copy=False)
-    if array.size and pd.api.types.infer_dtype(array, skipna=False) != "string":
+    # without pandas (its infer_dtype): a run read line by line, in a thread, must not import it
+    if not all(isinstance(value, str) for value in array.flat):
         array = np.asarray([str(v) for v in array], dtype=object)
     return array
 

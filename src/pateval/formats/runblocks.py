@@ -18,6 +18,8 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,13 +27,14 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.run import Run
-from ..errors import InputFormatError, malformed
+from ..errors import InputFormatError, PatevalError, malformed
+from ..tuning import BLOCK_THREADS
 from ..validation import check_choice
 from .source import plain_text, without_comments
 from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
 
-__all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "partition_run",
-           "read_part",
+__all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "read_ahead",
+           "partition_run", "read_part",
            "merge_counted_notes"]
 
 DEFAULT_BLOCK_BYTES = 32 << 20  # about a million lines of a typical run: a few hundred MB at most in memory
@@ -179,9 +182,18 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
 
     Read as :func:`pateval.formats.trec.read_run` reads a file; an error names the line of
     the whole file. ``only_block``: the range is the whole file (blank: the file is empty);
-    ``trailing_columns`` as for :func:`~pateval.formats.trec.read_run`.
+    ``trailing_columns`` as for :func:`~pateval.formats.trec.read_run`. A block being read
+    ahead (:func:`read_ahead`) is taken from there.
     """
-    path = Path(path)
+    ahead = _AHEAD.pop((str(path), start, end, on_duplicate, only_block, trailing_columns), None)
+    if ahead is not None:
+        return ahead.result()
+    return _read_block(Path(path), start, end, on_duplicate=on_duplicate, only_block=only_block,
+                       trailing_columns=trailing_columns)
+
+
+def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_block: bool,
+                trailing_columns: bool) -> Run | None:
     data = _read_range(path, start, end)
     # one pass over the bytes finds that most blocks have no NUL, comment or other white space
     plain = plain_text(data, delimiter=b" ")
@@ -209,6 +221,43 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
                           trailing_columns=trailing_columns)
             raise
     return run
+
+
+# blocks being read ahead (read_ahead), by read_block's arguments: read_block takes them
+_AHEAD: dict[tuple, Future] = {}
+
+
+@contextmanager
+def read_ahead(run_file: RunFile) -> Iterator[None]:
+    """Within the block, the first blocks of a text run file (one per scoring thread,
+    :data:`pateval.tuning.BLOCK_THREADS`) are read in threads, for :func:`read_block` to
+    take when the evaluation asks for them: ``pateval trec_eval`` starts them before it
+    reads its qrels, which keeps about one core busy.
+
+    A block's error is raised when it is taken, so errors come in the order they did; the
+    blocks not taken are dropped on leaving the block (memory held meanwhile: those blocks).
+    """
+    from .parquet import is_parquet
+
+    try:
+        ranges = [] if is_parquet(run_file.path) else topic_block_ranges(run_file.path, run_file.block_bytes)
+    except (PatevalError, OSError):  # said when the run is read, in its turn (after the qrels' errors)
+        ranges = []
+    keys = [(str(run_file.path), start, end, run_file.on_duplicate, len(ranges) == 1, run_file.trailing_columns)
+            for start, end in ranges[:min(os.cpu_count() or 1, BLOCK_THREADS)]]
+    pool = ThreadPoolExecutor(max(len(keys), 1), thread_name_prefix="pateval-ahead")
+    for key in keys:
+        path, start, end, on_duplicate, only_block, trailing_columns = key
+        _AHEAD[key] = pool.submit(_read_block, Path(path), start, end, on_duplicate=on_duplicate, only_block=only_block,
+                                  trailing_columns=trailing_columns)
+    pool.shutdown(wait=False)
+    try:
+        yield
+    finally:
+        for key in keys:
+            left = _AHEAD.pop(key, None)
+            if left is not None:
+                left.cancel()
 
 
 def _first_line(path: Path) -> tuple[int, bytes]:
