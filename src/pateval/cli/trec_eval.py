@@ -20,7 +20,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from ..errors import InputFormatError, PatevalError
+from ..errors import PatevalError
 from .shared import examples
 
 #: The trec_eval release whose command line this is.
@@ -205,22 +205,19 @@ def _run_trec_eval(**inputs) -> int:
             groups = reader[args.Rel_info_format](args.qrels)
             qrels = groups.qrels()
             options = dataclasses.replace(options, resources={side_input: groups})
-        # trec_eval ignores what follows a results line's sixth column, and names the run by the last
-        # line's tag. A run file is read and scored in blocks of whole topics (one block per thread in
-        # memory) unless what follows needs the whole run: relstrings, -c's stand-in rankings, -J's
-        # empty rankings, the preference measures' own -M order
+        # trec_eval looks at neither the rank nor what follows a results line's sixth column, and names
+        # the run by the last line's tag. A run file is read and scored in blocks of whole topics (one
+        # block per thread in memory) unless what follows needs the whole run: relstrings, -c's
+        # stand-in rankings, -J's empty rankings, the preference measures' own -M order
         whole = ((args.per_query and "relstring" in marked) or side_input is not None or args.complete
                  or args.judged_only)
-        result = run = None
+        run = None
         if readable_in_blocks(args.results) and not whole:
-            try:
-                run_file = RunFile(Path(args.results), on_duplicate=options.on_duplicate, trailing_columns=True)
-                result = api.evaluation(qrels, [run_file], options=options)
-            except InputFormatError as error:
-                if "mixed run tags" not in str(error):  # seldom: read whole, the last line's tag names the run
-                    raise
-        if result is None:
-            run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True, mixed_tags=True)
+            run_file = RunFile(Path(args.results), on_duplicate=options.on_duplicate, lines="trec_eval",
+                               mixed_tags="last")
+            result = api.evaluation(qrels, [run_file], options=options)
+        else:
+            run = read_run(args.results, on_duplicate=options.on_duplicate, lines="trec_eval", mixed_tags="last")
             if side_input == "preferences" and args.max_documents is not None:
                 run = _top_in_preference_order(run, args.max_documents)
             result = api.evaluation(qrels, [run], options=options)
