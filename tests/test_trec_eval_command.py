@@ -208,7 +208,8 @@ def _trec_eval_output(capsys, monkeypatch, argv: list[str], stdin: bytes = b"") 
 
 
 # whole (-c, relstring per topic: read whole; standard input: not in blocks) and in blocks (the rest)
-@pytest.mark.parametrize("flags", [[], ["-q"], ["-c"], ["-q", "-m", "runid", "-m", "relstring", "-m", "P.1,2"], ["STDIN"]])
+@pytest.mark.parametrize("flags", [[], ["-q"], ["-c"], ["-q", "-m", "runid", "-m", "relstring", "-m", "P.1,2"],
+                                   ["STDIN"]])
 def test_the_rank_column_is_not_looked_at_and_the_last_tag_names_the_run(tmp_path, capsys, monkeypatch, flags):
     qrels, ranked, junk = tmp_path / "qrels", tmp_path / "ranked", tmp_path / "junk"
     qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
@@ -276,7 +277,8 @@ _ZSCORE_NAMES = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", 
 @st.composite
 def _collection(draw):
     """Random qrels, a run and a z-score file: grades -2 to 4, tied scores, topics on one side
-    only, unjudged documents, mixed run tags, ranks that are not integers; means and deviations missing, zero or equal to the value."""
+    only, unjudged documents, mixed run tags, ranks that are not integers; means and deviations missing, zero
+    or equal to the value."""
     qrels = []
     for topic in draw(st.lists(st.sampled_from(_TOPICS), min_size=1, max_size=4, unique=True)):
         for doc in draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=8, unique=True)):
