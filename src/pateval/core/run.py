@@ -388,9 +388,12 @@ class Run(DocumentIds):
 
 def _run_tag(tags, rows: RowPlaces, mixed_tags: str, n: int) -> str | None:
     """The tag every row carries, or (``mixed_tags="last"``) the last row's; None without rows."""
+    if isinstance(tags, pa.ChunkedArray) and pa.types.is_dictionary(tags.type):  # a reader's: one tag, as a rule
+        tags = tags.unify_dictionaries()
+        if len(tags) == n and tags.num_chunks and len(tags.chunk(0).dictionary) == 1:
+            return tags.chunk(0).dictionary[0].as_py()  # every row's, without looking at a row
     if isinstance(tags, pa.ChunkedArray):
-        tags = tags.unify_dictionaries().combine_chunks() if pa.types.is_dictionary(tags.type) else \
-            tags.combine_chunks()
+        tags = tags.combine_chunks()
     if not (isinstance(tags, pa.Array) and pa.types.is_dictionary(tags.type)):
         tags = pc.dictionary_encode(pa.array(_as_strings(tags), type=pa.string()))
     if len(tags) != n:
