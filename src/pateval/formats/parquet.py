@@ -7,8 +7,8 @@ file that starts with Parquet's magic bytes (``PAR1``) to this module, whatever 
 input    columns (any other column is ignored)
 =======  ===========================================================================
 run      topic: ``topic``, ``qid``, ``query_id`` or ``q_id``; document: ``docno`` or ``doc_id``;
-         ``score``; optionally ``rank`` (else the row order within each topic) and a
-         run name in ``run`` or ``tag`` (else the file name without its extension)
+         ``score``; optionally ``rank`` (else the row order within each topic) and the
+         rows' run tag in ``tag``, ``run`` or ``name`` (else the run is named by the file)
 qrels    topic and document as above; grade: ``rel``, ``label`` or ``relevance``
 =======  ===========================================================================
 
