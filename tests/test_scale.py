@@ -309,3 +309,32 @@ def test_a_bad_block_read_ahead_is_said_after_the_qrels_errors(tmp_path, capsys)
     qrels = _write(tmp_path / "qrels.txt", ["q1 0 D1 1"])
     assert main(["trec_eval", str(qrels), str(run)]) == 2
     assert "run.txt, line 1: the score (5th column) is not a number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("scatter", [False, True])
+def test_trec_eval_lines_and_the_last_tag_are_read_alike_whole_in_blocks_and_on_dask(tmp_path, scatter):
+    """RunFile's reading options go with every block, here and to Dask's workers: ranks
+    that are not integers unread and the last line's tag naming the run (``pateval
+    trec_eval``), or mixed tags refused with the whole file's message."""
+    rng = random.Random(5)
+    lines = [f"{line.rsplit(' ', 1)[0]} {rng.choice(['a', 'b'])}" for line in _run_lines(rng, 9)]
+    lines = [" ".join([*line.split()[:3], rng.choice(["x", "1.5", line.split()[3]]), *line.split()[4:]])
+             for line in lines]
+    if scatter:
+        rng.shuffle(lines)
+    run = _write(tmp_path / "run.txt", [*lines[:-1], lines[-1].rsplit(" ", 1)[0] + " last"])
+    qrels = _write(tmp_path / "qrels.txt", _qrels_lines(rng, 9))
+    as_trec_eval = {"lines": "trec_eval", "mixed_tags": "last"}
+    whole = api.evaluation(qrels, [read_run(run, **as_trec_eval)], MEASURES)
+    assert {scored.run for scored in whole.scored} == {"last"}
+    blocks = api.evaluation(qrels, [RunFile(run, **as_trec_eval)], MEASURES, block_bytes=200, work_dir=tmp_path)
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame, check_exact=True)
+    refused = _error(lambda: read_run(run, lines="trec_eval"))
+    assert "mixed run tags" in refused
+    assert _error(lambda: api.evaluation(qrels, [RunFile(run, lines="trec_eval")], MEASURES, block_bytes=200,
+                                         work_dir=tmp_path)) == refused
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        spread = api.evaluation(qrels, [RunFile(run, **as_trec_eval)], MEASURES, block_bytes=200,
+                                scheduler=cluster.scheduler_address, work_dir=tmp_path)
+    pd.testing.assert_frame_equal(whole.frame, spread.frame, check_exact=True)

@@ -10,6 +10,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -199,6 +200,49 @@ def test_a_bad_zscore_file_is_named_in_one_line(tmp_path, capsys, text, message)
     assert captured.err.count("\n") == 1
 
 
+def _trec_eval_output(capsys, monkeypatch, argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    status = main(["trec_eval", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+# whole (-c, relstring per topic: read whole; standard input: not in blocks) and in blocks (the rest)
+@pytest.mark.parametrize("flags", [[], ["-q"], ["-c"], ["-q", "-m", "runid", "-m", "relstring", "-m", "P.1,2"],
+                                   ["STDIN"]])
+def test_the_rank_column_is_not_looked_at_and_the_last_tag_names_the_run(tmp_path, capsys, monkeypatch, flags):
+    qrels, ranked, junk = tmp_path / "qrels", tmp_path / "ranked", tmp_path / "junk"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
+    ranked.write_text("1 Q0 d1 1 1.5 last\n1 Q0 d2 2 1.0 last\n2 Q0 d3 1 0.5 last\n")
+    # ranks that are not integers, or no numbers at all; a column after the sixth; tags that differ
+    junk.write_text("1 Q0 d1 x 1.5 first\n1 Q0 d2 2.5 1.0 other trailing\n2 Q0 d3 - 0.5 last\n")
+    outputs = []
+    for run in (ranked, junk):
+        argv = [str(qrels), "-"] if flags == ["STDIN"] else [*flags, str(qrels), str(run)]
+        status, out, err = _trec_eval_output(capsys, monkeypatch, argv, run.read_bytes())
+        assert status == 0, err
+        outputs.append(out)
+        if TREC_EVAL is not None:
+            expected = subprocess.run([str(TREC_EVAL), *[a for a in flags if a != "STDIN"], str(qrels), str(run)],
+                                      capture_output=True)
+            assert out == expected.stdout.decode()
+    assert outputs[0] == outputs[1] and "last" in outputs[1]
+    # pateval evaluate reads the rank column (it can order by it) and refuses mixed tags
+    assert main(["evaluate", "-m", "AP", str(qrels), str(junk)]) == 2
+    assert "line 1: the rank (4th column) is not an integer" in capsys.readouterr().err
+
+
+def test_a_score_that_atof_would_cut_short_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    # trec_eval reads a score with atof ("0.5abc" is 0.5); pateval refuses it (README, pateval trec_eval)
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n")
+    run.write_text("1 Q0 d1 1 0.5abc r\n")
+    status, out, err = _trec_eval_output(capsys, monkeypatch, [str(qrels), str(run)])
+    assert status == 2 and out == ""
+    assert err == f"pateval: error: {run}, line 1: the score (5th column) is not a number (expected a decimal " \
+                  "number, found '0.5abc')\n"
+
+
 # ---- against the real trec_eval (built from usnistgov/trec_eval; never committed) ----------------
 
 TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
@@ -233,7 +277,8 @@ _ZSCORE_NAMES = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", 
 @st.composite
 def _collection(draw):
     """Random qrels, a run and a z-score file: grades -2 to 4, tied scores, topics on one side
-    only, unjudged documents, mixed run tags; means and deviations missing, zero or equal to the value."""
+    only, unjudged documents, mixed run tags, ranks that are not integers; means and deviations missing, zero
+    or equal to the value."""
     qrels = []
     for topic in draw(st.lists(st.sampled_from(_TOPICS), min_size=1, max_size=4, unique=True)):
         for doc in draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=8, unique=True)):
@@ -243,7 +288,9 @@ def _collection(draw):
         for rank, doc in enumerate(draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=10, unique=True))):
             score = draw(st.sampled_from([0, 1, 2, 2.5, -1, 3]))  # few values: ties
             tag = draw(st.sampled_from(["tag", "tag", "run2"]))  # trec_eval names the run by the last line's
-            run.append(f"{topic} Q0 {doc} {rank + 1} {score} {tag}\n")
+            # the rank column: trec_eval does not look at it
+            shown = draw(st.sampled_from([str(rank + 1), str(rank + 1), "x", "2.5", "-3"]))
+            run.append(f"{topic} Q0 {doc} {shown} {score} {tag}\n")
     # every topic has a line, and one whose name sorts after every measure's: trec_eval's binary
     # search (convert_zscores.c) reads past its table for a topic or measure beyond the last one
     zscores = [f"{topic} zz_last 0 1\n" for topic in _TOPICS]

@@ -287,7 +287,7 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
                    complete: bool) -> tuple[ScoredRun, list[str]]:
     """(values, notes) of one run file scored in blocks, as if it were evaluated whole."""
     scores = blocks.blocks(run_file)
-    name = run_file.name or scores[0].tag
+    name = run_file.name or scores[-1].tag  # the last line's (every block's, unless mixed tags take the last)
     run_topics = np.concatenate([b.run_topics for b in scores])
     topics, notes = topics_to_evaluate(qrels_topics, RunTopics(name, run_topics),
                                        complete=complete)

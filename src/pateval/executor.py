@@ -71,8 +71,8 @@ def row_matches(ranked: RankedTopics, per_topic: int = 3) -> tuple[int, int, lis
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
-                order: str, context: EvaluationContext, on_duplicate: str, reader=None,
-                trailing_columns: bool = False) -> BlockScores | None:
+                order: str, context: EvaluationContext, on_duplicate: str, reader=None, lines: str = "pateval",
+                mixed_tags: str = "refuse") -> BlockScores | None:
     """Read one block of a run file and score it (the unit of work given to a Dask worker).
 
     ``judgements``: the index of every qrels topic; the block takes its topics' judgements.
@@ -80,18 +80,20 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     whole topics), ``("part", part_path, run_path)`` (a part of a partitioned run) or
     ``("parquet", path, start, stop, run_name)`` (rows of a Parquet run holding whole topics;
     ``reader``: a :class:`~pateval.formats.parquet.ParquetBlockReader` of it, kept between
-    blocks). Returns None for a block of blank lines.
+    blocks). ``lines``, ``mixed_tags``: the :class:`~pateval.formats.runblocks.RunFile`'s.
+    Returns None for a block of blank lines.
     """
     run: Run | None
     if source[0] == "parquet":
         from .formats.parquet import ParquetBlockReader
 
         _, path, start, stop, run_name = source
-        run = (reader or ParquetBlockReader(path)).read(start, stop, name=run_name, on_duplicate=on_duplicate)
+        run = (reader or ParquetBlockReader(path)).read(start, stop, name=run_name, on_duplicate=on_duplicate,
+                                                        mixed_tags=mixed_tags)
     elif source[0] == "range":
         _, path, start, end, only_block = source
-        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block,
-                         trailing_columns=trailing_columns)
+        run = read_block(path, start, end, on_duplicate=on_duplicate, only_block=only_block, lines=lines,
+                         mixed_tags=mixed_tags)
     else:
         _, part, path = source
         run = read_part(part, source=path, on_duplicate=on_duplicate)
@@ -181,7 +183,7 @@ class BlockScorer:
         with self._cluster_failures():
             return [client.submit(score_block, judgements, source, self.measures, name=run_file.name,
                                   order=self.order, context=context, on_duplicate=run_file.on_duplicate,
-                                  trailing_columns=run_file.trailing_columns, pure=False)
+                                  lines=run_file.lines, mixed_tags=run_file.mixed_tags, pure=False)
                     for source in sources]
 
     def _results(self, run_file: RunFile, sources: list[tuple], futures: list | None) -> list[Any]:
@@ -204,7 +206,7 @@ class BlockScorer:
         def score(source):
             return score_block(judgements, source, self.measures, name=run_file.name, order=self.order,
                                context=self.context, on_duplicate=run_file.on_duplicate, reader=reader,
-                               trailing_columns=run_file.trailing_columns)
+                               lines=run_file.lines, mixed_tags=run_file.mixed_tags)
         threads = min(len(sources), os.cpu_count() or 1, BLOCK_THREADS)
         if reader is not None or threads < 2:
             return [functools.partial(score, source) for source in sources]
@@ -250,7 +252,8 @@ class BlockScorer:
                     continue
                 if block is None:
                     continue
-                if blocks and block.tag != blocks[0].tag and source[0] == "range":
+                if (blocks and block.tag != blocks[0].tag and source[0] == "range"
+                        and run_file.mixed_tags == "refuse"):
                     mixed_tag_error(run_file.path, source[2], source[3], blocks[0].tag)
                 if source[0] == "range" and not seen.isdisjoint(block.run_topics.tolist()):
                     raise _ScatteredTopics
@@ -271,11 +274,10 @@ class BlockScorer:
 
 
 def _range_sources(run_file: RunFile) -> list[tuple]:
-    from .formats.parquet import default_run_name, is_parquet, parquet_run_blocks
+    from .formats.parquet import is_parquet, parquet_run_blocks
 
     if is_parquet(run_file.path):  # row ranges of whole topics (a run with scattered topics: one range)
         ranges, name = parquet_run_blocks(run_file.path, run_file.block_bytes)
-        name = name or default_run_name(run_file.path)
         return [("parquet", str(run_file.path), start, stop, name) for start, stop in ranges]
     ranges = topic_block_ranges(run_file.path, run_file.block_bytes)
     return [("range", str(run_file.path), start, end, len(ranges) == 1) for start, end in ranges]

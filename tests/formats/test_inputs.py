@@ -12,7 +12,6 @@ import subprocess
 import sys
 import threading
 
-import numpy as np
 import pytest
 
 import pateval
@@ -177,24 +176,6 @@ def test_dash_reads_standard_input_and_dash_o_writes_standard_output(tmp_path):
     assert bad.returncode == 2
     assert bad.stderr.decode() == ("pateval: error: standard input, line 2: wrong number of columns "
                                    "(expected 6 columns: qid Q0 docno rank score run_id, found 3)\n")
-
-
-def test_the_fast_and_careful_paths_agree_on_a_commented_file(tmp_path):
-    rng = np.random.default_rng(3)
-    lines = [f"q{t} Q0 d{d} {r} {s:.4f} x" for t in range(3) for r, (d, s) in
-             enumerate(zip(rng.permutation(50)[:20], rng.random(20), strict=False), start=1)]
-    for at in (0, 7, 30, len(lines)):
-        lines.insert(at, "# a comment line")
-    path = tmp_path / "r.txt"
-    path.write_text("\n".join(lines) + "\n")
-    from pateval.formats.source import map_file, read_bytes
-    from pateval.formats.trec import _read_careful, _read_fast
-
-    fast = _read_fast(path, map_file(path), "error")
-    careful = _read_careful(path, read_bytes(path), "error")
-    assert fast is not None
-    assert list(fast.docnos) == list(careful.docnos)
-    assert np.array_equal(fast.score, careful.score)
 
 
 def test_a_bad_line_in_gzipped_qrels_is_reported_with_its_line(tmp_path):

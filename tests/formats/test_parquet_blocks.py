@@ -19,7 +19,7 @@ import pateval
 from pateval import api
 from pateval.errors import InputFormatError
 from pateval.formats.parquet import ParquetBlockReader, parquet_run_blocks, read_parquet_run
-from pateval.formats.runblocks import readable_in_blocks
+from pateval.formats.runblocks import RunFile, readable_in_blocks
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # topics left out: told, and the same both ways
 
@@ -103,21 +103,30 @@ def test_scattered_topics_make_one_block(tmp_path):
     assert parquet_run_blocks(parquet, 1) == ([(0, 3)], "sys")
 
 
-def test_the_run_name_is_the_files_whatever_the_block(tmp_path):
+def test_the_run_name_is_the_same_whatever_the_block(tmp_path):
     path = tmp_path / "bm25.parquet"
     pq.write_table(pa.table({"qid": ["q1", "q2"], "docno": ["a", "b"], "score": [2.0, 1.0], "run": ["x", "y"]}), path)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
-    assert parquet_run_blocks(path, 1) == ([(0, 1), (1, 2)], None)  # two tags: the file's name
-    assert set(pateval.evaluate(qrels, path, ["AP"], block_bytes=1)["run"]) == {"bm25"}
-    assert set(pateval.evaluate(qrels, path, ["AP"], block_bytes=1)["run"]) == set(
-        pateval.evaluate(qrels, path, ["AP"], block_bytes=0)["run"])
-    for tags, name in ((["x", None], None), (["x", "x"], "x"), ([7, 7], "7")):
+    assert parquet_run_blocks(path, 1) == ([(0, 2)], None)  # two tags: read whole, which refuses or takes the last
+    for block_bytes in (1, 0):
+        with pytest.raises(InputFormatError) as caught:
+            pateval.evaluate(qrels, path, ["AP"], block_bytes=block_bytes)
+        assert str(caught.value) == f"{path}: mixed run tags: 'x' on row 1, 'y' (row 2)"
+    assert set(pateval.evaluate(qrels, [RunFile(path, mixed_tags="last")], ["AP"], block_bytes=1)["run"]) == {"y"}
+    assert set(pateval.evaluate(qrels, [RunFile(path, mixed_tags="last")], ["AP"], block_bytes=0)["run"]) == {"y"}
+    assert read_parquet_run(path, mixed_tags="last").name == "y"
+    for tags, name in ((["x", "x"], "x"), ([7, 7], "7")):
         pq.write_table(pa.table({"qid": ["q1", "q2"], "docno": ["a", "b"], "score": [2.0, 1.0], "run": tags}), path,
                        row_group_size=1)
         assert parquet_run_blocks(path, 1)[1] == name
         assert set(pateval.evaluate(qrels, path, ["AP"],
-                                    block_bytes=1)["run"]) == {name or "bm25"} == {read_parquet_run(path).name}
+                                    block_bytes=1)["run"]) == {name} == {read_parquet_run(path).name}
+    pq.write_table(pa.table({"qid": ["q1", "q2"], "docno": ["a", "b"], "score": [2.0, 1.0], "run": ["x", None]}), path,
+                   row_group_size=1)
+    for block_bytes in (1, 0):  # a null tag, as a null anywhere
+        with pytest.raises(InputFormatError, match=r"a null value in column 'run' \(row 2\)"):
+            pateval.evaluate(qrels, path, ["AP"], block_bytes=block_bytes)
 
 
 def _error(function):

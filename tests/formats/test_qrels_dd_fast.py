@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pateval import tuning
-from pateval.core.qrels import Qrels, _all_distinct, _short_ids, _short_ids_distinct
+from pateval.core.qrels import Qrels
 from pateval.formats import qrels as qrels_module
 from pateval.formats.qrels import _read_fast, read_qrels
 from pateval.formats.source import map_file
@@ -198,27 +198,6 @@ def test_non_ascii_ids_are_read_fast(tmp_path, monkeypatch):
     _check(_write(tmp_path, _text(lines)), monkeypatch, fast_expected=True, format="dd")
 
 
-def test_short_ids_are_the_bytes_as_numbers():
-    values = ["1", "22", "333", "abcdefgh", "x", "12345678", "9", "\x01a", "a", "é"]
-    array = pa.array(values * 3)[4:]  # an offset into the buffers, first strings near its start
-    expected = [int.from_bytes(v.encode(), "big") for v in array.to_pylist()]
-    assert _short_ids(array).tolist() == expected
-    array = pa.array(values)  # the first strings end within the buffer's first 8 bytes
-    assert _short_ids(array).tolist() == [int.from_bytes(v.encode(), "big") for v in values]
-    assert _short_ids(pa.array(["1", "abcdefghi", "2"])) is None
-    assert _short_ids(pa.array(["a"])) is None  # fewer than 8 bytes in all: left to the index
-    many = pa.array([str(k) for k in range(20000)] + ["123456789"])
-    assert _short_ids(many) is None  # the long one in a later block
-
-
-@pytest.mark.parametrize("values, distinct", [
-    ([], True), ([5], True), ([1, 2, 3], True), ([3, 2, 1], True), ([1, 2, 2], False), ([2, 1, 2], False),
-    (list(range(1000)) + [500], False), (list(range(1000))[::-1], True),
-])
-def test_all_distinct(values, distinct):
-    assert _all_distinct(np.asarray(values, dtype=np.uint64)) == distinct
-
-
 def test_items_distinct_against_a_set():
     rng = np.random.default_rng(11)
     for _ in range(200):
@@ -254,19 +233,6 @@ def test_random_regular_files(tmp_path, monkeypatch, rows):
     path = _write(tmp_path, "".join("\t".join(row) + "\n" for row in rows))
     items = [row[:4] for row in rows]
     _check(path, monkeypatch, fast_expected=len(set(items)) == len(items), format="dd")
-
-
-@pytest.mark.parametrize("block", [3, 16, 1 << 13])
-@pytest.mark.parametrize("ids, distinct", [
-    ([str(k) for k in range(1, 60)], True),  # ascending through the blocks
-    ([str(k) for k in range(1, 31)] * 2, False),  # each block ascends, the second half repeats the first
-    ([str(k) for k in range(1, 31)] + [str(k) for k in range(31, 61)][::-1], True),  # a descent: the sort
-    ([str(k) for k in range(1, 40)] + ["long-passage-id"], False),  # too long: left to the index
-    ([str(k) for k in range(1, 40)] + ["39"], False),
-])
-def test_short_ids_distinct_by_blocks(monkeypatch, block, ids, distinct):
-    monkeypatch.setattr(tuning, "ID_BLOCK_ROWS", block)
-    assert _short_ids_distinct(pa.array(ids)) == distinct
 
 
 @pytest.mark.parametrize("block", [3, 16])

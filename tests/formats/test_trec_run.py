@@ -181,3 +181,20 @@ def test_white_space_other_than_the_delimiter_is_read_the_careful_way(tmp_path, 
             read_run(path)
     else:
         assert list(read_run(path).docnos) == list(expected.docnos)
+
+
+def test_the_fast_and_careful_paths_agree_on_a_commented_file(tmp_path):
+    rng = np.random.default_rng(3)
+    lines = [f"q{t} Q0 d{d} {r} {s:.4f} x" for t in range(3) for r, (d, s) in
+             enumerate(zip(rng.permutation(50)[:20], rng.random(20), strict=False), start=1)]
+    for at in (0, 7, 30, len(lines)):
+        lines.insert(at, "# a comment line")
+    path = tmp_path / "r.txt"
+    path.write_text("\n".join(lines) + "\n")
+    from pateval.formats.source import map_file, read_bytes
+
+    fast = _read_fast(path, map_file(path), "error")
+    careful = _read_careful(path, read_bytes(path), "error")
+    assert fast is not None
+    assert list(fast.docnos) == list(careful.docnos)
+    assert np.array_equal(fast.score, careful.score)

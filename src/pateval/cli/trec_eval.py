@@ -22,7 +22,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputFormatError, PatevalError
+from ..errors import PatevalError
 from .shared import examples
 
 if TYPE_CHECKING:
@@ -169,13 +169,13 @@ def _run_trec_eval(**inputs) -> int:
     from .._lazy import pandas_deferred
     from ..formats.runblocks import RunFile, read_ahead, readable_in_blocks
 
-    # trec_eval ignores what follows a results line's sixth column, and names the run by the last
-    # line's tag. A run file is read and scored in blocks of whole topics (one block per thread in
-    # memory) unless what follows needs the whole run: relstrings, -c's stand-in rankings, -J's
-    # empty rankings, the preference measures' own -M order, -M's cut
+    # trec_eval looks at neither the rank nor what follows a results line's sixth column, and names
+    # the run by the last line's tag. A run file is read and scored in blocks of whole topics (one
+    # block per thread in memory) unless what follows needs the whole run: relstrings, -c's
+    # stand-in rankings, -J's empty rankings, the preference measures' own -M order
     whole = ((args.per_query and "relstring" in marked) or _REL_INFO_FORMATS[args.Rel_info_format] is not None
              or args.complete or args.judged_only)
-    run_file = (RunFile(Path(args.results), trailing_columns=True)
+    run_file = (RunFile(Path(args.results), lines="trec_eval", mixed_tags="last")
                 if readable_in_blocks(args.results) and not whole else None)
     # its first blocks are read while the rest of pateval is imported and the qrels are read
     with pandas_deferred(), (read_ahead(run_file) if run_file is not None and args.max_documents is None
@@ -228,15 +228,11 @@ def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunF
             groups = reader[args.Rel_info_format](args.qrels)
             qrels = groups.qrels()
             options = dataclasses.replace(options, resources={side_input: groups})
-        result = run = None
+        run = None
         if run_file is not None:
-            try:
-                result = api.evaluation(qrels, [run_file], options=options)
-            except InputFormatError as error:
-                if "mixed run tags" not in str(error):  # seldom: read whole, the last line's tag names the run
-                    raise
-        if result is None:
-            run = read_run(args.results, on_duplicate=options.on_duplicate, trailing_columns=True, mixed_tags=True)
+            result = api.evaluation(qrels, [run_file], options=options)
+        else:
+            run = read_run(args.results, on_duplicate=options.on_duplicate, lines="trec_eval", mixed_tags="last")
             if side_input == "preferences" and args.max_documents is not None:
                 run = _top_in_preference_order(run, args.max_documents)
             result = api.evaluation(qrels, [run], options=options)

@@ -33,6 +33,7 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "subtopic": ("subtopic", "subtopic_id"),
     "passage": ("passage", "xpath"),  # ir_measures' passage column; CLEF-IP's XPath
     "iteration": ("iteration",),
+    "tag": ("tag", "run", "name"),  # a run's name: TREC's 6th column, a frame's or a Parquet run's
 }
 
 #: Column names written by ``to_frame(style=...)``: (topic, docno, score[, rank]) for runs.
@@ -62,7 +63,7 @@ _EXPECTED = {
 }
 
 #: The roles each kind of input reads, and those it cannot do without.
-_WANTED = {"run": ("topic", "docno", "score", "rank"),
+_WANTED = {"run": ("topic", "docno", "score", "rank", "tag"),
            "qrels": ("topic", "docno", "rel", "subtopic", "passage", "iteration"),
            "passage_run": ("topic", "docno", "passage", "rank", "score")}
 _REQUIRED = {"run": ("topic", "docno", "score"), "qrels": ("topic", "docno", "rel"),

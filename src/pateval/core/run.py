@@ -37,7 +37,10 @@ if TYPE_CHECKING:
 
 pd = lazy_module("pandas")  # frames in and out; a run read from a file never needs pandas
 
-__all__ = ["Run", "DocumentIds"]
+__all__ = ["Run", "DocumentIds", "MIXED_TAG_POLICIES"]
+
+#: What a run whose rows carry different tags becomes: refused, or named by its last row's tag.
+MIXED_TAG_POLICIES = ("refuse", "last")
 
 
 class DocumentIds:
@@ -144,9 +147,9 @@ class Run(DocumentIds):
         self._cache["row_doc_ids"] = index.keys.strings
 
     @classmethod
-    def from_columns(cls, topics, docnos, scores, ranks=None, *, name: str = "run", source: str = "<memory>",
-                     on_duplicate: str = "error", lines: Sequence[int] | np.ndarray | None = None,
-                     unit: str = "row") -> Run:
+    def from_columns(cls, topics, docnos, scores, ranks=None, *, tags=None, name: str | None = None,
+                     source: str = "<memory>", on_duplicate: str = "error", mixed_tags: str = "refuse",
+                     lines: Sequence[int] | np.ndarray | None = None, unit: str = "row") -> Run:
         """Build a run from columns: the one door every run comes in by (files, Parquet,
         blocks, frames, records, dicts, ranx), applying every check once.
 
@@ -161,10 +164,17 @@ class Run(DocumentIds):
             Infinite scores are kept (trec_eval reads ``inf`` with ``atof``); NaN is refused.
         ranks : sequence of int, optional
             The rank column as given; without it, rows are counted 1, 2, ... in order.
-        name, source : str
-            The run's name, and where it came from (named in messages).
+        tags : sequence of str, or pyarrow (dictionary) string array, optional
+            Each row's run tag (a TREC run's 6th column).
+        name : str, optional
+            The run's name; by default the rows' tag (see ``mixed_tags``), else ``"run"``.
+        source : str
+            Where the run came from (named in messages).
         on_duplicate : {"error", "first"}
             A document twice for a topic is refused, or its later rows are dropped (noted).
+        mixed_tags : {"refuse", "last"}
+            Rows carrying different tags are refused, or the run takes the last row's tag
+            (as trec_eval names a run: ``pateval trec_eval``).
         lines : ndarray of int, optional
             Each row's 1-based line in ``source``: a problem is then placed at its line, as
             the text readers word it; without it, at its 1-based row.
@@ -174,11 +184,13 @@ class Run(DocumentIds):
         Raises
         ------
         InputFormatError
-            An empty id, a NaN score, or a document twice for a topic (``on_duplicate="error"``).
+            An empty id, a NaN score, mixed tags (``mixed_tags="refuse"``), or a document twice
+            for a topic (``on_duplicate="error"``).
         ParameterError
             Columns of different lengths.
         """
         check_choice("on_duplicate", on_duplicate, ("error", "first"))
+        check_choice("mixed_tags", mixed_tags, MIXED_TAG_POLICIES)
         if isinstance(topics, (pa.DictionaryArray, pa.ChunkedArray)) and pa.types.is_dictionary(topics.type):
             if isinstance(topics, pa.ChunkedArray):
                 topics = topics.unify_dictionaries().combine_chunks()
@@ -205,6 +217,9 @@ class Run(DocumentIds):
         rows.refuse_empty("topic", np.isin(topic, np.flatnonzero(topic_ids == "")))
         rows.refuse_empty("docno", keys.length == 0)
         rows.refuse_nan(score)
+        if tags is not None:
+            tag = _run_tag(tags, rows, mixed_tags, len(score))
+            name = (tag or None) if name is None else name  # an empty tag names nothing
         topic = topic.astype(np.int32 if len(topic_ids) < 2**31 else np.int64, copy=False)
         index = PairIndex.build(topic, keys, n_groups=len(topic_ids))
         notes: tuple[str, ...] = ()
@@ -224,15 +239,16 @@ class Run(DocumentIds):
             topic, score, rank = topic[keep], score[keep], rank[keep]
             doc_ids = doc_ids.filter(pa.array(keep))
             index = PairIndex.build(topic, StringKeys.of(doc_ids), n_groups=len(topic_ids))
-        run = cls(name=name, topic_ids=np.asarray(topic_ids, dtype=object), topic=topic, doc_ids=doc_ids,
-                  doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
+        run = cls(name="run" if name is None else name, topic_ids=np.asarray(topic_ids, dtype=object), topic=topic,
+                  doc_ids=doc_ids, doc=np.arange(len(topic), dtype=np.int32 if len(topic) < 2**31 else np.int64),
                   score=score, rank=rank, source=source, notes=notes)
         run.use_pair_index(index)
         return run
 
     @classmethod
-    def from_records(cls, records, *, name: str = "run", source: str = "<memory>",
-                     fields: tuple[str, ...] | None = None, on_duplicate: str = "error") -> Run:
+    def from_records(cls, records, *, name: str | None = None, source: str = "<memory>",
+                     fields: tuple[str, ...] | None = None, on_duplicate: str = "error",
+                     mixed_tags: str = "refuse") -> Run:
         """Build a run from records.
 
         Named records are read by field name: ir_measures' ``ScoredDoc(query_id, doc_id,
@@ -245,15 +261,16 @@ class Run(DocumentIds):
         Parameters
         ----------
         records : iterable of namedtuple, dict or tuple
-        name : str
-            The run name.
+        name : str, optional
+            The run name; by default the records' tag (a ``tag``, ``run`` or ``name`` field),
+            else ``"run"``.
         source : str
             Where the records came from, for messages.
         fields : tuple of str, optional
             The columns of the records in order, by any name of :data:`pateval.core.fields.ROLE_NAMES`
             (``("qid", "docno", "score", "rank")``, ``("topic", "docno", "rank", "score")``);
             unknown names (``"Q0"``, ``"tag"``) are columns left unread.
-        on_duplicate : {"error", "first"}
+        on_duplicate, mixed_tags
             As :meth:`from_columns`.
 
         Raises
@@ -281,20 +298,22 @@ class Run(DocumentIds):
         ranks = columns.get("rank")
         if ranks is not None:
             rank_values(ranks, what="run")
-        return cls.from_columns(columns["topic"], columns["docno"], scores, ranks, name=name, source=source,
-                                on_duplicate=on_duplicate)
+        return cls.from_columns(columns["topic"], columns["docno"], scores, ranks, tags=columns.get("tag"), name=name,
+                                source=source, on_duplicate=on_duplicate, mixed_tags=mixed_tags)
 
     @classmethod
-    def from_frame(cls, frame, *, name: str | None = None, source: str = "<memory>",
-                   on_duplicate: str = "error") -> Run:
+    def from_frame(cls, frame, *, name: str | None = None, source: str = "<memory>", on_duplicate: str = "error",
+                   mixed_tags: str = "refuse") -> Run:
         """Build a run from a DataFrame, reading the columns by name.
 
         Accepted: PyTerrier results (``qid, docno, score[, rank]``; other columns such as
         ``query`` or ``docid`` are ignored), ir_measures' (``query_id, doc_id, score``),
         ranx's (``q_id, doc_id, score``) and pateval's (``topic, docno, score[, rank]``).
-        The run name is ``name``, else a single value of a ``name`` or ``run`` column, else
-        ``"run"``. A frame without these columns, or with two names for one, is refused;
-        the rows are checked by :meth:`from_columns` (``on_duplicate`` as there).
+        A ``tag``, ``run`` or ``name`` column holds each row's run tag. The run name is
+        ``name``, else that column's tag (a frame of mixed tags is refused unless
+        ``mixed_tags="last"``), else ``"run"``. A frame without these columns, or with two
+        names for one, is refused; the rows are checked by :meth:`from_columns`
+        (``on_duplicate`` and ``mixed_tags`` as there).
 
         Examples
         --------
@@ -304,19 +323,15 @@ class Run(DocumentIds):
         {'1': {'d1': 2.0, 'd2': 1.0}}
         """
         roles = match_roles(list(frame.columns), kind="run", what="the run frame")
-        if name is None:
-            for column in ("name", "run"):
-                if column in frame.columns and frame[column].nunique() == 1:
-                    name = str(frame[column].iloc[0])
-                    break
         ranks = None
         if "rank" in roles:
             ranks = frame[roles["rank"]].to_numpy()
             if len(ranks) and not np.all(np.equal(np.mod(ranks.astype(float), 1), 0)):
                 raise ParameterError("the run frame's rank column holds values that are not integers")
+        tags = frame[roles["tag"]].to_numpy() if "tag" in roles else None
         return cls.from_columns(frame[roles["topic"]].to_numpy(), frame[roles["docno"]].to_numpy(),
-                                frame[roles["score"]].to_numpy(dtype=np.float64), ranks, name=name or "run",
-                                source=source, on_duplicate=on_duplicate)
+                                frame[roles["score"]].to_numpy(dtype=np.float64), ranks, tags=tags, name=name,
+                                source=source, on_duplicate=on_duplicate, mixed_tags=mixed_tags)
 
     @classmethod
     def from_ranx(cls, run, *, name: str | None = None) -> Run:
@@ -369,6 +384,34 @@ class Run(DocumentIds):
             frame[columns[3]] = frame.groupby(columns[0], sort=False).cumcount().to_numpy()
             frame = frame.reset_index(drop=True)
         return frame
+
+
+def _run_tag(tags, rows: RowPlaces, mixed_tags: str, n: int) -> str | None:
+    """The tag every row carries, or (``mixed_tags="last"``) the last row's; None without rows."""
+    if isinstance(tags, pa.ChunkedArray) and pa.types.is_dictionary(tags.type):  # a reader's: one tag, as a rule
+        tags = tags.unify_dictionaries()
+        if len(tags) == n and tags.num_chunks and len(tags.chunk(0).dictionary) == 1:
+            return tags.chunk(0).dictionary[0].as_py()  # every row's, without looking at a row
+    if isinstance(tags, pa.ChunkedArray):
+        tags = tags.combine_chunks()
+    if not (isinstance(tags, pa.Array) and pa.types.is_dictionary(tags.type)):
+        tags = pc.dictionary_encode(pa.array(_as_strings(tags), type=pa.string()))
+    if len(tags) != n:
+        raise ParameterError("run columns differ in length")
+    if n == 0:
+        return None
+    codes, values = tags.indices.to_numpy(zero_copy_only=False), tags.dictionary.to_pylist()
+    if mixed_tags == "last":
+        return values[codes[-1]]
+    if len(values) > 1:  # a dictionary's values differ: a row coded otherwise than the first has another tag
+        other = np.flatnonzero(codes != codes[0])
+        if len(other):
+            row, first = rows.earliest(other), values[codes[0]]
+            place = "row 1" if rows.lines is None else f"line {int(rows.lines[0])}"
+            rows.refuse(row, f"mixed run tags: {first!r} on {place}, {values[codes[row]]!r}",
+                        f"mixed run tags: {first!r} on {place}, another here", expected=repr(first),
+                        found=values[codes[row]])
+    return values[codes[0]]
 
 
 def _as_strings(values) -> np.ndarray:

@@ -105,8 +105,8 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
     if isinstance(run, RunFile):  # read in blocks of block_bytes, or whole (-M, -J), with its settings
         if block_bytes:
             return dataclasses.replace(run, name=name or run.name, block_bytes=block_bytes)
-        return read_run(run.path, on_duplicate=run.on_duplicate, name=name or run.name,
-                        trailing_columns=run.trailing_columns)
+        return read_run(run.path, on_duplicate=run.on_duplicate, name=name or run.name, lines=run.lines,
+                        mixed_tags=run.mixed_tags)
     if isinstance(run, Mapping):
         return Run.from_dict(run, name=name or "run")
     if is_frame(run):
@@ -114,7 +114,7 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
     if is_ranx(run, "Run"):
         return Run.from_ranx(run, name=name)
     if is_records(run):
-        return Run.from_records(run, name=name or "run", on_duplicate=on_duplicate)
+        return Run.from_records(run, name=name, on_duplicate=on_duplicate)
     raise ParameterError(f"a run must be a path, a Run, a {{topic: {{docno: score}}}} dict, a DataFrame (qid, docno, "
                          f"score / query_id, doc_id, score), ScoredDoc records or a ranx Run; got {type(run).__name__}")
 

@@ -7,8 +7,8 @@ file that starts with Parquet's magic bytes (``PAR1``) to this module, whatever 
 input    columns (any other column is ignored)
 =======  ===========================================================================
 run      topic: ``topic``, ``qid``, ``query_id`` or ``q_id``; document: ``docno`` or ``doc_id``;
-         ``score``; optionally ``rank`` (else the row order within each topic) and a
-         run name in ``run`` or ``tag`` (else the file name without its extension)
+         ``score``; optionally ``rank`` (else the row order within each topic) and the
+         rows' run tag in ``tag``, ``run`` or ``name`` (else the run is named by the file)
 qrels    topic and document as above; grade: ``rel``, ``label`` or ``relevance``
 =======  ===========================================================================
 
@@ -45,7 +45,7 @@ __all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrel
 
 PARQUET_MAGIC = b"PAR1"
 # the column names of the ecosystem's tables: the one table frames and records are read by
-_TOPIC, _DOCNO, _GRADE = ROLE_NAMES["topic"], ROLE_NAMES["docno"], ROLE_NAMES["rel"]
+_TOPIC, _DOCNO, _GRADE, _TAG = ROLE_NAMES["topic"], ROLE_NAMES["docno"], ROLE_NAMES["rel"], ROLE_NAMES["tag"]
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
@@ -68,12 +68,12 @@ def _open(path: Path):
         malformed(path, None, f"not a readable Parquet file: {error}")
 
 
-def _read_columns(path: Path, columns: list[str], *, dictionary: str):
-    """The columns as a table, the topic column dictionary-encoded as it is decoded (topics
-    repeat: no string per row is made for them)."""
+def _read_columns(path: Path, columns: list[str], *, dictionary: list[str]):
+    """The columns as a table, the topic (and tag) column dictionary-encoded as it is decoded
+    (topics repeat: no string per row is made for them)."""
     import pyarrow.parquet as pq
 
-    return pq.read_table(path, columns=columns, memory_map=True, use_threads=True, read_dictionary=[dictionary])
+    return pq.read_table(path, columns=columns, memory_map=True, use_threads=True, read_dictionary=dictionary)
 
 
 def _pick(path: Path, names: list[str], wanted: tuple[str, ...], what: str, kind: str) -> str:
@@ -145,7 +145,8 @@ def _topics(column):
     return codes.astype(np.int32, copy=False), ids
 
 
-def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None) -> Run:
+def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None,
+                     mixed_tags: str = "refuse") -> Run:
     """Read a run stored as Parquet (see the module notes for its columns).
 
     Parameters
@@ -154,19 +155,21 @@ def read_parquet_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
     on_duplicate : {"error", "first"}
         A document twice for one topic is an error, or its later rows are dropped.
     name : str, optional
-        The run's name; by default the ``run``/``tag`` column's one value, else the file
-        name without extension.
+        The run's name; by default the tag column's (``run``/``tag``) one value, else the
+        file name without extension.
+    mixed_tags : {"refuse", "last"}
+        Rows of different tags are refused, or the run takes the last row's tag.
     """
     path = Path(path)
     columns = _run_columns(path)
-    table = _read_columns(path, columns.wanted, dictionary=columns.topic)
-    _earliest_null(path, table, [c for c in columns.wanted if c != columns.tag])
-    return _run_from_table(path, table, columns, on_duplicate=on_duplicate, name=name)
+    table = _read_columns(path, columns.wanted, dictionary=columns.dictionary)
+    _earliest_null(path, table, columns.wanted)
+    return _run_from_table(path, table, columns, on_duplicate=on_duplicate, name=name, mixed_tags=mixed_tags)
 
 
 def _earliest_null(path: Path, table, names: list[str]) -> None:
     """Refuse the first row holding a null in any column (checking column by column would
-    name a later row of an earlier-checked column first); the tag column is checked on its own."""
+    name a later row of an earlier-checked column first)."""
     import pyarrow.compute as pc
 
     rows = [(int(pc.index(pc.is_null(table[name]), True).as_py()), name)
@@ -189,6 +192,11 @@ class _RunColumns:
     def wanted(self) -> list[str]:
         return [self.topic, self.doc, "score", *(c for c in (self.rank, self.tag) if c)]
 
+    @property
+    def dictionary(self) -> list[str]:
+        """The columns read dictionary-encoded: their values repeat."""
+        return [self.topic, *([self.tag] if self.tag else [])]
+
 
 def _run_columns(path: Path) -> _RunColumns:
     names = _open(path).schema_arrow.names
@@ -198,13 +206,13 @@ def _run_columns(path: Path) -> _RunColumns:
         malformed(path, None, "a Parquet run needs a score column", expected="score",
                   found="columns " + ", ".join(names))
     return _RunColumns(topic=topic_name, doc=doc_name, rank="rank" if "rank" in names else None,
-                       tag=next((n for n in ("run", "tag") if n in names), None))
+                       tag=_pick(path, names, _TAG, "tag", "run") if set(_TAG) & set(names) else None)
 
 
-def _run_from_table(path: Path, table, columns: _RunColumns, *, on_duplicate: str, name: str | None) -> Run:
+def _run_from_table(path: Path, table, columns: _RunColumns, *, on_duplicate: str, name: str | None,
+                    mixed_tags: str) -> Run:
     """The run of a table of a Parquet run's rows (the whole file, or a block of whole topics)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     topic_name, doc_name, rank_name, tag_name = columns.topic, columns.doc, columns.rank, columns.tag
     if table.num_rows == 0:
@@ -220,16 +228,13 @@ def _run_from_table(path: Path, table, columns: _RunColumns, *, on_duplicate: st
         order = np.argsort(topic, kind="stable")
         rank = np.empty(len(topic), dtype=np.int64)
         rank[order] = np.arange(len(topic)) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts) + 1
-    run_name = name
-    if run_name is None and tag_name:
-        tags = pc.unique(table.column(tag_name).cast(pa.string())).to_pylist()
-        if len(tags) == 1 and tags[0]:
-            run_name = tags[0]
-    if run_name is None:
-        run_name = default_run_name(path)
+    tags = _strings(path, table.column(tag_name), tag_name) if tag_name else None
     del table
     codes = pa.DictionaryArray.from_arrays(pa.array(topic), pa.array(topic_ids, type=pa.string()))
-    return Run.from_columns(codes, doc_ids, score, rank, name=run_name, source=str(path), on_duplicate=on_duplicate)
+    if name is None and tags is None:
+        name = default_run_name(path)
+    return Run.from_columns(codes, doc_ids, score, rank, tags=tags, name=name, source=str(path),
+                            on_duplicate=on_duplicate, mixed_tags=mixed_tags)
 
 
 def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "error") -> Qrels:
@@ -245,7 +250,7 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
     topic_name = _pick(path, names, _TOPIC, "topic", "qrels")
     doc_name = _pick(path, names, _DOCNO, "document", "qrels")
     grade_name = _pick(path, names, _GRADE, "grade", "qrels")
-    table = _read_columns(path, [topic_name, doc_name, grade_name], dictionary=topic_name)
+    table = _read_columns(path, [topic_name, doc_name, grade_name], dictionary=[topic_name])
     if table.num_rows == 0:
         malformed(path, None, "the file is empty (no rows)")
     topics = _strings(path, table.column(topic_name), topic_name)
@@ -259,12 +264,13 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
 def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[list[tuple[int, int]], str | None]:
     """Row ranges ``[start, stop)`` covering a Parquet run, each of whole topics and about
     ``block_bytes / tuning.PARQUET_BLOCK_SHARE`` of the file's uncompressed pages (or one
-    topic, if larger), and the run's name from its ``run``/``tag`` column (None: none, or
-    not one value).
+    topic, if larger), and the run's name from its tag column (None: no tag column, or not
+    one tag).
 
-    Only the topic column is read (its dictionary codes). A run whose topics are scattered
-    (a topic in two places), or whose topic column cannot be read so, is one range: it is
-    read whole, as :func:`read_parquet_run` reads it (which words any error).
+    Only the topic and tag columns are read (their dictionary codes). A run whose topics are
+    scattered (a topic in two places), whose topic column cannot be read so, or whose rows
+    carry no one tag, is one range: it is read whole, as :func:`read_parquet_run` reads it
+    (which words any error, or names the run by its last row's tag).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -273,14 +279,15 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
     path = Path(path)
     columns = _run_columns(path)
     # the topic column as dictionary codes: no string per row is made
-    parquet = pq.ParquetFile(path, memory_map=True, read_dictionary=[columns.topic,
-                                                                     *([columns.tag] if columns.tag else [])])
+    parquet = pq.ParquetFile(path, memory_map=True, read_dictionary=columns.dictionary)
     n = parquet.metadata.num_rows
     name = None
     if columns.tag:  # (dictionary-encoded as decoded: the distinct tags, not one string per row)
         tags = pc.unique(parquet.read(columns=[columns.tag]).column(0)).cast(pa.string()).to_pylist()
         if len(tags) == 1 and tags[0]:
             name = tags[0]
+        else:
+            return [(0, n)], None
     whole = [(0, n)]
     decoded = sum(parquet.metadata.row_group(k).total_byte_size for k in range(parquet.num_row_groups))
     rows_per_block = max(1, int(block_bytes) * n // (tuning.PARQUET_BLOCK_SHARE * max(decoded, 1)))
@@ -374,7 +381,8 @@ class ParquetBlockReader:
             self._decoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pateval-parquet")
         self._kept[k] = self._decoder.submit(self._read_group, k)
 
-    def read(self, start: int, stop: int, *, name: str, on_duplicate: str = "error") -> Run:
+    def read(self, start: int, stop: int, *, name: str | None, on_duplicate: str = "error",
+             mixed_tags: str = "refuse") -> Run:
         """The run of rows ``[start, stop)`` (whole topics), named ``name`` (the whole run's:
         see :func:`parquet_run_blocks`); an error names the row of the whole file, as
         :func:`read_parquet_run` would."""
@@ -386,13 +394,13 @@ class ParquetBlockReader:
             import pyarrow.parquet as pq
 
             _open(self.path)  # a file that is not Parquet: its error
-            self._file = pq.ParquetFile(self.path, memory_map=True, read_dictionary=[self.columns.topic])
+            self._file = pq.ParquetFile(self.path, memory_map=True, read_dictionary=self.columns.dictionary)
             parquet = self._file
             self._bounds = np.cumsum(np.asarray([0] + [parquet.metadata.row_group(k).num_rows
                                                        for k in range(parquet.num_row_groups)]))
         n = self._file.metadata.num_rows
         if (start, stop) == (0, n):
-            return read_parquet_run(self.path, on_duplicate=on_duplicate, name=name)
+            return read_parquet_run(self.path, on_duplicate=on_duplicate, name=name, mixed_tags=mixed_tags)
         bounds = self._bounds
         assert bounds is not None  # set with the file
         first = int(np.searchsorted(bounds, start, side="right")) - 1
@@ -402,8 +410,9 @@ class ParquetBlockReader:
         table = (pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)).slice(start - int(bounds[first]),
                                                                                     stop - start)
         try:
-            return _run_from_table(self.path, table, self.columns, on_duplicate=on_duplicate, name=name)
+            return _run_from_table(self.path, table, self.columns, on_duplicate=on_duplicate, name=name,
+                                   mixed_tags=mixed_tags)
         except InputFormatError:
             # the whole file read as one: its error names the row of the file
-            read_parquet_run(self.path, on_duplicate=on_duplicate, name=name)
+            read_parquet_run(self.path, on_duplicate=on_duplicate, name=name, mixed_tags=mixed_tags)
             raise

@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..core.run import Run
+from ..core.run import MIXED_TAG_POLICIES, Run
 from ..errors import InputFormatError, PatevalError, malformed
 from ..tuning import BLOCK_THREADS
 from ..validation import check_choice
 from .source import plain_text, without_comments
-from .trec import DUPLICATE_POLICIES, _read_careful, _read_fast
+from .trec import DUPLICATE_POLICIES, LINE_RULES, _read_careful, _read_fast
 
 __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "read_ahead",
            "partition_run", "read_part",
@@ -54,18 +54,24 @@ class RunFile:
         The run's name; by default its tag.
     block_bytes : int
         About how many bytes of the file each block holds (a block always holds whole topics).
-    trailing_columns : bool
-        Columns after the sixth are ignored (as :func:`pateval.formats.trec.read_run` has it).
+    lines : {"pateval", "trec_eval"}
+        How a line is read (as :func:`pateval.formats.trec.read_run` has it).
+    mixed_tags : {"refuse", "last"}
+        Lines carrying different run tags are refused, or the run takes the last line's tag
+        (as :meth:`pateval.core.run.Run.from_columns` has it; a Parquet run's rows too).
     """
 
     path: Path
     on_duplicate: str = "error"
     name: str | None = None
     block_bytes: int = DEFAULT_BLOCK_BYTES
-    trailing_columns: bool = False
+    lines: str = "pateval"
+    mixed_tags: str = "refuse"
 
     def __post_init__(self) -> None:
         check_choice("on_duplicate", self.on_duplicate, DUPLICATE_POLICIES)
+        check_choice("lines", self.lines, LINE_RULES)
+        check_choice("mixed_tags", self.mixed_tags, MIXED_TAG_POLICIES)
         object.__setattr__(self, "path", Path(self.path))
         if int(self.block_bytes) < 1:
             raise ValueError("block_bytes must be at least 1")
@@ -177,23 +183,23 @@ def _read_range(path: Path, start: int, end: int) -> bytes:
 
 
 def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplicate: str = "error",
-               only_block: bool = False, trailing_columns: bool = False) -> Run | None:
+               only_block: bool = False, lines: str = "pateval", mixed_tags: str = "refuse") -> Run | None:
     """The run of bytes ``[start, end)`` of a run file (whole lines), or None if they are blank.
 
     Read as :func:`pateval.formats.trec.read_run` reads a file; an error names the line of
     the whole file. ``only_block``: the range is the whole file (blank: the file is empty);
-    ``trailing_columns`` as for :func:`~pateval.formats.trec.read_run`. A block being read
-    ahead (:func:`read_ahead`) is taken from there.
+    ``lines`` and ``mixed_tags`` as for :func:`~pateval.formats.trec.read_run`. A block being
+    read ahead (:func:`read_ahead`) is taken from there.
     """
-    ahead = _AHEAD.pop((str(path), start, end, on_duplicate, only_block, trailing_columns), None)
+    ahead = _AHEAD.pop((str(path), start, end, on_duplicate, only_block, lines, mixed_tags), None)
     if ahead is not None:
         return ahead.result()
-    return _read_block(Path(path), start, end, on_duplicate=on_duplicate, only_block=only_block,
-                       trailing_columns=trailing_columns)
+    return _read_block(Path(path), start, end, on_duplicate=on_duplicate, only_block=only_block, lines=lines,
+                       mixed_tags=mixed_tags)
 
 
-def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_block: bool,
-                trailing_columns: bool) -> Run | None:
+def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_block: bool, lines: str,
+                mixed_tags: str) -> Run | None:
     data = _read_range(path, start, end)
     # one pass over the bytes finds that most blocks have no NUL, comment or other white space
     plain = plain_text(data, delimiter=b" ")
@@ -205,10 +211,11 @@ def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_blo
             malformed(path, None, "the file is empty")
         return None
     # comments: the careful path skips them too
-    run = _read_fast(path, data if plain else without_comments(data), on_duplicate, plain=plain)
+    rules = {"lines": lines, "mixed_tags": mixed_tags}
+    run = _read_fast(path, data if plain else without_comments(data), on_duplicate, plain=plain, **rules)
     if run is None:
         try:
-            run = _read_careful(path, data, on_duplicate, trailing_columns=trailing_columns)
+            run = _read_careful(path, data, on_duplicate, **rules)
         except InputFormatError:
             if start == 0:
                 raise
@@ -218,12 +225,14 @@ def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_blo
             first, text = _first_line(path)
             before = _lines_before(path, start)
             _read_careful(path, b"\n" * (first - 1) + text + b"\n" * (before - first + 1) + data, on_duplicate,
-                          trailing_columns=trailing_columns)
+                          **rules)
             raise
     return run
 
 
-# blocks being read ahead (read_ahead), by read_block's arguments: read_block takes them
+# Blocks being read ahead (read_ahead), by read_block's arguments. Module-level because the
+# taker, the executor's score_block, is a plain function of primitives (the one Dask ships to
+# workers) and finds a block only by those arguments; entries live only inside read_ahead's block.
 _AHEAD: dict[tuple, Future] = {}
 
 
@@ -243,13 +252,13 @@ def read_ahead(run_file: RunFile) -> Iterator[None]:
         ranges = [] if is_parquet(run_file.path) else topic_block_ranges(run_file.path, run_file.block_bytes)
     except (PatevalError, OSError):  # said when the run is read, in its turn (after the qrels' errors)
         ranges = []
-    keys = [(str(run_file.path), start, end, run_file.on_duplicate, len(ranges) == 1, run_file.trailing_columns)
-            for start, end in ranges[:min(os.cpu_count() or 1, BLOCK_THREADS)]]
+    keys = [(str(run_file.path), start, end, run_file.on_duplicate, len(ranges) == 1, run_file.lines,
+             run_file.mixed_tags) for start, end in ranges[:min(os.cpu_count() or 1, BLOCK_THREADS)]]
     pool = ThreadPoolExecutor(max(len(keys), 1), thread_name_prefix="pateval-ahead")
     for key in keys:
-        path, start, end, on_duplicate, only_block, trailing_columns = key
+        path, start, end, on_duplicate, only_block, lines, mixed_tags = key
         _AHEAD[key] = pool.submit(_read_block, Path(path), start, end, on_duplicate=on_duplicate, only_block=only_block,
-                                  trailing_columns=trailing_columns)
+                                  lines=lines, mixed_tags=mixed_tags)
     pool.shutdown(wait=False)
     try:
         yield
@@ -338,8 +347,8 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
     part and in file order (with their line numbers); return the parts' paths.
 
     Every line is checked as the run reader checks it (errors name the line); the tag must
-    be the same throughout. ``parts``: by default enough for each to hold about
-    ``run_file.block_bytes`` of the file.
+    be the same throughout, unless ``run_file.mixed_tags`` takes the last. ``parts``: by
+    default enough for each to hold about ``run_file.block_bytes`` of the file.
     """
     path = run_file.path
     ranges = topic_block_ranges(path, run_file.block_bytes)
@@ -353,13 +362,12 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
     try:
         for start, end in ranges:
             run = read_block(path, start, end, on_duplicate=run_file.on_duplicate, only_block=len(ranges) == 1,
-                             trailing_columns=run_file.trailing_columns)
+                             lines=run_file.lines, mixed_tags=run_file.mixed_tags)
             if run is None:
                 continue
-            if tag is None:
-                tag = run.name
-            elif run.name != tag:
+            if tag is not None and run.name != tag and run_file.mixed_tags == "refuse":
                 mixed_tag_error(path, start, end, tag)
+            tag = run.name
             lines = _row_lines(path, start, end, run)
             bucket_of_topic = np.asarray([zlib.crc32(t.encode()) % parts for t in run.topic_ids], dtype=np.int64)
             bucket = bucket_of_topic[run.topic]

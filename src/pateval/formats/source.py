@@ -108,8 +108,8 @@ STDIN = "-"
 # first bytes of the compressed formats read (gzip: RFC 1952; bzip2; xz: the .xz magic)
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
 # inputs that cannot be read twice (standard input, pipes), by name: read once, kept here
-# for the careful path that may follow a fast one
-_STREAMS: dict[str, bytes] = {}
+# for the careful path that may follow a fast one, with the stream they were read from
+_STREAMS: dict[str, tuple[object, bytes]] = {}
 
 
 def is_stdin(path) -> bool:
@@ -158,13 +158,15 @@ def is_regular_file(path) -> bool:
 def _stream_bytes(path) -> bytes:
     """The whole of standard input or a pipe, read once (later calls get the same bytes)."""
     key = os.fspath(path)
-    if key not in _STREAMS:
-        if is_stdin(path):
-            _STREAMS[key] = sys.stdin.buffer.read()
+    stream = sys.stdin.buffer if is_stdin(path) else None
+    kept = _STREAMS.get(key)
+    if kept is None or kept[0] is not stream:  # standard input replaced (a library's caller, a test): read it
+        if stream is not None:
+            _STREAMS[key] = (stream, stream.read())
         else:
             with open(path, "rb") as handle:
-                _STREAMS[key] = handle.read()
-    return _STREAMS[key]
+                _STREAMS[key] = (None, handle.read())
+    return _STREAMS[key][1]
 
 
 def forget_stream(path: str | os.PathLike[str]) -> None:

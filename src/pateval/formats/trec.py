@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from .. import tuning
-from ..core.run import Run
+from ..core.run import MIXED_TAG_POLICIES, Run
 from ..errors import InputFormatError, PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
@@ -40,15 +40,19 @@ from .source import (
     release,
 )
 
-__all__ = ["read_run", "write_run", "DUPLICATE_POLICIES"]
+__all__ = ["read_run", "write_run", "DUPLICATE_POLICIES", "LINE_RULES"]
 
 DUPLICATE_POLICIES = ("error", "first")
+#: How a line is read: pateval's six columns, the rank an integer; or trec_eval's, which
+#: looks at neither the rank (get_trec_results.c: "the rank field is ignored here") nor the
+#: columns after the sixth.
+LINE_RULES = ("pateval", "trec_eval")
 _COLUMNS = ["qid", "q0", "docno", "rank", "score", "tag"]
 _EXPECTED = "6 columns: qid Q0 docno rank score run_id"
 
 
 def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None,
-             trailing_columns: bool = False, mixed_tags: bool = False) -> Run:
+             lines: str = "pateval", mixed_tags: str = "refuse") -> Run:
     """Read a TREC run file.
 
     Parameters
@@ -60,12 +64,13 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
         (``"first"``; the number dropped is recorded in :attr:`Run.notes`).
     name : str, optional
         The run's name; by default its tag (the 6th column).
-    trailing_columns : bool, default False
-        Columns after the sixth are ignored, as trec_eval ignores the rest of a line
-        (``pateval trec_eval``); by default such a line is refused.
-    mixed_tags : bool, default False
-        Lines may carry different run tags; the run is named by the last line's, as trec_eval
-        names it (``pateval trec_eval``); by default a tag unlike the first line's is refused.
+    lines : {"pateval", "trec_eval"}, default "pateval"
+        ``"trec_eval"``: the rank column is not looked at (the run's ranks count its rows)
+        and columns after the sixth are ignored, as trec_eval reads a line (``pateval
+        trec_eval``); by default a rank must be an integer and a line has six columns.
+    mixed_tags : {"refuse", "last"}, default "refuse"
+        Lines carrying different run tags are refused, or the run is named by the last
+        line's tag, as trec_eval names it (``pateval trec_eval``); see :meth:`Run.from_columns`.
 
     Returns
     -------
@@ -76,7 +81,8 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     pateval.errors.InputFormatError
         For a missing, empty, binary or non-UTF-8 file, a line without 6 columns, a rank
         that is not an integer, a score that is not a number or is NaN, a run tag that
-        differs from the first line's (without ``mixed_tags``), or a duplicate document (with ``on_duplicate="error"``).
+        differs from the first line's (``mixed_tags="refuse"``), or a duplicate document
+        (``on_duplicate="error"``).
 
     Examples
     --------
@@ -89,16 +95,17 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     >>> os.unlink(f.name)
     """
     check_choice("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
+    check_choice("lines", lines, LINE_RULES)
+    check_choice("mixed_tags", mixed_tags, MIXED_TAG_POLICIES)
     path = Path(path)
     from .parquet import is_parquet, read_parquet_run
 
     if is_parquet(path):  # by content: Arrow reads the columns directly
-        return read_parquet_run(path, on_duplicate=on_duplicate, name=name)
+        return read_parquet_run(path, on_duplicate=on_duplicate, name=name, mixed_tags=mixed_tags)
     try:
-        run = _read_fast(path, map_file(path), on_duplicate)
+        run = _read_fast(path, map_file(path), on_duplicate, lines=lines, mixed_tags=mixed_tags)
         if run is None:
-            run = _read_careful(path, read_bytes(path), on_duplicate, trailing_columns=trailing_columns,
-                                mixed_tags=mixed_tags)
+            run = _read_careful(path, read_bytes(path), on_duplicate, lines=lines, mixed_tags=mixed_tags)
         metadata = ir_metadata(path)  # the comment lines at the head only
     finally:
         forget_stream(path)
@@ -120,7 +127,8 @@ def _delimiter(data: bytes) -> str | None:
     return None
 
 
-def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = False) -> Run | None:
+def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = False, lines: str = "pateval",
+               mixed_tags: str = "refuse") -> Run | None:
     """The run of ``data`` (without comment lines), or None for the careful path to read;
     ``plain``: :func:`~pateval.formats.source.plain_text` with a space as the delimiter."""
     delimiter = _delimiter(data)
@@ -138,7 +146,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
             ),
             convert_options=pacsv.ConvertOptions(
                 # the Q0 column is never read (trec_eval ignores it): not converting it saves time
-                include_columns=["qid", "docno", "rank", "score", "tag"],
+                include_columns=["qid", "docno", *(["rank"] if lines == "pateval" else []), "score", "tag"],
                 column_types={"qid": dictionary, "docno": pa.string(),
                               "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
                 strings_can_be_null=False, null_values=[], check_utf8=not plain,
@@ -150,50 +158,46 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
         release(data)
     if table.num_rows == 0:
         return None
-    tags = table.column("tag").unify_dictionaries().chunk(0).dictionary.to_pylist()
-    if len(tags) != 1 or tags[0] == "":
+    tags = table.column("tag").unify_dictionaries()
+    if "" in tags.chunk(0).dictionary.to_pylist():
         return None
     topics = table.column("qid").unify_dictionaries().combine_chunks()
-    columns = (topics, table.column("docno"), table.column("score").to_numpy(), table.column("rank").to_numpy())
+    ranks = table.column("rank").to_numpy() if lines == "pateval" else None
+    columns = (topics, table.column("docno"), table.column("score").to_numpy(), ranks)
     del table  # the document ids stay chunked as parsed: one copy of millions of ids is enough
     try:
-        return Run.from_columns(*columns, name=tags[0], source=str(path), on_duplicate=on_duplicate, unit="line")
+        return Run.from_columns(*columns, tags=tags, source=str(path), on_duplicate=on_duplicate,
+                                mixed_tags=mixed_tags, unit="line")
     except InputFormatError:
-        return None  # an empty field (doubled delimiters), a NaN, a duplicate: the careful path words it
+        return None  # an empty field (doubled delimiters), a NaN, mixed tags, a duplicate: the careful path words it
 
 
-def _read_careful(path: Path, data: bytes, on_duplicate: str, *, trailing_columns: bool = False,
-                  mixed_tags: bool = False) -> Run:
+def _read_careful(path: Path, data: bytes, on_duplicate: str, *, lines: str = "pateval",
+                  mixed_tags: str = "refuse") -> Run:
     topic_index: dict[str, int] = {}
     topics: list[int] = []
     docs: list[str] = []
     scores: list[float] = []
-    ranks: list[int] = []
-    lines: list[int] = []
-    tag: str | None = None
-    tag_line = 0
+    ranks: list[int] | None = [] if lines == "pateval" else None
+    tags: list[str] = []
+    numbers: list[int] = []
     for line, fields in iter_fields(path, data):
-        if len(fields) != 6 and not (trailing_columns and len(fields) > 6):
+        if len(fields) != 6 and not (lines == "trec_eval" and len(fields) > 6):
             malformed(path, line, "wrong number of columns", expected=_EXPECTED, found=len(fields))
-        qid, _, docno, rank_text, score_text, line_tag = fields[:6]
-        ranks.append(parse_int(path, line, rank_text, "the rank (4th column)"))
+        qid, _, docno, rank_text, score_text, tag = fields[:6]
+        if ranks is not None:
+            ranks.append(parse_int(path, line, rank_text, "the rank (4th column)"))
         scores.append(parse_float(path, line, score_text, "the score (5th column)"))
-        if tag is None:
-            tag, tag_line = line_tag, line
-        elif mixed_tags:
-            tag = line_tag
-        elif line_tag != tag:
-            malformed(path, line, f"mixed run tags: {tag!r} on line {tag_line}, another here",
-                      expected=repr(tag), found=line_tag)
         topics.append(topic_index.setdefault(qid, len(topic_index)))
         docs.append(docno)
-        lines.append(line)
-    if tag is None:
+        tags.append(tag)
+        numbers.append(line)
+    if not tags:
         malformed(path, None, "the file is empty")
     # topics in the order of their first line, as the fast path's dictionary has them
     codes = pa.DictionaryArray.from_arrays(pa.array(topics, type=pa.int32()), pa.array(list(topic_index)))
-    return Run.from_columns(codes, docs, scores, ranks, name=tag, source=str(path), on_duplicate=on_duplicate,
-                            lines=lines, unit="line")
+    return Run.from_columns(codes, docs, scores, ranks, tags=tags, source=str(path), on_duplicate=on_duplicate,
+                            mixed_tags=mixed_tags, lines=numbers, unit="line")
 
 
 def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None) -> None:
