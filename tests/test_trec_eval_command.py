@@ -338,3 +338,27 @@ def test_same_output_as_trec_eval(flags, collection):
         return
     # byte for byte, -nan too (iprec_at_recall and 11pt_avg of a topic that -J leaves without documents)
     assert out.getvalue() == expected.stdout
+
+
+@given(st.lists(st.tuples(st.text(min_size=1, max_size=4),
+                          st.one_of(st.floats(-1e6, 1e6), st.just(-0.0), st.just(0.1), st.just(0.7))),
+                min_size=1, max_size=40, unique_by=lambda pair: pair[0]),
+       st.sampled_from(["mean", "sum"]))
+@settings(max_examples=200, deadline=None)
+def test_the_all_value_is_trec_evals_left_to_right_sum_in_byte_order(pairs, how):
+    """trec_eval adds a measure's values one topic at a time, topics in byte order, from 0.0;
+    the last bit (and so a printed digit) depends on that order."""
+    import math
+
+    import numpy as np
+
+    from pateval.results.writers import trec_eval_mean
+
+    topics = [topic for topic, _ in pairs]
+    values = np.array([value for _, value in pairs])
+    total = 0.0
+    for _topic, value in sorted(pairs, key=lambda pair: pair[0].encode()):
+        total += value
+    expected = total if how == "sum" else total / len(pairs)
+    found = trec_eval_mean(values, topics, how)
+    assert found == expected and math.copysign(1.0, found) == math.copysign(1.0, expected)

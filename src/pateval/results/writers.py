@@ -196,20 +196,30 @@ def _trec_eval_sort_key(name: str, given: int) -> tuple:
     return (0, TREC_EVAL_ORDER.index(base), cutoff, given)
 
 
-def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str) -> float:
+def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str, *, order: np.ndarray | None = None) -> float:
     """One ``all`` value as trec_eval 10.0 accumulates it (meas_acc.c, meas_avg.c): the values
     added one at a time in its topic order (byte order), then divided by their number
     (``how="mean"``), kept (``"sum"``: the counts) or, the values being logs already
     (log(max(v, 0.00001))), exp of their mean (``"gmean"``). The order matters in the last
     bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
+    ``order``: the topics' positions in that order, when the caller has them already.
     """
-    total = 0.0
-    as_floats = values.tolist()
-    for i in sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()):
-        total += as_floats[i]
+    import numpy as np
+
+    if order is None:
+        order = _trec_eval_topic_order(topics)
+    # cumsum adds one value at a time, left to right, as trec_eval's loop does; 0.0 + makes a
+    # sum of negative zeros the 0.0 that loop, starting from 0.0, gives
+    total = 0.0 + float(np.cumsum(np.asarray(values, dtype=np.float64)[order])[-1]) if len(order) else 0.0
     if how == "sum":
         return total
     return math.exp(total / len(topics)) if how == "gmean" else total / len(topics)
+
+
+def _trec_eval_topic_order(topics: Sequence) -> np.ndarray:
+    import numpy as np
+
+    return np.array(sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()), dtype=np.intp)
 
 
 def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False) -> list[tuple[str, str, float, int]]:
@@ -222,12 +232,14 @@ def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False) 
     rows = []
     for piece in scored:
         n = len(piece.topics)
+        if not n:
+            continue
+        order = _trec_eval_topic_order(piece.topics)  # once for all the run's measures
         for j, measure in enumerate(piece.measures):
             values = np.asarray(piece.values[j * n:(j + 1) * n], dtype=np.float64)
             if how[measure] == "gmean" and not logged:
                 values = np.log(np.maximum(values, 0.00001))
-            if n:
-                rows.append((piece.run, measure, trec_eval_mean(values, piece.topics, how[measure]), n))
+            rows.append((piece.run, measure, trec_eval_mean(values, piece.topics, how[measure], order=order), n))
     return rows
 
 
