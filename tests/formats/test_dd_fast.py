@@ -132,8 +132,8 @@ def test_iteration_lookups_by_codes_by_strings_and_by_the_evaluation_agree(tmp_p
             for s in (1, 2) if rng.random() < 0.7]
     rows.append(("DD17-99", "DD17-99.1", "nowhere", 3))
     qrels = Qrels.from_records(rows, fields=("topic", "subtopic", "docno", "rel"))
-    # per-line ids (fast) are matched directly; shared ids (careful: one id, two topics) by pairs
-    assert fast.iterations._row_per_doc() and not careful.iterations._row_per_doc()
+    # both readers end in Run.from_columns: an id per line, matched directly by its code
+    assert fast.iterations._row_per_doc() and careful.iterations._row_per_doc()
     for got in (fast, careful):
         ranked = rank_run(got.run, JudgementIndex.build(qrels, qrels.topic_ids), order="rank")
         by_codes = got.iterations.lookup_ranked(ranked)

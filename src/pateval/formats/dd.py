@@ -166,26 +166,20 @@ class DDIterations:
 
     def lookup_ranked(self, ranked) -> np.ndarray:
         """The iteration of every row of a :class:`pateval.core.ranking.RankedTopics` (-1: none)."""
-        if self.topic_code is None or getattr(ranked, "doc_ids", None) is not self.run_doc_ids:
+        if (self.topic_code is None or getattr(ranked, "doc_ids", None) is not self.run_doc_ids
+                or not self._row_per_doc()):
             return self.lookup(ranked.topic_ids[ranked.row_topic], ranked.docno)
         if len(ranked.row_topic) == 0 or len(self.iteration) == 0:
             return np.full(len(ranked.row_topic), -1, dtype=np.int64)
-        topic_codes, topic_values = self.topic_code, self.topic_values
-        ranked_topic_code = pd.Index(topic_values).get_indexer(np.asarray(ranked.topic_ids, dtype=object))
-        if self._row_per_doc():
-            # a document code is a pair: its iteration, if the ranking's topic is the pair's
-            row_code = ranked_topic_code[ranked.row_topic]
-            doc = np.asarray(ranked.doc, dtype=np.int64)
-            inside = (doc >= 0) & (doc < len(topic_codes))
-            at = np.where(inside, doc, 0)
-            hit = inside & (row_code >= 0) & (topic_codes[at] == row_code)
-            return np.where(hit, self.iteration[at], -1).astype(np.int64)
-        width = int(self.doc_code.max()) + 1
-        listed, first = np.unique(topic_codes.astype(np.int64) * width + self.doc_code, return_index=True)
-        row_code = ranked_topic_code[ranked.row_topic]
-        key = row_code * width + np.asarray(ranked.doc, dtype=np.int64)
-        at = np.minimum(np.searchsorted(listed, key), len(listed) - 1)
-        return np.where((row_code >= 0) & (listed[at] == key), self.iteration[first[at]], -1).astype(np.int64)
+        # a document code is a pair (read_dd_run's runs have an id per line): its iteration, if
+        # the ranking's topic is the pair's
+        topic_codes = self.topic_code
+        row_code = pd.Index(self.topic_values).get_indexer(np.asarray(ranked.topic_ids, dtype=object))[ranked.row_topic]
+        doc = np.asarray(ranked.doc, dtype=np.int64)
+        inside = (doc >= 0) & (doc < len(topic_codes))
+        at = np.where(inside, doc, 0)
+        hit = inside & (row_code >= 0) & (topic_codes[at] == row_code)
+        return np.where(hit, self.iteration[at], -1).astype(np.int64)
 
     def lookup(self, topics: np.ndarray, docnos: np.ndarray) -> np.ndarray:
         """The iteration of each (topic, docno) pair given, or -1 where none is listed."""
@@ -278,6 +272,7 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
     iterations: list[int] = []
     scores: list[float] = []
     given_ranks: list[int] = []
+    kept: list[int] = []
     seen: dict[tuple[str, str], int] = {}
     system = None
     dropped = 0
@@ -323,6 +318,7 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
         iterations.append(iteration)
         scores.append(score)
         given_ranks.append(rank)
+        kept.append(line)
     if not topics:
         malformed(path, None, "no run lines")
     # the order of examination: the jig sorts an iteration by score (stable); 2015 has ranks
@@ -335,7 +331,7 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
                  "(the TREC DD jig's rule)",)
     return _assemble(path, np.asarray(topics, dtype=object), np.asarray(docnos, dtype=object),
                      np.asarray(iterations, dtype=np.int64), np.asarray(scores, dtype=np.float64), within,
-                     name or system or path.stem, notes)
+                     name or system or path.stem, notes, kept)
 
 
 def _mark_jig_repeats(topics: list[str], docnos: list[str], iterations: list[int],
@@ -367,24 +363,21 @@ def _mark_jig_repeats(topics: list[str], docnos: list[str], iterations: list[int
 
 
 def _assemble(path: Path, topics: np.ndarray, docnos: np.ndarray, iterations: np.ndarray, scores: np.ndarray,
-              within: np.ndarray, run_name: str, notes: tuple[str, ...]) -> DDRun:
-    """The Run (rank = place in the session) and the iterations, from the kept lines in file order."""
+              within: np.ndarray, run_name: str, notes: tuple[str, ...], lines: list[int]) -> DDRun:
+    """The Run (rank = place in the session) and the iterations, from the kept lines in file
+    order (repeats already dropped or renamed: the run's constructor finds none)."""
     topic_codes, topic_ids = pd.factorize(topics, sort=True)
-    doc_codes, vocabulary = pd.factorize(docnos)
     n = len(topics)
     order = np.lexsort((np.arange(n), within, iterations, topic_codes))
     counts = np.bincount(topic_codes, minlength=len(topic_ids))
     starts = np.r_[0, np.cumsum(counts)[:-1]]
     place = np.empty(n, dtype=np.int64)
     place[order] = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
-    # name, topic ids, topic codes, document ids, document codes, scores, ranks
-    run = Run(run_name, np.asarray(topic_ids, dtype=object), topic_codes.astype(np.int32),
-              np.asarray(vocabulary, dtype=object), doc_codes.astype(np.int32), scores, place,
-              source=str(path), notes=notes)
+    run = Run.from_columns(topics, docnos, scores, place, name=run_name, source=str(path), lines=lines, unit="line")
+    run = dataclasses.replace(run, notes=notes)
     return DDRun(run=run, iterations=DDIterations(topic=topics, docno=docnos, iteration=iterations, source=str(path),
-                                                  run_doc_ids=run.doc_ids, doc_code=doc_codes.astype(np.int64),
-                                                  topic_code=topic_codes.astype(np.int64),
-                                                  topic_values=np.asarray(topic_ids, dtype=object)))
+                                                  run_doc_ids=run.doc_ids, doc_code=np.arange(n, dtype=np.int64),
+                                                  topic_code=run.topic.astype(np.int64), topic_values=run.topic_ids))
 
 
 # ---- the fast path for jig files ------------------------------------------------------------
