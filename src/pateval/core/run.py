@@ -392,6 +392,10 @@ def _run_tag(tags, rows: RowPlaces, mixed_tags: str, n: int) -> str | None:
         tags = tags.unify_dictionaries()
         if len(tags) == n and tags.num_chunks and len(tags.chunk(0).dictionary) == 1:
             return tags.chunk(0).dictionary[0].as_py()  # every row's, without looking at a row
+    if mixed_tags == "last" and isinstance(tags, (pa.Array, pa.ChunkedArray)):
+        if len(tags) != n:
+            raise ParameterError("run columns differ in length")
+        return tags[n - 1].as_py() if n else None  # the last row's, without reading the others
     if isinstance(tags, pa.ChunkedArray):
         tags = tags.combine_chunks()
     if not (isinstance(tags, pa.Array) and pa.types.is_dictionary(tags.type)):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .. import tuning
@@ -136,6 +137,9 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
     if delimiter is None or (not plain and foreign_space(data, delimiter=delimiter.encode())):
         return None
     dictionary = pa.dictionary(pa.int32(), pa.string())
+    # with mixed_tags="last" only the last line's tag names the run: its column is kept as plain
+    # strings, which Arrow makes quicker than a dictionary (about 5% of a block's parsing)
+    tag_type = pa.string() if mixed_tags == "last" else dictionary
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
@@ -148,7 +152,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
                 # the Q0 column is never read (trec_eval ignores it): not converting it saves time
                 include_columns=["qid", "docno", *(["rank"] if lines == "pateval" else []), "score", "tag"],
                 column_types={"qid": dictionary, "docno": pa.string(),
-                              "rank": pa.int64(), "score": pa.float64(), "tag": dictionary},
+                              "rank": pa.int64(), "score": pa.float64(), "tag": tag_type},
                 strings_can_be_null=False, null_values=[], check_utf8=not plain,
             ),
         )
@@ -158,9 +162,14 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
         release(data)
     if table.num_rows == 0:
         return None
-    tags = table.column("tag").unify_dictionaries()
-    if "" in tags.chunk(0).dictionary.to_pylist():
-        return None
+    tags = table.column("tag")
+    if mixed_tags == "last":
+        if pc.min(pc.binary_length(tags)).as_py() == 0:
+            return None
+    else:
+        tags = tags.unify_dictionaries()
+        if "" in tags.chunk(0).dictionary.to_pylist():
+            return None
     topics = table.column("qid").unify_dictionaries().combine_chunks()
     ranks = table.column("rank").to_numpy() if lines == "pateval" else None
     columns = (topics, table.column("docno"), table.column("score").to_numpy(), ranks)
