@@ -111,9 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = getattr(args, "debug", False)
-    from ..formats.source import streams_kept
+    from ..formats.source import streams_kept  # a command is a job: stdin kept for its readers until it ends
 
-    try:  # a command is one job: standard input read once, kept for its readers until it ends
+    try:
         with warnings.catch_warnings(), streams_kept():  # the commands print the API's notes themselves
             warnings.simplefilter("ignore", TopicsLeftOutWarning)
             return int(args.run(**command_inputs(args)) or 0)

@@ -231,11 +231,10 @@ def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_blo
     return run
 
 
-# Blocks being read ahead, by read_block's arguments: the memo of the job inside read_ahead's
-# block, and of no other. The taker, the executor's score_block, is a plain function of
-# primitives (the one Dask ships to workers, which never see the memo and read their blocks
-# themselves), so it finds the memo in its context: a context variable set by read_ahead, which
-# the executor's scoring threads run in a copy of.
+# Blocks read ahead by read_block's arguments: the memo of the job within read_ahead's block.
+# The taker, score_block, is a plain function of primitives (what Dask ships to workers, which
+# never see the memo and read blocks themselves): it finds the memo in its context, which the
+# executor's scoring threads run in a copy of.
 _AHEAD: ContextVar[dict[tuple, Future] | None] = ContextVar("pateval_blocks_ahead", default=None)
 
 

@@ -108,9 +108,8 @@ def _unusual(data, ordinary: bytes, *, also: bytes = b"") -> bytes:
 STDIN = "-"
 # first bytes of the compressed formats read (gzip: RFC 1952; bzip2; xz: the .xz magic)
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
-# inputs that cannot be read twice (standard input, pipes), by name: read once and kept by
-# the job reading them (streams_kept), in a context variable so that the memo is the job's
-# own (per thread, per asyncio task) and goes with it
+# inputs that cannot be read twice (standard input, pipes), by name: the memo of the job
+# reading them (streams_kept), a context variable so that it is the job's own and goes with it
 _KEPT: ContextVar[dict[str, bytes] | None] = ContextVar("pateval_kept_streams", default=None)
 
 
@@ -158,34 +157,27 @@ def is_regular_file(path) -> bool:
 
 
 def _stream_bytes(path) -> bytes:
-    """The whole of standard input or a pipe, read once: later calls within the job
-    (:func:`streams_kept`) get the same bytes; outside one, it is a lone read, kept nowhere."""
+    """The whole of standard input or a pipe, read once for the job (:func:`streams_kept`)."""
     kept = _KEPT.get()
+    memo = {} if kept is None else kept  # outside a job: a lone read, kept nowhere
     key = os.fspath(path)
-    if kept is not None and key in kept:
-        return kept[key]
-    if is_stdin(path):
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    if kept is not None:
-        kept[key] = data
-    return data
+    if key not in memo:
+        if is_stdin(path):
+            memo[key] = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                memo[key] = handle.read()
+    return memo[key]
 
 
 @contextlib.contextmanager
 def streams_kept(path: str | os.PathLike[str] | None = None) -> Iterator[None]:
-    """Within the block, standard input and pipes are read once and kept for every reader
-    of the job: a sniffer and the reader after it, a reader's fast and careful paths.
-
-    The memo is owned by the outermost block -- a command, an evaluation, a reader called
-    on its own -- and goes when it ends, failed or not, so nothing read outlives its job
-    (nor is served to a later job reading a new standard input). ``path``: this reader of
-    that input is done on leaving, and its bytes go then (a large run from a pipe is not
-    held for the rest of an evaluation). A context variable, so a thread started within
-    the block sees the memo only if run in a copy of the context (``copy_context().run``).
-    """
+    """Within the block, standard input and pipes are read once and kept for each reader of
+    the job (a sniffer and the reader after it; a reader's fast and careful paths), by the
+    outermost block: a command, an evaluation, a reader called alone. Its memo goes when it
+    ends, failed or not, so no job is served another's bytes. ``path``: this reader is done
+    with that input on leaving (a large run from a pipe is not held for the whole job).
+    Threads started within see the memo only if run in a copy of the context."""
     kept = _KEPT.get()
     token = _KEPT.set({}) if kept is None else None
     try:
