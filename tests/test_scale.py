@@ -293,13 +293,15 @@ def test_blocks_read_ahead_are_taken_by_the_evaluation_or_dropped(tmp_path):
     run_file = RunFile(run, block_bytes=200)
     expected = api.evaluation(qrels, [run_file], MEASURES, block_bytes=200).scored[0]
     with runblocks.read_ahead(run_file):
-        assert len(runblocks._AHEAD) == min(os.cpu_count() or 1, BLOCK_THREADS)  # a block per scoring thread
+        ahead = runblocks._AHEAD.get()
+        assert len(ahead) == min(os.cpu_count() or 1, BLOCK_THREADS)  # a block per scoring thread
         scored = api.evaluation(qrels, [run_file], MEASURES, block_bytes=200).scored[0]
-        assert not runblocks._AHEAD  # taken
+        assert not ahead  # taken
     assert scored.topics == expected.topics and list(scored.values) == list(expected.values)
     with runblocks.read_ahead(run_file):
-        pass
-    assert not runblocks._AHEAD  # dropped
+        ahead = runblocks._AHEAD.get()
+    assert not ahead  # dropped
+    assert runblocks._AHEAD.get() is None  # the memo went with the block
 
 
 def test_a_bad_block_read_ahead_is_said_after_the_qrels_errors(tmp_path, capsys):

@@ -10,6 +10,7 @@ values together as if the run had been evaluated whole.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import functools
 import os
@@ -212,10 +213,10 @@ class BlockScorer:
             return [functools.partial(score, source) for source in sources]
         # blocks scored by threads (Arrow's parsing and NumPy's loops release the GIL), each
         # block's values its own: the same values at any number of threads; memory holds a
-        # block per thread
+        # block per thread. Each in a copy of this context, where the blocks read ahead are
         pool = ThreadPoolExecutor(threads, thread_name_prefix="pateval-block")
         self._pools.append(pool)
-        return [pool.submit(score, source).result for source in sources]
+        return [pool.submit(contextvars.copy_context().run, score, source).result for source in sources]
 
     def blocks(self, run_file: RunFile) -> list[BlockScores]:
         """The scores of every block of one run file, in file order (partitioned first if its

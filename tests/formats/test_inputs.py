@@ -230,3 +230,59 @@ def test_dash_is_standard_input_even_beside_a_file_named_dash(tmp_path):
                           input=RUN.encode(), capture_output=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().splitlines() == ["NumRet                \tall\t6"]
+
+
+def _held_by_modules(payload: bytes) -> list[str]:
+    """The pateval module globals (and what they hold, two levels down) holding ``payload``'s
+    bytes or a future: what would outlive the job that read them."""
+    from concurrent.futures import Future
+
+    held = []
+
+    def look(value, where: str, depth: int) -> None:
+        if isinstance(value, (bytes, bytearray)) and payload in value or isinstance(value, Future):
+            held.append(where)
+        elif depth and isinstance(value, dict):
+            for key, item in list(value.items()):
+                look(item, f"{where}[{key!r}]", depth - 1)
+        elif depth and isinstance(value, (list, tuple, set)):
+            for item in list(value):
+                look(item, f"{where}[]", depth - 1)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pateval"):
+            for attribute, value in list(vars(module).items()):
+                look(value, f"{name}.{attribute}", 2)
+    return held
+
+
+def test_nothing_read_from_standard_input_outlives_the_evaluation(tmp_path, monkeypatch):
+    """Issue 21 item 5: the kept standard-input bytes and the blocks read ahead are the job's
+    own. After an evaluation that read '-' (refused, or scored; a passage run sniffed and
+    read), no module holds the bytes, and the next one reads its own standard input."""
+    import io
+
+    from pateval.formats import runblocks, source
+
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "bad.txt").write_text("q1 0 d1\n")
+    first = RUN.replace("bm25", "first-stdin")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(first.encode())))
+    with pytest.raises(InputFormatError, match="bad.txt, line 1"):
+        pateval.evaluate(tmp_path / "bad.txt", "-", MEASURES)  # the run sniffed, then the qrels refused
+    assert _held_by_modules(b"first-stdin") == []
+    second = RUN.replace("bm25", "second-stdin").replace("d9", "d2")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(second.encode())))
+    frame = pateval.evaluate(tmp_path / "q.txt", "-", MEASURES)
+    assert set(frame["run"]) == {"second-stdin"}  # its own standard input, not the kept one
+    assert _held_by_modules(b"second-stdin") == []
+    passages = ("q1 Q0 d1 /patent-document/description/p[1] 1 2.0\n"
+                "q1 Q0 d3 /patent-document/abstract[1]/p[1] 2 1.0\n# passage-stdin\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(passages.encode())))
+    assert set(pateval.evaluate(tmp_path / "q.txt", {"psg": "-"}, ["AP"])["run"]) == {"psg"}
+    assert _held_by_modules(b"passage-stdin") == []
+    assert source._KEPT.get() is None and runblocks._AHEAD.get() is None
+    # pateval trec_eval reads its run's first blocks ahead: none outlives the command
+    (tmp_path / "r.txt").write_text(RUN)
+    assert main(["trec_eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
+    assert _held_by_modules(b"bm25") == [] and runblocks._AHEAD.get() is None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..evaluation import Evaluation, evaluate_runs
 from ..formats.inputs import as_qrels, as_runs
+from ..formats.source import streams_kept
 from ..measures import all_specs
 from ..options import EvaluationOptions
 from .passages import passage_inputs
@@ -32,10 +33,11 @@ def evaluation(qrels, runs, measures: Any = None, *, options: EvaluationOptions 
     block_bytes = DEFAULT_BLOCK_BYTES if options.block_bytes is None else options.block_bytes
     if options.cuts_runs:
         block_bytes = 0  # trec_eval's -M and -J cut each run whole (issue 14)
-    qrels, runs, side = passage_inputs(qrels, runs, options.resources, on_duplicate=options.on_duplicate)
-    result = evaluate_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
-                           as_runs(runs, on_duplicate=options.on_duplicate, block_bytes=block_bytes),
-                           dataclasses.replace(options, resources=side))
+    with streams_kept():  # standard input sniffed for passages is kept for its reader, until the end
+        qrels, runs, side = passage_inputs(qrels, runs, options.resources, on_duplicate=options.on_duplicate)
+        result = evaluate_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
+                               as_runs(runs, on_duplicate=options.on_duplicate, block_bytes=block_bytes),
+                               dataclasses.replace(options, resources=side))
     tell(result.notes)
     return result
 

@@ -97,12 +97,14 @@ def check_passage_run(run: str | os.PathLike, *, topics: str | os.PathLike | Non
     """
     from ..check import check_passage_run as _check
     from ..check import fix_passage_run as _fix
+    from ..formats.source import streams_kept
 
-    report = _check(run, topics=topics, store=store, max_documents=max_documents)
-    if fix is not None:
-        _fix(report, fix, log=log)
-    elif log is not None:
-        raise ParameterError("log goes with fix")
+    with streams_kept():  # standard input: checked, then read again to be fixed
+        report = _check(run, topics=topics, store=store, max_documents=max_documents)
+        if fix is not None:
+            _fix(report, fix, log=log)
+        elif log is not None:
+            raise ParameterError("log goes with fix")
     return report
 
 

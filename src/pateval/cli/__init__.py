@@ -111,8 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = getattr(args, "debug", False)
+    from ..formats.source import streams_kept  # a command is a job: stdin kept for its readers until it ends
+
     try:
-        with warnings.catch_warnings():  # the commands print the API's notes themselves
+        with warnings.catch_warnings(), streams_kept():  # the commands print the API's notes themselves
             warnings.simplefilter("ignore", TopicsLeftOutWarning)
             return int(args.run(**command_inputs(args)) or 0)
     except PatevalError as error:

@@ -248,12 +248,10 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
     """
     check_choice("format", format, DD_RUN_FORMATS)
     check_choice("on_duplicate", on_duplicate, DD_DUPLICATE_POLICIES)
-    from .source import forget_stream
+    from .source import streams_kept
 
-    try:
+    with streams_kept(path):
         return _read_dd_run(Path(path), format, on_duplicate, name)
-    finally:
-        forget_stream(path)
 
 
 def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -> DDRun:

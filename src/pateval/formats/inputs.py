@@ -86,18 +86,20 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
     records or a ranx Run, named ``name`` if given."""
     if isinstance(run, (str, os.PathLike)):
         from .dd import looks_like_dd_run, read_dd_run
+        from .source import streams_kept
 
-        if looks_like_dd_run(run):
-            # a TREC DD run file (the jig's, or the 2015 harness's): its iterations come with
-            # it, and a repeated document is scored as the jig scores it unless "first" is asked
-            dd = read_dd_run(run, on_duplicate="first" if on_duplicate == "first" else "jig", name=name)
-            return dataclasses.replace(dd.run, resources={"iterations": dd.iterations})
-        if block_bytes:  # read and scored in blocks of whole topics
-            from .runblocks import RunFile, readable_in_blocks
+        with streams_kept():  # standard input or a pipe: sniffed, then read
+            if looks_like_dd_run(run):
+                # a TREC DD run file (the jig's, or the 2015 harness's): its iterations come with
+                # it, and a repeated document is scored as the jig scores it unless "first" is asked
+                dd = read_dd_run(run, on_duplicate="first" if on_duplicate == "first" else "jig", name=name)
+                return dataclasses.replace(dd.run, resources={"iterations": dd.iterations})
+            if block_bytes:  # read and scored in blocks of whole topics
+                from .runblocks import RunFile, readable_in_blocks
 
-            if readable_in_blocks(run):
-                return RunFile(Path(run), on_duplicate=on_duplicate, name=name, block_bytes=block_bytes)
-        return read_run(run, on_duplicate=on_duplicate, name=name)
+                if readable_in_blocks(run):
+                    return RunFile(Path(run), on_duplicate=on_duplicate, name=name, block_bytes=block_bytes)
+            return read_run(run, on_duplicate=on_duplicate, name=name)
     if isinstance(run, Run):
         return run if name is None or name == run.name else dataclasses.replace(run, name=name)
     from .runblocks import RunFile

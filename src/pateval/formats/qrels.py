@@ -74,12 +74,10 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     """
     check_choice("format", format, QRELS_FORMATS)
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
-    from .source import forget_stream
+    from .source import streams_kept
 
-    try:
+    with streams_kept(path):  # standard input or a pipe: not kept once read
         return _read_qrels(Path(path), format, on_duplicate)
-    finally:
-        forget_stream(path)  # standard input or a pipe: not kept once read
 
 
 def _read_qrels(path: Path, format: str, on_duplicate: str) -> Qrels:

@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -191,7 +192,7 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
     ``lines`` and ``mixed_tags`` as for :func:`~pateval.formats.trec.read_run`. A block being
     read ahead (:func:`read_ahead`) is taken from there.
     """
-    ahead = _AHEAD.pop((str(path), start, end, on_duplicate, only_block, lines, mixed_tags), None)
+    ahead = (_AHEAD.get() or {}).pop((str(path), start, end, on_duplicate, only_block, lines, mixed_tags), None)
     if ahead is not None:
         return ahead.result()
     return _read_block(Path(path), start, end, on_duplicate=on_duplicate, only_block=only_block, lines=lines,
@@ -230,10 +231,11 @@ def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_blo
     return run
 
 
-# Blocks being read ahead (read_ahead), by read_block's arguments. Module-level because the
-# taker, the executor's score_block, is a plain function of primitives (the one Dask ships to
-# workers) and finds a block only by those arguments; entries live only inside read_ahead's block.
-_AHEAD: dict[tuple, Future] = {}
+# Blocks read ahead by read_block's arguments: the memo of the job within read_ahead's block.
+# The taker, score_block, is a plain function of primitives (what Dask ships to workers, which
+# never see the memo and read blocks themselves): it finds the memo in its context, which the
+# executor's scoring threads run in a copy of.
+_AHEAD: ContextVar[dict[tuple, Future] | None] = ContextVar("pateval_blocks_ahead", default=None)
 
 
 @contextmanager
@@ -255,18 +257,20 @@ def read_ahead(run_file: RunFile) -> Iterator[None]:
     keys = [(str(run_file.path), start, end, run_file.on_duplicate, len(ranges) == 1, run_file.lines,
              run_file.mixed_tags) for start, end in ranges[:min(os.cpu_count() or 1, BLOCK_THREADS)]]
     pool = ThreadPoolExecutor(max(len(keys), 1), thread_name_prefix="pateval-ahead")
+    ahead: dict[tuple, Future] = {}
     for key in keys:
         path, start, end, on_duplicate, only_block, lines, mixed_tags = key
-        _AHEAD[key] = pool.submit(_read_block, Path(path), start, end, on_duplicate=on_duplicate, only_block=only_block,
-                                  lines=lines, mixed_tags=mixed_tags)
+        ahead[key] = pool.submit(_read_block, Path(path), start, end, on_duplicate=on_duplicate, only_block=only_block,
+                                 lines=lines, mixed_tags=mixed_tags)
     pool.shutdown(wait=False)
+    token = _AHEAD.set(ahead)
     try:
         yield
     finally:
-        for key in keys:
-            left = _AHEAD.pop(key, None)
-            if left is not None:
-                left.cancel()
+        _AHEAD.reset(token)
+        for left in ahead.values():  # those not taken (a copy of the context may still hold the memo)
+            left.cancel()
+        ahead.clear()
 
 
 def _first_line(path: Path) -> tuple[int, bytes]:

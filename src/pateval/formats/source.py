@@ -15,7 +15,7 @@ path, :func:`map_file` for the fast one), so every reader takes the same inputs:
   decompressed text, as for a plain file;
 * ``-`` is standard input; a named pipe, ``/dev/stdin`` or a process substitution
   (``<(zcat run.gz)``), which cannot be memory-mapped or read twice, is read once and kept
-  for the careful path;
+  by the job reading it (:func:`streams_kept`) for the readers after the first;
 * a line starting with ``#`` is a comment and skipped (trec_eval skips them, and
   ir_metadata headers are written so); :func:`ir_metadata` returns the block between
   ``# ir_metadata.start`` and ``# ir_metadata.end``.
@@ -34,13 +34,14 @@ import stat
 import sys
 import zlib
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..errors import malformed
 
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
            "plain_text", "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file",
-           "first_line", "forget_stream", "open_stream"]
+           "first_line", "streams_kept", "open_stream"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -107,9 +108,9 @@ def _unusual(data, ordinary: bytes, *, also: bytes = b"") -> bytes:
 STDIN = "-"
 # first bytes of the compressed formats read (gzip: RFC 1952; bzip2; xz: the .xz magic)
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
-# inputs that cannot be read twice (standard input, pipes), by name: read once, kept here
-# for the careful path that may follow a fast one, with the stream they were read from
-_STREAMS: dict[str, tuple[object, bytes]] = {}
+# inputs that cannot be read twice (standard input, pipes), by name: the memo of the job
+# reading them (streams_kept), a context variable so that it is the job's own and goes with it
+_KEPT: ContextVar[dict[str, bytes] | None] = ContextVar("pateval_kept_streams", default=None)
 
 
 def is_stdin(path) -> bool:
@@ -156,23 +157,36 @@ def is_regular_file(path) -> bool:
 
 
 def _stream_bytes(path) -> bytes:
-    """The whole of standard input or a pipe, read once (later calls get the same bytes)."""
+    """The whole of standard input or a pipe, read once for the job (:func:`streams_kept`)."""
+    kept = _KEPT.get()
+    memo = {} if kept is None else kept  # outside a job: a lone read, kept nowhere
     key = os.fspath(path)
-    stream = sys.stdin.buffer if is_stdin(path) else None
-    kept = _STREAMS.get(key)
-    if kept is None or kept[0] is not stream:  # standard input replaced (a library's caller, a test): read it
-        if stream is not None:
-            _STREAMS[key] = (stream, stream.read())
+    if key not in memo:
+        if is_stdin(path):
+            memo[key] = sys.stdin.buffer.read()
         else:
             with open(path, "rb") as handle:
-                _STREAMS[key] = (None, handle.read())
-    return _STREAMS[key][1]
+                memo[key] = handle.read()
+    return memo[key]
 
 
-def forget_stream(path: str | os.PathLike[str]) -> None:
-    """Let go of the kept content of standard input or a pipe once its reader is done (a
-    large run read from a pipe is then not held for the rest of the process)."""
-    _STREAMS.pop(os.fspath(path), None)
+@contextlib.contextmanager
+def streams_kept(path: str | os.PathLike[str] | None = None) -> Iterator[None]:
+    """Within the block, standard input and pipes are read once and kept for each reader of
+    the job (a sniffer and the reader after it; a reader's fast and careful paths), by the
+    outermost block: a command, an evaluation, a reader called alone. Its memo goes when it
+    ends, failed or not, so no job is served another's bytes. ``path``: this reader is done
+    with that input on leaving (a large run from a pipe is not held for the whole job).
+    Threads started within see the memo only if run in a copy of the context."""
+    kept = _KEPT.get()
+    token = _KEPT.set({}) if kept is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _KEPT.reset(token)
+        elif path is not None and kept is not None:
+            kept.pop(os.fspath(path), None)
 
 
 def _open_content(path: Path):
@@ -261,7 +275,7 @@ _METADATA_END = b"# ir_metadata.end"
 def open_stream(path: str | os.PathLike[str]):
     """A binary stream of the input's decompressed content, from the start: the way in for a
     reader that reads block by block (a compressed file is decompressed as far as it is
-    read; standard input and pipes are read once and kept until :func:`forget_stream`).
+    read; standard input and pipes are read once, kept as :func:`streams_kept` says).
     Comment lines are in it: :func:`without_comments` removes them from whole lines."""
     return _head_stream(Path(path))
 

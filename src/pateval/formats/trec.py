@@ -31,7 +31,6 @@ from ..validation import check_choice
 from .atomic import atomic_output
 from .source import (
     foreign_space,
-    forget_stream,
     ir_metadata,
     iter_fields,
     map_file,
@@ -39,6 +38,7 @@ from .source import (
     parse_int,
     read_bytes,
     release,
+    streams_kept,
 )
 
 __all__ = ["read_run", "write_run", "DUPLICATE_POLICIES", "LINE_RULES"]
@@ -103,13 +103,11 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
 
     if is_parquet(path):  # by content: Arrow reads the columns directly
         return read_parquet_run(path, on_duplicate=on_duplicate, name=name, mixed_tags=mixed_tags)
-    try:
+    with streams_kept(path):
         run = _read_fast(path, map_file(path), on_duplicate, lines=lines, mixed_tags=mixed_tags)
         if run is None:
             run = _read_careful(path, read_bytes(path), on_duplicate, lines=lines, mixed_tags=mixed_tags)
         metadata = ir_metadata(path)  # the comment lines at the head only
-    finally:
-        forget_stream(path)
     if name is not None:
         run = dataclasses.replace(run, name=name)
     if metadata is not None:
