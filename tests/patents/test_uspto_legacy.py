@@ -270,3 +270,25 @@ def test_aps_file_is_read_in_one_encoding(tmp_path):
     document = read_patent(path)
     assert document.title["EN"].endswith("boat loader caf\u00c3\u00a9")
     assert document.abstract["EN"].startswith("A unit mountable \u00e9t\u00e9")
+
+
+@pytest.mark.parametrize("name", ["US03937375.greenbook", "US06336130.xml"])
+def test_a_patent_read_from_a_named_pipe_outside_a_job(tmp_path, name):
+    # the APS sniffer, the encoding sniffer and the reader each open the input: a pipe is read
+    # once for all three, also when the library is called outside a command or evaluation
+    import dataclasses
+    import os
+    import threading
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes here")
+    expected = read_patent(DATA / name)
+    fifo = tmp_path / "patent.fifo"
+    os.mkfifo(fifo)
+    for read in (read_patent, lambda path: list(iter_patents(path))[0]):
+        writer = threading.Thread(target=lambda: fifo.write_bytes((DATA / name).read_bytes()))
+        writer.start()
+        try:
+            assert dataclasses.replace(read(fifo), source_path=expected.source_path) == expected
+        finally:
+            writer.join(timeout=10)

@@ -41,7 +41,7 @@ from ..errors import malformed
 
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
            "plain_text", "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file",
-           "first_line", "streams_kept", "open_stream"]
+           "first_line", "streams_kept", "streams_are_kept", "open_stream"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -187,6 +187,12 @@ def streams_kept(path: str | os.PathLike[str] | None = None) -> Iterator[None]:
             _KEPT.reset(token)
         elif path is not None and kept is not None:
             kept.pop(os.fspath(path), None)
+
+
+def streams_are_kept() -> bool:
+    """Whether a job keeps standard input and pipes for its readers (within
+    :func:`streams_kept`)."""
+    return _KEPT.get() is not None
 
 
 def _open_content(path: Path):

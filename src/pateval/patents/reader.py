@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from ..errors import InputFormatError, ParameterError, malformed
+from ..formats.source import is_regular_file, streams_are_kept, streams_kept
 from . import clefip, uspto, uspto_aps, uspto_pap, uspto_patdoc
 from .records import PatentDocument
 from .safexml import DEFAULT_MAX_DOCUMENT_BYTES, XmlDocument, iter_xml_documents
@@ -82,6 +83,26 @@ def iter_file(path: str | os.PathLike[str], *, on_error: str = "stop",
     :func:`pateval.patents.safexml.iter_xml_documents`)."""
     if on_error not in ("stop", "skip"):
         raise ParameterError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
+    if is_regular_file(path) or streams_are_kept():
+        yield from _file_items(path, on_error=on_error, max_document_bytes=max_document_bytes, digest=digest)
+        return
+    # standard input or a pipe outside a job (a library call): the sniffer and the reader read
+    # it once, within one memo; a generator cannot keep a context variable set across its
+    # yields, so the documents are read first, then given in order, an error after them
+    items: list[PatentDocument | ReadError] = []
+    failure: InputFormatError | None = None
+    with streams_kept(path):
+        try:
+            items.extend(_file_items(path, on_error=on_error, max_document_bytes=max_document_bytes, digest=digest))
+        except InputFormatError as error:
+            failure = error
+    yield from items
+    if failure is not None:
+        raise failure
+
+
+def _file_items(path: str | os.PathLike[str], *, on_error: str, max_document_bytes: int,
+                digest) -> Iterator[PatentDocument | ReadError]:
     if not os.fspath(path).endswith(_XML_SUFFIXES) and uspto_aps.is_aps_file(path):
         # USPTO grants 1976-2001, APS text: not XML.
         items = uspto_aps.iter_aps_documents(path, on_error=on_error, max_document_bytes=max_document_bytes,
