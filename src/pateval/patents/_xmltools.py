@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lxml import etree
 
@@ -207,17 +207,20 @@ def read_claims(claims_element: etree._Element, claims_path: str, *, claim_tag: 
     return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies, strict=False)]
 
 
-def single_language_text(root: etree._Element, lang: str, *, description_tag: str, claims_tag: str, passages_of,
-                         claims_of) -> tuple[list[Passage], dict[str, list[Claim]]]:
+def texts_by_language(root: etree._Element, lang_of: Callable[[etree._Element], str | None], *,
+                      description_tag: str = "description", claims_tag: str = "claims",
+                      passages_of=description_passages, claims_of=read_claims,
+                      ) -> tuple[list[Passage], dict[str, list[Claim]]]:
     """The passages of every ``description_tag`` child of ``root`` (``passages_of(element,
-    path)``) and the claims of its first ``claims_tag`` child (``claims_of(element, path)``),
-    keyed by the document's one language: the USPTO formats differ only in these names."""
+    path, lang)``) and the claims of its first ``claims_tag`` child in each language
+    (``claims_of(element, path)``), ``lang_of(element)`` giving an element's language: the
+    formats differ only in these names."""
     description: list[Passage] = []
     claims: dict[str, list[Claim]] = {}
     for child, path in indexed_children(root, f"/{root.tag}"):
         if child.tag == description_tag:
-            description.extend(passages_of(child, path))
-        elif child.tag == claims_tag and lang not in claims:
+            description.extend(passages_of(child, path, lang_of(child)))
+        elif child.tag == claims_tag and (lang := lang_of(child) or "") not in claims:
             claims[lang] = claims_of(child, path)
     return description, claims
 

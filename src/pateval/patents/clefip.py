@@ -16,16 +16,14 @@ from ..core.docids import make_ucid, split_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
-    description_passages,
-    indexed_children,
     ipc_symbol,
     iso_date,
     lang_code,
     party_name,
-    read_claims,
+    texts_by_language,
     unique,
 )
-from .records import Citation, Claim, PatentDocument, parse_claim_list
+from .records import Citation, PatentDocument, parse_claim_list
 from .safexml import XmlDocument, element_text
 
 __all__ = ["ROOT_TAG", "read_clefip_document", "CLEFIP_SOURCE_NAMES"]
@@ -73,16 +71,7 @@ def read_clefip_document(document: XmlDocument) -> PatentDocument:
         if text:
             abstract.setdefault(lang_code(element.get("lang")) or lang or "", text)
 
-    description = []
-    claims: dict[str, list[Claim]] = {}
-    for child, path in indexed_children(root, f"/{ROOT_TAG}"):
-        if child.tag == "description":
-            description.extend(description_passages(child, path, lang_code(child.get("lang")) or lang))
-        elif child.tag == "claims":
-            claims_lang = lang_code(child.get("lang")) or lang or ""
-            if claims_lang not in claims:
-                claims[claims_lang] = read_claims(child, path)
-
+    description, claims = texts_by_language(root, lambda element: lang_code(element.get("lang")) or lang)
     return PatentDocument(
         ucid=ucid, country=country, doc_number=number, kind=kind,
         family_id=(root.get("family-id") or "").strip() or None, lang=lang,

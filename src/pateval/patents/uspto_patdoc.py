@@ -25,7 +25,7 @@ from ._xmltools import (
     iso_date,
     last_first,
     read_claims,
-    single_language_text,
+    texts_by_language,
     unique,
 )
 from .records import Citation, Claim, PatentDocument
@@ -50,9 +50,9 @@ def read_patdoc_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(bibliographic, "B100/B130") or "").upper()
     lang = "EN"
 
-    description, claims = single_language_text(
-        root, lang, description_tag="SDODE", claims_tag="SDOCL",
-        passages_of=partial(description_passages, lang=lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
+    description, claims = texts_by_language(
+        root, lambda _element: lang, description_tag="SDODE", claims_tag="SDOCL",
+        passages_of=partial(description_passages, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
                             skipped_tags=_SKIPPED),
         claims_of=_claims,
     )
