@@ -158,9 +158,7 @@ def _parse_meta_node(tokens: list[_Token], path: str, line: int, text: str) -> M
     meta_id = _identifier(tokens[0] if tokens else None, path, line, "meta-node identifier", shape, text)
     if len(tokens) < 2 or tokens[1].kind != "list":
         raise _Defect(path, line, "missing member list", expected=shape, found=text)
-    members = tuple(part.strip() for part in tokens[1].value.split(","))
-    if members == ("",):
-        members = ()
+    members = tuple(part.strip() for part in tokens[1].value.split(",")) if tokens[1].value.strip() else ()
     if any(not member or any(char.isspace() or char in '"[(' for char in member) for member in members):
         raise _Defect(path, line, "bad member list", expected="[id,id,...]", found=tokens[1].raw)
     label, index = _optional_text(tokens, 2)
