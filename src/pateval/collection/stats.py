@@ -136,11 +136,7 @@ def collection_stats(collection: str | os.PathLike[str], *, ipc_level: str = "cl
         "via": dict(via.most_common()),
         "claim_judgements": claim_lines,
         "passages": passages,
-        "selection": build.get("selection", {}),
-        "split": build.get("split", {}),
-        "topic_set": build.get("topic_set", {}),
-        "checks": build.get("checks", {}),
-        "parameters": build.get("parameters", {}),
+        **{key: build.get(key, {}) for key in ("selection", "split", "topic_set", "checks", "parameters")},
     }
 
 
@@ -158,8 +154,8 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     selection = stats.get("selection") or {}
     if selection:
         lines.append(f"topic selection: {selection.get('candidates')} candidates")
-        for step in selection.get("steps", []):
-            lines.append(f"  - {step['description']}: removed {step['removed']}, {step['after']} left")
+        lines.extend(f"  - {step['description']}: removed {step['removed']}, {step['after']} left"
+                     for step in selection.get("steps", []))
     topic_set = stats.get("topic_set") or {}
     if topic_set.get("requested_topics"):
         short = " (fewer available)" if topic_set.get("short") else ""
@@ -178,10 +174,8 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     ipc = stats["ipc"]
     lines.append(f"IPC {ipc['level']}es: {ipc['distinct']} distinct; most frequent: "
                  + ", ".join(f"{k} {v}" for k, v in ipc["top"].items()))
-    lines.append("judgements by citation source: " + ", ".join(f"{k} {v}" for k,
-                                                               v in stats["citation_sources"].items()))
-    lines.append("judgements by category: " + ", ".join(f"{k} {v}" for k, v in stats["categories"].items()))
-    lines.append("judgements by origin: " + ", ".join(f"{k} {v}" for k, v in stats["via"].items()))
+    for label, key in (("citation source", "citation_sources"), ("category", "categories"), ("origin", "via")):
+        lines.append(f"judgements by {label}: " + ", ".join(f"{k} {v}" for k, v in stats[key].items()))
     lines.append(f"claim-level judgements: {stats['claim_judgements']}")
     passages = stats.get("passages") or {}
     if passages:
