@@ -144,11 +144,9 @@ def score_flowchart(truth: Flowchart, submission: Flowchart, *, levels: tuple[st
         ("edge", matched_edges, len(edge_texts1), len(edge_texts2)),
         ("text", correct_texts, texts1, texts2),
     ):
-        precision = _ratio(matched, size2_items, size1_items)
-        recall = _ratio(matched, size1_items, size2_items)
-        scores[f"{item}_precision"] = precision
-        scores[f"{item}_recall"] = recall
-        scores[f"{item}_f1"] = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+        precision, recall = _ratio(matched, size2_items, size1_items), _ratio(matched, size1_items, size2_items)
+        scores.update({f"{item}_precision": precision, f"{item}_recall": recall,
+                       f"{item}_f1": 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)})
     scores["mcs_approximate"] = float(not all(result.exact for result in results.values()))
     return scores
 
