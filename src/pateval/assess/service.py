@@ -8,6 +8,7 @@ audit event.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import hmac
@@ -128,9 +129,7 @@ def manage_assessor(engine: Engine, name: str, action: str, *, actor: dict | Non
     changes: dict[str, dict] = {"disable": {"status": "disabled"}, "enable": {"status": "active"},
                                 "remove": {"status": "removed", "password_hash": "!", "is_admin": False},
                                 "unlock": {"locked_at": None, "failed_logins": 0}}
-    values = changes.get(action)
-    if values is None:  # reset-password
-        values = {"password_hash": _new_password_hash(password)}
+    values = changes[action] if action in changes else {"password_hash": _new_password_hash(password)}
     with engine.begin() as connection:
         row = connection.execute(select(db.assessors.c.id, db.assessors.c.status)
                                  .where(db.assessors.c.name == name)).first()
@@ -304,11 +303,8 @@ def ensure_topics(engine: Engine, corpus: AssessCorpus, patent_key: str) -> None
     except IntegrityError:
         # Another request defined them first, or a topic id is taken: the source still
         # needs its row (its decisions are versioned there).
-        try:
-            with engine.begin() as connection:
-                connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
-        except IntegrityError:
-            pass
+        with contextlib.suppress(IntegrityError), engine.begin() as connection:
+            connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
 
 
 def topics_of(engine: Engine, patent_key: str) -> list[dict]:
