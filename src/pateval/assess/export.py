@@ -37,7 +37,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 # collection build's own line writer and ordering, so that the files are written alike.
-from ..collection.build import write_lines
+from ..collection.build import write_lines, write_rows
 from ..collection.qrels import claim_theta, graded_from_passages, qid_order
 from ..errors import InputFormatError, ParameterError
 from ..formats.atomic import atomic_directory, atomic_output
@@ -142,14 +142,11 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
                "documents": len(docs), "claim_judgements": len(claim_frame), "unresolved": unresolved}
     with atomic_directory(target) as tmp:
         _write_topic_files(tmp, corpus, topic_frame)
-        write_lines(tmp / "qrels_PSG.txt", (f"{q} {d} {x}" for q, d, x in psg.itertuples(index=False)))
-        write_lines(tmp / "qrels_PSG_graded.txt",
-                     (f"{q} 0 {d} {g}" for q, d, g in graded[["qid", "docno", "grade"]].itertuples(index=False)))
-        write_lines(tmp / "qrels_PSG_docs.txt", (f"{q} 0 {d} {r}" for q, d, r in docs.itertuples(index=False)))
-        write_lines(tmp / "qrels_PSG_claims.txt",
-                     (f"{q} {s} {d} {r}" for q, s, d, r in claim_frame.itertuples(index=False)))
-        write_lines(tmp / "theta_PSG.txt",
-                     (f"{q} {s} {w:.10g}" for q, s, w in theta[["qid", "subtopic", "weight"]].itertuples(index=False)))
+        write_rows(tmp / "qrels_PSG.txt", "{} {} {}", psg, ["qid", "docno", "xpath"])
+        write_rows(tmp / "qrels_PSG_graded.txt", "{} 0 {} {}", graded, ["qid", "docno", "grade"])
+        write_rows(tmp / "qrels_PSG_docs.txt", "{} 0 {} {}", docs, ["qid", "docno", "rel"])
+        write_rows(tmp / "qrels_PSG_claims.txt", "{} {} {} {}", claim_frame, ["qid", "subtopic", "docno", "rel"])
+        write_rows(tmp / "theta_PSG.txt", "{} {} {:.10g}", theta, ["qid", "subtopic", "weight"])
         with atomic_output(tmp / "topics_PSG.tsv") as handle:
             topic_frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
         with atomic_output(tmp / "export.json") as handle:
