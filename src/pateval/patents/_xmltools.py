@@ -61,8 +61,7 @@ def description_passages(description: etree._Element, path: str, lang: str | Non
         for child, child_path in indexed_children(element, element_path, leaf_tags=leaf_tags):
             tag = child.tag
             if tag in paragraph_tags or tag in heading_tags:
-                text = text_of(child)
-                if text:
+                if text := text_of(child):
                     passages.append(Passage(child_path, text, tag in heading_tags, lang))
             elif tag not in skipped_tags:
                 walk(child, child_path)
@@ -112,11 +111,8 @@ def party_name(party: etree._Element) -> str | None:
     book = party.find("addressbook")
     holder = book if book is not None else party
     for tag in ("name", "orgname"):
-        found = holder.find(tag)
-        if found is not None:
-            text = element_text(found)
-            if text:
-                return text
+        if text := child_text(holder, tag):
+            return text
     return last_first(child_text(holder, "last-name"), child_text(holder, "first-name"))
 
 
@@ -138,13 +134,10 @@ _LEADING_NUMBER = re.compile(r"\s*(\d+)")
 
 def claim_number(raw: str | None, position: int) -> int:
     """A claim's number from ``@num`` (``"1"``, ``"00001"``, ``"1a"``), else its position."""
-    if raw:
-        if raw.isdigit():
-            return int(raw)
-        digits = _LEADING_NUMBER.match(raw)
-        if digits is not None:
-            return int(digits.group(1))
-    return position
+    if raw and raw.isdigit():
+        return int(raw)
+    digits = _LEADING_NUMBER.match(raw or "")
+    return int(digits.group(1)) if digits else position
 
 
 def lang_code(text: str | None) -> str | None:

@@ -60,15 +60,13 @@ def read_clefip_document(document: XmlDocument) -> PatentDocument:
 
     title: dict[str, str] = {}
     for element in bibliographic.iter("invention-title"):
-        text = element_text(element)
-        if text:
+        if text := element_text(element):
             title.setdefault(lang_code(element.get("lang")) or lang or "", text)
 
     abstract: dict[str, str] = {}
     for element in root.iterfind("abstract"):
         paragraphs = [element_text(p) for p in element.iter("p")] or [element_text(element)]
-        text = "\n".join(p for p in paragraphs if p)
-        if text:
+        if text := "\n".join(p for p in paragraphs if p):
             abstract.setdefault(lang_code(element.get("lang")) or lang or "", text)
 
     description, claims = texts_by_language(root, lambda element: lang_code(element.get("lang")) or lang)
@@ -125,8 +123,7 @@ def _parties(bibliographic: etree._Element, path: str) -> list[str]:
     is listed once."""
     parties = bibliographic.findall(path)
     for wanted in ("epo", "intermediate", "original"):
-        chosen = [p for p in parties if p.get("format") == wanted]
-        if chosen:
+        if chosen := [p for p in parties if p.get("format") == wanted]:
             return unique(party_name(p) for p in chosen)
     return unique(party_name(p) for p in parties)
 

@@ -69,8 +69,7 @@ def uspto_bibliographic(document: XmlDocument, what: str, *tags: str) -> etree._
     """The bibliographic data of a USPTO ``what`` (grant, application): the first of the
     root's children ``tags`` present; an InputFormatError naming them when none is."""
     for tag in tags:
-        found = document.root.find(tag)
-        if found is not None:
+        if (found := document.root.find(tag)) is not None:
             return found
     malformed(document.path, document.first_line, f"USPTO {what} without bibliographic data",
               expected=" or ".join(tags))

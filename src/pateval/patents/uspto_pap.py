@@ -95,7 +95,4 @@ def _person(name: etree._Element | None) -> str | None:
 
 
 def _assignee(assignee: etree._Element) -> str | None:
-    organisation = child_text(assignee, "organization-name")
-    if organisation:
-        return organisation
-    return _person(assignee.find("name"))
+    return child_text(assignee, "organization-name") or _person(assignee.find("name"))

@@ -73,12 +73,9 @@ def read_patdoc_document(document: XmlDocument) -> PatentDocument:
 
 def _claims(sdocl: etree._Element, path: str) -> list[Claim]:
     """The claims of every ``CL`` group of ``SDOCL``, in order."""
-    found = []
-    for claims_element, claims_path in indexed_children(sdocl, path):
-        if claims_element.tag == "CL":
-            found.extend(read_claims(claims_element, claims_path, claim_tag="CLM", ref_tag="CLREF",
-                                     ref_attribute="ID", id_attribute="ID", number_from_id=True))
-    return found
+    return [claim for element, element_path in indexed_children(sdocl, path) if element.tag == "CL"
+            for claim in read_claims(element, element_path, claim_tag="CLM", ref_tag="CLREF", ref_attribute="ID",
+                                     id_attribute="ID", number_from_id=True)]
 
 
 def _citations(bibliographic: etree._Element) -> list[Citation]:
@@ -101,7 +98,4 @@ def _party(party: etree._Element) -> str | None:
     name = party.find("NAM")
     if name is None:
         return None
-    organisation = child_text(name, "ONM")
-    if organisation:
-        return organisation
-    return last_first(child_text(name, "SNM"), child_text(name, "FNM"))
+    return child_text(name, "ONM") or last_first(child_text(name, "SNM"), child_text(name, "FNM"))
