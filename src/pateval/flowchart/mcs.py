@@ -265,8 +265,7 @@ class _Matcher:
     def _pair_matches(self, first: tuple, second: tuple) -> int:
         """Edges matched between two edge signatures (lists of (marker, style, label))."""
         key = (first, second)
-        cached = self._pair_cache.get(key)
-        if cached is not None:
+        if (cached := self._pair_cache.get(key)) is not None:
             return cached
         if not self.with_texts:
             counts = Counter(entry[:2] for entry in second)
@@ -284,17 +283,12 @@ class _Matcher:
         """Edges gained by mapping truth ``u`` to submission ``v`` given the mapped nodes."""
         one, two = self.one, self.two
         total = 0
-        loop = one.signature.get((u, u))
-        if loop is not None:
-            other = two.signature.get((v, v))
-            if other is not None:
-                total += self._pair_matches(loop, other)
+        if (loop := one.signature.get((u, u))) is not None and (other := two.signature.get((v, v))) is not None:
+            total += self._pair_matches(loop, other)
         for w in one.neighbours[u]:
             x = mapping[w]
-            if x >= 0:
-                other = two.signature.get((v, x))
-                if other is not None:
-                    total += self._pair_matches(one.signature[(u, w)], other)
+            if x >= 0 and (other := two.signature.get((v, x))) is not None:
+                total += self._pair_matches(one.signature[(u, w)], other)
         return total
 
     def score(self, mapping: list[int]) -> int:

@@ -265,8 +265,7 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
             kept[item.id] = item
     kept_edges: list[Edge] = []
     for number, edge in edges:
-        missing = [end for end in (edge.source, edge.target) if end not in first_line]
-        if missing:
+        if missing := [end for end in (edge.source, edge.target) if end not in first_line]:
             defects.append(defect_error(path, number, "edge end is not a NO or MN identifier", found=missing[0]))
             continue
         kept_edges.append(edge)

@@ -214,8 +214,7 @@ def evaluate_flowchart_dirs(truth_dir: str | os.PathLike[str], submission_dir: s
         if defects:
             problems.extend(defects)
             continue
-        submission_path = submission_files.get(image)
-        if submission_path is None:
+        if (submission_path := submission_files.get(image)) is None:
             problems.append(defect_error(submission_dir / truth_path.name, None,
                                          "no submission file for this image; scored as an empty flowchart"))
             submission = Flowchart()
@@ -231,8 +230,7 @@ def evaluate_flowchart_dirs(truth_dir: str | os.PathLike[str], submission_dir: s
         rows.extend((name, image, scores[name]) for name in names)
     per_image = len(rows)
     for name in names:
-        values = [value for measure, _, value in rows[:per_image] if measure == name]
-        if values:
+        if values := [value for measure, _, value in rows[:per_image] if measure == name]:
             rows.append((name, "all", sum(values) / len(values)))
     table = pd.DataFrame(rows, columns=["measure", "image", "value"])
     return FlowchartEvaluation(table, problems)
