@@ -147,12 +147,10 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     if format != "text":
         raise ParameterError(f"format must be 'text' or 'json', not {format!r}")
     lines = [f"collection {stats['collection']}"]
-    split = stats.get("split") or {}
-    if split:
+    if split := stats.get("split") or {}:
         lines.append(f"corpus: {split.get('corpus_documents')} documents ({split.get('corpus_patents')} patents);"
                      f" topic pool: {split.get('pool_documents')} documents ({split.get('pool_patents')} patents)")
-    selection = stats.get("selection") or {}
-    if selection:
+    if selection := stats.get("selection") or {}:
         lines.append(f"topic selection: {selection.get('candidates')} candidates")
         lines.extend(f"  - {step['description']}: removed {step['removed']}, {step['after']} left"
                      for step in selection.get("steps", []))
@@ -177,12 +175,10 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     for label, key in (("citation source", "citation_sources"), ("category", "categories"), ("origin", "via")):
         lines.append(f"judgements by {label}: " + ", ".join(f"{k} {v}" for k, v in stats[key].items()))
     lines.append(f"claim-level judgements: {stats['claim_judgements']}")
-    passages = stats.get("passages") or {}
-    if passages:
+    if passages := stats.get("passages") or {}:
         lines.append(f"passage topics: {passages['topics']}, relevant passages {passages['relevant_passages']} in "
                      f"{passages['relevant_documents']} (topic, document) pairs; graded levels "
                      + ", ".join(f"{k}: {v}" for k, v in passages["graded_levels"].items()))
-    checks = stats.get("checks") or {}
-    if checks:
+    if checks := stats.get("checks") or {}:
         lines.append("checks: " + ", ".join(f"{k} = {v}" for k, v in checks.items()))
     return "\n".join(lines) + "\n"

@@ -587,8 +587,7 @@ class _Planner:
             # The paragraphs of the cited document that are about the inherited terms:
             # paragraph j (1-based) is about key term (j - 1) mod K (see _Renderer.render).
             m = len(target.key_terms)
-            about = [j for j in range(1, target.n_paragraphs + 1) if (j - 1) % m in positions]
-            if about:
+            if about := [j for j in range(1, target.n_paragraphs + 1) if (j - 1) % m in positions]:
                 start = rng.randrange(len(about))
                 passages = tuple(f"/patent-document/description/p[{j}]" for j in about[start:start + rng.randrange(1,
                                                                                                                    5)])
