@@ -215,8 +215,7 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
             raise InputFormatError(topics_path, None, "not a topics_PSG.tsv",
                                    found=str(error).splitlines()[0]) from None
-        missing = {"qid", "patent_key", "claims"} - set(table.columns)
-        if missing:
+        if missing := {"qid", "patent_key", "claims"} - set(table.columns):
             raise InputFormatError(topics_path, 1, f"no column {min(missing)}", expected="qid, patent_key, claims")
         definitions = {q: (p, c) for q, p, c in table[["qid", "patent_key", "claims"]].itertuples(index=False)}
     for patent_key in sorted({p for p, _c in definitions.values()}):
@@ -236,8 +235,7 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         document = corpus.document(docno)
         if document is None:
             raise ParameterError(f"{qrels_path}: {docno} (topic {qid}) is not in the corpus")
-        bad = [x for x in xpaths if x not in document.selectable]
-        if bad:
+        if bad := [x for x in xpaths if x not in document.selectable]:
             raise ParameterError(f"{qrels_path}: {bad[0]} is not a passage of {docno} (topic {qid})")
         if qid in known and service.selection(engine, known[qid][0], docno, owner)["version"]:
             raise ParameterError(f"{owner} has judged {docno} for {qid} already; import into a new name")

@@ -377,8 +377,7 @@ def insert_topic(connection, *, patent_key: str, qid: str, claims, actor: dict) 
 def _check_claims(corpus, patent_key, claims) -> tuple[int, ...]:
     have = {n for n, _t, _d in corpus.source(patent_key).claims}
     numbers = parse_claims(claims, max(have, default=0), of=patent_key)
-    missing = [n for n in numbers if n not in have]
-    if missing:
+    if missing := [n for n in numbers if n not in have]:
         raise AssessError(400, f"{patent_key} has no claim {missing[0]} (claims 1-{max(have) if have else 0})")
     return numbers
 
@@ -543,8 +542,7 @@ def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, x
     repeated after its answer was lost (the selection is at ``base_version + 1``, saved by
     the same account with the same passages) returns that version without a new one."""
     wanted = sorted(set(xpaths))
-    row = _selection_row(connection, topic_id, cited_ucid, owner)
-    if row is None:
+    if (row := _selection_row(connection, topic_id, cited_ucid, owner)) is None:
         if base_version != 0:
             raise AssessError(409, "this selection was removed meanwhile; reload the page")
         try:
