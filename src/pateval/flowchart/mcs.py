@@ -267,13 +267,8 @@ class _Matcher:
         key = (first, second)
         if (cached := self._pair_cache.get(key)) is not None:
             return cached
-        if not self.with_texts:
-            counts = Counter(entry[:2] for entry in second)
-            value = 0
-            for entry in first:
-                if counts[entry[:2]] > 0:
-                    counts[entry[:2]] -= 1
-                    value += 1
+        if not self.with_texts:  # as many as the classes (marker, style) have in common
+            value = sum((Counter(entry[:2] for entry in first) & Counter(entry[:2] for entry in second)).values())
         else:
             value = len(_match_entries(first, second, self.similar))
         self._pair_cache[key] = value

@@ -294,8 +294,7 @@ def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:
     """
     path = Path(path)
     data = read_bytes(path)  # refuses a missing, empty or binary file, as every reader of pateval
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = data.removeprefix(b"\xef\xbb\xbf")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
