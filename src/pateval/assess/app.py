@@ -350,8 +350,7 @@ def highlight(text: str, terms) -> Markup:
 
 
 def _int_param(request: Request, name: str) -> int | None:
-    value = request.query_params.get(name)
-    if value is None or value == "":
+    if not (value := request.query_params.get(name)):
         return None
     try:
         return service.check_id(name, int(value))
