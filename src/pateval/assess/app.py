@@ -135,8 +135,7 @@ def _user(request: Request) -> dict | None:
 def _csrf(request: Request) -> str:
     """The CSRF token of the pages: derived from the session token (a copy of the database,
     which holds only the token's hash, cannot give it), else the login form's own cookie."""
-    token = request.cookies.get(COOKIE)
-    if token:
+    if token := request.cookies.get(COOKIE):
         return hmac.new(token.encode("utf-8"), b"csrf", hashlib.sha256).hexdigest()
     login = request.cookies.get(LOGIN_COOKIE) or getattr(request.state, "new_login_cookie", None)
     if not login:
@@ -351,8 +350,7 @@ def highlight(text: str, terms) -> Markup:
 
 
 def _int_param(request: Request, name: str) -> int | None:
-    value = request.query_params.get(name)
-    if value is None or value == "":
+    if not (value := request.query_params.get(name)):
         return None
     try:
         return service.check_id(name, int(value))

@@ -185,12 +185,11 @@ def _migrations(connection) -> None:
     if version > SCHEMA_VERSION:
         raise ParameterError(f"the database has schema version {version}; this pateval knows up to "
                              f"{SCHEMA_VERSION}: upgrade pateval")
-    if row is not None:  # a new database was created at the current version by create_all
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            _STEPS[target](connection)
-    if row is None:
+    if row is None:  # a new database, created at the current version by create_all
         connection.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
     elif version != SCHEMA_VERSION:
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            _STEPS[target](connection)
         connection.execute(meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION)))
 
 

@@ -37,7 +37,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 # collection build's own line writer and ordering, so that the files are written alike.
-from ..collection.build import write_lines
+from ..collection.build import write_lines, write_rows
 from ..collection.qrels import claim_theta, graded_from_passages, qid_order
 from ..errors import InputFormatError, ParameterError
 from ..formats.atomic import atomic_directory, atomic_output
@@ -142,14 +142,11 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
                "documents": len(docs), "claim_judgements": len(claim_frame), "unresolved": unresolved}
     with atomic_directory(target) as tmp:
         _write_topic_files(tmp, corpus, topic_frame)
-        write_lines(tmp / "qrels_PSG.txt", (f"{q} {d} {x}" for q, d, x in psg.itertuples(index=False)))
-        write_lines(tmp / "qrels_PSG_graded.txt",
-                     (f"{q} 0 {d} {g}" for q, d, g in graded[["qid", "docno", "grade"]].itertuples(index=False)))
-        write_lines(tmp / "qrels_PSG_docs.txt", (f"{q} 0 {d} {r}" for q, d, r in docs.itertuples(index=False)))
-        write_lines(tmp / "qrels_PSG_claims.txt",
-                     (f"{q} {s} {d} {r}" for q, s, d, r in claim_frame.itertuples(index=False)))
-        write_lines(tmp / "theta_PSG.txt",
-                     (f"{q} {s} {w:.10g}" for q, s, w in theta[["qid", "subtopic", "weight"]].itertuples(index=False)))
+        write_rows(tmp / "qrels_PSG.txt", "{} {} {}", psg, ["qid", "docno", "xpath"])
+        write_rows(tmp / "qrels_PSG_graded.txt", "{} 0 {} {}", graded, ["qid", "docno", "grade"])
+        write_rows(tmp / "qrels_PSG_docs.txt", "{} 0 {} {}", docs, ["qid", "docno", "rel"])
+        write_rows(tmp / "qrels_PSG_claims.txt", "{} {} {} {}", claim_frame, ["qid", "subtopic", "docno", "rel"])
+        write_rows(tmp / "theta_PSG.txt", "{} {} {:.10g}", theta, ["qid", "subtopic", "weight"])
         with atomic_output(tmp / "topics_PSG.tsv") as handle:
             topic_frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
         with atomic_output(tmp / "export.json") as handle:
@@ -218,8 +215,7 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
             raise InputFormatError(topics_path, None, "not a topics_PSG.tsv",
                                    found=str(error).splitlines()[0]) from None
-        missing = {"qid", "patent_key", "claims"} - set(table.columns)
-        if missing:
+        if missing := {"qid", "patent_key", "claims"} - set(table.columns):
             raise InputFormatError(topics_path, 1, f"no column {min(missing)}", expected="qid, patent_key, claims")
         definitions = {q: (p, c) for q, p, c in table[["qid", "patent_key", "claims"]].itertuples(index=False)}
     for patent_key in sorted({p for p, _c in definitions.values()}):
@@ -239,8 +235,7 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         document = corpus.document(docno)
         if document is None:
             raise ParameterError(f"{qrels_path}: {docno} (topic {qid}) is not in the corpus")
-        bad = [x for x in xpaths if x not in document.selectable]
-        if bad:
+        if bad := [x for x in xpaths if x not in document.selectable]:
             raise ParameterError(f"{qrels_path}: {bad[0]} is not a passage of {docno} (topic {qid})")
         if qid in known and service.selection(engine, known[qid][0], docno, owner)["version"]:
             raise ParameterError(f"{owner} has judged {docno} for {qid} already; import into a new name")

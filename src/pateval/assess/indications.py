@@ -187,11 +187,8 @@ def _segment(text: str) -> Segment | None:
         return Segment("whole", clean)
     if _BRACKET.search(clean) and not _PAGE.search(clean) and not _COLUMN.search(clean):
         return Segment("paragraphs", clean, _paragraph_numbers(clean))
-    claims = _CLAIMS.match(clean)
-    if claims:
-        numbers = parse_number_list(claims.group(1))
-        if numbers:
-            return Segment("claims", clean, numbers)
+    if (claims := _CLAIMS.match(clean)) and (numbers := parse_number_list(claims.group(1))):
+        return Segment("claims", clean, numbers)
     for kind, found in (("abstract", _ABSTRACT.match), ("figures", _FIGURES.match), ("page", _PAGE.search),
                         ("column", _COLUMN.search)):
         if found(clean):

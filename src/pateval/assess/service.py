@@ -8,6 +8,7 @@ audit event.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import hmac
@@ -128,9 +129,7 @@ def manage_assessor(engine: Engine, name: str, action: str, *, actor: dict | Non
     changes: dict[str, dict] = {"disable": {"status": "disabled"}, "enable": {"status": "active"},
                                 "remove": {"status": "removed", "password_hash": "!", "is_admin": False},
                                 "unlock": {"locked_at": None, "failed_logins": 0}}
-    values = changes.get(action)
-    if values is None:  # reset-password
-        values = {"password_hash": _new_password_hash(password)}
+    values = changes[action] if action in changes else {"password_hash": _new_password_hash(password)}
     with engine.begin() as connection:
         row = connection.execute(select(db.assessors.c.id, db.assessors.c.status)
                                  .where(db.assessors.c.name == name)).first()
@@ -304,11 +303,8 @@ def ensure_topics(engine: Engine, corpus: AssessCorpus, patent_key: str) -> None
     except IntegrityError:
         # Another request defined them first, or a topic id is taken: the source still
         # needs its row (its decisions are versioned there).
-        try:
-            with engine.begin() as connection:
-                connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
-        except IntegrityError:
-            pass
+        with contextlib.suppress(IntegrityError), engine.begin() as connection:
+            connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
 
 
 def topics_of(engine: Engine, patent_key: str) -> list[dict]:
@@ -381,8 +377,7 @@ def insert_topic(connection, *, patent_key: str, qid: str, claims, actor: dict) 
 def _check_claims(corpus, patent_key, claims) -> tuple[int, ...]:
     have = {n for n, _t, _d in corpus.source(patent_key).claims}
     numbers = parse_claims(claims, max(have, default=0), of=patent_key)
-    missing = [n for n in numbers if n not in have]
-    if missing:
+    if missing := [n for n in numbers if n not in have]:
         raise AssessError(400, f"{patent_key} has no claim {missing[0]} (claims 1-{max(have) if have else 0})")
     return numbers
 
@@ -547,8 +542,7 @@ def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, x
     repeated after its answer was lost (the selection is at ``base_version + 1``, saved by
     the same account with the same passages) returns that version without a new one."""
     wanted = sorted(set(xpaths))
-    row = _selection_row(connection, topic_id, cited_ucid, owner)
-    if row is None:
+    if (row := _selection_row(connection, topic_id, cited_ucid, owner)) is None:
         if base_version != 0:
             raise AssessError(409, "this selection was removed meanwhile; reload the page")
         try:

@@ -6,16 +6,11 @@ returns. Exit status: 0 success; 1 findings (a check or evaluation that found ba
 one line on stderr); 70 (``EX_SOFTWARE``) an unexpected exception, i.e. a bug in pateval:
 one line asking for a report, and the traceback with ``--debug``; 130 interrupted.
 
-One module per group of commands (:mod:`~pateval.cli.evaluate`, :mod:`~pateval.cli.collection`,
-:mod:`~pateval.cli.check`, :mod:`~pateval.cli.usermodel`, :mod:`~pateval.cli.compare`,
-:mod:`~pateval.cli.search`, :mod:`~pateval.cli.flowchart`, :mod:`~pateval.cli.assess`) and
-:mod:`~pateval.cli.shared` for what they share: the one group of evaluation flags, the output
-option, writing. A missing optional dependency is the user's to install: one line naming
-the extra (exit 2).
-
-Building the parser imports no heavy library (NumPy, pandas, Arrow, ...): the choices the
-options offer come from the ``names`` modules, and each handler imports what it uses, so
-``pateval --help`` starts in milliseconds (tests/test_startup.py guards it).
+One module per group of commands (imported below), and :mod:`~pateval.cli.shared` for what
+they share: the one group of evaluation flags, the output option, writing. A missing optional
+dependency is the user's to install: one line naming the extra (exit 2). Building the parser
+imports no heavy library (NumPy, pandas, Arrow, ...; see the note on ``_COMMANDS``), so
+``pateval --help`` starts in milliseconds.
 """
 
 from __future__ import annotations

@@ -85,15 +85,14 @@ def _add_search(commands) -> None:
 def _run_search(*, index, store, topics, models, queries, grid, out, depth: int, candidates: int,
                 no_date_filter: bool, keep_family: bool, unit: str, passages: bool, passage_documents: int,
                 ir_metadata: bool, progress: bool) -> int:
-    import shutil
+    import contextlib
     import tempfile
 
     from .. import api
 
-    temporary = None
-    try:
-        if index is None:
-            temporary = tempfile.mkdtemp(prefix="pateval-index-")
+    with (tempfile.TemporaryDirectory(prefix="pateval-index-", ignore_cleanup_errors=True) if index is None
+          else contextlib.nullcontext()) as temporary:
+        if temporary is not None:  # --store: indexed into a temporary directory, removed at the end
             index = f"{temporary}/index"
             print("pateval: note: indexing the store into a temporary directory; `pateval index` keeps an index "
                   "for reuse", file=sys.stderr)
@@ -123,9 +122,6 @@ def _run_search(*, index, store, topics, models, queries, grid, out, depth: int,
         print(f"{result.tag}: {len(result.rankings)} topics in {result.seconds:.1f} s "
               f"({result.queries_per_second:.1f} topics/s): {out}")
         return 0
-    finally:
-        if temporary is not None:
-            shutil.rmtree(temporary, ignore_errors=True)
 
 
 def _add_demo(commands) -> None:

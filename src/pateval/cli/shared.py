@@ -100,6 +100,8 @@ def add_store(p: Any) -> None:
 #: Flags that several commands take alike, each declared once: ``{dest: (spellings, add_argument keywords)}``.
 FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "no_progress": (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
+    "order": (("--order",), {"choices": ORDERS, "default": EvaluationOptions.order,
+                             "help": "rank by score (trec_eval), the rank column, or file order"}),
     "seed": (("--seed",), {"type": int, "default": 0, "help": "random seed (default 0)"}),
     "workers": (("--workers",), {"type": int, "metavar": "N", "help": "local worker processes (default: all CPUs)"}),
     "memory_limit": (("--memory-limit",), {"metavar": "SIZE", "help": "DuckDB memory limit (e.g. 4GB)"}),
@@ -150,8 +152,7 @@ def add_ranking_options(p: Any) -> None:
     :func:`add_evaluation_options`; the user model and calibration take this part only)."""
     p.add_argument("--qrels-format", choices=QRELS_FORMATS, default=_DEFAULTS.qrels_format,
                    help="qrels format (default: detect where safe)")
-    p.add_argument("--order", choices=ORDERS, default=_DEFAULTS.order,
-                   help="rank by score (trec_eval), the rank column, or file order")
+    add_flags(p, "order")
     p.add_argument("--doc-key", choices=DOC_KEYS, default=_DEFAULTS.doc_key,
                    help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
     p.add_argument("--on-duplicate", choices=("error", "first"), default=_DEFAULTS.on_duplicate,

@@ -172,8 +172,6 @@ def _run_calibrate(*, log, qrels, runs, options, lists, by, classes: int, B: int
 
 
 def _add_simulate_log(sub) -> None:
-    from ..core.names import ORDERS
-
     help = "simulate users who behave as a TBG calibration says, writing an interaction log"
     p = add_command(sub, "simulate-log", _run_simulate_log, help=help,
                     description=help + " (one session per user and topic of the run; the noise is described in the "
@@ -200,8 +198,7 @@ def _add_simulate_log(sub) -> None:
                    help="log-scale sd of the reading time's factor (log-normal, mean 1; default 0.5)")
     p.add_argument("--speed-spread", type=float, default=0.0,
                    help="log-scale sd of each user's speed factor (default 0: all alike)")
-    p.add_argument("--order", choices=ORDERS, default="score",
-                   help="rank by score (trec_eval), the rank column, or file order")
+    add_flags(p, "order")
     add_output(p, "--out", required=True, metavar="LOG",
                help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
 

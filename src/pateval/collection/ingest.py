@@ -583,9 +583,6 @@ def _drop_batch(out: Path, batch: int, manifest: dict) -> list[str]:
         with contextlib.suppress(OSError, pa.ArrowException):
             ucids = pq.read_table(part_path(out, "documents", batch), columns=["ucid"]).column(0).to_pylist()
     (out / "manifest" / f"batch-{batch:06d}.json").unlink()
-    for table in TABLES:
-        with contextlib.suppress(FileNotFoundError):
-            part_path(out, table, batch).unlink()
-    with contextlib.suppress(FileNotFoundError):
-        ucids_file.unlink()
+    for path in (*(part_path(out, table, batch) for table in TABLES), ucids_file):
+        path.unlink(missing_ok=True)
     return ucids

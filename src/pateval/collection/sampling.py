@@ -177,15 +177,8 @@ def ranking_stability(scores: pd.DataFrame, *, sizes=(10, 25, 50, 100, "S", "M",
         n = resolve_size(size)
         if n > values.shape[0]:
             continue
-        taus = []
-        for _ in range(trials):
-            subset = rng.choice(values.shape[0], size=n, replace=False)
-            tau = kendalltau(values[subset].mean(axis=0), full).statistic
-            taus.append(float(tau))  # NaN when a ranking is all ties
-        taus_array = np.asarray(taus)
-        if np.isnan(taus_array).all():
-            rows.append((str(size), n, trials, float("nan"), float("nan"), float("nan")))
-            continue
-        rows.append((str(size), n, trials, float(np.nanmean(taus_array)), float(np.nanmin(taus_array)),
-                     float(np.nanmax(taus_array))))
+        taus = np.array([kendalltau(values[rng.choice(values.shape[0], size=n, replace=False)].mean(axis=0),
+                                    full).statistic for _ in range(trials)], dtype=float)  # NaN: a ranking all ties
+        summary = (np.nanmean(taus), np.nanmin(taus), np.nanmax(taus)) if not np.isnan(taus).all() else (np.nan,) * 3
+        rows.append((str(size), n, trials, *(float(value) for value in summary)))
     return pd.DataFrame(rows, columns=["size", "topics", "trials", "mean_tau", "min_tau", "max_tau"])

@@ -136,11 +136,7 @@ def collection_stats(collection: str | os.PathLike[str], *, ipc_level: str = "cl
         "via": dict(via.most_common()),
         "claim_judgements": claim_lines,
         "passages": passages,
-        "selection": build.get("selection", {}),
-        "split": build.get("split", {}),
-        "topic_set": build.get("topic_set", {}),
-        "checks": build.get("checks", {}),
-        "parameters": build.get("parameters", {}),
+        **{key: build.get(key, {}) for key in ("selection", "split", "topic_set", "checks", "parameters")},
     }
 
 
@@ -151,15 +147,13 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     if format != "text":
         raise ParameterError(f"format must be 'text' or 'json', not {format!r}")
     lines = [f"collection {stats['collection']}"]
-    split = stats.get("split") or {}
-    if split:
+    if split := stats.get("split") or {}:
         lines.append(f"corpus: {split.get('corpus_documents')} documents ({split.get('corpus_patents')} patents);"
                      f" topic pool: {split.get('pool_documents')} documents ({split.get('pool_patents')} patents)")
-    selection = stats.get("selection") or {}
-    if selection:
+    if selection := stats.get("selection") or {}:
         lines.append(f"topic selection: {selection.get('candidates')} candidates")
-        for step in selection.get("steps", []):
-            lines.append(f"  - {step['description']}: removed {step['removed']}, {step['after']} left")
+        lines.extend(f"  - {step['description']}: removed {step['removed']}, {step['after']} left"
+                     for step in selection.get("steps", []))
     topic_set = stats.get("topic_set") or {}
     if topic_set.get("requested_topics"):
         short = " (fewer available)" if topic_set.get("short") else ""
@@ -178,17 +172,13 @@ def format_stats(stats: dict, *, format: str = "text") -> str:
     ipc = stats["ipc"]
     lines.append(f"IPC {ipc['level']}es: {ipc['distinct']} distinct; most frequent: "
                  + ", ".join(f"{k} {v}" for k, v in ipc["top"].items()))
-    lines.append("judgements by citation source: " + ", ".join(f"{k} {v}" for k,
-                                                               v in stats["citation_sources"].items()))
-    lines.append("judgements by category: " + ", ".join(f"{k} {v}" for k, v in stats["categories"].items()))
-    lines.append("judgements by origin: " + ", ".join(f"{k} {v}" for k, v in stats["via"].items()))
+    for label, key in (("citation source", "citation_sources"), ("category", "categories"), ("origin", "via")):
+        lines.append(f"judgements by {label}: " + ", ".join(f"{k} {v}" for k, v in stats[key].items()))
     lines.append(f"claim-level judgements: {stats['claim_judgements']}")
-    passages = stats.get("passages") or {}
-    if passages:
+    if passages := stats.get("passages") or {}:
         lines.append(f"passage topics: {passages['topics']}, relevant passages {passages['relevant_passages']} in "
                      f"{passages['relevant_documents']} (topic, document) pairs; graded levels "
                      + ", ".join(f"{k}: {v}" for k, v in passages["graded_levels"].items()))
-    checks = stats.get("checks") or {}
-    if checks:
+    if checks := stats.get("checks") or {}:
         lines.append("checks: " + ", ".join(f"{k} = {v}" for k, v in checks.items()))
     return "\n".join(lines) + "\n"

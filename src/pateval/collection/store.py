@@ -160,8 +160,7 @@ def _append_document(columns: dict[str, dict[str, list]], document: PatentDocume
     table["n_citations"].append(len(document.citations))
     table["word_count"].append(_word_count(document))
 
-    passages = document.description
-    if passages:
+    if passages := document.description:
         table = columns["passages"]
         table["ucid"].extend([ucid] * len(passages))
         table["position"].extend(range(len(passages)))
@@ -180,8 +179,7 @@ def _append_document(columns: dict[str, dict[str, list]], document: PatentDocume
         table["depends_on"].extend(depends_on)
         table["is_independent"].extend(map(operator.not_, depends_on))
 
-    citations = document.citations
-    if citations:
+    if citations := document.citations:
         table = columns["citations"]
         table["ucid"].extend([ucid] * len(citations))
         table["cited_patent_key"].extend([_safe_key(c.cited_ucid) for c in citations])

@@ -351,13 +351,10 @@ def _build_clusters(seed: int, n_clusters: int) -> list[_Cluster]:
     rng = random.Random(f"pateval-clusters-{seed}")
     # Distinct IPC classes first (121 classes, as in the CLEF-IP 2013 topic pool), then
     # further subclasses of the same classes when there are more clusters than that.
-    classes: list[str] = []
-    seen: set[str] = set()
-    while len(classes) < min(n_clusters, 121):
-        code = rng.choice(_SECTIONS) + f"{rng.randrange(1, 99):02d}"
-        if code not in seen:
-            seen.add(code)
-            classes.append(code)
+    distinct: dict[str, None] = {}  # an ordered set
+    while len(distinct) < min(n_clusters, 121):
+        distinct[rng.choice(_SECTIONS) + f"{rng.randrange(1, 99):02d}"] = None
+    classes = list(distinct)
     section_terms = {s: tuple(_coin(rng, rng.choice((2, 3))) for _ in range(60)) for s in _SECTIONS}
     clusters: list[_Cluster] = []
     used_subclasses: set[str] = set()
@@ -371,11 +368,9 @@ def _build_clusters(seed: int, n_clusters: int) -> list[_Cluster]:
         own = [_coin(rng, rng.choice((2, 3, 3, 4))) for _ in range(220)]
         shared = rng.sample(section_terms[ipc_class[0]], 30)
         terms = tuple(dict.fromkeys(own + shared))
-        applicants = []
-        for _ in range(6):
-            form, country = rng.choice(_COMPANY_FORMS)
-            applicants.append((f"{_coin(rng, 3).upper()} {form}", country))
-        clusters.append(_Cluster(subclass, groups, terms, tuple(applicants)))
+        applicants = tuple((f"{_coin(rng, 3).upper()} {form}", country)
+                           for form, country in (rng.choice(_COMPANY_FORMS) for _ in range(6)))
+        clusters.append(_Cluster(subclass, groups, terms, applicants))
     return clusters
 
 
@@ -480,20 +475,16 @@ class _Planner:
         wo_number = wo_date = None
         if parent is None and rng.random() < self.rates["wo_rate"]:
             wo_date = max(self.start, a_date - rng.randrange(90, 400))
-            wo_year = _dt.date.fromordinal(wo_date).year
-            wo_number = f"{wo_year}{(index % 999_999) + 1:06d}"
+            wo_number = f"{_dt.date.fromordinal(wo_date).year}{(index % 999_999) + 1:06d}"
         a_kind = "A2" if rng.random() < self.rates["a2_rate"] else "A1"
         a3_date = a_date + rng.randrange(120, 500) if a_kind == "A2" else None
         if a3_date is not None and a3_date > self.end:
             a3_date = None  # the search report is not published within the corpus period
-        b_date = None
-        if rng.random() < self.rates["grant_rate"]:
-            candidate = a_date + rng.randrange(700, 2000)
-            if candidate <= self.end:
-                b_date = candidate
+        b_date = a_date + rng.randrange(700, 2000) if rng.random() < self.rates["grant_rate"] else None
+        if b_date is not None and b_date > self.end:
+            b_date = None  # granted after the corpus period
         app_date = a_date - rng.randrange(300, 560)
-        app_year = _dt.date.fromordinal(app_date).year
-        app_number = f"{app_year % 100:02d}{100_000 + (index * 7919) % 900_000:06d}"
+        app_number = f"{_dt.date.fromordinal(app_date).year % 100:02d}{100_000 + (index * 7919) % 900_000:06d}"
         priority = None
         if rng.random() < 0.6:
             priority = (rng.choice(_PRIORITY_COUNTRIES), f"{rng.randrange(100_000, 9_999_999)}",
@@ -533,18 +524,12 @@ class _Planner:
 
         # Key terms: what the patent takes from its parent and from what it cites, then
         # fresh terms of the cluster and two coined terms of its own.
-        keys: list[str] = []
-        if parent is not None:
-            keys.extend(parent.key_terms[: _KEY_TERMS - 3])
+        keys = list(parent.key_terms[: _KEY_TERMS - 3]) if parent is not None else []
         keys.extend(inherited[:max(0, _KEY_TERMS - 4 - len(keys))])
         cum = self.term_cum[len(cluster.terms)]
-        attempts = 0
-        while len(keys) < _KEY_TERMS - 2 and attempts < 100:
-            attempts += 1
-            keys.append(cluster.terms[bisect.bisect(cum, rng.random() * cum[-1])])
+        keys.extend(cluster.terms[self._pick(cum)] for _ in range(_KEY_TERMS - 2 - len(keys)))
         keys = list(dict.fromkeys(keys))
-        while len(keys) < _KEY_TERMS:
-            keys.append(_coin(rng, rng.choice((3, 4))))
+        keys.extend(_coin(rng, rng.choice((3, 4))) for _ in range(_KEY_TERMS - len(keys)))
         rng.shuffle(keys)
 
         ipc = [f"{cluster.ipc_subclass} {rng.choice(cluster.groups)}"]
@@ -602,8 +587,7 @@ class _Planner:
             # The paragraphs of the cited document that are about the inherited terms:
             # paragraph j (1-based) is about key term (j - 1) mod K (see _Renderer.render).
             m = len(target.key_terms)
-            about = [j for j in range(1, target.n_paragraphs + 1) if (j - 1) % m in positions]
-            if about:
+            if about := [j for j in range(1, target.n_paragraphs + 1) if (j - 1) % m in positions]:
                 start = rng.randrange(len(about))
                 passages = tuple(f"/patent-document/description/p[{j}]" for j in about[start:start + rng.randrange(1,
                                                                                                                    5)])

@@ -70,14 +70,11 @@ def load_topic_documents(con, ucids: Iterable[str]) -> dict[str, TopicDocument]:
            FROM documents d JOIN _wanted USING (ucid)"""
     ).fetchall():
         docs[ucid] = TopicDocument(ucid, country, number, kind, lang, date, family_id, list(ipc or []))
-    for ucid, lang, text in con.execute(
-        "SELECT t.ucid, t.lang, t.text FROM titles t JOIN _wanted USING (ucid) ORDER BY t.ucid, t.lang"
-    ).fetchall():
-        docs[ucid].titles[lang] = text
-    for ucid, lang, text in con.execute(
-        "SELECT a.ucid, a.lang, a.text FROM abstracts a JOIN _wanted USING (ucid) ORDER BY a.ucid, a.lang"
-    ).fetchall():
-        docs[ucid].abstracts[lang] = text
+    for table in ("titles", "abstracts"):  # each a table and a TopicDocument field
+        for ucid, lang, text in con.execute(
+            f"SELECT t.ucid, t.lang, t.text FROM {table} t JOIN _wanted USING (ucid) ORDER BY t.ucid, t.lang"
+        ).fetchall():
+            getattr(docs[ucid], table)[lang] = text
     for ucid, xpath, text, is_heading in con.execute(
         """SELECT p.ucid, p.xpath, p.text, p.is_heading FROM passages p JOIN _wanted USING (ucid)
            ORDER BY p.ucid, p.position"""

@@ -1,13 +1,6 @@
-"""Flowchart structure recognition (CLEF-IP 2012/2013): the encoding and its evaluation.
-
-* :mod:`.model` -- :class:`Flowchart`, :class:`Node`, :class:`MetaNode`, :class:`Edge`
-* :mod:`.reader` -- :func:`read_flowchart` (strict), :func:`check_flowchart` (all defects)
-* :mod:`.writer` -- :func:`write_flowchart`, :func:`format_flowchart`
-* :mod:`.graph` -- :func:`to_networkx`, :func:`graph_size` (``|G| = |V| + |E|``)
-* :mod:`.mcs` -- :func:`maximum_common_subgraph`, :func:`mcs_distance` (Bunke & Shearer 1998)
-* :mod:`.scoring` -- :func:`score_flowchart`, :func:`evaluate_flowchart_dirs`
-* :mod:`.generator` -- seeded flowcharts and controlled perturbations
-"""
+"""Flowchart structure recognition (CLEF-IP 2012/2013): the encoding (:mod:`.model`, :mod:`.reader`,
+:mod:`.writer`), graphs and the MCS distance of Bunke & Shearer 1998 (:mod:`.graph`, :mod:`.mcs`), its
+evaluation (:mod:`.scoring`), and seeded flowcharts with controlled perturbations (:mod:`.generator`)."""
 
 from .generator import PERTURBATIONS, generate_flowchart, perturb_flowchart
 from .graph import graph_size, to_networkx

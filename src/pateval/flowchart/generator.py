@@ -185,8 +185,7 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         edges[position] = replace(edge, type=rng.choice([t for t in EDGE_TYPES if t != edge.type]))
         touched_edges.add(position)
     elif kind == "replace_text":
-        with_text = [node_id for node_id in free_nodes if nodes[node_id].text]
-        if not with_text:
+        if not (with_text := [node_id for node_id in free_nodes if nodes[node_id].text]):
             return False
         node_id = rng.choice(with_text)
         # An OCR misreading: a different text of about the same length, far beyond any threshold.
@@ -194,8 +193,7 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         nodes[node_id] = replace(nodes[node_id], text=text)
         touched_nodes.add(node_id)
     elif kind == "add_node":
-        anchors = sorted(nodes, key=_id_order)
-        if not anchors:
+        if not (anchors := sorted(nodes, key=_id_order)):
             return False
         new_id = f"x{fresh}"
         nodes[new_id] = Node(new_id, rng.choice(NODE_TYPES), _phrase(rng), None)
@@ -203,8 +201,7 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         edges.append(Edge(rng.choice(anchors), new_id, True, "plain"))
         touched_edges.add(len(edges) - 1)
     elif kind == "add_edge":
-        present = sorted(nodes, key=_id_order)
-        if len(present) < 2:
+        if len(present := sorted(nodes, key=_id_order)) < 2:
             return False
         source, target = rng.sample(present, 2)
         edges.append(Edge(source, target, True, rng.choice(EDGE_TYPES)))

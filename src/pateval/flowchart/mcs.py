@@ -265,16 +265,10 @@ class _Matcher:
     def _pair_matches(self, first: tuple, second: tuple) -> int:
         """Edges matched between two edge signatures (lists of (marker, style, label))."""
         key = (first, second)
-        cached = self._pair_cache.get(key)
-        if cached is not None:
+        if (cached := self._pair_cache.get(key)) is not None:
             return cached
-        if not self.with_texts:
-            counts = Counter(entry[:2] for entry in second)
-            value = 0
-            for entry in first:
-                if counts[entry[:2]] > 0:
-                    counts[entry[:2]] -= 1
-                    value += 1
+        if not self.with_texts:  # as many as the classes (marker, style) have in common
+            value = sum((Counter(entry[:2] for entry in first) & Counter(entry[:2] for entry in second)).values())
         else:
             value = len(_match_entries(first, second, self.similar))
         self._pair_cache[key] = value
@@ -284,17 +278,12 @@ class _Matcher:
         """Edges gained by mapping truth ``u`` to submission ``v`` given the mapped nodes."""
         one, two = self.one, self.two
         total = 0
-        loop = one.signature.get((u, u))
-        if loop is not None:
-            other = two.signature.get((v, v))
-            if other is not None:
-                total += self._pair_matches(loop, other)
+        if (loop := one.signature.get((u, u))) is not None and (other := two.signature.get((v, v))) is not None:
+            total += self._pair_matches(loop, other)
         for w in one.neighbours[u]:
             x = mapping[w]
-            if x >= 0:
-                other = two.signature.get((v, x))
-                if other is not None:
-                    total += self._pair_matches(one.signature[(u, w)], other)
+            if x >= 0 and (other := two.signature.get((v, x))) is not None:
+                total += self._pair_matches(one.signature[(u, w)], other)
         return total
 
     def score(self, mapping: list[int]) -> int:

@@ -158,9 +158,7 @@ def _parse_meta_node(tokens: list[_Token], path: str, line: int, text: str) -> M
     meta_id = _identifier(tokens[0] if tokens else None, path, line, "meta-node identifier", shape, text)
     if len(tokens) < 2 or tokens[1].kind != "list":
         raise _Defect(path, line, "missing member list", expected=shape, found=text)
-    members = tuple(part.strip() for part in tokens[1].value.split(","))
-    if members == ("",):
-        members = ()
+    members = tuple(part.strip() for part in tokens[1].value.split(",")) if tokens[1].value.strip() else ()
     if any(not member or any(char.isspace() or char in '"[(' for char in member) for member in members):
         raise _Defect(path, line, "bad member list", expected="[id,id,...]", found=tokens[1].raw)
     label, index = _optional_text(tokens, 2)
@@ -267,8 +265,7 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
             kept[item.id] = item
     kept_edges: list[Edge] = []
     for number, edge in edges:
-        missing = [end for end in (edge.source, edge.target) if end not in first_line]
-        if missing:
+        if missing := [end for end in (edge.source, edge.target) if end not in first_line]:
             defects.append(defect_error(path, number, "edge end is not a NO or MN identifier", found=missing[0]))
             continue
         kept_edges.append(edge)
@@ -297,8 +294,7 @@ def check_flowchart(path: str | os.PathLike[str]) -> FlowchartCheck:
     """
     path = Path(path)
     data = read_bytes(path)  # refuses a missing, empty or binary file, as every reader of pateval
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = data.removeprefix(b"\xef\xbb\xbf")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -144,11 +144,9 @@ def score_flowchart(truth: Flowchart, submission: Flowchart, *, levels: tuple[st
         ("edge", matched_edges, len(edge_texts1), len(edge_texts2)),
         ("text", correct_texts, texts1, texts2),
     ):
-        precision = _ratio(matched, size2_items, size1_items)
-        recall = _ratio(matched, size1_items, size2_items)
-        scores[f"{item}_precision"] = precision
-        scores[f"{item}_recall"] = recall
-        scores[f"{item}_f1"] = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+        precision, recall = _ratio(matched, size2_items, size1_items), _ratio(matched, size1_items, size2_items)
+        scores.update({f"{item}_precision": precision, f"{item}_recall": recall,
+                       f"{item}_f1": 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)})
     scores["mcs_approximate"] = float(not all(result.exact for result in results.values()))
     return scores
 
@@ -216,8 +214,7 @@ def evaluate_flowchart_dirs(truth_dir: str | os.PathLike[str], submission_dir: s
         if defects:
             problems.extend(defects)
             continue
-        submission_path = submission_files.get(image)
-        if submission_path is None:
+        if (submission_path := submission_files.get(image)) is None:
             problems.append(defect_error(submission_dir / truth_path.name, None,
                                          "no submission file for this image; scored as an empty flowchart"))
             submission = Flowchart()
@@ -233,8 +230,7 @@ def evaluate_flowchart_dirs(truth_dir: str | os.PathLike[str], submission_dir: s
         rows.extend((name, image, scores[name]) for name in names)
     per_image = len(rows)
     for name in names:
-        values = [value for measure, _, value in rows[:per_image] if measure == name]
-        if values:
+        if values := [value for measure, _, value in rows[:per_image] if measure == name]:
             rows.append((name, "all", sum(values) / len(values)))
     table = pd.DataFrame(rows, columns=["measure", "image", "value"])
     return FlowchartEvaluation(table, problems)

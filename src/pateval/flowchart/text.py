@@ -47,11 +47,8 @@ def edit_distance(first: str, second: str, *, limit: int | None = None) -> int:
             current[0] = i
         best = current[0]
         for j in range(low, high + 1):
-            cost = previous[j - 1] + (char != second[j - 1])
-            deletion = previous[j] + 1
-            insertion = current[j - 1] + 1
-            value = min(cost, deletion, insertion)
-            current[j] = value
+            # substitution (free when the characters are equal), deletion, insertion
+            value = current[j] = min(previous[j - 1] + (char != second[j - 1]), previous[j] + 1, current[j - 1] + 1)
             if value < best:  # noqa: PLR1730 - the inner loop: a comparison is faster than min()
                 best = value
         if limit is not None and best > limit:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lxml import etree
 
@@ -61,8 +61,7 @@ def description_passages(description: etree._Element, path: str, lang: str | Non
         for child, child_path in indexed_children(element, element_path, leaf_tags=leaf_tags):
             tag = child.tag
             if tag in paragraph_tags or tag in heading_tags:
-                text = text_of(child)
-                if text:
+                if text := text_of(child):
                     passages.append(Passage(child_path, text, tag in heading_tags, lang))
             elif tag not in skipped_tags:
                 walk(child, child_path)
@@ -112,11 +111,8 @@ def party_name(party: etree._Element) -> str | None:
     book = party.find("addressbook")
     holder = book if book is not None else party
     for tag in ("name", "orgname"):
-        found = holder.find(tag)
-        if found is not None:
-            text = element_text(found)
-            if text:
-                return text
+        if text := child_text(holder, tag):
+            return text
     return last_first(child_text(holder, "last-name"), child_text(holder, "first-name"))
 
 
@@ -138,13 +134,10 @@ _LEADING_NUMBER = re.compile(r"\s*(\d+)")
 
 def claim_number(raw: str | None, position: int) -> int:
     """A claim's number from ``@num`` (``"1"``, ``"00001"``, ``"1a"``), else its position."""
-    if raw:
-        if raw.isdigit():
-            return int(raw)
-        digits = _LEADING_NUMBER.match(raw)
-        if digits is not None:
-            return int(digits.group(1))
-    return position
+    if raw and raw.isdigit():
+        return int(raw)
+    digits = _LEADING_NUMBER.match(raw or "")
+    return int(digits.group(1)) if digits else position
 
 
 def lang_code(text: str | None) -> str | None:
@@ -207,17 +200,20 @@ def read_claims(claims_element: etree._Element, claims_path: str, *, claim_tag: 
     return [Claim(n, p, t, d) for n, p, t, d in zip(numbers, paths, texts, dependencies, strict=False)]
 
 
-def single_language_text(root: etree._Element, lang: str, *, description_tag: str, claims_tag: str, passages_of,
-                         claims_of) -> tuple[list[Passage], dict[str, list[Claim]]]:
+def texts_by_language(root: etree._Element, lang_of: Callable[[etree._Element], str | None], *,
+                      description_tag: str = "description", claims_tag: str = "claims",
+                      passages_of=description_passages, claims_of=read_claims,
+                      ) -> tuple[list[Passage], dict[str, list[Claim]]]:
     """The passages of every ``description_tag`` child of ``root`` (``passages_of(element,
-    path)``) and the claims of its first ``claims_tag`` child (``claims_of(element, path)``),
-    keyed by the document's one language: the USPTO formats differ only in these names."""
+    path, lang)``) and the claims of its first ``claims_tag`` child in each language
+    (``claims_of(element, path)``), ``lang_of(element)`` giving an element's language: the
+    formats differ only in these names."""
     description: list[Passage] = []
     claims: dict[str, list[Claim]] = {}
     for child, path in indexed_children(root, f"/{root.tag}"):
         if child.tag == description_tag:
-            description.extend(passages_of(child, path))
-        elif child.tag == claims_tag and lang not in claims:
+            description.extend(passages_of(child, path, lang_of(child)))
+        elif child.tag == claims_tag and (lang := lang_of(child) or "") not in claims:
             claims[lang] = claims_of(child, path)
     return description, claims
 

@@ -85,8 +85,7 @@ def _claim_keywords(text: str, lowered: str) -> list:
     for start in starts:
         if start < end:
             continue
-        match = _CLAIM_KEYWORD.match(text, start)
-        if match is not None:
+        if (match := _CLAIM_KEYWORD.match(text, start)) is not None:
             end = match.end()
             matches.append(match)
     return matches
@@ -285,10 +284,8 @@ def claim_weights(claims: Iterable[Claim] | Mapping[int, Sequence[int]], *, thet
     """
     if theta_ind < 0 or theta_dep < 0:
         raise ParameterError(f"theta_ind and theta_dep must be >= 0, got {theta_ind} and {theta_dep}")
-    if isinstance(claims, Mapping):
-        parents = {int(n): tuple(refs) for n, refs in claims.items()}
-    else:
-        parents = {claim.number: tuple(claim.depends_on) for claim in claims}
+    parents = ({int(n): tuple(refs) for n, refs in claims.items()} if isinstance(claims, Mapping)
+               else {claim.number: tuple(claim.depends_on) for claim in claims})
     weights = {n: (theta_dep if parents[n] else theta_ind) for n in sorted(parents)}
     if normalise and weights:
         total = sum(weights.values())

@@ -16,16 +16,14 @@ from ..core.docids import make_ucid, split_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
-    description_passages,
-    indexed_children,
     ipc_symbol,
     iso_date,
     lang_code,
     party_name,
-    read_claims,
+    texts_by_language,
     unique,
 )
-from .records import Citation, Claim, PatentDocument, parse_claim_list
+from .records import Citation, PatentDocument, parse_claim_list
 from .safexml import XmlDocument, element_text
 
 __all__ = ["ROOT_TAG", "read_clefip_document", "CLEFIP_SOURCE_NAMES"]
@@ -62,27 +60,16 @@ def read_clefip_document(document: XmlDocument) -> PatentDocument:
 
     title: dict[str, str] = {}
     for element in bibliographic.iter("invention-title"):
-        text = element_text(element)
-        if text:
+        if text := element_text(element):
             title.setdefault(lang_code(element.get("lang")) or lang or "", text)
 
     abstract: dict[str, str] = {}
     for element in root.iterfind("abstract"):
         paragraphs = [element_text(p) for p in element.iter("p")] or [element_text(element)]
-        text = "\n".join(p for p in paragraphs if p)
-        if text:
+        if text := "\n".join(p for p in paragraphs if p):
             abstract.setdefault(lang_code(element.get("lang")) or lang or "", text)
 
-    description = []
-    claims: dict[str, list[Claim]] = {}
-    for child, path in indexed_children(root, f"/{ROOT_TAG}"):
-        if child.tag == "description":
-            description.extend(description_passages(child, path, lang_code(child.get("lang")) or lang))
-        elif child.tag == "claims":
-            claims_lang = lang_code(child.get("lang")) or lang or ""
-            if claims_lang not in claims:
-                claims[claims_lang] = read_claims(child, path)
-
+    description, claims = texts_by_language(root, lambda element: lang_code(element.get("lang")) or lang)
     return PatentDocument(
         ucid=ucid, country=country, doc_number=number, kind=kind,
         family_id=(root.get("family-id") or "").strip() or None, lang=lang,
@@ -136,8 +123,7 @@ def _parties(bibliographic: etree._Element, path: str) -> list[str]:
     is listed once."""
     parties = bibliographic.findall(path)
     for wanted in ("epo", "intermediate", "original"):
-        chosen = [p for p in parties if p.get("format") == wanted]
-        if chosen:
+        if chosen := [p for p in parties if p.get("format") == wanted]:
             return unique(party_name(p) for p in chosen)
     return unique(party_name(p) for p in parties)
 

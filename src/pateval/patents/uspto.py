@@ -11,7 +11,6 @@ dependencies marked with ``claim-ref``; citations carrying the citing party in w
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from lxml import etree
@@ -20,13 +19,11 @@ from ..core.docids import make_ucid
 from ..errors import malformed
 from ._xmltools import (
     child_text,
-    description_passages,
     ipc_symbol,
     iso_date,
     lang_code,
     party_name,
-    read_claims,
-    single_language_text,
+    texts_by_language,
     unique,
 )
 from .records import Citation, PatentDocument
@@ -72,8 +69,7 @@ def uspto_bibliographic(document: XmlDocument, what: str, *tags: str) -> etree._
     """The bibliographic data of a USPTO ``what`` (grant, application): the first of the
     root's children ``tags`` present; an InputFormatError naming them when none is."""
     for tag in tags:
-        found = document.root.find(tag)
-        if found is not None:
+        if (found := document.root.find(tag)) is not None:
             return found
     malformed(document.path, document.first_line, f"USPTO {what} without bibliographic data",
               expected=" or ".join(tags))
@@ -92,10 +88,8 @@ def uspto_record(document: XmlDocument, bibliographic: etree._Element, what: str
         malformed(document.path, document.line_of(bibliographic), f"USPTO {what} without a publication number",
                   expected=number_path)
     number = uspto_number(raw_number, country)
-    title = {}
     title_text = child_text(bibliographic, title_path)
-    if title_text:
-        title[lang] = title_text
+    title = {lang: title_text} if title_text else {}
     abstract: dict[str, str] = {}
     for element in document.root.iterfind(abstract_tag):
         text = "\n".join(t for t in (text_of(p) for p in element.iter(paragraph_tag)) if t) or element_text(element)
@@ -116,9 +110,7 @@ def read_uspto_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(publication, "kind") or "").upper()
     lang = lang_code(root.get("lang")) or "EN"
 
-    description, claims = single_language_text(root, lang, description_tag="description", claims_tag="claims",
-                                               passages_of=partial(description_passages, lang=lang),
-                                               claims_of=read_claims)
+    description, claims = texts_by_language(root, lambda _element: lang)
     return uspto_record(
         document, bibliographic, "document", country, child_text(publication, "doc-number"),
         "publication-reference/document-id/doc-number", kind, lang,

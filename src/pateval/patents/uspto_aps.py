@@ -222,9 +222,7 @@ def _country(code: str | None) -> str:
 
 def _person(name: str | None) -> str | None:
     """``Daniels; Everette E.`` -> ``Daniels, Everette E.`` (the other readers' form)."""
-    if not name:
-        return None
-    return ", ".join(part.strip() for part in name.split(";") if part.strip()) or None
+    return ", ".join(part.strip() for part in (name or "").split(";") if part.strip()) or None
 
 
 def _document(path: str, first_line: int, fields: list[list]) -> PatentDocument:
@@ -256,8 +254,7 @@ def _document(path: str, first_line: int, fields: list[list]) -> PatentDocument:
         elif name == "CLAS":
             ipc.extend(ipc_fixed_width(value) for _, tag, value in segment_fields if tag == "ICL")
         elif name in ("UREF", "FREF"):
-            raw = _first(segment_fields, "PNO")
-            if raw:
+            if raw := _first(segment_fields, "PNO"):
                 country = "US" if name == "UREF" else _country(_first(segment_fields, "CNT"))
                 citations.append(uspto_citation(raw, country, None, "other"))
         elif name == "ABST":
@@ -269,8 +266,7 @@ def _document(path: str, first_line: int, fields: list[list]) -> PatentDocument:
                 counts[tag] += 1
                 if not (tag == _HEADING or _PARAGRAPH.match(tag)):  # tables (TBL), equations (EQU) and the like
                     continue
-                text = _collapse(value)
-                if text:
+                if text := _collapse(value):
                     description.append(Passage(f"{xpath}/{tag}[{counts[tag]}]", text, tag == _HEADING, lang))
         elif name in ("CLMS", "DCLM") and not claims:
             claims = _claims(segment_fields, xpath)

@@ -26,7 +26,7 @@ from ._xmltools import (
     iso_date,
     last_first,
     read_claims,
-    single_language_text,
+    texts_by_language,
     unique,
 )
 from .records import PatentDocument
@@ -61,9 +61,9 @@ def read_pap_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(identity, "kind-code") or "").upper()
     lang = "EN"
 
-    description, claims = single_language_text(
-        root, lang, description_tag="subdoc-description", claims_tag="subdoc-claims",
-        passages_of=partial(description_passages, lang=lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
+    description, claims = texts_by_language(
+        root, lambda _element: lang, description_tag="subdoc-description", claims_tag="subdoc-claims",
+        passages_of=partial(description_passages, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
                             skipped_tags=_SKIPPED, text_of=paragraph_text),
         claims_of=partial(read_claims, ref_tag="dependent-claim-reference", ref_attribute="depends_on",
                           number_from_id=True),
@@ -95,7 +95,4 @@ def _person(name: etree._Element | None) -> str | None:
 
 
 def _assignee(assignee: etree._Element) -> str | None:
-    organisation = child_text(assignee, "organization-name")
-    if organisation:
-        return organisation
-    return _person(assignee.find("name"))
+    return child_text(assignee, "organization-name") or _person(assignee.find("name"))

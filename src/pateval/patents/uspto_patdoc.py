@@ -25,7 +25,7 @@ from ._xmltools import (
     iso_date,
     last_first,
     read_claims,
-    single_language_text,
+    texts_by_language,
     unique,
 )
 from .records import Citation, Claim, PatentDocument
@@ -50,9 +50,9 @@ def read_patdoc_document(document: XmlDocument) -> PatentDocument:
     kind = (child_text(bibliographic, "B100/B130") or "").upper()
     lang = "EN"
 
-    description, claims = single_language_text(
-        root, lang, description_tag="SDODE", claims_tag="SDOCL",
-        passages_of=partial(description_passages, lang=lang, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
+    description, claims = texts_by_language(
+        root, lambda _element: lang, description_tag="SDODE", claims_tag="SDOCL",
+        passages_of=partial(description_passages, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
                             skipped_tags=_SKIPPED),
         claims_of=_claims,
     )
@@ -73,12 +73,9 @@ def read_patdoc_document(document: XmlDocument) -> PatentDocument:
 
 def _claims(sdocl: etree._Element, path: str) -> list[Claim]:
     """The claims of every ``CL`` group of ``SDOCL``, in order."""
-    found = []
-    for claims_element, claims_path in indexed_children(sdocl, path):
-        if claims_element.tag == "CL":
-            found.extend(read_claims(claims_element, claims_path, claim_tag="CLM", ref_tag="CLREF",
-                                     ref_attribute="ID", id_attribute="ID", number_from_id=True))
-    return found
+    return [claim for element, element_path in indexed_children(sdocl, path) if element.tag == "CL"
+            for claim in read_claims(element, element_path, claim_tag="CLM", ref_tag="CLREF", ref_attribute="ID",
+                                     id_attribute="ID", number_from_id=True)]
 
 
 def _citations(bibliographic: etree._Element) -> list[Citation]:
@@ -101,7 +98,4 @@ def _party(party: etree._Element) -> str | None:
     name = party.find("NAM")
     if name is None:
         return None
-    organisation = child_text(name, "ONM")
-    if organisation:
-        return organisation
-    return last_first(child_text(name, "SNM"), child_text(name, "FNM"))
+    return child_text(name, "ONM") or last_first(child_text(name, "SNM"), child_text(name, "FNM"))

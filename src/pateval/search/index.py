@@ -126,10 +126,9 @@ def records_from_documents(documents: Iterable[PatentDocument]) -> Iterator[Inde
     for doc in documents:
         record = IndexRecord(doc.ucid, patent_key(doc.ucid), doc.family_id, doc.lang, date_number(doc.date),
                              _subclasses(doc.ipc_classes))
-        for lang, text in doc.title.items():
-            _add_text(record.texts, "title", lang, text)
-        for lang, text in doc.abstract.items():
-            _add_text(record.texts, "abstract", lang, text)
+        for part in ("title", "abstract"):
+            for lang, text in getattr(doc, part).items():
+                _add_text(record.texts, part, lang, text)
         for lang, claims in doc.claims.items():
             _add_text(record.texts, "claims", lang, "\n".join(c.text for c in claims))
         for passage in doc.description:
@@ -174,10 +173,9 @@ def records_from_store(store: OpenedStore, *, batch_rows: int = 2000) -> Iterato
             ucid = row["ucid"]
             record = IndexRecord(ucid, row["patent_key"], row["family_id"], row["lang"], date_number(row["date"]),
                                  _subclasses(row["ipc_classes"]))
-            for entry in row["title"] or ():
-                _add_text(record.texts, "title", entry["key"], entry["value"])
-            for entry in row["abstract"] or ():
-                _add_text(record.texts, "abstract", entry["key"], entry["value"])
+            for part in ("title", "abstract"):
+                for entry in row[part] or ():
+                    _add_text(record.texts, part, entry["key"], entry["value"])
             while pending_claims is not None and pending_claims[0] <= ucid:
                 if pending_claims[0] == ucid:
                     for claim_row in pending_claims[1]:
@@ -253,8 +251,7 @@ class _StatsBuilder:
         """Count the terms of one document's texts; returns the analysed terms per field."""
         analysed = {}
         for key in self.indptr:
-            text = texts.get(key)
-            if text:
+            if text := texts.get(key):
                 terms = analysed[key] = analyze(text, key[1])
                 counts = Counter(terms)
                 vocab = self.vocab[key[1]]

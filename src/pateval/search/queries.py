@@ -252,11 +252,8 @@ def formulate(topic: PatentDocument, spec, index) -> list[Query]:
         others = [p for p in spec.parts if p != "claims"]
         numbers = sorted({c.number for claims in topic.claims.values() for c in claims if c.is_independent})
         queries = []
-        for number in numbers:
-            counts = _counts(topic, others)
-            for lang, bag in _counts(topic, ["claims"], claim_numbers=[number]).items():
-                counts.setdefault(lang, Counter()).update(bag)
-            if terms := _select(index, counts, spec):
+        for number in numbers:  # claim_numbers restricts the claims part only
+            if terms := _select(index, _counts(topic, [*others, "claims"], claim_numbers=[number]), spec):
                 queries.append(Query(terms, ipc, label=f"claim {number}"))
         if queries:
             return queries

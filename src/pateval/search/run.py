@@ -523,8 +523,7 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
         excluded = _excluded_rows(index, topic.document) if config.exclude_family else None
         rows, _scores = _one_query(index, topic.document, query, doc_config, excluded)
         ranked: list[tuple[str, str, float]] = []
-        paragraphs = [by_row[r] for r in rows[:documents].tolist() if r in by_row]
-        if paragraphs:
+        if paragraphs := [by_row[r] for r in rows[:documents].tolist() if r in by_row]:
             counted = []  # (ucid, xpath, language, term counts, length) of every paragraph
             for frame in paragraphs:
                 for xpath, lang, text in frame[["xpath", "lang", "text"]].itertuples(index=False):
@@ -538,8 +537,7 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
                 vocab = index.vocab(lang)
                 score = 0.0
                 for term, qtf in terms.items():
-                    tf = bag.get(term, 0)
-                    if tf:
+                    if tf := bag.get(term, 0):
                         df = df_all[vocab[term]] if term in vocab else 0
                         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
                         score += qtf * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
