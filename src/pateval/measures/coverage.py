@@ -91,7 +91,7 @@ def success(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
     return np.minimum(hits(ranked, measure, context), 1.0)
 
 
-for _spec in (
+register(
     MeasureSpec("Judged", "standard", "fraction of the top k that the qrels judge (ir_measures' Judged)",
                 "Judged@k = |judged in top k| / min(k, |retrieved|)", IR_MEASURES, judged_fraction, (),
                 cutoff="optional"),
@@ -101,5 +101,4 @@ for _spec in (
                 "Success@k = 1 if |relevant in top k| > 0 else 0",
                 "trec_eval (NIST) success; ir_measures Success; ranx hit_rate", success, (REL,), cutoff="optional",
                 aliases=("success", "hit_rate")),
-):
-    register(_spec)
+)

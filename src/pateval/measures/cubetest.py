@@ -543,11 +543,10 @@ def _variant_specs():
                     requires=frozenset(requires))
 
 
-for _spec in (
+register(
     MeasureSpec("CT", "cube", "Cube Test: speed of filling the subtopic cube (gain per unit of time)", FORMULA_CT,
                 REFERENCE, cube_test, ALL_PARAMS, cutoff="optional", requires=frozenset({"subtopics"})),
     MeasureSpec("ACT", "cube", "average Cube Test: CT averaged over the first t documents", FORMULA_ACT,
                 REFERENCE, average_cube_test, ALL_PARAMS, cutoff="optional", requires=frozenset({"subtopics"})),
     *_variant_specs(),
-):
-    register(_spec)
+)

@@ -195,7 +195,7 @@ for _name, _summary, _formula, _source, _params, _cutoff in (
 ):
     register(MeasureSpec(_name, "standard", _summary, _formula, f"{CWL_EVAL}; {_source}", cwl_measure,
                          (*_params, MIN_REL, MAX_REL), cutoff=_cutoff))
-for _spec in (
+register(
     MeasureSpec("ERR", "standard", "expected reciprocal rank (cascade model)",
                 "ERR@k = sum_{i<=k} (R_i/i) prod_{j<i} (1-R_j), R = (2^g-1)/2^max_grade",
                 "gdeval.pl 1.2a (TREC Web track), ir_measures' gdeval provider; Chapelle et al., CIKM 2009",
@@ -207,5 +207,4 @@ for _spec in (
                 "Clarke, Vtyurina & Smucker, TOIS 2021; ir_measures' compat provider", compatibility,
                 (Param("p", float, 0.95, "persistence", interval=Interval(0, 1, closed="neither")),
                  Param("normalize", bool, True, "divide by the ideal ranking's own overlap"))),
-):
-    register(_spec)
+)

@@ -297,7 +297,7 @@ P = Param("p", float, 0.8, "persistence: the chance of going on to the next docu
 RBP_REL = Param("rel", int, 0, "0: graded gains (trec_eval's rbp); k >= 1: a document gains 1 when its grade is "
                 "at least k (cwl_eval's, ir_measures' RBP(rel=k))", interval=Interval(0, None))
 
-for _spec in (
+register(
     MeasureSpec("DCG", "standard", "discounted cumulative gain, unnormalised (gain = grade, log2(i+1) discount)",
                 "DCG@k = sum_{i<=k} g_i / log2(i+1)", TREC_EVAL + " dcg; Jarvelin & Kekalainen, TOIS 2002",
                 dcg, (GAINS,), cutoff="optional", aliases=("dcg",)),
@@ -321,5 +321,4 @@ for _spec in (
     MeasureSpec("RBP_resid", "standard", "RBP's residual: what the unjudged retrieved documents could add",
                 "(1-p) sum_{i unjudged} p^(i-1) + p^n (0 if none is unjudged)", TREC_EVAL + " rbp_resid",
                 rbp_residual, (P,), aliases=("rbp_resid",)),
-):
-    register(_spec)
+)

@@ -133,7 +133,7 @@ LEVELS = Param("levels", str, "", "the recall levels averaged, ascending, separa
 MULT = Param("mult", float, 1.0, "the rank as a multiple of R, the number of relevant documents "
              "(trec_eval Rprec_mult_x)", interval=Interval(0, None))
 
-for _spec in (
+register(
     MeasureSpec("IPrec", "standard", "interpolated precision at a recall level",
                 "IPrec(x) = max_{j >= round(x R)} j / rank_j", TREC_EVAL + " iprec_at_recall; ir_measures IPrec",
                 interpolated_precision, (RECALL, ROUNDING, REL), aliases=("iprec_at_recall",)),
@@ -146,5 +146,4 @@ for _spec in (
     MeasureSpec("RelP", "standard", "precision at k relative to the best possible",
                 "RelP@k = |relevant in top k| / min(k, R)", TREC_EVAL + " relative_P", relative_precision, (REL,),
                 cutoff="required", aliases=("relative_P",)),
-):
-    register(_spec)
+)

@@ -192,12 +192,11 @@ def map_d(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     return passage_scores(ranked, measure, context)[1]
 
 
-for _spec in (
+register(
     MeasureSpec("P_psg", "passage", "Precision(D): passage precision in the relevant documents retrieved (CLEF-IP)",
                 "Precision(D) = mean_{d in RelRet} |{p_j in Q_d}| / m_d, 0 if RelRet is empty",
                 REFERENCE, precision_d, (REL,), requires=RESOURCES, aliases=("PrecisionD",)),
     MeasureSpec("MAP_psg", "passage", "MAP(D): passage average precision in the relevant documents retrieved (CLEF-IP)",
                 "MAP(D) = mean_{d in RelRet} (1/|Q_d|) sum_{p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j, 0 if RelRet is empty",
                 REFERENCE, map_d, (REL,), requires=RESOURCES, aliases=("MAPD",)),
-):
-    register(_spec)
+)
