@@ -54,7 +54,7 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import GAINS, REL, TREC_EVAL, _relevant
+from .standard import GAINS, REL, TREC_EVAL, _count, _relevant
 
 __all__ = ["gain_map", "ndcg_with_gains", "dcg", "ideal_dcg", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
            "rank_biased_precision", "rbp_residual"]
@@ -100,6 +100,7 @@ class _Gains:
         self.rows, self.gain = rows[nonzero], gain[nonzero]
         self.topic = ranked.topic_of(self.rows)
         self.position = self.rows - ranked.ptr[self.topic] + 1
+        self.discounted = self.gain / np.log2(self.position + 1.0)  # g_i / log2(i + 1)
         judgements = ranked.judgements
         levels = judgements.grade
         ideal = _gains_of(levels, pairs)
@@ -126,11 +127,6 @@ class _Gains:
         return total
 
 
-def _sum(topic: np.ndarray, weights: np.ndarray | None = None, minlength: int = 0) -> np.ndarray:
-    """Per topic sums (counts without ``weights``), as float64 even when nothing is summed."""
-    return np.bincount(topic, weights=weights, minlength=minlength).astype(np.float64)
-
-
 def _per_topic_cumsum(values: np.ndarray, topic: np.ndarray) -> np.ndarray:
     """Running sums of ``values`` within each run of equal ``topic`` (grouped), from one global running sum."""
     return running_count(values, run_starts(topic))
@@ -154,7 +150,7 @@ def _dcg_and_ideal(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     g = _gains(ranked, measure["gains"], context)
     k = measure.cutoff
     within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
-    dcg = _sum(g.topic[within], weights=g.gain[within] / np.log2(g.position[within] + 1.0), minlength=ranked.n_topics)
+    dcg = _count(g.topic[within], ranked, g.discounted[within])
     if k is None:
         idcg = g.idcg()
     else:
@@ -183,14 +179,14 @@ def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
     """nDCG_rel = (1/R') [sum_{retrieved d, g_d > 0} DCG@i_d / IDCG@min(i_d, R')
     + (R' - |retrieved of positive gain|) DCG / IDCG]."""
     g = _gains(ranked, measure["gains"], context)
-    running = _per_topic_cumsum(g.gain / np.log2(g.position + 1.0), g.topic)
+    running = _per_topic_cumsum(g.discounted, g.topic)
     positive = g.gain > 0
     topic, position = g.topic[positive], g.position[positive]
     k = np.minimum(position, g.n_ideal[topic])
     terms = running[positive] / g.idcg_at(topic, np.maximum(k, 1))
-    total = _sum(topic, weights=terms, minlength=ranked.n_topics)
-    dcg = _sum(g.topic, weights=g.gain / np.log2(g.position + 1.0), minlength=ranked.n_topics)
-    missed = g.n_ideal - _sum(topic, minlength=ranked.n_topics)
+    total = _count(topic, ranked, terms)
+    dcg = _count(g.topic, ranked, g.discounted)
+    missed = g.n_ideal - _count(topic, ranked)
     total += missed * divide_or_zero(dcg, g.idcg())
     return np.where(total > 0, divide_or_zero(total, g.n_ideal.astype(np.float64)), 0.0)
 
@@ -199,17 +195,17 @@ def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     """RnDCG = mean of DCG@k / IDCG@k at the ideal ranking's gain changes (and at the end of
     a ranking longer than R' + 1: DCG / IDCG)."""
     g = _gains(ranked, measure["gains"], context)
-    running = _per_topic_cumsum(g.gain / np.log2(g.position + 1.0), g.topic)
+    running = _per_topic_cumsum(g.discounted, g.topic)
     # the last rank of each ideal gain value: a change before the next, or the last positive gain
     last = np.r_[g.ideal_topic[1:] != g.ideal_topic[:-1], True] if len(g.ideal) else np.zeros(0, dtype=bool)
     change = last | np.r_[g.ideal[1:] != g.ideal[:-1], True] if len(g.ideal) else last
     topic, k = g.ideal_topic[change], g.ideal_position[change]
     at_change = _dcg_at(g, topic, k, running) / g.ideal_dcg[change]
-    total = _sum(topic, weights=at_change, minlength=ranked.n_topics)
-    count = _sum(topic, minlength=ranked.n_topics)
+    total = _count(topic, ranked, at_change)
+    count = _count(topic, ranked)
     num_ret = ranked.num_ret()
     end = (g.n_ideal > 0) & (num_ret > g.n_ideal + 1)
-    dcg = _sum(g.topic, weights=g.gain / np.log2(g.position + 1.0), minlength=ranked.n_topics)
+    dcg = _count(g.topic, ranked, g.discounted)
     total += np.where(end, divide_or_zero(dcg, g.idcg()), 0.0)
     count += end
     values = divide_or_zero(total, count)
@@ -224,8 +220,8 @@ def normalised_gain(ranked: RankedTopics, measure: Measure, context: EvaluationC
     k = np.minimum(g.position, g.n_ideal[g.topic])
     extra = np.where(k > 0, excess[np.maximum(g.ideal_ptr[g.topic] + k - 1, 0)] if len(excess) else 0.0, 0.0)
     cost = g.position + extra
-    total = _sum(g.topic, weights=g.gain / np.log2(2.0 + cost - earned), minlength=ranked.n_topics)
-    ideal_total = _sum(g.ideal_topic, weights=g.ideal, minlength=ranked.n_topics)
+    total = _count(g.topic, ranked, g.gain / np.log2(2.0 + cost - earned))
+    ideal_total = _count(g.ideal_topic, ranked, g.ideal)
     return divide_or_zero(total, ideal_total)
 
 
@@ -233,7 +229,7 @@ def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationConte
     """binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + non-relevant ranked above d)."""
     _, topic, position = _relevant(ranked, measure["rel"], None, context)
     nonrel_above = position - place_in_runs(topic) - 1
-    total = _sum(topic, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ranked.n_topics)
+    total = _count(topic, ranked, 1.0 / np.log2(2.0 + nonrel_above))
     return divide_or_zero(total, ranked.num_rel(measure["rel"]).astype(np.float64))
 
 
@@ -276,7 +272,7 @@ def rank_biased_precision(ranked: RankedTopics, measure: Measure, context: Evalu
     p = measure["p"]
     topic, position, gain = _rbp_gains(ranked, measure)
     powers = _persistence_powers(p, int(position.max()) if len(position) else 0)
-    return (1.0 - p) * _sum(topic, weights=gain * powers[position - 1], minlength=ranked.n_topics)
+    return (1.0 - p) * _count(topic, ranked, gain * powers[position - 1])
 
 
 def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -288,8 +284,8 @@ def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationCont
     num_ret = ranked.num_ret()
     powers = _persistence_powers(p, int(num_ret.max()) if len(num_ret) else 0)
     # summed over the unjudged documents themselves, as trec_eval does (not all minus the judged: no cancellation)
-    weight = _sum(topic, weights=powers[ranked.position[unjudged] - 1], minlength=ranked.n_topics)
-    return np.where(_sum(topic, minlength=ranked.n_topics) > 0, powers[num_ret] + (1.0 - p) * weight, 0.0)
+    weight = _count(topic, ranked, powers[ranked.position[unjudged] - 1])
+    return np.where(_count(topic, ranked) > 0, powers[num_ret] + (1.0 - p) * weight, 0.0)
 
 
 P = Param("p", float, 0.8, "persistence: the chance of going on to the next document (ir_measures' default 0.8; "
