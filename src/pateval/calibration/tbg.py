@@ -559,10 +559,6 @@ def _json_clean(value):
     return value
 
 
-def _format_value(value: float) -> str:
-    return np.format_float_positional(float(value), precision=4, unique=False, fractional=False, trim="-")
-
-
 def measure_string(values: Mapping[str, float], *, rel: int = 1) -> tuple[str, list[str]]:
     """The TBG measure name for estimated constants (4 significant digits), and notes.
 
@@ -584,7 +580,8 @@ def measure_string(values: Mapping[str, float], *, rel: int = 1) -> tuple[str, l
         if name == "halflife" and value <= 0:
             notes.append("halflife could not be estimated (no time observed)")
             continue
-        parts.append(f"{name}={_format_value(value)}")
+        text = np.format_float_positional(float(value), precision=4, unique=False, fractional=False, trim="-")
+        parts.append(f"{name}={text}")
     return f"TBG({','.join(parts)})" if parts else "TBG", notes
 
 

@@ -303,12 +303,6 @@ def _paper(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCont
 
 # ---- compat=trec-dd: the TREC DD 2017 jig ----------------------------------------------------
 
-def _dd_view(ranked: RankedTopics) -> SubtopicView:
-    """Subtopic judgements as the jig reads them: passage ratings summed, a rating of 0 counting 1."""
-    rel = ranked.judgements.qrels.rel
-    return ranked.subtopic_view(aggregate="sum", grades=np.where(rel == 0, 1, rel))
-
-
 def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure):
     if settings.iteration > 0:
         return (ranked.position - 1) // settings.iteration
@@ -367,7 +361,10 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if examined is not None and examined.all():
         examined = None
 
-    view = context.memo.get("jig view", lambda: _dd_view(ranked), ranking=ranked)  # once for CT, ACT
+    # subtopic judgements as the jig reads them (passage ratings summed, a rating of 0 counting 1), once for CT, ACT
+    rel = ranked.judgements.qrels.rel
+    view = context.memo.get("jig view", lambda: ranked.subtopic_view(aggregate="sum",
+                                                                     grades=np.where(rel == 0, 1, rel)), ranking=ranked)
     weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
     rows, subtopics, rating = view.pair_row, view.pair_subtopic, view.pair_grade
     if examined is not None:

@@ -62,10 +62,6 @@ def canonical_measure(name: str) -> str | None:
         return None
 
 
-def _lines(path: Path, text: str) -> list[tuple[int, list[str]]]:
-    return [(number, line.split()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
-
-
 def _value(path: Path, number: int | None, text: str) -> float:
     try:
         value = float(text)
@@ -134,7 +130,7 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     except UnicodeDecodeError as error:
         malformed(path, data[:error.start].count(b"\n") + 1, "not valid UTF-8 text",
                   found=data[max(0, error.start - 10):error.end + 10])
-    lines = _lines(path, text)
+    lines = [(number, line.split()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
     if not lines:
         malformed(path, None, "no per-topic score (the file holds only white space)")
     if format == "auto":
