@@ -183,16 +183,6 @@ class CubeSettings:
             raise ParameterError(f"{measure}: decay_a and decay_b apply to cap=false only")
 
 
-def _resolve_maxgrade(ranked: RankedTopics, settings: CubeSettings) -> float:
-    grades = ranked.judgements.qrels.rel
-    highest = int(grades.max()) if len(grades) else 0
-    if settings.maxgrade == 0:
-        return float(max(highest, 1))
-    if highest > settings.maxgrade:
-        raise ParameterError(f"{settings.owner}: the qrels hold grade {highest}, above maxgrade={settings.maxgrade}")
-    return float(settings.maxgrade)
-
-
 def _importance(ranked: RankedTopics, view: SubtopicView, settings: CubeSettings, context: EvaluationContext,
                 measure: Measure) -> np.ndarray:
     """theta of every subtopic of the view (each topic's values sum to 1)."""
@@ -250,7 +240,11 @@ def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: Evaluati
     """Per (examined row, subtopic) with rel > 0: row, subtopic, rel and gain, by (subtopic, row)."""
     view = subtopic_view(ranked, context)  # the costly join, shared with the subtopic measures
     theta = _importance(ranked, view, settings, context, measure)
-    maxgrade = _resolve_maxgrade(ranked, settings)
+    grades = ranked.judgements.qrels.rel
+    highest = int(grades.max()) if len(grades) else 0
+    if highest > settings.maxgrade > 0:
+        raise ParameterError(f"{settings.owner}: the qrels hold grade {highest}, above maxgrade={settings.maxgrade}")
+    maxgrade = float(settings.maxgrade or max(highest, 1))  # maxgrade=0: the highest grade found
     keep = (view.pair_grade > 0) & examined[view.pair_row]
     rows, subtopics, grades = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep]
     # by subtopic, each subtopic's in examination order (pairs come by row)

@@ -136,15 +136,6 @@ def _gains(ranked: RankedTopics, text: str, context: EvaluationContext) -> _Gain
     return context.memo.get(("trec gains", text), lambda: _Gains(ranked, text), ranking=ranked)
 
 
-def _dcg_at(g: _Gains, topic: np.ndarray, k: np.ndarray, running: np.ndarray) -> np.ndarray:
-    """DCG@k of some (topic, k), from ``running`` (the DCG at each nonzero-gain row)."""
-    span = int(max(g.position.max(initial=0), k.max(initial=0))) + 1
-    keys = g.topic * span + g.position
-    at = np.searchsorted(keys, topic * span + k, side="right") - 1
-    found = (at >= 0) & (g.topic[np.maximum(at, 0)] == topic) if len(keys) else np.zeros(len(topic), dtype=bool)
-    return np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0)
-
-
 def _dcg_and_ideal(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
     """DCG@k = sum_{i<=k} g_i / log2(i+1) and IDCG@k, gains by ``gains`` (k: all without a cutoff)."""
     g = _gains(ranked, measure["gains"], context)
@@ -200,7 +191,12 @@ def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     last = np.r_[g.ideal_topic[1:] != g.ideal_topic[:-1], True] if len(g.ideal) else np.zeros(0, dtype=bool)
     change = last | np.r_[g.ideal[1:] != g.ideal[:-1], True] if len(g.ideal) else last
     topic, k = g.ideal_topic[change], g.ideal_position[change]
-    at_change = _dcg_at(g, topic, k, running) / g.ideal_dcg[change]
+    # DCG@k at each change: the running DCG at the last nonzero-gain row at or above rank k
+    span = int(max(g.position.max(initial=0), k.max(initial=0))) + 1
+    keys = g.topic * span + g.position
+    at = np.searchsorted(keys, topic * span + k, side="right") - 1
+    found = (at >= 0) & (g.topic[np.maximum(at, 0)] == topic) if len(keys) else np.zeros(len(topic), dtype=bool)
+    at_change = np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0) / g.ideal_dcg[change]
     total = _count(topic, ranked, at_change)
     count = _count(topic, ranked)
     num_ret = ranked.num_ret()

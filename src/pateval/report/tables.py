@@ -236,20 +236,6 @@ def _latex_frame(frame: pd.DataFrame, precision: int) -> str:
     return out.getvalue()
 
 
-def _analysis_sections(analysis: MeasureAnalysis) -> list[tuple[str, pd.DataFrame]]:
-    sections = [("Discriminative power", analysis.power.summary)]
-    if analysis.power_by_test is not None and analysis.power_by_test.shape[1] > 2:
-        sections.append(("Discriminative power by test (share of run pairs significant)", analysis.power_by_test))
-    if analysis.correlations is not None:
-        sections.append(("Rank correlation between measures", analysis.correlations))
-    if analysis.agreement is not None:
-        sections.append((f"Agreement of verdicts ({analysis.agreement_test}, alpha {analysis.settings['alpha']:g})",
-                         analysis.agreement))
-        sections.append(("Agreement chart: run pairs per combination of verdicts (A = first run better, B = second, "
-                         "tie)", analysis.chart))
-    return sections
-
-
 def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precision: int = 4) -> str:
     """The measure analysis (discriminative power, correlations, agreement) in one format.
 
@@ -263,8 +249,18 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
                     "asl_curves": _records(analysis.power.curves), "correlations": _records(analysis.correlations),
                     "agreement": _records(analysis.agreement), "agreement_chart": _records(analysis.chart)}
         return json.dumps(document, indent=1, default=_json_default) + "\n"
+    sections = [("Discriminative power", analysis.power.summary)]
+    if analysis.power_by_test is not None and analysis.power_by_test.shape[1] > 2:
+        sections.append(("Discriminative power by test (share of run pairs significant)", analysis.power_by_test))
+    if analysis.correlations is not None:
+        sections.append(("Rank correlation between measures", analysis.correlations))
+    if analysis.agreement is not None:
+        sections.append((f"Agreement of verdicts ({analysis.agreement_test}, alpha {analysis.settings['alpha']:g})",
+                         analysis.agreement))
+        sections.append(("Agreement chart: run pairs per combination of verdicts (A = first run better, B = second, "
+                         "tie)", analysis.chart))
     out = io.StringIO()
-    for title, frame in _analysis_sections(analysis):
+    for title, frame in sections:
         if format == "text":
             out.write(f"{title}\n{_text_frame(frame, precision)}\n")
         elif format == "csv":
