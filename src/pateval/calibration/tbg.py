@@ -602,16 +602,6 @@ def kaplan_meier(duration: np.ndarray, ended: np.ndarray) -> tuple[np.ndarray, n
     return times, np.cumprod(1.0 - events / at_risk)
 
 
-def _kaplan_meier_gap(duration: np.ndarray, ended: np.ndarray, halflife: float) -> float:
-    """Largest gap between the Kaplan-Meier survival of the stopping times and 2^(-t/h)."""
-    if not ended.any() or not math.isfinite(halflife):
-        return float("nan")
-    times, survival = kaplan_meier(duration, ended)
-    before = np.r_[1.0, survival[:-1]]
-    fitted = np.exp2(-times / halflife)
-    return float(max(np.abs(survival - fitted).max(), np.abs(before - fitted).max()))
-
-
 def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int, seed: int, confidence: float,
                      rel: int, alpha: float) -> Calibration:
     users, user_code = np.unique(sessions.user[mask], return_inverse=True)
@@ -650,6 +640,12 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
     else:  # no spread at all (noise-free times): equal or not
         p_value = 1.0 if math.isclose(dup_mean, b, rel_tol=1e-9, abs_tol=1e-9) else 0.0
     duration, ended = sessions.duration[mask], sessions.ended[mask]
+    # the largest gap between the Kaplan-Meier survival of the stopping times and 2^(-t/h)
+    km_gap, halflife = float("nan"), float(point["halflife"])
+    if ended.any() and math.isfinite(halflife):
+        times, survival = kaplan_meier(duration, ended)
+        fitted = np.exp2(-times / halflife)
+        km_gap = float(max(np.abs(survival - fitted).max(), np.abs(np.r_[1.0, survival[:-1]] - fitted).max()))
     fit: dict[str, dict[str, Any]] = {
         "reading": {"n": int(regression["n"]), "read_slope_se": float(regression["se_slope"]),
                     "read_intercept_se": se_b, "r2": float(regression["r2"]),
@@ -659,7 +655,7 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
                        "se_bars_overlap": (bool(abs(dup_mean - b) <= dup_se + se_b)
                                            if math.isfinite(dup_mean) and math.isfinite(se_b) else None)},
         "stopping": {"sessions": int(mask.sum()), "stopped": int(ended.sum()), "censored": int((~ended).sum()),
-                     "km_max_gap": _kaplan_meier_gap(duration, ended, float(point["halflife"]))},
+                     "km_max_gap": km_gap},
         "summaries": {"sessions_with_click": int((stats[:, _COL["max_click"]] > 0).sum())},
     }
     values = {p: float(point[p]) for p in _IN_MEASURE}

@@ -90,20 +90,16 @@ def interpolated_precision(ranked: RankedTopics, measure: Measure, context: Eval
 def eleven_point_average(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """IPrec_11pt = (1/11) sum_{x in 0, 0.1, ..., 1} IPrec(recall=x); with ``levels``, the mean
     of IPrec over those recall levels (trec_eval's ``11pt_avg.0.2,0.5,0.8``)."""
-    levels = _recall_levels(measure) if measure["levels"] else ELEVEN_POINTS
+    levels: tuple[float, ...] = ELEVEN_POINTS
+    if measure["levels"]:  # '.25,.5,.75': numbers in [0, 1], ascending as trec_eval expects
+        try:
+            levels = tuple(float(x) for x in measure["levels"].split(","))
+        except ValueError:
+            raise ParameterError(f"{measure}: levels must be recall levels separated by commas, such as "
+                                 "'.25,.5,.75'") from None
+        if any(not 0 <= x <= 1 for x in levels) or list(levels) != sorted(levels):
+            raise ParameterError(f"{measure}: levels must be ascending recall levels between 0 and 1")
     return _interpolated(ranked, measure["rel"], levels, measure["rounding"], context).sum(axis=1) / len(levels)
-
-
-def _recall_levels(measure: Measure) -> tuple[float, ...]:
-    """The recall levels of ``levels='.25,.5,.75'`` (numbers in [0, 1], ascending as trec_eval expects)."""
-    try:
-        levels = tuple(float(x) for x in measure["levels"].split(","))
-    except ValueError:
-        raise ParameterError(f"{measure}: levels must be recall levels separated by commas, such as "
-                             "'.25,.5,.75'") from None
-    if any(not 0 <= x <= 1 for x in levels) or list(levels) != sorted(levels):
-        raise ParameterError(f"{measure}: levels must be ascending recall levels between 0 and 1")
-    return levels
 
 
 def precision_at_r_multiple(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:

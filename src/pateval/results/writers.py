@@ -117,7 +117,17 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
             return "".join(json.dumps(record) + "\n" for record in records)
         return json.dumps(records, indent=1) + "\n"
     if format == "prototext":
-        return _prototext(rows, columns)
+        # TIRA's evaluation.prototext, one ``measure { key value }`` block per aggregate: only the ``all`` rows
+        # (the last key column; TIRA shows one value per measure), keyed by the other key columns (a run column
+        # only when it names several runs), the value at full precision, as TIRA's evaluators write it
+        totals = [row for row in zip(*(rows[c] for c in [*columns, "value"]),
+                                     strict=False) if str(row[len(columns) - 1]) == "all"]
+        keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
+        blocks = []
+        for row in totals:
+            key = " ".join(str(row[i]) for i in keep).replace("\\", "\\\\").replace('"', '\\"')
+            blocks.append(f'measure {{\n  key: "{key}"\n  value: "{float(row[-1])!r}"\n}}')
+        return "\n".join(blocks) + ("\n" if blocks else "")
     if format == "csv":  # as pandas' to_csv(float_format="%.17g"): minimal quoting, NaN as an empty field
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -132,24 +142,6 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
         keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
         text = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
         lines.append("\t".join([*keys, text]))
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def _prototext(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[str]) -> str:
-    """TIRA's ``evaluation.prototext``: one ``measure { key value }`` block per aggregate.
-
-    Only the ``all`` rows (the last key column) are written -- TIRA shows one value per
-    measure -- keyed by the other key columns (a run column only when it names several
-    runs), the value at full precision, as TIRA's evaluators write it.
-    """
-    columns = list(columns)
-    totals = [row for row in zip(*(rows[c] for c in [*columns, "value"]),
-                                 strict=False) if str(row[len(columns) - 1]) == "all"]
-    keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
-    lines = []
-    for row in totals:
-        key = " ".join(str(row[i]) for i in keep).replace("\\", "\\\\").replace('"', '\\"')
-        lines.append(f'measure {{\n  key: "{key}"\n  value: "{float(row[-1])!r}"\n}}')
     return "\n".join(lines) + ("\n" if lines else "")
 
 
