@@ -496,42 +496,33 @@ FORMULA_ACT = "ACT@t = (1/t) sum_{s<=t} Gain(D_s)/Time(D_s) (Gain, Time as CT)"
 ALL_PARAMS = (GAMMA, MAXHEIGHT, CAP, DECAY_A, DECAY_B, IMPORTANCE, TIME, MAXGRADE, COMPAT, ITERATION, DEFAULT_LENGTH,
               *CALIBRATION)
 
-# The paper's Table 2: importance l|p, time t|a|g, c (capped) | cbar (uncapped)
-_IMPORTANCE_LETTER = {"l": ("log", "log-decay subtopic importance"),
-                      "p": ("weights", "claim weights (theta_ind, theta_dep)")}
-_TIME_LETTER = {"t": ("rank", "top 10 documents"), "a": ("words150", "150 words per document"),
-                "g": ("tbg", "TBG time")}
-_CAP_LETTER = {"c": (True, "capped"), "cbar": (False, "uncapped, position decay")}
+# The paper's Table 2: importance l|p, time t|a|g, c (capped) | cbar (uncapped); each letter with its
+# setting, its text, and the parameters and resources it adds
+_IMPORTANCE_LETTER = {"l": ("log", "log-decay subtopic importance", ()),
+                      "p": ("weights", "claim weights (theta_ind, theta_dep)", ("subtopic_weights",))}
+_TIME_LETTER = {"t": ("rank", "top 10 documents", (), ()),
+                "a": ("words150", "150 words per document", CALIBRATION, ()),
+                "g": ("tbg", "TBG time", (DEFAULT_LENGTH, *CALIBRATION), ("doc_lengths",))}
+_CAP_LETTER = {"c": (True, "capped", (MAXHEIGHT,)), "cbar": (False, "uncapped, position decay", (DECAY_A, DECAY_B))}
 VARIANTS: dict[str, dict] = {}
 
 
 def _variant_specs():
-    for i, (importance, i_text) in _IMPORTANCE_LETTER.items():
-        for t, (time, t_text) in _TIME_LETTER.items():
-            for c, (cap, c_text) in _CAP_LETTER.items():
+    for i, (importance, i_text, i_requires) in _IMPORTANCE_LETTER.items():
+        for t, (time, t_text, t_params, t_requires) in _TIME_LETTER.items():
+            for c, (cap, c_text, c_params) in _CAP_LETTER.items():
                 name = f"CT_{i}{t}{c}"
-                fixed = {"importance": importance, "time": time, "cap": cap}
+                VARIANTS[name] = {"importance": importance, "time": time, "cap": cap}
                 if t == "t":
-                    fixed["cutoff"] = TOP_DOCUMENTS
-                VARIANTS[name] = fixed
-                params = [GAMMA, MAXGRADE]
-                params += [MAXHEIGHT] if cap else [DECAY_A, DECAY_B]
-                if time == "tbg":
-                    params.append(DEFAULT_LENGTH)
-                if time != "rank":
-                    params += list(CALIBRATION)
-                requires = {"subtopics"}
-                if importance == "weights":
-                    requires.add("subtopic_weights")
-                if time == "tbg":
-                    requires.add("doc_lengths")
+                    VARIANTS[name]["cutoff"] = TOP_DOCUMENTS
                 yield MeasureSpec(
                     name, "cube",
                     f"Cube Test, Table 2 variant {i}{t}{'c' if cap else 'c-bar'}: {i_text}, {t_text}, {c_text}",
                     f"CT(importance={importance},time={time},cap={'true' if cap else 'false'})"
                     + (f"@{TOP_DOCUMENTS}" if t == "t" else ""),
-                    REFERENCE, cube_test, tuple(params), cutoff="none" if t == "t" else "optional",
-                    requires=frozenset(requires))
+                    REFERENCE, cube_test, (GAMMA, MAXGRADE, *c_params, *t_params),
+                    cutoff="none" if t == "t" else "optional",
+                    requires=frozenset({"subtopics", *i_requires, *t_requires}))
 
 
 register(

@@ -122,26 +122,6 @@ def _pairs_note(comparison: Comparison, drawn: int, measure: str, *, under: bool
     return f'<p class="note">{note} {rest}</p>' if rest else f'<p class="note">{note}</p>'
 
 
-def _recall_precision_section(curves: pd.DataFrame, comparison: Comparison | None, image_format: str,
-                              precision: int) -> Section:
-    """The recall-precision curves of every run, and the differences of the run pairs the
-    per-topic section draws, with the values in a table."""
-    pairs = difference_pairs(comparison, len(comparison.runs)) if comparison is not None else []
-    figure = plots.plot_recall_precision(curves, pairs=pairs)
-    caption = ("Interpolated precision at recall 0, 0.1, ..., 1 (IPrec(recall=x), trec_eval's iprec_at_recall_x), "
-               "mean over each run's topics" + (", and the difference of run pairs below." if pairs else "."))
-    body = figure_html(figure, caption, image_format)
-    if comparison is not None:
-        body += _pairs_note(comparison, len(pairs), comparison.measures[0], under=False,
-                            rest="" if comparison.baseline is not None
-                            else "<code>pateval report --baseline RUN</code> draws every run minus RUN.")
-    table = curves.copy()
-    table.columns = [f"{float(level):.1f}" for level in curves.columns]
-    table = table.rename_axis("run").reset_index()
-    body += (f"<details><summary>The values</summary>{html_table(table, precision=precision)}</details>")
-    return Section("recall-precision", "Recall-precision curves", body, (("recall-precision", tuple(table.columns)),))
-
-
 def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAnalysis | None = None,
                     matrices: Mapping[str, pd.DataFrame] | None = None, gain_over_time=None,
                     ct_by_gamma: pd.DataFrame | None = None, recall_precision: pd.DataFrame | None = None,
@@ -170,7 +150,23 @@ def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAn
         raise ParameterError(f"image_format must be 'svg' or 'png', not {image_format!r}")
     sections: list[Section] = []
     if recall_precision is not None:  # the picture a searcher reads first
-        sections.append(_recall_precision_section(recall_precision, comparison, image_format, precision))
+        # the curves of every run, the differences of the run pairs the per-topic section draws, the values
+        pairs = difference_pairs(comparison, len(comparison.runs)) if comparison is not None else []
+        figure = plots.plot_recall_precision(recall_precision, pairs=pairs)
+        caption = ("Interpolated precision at recall 0, 0.1, ..., 1 (IPrec(recall=x), trec_eval's "
+                   "iprec_at_recall_x), mean over each run's topics"
+                   + (", and the difference of run pairs below." if pairs else "."))
+        body = figure_html(figure, caption, image_format)
+        if comparison is not None:
+            body += _pairs_note(comparison, len(pairs), comparison.measures[0], under=False,
+                                rest="" if comparison.baseline is not None
+                                else "<code>pateval report --baseline RUN</code> draws every run minus RUN.")
+        table = recall_precision.copy()
+        table.columns = [f"{float(level):.1f}" for level in recall_precision.columns]
+        table = table.rename_axis("run").reset_index()
+        body += f"<details><summary>The values</summary>{html_table(table, precision=precision)}</details>"
+        sections.append(Section("recall-precision", "Recall-precision curves", body,
+                                (("recall-precision", tuple(table.columns)),)))
     if comparison is not None:
         tests = comparison.tests.drop(columns=["test", "correction", "alpha", "B", "seed"])
         body = _comparison_table_html(comparison, precision)
