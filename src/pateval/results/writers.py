@@ -23,6 +23,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .._lazy import lazy_module
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
@@ -31,7 +33,6 @@ from ..measures import parse_measure
 from ..validation import check_choice
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
 else:
     pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
@@ -196,8 +197,6 @@ def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str, *, order: np.
     bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
     ``order``: the topics' positions in that order, when the caller has them already.
     """
-    import numpy as np
-
     if order is None:
         order = _trec_eval_topic_order(topics)
     # cumsum adds one value at a time, left to right, as trec_eval's loop does; 0.0 + makes a
@@ -209,8 +208,6 @@ def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str, *, order: np.
 
 
 def _trec_eval_topic_order(topics: Sequence) -> np.ndarray:
-    import numpy as np
-
     return np.array(sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()), dtype=np.intp)
 
 
@@ -218,8 +215,6 @@ def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False) 
     """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
     (:func:`trec_eval_mean`); ``scored`` as for :func:`format_trec_eval`. ``logged``: the
     values of geometric means are logs already (their z-scores, :mod:`pateval.results.zscores`)."""
-    import numpy as np
-
     how = {str(m): parse_measure(m).spec.aggregate for m in measures}
     rows = []
     for piece in scored:
