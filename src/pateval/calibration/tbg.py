@@ -56,6 +56,7 @@ from scipy import stats as _stats
 
 from ..errors import ParameterError, malformed
 from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog, session_codes
+from ..measures import parse_measure
 from ..measures.base import divide_or_zero
 from ..tuning import BOOTSTRAP_BLOCK_CELLS
 from ..usermodel.time import TimeModel, time_to_rank
@@ -508,8 +509,6 @@ class Calibration:
 
     def model(self) -> TimeModel:
         """The :class:`TimeModel` of the measure string (undefined values left at the defaults)."""
-        from ..measures import parse_measure
-
         return TimeModel.from_values(dict(parse_measure(self.measure).values))
 
 

@@ -83,7 +83,7 @@ from ..formats.weights import as_subtopic_weights
 from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
-from .registry import register
+from .registry import parse_measure, register
 from .subtopic import _view as subtopic_view
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
 
@@ -473,8 +473,6 @@ def cube_gain_table(ranked: RankedTopics, measure: str | Measure,
     Only for the paper's definition (not ``compat=trec-dd``). Columns: ``topic, position,
     docno, subtopic, rel, gain``, ordered by topic and position.
     """
-    from .registry import parse_measure
-
     measure = parse_measure(measure)
     context = context or EvaluationContext()
     settings = CubeSettings.from_measure(measure)

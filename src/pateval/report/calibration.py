@@ -27,7 +27,9 @@ with needs_extra("report"):
     from matplotlib.figure import Figure
 
     from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
+    from .html import Section, figure_html
     from .plots import colour, new_figure
+    from .tables import html_table
 
 __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
 
@@ -240,9 +242,6 @@ def calibration_figures(result: CalibrationResult, rankings: Mapping[str, ListRa
 
 def calibration_section(result: CalibrationResult, figures: Mapping, *, image_format: str = "svg", precision: int = 4):
     """The report's section for a calibration: the table, the measure strings, the fits, the figures."""
-    from .html import Section, figure_html
-    from .tables import html_table
-
     body = html_table(result.frame(), precision=precision)
     items = "".join(f"<li>{html.escape(c.group)}: <code>{html.escape(c.measure)}</code></li>"
                     for c in result.calibrations)

@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..errors import PatevalError, malformed
 from ..formats.source import read_bytes
+from ..measures import parse_measure
 from ..validation import check_choice
 
 __all__ = ["SCORE_FORMATS", "read_scores", "read_score_files", "canonical_measure"]
@@ -54,8 +55,6 @@ def canonical_measure(name: str) -> str | None:
     >>> [canonical_measure(name) for name in ("map", "P_10", "gm_map", "my_score")]
     ['AP', 'P@10', 'GMAP', None]
     """
-    from ..measures import parse_measure
-
     try:
         return str(parse_measure(name))
     except (PatevalError, ValueError):

@@ -30,6 +30,7 @@ from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from ..formats.names import RESULT_FORMATS
 from ..measures import parse_measure
+from ..measures.registry import TREC_EVAL_ORDER, trec_eval_name
 from ..validation import check_choice
 
 if TYPE_CHECKING:
@@ -165,8 +166,6 @@ def format_results(rows: pd.DataFrame | Mapping[str, Sequence], *, format: str =
 def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
     """pateval's name -> the name printed with ``--names trec``: trec_eval's where it has one
     (``map``, ``P_10``, ``ndcg_cut_10``, ``recall_1000``, ``num_ret``), else pateval's."""
-    from ..measures.registry import trec_eval_name
-
     return {str(m): trec_eval_name(m, relevance_level=relevance_level) or str(m) for m in measures}
 
 
@@ -174,8 +173,6 @@ def _trec_eval_sort_key(name: str, given: int) -> tuple:
     """trec_eval prints its measures in the order of its measure table, the values of a
     measure's cutoffs ascending (``P_5`` before ``P_10``, ``Rprec_mult_0.20`` before
     ``Rprec_mult_5.00``); measures trec_eval does not have come after, in the order asked for."""
-    from ..measures.registry import TREC_EVAL_ORDER
-
     if name in TREC_EVAL_ORDER:
         return (0, TREC_EVAL_ORDER.index(name), 0.0, given)
     bases = [base for base in TREC_EVAL_ORDER if name.startswith(base + "_")]
