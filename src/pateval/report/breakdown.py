@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import malformed
@@ -117,8 +118,6 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
     -------
     matplotlib.figure.Figure
     """
-    import numpy as np
-
     from .plots import new_figure  # matplotlib's object API: no pyplot, no backend switched for the caller
 
     if measure is None:

@@ -22,7 +22,7 @@ from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from .glossary import glossary_html
 from .names import IMAGE_FORMATS
-from .tables import DOWN, UP, comparison_cells, html_table, run_labels, settings_line
+from .tables import DOWN, UP, comparison_rows, html_table, settings_line
 
 with needs_extra("report"):
     from ..stats.comparison import Comparison, MeasureAnalysis
@@ -73,23 +73,18 @@ def figure_html(figure, caption: str, image_format: str) -> str:
 
 
 def _comparison_table_html(comparison: Comparison, precision: int) -> str:
-    markers = comparison_cells(comparison)
-    labels = run_labels(comparison.runs)
     all_pairs = comparison.baseline is None
-    best = comparison.means.idxmax(axis=0)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in (["#"] if all_pairs else []) + ["run"] + comparison.measures)
     rows = []
-    for run in comparison.runs:
-        cells = [f"<td>{labels[run]}</td>"] if all_pairs else []
-        cells.append(f"<td>{html.escape(run)}{' <em>(baseline)</em>' if run == comparison.baseline else ''}</td>")
-        for measure in comparison.measures:
-            value = f"{comparison.means.at[run, measure]:.{precision}f}"
-            mark = markers.at[run, measure]
+    for label, run, cells in comparison_rows(comparison, precision):
+        row = [f"<td>{label}</td>"] if all_pairs else []
+        row.append(f"<td>{html.escape(run)}{' <em>(baseline)</em>' if run == comparison.baseline else ''}</td>")
+        for value, mark, best in cells:
             if mark:
                 kind = "sup" if all_pairs else "up" if mark == UP else "down"
                 value += f' <span class="{kind}">{html.escape(mark)}</span>'
-            cells.append(f'<td class="{"num best" if best[measure] == run else "num"}">{value}</td>')
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+            row.append(f'<td class="{"num best" if best else "num"}">{value}</td>')
+        rows.append("<tr>" + "".join(row) + "</tr>")
     legend = ("Superscripts: the numbers of the runs this run is significantly better than." if all_pairs else
               f"{UP} / {DOWN}: significantly better / worse than the baseline {html.escape(str(comparison.baseline))}.")
     return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
