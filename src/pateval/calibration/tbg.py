@@ -436,16 +436,14 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
     n_sessions = len(counts)
     stats = np.zeros((n_sessions, len(_STATS)))
     serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = counts.T
-    stats[:, _COL["serp_time"]] = serp
-    stats[:, _COL["max_click"]] = max_click
+    for name, values in (("serp_time", serp), ("max_click", max_click), ("stops", stops), ("exposure", exposure),
+                         ("serp_all", serp_all)):
+        stats[:, _COL[name]] = values
     # each session's fraction hits / seen, weighted (the weight summed where the fraction exists)
     for name, weight, hits, seen in (("click_rel", max_click, c1, n1), ("click_non", max_click, c0, n0),
                                      ("save_rel", n_views, s1, v1), ("save_non", n_views, s0, v0)):
         stats[:, _COL[name + "_w"]] = np.where(seen > 0, weight * divide_or_zero(hits, seen), 0.0)
         stats[:, _COL[name + "_n"]] = np.where(seen > 0, weight, 0.0)
-    stats[:, _COL["stops"]] = stops
-    stats[:, _COL["exposure"]] = exposure
-    stats[:, _COL["serp_all"]] = serp_all
     left = np.isfinite(views["time"].to_numpy(float))
     complete = views[left]
     stats[:, _COL["view_all"]] = np.bincount(complete["session"].to_numpy(np.int64),

@@ -190,9 +190,7 @@ def analyse_measures(matrices: Mapping[str, object], *, test: str | Sequence[str
                                    for t in tests[1:]]
     power_by_test = (pd.concat(summaries, ignore_index=True)
                      .pivot(index="measure", columns="test", values="discriminative_power")
-                     .reindex(index=list(checked), columns=tests))
-    power_by_test.columns.name = None
-    power_by_test = power_by_test.reset_index()
+                     .reindex(index=list(checked), columns=tests).rename_axis(columns=None).reset_index())
     means = mean_scores(checked)
     correlations = verdicts = agreement = chart = None
     if len(checked) > 1:
