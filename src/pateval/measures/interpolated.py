@@ -39,18 +39,6 @@ __all__ = ["interpolated_precision", "eleven_point_average", "precision_at_r_mul
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """The maximum of ``values[i:]`` within each run of equal ``group`` (grouped), exactly
-    (doubling steps, no offsets added to the values)."""
-    out = values.copy()
-    step = 1
-    while step < len(out):
-        same = group[step:] == group[:-step]
-        np.maximum(out[:-step], np.where(same, out[step:], -np.inf), out=out[:-step])
-        step *= 2
-    return out
-
-
 def _round_half_away(values: np.ndarray) -> np.ndarray:
     """C's lround for values >= 0 (exact: no 0.5 added in floating point)."""
     floor = np.floor(values)
@@ -76,7 +64,13 @@ def _curve(ranked: RankedTopics, level: int, context: EvaluationContext) -> tupl
     document on, the relevant retrieved per topic, where each topic's first is, and R."""
     _, topic, position = _relevant(ranked, level, None, context)
     j = place_in_runs(topic) + 1
-    best_after = _suffix_max(j / position, topic)  # max_{j' >= j} j'/p_j' within the topic
+    # max_{j' >= j} j'/p_j' within the topic, exactly (doubling steps, no offsets added to the values)
+    best_after = j / position
+    step = 1
+    while step < len(best_after):
+        same = topic[step:] == topic[:-step]
+        np.maximum(best_after[:-step], np.where(same, best_after[step:], -np.inf), out=best_after[:-step])
+        step *= 2
     rel_ret = np.bincount(topic, minlength=ranked.n_topics)
     first = np.cumsum(rel_ret) - rel_ret  # the index of each topic's first relevant retrieved
     return best_after, rel_ret, first, ranked.num_rel(level).astype(np.float64)
