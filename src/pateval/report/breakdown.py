@@ -135,7 +135,6 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
                  label=str(group))
     axes.set_xticks(x)
     axes.set_xticklabels(runs, rotation=45 if len(runs) > 4 else 0, ha="right" if len(runs) > 4 else "center")
-    axes.set_ylabel(measure)
-    axes.set_title(title or f"{measure} by topic group")
+    axes.set(ylabel=measure, title=title or f"{measure} by topic group")
     axes.legend(title="topics")
     return figure

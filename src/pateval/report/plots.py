@@ -239,8 +239,7 @@ def plot_topic_differences(scores_a, scores_b, *, run_a: str = "A", run_b: str =
     wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
     axes.set_title(f"{measure} per topic: {run_a} \u2212 {run_b}  ({wins} better, {losses} worse, "
                    f"{len(a) - wins - losses} tied)".strip(), fontsize=10)
-    axes.set_xlabel("topics, sorted by difference")
-    axes.set_ylabel(f"{measure} difference".strip())
+    axes.set(xlabel="topics, sorted by difference", ylabel=f"{measure} difference".strip())
     axes.set_xlim(-0.5, len(ordered) - 0.5)
     if topics is not None and label_topics > 0:
         names = [str(t) for t in topics]
@@ -269,8 +268,7 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
         axes.plot(group["rank"], group["asl"], color=colour(i), linewidth=1.6,
                   label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
     axes.axhline(alpha, color="black", linestyle=":", linewidth=1)
-    axes.set_xlabel("run pairs, sorted by ASL")
-    axes.set_ylabel("achieved significance level (ASL)")
+    axes.set(xlabel="run pairs, sorted by ASL", ylabel="achieved significance level (ASL)")
     axes.set_ylim(0, max(0.2, min(1.0, float(curves["asl"].max()) * 1.05)))
     axes.set_title(title, fontsize=10)
     # Curves rise to the right; the legend goes outside the axes so it never hides one.
@@ -293,8 +291,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
     figure, axes = new_figure(7.0 if named else 5.0, 4.2)
     axes.scatter(a, b, s=22, color=colour(0), edgecolor="white", linewidth=0.5, zorder=2)
     tau = kendall_tau(a, b) if len(a) > 1 and np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
-    axes.set_xlabel(measure_x)
-    axes.set_ylabel(measure_y)
+    axes.set(xlabel=measure_x, ylabel=measure_y)
     axes.set_title(f"{measure_y} against {measure_x}: Kendall's \u03c4 = {tau:.3f} ({len(a)} runs)", fontsize=10)
     axes.grid(True, linewidth=0.3, alpha=0.6)
     axes.margins(0.08)
@@ -338,10 +335,8 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
         t = np.concatenate([[0.0], times[order] / scale[time_unit]])
         g = np.concatenate([[0.0], gains[order]])
         axes.step(t, g, where="post", color=colour(i), linewidth=1.5, label=str(run))
-    axes.set_xlabel(f"time t ({time_unit})")
-    axes.set_ylabel("cumulative gain G(t)")
-    axes.set_xlim(left=0)
-    axes.set_ylim(bottom=0)
+    axes.set(xlabel=f"time t ({time_unit})", ylabel="cumulative gain G(t)")
+    axes.set(xlim=(0, None), ylim=(0, None))
     axes.set_title(title, fontsize=10)
     axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     axes.grid(True, linewidth=0.3, alpha=0.6)
@@ -363,8 +358,7 @@ def plot_ct_gamma(scores: pd.DataFrame, *, measure: str = "CT", title: str | Non
         group = group.sort_values("gamma")
         axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=colour(i),
                   linewidth=1.5, label=str(run))
-    axes.set_xlabel("\u03b3 (discount for documents on an already covered subtopic)")
-    axes.set_ylabel(f"{measure} score")
+    axes.set(xlabel="\u03b3 (discount for documents on an already covered subtopic)", ylabel=f"{measure} score")
     axes.set_title(title or f"{measure} against \u03b3", fontsize=10)
     axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the lines
     axes.grid(True, linewidth=0.3, alpha=0.6)
