@@ -91,8 +91,7 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
     if views.empty:
         axes.text(0.5, 0.5, "no document view left with 'back' in this log", ha="center", va="center",
                   transform=axes.transAxes, fontsize=10, color="#555555")
-    axes.set(xlabel="document length (words)", ylabel="time to judge (s)")
-    axes.set_xlim(left=0)
+    axes.set(xlabel="document length (words)", ylabel="time to judge (s)", xlim=(0, None))
     axes.set_ylim(bottom=0, top=max(1.0, float(np.percentile(y, 99)) * 1.1) if len(y) else None)
     axes.set_title(title or "Time to judge a document against its length", fontsize=10)
     if axes.get_legend_handles_labels()[0]:
@@ -126,9 +125,7 @@ def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | No
         axes.plot(grid, np.exp2(-grid / halflife), color=colour(1), linewidth=1.6, linestyle="--",
                   label=f"D(t) = 2^(-t/{halflife:.4g}){gap}")
         axes.axvline(halflife, color="#999999", linewidth=0.8, linestyle=":")
-    axes.set(xlabel="time since start (s)", ylabel="share of sessions")
-    axes.set_xlim(left=0)
-    axes.set_ylim(0, 1.02)
+    axes.set(xlabel="time since start (s)", ylabel="share of sessions", xlim=(0, None), ylim=(0, 1.02))
     axes.set_title(title or "When users stop, and the fitted decay D(t)", fontsize=10)
     axes.legend(fontsize=8, frameon=False)
     axes.grid(True, linewidth=0.3, alpha=0.6)

@@ -184,8 +184,7 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
     order = np.argsort(recall, kind="stable")
     for i, run in enumerate(runs):
         top.plot(recall[order], values[i, order], markersize=4, linewidth=1.3, label=run, **_run_style(i))
-    top.set_ylim(-0.02, 1.02)
-    top.set_ylabel("interpolated precision")
+    top.set(ylim=(-0.02, 1.02), ylabel="interpolated precision")
     top.set_title(f"Recall-precision curves: mean interpolated precision over topics ({len(runs)} runs)", fontsize=10)
     top.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     if pairs:
@@ -202,8 +201,8 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
         bottom.margins(y=0.12)  # the zero line stays inside the axes when every difference has one sign
         low, high = bottom.get_ylim()
         spread = max(high, 0.0) - min(low, 0.0)
-        bottom.set_ylim(min(low, -0.06 * spread), max(high, 0.06 * spread))
-        bottom.set_ylabel("difference in\ninterpolated precision")
+        bottom.set(ylim=(min(low, -0.06 * spread), max(high, 0.06 * spread)),
+                   ylabel="difference in\ninterpolated precision")
         if baseline is not None:
             bottom.set_title(f"Each run minus the baseline {baseline} (styles as above)", fontsize=10)
         else:
@@ -239,8 +238,8 @@ def plot_topic_differences(scores_a, scores_b, *, run_a: str = "A", run_b: str =
     wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
     axes.set_title(f"{measure} per topic: {run_a} \u2212 {run_b}  ({wins} better, {losses} worse, "
                    f"{len(a) - wins - losses} tied)".strip(), fontsize=10)
-    axes.set(xlabel="topics, sorted by difference", ylabel=f"{measure} difference".strip())
-    axes.set_xlim(-0.5, len(ordered) - 0.5)
+    axes.set(xlabel="topics, sorted by difference", ylabel=f"{measure} difference".strip(),
+             xlim=(-0.5, len(ordered) - 0.5))
     if topics is not None and label_topics > 0:
         names = [str(t) for t in topics]
         if len(names) != len(a):
@@ -268,8 +267,8 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
         axes.plot(group["rank"], group["asl"], color=colour(i), linewidth=1.6,
                   label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
     axes.axhline(alpha, color="black", linestyle=":", linewidth=1)
-    axes.set(xlabel="run pairs, sorted by ASL", ylabel="achieved significance level (ASL)")
-    axes.set_ylim(0, max(0.2, min(1.0, float(curves["asl"].max()) * 1.05)))
+    axes.set(xlabel="run pairs, sorted by ASL", ylabel="achieved significance level (ASL)",
+             ylim=(0, max(0.2, min(1.0, float(curves["asl"].max()) * 1.05))))
     axes.set_title(title, fontsize=10)
     # Curves rise to the right; the legend goes outside the axes so it never hides one.
     axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -335,8 +334,7 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
         t = np.concatenate([[0.0], times[order] / scale[time_unit]])
         g = np.concatenate([[0.0], gains[order]])
         axes.step(t, g, where="post", color=colour(i), linewidth=1.5, label=str(run))
-    axes.set(xlabel=f"time t ({time_unit})", ylabel="cumulative gain G(t)")
-    axes.set(xlim=(0, None), ylim=(0, None))
+    axes.set(xlabel=f"time t ({time_unit})", ylabel="cumulative gain G(t)", xlim=(0, None), ylim=(0, None))
     axes.set_title(title, fontsize=10)
     axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     axes.grid(True, linewidth=0.3, alpha=0.6)
