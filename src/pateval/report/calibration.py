@@ -91,8 +91,8 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
     if views.empty:
         axes.text(0.5, 0.5, "no document view left with 'back' in this log", ha="center", va="center",
                   transform=axes.transAxes, fontsize=10, color="#555555")
-    axes.set(xlabel="document length (words)", ylabel="time to judge (s)", xlim=(0, None))
-    axes.set_ylim(bottom=0, top=max(1.0, float(np.percentile(y, 99)) * 1.1) if len(y) else None)
+    axes.set(xlabel="document length (words)", ylabel="time to judge (s)", xlim=(0, None),
+             ylim=(0, max(1.0, float(np.percentile(y, 99)) * 1.1) if len(y) else None))
     axes.set_title(title or "Time to judge a document against its length", fontsize=10)
     if axes.get_legend_handles_labels()[0]:
         axes.legend(fontsize=8, frameon=False, loc="upper left")

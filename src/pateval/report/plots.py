@@ -209,8 +209,7 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
             bottom.set_title("Run pairs: first minus second", fontsize=10)
             bottom.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     for axes in panels:
-        axes.set_xlim(-0.02, 1.02)
-        axes.set_xticks(np.linspace(0, 1, 11))
+        axes.set(xlim=(-0.02, 1.02), xticks=np.linspace(0, 1, 11))
         axes.grid(True, linewidth=0.3, alpha=0.6)
         axes.tick_params(labelbottom=True)  # each panel reads on its own
         axes.set_xlabel("recall")
@@ -381,9 +380,8 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     bars = axes.barh(positions, chart["pairs"], color=colours)
     axes.bar_label(bars, labels=[str(int(p)) for p in chart["pairs"]], padding=3, fontsize=7)
     axes.set_yticks(positions, labels, fontsize=7, family="monospace")
-    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())})\nA = first run significantly better, B = second, "
-                    f"tie = neither")
-    axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
+    axes.set(xlabel=f"run pairs (of {int(chart['pairs'].sum())})\nA = first run significantly better, B = second, "
+                    "tie = neither", xlim=(0, float(chart["pairs"].max()) * 1.12))
     legend = [Patch(color=colour(0), label="all measures agree"), Patch(color=colour(1), label="measures disagree")]
     axes.legend(handles=legend, loc="lower right", fontsize=8, frameon=False)
     axes.set_title(title, fontsize=10)
