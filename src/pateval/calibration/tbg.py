@@ -56,6 +56,7 @@ from scipy import stats as _stats
 
 from ..errors import ParameterError, malformed
 from ..formats.interactions import BACK, CLICK, END, NEXT, SAVE, SERP, START, InteractionLog, session_codes
+from ..measures import parse_measure
 from ..measures.base import divide_or_zero
 from ..tuning import BOOTSTRAP_BLOCK_CELLS
 from ..usermodel.time import TimeModel, time_to_rank
@@ -435,16 +436,14 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
     n_sessions = len(counts)
     stats = np.zeros((n_sessions, len(_STATS)))
     serp, max_click, c1, n1, c0, n0, n_views, v1, s1, v0, s0, stops, exposure = counts.T
-    stats[:, _COL["serp_time"]] = serp
-    stats[:, _COL["max_click"]] = max_click
+    for name, values in (("serp_time", serp), ("max_click", max_click), ("stops", stops), ("exposure", exposure),
+                         ("serp_all", serp_all)):
+        stats[:, _COL[name]] = values
     # each session's fraction hits / seen, weighted (the weight summed where the fraction exists)
     for name, weight, hits, seen in (("click_rel", max_click, c1, n1), ("click_non", max_click, c0, n0),
                                      ("save_rel", n_views, s1, v1), ("save_non", n_views, s0, v0)):
         stats[:, _COL[name + "_w"]] = np.where(seen > 0, weight * divide_or_zero(hits, seen), 0.0)
         stats[:, _COL[name + "_n"]] = np.where(seen > 0, weight, 0.0)
-    stats[:, _COL["stops"]] = stops
-    stats[:, _COL["exposure"]] = exposure
-    stats[:, _COL["serp_all"]] = serp_all
     left = np.isfinite(views["time"].to_numpy(float))
     complete = views[left]
     stats[:, _COL["view_all"]] = np.bincount(complete["session"].to_numpy(np.int64),
@@ -508,8 +507,6 @@ class Calibration:
 
     def model(self) -> TimeModel:
         """The :class:`TimeModel` of the measure string (undefined values left at the defaults)."""
-        from ..measures import parse_measure
-
         return TimeModel.from_values(dict(parse_measure(self.measure).values))
 
 
@@ -559,10 +556,6 @@ def _json_clean(value):
     return value
 
 
-def _format_value(value: float) -> str:
-    return np.format_float_positional(float(value), precision=4, unique=False, fractional=False, trim="-")
-
-
 def measure_string(values: Mapping[str, float], *, rel: int = 1) -> tuple[str, list[str]]:
     """The TBG measure name for estimated constants (4 significant digits), and notes.
 
@@ -584,7 +577,8 @@ def measure_string(values: Mapping[str, float], *, rel: int = 1) -> tuple[str, l
         if name == "halflife" and value <= 0:
             notes.append("halflife could not be estimated (no time observed)")
             continue
-        parts.append(f"{name}={_format_value(value)}")
+        text = np.format_float_positional(float(value), precision=4, unique=False, fractional=False, trim="-")
+        parts.append(f"{name}={text}")
     return f"TBG({','.join(parts)})" if parts else "TBG", notes
 
 
@@ -603,16 +597,6 @@ def kaplan_meier(duration: np.ndarray, ended: np.ndarray) -> tuple[np.ndarray, n
     at_risk = len(t) - np.searchsorted(t, times, side="left")
     events = np.searchsorted(stops, times, side="right") - np.searchsorted(stops, times, side="left")
     return times, np.cumprod(1.0 - events / at_risk)
-
-
-def _kaplan_meier_gap(duration: np.ndarray, ended: np.ndarray, halflife: float) -> float:
-    """Largest gap between the Kaplan-Meier survival of the stopping times and 2^(-t/h)."""
-    if not ended.any() or not math.isfinite(halflife):
-        return float("nan")
-    times, survival = kaplan_meier(duration, ended)
-    before = np.r_[1.0, survival[:-1]]
-    fitted = np.exp2(-times / halflife)
-    return float(max(np.abs(survival - fitted).max(), np.abs(before - fitted).max()))
 
 
 def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int, seed: int, confidence: float,
@@ -653,6 +637,12 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
     else:  # no spread at all (noise-free times): equal or not
         p_value = 1.0 if math.isclose(dup_mean, b, rel_tol=1e-9, abs_tol=1e-9) else 0.0
     duration, ended = sessions.duration[mask], sessions.ended[mask]
+    # the largest gap between the Kaplan-Meier survival of the stopping times and 2^(-t/h)
+    km_gap, halflife = float("nan"), float(point["halflife"])
+    if ended.any() and math.isfinite(halflife):
+        times, survival = kaplan_meier(duration, ended)
+        fitted = np.exp2(-times / halflife)
+        km_gap = float(max(np.abs(survival - fitted).max(), np.abs(np.r_[1.0, survival[:-1]] - fitted).max()))
     fit: dict[str, dict[str, Any]] = {
         "reading": {"n": int(regression["n"]), "read_slope_se": float(regression["se_slope"]),
                     "read_intercept_se": se_b, "r2": float(regression["r2"]),
@@ -662,7 +652,7 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
                        "se_bars_overlap": (bool(abs(dup_mean - b) <= dup_se + se_b)
                                            if math.isfinite(dup_mean) and math.isfinite(se_b) else None)},
         "stopping": {"sessions": int(mask.sum()), "stopped": int(ended.sum()), "censored": int((~ended).sum()),
-                     "km_max_gap": _kaplan_meier_gap(duration, ended, float(point["halflife"]))},
+                     "km_max_gap": km_gap},
         "summaries": {"sessions_with_click": int((stats[:, _COL["max_click"]] > 0).sum())},
     }
     values = {p: float(point[p]) for p in _IN_MEASURE}

@@ -29,15 +29,6 @@ IR_MEASURES = "ir_measures (Judged), https://github.com/terrierteam/ir_measures"
 RANX = "ranx (hits), https://github.com/AmenRa/ranx"
 
 
-def _in_top(ranked: RankedTopics, rows: np.ndarray, cutoff: int | None) -> np.ndarray:
-    """How many of ``rows`` (row numbers in ranking order) lie in each topic's top ``cutoff``."""
-    topic = ranked.topic_of(rows)
-    if cutoff is not None:
-        position = rows - ranked.ptr[topic] + 1
-        topic = topic[position <= cutoff]
-    return np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
-
-
 def judged_fraction(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Judged@k = |judged documents in the top k| / min(k, |retrieved|), ir_measures' judgement rate.
 
@@ -83,7 +74,11 @@ def _ir_measures_position(ranked: RankedTopics, rows: np.ndarray, topic: np.ndar
 
 def hits(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Hits@k = |relevant documents in the top k| (every retrieved one without k)."""
-    return _in_top(ranked, ranked.relevant_rows(measure["rel"]), measure.cutoff)
+    rows = ranked.relevant_rows(measure["rel"])
+    topic = ranked.topic_of(rows)
+    if measure.cutoff is not None:
+        topic = topic[rows - ranked.ptr[topic] + 1 <= measure.cutoff]
+    return np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
 
 
 def success(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -91,7 +86,7 @@ def success(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
     return np.minimum(hits(ranked, measure, context), 1.0)
 
 
-for _spec in (
+register(
     MeasureSpec("Judged", "standard", "fraction of the top k that the qrels judge (ir_measures' Judged)",
                 "Judged@k = |judged in top k| / min(k, |retrieved|)", IR_MEASURES, judged_fraction, (),
                 cutoff="optional"),
@@ -101,5 +96,4 @@ for _spec in (
                 "Success@k = 1 if |relevant in top k| > 0 else 0",
                 "trec_eval (NIST) success; ir_measures Success; ranx hit_rate", success, (REL,), cutoff="optional",
                 aliases=("success", "hit_rate")),
-):
-    register(_spec)
+)

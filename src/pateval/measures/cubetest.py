@@ -83,7 +83,7 @@ from ..formats.weights import as_subtopic_weights
 from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
-from .registry import register
+from .registry import parse_measure, register
 from .subtopic import _view as subtopic_view
 from .tbg import distinct_documents, length_table, row_steps, shared_lookup
 
@@ -183,16 +183,6 @@ class CubeSettings:
             raise ParameterError(f"{measure}: decay_a and decay_b apply to cap=false only")
 
 
-def _resolve_maxgrade(ranked: RankedTopics, settings: CubeSettings) -> float:
-    grades = ranked.judgements.qrels.rel
-    highest = int(grades.max()) if len(grades) else 0
-    if settings.maxgrade == 0:
-        return float(max(highest, 1))
-    if highest > settings.maxgrade:
-        raise ParameterError(f"{settings.owner}: the qrels hold grade {highest}, above maxgrade={settings.maxgrade}")
-    return float(settings.maxgrade)
-
-
 def _importance(ranked: RankedTopics, view: SubtopicView, settings: CubeSettings, context: EvaluationContext,
                 measure: Measure) -> np.ndarray:
     """theta of every subtopic of the view (each topic's values sum to 1)."""
@@ -250,7 +240,11 @@ def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: Evaluati
     """Per (examined row, subtopic) with rel > 0: row, subtopic, rel and gain, by (subtopic, row)."""
     view = subtopic_view(ranked, context)  # the costly join, shared with the subtopic measures
     theta = _importance(ranked, view, settings, context, measure)
-    maxgrade = _resolve_maxgrade(ranked, settings)
+    grades = ranked.judgements.qrels.rel
+    highest = int(grades.max()) if len(grades) else 0
+    if highest > settings.maxgrade > 0:
+        raise ParameterError(f"{settings.owner}: the qrels hold grade {highest}, above maxgrade={settings.maxgrade}")
+    maxgrade = float(settings.maxgrade or max(highest, 1))  # maxgrade=0: the highest grade found
     keep = (view.pair_grade > 0) & examined[view.pair_row]
     rows, subtopics, grades = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep]
     # by subtopic, each subtopic's in examination order (pairs come by row)
@@ -302,12 +296,6 @@ def _paper(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCont
 
 
 # ---- compat=trec-dd: the TREC DD 2017 jig ----------------------------------------------------
-
-def _dd_view(ranked: RankedTopics) -> SubtopicView:
-    """Subtopic judgements as the jig reads them: passage ratings summed, a rating of 0 counting 1."""
-    rel = ranked.judgements.qrels.rel
-    return ranked.subtopic_view(aggregate="sum", grades=np.where(rel == 0, 1, rel))
-
 
 def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure):
     if settings.iteration > 0:
@@ -367,7 +355,10 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if examined is not None and examined.all():
         examined = None
 
-    view = context.memo.get("jig view", lambda: _dd_view(ranked), ranking=ranked)  # once for CT, ACT
+    # subtopic judgements as the jig reads them (passage ratings summed, a rating of 0 counting 1), once for CT, ACT
+    rel = ranked.judgements.qrels.rel
+    view = context.memo.get("jig view", lambda: ranked.subtopic_view(aggregate="sum",
+                                                                     grades=np.where(rel == 0, 1, rel)), ranking=ranked)
     weight = 1.0 / np.diff(view.subtopic_ptr)[view.subtopic_topic]
     rows, subtopics, rating = view.pair_row, view.pair_subtopic, view.pair_grade
     if examined is not None:
@@ -482,8 +473,6 @@ def cube_gain_table(ranked: RankedTopics, measure: str | Measure,
     Only for the paper's definition (not ``compat=trec-dd``). Columns: ``topic, position,
     docno, subtopic, rel, gain``, ordered by topic and position.
     """
-    from .registry import parse_measure
-
     measure = parse_measure(measure)
     context = context or EvaluationContext()
     settings = CubeSettings.from_measure(measure)
@@ -505,49 +494,39 @@ FORMULA_ACT = "ACT@t = (1/t) sum_{s<=t} Gain(D_s)/Time(D_s) (Gain, Time as CT)"
 ALL_PARAMS = (GAMMA, MAXHEIGHT, CAP, DECAY_A, DECAY_B, IMPORTANCE, TIME, MAXGRADE, COMPAT, ITERATION, DEFAULT_LENGTH,
               *CALIBRATION)
 
-# The paper's Table 2: importance l|p, time t|a|g, c (capped) | cbar (uncapped)
-_IMPORTANCE_LETTER = {"l": ("log", "log-decay subtopic importance"),
-                      "p": ("weights", "claim weights (theta_ind, theta_dep)")}
-_TIME_LETTER = {"t": ("rank", "top 10 documents"), "a": ("words150", "150 words per document"),
-                "g": ("tbg", "TBG time")}
-_CAP_LETTER = {"c": (True, "capped"), "cbar": (False, "uncapped, position decay")}
+# The paper's Table 2: importance l|p, time t|a|g, c (capped) | cbar (uncapped); each letter with its
+# setting, its text, and the parameters and resources it adds
+_IMPORTANCE_LETTER = {"l": ("log", "log-decay subtopic importance", ()),
+                      "p": ("weights", "claim weights (theta_ind, theta_dep)", ("subtopic_weights",))}
+_TIME_LETTER = {"t": ("rank", "top 10 documents", (), ()),
+                "a": ("words150", "150 words per document", CALIBRATION, ()),
+                "g": ("tbg", "TBG time", (DEFAULT_LENGTH, *CALIBRATION), ("doc_lengths",))}
+_CAP_LETTER = {"c": (True, "capped", (MAXHEIGHT,)), "cbar": (False, "uncapped, position decay", (DECAY_A, DECAY_B))}
 VARIANTS: dict[str, dict] = {}
 
 
 def _variant_specs():
-    for i, (importance, i_text) in _IMPORTANCE_LETTER.items():
-        for t, (time, t_text) in _TIME_LETTER.items():
-            for c, (cap, c_text) in _CAP_LETTER.items():
+    for i, (importance, i_text, i_requires) in _IMPORTANCE_LETTER.items():
+        for t, (time, t_text, t_params, t_requires) in _TIME_LETTER.items():
+            for c, (cap, c_text, c_params) in _CAP_LETTER.items():
                 name = f"CT_{i}{t}{c}"
-                fixed = {"importance": importance, "time": time, "cap": cap}
+                VARIANTS[name] = {"importance": importance, "time": time, "cap": cap}
                 if t == "t":
-                    fixed["cutoff"] = TOP_DOCUMENTS
-                VARIANTS[name] = fixed
-                params = [GAMMA, MAXGRADE]
-                params += [MAXHEIGHT] if cap else [DECAY_A, DECAY_B]
-                if time == "tbg":
-                    params.append(DEFAULT_LENGTH)
-                if time != "rank":
-                    params += list(CALIBRATION)
-                requires = {"subtopics"}
-                if importance == "weights":
-                    requires.add("subtopic_weights")
-                if time == "tbg":
-                    requires.add("doc_lengths")
+                    VARIANTS[name]["cutoff"] = TOP_DOCUMENTS
                 yield MeasureSpec(
                     name, "cube",
                     f"Cube Test, Table 2 variant {i}{t}{'c' if cap else 'c-bar'}: {i_text}, {t_text}, {c_text}",
                     f"CT(importance={importance},time={time},cap={'true' if cap else 'false'})"
                     + (f"@{TOP_DOCUMENTS}" if t == "t" else ""),
-                    REFERENCE, cube_test, tuple(params), cutoff="none" if t == "t" else "optional",
-                    requires=frozenset(requires))
+                    REFERENCE, cube_test, (GAMMA, MAXGRADE, *c_params, *t_params),
+                    cutoff="none" if t == "t" else "optional",
+                    requires=frozenset({"subtopics", *i_requires, *t_requires}))
 
 
-for _spec in (
+register(
     MeasureSpec("CT", "cube", "Cube Test: speed of filling the subtopic cube (gain per unit of time)", FORMULA_CT,
                 REFERENCE, cube_test, ALL_PARAMS, cutoff="optional", requires=frozenset({"subtopics"})),
     MeasureSpec("ACT", "cube", "average Cube Test: CT averaged over the first t documents", FORMULA_ACT,
                 REFERENCE, average_cube_test, ALL_PARAMS, cutoff="optional", requires=frozenset({"subtopics"})),
     *_variant_specs(),
-):
-    register(_spec)
+)

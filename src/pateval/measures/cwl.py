@@ -53,19 +53,6 @@ _BLOCK_CELLS = 1 << 21  # topics are scored in blocks of at most this many (topi
 CWL_EVAL = "cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019), ir_measures' cwl_eval provider"
 
 
-def _scaled_gains(ranked: RankedTopics, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``topic, position, gain`` of the judged rows within the depth, gains in [0, 1]."""
-    low, high = measure["min_rel"], measure["max_rel"]
-    if high <= low:
-        raise ParameterError(f"{measure}: max_rel must be above min_rel")
-    rows, grades = ranked.judged_row, ranked.judged_grade
-    topic = ranked.topic_of(rows)
-    position = rows - ranked.ptr[topic] + 1
-    keep = position <= CWL_DEPTH
-    gain = (np.clip(np.maximum(grades[keep], 0), low, high) - low) / (high - low)
-    return topic[keep], position[keep], gain
-
-
 def _continuation(name: str, measure: Measure, gains: np.ndarray) -> np.ndarray:
     """C(i) for ranks i = 1..N of a block of topics (rows) with gains ``gains``."""
     rank = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
@@ -94,7 +81,16 @@ def _continuation(name: str, measure: Measure, gains: np.ndarray) -> np.ndarray:
 
 def cwl_measure(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """sum_i W(i) g_i, W from the measure's C(i) (see the module notes)."""
-    topic, position, gain = _scaled_gains(ranked, measure)
+    low, high = measure["min_rel"], measure["max_rel"]
+    if high <= low:
+        raise ParameterError(f"{measure}: max_rel must be above min_rel")
+    # the judged rows within the depth, their gains in [0, 1]
+    rows, grades = ranked.judged_row, ranked.judged_grade
+    topic = ranked.topic_of(rows)
+    position = rows - ranked.ptr[topic] + 1
+    keep = position <= CWL_DEPTH
+    gain = (np.clip(np.maximum(grades[keep], 0), low, high) - low) / (high - low)
+    topic, position = topic[keep], position[keep]
     values = np.zeros(ranked.n_topics, dtype=np.float64)
     n = CWL_DEPTH
     block = max(1, _BLOCK_CELLS // n)
@@ -195,7 +191,7 @@ for _name, _summary, _formula, _source, _params, _cutoff in (
 ):
     register(MeasureSpec(_name, "standard", _summary, _formula, f"{CWL_EVAL}; {_source}", cwl_measure,
                          (*_params, MIN_REL, MAX_REL), cutoff=_cutoff))
-for _spec in (
+register(
     MeasureSpec("ERR", "standard", "expected reciprocal rank (cascade model)",
                 "ERR@k = sum_{i<=k} (R_i/i) prod_{j<i} (1-R_j), R = (2^g-1)/2^max_grade",
                 "gdeval.pl 1.2a (TREC Web track), ir_measures' gdeval provider; Chapelle et al., CIKM 2009",
@@ -207,5 +203,4 @@ for _spec in (
                 "Clarke, Vtyurina & Smucker, TOIS 2021; ir_measures' compat provider", compatibility,
                 (Param("p", float, 0.95, "persistence", interval=Interval(0, 1, closed="neither")),
                  Param("normalize", bool, True, "divide by the ideal ranking's own overlap"))),
-):
-    register(_spec)
+)

@@ -54,7 +54,7 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import GAINS, REL, TREC_EVAL, _relevant
+from .standard import GAINS, REL, TREC_EVAL, _count, _relevant
 
 __all__ = ["gain_map", "ndcg_with_gains", "dcg", "ideal_dcg", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
            "rank_biased_precision", "rbp_residual"]
@@ -100,6 +100,7 @@ class _Gains:
         self.rows, self.gain = rows[nonzero], gain[nonzero]
         self.topic = ranked.topic_of(self.rows)
         self.position = self.rows - ranked.ptr[self.topic] + 1
+        self.discounted = self.gain / np.log2(self.position + 1.0)  # g_i / log2(i + 1)
         judgements = ranked.judgements
         levels = judgements.grade
         ideal = _gains_of(levels, pairs)
@@ -126,11 +127,6 @@ class _Gains:
         return total
 
 
-def _sum(topic: np.ndarray, weights: np.ndarray | None = None, minlength: int = 0) -> np.ndarray:
-    """Per topic sums (counts without ``weights``), as float64 even when nothing is summed."""
-    return np.bincount(topic, weights=weights, minlength=minlength).astype(np.float64)
-
-
 def _per_topic_cumsum(values: np.ndarray, topic: np.ndarray) -> np.ndarray:
     """Running sums of ``values`` within each run of equal ``topic`` (grouped), from one global running sum."""
     return running_count(values, run_starts(topic))
@@ -140,21 +136,12 @@ def _gains(ranked: RankedTopics, text: str, context: EvaluationContext) -> _Gain
     return context.memo.get(("trec gains", text), lambda: _Gains(ranked, text), ranking=ranked)
 
 
-def _dcg_at(g: _Gains, topic: np.ndarray, k: np.ndarray, running: np.ndarray) -> np.ndarray:
-    """DCG@k of some (topic, k), from ``running`` (the DCG at each nonzero-gain row)."""
-    span = int(max(g.position.max(initial=0), k.max(initial=0))) + 1
-    keys = g.topic * span + g.position
-    at = np.searchsorted(keys, topic * span + k, side="right") - 1
-    found = (at >= 0) & (g.topic[np.maximum(at, 0)] == topic) if len(keys) else np.zeros(len(topic), dtype=bool)
-    return np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0)
-
-
 def _dcg_and_ideal(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
     """DCG@k = sum_{i<=k} g_i / log2(i+1) and IDCG@k, gains by ``gains`` (k: all without a cutoff)."""
     g = _gains(ranked, measure["gains"], context)
     k = measure.cutoff
     within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
-    dcg = _sum(g.topic[within], weights=g.gain[within] / np.log2(g.position[within] + 1.0), minlength=ranked.n_topics)
+    dcg = _count(g.topic[within], ranked, g.discounted[within])
     if k is None:
         idcg = g.idcg()
     else:
@@ -183,14 +170,14 @@ def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
     """nDCG_rel = (1/R') [sum_{retrieved d, g_d > 0} DCG@i_d / IDCG@min(i_d, R')
     + (R' - |retrieved of positive gain|) DCG / IDCG]."""
     g = _gains(ranked, measure["gains"], context)
-    running = _per_topic_cumsum(g.gain / np.log2(g.position + 1.0), g.topic)
+    running = _per_topic_cumsum(g.discounted, g.topic)
     positive = g.gain > 0
     topic, position = g.topic[positive], g.position[positive]
     k = np.minimum(position, g.n_ideal[topic])
     terms = running[positive] / g.idcg_at(topic, np.maximum(k, 1))
-    total = _sum(topic, weights=terms, minlength=ranked.n_topics)
-    dcg = _sum(g.topic, weights=g.gain / np.log2(g.position + 1.0), minlength=ranked.n_topics)
-    missed = g.n_ideal - _sum(topic, minlength=ranked.n_topics)
+    total = _count(topic, ranked, terms)
+    dcg = _count(g.topic, ranked, g.discounted)
+    missed = g.n_ideal - _count(topic, ranked)
     total += missed * divide_or_zero(dcg, g.idcg())
     return np.where(total > 0, divide_or_zero(total, g.n_ideal.astype(np.float64)), 0.0)
 
@@ -199,17 +186,22 @@ def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     """RnDCG = mean of DCG@k / IDCG@k at the ideal ranking's gain changes (and at the end of
     a ranking longer than R' + 1: DCG / IDCG)."""
     g = _gains(ranked, measure["gains"], context)
-    running = _per_topic_cumsum(g.gain / np.log2(g.position + 1.0), g.topic)
+    running = _per_topic_cumsum(g.discounted, g.topic)
     # the last rank of each ideal gain value: a change before the next, or the last positive gain
     last = np.r_[g.ideal_topic[1:] != g.ideal_topic[:-1], True] if len(g.ideal) else np.zeros(0, dtype=bool)
     change = last | np.r_[g.ideal[1:] != g.ideal[:-1], True] if len(g.ideal) else last
     topic, k = g.ideal_topic[change], g.ideal_position[change]
-    at_change = _dcg_at(g, topic, k, running) / g.ideal_dcg[change]
-    total = _sum(topic, weights=at_change, minlength=ranked.n_topics)
-    count = _sum(topic, minlength=ranked.n_topics)
+    # DCG@k at each change: the running DCG at the last nonzero-gain row at or above rank k
+    span = int(max(g.position.max(initial=0), k.max(initial=0))) + 1
+    keys = g.topic * span + g.position
+    at = np.searchsorted(keys, topic * span + k, side="right") - 1
+    found = (at >= 0) & (g.topic[np.maximum(at, 0)] == topic) if len(keys) else np.zeros(len(topic), dtype=bool)
+    at_change = np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0) / g.ideal_dcg[change]
+    total = _count(topic, ranked, at_change)
+    count = _count(topic, ranked)
     num_ret = ranked.num_ret()
     end = (g.n_ideal > 0) & (num_ret > g.n_ideal + 1)
-    dcg = _sum(g.topic, weights=g.gain / np.log2(g.position + 1.0), minlength=ranked.n_topics)
+    dcg = _count(g.topic, ranked, g.discounted)
     total += np.where(end, divide_or_zero(dcg, g.idcg()), 0.0)
     count += end
     values = divide_or_zero(total, count)
@@ -224,8 +216,8 @@ def normalised_gain(ranked: RankedTopics, measure: Measure, context: EvaluationC
     k = np.minimum(g.position, g.n_ideal[g.topic])
     extra = np.where(k > 0, excess[np.maximum(g.ideal_ptr[g.topic] + k - 1, 0)] if len(excess) else 0.0, 0.0)
     cost = g.position + extra
-    total = _sum(g.topic, weights=g.gain / np.log2(2.0 + cost - earned), minlength=ranked.n_topics)
-    ideal_total = _sum(g.ideal_topic, weights=g.ideal, minlength=ranked.n_topics)
+    total = _count(g.topic, ranked, g.gain / np.log2(2.0 + cost - earned))
+    ideal_total = _count(g.ideal_topic, ranked, g.ideal)
     return divide_or_zero(total, ideal_total)
 
 
@@ -233,7 +225,7 @@ def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationConte
     """binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + non-relevant ranked above d)."""
     _, topic, position = _relevant(ranked, measure["rel"], None, context)
     nonrel_above = position - place_in_runs(topic) - 1
-    total = _sum(topic, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ranked.n_topics)
+    total = _count(topic, ranked, 1.0 / np.log2(2.0 + nonrel_above))
     return divide_or_zero(total, ranked.num_rel(measure["rel"]).astype(np.float64))
 
 
@@ -276,7 +268,7 @@ def rank_biased_precision(ranked: RankedTopics, measure: Measure, context: Evalu
     p = measure["p"]
     topic, position, gain = _rbp_gains(ranked, measure)
     powers = _persistence_powers(p, int(position.max()) if len(position) else 0)
-    return (1.0 - p) * _sum(topic, weights=gain * powers[position - 1], minlength=ranked.n_topics)
+    return (1.0 - p) * _count(topic, ranked, gain * powers[position - 1])
 
 
 def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -288,8 +280,8 @@ def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationCont
     num_ret = ranked.num_ret()
     powers = _persistence_powers(p, int(num_ret.max()) if len(num_ret) else 0)
     # summed over the unjudged documents themselves, as trec_eval does (not all minus the judged: no cancellation)
-    weight = _sum(topic, weights=powers[ranked.position[unjudged] - 1], minlength=ranked.n_topics)
-    return np.where(_sum(topic, minlength=ranked.n_topics) > 0, powers[num_ret] + (1.0 - p) * weight, 0.0)
+    weight = _count(topic, ranked, powers[ranked.position[unjudged] - 1])
+    return np.where(_count(topic, ranked) > 0, powers[num_ret] + (1.0 - p) * weight, 0.0)
 
 
 P = Param("p", float, 0.8, "persistence: the chance of going on to the next document (ir_measures' default 0.8; "
@@ -297,7 +289,7 @@ P = Param("p", float, 0.8, "persistence: the chance of going on to the next docu
 RBP_REL = Param("rel", int, 0, "0: graded gains (trec_eval's rbp); k >= 1: a document gains 1 when its grade is "
                 "at least k (cwl_eval's, ir_measures' RBP(rel=k))", interval=Interval(0, None))
 
-for _spec in (
+register(
     MeasureSpec("DCG", "standard", "discounted cumulative gain, unnormalised (gain = grade, log2(i+1) discount)",
                 "DCG@k = sum_{i<=k} g_i / log2(i+1)", TREC_EVAL + " dcg; Jarvelin & Kekalainen, TOIS 2002",
                 dcg, (GAINS,), cutoff="optional", aliases=("dcg",)),
@@ -321,5 +313,4 @@ for _spec in (
     MeasureSpec("RBP_resid", "standard", "RBP's residual: what the unjudged retrieved documents could add",
                 "(1-p) sum_{i unjudged} p^(i-1) + p^n (0 if none is unjudged)", TREC_EVAL + " rbp_resid",
                 rbp_residual, (P,), aliases=("rbp_resid",)),
-):
-    register(_spec)
+)

@@ -39,18 +39,6 @@ __all__ = ["interpolated_precision", "eleven_point_average", "precision_at_r_mul
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """The maximum of ``values[i:]`` within each run of equal ``group`` (grouped), exactly
-    (doubling steps, no offsets added to the values)."""
-    out = values.copy()
-    step = 1
-    while step < len(out):
-        same = group[step:] == group[:-step]
-        np.maximum(out[:-step], np.where(same, out[step:], -np.inf), out=out[:-step])
-        step *= 2
-    return out
-
-
 def _round_half_away(values: np.ndarray) -> np.ndarray:
     """C's lround for values >= 0 (exact: no 0.5 added in floating point)."""
     floor = np.floor(values)
@@ -76,7 +64,13 @@ def _curve(ranked: RankedTopics, level: int, context: EvaluationContext) -> tupl
     document on, the relevant retrieved per topic, where each topic's first is, and R."""
     _, topic, position = _relevant(ranked, level, None, context)
     j = place_in_runs(topic) + 1
-    best_after = _suffix_max(j / position, topic)  # max_{j' >= j} j'/p_j' within the topic
+    # max_{j' >= j} j'/p_j' within the topic, exactly (doubling steps, no offsets added to the values)
+    best_after = j / position
+    step = 1
+    while step < len(best_after):
+        same = topic[step:] == topic[:-step]
+        np.maximum(best_after[:-step], np.where(same, best_after[step:], -np.inf), out=best_after[:-step])
+        step *= 2
     rel_ret = np.bincount(topic, minlength=ranked.n_topics)
     first = np.cumsum(rel_ret) - rel_ret  # the index of each topic's first relevant retrieved
     return best_after, rel_ret, first, ranked.num_rel(level).astype(np.float64)
@@ -90,20 +84,16 @@ def interpolated_precision(ranked: RankedTopics, measure: Measure, context: Eval
 def eleven_point_average(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """IPrec_11pt = (1/11) sum_{x in 0, 0.1, ..., 1} IPrec(recall=x); with ``levels``, the mean
     of IPrec over those recall levels (trec_eval's ``11pt_avg.0.2,0.5,0.8``)."""
-    levels = _recall_levels(measure) if measure["levels"] else ELEVEN_POINTS
+    levels: tuple[float, ...] = ELEVEN_POINTS
+    if measure["levels"]:  # '.25,.5,.75': numbers in [0, 1], ascending as trec_eval expects
+        try:
+            levels = tuple(float(x) for x in measure["levels"].split(","))
+        except ValueError:
+            raise ParameterError(f"{measure}: levels must be recall levels separated by commas, such as "
+                                 "'.25,.5,.75'") from None
+        if any(not 0 <= x <= 1 for x in levels) or list(levels) != sorted(levels):
+            raise ParameterError(f"{measure}: levels must be ascending recall levels between 0 and 1")
     return _interpolated(ranked, measure["rel"], levels, measure["rounding"], context).sum(axis=1) / len(levels)
-
-
-def _recall_levels(measure: Measure) -> tuple[float, ...]:
-    """The recall levels of ``levels='.25,.5,.75'`` (numbers in [0, 1], ascending as trec_eval expects)."""
-    try:
-        levels = tuple(float(x) for x in measure["levels"].split(","))
-    except ValueError:
-        raise ParameterError(f"{measure}: levels must be recall levels separated by commas, such as "
-                             "'.25,.5,.75'") from None
-    if any(not 0 <= x <= 1 for x in levels) or list(levels) != sorted(levels):
-        raise ParameterError(f"{measure}: levels must be ascending recall levels between 0 and 1")
-    return levels
 
 
 def precision_at_r_multiple(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -133,7 +123,7 @@ LEVELS = Param("levels", str, "", "the recall levels averaged, ascending, separa
 MULT = Param("mult", float, 1.0, "the rank as a multiple of R, the number of relevant documents "
              "(trec_eval Rprec_mult_x)", interval=Interval(0, None))
 
-for _spec in (
+register(
     MeasureSpec("IPrec", "standard", "interpolated precision at a recall level",
                 "IPrec(x) = max_{j >= round(x R)} j / rank_j", TREC_EVAL + " iprec_at_recall; ir_measures IPrec",
                 interpolated_precision, (RECALL, ROUNDING, REL), aliases=("iprec_at_recall",)),
@@ -146,5 +136,4 @@ for _spec in (
     MeasureSpec("RelP", "standard", "precision at k relative to the best possible",
                 "RelP@k = |relevant in top k| / min(k, R)", TREC_EVAL + " relative_P", relative_precision, (REL,),
                 cutoff="required", aliases=("relative_P",)),
-):
-    register(_spec)
+)

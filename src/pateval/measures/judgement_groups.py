@@ -128,7 +128,7 @@ def r_multiple_precision_over_groups(ranked: RankedTopics, measure: Measure, con
 
 
 _NEEDS = frozenset({"judgement_groups"})
-for _spec in (
+register(
     MeasureSpec("AP_avgJG", "judgement_groups", "average precision, averaged over judgement groups",
                 "(1/#JG) sum_JG AP against the group's judgements", REFERENCE, average_precision_over_groups,
                 (REL,), requires=_NEEDS, aliases=("map_avgjg",)),
@@ -138,5 +138,4 @@ for _spec in (
     MeasureSpec("Rprec_mult_avgJG", "judgement_groups", "precision at a multiple of R, averaged over judgement groups",
                 "(1/#JG) sum_JG |relevant in top c| / c, c = floor(x R_JG + 0.9)", REFERENCE,
                 r_multiple_precision_over_groups, (MULT, REL), requires=_NEEDS),
-):
-    register(_spec)
+)

@@ -85,7 +85,7 @@ BETA = Param("beta", float, 0.5, "patience: the chance of reading on to the next
 DCG_COMPAT = Param("compat", str, "none", "ndeval: alpha-DCG@1 left undivided, as ndeval v4.5 prints it; "
                    "none: divided at every k", choices=("none", "ndeval"))
 
-for _spec in (
+register(
     MeasureSpec("alpha_DCG", "subtopic", "alpha-DCG over its value when every document is relevant to every intent",
                 "sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / log2(r+1) "
                 "/ (W sum_{r<=k} (1-alpha)^{r-1}/log2(r+1))",
@@ -98,5 +98,4 @@ for _spec in (
     MeasureSpec("nNRBP", "subtopic", "NRBP normalised by the greedy ideal ranking (ndeval)",
                 "NRBP's sum / the same on the greedy ideal", NDEVAL + "; Clarke, Kolla & Vechtomova, ICTIR 2009",
                 normalised_nrbp, (ALPHA, BETA, REL, INTENTS), requires=SUBTOPICS),
-):
-    register(_spec)
+)

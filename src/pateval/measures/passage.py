@@ -79,16 +79,6 @@ def _member(values: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     return pd.Series(values, copy=False).isin(allowed).to_numpy()
 
 
-def _passage_run_for(ranked: RankedTopics, measure: Measure, context: EvaluationContext):
-    runs = context.require("passage_runs", measure)
-    if isinstance(runs, Mapping):
-        if ranked.run_name not in runs:
-            listed = ", ".join(sorted(map(str, runs))) or "none"
-            raise ParameterError(f"{measure}: run {ranked.run_name!r} is not a passage run (passage runs: {listed})")
-        return runs[ranked.run_name]
-    return runs
-
-
 def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
     """Precision(D) and MAP(D) of every topic of ``ranked`` (computed once, for both measures).
 
@@ -105,7 +95,13 @@ def passage_scores(ranked: RankedTopics, measure: Measure, context: EvaluationCo
 def _passage_scores(ranked: RankedTopics, measure: Measure,
                     context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
     level = measure["rel"]
-    run = _passage_run_for(ranked, measure, context).without_headings()
+    run = context.require("passage_runs", measure)
+    if isinstance(run, Mapping):  # passage runs by run name
+        if ranked.run_name not in run:
+            listed = ", ".join(sorted(map(str, run))) or "none"
+            raise ParameterError(f"{measure}: run {ranked.run_name!r} is not a passage run (passage runs: {listed})")
+        run = run[ranked.run_name]
+    run = run.without_headings()
     qrels = context.require("passage_qrels", measure)
     if getattr(qrels, "passage", None) is None:
         raise ParameterError(f"{measure} needs passage qrels (XPaths); {qrels.source} has none")
@@ -192,12 +188,11 @@ def map_d(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     return passage_scores(ranked, measure, context)[1]
 
 
-for _spec in (
+register(
     MeasureSpec("P_psg", "passage", "Precision(D): passage precision in the relevant documents retrieved (CLEF-IP)",
                 "Precision(D) = mean_{d in RelRet} |{p_j in Q_d}| / m_d, 0 if RelRet is empty",
                 REFERENCE, precision_d, (REL,), requires=RESOURCES, aliases=("PrecisionD",)),
     MeasureSpec("MAP_psg", "passage", "MAP(D): passage average precision in the relevant documents retrieved (CLEF-IP)",
                 "MAP(D) = mean_{d in RelRet} (1/|Q_d|) sum_{p_j in Q_d} |{p_1..p_j} ∩ Q_d| / j, 0 if RelRet is empty",
                 REFERENCE, map_d, (REL,), requires=RESOURCES, aliases=("MAPD",)),
-):
-    register(_spec)
+)

@@ -171,7 +171,7 @@ def rnorm(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     return np.where(n > 0, 1.0 - ratio, 0.0)
 
 
-for _spec in (
+register(
     MeasureSpec("PRES", "professional",
                 "patent retrieval evaluation score: recall and ranking within Nmax (default 100)",
                 "PRES@Nmax = 1 - (sum_i r_i / n - (n+1)/2) / Nmax, missing relevant at Nmax+k+1..Nmax+n",
@@ -179,5 +179,4 @@ for _spec in (
     MeasureSpec("Rnorm", "professional", "normalised recall over a collection of N documents (Rocchio)",
                 "Rnorm = 1 - (sum_i r_i - sum_{i<=n} i) / (n (N - n)), missing relevant at the end of the collection",
                 RNORM_REFERENCE, rnorm, (REL, COLLECTION), cutoff="optional"),
-):
-    register(_spec)
+)

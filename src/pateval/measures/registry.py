@@ -34,15 +34,15 @@ _OTHER_SPELLINGS = {"map": "AP", "mrr": "RR", "precision": "P", "r-precision": "
                     "rprec": "Rprec", "mrr_cut": "RR", "ap_ia": "MAP_IA", "strecall": "I_rec"}
 
 
-def register(spec: MeasureSpec) -> MeasureSpec:
-    """Add a measure to the registry (names and aliases must be new)."""
-    for name in (spec.name, *spec.aliases):
-        if name in REGISTRY or name in _ALIASES:
-            raise ValueError(f"measure name {name!r} is registered twice")
-    REGISTRY[spec.name] = spec
-    for alias in spec.aliases:
-        _ALIASES[alias] = spec.name
-    return spec
+def register(*specs: MeasureSpec) -> None:
+    """Add measures to the registry, in order (names and aliases must be new)."""
+    for spec in specs:
+        for name in (spec.name, *spec.aliases):
+            if name in REGISTRY or name in _ALIASES:
+                raise ValueError(f"measure name {name!r} is registered twice")
+        REGISTRY[spec.name] = spec
+        for alias in spec.aliases:
+            _ALIASES[alias] = spec.name
 
 
 def all_specs() -> list[MeasureSpec]:

@@ -119,7 +119,7 @@ UTILITY = (
     REL,
 )
 
-for _spec in (
+register(
     MeasureSpec("SetP", "standard", "precision of the retrieved set", "SetP = rel_ret / ret",
                 TREC_EVAL + " set_P; " + IR_MEASURES + " SetP", set_precision, (REL,), aliases=("set_P",)),
     MeasureSpec("SetR", "standard", "recall of the retrieved set", "SetR = rel_ret / R",
@@ -145,5 +145,4 @@ for _spec in (
                 + IR_MEASURES + " NumQ", num_q, (), aggregate="sum", integer=True, aliases=("num_q",)),
     MeasureSpec("Unj", "standard", "share of the top k not judged", "Unj@k = |unjudged in top k| / k",
                 TREC_EVAL + " unj", unjudged, (), cutoff="required", aliases=("unj",)),
-):
-    register(_spec)
+)

@@ -174,7 +174,7 @@ def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationConte
     return _count(topic, ranked)
 
 
-for _spec in (
+register(
     MeasureSpec("AP", "standard", "average precision (mean: MAP)",
                 "AP@k = (1/R) sum_{i<=k, d_i relevant} P@i", TREC_EVAL + " map, map_cut",
                 average_precision, (REL,), cutoff="optional", aliases=("map", "map_cut")),
@@ -202,5 +202,4 @@ for _spec in (
     MeasureSpec("NumRelRet", "standard", "relevant documents retrieved", "|relevant retrieved|",
                 TREC_EVAL + " num_rel_ret", num_rel_ret, (REL,), aggregate="sum", integer=True, aliases=("num_rel_ret",
                                                                                                          )),
-):
-    register(_spec)
+)

@@ -434,7 +434,7 @@ def d_sharp_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationCont
 
 SUBTOPICS = frozenset({"subtopics"})
 
-for _spec in (
+register(
     MeasureSpec("alpha_nDCG", "subtopic", "alpha-nDCG: novelty-discounted nDCG over intents, greedy ideal (ndeval)",
                 "alpha-DCG@k = sum_{r<=k} sum_i w_i J_i(r) (1-alpha)^{C_i(r-1)} / log2(r+1); / greedy ideal",
                 NDEVAL + "; Clarke et al., SIGIR 2008", alpha_ndcg, (ALPHA, REL, INTENTS), cutoff="required",
@@ -462,5 +462,4 @@ for _spec in (
     MeasureSpec("Dsharp_nDCG", "subtopic", "D#-nDCG: gamma I-rec + (1-gamma) D-nDCG",
                 "D#-nDCG@k = gamma I-rec@k + (1-gamma) D-nDCG@k", SAKAI, d_sharp_ndcg, (GAMMA, INTENTS),
                 cutoff="optional", requires=SUBTOPICS, aliases=("Dsharp-nDCG", "D_sharp_nDCG")),
-):
-    register(_spec)
+)

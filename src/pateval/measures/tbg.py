@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -51,10 +51,7 @@ from .lookup import SortedKeys
 from .pres import relevant_rows, topic_and_column
 from .registry import register
 
-if TYPE_CHECKING:
-    import pandas as pd
-else:
-    pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
+pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
 __all__ = ["TBG_PARAMS", "LengthTable", "length_table", "TBGRows", "tbg_rows", "times_at",
            "ideal_gain", "normaliser", "time_model_of"]

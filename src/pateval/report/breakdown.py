@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import malformed
@@ -117,8 +118,6 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
     -------
     matplotlib.figure.Figure
     """
-    import numpy as np
-
     from .plots import new_figure  # matplotlib's object API: no pyplot, no backend switched for the caller
 
     if measure is None:
@@ -136,7 +135,6 @@ def plot_group_summary(summary: pd.DataFrame, measure: str | None = None, *, tit
                  label=str(group))
     axes.set_xticks(x)
     axes.set_xticklabels(runs, rotation=45 if len(runs) > 4 else 0, ha="right" if len(runs) > 4 else "center")
-    axes.set_ylabel(measure)
-    axes.set_title(title or f"{measure} by topic group")
+    axes.set(ylabel=measure, title=title or f"{measure} by topic group")
     axes.legend(title="topics")
     return figure

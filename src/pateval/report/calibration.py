@@ -27,7 +27,9 @@ with needs_extra("report"):
     from matplotlib.figure import Figure
 
     from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
+    from .html import Section, figure_html
     from .plots import colour, new_figure
+    from .tables import html_table
 
 __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
 
@@ -89,10 +91,8 @@ def plot_reading_time(views: pd.DataFrame, *, slope: float, intercept: float, du
     if views.empty:
         axes.text(0.5, 0.5, "no document view left with 'back' in this log", ha="center", va="center",
                   transform=axes.transAxes, fontsize=10, color="#555555")
-    axes.set_xlabel("document length (words)")
-    axes.set_ylabel("time to judge (s)")
-    axes.set_xlim(left=0)
-    axes.set_ylim(bottom=0, top=max(1.0, float(np.percentile(y, 99)) * 1.1) if len(y) else None)
+    axes.set(xlabel="document length (words)", ylabel="time to judge (s)", xlim=(0, None),
+             ylim=(0, max(1.0, float(np.percentile(y, 99)) * 1.1) if len(y) else None))
     axes.set_title(title or "Time to judge a document against its length", fontsize=10)
     if axes.get_legend_handles_labels()[0]:
         axes.legend(fontsize=8, frameon=False, loc="upper left")
@@ -125,10 +125,7 @@ def plot_stopping(sessions: pd.DataFrame, *, halflife: float, km_gap: float | No
         axes.plot(grid, np.exp2(-grid / halflife), color=colour(1), linewidth=1.6, linestyle="--",
                   label=f"D(t) = 2^(-t/{halflife:.4g}){gap}")
         axes.axvline(halflife, color="#999999", linewidth=0.8, linestyle=":")
-    axes.set_xlabel("time since start (s)")
-    axes.set_ylabel("share of sessions")
-    axes.set_xlim(left=0)
-    axes.set_ylim(0, 1.02)
+    axes.set(xlabel="time since start (s)", ylabel="share of sessions", xlim=(0, None), ylim=(0, 1.02))
     axes.set_title(title or "When users stop, and the fitted decay D(t)", fontsize=10)
     axes.legend(fontsize=8, frameon=False)
     axes.grid(True, linewidth=0.3, alpha=0.6)
@@ -168,8 +165,7 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
         axes.set_title(f"list {lists[i]}", fontsize=7, pad=2)
         axes.tick_params(labelsize=6)
         axes.grid(True, linewidth=0.3, alpha=0.6)
-        axes.set_xlim(left=0)
-        axes.set_ylim(bottom=0)
+        axes.set(xlim=(0, None), ylim=(0, None))
     heading = title or f"Rank reached over time, {len(lists)} list{'' if len(lists) == 1 else 's'}"
     if errors is not None and not errors.empty:
         summary = errors.groupby("time")["error"].mean()
@@ -240,9 +236,6 @@ def calibration_figures(result: CalibrationResult, rankings: Mapping[str, ListRa
 
 def calibration_section(result: CalibrationResult, figures: Mapping, *, image_format: str = "svg", precision: int = 4):
     """The report's section for a calibration: the table, the measure strings, the fits, the figures."""
-    from .html import Section, figure_html
-    from .tables import html_table
-
     body = html_table(result.frame(), precision=precision)
     items = "".join(f"<li>{html.escape(c.group)}: <code>{html.escape(c.measure)}</code></li>"
                     for c in result.calibrations)

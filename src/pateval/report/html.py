@@ -22,7 +22,7 @@ from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from .glossary import glossary_html
 from .names import IMAGE_FORMATS
-from .tables import DOWN, UP, comparison_cells, html_table, run_labels, settings_line
+from .tables import DOWN, UP, comparison_rows, html_table, settings_line
 
 with needs_extra("report"):
     from ..stats.comparison import Comparison, MeasureAnalysis
@@ -65,19 +65,6 @@ class Section:
     glossary: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
-def _glossary_section(sections: Sequence[Section]) -> Section | None:
-    """The glossary of every table the sections show (each column once, in the order met)."""
-    tables: dict[str, list[str]] = {}
-    for section in sections:
-        for table, columns in section.glossary:
-            known = tables.setdefault(table, [])
-            known.extend(c for c in columns if c not in known)
-    if not tables:
-        return None
-    return Section("glossary", "Glossary", '<p class="note">What each column of the tables above means.</p>'
-                   + glossary_html(tables))
-
-
 def figure_html(figure, caption: str, image_format: str) -> str:
     """A matplotlib figure as an HTML ``<figure>`` (inline SVG, or a PNG data URL) with its caption."""
     image = (plots.figure_svg(figure) if image_format == "svg" else
@@ -86,23 +73,18 @@ def figure_html(figure, caption: str, image_format: str) -> str:
 
 
 def _comparison_table_html(comparison: Comparison, precision: int) -> str:
-    markers = comparison_cells(comparison)
-    labels = run_labels(comparison.runs)
     all_pairs = comparison.baseline is None
-    best = comparison.means.idxmax(axis=0)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in (["#"] if all_pairs else []) + ["run"] + comparison.measures)
     rows = []
-    for run in comparison.runs:
-        cells = [f"<td>{labels[run]}</td>"] if all_pairs else []
-        cells.append(f"<td>{html.escape(run)}{' <em>(baseline)</em>' if run == comparison.baseline else ''}</td>")
-        for measure in comparison.measures:
-            value = f"{comparison.means.at[run, measure]:.{precision}f}"
-            mark = markers.at[run, measure]
+    for label, run, cells in comparison_rows(comparison, precision):
+        row = [f"<td>{label}</td>"] if all_pairs else []
+        row.append(f"<td>{html.escape(run)}{' <em>(baseline)</em>' if run == comparison.baseline else ''}</td>")
+        for value, mark, best in cells:
             if mark:
                 kind = "sup" if all_pairs else "up" if mark == UP else "down"
                 value += f' <span class="{kind}">{html.escape(mark)}</span>'
-            cells.append(f'<td class="{"num best" if best[measure] == run else "num"}">{value}</td>')
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+            row.append(f'<td class="{"num best" if best else "num"}">{value}</td>')
+        rows.append("<tr>" + "".join(row) + "</tr>")
     legend = ("Superscripts: the numbers of the runs this run is significantly better than." if all_pairs else
               f"{UP} / {DOWN}: significantly better / worse than the baseline {html.escape(str(comparison.baseline))}.")
     return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -135,26 +117,6 @@ def _pairs_note(comparison: Comparison, drawn: int, measure: str, *, under: bool
     return f'<p class="note">{note} {rest}</p>' if rest else f'<p class="note">{note}</p>'
 
 
-def _recall_precision_section(curves: pd.DataFrame, comparison: Comparison | None, image_format: str,
-                              precision: int) -> Section:
-    """The recall-precision curves of every run, and the differences of the run pairs the
-    per-topic section draws, with the values in a table."""
-    pairs = difference_pairs(comparison, len(comparison.runs)) if comparison is not None else []
-    figure = plots.plot_recall_precision(curves, pairs=pairs)
-    caption = ("Interpolated precision at recall 0, 0.1, ..., 1 (IPrec(recall=x), trec_eval's iprec_at_recall_x), "
-               "mean over each run's topics" + (", and the difference of run pairs below." if pairs else "."))
-    body = figure_html(figure, caption, image_format)
-    if comparison is not None:
-        body += _pairs_note(comparison, len(pairs), comparison.measures[0], under=False,
-                            rest="" if comparison.baseline is not None
-                            else "<code>pateval report --baseline RUN</code> draws every run minus RUN.")
-    table = curves.copy()
-    table.columns = [f"{float(level):.1f}" for level in curves.columns]
-    table = table.rename_axis("run").reset_index()
-    body += (f"<details><summary>The values</summary>{html_table(table, precision=precision)}</details>")
-    return Section("recall-precision", "Recall-precision curves", body, (("recall-precision", tuple(table.columns)),))
-
-
 def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAnalysis | None = None,
                     matrices: Mapping[str, pd.DataFrame] | None = None, gain_over_time=None,
                     ct_by_gamma: pd.DataFrame | None = None, recall_precision: pd.DataFrame | None = None,
@@ -183,7 +145,23 @@ def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAn
         raise ParameterError(f"image_format must be 'svg' or 'png', not {image_format!r}")
     sections: list[Section] = []
     if recall_precision is not None:  # the picture a searcher reads first
-        sections.append(_recall_precision_section(recall_precision, comparison, image_format, precision))
+        # the curves of every run, the differences of the run pairs the per-topic section draws, the values
+        pairs = difference_pairs(comparison, len(comparison.runs)) if comparison is not None else []
+        figure = plots.plot_recall_precision(recall_precision, pairs=pairs)
+        caption = ("Interpolated precision at recall 0, 0.1, ..., 1 (IPrec(recall=x), trec_eval's "
+                   "iprec_at_recall_x), mean over each run's topics"
+                   + (", and the difference of run pairs below." if pairs else "."))
+        body = figure_html(figure, caption, image_format)
+        if comparison is not None:
+            body += _pairs_note(comparison, len(pairs), comparison.measures[0], under=False,
+                                rest="" if comparison.baseline is not None
+                                else "<code>pateval report --baseline RUN</code> draws every run minus RUN.")
+        table = recall_precision.copy()
+        table.columns = [f"{float(level):.1f}" for level in recall_precision.columns]
+        table = table.rename_axis("run").reset_index()
+        body += f"<details><summary>The values</summary>{html_table(table, precision=precision)}</details>"
+        sections.append(Section("recall-precision", "Recall-precision curves", body,
+                                (("recall-precision", tuple(table.columns)),)))
     if comparison is not None:
         tests = comparison.tests.drop(columns=["test", "correction", "alpha", "B", "seed"])
         body = _comparison_table_html(comparison, precision)
@@ -261,8 +239,15 @@ def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAn
 def render_report(sections: Sequence[Section], *, title: str = "pateval report", runs: Sequence[str] = (),
                   measures: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
     """The complete HTML document for the given sections."""
-    glossary = _glossary_section(sections)
-    sections = [*sections, glossary] if glossary is not None else list(sections)
+    # the glossary of every table the sections show (each column once, in the order met)
+    tables: dict[str, list[str]] = {}
+    for section in sections:
+        for table, columns in section.glossary:
+            known = tables.setdefault(table, [])
+            known.extend(c for c in columns if c not in known)
+    if tables:
+        sections = [*sections, Section("glossary", "Glossary", '<p class="note">What each column of the tables above '
+                                       "means.</p>" + glossary_html(tables))]
     nav = "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in sections)
     meta = f"Generated by pateval {html.escape(__version__)}."
     if runs:

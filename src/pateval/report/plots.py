@@ -184,8 +184,7 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
     order = np.argsort(recall, kind="stable")
     for i, run in enumerate(runs):
         top.plot(recall[order], values[i, order], markersize=4, linewidth=1.3, label=run, **_run_style(i))
-    top.set_ylim(-0.02, 1.02)
-    top.set_ylabel("interpolated precision")
+    top.set(ylim=(-0.02, 1.02), ylabel="interpolated precision")
     top.set_title(f"Recall-precision curves: mean interpolated precision over topics ({len(runs)} runs)", fontsize=10)
     top.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     if pairs:
@@ -202,16 +201,15 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
         bottom.margins(y=0.12)  # the zero line stays inside the axes when every difference has one sign
         low, high = bottom.get_ylim()
         spread = max(high, 0.0) - min(low, 0.0)
-        bottom.set_ylim(min(low, -0.06 * spread), max(high, 0.06 * spread))
-        bottom.set_ylabel("difference in\ninterpolated precision")
+        bottom.set(ylim=(min(low, -0.06 * spread), max(high, 0.06 * spread)),
+                   ylabel="difference in\ninterpolated precision")
         if baseline is not None:
             bottom.set_title(f"Each run minus the baseline {baseline} (styles as above)", fontsize=10)
         else:
             bottom.set_title("Run pairs: first minus second", fontsize=10)
             bottom.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     for axes in panels:
-        axes.set_xlim(-0.02, 1.02)
-        axes.set_xticks(np.linspace(0, 1, 11))
+        axes.set(xlim=(-0.02, 1.02), xticks=np.linspace(0, 1, 11))
         axes.grid(True, linewidth=0.3, alpha=0.6)
         axes.tick_params(labelbottom=True)  # each panel reads on its own
         axes.set_xlabel("recall")
@@ -239,9 +237,8 @@ def plot_topic_differences(scores_a, scores_b, *, run_a: str = "A", run_b: str =
     wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
     axes.set_title(f"{measure} per topic: {run_a} \u2212 {run_b}  ({wins} better, {losses} worse, "
                    f"{len(a) - wins - losses} tied)".strip(), fontsize=10)
-    axes.set_xlabel("topics, sorted by difference")
-    axes.set_ylabel(f"{measure} difference".strip())
-    axes.set_xlim(-0.5, len(ordered) - 0.5)
+    axes.set(xlabel="topics, sorted by difference", ylabel=f"{measure} difference".strip(),
+             xlim=(-0.5, len(ordered) - 0.5))
     if topics is not None and label_topics > 0:
         names = [str(t) for t in topics]
         if len(names) != len(a):
@@ -269,9 +266,8 @@ def plot_asl_curves(curves: pd.DataFrame, *, alpha: float = 0.05, title: str = "
         axes.plot(group["rank"], group["asl"], color=colour(i), linewidth=1.6,
                   label=f"{measure} ({significant}/{len(group)} < {alpha:g})")
     axes.axhline(alpha, color="black", linestyle=":", linewidth=1)
-    axes.set_xlabel("run pairs, sorted by ASL")
-    axes.set_ylabel("achieved significance level (ASL)")
-    axes.set_ylim(0, max(0.2, min(1.0, float(curves["asl"].max()) * 1.05)))
+    axes.set(xlabel="run pairs, sorted by ASL", ylabel="achieved significance level (ASL)",
+             ylim=(0, max(0.2, min(1.0, float(curves["asl"].max()) * 1.05))))
     axes.set_title(title, fontsize=10)
     # Curves rise to the right; the legend goes outside the axes so it never hides one.
     axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -293,8 +289,7 @@ def plot_measure_scatter(x, y, *, measure_x: str, measure_y: str, labels: Sequen
     figure, axes = new_figure(7.0 if named else 5.0, 4.2)
     axes.scatter(a, b, s=22, color=colour(0), edgecolor="white", linewidth=0.5, zorder=2)
     tau = kendall_tau(a, b) if len(a) > 1 and np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
-    axes.set_xlabel(measure_x)
-    axes.set_ylabel(measure_y)
+    axes.set(xlabel=measure_x, ylabel=measure_y)
     axes.set_title(f"{measure_y} against {measure_x}: Kendall's \u03c4 = {tau:.3f} ({len(a)} runs)", fontsize=10)
     axes.grid(True, linewidth=0.3, alpha=0.6)
     axes.margins(0.08)
@@ -338,10 +333,7 @@ def plot_gain_over_time(curves, *, time_unit: str = "min", title: str = "Cumulat
         t = np.concatenate([[0.0], times[order] / scale[time_unit]])
         g = np.concatenate([[0.0], gains[order]])
         axes.step(t, g, where="post", color=colour(i), linewidth=1.5, label=str(run))
-    axes.set_xlabel(f"time t ({time_unit})")
-    axes.set_ylabel("cumulative gain G(t)")
-    axes.set_xlim(left=0)
-    axes.set_ylim(bottom=0)
+    axes.set(xlabel=f"time t ({time_unit})", ylabel="cumulative gain G(t)", xlim=(0, None), ylim=(0, None))
     axes.set_title(title, fontsize=10)
     axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the curves
     axes.grid(True, linewidth=0.3, alpha=0.6)
@@ -363,8 +355,7 @@ def plot_ct_gamma(scores: pd.DataFrame, *, measure: str = "CT", title: str | Non
         group = group.sort_values("gamma")
         axes.plot(group["gamma"], group["score"], marker=markers[i % len(markers)], markersize=4, color=colour(i),
                   linewidth=1.5, label=str(run))
-    axes.set_xlabel("\u03b3 (discount for documents on an already covered subtopic)")
-    axes.set_ylabel(f"{measure} score")
+    axes.set(xlabel="\u03b3 (discount for documents on an already covered subtopic)", ylabel=f"{measure} score")
     axes.set_title(title or f"{measure} against \u03b3", fontsize=10)
     axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the lines
     axes.grid(True, linewidth=0.3, alpha=0.6)
@@ -389,9 +380,8 @@ def plot_agreement_chart(chart: pd.DataFrame, *, title: str = "Agreement of verd
     bars = axes.barh(positions, chart["pairs"], color=colours)
     axes.bar_label(bars, labels=[str(int(p)) for p in chart["pairs"]], padding=3, fontsize=7)
     axes.set_yticks(positions, labels, fontsize=7, family="monospace")
-    axes.set_xlabel(f"run pairs (of {int(chart['pairs'].sum())})\nA = first run significantly better, B = second, "
-                    f"tie = neither")
-    axes.set_xlim(0, float(chart["pairs"].max()) * 1.12)
+    axes.set(xlabel=f"run pairs (of {int(chart['pairs'].sum())})\nA = first run significantly better, B = second, "
+                    "tie = neither", xlim=(0, float(chart["pairs"].max()) * 1.12))
     legend = [Patch(color=colour(0), label="all measures agree"), Patch(color=colour(1), label="measures disagree")]
     axes.legend(handles=legend, loc="lower right", fontsize=8, frameon=False)
     axes.set_title(title, fontsize=10)

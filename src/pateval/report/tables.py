@@ -29,8 +29,8 @@ from .names import TABLE_FORMATS
 if TYPE_CHECKING:  # the types only: rendering a plain table must not load SciPy
     from ..stats.comparison import Comparison, MeasureAnalysis
 
-__all__ = ["TABLE_FORMATS", "comparison_cells", "html_table", "latex_escape", "render_analysis", "render_comparison",
-           "render_frame", "run_labels", "settings_line"]
+__all__ = ["TABLE_FORMATS", "comparison_cells", "comparison_rows", "html_table", "latex_escape", "render_analysis",
+           "render_comparison", "render_frame", "run_labels", "settings_line"]
 
 
 UP, DOWN = "\u25b2", "\u25bc"
@@ -71,19 +71,23 @@ def comparison_cells(comparison: Comparison) -> pd.DataFrame:
     return comparison.better_than().map(lambda losers: ",".join(sorted((labels[r] for r in losers), key=int)))
 
 
-def _text_comparison(comparison: Comparison, precision: int) -> str:
+def comparison_rows(comparison: Comparison, precision: int):
+    """Per run, in order: its number, the run, and under each measure its mean to ``precision``
+    decimals, its marker (:func:`comparison_cells`) and whether it is the measure's best mean."""
     markers = comparison_cells(comparison)
     labels = run_labels(comparison.runs)
+    best = comparison.means.idxmax(axis=0)
+    for run in comparison.runs:
+        yield labels[run], run, [(f"{comparison.means.at[run, m]:.{precision}f}", markers.at[run, m], best[m] == run)
+                                 for m in comparison.measures]
+
+
+def _text_comparison(comparison: Comparison, precision: int) -> str:
     all_pairs = comparison.baseline is None
     header = (["#"] if all_pairs else []) + ["run"] + comparison.measures
-    rows = []
-    for run in comparison.runs:
-        cells = ([labels[run]] if all_pairs else []) + [f"{run} (baseline)" if run == comparison.baseline else run]
-        for measure in comparison.measures:
-            mark = markers.at[run, measure]
-            value = f"{comparison.means.at[run, measure]:.{precision}f}"
-            cells.append(f"{value} {'>' + mark if all_pairs and mark else mark}".rstrip())
-        rows.append(cells)
+    rows = [([label] if all_pairs else []) + [f"{run} (baseline)" if run == comparison.baseline else run]
+            + [f"{value} {'>' + mark if all_pairs and mark else mark}".rstrip() for value, mark, _ in cells]
+            for label, run, cells in comparison_rows(comparison, precision)]
     if comparison.tests.empty:
         legend = ""  # nothing was tested: no markers to explain (the settings line says why)
     elif all_pairs:
@@ -101,10 +105,7 @@ def latex_escape(text: str) -> str:
 
 
 def _latex_comparison(comparison: Comparison, precision: int) -> str:
-    markers = comparison_cells(comparison)
     all_pairs = comparison.baseline is None
-    labels = run_labels(comparison.runs)
-    best = comparison.means.idxmax(axis=0)
     columns = ("r" if all_pairs else "") + "l" + "r" * len(comparison.measures)
     out = io.StringIO()
     out.write("% " + settings_line(comparison) + "\n")
@@ -112,16 +113,12 @@ def _latex_comparison(comparison: Comparison, precision: int) -> str:
     head = (["\\#"] if all_pairs else []) + ["Run"] + [latex_escape(m) for m in comparison.measures]
     out.write(" & ".join(head) + " \\\\\n\\hline\n")
     arrows = {UP: "$^{\\uparrow}$", DOWN: "$^{\\downarrow}$", "": ""}
-    for run in comparison.runs:
-        cells = [labels[run]] if all_pairs else []
-        cells.append(latex_escape(run) + (" (baseline)" if run == comparison.baseline else ""))
-        for measure in comparison.measures:
-            value = f"{comparison.means.at[run, measure]:.{precision}f}"
-            if best[measure] == run:
-                value = "\\textbf{" + value + "}"
-            mark = markers.at[run, measure]
-            cells.append(value + arrows.get(mark, "$^{" + mark + "}$"))
-        out.write(" & ".join(cells) + " \\\\\n")
+    for label, run, cells in comparison_rows(comparison, precision):
+        row = [label] if all_pairs else []
+        row.append(latex_escape(run) + (" (baseline)" if run == comparison.baseline else ""))
+        row += [("\\textbf{" + value + "}" if best else value) + arrows.get(mark, "$^{" + mark + "}$")
+                for value, mark, best in cells]
+        out.write(" & ".join(row) + " \\\\\n")
     out.write("\\hline\n")
     # the legend under the table, as rows spanning it: the markers and the settings they depend on
     if comparison.tests.empty:
@@ -236,20 +233,6 @@ def _latex_frame(frame: pd.DataFrame, precision: int) -> str:
     return out.getvalue()
 
 
-def _analysis_sections(analysis: MeasureAnalysis) -> list[tuple[str, pd.DataFrame]]:
-    sections = [("Discriminative power", analysis.power.summary)]
-    if analysis.power_by_test is not None and analysis.power_by_test.shape[1] > 2:
-        sections.append(("Discriminative power by test (share of run pairs significant)", analysis.power_by_test))
-    if analysis.correlations is not None:
-        sections.append(("Rank correlation between measures", analysis.correlations))
-    if analysis.agreement is not None:
-        sections.append((f"Agreement of verdicts ({analysis.agreement_test}, alpha {analysis.settings['alpha']:g})",
-                         analysis.agreement))
-        sections.append(("Agreement chart: run pairs per combination of verdicts (A = first run better, B = second, "
-                         "tie)", analysis.chart))
-    return sections
-
-
 def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precision: int = 4) -> str:
     """The measure analysis (discriminative power, correlations, agreement) in one format.
 
@@ -263,8 +246,18 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
                     "asl_curves": _records(analysis.power.curves), "correlations": _records(analysis.correlations),
                     "agreement": _records(analysis.agreement), "agreement_chart": _records(analysis.chart)}
         return json.dumps(document, indent=1, default=_json_default) + "\n"
+    sections = [("Discriminative power", analysis.power.summary)]
+    if analysis.power_by_test is not None and analysis.power_by_test.shape[1] > 2:
+        sections.append(("Discriminative power by test (share of run pairs significant)", analysis.power_by_test))
+    if analysis.correlations is not None:
+        sections.append(("Rank correlation between measures", analysis.correlations))
+    if analysis.agreement is not None:
+        sections.append((f"Agreement of verdicts ({analysis.agreement_test}, alpha {analysis.settings['alpha']:g})",
+                         analysis.agreement))
+        sections.append(("Agreement chart: run pairs per combination of verdicts (A = first run better, B = second, "
+                         "tie)", analysis.chart))
     out = io.StringIO()
-    for title, frame in _analysis_sections(analysis):
+    for title, frame in sections:
         if format == "text":
             out.write(f"{title}\n{_text_frame(frame, precision)}\n")
         elif format == "csv":

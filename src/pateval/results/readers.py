@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..errors import PatevalError, malformed
 from ..formats.source import read_bytes
+from ..measures import parse_measure
 from ..validation import check_choice
 
 __all__ = ["SCORE_FORMATS", "read_scores", "read_score_files", "canonical_measure"]
@@ -54,16 +55,10 @@ def canonical_measure(name: str) -> str | None:
     >>> [canonical_measure(name) for name in ("map", "P_10", "gm_map", "my_score")]
     ['AP', 'P@10', 'GMAP', None]
     """
-    from ..measures import parse_measure
-
     try:
         return str(parse_measure(name))
     except (PatevalError, ValueError):
         return None
-
-
-def _lines(path: Path, text: str) -> list[tuple[int, list[str]]]:
-    return [(number, line.split()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
 
 
 def _value(path: Path, number: int | None, text: str) -> float:
@@ -134,7 +129,7 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     except UnicodeDecodeError as error:
         malformed(path, data[:error.start].count(b"\n") + 1, "not valid UTF-8 text",
                   found=data[max(0, error.start - 10):error.end + 10])
-    lines = _lines(path, text)
+    lines = [(number, line.split()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
     if not lines:
         malformed(path, None, "no per-topic score (the file holds only white space)")
     if format == "auto":

@@ -23,15 +23,17 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .._lazy import lazy_module
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from ..formats.names import RESULT_FORMATS
 from ..measures import parse_measure
+from ..measures.registry import TREC_EVAL_ORDER, trec_eval_name
 from ..validation import check_choice
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
 else:
     pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
@@ -117,7 +119,17 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
             return "".join(json.dumps(record) + "\n" for record in records)
         return json.dumps(records, indent=1) + "\n"
     if format == "prototext":
-        return _prototext(rows, columns)
+        # TIRA's evaluation.prototext, one ``measure { key value }`` block per aggregate: only the ``all`` rows
+        # (the last key column; TIRA shows one value per measure), keyed by the other key columns (a run column
+        # only when it names several runs), the value at full precision, as TIRA's evaluators write it
+        totals = [row for row in zip(*(rows[c] for c in [*columns, "value"]),
+                                     strict=False) if str(row[len(columns) - 1]) == "all"]
+        keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
+        blocks = []
+        for row in totals:
+            key = " ".join(str(row[i]) for i in keep).replace("\\", "\\\\").replace('"', '\\"')
+            blocks.append(f'measure {{\n  key: "{key}"\n  value: "{float(row[-1])!r}"\n}}')
+        return "\n".join(blocks) + ("\n" if blocks else "")
     if format == "csv":  # as pandas' to_csv(float_format="%.17g"): minimal quoting, NaN as an empty field
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -132,24 +144,6 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
         keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
         text = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
         lines.append("\t".join([*keys, text]))
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def _prototext(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[str]) -> str:
-    """TIRA's ``evaluation.prototext``: one ``measure { key value }`` block per aggregate.
-
-    Only the ``all`` rows (the last key column) are written -- TIRA shows one value per
-    measure -- keyed by the other key columns (a run column only when it names several
-    runs), the value at full precision, as TIRA's evaluators write it.
-    """
-    columns = list(columns)
-    totals = [row for row in zip(*(rows[c] for c in [*columns, "value"]),
-                                 strict=False) if str(row[len(columns) - 1]) == "all"]
-    keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
-    lines = []
-    for row in totals:
-        key = " ".join(str(row[i]) for i in keep).replace("\\", "\\\\").replace('"', '\\"')
-        lines.append(f'measure {{\n  key: "{key}"\n  value: "{float(row[-1])!r}"\n}}')
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -172,8 +166,6 @@ def format_results(rows: pd.DataFrame | Mapping[str, Sequence], *, format: str =
 def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
     """pateval's name -> the name printed with ``--names trec``: trec_eval's where it has one
     (``map``, ``P_10``, ``ndcg_cut_10``, ``recall_1000``, ``num_ret``), else pateval's."""
-    from ..measures.registry import trec_eval_name
-
     return {str(m): trec_eval_name(m, relevance_level=relevance_level) or str(m) for m in measures}
 
 
@@ -181,8 +173,6 @@ def _trec_eval_sort_key(name: str, given: int) -> tuple:
     """trec_eval prints its measures in the order of its measure table, the values of a
     measure's cutoffs ascending (``P_5`` before ``P_10``, ``Rprec_mult_0.20`` before
     ``Rprec_mult_5.00``); measures trec_eval does not have come after, in the order asked for."""
-    from ..measures.registry import TREC_EVAL_ORDER
-
     if name in TREC_EVAL_ORDER:
         return (0, TREC_EVAL_ORDER.index(name), 0.0, given)
     bases = [base for base in TREC_EVAL_ORDER if name.startswith(base + "_")]
@@ -204,8 +194,6 @@ def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str, *, order: np.
     bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
     ``order``: the topics' positions in that order, when the caller has them already.
     """
-    import numpy as np
-
     if order is None:
         order = _trec_eval_topic_order(topics)
     # cumsum adds one value at a time, left to right, as trec_eval's loop does; 0.0 + makes a
@@ -217,8 +205,6 @@ def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str, *, order: np.
 
 
 def _trec_eval_topic_order(topics: Sequence) -> np.ndarray:
-    import numpy as np
-
     return np.array(sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()), dtype=np.intp)
 
 
@@ -226,8 +212,6 @@ def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False) 
     """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
     (:func:`trec_eval_mean`); ``scored`` as for :func:`format_trec_eval`. ``logged``: the
     values of geometric means are logs already (their z-scores, :mod:`pateval.results.zscores`)."""
-    import numpy as np
-
     how = {str(m): parse_measure(m).spec.aggregate for m in measures}
     rows = []
     for piece in scored:

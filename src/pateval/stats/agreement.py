@@ -53,8 +53,7 @@ def agreement_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
         raise ParameterError("agreement needs verdicts under at least two measures")
     rows = []
     for first, second in combinations(measures, 2):
-        a = verdicts[first].to_numpy()
-        b = verdicts[second].to_numpy()
+        a, b = verdicts[first].to_numpy(), verdicts[second].to_numpy()
         agree = a == b
         rows.append({"measure_a": first, "measure_b": second, "pairs": len(a), "agree": int(agree.sum()),
                      "agree_share": float(agree.mean()) if len(a) else float("nan"),

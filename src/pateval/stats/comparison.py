@@ -111,12 +111,10 @@ def compare_runs(matrices: Mapping[str, object], *, baseline: str | None = None,
     checked = check_matrices(matrices, purpose="comparing runs")
     if test not in TESTS:
         raise ParameterError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-    frames = []
-    for measure, frame in checked.items():
-        result = pairwise_tests(frame, test=test, baseline=baseline, correction=correction, alpha=alpha, seed=seed, B=B)
-        result.insert(0, "measure", measure)
-        frames.append(result)
-    tests = pd.concat(frames, ignore_index=True)
+    # each measure's tests, a measure column first
+    tests = pd.concat({measure: pairwise_tests(frame, test=test, baseline=baseline, correction=correction, alpha=alpha,
+                                               seed=seed, B=B) for measure, frame in checked.items()},
+                      names=["measure"]).reset_index(level="measure").reset_index(drop=True)
     resampling = test in DEFAULT_B
     used_B = int(tests["B"].iloc[0]) if resampling else None
     exact = resampling and tests["seed"].isna().all()
@@ -192,9 +190,7 @@ def analyse_measures(matrices: Mapping[str, object], *, test: str | Sequence[str
                                    for t in tests[1:]]
     power_by_test = (pd.concat(summaries, ignore_index=True)
                      .pivot(index="measure", columns="test", values="discriminative_power")
-                     .reindex(index=list(checked), columns=tests))
-    power_by_test.columns.name = None
-    power_by_test = power_by_test.reset_index()
+                     .reindex(index=list(checked), columns=tests).rename_axis(columns=None).reset_index())
     means = mean_scores(checked)
     correlations = verdicts = agreement = chart = None
     if len(checked) > 1:

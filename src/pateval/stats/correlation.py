@@ -84,8 +84,7 @@ def ranking_correlations(means: pd.DataFrame) -> pd.DataFrame:
         raise ParameterError("ranking correlations need a runs x measures frame with at least two measures")
     rows = []
     for first, second in combinations(means.columns, 2):
-        x = means[first].to_numpy(dtype=float)
-        y = means[second].to_numpy(dtype=float)
+        x, y = means[first].to_numpy(dtype=float), means[second].to_numpy(dtype=float)
         forward, backward = tau_ap(x, y), tau_ap(y, x)
         rows.append({"measure_a": first, "measure_b": second, "kendall_tau": kendall_tau(x, y), "tau_ap_a_b": forward,
                      "tau_ap_b_a": backward, "tau_ap": 0.5 * (forward + backward), "runs": len(x)})

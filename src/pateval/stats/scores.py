@@ -95,10 +95,7 @@ def score_matrix(frame: pd.DataFrame, measure: str | None = None, *, topics: str
             raise ParameterError(f"run {run!r} has no {measure} score for topic {topic!r}; paired tests need every run "
                                  "scored on the same topics (evaluate with complete topics to score it as 0)")
         matrix = matrix.dropna(axis=0, how="any")
-    matrix = matrix.sort_index()
-    matrix.columns.name = "run"
-    matrix.index.name = "topic"
-    return matrix
+    return matrix.sort_index().rename_axis(index="topic", columns="run")
 
 
 def score_matrices(frame: pd.DataFrame, measures: Sequence[str] | None = None, *,

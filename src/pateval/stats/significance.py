@@ -143,15 +143,6 @@ def paired_t(differences, *, alpha: float = 0.05) -> dict[str, np.ndarray]:
 # ---- Wilcoxon signed-rank ----------------------------------------------------------------
 
 
-def _wilcoxon_null_counts(n: int) -> np.ndarray:
-    """Number of the 2**n sign assignments giving W+ = 0 .. n(n+1)/2, for ranks 1..n untied."""
-    counts = np.zeros(n * (n + 1) // 2 + 1)
-    counts[0] = 1.0
-    for rank in range(1, n + 1):
-        counts[rank:] = counts[rank:] + counts[:-rank].copy()
-    return counts
-
-
 def _enumerated_signed_rank_p(ranks: np.ndarray, w_plus: float) -> float:
     """Two-sided p of W+ over all 2**k sign assignments of the (possibly tied) ranks."""
     k = len(ranks)
@@ -211,7 +202,11 @@ def wilcoxon_signed_rank(differences) -> dict[str, np.ndarray]:
         if (kc := int(k[column])) == 0:
             continue
         if not has_ties[column] and kc == n_total:
-            counts = _wilcoxon_null_counts(kc)
+            # the number of the 2**k sign assignments giving W+ = 0 .. k(k+1)/2, for ranks 1..k untied
+            counts = np.zeros(kc * (kc + 1) // 2 + 1)
+            counts[0] = 1.0
+            for rank in range(1, kc + 1):
+                counts[rank:] = counts[rank:] + counts[:-rank].copy()
             total = counts.sum()
             w = w_plus[column]
             upper = counts[math.floor(w + 1e-9) :].sum() / total
