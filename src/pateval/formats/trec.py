@@ -136,9 +136,10 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
     if delimiter is None or (not plain and foreign_space(data, delimiter=delimiter.encode())):
         return None
     dictionary = pa.dictionary(pa.int32(), pa.string())
+    view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(data),
+            pa.py_buffer(view),
             read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=tuning.CSV_BLOCK_BYTES),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
@@ -155,7 +156,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None  # the careful path finds and words the problem
     finally:
-        release(data)
+        release(data, view)
     if table.num_rows == 0:
         return None
     tags = table.column("tag").unify_dictionaries()
