@@ -198,3 +198,38 @@ def test_the_fast_and_careful_paths_agree_on_a_commented_file(tmp_path):
     assert fast is not None
     assert list(fast.docnos) == list(careful.docnos)
     assert np.array_equal(fast.score, careful.score)
+
+
+def test_the_fast_reader_returns_once_arrow_has_let_go_of_the_input(tmp_path, monkeypatch):
+    # issue 21: an Arrow worker drops the reader's last reference to the input's buffer just
+    # after handing back the table, and takes the GIL to do so; at interpreter exit that
+    # aborted the process. A thread stands in for such a late worker here: the reader must
+    # not return before it has let go (the file's map is then unmapped)
+    import threading
+    import time
+
+    import pyarrow.csv as pacsv
+
+    from pateval.formats import trec
+    from pateval.formats.source import map_file
+
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0 tag\n")
+    read_csv, workers, maps = pacsv.read_csv, [], []
+
+    def hold(buffer, seconds):  # the worker's reference, dropped when it returns
+        time.sleep(seconds)
+
+    def late_worker(source, **options):
+        table = read_csv(source, **options)
+        workers.append(threading.Thread(target=hold, args=(source, 0.05)))
+        workers[-1].start()
+        return table
+
+    monkeypatch.setattr(pacsv, "read_csv", late_worker)
+    monkeypatch.setattr(trec, "map_file", lambda p: maps.append(map_file(p)) or maps[-1])
+    run = read_run(path)
+    for worker in workers:
+        worker.join()
+    assert run.doc_ids.to_pylist() == ["d1", "d2"]
+    assert len(maps) == 1 and maps[0].closed

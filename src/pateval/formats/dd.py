@@ -401,10 +401,11 @@ def _read_jig_fast(path: Path, on_duplicate: str, name: str | None) -> DDRun | N
     if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
         return None  # pipes and the like are read (and errors worded) by the careful path
     data = map_file(path)
+    view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
     try:
-        columns = _jig_columns(data)
+        columns = _jig_columns(data, view)
     finally:
-        release(data)
+        release(data, view)
     if columns is None:
         return None
     return _jig_run(path, *columns, on_duplicate=on_duplicate, name=name)
@@ -428,10 +429,11 @@ def _plain_text(data) -> bool:
     return True
 
 
-def _jig_columns(data):
+def _jig_columns(data, view):
     """(topic, iteration, docno, score) as parsed by Arrow: topic dictionary-encoded,
     iteration int64 (or dictionary-encoded strings), docno one string per line, score
-    float64; None unless every line has 4 to 6 fields and the values parse."""
+    float64; None unless every line has 4 to 6 fields and the values parse. ``view``: the
+    memoryview of ``data`` that Arrow reads."""
     if not _plain_text(data):
         return None
     width = _FIRST_LINE.search(data).group().count(b"\t") + 1  # Arrow's reader skips empty lines too
@@ -447,7 +449,7 @@ def _jig_columns(data):
     try:
         # lines of one width (the usual file): Arrow's reader splits and converts the fields
         table = pacsv.read_csv(
-            pa.py_buffer(data),
+            pa.py_buffer(view),
             read_options=pacsv.ReadOptions(column_names=names, block_size=tuning.CSV_BLOCK_BYTES),
             parse_options=pacsv.ParseOptions(delimiter="\t", **parse),
             convert_options=pacsv.ConvertOptions(
@@ -462,7 +464,7 @@ def _jig_columns(data):
     # lines of different widths (4 to 6): whole lines, split by Arrow's compute functions
     try:
         lines = pacsv.read_csv(
-            pa.py_buffer(data),
+            pa.py_buffer(view),
             read_options=pacsv.ReadOptions(column_names=["line"], block_size=tuning.CSV_BLOCK_BYTES),
             parse_options=pacsv.ParseOptions(delimiter=_NO_DELIMITER, **parse),
             convert_options=pacsv.ConvertOptions(column_types={"line": pa.string()}, strings_can_be_null=False,

@@ -134,6 +134,7 @@ def _read_fast(path: Path) -> DocLengths | None:
     if not path.is_file() or path.stat().st_size == 0:
         return None
     data = map_file(path)
+    view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
     try:
         if data[:3] == b"\xef\xbb\xbf":
             return None  # a byte-order mark: the careful path skips it
@@ -143,7 +144,7 @@ def _read_fast(path: Path) -> DocLengths | None:
         if delimiter is None or foreign_space(data, delimiter=delimiter):
             return None
         table = pacsv.read_csv(
-            pa.py_buffer(data),
+            pa.py_buffer(view),
             read_options=pacsv.ReadOptions(column_names=["docno", "length"], block_size=1 << 24),
             parse_options=pacsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, double_quote=False,
                                              escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
@@ -153,7 +154,7 @@ def _read_fast(path: Path) -> DocLengths | None:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None  # the careful path finds and words the problem
     finally:
-        release(data)
+        release(data, view)
     ids = table.column("docno").combine_chunks()
     values = table.column("length").to_numpy()
     offsets, _ = string_parts(ids)

@@ -134,9 +134,10 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     else:
         read_options = pacsv.ReadOptions(column_names=names, block_size=tuning.CSV_BLOCK_BYTES)
         pool = None
+    view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(data),
+            pa.py_buffer(view),
             read_options=read_options,
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                              escape_char=False, ignore_empty_lines=True),
@@ -150,7 +151,7 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     finally:
-        release(data)
+        release(data, view)
     if table.num_rows == 0:
         return None
     topics = _one_chunk(table.column("topic"), pool)

@@ -32,6 +32,7 @@ import os
 import re
 import stat
 import sys
+import time
 import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -381,9 +382,24 @@ def ir_metadata(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def release(data) -> None:
-    """Unmap a :func:`map_file` map once parsed, unless Arrow's columns still point into it
-    (then it goes when they do): the file's pages then leave the process at once."""
+def release(data, view: memoryview | None = None) -> None:
+    """Let go of an input once Arrow has parsed it: first ``view``, the memoryview of ``data``
+    handed to Arrow (``pa.py_buffer(view)``), then a :func:`map_file` map, unmapped unless
+    Arrow's columns still point into it (then it goes when they do): the file's pages then
+    leave the process at once."""
+    if view is not None:
+        # An Arrow worker drops the reader's last reference to the buffer just after handing
+        # back the table, taking the GIL to do so; if the interpreter is finalising by then,
+        # CPython ends that thread inside Arrow's C++ and the process aborts after all its
+        # work ("terminate called without an active exception", exit 134; apache/arrow#34314).
+        # So the reader returns only once Arrow has let go, the GIL released meanwhile (a few
+        # tries at most; the wait ends regardless if a column still holds the buffer).
+        for _ in range(1000):
+            try:
+                view.release()
+                break
+            except BufferError:
+                time.sleep(0.001)
     if isinstance(data, mmap.mmap):
         with contextlib.suppress(BufferError):
             data.close()

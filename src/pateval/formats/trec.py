@@ -138,9 +138,10 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
     # with mixed_tags="last" only the last line's tag names the run: its column is kept as plain
     # strings, which Arrow makes quicker than a dictionary (about 5% of a block's parsing)
     tag_type = pa.string() if mixed_tags == "last" else dictionary
+    view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(data),
+            pa.py_buffer(view),
             read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=tuning.CSV_BLOCK_BYTES),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
@@ -157,7 +158,7 @@ def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = Fals
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None  # the careful path finds and words the problem
     finally:
-        release(data)
+        release(data, view)
     if table.num_rows == 0:
         return None
     tags = table.column("tag")
