@@ -87,13 +87,12 @@ def leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentP
 
 def run() -> None:
     """The ``pateval`` command: :func:`main`, then the process ends without the interpreter's
-    teardown.
+    teardown (the output flushed, main's status; every file was closed by then, atomic_output).
 
-    Arrow's worker threads may still hold a buffer that wraps a Python object when the
-    interpreter finalises; releasing it then needs the GIL, which is gone, and the process
-    aborted ("terminate called without an active exception", exit 134) after all its work was
-    done, about one run in 30 on the example data (apache/arrow#34314). The output is flushed
-    and the process ends with main's status; every file was closed by then (atomic_output).
+    The readers no longer leave Arrow a Python buffer to drop during finalisation
+    (:func:`pateval.formats.source.release`; apache/arrow#34314 made such a process abort,
+    exit 134, after all its work); the command still skips the teardown, which only frees
+    memory the process is about to give back.
     """
     status = main()
     for stream in (sys.stdout, sys.stderr):

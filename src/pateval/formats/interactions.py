@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import malformed
-from .source import compression, is_regular_file, parse_float, read_bytes
+from .source import compression, is_regular_file, parse_float, read_bytes, release
 
 __all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_list_map", "session_codes",
            "read_interaction_log", "write_interaction_log"]
@@ -188,13 +188,27 @@ def _rows_jsonl(path: Path, text: str):
         malformed(path, None, "the file is empty")
 
 
-def _rows_parquet(path: Path):
-    import pyarrow as pa
+def _read_parquet(path: Path):
+    """The Parquet table of ``path`` (a gzip-compressed one decompressed in memory first)."""
     import pyarrow.parquet as pq
 
+    if not _is_gzip(path):
+        return pq.read_table(path)
+    import pyarrow as pa
+
+    raw = _raw_bytes(path, text=False)
+    view = memoryview(raw)  # released once Arrow's threads let go of it (source.release)
     try:
-        source = pa.BufferReader(_raw_bytes(path, text=False)) if _is_gzip(path) else path
-        table = pq.read_table(source)
+        return pq.read_table(pa.BufferReader(view))
+    finally:
+        release(raw, view)
+
+
+def _rows_parquet(path: Path):
+    import pyarrow as pa
+
+    try:
+        table = _read_parquet(path)
     except FileNotFoundError:
         malformed(path, None, "no such file")
     except (pa.ArrowException, OSError) as error:
@@ -274,11 +288,12 @@ def _fast_text(path: Path, raw: bytes, kind: str) -> InteractionLog | None:
     if not raw.strip() or b"\x00" in raw or b'"' in raw or raw.startswith((b"\n", b"\r")) or b"\n\n" in raw \
             or b"\n\r\n" in raw or b"\r\n\r\n" in raw:
         return None
+    view = memoryview(raw)  # released once Arrow's threads let go of it (source.release)
     try:
         if kind == "jsonl":
             import pyarrow.json as pajson
 
-            table = pajson.read_json(pa.BufferReader(raw))
+            table = pajson.read_json(pa.BufferReader(view))
             first_line = 1
         else:
             import pyarrow.csv as pacsv
@@ -290,7 +305,7 @@ def _fast_text(path: Path, raw: bytes, kind: str) -> InteractionLog | None:
                     or len(set(names)) != len(names):
                 return None
             table = pacsv.read_csv(
-                pa.BufferReader(raw),
+                pa.BufferReader(view),
                 parse_options=pacsv.ParseOptions(delimiter="," if kind == "csv" else "\t", quote_char=False),
                 convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
                                                      strings_can_be_null=True,
@@ -298,15 +313,16 @@ def _fast_text(path: Path, raw: bytes, kind: str) -> InteractionLog | None:
             first_line = 2
     except (pa.ArrowException, UnicodeDecodeError, ValueError):
         return None
+    finally:
+        release(raw, view)
     return _fast_table(path, table, first_line)
 
 
 def _fast_parquet(path: Path) -> InteractionLog | None:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(pa.BufferReader(_raw_bytes(path, text=False)) if _is_gzip(path) else path)
+        table = _read_parquet(path)
     except (pa.ArrowException, OSError):
         return None
     return _fast_table(path, table, 1)
