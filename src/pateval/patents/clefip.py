@@ -14,15 +14,7 @@ from lxml import etree
 
 from ..core.docids import make_ucid, split_ucid
 from ..errors import malformed
-from ._xmltools import (
-    child_text,
-    ipc_symbol,
-    iso_date,
-    lang_code,
-    party_name,
-    texts_by_language,
-    unique,
-)
+from ._xmltools import child_text, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
 from .records import Citation, PatentDocument, parse_claim_list
 from .safexml import XmlDocument, element_text
 

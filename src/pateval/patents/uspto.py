@@ -17,15 +17,7 @@ from lxml import etree
 
 from ..core.docids import make_ucid
 from ..errors import malformed
-from ._xmltools import (
-    child_text,
-    ipc_symbol,
-    iso_date,
-    lang_code,
-    party_name,
-    texts_by_language,
-    unique,
-)
+from ._xmltools import child_text, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
 from .records import Citation, PatentDocument
 from .safexml import XmlDocument, element_text
 
