@@ -213,7 +213,8 @@ class BlockScorer:
             return [functools.partial(score, source) for source in sources]
         # blocks scored by threads (Arrow's parsing and NumPy's loops release the GIL), each
         # block's values its own: the same values at any number of threads; memory holds a
-        # block per thread. Each in a copy of this context, where the blocks read ahead are
+        # block per thread; each block is scored in a copy of this context, which holds the
+        # blocks read ahead (formats.runblocks.read_ahead)
         pool = ThreadPoolExecutor(threads, thread_name_prefix="pateval-block")
         self._pools.append(pool)
         return [pool.submit(contextvars.copy_context().run, score, source).result for source in sources]
