@@ -94,11 +94,27 @@ def run() -> None:
     exit 134, after all its work); the command still skips the teardown, which only frees
     memory the process is about to give back.
     """
+    _keep_freed_memory()
     status = main()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a reader gone (`| head`), a closed stream
             stream.flush()
     os._exit(status)
+
+
+def _keep_freed_memory() -> None:
+    """Large blocks from glibc's heap, kept there when freed (:data:`pateval.tuning.MALLOC_MMAP_THRESHOLD`):
+    the command's own process only, never a library caller's; nothing elsewhere (no glibc)."""
+    import ctypes
+
+    from ..tuning import MALLOC_MMAP_THRESHOLD, MALLOC_TRIM_THRESHOLD
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # the process's own symbols: glibc's, if it runs on glibc
+    except (OSError, AttributeError, TypeError):  # no mallopt (musl, macOS), no CDLL(None) (Windows)
+        return
+    mallopt(-3, MALLOC_MMAP_THRESHOLD)  # M_MMAP_THRESHOLD (malloc.h)
+    mallopt(-1, MALLOC_TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
 
 
 def main(argv: Sequence[str] | None = None) -> int:
