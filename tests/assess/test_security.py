@@ -306,15 +306,18 @@ def test_claims_are_parsed_in_linear_work():
     assert number_ranges("1" * 10) == []
 
 
-def test_the_cache_of_unknown_patent_keys_is_bounded(workspace):
-    from pateval.assess.corpus import UNKNOWN_KEYS, AssessCorpus
+def test_the_cache_of_unknown_patent_keys_is_bounded(workspace, monkeypatch):
+    from pateval.assess import corpus as corpus_module
+    from pateval.assess.corpus import AssessCorpus
 
+    # the bound as the module reads it, made small: 1,024 misses (each a store query) took 30 s
+    monkeypatch.setattr(corpus_module, "UNKNOWN_KEYS", 16)
     opened = AssessCorpus(workspace["store"], workspace["collection"])
     try:
-        for number in range(UNKNOWN_KEYS + 50):
+        for number in range(16 + 50):
             assert opened.source(f"EP{number:07d}X") is None
         assert opened.citations("EP0000001X") == ()
-        assert len(opened._unknown) == UNKNOWN_KEYS and len(opened._sources) == 0
+        assert len(opened._unknown) == 16 and len(opened._sources) == 0
     finally:
         opened.close()
 
