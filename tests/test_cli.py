@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -290,3 +291,25 @@ def test_the_command_process_takes_a_freed_block_again_without_page_faults():
                                        text=True, check=True, timeout=120).stdout)
               for mode in ("default", "kept")}
     assert faults["kept"] < 16 < faults["default"]
+
+
+_BLAS_THREADS = """
+import os, sys
+from pateval.cli import _blas_threads
+_blas_threads()
+import numpy
+print(os.environ["OPENBLAS_NUM_THREADS"], len(os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts the process's threads in /proc")
+@pytest.mark.parametrize("users, expected", [(None, "1 1"), ("3", "3")])
+def test_the_command_process_runs_blas_without_threads_of_its_own_unless_asked(users, expected):
+    # OpenBLAS's idle threads spin beside the run's reader threads at start-up (tuning.BLAS_THREADS);
+    # a user's own OPENBLAS_NUM_THREADS is kept
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if users is not None:
+        env["OPENBLAS_NUM_THREADS"] = users
+    out = subprocess.run([sys.executable, "-c", _BLAS_THREADS], capture_output=True, text=True, check=True,
+                         timeout=120, env=env).stdout.split()
+    assert " ".join(out if users is None else out[:1]) == expected

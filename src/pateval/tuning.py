@@ -13,7 +13,8 @@ from __future__ import annotations
 __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SLACK", "INGEST_BATCH_BYTES",
            "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "CSV_BLOCK_BYTES", "DD_QRELS_BLOCK_BYTES", "ID_BLOCK_ROWS",
            "PARQUET_BLOCK_SHARE", "SIMULATION_BLOCK_CELLS", "BOOTSTRAP_BLOCK_CELLS", "RESAMPLE_CHUNK_VALUES",
-           "EXACT_SIGN_TOPICS", "BLOCK_THREADS", "MALLOC_MMAP_THRESHOLD", "MALLOC_TRIM_THRESHOLD"]
+           "EXACT_SIGN_TOPICS", "BLOCK_THREADS", "MALLOC_MMAP_THRESHOLD", "MALLOC_TRIM_THRESHOLD",
+           "BLAS_THREADS"]
 
 # ---- measures -------------------------------------------------------------------------------
 
@@ -120,3 +121,12 @@ EXACT_SIGN_TOPICS = 24
 #: 6.01 -> 5.54 s, wall 3.21 -> 2.92 s (medians), peak memory unchanged (589-634 MB, 562-634 MB).
 MALLOC_MMAP_THRESHOLD = 32 << 20
 MALLOC_TRIM_THRESHOLD = 1 << 30
+
+#: Threads of NumPy's OpenBLAS in the ``pateval`` command's process (cli.run sets
+#: OPENBLAS_NUM_THREADS before NumPy is imported, unless the user set it): pateval's matrix
+#: products are matrix-vector products of a few thousand rows (stats, search), while OpenBLAS's
+#: own threads spin for about 0.13 CPU-seconds after NumPy is imported, beside the threads that
+#: read the run at start-up. Set 2026-11-26 with ``pateval trec_eval`` on trec_eval's test files
+#: (15 runs each way alternating, on the 2-core development machine): CPU 0.36-0.54 -> 0.23-0.41 s,
+#: wall unchanged (0.24-0.43 s both ways).
+BLAS_THREADS = 1

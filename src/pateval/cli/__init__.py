@@ -95,6 +95,7 @@ def run() -> None:
     memory the process is about to give back.
     """
     _keep_freed_memory()
+    _blas_threads()
     status = main()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a reader gone (`| head`), a closed stream
@@ -115,6 +116,14 @@ def _keep_freed_memory() -> None:
         return
     mallopt(-3, MALLOC_MMAP_THRESHOLD)  # M_MMAP_THRESHOLD (malloc.h)
     mallopt(-1, MALLOC_TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
+
+
+def _blas_threads() -> None:
+    """OpenBLAS's threads in the command's process (:data:`pateval.tuning.BLAS_THREADS`), set
+    before NumPy is imported (OpenBLAS reads it once); a value the user set is kept."""
+    from ..tuning import BLAS_THREADS
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(BLAS_THREADS))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
