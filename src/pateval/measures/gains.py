@@ -274,14 +274,16 @@ def rank_biased_precision(ranked: RankedTopics, measure: Measure, context: Evalu
 def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RBP_resid = (1 - p) sum_{i unjudged} p^(i-1) + p^n if some retrieved document is unjudged, else 0."""
     p = measure["p"]
-    unjudged = np.ones(ranked.n_rows, dtype=bool)
-    unjudged[ranked.judged_rows()] = False
-    topic = ranked.row_topic[unjudged]  # gathered from the ranking's per-row arrays: no search per row
     num_ret = ranked.num_ret()
     powers = _persistence_powers(p, int(num_ret.max()) if len(num_ret) else 0)
-    # summed over the unjudged documents themselves, as trec_eval does (not all minus the judged: no cancellation)
-    weight = _count(topic, ranked, powers[ranked.position[unjudged] - 1])
-    return np.where(_count(topic, ranked) > 0, powers[num_ret] + (1.0 - p) * weight, 0.0)
+    weight = powers[ranked.position - 1]
+    judged = ranked.judged_rows()
+    # summed down each ranking as trec_eval sums the unjudged documents (not all minus the judged:
+    # no cancellation); a judged row adds 0.0, which leaves a running sum exactly as it was
+    weight[judged] = 0.0
+    total = _count(ranked.row_topic, ranked, weight)
+    unjudged = num_ret - _count(ranked.topic_of(judged), ranked)
+    return np.where(unjudged > 0, powers[num_ret] + (1.0 - p) * total, 0.0)
 
 
 P = Param("p", float, 0.8, "persistence: the chance of going on to the next document (ir_measures' default 0.8; "
