@@ -3,7 +3,10 @@
 Builds (once, cached in benchmarks/_work/) a run of N topics x 1,000 documents and its
 qrels, then runs `trec_eval -m official` and `-m all_trec` and the same `pateval trec_eval`
 commands, each in a fresh child process (wall time, CPU time of every thread, and peak
-resident memory, by /usr/bin/time), on the run as engines write it (each topic's
+resident memory, by /usr/bin/time; pateval's modules compiled to bytecode first, as installed),
+trec_eval and pateval taking turns (``--repeat``: the medians, and the median of each turn's
+ratio, so that the machine's speed, which drifts by a fifth over minutes on the development
+VM, changes both sides of a ratio alike), on the run as engines write it (each topic's
 lines by score) and with each topic's lines in random order (``--orders``; ``interleaved``
 also writes every topic's first 500 lines and then their last 500, so that topics are
 scattered over the file). Prints the figures, pateval's ratios and the targets of issue 22
@@ -34,7 +37,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import WORK, make_standard_inputs  # noqa: E402
+from _data import WORK, compile_pateval, make_standard_inputs  # noqa: E402
 
 TARGETS = {"official": 0.25, "all_trec": 0.30}  # pateval's wall time / trec_eval's (issue 22)
 GARBAGE_UNDER_O3 = ("rbp", "rbp_resid")  # trec_eval -O3 reads uninitialised values for these
@@ -85,7 +88,7 @@ def main(argv=None) -> None:
     parser.add_argument("--topics", type=int, default=10_000)
     parser.add_argument("--orders", default="ordered,unordered", help="ordered, unordered, interleaved")
     parser.add_argument("--measures", default="official,all_trec")
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each command (the median is shown)")
+    parser.add_argument("--repeat", type=int, default=1, help="turns of both commands (the medians are shown)")
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), help="the trec_eval binary "
                         "(default $TREC_EVAL)")
     parser.add_argument("--rbp-reference", help="an unoptimised trec_eval build: its rbp and rbp_resid lines are "
@@ -108,6 +111,7 @@ def main(argv=None) -> None:
             raise SystemExit(f"unknown order {order!r}: ordered, unordered or interleaved")
     print(f"qrels {qrels.name}; {options.topics * depth:,} lines per run ({ordered.stat().st_size / 1e6:.0f} MB); "
           f"trec_eval {options.trec_eval}; {os.cpu_count()} cores")
+    compile_pateval()
     pateval = [sys.executable, "-m", "pateval", "trec_eval"]
     failed = []
     header = (f"{'run':<12} {'-m':<9} {'tool':<10} {'wall s':>7} {'CPU s':>7} {'peak MB':>8}   "
@@ -115,13 +119,15 @@ def main(argv=None) -> None:
     print(header)
     for order, run in runs.items():
         for measures in options.measures.split(","):
-            figures = {}
-            outputs = {}
-            for tool, command in (("trec_eval", [options.trec_eval]), ("pateval", pateval)):
-                out = WORK / f"out_{tool}_{order}_{measures}.txt"
-                samples = [timed([*command, "-m", measures, str(qrels), str(run)], out) for _ in range(options.repeat)]
-                figures[tool] = tuple(statistics.median(s[k] for s in samples) for k in range(3))
-                outputs[tool] = out.read_bytes()
+            tools = (("trec_eval", [options.trec_eval]), ("pateval", pateval))
+            outs = {tool: WORK / f"out_{tool}_{order}_{measures}.txt" for tool, _ in tools}
+            samples: dict[str, list] = {tool: [] for tool, _ in tools}
+            for _ in range(options.repeat):  # the two take turns
+                for tool, command in tools:
+                    samples[tool].append(timed([*command, "-m", measures, str(qrels), str(run)], outs[tool]))
+            figures = {tool: tuple(statistics.median(s[k] for s in turns) for k in range(3))
+                       for tool, turns in samples.items()}
+            outputs = {tool: outs[tool].read_bytes() for tool, _ in tools}
             leave_out = GARBAGE_UNDER_O3 if measures == "all_trec" else ()
             if compared(outputs["trec_eval"], leave_out) != compared(outputs["pateval"], leave_out):
                 failed.append(f"{order} -m {measures}: the outputs differ (see {WORK}/out_*_{order}_{measures}.txt)")
@@ -131,8 +137,10 @@ def main(argv=None) -> None:
                 kept = tuple(name for name in _names(outputs["pateval"]) if name not in leave_out)
                 if compared(reference.read_bytes(), kept) != compared(outputs["pateval"], kept):
                     failed.append(f"{order} -m {measures}: rbp/rbp_resid differ from {options.rbp_reference}")
-            wall = figures["pateval"][0] / figures["trec_eval"][0]
-            memory = figures["pateval"][2] / figures["trec_eval"][2]
+            # each turn's ratio (pateval's run beside the trec_eval run just before it), their median
+            wall, memory = (statistics.median(ours[k] / theirs[k] for theirs, ours in
+                                              zip(samples["trec_eval"], samples["pateval"], strict=True))
+                            for k in (0, 2))
             for tool in ("trec_eval", "pateval"):
                 seconds, cpu, peak = figures[tool]
                 ratios = (f"   {wall:10.2f} {memory:12.2f}  (targets <= {TARGETS.get(measures, 1.0):.2f}, <= 1.00)"
