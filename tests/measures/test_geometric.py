@@ -42,3 +42,25 @@ def test_names():
     assert str(parse_measure("gm_map")) == "GMAP"
     assert str(parse_measure("gm_bpref")) == "GM_Bpref"
     assert str(parse_measure("GMAP(rel=2)")) == "GMAP(rel=2)"
+
+
+def test_a_topic_value_is_computed_once_for_both_means():
+    # AP and GMAP (Bpref and GM_Bpref) share one kernel: one evaluation computes its topic
+    # values once and hands both measures the same read-only array; other parameters do not share
+    import numpy as np
+
+    from pateval.core.qrels import Qrels
+    from pateval.core.ranking import JudgementIndex, rank_run
+    from pateval.core.run import Run
+    from pateval.measures import EvaluationContext
+
+    qrels = Qrels.from_records([("q1", "a", 1), ("q1", "b", 2), ("q2", "c", 1)])
+    run = Run.from_records([("q1", "a", 2.0), ("q1", "x", 1.5), ("q1", "b", 1.0), ("q2", "c", 1.0)])
+    ranked = rank_run(run, JudgementIndex.build(qrels, np.array(["q1", "q2"], dtype=object)))
+    context = EvaluationContext()
+    for mean, geometric in (("AP", "GMAP"), ("Bpref", "GM_Bpref"), ("AP(rel=2)", "GMAP(rel=2)")):
+        values = parse_measure(mean).compute(ranked, context)
+        assert parse_measure(geometric).compute(ranked, context) is values
+        assert not values.flags.writeable
+    assert parse_measure("AP(rel=2)").compute(ranked, context) is not parse_measure("AP").compute(ranked, context)
+    assert parse_measure("AP@1").compute(ranked, context).tolist() == [0.5, 1.0]

@@ -15,6 +15,7 @@ wrapper is :func:`pateval.measures.compute`, and the public entry is
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -27,7 +28,8 @@ from ..errors import MeasureNameError, ParameterError
 from ..memo import Memo
 from ..validation import Interval
 
-__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero"]
+__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero",
+           "shared_topic_values"]
 
 _BARE = re.compile(r"[A-Za-z0-9_.\-+/]+")
 _BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
@@ -146,6 +148,24 @@ def divide_or_zero(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray
 
 
 Kernel = Callable[["Any", "Measure", EvaluationContext], np.ndarray]
+
+
+def shared_topic_values(kernel: Kernel) -> Kernel:
+    """``kernel``, its topic values kept in the evaluation's memo per ranking, parameter values
+    and cutoff: measures declared with the one kernel so made -- AP and GMAP, Bpref and GM_Bpref:
+    the same value per topic, averaged two ways -- compute it once (the values are read-only)."""
+
+    @functools.wraps(kernel)
+    def shared(ranked, measure: Measure, context: EvaluationContext) -> np.ndarray:
+        def make() -> np.ndarray:
+            values = np.asarray(kernel(ranked, measure, context), dtype=np.float64)
+            values.flags.writeable = False  # handed to every measure sharing it
+            return values
+
+        key = ("topic values", kernel.__module__, kernel.__qualname__, measure.values, measure.cutoff)
+        return context.memo.get(key, make, ranking=ranked)
+
+    return shared
 
 
 JUDGED_ONLY = Param("judged_only", bool, False, "compute over judged documents only: unjudged ones are removed "

@@ -18,7 +18,7 @@ import numpy as np
 from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, place_in_segments, run_starts, running_count, segment_of
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero, shared_topic_values
 from .registry import register
 
 __all__ = ["average_precision", "yaap", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
@@ -55,6 +55,7 @@ def _count(topic: np.ndarray, ranked: RankedTopics, weights: np.ndarray | None =
     return np.bincount(topic, weights=weights, minlength=ranked.n_topics).astype(np.float64)
 
 
+@shared_topic_values  # GMAP's too
 def average_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Average precision: AP = (1/R) * sum over relevant retrieved d of P@rank(d).
 
@@ -133,6 +134,7 @@ def _ideal_gains(ranked: RankedTopics) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return ideal[keep], position[keep], segment_of(judgements.ptr)[keep]
 
 
+@shared_topic_values  # GM_Bpref's too
 def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Binary preference (Buckley & Voorhees 2004), trec_eval's form.
 
