@@ -340,3 +340,39 @@ def test_trec_eval_lines_and_the_last_tag_are_read_alike_whole_in_blocks_and_on_
         spread = api.evaluation(qrels, [RunFile(run, **as_trec_eval)], MEASURES, block_bytes=200,
                                 scheduler=cluster.scheduler_address, work_dir=tmp_path)
     pd.testing.assert_frame_equal(whole.frame, spread.frame, check_exact=True)
+
+
+def test_a_block_is_read_from_a_map_of_its_bytes_then_unmapped(tmp_path):
+    from pateval.formats.source import map_range
+
+    path = tmp_path / "bytes.bin"
+    content = bytes(range(256)) * 100  # 25,600 bytes: ranges across map granules
+    path.write_bytes(content)
+    for start, end in ((0, 1), (1, 4095), (4095, 4097), (4097, 25_600), (8192, 12_288)):
+        with map_range(path, start, end) as view:
+            assert bytes(view) == content[start:end]
+    with open("/proc/self/maps", encoding="utf-8") as maps:  # unmapped on leaving
+        assert str(path) not in maps.read()
+
+
+def test_a_block_is_read_where_a_file_cannot_be_mapped(tmp_path, monkeypatch):
+    import mmap
+
+    from pateval.formats import source
+    from pateval.formats.runblocks import read_block
+
+    refusals = []
+
+    class Refused(mmap.mmap):  # a type still (the readers ask isinstance), one that makes no map
+        def __new__(cls, *args, **kwargs):
+            refusals.append(args)
+            raise OSError("no maps on this file system")
+
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\nq2 Q0 d1 1 1.0 r\n")
+    mapped = read_block(path, 17, path.stat().st_size)
+    monkeypatch.setattr(source.mmap, "mmap", Refused)
+    read = read_block(path, 17, path.stat().st_size)
+    assert refusals
+    assert read.name == mapped.name == "r" and len(read) == len(mapped) == 2
+    assert read.row_doc_ids().to_pylist() == mapped.row_doc_ids().to_pylist() == ["d2", "d1"]

@@ -31,7 +31,7 @@ from ..core.run import MIXED_TAG_POLICIES, Run
 from ..errors import InputFormatError, PatevalError, malformed
 from ..tuning import BLOCK_THREADS
 from ..validation import check_choice
-from .source import plain_text, without_comments
+from .source import map_range, plain_text, without_comments
 from .trec import DUPLICATE_POLICIES, LINE_RULES, _read_careful, _read_fast
 
 __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "read_ahead",
@@ -201,19 +201,26 @@ def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplica
 
 def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_block: bool, lines: str,
                 mixed_tags: str) -> Run | None:
-    data = _read_range(path, start, end)
-    # one pass over the bytes finds that most blocks have no NUL, comment or other white space
-    plain = plain_text(data, delimiter=b" ")
+    rules = {"lines": lines, "mixed_tags": mixed_tags}
+    with map_range(path, start, end) as view:
+        # one pass over the bytes finds that most blocks have no NUL, comment or other white
+        # space: Arrow then reads the file's own pages
+        plain = plain_text(view, delimiter=b" ")
+        blank = _NOT_SPACE.search(view) is None
+        run = (_read_fast(path, view, on_duplicate, plain=True, lines=lines, mixed_tags=mixed_tags)
+               if plain and not blank else None)
+        if run is not None:
+            return run
+        data = bytes(view)  # the others, and a problem for the careful path to word: as bytes
     nul = -1 if plain else data.find(b"\x00")
     if nul >= 0:
         malformed(path, _lines_before(path, start + nul) + 1, "binary data (a NUL byte) in a text file")
-    if _NOT_SPACE.search(data) is None:
+    if blank:
         if only_block:
             malformed(path, None, "the file is empty")
         return None
-    # comments: the careful path skips them too
-    rules = {"lines": lines, "mixed_tags": mixed_tags}
-    run = _read_fast(path, data if plain else without_comments(data), on_duplicate, plain=plain, **rules)
+    if not plain:  # comments: the careful path skips them too
+        run = _read_fast(path, without_comments(data), on_duplicate, lines=lines, mixed_tags=mixed_tags)
     if run is None:
         try:
             run = _read_careful(path, data, on_duplicate, **rules)

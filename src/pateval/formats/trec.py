@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,7 @@ DUPLICATE_POLICIES = ("error", "first")
 LINE_RULES = ("pateval", "trec_eval")
 _COLUMNS = ["qid", "q0", "docno", "rank", "score", "tag"]
 _EXPECTED = "6 columns: qid Q0 docno rank score run_id"
+_NEWLINE = re.compile(rb"\n")
 
 
 def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None,
@@ -115,10 +117,11 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     return run
 
 
-def _delimiter(data: bytes) -> str | None:
-    """The single-character delimiter of a regular file, or None if white space varies."""
-    end = data.find(b"\n")
-    first = data[: end if end >= 0 else len(data)].rstrip(b"\r")
+def _delimiter(data) -> str | None:
+    """The single-character delimiter of a regular file (bytes, a map or a view of one), or
+    None if white space varies."""
+    newline = _NEWLINE.search(data)  # (a memoryview has no find)
+    first = bytes(data[: newline.start() if newline else len(data)]).rstrip(b"\r")
     for delimiter in (b"\t", b" "):
         parts = first.split(delimiter)
         if len(parts) == 6 and all(parts):
@@ -126,7 +129,7 @@ def _delimiter(data: bytes) -> str | None:
     return None
 
 
-def _read_fast(path: Path, data: bytes, on_duplicate: str, *, plain: bool = False, lines: str = "pateval",
+def _read_fast(path: Path, data: bytes | memoryview, on_duplicate: str, *, plain: bool = False, lines: str = "pateval",
                mixed_tags: str = "refuse") -> Run | None:
     """The run of ``data`` (without comment lines), or None for the careful path to read;
     ``plain``: :func:`~pateval.formats.source.plain_text` with a space as the delimiter."""
