@@ -14,7 +14,7 @@ __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SL
            "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "CSV_BLOCK_BYTES", "DD_QRELS_BLOCK_BYTES", "ID_BLOCK_ROWS",
            "PARQUET_BLOCK_SHARE", "SIMULATION_BLOCK_CELLS", "BOOTSTRAP_BLOCK_CELLS", "RESAMPLE_CHUNK_VALUES",
            "EXACT_SIGN_TOPICS", "BLOCK_THREADS", "MALLOC_MMAP_THRESHOLD", "MALLOC_TRIM_THRESHOLD",
-           "BLAS_THREADS"]
+           "BLAS_THREADS", "READ_AHEAD_SPARE"]
 
 # ---- measures -------------------------------------------------------------------------------
 
@@ -68,11 +68,19 @@ ID_BLOCK_ROWS = 1 << 13
 PARQUET_BLOCK_SHARE = 4
 
 #: Threads scoring the blocks of a run file at once (executor.BlockScorer; at most one per
-#: core), and blocks read ahead (formats.runblocks.read_ahead): memory holds one block per
-#: thread. Set 2026-11-26 with
+#: core), and threads reading its first blocks ahead (formats.runblocks.read_ahead): memory
+#: holds one block per thread (and READ_AHEAD_SPARE more at the start). Set 2026-11-26 with
 #: benchmarks/bench_trec_eval.py (10M rows, ``pateval trec_eval``) on the 2-core
 #: development machine.
 BLOCK_THREADS = 2
+
+#: Blocks of a run file read ahead beyond one per scoring thread (formats.runblocks.read_ahead):
+#: the reading threads go on while the qrels' last part and the judgement index are made on one
+#: core, which left the other idle for about 0.25 s. Set 2026-11-26 with ``pateval trec_eval`` on
+#: benchmarks/bench_trec_eval.py's 10M-line runs (0 and 1 alternating, 12-14 runs each, on the
+#: 2-core development machine): wall 3.33 -> 3.10 s (official, score order), 4.25 -> 3.93 s
+#: (all_trec, shuffled) (medians); peak memory 685-718 -> 720-755 MB (one block more held).
+READ_AHEAD_SPARE = 1
 
 # ---- collection and patents -----------------------------------------------------------------
 

@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from ..core.run import MIXED_TAG_POLICIES, Run
 from ..errors import InputFormatError, PatevalError, malformed
-from ..tuning import BLOCK_THREADS
+from ..tuning import BLOCK_THREADS, READ_AHEAD_SPARE
 from ..validation import check_choice
 from .source import map_range, plain_text, without_comments
 from .trec import DUPLICATE_POLICIES, LINE_RULES, _read_careful, _read_fast
@@ -248,9 +248,10 @@ _AHEAD: ContextVar[dict[tuple, Future] | None] = ContextVar("pateval_blocks_ahea
 @contextmanager
 def read_ahead(run_file: RunFile) -> Iterator[None]:
     """Within the block, the first blocks of a text run file (one per scoring thread,
-    :data:`pateval.tuning.BLOCK_THREADS`) are read in threads, for :func:`read_block` to
-    take when the evaluation asks for them: ``pateval trec_eval`` starts them before it
-    reads its qrels, which keeps about one core busy.
+    :data:`pateval.tuning.BLOCK_THREADS`, and :data:`pateval.tuning.READ_AHEAD_SPARE` more)
+    are read by those threads, for :func:`read_block` to take when the evaluation asks for
+    them: ``pateval trec_eval`` starts them before it reads its qrels, which keeps about one
+    core busy.
 
     A block's error is raised when it is taken, so errors come in the order they did; the
     blocks not taken are dropped on leaving the block (memory held meanwhile: those blocks).
@@ -261,9 +262,10 @@ def read_ahead(run_file: RunFile) -> Iterator[None]:
         ranges = [] if is_parquet(run_file.path) else topic_block_ranges(run_file.path, run_file.block_bytes)
     except (PatevalError, OSError):  # said when the run is read, in its turn (after the qrels' errors)
         ranges = []
+    threads = min(os.cpu_count() or 1, BLOCK_THREADS)
     keys = [(str(run_file.path), start, end, run_file.on_duplicate, len(ranges) == 1, run_file.lines,
-             run_file.mixed_tags) for start, end in ranges[:min(os.cpu_count() or 1, BLOCK_THREADS)]]
-    pool = ThreadPoolExecutor(max(len(keys), 1), thread_name_prefix="pateval-ahead")
+             run_file.mixed_tags) for start, end in ranges[:threads + READ_AHEAD_SPARE]]
+    pool = ThreadPoolExecutor(max(min(len(keys), threads), 1), thread_name_prefix="pateval-ahead")
     ahead: dict[tuple, Future] = {}
     for key in keys:
         path, start, end, on_duplicate, only_block, lines, mixed_tags = key
