@@ -31,7 +31,7 @@ from ..core.run import MIXED_TAG_POLICIES, Run
 from ..errors import InputFormatError, PatevalError, malformed
 from ..tuning import BLOCK_THREADS, READ_AHEAD_SPARE
 from ..validation import check_choice
-from .source import map_range, plain_text, without_comments
+from .source import map_range, plain_text, read_range, without_comments
 from .trec import DUPLICATE_POLICIES, LINE_RULES, _read_careful, _read_fast
 
 __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_ranges", "read_block", "read_ahead",
@@ -177,12 +177,6 @@ def _lines_before(path: Path, offset: int) -> int:
     return count
 
 
-def _read_range(path: Path, start: int, end: int) -> bytes:
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        return handle.read(end - start)
-
-
 def read_block(path: str | os.PathLike[str], start: int, end: int, *, on_duplicate: str = "error",
                only_block: bool = False, lines: str = "pateval", mixed_tags: str = "refuse") -> Run | None:
     """The run of bytes ``[start, end)`` of a run file (whole lines), or None if they are blank.
@@ -298,7 +292,7 @@ def mixed_tag_error(path: str | os.PathLike[str], start: int, end: int, tag: str
     path = Path(path)
     first_line, _ = _first_line(path)
     before = _lines_before(path, start)
-    for number, raw in enumerate(_read_range(path, start, end).split(b"\n"), start=before + 1):
+    for number, raw in enumerate(read_range(path, start, end).split(b"\n"), start=before + 1):
         if raw.startswith(b"#"):  # a comment line has no tag
             continue
         fields = raw.decode("utf-8", errors="replace").split()
@@ -335,7 +329,7 @@ _PART_SCHEMA = pa.schema([("topic", pa.string()), ("docno", pa.string()), ("rank
 
 def _row_lines(path: Path, start: int, end: int, run: Run) -> np.ndarray:
     """The 1-based line in the whole file of each row the reader made of ``[start, end)``."""
-    data = _read_range(path, start, end)
+    data = read_range(path, start, end)
     bytes_ = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(bytes_ == 10)
     starts, ends = np.r_[0, newlines + 1], np.r_[newlines, len(data)]

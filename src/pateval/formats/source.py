@@ -43,7 +43,7 @@ from ..errors import malformed
 
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
            "plain_text", "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file",
-           "first_line", "streams_kept", "streams_are_kept", "open_stream", "map_range"]
+           "first_line", "streams_kept", "streams_are_kept", "open_stream", "map_range", "read_range"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -262,6 +262,13 @@ def map_file(path: str | os.PathLike[str]):
     return stripped
 
 
+def read_range(path: str | os.PathLike[str], start: int, end: int) -> bytes:
+    """Bytes ``[start, end)`` of a plain file, copied (what an error message reads again)."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        return handle.read(end - start)
+
+
 @contextlib.contextmanager
 def map_range(path: str | os.PathLike[str], start: int, end: int) -> Iterator[memoryview]:
     """Bytes ``[start, end)`` of a plain file, as a view of a memory map (not a copy), unmapped
@@ -275,9 +282,7 @@ def map_range(path: str | os.PathLike[str], start: int, end: int) -> Iterator[me
         with open(path, "rb") as handle:
             mapped = mmap.mmap(handle.fileno(), end - base, access=mmap.ACCESS_READ, offset=base)
     except (OSError, ValueError):  # (an empty range is not mapped either)
-        with open(path, "rb") as handle:
-            handle.seek(start)
-            yield memoryview(handle.read(end - start))
+        yield memoryview(read_range(path, start, end))
         return
     whole = memoryview(mapped)
     view = whole[start - base :]
