@@ -207,6 +207,18 @@ def _terminal_table(means: pd.DataFrame, baseline: str) -> list[str]:
 _DEMO_ASSESSORS = (("alice", True), ("bob", False))
 
 
+def _demo_password(name: str) -> str:
+    """16 random characters that the tool accepts as a password (not containing the name)."""
+    from .assess.service import AssessError, check_new_password
+
+    while True:
+        password = secrets.token_urlsafe(12)
+        try:
+            return check_new_password(password, name)
+        except AssessError:
+            continue
+
+
 def prepare_assess_demo(directory, *, url: str | None = None, n_patents: int = 300, seed: int = 0,
                         echo=print) -> dict:
     """Make (once) a demo workspace: a synthetic corpus, its store and collection, a
@@ -237,7 +249,7 @@ def prepare_assess_demo(directory, *, url: str | None = None, n_patents: int = 3
         names = set(connection.execute(select(db.assessors.c.name)).scalars())
     new = [(name, admin) for name, admin in _DEMO_ASSESSORS if name not in names]
     for name, _admin in new:
-        accounts[name] = secrets.token_urlsafe(9)
+        accounts[name] = _demo_password(name)
     # the passwords are kept (owner-only file) before the accounts exist, so none is lost
     with atomic_output(accounts_file, private=True) as handle:
         handle.write("".join(f"{n} {p}\n" for n, p in accounts.items()))

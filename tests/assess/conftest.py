@@ -16,6 +16,10 @@ import pytest
 pytest.importorskip("starlette", reason="the assess extra is not installed (pip install -e '.[assess]')")
 pytest.importorskip("sqlalchemy", reason="the assess extra is not installed (pip install -e '.[assess]')")
 
+# scrypt at OWASP's N=2^17 costs a second and 128 MiB per login: the tests (and the servers they
+# start, which inherit the environment) hash at N=2^10. test_passwords.py checks the default once.
+os.environ.setdefault("PATEVAL_ASSESS_SCRYPT_LOG2N", "10")
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

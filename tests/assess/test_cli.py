@@ -68,7 +68,7 @@ def test_import_then_export_reproduces_collection_build_byte_for_byte(workspace,
 def test_user_and_import_errors(workspace, tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'b.db'}"
     short = _run("assess", "user", "add", "dora", "--db", url, stdin="short\n")
-    assert short.returncode == 2 and short.stderr == "pateval: error: a password needs at least 8 characters\n"
+    assert short.returncode == 2 and short.stderr == "pateval: error: a password needs at least 12 characters\n"
     assert _run("assess", "user", "add", "dora", "--db", url, stdin="long-enough-password\n").returncode == 0
     again = _run("assess", "user", "add", "dora", "--db", url, stdin="long-enough-password\n")
     assert again.stderr == "pateval: error: an assessor named 'dora' exists already\n"
@@ -237,7 +237,7 @@ def test_user_commands_manage_accounts_and_name_a_new_database(tmp_path, capsys,
     path = tmp_path / "new.db"
     url = f"sqlite:///{path}"
     monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
-    with pytest.raises(ParameterError, match="^a password needs at least 8 characters$"):
+    with pytest.raises(ParameterError, match="^a password needs at least 12 characters$"):
         commands.user(url=url, action="add", name="erin")
     assert not path.exists() and capsys.readouterr().err == ""
     monkeypatch.setattr("sys.stdin", io.StringIO("long-enough-password\n"))

@@ -66,6 +66,8 @@ LOGIN_COOKIE = "pateval_assess_login"  # the CSRF token of the login form, befor
 class LoginThrottle:
     """Failed logins per client address in a sliding window: at ``limit`` failures within
     ``window`` seconds the address is refused until the oldest of them leaves the window.
+    An attempt counts as a failure from before its password is checked (:meth:`attempt`) until
+    it succeeds (:meth:`forgive`), so that a burst of parallel attempts checks at most ``limit``.
     At most ``addresses`` addresses are remembered (the quietest forgotten first)."""
 
     def __init__(self, limit: int = 30, window: float = 900.0, addresses: int = 10_000) -> None:
@@ -82,13 +84,35 @@ class LoginThrottle:
     def fail(self, address: str) -> int:
         """Count a failure; returns the failures of the address within the window."""
         with self._lock:
+            return len(self._add(address, time.monotonic()))
+
+    def attempt(self, address: str) -> tuple[float, float, int]:
+        """Count an attempt as a failure before its password is checked: ``(wait, stamp,
+        count)``, where ``wait`` > 0 when the address may not try now (nothing counted),
+        else ``stamp`` identifies the attempt for :meth:`forgive` and ``count`` is the
+        address's failures within the window, this one included."""
+        with self._lock:
             recent = self._recent(address)
-            recent.append(time.monotonic())
-            self._failures.pop(address, None)
-            self._failures[address] = recent  # the most recent last: the first ones are forgotten first
-            while len(self._failures) > self.addresses:
-                del self._failures[next(iter(self._failures))]
-            return len(recent)
+            if len(recent) >= self.limit:
+                return recent[0] + self.window - time.monotonic(), 0.0, len(recent)
+            stamp = time.monotonic()
+            return 0.0, stamp, len(self._add(address, stamp))
+
+    def forgive(self, address: str, stamp: float) -> None:
+        """Take back the attempt ``stamp`` of :meth:`attempt`: its password was right."""
+        with self._lock:
+            recent = self._failures.get(address, [])
+            if stamp in recent:
+                recent.remove(stamp)
+
+    def _add(self, address: str, stamp: float) -> list[float]:
+        recent = self._recent(address)
+        recent.append(stamp)
+        self._failures.pop(address, None)
+        self._failures[address] = recent  # the most recent last: the first ones are forgotten first
+        while len(self._failures) > self.addresses:
+            del self._failures[next(iter(self._failures))]
+        return recent
 
     def _recent(self, address: str) -> list[float]:
         horizon = time.monotonic() - self.window
@@ -194,27 +218,39 @@ async def login_page(request: Request) -> Response:
     return _page(request, "login.html", {"error": None})
 
 
+async def _throttled(request: Request, check):
+    """``check(address)`` (in a thread) once the client's address may try a password: the
+    attempt is counted as a failure before it runs and forgiven when it gives a result (not
+    None); an address at its limit is refused (429) without a check."""
+    state = request.app.state
+    address = _address(request)
+    wait, stamp, count = state.login_throttle.attempt(address)
+    if wait > 0:
+        raise AssessError(429, f"too many failed logins from {address}; try again in {int(wait // 60) + 1} minutes")
+    try:
+        result = await run_in_threadpool(check, address)
+    except Exception:  # no password was found wrong (a new password refused, a database fault)
+        state.login_throttle.forgive(address, stamp)
+        raise
+    if result is not None:
+        state.login_throttle.forgive(address, stamp)
+    elif count == state.login_throttle.limit:
+        await run_in_threadpool(service.note_blocked_address, state.engine, address, count)
+    return result
+
+
 async def login(request: Request) -> Response:
     form = await request.form()
     _check_csrf(request, form.get("csrf"))
     state = request.app.state
-    address = _address(request)
-    wait = state.login_throttle.wait(address)
-    if wait > 0:
-        return _page(request, "login.html", {"error": f"too many failed logins from {address}; try again in "
-                                                      f"{int(wait // 60) + 1} minutes"}, status=429)
-    refusal = AssessError(401, "unknown name or wrong password")
     try:
-        user = await run_in_threadpool(lambda: service.authenticate(
+        user = await _throttled(request, lambda address: service.authenticate(
             state.engine, str(form.get("name", "")), str(form.get("password", "")),
             max_failures=state.max_failed_logins, address=address))
-    except AssessError as error:  # the account is locked out
-        user, refusal = None, error
+    except AssessError as error:  # the address is refused for a while
+        return _page(request, "login.html", {"error": error.message}, status=error.status)
     if user is None:
-        failures = state.login_throttle.fail(address)
-        if failures == state.login_throttle.limit:
-            await run_in_threadpool(service.note_blocked_address, state.engine, address, failures)
-        return _page(request, "login.html", {"error": refusal.message}, status=refusal.status)
+        return _page(request, "login.html", {"error": service.LOGIN_REFUSED}, status=401)
     token = await run_in_threadpool(lambda: service.start_session(state.engine, user["id"], idle=state.session_idle,
                                                                   maximum=state.session_max))
     response = RedirectResponse("/", status_code=303)
@@ -241,8 +277,26 @@ async def change_password(request: Request) -> Response:
     new = str(form.get("new", ""))
     if new != str(form.get("repeat", "")):
         raise AssessError(400, "the new password and its repetition differ")
-    await run_in_threadpool(lambda: service.change_password(request.app.state.engine, user, str(form.get("old", "")),
-                                                            new, keep_session=request.cookies.get(COOKIE)))
+    service.check_new_password(new, user["name"])
+    state = request.app.state
+
+    def check(address: str) -> bool | None:
+        """True when changed, None when the current password is wrong (a failure to count)."""
+        try:
+            service.change_password(state.engine, user, str(form.get("old", "")), new,
+                                    keep_session=request.cookies.get(COOKIE), max_failures=state.max_failed_logins,
+                                    address=address)
+        except AssessError as error:
+            if error.status != 403:
+                raise
+            wrong.append(error)
+            return None
+        return True
+
+    wrong: list[AssessError] = []
+    await _throttled(request, check)
+    if wrong:
+        raise wrong[0]
     return _page(request, "password.html", {"user": user, "message": "password changed; your other sessions ended"})
 
 
@@ -461,7 +515,8 @@ async def agreement_page(request: Request) -> Response:
 
 async def audit_page(request: Request) -> Response:
     user = await _require_user(request)
-    rows = await run_in_threadpool(service.audit_log, request.app.state.engine, limit=500)
+    rows = await run_in_threadpool(lambda: service.audit_log(request.app.state.engine, limit=500,
+                                                             accounts=bool(user["is_admin"])))
     return _page(request, "audit.html", {"user": user, "events": rows})
 
 
@@ -595,8 +650,10 @@ async def api_agreement(request: Request) -> Response:
 
 
 async def api_audit(request: Request) -> Response:
-    await _require_user(request)
-    return JSONResponse(await run_in_threadpool(service.audit_log, request.app.state.engine, limit=500))
+    """The audit log; its account events (names, lock-outs, addresses) for administrators only."""
+    user = await _require_user(request)
+    return JSONResponse(await run_in_threadpool(lambda: service.audit_log(request.app.state.engine, limit=500,
+                                                                          accounts=bool(user["is_admin"]))))
 
 
 # ---- errors ------------------------------------------------------------------------------

@@ -63,6 +63,9 @@ def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8
     if host not in ("127.0.0.1", "localhost", "::1") and not (secure_cookies or trusted_proxies):
         echo(f"assess: warning: listening on {host}: other machines can reach the tool, over plain HTTP "
              "(put it behind a TLS proxy)", file=sys.stderr)
+    if (n := service.scrypt_parameters()[0]) < service.SCRYPT_N:
+        echo(f"assess: warning: {service.SCRYPT_COST_VARIABLE} is set: passwords are hashed with scrypt N={n}, "
+             f"below OWASP's N={service.SCRYPT_N} (for tests only)", file=sys.stderr)
     echo(f"assess: serving {len(corpus.patent_keys)} topic sources on http://{host}:{port}/ (Ctrl-C stops)")
     app = create_app(engine, corpus, secure_cookies=secure_cookies, trusted_proxies=trusted_proxies,
                      session_idle=session_idle_minutes * 60, session_max=session_max_hours * 3600,

@@ -5,7 +5,10 @@ psycopg 3 driver). Tables::
 
     meta         key, value                      schema version, the corpus store and collection
     assessors    id, name, password_hash, is_admin, created_at, status (active|disabled|removed),
-                 failed_logins, locked_at        (locked_at: locked out until an administrator unlocks)
+                 failed_logins, locked_at, lockouts
+                                                 (failed_logins: password attempts counted since the
+                                                 last success; locked_at: the lock-out's start, which
+                                                 lasts by the number of lock-outs in a row)
     sessions     token_hash, assessor_id, created_at, last_seen
                                                  a login: the cookie holds a random token, the
                                                  table only its SHA-256 (a copy of the database
@@ -59,7 +62,7 @@ from ..errors import ParameterError
 
 __all__ = ["ADJUDICATED", "SCHEMA_VERSION", "check_consistency", "metadata", "now", "open_database"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 ADJUDICATED = "@adjudicated"
 
 metadata = MetaData()
@@ -76,6 +79,8 @@ assessors = Table(
     Column("status", String(16), nullable=False, default="active", server_default="active"),
     Column("failed_logins", Integer, nullable=False, default=0, server_default="0"),
     Column("locked_at", DateTime(timezone=True)),
+    # schema 4: lock-outs in a row (each lasts longer; a successful login or an unlock clears it)
+    Column("lockouts", Integer, nullable=False, default=0, server_default="0"),
 )
 sessions = Table(  # schema 3
     "sessions", metadata,
@@ -174,8 +179,20 @@ def _add_account_states(connection) -> None:
     connection.execute(meta.delete().where(meta.c.key == "secret"))
 
 
+def _add_lockout_counts(connection) -> None:
+    """Schema 4: a lock-out ends by itself, longer at each one in a row, so accounts count
+    them; an account locked under schema 3 (until an administrator unlocked it) has had one,
+    and its lock now ends 15 minutes after it began. Password hashes keep their old form
+    (``scrypt$salt$hash``): they are made again at each account's next login."""
+    from sqlalchemy import inspect
+
+    if "lockouts" not in {column["name"] for column in inspect(connection).get_columns("assessors")}:
+        connection.exec_driver_sql("ALTER TABLE assessors ADD COLUMN lockouts INTEGER NOT NULL DEFAULT 0")
+    connection.execute(assessors.update().where(assessors.c.locked_at.is_not(None)).values(lockouts=1))
+
+
 #: Schema version -> the step that upgrades a database from the version before it.
-_STEPS = {2: _add_topic_versions, 3: _add_account_states}
+_STEPS = {2: _add_topic_versions, 3: _add_account_states, 4: _add_lockout_counts}
 
 
 def _migrations(connection) -> None:

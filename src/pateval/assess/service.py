@@ -13,22 +13,27 @@ import datetime as _dt
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
+import threading
 from collections import Counter
 
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from ..errors import ParameterError
 from . import db
 from .corpus import AssessCorpus
 from .indications import REJECTION_REASONS
 
-__all__ = ["AssessError", "add_assessor", "add_topic", "all_selections", "assessors_list", "audit_log", "authenticate",
-           "change_password", "check_id", "check_topic_definition", "decide_source", "delete_topic", "ensure_topics",
-           "end_session", "hash_password", "insert_topic", "manage_assessor", "note_blocked_address", "parse_claims",
-           "progress", "save_selection", "selection", "selections_of_topic", "session_user", "set_topic_claims",
+__all__ = ["ACCOUNT_EVENTS", "LOCKOUT_MINUTES", "LOGIN_REFUSED", "AssessError", "add_assessor", "add_topic",
+           "all_selections", "assessors_list", "audit_log", "authenticate", "change_password", "check_id",
+           "check_new_password", "check_topic_definition", "common_passwords", "decide_source", "delete_topic",
+           "end_session", "ensure_topics", "hash_password", "insert_topic", "locked_until", "lockout_minutes",
+           "manage_assessor", "needs_new_hash", "note_blocked_address", "parse_claims", "progress", "save_selection",
+           "scrypt_parameters", "selection", "selections_of_topic", "session_user", "set_topic_claims",
            "source_state", "start_session", "topic", "topic_citations", "topic_ids", "topic_removal", "topics_of",
            "undo_selection", "verify_password", "write_selection"]
 
@@ -47,26 +52,127 @@ class AssessError(Exception):
 
 # ---- accounts ----------------------------------------------------------------------------
 
+#: scrypt's parameters for new password hashes: OWASP's Password Storage Cheat Sheet (2023 and
+#: since): "a minimum CPU/memory cost parameter of (2^17), a minimum block size of 8 (1024 bytes),
+#: and a parallelization parameter of 1" (128 MiB of memory per hash).
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2 ** 17, 8, 1
+#: The parameters of the hashes schema 1-3 stored as ``scrypt$salt$hash`` (verified, then upgraded).
+_LEGACY = (2 ** 14, 8, 1)
+#: A lower scrypt cost, log2(N), for the test suite only (every login would otherwise cost a
+#: second of CPU and 128 MiB); ``pateval assess serve`` warns when it is set.
+SCRYPT_COST_VARIABLE = "PATEVAL_ASSESS_SCRYPT_LOG2N"
+#: The shortest password accepted (OWASP ASVS 4.0 V2.1.1: at least 12 characters) and the longest.
+MIN_PASSWORD, MAX_PASSWORD = 12, 1024
+#: scrypt hashes computed at the same time (each holds 128 MiB): a burst of logins queues.
+_HASHING = threading.BoundedSemaphore(2)
+
+
+def scrypt_parameters() -> tuple[int, int, int]:
+    """(N, r, p) of new hashes: OWASP's, unless the test suite lowered N."""
+    value = os.environ.get(SCRYPT_COST_VARIABLE)
+    if value is None:
+        return SCRYPT_N, SCRYPT_R, SCRYPT_P
+    if not value.isdigit() or not 4 <= int(value) <= 22:
+        raise ParameterError(f"{SCRYPT_COST_VARIABLE}={value[:20]!r}: give log2 of scrypt's N, 4 to 22")
+    return 2 ** int(value), SCRYPT_R, SCRYPT_P
+
+
+def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    with _HASHING:
+        return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=32,
+                              maxmem=2 * 128 * r * (n + p) + 2 ** 20)
+
+
 def hash_password(password: str) -> str:
-    """scrypt (n=2**14, r=8, p=1) with a random 16-byte salt: ``scrypt$salt$hash`` in hex."""
+    """scrypt with a random 16-byte salt, stored with its parameters so that they can be raised
+    later: ``scrypt$N$r$p$salt$hash`` (salt and hash in hex)."""
+    n, r, p = scrypt_parameters()
     salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=2 ** 14, r=8, p=1, dklen=32)
-    return f"scrypt${salt.hex()}${digest.hex()}"
+    return f"scrypt${n}${r}${p}${salt.hex()}${_scrypt(password, salt, n, r, p).hex()}"
+
+
+def _parsed_hash(stored: str) -> tuple[int, int, int, bytes, str] | None:
+    fields = stored.split("$")
+    try:
+        if len(fields) == 3 and fields[0] == "scrypt":  # schema 1-3: scrypt$salt$hash at N=2^14, r=8, p=1
+            return (*_LEGACY, bytes.fromhex(fields[1]), fields[2])
+        if len(fields) == 6 and fields[0] == "scrypt":
+            n, r, p = int(fields[1]), int(fields[2]), int(fields[3])
+            if n >= 2 and n & (n - 1) == 0 and n <= 2 ** 22 and 1 <= r <= 32 and 1 <= p <= 16:
+                return n, r, p, bytes.fromhex(fields[4]), fields[5]
+    except ValueError:
+        pass
+    return None  # "!" (a removed account) or anything unknown: no password matches
 
 
 def verify_password(password: str, stored: str) -> bool:
-    fields = stored.split("$")
-    if len(fields) != 3 or fields[0] != "scrypt":
+    """Whether ``password`` matches the stored hash, in either stored form."""
+    parsed = _parsed_hash(stored)
+    if parsed is None:
+        _dummy_check(password)
         return False
-    candidate = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(fields[1]), n=2 ** 14, r=8, p=1, dklen=32)
-    return hmac.compare_digest(candidate.hex(), fields[2])
+    n, r, p, salt, digest = parsed
+    return hmac.compare_digest(_scrypt(password, salt, n, r, p).hex(), digest)
+
+
+def needs_new_hash(stored: str) -> bool:
+    """Whether a stored hash is in the old form or weaker than today's parameters (it is made
+    again at the account's next successful login, when the password is at hand)."""
+    parsed = _parsed_hash(stored)
+    if parsed is None:
+        return False
+    n, r, p = scrypt_parameters()
+    return stored.count("$") == 2 or parsed[0] < n or parsed[1] < r or parsed[2] < p
+
+
+def _dummy_check(password: str) -> None:
+    """The work of checking a password (one scrypt at today's parameters), for an account that
+    does not exist or may not try now: the answer then takes as long as for a wrong password."""
+    n, r, p = scrypt_parameters()
+    _scrypt(password, bytes(16), n, r, p)
+
+
+_COMMON: frozenset[str] | None = None
+
+
+def common_passwords() -> frozenset[str]:
+    """The list of common passwords shipped with pateval (data/passwords/README.md names its source)."""
+    global _COMMON
+    if _COMMON is None:
+        import gzip
+        from importlib.resources import files
+
+        data = files("pateval").joinpath("data", "passwords", "common-passwords.txt.gz").read_bytes()
+        _COMMON = frozenset(gzip.decompress(data).decode("utf-8").split())
+    return _COMMON
+
+
+_EDGES = "0123456789!@#$%^&*()-_=+.,;:?'\"/\\|[]{}<>~` "
+
+
+def check_new_password(password: object, name: str | None = None) -> str:
+    """``password`` when it may be a new password: 12 to 1024 characters, not a common password
+    (also once digits and punctuation at its ends are taken away: ``password2024!``), not the
+    account's name, not one character repeated; an AssessError saying which rule it breaks."""
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise AssessError(400, f"a password needs at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise AssessError(400, f"a password has at most {MAX_PASSWORD} characters")
+    lowered = password.lower()
+    core = lowered.strip(_EDGES)
+    if lowered in common_passwords() or (len(core) >= 4 and core in common_passwords()):
+        raise AssessError(400, "this password is among the most common ones (a list of 20,000 leaked "
+                               "passwords): choose another")
+    if len(set(lowered)) == 1 or (name and len(name) >= 3 and name.lower() in lowered):
+        raise AssessError(400, "a password may not be one character repeated nor contain the account's name")
+    return password
 
 
 def add_assessor(engine: Engine, name: str, password: str, *, is_admin: bool = False) -> int:
     """Create an account; returns its id."""
     if not _NAME.fullmatch(name or ""):
         raise AssessError(400, f"assessor name {name!r}: use 1-64 letters, digits, '.', '_' or '-'")
-    password_hash = _new_password_hash(password)
+    password_hash = _new_password_hash(password, name)
     try:
         with engine.begin() as connection:
             result = connection.execute(insert(db.assessors).values(
@@ -78,35 +184,83 @@ def add_assessor(engine: Engine, name: str, password: str, *, is_admin: bool = F
         raise AssessError(409, f"an assessor named {name!r} exists already") from None
 
 
-def authenticate(engine: Engine, name: str, password: str, *, max_failures: int = 10,
-                 address: str | None = None) -> dict | None:
-    """The account, when the name and password are right and it is active; None otherwise.
-    The ``max_failures``-th wrong password in a row locks the account out (an audit event)
-    until an administrator unlocks it; a locked account is refused (403) whatever the
-    password."""
-    with engine.connect() as connection:
-        row = connection.execute(select(db.assessors).where(db.assessors.c.name == name)).mappings().first()
-    if row is None or row["status"] != "active":
-        hash_password("timing")  # the same work whether or not the name exists
+#: How long the k-th lock-out in a row of an account lasts, in minutes (the last for every one
+#: after it); a successful login or an administrator's ``unlock`` starts the count again.
+LOCKOUT_MINUTES = (15, 60, 240, 1440)
+
+#: The one answer to a refused login, whatever the reason (no such account, not active, wrong
+#: password, locked out): it does not tell whether the account exists.
+LOGIN_REFUSED = "unknown name or wrong password (repeated failures lock an account for a while)"
+
+
+def lockout_minutes(lockouts: int) -> int:
+    """The length of the ``lockouts``-th lock-out in a row (:data:`LOCKOUT_MINUTES`)."""
+    return LOCKOUT_MINUTES[min(max(lockouts, 1), len(LOCKOUT_MINUTES)) - 1]
+
+
+def locked_until(row) -> _dt.datetime | None:
+    """When the lock-out of an account row ends (None: not locked out, or no longer)."""
+    if row["locked_at"] is None:
         return None
-    if row["locked_at"] is not None:
-        raise AssessError(403, f"the account {name} is locked after {row['failed_logins']} failed logins; "
-                               "an administrator unlocks it")
-    if verify_password(password, row["password_hash"]):
-        if row["failed_logins"]:
-            with engine.begin() as connection:
-                connection.execute(update(db.assessors).where(db.assessors.c.id == row["id"]).values(failed_logins=0))
-        return {**dict(row), "failed_logins": 0}
+    until = _aware(row["locked_at"]) + _dt.timedelta(minutes=lockout_minutes(row["lockouts"]))
+    return until if until > db.now() else None
+
+
+def _claim_attempt(engine: Engine, name: str, max_failures: int) -> tuple[dict, int] | None:
+    """Count one password attempt on the account ``name`` *before* its password is checked
+    (committed, under the account row's lock), so that a burst of parallel guesses checks at
+    most ``max_failures`` of them: the account row and the attempt's number in the series, or
+    None when no password may be checked now (no such account, not active, locked out). The
+    ``max_failures``-th attempt locks the account at once (for :func:`lockout_minutes`); a right
+    password, even that one, lifts it again."""
     with engine.begin() as connection:
-        connection.execute(update(db.assessors).where(db.assessors.c.id == row["id"])
-                           .values(failed_logins=db.assessors.c.failed_logins + 1))
-        failures = connection.execute(select(db.assessors.c.failed_logins)
-                                      .where(db.assessors.c.id == row["id"])).scalar_one()
+        row = connection.execute(select(db.assessors).where(db.assessors.c.name == name)
+                                 .with_for_update()).mappings().first()
+        if row is None or row["status"] != "active" or locked_until(row) is not None:
+            return None
+        # A lock-out that ended starts a new series of attempts (and the next lock is longer).
+        failures = (0 if row["locked_at"] is not None else row["failed_logins"]) + 1
+        values: dict = {"failed_logins": failures, "locked_at": None}
         if failures >= max_failures:
-            connection.execute(update(db.assessors).where(db.assessors.c.id == row["id"]).values(locked_at=db.now()))
+            values.update(locked_at=db.now(), lockouts=row["lockouts"] + 1)
+        connection.execute(update(db.assessors).where(db.assessors.c.id == row["id"]).values(**values))
+    return dict(row), failures
+
+
+def _checked_password(engine: Engine, name: str, password: str, *, max_failures: int,
+                      address: str | None) -> dict | None:
+    """The account when ``password`` is its password (counted by :func:`_claim_attempt`; a
+    success clears the count and remakes a hash weaker than today's), else None, after the
+    same work whether or not the account exists or may try."""
+    claim = _claim_attempt(engine, name, max_failures)
+    if claim is None:
+        _dummy_check(password)
+        return None
+    row, failures = claim
+    if verify_password(password, row["password_hash"]):
+        values: dict = {"failed_logins": 0, "locked_at": None, "lockouts": 0}
+        with engine.begin() as connection:
+            connection.execute(update(db.assessors).where(db.assessors.c.id == row["id"]).values(**values))
+            if needs_new_hash(row["password_hash"]):  # unless the password was changed meanwhile
+                connection.execute(update(db.assessors).where(
+                    db.assessors.c.id == row["id"], db.assessors.c.password_hash == row["password_hash"])
+                    .values(password_hash=hash_password(password)))
+        return {**row, **values}
+    if failures == max_failures:
+        with engine.begin() as connection:
             _event(connection, None, "lock-assessor",
                    detail=json.dumps({"name": name, "failed_logins": failures, "address": address}))
     return None
+
+
+def authenticate(engine: Engine, name: str, password: str, *, max_failures: int = 10,
+                 address: str | None = None) -> dict | None:
+    """The account, when the name and password are right and it is active; None otherwise
+    (whatever the reason: :data:`LOGIN_REFUSED`). Each attempt is counted before the password
+    is checked; the ``max_failures``-th wrong password in a row locks the account out (an audit
+    event) for 15 minutes, then 1 hour, 4 hours and 24 hours at each new lock-out in a row
+    (:data:`LOCKOUT_MINUTES`), or until an administrator unlocks it."""
+    return _checked_password(engine, name, password, max_failures=max_failures, address=address)
 
 
 #: What an administrator does to an account (``manage_assessor``) -> its audit action.
@@ -128,8 +282,8 @@ def manage_assessor(engine: Engine, name: str, action: str, *, actor: dict | Non
         raise AssessError(400, f"{name} cannot {action} their own account")
     changes: dict[str, dict] = {"disable": {"status": "disabled"}, "enable": {"status": "active"},
                                 "remove": {"status": "removed", "password_hash": "!", "is_admin": False},
-                                "unlock": {"locked_at": None, "failed_logins": 0}}
-    values = changes[action] if action in changes else {"password_hash": _new_password_hash(password)}
+                                "unlock": {"locked_at": None, "failed_logins": 0, "lockouts": 0}}
+    values = changes[action] if action in changes else {"password_hash": _new_password_hash(password, name)}
     with engine.begin() as connection:
         row = connection.execute(select(db.assessors.c.id, db.assessors.c.status)
                                  .where(db.assessors.c.name == name)).first()
@@ -143,16 +297,16 @@ def manage_assessor(engine: Engine, name: str, action: str, *, actor: dict | Non
         _event(connection, actor["id"] if actor else None, ACCOUNT_ACTIONS[action], detail=json.dumps({"name": name}))
 
 
-def change_password(engine: Engine, actor: dict, old: str, new: str, *, keep_session: str | None = None) -> None:
-    """An assessor's own new password (the old one checked); their other sessions end."""
-    with engine.connect() as connection:
-        stored = connection.execute(select(db.assessors.c.password_hash)
-                                    .where(db.assessors.c.id == actor["id"])).scalar_one()
-    if not verify_password(old, stored):
-        raise AssessError(403, "the current password is wrong")
+def change_password(engine: Engine, actor: dict, old: str, new: str, *, keep_session: str | None = None,
+                    max_failures: int = 10, address: str | None = None) -> None:
+    """An assessor's own new password (the old one checked, each attempt counted as a login
+    is, so that a session cannot guess it without limit); their other sessions end."""
+    password_hash = _new_password_hash(new, actor["name"])
+    if _checked_password(engine, actor["name"], old, max_failures=max_failures, address=address) is None:
+        raise AssessError(403, "the current password is wrong (repeated failures lock the account for a while)")
     with engine.begin() as connection:
         connection.execute(update(db.assessors).where(db.assessors.c.id == actor["id"])
-                           .values(password_hash=_new_password_hash(new)))
+                           .values(password_hash=password_hash))
         connection.execute(delete(db.sessions).where(db.sessions.c.assessor_id == actor["id"],
                                                      db.sessions.c.token_hash != _token_hash(keep_session or "")))
         _event(connection, actor["id"], "change-password", detail=json.dumps({"name": actor["name"]}))
@@ -163,15 +317,11 @@ def assessors_list(engine: Engine) -> list[dict]:
     with engine.connect() as connection:
         rows = connection.execute(select(db.assessors).order_by(db.assessors.c.name)).mappings().all()
     return [{"name": r["name"], "is_admin": bool(r["is_admin"]), "status": r["status"],
-             "locked": r["locked_at"] is not None, "failed_logins": r["failed_logins"]} for r in rows]
+             "locked": locked_until(r) is not None, "failed_logins": r["failed_logins"]} for r in rows]
 
 
-def _new_password_hash(password: str | None) -> str:
-    if not isinstance(password, str) or len(password) < 8:
-        raise AssessError(400, "a password needs at least 8 characters")
-    if len(password) > 1024:
-        raise AssessError(400, "a password has at most 1024 characters")
-    return hash_password(password)
+def _new_password_hash(password: object, name: str | None = None) -> str:
+    return hash_password(check_new_password(password, name))
 
 
 # ---- sessions ----------------------------------------------------------------------------
@@ -697,13 +847,20 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
     return {"units": n_topics * len(in_corpus), "done": len(done), "by_owner": dict(Counter(o for _t, _c, o in rows))}
 
 
-def audit_log(engine: Engine, *, limit: int = 200) -> list[dict]:
+#: The audit log's account events: who has an account, who is an administrator, lock-outs and
+#: the addresses they came from. Only administrators see them (:func:`audit_log`).
+ACCOUNT_EVENTS = ("add-assessor", "block-address", "change-password", "disable-assessor", "enable-assessor",
+                  "lock-assessor", "remove-assessor", "reset-password", "unlock-assessor")
+
+
+def audit_log(engine: Engine, *, limit: int = 200, accounts: bool = True) -> list[dict]:
+    """The last ``limit`` events, the newest first; without ``accounts`` (an assessor's view)
+    the :data:`ACCOUNT_EVENTS` are left out."""
+    query = (select(db.events, db.assessors.c.name, db.topics.c.qid)
+             .join(db.assessors, db.assessors.c.id == db.events.c.assessor_id, isouter=True)
+             .join(db.topics, db.topics.c.id == db.events.c.topic_id, isouter=True))
+    if not accounts:
+        query = query.where(db.events.c.action.not_in(ACCOUNT_EVENTS))
     with engine.connect() as connection:
-        rows = connection.execute(
-            select(db.events, db.assessors.c.name, db.topics.c.qid)
-            .join(db.assessors, db.assessors.c.id == db.events.c.assessor_id, isouter=True)
-            .join(db.topics, db.topics.c.id == db.events.c.topic_id, isouter=True)
-            .order_by(db.events.c.id.desc()).limit(limit)).mappings().all()
+        rows = connection.execute(query.order_by(db.events.c.id.desc()).limit(limit)).mappings().all()
     return [{**dict(r), "at": r["at"].isoformat()} for r in rows]
-
-
