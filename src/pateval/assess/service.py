@@ -508,6 +508,14 @@ def insert_topic(connection, *, patent_key: str, qid: str, claims, actor: dict) 
     ``~<row id>~<qid>``, which no valid topic id can equal."""
     deleted = connection.execute(select(db.topics.c.id).where(db.topics.c.qid == qid,
                                                               db.topics.c.deleted.is_(True))).scalars().all()
+    if deleted and not actor.get("is_admin"):
+        admin = connection.execute(
+            select(db.assessors.c.name).join(db.events, db.events.c.assessor_id == db.assessors.c.id)
+            .where(db.events.c.topic_id.in_(deleted), db.events.c.action == "delete-topic",
+                   db.assessors.c.is_admin.is_(True)).order_by(db.assessors.c.name).limit(1)).scalar()
+        if admin is not None:
+            raise AssessError(403, f"{admin}, an administrator, removed the topic {qid}: only an administrator "
+                                   "may define it again")
     for row_id in deleted:
         connection.execute(update(db.topics).where(db.topics.c.id == row_id)
                            .values(qid=f"~{row_id}~{qid}"[:64]))
@@ -587,10 +595,20 @@ def delete_topic(engine: Engine, topic_id: int, actor: dict, *, base_version: in
 
 
 def _check_topic_rights(connection, current: dict, actor: dict, what: str) -> None:
-    """A topic's definition is everybody's once others have judged it: only an administrator
-    changes it then (the judgements of others would silently change meaning)."""
+    """A topic's definition is everybody's once others have judged it, and an administrator's
+    once an administrator added it or set its claims: only an administrator changes it then
+    (the judgements of others would silently change meaning; a decision would be undone)."""
     if actor.get("is_admin"):
         return
+    actors = select(db.events.c.assessor_id).where(db.events.c.topic_id == current["id"],
+                                                   db.events.c.action == "set-claims")
+    admin = connection.execute(select(db.assessors.c.name).where(
+        db.assessors.c.is_admin.is_(True),
+        (db.assessors.c.id == current["created_by"]) | db.assessors.c.id.in_(actors))
+        .order_by(db.assessors.c.name).limit(1)).scalar()
+    if admin is not None:
+        raise AssessError(403, f"{admin}, an administrator, defined the claims of {current['qid']}: only an "
+                               f"administrator may {what} it")
     others = connection.execute(select(db.selections.c.owner).where(
         db.selections.c.topic_id == current["id"], db.selections.c.owner != actor["name"]).limit(1)).first()
     if others is not None:
@@ -793,7 +811,9 @@ NOTE_LIMIT = 2000
 
 def decide_source(engine: Engine, corpus: AssessCorpus, patent_key: str, *, status: str, reason: str | None,
                   note: str | None, base_version: int, actor: dict) -> int:
-    """Retain or reject a topic candidate (with one of the seed's reasons or a free one)."""
+    """Retain or reject a topic candidate (with one of the seed's reasons or a free one). An
+    assessor may not reject a source others have judged, nor change a decision an
+    administrator made (403)."""
     if status not in ("retained", "rejected", "open"):
         raise AssessError(400, f"status must be retained, rejected or open, not {status!r}")
     if status == "rejected":
@@ -808,6 +828,13 @@ def decide_source(engine: Engine, corpus: AssessCorpus, patent_key: str, *, stat
     check_id("version", base_version)
     ensure_topics(engine, corpus, patent_key)
     with engine.begin() as connection:
+        if not actor.get("is_admin"):
+            current = connection.execute(select(db.sources.c.status, db.sources.c.decided_by)
+                                         .where(db.sources.c.patent_key == patent_key)).first()
+            admin = _administrator(connection, current[1]) if current is not None else None
+            if admin is not None and current is not None and current[0] != "open":
+                raise AssessError(403, f"{admin}, an administrator, decided that {patent_key} is {current[0]}: "
+                                       "only an administrator may change that")
         if status == "rejected" and not actor.get("is_admin"):
             # A rejected source leaves the export with everyone's judgements of it.
             others = connection.execute(
@@ -826,6 +853,14 @@ def decide_source(engine: Engine, corpus: AssessCorpus, patent_key: str, *, stat
         _event(connection, actor["id"], "decide", detail=json.dumps(
             {"patent_key": patent_key, "status": status, "reason": reason, "note": note}))
     return base_version + 1
+
+
+def _administrator(connection, assessor_id: int | None) -> str | None:
+    """The name of the account ``assessor_id`` when it is an administrator's."""
+    if assessor_id is None:
+        return None
+    return connection.execute(select(db.assessors.c.name).where(
+        db.assessors.c.id == assessor_id, db.assessors.c.is_admin.is_(True))).scalar()
 
 
 def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
