@@ -207,6 +207,29 @@ def _terminal_table(means: pd.DataFrame, baseline: str) -> list[str]:
 _DEMO_ASSESSORS = (("alice", True), ("bob", False))
 
 
+def _refuse_a_real_database(url: str, root: Path) -> None:
+    """A ParameterError unless the database at ``url`` is new, empty, or this demo's own (marked
+    so in its meta table; a demo made before the mark: only the demo's accounts, its store):
+    the demo adds an administrator, prints passwords and points the database at its corpus."""
+    from .assess import db
+
+    held = db.held(url)
+    if held is None:
+        return
+    mark, store = held["meta"].get("demo"), held["meta"].get("store")
+    own_store = str((root / "store").resolve())
+    if mark == str(root.resolve()) or (mark is None and set(held["names"]) <= {n for n, _a in _DEMO_ASSESSORS}
+                                        and store in (None, own_store)):
+        return
+    counts = {"assessors": "accounts", "topics": "topics", "selections": "saved selections"}
+    what = ", ".join(f"{held['rows'][t]} {w}" for t, w in counts.items() if held["rows"].get(t))
+    whose = f"the demo of {mark}" if mark is not None else (f"{what or 'data'}" + (f" about the corpus {store}"
+                                                                                     if store else ""))
+    raise ParameterError(f"--demo: the database {db.shown_url(url)} holds {whose}, not this demo's: --demo would add "
+                         "its accounts to it and point it at its synthetic corpus; give --demo a new database (or "
+                         "none), or serve this one with --store and --collection")
+
+
 def _demo_password(name: str) -> str:
     """16 random characters that the tool accepts as a password (not containing the name)."""
     from .assess.service import AssessError, check_new_password
@@ -231,6 +254,8 @@ def prepare_assess_demo(directory, *, url: str | None = None, n_patents: int = 3
     from .assess import db, service
 
     root = Path(directory)
+    url = url or f"sqlite:///{(root / 'assess.db').resolve()}"
+    _refuse_a_real_database(url, root)
     root.mkdir(parents=True, exist_ok=True)
     if not (root / "store" / "manifest.json").exists():
         echo(f"assess demo: generating {n_patents} synthetic patents into {root}/corpus")
@@ -239,8 +264,10 @@ def prepare_assess_demo(directory, *, url: str | None = None, n_patents: int = 3
         api.ingest_corpus(root / "corpus", root / "store", workers=1)
     if not (root / "collection").exists():
         api.build_collection(root / "store", root / "collection")
-    url = url or f"sqlite:///{(root / 'assess.db').resolve()}"
     engine = db.open_database(url)
+    with engine.begin() as connection:  # the mark of the demo's own database
+        if connection.execute(select(db.meta.c.value).where(db.meta.c.key == "demo")).first() is None:
+            connection.execute(db.meta.insert().values(key="demo", value=str(root.resolve())))
     accounts_file = root / "demo-accounts.txt"
     accounts: dict[str, str] = {}
     if accounts_file.exists():

@@ -682,6 +682,9 @@ async def _http_error(request: Request, error: HTTPException) -> Response:
 async def _database_error(request: Request, error: DBAPIError) -> Response:
     """The database cannot be reached (PostgreSQL stopped, the network gone): 503 and one
     log line; the pool reconnects once it is back."""
+    if problem := db.storage_problem(error):  # read-only, a full disk: waiting will not cure it
+        log.error("database unusable on %s %s: %s", request.method, request.url.path, problem)
+        return _plain_error(request, f"the database {problem.split(':')[0]}; an administrator must fix it", 503)
     if not (isinstance(error, (OperationalError, InterfaceError)) or error.connection_invalidated):
         return await _server_error(request, error)
     log.error("database unavailable on %s %s: %s", request.method, request.url.path,

@@ -85,7 +85,8 @@ def add_user(*, url: str, name: str, password: str, admin: bool, echo=print) -> 
     created = _new_database_file(url)
     engine = db.open_database(url)
     try:
-        service.add_assessor(engine, name, password, is_admin=admin)
+        with db.storage_errors(url):
+            service.add_assessor(engine, name, password, is_admin=admin)
     except service.AssessError as error:
         engine.dispose()
         for suffix in ("", "-wal", "-shm") if created is not None else ():
@@ -107,7 +108,8 @@ def manage_user(*, url: str, action: str, name: str, password: str | None = None
     (recorded in the audit log); returns the line to print."""
     engine = _existing(url)
     try:
-        service.manage_assessor(engine, name, action, password=password)
+        with db.storage_errors(url):
+            service.manage_assessor(engine, name, action, password=password)
     except service.AssessError as error:
         raise ParameterError(error.message) from None
     finally:
@@ -167,6 +169,7 @@ def import_qrels(*, url: str, qrels, owner: str, topics=None, store=None, collec
 
     engine, corpus = open_workspace(url, store=store, collection=collection)
     try:
-        return _import(engine, corpus, qrels, owner=owner, topics_path=topics)
+        with db.storage_errors(url):
+            return _import(engine, corpus, qrels, owner=owner, topics_path=topics)
     except service.AssessError as error:
         raise ParameterError(error.message) from None

@@ -240,12 +240,44 @@ def open_database(url: str) -> Engine:
         metadata.create_all(engine)
         with engine.begin() as connection:
             _migrations(connection)
+            # a write that changes nothing: a read-only file or server is named now, not at the first save
+            connection.execute(meta.update().where(meta.c.key == "schema_version").values(value=meta.c.value))
     except ParameterError:
         raise
     except (SQLAlchemyError, OSError) as error:  # a URL that names no reachable database
+        if problem := storage_problem(error):
+            raise ParameterError(f"the database {shown_url(url)} {problem}") from None
         raise ParameterError(f"cannot open the database {shown_url(url)}: "
                              f"{shown_url(str(error).splitlines()[0])}") from None
     return engine
+
+
+#: What a database error says of a lasting condition of its storage (lower case) -> its name.
+_STORAGE = (("readonly database", "is read-only: make its file (and its directory) writable"),
+            ("read-only transaction", "is read-only (a read-only server or transaction): point --db at a writable one"),
+            ("database or disk is full", "has a full disk: make room on it"),
+            ("no space left on device", "has a full disk: make room on it"),
+            ("could not extend file", "has a full disk: make room on it"),
+            ("disk i/o error", "had a disk I/O error (a full or failing disk?): check the disk"))
+
+
+def storage_problem(error: BaseException) -> str | None:
+    """What a database error says of a lasting condition of the storage (a read-only database
+    or server, a full disk, a disk error), as words that follow "the database ...", or None
+    (an error that waiting may cure, or another one)."""
+    text = str(getattr(error, "orig", None) or error).lower()
+    return next((words for marker, words in _STORAGE if marker in text), None)
+
+
+@contextlib.contextmanager
+def storage_errors(url: str):
+    """Turn a database write that fails for good (:func:`storage_problem`) into one line."""
+    try:
+        yield
+    except SQLAlchemyError as error:
+        if problem := storage_problem(error):
+            raise ParameterError(f"the database {shown_url(url)} {problem}") from None
+        raise
 
 
 def sqlite_path(url: str) -> str | None:
@@ -298,3 +330,30 @@ def check_consistency(engine: Engine) -> list[str]:
         if orphans:
             problems.append(f"{orphans} judgements without a selection")
     return problems
+
+
+def held(url: str) -> dict | None:
+    """What an existing database holds, read without creating or migrating anything:
+    ``{"meta": {key: value}, "names": [account names], "rows": {table: count}}`` for the
+    tables of this schema it has; None when there is no database yet (a SQLite file that does
+    not exist or is empty)."""
+    from sqlalchemy import inspect
+
+    full = _normalise_url(url)
+    path = sqlite_path(url)
+    if full.startswith("sqlite") and (path is None or not os.path.exists(path) or os.path.getsize(path) == 0):
+        return None
+    engine = create_engine(full)
+    try:
+        with engine.connect() as connection:
+            have = set(inspect(connection).get_table_names())
+            rows = {table.name: connection.execute(select(func.count()).select_from(table)).scalar_one()
+                    for table in (assessors, sources, topics, selections, events) if table.name in have}
+            names = sorted(connection.execute(select(assessors.c.name)).scalars()) if "assessors" in have else []
+            values = dict(connection.execute(select(meta.c.key, meta.c.value)).all()) if "meta" in have else {}
+    except (SQLAlchemyError, OSError) as error:
+        raise ParameterError(f"cannot open the database {shown_url(url)}: "
+                             f"{shown_url(str(error).splitlines()[0])}") from None
+    finally:
+        engine.dispose()
+    return {"meta": values, "names": names, "rows": rows}

@@ -187,16 +187,49 @@ def _write_topic_files(out: Path, corpus: AssessCorpus, topic_frame: pd.DataFram
     write_psg_topics(out, frame, documents, family_files)
 
 
+def _topic_definitions(topics_path: str | os.PathLike[str]) -> dict[str, tuple[str, str, int]]:
+    """qid -> (patent key, claims, line) of a ``topics_PSG.tsv``; a topic id given twice is
+    refused with both lines (the file would mean two things)."""
+    try:
+        table = pd.read_csv(topics_path, sep="\t", dtype=str, keep_default_na=False, skip_blank_lines=False)
+    except FileNotFoundError:
+        raise ParameterError(f"{topics_path}: no such file") from None
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise InputFormatError(topics_path, None, "not a topics_PSG.tsv", found=str(error).splitlines()[0]) from None
+    if missing := {"qid", "patent_key", "claims"} - set(table.columns):
+        raise InputFormatError(topics_path, 1, f"no column {min(missing)}", expected="qid, patent_key, claims")
+    definitions: dict[str, tuple[str, str, int]] = {}
+    for line, (qid, patent_key, claims) in enumerate(table[["qid", "patent_key", "claims"]].itertuples(index=False),
+                                                     start=2):
+        if not (qid or patent_key or claims):
+            continue  # a blank line (counted, so that the lines named are the file's)
+        if qid in definitions:
+            raise InputFormatError(topics_path, line, f"topic {qid} is defined twice (first on line "
+                                   f"{definitions[qid][2]})")
+        definitions[qid] = (patent_key, claims, line)
+    return definitions
+
+
+def _same_topic(have: tuple[str, str], given: tuple[str, str]) -> bool:
+    """Whether a topics row gives a topic the patent and claims it has (claims as numbers)."""
+    try:
+        return have[0] == given[0] and set(service.parse_claims(have[1])) == set(service.parse_claims(given[1]))
+    except service.AssessError:
+        return False
+
+
 def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.PathLike[str], *, owner: str,
                  topics_path: str | os.PathLike[str] | None = None) -> dict:
     """Load passage qrels (``qid docno xpath``, read by pateval's CLEF-IP reader) as the
     saved selections of assessor ``owner``, for review.
 
     Topics are matched by id; with ``topics_path`` (a ``topics_PSG.tsv``) topics the
-    database lacks are created with its patent and claims. Every XPath must exist in its
-    document, every document must be cited by the topic's patent, and no selection of
-    ``owner`` may exist yet for it: otherwise nothing is imported. The import is one
-    transaction.
+    database lacks are created with its patent and claims; a topic id given twice in the
+    file, or a row defining a topic the database (or its source's first topics) defines
+    otherwise, is refused with its line. Every XPath must exist in its document, every
+    document must be cited by the topic's patent, and no selection of ``owner`` may exist yet
+    for it: otherwise nothing is imported. The import is one transaction, the sources' first
+    topics (:func:`pateval.assess.service.open_source`) included.
     """
     from ..formats.passages import read_passage_qrels
 
@@ -206,30 +239,32 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
     if row is None:
         raise ParameterError(f"no assessor named {owner!r} (pateval assess user add)")
     actor = dict(row)
-    definitions: dict[str, tuple[str, str]] = {}
-    if topics_path is not None:
-        try:
-            table = pd.read_csv(topics_path, sep="\t", dtype=str, keep_default_na=False)
-        except FileNotFoundError:
-            raise ParameterError(f"{topics_path}: no such file") from None
-        except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-            raise InputFormatError(topics_path, None, "not a topics_PSG.tsv",
-                                   found=str(error).splitlines()[0]) from None
-        if missing := {"qid", "patent_key", "claims"} - set(table.columns):
-            raise InputFormatError(topics_path, 1, f"no column {min(missing)}", expected="qid, patent_key, claims")
-        definitions = {q: (p, c) for q, p, c in table[["qid", "patent_key", "claims"]].itertuples(index=False)}
-    for patent_key in sorted({p for p, _c in definitions.values()}):
-        if corpus.source(patent_key) is not None:
-            service.ensure_topics(engine, corpus, patent_key)  # the source's own topics first
+    definitions = _topic_definitions(topics_path) if topics_path is not None else {}
+    # The sources' own first topics, as opening them would define them now: checked with the
+    # file's, and written in the import's one transaction (a refused import defines nothing).
+    with engine.connect() as connection:
+        opening = {patent_key: service.opening_topics(connection, corpus, patent_key)
+                   for patent_key in sorted({p for p, _c, _n in definitions.values()})
+                   if corpus.source(patent_key) is not None}
+        defined = {qid: (patent_key, claims) for qid, patent_key, claims in connection.execute(
+            select(db.topics.c.qid, db.topics.c.patent_key, db.topics.c.claims)
+            .where(db.topics.c.deleted.is_(False)))}
     known = service.topic_ids(engine)
+    planned = {qid: (patent_key, ",".join(str(n) for n in claims))
+               for patent_key, wanted in opening.items() for qid, claims in wanted}
+    for qid, (patent_key, claims, line) in definitions.items():
+        have = defined.get(qid) or planned.get(qid)
+        if have is not None and not _same_topic(have, (patent_key, claims)):
+            raise InputFormatError(topics_path or "", line, f"topic {qid} is defined already, as {have[0]} claims "
+                                   f"{have[1]}, not as here", found=f"{patent_key} claims {claims}")
     groups: dict[tuple[str, str], list[str]] = {}
     for qid, docno, xpath in zip(qrels.topic, qrels.docno, qrels.passage, strict=True):
         groups.setdefault((str(qid), str(docno)), []).append(str(xpath))
     # Check everything before writing anything.
     for (qid, docno), xpaths in groups.items():
-        if qid not in known and qid not in definitions:
+        if qid not in known and qid not in planned and qid not in definitions:
             raise ParameterError(f"{qrels_path}: topic {qid} is neither in the database nor in the topics file")
-        patent_key = known[qid][1] if qid in known else definitions[qid][0]
+        patent_key = known[qid][1] if qid in known else (planned.get(qid) or definitions[qid])[0]
         if docno not in {c.cited_ucid for c in corpus.citations(patent_key)}:
             raise ParameterError(f"{qrels_path}: {docno} is not cited by {patent_key} (topic {qid})")
         document = corpus.document(docno)
@@ -240,14 +275,18 @@ def import_qrels(engine: Engine, corpus: AssessCorpus, qrels_path: str | os.Path
         if qid in known and service.selection(engine, known[qid][0], docno, owner)["version"]:
             raise ParameterError(f"{owner} has judged {docno} for {qid} already; import into a new name")
     checked: dict[str, tuple[str, tuple[int, ...]]] = {}
-    for qid in sorted({q for q, _d in groups if q not in known}):
-        patent_key, claims = definitions[qid]
+    for qid in sorted({q for q, _d in groups if q not in known and q not in planned}):
+        patent_key, claims, _line = definitions[qid]
         try:
             checked[qid] = (patent_key, service.check_topic_definition(corpus, patent_key, qid, claims))
         except service.AssessError as error:
             raise ParameterError(f"{topics_path}: topic {qid}: {error.message}") from None
     # One transaction: the whole file is imported, or (on any failure, a crash included) none of it.
     with engine.begin() as connection:
+        for patent_key in opening:
+            service.open_source(connection, corpus, patent_key)
+        known = {q: (i, p) for i, q, p in connection.execute(
+            select(db.topics.c.id, db.topics.c.qid, db.topics.c.patent_key).where(db.topics.c.deleted.is_(False)))}
         for qid, (patent_key, numbers) in checked.items():
             try:
                 topic_id = service.insert_topic(connection, patent_key=patent_key, qid=qid, claims=numbers,

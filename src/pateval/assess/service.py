@@ -32,10 +32,11 @@ __all__ = ["ACCOUNT_EVENTS", "LOCKOUT_MINUTES", "LOGIN_REFUSED", "AssessError", 
            "all_selections", "assessors_list", "audit_log", "authenticate", "change_password", "check_id",
            "check_new_password", "check_topic_definition", "common_passwords", "decide_source", "delete_topic",
            "end_session", "ensure_topics", "hash_password", "insert_topic", "locked_until", "lockout_minutes",
-           "manage_assessor", "needs_new_hash", "note_blocked_address", "parse_claims", "progress", "save_selection",
-           "scrypt_parameters", "selection", "selections_of_topic", "session_user", "set_topic_claims",
-           "source_state", "start_session", "topic", "topic_citations", "topic_ids", "topic_removal", "topics_of",
-           "undo_selection", "verify_password", "write_selection"]
+           "manage_assessor", "needs_new_hash", "note_blocked_address", "open_source", "opening_topics",
+           "parse_claims", "progress", "save_selection", "scrypt_parameters", "selection", "selections_of_topic",
+           "session_user", "set_topic_claims", "source_state", "source_topics", "start_session", "topic",
+           "topic_citations", "topic_ids", "topic_removal", "topics_of", "undo_selection", "verify_password",
+           "write_selection"]
 
 _QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -423,38 +424,61 @@ def _claims_text(numbers) -> str:
     return ",".join(str(n) for n in sorted(set(numbers)))
 
 
-def ensure_topics(engine: Engine, corpus: AssessCorpus, patent_key: str) -> None:
-    """Give a source its first topic definitions, once: the collection's passage topics
-    of the patent, else one topic per distinct relevant-claims set of its in-corpus
-    citations (``sp-<n>.<k>``), as the CLEF-IP organisers defined them."""
-    with engine.connect() as connection:
-        known = connection.execute(select(func.count()).select_from(db.topics)
-                                   .where(db.topics.c.patent_key == patent_key)).scalar()
-        source_known = connection.execute(select(db.sources.c.patent_key)
-                                          .where(db.sources.c.patent_key == patent_key)).first()
-    if known or source_known:
-        return
+def source_topics(corpus: AssessCorpus, patent_key: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The first topic definitions of a source: the collection's passage topics of the patent,
+    else one topic per distinct relevant-claims set of its in-corpus citations
+    (``sp-<n>.<k>``), as the CLEF-IP organisers defined them."""
     source = corpus.source(patent_key)
     if source is None:
         raise AssessError(404, f"no topic source {patent_key}")
-    wanted = list(source.suggested_topics)
+    wanted = [(qid, tuple(claims)) for qid, claims in source.suggested_topics]
     if not wanted:
         sets = dict.fromkeys(c.relevant_claims for c in corpus.citations(patent_key)
                              if c.in_corpus and c.relevant_claims)
         number = corpus.patent_keys.index(patent_key) + 1 if patent_key in corpus.patent_keys else 0
-        wanted = [(f"sp-{number}.{k}", claims) for k, claims in enumerate(sets, start=1)]
-    try:
-        with engine.begin() as connection:
-            connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
-            for qid, claims in wanted:
-                connection.execute(insert(db.topics).values(qid=qid, patent_key=patent_key,
-                                                            claims=_claims_text(claims), created_at=db.now(),
-                                                            deleted=False))
-    except IntegrityError:
-        # Another request defined them first, or a topic id is taken: the source still
-        # needs its row (its decisions are versioned there).
-        with contextlib.suppress(IntegrityError), engine.begin() as connection:
-            connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
+        wanted = [(f"sp-{number}.{k}", tuple(claims)) for k, claims in enumerate(sets, start=1)]
+    return wanted
+
+
+def _source_opened(connection, patent_key: str) -> bool:
+    topics_known = connection.execute(select(func.count()).select_from(db.topics)
+                                      .where(db.topics.c.patent_key == patent_key)).scalar()
+    return bool(topics_known) or connection.execute(
+        select(db.sources.c.patent_key).where(db.sources.c.patent_key == patent_key)).first() is not None
+
+
+def opening_topics(connection, corpus: AssessCorpus, patent_key: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The topics :func:`open_source` would define for the source now (none once it is
+    opened, none when one of their ids is taken by another topic, even a removed one)."""
+    if _source_opened(connection, patent_key):
+        return []
+    wanted = source_topics(corpus, patent_key)
+    taken = connection.execute(select(db.topics.c.qid).where(db.topics.c.qid.in_([q for q, _c in wanted]))).first()
+    return [] if taken is not None else wanted
+
+
+def open_source(connection, corpus: AssessCorpus, patent_key: str) -> None:
+    """Inside the caller's transaction: give a source its row and its first topic definitions
+    (:func:`source_topics`), once."""
+    if _source_opened(connection, patent_key):
+        return
+    wanted = opening_topics(connection, corpus, patent_key)
+    connection.execute(insert(db.sources).values(patent_key=patent_key, status="open", version=0))
+    for qid, claims in wanted:
+        connection.execute(insert(db.topics).values(qid=qid, patent_key=patent_key, claims=_claims_text(claims),
+                                                    created_at=db.now(), deleted=False))
+
+
+def ensure_topics(engine: Engine, corpus: AssessCorpus, patent_key: str) -> None:
+    """Give a source its first topic definitions, once (:func:`open_source`)."""
+    with engine.connect() as connection:
+        if _source_opened(connection, patent_key):
+            return
+    if corpus.source(patent_key) is None:
+        raise AssessError(404, f"no topic source {patent_key}")
+    # Another request may define them first (then the row exists and this one does nothing).
+    with contextlib.suppress(IntegrityError), engine.begin() as connection:
+        open_source(connection, corpus, patent_key)
 
 
 def topics_of(engine: Engine, patent_key: str) -> list[dict]:
