@@ -20,6 +20,7 @@ from pateval.assess import db, service
 from pateval.errors import ParameterError
 
 from .conftest import Server, login
+from .test_postgresql import postgresql, postgresql_url  # noqa: F401 - fixtures of the test at the end
 
 STRONG = "correct horse battery"  # 21 characters, not a common password
 
@@ -290,3 +291,20 @@ def test_the_password_form_is_limited_like_the_login(strict, database, workspace
         more = [bob.post("/password", data={"csrf": token, "old": f"more-{i}", "new": STRONG, "repeat": STRONG},
                          headers={"X-Forwarded-For": "10.3.0.2"}).status_code for i in range(11)]
         assert more == [403] * 10 + [429]
+
+
+def test_parallel_guesses_on_postgresql_check_at_most_the_limit(request, monkeypatch):
+    """The same count before the check on PostgreSQL (the account's row locked FOR UPDATE)."""
+    engine = db.open_database(request.getfixturevalue("postgresql_url"))
+    service.add_assessor(engine, "pg-burst", STRONG)
+    checked: list[str] = []
+    real = service.verify_password
+    monkeypatch.setattr(service, "verify_password", lambda password, stored: checked.append(password) or
+                        real(password, stored))
+    with concurrent.futures.ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(lambda i: service.authenticate(engine, "pg-burst", f"wrong-guess-{i}",
+                                                               max_failures=5), range(20)))
+    assert answers == [None] * 20 and len(checked) == 5
+    row = _stored(engine, "pg-burst")
+    assert (row["failed_logins"], row["lockouts"]) == (5, 1)
+    engine.dispose()
