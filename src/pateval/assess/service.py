@@ -162,7 +162,7 @@ def check_new_password(password: object, name: str | None = None) -> str:
     lowered = password.lower()
     core = lowered.strip(_EDGES)
     if lowered in common_passwords() or (len(core) >= 4 and core in common_passwords()):
-        raise AssessError(400, "this password is among the most common ones (a list of 20,000 leaked "
+        raise AssessError(400, "this password is among the most common ones (a list of about 20,000 "
                                "passwords): choose another")
     if len(set(lowered)) == 1 or (name and len(name) >= 3 and name.lower() in lowered):
         raise AssessError(400, "a password may not be one character repeated nor contain the account's name")
