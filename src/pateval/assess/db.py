@@ -282,7 +282,7 @@ def check_consistency(engine: Engine) -> list[str]:
             result = connection.exec_driver_sql("PRAGMA integrity_check").scalar()
             if result != "ok":
                 problems.append(f"sqlite integrity_check: {result}")
-        rows = connection.execute(select(selections)).mappings().all()
+        rows = connection.execute(select(selections).order_by(selections.c.id)).mappings().all()
         for row in rows:
             saves = connection.execute(
                 select(events.c.version, events.c.after)
