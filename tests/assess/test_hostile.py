@@ -289,3 +289,51 @@ def test_shown_values_are_cut_short(given, limit, expected):
     from pateval.assess.limits import shown
 
     assert shown(given, limit) == expected
+
+
+def test_odd_values_in_every_field_of_every_route_are_4xx(server, workspace, corpus):
+    """Each JSON field, form field, path and query parameter the tool reads, given values of
+    the wrong type, shape or script: never a 500, nothing in the log."""
+    patent_key, qid, citation = a_suggested_citation(corpus)
+    answers = []
+    with httpx.Client(base_url=server.base) as client:
+        login(client, server.base, "alice", workspace["accounts"]["alice"])
+        token = csrf_of(client, server.base, patent_key)
+        headers = {"X-CSRF-Token": token}
+        topic_id = next(t["id"] for t in client.get(f"/api/sources/{patent_key}").json()["topics"] if t["qid"] == qid)
+        url = f"/api/topics/{topic_id}/citations/{citation.cited_ucid}/selection"
+        values = [None, 1.5, "x", [], {}, [1], ["a"] * 3, True, -1, "²", "\x00", "x" * 5000, {"a": 1}, [[]]]
+        for key in ("xpaths", "version", "owner"):
+            for value in values:
+                body = {"xpaths": [], "version": 0, key: value}
+                answers.append((url, body, client.put(url, json=body, headers=headers)))
+                answers.append((url, body, client.post(url.replace("/selection", "/undo"), json=body,
+                                                       headers=headers)))
+        for value in values:
+            for body in ({"action": value, "password": value}, {"action": "reset-password", "password": value}):
+                answers.append(("assessors", body, client.post("/api/assessors/bob", json=body, headers=headers)))
+        for body in ([], "x", 1, None):
+            answers.append((url, body, client.put(url, json=body, headers=headers)))
+        for odd in ("%00", "²", "x" * 3000, "..", "a%2Fb", "%ff", "<script>"):
+            for path in (f"/source/{odd}", f"/api/sources/{odd}", f"/api/documents/{odd}",
+                         f"/api/topics/{topic_id}/citations/{odd}/selection", f"/source/{patent_key}?owner={odd}",
+                         f"/source/{patent_key}?doc={odd}", f"{url}?owner={odd}",
+                         f"/source/{patent_key}?citation={odd}"):
+                answers.append((path, None, client.get(path)))
+            for path, form in ((f"/source/{patent_key}/topics", {"qid": odd, "claims": odd, "topic": odd}),
+                               (f"/source/{patent_key}/decision", {"version": odd, "status": odd, "reason": odd,
+                                                                  "note": odd, "topic": odd, "back": odd}),
+                               (f"/topic/{topic_id}/claims", {"version": odd, "claims": odd}),
+                               (f"/topic/{topic_id}/delete", {"version": odd, "confirm": odd}),
+                               ("/password", {"old": odd, "new": odd, "repeat": odd})):
+                answers.append((path, form, client.post(path, data={"csrf": token, **form})))
+        answers.append(("multipart", None, client.post(f"/topic/{topic_id}/claims", content=b"--x\r\n",
+                                                       headers={"Content-Type": "multipart/form-data; boundary=x"})))
+        answers.append(("form", None, client.post(f"/topic/{topic_id}/claims",
+                                                  content=b"a=%ff%fe&csrf=" + token.encode(),
+                                                  headers={"Content-Type": "application/x-www-form-urlencoded"})))
+    faults = [(what, body, answer.status_code) for what, body, answer in answers if answer.status_code >= 500]
+    assert not faults
+    log = server.log.name
+    server.kill(signal.SIGTERM)
+    assert "Traceback" not in Path(log).read_text(encoding="utf-8")

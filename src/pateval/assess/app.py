@@ -529,6 +529,8 @@ async def _written(request: Request, user: dict, write) -> Response:
     engine, corpus = request.app.state.engine, request.app.state.corpus
     topic_id, cited = request.path_params["topic_id"], request.path_params["ucid"]
     owner = body.get("owner") or user["name"]
+    if not isinstance(owner, str):
+        raise AssessError(400, "owner must be the name of an account (a string)")
     try:
         version = await run_in_threadpool(lambda: write(body, engine=engine, corpus=corpus, topic_id=topic_id,
                                                         cited_ucid=cited, owner=owner,
