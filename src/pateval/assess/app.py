@@ -20,7 +20,8 @@ holds a random token, the pages' CSRF token is derived from it.
 
 Errors are answered with their status and a one-line message (JSON for the API, a page
 otherwise); an unreachable database with 503 and one log line; an unexpected error is
-logged on the server and answered 500 without details.
+logged on the server and answered 500 without details. What a client may send (body
+sizes, ids, JSON, hosts) and the headers of every answer: :mod:`pateval.assess.limits`.
 """
 
 from __future__ import annotations
@@ -359,7 +360,7 @@ async def _form_error(request: Request, user: dict, patent_key: str, topic_id: i
         raise error
     view = await run_in_threadpool(_source_view, request.app, patent_key, user, topic_id, None, None)
     return _page(request, "assess.html", {"user": user, **view, "is_adjudicating": False, "form_error": {
-        "form": form_name, "message": error.message, "values": values}}, status=error.status)
+        "form": form_name, "message": limits.shorten(error.message), "values": values}}, status=error.status)
 
 
 def _form_topic(form) -> int | None:
