@@ -115,3 +115,25 @@ def test_database_urls_in_messages_hide_the_password():
     with pytest.raises(ParameterError) as raised:
         db.open_database("postgresql://ann:s3cret@127.0.0.1:1/assess")
     assert "s3cret" not in str(raised.value) and "postgresql://ann:***@127.0.0.1:1/assess" in str(raised.value)
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("postgresql://ann:se/cr?et@127.0.0.1:1/assess", "postgresql://ann:***@127.0.0.1:1/assess"),
+    ("postgresql://ann:p@ss:w/rd@127.0.0.1:1/assess", "postgresql://ann:***@127.0.0.1:1/assess"),
+    ("postgresql://ann@127.0.0.1:1/assess?password=s3cr/et", "postgresql://ann@127.0.0.1:1/assess?password=***"),
+    ("postgresql://127.0.0.1:1/assess?user=ann&password=s3cr%2Fet&sslmode=disable",
+     "postgresql://127.0.0.1:1/assess?user=ann&password=***&sslmode=disable"),
+    ("postgresql+psycopg://ann:a:b/c@127.0.0.1:1/assess?sslpassword=k3y",
+     "postgresql+psycopg://ann:***@127.0.0.1:1/assess?sslpassword=***"),
+])
+def test_every_way_of_giving_a_password_is_masked(url, shown):
+    """Issue 34: a password holding "/" and one given as ?password= were printed in clear."""
+    assert db.shown_url(url) == shown
+    with pytest.raises(ParameterError) as raised:
+        db.open_database(url)
+    message = str(raised.value)
+    assert shown in message
+    for secret in ("se/cr", "p@ss", "w/rd", "s3cr", "a:b/c", "k3y"):
+        assert secret not in message, message
+    assert db.shown_url("could not connect: host=db password='it is me' user=ann") == \
+        "could not connect: host=db password=*** user=ann"

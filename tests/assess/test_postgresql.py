@@ -189,3 +189,72 @@ def test_a_demo_on_postgresql(postgresql_url, workspace, tmp_path):
     for name, password in demo["accounts"].items():
         assert service.authenticate(engine, name, password) is not None
     engine.dispose()
+
+
+def _same_judgements(engine, corpus, workspace) -> None:
+    """The same requests, in the same order, on one database: two assessors judge the
+    citations of three sources, agreeing on some and not on others; a topic's claims form is
+    sent again (PostgreSQL then returns that row after the others unless asked for an order);
+    a topic is added, a source rejected."""
+    from pateval.assess import service
+
+    for name, admin in (("alice", True), ("bob", False)):
+        service.add_assessor(engine, name, workspace["accounts"][name], is_admin=admin)
+    alice = service.authenticate(engine, "alice", workspace["accounts"]["alice"])
+    bob = service.authenticate(engine, "bob", workspace["accounts"]["bob"])
+    keys = [k for k in corpus.patent_keys if any(c.in_corpus for c in corpus.citations(k))][:4]
+    assert len(keys) == 4
+    for k in keys:
+        service.ensure_topics(engine, corpus, k)
+    for number, patent_key in enumerate(keys):
+        for topic in service.topics_of(engine, patent_key):
+            for position, citation in enumerate(c for c in service.topic_citations(corpus, topic) if c.in_corpus):
+                selectable = sorted(corpus.document(citation.cited_ucid).selectable)
+                ann = selectable[: 2 + position % 3]
+                other = ann if (number + position) % 2 else selectable[1:4]  # disagree every other time
+                for actor, xpaths in ((alice, ann), (bob, other)):
+                    service.save_selection(engine, corpus, topic_id=topic["id"], cited_ucid=citation.cited_ucid,
+                                           owner=actor["name"], xpaths=xpaths, base_version=0, actor=actor)
+    first = service.topics_of(engine, keys[0])[0]
+    service.set_topic_claims(engine, corpus, first["id"], ",".join(map(str, first["claim_numbers"])), alice,
+                             base_version=first["version"])
+    service.add_topic(engine, corpus, keys[1], "sp-extra", "1", bob)
+    service.decide_source(engine, corpus, keys[3], status="rejected", reason="other", note="a note", base_version=0,
+                          actor=alice)
+
+
+def test_the_same_judgements_export_the_same_bytes_from_sqlite_and_postgresql(postgresql_url, workspace, corpus,
+                                                                             tmp_path):
+    """Issue 34: once a topic's claims were sent again, export.json listed the unresolved
+    disagreements in another order on PostgreSQL than on SQLite (a query without ORDER BY)."""
+    import sqlalchemy
+
+    from pateval.assess import db
+    from pateval.assess.export import export_qrels
+
+    fresh = sqlalchemy.make_url(db._normalise_url(postgresql_url)).set(database="pateval_same_bytes")
+    admin = sqlalchemy.create_engine(db._normalise_url(postgresql_url), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql("DROP DATABASE IF EXISTS pateval_same_bytes")
+            connection.exec_driver_sql("CREATE DATABASE pateval_same_bytes")
+    except sqlalchemy.exc.SQLAlchemyError as error:
+        pytest.skip(f"cannot create a second database on the server: {str(error).splitlines()[0]}")
+    finally:
+        admin.dispose()
+    written = {}
+    for name, url in (("sqlite", f"sqlite:///{tmp_path / 'same.db'}"),
+                      ("postgresql", fresh.render_as_string(hide_password=False))):
+        engine = db.open_database(url)
+        _same_judgements(engine, corpus, workspace)
+        for policy in ("final", "union", "bob"):
+            summary = export_qrels(engine, corpus, tmp_path / name / policy, policy=policy)
+            if policy == "final":
+                assert len(summary["unresolved"]) >= 2 and summary["rejected_sources"]
+        engine.dispose()
+        written[name] = {str(p.relative_to(tmp_path / name)): p.read_bytes()
+                         for p in sorted((tmp_path / name).rglob("*")) if p.is_file()}
+    assert sorted(written["sqlite"]) == sorted(written["postgresql"])
+    assert "final/export.json" in written["sqlite"] and "final/qrels_PSG.txt" in written["sqlite"]
+    for path, content in written["sqlite"].items():
+        assert written["postgresql"][path] == content, path

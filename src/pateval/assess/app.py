@@ -20,14 +20,14 @@ holds a random token, the pages' CSRF token is derived from it.
 
 Errors are answered with their status and a one-line message (JSON for the API, a page
 otherwise); an unreachable database with 503 and one log line; an unexpected error is
-logged on the server and answered 500 without details.
+logged on the server and answered 500 without details. What a client may send (body
+sizes, ids, JSON, hosts) and the headers of every answer: :mod:`pateval.assess.limits`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 import re
 import secrets
@@ -41,13 +41,13 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from . import db, service
+from . import db, limits, service
 from .agreement import agreement
 from .corpus import AssessCorpus
 from .indications import REJECTION_REASONS
@@ -203,10 +203,7 @@ async def _user_form(request: Request):
 async def _json_body(request: Request) -> dict:
     """The JSON object of an API write, once its ``X-CSRF-Token`` header is checked."""
     _check_csrf(request, request.headers.get("x-csrf-token"))
-    try:
-        body = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise AssessError(400, "the request body is not JSON") from None
+    body = limits.parse_json(await request.body())  # (its size bounded by limits.Bounds)
     if not isinstance(body, dict):
         raise AssessError(400, "the request body must be a JSON object")
     return body
@@ -406,10 +403,7 @@ def highlight(text: str, terms) -> Markup:
 def _int_param(request: Request, name: str) -> int | None:
     if not (value := request.query_params.get(name)):
         return None
-    try:
-        return service.check_id(name, int(value))
-    except ValueError:
-        raise AssessError(400, f"{name} must be a number, not {value[:40]!r}") from None
+    return limits.id_text(name, value)
 
 
 async def _form_error(request: Request, user: dict, patent_key: str, topic_id: int | None, form_name: str,
@@ -420,13 +414,13 @@ async def _form_error(request: Request, user: dict, patent_key: str, topic_id: i
         raise error
     view = await run_in_threadpool(_source_view, request.app, patent_key, user, topic_id, None, None)
     return _page(request, "assess.html", {"user": user, **view, "is_adjudicating": False, "form_error": {
-        "form": form_name, "message": error.message, "values": values}}, status=error.status)
+        "form": form_name, "message": limits.shorten(error.message), "values": values}}, status=error.status)
 
 
 def _form_topic(form) -> int | None:
     """The topic a form was sent from (its hidden ``topic`` field), to show it again."""
     value = str(form.get("topic") or "")
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 19 else None
 
 
 async def source_page(request: Request) -> Response:
@@ -591,6 +585,8 @@ async def _written(request: Request, user: dict, write) -> Response:
     engine, corpus = request.app.state.engine, request.app.state.corpus
     topic_id, cited = request.path_params["topic_id"], request.path_params["ucid"]
     owner = body.get("owner") or user["name"]
+    if not isinstance(owner, str):
+        raise AssessError(400, "owner must be the name of an account (a string)")
     try:
         version = await run_in_threadpool(lambda: write(body, engine=engine, corpus=corpus, topic_id=topic_id,
                                                         cited_ucid=cited, owner=owner,
@@ -661,14 +657,16 @@ async def api_audit(request: Request) -> Response:
 async def _assess_error(request: Request, error: AssessError) -> Response:
     if error.status == 401 and not _is_api(request):
         return RedirectResponse("/login", status_code=303)
+    message = limits.shorten(error.message)  # a value echoed in it is cut short
     if _is_api(request):
-        return JSONResponse({"error": error.message}, status_code=error.status)
+        return JSONResponse({"error": message}, status_code=error.status)
     user = await run_in_threadpool(_user, request)
-    return _page(request, "error.html", {"message": error.message, "status": error.status,
+    return _page(request, "error.html", {"message": message, "status": error.status,
                                          "user": user}, status=error.status)
 
 
 def _plain_error(request: Request, message: str, status: int, headers: dict | None = None) -> Response:
+    message = limits.shorten(message)
     if _is_api(request):
         return JSONResponse({"error": message}, status_code=status, headers=headers)
     return PlainTextResponse(message, status_code=status, headers=headers)
@@ -693,22 +691,31 @@ async def _database_error(request: Request, error: DBAPIError) -> Response:
 
 
 async def _server_error(request: Request, error: Exception) -> Response:
-    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    """A real fault: its traceback logged once (:class:`limits.FaultLog`), 500 without details."""
+    limits.FAULTS.log(error, f"{request.method} {limits.shown(request.url.path)}")
     return _plain_error(request, "internal error (logged on the server)", 500)
 
 
-async def _security_headers(request, call_next):  # pragma: no cover - exercised by every request
-    response = await call_next(request)
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Content-Security-Policy",
-                                "default-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
-    return response
+async def _client_gone(request: Request, error: ClientDisconnect) -> Response:
+    """The client went away before its request was read: one log line, no traceback."""
+    log.warning("client went away during %s %s", request.method, limits.shown(request.url.path))
+    return Response(status_code=400)
+
+
+class _App(Starlette):
+    """Starlette with :class:`limits.Guard` around its own error handling, so that every
+    answer, a 500 included, carries the security headers."""
+
+    guard: dict = {}
+
+    def build_middleware_stack(self):
+        return limits.Guard(super().build_middleware_stack(), **self.guard)
 
 
 def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, trusted_proxies=(),
                session_idle: float = 2 * 3600, session_max: float = 12 * 3600, max_failed_logins: int = 10,
-               address_failures: int = 30) -> Starlette:
+               address_failures: int = 30, allowed_hosts=None, max_body: int = limits.MAX_BODY,
+               max_login_body: int = limits.MAX_LOGIN_BODY) -> Starlette:
     """The application over an open database (:func:`pateval.assess.db.open_database`)
     and corpus (:class:`pateval.assess.corpus.AssessCorpus`).
 
@@ -716,8 +723,15 @@ def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, tr
     seconds after the login; an account is locked out after ``max_failed_logins`` wrong
     passwords in a row, an address refused for 15 minutes after ``address_failures``
     failed logins. Cookies are ``Secure`` with ``secure_cookies`` or over HTTPS; the
-    X-Forwarded-Proto and X-Forwarded-For headers count only from ``trusted_proxies``."""
-    from starlette.middleware.base import BaseHTTPMiddleware
+    X-Forwarded-Proto and X-Forwarded-For headers count only from ``trusted_proxies``.
+
+    Bodies are refused beyond ``max_body`` bytes, and beyond ``max_login_body`` before
+    logging in; with ``allowed_hosts`` (names, ``*.example.org``) a request naming another
+    host is refused; ``secure_cookies`` also gives the cookies the ``__Host-`` prefix
+    (:mod:`pateval.assess.limits`)."""
+    from starlette.convertors import register_url_convertor
+
+    register_url_convertor("id", limits.IdConvertor())
 
     routes = [
         Route("/login", login_page, methods=["GET"]),
@@ -729,16 +743,16 @@ def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, tr
         Route("/source/{patent_key}", source_page, methods=["GET"]),
         Route("/source/{patent_key}/topics", add_topic, methods=["POST"]),
         Route("/source/{patent_key}/decision", decide, methods=["POST"]),
-        Route("/topic/{topic_id:int}/claims", topic_claims, methods=["POST"]),
-        Route("/topic/{topic_id:int}/delete", topic_delete, methods=["POST"]),
+        Route("/topic/{topic_id:id}/claims", topic_claims, methods=["POST"]),
+        Route("/topic/{topic_id:id}/delete", topic_delete, methods=["POST"]),
         Route("/agreement", agreement_page, methods=["GET"]),
         Route("/audit", audit_page, methods=["GET"]),
         Route("/api/sources", api_sources, methods=["GET"]),
         Route("/api/sources/{patent_key}", api_source, methods=["GET"]),
         Route("/api/documents/{ucid}", api_document, methods=["GET"]),
-        Route("/api/topics/{topic_id:int}/citations/{ucid}/selection", api_selection, methods=["GET", "PUT"]),
-        Route("/api/topics/{topic_id:int}/citations/{ucid}/undo", api_undo, methods=["POST"]),
-        Route("/api/topics/{topic_id:int}/judgements", api_topic_judgements, methods=["GET"]),
+        Route("/api/topics/{topic_id:id}/citations/{ucid}/selection", api_selection, methods=["GET", "PUT"]),
+        Route("/api/topics/{topic_id:id}/citations/{ucid}/undo", api_undo, methods=["POST"]),
+        Route("/api/topics/{topic_id:id}/judgements", api_topic_judgements, methods=["GET"]),
         Route("/api/assessors", api_assessors, methods=["GET"]),
         Route("/api/assessors/{name}", api_assessor, methods=["POST"]),
         Route("/api/agreement", api_agreement, methods=["GET"]),
@@ -747,9 +761,11 @@ def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, tr
     ]
     # (each handler takes its own exception class; Starlette's type says Exception)
     handlers: dict = {AssessError: _assess_error, HTTPException: _http_error, DBAPIError: _database_error,
-                      Exception: _server_error}
-    app = Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=_security_headers)],
-                    exception_handlers=handlers)
+                      ClientDisconnect: _client_gone, Exception: _server_error}
+    bounds = Middleware(limits.Bounds, max_body=max_body, max_login_body=max_login_body,
+                        allowed_hosts=allowed_hosts, session_cookie=COOKIE)
+    app = _App(routes=routes, middleware=[bounds], exception_handlers=handlers)
+    app.guard = {"cookies": (COOKIE, LOGIN_COOKIE), "prefix": secure_cookies}
     app.state.engine = engine
     app.state.corpus = corpus
     app.state.secure_cookies = secure_cookies

@@ -42,10 +42,12 @@ def open_workspace(url: str, *, store=None, collection=None, remember: bool = Fa
 
 def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8765, echo=print,
           secure_cookies: bool = False, trusted_proxies=(), session_idle_minutes: float = 120,
-          session_max_hours: float = 12, max_failed_logins: int = 10) -> None:
+          session_max_hours: float = 12, max_failed_logins: int = 10, allowed_hosts=()) -> None:
     """Serve the tool with uvicorn. ``trusted_proxies``: addresses of reverse proxies whose
     X-Forwarded-Proto and X-Forwarded-For headers count (uvicorn's own handling of them,
-    which trusts 127.0.0.1 by default, is off)."""
+    which trusts 127.0.0.1 by default, is off). ``allowed_hosts``: the host names requests
+    may name (``Host`` header); none given, a tool listening on this machine only answers
+    to this machine's names (no DNS rebinding), any other to every name (with a warning)."""
     import uvicorn
 
     from .app import create_app
@@ -66,11 +68,26 @@ def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8
     if (n := service.scrypt_parameters()[0]) < service.SCRYPT_N:
         echo(f"assess: warning: {service.SCRYPT_COST_VARIABLE} is set: passwords are hashed with scrypt N={n}, "
              f"below OWASP's N={service.SCRYPT_N} (for tests only)", file=sys.stderr)
+    hosts = _allowed_hosts(host, allowed_hosts, trusted_proxies, echo)
     echo(f"assess: serving {len(corpus.patent_keys)} topic sources on http://{host}:{port}/ (Ctrl-C stops)")
     app = create_app(engine, corpus, secure_cookies=secure_cookies, trusted_proxies=trusted_proxies,
                      session_idle=session_idle_minutes * 60, session_max=session_max_hours * 3600,
-                     max_failed_logins=max_failed_logins)
+                     max_failed_logins=max_failed_logins, allowed_hosts=hosts)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, proxy_headers=False)
+
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _allowed_hosts(host: str, allowed, trusted_proxies, echo) -> list[str] | None:
+    """The host names the tool answers to (None: any)."""
+    if allowed:
+        return list(allowed)
+    if host in _LOOPBACK and not trusted_proxies:
+        return list(_LOOPBACK)
+    echo("assess: note: requests naming any host are answered; give --allowed-host NAME (the name users type) "
+         "to refuse the others", file=sys.stderr)
+    return None
 
 
 def _new_database_file(url: str) -> Path | None:

@@ -56,7 +56,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from ..errors import ParameterError
 
@@ -154,9 +154,23 @@ def _normalise_url(url: str) -> str:
     raise ParameterError(f"database URL must start with sqlite:/// or postgresql://, not {shown_url(url)!r}")
 
 
+# user:password@ of a URL anywhere in a text; the password may hold "/", "?", ":" and (not
+# percent-encoded, which a URL should not) "@": all up to the last "@" of the URL is masked
+_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]*):[^\s@]*(?:@[^\s@]*(?=@))*@", re.IGNORECASE)
+# a password given as a parameter: ?password=, &password=, libpq's "password=..." (quoted or not)
+_PARAMETER_PASSWORD = re.compile(r"((?:^|[?&;\s])(?:password|passwd|pwd|sslpassword)\s*=\s*)"
+                                 r"('(?:[^'\\]|\\.)*'|[^&\s]*)", re.IGNORECASE)
+
+
 def shown_url(url: str) -> str:
-    """The URL with its password, if any, replaced by ``***`` (for messages and logs)."""
-    return re.sub(r"^([a-z0-9+]+://[^:/@]*):[^@/]*@", r"\1:***@", url, flags=re.IGNORECASE)
+    """The URL (or any text holding one, such as a driver's error message) with every
+    password replaced by ``***``: ``user:password@`` and a ``password=`` parameter, for
+    messages and logs.
+
+    >>> shown_url("postgresql://ann:se/cr?et@db/assess"), shown_url("postgresql://db/assess?user=ann&password=x")
+    ('postgresql://ann:***@db/assess', 'postgresql://db/assess?user=ann&password=***')
+    """
+    return _PARAMETER_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1:***@", url))
 
 
 def _add_topic_versions(connection) -> None:
@@ -217,6 +231,13 @@ def open_database(url: str) -> Engine:
     and two writers wait for each other instead of failing.
     """
     full = _normalise_url(url)
+    try:
+        from sqlalchemy.engine import make_url
+
+        make_url(full)
+    except (ArgumentError, ValueError) as error:  # e.g. a port that is no number
+        raise ParameterError(f"cannot read the database URL {shown_url(url)}: {shown_url(str(error))} (an @ in a "
+                             "password is written %40)") from None
     if full.startswith("sqlite"):
         _create_private(full)
         engine = create_engine(full, connect_args={"timeout": 30, "check_same_thread": False})
@@ -310,7 +331,7 @@ def check_consistency(engine: Engine) -> list[str]:
             result = connection.exec_driver_sql("PRAGMA integrity_check").scalar()
             if result != "ok":
                 problems.append(f"sqlite integrity_check: {result}")
-        rows = connection.execute(select(selections)).mappings().all()
+        rows = connection.execute(select(selections).order_by(selections.c.id)).mappings().all()
         for row in rows:
             saves = connection.execute(
                 select(events.c.version, events.c.after)

@@ -71,8 +71,11 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     with engine.connect() as connection:
         rejections = {key: {"reason": reason, "note": note} for key, reason, note in connection.execute(
             select(db.sources.c.patent_key, db.sources.c.reason, db.sources.c.note)
-            .where(db.sources.c.status == "rejected")).all()}
-        topic_rows = connection.execute(select(db.topics).where(db.topics.c.deleted.is_(False))).mappings().all()
+            .where(db.sources.c.status == "rejected").order_by(db.sources.c.patent_key)).all()}
+        # in the order topics were made, on every database (PostgreSQL returns a row
+        # rewritten by an update after the others, SQLite by its id)
+        topic_rows = connection.execute(select(db.topics).where(db.topics.c.deleted.is_(False))
+                                        .order_by(db.topics.c.id)).mappings().all()
         owners = set(connection.execute(select(db.selections.c.owner).distinct()).scalars())
     if policy not in ("final", "union") and policy not in owners:
         raise ParameterError(f"policy must be final, union or an assessor with judgements "

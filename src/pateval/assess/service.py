@@ -634,7 +634,8 @@ def _check_topic_rights(connection, current: dict, actor: dict, what: str) -> No
         raise AssessError(403, f"{admin}, an administrator, defined the claims of {current['qid']}: only an "
                                f"administrator may {what} it")
     others = connection.execute(select(db.selections.c.owner).where(
-        db.selections.c.topic_id == current["id"], db.selections.c.owner != actor["name"]).limit(1)).first()
+        db.selections.c.topic_id == current["id"], db.selections.c.owner != actor["name"])
+        .order_by(db.selections.c.owner).limit(1)).first()
     if others is not None:
         raise AssessError(403, f"{others[0]} has judged {current['qid']}: only an administrator may {what} it")
 
@@ -666,7 +667,8 @@ def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], 
     out: dict[tuple[str, str], list[str]] = {}
     with engine.connect() as connection:
         rows = connection.execute(select(db.selections.c.id, db.selections.c.cited_ucid, db.selections.c.owner)
-                                  .where(db.selections.c.topic_id == topic_id)).all()
+                                  .where(db.selections.c.topic_id == topic_id)
+                                  .order_by(db.selections.c.cited_ucid, db.selections.c.owner)).all()
         for selection_id, cited, owner in rows:
             out[(cited, owner)] = _judged(connection, selection_id)
     return out
@@ -865,7 +867,7 @@ def decide_source(engine: Engine, corpus: AssessCorpus, patent_key: str, *, stat
                 select(db.selections.c.owner).join(db.topics, db.topics.c.id == db.selections.c.topic_id)
                 .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False),
                        db.selections.c.owner != actor["name"])
-                .limit(1)).first()
+                .order_by(db.selections.c.owner).limit(1)).first()
             if others is not None:
                 raise AssessError(403, f"{others[0]} has judged {patent_key}: only an administrator may reject it")
         changed = connection.execute(
@@ -895,7 +897,8 @@ def progress(engine: Engine, corpus: AssessCorpus, patent_key: str) -> dict:
         rows = connection.execute(
             select(db.topics.c.id, db.selections.c.cited_ucid, db.selections.c.owner)
             .join(db.selections, db.selections.c.topic_id == db.topics.c.id)
-            .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).all()
+            .where(db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))
+            .order_by(db.topics.c.id, db.selections.c.cited_ucid, db.selections.c.owner)).all()
         n_topics = connection.execute(select(func.count()).select_from(db.topics).where(
             db.topics.c.patent_key == patent_key, db.topics.c.deleted.is_(False))).scalar_one()
     if not n_topics and source_state(engine, patent_key)["version"] == 0:

@@ -34,6 +34,10 @@ def _add_assess(commands) -> None:
                        help="mark the cookies Secure (the tool is reached over HTTPS)")
     serve.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDR",
                        help="a reverse proxy whose X-Forwarded-Proto and X-Forwarded-For count (repeatable)")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="a host name requests may name (Host header; repeatable; *.example.org for its "
+                       "subdomains); default: this machine's names when listening on 127.0.0.1 without a proxy, "
+                       "else any")
     serve.add_argument("--session-idle", type=float, default=120, metavar="MINUTES",
                        help="a session ends after this long without a request (default 120)")
     serve.add_argument("--session-max", type=float, default=12, metavar="HOURS",
@@ -79,7 +83,7 @@ def _add_assess(commands) -> None:
 
 def _run_assess_serve(*, demo: bool, demo_dir: str, store, collection, db, host: str, port: int,
                       secure_cookies: bool, trusted_proxy: list, session_idle: float, session_max: float,
-                      max_failed_logins: int) -> int:
+                      max_failed_logins: int, allowed_host: list) -> int:
     from ..assess import commands
     from ..demo import prepare_assess_demo
     from ..errors import ParameterError
@@ -95,7 +99,7 @@ def _run_assess_serve(*, demo: bool, demo_dir: str, store, collection, db, host:
         raise ParameterError("give --store and --collection (or --demo)")
     commands.serve(url=db or "sqlite:///assess.db", store=store, collection=collection, host=host, port=port,
                    secure_cookies=secure_cookies, trusted_proxies=trusted_proxy, session_idle_minutes=session_idle,
-                   session_max_hours=session_max, max_failed_logins=max_failed_logins)
+                   session_max_hours=session_max, max_failed_logins=max_failed_logins, allowed_hosts=allowed_host)
     return 0
 
 

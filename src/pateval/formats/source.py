@@ -13,7 +13,10 @@ reader takes the same inputs:
 
 * a file compressed with gzip, bzip2 or xz, recognised by its first bytes (not its name),
   is decompressed whole; errors then name the file and the 1-based line of the
-  decompressed text, as for a plain file;
+  decompressed text, as for a plain file. Decompression stops at a bound
+  (:func:`decompression_limit`: 1,000 times the compressed size, and at least 64 MiB;
+  ``PATEVAL_MAX_DECOMPRESSED`` or :func:`max_decompressed` sets another), so that a
+  small "bomb" is refused in one line instead of filling the memory;
 * ``-`` is standard input; a named pipe, ``/dev/stdin`` or a process substitution
   (``<(zcat run.gz)``), which cannot be memory-mapped or read twice, is read once and kept
   by the job reading it (:func:`streams_kept`) for the readers after the first;
@@ -27,6 +30,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
+import io
 import lzma
 import mmap
 import os
@@ -38,12 +42,14 @@ import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
+from typing import NoReturn
 
 from ..errors import malformed
 
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
            "plain_text", "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file",
-           "first_line", "streams_kept", "streams_are_kept", "open_stream", "map_range", "read_range"]
+           "first_line", "streams_kept", "streams_are_kept", "open_stream", "map_range", "read_range",
+           "decompression_limit", "max_decompressed"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -136,18 +142,129 @@ def compression(head: bytes) -> str | None:
     return None
 
 
-def _decompress(path, data, kind: str) -> bytes:
-    """The decompressed content (every member of a multi-member gzip file), or the error."""
+#: A compressed input may decompress to this many times its own size ...
+MAX_RATIO = 1000
+#: ... and always to this many bytes (real text compresses 3 to 30 times; a "bomb" of one
+#: repeated byte, 1,000 (gzip) to 7,000 (xz) times and more).
+RATIO_FLOOR = 64 << 20
+#: The environment variable that sets the bound in bytes (``8G``, ``500M``, ``1000000``).
+LIMIT_VARIABLE = "PATEVAL_MAX_DECOMPRESSED"
+_LIMIT: ContextVar[int | None] = ContextVar("pateval_max_decompressed", default=None)
+_SIZE = re.compile(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", re.IGNORECASE)
+
+
+def decompression_limit(compressed_size: int) -> int:
+    """The bytes an input of ``compressed_size`` compressed bytes may decompress to: the
+    bound :func:`max_decompressed` or ``PATEVAL_MAX_DECOMPRESSED`` sets, else
+    ``max(RATIO_FLOOR, MAX_RATIO * compressed_size)``.
+
+    Examples
+    --------
+    >>> decompression_limit(20_000) == 64 << 20, decompression_limit(10 << 20) == 1000 * (10 << 20)
+    (True, True)
+    """
+    given = _LIMIT.get()
+    if given is None and (text := os.environ.get(LIMIT_VARIABLE)):
+        found = _SIZE.fullmatch(text)
+        if found is None:
+            from ..errors import ParameterError
+
+            raise ParameterError(f"{LIMIT_VARIABLE} must be a size such as 8G, 500M or 1000000, not {text[:40]!r}")
+        given = int(found.group(1)) << (10 * "kmgt".find(found.group(2).lower()) + 10 if found.group(2) else 0)
+    return given if given is not None else max(RATIO_FLOOR, MAX_RATIO * compressed_size)
+
+
+@contextlib.contextmanager
+def max_decompressed(limit: int | None) -> Iterator[None]:
+    """Within the block, a compressed input may decompress to ``limit`` bytes (None: the
+    default bound of :func:`decompression_limit`)."""
+    token = _LIMIT.set(limit)
     try:
-        if kind == "gzip":
-            return gzip.decompress(data)
-        if kind == "bzip2":
-            return bz2.decompress(data)
-        return lzma.decompress(data)
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def _too_large(path, kind: str, limit: int, compressed_size: int) -> NoReturn:
+    malformed(path, None, f"the {kind} data decompresses to more than {_bytes(limit)} (from "
+                          f"{_bytes(compressed_size)}): refused as a decompression bomb; set {LIMIT_VARIABLE} "
+                          "(e.g. 8G) to read more")
+
+
+def _bytes(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.4g} {unit}"
+    return f"{n} bytes"
+
+
+def _decompressor(kind: str):
+    if kind == "gzip":
+        return zlib.decompressobj(wbits=31)  # a gzip header and trailer (checked)
+    return bz2.BZ2Decompressor() if kind == "bzip2" else lzma.LZMADecompressor()
+
+
+def _decompress(path, data, kind: str) -> bytes:
+    """The decompressed content (every member of a multi-member file), or the error; at
+    most :func:`decompression_limit` bytes of it, the decompressor never asked for more."""
+    limit = decompression_limit(len(data))
+    pieces: list[bytes] = []
+    total = 0
+    rest = data
+    try:
+        while True:
+            decompressor = _decompressor(kind)
+            piece = decompressor.decompress(rest, limit + 1 - total)
+            total += len(piece)
+            if total > limit:
+                break
+            pieces.append(piece)
+            if not decompressor.eof:  # all the input given, and no end-of-stream marker
+                raise EOFError
+            rest = decompressor.unused_data
+            if kind == "gzip":
+                rest = rest.lstrip(b"\x00")  # (gzip.decompress also ignores zeros after a member)
+            if not rest or (kind == "xz" and compression(rest[:6]) != "xz"):  # lzma.decompress ignores trailing data
+                return pieces[0] if len(pieces) == 1 else b"".join(pieces)
     except EOFError:
         malformed(path, None, f"the {kind} data is truncated (the file ends before its end-of-stream marker)")
     except (OSError, zlib.error, lzma.LZMAError, ValueError) as error:
         malformed(path, None, f"not valid {kind} data: {error}")
+    del pieces
+    _too_large(path, kind, limit, len(data))
+
+
+def _compressed_file(path: Path, kind: str):
+    """The compressed file's own reader (it closes the file when closed)."""
+    if kind == "gzip":
+        return gzip.open(path, "rb")
+    return bz2.open(path, "rb") if kind == "bzip2" else lzma.open(path, "rb")
+
+
+class _Capped(io.RawIOBase):
+    """A decompressing stream that refuses to give more than its bound
+    (:func:`decompression_limit`), read as far as a reader reads it."""
+
+    def __init__(self, inner, path, kind: str, compressed_size: int) -> None:
+        super().__init__()
+        self.inner, self.path, self.kind, self.compressed_size = inner, path, kind, compressed_size
+        self.limit = decompression_limit(compressed_size)
+        self.given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.inner.readinto(buffer)
+        self.given += n
+        if self.given > self.limit:
+            _too_large(self.path, self.kind, self.limit, self.compressed_size)
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self.inner.close()
+        super().close()
 
 
 def is_regular_file(path) -> bool:
@@ -323,18 +440,15 @@ def open_stream(path: str | os.PathLike[str]):
 
 def _head_stream(path: Path):
     """:func:`open_stream` (used by the sniffers for the head only)."""
-    import io
-
     if not is_stdin(path) and is_regular_file(path):
         with open(path, "rb") as handle:
             head = handle.read(6)
         kind = compression(head)
         if kind is None:
             return open(path, "rb")
-        # the compressed file's own reader: it closes the file when closed
-        if kind == "gzip":
-            return gzip.open(path, "rb")
-        return bz2.open(path, "rb") if kind == "bzip2" else lzma.open(path, "rb")
+        # the compressed file's own reader (it closes the file when closed), within its bound
+        return io.BufferedReader(_Capped(_compressed_file(path, kind), path, kind, os.stat(path).st_size),
+                                 buffer_size=1 << 16)
     data = _stream_bytes(path)
     kind = compression(data[:6])
     return io.BytesIO(data if kind is None else _decompress(path, data, kind))
