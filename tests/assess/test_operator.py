@@ -168,6 +168,28 @@ def test_a_refused_import_defines_no_topic_of_its_sources(importing):
     assert after == before and after["sources"] == [] and after["topics"] == []
 
 
+
+def test_a_compressed_topics_file_is_read_within_the_decompression_bound(importing):
+    """The topics file was read by pandas, which decompressed it whole whatever its size;
+    it now goes through pateval's reader and its bound, like the qrels."""
+    import lzma
+
+    from pateval.formats import source
+
+    plain, _run = _import(importing, importing["rows"])
+    packed = plain.with_suffix(".tsv.xz")
+    packed.write_bytes(lzma.compress(plain.read_bytes()))
+    qrels = importing["dir"] / "qrels.txt"
+    before = _everything(importing["engine"])
+    from pateval.assess.export import import_qrels
+
+    with source.max_decompressed(len(plain.read_bytes()) - 1), pytest.raises(InputFormatError) as raised:
+        import_qrels(importing["engine"], importing["corpus"], qrels, owner="clefip", topics_path=packed)
+    assert str(raised.value).startswith(f"{packed}: the xz data decompresses to more than ")
+    assert _everything(importing["engine"]) == before
+    import_qrels(importing["engine"], importing["corpus"], qrels, owner="clefip", topics_path=packed)
+    assert _everything(importing["engine"])["topics"]
+
 # ---- read-only database, full disk -------------------------------------------------------
 
 def _immutable(path: Path) -> bool:

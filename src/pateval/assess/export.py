@@ -27,6 +27,7 @@ that assessor's selections only.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -41,6 +42,7 @@ from ..collection.build import write_lines, write_rows
 from ..collection.qrels import claim_theta, graded_from_passages, qid_order
 from ..errors import InputFormatError, ParameterError
 from ..formats.atomic import atomic_directory, atomic_output
+from ..formats.source import read_bytes
 from . import db, service
 from .corpus import AssessCorpus
 
@@ -193,10 +195,12 @@ def _write_topic_files(out: Path, corpus: AssessCorpus, topic_frame: pd.DataFram
 def _topic_definitions(topics_path: str | os.PathLike[str]) -> dict[str, tuple[str, str, int]]:
     """qid -> (patent key, claims, line) of a ``topics_PSG.tsv``; a topic id given twice is
     refused with both lines (the file would mean two things)."""
+    if not Path(topics_path).exists():
+        raise ParameterError(f"{topics_path}: no such file")
+    # through pateval's reader, so that a compressed topics file is decompressed within its bound
+    data = read_bytes(topics_path)
     try:
-        table = pd.read_csv(topics_path, sep="\t", dtype=str, keep_default_na=False, skip_blank_lines=False)
-    except FileNotFoundError:
-        raise ParameterError(f"{topics_path}: no such file") from None
+        table = pd.read_csv(io.BytesIO(data), sep="\t", dtype=str, keep_default_na=False, skip_blank_lines=False)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise InputFormatError(topics_path, None, "not a topics_PSG.tsv", found=str(error).splitlines()[0]) from None
     if missing := {"qid", "patent_key", "claims"} - set(table.columns):
