@@ -46,6 +46,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ._lazy import pandas_deferred
+
 # trec_eval's -m grammar as `pateval trec_eval` reads it: the pateval measure of each trec_eval
 # measure and parameter list, and which measures carry their parameter in their names.
 # (The adapter to the trec_eval names, bounded to these four; see _trec_eval_measures.)
@@ -241,7 +243,8 @@ class RelevanceEvaluator:
         self._keys = _trec_eval_measures(measures)
         self._relevance_level = relevance_level
         self._judged_only = bool(judged_docs_only_flag)
-        self._qrels = _qrels(query_relevance)
+        with pandas_deferred():  # pyarrow would import pandas for nothing (a third of a second)
+            self._qrels = _qrels(query_relevance)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """``{query_id: {measure: value}}`` of the run ``scores`` (``{query_id: {doc_id: score}}``),
@@ -249,13 +252,17 @@ class RelevanceEvaluator:
         _check_pairs(scores, "the run (scores)", "score")
         if not scores or self._qrels is None:
             return {}
+        if not all(type(topic) is str for topic in scores):
+            bad = next(topic for topic in scores if type(topic) is not str)
+            raise TypeError(f"query ids must be strings; got {bad!r} in the run")
         from .core.run import Run
 
-        run = Run.from_dict(scores, name="run", source="<pytrec_eval run>")
-        if not self._keys:
-            judged = set(self._qrels.topic_ids.tolist())
-            return {topic: {} for topic in scores if topic in judged}
-        return self._scores(self._qrels, run, list(scores))
+        with pandas_deferred():
+            run = Run.from_dict(scores, name="run", source="<pytrec_eval run>")
+            if not self._keys:
+                judged = set(self._qrels.topic_ids.tolist())
+                return {topic: {} for topic in scores if topic in judged}
+            return self._scores(self._qrels, run, list(scores))
 
     def _scores(self, qrels: Qrels, run, order: list) -> dict[str, dict[str, float]]:
         import numpy as np

@@ -118,6 +118,10 @@ def test_bad_arguments():
         evaluator.evaluate({"q1": {"d1": "x"}})
     with pytest.raises(ValueError, match="topic 'q1' maps to list"):
         evaluator.evaluate({"q1": []})
+    with pytest.raises(TypeError, match="query ids must be strings; got 1 in the run"):
+        evaluator.evaluate({1: {"d1": 1.0}})
+    with pytest.raises(ValueError, match="NaN"):
+        evaluator.evaluate({"q1": {"d1": math.nan}})
 
 
 def test_trec_eval_parameter_syntax_where_pytrec_eval_mangles_it():
