@@ -244,25 +244,32 @@ class RelevanceEvaluator:
         self._relevance_level = relevance_level
         self._judged_only = bool(judged_docs_only_flag)
         with pandas_deferred():  # pyarrow would import pandas for nothing (a third of a second)
-            self._qrels = _qrels(query_relevance)
+            self._groups, self._group_of = _qrels_groups(query_relevance)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """``{query_id: {measure: value}}`` of the run ``scores`` (``{query_id: {doc_id: score}}``),
         for its queries that have judgements, in its order."""
         _check_pairs(scores, "the run (scores)", "score")
-        if not scores or self._qrels is None:
-            return {}
         if not all(type(topic) is str for topic in scores):
             bad = next(topic for topic in scores if type(topic) is not str)
             raise TypeError(f"query ids must be strings; got {bad!r} in the run")
+        # the run's topics that have judgements, by group of judgements: converted and scored group
+        # by group (tuning.DICT_GROUP_TOPICS), each topic's values being its own
+        blocks: dict[int, dict[str, Mapping[str, float]]] = {}
+        for topic, docs in scores.items():
+            group = self._group_of.get(topic)
+            if group is not None:
+                blocks.setdefault(group, {})[topic] = docs
+        if not self._keys:
+            return {topic: {} for topic in scores if topic in self._group_of}
         from .core.run import Run
 
+        results: dict[str, dict[str, float]] = {}
         with pandas_deferred():
-            run = Run.from_dict(scores, name="run", source="<pytrec_eval run>")
-            if not self._keys:
-                judged = set(self._qrels.topic_ids.tolist())
-                return {topic: {} for topic in scores if topic in judged}
-            return self._scores(self._qrels, run, list(scores))
+            for group, block in sorted(blocks.items()):
+                run = Run.from_dict(block, name="run", source="<pytrec_eval run>")
+                results.update(self._scores(self._groups[group], run, list(block)))
+        return {topic: results[topic] for topic in scores if topic in results}
 
     def _scores(self, qrels: Qrels, run, order: list) -> dict[str, dict[str, float]]:
         import numpy as np
@@ -333,16 +340,21 @@ def _key_order(key: str) -> tuple:
     return (TREC_EVAL_ORDER.index(key) if key in TREC_EVAL_ORDER else len(TREC_EVAL_ORDER)), 0.0
 
 
-def _qrels(query_relevance: Mapping[str, Mapping[str, int]]) -> Qrels | None:
+def _qrels_groups(query_relevance: Mapping[str, Mapping[str, int]]) -> tuple[list[Qrels], dict[str, int]]:
     """The judgements of the topics that have some (pytrec_eval drops an empty dict's topic),
-    or None when no topic has any."""
+    as Qrels of groups of :data:`~pateval.tuning.DICT_GROUP_TOPICS` topics, and each topic's group."""
     from .core.qrels import Qrels
+    from .tuning import DICT_GROUP_TOPICS
 
-    judged = {topic: docs for topic, docs in query_relevance.items() if len(docs) > 0}
-    if not judged:
-        return None
-    for topic, docs in judged.items():
+    for topic, docs in query_relevance.items():
         if not isinstance(topic, str):
             raise TypeError(f"query ids must be strings; got {topic!r} in query_relevance")
         _check_pairs(docs, f"query_relevance[{topic!r}]", "relevance")
-    return Qrels.from_dict(judged, source="<pytrec_eval qrels>")
+    judged = [topic for topic, docs in query_relevance.items() if len(docs) > 0]
+    groups, group_of = [], {}
+    for start in range(0, len(judged), DICT_GROUP_TOPICS):
+        topics = judged[start:start + DICT_GROUP_TOPICS]
+        groups.append(Qrels.from_dict({topic: query_relevance[topic] for topic in topics},
+                                      source="<pytrec_eval qrels>"))
+        group_of.update(dict.fromkeys(topics, len(groups) - 1))
+    return groups, group_of

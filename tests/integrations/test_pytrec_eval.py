@@ -237,3 +237,17 @@ def test_beir_and_mteb_calls():
         for name in (f"ndcg_cut_{k}", f"map_cut_{k}", f"recall_{k}", f"P_{k}"):
             mean = sum(values[name] for values in got.values()) / len(got)
             assert mean == pytest.approx(sum(values[name] for values in expected.values()) / len(expected))
+
+
+def test_groups_of_topics_give_the_same_values(monkeypatch):
+    """The run is converted and scored by groups of judged topics: any group size, the same results."""
+    qrels, run = _random_case(5)
+    whole = ours.RelevanceEvaluator(qrels, MEASURE_SETS[3], judged_docs_only_flag=True).evaluate(run)
+    monkeypatch.setattr("pateval.tuning.DICT_GROUP_TOPICS", 2)
+    grouped = ours.RelevanceEvaluator(qrels, MEASURE_SETS[3], judged_docs_only_flag=True)
+    assert len(grouped._groups) > 3
+    result = grouped.evaluate(run)
+    assert list(result) == list(whole)
+    for topic, values in whole.items():  # a running sum over other topics can move the last bit (ndcg_rel)
+        assert result[topic] == pytest.approx(values, rel=1e-14, abs=1e-15, nan_ok=True)
+    assert list(grouped.evaluate(run)) == list(real.RelevanceEvaluator(qrels, {"map"}).evaluate(run))

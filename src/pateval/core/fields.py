@@ -273,8 +273,11 @@ def nested_dict_columns(nested: Mapping, *, what: str):
     topics = pa.DictionaryArray.from_arrays(pa.array(np.repeat(position, counts)), pa.array(ids, type=pa.string()))
     keys = list(itertools.chain.from_iterable(inner))
     try:
-        docnos = pa.array(keys, type=pa.string())
-    except (pa.ArrowTypeError, pa.ArrowInvalid):  # numbers as ids: written as text, as the other forms do
+        docnos = pa.array(keys)  # Arrow's inference: quicker than converting to a type named in advance
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        docnos = None
+    if docnos is None or docnos.type != pa.string() or docnos.null_count:
+        # numbers (or None) as ids: written as text, as the other forms do
         docnos = pa.array([key if isinstance(key, str) else str(key) for key in keys], type=pa.string())
     values = itertools.chain.from_iterable(map(operator.methodcaller("values"), inner))
     return topics, docnos, values, int(counts.sum())
