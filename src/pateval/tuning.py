@@ -14,7 +14,7 @@ __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SL
            "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "CSV_BLOCK_BYTES", "DD_QRELS_BLOCK_BYTES", "ID_BLOCK_ROWS",
            "PARQUET_BLOCK_SHARE", "SIMULATION_BLOCK_CELLS", "BOOTSTRAP_BLOCK_CELLS", "RESAMPLE_CHUNK_VALUES",
            "EXACT_SIGN_TOPICS", "BLOCK_THREADS", "MALLOC_MMAP_THRESHOLD", "MALLOC_TRIM_THRESHOLD",
-           "BLAS_THREADS", "READ_AHEAD_SPARE"]
+           "BLAS_THREADS", "READ_AHEAD_SPARE", "DICT_GROUP_TOPICS"]
 
 # ---- measures -------------------------------------------------------------------------------
 
@@ -31,6 +31,13 @@ SORTED_KEYS_MIN = 50_000
 STEP_BLOCK_ROWS = 1 << 17
 
 # ---- core -----------------------------------------------------------------------------------
+
+#: Topics per group of judgements in pateval.pytrec_eval: a run given as a dict is converted and
+#: scored group by group, so that one group's rows stay in the cache and memory holds one
+#: group's columns. Set 2026-12-07 with benchmarks/bench_pytrec_eval.py's data (10,000 topics x
+#: 1,000 documents, AP, nDCG@10, R@100, P@10): whole run 6.5 CPU s and +1.1 GB, groups of 1,000
+#: topics 3.6 s and +0.18 GB, of 250 topics 3.3 s and +0.11 GB, on the shared 2-core machine.
+DICT_GROUP_TOPICS = 256
 
 #: Strings up to this many bytes are ordered as big-endian words (core.order); longer ones
 #: take Arrow's sort. Set 2026-11-22 (commit c997097): set by hand, not measured.

@@ -21,7 +21,8 @@ import numpy as np
 from ..errors import ParameterError, malformed
 
 __all__ = ["RUN_STYLES", "QRELS_STYLES", "ROLE_NAMES", "PLAIN_TUPLE_ORDER", "match_roles", "first_record",
-           "record_fields", "plain_tuple_columns", "fields_columns", "score_values", "rank_values", "RowPlaces"]
+           "record_fields", "plain_tuple_columns", "fields_columns", "score_values", "rank_values", "RowPlaces",
+           "nested_dict_columns"]
 
 #: The names each role goes by: pateval's own, PyTerrier's, ir_measures' / ir_datasets', ranx's.
 ROLE_NAMES: dict[str, tuple[str, ...]] = {
@@ -233,6 +234,53 @@ def score_values(values: list, *, what: str) -> list[float]:
         return [float(v) for v in values]
     except (TypeError, ValueError):
         raise ParameterError(f"{what} scores must be numbers; the records hold a score that is not") from None
+
+
+def nested_dict_columns(nested: Mapping, *, what: str):
+    """The columns of ``{topic: {docno: value}}`` (pytrec_eval's, ranx's, BEIR's shape).
+
+    Returns ``(topics, docnos, values, n)``: the topics as an Arrow dictionary array whose
+    dictionary is every topic of ``nested`` sorted (a topic whose dict is empty is kept
+    there, with no row), the document ids as an Arrow string array, the values as an
+    iterator in the same order, and the number of rows. No Python step is taken per row:
+    the ids are gathered by ``itertools.chain`` over the inner dicts and handed to Arrow
+    whole (ids that are not strings are written with ``str``, as by the other forms).
+
+    Raises
+    ------
+    ParameterError
+        A topic whose value is not a dict, or two topics that are one id as text (1 and "1").
+    """
+    import itertools
+    import operator
+
+    import pyarrow as pa
+
+    inner = list(nested.values())
+    if not all(isinstance(docs, Mapping) for docs in inner):
+        bad = next(topic for topic, docs in nested.items() if not isinstance(docs, Mapping))
+        raise ParameterError(f"{what} as a dict maps each topic to a {{docno: value}} dict; topic {bad!r} maps to "
+                             f"{type(nested[bad]).__name__}")
+    names = [topic if type(topic) is str else str(topic) for topic in nested]
+    order = sorted(range(len(names)), key=names.__getitem__)
+    ids = [names[i] for i in order]
+    if len(set(ids)) != len(ids):
+        twice = next(a for a, b in zip(ids, ids[1:], strict=False) if a == b)
+        raise ParameterError(f"{what}: two topics are the id {twice!r} when written as text")
+    position = np.empty(len(names), dtype=np.int32)
+    position[order] = np.arange(len(names), dtype=np.int32)
+    counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    topics = pa.DictionaryArray.from_arrays(pa.array(np.repeat(position, counts)), pa.array(ids, type=pa.string()))
+    keys = list(itertools.chain.from_iterable(inner))
+    try:
+        docnos = pa.array(keys)  # Arrow's inference: quicker than converting to a type named in advance
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        docnos = None
+    if docnos is None or docnos.type != pa.string() or docnos.null_count:
+        # numbers (or None) as ids: written as text, as the other forms do
+        docnos = pa.array([key if isinstance(key, str) else str(key) for key in keys], type=pa.string())
+    values = itertools.chain.from_iterable(map(operator.methodcaller("values"), inner))
+    return topics, docnos, values, int(counts.sum())
 
 
 def rank_values(values: list, *, what: str) -> list:

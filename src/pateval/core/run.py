@@ -25,6 +25,7 @@ from .fields import (
     fields_columns,
     first_record,
     match_roles,
+    nested_dict_columns,
     plain_tuple_columns,
     rank_values,
     record_fields,
@@ -339,10 +340,19 @@ class Run(DocumentIds):
         return cls.from_dict(run.to_dict(), name=name or getattr(run, "name", None) or "run")
 
     @classmethod
-    def from_dict(cls, run: Mapping[str, Mapping[str, float]], *, name: str = "run") -> Run:
-        """Build a run from ``{topic: {docno: score}}`` (pytrec_eval's and ranx's shape)."""
-        return cls.from_records(((q, d, s) for q, docs in run.items() for d, s in docs.items()), name=name,
-                                fields=("topic", "docno", "score"))
+    def from_dict(cls, run: Mapping[str, Mapping[str, float]], *, name: str = "run", source: str = "<memory>") -> Run:
+        """Build a run from ``{topic: {docno: score}}`` (pytrec_eval's and ranx's shape).
+
+        A topic whose dict is empty is a topic of the run that retrieved nothing (scored as an
+        empty ranking, as pytrec_eval scores it). The columns are gathered without a Python
+        step per row (:func:`~pateval.core.fields.nested_dict_columns`).
+        """
+        topics, docnos, values, n = nested_dict_columns(run, what="a run")
+        try:
+            scores = np.fromiter(values, dtype=np.float64, count=n)
+        except (TypeError, ValueError):
+            raise ParameterError("run scores must be numbers; the dict holds a score that is not") from None
+        return cls.from_columns(topics, docnos, scores, name=name, source=source)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{topic: {docno: score}}`` (pytrec_eval's, ranx's and ir_measures' dict shape).

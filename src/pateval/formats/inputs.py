@@ -55,8 +55,9 @@ def is_records(value: object) -> bool:
 
 
 def is_single_run_dict(runs: Mapping) -> bool:
-    """``{topic: {docno: score}}`` (one run), as opposed to ``{name: run}``."""
-    return all(isinstance(docs, Mapping) and all(not isinstance(v, Mapping) for v in docs.values())
+    """``{topic: {docno: score}}`` (one run), as opposed to ``{name: run}``: told by each
+    topic's first value (a score, not a dict), never by a pass over every score."""
+    return all(isinstance(docs, Mapping) and not isinstance(next(iter(docs.values()), None), Mapping)
                for docs in runs.values())
 
 
