@@ -170,7 +170,7 @@ def main() -> None:
     # each side's lengths indexed before its timings: the reference's dict above, pateval's
     # lookup index of the lengths table (made once per evaluation, as the dict is)
     length_table = LengthTable.of(length_table)
-    _ = length_table.sorted_keys
+    _ = length_table.index
     cases = [
         ("PRES@1000", lambda: reference_pres(rankings, relevant_sets, 1000)),
         ("PRES@100", lambda: reference_pres(rankings, relevant_sets, 100)),

@@ -30,6 +30,7 @@ from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
 from .errors import ParameterError
 from .executor import BlockScorer, measure_values, row_matches
+from .formats.resources import prepare_resources, resource_options
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
@@ -202,7 +203,7 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
     if needs_subtopics and not qrels.has_subtopics:
         raise ParameterError(f"{needs_subtopics[0]} needs subtopic qrels (format 'subtopic' or 'dd'); "
                              f"{qrels.source} was read as {qrels.format!r}")
-    context = EvaluationContext(dict(options.resources))
+    context = EvaluationContext(prepare_resources(options.resources), options=resource_options())
     blocks = BlockScorer(qrels, parsed, order=options.order, doc_key=options.doc_key, context=context,
                          scheduler=options.scheduler, work_dir=options.work_dir, timeout=options.scheduler_timeout)
     try:
@@ -249,7 +250,8 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         run_context, run_order = context, order
         if run.resources:
             # side inputs read with the run (a TREC DD run's iterations); the caller's own win
-            run_context = EvaluationContext({**run.resources, **context.resources}, context.memo)
+            run_context = EvaluationContext(prepare_resources({**run.resources, **context.resources}), context.memo,
+                                            context.options)
             if "iterations" in run.resources and order == "score":
                 run_order = "rank"  # a DD run's rank is its place in the session
                 notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "

@@ -48,7 +48,7 @@ from .core.qrels import Qrels
 from .core.run import Run
 from .errors import ParameterError
 from .evaluation import evaluate_runs
-from .formats.resources import RESOURCES
+from .formats.resources import RESOURCES, prepare_resources, resource_options
 from .measures import EvaluationContext, MeasureSpec, all_specs
 from .measures import Measure as PatevalMeasure
 from .memo import Memo
@@ -141,7 +141,7 @@ class _PatevalIrMeasure(_IrMeasure):
         for name in _RESOURCE_READERS:
             if self.params.get(name) is not None:
                 resources[name] = _load(name, self.params[name], memo)
-        return EvaluationContext(resources, memo)
+        return EvaluationContext(prepare_resources(resources), memo, resource_options())
 
     def runtime_impl(self, qrels, run):
         """Called by ir_measures' runtime provider with its qrels and run frames."""

@@ -19,7 +19,7 @@ __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SL
 # ---- measures -------------------------------------------------------------------------------
 
 #: Keys (lengths tables, lookups) from which strings are found by sorted fingerprints
-#: (measures.lookup.SortedKeys) rather than Arrow's hash table, which is as quick below.
+#: (core.keys.PairIndex, measures.tbg.LengthTable) rather than Arrow's hash table, which is as quick below.
 #: Set 2026-11-22 (commit 465ec9a, TBG's lengths lookup); the message names no benchmark:
 #: set by hand, not measured.
 SORTED_KEYS_MIN = 50_000

@@ -368,11 +368,11 @@ def test_the_lookup_index_of_a_lengths_table_is_made_once_per_evaluation():
     context = EvaluationContext({"doc_lengths": lengths})
     measure = parse_measure("TBG")
     first, second = length_table(context, measure), length_table(context, measure)
-    assert first is second and first.sorted_keys is second.sorted_keys  # one table and index per evaluation
+    assert first is second and first.index is second.index  # one table and index per evaluation
     other = length_table(EvaluationContext({"doc_lengths": lengths}), measure)
-    assert other.sorted_keys is not first.sorted_keys  # nothing kept beyond the evaluation's memo
-    assert np.array_equal(first.sorted_keys.find(pa.array(["d3", "x", "d9"])), [3, -1, 9])
-    index = weakref.ref(first.sorted_keys)
+    assert other.index is not first.index  # nothing kept beyond the evaluation's memo
+    assert np.array_equal(first.find(pa.array(["d3", "x", "d9"])), [3, -1, 9])
+    index = weakref.ref(first.index)
     del context, first, second
     gc.collect()
     assert index() is None  # dropped with its evaluation

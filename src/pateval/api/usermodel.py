@@ -18,6 +18,7 @@ def _user_model_inputs(qrels, runs, model, doc_lengths, options):
     """The runs ranked against the qrels (as ``options`` read and rank them), the TBG measure, and its side inputs."""
     from ..calibration.frames import ranked_runs, tbg_measure
     from ..formats.doclengths import DocLengths, read_doc_lengths
+    from ..formats.resources import prepare_resources, resource_options
 
     options = options or EvaluationOptions()
     measure = tbg_measure(model)
@@ -27,7 +28,7 @@ def _user_model_inputs(qrels, runs, model, doc_lengths, options):
                                else doc_lengths if isinstance(doc_lengths, DocLengths) else dict(doc_lengths))
     ranked = ranked_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
                          as_runs(runs, on_duplicate=options.on_duplicate), order=options.order, doc_key=options.doc_key)
-    return ranked, measure, EvaluationContext(side)
+    return ranked, measure, EvaluationContext(prepare_resources(side), options=resource_options())
 
 
 def time_to_rank(qrels, runs, *, model: str | Measure = "TBG", doc_lengths: str | os.PathLike | Mapping | None = None,

@@ -13,13 +13,18 @@ own key (upper-cased).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
 
+from .._lazy import lazy_module
 from ..errors import ParameterError
 
-__all__ = ["DOC_KEYS", "document_keys", "make_ucid", "normalise_number", "patent_key", "patent_keys", "split_ucid"]
+pd = lazy_module("pandas")  # group_codes factorises with it; scoring without groups never needs pandas
+
+__all__ = ["DOC_KEYS", "DocLengths", "document_keys", "group_codes", "make_ucid", "normalise_number", "patent_key",
+           "patent_keys", "split_ucid"]
 
 from .names import DOC_KEYS  # noqa: E402 (declared where the command line reads it)
 
@@ -189,3 +194,69 @@ def document_keys(docnos, doc_key: str):
         return patent_keys(docnos, invalid="keep")
     keys = patent_keys(pa.array(np.asarray(docnos, dtype=object), type=pa.string()), invalid="keep")
     return keys.to_numpy(zero_copy_only=False).astype(object, copy=False)
+
+
+def group_codes(docnos: np.ndarray, groups: dict[str, str] | None) -> np.ndarray:
+    """An integer group per document: equal codes for documents of one group.
+
+    Documents missing from ``groups`` (or all, when it is None) get codes of their own.
+    """
+    docnos = np.asarray(docnos, dtype=object)
+    doc_codes, _ = pd.factorize(pd.Index(docnos, dtype=object))
+    if not groups:
+        return doc_codes.astype(np.int64)
+    members = pd.Index(np.fromiter(groups.keys(), dtype=object, count=len(groups)), dtype=object)
+    label_codes, labels = pd.factorize(pd.Index(np.fromiter(groups.values(), dtype=object, count=len(groups)),
+                                                dtype=object))
+    where = members.get_indexer(pd.Index(docnos, dtype=object))
+    return np.where(where >= 0, label_codes[np.maximum(where, 0)], len(labels) + doc_codes).astype(np.int64)
+
+
+class DocLengths(Mapping):
+    """Document lengths in words: ``docno -> length``, held as two aligned arrays.
+
+    It is a read-only mapping (``lengths["EP-0971326-A1"]``); measures use :attr:`ids` and
+    :attr:`values` directly, with no Python object per document.
+
+    Parameters
+    ----------
+    ids : pyarrow.Array of str
+        Distinct document ids.
+    values : ndarray of int64
+        Each id's length (>= 0).
+    source : str
+
+    Examples
+    --------
+    >>> import pyarrow as pa, numpy as np
+    >>> lengths = DocLengths(pa.array(["d1", "d2"]), np.array([120, 4000]))
+    >>> lengths["d2"], len(lengths), dict(lengths)
+    (4000, 2, {'d1': 120, 'd2': 4000})
+    """
+
+    values: np.ndarray  # type: ignore[assignment]  # the lengths, in Arrow's order (Mapping.values() shadowed)
+
+    def __init__(self, ids: pa.Array, values: np.ndarray, *, source: str = "<memory>") -> None:
+        self.ids = ids
+        self.values = np.asarray(values, dtype=np.int64)
+        self.source = source
+        if len(self.ids) != len(self.values):
+            raise ValueError("document lengths: ids and values differ in length")
+        self._dict: dict[str, int] | None = None
+
+    def _as_dict(self) -> dict[str, int]:
+        if self._dict is None:  # made only when asked for one document at a time
+            self._dict = dict(zip(self.ids.to_pylist(), self.values.tolist(), strict=False))
+        return self._dict
+
+    def __getitem__(self, docno: str) -> int:
+        return self._as_dict()[docno]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids.to_pylist())
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __repr__(self) -> str:
+        return f"DocLengths({len(self)} documents from {self.source})"

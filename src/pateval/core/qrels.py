@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
-__all__ = ["Qrels"]
+__all__ = ["Qrels", "is_heading_xpath", "vectorised_heading"]
 
 
 _STRING_COLUMNS = ("topic", "docno", "subtopic", "passage")
@@ -591,3 +591,16 @@ def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, st
     roles["subtopic"] = iteration
     return roles
 
+
+def is_heading_xpath(xpath: str) -> bool:
+    """True for an XPath to a description heading (its last step is ``heading``)."""
+    last = xpath.rsplit("/", 1)[-1]
+    return last == "heading" or last.startswith("heading[")
+
+
+def vectorised_heading(xpaths: np.ndarray) -> np.ndarray:
+    """:func:`is_heading_xpath` of every element, tested once per distinct XPath (runs repeat them)."""
+    if len(xpaths) == 0:
+        return np.zeros(0, dtype=bool)
+    codes, distinct = pd.factorize(xpaths)
+    return np.fromiter((is_heading_xpath(x) for x in distinct), dtype=bool, count=len(distinct))[codes]

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._lazy import lazy_module
 from ..tuning import TABLE_SLACK
 
+pd = lazy_module("pandas")  # duplicates_of_earlier factorises labels that are not integers
+
 __all__ = ["offsets", "starts_of", "segment_of", "run_starts", "run_lengths", "place_in_segments", "place_in_runs",
-           "expand", "running_count", "running_sum", "segment_running_sum", "grouped_running_sum"]
+           "expand", "running_count", "running_sum", "segment_running_sum", "grouped_running_sum",
+           "segment_exclusive_cumsum", "segment_exclusive_cumsum_at", "duplicates_of_earlier"]
 
 
 def offsets(counts: np.ndarray) -> np.ndarray:
@@ -36,11 +40,18 @@ def segment_of(ptr: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
 
 
-def run_starts(values: np.ndarray) -> np.ndarray:
-    """Where each run of equal ``values`` begins (``values`` grouped), ascending int64."""
-    if len(values) == 0:
+def run_starts(*columns: np.ndarray) -> np.ndarray:
+    """Where each run of equal values (of every one of ``columns``, rows grouped by them)
+    begins, ascending int64."""
+    first = columns[0]
+    if len(first) == 0:
         return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    change = np.empty(len(first), dtype=bool)
+    change[0] = True
+    np.not_equal(first[1:], first[:-1], out=change[1:])
+    for column in columns[1:]:
+        change[1:] |= column[1:] != column[:-1]
+    return np.flatnonzero(change)
 
 
 def run_lengths(starts: np.ndarray, n: int) -> np.ndarray:
@@ -155,3 +166,122 @@ def grouped_running_sum(values: np.ndarray, group: np.ndarray, column: np.ndarra
         np.cumsum(table, axis=1, out=table)
         out[members] = flat[slot]
     return out
+
+
+def _segment_table(values: np.ndarray, counts: np.ndarray, longest: int, *,
+                   copy: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """``values`` as a table of one segment a row, padded with zeros, and where the values sit
+    in it (None: every segment is ``longest`` long and the table is ``values`` reshaped)."""
+    if bool(np.all(counts == longest)):
+        return (values.copy() if copy else values).reshape(len(counts), longest), None
+    inside = np.arange(longest)[None, :] < counts[:, None]
+    table = np.zeros((len(counts), longest))
+    table[inside] = values
+    return table, inside
+
+
+def segment_exclusive_cumsum(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Running sum of ``values`` within each segment ``ptr[t]:ptr[t+1]``, excluding the row itself."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        return values.copy()
+    counts = np.diff(ptr)
+    longest = int(counts.max())
+    if len(counts) * longest <= 2 * len(values) + 4096:
+        # rankings of similar depth: one row per segment, so that sums never run across
+        # segments (exact to the last bit of a plain per-ranking loop)
+        padded, inside = _segment_table(values, counts, longest, copy=False)
+        before = np.empty_like(padded)
+        before[:, 0] = 0.0
+        np.cumsum(padded[:, :-1], axis=1, out=before[:, 1:])
+        return before.ravel() if inside is None else before[inside]
+    total = np.cumsum(values)
+    before = np.r_[0.0, total][ptr[:-1]]
+    return total - values - np.repeat(before, np.diff(ptr))
+
+
+def segment_exclusive_cumsum_at(values: np.ndarray, ptr: np.ndarray, rows: np.ndarray, *,
+                                overwrite: bool = False) -> np.ndarray:
+    """``segment_exclusive_cumsum(values, ptr)[rows]``, the same numbers to the last bit.
+
+    For kernels that need the running sums at a few rows only (TBG: the relevant ones):
+    the sums are made in place (on ``values`` itself with ``overwrite=True``) and only
+    ``rows`` (ascending or not) are read out, instead of a second array of every row.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    rows = np.asarray(rows, dtype=np.int64)
+    ptr = np.asarray(ptr, dtype=np.int64)
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.float64)
+    counts = np.diff(ptr)
+    longest = int(counts.max())
+    if longest and bool(np.all(counts == longest)):
+        segment, column = np.divmod(rows, longest)  # rankings of one depth
+    else:
+        segment = np.searchsorted(ptr, rows, side="right") - 1
+        column = rows - ptr[segment]
+    if len(counts) * longest <= 2 * len(values) + 4096:
+        # as segment_exclusive_cumsum: one row per segment, sums never run across segments;
+        # the exclusive sum at column c is the inclusive one at c - 1
+        grid, _ = _segment_table(values, counts, longest, copy=not overwrite)
+        np.cumsum(grid, axis=1, out=grid)
+        return np.where(column > 0, grid[segment, np.maximum(column - 1, 0)], 0.0)
+    total = np.cumsum(values)
+    before = np.r_[0.0, total][ptr[:-1]]
+    return total[rows] - values[rows] - before[segment]
+
+
+def duplicates_of_earlier(groups: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Rows whose duplicate group already occurred higher in the same segment.
+
+    Parameters
+    ----------
+    groups : array, shape (N,)
+        A group label per row (any hashable values; rows of different groups never match).
+    ptr : ndarray of int64, shape (T+1,)
+    """
+    n = len(groups)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    counts = np.diff(ptr)
+    groups = np.asarray(groups)
+    if groups.dtype.kind in "iu" and groups.min() >= 0:
+        codes = groups.astype(np.int64, copy=False)
+    else:
+        codes, _ = pd.factorize(pd.Index(groups, dtype=object), use_na_sentinel=False)
+    width = int(codes.max()) + 1
+    duplicate = np.zeros(n, dtype=bool)
+    longest = int(counts.max())
+    column_bits = max(1, (longest - 1).bit_length())
+    if bool(np.all(counts == longest)) and width < (1 << (63 - column_bits)):
+        # rankings of one depth: (group, rank) packed per row of a table, each row sorted
+        # on its own (short sorts that stay in cache)
+        key = codes.reshape(len(counts), longest) << column_bits
+        key |= np.arange(longest, dtype=np.int64)
+        key.sort(axis=1)
+        pair = key >> column_bits
+        repeat = np.zeros(key.shape, dtype=bool)
+        repeat[:, 1:] = pair[:, 1:] == pair[:, :-1]
+        segment, _ = np.nonzero(repeat)
+        duplicate[segment * longest + (key[repeat] & ((1 << column_bits) - 1))] = True
+        return duplicate
+    row_bits = max(1, (n - 1).bit_length())
+    if (len(counts) * width) < (1 << (63 - row_bits)):
+        # one integer per row, (segment, group, row) packed: a plain sort puts each
+        # (segment, group)'s rows together in rank order (as a stable sort of the pair would)
+        key = np.repeat(np.arange(len(counts), dtype=np.int64) * width, counts)
+        key += codes
+        key <<= row_bits
+        key |= np.arange(n, dtype=np.int64)
+        key.sort()
+        pair = key >> row_bits
+        key &= (1 << row_bits) - 1
+        duplicate[key[1:][pair[1:] == pair[:-1]]] = True
+        return duplicate
+    segment = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    key = segment * width + codes
+    # a stable sort keeps each (ranking, group)'s rows in rank order: all but the first repeat it
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    duplicate[order[1:][ordered[1:] == ordered[:-1]]] = True
+    return duplicate

@@ -10,69 +10,20 @@ line, and every error names its line.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from ..core.docids import DocLengths
 from ..core.keys import PairIndex, StringKeys, string_parts
 from ..errors import ParameterError, malformed
 from .atomic import atomic_output
 from .source import foreign_space, iter_fields, map_file, parse_int, release
 
 __all__ = ["DocLengths", "read_doc_lengths", "write_doc_lengths"]
-
-
-class DocLengths(Mapping):
-    """Document lengths in words: ``docno -> length``, held as two aligned arrays.
-
-    It is a read-only mapping (``lengths["EP-0971326-A1"]``); measures use :attr:`ids` and
-    :attr:`values` directly, with no Python object per document.
-
-    Parameters
-    ----------
-    ids : pyarrow.Array of str
-        Distinct document ids.
-    values : ndarray of int64
-        Each id's length (>= 0).
-    source : str
-
-    Examples
-    --------
-    >>> import pyarrow as pa, numpy as np
-    >>> lengths = DocLengths(pa.array(["d1", "d2"]), np.array([120, 4000]))
-    >>> lengths["d2"], len(lengths), dict(lengths)
-    (4000, 2, {'d1': 120, 'd2': 4000})
-    """
-
-    values: np.ndarray  # type: ignore[assignment]  # the lengths, in Arrow's order (Mapping.values() shadowed)
-
-    def __init__(self, ids: pa.Array, values: np.ndarray, *, source: str = "<memory>") -> None:
-        self.ids = ids
-        self.values = np.asarray(values, dtype=np.int64)
-        self.source = source
-        if len(self.ids) != len(self.values):
-            raise ValueError("document lengths: ids and values differ in length")
-        self._dict: dict[str, int] | None = None
-
-    def _as_dict(self) -> dict[str, int]:
-        if self._dict is None:  # made only when asked for one document at a time
-            self._dict = dict(zip(self.ids.to_pylist(), self.values.tolist(), strict=False))
-        return self._dict
-
-    def __getitem__(self, docno: str) -> int:
-        return self._as_dict()[docno]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.ids.to_pylist())
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def __repr__(self) -> str:
-        return f"DocLengths({len(self)} documents from {self.source})"
 
 
 def read_doc_lengths(path: str | os.PathLike[str]) -> DocLengths:

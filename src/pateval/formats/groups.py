@@ -25,13 +25,9 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
-
-from .._lazy import lazy_module
+from ..core.docids import group_codes
 from ..errors import malformed
 from .source import iter_fields
-
-pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
 __all__ = ["read_duplicate_groups", "read_patent_families", "group_codes"]
 
@@ -71,19 +67,3 @@ def read_patent_families(path: str | os.PathLike[str]) -> dict[str, str]:
         family_of[docno] = family
         line_of.setdefault(docno, line)
     return family_of
-
-
-def group_codes(docnos: np.ndarray, groups: dict[str, str] | None) -> np.ndarray:
-    """An integer group per document: equal codes for documents of one group.
-
-    Documents missing from ``groups`` (or all, when it is None) get codes of their own.
-    """
-    docnos = np.asarray(docnos, dtype=object)
-    doc_codes, _ = pd.factorize(pd.Index(docnos, dtype=object))
-    if not groups:
-        return doc_codes.astype(np.int64)
-    members = pd.Index(np.fromiter(groups.keys(), dtype=object, count=len(groups)), dtype=object)
-    label_codes, labels = pd.factorize(pd.Index(np.fromiter(groups.values(), dtype=object, count=len(groups)),
-                                                dtype=object))
-    where = members.get_indexer(pd.Index(docnos, dtype=object))
-    return np.where(where >= 0, label_codes[np.maximum(where, 0)], len(labels) + doc_codes).astype(np.int64)

@@ -49,7 +49,7 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..core.fields import fields_columns, first_record, plain_tuple_columns, rank_values, record_fields, score_values
-from ..core.qrels import Qrels
+from ..core.qrels import Qrels, is_heading_xpath, vectorised_heading
 from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
@@ -128,20 +128,6 @@ def normalise_xpath(text: str) -> str | None:
     if not out or steps[0].split("[")[0] != ROOT or len(out) < 2:
         return None
     return "/" + "/".join(out)
-
-
-def is_heading_xpath(xpath: str) -> bool:
-    """True for an XPath to a description heading (its last step is ``heading``)."""
-    last = xpath.rsplit("/", 1)[-1]
-    return last == "heading" or last.startswith("heading[")
-
-
-def vectorised_heading(xpaths: np.ndarray) -> np.ndarray:
-    """:func:`is_heading_xpath` of every element, tested once per distinct XPath (runs repeat them)."""
-    if len(xpaths) == 0:
-        return np.zeros(0, dtype=bool)
-    codes, distinct = pd.factorize(xpaths)
-    return np.fromiter((is_heading_xpath(x) for x in distinct), dtype=bool, count=len(distinct))[codes]
 
 
 # ---- topics -------------------------------------------------------------------------------

@@ -101,7 +101,10 @@ def plain_text(data, *, delimiter: bytes) -> bool:
 
 # printable ASCII (not the space)
 _PRINTABLE = bytes(range(0x21, 0x7F))
-_SLICE = 1 << 24  # bytes of a memory map copied at a time by _unusual
+# bytes of a memory map copied at a time by _unusual: a slice small enough for malloc to hand
+# the same memory back each time; 16 MB slices were fresh pages each time, faulted in one by one
+# (10M-line run, 11 blocks: 82,000 minor faults and 0.16-0.27 s of system time; 1 MB: 703, 0.006 s)
+_SLICE = 1 << 20
 
 
 def _unusual(data, ordinary: bytes, *, also: bytes = b"") -> bytes:

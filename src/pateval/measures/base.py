@@ -116,20 +116,24 @@ class EvaluationContext:
     ----------
     resources : dict
         Named side inputs, e.g. ``"doc_lengths"`` (a mapping docno -> length in words),
-        ``"duplicate_groups"``, ``"subtopic_weights"``, ``"intent_probabilities"``.
+        ``"duplicate_groups"``, ``"subtopic_weights"``, ``"intent_probabilities"``, in the
+        form the measures read (the evaluation converts them before scoring:
+        :func:`pateval.formats.resources.prepare_resources`).
     memo : Memo
         What the measures of this evaluation make once and share (see :mod:`pateval.memo`),
         dropped with the context.
+    options : dict
+        The command-line option that gives each side input (``doc_lengths`` ->
+        ``--doc-lengths``), named when a measure finds its side input missing.
     """
 
     resources: dict[str, Any] = field(default_factory=dict)
     memo: Memo = field(default_factory=Memo, repr=False, compare=False)
+    options: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def require(self, name: str, measure: Measure) -> Any:
         if name not in self.resources or self.resources[name] is None:
-            from ..formats.resources import RESOURCES
-
-            option = next((f"{r.option} FILE / " for r in RESOURCES if r.name == name), "")
+            option = f"{self.options[name]} FILE / " if name in self.options else ""
             raise ParameterError(f"{measure} needs {name.replace('_', ' ')}; none was given (give {option}"
                                  f"resources={{{name!r}: ...}})")
         return self.resources[name]

@@ -21,7 +21,7 @@ from ..core.order import string_ranks
 from ..core.ranking import RankedTopics
 from .base import EvaluationContext, Measure, MeasureSpec
 from .registry import register
-from .standard import REL
+from .relevance import REL
 
 __all__ = ["judged_fraction", "hits", "success"]
 

@@ -70,16 +70,16 @@ from ..core.order import stable_order
 from ..core.ranking import RankedTopics, SubtopicView
 from ..core.segments import (
     grouped_running_sum,
+    offsets,
     place_in_runs,
     place_in_segments,
     run_starts,
     running_count,
     running_sum,
+    segment_of,
     segment_running_sum,
 )
 from ..errors import ParameterError
-from ..formats.dd import as_dd_iterations
-from ..formats.weights import as_subtopic_weights
 from ..usermodel.time import TimeModel, step_times
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
@@ -191,7 +191,7 @@ def _importance(ranked: RankedTopics, view: SubtopicView, settings: CubeSettings
     if settings.importance == "uniform":
         return 1.0 / counts[topic]
     if settings.importance == "weights":
-        weights = as_subtopic_weights(context.require("subtopic_weights", measure))
+        weights = context.require("subtopic_weights", measure)
         return weights.normalised(ranked.topic_ids[topic], view.subtopic_ids)
     # log decay over the subtopics in natural order of their ids (claim 2 before claim 10)
     ids = pd.Series(view.subtopic_ids, dtype=object).astype(str)
@@ -300,7 +300,7 @@ def _paper(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCont
 def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: EvaluationContext, measure: Measure):
     if settings.iteration > 0:
         return (ranked.position - 1) // settings.iteration
-    iterations = as_dd_iterations(context.require("iterations", measure))
+    iterations = context.require("iterations", measure)
 
     def find() -> np.ndarray:
         found = iterations.lookup_ranked(ranked)
@@ -318,7 +318,7 @@ def _row_iterations(ranked: RankedTopics, settings: CubeSettings, context: Evalu
 def _add_empty_iterations(accumulated: np.ndarray, documents: np.ndarray, seq_key: np.ndarray, seq_topic: np.ndarray,
                           total: np.ndarray, span: np.ndarray, base: int, n_topics: int) -> None:
     """Count each walked iteration without documents as one non-relevant document (in place)."""
-    all_topic = np.repeat(np.arange(n_topics), span)
+    all_topic = segment_of(offsets(span))
     all_iteration = place_in_segments(span)
     wanted = all_topic * base + all_iteration
     if len(seq_key):

@@ -43,49 +43,17 @@ Reference: trec_eval 10.0 (NIST) ``ndcg``, ``dcg``, ``ideal_dcg``, ``ndcg_rel``,
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_runs, run_starts, running_count
-from ..errors import ParameterError
+from ..core.segments import offsets, place_in_runs, place_in_segments, run_starts, running_count
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import GAINS, REL, TREC_EVAL, _count, _relevant
+from .relevance import GAINS, REL, TREC_EVAL, gain_map, gains_of, per_topic, relevant
 
-__all__ = ["gain_map", "ndcg_with_gains", "dcg", "ideal_dcg", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
+__all__ = ["ndcg_with_gains", "dcg", "ideal_dcg", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
            "rank_biased_precision", "rbp_residual"]
-
-_PAIR = re.compile(r"\s*(-?\d+)\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
-
-
-@lru_cache(maxsize=64)
-def gain_map(text: str) -> tuple[tuple[int, float], ...]:
-    """The ``gains`` parameter, ``'1=3,2=9'``, as ``((1, 3.0), (2, 9.0))`` (a level listed twice: the last)."""
-    if not text.strip():
-        return ()
-    pairs: dict[int, float] = {}
-    for part in text.split(","):
-        match = _PAIR.fullmatch(part)
-        if match is None:
-            raise ParameterError(f"gains: {part.strip()!r} in {text!r} is not level=gain (e.g. gains='1=3,2=9')")
-        level = int(match.group(1))
-        if level < 0:
-            raise ParameterError(f"gains: level {level} in {text!r} is negative; levels are grades >= 0")
-        pairs[level] = float(match.group(2))
-    return tuple(pairs.items())
-
-
-def _gains_of(grades: np.ndarray, pairs: tuple[tuple[int, float], ...]) -> np.ndarray:
-    """The gain of each grade: mapped, else the grade; negative grades (unjudged) gain 0."""
-    gains = np.maximum(grades, 0).astype(np.float64)
-    for level, gain in pairs:
-        gains[grades == level] = gain
-    return gains
-
 
 class _Gains:
     """A ranking's gains and its ideal ranking, per topic (trec_eval's setup_gains)."""
@@ -94,7 +62,7 @@ class _Gains:
         pairs = gain_map(text)
         judged = ranked.judged_grade >= 0
         rows = ranked.judged_row[judged]
-        gain = _gains_of(ranked.judged_grade[judged], pairs)
+        gain = gains_of(ranked.judged_grade[judged], pairs)
         nonzero = gain != 0
         #: the retrieved rows of nonzero gain, in ranking order, their topic, rank and gain
         self.rows, self.gain = rows[nonzero], gain[nonzero]
@@ -103,15 +71,15 @@ class _Gains:
         self.discounted = self.gain / np.log2(self.position + 1.0)  # g_i / log2(i + 1)
         judgements = ranked.judgements
         levels = judgements.grade
-        ideal = _gains_of(levels, pairs)
+        ideal = gains_of(levels, pairs)
         keep = (levels >= 0) & (ideal > 0)
         ideal, ideal_topic = ideal[keep], judgements.topic_position[keep]
         order = np.lexsort((-ideal, ideal_topic))
         #: each topic's positive ideal gains, highest first (CSR by ``ideal_ptr``)
         self.ideal, self.ideal_topic = ideal[order], ideal_topic[order]
         self.n_ideal = np.bincount(self.ideal_topic, minlength=ranked.n_topics)
-        self.ideal_ptr = np.r_[0, np.cumsum(self.n_ideal)].astype(np.int64)
-        self.ideal_position = np.arange(len(self.ideal), dtype=np.int64) - self.ideal_ptr[self.ideal_topic] + 1
+        self.ideal_ptr = offsets(self.n_ideal)
+        self.ideal_position = place_in_segments(self.n_ideal, first=1)
         self.ideal_dcg = _per_topic_cumsum(self.ideal / np.log2(self.ideal_position + 1.0), self.ideal_topic)
         self.pairs = pairs
         self.n_topics = ranked.n_topics  # not the ranking: the memo drops this with it
@@ -141,7 +109,7 @@ def _dcg_and_ideal(ranked: RankedTopics, measure: Measure, context: EvaluationCo
     g = _gains(ranked, measure["gains"], context)
     k = measure.cutoff
     within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
-    dcg = _count(g.topic[within], ranked, g.discounted[within])
+    dcg = per_topic(g.topic[within], ranked, g.discounted[within])
     if k is None:
         idcg = g.idcg()
     else:
@@ -175,9 +143,9 @@ def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
     topic, position = g.topic[positive], g.position[positive]
     k = np.minimum(position, g.n_ideal[topic])
     terms = running[positive] / g.idcg_at(topic, np.maximum(k, 1))
-    total = _count(topic, ranked, terms)
-    dcg = _count(g.topic, ranked, g.discounted)
-    missed = g.n_ideal - _count(topic, ranked)
+    total = per_topic(topic, ranked, terms)
+    dcg = per_topic(g.topic, ranked, g.discounted)
+    missed = g.n_ideal - per_topic(topic, ranked)
     total += missed * divide_or_zero(dcg, g.idcg())
     return np.where(total > 0, divide_or_zero(total, g.n_ideal.astype(np.float64)), 0.0)
 
@@ -197,11 +165,11 @@ def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     at = np.searchsorted(keys, topic * span + k, side="right") - 1
     found = (at >= 0) & (g.topic[np.maximum(at, 0)] == topic) if len(keys) else np.zeros(len(topic), dtype=bool)
     at_change = np.where(found, running[np.maximum(at, 0)] if len(keys) else 0.0, 0.0) / g.ideal_dcg[change]
-    total = _count(topic, ranked, at_change)
-    count = _count(topic, ranked)
+    total = per_topic(topic, ranked, at_change)
+    count = per_topic(topic, ranked)
     num_ret = ranked.num_ret()
     end = (g.n_ideal > 0) & (num_ret > g.n_ideal + 1)
-    dcg = _count(g.topic, ranked, g.discounted)
+    dcg = per_topic(g.topic, ranked, g.discounted)
     total += np.where(end, divide_or_zero(dcg, g.idcg()), 0.0)
     count += end
     values = divide_or_zero(total, count)
@@ -216,29 +184,29 @@ def normalised_gain(ranked: RankedTopics, measure: Measure, context: EvaluationC
     k = np.minimum(g.position, g.n_ideal[g.topic])
     extra = np.where(k > 0, excess[np.maximum(g.ideal_ptr[g.topic] + k - 1, 0)] if len(excess) else 0.0, 0.0)
     cost = g.position + extra
-    total = _count(g.topic, ranked, g.gain / np.log2(2.0 + cost - earned))
-    ideal_total = _count(g.ideal_topic, ranked, g.ideal)
+    total = per_topic(g.topic, ranked, g.gain / np.log2(2.0 + cost - earned))
+    ideal_total = per_topic(g.ideal_topic, ranked, g.ideal)
     return divide_or_zero(total, ideal_total)
 
 
 def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + non-relevant ranked above d)."""
-    _, topic, position = _relevant(ranked, measure["rel"], None, context)
+    _, topic, position = relevant(ranked, measure["rel"], None, context)
     nonrel_above = position - place_in_runs(topic) - 1
-    total = _count(topic, ranked, 1.0 / np.log2(2.0 + nonrel_above))
+    total = per_topic(topic, ranked, 1.0 / np.log2(2.0 + nonrel_above))
     return divide_or_zero(total, ranked.num_rel(measure["rel"]).astype(np.float64))
 
 
 def _rbp_gains(ranked: RankedTopics, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``topic, position, gain`` of the retrieved rows RBP credits (see the module notes)."""
     if measure["rel"] >= 1:
-        _, topic, position = _relevant(ranked, measure["rel"], None)
+        _, topic, position = relevant(ranked, measure["rel"], None)
         return topic, position, np.ones(len(topic))
     pairs = gain_map(measure["gains"])
     judged = ranked.judged_grade >= 0
     rows, grades = ranked.judged_row[judged], ranked.judged_grade[judged]
     topic = ranked.topic_of(rows)
-    gain = _gains_of(grades, pairs)
+    gain = gains_of(grades, pairs)
     # trec_eval rescales when a level's gain (a listed one, or an unlisted level's grade up to the
     # topic's highest) lies outside [0, 1]
     judgements = ranked.judgements
@@ -268,7 +236,7 @@ def rank_biased_precision(ranked: RankedTopics, measure: Measure, context: Evalu
     p = measure["p"]
     topic, position, gain = _rbp_gains(ranked, measure)
     powers = _persistence_powers(p, int(position.max()) if len(position) else 0)
-    return (1.0 - p) * _count(topic, ranked, gain * powers[position - 1])
+    return (1.0 - p) * per_topic(topic, ranked, gain * powers[position - 1])
 
 
 def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -281,8 +249,8 @@ def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationCont
     # summed down each ranking as trec_eval sums the unjudged documents (not all minus the judged:
     # no cancellation); a judged row adds 0.0, which leaves a running sum exactly as it was
     weight[judged] = 0.0
-    total = _count(ranked.row_topic, ranked, weight)
-    unjudged = num_ret - _count(ranked.topic_of(judged), ranked)
+    total = per_topic(ranked.row_topic, ranked, weight)
+    unjudged = num_ret - per_topic(ranked.topic_of(judged), ranked)
     return np.where(unjudged > 0, powers[num_ret] + (1.0 - p) * total, 0.0)
 
 

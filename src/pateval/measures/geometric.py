@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from .base import MeasureSpec
 from .registry import register
-from .standard import REL, TREC_EVAL, average_precision, bpref
+from .relevance import REL, TREC_EVAL
+from .standard import average_precision, bpref
 
 __all__: list[str] = []
 

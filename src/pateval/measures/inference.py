@@ -24,7 +24,7 @@ from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, run_starts, running_count
 from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .registry import register
-from .standard import REL, TREC_EVAL
+from .relevance import REL, TREC_EVAL
 
 __all__ = ["inferred_average_precision"]
 

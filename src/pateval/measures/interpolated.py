@@ -25,19 +25,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_runs
+from ..core.segments import place_in_runs, starts_of
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import REL, TREC_EVAL, _relevant
+from .relevance import ELEVEN_POINTS, REL, TREC_EVAL, relevant
 
 __all__ = ["interpolated_precision", "eleven_point_average", "precision_at_r_multiple", "relative_precision",
            "ELEVEN_POINTS"]
-
-#: The recall levels of the 11-point curve (trec_eval's defaults for iprec_at_recall).
-ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
 
 def _round_half_away(values: np.ndarray) -> np.ndarray:
     """C's lround for values >= 0 (exact: no 0.5 added in floating point)."""
@@ -62,7 +58,7 @@ def _interpolated(ranked: RankedTopics, level: int, recalls, rounding: str,
 def _curve(ranked: RankedTopics, level: int, context: EvaluationContext) -> tuple[np.ndarray, ...]:
     """What every recall level reads: the best precision from each relevant retrieved
     document on, the relevant retrieved per topic, where each topic's first is, and R."""
-    _, topic, position = _relevant(ranked, level, None, context)
+    _, topic, position = relevant(ranked, level, None, context)
     j = place_in_runs(topic) + 1
     # max_{j' >= j} j'/p_j' within the topic, exactly (doubling steps, no offsets added to the values)
     best_after = j / position
@@ -72,7 +68,7 @@ def _curve(ranked: RankedTopics, level: int, context: EvaluationContext) -> tupl
         np.maximum(best_after[:-step], np.where(same, best_after[step:], -np.inf), out=best_after[:-step])
         step *= 2
     rel_ret = np.bincount(topic, minlength=ranked.n_topics)
-    first = np.cumsum(rel_ret) - rel_ret  # the index of each topic's first relevant retrieved
+    first = starts_of(rel_ret)  # the index of each topic's first relevant retrieved
     return best_after, rel_ret, first, ranked.num_rel(level).astype(np.float64)
 
 
@@ -100,14 +96,14 @@ def precision_at_r_multiple(ranked: RankedTopics, measure: Measure, context: Eva
     """Rprec_mult(mult=x) = |relevant in the top c| / c, c = floor(x R + 0.9); 0 when c = 0."""
     num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
     c = np.floor(measure["mult"] * num_rel + 0.9)
-    _, topic, position = _relevant(ranked, measure["rel"], None, context)
+    _, topic, position = relevant(ranked, measure["rel"], None, context)
     within = position <= c[topic]
     return divide_or_zero(np.bincount(topic[within], minlength=ranked.n_topics).astype(np.float64), c)
 
 
 def relative_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RelP@k = |relevant in the top k| / min(k, R); 0 when R = 0."""
-    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff, context)
+    _, topic, _ = relevant(ranked, measure["rel"], measure.cutoff, context)
     num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
     return divide_or_zero(np.bincount(topic, minlength=ranked.n_topics).astype(np.float64),
                         np.minimum(num_rel, measure.cutoff or 0))

@@ -29,11 +29,11 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..core.ranking import RankedTopics
-from ..core.segments import expand, place_in_runs, run_starts, running_count
+from ..core.segments import expand, offsets, place_in_runs, run_starts, running_count, segment_of
 from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .interpolated import MULT
 from .registry import register
-from .standard import REL
+from .relevance import REL
 
 pd = lazy_module("pandas")
 
@@ -80,15 +80,15 @@ def _make(ranked: RankedTopics, groups, level: int, judged_only: bool) -> GroupR
     docno, grade = groups.docno[keep].astype(str), groups.level[keep]
     rows = np.lexsort((name, topic))
     topic, name, docno, grade = topic[rows], name[rows], docno[rows], grade[rows]
-    new = np.r_[True, (topic[1:] != topic[:-1]) | (name[1:] != name[:-1])] if len(rows) else np.zeros(0, bool)
-    group_of = np.cumsum(new) - 1
-    group_topic = topic[new]
+    group_start = run_starts(topic, name)
+    group_of = segment_of(np.r_[group_start, len(rows)])
+    group_topic = topic[group_start]
     n_groups = len(group_topic)
     num_rel = np.bincount(group_of[grade >= level], minlength=n_groups).astype(np.float64)
 
     # every group's view of its topic's ranking: the grade it gives each retrieved row
     counts = np.diff(ranked.ptr)[group_topic]
-    entry_group = np.repeat(np.arange(n_groups), counts)
+    entry_group = segment_of(offsets(counts))
     entry_row = expand(ranked.ptr[group_topic], counts)
     found = np.full(len(entry_row), -1, dtype=np.int64)
     if len(entry_row):

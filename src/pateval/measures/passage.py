@@ -41,13 +41,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._lazy import lazy_module
+from ..core.qrels import vectorised_heading
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_segments, run_lengths, run_starts, running_count
+from ..core.segments import place_in_segments, run_lengths, run_starts, running_count, segment_of
 from ..errors import ParameterError
-from ..formats.passages import vectorised_heading
 from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .registry import register
-from .standard import REL
+from .relevance import REL
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -159,7 +159,7 @@ def _passage_scores(ranked: RankedTopics, measure: Measure,
         return np.zeros(n_topics), np.zeros(n_topics)
     starts = run_starts(group_key)
     sizes = run_lengths(starts, n)
-    group_of_row = np.repeat(np.arange(len(starts)), sizes)
+    group_of_row = segment_of(np.r_[starts, n])
     j = place_in_segments(sizes) + 1
     hits_so_far = running_count(hit, starts)
     group_hits = np.bincount(group_of_row, weights=hit.astype(np.float64), minlength=len(starts))

@@ -60,7 +60,15 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..core.ranking import RankedTopics
-from ..core.segments import expand, place_in_runs, place_in_segments, run_lengths, run_starts, running_count
+from ..core.segments import (
+    expand,
+    place_in_runs,
+    place_in_segments,
+    run_lengths,
+    run_starts,
+    running_count,
+    segment_of,
+)
 from ..errors import malformed
 from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
 from .registry import register
@@ -184,7 +192,7 @@ class _Groups:
         kind = np.where(high < njr, 0, np.where(low < njr, 1, 2))
         key = np.lexsort((high, low, kind, topic))
         topic, low, high, kind = topic[key], low[key], high[key], kind[key]
-        start = _runs(topic, low, high)
+        start = run_starts(topic, low, high)
         total = run_lengths(start, len(key)).astype(np.float64)
         kept = np.add.reduceat((first < second)[key].astype(np.float64), start) if len(start) else total
         return topic[start], kind[start], np.where(kind[start] < 2, kept / total, 0.0), several
@@ -221,17 +229,17 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
     topic, group, subgroup, level, docno = topic[rows], group[rows], subgroup[rows], level[rows], docno[rows]
     rank = place[rows]
     n = len(rows)
-    group_start = _runs(topic, group)
+    group_start = run_starts(topic, group)
     n_groups = len(group_start)
-    group_of = np.repeat(np.arange(n_groups), run_lengths(group_start, n))
-    sub_start = _runs(topic, group, subgroup)
+    group_of = segment_of(np.r_[group_start, n])
+    sub_start = run_starts(topic, group, subgroup)
     one_class = np.bincount(group_of[sub_start], minlength=n_groups) == 1
     ret = rank < retrieved[topic]
 
     # each group's documents once (a document may be in several sub-groups)
     by_rank = np.lexsort((rank, group_of))
     distinct = np.zeros(n, dtype=bool)
-    distinct[by_rank[_runs(group_of[by_rank], rank[by_rank])]] = True
+    distinct[by_rank[run_starts(group_of[by_rank], rank[by_rank])]] = True
     relevant = level > 0
 
     def tally(mask):
@@ -240,10 +248,10 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
     # the one-sub-group groups: their level classes
     single = np.flatnonzero(one_class[group_of])
     row_group, row_level, row_rank = group_of[single], level[single], rank[single]
-    class_start = _runs(row_group, row_level)
-    row_class = np.repeat(np.arange(len(class_start)), run_lengths(class_start, len(single)))
+    class_start = run_starts(row_group, row_level)
+    row_class = segment_of(np.r_[class_start, len(single)])
     class_group = row_group[class_start]
-    group_first_class = _runs(class_group)
+    group_first_class = run_starts(class_group)
     classes_of_group = run_lengths(group_first_class, len(class_start))
     class_ordinal = np.arange(len(class_start)) - np.repeat(group_first_class, classes_of_group)
     last = classes_of_group + group_first_class - 1
@@ -261,7 +269,7 @@ def _make_groups(ranked: RankedTopics, prefs) -> _Groups:
     pair_group, first, second = np.zeros((3, 0), dtype=np.int64)
     if len(several):
         sub_end = np.repeat(np.r_[sub_start[1:], n], run_lengths(sub_start, n))
-        level_start = _runs(topic, group, subgroup, level)
+        level_start = run_starts(topic, group, subgroup, level)
         level_end = np.repeat(np.r_[level_start[1:], n], run_lengths(level_start, n))
         count = np.where(one_class[group_of], 0, sub_end - level_end)
         x, y = np.repeat(np.arange(n), count), expand(level_end, count)
@@ -304,9 +312,9 @@ def _places(ranked: RankedTopics, topic: np.ndarray, docno: np.ndarray) -> tuple
     docno order."""
     # the judged documents of each topic, in docno order
     by_doc = np.lexsort((docno, topic))
-    doc_start = _runs(topic[by_doc], docno[by_doc])
+    doc_start = run_starts(topic[by_doc], docno[by_doc])
     doc = np.empty(len(topic), dtype=np.int64)
-    doc[by_doc] = np.repeat(np.arange(len(doc_start)), run_lengths(doc_start, len(topic)))
+    doc[by_doc] = segment_of(np.r_[doc_start, len(topic)])
     doc_topic, doc_docno = topic[by_doc][doc_start], docno[by_doc][doc_start]
 
     row_topic = ranked.row_topic
@@ -333,21 +341,9 @@ def ascending_docno_ties(topic: np.ndarray, score: np.ndarray) -> np.ndarray:
     >>> ascending_docno_ties(np.array([0, 0, 0, 1]), np.array([2.0, 1.0, 1.0, 1.0])).tolist()
     [0, 2, 1, 3]
     """
-    ties = _runs(topic, score)
+    ties = run_starts(topic, score)
     lengths = run_lengths(ties, len(topic))
     return np.repeat(ties + lengths - 1, lengths) - place_in_segments(lengths)
-
-
-def _runs(*columns: np.ndarray) -> np.ndarray:
-    """Where each run of equal values of all ``columns`` (rows sorted by them) begins."""
-    n = len(columns[0])
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.zeros(n, dtype=bool)
-    change[0] = True
-    for column in columns:
-        change[1:] |= column[1:] != column[:-1]
-    return np.flatnonzero(change)
 
 
 def _closure(first: np.ndarray, second: np.ndarray, docnos: dict, source: str, topic: str, name: str):

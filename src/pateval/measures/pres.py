@@ -20,6 +20,7 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
+from .relevance import relevant_rows, topic_and_column
 
 __all__ = ["PRES_DEFAULT_NMAX", "pres", "rnorm", "pres_from_ranks"]
 
@@ -46,24 +47,6 @@ def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndar
     # ranks are integers: their float sum is exact in any order
     rank_sum = np.bincount(topic, weights=column + 1.0, minlength=ranked.n_topics)
     return n, k, rank_sum
-
-
-def topic_and_column(ranked: RankedTopics, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The topic of each of ``rows`` and the row's 0-based place in that topic's ranking."""
-    counts = np.diff(ranked.ptr)
-    width = int(counts.max()) if len(counts) else 0
-    if width and bool(np.all(counts == width)):
-        return np.divmod(rows, width)  # rankings of one depth (the usual 1000 each)
-    topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
-    return topic, rows - ranked.ptr[topic]
-
-
-def relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
-    """The rows judged with grade >= ``level`` (>= 1), ascending."""
-    rows = getattr(ranked, "relevant_rows", None)
-    if rows is not None:  # rankings that keep their judged rows apart give them without a pass over all rows
-        return np.asarray(rows(level), dtype=np.int64)
-    return np.flatnonzero(ranked.relevant(level))
 
 
 def _num_rel(ranked: RankedTopics, level: int) -> np.ndarray:

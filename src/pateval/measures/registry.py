@@ -12,6 +12,7 @@ import re
 from ..errors import MeasureNameError
 from .base import Measure, MeasureSpec
 from .grammar import parse_name
+from .relevance import ELEVEN_POINTS
 
 __all__ = ["REGISTRY", "register", "parse_measure", "parse_measures", "all_specs", "trec_eval_name", "TREC_EVAL_ORDER"]
 
@@ -132,8 +133,6 @@ def _expand(text):
         if match:
             return [f"{match.group('base')}_{k}" for k in match.group("ks").split(",")]
         if text.strip() == "iprec_at_recall":
-            from .interpolated import ELEVEN_POINTS  # registered by then; a top-level import would be circular
-
             return [f"iprec_at_recall_{x:.2f}" for x in ELEVEN_POINTS]
     return [text]
 

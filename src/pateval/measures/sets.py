@@ -28,7 +28,7 @@ from ..core.ranking import RankedTopics
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .standard import REL, TREC_EVAL
+from .relevance import REL, TREC_EVAL
 
 __all__ = ["set_precision", "set_recall", "set_relative_precision", "set_average_precision", "set_f",
            "utility", "num_nonrel_judged_ret", "num_q", "unjudged"]

@@ -17,43 +17,12 @@ import numpy as np
 
 from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, place_in_segments, run_starts, running_count, segment_of
-from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero, shared_topic_values
+from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero, shared_topic_values
+from .gains import ndcg_with_gains
 from .registry import register
+from .relevance import GAINS, REL, TREC_EVAL, per_topic, relevant
 
 __all__ = ["average_precision", "yaap", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
-
-TREC_EVAL = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
-REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
-GAINS = Param("gains", str, "", "the gain of relevance levels, trec_eval's 'level=gain,...' (e.g. '1=3,2=9'); "
-              "a level not listed gains its grade")
-
-
-def _relevant(ranked: RankedTopics, level: int, cutoff: int | None,
-              context: EvaluationContext | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``grades, topic, position`` of the relevant retrieved rows (within the cutoff); with a
-    ``context``, found once per ranking and level for all the measures of an evaluation."""
-    if context is None:
-        grades, topic, position = _relevant_rows(ranked, level)
-    else:
-        grades, topic, position = context.memo.get(("relevant rows", level), lambda: _relevant_rows(ranked, level),
-                                                   ranking=ranked)
-    if cutoff is not None:
-        within = position <= cutoff
-        grades, topic, position = grades[within], topic[within], position[within]
-    return grades, topic, position
-
-
-def _relevant_rows(ranked: RankedTopics, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    keep = ranked.judged_grade >= level
-    rows, grades = ranked.judged_row[keep], ranked.judged_grade[keep]
-    topic = ranked.topic_of(rows)
-    return grades, topic, rows - ranked.ptr[topic] + 1
-
-
-def _count(topic: np.ndarray, ranked: RankedTopics, weights: np.ndarray | None = None) -> np.ndarray:
-    return np.bincount(topic, weights=weights, minlength=ranked.n_topics).astype(np.float64)
-
 
 @shared_topic_values  # GMAP's too
 def average_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -62,41 +31,41 @@ def average_precision(ranked: RankedTopics, measure: Measure, context: Evaluatio
     With a cutoff k (``AP@k``, trec_eval's map_cut), only ranks <= k contribute; R is all
     relevant documents of the topic.
     """
-    _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff, context)
+    _, topic, position = relevant(ranked, measure["rel"], measure.cutoff, context)
     precision_at = (place_in_runs(topic) + 1) / position
-    return divide_or_zero(_count(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
+    return divide_or_zero(per_topic(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
 
 
 def yaap(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Yet another average precision (Robertson, "On smoothing average precision", ECIR 2012):
     YAAP = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved d of P@rank(d) (= R * AP)."""
-    _, topic, position = _relevant(ranked, measure["rel"], None)
-    total = _count(topic, ranked, (place_in_runs(topic) + 1) / position)
+    _, topic, position = relevant(ranked, measure["rel"], None)
+    total = per_topic(topic, ranked, (place_in_runs(topic) + 1) / position)
     return np.log((1.0 + total) / (1.0 + ranked.num_rel(measure["rel"]) - total))
 
 
 def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Precision at k: P@k = |relevant in the top k| / k (k even when fewer are retrieved)."""
-    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff, context)
-    return _count(topic, ranked) / measure.cutoff
+    _, topic, _ = relevant(ranked, measure["rel"], measure.cutoff, context)
+    return per_topic(topic, ranked) / measure.cutoff
 
 
 def recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Recall: R@k = |relevant in the top k| / R (all retrieved without a cutoff)."""
-    _, topic, _ = _relevant(ranked, measure["rel"], measure.cutoff, context)
-    return divide_or_zero(_count(topic, ranked), ranked.num_rel(measure["rel"]))
+    _, topic, _ = relevant(ranked, measure["rel"], measure.cutoff, context)
+    return divide_or_zero(per_topic(topic, ranked), ranked.num_rel(measure["rel"]))
 
 
 def r_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """R-precision: |relevant in the top R| / R, R the number of relevant documents."""
     num_rel = ranked.num_rel(measure["rel"])
-    _, topic, position = _relevant(ranked, measure["rel"], None, context)
-    return divide_or_zero(_count(topic[position <= num_rel[topic]], ranked), num_rel)
+    _, topic, position = relevant(ranked, measure["rel"], None, context)
+    return divide_or_zero(per_topic(topic[position <= num_rel[topic]], ranked), num_rel)
 
 
 def reciprocal_rank(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Reciprocal rank: 1 / rank of the first relevant document (0 if none; within k with @k)."""
-    _, topic, position = _relevant(ranked, measure["rel"], measure.cutoff, context)
+    _, topic, position = relevant(ranked, measure["rel"], measure.cutoff, context)
     first = run_starts(topic)
     values = np.zeros(ranked.n_topics, dtype=np.float64)
     values[topic[first]] = 1.0 / position[first]
@@ -112,11 +81,9 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     ``gains``, the gains of :mod:`pateval.measures.gains` (trec_eval's ``ndcg.1=3,2=9``).
     """
     if measure["gains"]:
-        from .gains import ndcg_with_gains
-
         return ndcg_with_gains(ranked, measure, context)
-    grades, topic, position = _relevant(ranked, 1, measure.cutoff, context)  # only grades >= 1 gain
-    dcg = _count(topic, ranked, grades / np.log2(position + 1.0))
+    grades, topic, position = relevant(ranked, 1, measure.cutoff, context)  # only grades >= 1 gain
+    dcg = per_topic(topic, ranked, grades / np.log2(position + 1.0))
     ideal, ideal_position, ideal_topic = context.memo.get("ideal gains", lambda: _ideal_gains(ranked), ranking=ranked)
     if measure.cutoff is not None:
         keep = ideal_position <= measure.cutoff
@@ -157,7 +124,7 @@ def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     denominator = np.minimum(num_nonrel[topic], r)
     penalty = divide_or_zero(np.minimum(nonrel_above, r), denominator)
     term = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
-    return divide_or_zero(_count(topic, ranked, term), num_rel)
+    return divide_or_zero(per_topic(topic, ranked, term), num_rel)
 
 
 def num_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -172,8 +139,8 @@ def num_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
 
 def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Number of relevant documents retrieved."""
-    _, topic, _ = _relevant(ranked, measure["rel"], None, context)
-    return _count(topic, ranked)
+    _, topic, _ = relevant(ranked, measure["rel"], None, context)
+    return per_topic(topic, ranked)
 
 
 register(

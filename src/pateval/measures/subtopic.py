@@ -67,9 +67,17 @@ import pyarrow as pa
 from .._lazy import lazy_module
 from ..core.order import stable_order, string_ranks
 from ..core.ranking import RankedTopics, SubtopicView
-from ..core.segments import expand, place_in_runs, place_in_segments, run_lengths, run_starts, starts_of
+from ..core.segments import (
+    expand,
+    offsets,
+    place_in_runs,
+    place_in_segments,
+    run_lengths,
+    run_starts,
+    segment_of,
+    starts_of,
+)
 from ..errors import ParameterError
-from ..formats.intents import as_intent_probabilities
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
@@ -134,7 +142,7 @@ def intent_probabilities(ranked: RankedTopics, measure: Measure, context: Evalua
         place = context.memo.get("intent order", lambda: _intent_order(view, ranked.n_topics),
                                  ranking=ranked).astype(np.float64)
         return np.exp2(1.0 - place) / (2.0 - np.exp2(1.0 - n))
-    given = as_intent_probabilities(context.require("intent_probabilities", measure))
+    given = context.require("intent_probabilities", measure)
     found = given.lookup(ranked.topic_ids[topic], view.subtopic_ids)
     missing = np.isnan(found)
     needed = missing & (np.bincount(view.judged_subtopic[view.judged_grade > 0], minlength=len(topic)) > 0)
@@ -232,7 +240,7 @@ def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarra
     first = run_starts(sorted_key)  # each candidate's first pair
     candidates = sorted_key[first]
     pairs_per_candidate = run_lengths(first, len(sorted_key))
-    pair_candidate = np.repeat(np.arange(len(first), dtype=np.int64), pairs_per_candidate)
+    pair_candidate = segment_of(offsets(pairs_per_candidate))
     n_candidates = len(candidates)
     candidate_topic = candidates // n_keys
     per_topic = np.bincount(candidate_topic, minlength=n_topics)
@@ -399,7 +407,7 @@ def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
         # only the rows judged for some subtopic: the others add 0 to their topic's sum
         first = run_starts(pair_row)
         rows = pair_row[first]
-        row_gain = np.bincount(np.repeat(np.arange(len(first)), run_lengths(first, len(pair_row))),
+        row_gain = np.bincount(segment_of(np.r_[first, len(pair_row)]),
                                weights=pair_gain, minlength=len(first))
         topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
         position = rows - ranked.ptr[topic] + 1

@@ -36,20 +36,25 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._lazy import lazy_module
-from ..core.docids import document_keys
+from ..core.docids import DocLengths, document_keys, group_codes
+from ..core.keys import PairIndex, StringKeys
 from ..core.order import unique_inverse
 from ..core.ranking import RankedTopics
-from ..core.segments import offsets, run_lengths, run_starts
+from ..core.segments import (
+    duplicates_of_earlier,
+    offsets,
+    run_lengths,
+    run_starts,
+    segment_exclusive_cumsum,
+    segment_exclusive_cumsum_at,
+)
 from ..errors import ParameterError
-from ..formats.doclengths import DocLengths
-from ..formats.groups import group_codes
 from ..tuning import SORTED_KEYS_MIN, STEP_BLOCK_ROWS, TABLE_SLACK
-from ..usermodel.time import TimeModel, duplicates_of_earlier, segment_exclusive_cumsum, segment_exclusive_cumsum_at
+from ..usermodel.time import TimeModel
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
-from .lookup import SortedKeys
-from .pres import relevant_rows, topic_and_column
 from .registry import register
+from .relevance import relevant_rows, topic_and_column
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -136,9 +141,13 @@ class LengthTable:
     values: np.ndarray
 
     @cached_property
-    def sorted_keys(self) -> SortedKeys:
-        """The keys indexed for lookups (made on the first lookup, kept with the table)."""
-        return SortedKeys(self.keys)
+    def index(self) -> PairIndex:
+        """The keys indexed by their fingerprints for lookups (made on the first lookup, kept with the table)."""
+        return PairIndex.build(np.zeros(len(self.keys), dtype=np.int64), StringKeys.of(self.keys), n_groups=1)
+
+    def find(self, ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """Where each of ``ids`` first occurs in the keys (``pc.index_in`` as int64), -1 where it does not."""
+        return self.index.find(np.zeros(len(ids), dtype=np.int64), StringKeys.of(ids))
 
     @classmethod
     def of(cls, lengths: Mapping | DocLengths | LengthTable) -> LengthTable:
@@ -153,7 +162,7 @@ class LengthTable:
 def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> np.ndarray:
     """Where each of ``ids`` first occurs in ``table.keys`` (int64), -1 where it does not.
 
-    Many keys: by the table's sorted fingerprints (:class:`pateval.measures.lookup.SortedKeys`,
+    Many keys: by the fingerprints of the table's keys (:class:`pateval.core.keys.PairIndex`,
     made once per table). Few keys, and ``distinct`` ids (no repeats) much fewer than the
     keys: the other way round, the keys probe a hash table of the ids, small enough to stay
     in cache. Otherwise Arrow's ``index_in``.
@@ -162,7 +171,7 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
     if len(keys) >= SORTED_KEYS_MIN:
-        return table.sorted_keys.find(ids)
+        return table.find(ids)
     if distinct and 4 * len(ids) < len(keys):
         found = pc.index_in(keys, value_set=ids).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         hits = np.flatnonzero(found >= 0)  # ascending: the first hit of each id is its first key
@@ -454,7 +463,7 @@ def ideal_gain(topic: np.ndarray, lengths: np.ndarray, group: np.ndarray | None,
     # blocks = (topic, group); sorted so that each block starts with its shortest member
     order = np.lexsort((lengths, group, topic))
     topic, group, lengths = topic[order], group[order], lengths[order]
-    starts = np.flatnonzero(np.r_[True, (topic[1:] != topic[:-1]) | (group[1:] != group[:-1])])
+    starts = run_starts(topic, group)
     block_topic = topic[starts]
     shortest = lengths[starts]
     members = run_lengths(starts, len(topic)).astype(np.float64) if duplicate_gain else np.ones(len(starts))
