@@ -225,7 +225,8 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         if isinstance(run, RunFile):
             piece, run_notes = _evaluate_file(blocks, run, qrels_topics, complete=complete)
             if piece.run in names:
-                raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names")
+                raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names: a dict "
+                                     "{name: run} (--run-names A,B,... on the command line)")
             names.add(piece.run)
             notes.extend(n for n in run_notes if n not in notes)
             pieces.append(piece)
@@ -237,7 +238,8 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
                 run_metadata[piece.run] = {"source": str(run.path), "ir_metadata": metadata}
             continue
         if run.name in names:
-            raise ParameterError(f"two runs are named {run.name!r}; give them distinct names")
+            raise ParameterError(f"two runs are named {run.name!r}; give them distinct names: a dict "
+                                 "{name: run} (--run-names A,B,... on the command line)")
         names.add(run.name)
         topics, run_notes = topics_to_evaluate(qrels_topics, run, complete=complete)
         notes.extend(run_notes)

@@ -36,7 +36,8 @@ def evaluation(qrels, runs, measures: Any = None, *, options: EvaluationOptions 
     with streams_kept():  # standard input sniffed for passages is kept for its reader, until the end
         qrels, runs, side = passage_inputs(qrels, runs, options.resources, on_duplicate=options.on_duplicate)
         result = evaluate_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
-                               as_runs(runs, on_duplicate=options.on_duplicate, block_bytes=block_bytes),
+                               as_runs(runs, on_duplicate=options.on_duplicate, block_bytes=block_bytes,
+                                       run_format=options.run_format),
                                dataclasses.replace(options, resources=side))
     tell(result.notes)
     return result

@@ -33,7 +33,7 @@ from .compare import _add_analyse_measures, _add_compare, _add_report, _add_stab
 from .evaluate import _add_evaluate, _add_measures
 from .flowchart import _add_flowchart
 from .search import _add_demo, _add_index, _add_search
-from .shared import CommandParser, command_inputs
+from .shared import _PENDING_NOTES, CommandParser, command_inputs
 from .trec_eval import _add_trec_eval
 from .usermodel import _add_calibrate, _add_user_model
 
@@ -157,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as error:  # noqa: BLE001 -- the one place that catches everything
         return _report_bug(error, debug)
+    finally:
+        _PENDING_NOTES.clear()  # a command's notes are never told by the next one (tests call main again)
 
 
 def _command_line(args: argparse.Namespace) -> str:

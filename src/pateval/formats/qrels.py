@@ -9,13 +9,19 @@ dd             ``topic<TAB>subtopic<TAB>docno<TAB>passage<TAB>rating``  rating, 
 ntcir          ``topic<TAB>A|B<TAB>docid<TAB>1``            A = 2 (relevant), B = 1 (partial)
 clefip-pac     ``PAC-1 0 EP-0971326-B1 1 [LANG]`` (2010)    rel (2 = X/Y citation)
 clefip-2011    ``EP-0000001-A1 EP-7654321 2``               rel
+beir           ``query-id<TAB>corpus-id<TAB>score``          score (after the header line)
+json           ``{"q1": {"d1": 1, "d2": 0}}``               the value
 =============  ===========================================  ==============================
 
 ``format="auto"`` detects the format only where that is safe: 3 fields (clefip-2011),
 5 fields (dd when the 5th is a number, clefip-pac with a language otherwise), 4 fields
 with A/B in the 2nd column (ntcir), or 4 fields whose 2nd column is always ``0``/``Q0``
 (trec; clefip-pac when topics are ``PAC-n``). Four fields with other 2nd columns may be
-TREC iterations or subtopics: the reader then asks for the format by name.
+TREC iterations or subtopics: the reader then asks for the format by name. BEIR's and MTEB's
+qrels (``qrels/test.tsv``) are told by their header ``query-id corpus-id score``, JSON of
+nested dicts (pytrec_eval's, BEIR's and MTEB's ``{topic: {docno: grade}}``) by its first
+character ``{``; either is said in a note. Any other first line without a number is named
+as a header, not read as a judgement.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from .. import tuning
 from ..core.qrels import Qrels
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
-from .source import foreign_space, iter_fields, map_file, parse_int, read_bytes, release
+from .source import NUMBER, foreign_space, iter_fields, map_file, parse_int, read_bytes, release
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
@@ -42,7 +48,10 @@ _LAYOUT = {
     "ntcir": "4 columns: topic A|B docid 1",
     "clefip-pac": "4 or 5 columns: topic 0 docno rel [language]",
     "clefip-2011": "3 columns: topic_ucid cited_patent rel",
+    "beir": "3 tab-separated columns: query-id corpus-id score",
 }
+#: BEIR's and MTEB's qrels header (qrels/*.tsv)
+BEIR_HEADER = ("query-id", "corpus-id", "score")
 
 
 def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplicate: str = "error") -> Qrels:
@@ -52,7 +61,7 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     ----------
     path : path-like
         The qrels file.
-    format : {"auto", "trec", "subtopic", "dd", "ntcir", "clefip-pac", "clefip-2011"}
+    format : {"auto", "trec", "subtopic", "dd", "ntcir", "clefip-pac", "clefip-2011", "beir", "json"}
         The file's format; ``"auto"`` detects it where that is safe (see the module notes).
     on_duplicate : {"error", "first"}
         Two lines judging the same item differently are an error, or the first is kept
@@ -85,6 +94,16 @@ def _read_qrels(path: Path, format: str, on_duplicate: str) -> Qrels:
 
     if format in ("auto", "trec") and is_parquet(path):  # by content: Arrow reads the columns directly
         return read_parquet_qrels(path, on_duplicate=on_duplicate)
+    if format == "json" or (format == "auto" and _is_json(path)):
+        from .nested import read_json_qrels
+
+        qrels = read_json_qrels(path, on_duplicate=on_duplicate)
+        if format == "auto":
+            qrels = qrels.replace(notes=(*qrels.notes, f"{qrels.source}: read as JSON of nested dicts "
+                                         "{topic: {docno: grade}} (--qrels-format json)"))
+        return qrels
+    if format == "beir" or (format == "auto" and _is_beir(path)):
+        return _read_beir(path, on_duplicate, detected=format == "auto")
     if format in ("auto", "trec", "subtopic", "ntcir", "clefip-pac", "dd"):
         fast = _read_fast(path, map_file(path), format)
         if fast is not None:
@@ -94,9 +113,71 @@ def _read_qrels(path: Path, format: str, on_duplicate: str) -> Qrels:
     rows = list(iter_fields(path, data, separator=separator))
     if not rows:
         malformed(path, None, "the file is empty")
+    _refuse_header(path, rows, format)
     if format == "auto":
         format = _detect(path, rows)
     return _build(path, rows, format, on_duplicate)
+
+
+def _is_json(path: Path) -> bool:
+    from .nested import looks_like_json
+
+    return looks_like_json(path)
+
+
+def _is_beir(path: Path) -> bool:
+    from .source import first_line
+
+    line = first_line(path)
+    return line is not None and tuple(line.strip().lower().split()) == BEIR_HEADER
+
+
+def _read_beir(path: Path, on_duplicate: str, *, detected: bool) -> Qrels:
+    """BEIR's and MTEB's qrels: ``query-id corpus-id score`` tab-separated, after that header
+    (or another header without a number: ``qid docno rel``); split at white space when the
+    first line has no tab."""
+    data = read_bytes(path)
+    first = next(iter_fields(path, data, separator="\t"), None)
+    rows = list(iter_fields(path, data, separator="\t" if first is not None and len(first[1]) > 1 else None))
+    header = bool(rows) and not any(NUMBER.fullmatch(field.strip()) for field in rows[0][1])
+    if header:
+        rows = rows[1:]
+    if not rows:
+        malformed(path, None, "no judgement after the header" if header else "the file is empty")
+    topics: list[str] = []
+    docnos: list[str] = []
+    grades: list[int] = []
+    lines: list[int] = []
+    for line, fields in rows:
+        fields = [f.strip() for f in fields]
+        if len(fields) != 3 or not all(fields):
+            malformed(path, line, "not a line of BEIR qrels", expected=_LAYOUT["beir"], found="\t".join(fields))
+        topics.append(fields[0])
+        docnos.append(fields[1])
+        grades.append(parse_int(path, line, fields[2], "the score (3rd column)"))
+        lines.append(line)
+    qrels = Qrels.from_columns(topics, docnos, grades, format="beir", source=str(path), on_duplicate=on_duplicate,
+                               lines=lines, unit="line")
+    said = "its header query-id corpus-id score" if detected else "--qrels-format beir"
+    skipped = "; the header line skipped" if header and not detected else ""
+    return qrels.replace(notes=(*qrels.notes, f"{path}: read as BEIR/MTEB qrels ({said}): topic, document and "
+                                f"grade in 3 columns{skipped}"))
+
+
+def _refuse_header(path: Path, rows: list[tuple[int, list[str]]], format: str) -> None:
+    """A first line without any number is a header, not a judgement: say so, and what to do."""
+    line, fields = rows[0]
+    if len(fields) < 3 or any(NUMBER.fullmatch(field) for field in fields):
+        return
+    what = " ".join(fields)
+    if len(fields) == 3:
+        hint = ("qrels of 3 columns with a header (BEIR's, MTEB's) are read with --qrels-format beir "
+                "(format='beir'), or remove the line")
+    else:
+        hint = "remove it (qrels have no header line)"
+        if format != "auto":
+            hint += f", or name the file's format if it is not {format} (--qrels-format)"
+    malformed(path, line, f"the first line looks like a header ({what!r}), not a judgement: {hint}")
 
 
 def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
