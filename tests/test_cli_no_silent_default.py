@@ -113,3 +113,48 @@ def test_compare_says_which_differences_are_significant_and_which_are_not(tmp_pa
     lines = [line for line in out.splitlines() if line.startswith("AP ")]
     assert lines and lines[0].split()[-2:] == ["not", "significant"]
     assert "The difference is not significant at alpha 0.05." in out
+
+
+def _patent_case(tmp_path, *, other_kind: int):
+    """Qrels of EP-nnnnnnn-A1 ids (5 relevant, 3 not per topic) and a run retrieving every
+    judged patent, ``other_kind`` of them per topic as EPnnnnnnnB1 (another publication)."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels_lines, run_lines = [], []
+    for t in range(1, 4):
+        for j in range(8):
+            number = 1_000_000 + 100 * t + j
+            qrels_lines.append(f"T{t} 0 EP-{number:07d}-A1 {int(j < 5)}\n")
+            doc = f"EP{number:07d}B1" if j < other_kind else f"EP-{number:07d}-A1"
+            run_lines.append(f"T{t} Q0 {doc} {j + 1} {100 - j} pat\n")
+    qrels.write_text("".join(qrels_lines))
+    run.write_text("".join(run_lines))
+    return str(qrels), str(run)
+
+
+@pytest.mark.parametrize("block", ["32M", "0"])
+def test_documents_judged_only_under_another_publication_are_told_with_both_counts(tmp_path, capsys, block):
+    qrels, run = _patent_case(tmp_path, other_kind=4)
+    assert main(["evaluate", qrels, run, "-m", "P@5", "--block-size", block]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["P@5", "all", "0.2000"]  # 1 of the first 5 matched by id is relevant
+    assert ("run 'pat': in the first 100 documents of each topic, 12 match judged documents by id and 12 more match "
+            "judged patents only under another publication") in captured.err
+    assert "--doc-key patent" in captured.err
+    assert main(["evaluate", qrels, run, "-m", "P@5", "--block-size", block, "--doc-key", "patent"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["P@5", "all", "1.0000"] and "another publication" not in captured.err
+
+
+def test_the_api_warns_of_documents_judged_only_by_patent(tmp_path):
+    import pateval
+    from pateval.errors import DocKeyWarning
+
+    qrels, run = _patent_case(tmp_path, other_kind=1)  # 1 in 8: a notable share
+    with pytest.warns(DocKeyWarning, match="21 match judged documents by id and 3 more"):
+        pateval.evaluate(qrels, run, ["P@5"])
+
+
+def test_a_run_matching_by_id_gets_no_patent_note(tmp_path, capsys):
+    qrels, run = _patent_case(tmp_path, other_kind=0)
+    assert main(["evaluate", qrels, run, "-m", "P@5"]) == 0
+    assert "another publication" not in capsys.readouterr().err

@@ -29,7 +29,7 @@ from .core.qrels import Qrels
 from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
 from .errors import ParameterError
-from .executor import BlockScorer, measure_values, row_matches
+from .executor import PATENT_HEAD, BlockScorer, Matches, measure_values, row_matches
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
@@ -39,11 +39,18 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
 
-__all__ = ["Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
+__all__ = ["DocKeyNote", "Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
 
 
 class TopicsLeftOut(str):
     """A note saying that topics were left out of the means (the API also warns with it)."""
+
+    __slots__ = ()
+
+
+class DocKeyNote(str):
+    """A note saying that a run's documents match the qrels by patent and not by id, or not at
+    all (the API also warns with it: :class:`~pateval.errors.DocKeyWarning`)."""
 
     __slots__ = ()
 
@@ -306,17 +313,24 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
     values = values[:, positions_in(all_topics, topics)]
     notes += merge_counted_notes(n for b in scores for n in b.notes)
     notes += unmatched_note(name, (sum(b.matches[0] for b in scores), sum(b.matches[1] for b in scores),
-                                   [docno for b in scores for docno in b.matches[2]]), blocks.judgements)
+                                   [docno for b in scores for docno in b.matches[2]],
+                                   (sum(b.matches[3][0] for b in scores), sum(b.matches[3][1] for b in scores))),
+                            blocks.judgements)
     return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
 
 
-def unmatched_note(run_name: str, matches: tuple[int, int, list[str]], judgements: JudgementIndex) -> list[str]:
+def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) -> list[str]:
     """A note when a run retrieved documents for qrels topics and the qrels list none of them
     (``matches``: :func:`~pateval.executor.row_matches`): its ids are of another kind than the
     qrels' (publications against patents, another collection), and every value is 0. When the
-    patent keys of a sample of them are judged, it says that ``--doc-key patent`` matches them."""
-    retrieved, matched, sample = matches
-    if matched or not retrieved:
+    patent keys of a sample of them are judged, it says that ``--doc-key patent`` matches them.
+    When some match and a notable share more of the judged documents at the heads of the
+    rankings match only by patent, it says so with both counts (:func:`patent_match_note`).
+    The API also warns with it (:class:`DocKeyNote`)."""
+    retrieved, matched, sample, (exact, by_patent) = matches
+    if matched:
+        return patent_match_note(run_name, exact, by_patent)
+    if not retrieved:
         return []
     note = (f"run {run_name!r}: none of the {retrieved} document(s) it retrieved for qrels topics is in the "
             "qrels, so every topic scores as if nothing relevant was found")
@@ -327,7 +341,25 @@ def unmatched_note(run_name: str, matches: tuple[int, int, list[str]], judgement
         if not judged.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
             note += ("; their patents are judged: match by patent (EP-0971326-B1 ~ EP-0971326) with --doc-key patent "
                      "(doc_key='patent')")
-    return [note]
+    return [DocKeyNote(note)]
+
+
+#: The share of the judged documents at the heads of a run's rankings that, matched only by
+#: patent, makes the note of :func:`patent_match_note`.
+PATENT_MATCH_SHARE = 0.1
+
+
+def patent_match_note(run_name: str, exact: int, by_patent: int) -> list[str]:
+    """The note when, of the documents at the heads of a run's rankings that the qrels judge
+    (by id or by patent), ``by_patent`` are judged only under another publication of their
+    patent, and they are a notable share (:data:`PATENT_MATCH_SHARE`): their values change
+    with ``--doc-key patent``, and nothing says which the user meant."""
+    if not by_patent or by_patent < PATENT_MATCH_SHARE * (exact + by_patent):
+        return []
+    return [DocKeyNote(f"run {run_name!r}: in the first {PATENT_HEAD} documents of each topic, {exact} match judged "
+                       f"documents by id and {by_patent} more match judged patents only under another publication "
+                       "(EP1234567B1 ~ EP-1234567-A1): they count as unjudged, not relevant; match by patent with "
+                       "--doc-key patent (doc_key='patent')")]
 
 
 # ---- trec_eval's -l, -M and -J ----------------------------------------------------------------

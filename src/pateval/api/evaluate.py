@@ -110,13 +110,15 @@ _log = logging.getLogger("pateval")
 def tell(notes: Sequence[str]) -> None:
     """A notebook user sees the notes: each to the ``pateval`` logger (INFO), and topics left
     out of the means also as a :class:`~pateval.errors.TopicsLeftOutWarning`."""
-    from ..errors import TopicsLeftOutWarning
-    from ..evaluation import TopicsLeftOut
+    from ..errors import DocKeyWarning, TopicsLeftOutWarning
+    from ..evaluation import DocKeyNote, TopicsLeftOut
 
     for note in notes:
         _log.info("%s", note)
         if isinstance(note, TopicsLeftOut):
             warnings.warn(str(note), TopicsLeftOutWarning, stacklevel=_caller_level())
+        elif isinstance(note, DocKeyNote):
+            warnings.warn(str(note), DocKeyWarning, stacklevel=_caller_level())
 
 
 def _caller_level() -> int:

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 
 from .. import __version__
 from .._optional import missing_dependency
-from ..errors import PatevalError, TopicsLeftOutWarning
+from ..errors import DocKeyWarning, PatevalError, TopicsLeftOutWarning
 from .assess import _add_assess
 from .check import _add_check
 from .collection import _add_collection, _add_corpus
@@ -135,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings(), streams_kept():  # the commands print the API's notes themselves
             warnings.simplefilter("ignore", TopicsLeftOutWarning)
+            warnings.simplefilter("ignore", DocKeyWarning)
             return int(args.run(**command_inputs(args)) or 0)
     except PatevalError as error:
         print(f"pateval: error: {error}", file=sys.stderr)
