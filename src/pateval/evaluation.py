@@ -205,6 +205,7 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
                          order=options.order, doc_key=options.doc_key)
     if not parsed:
         raise ParameterError("no measure was asked for")
+    _refuse_integer_measures(qrels, parsed)
     needs_subtopics = [m for m in parsed if "subtopics" in m.spec.requires]
     if needs_subtopics and not qrels.has_subtopics:
         raise ParameterError(f"{needs_subtopics[0]} needs subtopic qrels (format 'subtopic' or 'dd'); "
@@ -217,6 +218,35 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
                               doc_key=options.doc_key, context=context, blocks=blocks)
     finally:
         blocks.close()
+
+
+#: The measures that take fractional grades (qrels whose grades are not all integers: BEIR's,
+#: MTEB's, cwl_eval's), and what they do with them: relevant means grade >= rel (rel stays an
+#: integer), and nDCG's gains are the grades (0.5 gains 0.5). Every other measure is defined
+#: on integer grade levels (ERR's and the gain maps' levels, ndeval's and the cube test's
+#: grades, preferences, judgement groups, TBG's) and refuses such qrels with one line.
+FRACTIONAL_GRADE_MEASURES = {
+    "AP": "relevant: grade >= rel", "P": "relevant: grade >= rel", "R": "relevant: grade >= rel",
+    "Rprec": "relevant: grade >= rel", "RR": "relevant: grade >= rel", "Success": "relevant: grade >= rel",
+    "NumRel": "relevant: grade >= rel", "NumRelRet": "relevant: grade >= rel", "NumRet": "no grade",
+    "NumQ": "no grade", "PRES": "relevant: grade >= rel",
+    "nDCG": "gain = the grade (every positive grade gains, 0.5 gains 0.5); the ideal ranking by grade",
+}
+
+
+def _refuse_integer_measures(qrels: Qrels, measures: list[Measure]) -> None:
+    """One line for a measure defined on integer grade levels, asked of qrels with fractional grades."""
+    from .core.qrels import is_fractional
+
+    if not is_fractional(qrels.rel):
+        return
+    refused = [m for m in measures if m.spec.name not in FRACTIONAL_GRADE_MEASURES
+               or (m.spec.name == "nDCG" and m["gains"])]
+    if refused:
+        example = qrels.rel[np.flatnonzero(np.mod(qrels.rel, 1) != 0)[0]]
+        raise ParameterError(f"{refused[0]}: defined on integer grade levels, and the qrels {qrels.source} hold "
+                             f"fractional grades (such as {example:g}); measures that take them: "
+                             f"{', '.join(FRACTIONAL_GRADE_MEASURES)}")
 
 
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], *, complete: bool, order: str,

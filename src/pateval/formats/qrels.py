@@ -35,7 +35,7 @@ from .. import tuning
 from ..core.qrels import Qrels
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
-from .source import NUMBER, foreign_space, iter_fields, map_file, parse_int, read_bytes, release
+from .source import NUMBER, foreign_space, iter_fields, map_file, parse_grade, parse_int, read_bytes, release
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
@@ -54,7 +54,8 @@ _LAYOUT = {
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 
 
-def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplicate: str = "error") -> Qrels:
+def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplicate: str = "error",
+               integer_grades: bool = False) -> Qrels:
     """Read a qrels file.
 
     Parameters
@@ -66,6 +67,10 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     on_duplicate : {"error", "first"}
         Two lines judging the same item differently are an error, or the first is kept
         (``"first"``). Identical repeated lines are merged either way, with a note.
+    integer_grades : bool, default False
+        Refuse a grade with a fraction at its line (``pateval trec_eval``: trec_eval's grades
+        are integers); by default TREC, subtopic, BEIR and JSON qrels may hold fractional
+        grades (float64 :attr:`Qrels.rel`), which the measures defined on integer levels refuse.
 
     Returns
     -------
@@ -86,10 +91,10 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     from .source import streams_kept
 
     with streams_kept(path):  # standard input or a pipe: not kept once read
-        return _read_qrels(Path(path), format, on_duplicate)
+        return _read_qrels(Path(path), format, on_duplicate, integer_grades)
 
 
-def _read_qrels(path: Path, format: str, on_duplicate: str) -> Qrels:
+def _read_qrels(path: Path, format: str, on_duplicate: str, integer_grades: bool = False) -> Qrels:
     from .parquet import is_parquet, read_parquet_qrels
 
     if format in ("auto", "trec") and is_parquet(path):  # by content: Arrow reads the columns directly
@@ -116,7 +121,7 @@ def _read_qrels(path: Path, format: str, on_duplicate: str) -> Qrels:
     _refuse_header(path, rows, format)
     if format == "auto":
         format = _detect(path, rows)
-    return _build(path, rows, format, on_duplicate)
+    return _build(path, rows, format, on_duplicate, integer_grades)
 
 
 def _is_json(path: Path) -> bool:
@@ -146,7 +151,7 @@ def _read_beir(path: Path, on_duplicate: str, *, detected: bool) -> Qrels:
         malformed(path, None, "no judgement after the header" if header else "the file is empty")
     topics: list[str] = []
     docnos: list[str] = []
-    grades: list[int] = []
+    grades: list[int | float] = []
     lines: list[int] = []
     for line, fields in rows:
         fields = [f.strip() for f in fields]
@@ -154,7 +159,7 @@ def _read_beir(path: Path, on_duplicate: str, *, detected: bool) -> Qrels:
             malformed(path, line, "not a line of BEIR qrels", expected=_LAYOUT["beir"], found="\t".join(fields))
         topics.append(fields[0])
         docnos.append(fields[1])
-        grades.append(parse_int(path, line, fields[2], "the score (3rd column)"))
+        grades.append(parse_grade(path, line, fields[2], "the score (3rd column)"))
         lines.append(line)
     qrels = Qrels.from_columns(topics, docnos, grades, format="beir", source=str(path), on_duplicate=on_duplicate,
                                lines=lines, unit="line")
@@ -314,11 +319,13 @@ def _detect(path: Path, rows: list[tuple[int, list[str]]]) -> str:
               expected="3, 4 or 5 columns", found=width)
 
 
-def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate: str) -> Qrels:
+def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate: str,
+           integer_grades: bool = False) -> Qrels:
+    grade_of = parse_int if integer_grades else parse_grade
     widths = {"trec": (4,), "subtopic": (4,), "dd": (5,), "ntcir": (4,), "clefip-pac": (4, 5), "clefip-2011": (3,)}[fmt]
     topics: list[str] = []
     docnos: list[str] = []
-    rels: list[int] = []
+    rels: list[int | float] = []
     subtopics: list[str] = []
     passages: list[str] = []
     langs: list[str] = []
@@ -328,12 +335,15 @@ def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate
         if len(fields) not in widths or (fmt == "clefip-pac" and len(fields) != first_width):
             malformed(path, line, f"wrong number of columns for {fmt} qrels", expected=_LAYOUT[fmt], found=len(fields))
         subtopic = passage = None
-        if fmt in ("trec", "clefip-pac"):
+        if fmt == "trec":  # a grade may have a fraction (float64 grades, see core.qrels)
+            topic, _, docno, rel_text = fields
+            rel = grade_of(path, line, rel_text, "the relevance grade (4th column)")
+        elif fmt == "clefip-pac":
             topic, _, docno, rel_text = fields[:4]
             rel = parse_int(path, line, rel_text, "the relevance grade (4th column)")
         elif fmt == "subtopic":
             topic, subtopic, docno, rel_text = fields
-            rel = parse_int(path, line, rel_text, "the relevance grade (4th column)")
+            rel = grade_of(path, line, rel_text, "the relevance grade (4th column)")
         elif fmt == "dd":
             topic, subtopic, docno, passage, rel_text = (f.strip() for f in fields)
             rel = parse_int(path, line, rel_text, "the rating (5th column)")

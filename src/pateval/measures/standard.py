@@ -111,7 +111,8 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     judged grades sorted descending; 0 when IDCG is 0. Without a cutoff, k = all. With
     ``gains``, the gains of :mod:`pateval.measures.gains` (trec_eval's ``ndcg.1=3,2=9``).
     """
-    if measure["gains"]:
+    if measure["gains"] or ranked.judged_grade.dtype.kind == "f":
+        # fractional grades (float64, core.qrels): every positive grade gains itself, as with gains
         from .gains import ndcg_with_gains
 
         return ndcg_with_gains(ranked, measure, context)
