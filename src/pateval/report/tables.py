@@ -104,6 +104,15 @@ def _pairs_legend(n_runs: int) -> str:
     return "'>2,3': significantly better than runs 2 and 3.\n"
 
 
+def _p_text(p_value: float, resamples) -> str:
+    """A p-value to 4 significant digits; 0 from B resamples is below 1/B, not 0."""
+    if p_value != p_value:
+        return ""
+    if p_value == 0 and resamples is not None and resamples == resamples and resamples > 0:
+        return f"< {1 / resamples:.2g}"
+    return f"{p_value:.4g}"
+
+
 def _tests_in_words(comparison: Comparison) -> str:
     """Every tested pair under each measure: the difference of the means, the p-value as
     corrected, and whether that is significant at alpha, in words."""
@@ -119,7 +128,7 @@ def _tests_in_words(comparison: Comparison) -> str:
         verdict = ("no test" if p_value != p_value else
                    "significant" if test.significant else "not significant")
         rows.append([str(test.measure), f"{test.run_a} - {test.run_b}", f"{test.difference:+.4f}",
-                     "" if p_value != p_value else f"{p_value:.4g}", verdict])
+                     _p_text(p_value, getattr(test, "B", None)), verdict])
     n, significant = len(tests), int(tests["significant"].fillna(False).astype(bool).sum())
     if n == 1:
         summary = f"The difference is {'' if significant else 'not '}significant at alpha {comparison.alpha:g}.\n"
