@@ -78,7 +78,8 @@ def row_matches(ranked: RankedTopics, per_topic: int = 3) -> Matches:
     rows = np.concatenate([np.arange(start, min(end, start + per_topic)) for start, end in zip(starts, ends,
                                                                                               strict=True)]
                           + [np.zeros(0, dtype=np.int64)])
-    return ranked.n_rows, matched, ranked.doc_ids.take(pa.array(ranked.doc[rows])).to_pylist(), (0, 0)
+    # a block without a match still counts its heads' patent matches: the run's totals are summed over blocks
+    return ranked.n_rows, matched, ranked.doc_ids.take(pa.array(ranked.doc[rows])).to_pylist(), patent_matches(ranked)
 
 
 def patent_matches(ranked: RankedTopics, head: int = PATENT_HEAD) -> tuple[int, int]:

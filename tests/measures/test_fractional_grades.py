@@ -84,8 +84,10 @@ def test_every_form_reads_fractional_grades_alike(tmp_path):
     beir = tmp_path / "qrels.tsv"
     beir.write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{t}\t{d}\t{g}\n" for t, d, g in lines))
     frame = pd.DataFrame(lines, columns=["qid", "docno", "label"])
+    parquet = tmp_path / "qrels.parquet"
+    frame.rename(columns={"qid": "topic", "label": "rel"}).astype({"rel": float}).to_parquet(parquet)
     expected = pateval.evaluate(qrels, run, ["AP", "nDCG@5"])["value"].tolist()
-    for form in (str(text), str(beir), frame):
+    for form in (str(text), str(beir), frame, str(parquet)):
         assert pateval.evaluate(form, run, ["AP", "nDCG@5"])["value"].tolist() == expected
     read = pateval.read_qrels(text)
     assert read.rel.dtype == np.float64 and sorted(set(read.rel.tolist())) == sorted({g for *_, g in lines})
