@@ -45,7 +45,16 @@ def test_a_bad_choice_is_one_line_naming_the_choices(capsys):
     assert caught.value.code == 2
     err = capsys.readouterr().err
     assert err == ("pateval evaluate: error: argument --doc-key: invalid choice: 'patents' (choose from "
-                   "'publication', 'patent')\n")
+                   "'publication', 'patent') (did you mean patent?)\n")
+
+
+def test_a_misspelt_command_is_one_line_with_what_was_meant(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["evalute", "qrels.txt", "run.txt"])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pateval: error: argument COMMAND: invalid choice: 'evalute'")
+    assert err.endswith("(did you mean evaluate?)\n")
 
 
 def test_pateval_api_is_there_after_import_pateval():

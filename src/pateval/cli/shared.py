@@ -89,8 +89,21 @@ class CommandParser(argparse.ArgumentParser):
         """A bad value for an option with choices is one line naming them; any other usage error
         is the command's usage, then the error (argparse's)."""
         if "invalid choice:" in message:
-            self.exit(2, f"{self.prog}: error: {message}\n")
+            self.exit(2, f"{self.prog}: error: {message}{_closest_choice(message)}\n")
         return super().error(message)
+
+
+def _closest_choice(message: str) -> str:
+    """`` (did you mean X?)`` for argparse's "invalid choice: 'x' (choose from 'a', 'b')", when one is close."""
+    import difflib
+    import re
+
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if found is None:
+        return ""
+    choices = re.findall(r"'([^']*)'", found.group(2))
+    close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def test_name(text: str) -> str:
