@@ -11,8 +11,10 @@ checked as a TREC run is. JSON has no lines: a problem is placed by its topic an
 from __future__ import annotations
 
 import json
+import lzma
 import math
 import os
+import zlib
 from pathlib import Path
 
 from ..core.qrels import Qrels
@@ -37,8 +39,8 @@ def looks_like_json(path: str | os.PathLike[str]) -> bool:
                 chunk = chunk.removeprefix(b"\xef\xbb\xbf").lstrip(_WHITE)
                 if chunk:
                     return chunk.startswith(b"{")
-    except (OSError, ValueError, EOFError):
-        return False
+    except (OSError, ValueError, EOFError, zlib.error, lzma.LZMAError):
+        return False  # unreadable or damaged: the reader that follows says why
 
 
 def _nested(path: str | os.PathLike[str], what: str) -> tuple[list[str], list[str], list]:
