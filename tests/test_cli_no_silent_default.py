@@ -167,3 +167,14 @@ def test_a_run_matching_by_id_gets_no_patent_note(tmp_path, capsys):
     qrels, run = _patent_case(tmp_path, other_kind=0)
     assert main(["evaluate", qrels, run, "-m", "P@5"]) == 0
     assert "another publication" not in capsys.readouterr().err
+
+
+def test_a_few_documents_judged_under_another_publication_are_not_notable(tmp_path, capsys):
+    """A run that happens on 3 of 300 judged patents under another publication (1%, as a random
+    run of a patent collection does) gets no note: the share is of the judged documents."""
+    qrels, run = _patent_case(tmp_path, other_kind=1)
+    extra = "".join(f"T{t} 0 EP-{2_000_000 + 1000 * t + j:07d}-A1 0\n" for t in range(1, 4) for j in range(92))
+    with open(qrels, "a") as handle:
+        handle.write(extra)
+    assert main(["evaluate", qrels, run, "-m", "P@5"]) == 0
+    assert "another publication" not in capsys.readouterr().err

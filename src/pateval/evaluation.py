@@ -344,7 +344,7 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
     notes += merge_counted_notes(n for b in scores for n in b.notes)
     notes += unmatched_note(name, (sum(b.matches[0] for b in scores), sum(b.matches[1] for b in scores),
                                    [docno for b in scores for docno in b.matches[2]],
-                                   (sum(b.matches[3][0] for b in scores), sum(b.matches[3][1] for b in scores))),
+                                   tuple(sum(b.matches[3][i] for b in scores) for i in range(3))),
                             blocks.judgements)
     return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
 
@@ -357,9 +357,9 @@ def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) 
     When some match and a notable share more of the judged documents at the heads of the
     rankings match only by patent, it says so with both counts (:func:`patent_match_note`).
     The API also warns with it (:class:`DocKeyNote`)."""
-    retrieved, matched, sample, (exact, by_patent) = matches
+    retrieved, matched, sample, (exact, by_patent, judged) = matches
     if matched:
-        return patent_match_note(run_name, exact, by_patent)
+        return patent_match_note(run_name, exact, by_patent, judged)
     if not retrieved:
         return []
     note = (f"run {run_name!r}: none of the {retrieved} document(s) it retrieved for qrels topics is in the "
@@ -374,22 +374,24 @@ def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) 
     return [DocKeyNote(note)]
 
 
-#: The share of the judged documents at the heads of a run's rankings that, matched only by
-#: patent, makes the note of :func:`patent_match_note`.
-PATENT_MATCH_SHARE = 0.1
+#: The share of the judged documents of the evaluated topics that, found at the heads of a
+#: run's rankings under another publication of their patent only, makes the note of
+#: :func:`patent_match_note` (whatever share matched by id).
+PATENT_MATCH_SHARE = 0.05
 
 
-def patent_match_note(run_name: str, exact: int, by_patent: int) -> list[str]:
-    """The note when, of the documents at the heads of a run's rankings that the qrels judge
-    (by id or by patent), ``by_patent`` are judged only under another publication of their
-    patent, and they are a notable share (:data:`PATENT_MATCH_SHARE`): their values change
-    with ``--doc-key patent``, and nothing says which the user meant."""
-    if not by_patent or by_patent < PATENT_MATCH_SHARE * (exact + by_patent):
+def patent_match_note(run_name: str, exact: int, by_patent: int, judged: int) -> list[str]:
+    """The note when, at the heads of a run's rankings, ``by_patent`` documents are judged
+    only under another publication of their patent, a notable share of the ``judged``
+    documents of the evaluated topics (:data:`PATENT_MATCH_SHARE`): they count as unjudged
+    unless ``--doc-key patent`` is given, and nothing says which the user meant."""
+    if not by_patent or by_patent < PATENT_MATCH_SHARE * judged:
         return []
     return [DocKeyNote(f"run {run_name!r}: in the first {PATENT_HEAD} documents of each topic, {exact} match judged "
                        f"documents by id and {by_patent} more match judged patents only under another publication "
-                       "(EP1234567B1 ~ EP-1234567-A1): they count as unjudged, not relevant; match by patent with "
-                       "--doc-key patent (doc_key='patent')")]
+                       f"(EP1234567B1 ~ EP-1234567-A1), {by_patent / judged:.0%} of the {judged} judged documents of "
+                       "the evaluated topics: they count as unjudged, not relevant; match by patent with --doc-key "
+                       "patent (doc_key='patent')")]
 
 
 # ---- trec_eval's -l, -M and -J ----------------------------------------------------------------

@@ -58,8 +58,8 @@ class BlockScores:
 
 
 #: (rows retrieved, rows judged, a sample of ids when none is judged, (rows of the topics' heads
-#: judged, rows of the heads judged only by patent)): see row_matches
-Matches = tuple[int, int, list[str], tuple[int, int]]
+#: judged, rows of the heads judged only by patent, judged documents of the topics)): see row_matches
+Matches = tuple[int, int, list[str], tuple[int, int, int]]
 #: How many rows at the head of each topic are looked at for documents the qrels judge only
 #: under another publication of the patent (:func:`patent_matches`).
 PATENT_HEAD = 100
@@ -82,16 +82,16 @@ def row_matches(ranked: RankedTopics, per_topic: int = 3) -> Matches:
     return ranked.n_rows, matched, ranked.doc_ids.take(pa.array(ranked.doc[rows])).to_pylist(), patent_matches(ranked)
 
 
-def patent_matches(ranked: RankedTopics, head: int = PATENT_HEAD) -> tuple[int, int]:
+def patent_matches(ranked: RankedTopics, head: int = PATENT_HEAD) -> tuple[int, int, int]:
     """(rows of the first ``head`` of each topic whose document the qrels judge, rows among
     the others whose patent the qrels judge under another id: ``EP1234567B1`` retrieved,
-    ``EP-1234567-A1`` judged), when documents are matched by id and the qrels' ids are
-    patent publications; else (0, 0). The heads only: the patent keys of every row would
-    cost more than the evaluation, and the same rows are looked at however the run is cut
-    into blocks."""
+    ``EP-1234567-A1`` judged, and the judged documents of the topics), when documents are
+    matched by id and the qrels' ids are patent publications; else (0, 0, 0). The heads
+    only: the patent keys of every row would cost more than the evaluation, and the same
+    rows are looked at however the run is cut into blocks."""
     judged = _judged_patents(ranked.judgements)
     if judged is None or not ranked.n_rows:
-        return 0, 0
+        return 0, 0, 0
     import pyarrow.compute as pc
 
     from .core.docids import patent_keys
@@ -99,14 +99,19 @@ def patent_matches(ranked: RankedTopics, head: int = PATENT_HEAD) -> tuple[int, 
     starts, lengths = ranked.ptr[:-1], np.minimum(np.diff(ranked.ptr), head)
     offsets = np.cumsum(lengths) - lengths
     rows = np.repeat(starts, lengths) + np.arange(int(lengths.sum())) - np.repeat(offsets, lengths)
-    exact = np.isin(rows, ranked.judged_row)
+    is_judged = np.zeros(ranked.n_rows, dtype=bool)
+    is_judged[ranked.judged_row] = True
+    exact = is_judged[rows]
     others = rows[~exact]
+    # the judged documents of the topics the run retrieved for (as with -c, read whole or in blocks)
+    n_judged = int(np.diff(ranked.judgements.ptr)[np.diff(ranked.ptr) > 0].sum())
     if not len(others):
-        return int(exact.sum()), 0
-    topics = pa.array(np.asarray(ranked.topic_ids, dtype=object)[ranked.topic_of(others)], type=pa.string())
+        return int(exact.sum()), 0, n_judged
+    topic_ids = pa.array(np.asarray(ranked.topic_ids, dtype=object), type=pa.string())
+    topics = topic_ids.take(pa.array(ranked.topic_of(others)))
     keys = pc.binary_join_element_wise(topics, patent_keys(ranked.doc_ids.take(pa.array(ranked.doc[others])),
                                                            invalid="keep"), "\t")
-    return int(exact.sum()), int(pc.sum(pc.is_in(keys, value_set=judged)).as_py() or 0)
+    return int(exact.sum()), int(pc.sum(pc.is_in(keys, value_set=judged)).as_py() or 0), n_judged
 
 
 def _judged_patents(judgements: JudgementIndex) -> pa.Array | None:
