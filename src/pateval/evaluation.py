@@ -344,7 +344,8 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
     notes += merge_counted_notes(n for b in scores for n in b.notes)
     notes += unmatched_note(name, (sum(b.matches[0] for b in scores), sum(b.matches[1] for b in scores),
                                    [docno for b in scores for docno in b.matches[2]],
-                                   tuple(sum(b.matches[3][i] for b in scores) for i in range(3))),
+                                   (sum(b.matches[3][0] for b in scores), sum(b.matches[3][1] for b in scores),
+                                    sum(b.matches[3][2] for b in scores))),
                             blocks.judgements)
     return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
 
@@ -367,8 +368,8 @@ def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) 
     if judgements.doc_key != "patent" and sample:
         from .core.docids import patent_keys
 
-        judged = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
-        if not judged.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
+        judged_keys = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
+        if not judged_keys.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
             note += ("; their patents are judged: match by patent (EP-0971326-B1 ~ EP-0971326) with --doc-key patent "
                      "(doc_key='patent')")
     return [DocKeyNote(note)]
