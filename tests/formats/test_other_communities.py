@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from unittest import mock
@@ -132,3 +135,21 @@ def test_json_qrels_grades_are_checked_as_every_grade(tmp_path):
     path.write_text('{"q1": {"d1": "x"}}')
     with pytest.raises(InputFormatError, match="topic 'q1', document 'd1': the grade is not a number"):
         pateval.read_qrels(path)
+
+
+TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+
+
+@pytest.mark.skipif(TREC_EVAL is None, reason="no trec_eval binary (set TREC_EVAL or put trec_eval on PATH)")
+def test_beir_files_give_trec_eval_numbers(tmp_path, capsys):
+    """The calls BEIR's EvaluateRetrieval makes (map_cut, ndcg_cut, recall, P at its k values),
+    on the BEIR sample read as BEIR qrels and a JSON run, against trec_eval 10.0 on the same
+    data in TREC form (trec_eval is what pytrec_eval embeds)."""
+    qrels, run = _as_trec(tmp_path)
+    flags = ["-m", "map_cut.1,3,5", "-m", "ndcg_cut.1,3,5,10", "-m", "recall.1,3,5,100", "-m", "P.1,3,5"]
+    out = subprocess.run([TREC_EVAL, *flags, str(qrels), str(run)], capture_output=True, text=True, check=True).stdout
+    expected = {line.split()[0]: line.split()[2] for line in out.splitlines()}
+    assert main(["evaluate", str(DATA / "test.tsv"), str(DATA / "results.json"), "--names", "trec", *flags]) == 0
+    got = {line.split()[0]: line.split()[2] for line in capsys.readouterr().out.splitlines()
+           if line.split()[0] not in ("runid", "num_q")}
+    assert got == expected and len(expected) == 14
