@@ -17,6 +17,10 @@ __all__ = ["__version__", *_API]
 
 
 def __getattr__(name: str):
+    if name == "api":  # the module itself, imported on first use as its functions are
+        import importlib
+
+        return importlib.import_module(f"{__name__}.api")
     if name in _API:
         from . import api
 

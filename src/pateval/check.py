@@ -96,6 +96,10 @@ class CheckReport:
         Line number -> the kind that removes it.
     moved : dict of int to int
         Line number -> the line of the topic's first block it joins.
+    checked : list of str
+        What was checked.
+    skipped : list of str
+        What was not checked, and why (an input not given).
     """
 
     path: Path
@@ -105,6 +109,8 @@ class CheckReport:
     kept: list[tuple[int, str]] = field(default_factory=list)
     removed: dict[int, str] = field(default_factory=dict)
     moved: dict[int, int] = field(default_factory=dict)
+    checked: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -115,10 +121,15 @@ class CheckReport:
         return dict(Counter(finding.kind for finding in self.findings))
 
     def format(self) -> str:
-        """The findings, one per line (``line N<TAB>kind<TAB>message``), and a summary line."""
+        """The findings, one per line (``line N<TAB>kind<TAB>message``), what was checked and
+        what was not (and why), and a summary line."""
         out = [str(f) for f in self.findings]
         summary = ", ".join(f"{n} {kind}" for kind, n in sorted(self.counts().items())) or "no problem found"
-        out.append(f"{self.path}: {self.lines} line(s) checked: {summary}")
+        if self.checked:
+            out.append(f"checked: {'; '.join(self.checked)}")
+        if self.skipped:
+            out.append(f"not checked: {'; '.join(self.skipped)}")
+        out.append(f"{self.path}: {self.lines} line(s) checked: {summary}")  # last: the summary
         return "\n".join(out) + "\n"
 
 
@@ -296,6 +307,18 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
         findings.append(Finding(None, "file-name", f"{path.name} is not named participantID-runID-PSG.ext"))
     findings.sort(key=lambda f: (f.line is None, f.line or 0))
     report.findings = findings
+    report.checked = ["the format of each line", "repeated passages", "headings (by their XPath"
+                      + (" and the store)" if store_xpaths is not None else ")"),
+                      f"at most {max_documents} documents per topic", "topics scattered through the file",
+                      "the file name (participantID-runID-PSG.ext)"]
+    if topic_set is not None:
+        report.checked.append(f"topic ids against {topics}, and topics without a line")
+    else:
+        report.skipped.append("topic ids (no topics file: --topics, topics=)")
+    if store_xpaths is not None:
+        report.checked.append("that each document is in the corpus store and has each XPath")
+    else:
+        report.skipped.append("XPaths against the documents (no corpus store: --store, store=)")
     return report
 
 

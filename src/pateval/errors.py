@@ -20,6 +20,7 @@ __all__ = [
     "ClusterError",
     "PatevalWarning",
     "TopicsLeftOutWarning",
+    "DocKeyWarning",
     "malformed",
     "describe_found",
 ]
@@ -89,6 +90,11 @@ class ClusterError(PatevalError, RuntimeError):
 
 class PatevalWarning(UserWarning):
     """Base class of the warnings pateval gives (filter them with ``warnings.filterwarnings``)."""
+
+
+class DocKeyWarning(PatevalWarning):
+    """A run's documents match the qrels' only by patent (``--doc-key patent`` would match
+    them), or not at all; the message gives the counts. The same text is in the notes."""
 
 
 class TopicsLeftOutWarning(PatevalWarning):

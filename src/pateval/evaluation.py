@@ -29,7 +29,7 @@ from .core.qrels import Qrels
 from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
 from .errors import ParameterError
-from .executor import BlockScorer, measure_values, row_matches
+from .executor import PATENT_HEAD, BlockScorer, Matches, measure_values, row_matches
 from .formats.resources import prepare_resources, resource_options
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
@@ -40,11 +40,18 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
 
-__all__ = ["Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
+__all__ = ["DocKeyNote", "Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
 
 
 class TopicsLeftOut(str):
     """A note saying that topics were left out of the means (the API also warns with it)."""
+
+    __slots__ = ()
+
+
+class DocKeyNote(str):
+    """A note saying that a run's documents match the qrels by patent and not by id, or not at
+    all (the API also warns with it: :class:`~pateval.errors.DocKeyWarning`)."""
 
     __slots__ = ()
 
@@ -199,6 +206,7 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
                          order=options.order, doc_key=options.doc_key)
     if not parsed:
         raise ParameterError("no measure was asked for")
+    _refuse_integer_measures(qrels, parsed)
     needs_subtopics = [m for m in parsed if "subtopics" in m.spec.requires]
     if needs_subtopics and not qrels.has_subtopics:
         raise ParameterError(f"{needs_subtopics[0]} needs subtopic qrels (format 'subtopic' or 'dd'); "
@@ -211,6 +219,35 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
                               doc_key=options.doc_key, context=context, blocks=blocks)
     finally:
         blocks.close()
+
+
+#: The measures that take fractional grades (qrels whose grades are not all integers: BEIR's,
+#: MTEB's, cwl_eval's), and what they do with them: relevant means grade >= rel (rel stays an
+#: integer), and nDCG's gains are the grades (0.5 gains 0.5). Every other measure is defined
+#: on integer grade levels (ERR's and the gain maps' levels, ndeval's and the cube test's
+#: grades, preferences, judgement groups, TBG's) and refuses such qrels with one line.
+FRACTIONAL_GRADE_MEASURES = {
+    "AP": "relevant: grade >= rel", "P": "relevant: grade >= rel", "R": "relevant: grade >= rel",
+    "Rprec": "relevant: grade >= rel", "RR": "relevant: grade >= rel", "Success": "relevant: grade >= rel",
+    "NumRel": "relevant: grade >= rel", "NumRelRet": "relevant: grade >= rel", "NumRet": "no grade",
+    "NumQ": "no grade", "PRES": "relevant: grade >= rel",
+    "nDCG": "gain = the grade (every positive grade gains, 0.5 gains 0.5); the ideal ranking by grade",
+}
+
+
+def _refuse_integer_measures(qrels: Qrels, measures: list[Measure]) -> None:
+    """One line for a measure defined on integer grade levels, asked of qrels with fractional grades."""
+    from .core.qrels import is_fractional
+
+    if not is_fractional(qrels.rel):
+        return
+    refused = [m for m in measures if m.spec.name not in FRACTIONAL_GRADE_MEASURES
+               or (m.spec.name == "nDCG" and m["gains"])]
+    if refused:
+        example = qrels.rel[np.flatnonzero(np.mod(qrels.rel, 1) != 0)[0]]
+        raise ParameterError(f"{refused[0]}: defined on integer grade levels, and the qrels {qrels.source} hold "
+                             f"fractional grades (such as {example:g}); measures that take them: "
+                             f"{', '.join(FRACTIONAL_GRADE_MEASURES)}")
 
 
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], *, complete: bool, order: str,
@@ -226,7 +263,8 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
         if isinstance(run, RunFile):
             piece, run_notes = _evaluate_file(blocks, run, qrels_topics, complete=complete)
             if piece.run in names:
-                raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names")
+                raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names: a dict "
+                                     "{name: run} (--run-names A,B,... on the command line)")
             names.add(piece.run)
             notes.extend(n for n in run_notes if n not in notes)
             pieces.append(piece)
@@ -238,7 +276,8 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
                 run_metadata[piece.run] = {"source": str(run.path), "ir_metadata": metadata}
             continue
         if run.name in names:
-            raise ParameterError(f"two runs are named {run.name!r}; give them distinct names")
+            raise ParameterError(f"two runs are named {run.name!r}; give them distinct names: a dict "
+                                 "{name: run} (--run-names A,B,... on the command line)")
         names.add(run.name)
         topics, run_notes = topics_to_evaluate(qrels_topics, run, complete=complete)
         notes.extend(run_notes)
@@ -306,28 +345,56 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
     values = values[:, positions_in(all_topics, topics)]
     notes += merge_counted_notes(n for b in scores for n in b.notes)
     notes += unmatched_note(name, (sum(b.matches[0] for b in scores), sum(b.matches[1] for b in scores),
-                                   [docno for b in scores for docno in b.matches[2]]), blocks.judgements)
+                                   [docno for b in scores for docno in b.matches[2]],
+                                   (sum(b.matches[3][0] for b in scores), sum(b.matches[3][1] for b in scores),
+                                    sum(b.matches[3][2] for b in scores))),
+                            blocks.judgements)
     return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
 
 
-def unmatched_note(run_name: str, matches: tuple[int, int, list[str]], judgements: JudgementIndex) -> list[str]:
+def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) -> list[str]:
     """A note when a run retrieved documents for qrels topics and the qrels list none of them
     (``matches``: :func:`~pateval.executor.row_matches`): its ids are of another kind than the
     qrels' (publications against patents, another collection), and every value is 0. When the
-    patent keys of a sample of them are judged, it says that ``--doc-key patent`` matches them."""
-    retrieved, matched, sample = matches
-    if matched or not retrieved:
+    patent keys of a sample of them are judged, it says that ``--doc-key patent`` matches them.
+    When some match and a notable share more of the judged documents at the heads of the
+    rankings match only by patent, it says so with both counts (:func:`patent_match_note`).
+    The API also warns with it (:class:`DocKeyNote`)."""
+    retrieved, matched, sample, (exact, by_patent, judged) = matches
+    if matched:
+        return patent_match_note(run_name, exact, by_patent, judged)
+    if not retrieved:
         return []
     note = (f"run {run_name!r}: none of the {retrieved} document(s) it retrieved for qrels topics is in the "
             "qrels, so every topic scores as if nothing relevant was found")
     if judgements.doc_key != "patent" and sample:
         from .core.docids import patent_keys
 
-        judged = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
-        if not judged.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
+        judged_keys = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
+        if not judged_keys.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
             note += ("; their patents are judged: match by patent (EP-0971326-B1 ~ EP-0971326) with --doc-key patent "
                      "(doc_key='patent')")
-    return [note]
+    return [DocKeyNote(note)]
+
+
+#: The share of the judged documents of the evaluated topics that, found at the heads of a
+#: run's rankings under another publication of their patent only, makes the note of
+#: :func:`patent_match_note` (whatever share matched by id).
+PATENT_MATCH_SHARE = 0.05
+
+
+def patent_match_note(run_name: str, exact: int, by_patent: int, judged: int) -> list[str]:
+    """The note when, at the heads of a run's rankings, ``by_patent`` documents are judged
+    only under another publication of their patent, a notable share of the ``judged``
+    documents of the evaluated topics (:data:`PATENT_MATCH_SHARE`): they count as unjudged
+    unless ``--doc-key patent`` is given, and nothing says which the user meant."""
+    if not by_patent or by_patent < PATENT_MATCH_SHARE * judged:
+        return []
+    return [DocKeyNote(f"run {run_name!r}: in the first {PATENT_HEAD} documents of each topic, {exact} match judged "
+                       f"documents by id and {by_patent} more match judged patents only under another publication "
+                       f"(EP1234567B1 ~ EP-1234567-A1), {by_patent / judged:.0%} of the {judged} judged documents of "
+                       "the evaluated topics: they count as unjudged, not relevant; match by patent with --doc-key "
+                       "patent (doc_key='patent')")]
 
 
 # ---- trec_eval's -l, -M and -J ----------------------------------------------------------------

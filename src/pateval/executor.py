@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import os
 import tempfile
+import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
@@ -53,22 +54,86 @@ class BlockScores:
     topics: np.ndarray  # those evaluated (in the qrels), in the qrels' order
     values: np.ndarray  # (measures, topics)
     notes: list[str]
-    matches: tuple[int, int, list[str]]  # row_matches of the block
+    matches: Matches  # row_matches of the block
 
 
-def row_matches(ranked: RankedTopics, per_topic: int = 3) -> tuple[int, int, list[str]]:
+#: (rows retrieved, rows judged, a sample of ids when none is judged, (rows of the topics' heads
+#: judged, rows of the heads judged only by patent, judged documents of the topics)): see row_matches
+Matches = tuple[int, int, list[str], tuple[int, int, int]]
+#: How many rows at the head of each topic are looked at for documents the qrels judge only
+#: under another publication of the patent (:func:`patent_matches`).
+PATENT_HEAD = 100
+_JUDGED_PATENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def row_matches(ranked: RankedTopics, per_topic: int = 3) -> Matches:
     """(rows retrieved for the topics, rows whose document the qrels list for the topic, and
     when there is none, the ids of each topic's first ``per_topic`` rows: the same sample
-    however the run is cut into blocks): what finds a run whose ids never match the qrels'
-    (the note of :func:`pateval.evaluation.unmatched_note`)."""
+    however the run is cut into blocks; :func:`patent_matches`): what finds a run whose ids
+    do not match the qrels' (the note of :func:`pateval.evaluation.unmatched_note`)."""
     matched = len(ranked.judged_row)
     if matched:
-        return ranked.n_rows, matched, []
+        return ranked.n_rows, matched, [], patent_matches(ranked)
     starts, ends = ranked.ptr[:-1], ranked.ptr[1:]
     rows = np.concatenate([np.arange(start, min(end, start + per_topic)) for start, end in zip(starts, ends,
                                                                                               strict=True)]
                           + [np.zeros(0, dtype=np.int64)])
-    return ranked.n_rows, matched, ranked.doc_ids.take(pa.array(ranked.doc[rows])).to_pylist()
+    # a block without a match still counts its heads' patent matches: the run's totals are summed over blocks
+    return ranked.n_rows, matched, ranked.doc_ids.take(pa.array(ranked.doc[rows])).to_pylist(), patent_matches(ranked)
+
+
+def patent_matches(ranked: RankedTopics, head: int = PATENT_HEAD) -> tuple[int, int, int]:
+    """(rows of the first ``head`` of each topic whose document the qrels judge, rows among
+    the others whose patent the qrels judge under another id: ``EP1234567B1`` retrieved,
+    ``EP-1234567-A1`` judged, and the judged documents of the topics), when documents are
+    matched by id and the qrels' ids are patent publications; else (0, 0, 0). The heads
+    only: the patent keys of every row would cost more than the evaluation, and the same
+    rows are looked at however the run is cut into blocks."""
+    judged = _judged_patents(ranked.judgements)
+    if judged is None or not ranked.n_rows:
+        return 0, 0, 0
+    import pyarrow.compute as pc
+
+    from .core.docids import patent_keys
+
+    starts, lengths = ranked.ptr[:-1], np.minimum(np.diff(ranked.ptr), head)
+    offsets = np.cumsum(lengths) - lengths
+    rows = np.repeat(starts, lengths) + np.arange(int(lengths.sum())) - np.repeat(offsets, lengths)
+    is_judged = np.zeros(ranked.n_rows, dtype=bool)
+    is_judged[ranked.judged_row] = True
+    exact = is_judged[rows]
+    others = rows[~exact]
+    # the judged documents of the topics the run retrieved for (as with -c, read whole or in blocks)
+    n_judged = int(np.diff(ranked.judgements.ptr)[np.diff(ranked.ptr) > 0].sum())
+    if not len(others):
+        return int(exact.sum()), 0, n_judged
+    topic_ids = pa.array(np.asarray(ranked.topic_ids, dtype=object), type=pa.string())
+    topics = topic_ids.take(pa.array(ranked.topic_of(others)))
+    keys = pc.binary_join_element_wise(topics, patent_keys(ranked.doc_ids.take(pa.array(ranked.doc[others])),
+                                                           invalid="keep"), "\t")
+    return int(exact.sum()), int(pc.sum(pc.is_in(keys, value_set=judged)).as_py() or 0), n_judged
+
+
+def _judged_patents(judgements: JudgementIndex) -> pa.Array | None:
+    """``topic<TAB>patent key`` of every judgement, when documents are matched by id and most
+    judged ids are patent publications (two letters, then digits); None otherwise. Kept with
+    the index (made once per index, not per run)."""
+    if judgements in _JUDGED_PATENTS:
+        return _JUDGED_PATENTS[judgements]
+    import pyarrow.compute as pc
+
+    from .core.docids import patent_keys
+
+    docs = judgements.doc_strings
+    result = None
+    if judgements.doc_key != "patent" and len(docs):
+        patents = pc.sum(pc.match_substring_regex(docs, r"^\s*[A-Za-z]{2}[-\s]?\d{4}")).as_py() or 0
+        if 2 * patents >= len(docs):
+            topics = pa.array(np.asarray(judgements.topic_ids, dtype=object)[judgements.topic_position],
+                              type=pa.string())
+            result = pc.binary_join_element_wise(topics, patent_keys(docs, invalid="keep"), "\t")
+    _JUDGED_PATENTS[judgements] = result
+    return result
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,

@@ -17,6 +17,7 @@ from typing import Any
 from .cluster import DEFAULT_SCHEDULER_TIMEOUT
 from .core.names import DOC_KEYS, ORDERS
 from .errors import ParameterError, PatevalError
+from .formats.names import RUN_FORMATS
 from .validation import check_choice
 
 __all__ = ["EvaluationOptions"]
@@ -33,6 +34,10 @@ class EvaluationOptions:
         measures, or ir_measures measure objects (read by their canonical name).
     qrels_format : str, default "auto"
         See :func:`pateval.formats.qrels.read_qrels`.
+    run_format : {"auto", "trec", "json"}, default "auto"
+        How run files are read: TREC (or Parquet) runs, or JSON of nested dicts
+        (``{topic: {docno: score}}``, pytrec_eval's, BEIR's and MTEB's); ``"auto"`` reads a
+        file that begins with ``{`` as JSON (:mod:`pateval.formats.nested`).
     complete : bool, default False
         Average over every qrels topic, a topic the run misses scoring 0 (trec_eval -c).
     order : {"score", "rank", "file"}, default "score"
@@ -73,6 +78,7 @@ class EvaluationOptions:
 
     measures: Sequence[Any] = ()
     qrels_format: str = "auto"
+    run_format: str = "auto"
     complete: bool = False
     order: str = "score"
     doc_key: str = "publication"
@@ -90,6 +96,7 @@ class EvaluationOptions:
         object.__setattr__(self, "measures", tuple(_measures_of(self.measures)))
         check_choice("order", self.order, ORDERS)
         check_choice("doc_key", self.doc_key, DOC_KEYS)
+        check_choice("run_format", self.run_format, RUN_FORMATS)
         for value, least, must in ((self.relevance_level, 1, "the relevance level must be an integer >= 1"),
                                    (self.max_documents, 1, "max_documents must be a positive integer"),
                                    (self.block_bytes, 0, "block_bytes must be a whole number of bytes >= 0")):

@@ -157,8 +157,8 @@ def test_frames_with_unknown_or_ambiguous_columns_are_refused(frame, message):
 def test_bare_qrels_frame_without_grade_is_refused():
     with pytest.raises(ParameterError, match=r"the qrels frame has no rel column \(columns: qid, docno\)"):
         Qrels.from_frame(pd.DataFrame({"qid": ["q1"], "docno": ["d1"]}))
-    with pytest.raises(ParameterError, match="relevance grades must be integers; the qrels hold fractional grades"):
-        Qrels.from_frame(pd.DataFrame({"qid": ["q1"], "docno": ["d1"], "label": [0.5]}))
+    # issue 30: a fractional grade is read as it is (float64 grades), no longer refused
+    assert Qrels.from_frame(pd.DataFrame({"qid": ["q1"], "docno": ["d1"], "label": [0.5]})).rel.tolist() == [0.5]
 
 
 @pytest.mark.parametrize("style, columns", [

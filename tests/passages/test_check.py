@@ -106,3 +106,17 @@ def test_cli_check_and_fix(submission, tmp_path, capsys):
     assert main(["check", str(fixed), "--topics", str(topics)]) == 0
     assert main(["check", str(run), "--fix", str(run)]) == 2  # never overwrites its input
     assert "overwrite" in capsys.readouterr().err
+
+
+def test_check_lists_what_it_checked_and_what_it_skipped(submission, capsys):
+    """Issue 30: without --store or --topics the summary says what was not checked, and why."""
+    run, topics = submission
+    main(["check", str(run)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3].startswith("checked: the format of each line; repeated passages;")
+    assert lines[-2] == ("not checked: topic ids (no topics file: --topics, topics=); XPaths against the documents "
+                         "(no corpus store: --store, store=)")
+    main(["check", str(run), "--topics", str(topics)])
+    lines = capsys.readouterr().out.splitlines()
+    assert f"topic ids against {topics}, and topics without a line" in lines[-3]
+    assert lines[-2] == "not checked: XPaths against the documents (no corpus store: --store, store=)"

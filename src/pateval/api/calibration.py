@@ -27,7 +27,8 @@ def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) ->
     from ..calibration.tbg import ListRanking
     from ..formats.interactions import read_list_map
 
-    whole_runs = cast("list[Run]", list(as_runs(runs, on_duplicate=options.on_duplicate)))  # no blocks: whole runs
+    whole_runs = cast("list[Run]", list(as_runs(runs, on_duplicate=options.on_duplicate,  # no blocks: whole runs
+                                                run_format=options.run_format)))
     ranked = ranked_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
                          whole_runs, order=options.order, doc_key=options.doc_key)
     by_run: dict[str, dict] = {}

@@ -36,7 +36,8 @@ def evaluation(qrels, runs, measures: Any = None, *, options: EvaluationOptions 
     with streams_kept():  # standard input sniffed for passages is kept for its reader, until the end
         qrels, runs, side = passage_inputs(qrels, runs, options.resources, on_duplicate=options.on_duplicate)
         result = evaluate_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
-                               as_runs(runs, on_duplicate=options.on_duplicate, block_bytes=block_bytes),
+                               as_runs(runs, on_duplicate=options.on_duplicate, block_bytes=block_bytes,
+                                       run_format=options.run_format),
                                dataclasses.replace(options, resources=side))
     tell(result.notes)
     return result
@@ -109,13 +110,15 @@ _log = logging.getLogger("pateval")
 def tell(notes: Sequence[str]) -> None:
     """A notebook user sees the notes: each to the ``pateval`` logger (INFO), and topics left
     out of the means also as a :class:`~pateval.errors.TopicsLeftOutWarning`."""
-    from ..errors import TopicsLeftOutWarning
-    from ..evaluation import TopicsLeftOut
+    from ..errors import DocKeyWarning, TopicsLeftOutWarning
+    from ..evaluation import DocKeyNote, TopicsLeftOut
 
     for note in notes:
         _log.info("%s", note)
         if isinstance(note, TopicsLeftOut):
             warnings.warn(str(note), TopicsLeftOutWarning, stacklevel=_caller_level())
+        elif isinstance(note, DocKeyNote):
+            warnings.warn(str(note), DocKeyWarning, stacklevel=_caller_level())
 
 
 def _caller_level() -> int:

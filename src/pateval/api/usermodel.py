@@ -27,7 +27,8 @@ def _user_model_inputs(qrels, runs, model, doc_lengths, options):
         side["doc_lengths"] = (read_doc_lengths(doc_lengths) if isinstance(doc_lengths, (str, os.PathLike))
                                else doc_lengths if isinstance(doc_lengths, DocLengths) else dict(doc_lengths))
     ranked = ranked_runs(as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate),
-                         as_runs(runs, on_duplicate=options.on_duplicate), order=options.order, doc_key=options.doc_key)
+                         as_runs(runs, on_duplicate=options.on_duplicate, run_format=options.run_format),
+                         order=options.order, doc_key=options.doc_key)
     return ranked, measure, EvaluationContext(prepare_resources(side), options=resource_options())
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 
 from .. import __version__
 from .._optional import missing_dependency
-from ..errors import PatevalError, TopicsLeftOutWarning
+from ..errors import DocKeyWarning, PatevalError, TopicsLeftOutWarning
 from .assess import _add_assess
 from .check import _add_check
 from .collection import _add_collection, _add_corpus
@@ -33,7 +33,7 @@ from .compare import _add_analyse_measures, _add_compare, _add_report, _add_stab
 from .evaluate import _add_evaluate, _add_measures
 from .flowchart import _add_flowchart
 from .search import _add_demo, _add_index, _add_search
-from .shared import CommandParser, command_inputs
+from .shared import _PENDING_NOTES, CommandParser, command_inputs
 from .trec_eval import _add_trec_eval
 from .usermodel import _add_calibrate, _add_user_model
 
@@ -135,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings(), streams_kept():  # the commands print the API's notes themselves
             warnings.simplefilter("ignore", TopicsLeftOutWarning)
+            warnings.simplefilter("ignore", DocKeyWarning)
             return int(args.run(**command_inputs(args)) or 0)
     except PatevalError as error:
         print(f"pateval: error: {error}", file=sys.stderr)
@@ -157,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as error:  # noqa: BLE001 -- the one place that catches everything
         return _report_bug(error, debug)
+    finally:
+        _PENDING_NOTES.clear()  # a command's notes are never told by the next one (tests call main again)
 
 
 def _command_line(args: argparse.Namespace) -> str:

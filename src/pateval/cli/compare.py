@@ -13,10 +13,12 @@ from .shared import (
     add_flags,
     add_output,
     add_qrels_and_runs,
+    add_run_names,
     add_table_output,
     examples,
     figure_name,
     print_notes,
+    run_list,
     save_figures,
     test_name,
     write_text_or_print,
@@ -31,6 +33,7 @@ def _add_run_set_inputs(p, *, qrels_required: bool = True) -> None:
     add_qrels_and_runs(p, qrels_help="qrels file (as `pateval evaluate QRELS RUN...`)"
                        + ("" if qrels_required else "; with --scores, the first score file"),
                        runs_help="run files" + ("" if qrels_required else " (score files with --scores)"))
+    add_run_names(p, "--names")
     add_evaluation_options(p, default_measures=COMPARE_MEASURES)
 
 
@@ -91,7 +94,7 @@ def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format:
     from .. import api
     from ..report.tables import render_comparison
 
-    comparison = api.compare(qrels, list(runs), _measures(measures, options), baseline=baseline, test=test,
+    comparison = api.compare(qrels, run_list(runs), _measures(measures, options), baseline=baseline, test=test,
                              correction=None if correction == "none" else correction, alpha=alpha, seed=seed, B=B,
                              options=options, scores_format=scores_format)
     print_notes(comparison.notes)
@@ -130,7 +133,7 @@ def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, score
     from .. import api
     from ..report.tables import render_analysis
 
-    analysis = api.analyse_measures(qrels, list(runs), _measures(measures, options), test=tests or ["bootstrap"],
+    analysis = api.analyse_measures(qrels, run_list(runs), _measures(measures, options), test=tests or ["bootstrap"],
                                     agreement_test=agreement_test, alpha=alpha, seed=seed, B=B, options=options,
                                     scores_format=scores_format)
     print_notes(analysis.notes)
@@ -178,7 +181,7 @@ def _run_stability(*, qrels, runs, measures, options, sizes: str, trials: int, s
     from .. import api
     from ..report.tables import render_frame
 
-    frame = api.ranking_stability(qrels, list(runs), measures or list(COMPARE_MEASURES), sizes=sizes, trials=trials,
+    frame = api.ranking_stability(qrels, run_list(runs), measures or list(COMPARE_MEASURES), sizes=sizes, trials=trials,
                                   seed=seed, options=options)
     print_notes(frame.attrs["notes"])
     write_text_or_print(render_frame(frame, format=format, precision=precision, settings=frame.attrs["settings"]),
@@ -234,16 +237,19 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
         if options is None or "doc_lengths" not in options.resources:  # --scores refuses --doc-lengths
             raise PatevalError("--calibration-log needs --doc-lengths")
         lengths, groups = options.resources["doc_lengths"], options.resources.get("duplicate_groups")
-        result = api.calibrate(calibration_log, qrels=qrels, runs=list(runs) if lists else [calibration_run or runs[0]],
+        first = next(iter(runs.values() if isinstance(runs, dict) else runs))
+        result = api.calibrate(calibration_log, qrels=qrels,
+                               runs=run_list(runs) if lists else [calibration_run or first],
                                doc_lengths=lengths, duplicates=groups, lists=lists, seed=seed, options=options)
         calibration = result, api.calibration_figures(result, doc_lengths=lengths, duplicates=groups)
     path = api.write_report(
-        qrels, list(runs), _measures(measures, options), out=output, baseline=baseline, test=test,
+        qrels, run_list(runs), _measures(measures, options), out=output, baseline=baseline, test=test,
         correction=None if correction == "none" else correction, analysis_test=analysis_test,
         agreement_test=agreement_test, alpha=alpha, seed=seed, B=B, title=title, image_format=image_format,
         gain_over_time=read_gain_over_time(gain_over_time) if gain_over_time else None,
         ct_by_gamma=read_ct_gamma(ct_gamma) if ct_gamma else None, options=options, scores_format=scores_format,
         calibration=calibration)
+    print_notes([])  # how the runs were named, if the command line named them
     print(f"pateval: wrote {path}", file=sys.stderr)
     return 0
 

@@ -8,9 +8,11 @@ from ..errors import PatevalError
 from .shared import (
     add_command,
     add_evaluation_options,
+    add_run_names,
     add_table_output,
     examples,
     print_notes,
+    run_list,
     write_text_or_print,
 )
 
@@ -44,6 +46,7 @@ def _add_evaluate(commands) -> None:
     p.add_argument("--names", choices=("pateval", "trec"), default="pateval",
                    help="measure names in the output: pateval's (AP, P@10, nDCG@10) or trec_eval's (map, P_10, "
                    "ndcg_cut_10), with trec_eval's runid and num_q lines (-m runid -m num_q) and its order")
+    add_run_names(p)
     add_evaluation_options(p, default_measures=DEFAULT_MEASURES)
 
 
@@ -66,7 +69,7 @@ def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, 
     if not scored:
         raise PatevalError("no measure was asked for besides " + " and ".join(extras))
     with pandas_deferred():  # scoring and printing need no pandas: its import was a third of a small evaluation
-        result = api.evaluation(qrels, list(runs), scored, options=options)
+        result = api.evaluation(qrels, run_list(runs), scored, options=options)
         rows = result.result_rows(per_query=per_query)
     rows = _with_group_rows(rows, result, group_by, group_plot)
     text = _evaluate_text(rows, result, extras, names=names, written=measures, format=format, precision=precision,

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from ..core.names import DOC_KEYS, ORDERS
-from ..formats.names import QRELS_FORMATS
+from ..formats.names import QRELS_FORMATS, RUN_FORMATS
 from ..formats.resources import RESOURCES
 from ..options import EvaluationOptions
 
@@ -58,11 +58,52 @@ class CommandParser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)  # --comp is not --complete: a flag is spelled out or refused
         super().__init__(*args, **kwargs)
 
     def add_subcommands(self, *, dest: str, metavar: str = "SUBCOMMAND") -> Any:
         self.subcommands = self.add_subparsers(dest=dest, metavar=metavar, required=True, parser_class=CommandParser)
         return self.subcommands
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's, except that a command without sub-commands refuses a flag it does not know
+        itself, with its own usage and the flags it may have meant (argparse leaves the unknown
+        flag to the top-level parser, which prints the top-level usage)."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if self.subcommands is None and extras:
+            unknown = [arg for arg in extras if arg.startswith("-") and len(arg) > 1]
+            if unknown:
+                self.error(f"unrecognized arguments: {' '.join(extras)}{self._did_you_mean(unknown[0])}")
+        return namespace, extras
+
+    def _did_you_mean(self, flag: str) -> str:
+        import difflib
+
+        spelling = flag.split("=", 1)[0]
+        known = [s for s in self._option_string_actions if s.startswith("--") == spelling.startswith("--")]
+        close = difflib.get_close_matches(spelling, known, n=3, cutoff=0.6)
+        close += [s for s in known if s.startswith(spelling) and s not in close][: 3 - len(close)]
+        return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+    def error(self, message: str) -> Any:
+        """A bad value for an option with choices is one line naming them; any other usage error
+        is the command's usage, then the error (argparse's)."""
+        if "invalid choice:" in message:
+            self.exit(2, f"{self.prog}: error: {message}{_closest_choice(message)}\n")
+        return super().error(message)
+
+
+def _closest_choice(message: str) -> str:
+    """`` (did you mean X?)`` for argparse's "invalid choice: 'x' (choose from 'a', 'b')", when one is close."""
+    import difflib
+    import re
+
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if found is None:
+        return ""
+    choices = re.findall(r"'([^']*)'", found.group(2))
+    close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def test_name(text: str) -> str:
@@ -88,6 +129,52 @@ def add_qrels_and_runs(p: Any, *, qrels_help: str = "qrels file", runs_help: str
     p.add_argument("runs", nargs="*", metavar="RUN", help=runs_help)
     p.add_argument("--qrels", dest="qrels_option", metavar="QRELS",
                    help="the qrels file as an option (then every positional argument is a run)")
+
+
+def add_run_names(p: Any, *flags: str) -> None:
+    """``--run-names A,B,...`` (and the other spellings ``flags``): the runs' names, one per run
+    in order, instead of their tags (its handler gets ``runs`` as ``{name: path}``, see
+    :func:`named_runs`)."""
+    p.add_argument("--run-names", *flags, dest="run_names", metavar="A,B,...",
+                   help="name the runs A, B, ... (one name per run, in order) instead of by their run tags; runs "
+                   "whose tags collide are otherwise named by their files")
+
+
+def named_runs(runs: list[str], names: str | None, *, run_format: str = "auto") -> tuple[list[str] | dict[str, str],
+                                                                                          list[str]]:
+    """The run files as the API takes them, and notes: ``{name: path}`` with ``--run-names``, or
+    when two files carry the same run tag (those are then named by their files, said in a
+    note); else the list as given (each run named by its tag)."""
+    from ..errors import ParameterError
+
+    if names is not None:
+        given = [name.strip() for name in names.split(",")]
+        if len(given) != len(runs) or not all(given):
+            raise ParameterError(f"--run-names gives {len(given)} name(s) for {len(runs)} run(s): give one name per "
+                                 "run, in order, separated by commas")
+        if len(set(given)) != len(given):
+            raise ParameterError(f"--run-names names two runs alike: {names}")
+        return dict(zip(given, runs, strict=True)), []
+    if len(runs) < 2:
+        return runs, []
+    from ..formats.trec import run_tag
+
+    tags = [run_tag(run, format=run_format) for run in runs]
+    shared = {tag for tag in tags if tag is not None and tags.count(tag) > 1}
+    if not shared or len(set(runs)) != len(runs):
+        return runs, []  # one file twice: refused by the evaluation, which names the run
+    named = {(str(run) if tag in shared else tag or str(run)): run for run, tag in zip(runs, tags, strict=True)}
+    if len(named) != len(runs):
+        return runs, []  # a file named as another run's tag: the evaluation says which name is twice
+    renamed = [str(run) for run, tag in zip(runs, tags, strict=True) if tag in shared]
+    tag_list = ", ".join(repr(tag) for tag in sorted(shared))
+    return named, [f"runs {', '.join(renamed)} share the run tag {tag_list}: each is named by its file (--run-names "
+                   "A,B,... names the runs)"]
+
+
+def run_list(runs: list[str] | dict[str, str]) -> list[str] | dict[str, str]:
+    """The runs for the API: ``{name: path}`` as it is, else a list."""
+    return runs if isinstance(runs, dict) else list(runs)
 
 
 def add_store(p: Any) -> None:
@@ -151,7 +238,11 @@ def add_ranking_options(p: Any) -> None:
     """How qrels and runs are read and ranked, and the measures' side inputs (a part of
     :func:`add_evaluation_options`; the user model and calibration take this part only)."""
     p.add_argument("--qrels-format", choices=QRELS_FORMATS, default=_DEFAULTS.qrels_format,
-                   help="qrels format (default: detect where safe)")
+                   help="qrels format (default: detect where safe; beir: BEIR/MTEB's TSV with its header; json: "
+                   "{topic: {docno: grade}})")
+    p.add_argument("--run-format", choices=RUN_FORMATS, default=_DEFAULTS.run_format,
+                   help="run format (default: JSON of nested dicts {topic: {docno: score}} when a file begins with "
+                   "'{', else TREC or Parquet)")
     add_flags(p, "order")
     p.add_argument("--doc-key", choices=DOC_KEYS, default=_DEFAULTS.doc_key,
                    help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
@@ -209,7 +300,8 @@ def _seconds(text: str) -> float:
 
 
 #: The flag of each option of the evaluation group, by its field (and dest).
-EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format", "order": "--order", "doc_key": "--doc-key",
+EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format",
+                    "run_format": "--run-format", "order": "--order", "doc_key": "--doc-key",
                     "on_duplicate": "--on-duplicate", "relevance_level": "-l", "max_documents": "-M",
                     "judged_only": "-J", "block_bytes": "--block-size", "scheduler": "--scheduler",
                     "scheduler_timeout": "--scheduler-timeout", "work_dir": "--work-dir"}
@@ -247,6 +339,14 @@ def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
         inputs["store"] = store if store is not None else option
     if "no_progress" in inputs:
         inputs["progress"] = not inputs.pop("no_progress") and sys.stderr.isatty()
+    if "run_names" in inputs:
+        names = inputs.pop("run_names")
+        if inputs.get("scores"):
+            if names is not None:
+                raise ParameterError("--run-names names runs; with --scores the score files name their runs")
+        elif inputs.get("runs"):
+            inputs["runs"], notes = named_runs(inputs["runs"], names, run_format=inputs.get("run_format", "auto"))
+            _PENDING_NOTES[:] = notes  # told with the command's own notes, once its inputs were read
     if "qrels_format" not in inputs:
         return inputs
     fields = [f.name for f in dataclasses.fields(EvaluationOptions) if f.name not in ("measures", "resources")]
@@ -293,8 +393,15 @@ def write_text_or_print(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+#: Notes of the command line itself (how it named the runs), told before the first notes of the
+#: command's result (:func:`print_notes`), never before an error: a bad input is one line.
+_PENDING_NOTES: list[str] = []
+
+
 def print_notes(notes: Any) -> None:
-    for note in notes:
+    """The notes of a command's result on stderr, after the command line's own."""
+    pending, _PENDING_NOTES[:] = list(_PENDING_NOTES), []
+    for note in [*pending, *notes]:
         print(f"pateval: note: {note}", file=sys.stderr)
 
 

@@ -189,7 +189,7 @@ def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunF
     extras = [name for name in ("runid", "num_q") if name in marked]
     from .. import api
     from .._lazy import pandas_deferred
-    from ..formats.inputs import as_qrels
+    from ..formats.qrels import read_qrels
     from ..formats.trec import read_run
     from ..measures import Measure, parse_measure
     from ..options import EvaluationOptions
@@ -220,7 +220,8 @@ def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunF
                                 judged_only=judged_only)
     with pandas_deferred():
         if side_input is None:
-            qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
+            # trec_eval's integer grades: a grade with a fraction is refused at its line, as before
+            qrels = read_qrels(args.qrels, format="trec", on_duplicate=options.on_duplicate, integer_grades=True)
         else:
             from ..formats.prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 

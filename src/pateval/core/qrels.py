@@ -75,7 +75,7 @@ class Qrels:
     def __init__(self, *, topic, docno, rel, subtopic=None, passage=None, format: str = "memory",
                  source: str = "<memory>", extra: dict | None = None, notes: tuple[str, ...] = ()) -> None:
         self._given = {"topic": topic, "docno": docno, "subtopic": subtopic, "passage": passage}
-        self.rel = np.asarray(rel, dtype=np.int64)
+        self.rel = _grade_array(rel)
         self.format = format
         self.source = source
         self.extra = dict(extra or {})
@@ -432,14 +432,29 @@ class Qrels:
 
 
 def _grades(rel) -> np.ndarray:
-    """Grades as int64: integers, or floats without a fraction."""
+    """Grades as int64 when every one is an integer (floats without a fraction too), as
+    today's qrels; float64 when some grade has a fraction (BEIR's, MTEB's, cwl_eval's graded
+    judgements: :func:`is_fractional`). NaN and infinite grades are refused."""
+    rel = np.asarray(rel)
+    if rel.dtype.kind == "f" and len(rel) and not np.all(np.isfinite(rel)):
+        raise ParameterError("relevance grades must be finite numbers; the qrels hold NaN or an infinite grade")
+    try:
+        return _grade_array(rel)
+    except (TypeError, ValueError):
+        raise ParameterError("relevance grades must be numbers; the qrels hold values that are not numbers") from None
+
+
+def _grade_array(rel) -> np.ndarray:
+    """int64, or float64 when some grade has a fraction (the one place the grade dtype is chosen)."""
     rel = np.asarray(rel)
     if rel.dtype.kind == "f" and len(rel) and not np.all(np.mod(rel, 1) == 0):
-        raise ParameterError("relevance grades must be integers; the qrels hold fractional grades")
-    try:
-        return rel.astype(np.int64)
-    except (TypeError, ValueError):
-        raise ParameterError("relevance grades must be integers; the qrels hold values that are not numbers") from None
+        return rel.astype(np.float64)
+    return rel.astype(np.int64)
+
+
+def is_fractional(grades: np.ndarray) -> bool:
+    """Whether grades hold a fraction (then they are float64; integer grades are int64)."""
+    return np.asarray(grades).dtype.kind == "f"
 
 
 def _id_strings(values):

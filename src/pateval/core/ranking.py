@@ -208,7 +208,8 @@ class JudgementIndex:
                 merged[repeats] = merged[index.first[repeats]]
                 level_entry = merged if level_entry is None else np.where(level_entry >= 0, merged[level_entry], -1)
                 position, rel, docnos = position[single], rel[single], docnos.filter(pa.array(single))
-        return cls(topic_ids=topic_ids, topic_position=position, grade=rel.astype(np.int64),
+        grade = rel if rel.dtype == np.float64 else rel.astype(np.int64)  # float64: fractional grades (core.qrels)
+        return cls(topic_ids=topic_ids, topic_position=position, grade=grade,
                    doc_strings=docnos, qrels=qrels, doc_key=doc_key, level_entry=level_entry)
 
     def restrict(self, topic_ids: np.ndarray) -> JudgementIndex:
@@ -378,7 +379,7 @@ class RankedTopics(DocumentIds):
     def grade(self) -> np.ndarray:
         """Each row's judged grade (0 unless judged with a grade >= 0), ndarray of int64 (N,)."""
         def make():
-            grade = np.zeros(self.n_rows, dtype=np.int64)
+            grade = np.zeros(self.n_rows, dtype=self.judged_grade.dtype)  # int64, or float64 (fractional)
             grade[self.judged_row] = np.maximum(self.judged_grade, 0)
             return grade
         return self._dense("grade", make)

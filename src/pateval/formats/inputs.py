@@ -81,15 +81,20 @@ def as_qrels(qrels: object, *, qrels_format: str, on_duplicate: str) -> Qrels:
                          f"{type(qrels).__name__}")
 
 
-def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int = 0) -> Run | RunFile:
+def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int = 0,
+           run_format: str = "auto") -> Run | RunFile:
     """The run of a path or a :class:`~pateval.formats.runblocks.RunFile` (a run file read in
     blocks when ``block_bytes`` and the file allow), a :class:`Run`, a dict, a DataFrame,
-    records or a ranx Run, named ``name`` if given."""
+    records or a ranx Run, named ``name`` if given. ``run_format``: of a path (see
+    :func:`~pateval.formats.trec.read_run`)."""
     if isinstance(run, (str, os.PathLike)):
         from .dd import looks_like_dd_run, read_dd_run
+        from .nested import looks_like_json
         from .source import streams_kept
 
         with streams_kept():  # standard input or a pipe: sniffed, then read
+            if run_format == "json" or (run_format == "auto" and looks_like_json(run)):
+                return read_run(run, on_duplicate=on_duplicate, name=name, format="json")
             if looks_like_dd_run(run):
                 # a TREC DD run file (the jig's, or the 2015 harness's): its iterations come with
                 # it, and a repeated document is scored as the jig scores it unless "first" is asked
@@ -122,17 +127,21 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
                          f"score / query_id, doc_id, score), ScoredDoc records or a ranx Run; got {type(run).__name__}")
 
 
-def as_runs(runs: object, *, on_duplicate: str, block_bytes: int = 0) -> Iterator[Run | RunFile]:
+def as_runs(runs: object, *, on_duplicate: str, block_bytes: int = 0,
+            run_format: str = "auto") -> Iterator[Run | RunFile]:
     """The runs, each read only when the evaluation reaches it (one run in memory at a time;
-    with ``block_bytes``, run files as RunFile: read block by block)."""
+    with ``block_bytes``, run files as RunFile: read block by block); a dict's keys name its
+    runs. ``run_format``: of run files (see :func:`~pateval.formats.trec.read_run`)."""
     if isinstance(runs, (str, os.PathLike, Run)) or is_frame(runs) or is_ranx(runs, "Run") or is_records(runs):
-        yield as_run(runs, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes)
+        yield as_run(runs, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes,
+                     run_format=run_format)
     elif isinstance(runs, Mapping):
         if is_single_run_dict(runs):
             yield as_run(runs, name=None, on_duplicate=on_duplicate)
         else:
             for k, v in runs.items():
-                yield as_run(v, name=str(k), on_duplicate=on_duplicate, block_bytes=block_bytes)
+                yield as_run(v, name=str(k), on_duplicate=on_duplicate, block_bytes=block_bytes,
+                             run_format=run_format)
     else:
         items = iter(cast(Iterable, runs))
         first = next(items, None)
@@ -140,4 +149,6 @@ def as_runs(runs: object, *, on_duplicate: str, block_bytes: int = 0) -> Iterato
             yield as_run([first, *items], name=None, on_duplicate=on_duplicate)
             return
         for r in ([] if first is None else itertools.chain([first], items)):
-            yield as_run(r, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes)
+            yield as_run(r, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes,
+                         run_format=run_format)
+

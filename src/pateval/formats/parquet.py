@@ -117,10 +117,13 @@ def _no_nulls(path: Path, column, name: str) -> None:
 
 
 def _numbers(path: Path, column, name: str, dtype) -> np.ndarray:
+    """A numeric column as ``dtype`` (None: int64 for integers, float64 for floats)."""
     import pyarrow as pa
 
     if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
         malformed(path, None, f"column {name!r} holds {column.type}, not numbers")
+    if dtype is None:
+        dtype = np.int64 if pa.types.is_integer(column.type) else np.float64
     if dtype is np.int64 and not pa.types.is_integer(column.type):
         malformed(path, None, f"column {name!r} holds {column.type}, not integers")
     _no_nulls(path, column, name)
@@ -255,7 +258,8 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
         malformed(path, None, "the file is empty (no rows)")
     topics = _strings(path, table.column(topic_name), topic_name)
     docnos = _strings(path, table.column(doc_name), doc_name)
-    rel = _numbers(path, table.column(grade_name), grade_name, np.int64)
+    # integers, or floats: fractional grades are float64 grades (core.qrels)
+    rel = _numbers(path, table.column(grade_name), grade_name, None)
     return Qrels.from_columns(topics, docnos, rel, format="trec", source=str(path), on_duplicate=on_duplicate)
 
 

@@ -9,13 +9,19 @@ dd             ``topic<TAB>subtopic<TAB>docno<TAB>passage<TAB>rating``  rating, 
 ntcir          ``topic<TAB>A|B<TAB>docid<TAB>1``            A = 2 (relevant), B = 1 (partial)
 clefip-pac     ``PAC-1 0 EP-0971326-B1 1 [LANG]`` (2010)    rel (2 = X/Y citation)
 clefip-2011    ``EP-0000001-A1 EP-7654321 2``               rel
+beir           ``query-id<TAB>corpus-id<TAB>score``          score (after the header line)
+json           ``{"q1": {"d1": 1, "d2": 0}}``               the value
 =============  ===========================================  ==============================
 
 ``format="auto"`` detects the format only where that is safe: 3 fields (clefip-2011),
 5 fields (dd when the 5th is a number, clefip-pac with a language otherwise), 4 fields
 with A/B in the 2nd column (ntcir), or 4 fields whose 2nd column is always ``0``/``Q0``
 (trec; clefip-pac when topics are ``PAC-n``). Four fields with other 2nd columns may be
-TREC iterations or subtopics: the reader then asks for the format by name.
+TREC iterations or subtopics: the reader then asks for the format by name. BEIR's and MTEB's
+qrels (``qrels/test.tsv``) are told by their header ``query-id corpus-id score``, JSON of
+nested dicts (pytrec_eval's, BEIR's and MTEB's ``{topic: {docno: grade}}``) by its first
+character ``{``; either is said in a note. Any other first line without a number is named
+as a header, not read as a judgement.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from .. import tuning
 from ..core.qrels import Qrels
 from ..errors import InputFormatError, malformed
 from ..validation import check_choice
-from .source import foreign_space, iter_fields, map_file, parse_int, read_bytes, release
+from .source import NUMBER, foreign_space, iter_fields, map_file, parse_grade, parse_int, read_bytes, release
 
 __all__ = ["read_qrels", "QRELS_FORMATS", "write_qrels"]
 
@@ -42,21 +48,29 @@ _LAYOUT = {
     "ntcir": "4 columns: topic A|B docid 1",
     "clefip-pac": "4 or 5 columns: topic 0 docno rel [language]",
     "clefip-2011": "3 columns: topic_ucid cited_patent rel",
+    "beir": "3 tab-separated columns: query-id corpus-id score",
 }
+#: BEIR's and MTEB's qrels header (qrels/*.tsv)
+BEIR_HEADER = ("query-id", "corpus-id", "score")
 
 
-def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplicate: str = "error") -> Qrels:
+def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplicate: str = "error",
+               integer_grades: bool = False) -> Qrels:
     """Read a qrels file.
 
     Parameters
     ----------
     path : path-like
         The qrels file.
-    format : {"auto", "trec", "subtopic", "dd", "ntcir", "clefip-pac", "clefip-2011"}
+    format : {"auto", "trec", "subtopic", "dd", "ntcir", "clefip-pac", "clefip-2011", "beir", "json"}
         The file's format; ``"auto"`` detects it where that is safe (see the module notes).
     on_duplicate : {"error", "first"}
         Two lines judging the same item differently are an error, or the first is kept
         (``"first"``). Identical repeated lines are merged either way, with a note.
+    integer_grades : bool, default False
+        Refuse a grade with a fraction at its line (``pateval trec_eval``: trec_eval's grades
+        are integers); by default TREC, subtopic, BEIR and JSON qrels may hold fractional
+        grades (float64 :attr:`Qrels.rel`), which the measures defined on integer levels refuse.
 
     Returns
     -------
@@ -77,14 +91,24 @@ def read_qrels(path: str | os.PathLike[str], *, format: str = "auto", on_duplica
     from .source import streams_kept
 
     with streams_kept(path):  # standard input or a pipe: not kept once read
-        return _read_qrels(Path(path), format, on_duplicate)
+        return _read_qrels(Path(path), format, on_duplicate, integer_grades)
 
 
-def _read_qrels(path: Path, format: str, on_duplicate: str) -> Qrels:
+def _read_qrels(path: Path, format: str, on_duplicate: str, integer_grades: bool = False) -> Qrels:
     from .parquet import is_parquet, read_parquet_qrels
 
     if format in ("auto", "trec") and is_parquet(path):  # by content: Arrow reads the columns directly
         return read_parquet_qrels(path, on_duplicate=on_duplicate)
+    if format == "json" or (format == "auto" and _is_json(path)):
+        from .nested import read_json_qrels
+
+        qrels = read_json_qrels(path, on_duplicate=on_duplicate)
+        if format == "auto":
+            qrels = qrels.replace(notes=(*qrels.notes, f"{qrels.source}: read as JSON of nested dicts "
+                                         "{topic: {docno: grade}} (--qrels-format json)"))
+        return qrels
+    if format == "beir" or (format == "auto" and _is_beir(path)):
+        return _read_beir(path, on_duplicate, detected=format == "auto")
     if format in ("auto", "trec", "subtopic", "ntcir", "clefip-pac", "dd"):
         fast = _read_fast(path, map_file(path), format)
         if fast is not None:
@@ -94,9 +118,71 @@ def _read_qrels(path: Path, format: str, on_duplicate: str) -> Qrels:
     rows = list(iter_fields(path, data, separator=separator))
     if not rows:
         malformed(path, None, "the file is empty")
+    _refuse_header(path, rows, format)
     if format == "auto":
         format = _detect(path, rows)
-    return _build(path, rows, format, on_duplicate)
+    return _build(path, rows, format, on_duplicate, integer_grades)
+
+
+def _is_json(path: Path) -> bool:
+    from .nested import looks_like_json
+
+    return looks_like_json(path)
+
+
+def _is_beir(path: Path) -> bool:
+    from .source import first_line
+
+    line = first_line(path)
+    return line is not None and tuple(line.strip().lower().split()) == BEIR_HEADER
+
+
+def _read_beir(path: Path, on_duplicate: str, *, detected: bool) -> Qrels:
+    """BEIR's and MTEB's qrels: ``query-id corpus-id score`` tab-separated, after that header
+    (or another header without a number: ``qid docno rel``); split at white space when the
+    first line has no tab."""
+    data = read_bytes(path)
+    first = next(iter_fields(path, data, separator="\t"), None)
+    rows = list(iter_fields(path, data, separator="\t" if first is not None and len(first[1]) > 1 else None))
+    header = bool(rows) and not any(NUMBER.fullmatch(field.strip()) for field in rows[0][1])
+    if header:
+        rows = rows[1:]
+    if not rows:
+        malformed(path, None, "no judgement after the header" if header else "the file is empty")
+    topics: list[str] = []
+    docnos: list[str] = []
+    grades: list[int | float] = []
+    lines: list[int] = []
+    for line, fields in rows:
+        fields = [f.strip() for f in fields]
+        if len(fields) != 3 or not all(fields):
+            malformed(path, line, "not a line of BEIR qrels", expected=_LAYOUT["beir"], found="\t".join(fields))
+        topics.append(fields[0])
+        docnos.append(fields[1])
+        grades.append(parse_grade(path, line, fields[2], "the score (3rd column)"))
+        lines.append(line)
+    qrels = Qrels.from_columns(topics, docnos, grades, format="beir", source=str(path), on_duplicate=on_duplicate,
+                               lines=lines, unit="line")
+    said = "its header query-id corpus-id score" if detected else "--qrels-format beir"
+    skipped = "; the header line skipped" if header and not detected else ""
+    return qrels.replace(notes=(*qrels.notes, f"{path}: read as BEIR/MTEB qrels ({said}): topic, document and "
+                                f"grade in 3 columns{skipped}"))
+
+
+def _refuse_header(path: Path, rows: list[tuple[int, list[str]]], format: str) -> None:
+    """A first line without any number is a header, not a judgement: say so, and what to do."""
+    line, fields = rows[0]
+    if len(fields) < 3 or any(NUMBER.fullmatch(field) for field in fields):
+        return
+    what = " ".join(fields)
+    if len(fields) == 3:
+        hint = ("qrels of 3 columns with a header (BEIR's, MTEB's) are read with --qrels-format beir "
+                "(format='beir'), or remove the line")
+    else:
+        hint = "remove it (qrels have no header line)"
+        if format != "auto":
+            hint += f", or name the file's format if it is not {format} (--qrels-format)"
+    malformed(path, line, f"the first line looks like a header ({what!r}), not a judgement: {hint}")
 
 
 def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
@@ -233,11 +319,13 @@ def _detect(path: Path, rows: list[tuple[int, list[str]]]) -> str:
               expected="3, 4 or 5 columns", found=width)
 
 
-def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate: str) -> Qrels:
+def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate: str,
+           integer_grades: bool = False) -> Qrels:
+    grade_of = parse_int if integer_grades else parse_grade
     widths = {"trec": (4,), "subtopic": (4,), "dd": (5,), "ntcir": (4,), "clefip-pac": (4, 5), "clefip-2011": (3,)}[fmt]
     topics: list[str] = []
     docnos: list[str] = []
-    rels: list[int] = []
+    rels: list[int | float] = []
     subtopics: list[str] = []
     passages: list[str] = []
     langs: list[str] = []
@@ -247,12 +335,15 @@ def _build(path: Path, rows: list[tuple[int, list[str]]], fmt: str, on_duplicate
         if len(fields) not in widths or (fmt == "clefip-pac" and len(fields) != first_width):
             malformed(path, line, f"wrong number of columns for {fmt} qrels", expected=_LAYOUT[fmt], found=len(fields))
         subtopic = passage = None
-        if fmt in ("trec", "clefip-pac"):
+        if fmt == "trec":  # a grade may have a fraction (float64 grades, see core.qrels)
+            topic, _, docno, rel_text = fields
+            rel = grade_of(path, line, rel_text, "the relevance grade (4th column)")
+        elif fmt == "clefip-pac":
             topic, _, docno, rel_text = fields[:4]
             rel = parse_int(path, line, rel_text, "the relevance grade (4th column)")
         elif fmt == "subtopic":
             topic, subtopic, docno, rel_text = fields
-            rel = parse_int(path, line, rel_text, "the relevance grade (4th column)")
+            rel = grade_of(path, line, rel_text, "the relevance grade (4th column)")
         elif fmt == "dd":
             topic, subtopic, docno, passage, rel_text = (f.strip() for f in fields)
             rel = parse_int(path, line, rel_text, "the rating (5th column)")

@@ -32,6 +32,7 @@ import contextlib
 import gzip
 import io
 import lzma
+import math
 import mmap
 import os
 import re
@@ -603,6 +604,19 @@ def parse_float(path, line: int, text: str, what: str) -> float:
     if value != value:
         malformed(path, line, f"{what} is NaN", expected="a decimal number", found=text)
     return value
+
+
+def parse_grade(path, line: int, text: str, what: str) -> int | float:
+    """A relevance grade: an integer, or a decimal number with a fraction (BEIR's, MTEB's
+    graded judgements); NaN and infinity are refused. Text that is no number is refused as
+    not an integer, the grade most files hold."""
+    if INTEGER.fullmatch(text):
+        return parse_int(path, line, text, what)
+    if NUMBER.fullmatch(text) and math.isfinite(value := float(text)):
+        return value
+    if NUMBER.fullmatch(text):
+        malformed(path, line, f"{what} is not a finite number", expected="an integer or a decimal number", found=text)
+    return parse_int(path, line, text, what)
 
 
 def parse_int(path, line: int, text: str, what: str) -> int:

@@ -30,7 +30,9 @@ from ..core.run import MIXED_TAG_POLICIES, Run
 from ..errors import InputFormatError, PatevalError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
+from .names import RUN_FORMATS
 from .source import (
+    NUMBER,
     foreign_space,
     ir_metadata,
     iter_fields,
@@ -55,8 +57,8 @@ _NEWLINE = re.compile(rb"\n")
 
 
 def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name: str | None = None,
-             lines: str = "pateval", mixed_tags: str = "refuse") -> Run:
-    """Read a TREC run file.
+             lines: str = "pateval", mixed_tags: str = "refuse", format: str = "auto") -> Run:
+    """Read a TREC run file (or a Parquet run, or a run saved as JSON of nested dicts).
 
     Parameters
     ----------
@@ -74,6 +76,10 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     mixed_tags : {"refuse", "last"}, default "refuse"
         Lines carrying different run tags are refused, or the run is named by the last
         line's tag, as trec_eval names it (``pateval trec_eval``); see :meth:`Run.from_columns`.
+    format : {"auto", "trec", "json"}, default "auto"
+        ``"json"``: ``{topic: {docno: score}}`` (pytrec_eval's, BEIR's and MTEB's), named by
+        its file as JSON has no run tag (:mod:`pateval.formats.nested`); ``"auto"`` reads a
+        file that begins with ``{`` so, any other as a TREC (or Parquet) run.
 
     Returns
     -------
@@ -100,7 +106,17 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     check_choice("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
     check_choice("lines", lines, LINE_RULES)
     check_choice("mixed_tags", mixed_tags, MIXED_TAG_POLICIES)
+    check_choice("format", format, RUN_FORMATS)
     path = Path(path)
+    with streams_kept(path):  # standard input: sniffed, then read
+        if format == "json" or (format == "auto" and _is_json(path)):
+            from .nested import read_json_run
+
+            return read_json_run(path, name=name, on_duplicate=on_duplicate)
+        return _read_run(path, on_duplicate, name, lines, mixed_tags)
+
+
+def _read_run(path: Path, on_duplicate: str, name: str | None, lines: str, mixed_tags: str) -> Run:
     from .parquet import is_parquet, read_parquet_run
 
     if is_parquet(path):  # by content: Arrow reads the columns directly
@@ -115,6 +131,12 @@ def read_run(path: str | os.PathLike[str], *, on_duplicate: str = "error", name:
     if metadata is not None:
         run = dataclasses.replace(run, metadata={"ir_metadata": metadata})
     return run
+
+
+def _is_json(path: Path) -> bool:
+    from .nested import looks_like_json
+
+    return looks_like_json(path)
 
 
 def _delimiter(data) -> str | None:
@@ -193,6 +215,9 @@ def _read_careful(path: Path, data: bytes, on_duplicate: str, *, lines: str = "p
     tags: list[str] = []
     numbers: list[int] = []
     for line, fields in iter_fields(path, data):
+        if not numbers and len(fields) >= 3 and not any(NUMBER.fullmatch(field) for field in fields):
+            malformed(path, line, f"the first line looks like a header ({' '.join(fields)!r}), not a run line: remove "
+                      "it (run files have no header line)")
         if len(fields) != 6 and not (lines == "trec_eval" and len(fields) > 6):
             malformed(path, line, "wrong number of columns", expected=_EXPECTED, found=len(fields))
         qid, _, docno, rank_text, score_text, tag = fields[:6]
@@ -236,3 +261,23 @@ def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None)
     with atomic_output(path) as out:
         for q, d, r, s in zip(topics, docnos, ranks, scores, strict=False):
             out.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")
+
+
+def run_tag(path: str | os.PathLike[str], *, format: str = "auto") -> str | None:
+    """The name a run file will get when read, from its head only: a TREC run's tag (its
+    first line's 6th column), a JSON run's file name; None when that takes reading more (a
+    Parquet run, a TREC DD run) or the file cannot be read (its reader will say why)."""
+    from .nested import read_json_run_name
+    from .parquet import is_parquet
+    from .source import first_line
+
+    if format == "json" or (format == "auto" and _is_json(Path(path))):
+        return read_json_run_name(path)
+    try:
+        if is_parquet(path):
+            return None
+    except (OSError, PatevalError):
+        return None
+    line = first_line(path)
+    fields = None if line is None else line.split()
+    return fields[5] if fields is not None and len(fields) == 6 else None

@@ -80,7 +80,8 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     judged grades sorted descending; 0 when IDCG is 0. Without a cutoff, k = all. With
     ``gains``, the gains of :mod:`pateval.measures.gains` (trec_eval's ``ndcg.1=3,2=9``).
     """
-    if measure["gains"]:
+    if measure["gains"] or ranked.judged_grade.dtype.kind == "f":
+        # fractional grades (float64, core.qrels): every positive grade gains itself, as with gains
         return ndcg_with_gains(ranked, measure, context)
     grades, topic, position = relevant(ranked, 1, measure.cutoff, context)  # only grades >= 1 gain
     dcg = per_topic(topic, ranked, grades / np.log2(position + 1.0))

@@ -91,10 +91,51 @@ def _text_comparison(comparison: Comparison, precision: int) -> str:
     if comparison.tests.empty:
         legend = ""  # nothing was tested: no markers to explain (the settings line says why)
     elif all_pairs:
-        legend = "'>2,3': significantly better than runs 2 and 3.\n"
+        legend = _pairs_legend(len(comparison.runs))
     else:
         legend = f"{UP} / {DOWN}: significantly better / worse than the baseline {comparison.baseline}.\n"
-    return f"{_aligned(header, rows)}\n{legend}{settings_line(comparison)}.\n"
+    return f"{_aligned(header, rows)}\n{legend}{settings_line(comparison)}.\n{_tests_in_words(comparison)}"
+
+
+def _pairs_legend(n_runs: int) -> str:
+    """The markers of an all-pairs table, with an example that names runs of the table."""
+    if n_runs == 2:
+        return "'>1' / '>2': significantly better than run 1 / run 2.\n"
+    return "'>2,3': significantly better than runs 2 and 3.\n"
+
+
+def _p_text(p_value: float, resamples) -> str:
+    """A p-value to 4 significant digits; 0 from B resamples is below 1/B, not 0."""
+    if p_value != p_value:
+        return ""
+    if p_value == 0 and resamples is not None and resamples == resamples and resamples > 0:
+        return f"< {1 / resamples:.2g}"
+    return f"{p_value:.4g}"
+
+
+def _tests_in_words(comparison: Comparison) -> str:
+    """Every tested pair under each measure: the difference of the means, the p-value as
+    corrected, and whether that is significant at alpha, in words."""
+    tests = comparison.tests
+    if tests.empty:
+        return ""
+    corrected = comparison.correction not in (None, "none")
+    p_name = f"p ({comparison.correction}-corrected)" if corrected else "p"
+    column = "p_adjusted" if corrected and "p_adjusted" in tests.columns else "p_value"
+    rows = []
+    for test in tests.itertuples(index=False):
+        p_value = getattr(test, column)
+        verdict = ("no test" if p_value != p_value else
+                   "significant" if test.significant else "not significant")
+        rows.append([str(test.measure), f"{test.run_a} - {test.run_b}", f"{test.difference:+.4f}",
+                     _p_text(p_value, getattr(test, "B", None)), verdict])
+    n, significant = len(tests), int(tests["significant"].fillna(False).astype(bool).sum())
+    if n == 1:
+        summary = f"The difference is {'' if significant else 'not '}significant at alpha {comparison.alpha:g}.\n"
+    else:
+        summary = (f"{significant} of the {n} differences {'is' if significant == 1 else 'are'} significant at alpha "
+                   f"{comparison.alpha:g}; {n - significant} {'is' if n - significant == 1 else 'are'} not.\n")
+    return "\n" + _aligned(["measure", "runs", "difference", p_name, "verdict"], rows) + "\n" + summary
 
 
 def latex_escape(text: str) -> str:
