@@ -131,11 +131,11 @@ def api_reference() -> str:
              "`pateval.read_run`, `pateval.read_qrels`, `pateval.example_files` ...", ""]
     names = api_names()
     lines += ["| name | defined in |", "| --- | --- |"]
-    lines += [f"| [`{name}`](#{name.lower()}) | `{path.rsplit('.', 1)[0]}` |" for name, path in names]
+    lines += [f"| [`{name}`](#{path}) | `{path.rsplit('.', 1)[0]}` |" for name, path in names]
     lines.append("")
-    for name, path in names:
-        lines += [f"## {name}", "", f"::: {path}", "    options:", "      show_root_heading: false",
-                  "      heading_level: 3", ""]
+    for _name, path in names:
+        lines += [f"::: {path}", "    options:", "      show_root_heading: true", "      show_root_full_path: false",
+                  "      heading_level: 2", ""]
     return "\n".join(lines)
 
 
@@ -178,8 +178,14 @@ _CDN_SHIM = '<script src="https://unpkg.com/iframe-worker/shim"></script>'
 _EXTERNAL = re.compile(r"<(?:script|link)\b[^>]*\b(?:src|href)=[\"']?(?:https?:)?//[^>]*>", re.I)
 
 
+#: Sphinx roles in the docstrings (``:func:`x` ``, ``:class:`~a.b.C` ``), which Markdown leaves as text
+_ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|exc|obj):(<code>)~?(?:[\w.]*\.)?")
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
     output = output.replace(_CDN_SHIM, "")
+    if page.file.src_uri == "reference/api.md":
+        output = _ROLE.sub(r"\1", output)
     for tag in _EXTERNAL.findall(output):
         log.warning("%s loads from elsewhere, so it cannot be read offline: %s", page.file.src_uri, tag)
     return output
