@@ -98,7 +98,7 @@ def cli_reference() -> str:
             lines += ["#" * depth + f" {' '.join(path)}", ""]
             if summary:
                 lines += [_cell(summary), ""]
-            if command.subcommands is None:
+            if getattr(command, "subcommands", None) is None:
                 lines += ["| flag | argument | default | what it does |", "| --- | --- | --- | --- |",
                           *_flag_rows(command), ""]
             lines += [f"`{' '.join(path)} --help`:", "", "```text", command.format_help().rstrip(), "```", ""]
@@ -199,9 +199,31 @@ def on_post_template(output: str, template_name: str, config: Any) -> str:
     return output
 
 
+#: a relative Markdown link, as CHANGELOG.md writes them from the top of the checkout
+_RELATIVE_LINK = re.compile(r"\[([^\]]*)\]\((?!https?://|#|mailto:)([^)\s]+)\)")
+
+
+def changelog_links(markdown: str) -> str:
+    """CHANGELOG.md's links, written from the top of the checkout, made right for docs/changelog.md,
+    which includes it: ``docs/X`` becomes ``X``; a link to a file outside docs/ becomes its text and path.
+
+    >>> changelog_links("[m](docs/measures.md), [r](README.md#x), [k](https://keepachangelog.com/)")
+    '[m](measures.md), r (`README.md#x`), [k](https://keepachangelog.com/)'
+    """
+    def fix(match: re.Match[str]) -> str:
+        text, target = match.group(1), match.group(2)
+        if target.startswith("docs/"):
+            return f"[{text}]({target[len('docs/'):]})"
+        return f"{text} (`{target}`)"
+
+    return _RELATIVE_LINK.sub(fix, markdown)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if SIDE_INPUTS_MARK in markdown:
         markdown = markdown.replace(SIDE_INPUTS_MARK, side_inputs_table())
+    if page.file.src_uri == "changelog.md":
+        markdown = changelog_links(markdown)
     return markdown
 
 

@@ -140,3 +140,9 @@ def test_the_search_index_finds_a_measure_and_a_flag(site):
     assert any(d["location"].startswith("measures.html#presk") for d in docs)
     assert any("-c" in d["text"] and "trec_eval" in d["text"] for d in docs)
     assert any(d["location"].startswith("reference/cli.html") and "--doc-key" in d["text"] for d in docs)
+
+
+def test_the_changelog_is_included_not_copied_and_its_links_fit_the_site():
+    assert (ROOT / "docs" / "changelog.md").read_text(encoding="utf-8").strip() == '--8<-- "CHANGELOG.md"'
+    fixed = HOOKS.changelog_links("[m](docs/measures.md#presk), [r](README.md), [k](https://keepachangelog.com/)")
+    assert fixed == "[m](measures.md#presk), r (`README.md`), [k](https://keepachangelog.com/)"
