@@ -1,8 +1,9 @@
-"""The README's table of bad inputs, row by row: each command, run in a folder holding the
-row's files, gives the exit status and exactly the message the table shows.
+"""The table of bad inputs (docs/reference/bad-input.md, once the README's), row by row: each
+command, run in a folder holding the row's files, gives the exit status and exactly the message
+the table shows.
 
-The table is the test's data (parsed from README.md between ``<!-- bad-inputs -->`` and
-``<!-- /bad-inputs -->``), so the two cannot drift apart.
+The table is the test's data (parsed from docs/reference/bad-input.md between
+``<!-- bad-inputs -->`` and ``<!-- /bad-inputs -->``), so the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 
 from pateval.cli import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "bad-input.md"
 _FILE = re.compile(r"`([^`]+)`(?::\s*(?:`([^`]*)`|(\(empty\))))?")
 _DEFAULTS_PREFIX = "Beside its own files, each row's folder holds: "
 
@@ -45,7 +46,7 @@ def _cells(line: str) -> list[str]:
 
 
 def _table() -> tuple[dict[str, bytes | None], list[tuple[int, str, dict, str, int, str]]]:
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     block = text.split("<!-- bad-inputs -->", 1)[1].split("<!-- /bad-inputs -->", 1)[0]
     defaults: dict[str, bytes | None] = {}
     rows = []

@@ -127,7 +127,8 @@ def test_without_one_extra_only_its_modules_are_missing(inputs):
 
 
 #: the modules a distribution installs, where they are not its name
-_MODULES = {"python-multipart": {"multipart", "python_multipart"}, "dask": {"dask", "distributed"}}
+_MODULES = {"python-multipart": {"multipart", "python_multipart"}, "dask": {"dask", "distributed"},
+            "mkdocs-material": {"material"}}
 
 
 def test_the_table_of_extras_is_pyproject_s():

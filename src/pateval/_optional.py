@@ -32,6 +32,8 @@ EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "assess": (("starlette", "jinja2", "sqlalchemy", "uvicorn", "multipart", "python_multipart"), ()),
     "postgresql": (("psycopg",), ("assess",)),
     "dask": (("dask", "distributed"), ()),
+    # the documentation site's generator (mkdocs.yml), not a feature of the package: never in "all"
+    "docs": (("mkdocs", "material", "mkdocstrings"), ()),
     "all": ((), ("stats", "report", "patents", "store", "search", "flowchart", "assess", "postgresql", "dask")),
 }
 

@@ -534,6 +534,8 @@ class CorpusStore:
     threads : int, optional
         DuckDB worker threads (default: DuckDB's choice, all cores).
 
+    Notes
+    -----
     The tables ``documents``, ``passages``, ``claims`` and ``citations`` are views in
     the connection, so :meth:`sql` takes any DuckDB SQL over them::
 

@@ -1,5 +1,6 @@
-"""The README's "Using pateval from PyTerrier and ir_measures" example runs as written, and its
-numbers are pateval's."""
+"""The example of the guide "Using pateval from PyTerrier and ir_measures"
+(docs/guides/ir-measures-pyterrier.md, once the README's section) runs as written, and its numbers are
+pateval's."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ from pateval.options import EvaluationOptions
 
 pytest.importorskip("pyterrier")
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-SECTION = "## Using pateval from PyTerrier and ir_measures"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "guides" / "ir-measures-pyterrier.md"
+SECTION = "# Using pateval from PyTerrier and ir_measures"
 
 
 def _example() -> str:
-    text = README.read_text(encoding="utf-8")
-    assert SECTION in text, "the README lost its PyTerrier section"
+    text = PAGE.read_text(encoding="utf-8")
+    assert SECTION in text, "the guide lost its PyTerrier section"
     section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert blocks, "the PyTerrier section has no python example"
@@ -35,7 +36,7 @@ def test_readme_example_runs_and_gives_pateval_numbers():
     namespace: dict = {}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(_example(), "README.md", "exec"), namespace)  # noqa: S102 - the README's own code
+        exec(compile(_example(), "ir-measures-pyterrier.md", "exec"), namespace)  # noqa: S102 - the guide's own code
     table = namespace["table"]
     qrels_file, run_files = pateval.example_files()
     frame = pateval.evaluate(qrels_file, run_files[:2], ["AP", "PRES@100", "nDCG@10"], complete=True)
