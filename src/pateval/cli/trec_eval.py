@@ -237,7 +237,7 @@ def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunF
                 run = _top_in_preference_order(run, args.max_documents)
             result = api.evaluation(qrels, [run], options=options)
         if not args.complete:
-            _check_every_topic_has_results(qrels, result.scored[0].topics, args.results)
+            _note_topics_without_results(qrels, result.scored[0].topics, args.results)
         reference = None
         if args.Zscore is not None:  # read after the qrels and the run, as trec_eval reads them
             from ..formats.zscores import read_zscores
@@ -288,14 +288,16 @@ def _top_in_preference_order(run, max_documents: int):
     return run if keep.all() else _subset(run, keep)
 
 
-def _check_every_topic_has_results(qrels, topics, path: str) -> None:
-    """trec_eval 10.0 stops at a qrels topic without results unless -c is given (exit 4);
-    ``topics``: those evaluated (without -c: the qrels topics the run has)."""
-    missing = set(map(str, qrels.topic_ids)) - set(map(str, topics))
+def _note_topics_without_results(qrels, topics, path: str) -> None:
+    """Without -c the means are over the topics in both files, as trec_eval 9.0.x, pytrec_eval
+    and ir_measures take them (usnistgov/trec_eval#18); trec_eval 10.0 stops at a qrels topic
+    without results instead (exit 4). The topics left out are named on stderr, in one line
+    (``topics``: those evaluated)."""
+    missing = sorted(set(map(str, qrels.topic_ids)) - set(map(str, topics)), key=str.encode)
     if missing:
-        first = min(missing, key=str.encode)
-        raise PatevalError(f"{path}: qrels topic {first!r} has no results ({len(missing)} such topic(s)); trec_eval "
-                           "10.0 stops here too: give -c to score them 0")
+        shown = ", ".join(missing[:5]) + (f", ... ({len(missing) - 5} more)" if len(missing) > 5 else "")
+        print(f"pateval: note: {path}: {len(missing)} qrels topic(s) without results left out of the means "
+              f"(trec_eval 10.0 stops at them; -c scores them 0): {shown}", file=sys.stderr)
 
 
 def _score_on_stand_in_rankings(result, qrels, run, options, names: dict[str, str]) -> None:
