@@ -167,8 +167,9 @@ def test_judged_only_prints_nan_where_trec_eval_divides_zero_by_zero(tmp_path, c
 def test_evaluate_names_trec_uses_the_same_names(level):
     """`pateval evaluate --names trec` names each measure `pateval trec_eval -m all_trec` prints as it does."""
     from pateval.api import evaluation
-    from pateval.cli.trec_eval import _marked_measures, _measure_names
     from pateval.results.writers import trec_eval_names
+    from pateval.trec_eval_rules import marked_measures as _marked_measures
+    from pateval.trec_eval_rules import measure_names as _measure_names
 
     printed = _measure_names(_marked_measures(["all_trec", "dcg", "ideal_dcg", "yaap"]), num_docs=None)
     # the measures as an evaluation with -l scores them
@@ -389,3 +390,53 @@ def test_the_all_value_is_trec_evals_left_to_right_sum_in_byte_order(pairs, how)
     expected = total if how == "sum" else total / len(pairs)
     found = trec_eval_mean(values, topics, how)
     assert found == expected and math.copysign(1.0, found) == math.copysign(1.0, expected)
+
+
+# ---- compat="trec_eval": the library, pateval evaluate and pateval trec_eval agree ---------------
+
+_COMPAT_QRELS = "1 0 a 2\n1 0 b 1\n2 0 c 1\n2 0 d 3\n3 0 e 1\n3 0 f -1\n4 0 g 1\n4 0 h 0\n"
+_COMPAT_RUN = "1 Q0 a 1 3 t\n1 Q0 zz 2 2 t\n2 Q0 c 1 1 t\n2 Q0 q 2 0.5 t\n3 Q0 unj 1 1 t\n"
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_compat_trec_eval_gives_the_trec_eval_commands_values(tmp_path, capsys, judged_only):
+    """Topic 4 has no results (-c: trec_eval's stand-in ranking, utility_1,-1,0,2 counts its
+    document); with -J topic 3 is left without documents (iprec_at_recall: 0 / 0)."""
+    import pateval
+    from pateval.options import EvaluationOptions
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(_COMPAT_QRELS)
+    run.write_text(_COMPAT_RUN)
+    flags = ["-c", "-q", *(["-J"] if judged_only else [])]
+    assert main(["trec_eval", *flags, "-m", "utility.1,-1,0,2", "-m", "iprec_at_recall.0", "-m", "num_ret",
+                 "-m", "unj.5", str(qrels), str(run)]) == 0
+    theirs = {(line.split("\t")[0].strip(), line.split("\t")[1]): line.split("\t")[2]
+              for line in capsys.readouterr().out.splitlines()}
+    # trec_eval 10.0's own output (the binary, run on these files): -J removes topic 4's stand-in document
+    assert theirs["utility_1,-1,0,2", "4"] == ("-2.0000" if judged_only else "-5.0000")
+    assert theirs["num_ret", "4"] == "0" and theirs["unj_5", "4"] == "0.0000"
+    assert theirs["iprec_at_recall_0.00", "3"] == ("  -nan" if judged_only else "0.0000")
+    measures = ["Utility(d=2)", "IPrec@0.0", "NumRet", "Unj@5"]
+    assert main(["evaluate", *flags, "--compat", "trec_eval", "--names", "trec", *[a for m in measures
+                                                                                     for a in ("-m", m)],
+                 str(qrels), str(run)]) == 0
+    ours = {(line.split("\t")[0].strip(), line.split("\t")[1]): line.split("\t")[2]
+            for line in capsys.readouterr().out.splitlines()}
+    names = {"Utility(d=2.0)": "utility_1,-1,0,2", "IPrec(rounding=trec_eval9)": "iprec_at_recall_0.00"}
+    assert {(names.get(m, m), t): v for (m, t), v in ours.items()} == theirs
+    frame = pateval.evaluate(str(qrels), str(run), options=EvaluationOptions(
+        measures=["Utility(d=2)"], complete=True, judged_only=judged_only, compat="trec_eval"))
+    assert frame.set_index("topic")["value"].to_dict() == ({"1": -3.0, "2": -3.0, "3": -2.0, "4": -2.0} if judged_only
+                                                           else {"1": -6.0, "2": -6.0, "3": -5.0, "4": -5.0})
+    # pateval's own rule: topic 4 retrieved nothing, its utility is that of an empty ranking
+    assert main(["evaluate", *flags, "-m", "Utility(d=2)", str(qrels), str(run)]) == 0
+    assert "Utility(d=2)          \t4\t-2.0000" in capsys.readouterr().out.splitlines()
+
+
+def test_compat_names_its_choices():
+    from pateval.errors import ParameterError
+    from pateval.options import EvaluationOptions
+
+    with pytest.raises(ParameterError, match="compat"):
+        EvaluationOptions(compat="trec_eval9")

@@ -33,13 +33,15 @@ from .executor import BlockScorer, measure_values, row_matches
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
+from .trec_eval_rules import judged_rows_only, nan_on_empty_rankings, stand_in_run, top_rows_only, zeroed_on_stand_in
 
 if TYPE_CHECKING:
     import pandas as pd
 else:
     pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
 
-__all__ = ["Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
+__all__ = ["Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate",
+           "judged_rows_only", "top_rows_only"]
 
 
 class TopicsLeftOut(str):
@@ -205,15 +207,48 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
     context = EvaluationContext(dict(options.resources))
     blocks = BlockScorer(qrels, parsed, order=options.order, doc_key=options.doc_key, context=context,
                          scheduler=options.scheduler, work_dir=options.work_dir, timeout=options.scheduler_timeout)
+    stand_ins = _StandIns(qrels, options) if options.compat == "trec_eval" else None
     try:
         return _evaluate_runs(qrels, runs, parsed, complete=options.complete, order=options.order,
-                              doc_key=options.doc_key, context=context, blocks=blocks)
+                              doc_key=options.doc_key, context=context, blocks=blocks, stand_ins=stand_ins)
     finally:
         blocks.close()
 
 
+@dataclass
+class _StandIns:
+    """trec_eval's values where pateval's rules differ (``compat="trec_eval"``): a qrels topic
+    without results scored, with -c, on trec_eval's stand-in ranking of one unjudged document
+    (some values then cleared, by name); iprec_at_recall and 11pt_avg NaN on an empty ranking."""
+
+    qrels: Qrels
+    options: EvaluationOptions
+
+    def apply(self, ranked: RankedTopics, values: np.ndarray, judgements: JudgementIndex, run_name: str,
+              context: EvaluationContext, order: str, missing: np.ndarray, measures: list[Measure]) -> np.ndarray:
+        """``values`` of ``measures`` (one row each, a column per topic of ``ranked``) with
+        trec_eval's values; ``missing``: the qrels topics without results (scored on stand-in
+        rankings with -c)."""
+        values = np.array(values, dtype=np.float64).reshape(len(measures), -1)
+        nan_on_empty_rankings(ranked, measures, values)
+        if self.options.complete and len(missing):
+            stand_in = stand_in_run(missing, run_name)
+            if self.options.judged_only:
+                stand_in = judged_rows_only(stand_in, self.qrels, doc_key=self.options.doc_key)
+            standing = rank_run(stand_in, judgements.restrict(missing), order=order)
+            theirs = measure_values(standing, measures, context).reshape(len(measures), -1)
+            nan_on_empty_rankings(standing, measures, theirs)
+            for j, measure in enumerate(measures):
+                if zeroed_on_stand_in(measure, relevance_level=self.options.relevance_level):
+                    theirs[j] = 0.0
+            values[:, positions_in(np.asarray(ranked.topic_ids, dtype=object), np.asarray(standing.topic_ids,
+                                                                                          dtype=object))] = theirs
+        return values
+
+
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], *, complete: bool, order: str,
-                   doc_key: str, context: EvaluationContext, blocks: BlockScorer) -> Evaluation:
+                   doc_key: str, context: EvaluationContext, blocks: BlockScorer,
+                   stand_ins: _StandIns | None) -> Evaluation:
     qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
@@ -223,7 +258,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
     runs = blocks.submit_all(runs)
     for run in runs:  # one at a time: a generator of runs keeps one run in memory
         if isinstance(run, RunFile):
-            piece, run_notes = _evaluate_file(blocks, run, qrels_topics, complete=complete)
+            piece, run_notes = _evaluate_file(blocks, run, qrels_topics, complete=complete, stand_ins=stand_ins)
             if piece.run in names:
                 raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names")
             names.add(piece.run)
@@ -254,26 +289,24 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
                 run_order = "rank"  # a DD run's rank is its place in the session
                 notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "
                              "(iteration by iteration, by score within one)")
-        judged = [m for m in parsed if m.judged_only]
-        if not judged:
-            ranked = rank_run(run, indexes[index_key], order=run_order)
-            notes.extend(n for n in ranked.notes if n not in notes)
-            notes.extend(unmatched_note(run.name, row_matches(ranked), indexes[index_key]))
-            pieces.append(score_run(ranked, parsed, run_context))
-            continue
-        # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
-        plain = [m for m in parsed if not m.judged_only]
+        missing = topics[positions_in(np.asarray(run.topic_ids, dtype=object), topics) < 0]
         values: dict = {}
-        if plain:
-            ranked = rank_run(run, indexes[index_key], order=run_order)
-            notes.extend(n for n in ranked.notes if n not in notes)
-            notes.extend(unmatched_note(run.name, row_matches(ranked), indexes[index_key]))
-            values.update(zip(plain, measure_values(ranked, plain, run_context), strict=True))
-            del ranked
-        ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=run_order)
-        values.update(zip(judged, measure_values(ranked, judged, run_context), strict=True))
+        # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
+        for group in ([m for m in parsed if not m.judged_only], [m for m in parsed if m.judged_only]):
+            if not group:
+                continue
+            ranked = rank_run(run if not group[0].judged_only else judged_rows_only(run, qrels, doc_key=doc_key),
+                              indexes[index_key], order=run_order)
+            if not group[0].judged_only:
+                notes.extend(n for n in ranked.notes if n not in notes)
+                notes.extend(unmatched_note(run.name, row_matches(ranked), indexes[index_key]))
+            scored = measure_values(ranked, group, run_context)
+            if stand_ins is not None:
+                scored = stand_ins.apply(ranked, scored, indexes[index_key], ranked.run_name, run_context, run_order,
+                                         missing, group)
+            values.update(zip(group, scored, strict=True))
         pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
-                                np.concatenate([values[m] for m in parsed]) if parsed else np.zeros(0)))
+                                np.concatenate([values[m] for m in parsed])))
     if not names:
         raise ParameterError("no run was given")
     averaging = ("all qrels topics (complete: missing ones score 0)" if complete
@@ -284,7 +317,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
 
 
 def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndarray, *,
-                   complete: bool) -> tuple[ScoredRun, list[str]]:
+                   complete: bool, stand_ins: _StandIns | None) -> tuple[ScoredRun, list[str]]:
     """(values, notes) of one run file scored in blocks, as if it were evaluated whole."""
     scores = blocks.blocks(run_file)
     name = run_file.name or scores[-1].tag  # the last line's (every block's, unless mixed tags take the last)
@@ -298,7 +331,11 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
                     doc_ids=pa.array([], type=pa.string()), doc=np.zeros(0, dtype=np.int32),
                     score=np.zeros(0), rank=np.zeros(0, dtype=np.int64))
         ranked = rank_run(empty, blocks.judgements.restrict(missing), order=blocks.order)
-        scored.append((missing, measure_values(ranked, blocks.measures, blocks.context)))
+        values = measure_values(ranked, blocks.measures, blocks.context)
+        if stand_ins is not None:
+            values = stand_ins.apply(ranked, values, blocks.judgements, name, blocks.context, blocks.order, missing,
+                                     list(blocks.measures))
+        scored.append((missing, values))
     all_topics = np.concatenate([t for t, _ in scored])
     values = np.concatenate([v for _, v in scored], axis=1)
     values = values[:, positions_in(all_topics, topics)]
@@ -343,43 +380,6 @@ def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
             measure = Measure.make(measure.spec, params, measure.cutoff)
         changed.append(measure)
     return changed
-
-
-def _subset(run: Run, keep: np.ndarray) -> Run:
-    """The run's rows where ``keep`` (topics kept even when left without rows)."""
-    return Run(run.name, run.topic_ids, run.topic[keep], run.doc_ids, run.doc[keep], run.score[keep],
-               run.rank[keep], source=run.source, notes=run.notes, metadata=run.metadata, resources=run.resources)
-
-
-def top_rows_only(run: Run, max_documents: int, *, order: str = "score") -> Run:
-    """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order."""
-    from .core.ranking import evaluation_order
-
-    perm = evaluation_order(run, order=order)
-    topic = run.topic[perm]
-    starts = np.r_[0, np.flatnonzero(topic[1:] != topic[:-1]) + 1] if len(perm) else np.zeros(0, dtype=np.int64)
-    place = np.arange(len(perm)) - np.repeat(starts, np.diff(np.r_[starts, len(perm)]))
-    keep = np.zeros(len(run), dtype=bool)
-    keep[perm[place < max_documents]] = True
-    return run if keep.all() else _subset(run, keep)
-
-
-def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") -> Run:
-    """trec_eval -J: the rows whose document the qrels judge for the topic (a grade >= 0)."""
-    import pyarrow.compute as pc
-
-    from .core.docids import document_keys
-
-    judged = pa.array(np.asarray(qrels.rel) >= 0)
-    qrels_keys = pc.binary_join_element_wise(pc.filter(qrels.arrow("topic"), judged),
-                                             document_keys(pc.filter(qrels.arrow("docno"), judged), doc_key), "\t")
-    topics = pa.array(np.asarray(run.topic_ids, dtype=object), type=pa.string()).take(pa.array(run.topic))
-    docs = run.row_doc_ids()
-    if isinstance(docs, pa.ChunkedArray):
-        docs = docs.combine_chunks()
-    run_keys = pc.binary_join_element_wise(topics, document_keys(docs, doc_key), "\t")
-    keep = pc.is_in(run_keys, value_set=qrels_keys).to_numpy(zero_copy_only=False)
-    return run if keep.all() else _subset(run, keep)
 
 
 def _cut_runs(runs: Iterable[Any], qrels: Qrels, *, max_documents: int | None, judged_only: bool, order: str,

@@ -19,7 +19,10 @@ from .core.names import DOC_KEYS, ORDERS
 from .errors import ParameterError, PatevalError
 from .validation import check_choice
 
-__all__ = ["EvaluationOptions"]
+__all__ = ["EvaluationOptions", "COMPAT"]
+
+#: Whose rules the values follow where trec_eval's quirks differ from pateval's (docs/trec_eval-compat.md)
+COMPAT = ("pateval", "trec_eval")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +57,14 @@ class EvaluationOptions:
         trec_eval's ``-J``: unjudged documents (not in the qrels, or with a negative grade) are
         removed from each ranking first, for every measure (``judged_only=true`` on one measure
         does it for that measure). With ``max_documents``, the cut comes first, as in trec_eval.
+    compat : {"pateval", "trec_eval"}, default "pateval"
+        ``"trec_eval"``: trec_eval 10.0's values where its rules differ from pateval's (what
+        ``pateval trec_eval`` prints): with ``complete``, a qrels topic without results is
+        scored on trec_eval's stand-in ranking of one unjudged document, then the values
+        trec_eval names num_ret, utility, rbp_resid and unj are cleared (``utility_1,-1,0,2``
+        counts that document: -1 where pateval gives 0); iprec_at_recall and 11pt_avg are NaN
+        on a ranking ``judged_only`` leaves empty (trec_eval divides 0 by 0). See
+        docs/trec_eval-compat.md.
     block_bytes : int, optional
         Run files are read and scored in blocks of whole topics of about this many bytes
         (default 32 MB), so memory holds one block; a run whose topics are scattered over
@@ -81,6 +92,7 @@ class EvaluationOptions:
     relevance_level: int | None = None
     max_documents: int | None = None
     judged_only: bool = False
+    compat: str = "pateval"
     block_bytes: int | None = None
     scheduler: str | None = None
     work_dir: str | os.PathLike[str] | None = None
@@ -90,6 +102,7 @@ class EvaluationOptions:
         object.__setattr__(self, "measures", tuple(_measures_of(self.measures)))
         check_choice("order", self.order, ORDERS)
         check_choice("doc_key", self.doc_key, DOC_KEYS)
+        check_choice("compat", self.compat, COMPAT)
         for value, least, must in ((self.relevance_level, 1, "the relevance level must be an integer >= 1"),
                                    (self.max_documents, 1, "max_documents must be a positive integer"),
                                    (self.block_bytes, 0, "block_bytes must be a whole number of bytes >= 0")):
