@@ -175,16 +175,19 @@ def _subset(run: Run, keep: np.ndarray) -> Run:
 
 def top_rows_only(run: Run, max_documents: int, *, order: str = "score") -> Run:
     """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order."""
-    import numpy as np
-
     from .core.ranking import evaluation_order
 
-    perm = evaluation_order(run, order=order)
-    topic = run.topic[perm]
-    starts = np.r_[0, np.flatnonzero(topic[1:] != topic[:-1]) + 1] if len(perm) else np.zeros(0, dtype=np.int64)
-    place = np.arange(len(perm)) - np.repeat(starts, np.diff(np.r_[starts, len(perm)]))
+    return _first_rows(run, evaluation_order(run, order=order), max_documents)
+
+
+def _first_rows(run: Run, rows: np.ndarray, max_documents: int) -> Run:
+    """The run's first ``max_documents`` of each topic's ``rows`` (all rows, topic by topic, in order)."""
+    import numpy as np
+
+    from .core.segments import place_in_runs
+
     keep = np.zeros(len(run), dtype=bool)
-    keep[perm[place < max_documents]] = True
+    keep[rows[place_in_runs(run.topic[rows]) < max_documents]] = True
     return run if keep.all() else _subset(run, keep)
 
 
@@ -208,21 +211,14 @@ def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") ->
     return run if keep.all() else _subset(run, keep)
 
 
-def top_in_preference_order(run, max_documents: int):
+def top_in_preference_order(run: Run, max_documents: int) -> Run:
     """trec_eval -M for the preference measures: each topic's first documents by score,
     equal scores in ascending docno order (trec_eval's preference code ranks so)."""
-    import numpy as np
-
     from .core.ranking import evaluation_order
-    from .core.segments import place_in_runs
     from .measures.prefs import ascending_docno_ties
 
     perm = evaluation_order(run, order="score")
-    topic = run.topic[perm]
-    rows = perm[ascending_docno_ties(topic, run.score[perm])]
-    keep = np.zeros(len(run), dtype=bool)
-    keep[rows[place_in_runs(topic) < max_documents]] = True
-    return run if keep.all() else _subset(run, keep)
+    return _first_rows(run, perm[ascending_docno_ties(run.topic[perm], run.score[perm])], max_documents)
 
 
 # ---- -c: stand-in rankings; -J: empty rankings; relstring -------------------------------------
@@ -279,24 +275,12 @@ def complete_num_rel(qrels: Qrels) -> float:
     return float((np.asarray(qrels.rel) > 0).sum())
 
 
-def relevance_strings_of(qrels, run, options, params: str | None) -> dict[str, str]:
-    """trec_eval's relstring of each topic evaluated (``relstring.N``: N documents, default 10),
-    on the run as scored: -M and -J cut it first."""
-    import numpy as np
-
-    from .core.order import positions_in
-    from .core.ranking import JudgementIndex, rank_run
+def relstrings(ranked: RankedTopics, params: str | None) -> dict[str, str]:
+    """trec_eval's relstring of each topic of ``ranked`` (the run as scored: cut by -M and -J;
+    ``relstring.N``: N documents, default 10)."""
     from .measures.relstring import RELSTRING_LENGTH, relevance_strings
 
     length = int(_numbers("relstring", params)[0]) if params else RELSTRING_LENGTH
-    topics = np.asarray(qrels.topic_ids, dtype=object)
-    if not options.complete:
-        topics = topics[positions_in(np.asarray(run.topic_ids, dtype=object), topics) >= 0]
-    if options.max_documents is not None:
-        run = top_rows_only(run, options.max_documents, order=options.order)
-    if options.judged_only:
-        run = judged_rows_only(run, qrels, doc_key=options.doc_key)
-    ranked = rank_run(run, JudgementIndex.build(qrels, topics, doc_key=options.doc_key), order=options.order)
     strings = dict(zip(map(str, ranked.topic_ids), relevance_strings(ranked, length), strict=True))
     if params and length > 0:
         # with -c, trec_eval scores a topic without results on a ranking of one unlisted document and
@@ -304,5 +288,3 @@ def relevance_strings_of(qrels, run, options, params: str | None) -> dict[str, s
         missing = ranked.ptr[1:] == ranked.ptr[:-1]
         strings.update(dict.fromkeys(map(str, ranked.topic_ids[missing]), "-"))
     return strings
-
-

@@ -76,7 +76,7 @@ def _compare(flags: list[str], judgements: str, run_text: str) -> None:
     if expected.returncode != 0:  # a judged topic without results, without -c: trec_eval 10.0 stops,
         # pateval averages over the topics in both, as trec_eval on the judgements of those topics alone
         assert "not found in qrels" in expected.stderr, expected.stderr
-        assert status == 0 and "qrels topic(s) without results left out of the means" in err.getvalue()
+        assert status == 0 and "qrels topic(s) without results left out of the mean" in err.getvalue()
         in_run = {line.split()[0] for line in run_text.splitlines()}
         kept = "".join(line for line in judgements.splitlines(keepends=True) if line.split()[0] in in_run)
         if not kept:

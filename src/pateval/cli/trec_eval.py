@@ -1,17 +1,10 @@
 """``pateval trec_eval``: trec_eval 10.0's own command line, so that a script can replace
-``trec_eval`` with ``pateval trec_eval`` and change nothing else.
-
-``pateval trec_eval [-q] [-c] [-n] [-l N] [-M N] [-J] [-N N] [-R FORMAT] [-Z FILE] [-m MEASURE]... QRELS RESULTS``
-reads trec_eval's measure syntax (nicknames ``official``, ``all_trec``, ``set``, ``all_prefs``,
-``prefs``, ``qrels_jg``; parameters
-such as ``P.5,7,3``, ``iprec_at_recall..10,.20``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``),
-scores with pateval's measures (:mod:`pateval.measures.registry`) and prints what trec_eval
-prints, byte for byte (:func:`pateval.results.writers.format_trec_eval`; ``relstring`` from
-:mod:`pateval.measures.relstring`). ``-R prefs``, ``-R qrels_prefs`` and ``-R qrels_jg`` read
-the judgements as a side input of the preference and judgement-group measures
-(:mod:`pateval.formats.prefs`). ``-Z FILE`` prints z-scores (:mod:`pateval.results.zscores`, the
-reference read by :mod:`pateval.formats.zscores`). What pateval does not read (``-T`` formats
-other than trec_results, ``-D``) is refused with one line naming it.
+``trec_eval`` with ``pateval trec_eval`` and change nothing else: trec_eval's measure syntax
+and rules (:mod:`pateval.trec_eval_rules`), an evaluation with ``compat="trec_eval"``, and
+trec_eval's output byte for byte (:func:`pateval.results.writers.format_trec_eval`). ``-R
+prefs``, ``qrels_prefs`` and ``qrels_jg`` read side inputs (:mod:`pateval.formats.prefs`), ``-Z
+FILE`` prints z-scores (:mod:`pateval.results.zscores`); ``-T`` other than trec_results and
+``-D`` are refused with one line.
 """
 
 from __future__ import annotations
@@ -20,6 +13,7 @@ import dataclasses
 import sys
 from contextlib import nullcontext
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from ..errors import PatevalError
@@ -77,29 +71,8 @@ def _add_trec_eval(commands) -> None:
     p.set_defaults(run=_run_trec_eval)
 
 
-@dataclasses.dataclass(frozen=True)
-class _TrecEvalArgs:
-    """trec_eval's flags and files, by their argparse dests (trec_eval's own long names)."""
-
-    qrels: str | None
-    results: str | None
-    version: bool = False
-    per_query: bool = False
-    trec_measures: list[str] | None = None
-    complete: bool = False
-    relevance_level: int | None = None
-    nosummary: bool = False
-    Debug_level: str | None = None
-    judged_only: bool = False
-    num_docs: int | None = None
-    max_documents: int | None = None
-    Rel_info_format: str = "qrels"
-    Results_format: str = "trec_results"
-    Zscore: str | None = None
-
-
 def _run_trec_eval(**inputs) -> int:
-    args = _TrecEvalArgs(**inputs)  # the inputs by their dests (cli.shared.command_inputs)
+    args = SimpleNamespace(**inputs)  # trec_eval's flags and files by their dests (cli.shared.command_inputs)
     if args.version:
         from .. import __version__
 
@@ -123,10 +96,9 @@ def _run_trec_eval(**inputs) -> int:
 
     # trec_eval looks at neither the rank nor what follows a results line's sixth column, and names
     # the run by the last line's tag. A run file is read and scored in blocks of whole topics (one
-    # block per thread in memory) unless what follows needs the whole run: relstrings, -c's
-    # stand-in rankings, -J's empty rankings, the preference measures' own -M order
-    whole = ((args.per_query and "relstring" in marked) or REL_INFO_FORMATS[args.Rel_info_format] is not None
-             or args.complete or args.judged_only)
+    # block per thread in memory; -M and -J cut it whole) unless what follows needs the run itself:
+    # relstrings, the side inputs' measures (the preference measures' own -M order)
+    whole = (args.per_query and "relstring" in marked) or REL_INFO_FORMATS[args.Rel_info_format] is not None
     run_file = (RunFile(Path(args.results), lines="trec_eval", mixed_tags="last")
                 if readable_in_blocks(args.results) and not whole else None)
     # its first blocks are read while the rest of pateval is imported and the qrels are read
@@ -135,18 +107,19 @@ def _run_trec_eval(**inputs) -> int:
         return _evaluate(args, marked, run_file)
 
 
-def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunFile | None) -> int:
+def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: RunFile | None) -> int:
     assert args.qrels is not None and args.results is not None  # checked by _run_trec_eval
     names = measure_names(marked, num_docs=args.num_docs)
     extras = [name for name in ("runid", "num_q") if name in marked]
     from .. import api
     from .._lazy import pandas_deferred
+    from ..evaluation import TopicsLeftOut, rank
     from ..formats.inputs import as_qrels
     from ..formats.trec import read_run
     from ..measures import Measure, parse_measure
     from ..options import EvaluationOptions
     from ..results.writers import format_trec_eval, trec_eval_summary_rows
-    from ..trec_eval_rules import complete_num_rel, relevance_strings_of, top_in_preference_order
+    from ..trec_eval_rules import complete_num_rel, relstrings, top_in_preference_order
 
     side_input = REL_INFO_FORMATS[args.Rel_info_format]
     if side_input and "relstring" in marked:
@@ -189,8 +162,11 @@ def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunF
             if side_input == "preferences" and args.max_documents is not None:
                 run = top_in_preference_order(run, args.max_documents)
             result = api.evaluation(qrels, [run], options=options)
-        if not args.complete:
-            _note_topics_without_results(qrels, result.scored[0].topics, args.results)
+        # without -c, the means are over the topics in both files (usnistgov/trec_eval#18), where trec_eval
+        # 10.0 stops at a qrels topic without results (exit 4): the topics left out are named, as pateval names them
+        for note in result.notes:
+            if isinstance(note, TopicsLeftOut):
+                print(f"pateval: note: {note}", file=sys.stderr)
         reference = None
         if args.Zscore is not None:  # read after the qrels and the run, as trec_eval reads them
             from ..formats.zscores import read_zscores
@@ -202,7 +178,10 @@ def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunF
         if args.per_query and "relstring" in marked:  # trec_eval prints relstring per topic only
             params = marked["relstring"]
             name = f"relstring_{params}" if params else "relstring"
-            texts[name] = relevance_strings_of(qrels, run, options, params)
+            assert run is not None  # read whole for relstrings (_run_trec_eval)
+            texts[name] = relstrings(rank(run, qrels, complete=options.complete, order=options.order,
+                                          doc_key=options.doc_key, max_documents=options.max_documents,
+                                          judged_only=options.judged_only).ranked, params)
         scored, summary_rows = result.scored, trec_eval_summary_rows(result.scored, result.measures)
         if reference is not None and scored_names:
             from ..results.zscores import zscore_results
@@ -217,15 +196,3 @@ def _evaluate(args: _TrecEvalArgs, marked: dict[str, str | None], run_file: RunF
                                 zscores=reference is not None)
     sys.stdout.write(text)
     return 0
-
-
-def _note_topics_without_results(qrels, topics, path: str) -> None:
-    """Without -c the means are over the topics in both files, as trec_eval 9.0.x, pytrec_eval
-    and ir_measures take them (usnistgov/trec_eval#18); trec_eval 10.0 stops at a qrels topic
-    without results instead (exit 4). The topics left out are named on stderr, in one line
-    (``topics``: those evaluated)."""
-    missing = sorted(set(map(str, qrels.topic_ids)) - set(map(str, topics)), key=str.encode)
-    if missing:
-        shown = ", ".join(missing[:5]) + (f", ... ({len(missing) - 5} more)" if len(missing) > 5 else "")
-        print(f"pateval: note: {path}: {len(missing)} qrels topic(s) without results left out of the means "
-              f"(trec_eval 10.0 stops at them; -c scores them 0): {shown}", file=sys.stderr)
