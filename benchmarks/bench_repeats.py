@@ -7,10 +7,10 @@ Before issue 33 the pair index walked back one step at a time through a run of e
 hashes, so N copies cost O(N^2) (20,000 run lines: 16 s; 200,000 passage judgements: over 5
 minutes).
 
-Prints the wall time of each command in a fresh process (the median of ``--repeat`` runs;
-the machine may be shared), beside trec_eval's on the same files when ``TREC_EVAL`` names
-its binary (trec_eval reads the repeats without any check: it exits 4 on the run, as a
-qrels topic with one document has only one result, and accepts the qrels), and pateval's
+Prints the wall and CPU time of each command in a fresh process (medians of ``--repeat``
+runs; on a shared machine the CPU time is the steadier figure), beside trec_eval's on the
+same files when ``TREC_EVAL`` names its binary (it refuses both: "duplicate docs D1", exit
+4), and pateval's
 start-up (``pateval evaluate`` on one line each) for scale; also the passage qrels reader
 (``pateval assess import``'s) in this process.
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,16 +33,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import compile_pateval  # noqa: E402
 
 
-def _timed(command: list[str], repeat: int) -> tuple[float, int, str]:
-    """The median wall time of ``command``, its exit status and its last line of stderr."""
-    times, status, last = [], 0, ""
+def _timed(command: list[str], repeat: int) -> tuple[float, float, int, str]:
+    """The median wall and CPU time (user + system) of ``command``, its exit status and the
+    first line of its stderr."""
+    times, cpu, status, last = [], [], 0, ""
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         times.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         status = done.returncode
         last = (done.stderr.strip().splitlines() or [""])[0][:110]
-    return statistics.median(times), status, last
+    return statistics.median(times), statistics.median(cpu), status, last
 
 
 def main() -> None:
@@ -67,12 +72,13 @@ def main() -> None:
              (f"qrels of {args.copies:,} copies (merged)", pateval + ["evaluate", str(qrels), str(one_run)],
               [str(qrels), str(one_run)])]
     trec_eval = os.environ.get("TREC_EVAL")
-    print(f"{'case':<48} {'pateval s':>9} {'exit':>4}  {'trec_eval s':>11} {'exit':>4}  pateval's message")
+    print(f"{'case':<48} {'pateval wall/CPU s':>18} {'exit':>4}  {'trec_eval wall/CPU s':>20} {'exit':>4}  "
+          "pateval's message")
     for name, command, theirs in cases:
-        seconds, status, message = _timed(command, args.repeat)
-        peer = "" if not (trec_eval and theirs) else "{:>11.3f} {:>4}".format(*_timed([trec_eval, *theirs],
-                                                                                        args.repeat)[:2])
-        print(f"{name:<48} {seconds:>9.3f} {status:>4}  {peer:>16}  {message}")
+        seconds, cpu, status, message = _timed(command, args.repeat)
+        peer = "" if not (trec_eval and theirs) else "{:>9.3f} / {:<8.3f} {:>4}".format(
+            *_timed([trec_eval, *theirs], args.repeat)[:3])
+        print(f"{name:<48} {seconds:>7.3f} / {cpu:<8.3f} {status:>4}  {peer:>25}  {message}")
     from pateval.formats.passages import read_passage_qrels
 
     times = []
@@ -80,8 +86,8 @@ def main() -> None:
         started = time.perf_counter()
         read = read_passage_qrels(passages)
         times.append(time.perf_counter() - started)
-    print(f"{f'passage qrels of {args.copies:,} copies (assess import)':<48} {statistics.median(times):>9.3f}"
-          f"{'':>24}  {read.notes[0].split(': ', 1)[1]}")
+    print(f"{f'passage qrels of {args.copies:,} copies (assess import)':<48} {statistics.median(times):>7.3f} (in "
+          f"process){'':>29}{read.notes[0].split(': ', 1)[1]}")
 
 
 if __name__ == "__main__":
