@@ -441,3 +441,26 @@ def test_compat_names_its_choices():
 
     with pytest.raises(ParameterError, match="compat"):
         EvaluationOptions(compat="trec_eval9")
+
+
+def test_compat_clears_values_by_the_name_trec_eval_prints(tmp_path, capsys):
+    # trec_eval 10.0 -c clears the value named "utility" on a stand-in ranking, not the same measure
+    # asked for with its default parameters written out ("utility_1,-1,0,0"): the binary prints
+    # 0.0000 and -1.0000 for topic 2 here
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n2 0 b 1\n")
+    run.write_text("1 Q0 x 1 1 tag\n")
+    for measure, value in (("utility", "0.0000"), ("utility.1,-1,0,0", "-1.0000")):
+        assert main(["trec_eval", "-c", "-q", "-m", measure, str(qrels), str(run)]) == 0
+        assert capsys.readouterr().out.splitlines()[1].split("\t")[1:] == ["2", value]
+    import dataclasses
+
+    import pateval
+    from pateval.options import EvaluationOptions
+
+    options = EvaluationOptions(measures=["Utility"], complete=True, compat="trec_eval")
+    frame = pateval.evaluate(str(qrels), str(run), options=options)
+    assert frame.set_index("topic")["value"].to_dict() == {"1": -1.0, "2": 0.0}
+    frame = pateval.evaluate(str(qrels), str(run), options=dataclasses.replace(
+        options, trec_eval_names={"Utility": "utility_1,-1,0,0"}))
+    assert frame.set_index("topic")["value"].to_dict() == {"1": -1.0, "2": -1.0}

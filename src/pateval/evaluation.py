@@ -229,8 +229,12 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
     Evaluation
     """
     parsed = parse_measures(options.measures)
+    printed = [options.trec_eval_names.get(str(m)) for m in parsed]
     if options.relevance_level is not None:
         parsed = _with_relevance_level(parsed, options.relevance_level)
+    # compat="trec_eval": the measures whose values trec_eval clears on -c's stand-in rankings
+    cleared = {str(m) for m, name in zip(parsed, printed, strict=True)
+               if zeroed_on_stand_in(m, relevance_level=options.relevance_level, printed=name)}
     if not parsed:
         raise ParameterError("no measure was asked for")
     needs_subtopics = [m for m in parsed if "subtopics" in m.spec.requires]
@@ -241,14 +245,14 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
     blocks = BlockScorer(qrels, parsed, order=options.order, doc_key=options.doc_key, context=context,
                          scheduler=options.scheduler, work_dir=options.work_dir, timeout=options.scheduler_timeout)
     try:
-        return _evaluate_runs(qrels, runs, parsed, options, context=context, blocks=blocks)
+        return _evaluate_runs(qrels, runs, parsed, options, context=context, blocks=blocks, cleared=cleared)
     finally:
         blocks.close()
 
 
 def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measure], missing: np.ndarray,
                   options: EvaluationOptions, scored_on: Ranking | BlockScorer, run_name: str,
-                  context: EvaluationContext) -> np.ndarray:
+                  context: EvaluationContext, cleared: set[str]) -> np.ndarray:
     """``values`` of ``measures`` (a row each, a column per topic of ``ranked``) as trec_eval gives
     them where its rules differ from pateval's (``compat="trec_eval"``): iprec_at_recall and
     11pt_avg NaN on an empty ranking; with -c, a qrels topic without results (``missing``) scored
@@ -263,7 +267,7 @@ def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measu
         theirs = measure_values(standing, measures, context).reshape(len(measures), -1)
         nan_on_empty_rankings(standing, measures, theirs)
         for j, measure in enumerate(measures):
-            if zeroed_on_stand_in(measure, relevance_level=options.relevance_level):
+            if str(measure) in cleared:
                 theirs[j] = 0.0
         values[:, positions_in(np.asarray(ranked.topic_ids, dtype=object), np.asarray(standing.topic_ids,
                                                                                       dtype=object))] = theirs
@@ -271,7 +275,7 @@ def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measu
 
 
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], options: EvaluationOptions, *,
-                   context: EvaluationContext, blocks: BlockScorer) -> Evaluation:
+                   context: EvaluationContext, blocks: BlockScorer, cleared: set[str]) -> Evaluation:
     complete = options.complete
     qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)
@@ -288,7 +292,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
 
     for run in runs:  # one at a time: a generator of runs keeps one run in memory
         if isinstance(run, RunFile):
-            piece, run_notes = _evaluate_file(blocks, run, qrels_topics, options)
+            piece, run_notes = _evaluate_file(blocks, run, qrels_topics, options, cleared)
             if piece.run in names:
                 raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names")
             names.add(piece.run)
@@ -324,7 +328,7 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             scored = measure_values(ranked, group, run_context)
             if options.compat == "trec_eval":
                 scored = _as_trec_eval(scored, ranked, group, ranking.missing, options, ranking, ranked.run_name,
-                                       run_context)
+                                       run_context, cleared)
             values.update(zip(group, scored, strict=True))
         pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
                                 np.concatenate([values[m] for m in parsed])))
@@ -337,8 +341,8 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
     return Evaluation(scored=pieces, measures=parsed, notes=notes, run_metadata=run_metadata)
 
 
-def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndarray,
-                   options: EvaluationOptions) -> tuple[ScoredRun, list[str]]:
+def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndarray, options: EvaluationOptions,
+                   cleared: set[str]) -> tuple[ScoredRun, list[str]]:
     """(values, notes) of one run file scored in blocks, as if it were evaluated whole."""
     scores = blocks.blocks(run_file)
     name = run_file.name or scores[-1].tag  # the last line's (every block's, unless mixed tags take the last)
@@ -352,7 +356,7 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
         values = measure_values(ranked, blocks.measures, blocks.context)
         if options.compat == "trec_eval":
             values = _as_trec_eval(values, ranked, list(blocks.measures), missing, options, blocks, name,
-                                   blocks.context)
+                                   blocks.context, cleared)
         scored.append((missing, values))
     all_topics = np.concatenate([t for t, _ in scored])
     values = np.concatenate([v for _, v in scored], axis=1)

@@ -65,6 +65,11 @@ class EvaluationOptions:
         counts that document: -1 where pateval gives 0); iprec_at_recall and 11pt_avg are NaN
         on a ranking ``judged_only`` leaves empty (trec_eval divides 0 by 0). See
         docs/trec_eval-compat.md.
+    trec_eval_names : mapping, optional
+        With ``compat="trec_eval"``: the name trec_eval prints a measure under (by the
+        measure's name in ``measures``) where it is not the registry's; trec_eval clears values
+        by these names (``pateval trec_eval -m utility.1,-1,0,0`` prints ``utility_1,-1,0,0``,
+        which trec_eval does not clear, where ``utility`` is cleared).
     block_bytes : int, optional
         Run files are read and scored in blocks of whole topics of about this many bytes
         (default 32 MB), so memory holds one block; a run whose topics are scattered over
@@ -93,6 +98,7 @@ class EvaluationOptions:
     max_documents: int | None = None
     judged_only: bool = False
     compat: str = "pateval"
+    trec_eval_names: Mapping[str, str] = field(default_factory=dict)
     block_bytes: int | None = None
     scheduler: str | None = None
     work_dir: str | os.PathLike[str] | None = None

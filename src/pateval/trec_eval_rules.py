@@ -236,13 +236,14 @@ def stand_in_run(topics, name: str) -> Run:
     return Run.from_columns(topics, [STAND_IN_DOCNO] * len(topics), [1.0] * len(topics), name=name)
 
 
-def zeroed_on_stand_in(measure: Measure, *, relevance_level: int | None = None) -> bool:
+def zeroed_on_stand_in(measure: Measure, *, relevance_level: int | None = None, printed: str | None = None) -> bool:
     """Whether trec_eval clears a measure's value on a stand-in ranking: it zeroes the values
     *named* exactly num_ret, utility, rbp_resid and those starting unj, so that a measure it
-    names otherwise (``utility_1,-1,0,2``) counts the stand-in document."""
+    names otherwise (``utility_1,-1,0,2``) counts the stand-in document. ``printed``: the name
+    trec_eval prints it under, when not the registry's."""
     from .measures.registry import trec_eval_name
 
-    name = trec_eval_name(measure, relevance_level=relevance_level or 1)
+    name = printed if printed is not None else trec_eval_name(measure, relevance_level=relevance_level or 1)
     return name is not None and (name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"))
 
 

@@ -143,7 +143,7 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
     max_documents = None if side_input == "preferences" else args.max_documents
     options = EvaluationOptions(measures=measures, qrels_format="trec", complete=args.complete,
                                 relevance_level=args.relevance_level, max_documents=max_documents,
-                                judged_only=judged_only, compat="trec_eval")
+                                judged_only=judged_only, compat="trec_eval", trec_eval_names=printed)
     with pandas_deferred():
         if side_input is None:
             qrels = as_qrels(args.qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
