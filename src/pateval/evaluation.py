@@ -233,8 +233,8 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
     if options.relevance_level is not None:
         parsed = _with_relevance_level(parsed, options.relevance_level)
     # compat="trec_eval": the measures whose values trec_eval clears on -c's stand-in rankings
-    cleared = {str(m) for m, name in zip(parsed, printed, strict=True)
-               if zeroed_on_stand_in(m, relevance_level=options.relevance_level, printed=name)}
+    cleared = {str(m) for m, name in zip(parsed, printed, strict=True) if options.compat == "trec_eval"
+               and zeroed_on_stand_in(m, relevance_level=options.relevance_level, printed=name)}
     if not parsed:
         raise ParameterError("no measure was asked for")
     needs_subtopics = [m for m in parsed if "subtopics" in m.spec.requires]
