@@ -117,15 +117,25 @@ def test_relstring_marks_each_kind_of_judgement(tmp_path, capsys):
                                        "num_ret               \tall\t5\n")
 
 
-def test_a_qrels_topic_without_results_stops_as_in_trec_eval(tmp_path, capsys):
+def test_a_qrels_topic_without_results_is_left_out_with_a_note(tmp_path, capsys):
+    # trec_eval 10.0 exits 4 here ("result qid not found in qrels"); 9.0.x, pytrec_eval and
+    # ir_measures average over the topics in both files (usnistgov/trec_eval#18), as pateval does
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("q1 0 d1 1\nq2 0 x 1\n")
     run.write_text("q1 Q0 d1 1 1 tag\n")
-    assert main(["trec_eval", str(qrels), str(run)]) == 2
+    assert main(["trec_eval", "-m", "num_q", "-m", "map", str(qrels), str(run)]) == 0
     captured = capsys.readouterr()
-    assert captured.out == "" and "qrels topic 'q2' has no results" in captured.err
+    assert captured.out == "num_q                 \tall\t1\nmap                   \tall\t1.0000\n"
+    assert captured.err == ("pateval: note: run 'tag': 1 qrels topic(s) without results left out of the mean (use -c / "
+                            "complete=True to count them as 0): q2\n")
     assert main(["trec_eval", "-c", "-m", "num_q", "-m", "num_ret", str(qrels), str(run)]) == 0
     assert capsys.readouterr().out.endswith("num_q                 \tall\t2\nnum_ret               \tall\t1\n")
+    many = tmp_path / "many"
+    many.write_text("".join(f"q{k} 0 x 1\n" for k in range(1, 10)))
+    assert main(["trec_eval", "-m", "num_q", str(many), str(run)]) == 0
+    assert capsys.readouterr().err == ("pateval: note: run 'tag': 8 qrels topic(s) without results left out of the "
+                                       "mean (use -c / complete=True to count them as 0): q2, q3, q4, q5, q6, ... (3 "
+                                       "more)\n")
 
 
 def test_complete_scores_missing_topics_as_trec_eval(tmp_path, capsys):
@@ -158,8 +168,9 @@ def test_judged_only_prints_nan_where_trec_eval_divides_zero_by_zero(tmp_path, c
 def test_evaluate_names_trec_uses_the_same_names(level):
     """`pateval evaluate --names trec` names each measure `pateval trec_eval -m all_trec` prints as it does."""
     from pateval.api import evaluation
-    from pateval.cli.trec_eval import _marked_measures, _measure_names
     from pateval.results.writers import trec_eval_names
+    from pateval.trec_eval_rules import marked_measures as _marked_measures
+    from pateval.trec_eval_rules import measure_names as _measure_names
 
     printed = _measure_names(_marked_measures(["all_trec", "dcg", "ideal_dcg", "yaap"]), num_docs=None)
     # the measures as an evaluation with -l scores them
@@ -319,14 +330,20 @@ def test_same_output_as_trec_eval(flags, collection):
             status = main(["trec_eval", *flags, str(qrels), str(run)])
     if expected.returncode < 0:
         return  # trec_eval crashed (a signal; -c -J on a topic all of whose grades are negative): nothing to match
+    if "not found in qrels" in expected.stderr:
+        # trec_eval 10.0 stops at a qrels topic without results (without -c); pateval averages over
+        # the topics in both files, as trec_eval does on the qrels of those topics alone (9.0.x's rule)
+        assert status == 0 and "qrels topic(s) without results left out of the mean" in err.getvalue()
+        in_run = {line.split()[0] for line in run_text.splitlines()}
+        if not any(line.split()[0] in in_run for line in qrels_text.splitlines()):
+            assert out.getvalue() == ""  # no topic in both: nothing to average (trec_eval reads no qrels)
+            return
+        expected = _on_topics_in_both(flags, qrels_text, run_text, zscores_text)
+    if expected.returncode < 0:
+        return
     if expected.returncode != 0:
-        # trec_eval 10.0 stops at a qrels topic without results (without -c): so does pateval (exit 2);
-        # it fails on a topic whose qrels grades are all negative: pateval scores it
-        assert "not found in qrels" not in expected.stderr or status == 2
-        if status == 2:
-            assert "has no results" in err.getvalue() and out.getvalue() == ""
-        else:
-            assert status == 0 and "Can't calculate measure" in expected.stderr, err.getvalue()
+        # trec_eval fails on a topic whose qrels grades are all negative: pateval scores it
+        assert status == 0 and "Can't calculate measure" in expected.stderr, err.getvalue()
         return
     assert status == 0, err.getvalue()
     grades: dict[str, list[int]] = {}
@@ -338,6 +355,18 @@ def test_same_output_as_trec_eval(flags, collection):
         return
     # byte for byte, -nan too (iprec_at_recall and 11pt_avg of a topic that -J leaves without documents)
     assert out.getvalue() == expected.stdout
+
+
+def _on_topics_in_both(flags: list[str], qrels_text: str, run_text: str, zscores_text: str):
+    """trec_eval on the qrels of the run's topics alone (every flag and file as given)."""
+    in_run = {line.split()[0] for line in run_text.splitlines()}
+    with tempfile.TemporaryDirectory() as directory:
+        qrels, run, zscores = Path(directory) / "qrels", Path(directory) / "run", Path(directory) / "zscores"
+        qrels.write_text("".join(line for line in qrels_text.splitlines(keepends=True) if line.split()[0] in in_run))
+        run.write_text(run_text)
+        zscores.write_text(zscores_text)
+        flags = [str(zscores) if flag.endswith("zscores") else flag for flag in flags]
+        return subprocess.run([str(TREC_EVAL), *flags, str(qrels), str(run)], capture_output=True, text=True)
 
 
 @given(st.lists(st.tuples(st.text(min_size=1, max_size=4),
@@ -362,3 +391,76 @@ def test_the_all_value_is_trec_evals_left_to_right_sum_in_byte_order(pairs, how)
     expected = total if how == "sum" else total / len(pairs)
     found = trec_eval_mean(values, topics, how)
     assert found == expected and math.copysign(1.0, found) == math.copysign(1.0, expected)
+
+
+# ---- compat="trec_eval": the library, pateval evaluate and pateval trec_eval agree ---------------
+
+_COMPAT_QRELS = "1 0 a 2\n1 0 b 1\n2 0 c 1\n2 0 d 3\n3 0 e 1\n3 0 f -1\n4 0 g 1\n4 0 h 0\n"
+_COMPAT_RUN = "1 Q0 a 1 3 t\n1 Q0 zz 2 2 t\n2 Q0 c 1 1 t\n2 Q0 q 2 0.5 t\n3 Q0 unj 1 1 t\n"
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_compat_trec_eval_gives_the_trec_eval_commands_values(tmp_path, capsys, judged_only):
+    """Topic 4 has no results (-c: trec_eval's stand-in ranking, utility_1,-1,0,2 counts its
+    document); with -J topic 3 is left without documents (iprec_at_recall: 0 / 0)."""
+    import pateval
+    from pateval.options import EvaluationOptions
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(_COMPAT_QRELS)
+    run.write_text(_COMPAT_RUN)
+    flags = ["-c", "-q", *(["-J"] if judged_only else [])]
+    assert main(["trec_eval", *flags, "-m", "utility.1,-1,0,2", "-m", "iprec_at_recall.0", "-m", "num_ret",
+                 "-m", "unj.5", str(qrels), str(run)]) == 0
+    theirs = {(line.split("\t")[0].strip(), line.split("\t")[1]): line.split("\t")[2]
+              for line in capsys.readouterr().out.splitlines()}
+    # trec_eval 10.0's own output (the binary, run on these files): -J removes topic 4's stand-in document
+    assert theirs["utility_1,-1,0,2", "4"] == ("-2.0000" if judged_only else "-5.0000")
+    assert theirs["num_ret", "4"] == "0" and theirs["unj_5", "4"] == "0.0000"
+    assert theirs["iprec_at_recall_0.00", "3"] == ("  -nan" if judged_only else "0.0000")
+    measures = ["Utility(d=2)", "IPrec@0.0", "NumRet", "Unj@5"]
+    assert main(["evaluate", *flags, "--compat", "trec_eval", "--names", "trec", *[a for m in measures
+                                                                                     for a in ("-m", m)],
+                 str(qrels), str(run)]) == 0
+    ours = {(line.split("\t")[0].strip(), line.split("\t")[1]): line.split("\t")[2]
+            for line in capsys.readouterr().out.splitlines()}
+    names = {"Utility(d=2.0)": "utility_1,-1,0,2", "IPrec(rounding=trec_eval9)": "iprec_at_recall_0.00"}
+    assert {(names.get(m, m), t): v for (m, t), v in ours.items()} == theirs
+    frame = pateval.evaluate(str(qrels), str(run), options=EvaluationOptions(
+        measures=["Utility(d=2)"], complete=True, judged_only=judged_only, compat="trec_eval"))
+    assert frame.set_index("topic")["value"].to_dict() == ({"1": -3.0, "2": -3.0, "3": -2.0, "4": -2.0} if judged_only
+                                                           else {"1": -6.0, "2": -6.0, "3": -5.0, "4": -5.0})
+    # pateval's own rule: topic 4 retrieved nothing, its utility is that of an empty ranking
+    assert main(["evaluate", *flags, "-m", "Utility(d=2)", str(qrels), str(run)]) == 0
+    assert "Utility(d=2)          \t4\t-2.0000" in capsys.readouterr().out.splitlines()
+
+
+def test_compat_names_its_choices():
+    from pateval.errors import ParameterError
+    from pateval.options import EvaluationOptions
+
+    with pytest.raises(ParameterError, match="compat"):
+        EvaluationOptions(compat="trec_eval9")
+
+
+def test_compat_clears_values_by_the_name_trec_eval_prints(tmp_path, capsys):
+    # trec_eval 10.0 -c clears the value named "utility" on a stand-in ranking, not the same measure
+    # asked for with its default parameters written out ("utility_1,-1,0,0"): the binary prints
+    # 0.0000 and -1.0000 for topic 2 here
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n2 0 b 1\n")
+    run.write_text("1 Q0 x 1 1 tag\n")
+    for measure, value in (("utility", "0.0000"), ("utility.1,-1,0,0", "-1.0000")):
+        assert main(["trec_eval", "-c", "-q", "-m", measure, str(qrels), str(run)]) == 0
+        assert capsys.readouterr().out.splitlines()[1].split("\t")[1:] == ["2", value]
+    import dataclasses
+
+    import pateval
+    from pateval.options import EvaluationOptions
+
+    options = EvaluationOptions(measures=["Utility"], complete=True, compat="trec_eval")
+    frame = pateval.evaluate(str(qrels), str(run), options=options)
+    assert frame.set_index("topic")["value"].to_dict() == {"1": -1.0, "2": 0.0}
+    frame = pateval.evaluate(str(qrels), str(run), options=dataclasses.replace(
+        options, trec_eval_names={"Utility": "utility_1,-1,0,0"}))
+    assert frame.set_index("topic")["value"].to_dict() == {"1": -1.0, "2": -1.0}

@@ -15,10 +15,10 @@ the frame is in the same order.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -34,13 +34,15 @@ from .formats.resources import prepare_resources, resource_options
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
+from .trec_eval_rules import judged_rows_only, nan_on_empty_rankings, stand_in_run, top_rows_only, zeroed_on_stand_in
 
 if TYPE_CHECKING:
     import pandas as pd
 else:
     pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
 
-__all__ = ["DocKeyNote", "Evaluation", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "topics_to_evaluate"]
+__all__ = ["DocKeyNote", "Evaluation", "Ranking", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "rank",
+           "topics_to_evaluate", "judged_rows_only", "top_rows_only"]
 
 
 class TopicsLeftOut(str):
@@ -179,6 +181,42 @@ def _few(values: Iterable, limit: int = 5) -> str:
     return shown + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
 
 
+@dataclass
+class Ranking:
+    """One run ranked for an evaluation (:func:`rank`), with what the user must know about it."""
+
+    ranked: RankedTopics
+    topics: np.ndarray  # the topics evaluated (complete: every qrels topic)
+    missing: np.ndarray  # those of them the run has no line for
+    order: str  # the order the run was ranked in (a TREC DD run's session: "rank")
+    notes: list[str]  # the topics left out, the session order, the ranking's notes, unmatched ids
+    judgements: JudgementIndex
+
+
+def rank(run: Run, qrels: Qrels, *, complete: bool = False, order: str = "score", doc_key: str = "publication",
+         max_documents: int | None = None, judged_only: bool = False,
+         judgements: Callable[[np.ndarray], JudgementIndex] | None = None) -> Ranking:
+    """The one ranking step of an evaluation: the topics evaluated (those in both the qrels
+    and the run; ``complete``: every qrels topic), a TREC DD run in the order of its session,
+    trec_eval's -M cut (in that order) and -J cut, the run ranked per topic, and the notes
+    on all of it. ``judgements``: the judgement index of some topics (default: built here)."""
+    topics, notes = topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), run, complete=complete)
+    index = (judgements or (lambda chosen: JudgementIndex.build(qrels, chosen, doc_key=doc_key)))(topics)
+    if "iterations" in run.resources and order == "score":
+        order = "rank"  # a DD run's rank is its place in the session
+        notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "
+                     "(iteration by iteration, by score within one)")
+    missing = topics[positions_in(np.asarray(run.topic_ids, dtype=object), topics) < 0]
+    if max_documents is not None:
+        run = top_rows_only(run, max_documents, order=order)
+    if judged_only:
+        run = judged_rows_only(run, qrels, doc_key=doc_key)
+    ranked = rank_run(run, index, order=order)
+    notes.extend(n for n in ranked.notes if n not in notes)
+    notes.extend(unmatched_note(run.name, row_matches(ranked), index))
+    return Ranking(ranked, topics, missing, order, notes, index)
+
+
 def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: EvaluationOptions) -> Evaluation:
     """Score runs against qrels with the measures and settings of ``options``.
 
@@ -199,11 +237,12 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
     Evaluation
     """
     parsed = parse_measures(options.measures)
+    printed = [options.trec_eval_names.get(str(m)) for m in parsed]
     if options.relevance_level is not None:
         parsed = _with_relevance_level(parsed, options.relevance_level)
-    if options.max_documents is not None or options.judged_only:
-        runs = _cut_runs(runs, qrels, max_documents=options.max_documents, judged_only=options.judged_only,
-                         order=options.order, doc_key=options.doc_key)
+    # compat="trec_eval": the measures whose values trec_eval clears on -c's stand-in rankings
+    cleared = {str(m) for m, name in zip(parsed, printed, strict=True) if options.compat == "trec_eval"
+               and zeroed_on_stand_in(m, relevance_level=options.relevance_level, printed=name)}
     if not parsed:
         raise ParameterError("no measure was asked for")
     _refuse_integer_measures(qrels, parsed)
@@ -215,8 +254,7 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
     blocks = BlockScorer(qrels, parsed, order=options.order, doc_key=options.doc_key, context=context,
                          scheduler=options.scheduler, work_dir=options.work_dir, timeout=options.scheduler_timeout)
     try:
-        return _evaluate_runs(qrels, runs, parsed, complete=options.complete, order=options.order,
-                              doc_key=options.doc_key, context=context, blocks=blocks)
+        return _evaluate_runs(qrels, runs, parsed, options, context=context, blocks=blocks, cleared=cleared)
     finally:
         blocks.close()
 
@@ -250,8 +288,33 @@ def _refuse_integer_measures(qrels: Qrels, measures: list[Measure]) -> None:
                              f"{', '.join(FRACTIONAL_GRADE_MEASURES)}")
 
 
-def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], *, complete: bool, order: str,
-                   doc_key: str, context: EvaluationContext, blocks: BlockScorer) -> Evaluation:
+def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measure], missing: np.ndarray,
+                  options: EvaluationOptions, scored_on: Ranking | BlockScorer, run_name: str,
+                  context: EvaluationContext, cleared: set[str]) -> np.ndarray:
+    """``values`` of ``measures`` (a row each, a column per topic of ``ranked``) as trec_eval gives
+    them where its rules differ from pateval's (``compat="trec_eval"``): iprec_at_recall and
+    11pt_avg NaN on an empty ranking; with -c, a qrels topic without results (``missing``) scored
+    on trec_eval's stand-in ranking of one unjudged document, some values then cleared by name."""
+    values = np.array(values, dtype=np.float64).reshape(len(measures), -1)
+    nan_on_empty_rankings(ranked, measures, values)
+    if options.complete and len(missing):
+        stand_in = stand_in_run(missing, run_name)
+        if options.judged_only or measures[0].judged_only:
+            stand_in = judged_rows_only(stand_in, scored_on.judgements.qrels, doc_key=options.doc_key)
+        standing = rank_run(stand_in, scored_on.judgements.restrict(missing), order=scored_on.order)
+        theirs = measure_values(standing, measures, context).reshape(len(measures), -1)
+        nan_on_empty_rankings(standing, measures, theirs)
+        for j, measure in enumerate(measures):
+            if str(measure) in cleared:
+                theirs[j] = 0.0
+        values[:, positions_in(np.asarray(ranked.topic_ids, dtype=object), np.asarray(standing.topic_ids,
+                                                                                      dtype=object))] = theirs
+    return values
+
+
+def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], options: EvaluationOptions, *,
+                   context: EvaluationContext, blocks: BlockScorer, cleared: set[str]) -> Evaluation:
+    complete = options.complete
     qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
@@ -259,9 +322,15 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
     run_metadata: dict = {}
     names: set[str] = set()
     runs = blocks.submit_all(runs)
+
+    def index_of(topics: np.ndarray) -> JudgementIndex:  # one index for the runs of the same topics
+        if tuple(topics) not in indexes:
+            indexes[tuple(topics)] = JudgementIndex.build(qrels, topics, doc_key=options.doc_key)
+        return indexes[tuple(topics)]
+
     for run in runs:  # one at a time: a generator of runs keeps one run in memory
         if isinstance(run, RunFile):
-            piece, run_notes = _evaluate_file(blocks, run, qrels_topics, complete=complete)
+            piece, run_notes = _evaluate_file(blocks, run, qrels_topics, options, cleared)
             if piece.run in names:
                 raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names: a dict "
                                      "{name: run} (--run-names A,B,... on the command line)")
@@ -279,42 +348,30 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
             raise ParameterError(f"two runs are named {run.name!r}; give them distinct names: a dict "
                                  "{name: run} (--run-names A,B,... on the command line)")
         names.add(run.name)
-        topics, run_notes = topics_to_evaluate(qrels_topics, run, complete=complete)
-        notes.extend(run_notes)
-        index_key = tuple(topics)
-        if index_key not in indexes:
-            indexes[index_key] = JudgementIndex.build(qrels, topics, doc_key=doc_key)
         if run.metadata:
             run_metadata[run.name] = {"source": run.source, **run.metadata}
-        run_context, run_order = context, order
-        if run.resources:
-            # side inputs read with the run (a TREC DD run's iterations); the caller's own win
-            run_context = EvaluationContext(prepare_resources({**run.resources, **context.resources}), context.memo,
-                                            context.options)
-            if "iterations" in run.resources and order == "score":
-                run_order = "rank"  # a DD run's rank is its place in the session
-                notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "
-                             "(iteration by iteration, by score within one)")
-        judged = [m for m in parsed if m.judged_only]
-        if not judged:
-            ranked = rank_run(run, indexes[index_key], order=run_order)
-            notes.extend(n for n in ranked.notes if n not in notes)
-            notes.extend(unmatched_note(run.name, row_matches(ranked), indexes[index_key]))
-            pieces.append(score_run(ranked, parsed, run_context))
-            continue
-        # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
-        plain = [m for m in parsed if not m.judged_only]
+        # side inputs read with the run (a TREC DD run's iterations); the caller's own win
+        run_context = EvaluationContext(prepare_resources({**run.resources, **context.resources}), context.memo,
+                                        context.options) if run.resources else context
         values: dict = {}
-        if plain:
-            ranked = rank_run(run, indexes[index_key], order=run_order)
-            notes.extend(n for n in ranked.notes if n not in notes)
-            notes.extend(unmatched_note(run.name, row_matches(ranked), indexes[index_key]))
-            values.update(zip(plain, measure_values(ranked, plain, run_context), strict=True))
-            del ranked
-        ranked = rank_run(judged_rows_only(run, qrels, doc_key=doc_key), indexes[index_key], order=run_order)
-        values.update(zip(judged, measure_values(ranked, judged, run_context), strict=True))
+        # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
+        plain, judged = [m for m in parsed if not m.judged_only], [m for m in parsed if m.judged_only]
+        for group in (plain, judged):
+            if not group:
+                continue
+            ranking = rank(run, qrels, complete=complete, order=options.order, doc_key=options.doc_key,
+                           max_documents=options.max_documents, judged_only=options.judged_only or group is judged,
+                           judgements=index_of)
+            if group is plain or not plain:  # the notes of the ranking of every measure, or of the judged one
+                notes.extend(n for n in ranking.notes if n not in notes)
+            ranked = ranking.ranked
+            scored = measure_values(ranked, group, run_context)
+            if options.compat == "trec_eval":
+                scored = _as_trec_eval(scored, ranked, group, ranking.missing, options, ranking, ranked.run_name,
+                                       run_context, cleared)
+            values.update(zip(group, scored, strict=True))
         pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
-                                np.concatenate([values[m] for m in parsed]) if parsed else np.zeros(0)))
+                                np.concatenate([values[m] for m in parsed])))
     if not names:
         raise ParameterError("no run was given")
     averaging = ("all qrels topics (complete: missing ones score 0)" if complete
@@ -324,22 +381,23 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Mea
     return Evaluation(scored=pieces, measures=parsed, notes=notes, run_metadata=run_metadata)
 
 
-def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndarray, *,
-                   complete: bool) -> tuple[ScoredRun, list[str]]:
+def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndarray, options: EvaluationOptions,
+                   cleared: set[str]) -> tuple[ScoredRun, list[str]]:
     """(values, notes) of one run file scored in blocks, as if it were evaluated whole."""
     scores = blocks.blocks(run_file)
     name = run_file.name or scores[-1].tag  # the last line's (every block's, unless mixed tags take the last)
     run_topics = np.concatenate([b.run_topics for b in scores])
-    topics, notes = topics_to_evaluate(qrels_topics, RunTopics(name, run_topics),
-                                       complete=complete)
+    topics, notes = topics_to_evaluate(qrels_topics, RunTopics(name, run_topics), complete=options.complete)
     scored = [(b.topics, b.values) for b in scores]
     missing = topics[positions_in(run_topics, topics) < 0]
     if len(missing):  # complete: the qrels topics the run misses score as an empty ranking
-        empty = Run(name=name, topic_ids=np.zeros(0, dtype=object), topic=np.zeros(0, dtype=np.int32),
-                    doc_ids=pa.array([], type=pa.string()), doc=np.zeros(0, dtype=np.int32),
-                    score=np.zeros(0), rank=np.zeros(0, dtype=np.int64))
-        ranked = rank_run(empty, blocks.judgements.restrict(missing), order=blocks.order)
-        scored.append((missing, measure_values(ranked, blocks.measures, blocks.context)))
+        ranked = rank_run(Run.from_columns([], [], [], name=name), blocks.judgements.restrict(missing),
+                          order=blocks.order)
+        values = measure_values(ranked, blocks.measures, blocks.context)
+        if options.compat == "trec_eval":
+            values = _as_trec_eval(values, ranked, list(blocks.measures), missing, options, blocks, name,
+                                   blocks.context, cleared)
+        scored.append((missing, values))
     all_topics = np.concatenate([t for t, _ in scored])
     values = np.concatenate([v for _, v in scored], axis=1)
     values = values[:, positions_in(all_topics, topics)]
@@ -412,55 +470,6 @@ def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
             measure = Measure.make(measure.spec, params, measure.cutoff)
         changed.append(measure)
     return changed
-
-
-def _subset(run: Run, keep: np.ndarray) -> Run:
-    """The run's rows where ``keep`` (topics kept even when left without rows)."""
-    return Run(run.name, run.topic_ids, run.topic[keep], run.doc_ids, run.doc[keep], run.score[keep],
-               run.rank[keep], source=run.source, notes=run.notes, metadata=run.metadata, resources=run.resources)
-
-
-def top_rows_only(run: Run, max_documents: int, *, order: str = "score") -> Run:
-    """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order."""
-    from .core.ranking import evaluation_order
-
-    perm = evaluation_order(run, order=order)
-    topic = run.topic[perm]
-    starts = np.r_[0, np.flatnonzero(topic[1:] != topic[:-1]) + 1] if len(perm) else np.zeros(0, dtype=np.int64)
-    place = np.arange(len(perm)) - np.repeat(starts, np.diff(np.r_[starts, len(perm)]))
-    keep = np.zeros(len(run), dtype=bool)
-    keep[perm[place < max_documents]] = True
-    return run if keep.all() else _subset(run, keep)
-
-
-def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") -> Run:
-    """trec_eval -J: the rows whose document the qrels judge for the topic (a grade >= 0)."""
-    import pyarrow.compute as pc
-
-    from .core.docids import document_keys
-
-    judged = pa.array(np.asarray(qrels.rel) >= 0)
-    qrels_keys = pc.binary_join_element_wise(pc.filter(qrels.arrow("topic"), judged),
-                                             document_keys(pc.filter(qrels.arrow("docno"), judged), doc_key), "\t")
-    topics = pa.array(np.asarray(run.topic_ids, dtype=object), type=pa.string()).take(pa.array(run.topic))
-    docs = run.row_doc_ids()
-    if isinstance(docs, pa.ChunkedArray):
-        docs = docs.combine_chunks()
-    run_keys = pc.binary_join_element_wise(topics, document_keys(docs, doc_key), "\t")
-    keep = pc.is_in(run_keys, value_set=qrels_keys).to_numpy(zero_copy_only=False)
-    return run if keep.all() else _subset(run, keep)
-
-
-def _cut_runs(runs: Iterable[Any], qrels: Qrels, *, max_documents: int | None, judged_only: bool, order: str,
-              doc_key: str):
-    for run in runs:
-        if max_documents is not None:
-            # a TREC DD run's documents are cut in the order of its session (see _evaluate_runs)
-            session = "iterations" in run.resources and order == "score"
-            run = top_rows_only(run, max_documents, order="rank" if session else order)
-        if judged_only:
-            run = judged_rows_only(run, qrels, doc_key=doc_key)
-        yield run
 
 
 def score_run(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> ScoredRun:

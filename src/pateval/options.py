@@ -20,7 +20,10 @@ from .errors import ParameterError, PatevalError
 from .formats.names import RUN_FORMATS
 from .validation import check_choice
 
-__all__ = ["EvaluationOptions"]
+__all__ = ["EvaluationOptions", "COMPAT"]
+
+#: Whose rules the values follow where trec_eval's quirks differ from pateval's (docs/trec_eval-compat.md)
+COMPAT = ("pateval", "trec_eval")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +62,19 @@ class EvaluationOptions:
         trec_eval's ``-J``: unjudged documents (not in the qrels, or with a negative grade) are
         removed from each ranking first, for every measure (``judged_only=true`` on one measure
         does it for that measure). With ``max_documents``, the cut comes first, as in trec_eval.
+    compat : {"pateval", "trec_eval"}, default "pateval"
+        ``"trec_eval"``: trec_eval 10.0's values where its rules differ from pateval's (what
+        ``pateval trec_eval`` prints): with ``complete``, a qrels topic without results is
+        scored on trec_eval's stand-in ranking of one unjudged document, then the values
+        trec_eval names num_ret, utility, rbp_resid and unj are cleared (``utility_1,-1,0,2``
+        counts that document: -1 where pateval gives 0); iprec_at_recall and 11pt_avg are NaN
+        on a ranking ``judged_only`` leaves empty (trec_eval divides 0 by 0). See
+        docs/trec_eval-compat.md.
+    trec_eval_names : mapping, optional
+        With ``compat="trec_eval"``: the name trec_eval prints a measure under (by the
+        measure's name in ``measures``) where it is not the registry's; trec_eval clears values
+        by these names (``pateval trec_eval -m utility.1,-1,0,0`` prints ``utility_1,-1,0,0``,
+        which trec_eval does not clear, where ``utility`` is cleared).
     block_bytes : int, optional
         Run files are read and scored in blocks of whole topics of about this many bytes
         (default 32 MB), so memory holds one block; a run whose topics are scattered over
@@ -87,6 +103,8 @@ class EvaluationOptions:
     relevance_level: int | None = None
     max_documents: int | None = None
     judged_only: bool = False
+    compat: str = "pateval"
+    trec_eval_names: Mapping[str, str] = field(default_factory=dict)
     block_bytes: int | None = None
     scheduler: str | None = None
     work_dir: str | os.PathLike[str] | None = None
@@ -97,6 +115,7 @@ class EvaluationOptions:
         check_choice("order", self.order, ORDERS)
         check_choice("doc_key", self.doc_key, DOC_KEYS)
         check_choice("run_format", self.run_format, RUN_FORMATS)
+        check_choice("compat", self.compat, COMPAT)
         for value, least, must in ((self.relevance_level, 1, "the relevance level must be an integer >= 1"),
                                    (self.max_documents, 1, "max_documents must be a positive integer"),
                                    (self.block_bytes, 0, "block_bytes must be a whole number of bytes >= 0")):

@@ -47,14 +47,12 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ._lazy import pandas_deferred
-
-# trec_eval's -m grammar as `pateval trec_eval` reads it: the pateval measure of each trec_eval
-# measure and parameter list, and which measures carry their parameter in their names.
-# (The adapter to the trec_eval names, bounded to these four; see _trec_eval_measures.)
-from .cli.trec_eval import _CUTOFFS, _GAIN_MAPS, _LEVELS
-from .cli.trec_eval import _expand as _trec_eval_expand
 from .errors import PatevalError
 from .measures import parse_measure
+
+# trec_eval's -m grammar, the one `pateval trec_eval` reads: the pateval measure of each trec_eval
+# measure and parameter list, and which measures carry their parameter in their names
+from .trec_eval_rules import CUTOFFS, GAIN_MAPS, LEVELS, expand_measure
 
 if TYPE_CHECKING:
     from .core.qrels import Qrels
@@ -91,7 +89,7 @@ supported_nicknames: dict[str, set[str]] = {
 # pytrec_eval's measure with numeric parameters written after '.' or '_': ndcg_cut_20,4, P.5
 _PARAMETERS = r"[\._]([0-9]+(?:\.[0-9]+)?(?:,[0-9]+(?:\.[0-9]+)?)*)"
 # measures whose parameters are a list of values, each its own result (P.5,10 is P_5 and P_10)
-_LISTED = (*_CUTOFFS, *_LEVELS)
+_LISTED = (*CUTOFFS, *LEVELS)
 # the per-topic values trec_eval keeps for these (pateval's values are the measures themselves)
 _LOGGED = ("gm_map", "gm_bpref")  # log(max(value, 0.00001)): their mean's exp is the geometric mean
 _ZERO = ("runid", "relstring")  # text in trec_eval's output, 0 in pytrec_eval's results
@@ -185,7 +183,7 @@ def _trec_eval_measures(measures: Iterable[str]) -> dict[str, tuple[str, str]]:
     """pytrec_eval's key of each result -> (the trec_eval measure, pateval's measure name).
 
     The one place where trec_eval's names meet pateval's: `pateval trec_eval`'s expansion of
-    one measure and its parameters (:func:`pateval.cli.trec_eval._expand`)."""
+    one measure and its parameters (:func:`pateval.trec_eval_rules.expand_measure`)."""
     keys: dict[str, tuple[str, str]] = {}
     for base, given in _combine_measures(_expand_nicknames(measures)).items():
         if base in ("runid", "relstring"):
@@ -195,11 +193,11 @@ def _trec_eval_measures(measures: Iterable[str]) -> dict[str, tuple[str, str]]:
             keys[base] = (base, "NumQ")
             continue
         written = f"{base}.{','.join(given)}" if given else base
-        if base in _GAIN_MAPS and given and not all("=" in x for x in given):
+        if base in GAIN_MAPS and given and not all("=" in x for x in given):
             raise ValueError(f"measure {written}: trec_eval's {base} takes grade=gain pairs ({base}.1=3,2=9), not "
                              f"numbers; {base} alone takes the grades as gains")
         try:
-            expanded = _trec_eval_expand(base, ",".join(given) if given else None, num_docs=None)
+            expanded = expand_measure(base, ",".join(given) if given else None, num_docs=None)
             for ours in expanded:
                 parse_measure(ours)
         except PatevalError as error:  # the trec_eval grammar's refusal: pytrec_eval raises ValueError
@@ -278,19 +276,16 @@ class RelevanceEvaluator:
         from .measures import parse_measures
         from .options import EvaluationOptions
 
-        wanted = list(dict.fromkeys(ours for _, ours in self._keys.values()))
-        interpolated = any(base in ("iprec_at_recall", "11pt_avg") for base, _ in self._keys.values())
-        measures = [*wanted, "NumRet", "NumRel"] if interpolated else wanted
+        measures = list(dict.fromkeys(ours for _, ours in self._keys.values()))
+        # compat="trec_eval": trec_eval's NaN of interpolated precision on an empty ranking
         options = EvaluationOptions(measures=measures, relevance_level=self._relevance_level,
-                                    judged_only=self._judged_only, block_bytes=0)
+                                    judged_only=self._judged_only, block_bytes=0, compat="trec_eval")
         scored = evaluate_runs(qrels, [run], options).scored[0]
         n = len(scored.topics)
         values = scored.values.reshape(len(scored.measures), n)
         # the rows come in the order of the distinct measures (-l may rename them: AP(rel=2))
         distinct = [str(m) for m in parse_measures(measures)]
         by_name = {name: values[distinct.index(str(parse_measure(name)))] for name in measures}
-        if interpolated:
-            _empty_rankings_as_trec_eval(self._keys, by_name)
         keys = sorted(self._keys, key=_key_order)
         columns = []
         for key in keys:
@@ -306,30 +301,6 @@ class RelevanceEvaluator:
         return {topic: dict(zip(keys, at[topic], strict=True)) for topic in order if topic in at}
 
 
-def _empty_rankings_as_trec_eval(keys: dict[str, tuple[str, str]], by_name: dict) -> None:
-    """trec_eval's interpolated precision of a topic without a ranked document (its run has
-    none, or ``-J`` removed them all) divides 0 by 0 at each recall level x with
-    round(x * R) = 0 (R: the relevant documents): NaN there, as trec_eval 10.0 gives (and as
-    `pateval trec_eval -J` prints); ``11pt_avg`` is NaN when its lowest level is. In place."""
-    import numpy as np
-
-    empty = by_name["NumRet"] == 0
-    if not empty.any():
-        return
-    num_rel = by_name["NumRel"]
-    for base, ours in keys.values():
-        if base == "iprec_at_recall":
-            lowest = parse_measure(ours)["recall"]
-        elif base == "11pt_avg":
-            levels = parse_measure(ours)["levels"]
-            lowest = min(float(x) for x in levels.split(",")) if levels else 0.0
-        else:
-            continue
-        column = by_name[ours].copy()
-        column[empty & (np.floor(lowest * num_rel + 0.5) == 0)] = np.nan
-        by_name[ours] = column
-
-
 def _key_order(key: str) -> tuple:
     """trec_eval's order: its measure table, then the parameter's value (P_5 before P_10)."""
     from .measures.registry import TREC_EVAL_ORDER
@@ -343,7 +314,8 @@ def _key_order(key: str) -> tuple:
 def _qrels_groups(query_relevance: Mapping[str, Mapping[str, int]]) -> tuple[list[Qrels], dict[str, int]]:
     """The judgements of the topics that have some (pytrec_eval drops an empty dict's topic),
     as Qrels of groups of :data:`~pateval.tuning.DICT_GROUP_TOPICS` topics, and each topic's group."""
-    from .core.qrels import Qrels
+    from .core.qrels import Qrels, is_fractional
+    from .errors import ParameterError
     from .tuning import DICT_GROUP_TOPICS
 
     for topic, docs in query_relevance.items():
@@ -354,7 +326,9 @@ def _qrels_groups(query_relevance: Mapping[str, Mapping[str, int]]) -> tuple[lis
     groups, group_of = [], {}
     for start in range(0, len(judged), DICT_GROUP_TOPICS):
         topics = judged[start:start + DICT_GROUP_TOPICS]
-        groups.append(Qrels.from_dict({topic: query_relevance[topic] for topic in topics},
-                                      source="<pytrec_eval qrels>"))
+        group = Qrels.from_dict({topic: query_relevance[topic] for topic in topics}, source="<pytrec_eval qrels>")
+        if is_fractional(group.rel):  # pytrec_eval's qrels are ints (pateval.evaluate takes fractions)
+            raise ParameterError("relevance grades must be integers; the qrels hold fractional grades")
+        groups.append(group)
         group_of.update(dict.fromkeys(topics, len(groups) - 1))
     return groups, group_of

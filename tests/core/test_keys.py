@@ -113,3 +113,36 @@ def test_patent_publications_of_a_topic_left_out_do_not_upset_the_ranking():
     ranked = rank_run(run, JudgementIndex.build(qrels, qrels.topic_ids, doc_key="patent"))
     assert list(ranked.docno) == ["EP-0971326-A1"]
     assert any("1 later publication" in note for note in ranked.notes)
+
+
+def test_many_copies_of_one_pair_point_to_the_first():
+    """200,000 copies of one (topic, document): every copy but the first repeats the first
+    (issue 33: a run of equal hashes was walked back one step at a time, O(N^2))."""
+    n = 200_000
+    ids = pa.array(["EP-1234567-A1"] * n + ["EP-7654321-B1"] * 3)
+    groups = np.r_[np.zeros(n, dtype=np.int64), [0, 1, 0]]
+    index = PairIndex.build(groups, StringKeys.of(ids), n_groups=2)
+    assert not index.repeated[0] and index.repeated[1:n].all() and (index.first[1:n] == 0).all()
+    assert index.repeated[n:].tolist() == [False, False, True] and index.first[n + 2] == n
+    found = index.find(np.array([0, 1, 1, 0]), StringKeys.of(pa.array(["EP-1234567-A1", "EP-7654321-B1",
+                                                                        "EP-1234567-A1", "x"])))
+    assert found.tolist() == [0, n + 1, -1, -1]
+
+
+def test_many_different_pairs_behind_one_hash_are_told_apart(monkeypatch):
+    """Every hash equal: thousands of distinct pairs, each repeated, are still matched exactly
+    (on their ids, past the first few of a lookup's hash)."""
+    import pateval.core.keys as keys_module
+
+    monkeypatch.setattr(keys_module, "_pair_hashes", lambda keys, group, rows=None: np.zeros(
+        len(group) if rows is None else len(rows), dtype=np.uint64))
+    distinct = [f"document-{k:05d}" for k in range(3000)]
+    ids = distinct + distinct[::-1]
+    groups = np.r_[np.arange(3000) % 3, (np.arange(3000) % 3)[::-1]]
+    index = PairIndex.build(groups, StringKeys.of(pa.array(ids)), n_groups=3)
+    assert not index.repeated[:3000].any() and index.repeated[3000:].all()
+    assert index.first[3000:].tolist() == list(range(2999, -1, -1))
+    asked = [0, 1, 2999, 5]
+    found = index.find(np.array([k % 3 for k in asked] + [1]), StringKeys.of(pa.array(
+        [distinct[k] for k in asked] + [distinct[0]])))
+    assert found.tolist() == [*asked, -1]

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 
 from ..core.qrels import Qrels
-from ..core.ranking import JudgementIndex, RankedTopics, rank_run
+from ..core.ranking import RankedTopics
 from ..core.run import Run
 from ..errors import ParameterError
-from ..evaluation import topics_to_evaluate
+from ..evaluation import rank
 from ..measures import EvaluationContext, Measure, parse_measure
 from ..measures.base import divide_or_zero
 from ..measures.tbg import normaliser, tbg_rows
@@ -37,12 +36,7 @@ def tbg_measure(model: str | Measure) -> Measure:
 
 def ranked_runs(qrels: Qrels, runs: Sequence[Run], *, order: str, doc_key: str) -> list[RankedTopics]:
     """Each run ranked over the topics it shares with the qrels (as :func:`pateval.evaluation.evaluate_runs`)."""
-    ranked = []
-    qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
-    for run in runs:
-        topics, _ = topics_to_evaluate(qrels_topics, run, complete=False)
-        ranked.append(rank_run(run, JudgementIndex.build(qrels, topics, doc_key=doc_key), order=order))
-    return ranked
+    return [rank(run, qrels, order=order, doc_key=doc_key).ranked for run in runs]
 
 
 def time_to_rank_frame(ranked_list: Sequence[RankedTopics], measure: Measure,

@@ -18,7 +18,7 @@ from typing import Any
 from ..core.names import DOC_KEYS, ORDERS
 from ..formats.names import QRELS_FORMATS, RUN_FORMATS
 from ..formats.resources import RESOURCES
-from ..options import EvaluationOptions
+from ..options import COMPAT, EvaluationOptions
 
 #: The spellings of an output option: each command that has one accepts all three.
 OUTPUT_FLAGS = ("-o", "--out", "--output")
@@ -270,6 +270,9 @@ def add_evaluation_options(p: argparse.ArgumentParser, *, default_measures: tupl
     group.add_argument("-J", "--judged-only", action="store_true",
                        help="remove unjudged documents from the rankings first (trec_eval -J; or judged_only=true "
                        "per measure)")
+    group.add_argument("--compat", choices=COMPAT, default=_DEFAULTS.compat,
+                       help="trec_eval: trec_eval 10.0's values where its quirks differ from pateval's rules (-c's "
+                       "stand-in rankings, -J's empty rankings), as `pateval trec_eval` prints them")
     group.add_argument("--block-size", type=_byte_size, dest="block_bytes", metavar="SIZE",
                        help="read and score each run file in blocks of whole topics of about SIZE bytes (default "
                        "32M; 0: each run whole in memory); runs with scattered topics are partitioned on disk first")
@@ -303,8 +306,8 @@ def _seconds(text: str) -> float:
 EVALUATION_FLAGS = {"complete": "-c", "qrels_format": "--qrels-format",
                     "run_format": "--run-format", "order": "--order", "doc_key": "--doc-key",
                     "on_duplicate": "--on-duplicate", "relevance_level": "-l", "max_documents": "-M",
-                    "judged_only": "-J", "block_bytes": "--block-size", "scheduler": "--scheduler",
-                    "scheduler_timeout": "--scheduler-timeout", "work_dir": "--work-dir"}
+                    "judged_only": "-J", "compat": "--compat", "block_bytes": "--block-size",
+                    "scheduler": "--scheduler", "scheduler_timeout": "--scheduler-timeout", "work_dir": "--work-dir"}
 
 
 # ---- from the parsed command line to a handler's inputs -----------------------------------------

@@ -26,6 +26,7 @@ _MIX = _U64(0x9E3779B97F4A7C15)  # odd constants of splitmix64
 _MIX2 = _U64(0xBF58476D1CE4E5B9)
 _MIX3 = _U64(0x94D049BB133111EB)
 # _LOW_BYTES[k]: the low k bytes of a little-endian word (k = 0..8)
+_WALK = 8  # a lookup steps past at most this many other pairs of its hash, then matches on the ids
 _BLOCK = 1 << 16  # rows per block: scratch arrays stay in cache and are reused
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 # _HIGH_BYTES[k]: the first k bytes of a big-endian word
@@ -232,6 +233,7 @@ class PairIndex:
     row_of_place: np.ndarray | None  # the row at each place by priority (None: place = row)
     repeated: np.ndarray
     first: np.ndarray
+    distinct: np.ndarray  # the packed places of each pair's first row, sorted (lookups walk only these)
 
     @classmethod
     def build(cls, group: np.ndarray, keys: StringKeys, *, n_groups: int,
@@ -257,25 +259,32 @@ class PairIndex:
         first = np.full(n, -1, dtype=np.int64)
         # runs of places whose hashes share their top bits: repeats, or (seldom) different pairs
         prefix = packed >> _U64(bits)
-        shared = np.flatnonzero(prefix[1:] == prefix[:-1])
-        if len(shared):
+        new_run = np.r_[True, prefix[1:] != prefix[:-1]]
+        del prefix
+        if not new_run.all():
             rows = cls._rows(packed, bits, row_of_place)
-            new_run = np.r_[True, prefix[1:] != prefix[:-1]]
-            run_id = np.cumsum(new_run)
-            in_runs = np.unique(np.r_[shared, shared + 1])  # positions in runs of two or more
-            earliest = np.full(len(in_runs), -1, dtype=np.int64)  # each one's earliest equal position
-            span = int(np.max(np.bincount(run_id[in_runs])))
-            for back in range(1, span):  # the farthest equal place back is the pair's first
-                at = np.flatnonzero(in_runs >= back)
-                at = at[run_id[in_runs[at] - back] == run_id[in_runs[at]]]
-                here, there = rows[in_runs[at]], rows[in_runs[at] - back]
-                equal = (group[here] == group[there]) & keys.same(here, keys, there)
-                earliest[at[equal]] = in_runs[at[equal]] - back
-            later = earliest >= 0
-            repeated[rows[in_runs[later]]] = True
-            first[rows[in_runs[later]]] = rows[earliest[later]]
+            head = np.flatnonzero(new_run)  # each run's first (earliest) place
+            later = np.flatnonzero(~new_run)  # the places after it
+            there = rows[head[np.searchsorted(head, later, side="right") - 1]]
+            here = rows[later]
+            # a place equal to its run's head repeats it: one comparison each, however long the run
+            equal = (group[here] == group[there]) & keys.same(here, keys, there)
+            repeated[here[equal]] = True
+            first[here[equal]] = there[equal]
+            other = later[~equal]
+            if len(other):  # different pairs behind a shared hash: told apart by their ids themselves
+                here = rows[other]
+                _, earliest, inverse = np.unique(_exact_pairs(group[here], take(keys.strings, here)),
+                                                 return_index=True, return_inverse=True)
+                there = here[earliest[inverse]]  # the places are in order: the first is the earliest
+                later = there != here
+                repeated[here[later]] = True
+                first[here[later]] = there[later]
+            distinct = packed[~repeated[rows]]
+        else:
+            distinct = packed
         return cls(group=group, keys=keys, packed=packed, bits=bits, row_of_place=row_of_place, repeated=repeated,
-                   first=first)
+                   first=first, distinct=distinct)
 
     @staticmethod
     def _rows(packed: np.ndarray, bits: int, row_of_place: np.ndarray | None) -> np.ndarray:
@@ -288,17 +297,18 @@ class PairIndex:
         group = np.asarray(group, dtype=np.int64)
         found = np.full(len(group), -1, dtype=np.int64)
         pending = np.flatnonzero(group >= 0)
-        n = len(self.packed)
+        packed = self.distinct
+        n = len(packed)
         if not len(pending) or not n:
             return found
         # the queries in hash order: their binary searches walk the sorted places once
         low = _pair_hashes(keys, group, pending) >> _U64(self.bits) << _U64(self.bits)
         order = np.argsort(low)
         pending, low = pending[order], low[order]
-        at = np.searchsorted(self.packed, low)
+        at = np.searchsorted(packed, low)
         high = _U64(~((1 << self.bits) - 1) & 0xFFFFFFFFFFFFFFFF)
-        while len(pending):  # the places of the query's hash, earliest first, until one is its pair
-            value = self.packed[np.minimum(at, n - 1)]
+        for _ in range(_WALK):  # the pairs of the query's hash, earliest first, until one is its pair
+            value = packed[np.minimum(at, n - 1)]
             same_hash = ((value & high) == low) & (at < n)
             pending, low, at, value = pending[same_hash], low[same_hash], at[same_hash], value[same_hash]
             rows = self._rows(value, self.bits, self.row_of_place)
@@ -306,4 +316,25 @@ class PairIndex:
             found[pending[hit]] = rows[hit]
             missed = ~hit
             pending, low, at = pending[missed], low[missed], at[missed] + 1
+            if not len(pending):
+                return found
+        # many different pairs behind one hash: the rest are matched on their ids, in one pass
+        candidates = packed[np.isin(packed & high, low)]
+        rows = self._rows(candidates, self.bits, self.row_of_place)
+        pairs = _exact_pairs(np.r_[self.group[rows], group[pending]],
+                             pa.concat_arrays([take(self.keys.strings, rows).cast(pa.large_binary()),
+                                               take(keys.strings, pending).cast(pa.large_binary())]))
+        indexed, asked = pairs[: len(rows)], pairs[len(rows) :]
+        order = np.argsort(indexed)
+        at = np.minimum(np.searchsorted(indexed, asked, sorter=order), len(rows) - 1)
+        hit = indexed[order[at]] == asked
+        found[pending[hit]] = rows[order[at[hit]]]
         return found
+
+
+def _exact_pairs(group: np.ndarray, strings: pa.Array) -> np.ndarray:
+    """An integer per (group, string) pair, equal exactly when the pairs are: the strings
+    numbered by Arrow's hash table (linear time whatever the fingerprints do)."""
+    ids = pc.dictionary_encode(strings).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    span = int(group.max()) + 1 if len(group) else 1
+    return ids * span + group.astype(np.int64)

@@ -365,6 +365,7 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
     """
     path = Path(path)
     topics, docnos, xpaths, lines = [], [], [], []
+    normalised: dict[str, str | None] = {}  # each distinct XPath normalised once: repeats cost a lookup
     data = read_bytes(path)
     for number, spaced in iter_fields(path, data):  # UTF-8 checked line by line, as every reader
         fields = [f for part in spaced for f in part.split(",") if f]
@@ -372,7 +373,9 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
             continue
         if len(fields) not in (3, 4):
             malformed(path, number, "wrong number of fields", expected=QRELS_LAYOUT, found=len(fields))
-        xpath = normalise_xpath(fields[-1])
+        xpath = normalised.get(fields[-1], "")
+        if xpath == "":
+            xpath = normalised[fields[-1]] = normalise_xpath(fields[-1])
         if xpath is None:
             malformed(path, number, "the last field is not a passage XPath",
                       expected="/patent-document/...[n]", found=fields[-1])

@@ -1,0 +1,291 @@
+"""trec_eval's rules in one place: its measure names and nicknames, the ``-m`` parameter
+grammar, the ``-M`` and ``-J`` cuts, ``-c``'s stand-in rankings, its values on rankings ``-J``
+leaves empty, and its relstring.
+
+:func:`pateval.evaluation.evaluate_runs` applies the cuts for every evaluation and, with
+``EvaluationOptions(compat="trec_eval")``, trec_eval's quirks (:func:`stand_in_run`,
+:func:`zeroed_on_stand_in`, :func:`nan_on_empty_rankings`), so that the library, ``pateval
+evaluate --compat trec_eval`` and ``pateval trec_eval`` give the same numbers; ``pateval
+trec_eval`` (:mod:`pateval.cli.trec_eval`) reads its command line with the grammar here.
+Where and why trec_eval's rules differ from pateval's own: docs/trec_eval-compat.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import PatevalError
+
+if TYPE_CHECKING:  # NumPy, Arrow and the core are imported where used: the command line's parser reads the tables
+    import numpy as np
+
+    from .core.qrels import Qrels
+    from .core.ranking import RankedTopics
+    from .core.run import Run
+    from .measures import Measure
+
+#: The trec_eval release whose command line and quirks these are.
+TREC_EVAL_VERSION = "10.0"
+
+# trec_eval's nicknames of measure sets (measures.c): each marks the measures it names
+NICKNAMES = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"),
+    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+                  "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+              "prefs_pair", "prefs_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+}
+# -R: the judgements' formats; each but qrels is a side input of its own measures
+REL_INFO_FORMATS = {"qrels": None, "prefs": "preferences", "qrels_prefs": "preferences",
+                     "qrels_jg": "judgement_groups"}
+# trec_eval's measures and how each reads its parameters (the part of -m after the first '.'):
+# one pateval measure without parameters: the registry's, by its trec_eval name (map is AP)
+_PLAIN = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "infAP", "gm_bpref",
+          "binG", "set_P", "set_relative_P", "set_recall", "set_map", "num_nonrel_judged_ret", "yaap",
+          "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+          "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+          "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg")
+# cutoffs (whole numbers, trec_eval's defaults): one measure per cutoff, named BASE_k
+_STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+CUTOFFS = {"P": _STANDARD_CUTOFFS, "recall": _STANDARD_CUTOFFS, "ndcg_cut": _STANDARD_CUTOFFS,
+            "map_cut": _STANDARD_CUTOFFS, "relative_P": _STANDARD_CUTOFFS, "success": (1, 5, 10), "unj": (5, 10, 20),
+            "P_avgjg": _STANDARD_CUTOFFS}
+# real-valued cutoffs: one measure per value, named BASE_%.2f
+LEVELS = {"iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+           "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+           "Rprec_mult_avgjg": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)}
+# a list of numbers as the pateval measure's parameters; named BASE_PARAMETERS when given
+_VALUES = {"utility": ("Utility", ("a", "b", "c", "d")), "set_F": ("SetF", ("beta",))}
+# name=value pairs: a gain map (ndcg.1=3,2=9) or named parameters (rbp.p=0.8)
+GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G", "dcg": "DCG", "ideal_dcg": "IDCG"}
+# trec_eval's rbp and rbp_resid: persistence 0.9 unless p=... is given; for rbp, every judged grade >= 0 gains
+_PERSISTENCE = {"rbp": "RBP(p={p!r},rel=0)", "rbp_resid": "RBP_resid(p={p!r})"}
+TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *CUTOFFS, *LEVELS, *_VALUES, *GAIN_MAPS, *_PERSISTENCE,
+                  "11pt_avg")
+
+
+
+# ---- -m: measure names and their parameters ----------------------------------------------------
+
+def marked_measures(given: list[str]) -> dict[str, str | None]:
+    """trec_eval's -m arguments as the measures they mark, each with its parameters (the first
+    given for a measure, as trec_eval takes them); nicknames mark every measure they name."""
+    marked: dict[str, str | None] = {}
+    params: dict[str, str] = {}
+    for text in given:
+        name, dot, rest = text.partition(".")
+        if dot and not rest:
+            raise PatevalError(f"trec_eval -m {text}: improper measure parameters (nothing after '.')")
+        if dot:
+            params.setdefault(name, rest)
+        if name in NICKNAMES:
+            marked.update(dict.fromkeys(NICKNAMES[name]))
+        elif name in TREC_MEASURES:
+            marked[name] = None
+        else:
+            raise PatevalError(f"trec_eval -m {text}: illegal measure (not a trec_eval measure)")
+    return {name: params.get(name) for name in marked}
+
+
+def measure_names(marked: dict[str, str | None], *, num_docs: int | None) -> dict[str, str]:
+    """pateval's name of each measure marked -> the name trec_eval prints for it."""
+    names: dict[str, str] = {}
+    for base, params in marked.items():
+        if base in ("runid", "num_q"):
+            continue
+        if base == "relstring":
+            continue  # text, not a measure: see _relevance_strings
+        names.update(expand_measure(base, params, num_docs=num_docs))
+    return names
+
+
+def _numbers(base: str, params: str) -> list[float]:
+    try:
+        return [float(x) for x in params.split(",")]
+    except ValueError:
+        raise PatevalError(f"trec_eval -m {base}.{params}: the parameters must be numbers") from None
+
+
+def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> dict[str, str]:
+    """The pateval measures of one trec_eval measure with its parameters (or its defaults),
+    each with the name trec_eval prints."""
+    if base in CUTOFFS:
+        cutoffs = sorted({int(x) for x in _numbers(base, params)}) if params else CUTOFFS[base]
+        if cutoffs[0] <= 0:
+            raise PatevalError(f"trec_eval -m {base}.{params}: cutoffs must be positive")
+        return {f"{base}_{k}": f"{base}_{k}" for k in cutoffs}
+    if base in LEVELS:
+        levels = sorted(set(_numbers(base, params))) if params else LEVELS[base]
+        return {f"{base}_{x!r}": f"{base}_{x:3.2f}" for x in levels}
+    if base == "utility" or base == "set_F":
+        spec, keys = _VALUES[base]
+        values = _numbers(base, params) if params else []
+        if len(values) > len(keys):
+            raise PatevalError(f"trec_eval -m {base}.{params}: at most {len(keys)} parameters")
+        settings = [f"{key}={value!r}" for key, value in zip(keys, values, strict=False)]
+        if base == "utility" and num_docs is not None:
+            settings.append(f"num_docs={num_docs}")
+        measure = f"{spec}({','.join(settings)})" if settings else spec
+        return {measure: f"{base}_{params}" if params else base}
+    if base == "11pt_avg":
+        if not params:
+            return {"IPrec_11pt": base}
+        recalls = ",".join(repr(x) for x in _numbers(base, params))
+        return {f"IPrec_11pt(levels='{recalls}')": f"{base}_{params}"}
+    if base in GAIN_MAPS:
+        measure = f"{GAIN_MAPS[base]}(gains='{params}')" if params else GAIN_MAPS[base]
+        return {measure: f"{base}_{params}" if params else base}
+    if base in _PERSISTENCE:
+        p = _pairs(base, params)["p"] if params else 0.9
+        return {_PERSISTENCE[base].format(p=p): f"{base}_{params}" if params else base}
+    if params:
+        raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
+    return {base: base}
+
+
+def _pairs(base: str, params: str) -> dict[str, float]:
+    pairs: dict[str, float] = {}
+    for pair in params.split(","):
+        key, equals, value = pair.partition("=")
+        if not equals or key != "p":
+            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's {base} takes only p=PERSISTENCE")
+        pairs[key] = _numbers(base, value)[0]
+    return pairs
+
+
+# ---- -M and -J: the rankings cut ---------------------------------------------------------------
+
+def _subset(run: Run, keep: np.ndarray) -> Run:
+    """The run's rows where ``keep`` (topics kept even when left without rows)."""
+    from .core.run import Run
+
+    return Run(run.name, run.topic_ids, run.topic[keep], run.doc_ids, run.doc[keep], run.score[keep],
+               run.rank[keep], source=run.source, notes=run.notes, metadata=run.metadata, resources=run.resources)
+
+
+def top_rows_only(run: Run, max_documents: int, *, order: str = "score") -> Run:
+    """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order."""
+    from .core.ranking import evaluation_order
+
+    return _first_rows(run, evaluation_order(run, order=order), max_documents)
+
+
+def _first_rows(run: Run, rows: np.ndarray, max_documents: int) -> Run:
+    """The run's first ``max_documents`` of each topic's ``rows`` (all rows, topic by topic, in order)."""
+    import numpy as np
+
+    from .core.segments import place_in_runs
+
+    keep = np.zeros(len(run), dtype=bool)
+    keep[rows[place_in_runs(run.topic[rows]) < max_documents]] = True
+    return run if keep.all() else _subset(run, keep)
+
+
+def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") -> Run:
+    """trec_eval -J: the rows whose document the qrels judge for the topic (a grade >= 0)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .core.docids import document_keys
+
+    judged = pa.array(np.asarray(qrels.rel) >= 0)
+    qrels_keys = pc.binary_join_element_wise(pc.filter(qrels.arrow("topic"), judged),
+                                             document_keys(pc.filter(qrels.arrow("docno"), judged), doc_key), "\t")
+    topics = pa.array(np.asarray(run.topic_ids, dtype=object), type=pa.string()).take(pa.array(run.topic))
+    docs = run.row_doc_ids()
+    if isinstance(docs, pa.ChunkedArray):
+        docs = docs.combine_chunks()
+    run_keys = pc.binary_join_element_wise(topics, document_keys(docs, doc_key), "\t")
+    keep = pc.is_in(run_keys, value_set=qrels_keys).to_numpy(zero_copy_only=False)
+    return run if keep.all() else _subset(run, keep)
+
+
+def top_in_preference_order(run: Run, max_documents: int) -> Run:
+    """trec_eval -M for the preference measures: each topic's first documents by score,
+    equal scores in ascending docno order (trec_eval's preference code ranks so)."""
+    from .core.ranking import evaluation_order
+    from .measures.prefs import ascending_docno_ties
+
+    perm = evaluation_order(run, order="score")
+    return _first_rows(run, perm[ascending_docno_ties(run.topic[perm], run.score[perm])], max_documents)
+
+
+# ---- -c: stand-in rankings; -J: empty rankings; relstring -------------------------------------
+
+#: The document of trec_eval -c's stand-in ranking of a qrels topic without results (trec_eval.c).
+STAND_IN_DOCNO = "ceci_nest_pas_un_docno"
+
+
+def stand_in_run(topics, name: str) -> Run:
+    """trec_eval -c scores a qrels topic without results on a ranking of one document no
+    qrels judge (trec_eval.c's bogus ranking): that ranking for each of ``topics``."""
+    from .core.run import Run
+
+    topics = list(topics)
+    return Run.from_columns(topics, [STAND_IN_DOCNO] * len(topics), [1.0] * len(topics), name=name)
+
+
+def zeroed_on_stand_in(measure: Measure, *, relevance_level: int | None = None, printed: str | None = None) -> bool:
+    """Whether trec_eval clears a measure's value on a stand-in ranking: it zeroes the values
+    *named* exactly num_ret, utility, rbp_resid and those starting unj, so that a measure it
+    names otherwise (``utility_1,-1,0,2``) counts the stand-in document. ``printed``: the name
+    trec_eval prints it under, when not the registry's."""
+    from .measures.registry import trec_eval_name
+
+    name = printed if printed is not None else trec_eval_name(measure, relevance_level=relevance_level or 1)
+    return name is not None and (name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"))
+
+
+def nan_on_empty_rankings(ranked: RankedTopics, measures, values: np.ndarray) -> None:
+    """trec_eval's iprec_at_recall and 11pt_avg divide 0 by 0 on a topic whose ranking is
+    empty (one that -J leaves without documents), at each recall level x with round(x R) =
+    0 (R: the topic's relevant documents): the value there is NaN, printed -nan, as is the
+    mean over topics; 11pt_avg is NaN when its lowest level is. ``values``: one row per
+    measure, one column per topic of ``ranked``, set here before any result is made."""
+    import numpy as np
+
+    empty = np.flatnonzero(ranked.ptr[1:] == ranked.ptr[:-1])
+    if not len(empty):
+        return
+    for j, measure in enumerate(measures):
+        if measure.spec.name == "IPrec":
+            lowest = measure["recall"]
+        elif measure.spec.name == "IPrec_11pt":
+            lowest = float(measure["levels"].split(",")[0]) if measure["levels"] else 0.0
+        else:
+            continue
+        num_rel = ranked.num_rel(measure["rel"])[empty]
+        values[j, empty[lowest * num_rel < 0.5]] = np.nan
+
+
+def complete_num_rel(qrels: Qrels) -> float:
+    """trec_eval -c's ``all`` line of num_rel: every qrels grade > 0, whatever -l says."""
+    import numpy as np
+
+    return float((np.asarray(qrels.rel) > 0).sum())
+
+
+def relstrings(ranked: RankedTopics, params: str | None) -> dict[str, str]:
+    """trec_eval's relstring of each topic of ``ranked`` (the run as scored: cut by -M and -J;
+    ``relstring.N``: N documents, default 10)."""
+    from .measures.relstring import RELSTRING_LENGTH, relevance_strings
+
+    length = int(_numbers("relstring", params)[0]) if params else RELSTRING_LENGTH
+    strings = dict(zip(map(str, ranked.topic_ids), relevance_strings(ranked, length), strict=True))
+    if params and length > 0:
+        # with -c, trec_eval scores a topic without results on a ranking of one unlisted document and
+        # then clears the value named "relstring" only: "relstring_N" shows that document, '-'
+        missing = ranked.ptr[1:] == ranked.ptr[:-1]
+        strings.update(dict.fromkeys(map(str, ranked.topic_ids[missing]), "-"))
+    return strings
