@@ -1,0 +1,97 @@
+"""Pools from runs, and what they say about the runs: sizes, unique documents, overlap.
+
+:func:`build_pool` turns a :class:`~pateval.pooling.strategies.JudgingOrder` over a
+:class:`~pateval.pooling.stack.RunStack` into a :class:`~pateval.formats.pools.Pool`: each
+topic's documents in judging order, each with the runs that contributed it (the runs that
+retrieved it within the rows the order looked at: the first ``k`` for depth-k, every row
+for the weighted and fused pools, the first ``depth`` for the adaptive orders).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.qrels import Qrels
+from ..core.segments import place_in_segments
+from ..formats.pools import Pool
+from .stack import RunStack
+from .strategies import JudgingOrder, Ordered
+
+__all__ = ["PoolStatistics", "build_pool", "judged_flags", "pool_statistics"]
+
+
+def judged_flags(stack: RunStack, qrels: Qrels, *, level: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """For each pair of ``stack.pairs()``: whether the qrels judge it relevant (grade >=
+    ``level``), and whether they judge it at all (grade >= 0)."""
+    topic, doc, _ = stack.pairs()
+    grades: dict[tuple[str, str], int] = {}
+    for t, d, g in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.rel.tolist(), strict=True):
+        key = (str(t), str(d))
+        grades[key] = max(int(g), grades.get(key, -1))  # subtopic qrels: the best grade of the document
+    topics = stack.topic_ids[topic].tolist()
+    docnos = stack.docnos(doc).tolist()
+    grade = np.asarray([grades.get((t, d), -1) for t, d in zip(topics, docnos, strict=True)], dtype=np.int64)
+    return grade >= level, grade >= 0
+
+
+def build_pool(stack: RunStack, order: JudgingOrder, *, budget: int | None = None,
+               relevant: np.ndarray | None = None, description: str = "") -> Pool:
+    """The pool ``order`` gives (each topic's first ``budget`` documents; None: all)."""
+    ordered: Ordered = order.order(stack, relevant, budget)
+    topic, doc, inverse = stack.pairs()
+    pair = ordered.pair
+    counts = np.diff(ordered.ptr)
+    entry_of_pair = np.full(len(topic), -1, dtype=np.int64)
+    entry_of_pair[pair] = np.arange(len(pair))
+    rows = np.flatnonzero(ordered.considered & (entry_of_pair[inverse] >= 0))
+    entry = entry_of_pair[inverse[rows]]
+    by_entry = np.lexsort((stack.run[rows], entry))
+    run_sorted = stack.run[rows][by_entry].tolist()
+    bounds = np.searchsorted(entry[by_entry], np.arange(len(pair) + 1)).tolist()
+    contributors = tuple(tuple(run_sorted[bounds[i]:bounds[i + 1]]) for i in range(len(pair)))
+    return Pool(topic=stack.topic_ids[topic[pair]], docno=stack.docnos(doc[pair]),
+                place=place_in_segments(counts, first=1), runs=stack.names, contributors=contributors,
+                description=description or order.name)
+
+
+@dataclass(frozen=True)
+class PoolStatistics:
+    """What a pool says about its runs.
+
+    ``sizes``: pooled documents per topic; ``unique``: per run, the pooled documents (over all
+    topics) it alone contributed; ``contributed``: per run, the pooled documents it
+    contributed; ``overlap``: ``overlap[i][j]``, the pooled documents runs ``i`` and ``j``
+    both contributed (the diagonal: ``contributed``).
+    """
+
+    runs: tuple[str, ...]
+    sizes: dict[str, int]
+    contributed: dict[str, int]
+    unique: dict[str, int]
+    overlap: np.ndarray
+
+    def text(self) -> str:
+        """A plain-text summary: sizes per topic, then per run contributed and unique documents."""
+        lines = ["topic\tpooled"]
+        lines += [f"{t}\t{n}" for t, n in self.sizes.items()]
+        lines.append(f"all\t{sum(self.sizes.values())}")
+        lines.append("")
+        lines.append("run\tcontributed\tunique")
+        lines += [f"{r}\t{self.contributed[r]}\t{self.unique[r]}" for r in self.runs]
+        return "\n".join(lines) + "\n"
+
+
+def pool_statistics(pool: Pool) -> PoolStatistics:
+    """Pool size per topic, documents each run contributed and alone contributed, overlap."""
+    n = len(pool.runs)
+    member = np.zeros((len(pool), n), dtype=bool)
+    for i, who in enumerate(pool.contributors):
+        member[i, list(who)] = True
+    alone = member.sum(axis=1) == 1
+    contributed = member.sum(axis=0)
+    unique = member[alone].sum(axis=0)
+    m = member.astype(np.int64)
+    return PoolStatistics(pool.runs, pool.sizes(), dict(zip(pool.runs, contributed.tolist(), strict=True)),
+                          dict(zip(pool.runs, unique.tolist(), strict=True)), m.T @ m)
