@@ -62,3 +62,43 @@ def test_a_misspelt_pool_method_is_a_usage_error(runs, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["pool", "build", *runs, "--method", "mft", "-o", str(tmp_path / "p.txt")])
     assert exit_.value.code == 2 and "invalid choice: 'mft'" in capsys.readouterr().err
+
+
+ROBUST = ("InexpC2", "MU03rob01", "NLPR03vb10", "SABIR03BASE", "Sel50", "uic0301")
+
+
+def test_pool_simulate_writes_the_table_and_the_figure(test_data, tmp_path, capsys):
+    runs = [str(test_data / "pooling" / f"{name}.txt") for name in ROBUST]
+    qrels = str(test_data / "pooling" / "robust03_qrels.txt")
+    out = tmp_path / "table.csv"
+    assert main(["pool", "simulate", qrels, *runs, "--budgets", "10,400", "--orders", "depth,mtf", "--format", "csv",
+                 "--plots", str(tmp_path / "fig"), "-o", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == "order,budget,judgements,relevant_found,found_per_judgement,tau,tau_ap,max_rank_change"
+    assert len(lines) == 5 and lines[2].startswith("depth,400,1715,")
+    assert (tmp_path / "fig" / "budgets.png").stat().st_size > 0
+
+
+def test_pool_simulate_refuses_a_misspelt_order_and_bad_budgets(test_data, tmp_path, capsys):
+    runs = [str(test_data / "pooling" / f"{name}.txt") for name in ROBUST[:2]]
+    qrels = str(test_data / "pooling" / "robust03_qrels.txt")
+    assert main(["pool", "simulate", qrels, *runs, "--budgets", "10", "--orders", "depth,mft"]) == 2
+    assert "pool method" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["pool", "simulate", qrels, *runs, "--budgets", "10,0"])
+    assert "budgets are comma-separated positive integers" in capsys.readouterr().err
+
+
+def test_pool_reuse_by_group(test_data, tmp_path, capsys):
+    runs = [str(test_data / "pooling" / f"{name}.txt") for name in ROBUST]
+    qrels = str(test_data / "pooling" / "robust03_qrels.txt")
+    groups = tmp_path / "groups.txt"
+    groups.write_text("".join(f"{name} team{i // 2}\n" for i, name in enumerate(ROBUST)))
+    assert main(["pool", "reuse", qrels, *runs, "--depth", "20", "--groups", str(groups), "--format", "json"]) == 0
+    import json
+
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["left_out"] for row in rows] == ["team0", "team0", "team1", "team1", "team2", "team2"]
+    groups.write_text("InexpC2 a\nInexpC2 b\n")
+    assert main(["pool", "reuse", qrels, *runs, "--groups", str(groups)]) == 2
+    assert "line 2: run 'InexpC2' listed twice (first on line 1)" in capsys.readouterr().err

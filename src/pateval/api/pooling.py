@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import os
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import ParameterError
 from ..formats.inputs import as_qrels, as_runs
 from ..formats.pools import Pool, read_pool, write_pool
+from ..options import EvaluationOptions
 from ..pooling.fusion import fuse_stack
 from ..pooling.pools import PoolStatistics, build_pool, judged_flags, pool_statistics
 from ..pooling.stack import RunStack, stack_runs
-from ..pooling.strategies import make_order
+from ..pooling.strategies import JudgingOrder, make_order
 
-__all__ = ["fuse", "make_pool", "pool_stats", "read_pool", "write_pool"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["fuse", "leave_out", "make_pool", "pool_stats", "read_pool", "simulate_budgets", "write_pool"]
 
 
 def _stack(runs: object, *, order: str, on_duplicate: str, at_least: int = 1, ties: str = "descending") -> RunStack:
@@ -111,3 +115,44 @@ def pool_stats(pool: Pool | str | os.PathLike[str]) -> PoolStatistics:
     """Pool size per topic, documents each run contributed and alone contributed, and the
     overlap between runs, of a pool or a pool file."""
     return pool_statistics(pool if isinstance(pool, Pool) else read_pool(pool))
+
+
+def _orders(names: str | list[str], **parameters: object) -> dict[str, JudgingOrder]:
+    listed = names.split(",") if isinstance(names, str) else list(names)
+    if not listed:
+        raise ParameterError("give at least one judging order")
+    depth = parameters.pop("depth")
+    return {name: make_order(name, depth=depth if name == "depth" else None, **parameters)  # type: ignore[arg-type]
+            for name in (n.strip() for n in listed)}
+
+
+def simulate_budgets(qrels: object, runs: object, budgets: list[int], *, orders: str | list[str] = "depth,mtf,mm-ns",
+                     measure: str = "AP", relevance_level: int = 1, p: float = 0.8, aggregate: str = "sum",
+                     k: float = 60.0, fusion: str = "rrf", norm: str | None = None, discount: float = 0.9,
+                     options: EvaluationOptions | None = None, ties: str = "ascending") -> pd.DataFrame:
+    """Replay judging orders at budgets (judgements per topic) against complete qrels: per
+    (order, budget) the judgements made, relevant documents found, and Kendall's tau, tau_ap
+    and the largest rank change of the system ranking by ``measure``
+    (:mod:`pateval.stats.budgets`). ``orders``: names of :data:`~pateval.pooling.names.POOL_METHODS`
+    (``depth`` judges every retrieved document in depth order)."""
+    from ..stats.budgets import simulate_budgets as simulate
+
+    options = options or EvaluationOptions()
+    whole = cast("list[Run]", list(as_runs(runs, on_duplicate=options.on_duplicate)))
+    read = as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
+    chosen = _orders(orders, depth=None, p=p, aggregate=aggregate, k=k, fusion=fusion, norm=norm, discount=discount)
+    return simulate(whole, read, chosen, budgets, measure=measure, level=relevance_level, options=options, ties=ties)
+
+
+def leave_out(qrels: object, runs: object, *, depth: int = 100, groups: dict[str, str] | None = None,
+              measure: str = "AP", options: EvaluationOptions | None = None, ties: str = "ascending") -> pd.DataFrame:
+    """Leave-one-run-out (or, with ``groups`` run -> group, leave-one-group-out) reusability of
+    the depth-``depth`` pool: each left-out run's score and rank on the qrels without the
+    documents only it (its group) contributed, against the complete qrels
+    (:mod:`pateval.stats.budgets`)."""
+    from ..stats.budgets import leave_out as reuse
+
+    options = options or EvaluationOptions()
+    whole = cast("list[Run]", list(as_runs(runs, on_duplicate=options.on_duplicate)))
+    read = as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
+    return reuse(whole, read, depth=depth, groups=groups, measure=measure, options=options, ties=ties)

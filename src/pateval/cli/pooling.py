@@ -5,7 +5,16 @@ from __future__ import annotations
 import sys
 
 from ..pooling.names import FUSION_METHODS, NORMALISATIONS, POOL_METHODS, RBP_AGGREGATES
-from .shared import add_command, add_flags, add_group, add_output, examples, write_text_or_print
+from .shared import (
+    add_command,
+    add_flags,
+    add_group,
+    add_output,
+    add_qrels_and_runs,
+    add_ranking_options,
+    examples,
+    write_text_or_print,
+)
 
 __all__ = ["_add_fuse", "_add_pool"]
 
@@ -87,6 +96,100 @@ def _add_pool(commands) -> None:
                      epilog=examples("pateval pool stats pool.txt"))
     st.add_argument("pool", metavar="POOL", help="pool file (pateval pool build)")
     add_output(st, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
+    sim = add_command(
+        sub, "simulate", _run_pool_simulate, extra="stats",
+        help="replay judging orders at budgets against complete qrels: relevant found, Kendall's tau, tau_ap",
+        description="Given complete qrels and runs, judge each topic's first B documents of each judging order "
+        "(depth, rbp, rrf, fused, mtf, mm-ns) for every budget B, and report the judgements made, the relevant "
+        "documents found and found per judgement, and how the system ranking by the measure moves against the "
+        "complete qrels' (Kendall's tau, tau_ap, the largest rank change). The qrels' documents no run retrieved "
+        "stay judged; at the full budget tau is 1.",
+        epilog=examples("pateval pool simulate qrels.txt run*.txt --budgets 10,20,50,100 --orders depth,mtf,mm-ns",
+                        "pateval pool simulate qrels.txt run*.txt --budgets 50,100 -m nDCG@10 --plots figures"))
+    add_qrels_and_runs(sim)
+    sim.add_argument("--budgets", required=True, type=_budgets, metavar="B1,B2,...",
+                     help="judgements per topic, comma-separated")
+    sim.add_argument("--orders", default="depth,mtf,mm-ns", metavar="LIST",
+                     help=f"judging orders, comma-separated, of {', '.join(POOL_METHODS)} (default depth,mtf,mm-ns)")
+    sim.add_argument("-m", "--measure", default="AP", help="the measure that ranks the runs (default AP)")
+    sim.add_argument("-l", "--relevance-level", type=int, metavar="N",
+                     help="grade counted as relevant, by the orders and the measure (default 1)")
+    add_ranking_options(sim)
+    _add_simulation_output(sim)
+    reuse = add_command(
+        sub, "reuse", _run_pool_reuse, extra="stats",
+        help="leave-one-run-out / leave-one-group-out reusability of a depth-k pool",
+        description="For each run (or group of runs), remove from the qrels the documents of the depth-k pool only "
+        "it contributed, score it on what is left, and report its score and rank change against the complete "
+        "qrels (Zobel 1998; Buettcher et al. 2007).",
+        epilog=examples("pateval pool reuse qrels.txt run*.txt --depth 100",
+                        "pateval pool reuse qrels.txt run*.txt --depth 100 --groups teams.txt"))
+    add_qrels_and_runs(reuse)
+    reuse.add_argument("--depth", type=int, default=100, metavar="K", help="the pool's depth (default 100)")
+    reuse.add_argument("--groups", metavar="FILE", help="`run group` lines: leave each group out at once")
+    reuse.add_argument("-m", "--measure", default="AP", help="the measure (default AP)")
+    add_ranking_options(reuse)
+    _add_simulation_output(reuse, plots=False)
+
+
+def _add_simulation_output(p, *, plots: bool = True) -> None:
+    p.add_argument("--ties", choices=("ascending", "descending"), default="ascending",
+                   help="equal scores of a run ranked by docno ascending (trectools, default) or descending")
+    p.add_argument("--format", choices=("text", "csv", "json"), default="text", help="table format (default text)")
+    if plots:
+        add_flags(p, "plots")
+    add_output(p, "-o", "--output", metavar="FILE", help="write the table to FILE (atomically) instead of stdout")
+
+
+def _budgets(text: str) -> list[int]:
+    import argparse
+
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"budgets are comma-separated positive integers, not {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"budgets are comma-separated positive integers, not {text!r}")
+    return values
+
+
+def _table_text(table, format: str) -> str:
+    if format == "csv":
+        return table.to_csv(index=False)
+    if format == "json":
+        return table.to_json(orient="records", indent=1) + "\n"
+    return table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
+
+
+def _run_pool_simulate(*, qrels: str, runs: list[str], budgets: list[int], orders: str, measure: str, options,
+                       ties: str, format: str, plots: str | None, output: str | None) -> int:
+    from .. import api
+
+    table = api.simulate_budgets(qrels, runs, budgets, orders=orders, measure=measure,
+                                 relevance_level=options.relevance_level or 1, options=options, ties=ties)
+    if plots:
+        from ..report.budgets import plot_budgets
+        from .shared import save_figures
+
+        save_figures({"budgets": plot_budgets(table, measure=measure)}, plots)
+    write_text_or_print(_table_text(table, format), output)
+    return 0
+
+
+def _run_pool_reuse(*, qrels: str, runs: list[str], depth: int, groups: str | None, measure: str, options, ties: str,
+                    format: str, output: str | None) -> int:
+    from .. import api
+
+    mapping = None
+    if groups is not None:
+        from ..formats.pools import read_run_groups
+
+        mapping = read_run_groups(groups)
+    table = api.leave_out(qrels, runs, depth=depth, groups=mapping, measure=measure, options=options, ties=ties)
+    write_text_or_print(_table_text(table, format), output)
+    return 0
 
 
 def _run_pool_build(*, runs: list[str], order: str, on_duplicate: str, method: str, depth: int | None,

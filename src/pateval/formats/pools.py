@@ -24,7 +24,7 @@ from ..errors import malformed
 from .atomic import atomic_output
 from .source import read_bytes
 
-__all__ = ["Pool", "read_pool", "write_pool"]
+__all__ = ["Pool", "read_pool", "read_run_groups", "write_pool"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,3 +126,29 @@ def read_pool(path: str | os.PathLike[str]) -> Pool:
                 place=np.asarray([places[i] for i in order], dtype=np.int64), runs=runs,
                 contributors=tuple(tuple(code[n] for n in named[i]) for i in order), description=description,
                 source=str(path))
+
+
+def read_run_groups(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Read ``run group`` lines (a run's team, for leave-one-group-out): ``{run: group}``.
+
+    Raises
+    ------
+    InputFormatError
+        A line without two fields, a run listed twice; an empty file.
+    """
+    text = read_bytes(path).decode("utf-8", errors="strict")
+    groups: dict[str, str] = {}
+    where: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("#") or not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            malformed(path, number, "a run-groups line is: run group", expected="2 fields", found=len(fields))
+        run, group = fields
+        if run in groups:
+            malformed(path, number, f"run {run!r} listed twice (first on line {where[run]})")
+        groups[run], where[run] = group, number
+    if not groups:
+        malformed(path, None, "the run-groups file lists no run")
+    return groups
