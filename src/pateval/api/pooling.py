@@ -22,11 +22,12 @@ if TYPE_CHECKING:
 __all__ = ["fuse", "leave_out", "make_pool", "pool_stats", "read_pool", "simulate_budgets", "write_pool"]
 
 
-def _stack(runs: object, *, order: str, on_duplicate: str, at_least: int = 1, ties: str = "descending") -> RunStack:
+def _stack(runs: object, *, order: str, on_duplicate: str, at_least: int = 1, ties: str = "descending",
+           depth: int | None = None) -> RunStack:
     whole = cast("list[Run]", list(as_runs(runs, on_duplicate=on_duplicate)))  # whole runs, never blocks
     if len(whole) < at_least:
         raise ParameterError(f"give at least {at_least} runs (got {len(whole)})")
-    return stack_runs(whole, order=order, ties=ties)
+    return stack_runs(whole, order=order, ties=ties, depth=depth)
 
 
 def fuse(runs: object, method: str = "rrf", *, norm: str | None = None, k: float = 60.0, order: str = "score",
@@ -93,7 +94,9 @@ def make_pool(runs: object, method: str = "depth", *, depth: int | None = 10, si
         raise ParameterError(f"the {method} order uses judgements as they arrive: give qrels (--qrels)")
     if not strategy.adaptive and qrels is not None:
         raise ParameterError(f"a {method} pool does not use judgements: leave out qrels")
-    stack = _stack(runs, order=order, on_duplicate=on_duplicate, ties=ties)
+    # depth-k and the adaptive orders read each run to its depth only: the rest never counts
+    stack = _stack(runs, order=order, on_duplicate=on_duplicate, ties=ties,
+                   depth=depth if method in ("depth", "mtf", "mm-ns") else None)
     relevant = None
     if qrels is not None:
         read = as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate)

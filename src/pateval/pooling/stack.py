@@ -98,8 +98,10 @@ class RunStack:
         return np.asarray(take(self.doc_ids, np.asarray(docs, dtype=np.int64)).to_pylist(), dtype=object)
 
 
-def stack_runs(runs: list[Run], *, order: str = "score", ties: str = "descending") -> RunStack:
-    """The rows of ``runs`` (at least one; distinct names) in one :class:`RunStack`.
+def stack_runs(runs: list[Run], *, order: str = "score", ties: str = "descending",
+               depth: int | None = None) -> RunStack:
+    """The rows of ``runs`` (at least one; distinct names) in one :class:`RunStack`; with
+    ``depth``, only each run's first ``depth`` documents per topic.
 
     ``ties``: with ``order="score"``, equal scores ranked by docno ``"descending"`` (the
     ranking step's rule, trec_eval's) or ``"ascending"`` (trectools' and pandas' rule).
@@ -129,7 +131,11 @@ def stack_runs(runs: list[Run], *, order: str = "score", ties: str = "descending
         topic = code[run.topic[perm]] if len(perm) else np.zeros(0, dtype=np.int64)
         lengths = np.bincount(topic, minlength=len(topic_ids))
         # evaluation order groups topics by sorted id, as topic_ids is sorted: positions are places in segments
-        positions.append(place_in_segments(lengths[lengths > 0], first=1))
+        position = place_in_segments(lengths[lengths > 0], first=1)
+        if depth is not None and len(position) and position.max() > depth:
+            within = position <= depth
+            perm, topic, position = perm[within], topic[within], position[within]
+        positions.append(position)
         topics.append(topic)
         docs.append(take(run.doc_ids, run.doc[perm].astype(np.int64)))
         scores.append(run.score[perm])
