@@ -137,7 +137,7 @@ def main() -> None:
             small = [ranx.Run({"q": {"a": 1.0, "b": 0.5}}), ranx.Run({"q": {"a": 0.2, "c": 0.1}})]
             ranx.fuse(small, norm="min-max", method=ranx_method)  # numba compiles here, not in the timing
             ranx_runs = [ranx.Run(r.to_dict(), name=r.name) for r in runs]
-            theirs, result = median_time(lambda rm=ranx_method: ranx.fuse(ranx_runs, norm="min-max", method=rm),
+            theirs, result = median_time(lambda rm=ranx_method, rr=ranx_runs: ranx.fuse(rr, norm="min-max", method=rm),
                                          args.repeats)
             expected = result.to_dict()
             got = fused.to_run().to_dict()
