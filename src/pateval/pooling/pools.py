@@ -12,27 +12,41 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from ..core.keys import take
 from ..core.qrels import Qrels
 from ..core.segments import place_in_segments
 from ..formats.pools import Pool
 from .stack import RunStack
 from .strategies import JudgingOrder, Ordered
 
-__all__ = ["PoolStatistics", "build_pool", "judged_flags", "pool_statistics"]
+__all__ = ["PoolStatistics", "build_pool", "judged_flags", "pool_statistics", "qrels_pairs"]
+
+
+def qrels_pairs(stack: RunStack, qrels: Qrels) -> np.ndarray:
+    """For each row of ``qrels``, its pair in ``stack.pairs()``, or -1 (a document no run
+    retrieved): matched by Arrow on ``topic NUL docno`` keys, never a Python string per pair."""
+    topic, doc, _ = stack.pairs()
+    pair_keys = pc.binary_join_element_wise(take(pa.array(stack.topic_ids.astype(str).tolist(), type=pa.string()),
+                                                 topic), take(stack.doc_ids, doc), "\x00")
+    row_keys = pc.binary_join_element_wise(pa.array(np.asarray(qrels.topic, dtype=object).astype(str).tolist(),
+                                                    type=pa.string()),
+                                           pa.array(np.asarray(qrels.docno, dtype=object).astype(str).tolist(),
+                                                    type=pa.string()), "\x00")
+    found = pc.index_in(row_keys, value_set=pair_keys)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def judged_flags(stack: RunStack, qrels: Qrels, *, level: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """For each pair of ``stack.pairs()``: whether the qrels judge it relevant (grade >=
-    ``level``), and whether they judge it at all (grade >= 0)."""
-    topic, doc, _ = stack.pairs()
-    grades: dict[tuple[str, str], int] = {}
-    for t, d, g in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.rel.tolist(), strict=True):
-        key = (str(t), str(d))
-        grades[key] = max(int(g), grades.get(key, -1))  # subtopic qrels: the best grade of the document
-    topics = stack.topic_ids[topic].tolist()
-    docnos = stack.docnos(doc).tolist()
-    grade = np.asarray([grades.get((t, d), -1) for t, d in zip(topics, docnos, strict=True)], dtype=np.int64)
+    ``level``), and whether they judge it at all (grade >= 0); subtopic qrels: the best grade."""
+    topic, _, _ = stack.pairs()
+    row_pair = qrels_pairs(stack, qrels)
+    grade = np.full(len(topic), -1, dtype=np.int64)
+    matched = row_pair >= 0
+    np.maximum.at(grade, row_pair[matched], qrels.rel[matched])
     return grade >= level, grade >= 0
 
 

@@ -32,7 +32,7 @@ from ..core.run import Run
 from ..errors import ParameterError
 from ..evaluation import evaluate_runs
 from ..options import EvaluationOptions
-from ..pooling.pools import judged_flags
+from ..pooling.pools import judged_flags, qrels_pairs
 from ..pooling.stack import RunStack, stack_runs
 from ..pooling.strategies import DepthOrder, JudgingOrder
 from .correlation import kendall_tau, tau_ap
@@ -45,16 +45,25 @@ LEAVE_OUT_COLUMNS = ["left_out", "run", "unique_documents", "unique_relevant", "
                      "score_change", "rank", "rank_reduced", "rank_change"]
 
 
+class _QrelsOfPairs:
+    """The qrels' rows matched once to the pairs of a stack, so that each reduced set of qrels
+    is one boolean selection."""
+
+    def __init__(self, qrels: Qrels, stack: RunStack) -> None:
+        self.topic = np.asarray(qrels.topic, dtype=object)
+        self.docno = np.asarray(qrels.docno, dtype=object)
+        self.rel = qrels.rel
+        self.source = qrels.source
+        self.pair = qrels_pairs(stack, qrels)
+
+    def without(self, unjudged: np.ndarray) -> Qrels:
+        keep = (self.pair < 0) | ~unjudged[np.maximum(self.pair, 0)]
+        return Qrels.from_columns(self.topic[keep], self.docno[keep], self.rel[keep], source=f"{self.source} (reduced)")
+
+
 def reduced_qrels(qrels: Qrels, stack: RunStack, unjudged: np.ndarray) -> Qrels:
     """``qrels`` without the (topic, document) pairs of ``stack.pairs()`` flagged ``unjudged``."""
-    topic, doc, _ = stack.pairs()
-    drop = set(zip(stack.topic_ids[topic[unjudged]].astype(str).tolist(),
-                   stack.docnos(doc[unjudged]).astype(str).tolist(), strict=True))
-    q_topic = np.asarray(qrels.topic, dtype=object).astype(str)
-    q_doc = np.asarray(qrels.docno, dtype=object).astype(str)
-    keep = np.fromiter(((t, d) not in drop for t, d in zip(q_topic.tolist(), q_doc.tolist(), strict=True)),
-                       dtype=bool, count=len(q_topic))
-    return Qrels.from_columns(q_topic[keep], q_doc[keep], qrels.rel[keep], source=f"{qrels.source} (reduced)")
+    return _QrelsOfPairs(qrels, stack).without(unjudged)
 
 
 def _means(qrels: Qrels, runs: Sequence[Run], options: EvaluationOptions) -> pd.Series:
@@ -98,6 +107,7 @@ def simulate_budgets(runs: Sequence[Run], qrels: Qrels, orders: Mapping[str, Jud
     relevant, _ = judged_flags(stack, qrels, level=level)
     full = _means(qrels, runs, settings)
     full_rank = _ranks(full)
+    matched = _QrelsOfPairs(qrels, stack)
     rows = []
     top = max(int(b) for b in budgets)
     for name, order in orders.items():
@@ -107,7 +117,7 @@ def simulate_budgets(runs: Sequence[Run], qrels: Qrels, orders: Mapping[str, Jud
         place[ordered.pair] = np.arange(len(ordered.pair)) - np.repeat(ordered.ptr[:-1], counts) + 1
         for budget in sorted(int(b) for b in budgets):
             judged = (place >= 1) & (place <= budget)
-            scores = _means(reduced_qrels(qrels, stack, ~judged), runs, settings)
+            scores = _means(matched.without(~judged), runs, settings)
             tau, tau_ap_value = _correlations(scores, full)
             found = int(relevant[judged].sum())
             made = int(judged.sum())
@@ -150,10 +160,11 @@ def leave_out(runs: Sequence[Run], qrels: Qrels, *, depth: int = 100, groups: Ma
     alone = in_pool & (first == low)
     full = _means(qrels, runs, settings)
     full_rank = _ranks(full)
+    matched = _QrelsOfPairs(qrels, stack)
     rows = []
     for g, group in enumerate(group_names):
         unique = alone & (first == g)
-        scores = _means(reduced_qrels(qrels, stack, unique), runs, settings)
+        scores = _means(matched.without(unique), runs, settings)
         rank = _ranks(scores)
         for i, name in enumerate(names):
             if group_of[name] != group:
