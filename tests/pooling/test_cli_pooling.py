@@ -102,3 +102,32 @@ def test_pool_reuse_by_group(test_data, tmp_path, capsys):
     groups.write_text("InexpC2 a\nInexpC2 b\n")
     assert main(["pool", "reuse", qrels, *runs, "--groups", str(groups)]) == 2
     assert "line 2: run 'InexpC2' listed twice (first on line 1)" in capsys.readouterr().err
+
+
+def test_pool_sample_and_estimate(test_data, tmp_path, capsys):
+    runs = [str(test_data / "pooling" / f"{name}.txt") for name in ROBUST]
+    qrels = str(test_data / "pooling" / "robust03_qrels.txt")
+    pool = tmp_path / "pool.txt"
+    assert main(["pool", "build", *runs, "--depth", "100", "-o", str(pool)]) == 0
+    to_judge = tmp_path / "sample.txt"
+    assert main(["pool", "sample", str(pool), "--strata", "1-20:1,21-100:0.5,101-:0.2", "--seed", "3",
+                 "-o", str(to_judge)]) == 0
+    assert to_judge.read_text().startswith("# topic docno stratum probability sampled\n")
+    sampled = tmp_path / "sampled_qrels.txt"
+    assert main(["pool", "sample", str(pool), "--strata", "1-20:1,21-100:0.5,101-:0.2", "--seed", "3",
+                 "--qrels", qrels, "-o", str(sampled)]) == 0
+    # the same draw as the test data's sampled qrels (made by this command, judged by the robust qrels)
+    assert sampled.read_text() == (test_data / "sampling" / "robust03_sampled_qrels.txt").read_text()
+    capsys.readouterr()
+    assert main(["pool", "estimate", str(sampled), runs[4]]) == 0
+    out = capsys.readouterr().out.splitlines()
+    expected = {line.split()[0]: line.split()[2] for line in
+                (test_data / "sampling" / "Sel50.sample_eval").read_text().splitlines() if "\tall\t" in line}
+    assert f"Sel50\txinfAP\tall\t{expected['infAP']}" in out and f"Sel50\tinfNDCG\tall\t{expected['infNDCG']}" in out
+
+
+def test_pool_sample_refuses_a_rate_outside_0_1(tmp_path, runs, capsys):
+    pool = tmp_path / "pool.txt"
+    assert main(["pool", "build", *runs, "-o", str(pool)]) == 0
+    assert main(["pool", "sample", str(pool), "--strata", "1-:1.5", "-o", str(tmp_path / "s.txt")]) == 2
+    assert "must lie in (0, 1]" in capsys.readouterr().err and not (tmp_path / "s.txt").exists()

@@ -9,7 +9,7 @@ from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import ParameterError
 from ..formats.inputs import as_qrels, as_runs
-from ..formats.pools import Pool, read_pool, write_pool
+from ..formats.pools import Pool, Sample, read_pool, read_sampled_qrels, write_pool, write_sample
 from ..options import EvaluationOptions
 from ..pooling.fusion import fuse_stack
 from ..pooling.pools import PoolStatistics, build_pool, judged_flags, pool_statistics
@@ -19,7 +19,8 @@ from ..pooling.strategies import JudgingOrder, make_order
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["fuse", "leave_out", "make_pool", "pool_stats", "read_pool", "simulate_budgets", "write_pool"]
+__all__ = ["estimate_from_sample", "fuse", "leave_out", "make_pool", "pool_stats", "read_pool", "sample_pool",
+           "simulate_budgets", "write_pool"]
 
 
 def _stack(runs: object, *, order: str, on_duplicate: str, at_least: int = 1, ties: str = "descending",
@@ -159,3 +160,29 @@ def leave_out(qrels: object, runs: object, *, depth: int = 100, groups: dict[str
     whole = cast("list[Run]", list(as_runs(runs, on_duplicate=options.on_duplicate)))
     read = as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
     return reuse(whole, read, depth=depth, groups=groups, measure=measure, options=options, ties=ties)
+
+
+def sample_pool(pool: Pool | str | os.PathLike[str], strata: str, *, seed: int = 0, qrels: object = None,
+                qrels_format: str = "auto", output: str | os.PathLike[str] | None = None) -> Sample:
+    """A stratified random sample of a pool (or pool file): strata by place in the judging order
+    with rates, ``"1-10:1,11-100:0.2,101-:0.05"`` (:mod:`pateval.pooling.sampling`). With
+    ``qrels`` (judgements at hand), the sample's grades: written as sample_eval.pl's sampled
+    qrels; without, the documents to judge with their inclusion probabilities."""
+    from ..pooling.sampling import sample_pool as draw
+
+    read = None if qrels is None else as_qrels(qrels, qrels_format=qrels_format, on_duplicate="error")
+    sample = draw(pool if isinstance(pool, Pool) else read_pool(pool), strata, seed=seed, qrels=read)
+    if output is not None:
+        write_sample(sample, output)
+    return sample
+
+
+def estimate_from_sample(sample: Sample | str | os.PathLike[str], runs: object, *,
+                         on_duplicate: str = "error") -> pd.DataFrame:
+    """xinfAP, infNDCG and the estimated numbers of relevant documents (retrieved) per run and
+    topic from sampled qrels, as NIST's sample_eval.pl (:mod:`pateval.pooling.sampling`)."""
+    from ..pooling.sampling import estimate
+
+    read = sample if isinstance(sample, Sample) else read_sampled_qrels(sample)
+    whole = cast("list[Run]", list(as_runs(runs, on_duplicate=on_duplicate)))
+    return estimate(read, whole)

@@ -134,6 +134,54 @@ def _add_pool(commands) -> None:
     _add_simulation_output(reuse, plots=False)
 
 
+    sample = add_command(
+        sub, "sample", _run_pool_sample,
+        help="a stratified random sample of a pool (sample_eval.pl's sampled qrels with --qrels)",
+        description="Stratify each topic's pool by place in the judging order and draw each stratum at its rate "
+        "(at least one document of a stratum that has any). Without --qrels, writes the documents to judge: "
+        "`topic docno stratum probability sampled` lines; with --qrels (judgements at hand), sample_eval.pl's "
+        "sampled qrels: `topic 0 docno stratum grade`, grade -1 for a pooled document not drawn.",
+        epilog=examples("pateval pool sample pool.txt --strata 1-10:1,11-100:0.2,101-:0.05 -o sample.txt",
+                        "pateval pool sample pool.txt --strata 1-10:1,11-:0.1 --qrels qrels.txt -o sampled_qrels.txt"))
+    sample.add_argument("pool", metavar="POOL", help="pool file (pateval pool build)")
+    sample.add_argument("--strata", required=True, metavar="FIRST-LAST:RATE,...",
+                        help="strata by place, each with its rate in (0, 1]; the last open (e.g. 101-:0.05)")
+    add_flags(sample, "seed")
+    sample.add_argument("--qrels", metavar="QRELS", help="grades of the drawn documents (absent: 0)")
+    add_output(sample, "-o", "--output", metavar="FILE", required=True, help="the sample file to write")
+    est = add_command(
+        sub, "estimate", _run_pool_estimate,
+        help="xinfAP, infNDCG and estimated relevant counts from sampled qrels (as sample_eval.pl)",
+        epilog=examples("pateval pool estimate sampled_qrels.txt run1.txt run2.txt"))
+    est.add_argument("sample", metavar="SAMPLED_QRELS", help="sampled qrels (sample_eval.pl's format)")
+    est.add_argument("runs", nargs="+", metavar="RUN", help="run files")
+    est.add_argument("-q", "--per-topic", action="store_true", help="every topic's values, not only the means")
+    est.add_argument("--on-duplicate", choices=("error", "first"), default="error",
+                     help="a document twice for a topic: error, or keep the first")
+    add_output(est, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
+def _run_pool_sample(*, pool: str, strata: str, seed: int, qrels: str | None, output: str) -> int:
+    from .. import api
+
+    sample = api.sample_pool(pool, strata, seed=seed, qrels=qrels, output=output)
+    print(f"pateval: drew {int(sample.sampled.sum())} of {len(sample.sampled)} pooled documents into {output}",
+          file=sys.stderr)
+    return 0
+
+
+def _run_pool_estimate(*, sample: str, runs: list[str], per_topic: bool, on_duplicate: str,
+                       output: str | None) -> int:
+    from .. import api
+
+    table = api.estimate_from_sample(sample, runs, on_duplicate=on_duplicate)
+    if not per_topic:
+        table = table[table["topic"] == "all"]
+    lines = [f"{row.run}\t{row.measure}\t{row.topic}\t{row.value:.4f}\n" for row in table.itertuples()]
+    write_text_or_print("".join(lines), output)
+    return 0
+
+
 def _add_simulation_output(p, *, plots: bool = True) -> None:
     p.add_argument("--ties", choices=("ascending", "descending"), default="ascending",
                    help="equal scores of a run ranked by docno ascending (trectools, default) or descending")

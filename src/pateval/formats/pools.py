@@ -24,7 +24,7 @@ from ..errors import malformed
 from .atomic import atomic_output
 from .source import read_bytes
 
-__all__ = ["Pool", "read_pool", "read_run_groups", "write_pool"]
+__all__ = ["Pool", "Sample", "read_pool", "read_run_groups", "read_sampled_qrels", "write_pool", "write_sample"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,3 +152,104 @@ def read_run_groups(path: str | os.PathLike[str]) -> dict[str, str]:
     if not groups:
         malformed(path, None, "the run-groups file lists no run")
     return groups
+
+
+@dataclass(frozen=True, eq=False)
+class Sample:
+    """A stratified sample of a pool: every pooled document with its stratum, its inclusion
+    probability (the stratum's sampling rate as drawn: sampled / pooled) and whether it was
+    drawn; with ``grade`` (judgements, -1 where not drawn) it is a set of sampled qrels."""
+
+    topic: np.ndarray
+    docno: np.ndarray
+    stratum: np.ndarray
+    probability: np.ndarray
+    sampled: np.ndarray
+    grade: np.ndarray | None = None
+    source: str = "<memory>"
+
+
+def write_sample(sample: Sample, path: str | os.PathLike[str]) -> None:
+    """Write ``sample``: with grades, as sample_eval.pl's qrels (``topic 0 docno stratum grade``,
+    grade -1 for a pooled document not drawn); without, as ``topic docno stratum probability
+    sampled`` lines (the documents to judge are those with sampled 1). Whole or not at all."""
+    with atomic_output(path) as out:
+        if sample.grade is not None:
+            out.writelines(f"{t} 0 {d} {s} {g}\n" for t, d, s, g in zip(
+                sample.topic.tolist(), sample.docno.tolist(), sample.stratum.tolist(), sample.grade.tolist(),
+                strict=True))
+            return
+        out.write(SAMPLE_HEADER + "\n")
+        out.writelines(f"{t} {d} {s} {p!r} {int(x)}\n" for t, d, s, p, x in zip(
+            sample.topic.tolist(), sample.docno.tolist(), sample.stratum.tolist(), sample.probability.tolist(),
+            sample.sampled.tolist(), strict=True))
+
+
+SAMPLE_HEADER = "# topic docno stratum probability sampled"
+
+
+def read_sampled_qrels(path: str | os.PathLike[str]) -> Sample:
+    """Read sample_eval.pl's sampled qrels (``topic iteration docno stratum grade``; grade -1:
+    pooled but not drawn), or a sample (first line :data:`SAMPLE_HEADER`, then ``topic docno
+    stratum probability sampled`` lines, see :func:`write_sample`).
+
+    In sampled qrels, a stratum's inclusion probability is what was drawn of it (grade >= 0)
+    over its documents; a sample's own probabilities must lie in (0, 1].
+
+    Raises
+    ------
+    InputFormatError
+        A line without five fields (a sample's probability missing), a grade or flag that is
+        not an integer, a probability outside (0, 1], a document twice for a topic, no document.
+    """
+    text = read_bytes(path).decode("utf-8", errors="strict")
+    lines = text.splitlines()
+    is_sample = bool(lines) and lines[0].strip() == SAMPLE_HEADER
+    what = ("a sample line is: topic docno stratum probability sampled" if is_sample
+            else "a sampled qrels line is: topic iteration docno stratum grade")
+    rows: list[tuple[str, str, str, float, int, int]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, line in enumerate(lines, start=1):
+        if line.startswith("#") or not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 5:
+            malformed(path, number, what + ("; the inclusion probability is missing" if is_sample and len(fields) == 4
+                                            else ""), expected="5 fields", found=len(fields))
+        if is_sample:
+            topic, docno, stratum, p_text, flag = fields
+            try:
+                probability = float(p_text)
+            except ValueError:
+                malformed(path, number, "the inclusion probability (4th field) is not a number", found=p_text)
+            if not 0 < probability <= 1:
+                malformed(path, number, "the inclusion probability (4th field) must lie in (0, 1]", found=p_text)
+            if flag not in ("0", "1"):
+                malformed(path, number, "the sampled flag (5th field) must be 0 or 1", found=flag)
+            grade, drawn = -1, int(flag)
+        else:
+            topic, _, docno, stratum, grade_text = fields
+            if not grade_text.lstrip("+-").isdigit():
+                malformed(path, number, "the grade (5th field) is not an integer", found=grade_text)
+            grade, probability = int(grade_text), float("nan")
+            drawn = int(grade >= 0)
+        if (topic, docno) in seen:
+            malformed(path, number, f"document {docno!r} twice for topic {topic!r} "
+                      f"(first on line {seen[topic, docno]})")
+        seen[topic, docno] = number
+        rows.append((topic, docno, stratum, probability, drawn, grade))
+    if not rows:
+        malformed(path, None, "the file lists no document")
+    columns = list(zip(*rows, strict=True))
+    topics = np.asarray(columns[0], dtype=object)
+    docnos = np.asarray(columns[1], dtype=object)
+    strata = np.asarray(columns[2], dtype=object)
+    chances = np.asarray(columns[3], dtype=np.float64)
+    sampled = np.asarray(columns[4], dtype=bool)
+    grades = np.asarray(columns[5], dtype=np.int64)
+    if not is_sample:  # a stratum's probability: what was drawn of it
+        key = np.char.add(np.char.add(topics.astype(str), "\x00"), strata.astype(str))
+        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        chances = (np.bincount(inverse, weights=sampled) / counts)[inverse]
+    return Sample(topic=topics, docno=docnos, stratum=strata, probability=chances, sampled=sampled,
+                  grade=None if is_sample else grades, source=str(path))
