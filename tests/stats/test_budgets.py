@@ -78,3 +78,24 @@ def test_bad_budgets_are_refused(robust):
         simulate_budgets(runs, qrels, {"depth": DepthOrder(None)}, [0])
     with pytest.raises(ParameterError, match="at least 2 runs"):
         simulate_budgets(runs[:1], qrels, {"depth": DepthOrder(None)}, [5])
+
+
+def test_the_report_section_explains_its_columns(tmp_path, capsys):
+    import re
+
+    pytest.importorskip("matplotlib")
+    from pateval.cli import main
+
+    qrels, runs = api.example_files()
+    out = tmp_path / "report.html"
+    assert main(["report", str(qrels), *map(str, runs), "-m", "AP", "--budgets", "5,20", "--reuse-depth", "10",
+                 "-o", str(out)]) == 0
+    page = out.read_text()
+    section = re.search(r'<section id="budgets">(.*?)</section>', page, re.S).group(1)
+    glossary = re.search(r'<section id="glossary">(.*?)</section>', page, re.S).group(1)
+    explained = set()
+    for key in re.findall(r"<td><code>([^<]+)</code></td>", glossary):
+        explained.update(key.split(", "))
+    shown = set(re.findall(r"<th>([^<]*)</th>", section))
+    assert {"tau_ap", "unique_relevant", "rank_change"} <= shown <= explained
+    assert "<svg" in section
