@@ -91,6 +91,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--trectools", metavar="DIR", help="a trectools checkout (its package folder's parent)")
     parser.add_argument("--skip-simulation", action="store_true")
+    parser.add_argument("--only-simulation", action="store_true", help="time the budget simulation alone")
     args = parser.parse_args()
     from _data import compile_pateval
 
@@ -103,6 +104,9 @@ def main() -> None:
     print(f"{args.runs} runs x {args.topics} topics x {args.depth} documents; pool depth {args.pool_depth}; "
           f"median of {args.repeats} (wall clock, shared machine)")
     k = args.pool_depth
+    if args.only_simulation:
+        simulate(api, paths, args)
+        return
     ours_depth, pool = median_time(lambda: api.make_pool(paths, "depth", depth=k), args.repeats)
     ours_rbp, rbp = median_time(lambda: api.make_pool(paths, "rbp", size=k, p=0.8), args.repeats)
     print(f"pooling  pateval depth-{k}: {ours_depth:.2f} s   rbp size {k}: {ours_rbp:.2f} s")
@@ -145,11 +149,15 @@ def main() -> None:
             line += f"; ranx {theirs:.2f} s; ratio {ours / theirs:.3f}; largest difference {worst:.1e}"
         print(line)
     if not args.skip_simulation:
-        qrels = qrels_for(paths, args.topics)
-        budgets = [10, 20, 30, 50, 75, 100, 150, 200, 300, 500]
-        seconds, table = median_time(lambda: api.simulate_budgets(qrels, paths, budgets, orders="mtf"), 1)
-        print(f"simulation 10 budgets x {args.runs} runs (move-to-front, AP): {seconds:.1f} s; "
-              f"tau at {budgets[-1]}: {table['tau'].iloc[-1]:.3f}")
+        simulate(api, paths, args)
+
+
+def simulate(api, paths: list[Path], args) -> None:
+    qrels = qrels_for(paths, args.topics)
+    budgets = [10, 20, 30, 50, 75, 100, 150, 200, 300, 500]
+    seconds, table = median_time(lambda: api.simulate_budgets(qrels, paths, budgets, orders="mtf"), args.repeats)
+    print(f"simulation 10 budgets x {args.runs} runs (move-to-front, AP): {seconds:.1f} s; "
+          f"tau at {budgets[-1]}: {table['tau'].iloc[-1]:.3f}")
 
 
 if __name__ == "__main__":
