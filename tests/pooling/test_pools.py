@@ -157,3 +157,17 @@ def test_an_adaptive_order_without_judgements_is_refused():
     stack = stack_runs(_toy())
     with pytest.raises(ParameterError, match="give qrels"):
         MoveToFront().order(stack, None, 5)
+
+
+@pytest.mark.parametrize("fusion, norm", [("rrf", None), ("combmnz", "z-score"), ("borda", None)])
+def test_take_n_is_the_head_of_the_fused_ranking(robust, fusion, norm):
+    files, _ = robust
+    runs = [api.read_run(f) for f in files]
+    pool = api.make_pool(runs, "fused", size=7, fusion=fusion, norm=norm, ties="descending")
+    fused = api.fuse(runs, fusion, norm=norm)
+    heads = {t: sorted(docs, key=lambda d: -docs[d])[:7] for t, docs in fused.to_dict().items()}
+    got: dict[str, list[str]] = {}
+    for topic, docno in zip(pool.topic.tolist(), pool.docno.tolist(), strict=True):
+        got.setdefault(topic, []).append(docno)
+    assert {t: sorted(d) for t, d in got.items()} == {t: sorted(d) for t, d in heads.items()}
+    assert (pool.place[pool.topic == "303"] == np.arange(1, 8)).all()
