@@ -90,7 +90,8 @@ def test_pool_file_round_trip_and_statistics(tmp_path):
     assert stats.sizes == {"q": 5}
     assert stats.contributed == {"a": 3, "b": 3} and stats.unique == {"a": 2, "b": 2}
     assert stats.overlap.tolist() == [[3, 1], [1, 3]]
-    assert "a\t3\t2" in api.pool_stats(tmp_path / "pool.txt").text()
+    text = api.pool_stats(tmp_path / "pool.txt").text()
+    assert "a\t3\t2" in text and "overlap\ta\tb\na\t3\t1\nb\t1\t3\n" in text
 
 
 @pytest.mark.parametrize("text, message", [

@@ -87,13 +87,18 @@ class PoolStatistics:
     overlap: np.ndarray
 
     def text(self) -> str:
-        """A plain-text summary: sizes per topic, then per run contributed and unique documents."""
+        """A plain-text summary: sizes per topic; per run the documents contributed and alone
+        contributed; the overlap matrix (documents both runs contributed)."""
         lines = ["topic\tpooled"]
         lines += [f"{t}\t{n}" for t, n in self.sizes.items()]
         lines.append(f"all\t{sum(self.sizes.values())}")
         lines.append("")
         lines.append("run\tcontributed\tunique")
         lines += [f"{r}\t{self.contributed[r]}\t{self.unique[r]}" for r in self.runs]
+        lines.append("")
+        lines.append("overlap\t" + "\t".join(self.runs))  # pooled documents both runs contributed
+        lines += [f"{r}\t" + "\t".join(str(int(v)) for v in row) for r, row in zip(self.runs, self.overlap,
+                                                                                  strict=True)]
         return "\n".join(lines) + "\n"
 
 
