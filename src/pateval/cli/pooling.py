@@ -68,7 +68,6 @@ def _add_pool(commands) -> None:
         "judgements (--qrels) as they arrive.",
         epilog=examples("pateval pool build run1.txt run2.txt --method depth --depth 100 -o pool.txt",
                         "pateval pool build run*.txt --method rbp --size 100 --p 0.8 --aggregate max -o pool.txt",
-                        "pateval pool build run*.txt --method fused --fusion combmnz --size 50 -o pool.txt",
                         "pateval pool build run*.txt --method mtf --qrels qrels.txt --size 200 -o pool.txt"))
     _add_run_reading(p)
     p.add_argument("--method", choices=POOL_METHODS, default="depth", help="how to pool (default depth)")
@@ -93,7 +92,7 @@ def _add_pool(commands) -> None:
     add_output(p, "-o", "--output", metavar="FILE", required=True, help="the pool file to write")
     st = add_command(sub, "stats", _run_pool_stats,
                      help="a pool's size per topic, and the documents each run contributed and alone contributed",
-                     epilog=examples("pateval pool stats pool.txt"))
+                     epilog=examples("pateval pool stats pool.txt", "pateval pool stats pool.txt -o stats.txt"))
     st.add_argument("pool", metavar="POOL", help="pool file (pateval pool build)")
     add_output(st, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
@@ -152,7 +151,8 @@ def _add_pool(commands) -> None:
     est = add_command(
         sub, "estimate", _run_pool_estimate,
         help="xinfAP, infNDCG and estimated relevant counts from sampled qrels (as sample_eval.pl)",
-        epilog=examples("pateval pool estimate sampled_qrels.txt run1.txt run2.txt"))
+        epilog=examples("pateval pool estimate sampled_qrels.txt run1.txt run2.txt",
+                        "pateval pool estimate sampled_qrels.txt run*.txt -q -o estimates.txt"))
     est.add_argument("sample", metavar="SAMPLED_QRELS", help="sampled qrels (sample_eval.pl's format)")
     est.add_argument("runs", nargs="+", metavar="RUN", help="run files")
     est.add_argument("-q", "--per-topic", action="store_true", help="every topic's values, not only the means")
