@@ -27,7 +27,8 @@ def test_an_abbreviated_flag_is_refused_with_the_command_usage_and_what_was_mean
     assert caught.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: pateval evaluate")
-    assert "pateval evaluate: error: unrecognized arguments: --comp (did you mean --complete?)" in err
+    # --comp begins two flags (--compat, --complete): both are named, neither is taken
+    assert "pateval evaluate: error: unrecognized arguments: --comp (did you mean --compat or --complete?)" in err
 
 
 def test_a_misspelt_flag_of_a_nested_command_gets_that_command_usage(capsys):

@@ -53,6 +53,17 @@ PROPERTIES: dict[str, set[str]] = {
     "I_rec": {"bounded01", "empty_defined", "order_invariant"},
     "D_nDCG": {"bounded01", "empty_defined", "order_invariant"},
     "Dsharp_nDCG": {"bounded01", "empty_defined", "order_invariant"},
+    # TAR (tar_eval): WSS@95 subtracts 0.05 (down to -0.05), total_cost credits relevant documents (-19)
+    "recall_pct": {"bounded01", "empty_defined", "order_invariant"},
+    "WSS": {"empty_defined", "order_invariant"},
+    "last_rel": {"nonnegative", "empty_defined", "order_invariant"},
+    "norm_last_rel": {"bounded01", "empty_defined", "order_invariant"},
+    "norm_area": {"bounded01", "empty_defined", "order_invariant"},
+    "loss_r": {"bounded01", "empty_defined", "order_invariant"},
+    "loss_e": {"nonnegative", "empty_defined", "order_invariant"},
+    "loss_er": {"nonnegative", "empty_defined", "order_invariant"},
+    "total_cost": {"empty_defined", "order_invariant"},
+    "num_shown": {"nonnegative", "empty_defined", "order_invariant", "counts"},
     "PRES": {"bounded01", "empty_defined", "order_invariant"},
     # Rnorm has no usable default (the collection size N must be given): its bounds are
     # tested with N in tests/measures/test_pres.py

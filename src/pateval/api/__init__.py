@@ -26,6 +26,17 @@ from .compare import analyse_measures, compare, ranking_stability, read_scores, 
 from .evaluate import evaluate, evaluation, example_files, list_measures, measures_document
 from .flowchart import evaluate_flowcharts
 from .passages import check_passage_run, evaluate_by_group
+from .pooling import (
+    estimate_from_sample,
+    fuse,
+    leave_out,
+    make_pool,
+    pool_stats,
+    read_pool,
+    sample_pool,
+    simulate_budgets,
+    write_pool,
+)
 from .search import build_search_index, search, search_grid, search_passages
 from .usermodel import simulate_users, time_to_rank
 
@@ -52,7 +63,9 @@ __all__ = ["Evaluation", "EvaluationContext", "EvaluationOptions", "Measure", "Q
            "analyse_measures", "assess_app", "assess_export", "assess_import", "build_collection",
            "build_search_index", "calibrate", "calibration_figures", "check_passage_run", "collection_stats",
            "compare", "corpus_doc_lengths", "evaluate", "evaluate_by_group", "evaluate_flowcharts", "evaluate_runs",
-           "evaluation", "example_files", "generate_corpus", "ingest_corpus", "verify_corpus", "iter_patents",
-           "list_measures", "measures_document", "open_corpus", "parse_measure", "patent_key", "patent_keys",
-           "ranking_stability", "read_patent", "read_qrels", "read_run", "read_scores", "search", "search_grid",
-           "search_passages", "simulate_log", "simulate_users", "time_to_rank", "write_report", "write_run"]
+           "estimate_from_sample", "evaluation", "example_files", "fuse", "generate_corpus", "ingest_corpus",
+           "leave_out", "verify_corpus", "iter_patents", "list_measures", "make_pool", "measures_document",
+           "open_corpus", "parse_measure", "patent_key", "patent_keys", "pool_stats", "ranking_stability",
+           "read_patent", "read_pool", "read_qrels", "read_run", "read_scores", "sample_pool", "search", "search_grid",
+           "search_passages", "simulate_budgets", "simulate_log", "simulate_users", "time_to_rank", "write_pool",
+           "write_report", "write_run"]

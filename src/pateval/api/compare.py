@@ -293,7 +293,7 @@ def write_report(qrels, runs, measures: Sequence[str] | str, *, out: str | os.Pa
                  agreement_test: str = "wilcoxon", alpha: float = 0.05, seed: int = 0, B: int | None = None,
                  title: str = "pateval report", image_format: str = "svg", gain_over_time=None,
                  ct_by_gamma: pd.DataFrame | None = None, options: EvaluationOptions | None = None,
-                 scores_format: str = "auto", calibration=None) -> Path:
+                 scores_format: str = "auto", calibration=None, collection=None) -> Path:
     """Evaluate runs and write one self-contained HTML report comparing runs and measures.
 
     The report holds the comparison table (``test``, ``correction`` against ``baseline`` or
@@ -304,7 +304,9 @@ def write_report(qrels, runs, measures: Sequence[str] | str, *, out: str | os.Pa
     score``) add the G(t) and Cube-Test-against-gamma plots; no pateval command writes the
     G(t) curves, which come from a time-stamped simulation or log. ``calibration``: a ``(result, figures)``
     pair from :func:`calibrate` and :func:`calibration_figures` adds a section with the TBG
-    calibration. The report opens with the recall-precision curves (the runs' mean IPrec at
+    calibration. ``collection``: a ``(budgets, reusability, measure)`` triple of tables from
+    :func:`simulate_budgets` and :func:`leave_out` (either None) adds a section on judging
+    budgets and reusability. The report opens with the recall-precision curves (the runs' mean IPrec at
     recall 0, 0.1, ..., 1, scored in the same pass as ``measures``; from score files, where
     every file has them). Returns the path written.
     """
@@ -327,6 +329,11 @@ def write_report(qrels, runs, measures: Sequence[str] | str, *, out: str | os.Pa
         from ..report.calibration import calibration_section
 
         sections.append(calibration_section(*calibration, image_format=image_format))
+    if collection is not None:
+        from ..report.budgets import budgets_section
+
+        budgets, reuse, measure = collection
+        sections.append(budgets_section(budgets, reuse, measure=measure, image_format=image_format))
     write_html(render_report(sections, title=title, runs=comparison.runs, measures=comparison.measures, notes=notes),
                out)
     return Path(out)

@@ -32,6 +32,7 @@ from .compare import SCORE_FORMATS as SCORE_FORMATS  # re-exported: a test keeps
 from .compare import _add_analyse_measures, _add_compare, _add_report, _add_stability
 from .evaluate import _add_evaluate, _add_measures
 from .flowchart import _add_flowchart
+from .pooling import _add_fuse, _add_pool
 from .search import _add_demo, _add_index, _add_search
 from .shared import _PENDING_NOTES, CommandParser, command_inputs
 from .trec_eval import _add_trec_eval
@@ -54,7 +55,7 @@ _DEBUG_HELP = "on an unexpected error (a bug), print its traceback"
 # tests/test_startup.py and tests/test_cli_shape.py check all of it.
 _COMMANDS: list = [_add_evaluate, _add_measures, _add_corpus, _add_collection, _add_check, _add_user_model,
                    _add_calibrate, _add_compare, _add_analyse_measures, _add_stability, _add_report, _add_index,
-                   _add_search, _add_demo, _add_flowchart, _add_assess, _add_trec_eval]
+                   _add_search, _add_demo, _add_flowchart, _add_assess, _add_trec_eval, _add_fuse, _add_pool]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from ..errors import PatevalError
+from .pooling import _budgets
 from .shared import (
     add_command,
     add_evaluation_options,
@@ -203,7 +204,7 @@ def _add_report(commands) -> None:
                         "pateval report qrels.txt bm25.run lm.run -m AP -m TBG --doc-lengths lengths.txt "
                         "--calibration-log log.csv.gz -o report.html",
                         glossary=("tests", "discriminative power", "rank correlation", "agreement", "calibration",
-                                  "rank over time")),
+                                  "rank over time", "budgets", "reusability")),
     )
     _add_comparison_inputs(p, default_test="t")
     _add_baseline(p)
@@ -224,11 +225,17 @@ def _add_report(commands) -> None:
                    "(the lists are topics of the runs; needs --doc-lengths)")
     p.add_argument("--calibration-run", metavar="RUN", help="the run the log's users searched (default: the first run)")
     p.add_argument("--lists", metavar="FILE", help="`list topic [run]` lines for --calibration-log")
+    # the judging-budgets section: the runs' pool replayed at budgets against the report's qrels
+    p.add_argument("--budgets", metavar="B1,B2,...", type=_budgets,
+                   help="add a section replaying judging orders (depth, mtf, mm-ns) at these budgets per topic")
+    p.add_argument("--reuse-depth", type=int, metavar="K",
+                   help="add leave-one-run-out reusability of the depth-K pool to that section")
 
 
 def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,
                 correction: str, analysis_test: str, agreement_test: str, alpha: float, seed: int, B, title: str,
-                image_format: str, gain_over_time, ct_gamma, output, calibration_log, calibration_run, lists) -> int:
+                image_format: str, gain_over_time, ct_gamma, output, calibration_log, calibration_run, lists,
+                budgets=None, reuse_depth=None) -> int:
     from .. import api
     from ..report.inputs import read_ct_gamma, read_gain_over_time
 
@@ -242,13 +249,23 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
                                runs=run_list(runs) if lists else [calibration_run or first],
                                doc_lengths=lengths, duplicates=groups, lists=lists, seed=seed, options=options)
         calibration = result, api.calibration_figures(result, doc_lengths=lengths, duplicates=groups)
+    collection = None
+    if budgets or reuse_depth:
+        if options is None:
+            raise PatevalError("--budgets and --reuse-depth need qrels and runs, not --scores")
+        measure = str(_measures(measures, options)[0])
+        table = (api.simulate_budgets(qrels, run_list(runs), budgets, measure=measure, options=options)
+                 if budgets else None)
+        reuse = api.leave_out(qrels, run_list(runs), depth=reuse_depth, measure=measure, options=options) \
+            if reuse_depth else None
+        collection = table, reuse, measure
     path = api.write_report(
         qrels, run_list(runs), _measures(measures, options), out=output, baseline=baseline, test=test,
         correction=None if correction == "none" else correction, analysis_test=analysis_test,
         agreement_test=agreement_test, alpha=alpha, seed=seed, B=B, title=title, image_format=image_format,
         gain_over_time=read_gain_over_time(gain_over_time) if gain_over_time else None,
         ct_by_gamma=read_ct_gamma(ct_gamma) if ct_gamma else None, options=options, scores_format=scores_format,
-        calibration=calibration)
+        calibration=calibration, collection=collection)
     print_notes([])  # how the runs were named, if the command line named them
     print(f"pateval: wrote {path}", file=sys.stderr)
     return 0

@@ -115,7 +115,7 @@ def _add_measures(commands) -> None:
                     epilog=examples("pateval measures --family professional",
                                     "pateval measures --format markdown > measures.md"))
     p.add_argument("--family", help="only this family (standard, professional, cube, subtopic, passage, "
-                   "preferences, judgement_groups)")
+                   "preferences, judgement_groups, tar)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
 
 

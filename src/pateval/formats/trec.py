@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,7 @@ from .source import (
     streams_kept,
 )
 
-__all__ = ["read_run", "write_run", "DUPLICATE_POLICIES", "LINE_RULES"]
+__all__ = ["read_run", "write_run", "run_lines", "DUPLICATE_POLICIES", "LINE_RULES"]
 
 DUPLICATE_POLICIES = ("error", "first")
 #: How a line is read: pateval's six columns, the rank an integer; or trec_eval's, which
@@ -242,6 +243,14 @@ def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None)
     Scores are written with 17 significant digits, so reading the file back gives the same
     64-bit doubles.
     """
+    lines = run_lines(run, tag=tag)  # the checks before the file is opened
+    with atomic_output(path) as out:
+        out.writelines(lines)
+
+
+def run_lines(run: Run, *, tag: str | None = None) -> Iterator[str]:
+    """The lines of ``run`` in TREC format (see :func:`write_run`); the tag and topics are
+    checked before the first line is given."""
     from ..core.ranking import evaluation_order
 
     order = evaluation_order(run, order="score")
@@ -258,9 +267,7 @@ def write_run(run: Run, path: str | os.PathLike[str], *, tag: str | None = None)
     topic_codes = run.topic[order]
     starts = np.r_[0, np.flatnonzero(np.diff(topic_codes)) + 1]
     ranks = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)])) + 1
-    with atomic_output(path) as out:
-        for q, d, r, s in zip(topics, docnos, ranks, scores, strict=False):
-            out.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")
+    return (f"{q} Q0 {d} {r} {float(s)!r} {tag}\n" for q, d, r, s in zip(topics, docnos, ranks, scores, strict=False))
 
 
 def run_tag(path: str | os.PathLike[str], *, format: str = "auto") -> str | None:

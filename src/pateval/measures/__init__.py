@@ -22,6 +22,7 @@ from . import (  # noqa: E402,F401
     sets,  # noqa: E402,F401
     standard,  # noqa: E402,F401
     subtopic,  # noqa: E402,F401
+    tar,  # noqa: E402,F401
     tbg,
 )
 from .base import EvaluationContext, Measure, MeasureSpec, Param

@@ -80,6 +80,25 @@ GLOSSARY: dict[str, dict[str, str]] = {
         "user_average": "each user's own estimate, averaged over users (unweighted)",
         "users": "users whose sessions gave the estimate",
     },
+    "budgets": {
+        "order": "the judging order replayed (pateval pool build --method)",
+        "budget": "judgements per topic",
+        "judgements": "documents judged over all topics (a topic with fewer documents uses fewer)",
+        "relevant_found": "relevant documents among them",
+        "found_per_judgement": "relevant_found / judgements",
+        "tau": "Kendall's tau of the runs' ranking by the measure against the ranking under the complete qrels",
+        "tau_ap": "the AP rank correlation (Yilmaz, Aslam & Robertson 2008) of the same rankings",
+        "max_rank_change": "the largest change of one run's rank",
+    },
+    "reusability": {
+        "left_out": "the run, or group of runs, left out of the pool",
+        "run": "a left-out run",
+        "unique_documents, unique_relevant": "the pooled documents only it (its group) contributed, and the "
+                                             "relevant ones among them",
+        "score, score_reduced, score_change": "its score on the complete qrels, on the qrels without those "
+                                              "documents, and the difference",
+        "rank, rank_reduced, rank_change": "its rank among the runs on either qrels, and the difference",
+    },
     "rank over time": {
         "list": "a ranked list users searched (a topic of a run)",
         "time": "seconds since the start of a session",
