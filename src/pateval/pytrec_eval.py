@@ -98,30 +98,28 @@ _MIN_GEO_MEAN = 0.00001
 
 def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
     """A TREC run's lines (``qid Q0 docno rank score tag``) as ``{qid: {docno: score}}``."""
-    run: dict[str, dict[str, float]] = collections.defaultdict(dict)
-    for number, line in enumerate(f_run, 1):
-        fields = line.split()
-        if len(fields) != 6:
-            raise ValueError(f"run line {number}: {len(fields)} fields, not 6 (qid Q0 docno rank score tag)")
-        query_id, _, object_id, _, score, _ = fields
-        if object_id in run[query_id]:
-            raise ValueError(f"run line {number}: document {object_id!r} twice for query {query_id!r}")
-        run[query_id][object_id] = float(score)
-    return run
+    return _nested(f_run, "run", "qid Q0 docno rank score tag", 4, float)
 
 
 def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
     """A TREC qrels file's lines (``qid 0 docno rel``) as ``{qid: {docno: rel}}``."""
-    qrel: dict[str, dict[str, int]] = collections.defaultdict(dict)
-    for number, line in enumerate(f_qrel, 1):
+    return _nested(f_qrel, "qrels", "qid iter docno rel", 3, int)
+
+
+def _nested(lines: Iterable[str], kind: str, columns: str, value_column: int, value_type):
+    """pytrec_eval's parsers take the open file's lines (not a path, as pateval's readers do),
+    so they are read here: ``{qid: {docno: value}}``, a document twice for a query refused."""
+    width = len(columns.split())
+    nested: dict = collections.defaultdict(dict)
+    for number, line in enumerate(lines, 1):
         fields = line.split()
-        if len(fields) != 4:
-            raise ValueError(f"qrels line {number}: {len(fields)} fields, not 4 (qid iter docno rel)")
-        query_id, _, object_id, relevance = fields
-        if object_id in qrel[query_id]:
-            raise ValueError(f"qrels line {number}: document {object_id!r} twice for query {query_id!r}")
-        qrel[query_id][object_id] = int(relevance)
-    return qrel
+        if len(fields) != width:
+            raise ValueError(f"{kind} line {number}: {len(fields)} fields, not {width} ({columns})")
+        query_id, object_id = fields[0], fields[2]
+        if object_id in nested[query_id]:
+            raise ValueError(f"{kind} line {number}: document {object_id!r} twice for query {query_id!r}")
+        nested[query_id][object_id] = value_type(fields[value_column])
+    return nested
 
 
 def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:
