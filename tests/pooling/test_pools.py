@@ -108,6 +108,16 @@ def test_a_bad_pool_file_is_one_line_naming_the_line(tmp_path, text, message):
         read_pool(path)
 
 
+
+def test_a_pool_file_that_is_not_utf8_is_one_line_naming_the_line(tmp_path):
+    """It was an internal error (the reader decoded the whole file at once)."""
+    path = tmp_path / "pool.txt"
+    path.write_bytes(b"# pateval pool: depth k=10, 1 runs\nq d1 1 a\nq d\xff2 2 a\n")
+    with pytest.raises(InputFormatError, match=r"pool.txt, line 3: not valid UTF-8 text"):
+        read_pool(path)
+    path.write_bytes(b"# pateval pool: depth k=10, 1 runs\nq d1 1 a\n")
+    assert read_pool(path).description == "depth k=10"
+
 def test_nothing_is_written_when_pooling_fails(tmp_path):
     with pytest.raises(ParameterError, match="give size"):
         api.make_pool(_toy(), "rbp", output=tmp_path / "pool.txt")

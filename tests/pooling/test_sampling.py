@@ -103,3 +103,11 @@ def test_a_bad_sample_is_one_line_naming_the_line(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(InputFormatError, match=message):
         read_sampled_qrels(path)
+
+
+def test_a_sample_that_is_not_utf8_is_one_line_naming_the_line(tmp_path):
+    """It was an internal error (the reader decoded the whole file at once)."""
+    path = tmp_path / "sample.txt"
+    path.write_bytes(b"q 0 d1 s1 1\nq 0 d\xff2 s1 0\n")
+    with pytest.raises(InputFormatError, match=r"sample.txt, line 2: not valid UTF-8 text"):
+        read_sampled_qrels(path)

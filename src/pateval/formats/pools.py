@@ -22,10 +22,12 @@ import numpy as np
 
 from ..errors import malformed
 from .atomic import atomic_output
-from .source import read_bytes
+from .source import iter_fields, read_bytes
 
 __all__ = ["Pool", "Sample", "read_pool", "read_run_groups", "read_sampled_qrels", "write_pool", "write_sample"]
 
+
+_POOL_HEADER = "# pateval pool: "  # the first line of a pool file: how it was made
 
 @dataclass(frozen=True, eq=False)
 class Pool:
@@ -70,7 +72,7 @@ def write_pool(pool: Pool, path: str | os.PathLike[str]) -> None:
     """Write ``pool`` (see the module for the format), whole or not at all."""
     names = pool.runs
     with atomic_output(path) as out:
-        out.write(f"# pateval pool: {pool.description or 'pool'}, {len(names)} runs\n# topic docno place runs\n")
+        out.write(f"{_POOL_HEADER}{pool.description or 'pool'}, {len(names)} runs\n# topic docno place runs\n")
         for t, d, p, who in zip(pool.topic.tolist(), pool.docno.tolist(), pool.place.tolist(), pool.contributors,
                                 strict=True):
             out.write(f"{t} {d} {p} {','.join(names[r] for r in who) or '-'}\n")
@@ -85,20 +87,16 @@ def read_pool(path: str | os.PathLike[str]) -> Pool:
         A line without four fields, a place that is not a positive integer, a document or a
         place twice for a topic; an empty file.
     """
-    text = read_bytes(path).decode("utf-8", errors="strict")
+    data = read_bytes(path)
     topics: list[str] = []
     docnos: list[str] = []
     places: list[int] = []
     named: list[list[str]] = []
     seen: dict[tuple[str, str], int] = {}
     taken: dict[tuple[str, int], int] = {}
-    description = ""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("#") or not line.strip():
-            if number == 1 and line.startswith("# pateval pool: "):
-                description = line[len("# pateval pool: "):].rsplit(", ", 1)[0]
-            continue
-        fields = line.split()
+    head = data.split(b"\n", 1)[0].decode("utf-8", errors="replace")  # iter_fields skips it as a comment
+    description = head[len(_POOL_HEADER):].rsplit(", ", 1)[0] if head.startswith(_POOL_HEADER) else ""
+    for number, fields in iter_fields(path, data):
         if len(fields) != 4:
             malformed(path, number, "a pool line is: topic docno place runs", expected="4 fields", found=len(fields))
         topic, docno, place_text, who = fields
@@ -136,13 +134,9 @@ def read_run_groups(path: str | os.PathLike[str]) -> dict[str, str]:
     InputFormatError
         A line without two fields, a run listed twice; an empty file.
     """
-    text = read_bytes(path).decode("utf-8", errors="strict")
     groups: dict[str, str] = {}
     where: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("#") or not line.strip():
-            continue
-        fields = line.split()
+    for number, fields in iter_fields(path):
         if len(fields) != 2:
             malformed(path, number, "a run-groups line is: run group", expected="2 fields", found=len(fields))
         run, group = fields
@@ -202,17 +196,13 @@ def read_sampled_qrels(path: str | os.PathLike[str]) -> Sample:
         A line without five fields (a sample's probability missing), a grade or flag that is
         not an integer, a probability outside (0, 1], a document twice for a topic, no document.
     """
-    text = read_bytes(path).decode("utf-8", errors="strict")
-    lines = text.splitlines()
-    is_sample = bool(lines) and lines[0].strip() == SAMPLE_HEADER
+    data = read_bytes(path)
+    is_sample = data.split(b"\n", 1)[0].strip() == SAMPLE_HEADER.encode()  # a comment to iter_fields
     what = ("a sample line is: topic docno stratum probability sampled" if is_sample
             else "a sampled qrels line is: topic iteration docno stratum grade")
     rows: list[tuple[str, str, str, float, int, int]] = []
     seen: dict[tuple[str, str], int] = {}
-    for number, line in enumerate(lines, start=1):
-        if line.startswith("#") or not line.strip():
-            continue
-        fields = line.split()
+    for number, fields in iter_fields(path, data):
         if len(fields) != 5:
             malformed(path, number, what + ("; the inclusion probability is missing" if is_sample and len(fields) == 4
                                             else ""), expected="5 fields", found=len(fields))
