@@ -15,7 +15,6 @@ import dataclasses
 import functools
 import os
 import tempfile
-import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
@@ -30,6 +29,7 @@ from .core.order import positions_in
 from .core.qrels import Qrels
 from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import Run
+from .core.segments import expand
 from .errors import InputFormatError, malformed
 from .formats.runblocks import RunFile, mixed_tag_error, partition_run, read_block, read_part, topic_block_ranges
 from .measures import EvaluationContext, Measure
@@ -63,7 +63,6 @@ Matches = tuple[int, int, list[str], tuple[int, int, int]]
 #: How many rows at the head of each topic are looked at for documents the qrels judge only
 #: under another publication of the patent (:func:`patent_matches`).
 PATENT_HEAD = 100
-_JUDGED_PATENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def row_matches(ranked: RankedTopics, per_topic: int = 3) -> Matches:
@@ -89,16 +88,14 @@ def patent_matches(ranked: RankedTopics, head: int = PATENT_HEAD) -> tuple[int, 
     matched by id and the qrels' ids are patent publications; else (0, 0, 0). The heads
     only: the patent keys of every row would cost more than the evaluation, and the same
     rows are looked at however the run is cut into blocks."""
-    judged = _judged_patents(ranked.judgements)
+    judged = ranked.judgements.judged_patent_keys
     if judged is None or not ranked.n_rows:
         return 0, 0, 0
     import pyarrow.compute as pc
 
     from .core.docids import patent_keys
 
-    starts, lengths = ranked.ptr[:-1], np.minimum(np.diff(ranked.ptr), head)
-    offsets = np.cumsum(lengths) - lengths
-    rows = np.repeat(starts, lengths) + np.arange(int(lengths.sum())) - np.repeat(offsets, lengths)
+    rows = expand(ranked.ptr[:-1], np.minimum(np.diff(ranked.ptr), head))
     is_judged = np.zeros(ranked.n_rows, dtype=bool)
     is_judged[ranked.judged_row] = True
     exact = is_judged[rows]
@@ -112,28 +109,6 @@ def patent_matches(ranked: RankedTopics, head: int = PATENT_HEAD) -> tuple[int, 
     keys = pc.binary_join_element_wise(topics, patent_keys(ranked.doc_ids.take(pa.array(ranked.doc[others])),
                                                            invalid="keep"), "\t")
     return int(exact.sum()), int(pc.sum(pc.is_in(keys, value_set=judged)).as_py() or 0), n_judged
-
-
-def _judged_patents(judgements: JudgementIndex) -> pa.Array | None:
-    """``topic<TAB>patent key`` of every judgement, when documents are matched by id and most
-    judged ids are patent publications (two letters, then digits); None otherwise. Kept with
-    the index (made once per index, not per run)."""
-    if judgements in _JUDGED_PATENTS:
-        return _JUDGED_PATENTS[judgements]
-    import pyarrow.compute as pc
-
-    from .core.docids import patent_keys
-
-    docs = judgements.doc_strings
-    result = None
-    if judgements.doc_key != "patent" and len(docs):
-        patents = pc.sum(pc.match_substring_regex(docs, r"^\s*[A-Za-z]{2}[-\s]?\d{4}")).as_py() or 0
-        if 2 * patents >= len(docs):
-            topics = pa.array(np.asarray(judgements.topic_ids, dtype=object)[judgements.topic_position],
-                              type=pa.string())
-            result = pc.binary_join_element_wise(topics, patent_keys(docs, invalid="keep"), "\t")
-    _JUDGED_PATENTS[judgements] = result
-    return result
 
 
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from .._lazy import lazy_module
 from ..validation import check_choice
-from .docids import DOC_KEYS, document_keys
+from .docids import DOC_KEYS, document_keys, patent_keys
 from .keys import PairIndex, StringKeys, take
 from .order import positions_in, score_order, stable_order, string_ranks
 from .qrels import Qrels
@@ -240,6 +240,21 @@ class JudgementIndex:
             return renumbered[entries]
         rows = self.qrels.document_rows()
         return rows if self.level_entry is None else self.level_entry[rows]
+
+    @cached_property
+    def judged_patent_keys(self) -> pa.Array | None:
+        """``topic<TAB>patent key`` of every judgement, when documents are matched by id and
+        most judged ids are patent publications (two letters, then digits); None otherwise:
+        what finds the documents a run retrieved under another publication of a judged
+        patent (:func:`pateval.executor.patent_matches`)."""
+        docs = self.doc_strings
+        if self.doc_key == "patent" or not len(docs):
+            return None
+        patents = pc.sum(pc.match_substring_regex(docs, r"^\s*[A-Za-z]{2}[-\s]?\d{4}")).as_py() or 0
+        if 2 * patents < len(docs):
+            return None
+        topics = pa.array(np.asarray(self.topic_ids, dtype=object)[self.topic_position], type=pa.string())
+        return pc.binary_join_element_wise(topics, patent_keys(docs, invalid="keep"), "\t")
 
     @cached_property
     def _distinct(self) -> pa.DictionaryArray:
