@@ -26,8 +26,8 @@ import pyarrow as pa
 from ._lazy import lazy_module
 from .core.order import positions_in
 from .core.qrels import Qrels
-from .core.ranking import JudgementIndex, RankedTopics, rank_run
-from .core.run import Run
+from .core.ranking import JudgementIndex, RankedTopics, rank_nested, rank_run
+from .core.run import NestedRun, Run
 from .errors import ParameterError
 from .executor import PATENT_HEAD, BlockScorer, Matches, measure_values, row_matches
 from .formats.resources import prepare_resources, resource_options
@@ -152,7 +152,7 @@ class RunTopics:
     topic_ids: np.ndarray
 
 
-def topics_to_evaluate(qrels_topics: np.ndarray, run: Run | RunTopics, *,
+def topics_to_evaluate(qrels_topics: np.ndarray, run: Run | NestedRun | RunTopics, *,
                        complete: bool) -> tuple[np.ndarray, list[str]]:
     """The topics a run is scored on, and notes on the topics left out."""
     # hash lookups: np.isin on object arrays is quadratic in NumPy 2
@@ -193,37 +193,45 @@ class Ranking:
     judgements: JudgementIndex
 
 
-def rank(run: Run, qrels: Qrels, *, complete: bool = False, order: str = "score", doc_key: str = "publication",
-         max_documents: int | None = None, judged_only: bool = False,
+def rank(run: Run | NestedRun, qrels: Qrels, *, complete: bool = False, order: str = "score",
+         doc_key: str = "publication", max_documents: int | None = None, judged_only: bool = False,
          judgements: Callable[[np.ndarray], JudgementIndex] | None = None) -> Ranking:
     """The one ranking step of an evaluation: the topics evaluated (those in both the qrels
     and the run; ``complete``: every qrels topic), a TREC DD run in the order of its session,
     trec_eval's -M cut (in that order) and -J cut, the run ranked per topic, and the notes
-    on all of it. ``judgements``: the judgement index of some topics (default: built here)."""
+    on all of it. ``judgements``: the judgement index of some topics (default: built here).
+    A run of nested dicts is ranked without converting its ids (:func:`rank_nested`) when
+    its documents are matched by id in score order, and converted first otherwise."""
     topics, notes = topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), run, complete=complete)
     index = (judgements or (lambda chosen: JudgementIndex.build(qrels, chosen, doc_key=doc_key)))(topics)
+    if isinstance(run, NestedRun) and (order, doc_key, max_documents, judged_only) != ("score", "publication",
+                                                                                       None, False):
+        run = run.to_run()
     if "iterations" in run.resources and order == "score":
         order = "rank"  # a DD run's rank is its place in the session
         notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "
                      "(iteration by iteration, by score within one)")
     missing = topics[positions_in(np.asarray(run.topic_ids, dtype=object), topics) < 0]
-    if max_documents is not None:
-        run = top_rows_only(run, max_documents, order=order)
-    if judged_only:
-        run = judged_rows_only(run, qrels, doc_key=doc_key)
-    ranked = rank_run(run, index, order=order)
+    if isinstance(run, NestedRun):
+        ranked = rank_nested(run, index)
+    else:
+        if max_documents is not None:
+            run = top_rows_only(run, max_documents, order=order)
+        if judged_only:
+            run = judged_rows_only(run, qrels, doc_key=doc_key)
+        ranked = rank_run(run, index, order=order)
     notes.extend(n for n in ranked.notes if n not in notes)
     notes.extend(unmatched_note(run.name, row_matches(ranked), index))
     return Ranking(ranked, topics, missing, order, notes, index)
 
 
-def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: EvaluationOptions) -> Evaluation:
+def evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], options: EvaluationOptions) -> Evaluation:
     """Score runs against qrels with the measures and settings of ``options``.
 
     Parameters
     ----------
     qrels : Qrels
-    runs : iterable of Run or RunFile
+    runs : iterable of Run, NestedRun or RunFile
         Run names must differ (they label the results). Runs are evaluated one at a time,
         so a generator that reads each run when asked keeps one run in memory; a
         :class:`~pateval.formats.runblocks.RunFile` is read and scored in blocks of whole
@@ -312,8 +320,9 @@ def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measu
     return values
 
 
-def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], parsed: list[Measure], options: EvaluationOptions, *,
-                   context: EvaluationContext, blocks: BlockScorer, cleared: set[str]) -> Evaluation:
+def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], parsed: list[Measure],
+                   options: EvaluationOptions, *, context: EvaluationContext, blocks: BlockScorer,
+                   cleared: set[str]) -> Evaluation:
     complete = options.complete
     qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)

@@ -258,12 +258,12 @@ class RelevanceEvaluator:
                 blocks.setdefault(group, {})[topic] = docs
         if not self._keys:
             return {topic: {} for topic in scores if topic in self._group_of}
-        from .core.run import Run
+        from .core.run import NestedRun
 
         results: dict[str, dict[str, float]] = {}
         with pandas_deferred():
             for group, block in sorted(blocks.items()):
-                run = Run.from_dict(block, name="run", source="<pytrec_eval run>")
+                run = NestedRun.of(block, name="run", source="<pytrec_eval run>")
                 results.update(self._scores(self._groups[group], run, list(block)))
         return {topic: results[topic] for topic in scores if topic in results}
 

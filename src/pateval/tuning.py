@@ -32,11 +32,12 @@ STEP_BLOCK_ROWS = 1 << 17
 
 # ---- core -----------------------------------------------------------------------------------
 
-#: Topics per group of judgements in pateval.pytrec_eval: a run given as a dict is converted and
-#: scored group by group, so that one group's rows stay in the cache and memory holds one
-#: group's columns. Set 2026-12-07 with benchmarks/bench_pytrec_eval.py's data (10,000 topics x
-#: 1,000 documents, AP, nDCG@10, R@100, P@10): whole run 6.5 CPU s and +1.1 GB, groups of 1,000
-#: topics 3.6 s and +0.18 GB, of 250 topics 3.3 s and +0.11 GB, on the shared 2-core machine.
+#: Topics per group of judgements in pateval.pytrec_eval: a run given as a dict is scored group
+#: by group, so that memory holds one group's rankings. Measured 2026-12-07 (second time, runs
+#: ranked without converting their ids: core.ranking.rank_nested) with
+#: benchmarks/bench_pytrec_eval.py's data (10,000 topics x 1,000 documents, AP, nDCG@10, R@100,
+#: P@10), on the shared 2-core machine: groups of 64, 256 and 2,048 topics 2.0-2.2 CPU s and a
+#: peak of 1,398 MB, the whole run at once 2.1-2.5 s and 1,643 MB.
 DICT_GROUP_TOPICS = 256
 
 #: Strings up to this many bytes are ordered as big-endian words (core.order); longer ones

@@ -9,8 +9,11 @@ can be evaluated on its own (the unit of partitioning when a job is spread over 
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -23,7 +26,7 @@ from .docids import DOC_KEYS, document_keys, patent_keys
 from .keys import PairIndex, StringKeys, take
 from .order import positions_in, score_order, stable_order, string_ranks
 from .qrels import Qrels
-from .run import DocumentIds, Run
+from .run import DocumentIds, NestedRun, Run
 from .segments import expand, offsets, place_in_segments, run_starts, starts_of
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "RankedTopics",
     "SubtopicView",
     "rank_run",
+    "rank_nested",
 ]
 
 from .names import ORDERS  # noqa: E402 (declared where the command line reads it)
@@ -323,11 +327,11 @@ class RankedTopics(DocumentIds):
         The topics evaluated, sorted (some may have no rows: ``complete`` evaluation).
     ptr : ndarray of int64, shape (T+1,)
         Rows of topic ``t`` are ``ptr[t]:ptr[t+1]``, in evaluation order.
-    doc : ndarray of int, shape (N,)
-        Each row's document as an index into ``doc_ids`` (look side inputs such as lengths
-        up once per distinct document, then gather with ``doc``).
-    doc_ids : pyarrow.StringArray or ChunkedArray
-        The run's document ids. :attr:`docno` gives each row's id as str.
+    documents : (doc, doc_ids), or a function that makes them
+        ``doc`` (ndarray of int, shape (N,)): each row's document as an index into
+        ``doc_ids`` (pyarrow.StringArray or ChunkedArray), the run's document ids; made when
+        first asked for a run of nested dicts (:func:`rank_nested`), which most measures never
+        do. :attr:`doc`, :attr:`doc_ids` and :attr:`docno` (each row's id as str) read them.
     score : ndarray of float64, shape (N,)
     judged_row : ndarray of int64, shape (J,)
         The rows (ascending) whose document the qrels judge for the row's topic.
@@ -343,8 +347,7 @@ class RankedTopics(DocumentIds):
     run_name: str
     topic_ids: np.ndarray
     ptr: np.ndarray
-    doc: np.ndarray
-    doc_ids: pa.Array
+    documents: tuple[np.ndarray, pa.Array] | Callable[[], tuple[np.ndarray, pa.Array]]
     score: np.ndarray
     judged_row: np.ndarray
     judged_grade: np.ndarray
@@ -365,6 +368,21 @@ class RankedTopics(DocumentIds):
     def docno(self) -> np.ndarray:
         """Each row's document id as str (made once, on demand)."""
         return self._row_docnos()
+
+    @property
+    def doc(self) -> np.ndarray:  # type: ignore[override]
+        """Each row's document, as an index into :attr:`doc_ids`."""
+        return self._documents()[0]
+
+    @property
+    def doc_ids(self) -> pa.Array:
+        """The run's document ids (Arrow)."""
+        return self._documents()[1]
+
+    def _documents(self) -> tuple[np.ndarray, pa.Array]:
+        if "documents" not in self._cache:
+            self._cache["documents"] = self.documents() if callable(self.documents) else self.documents
+        return self._cache["documents"]
 
     def _dense(self, name: str, make) -> np.ndarray:
         if name not in self._cache:
@@ -484,8 +502,7 @@ class RankedTopics(DocumentIds):
             run_name=self.run_name,
             topic_ids=self.topic_ids[topics],
             ptr=offsets(lengths),
-            doc=self.doc[rows],
-            doc_ids=self.doc_ids,
+            documents=lambda: (self.doc[rows], self.doc_ids),  # made when asked, as this ranking's
             score=self.score[rows],
             judged_row=new_row[self.judged_row[kept]][order],
             judged_grade=self.judged_grade[kept][order],
@@ -580,8 +597,7 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
         run_name=run.name,
         topic_ids=topic_ids,
         ptr=offsets(counts),
-        doc=doc,
-        doc_ids=run.doc_ids,
+        documents=(doc, run.doc_ids),
         score=score,
         judged_row=ranked_row[order_of_hits].astype(np.int64),
         judged_grade=judgements.grade[hit],
@@ -589,6 +605,89 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
         judgements=judgements,
         notes=tuple(run.notes) + tuple(notes),
     )
+
+
+def rank_nested(run: NestedRun, judgements: JudgementIndex) -> RankedTopics:
+    """:func:`rank_run` of a run of nested dicts, in score order, documents matched by id:
+    the same ranking, made without converting the run's ids.
+
+    Each topic's dict is already a hash index of its documents, so each judged document is
+    looked up in it (a dict lookup per judgement, not a hash per retrieved id); its place is
+    the number of documents scored higher, plus, among equal scores, those whose id comes
+    after it (trec_eval's docno descending: str order is the order of UTF-8 bytes). The
+    scores are sorted per topic. The rows' document ids (:attr:`RankedTopics.doc_ids`) are
+    made by :func:`rank_run` of :meth:`NestedRun.to_run` when a measure or a note asks.
+    """
+    topic_ids = judgements.topic_ids
+    judged_ptr = judgements.ptr
+    judged_docs = judgements.doc_strings.to_pylist()
+    counts = np.zeros(len(topic_ids), dtype=np.int64)
+    scores: list[np.ndarray] = []
+    rows: list[np.ndarray] = []
+    entries: list[np.ndarray] = []
+    start = 0
+    missing = np.nan  # a run's score is never NaN (NestedRun.topic_scores)
+    read = set()
+    for t, topic in enumerate(topic_ids.tolist()):
+        if topic not in run.documents:
+            continue
+        read.add(topic)
+        ascending = run.topic_scores(topic)  # checked here: its dict is read once, while in cache
+        docs = run.documents[topic]
+        ascending.sort()
+        n = len(ascending)
+        counts[t] = n
+        scores.append(ascending[::-1])
+        first, last = int(judged_ptr[t]), int(judged_ptr[t + 1])
+        if first < last:
+            found = np.fromiter(map(docs.get, judged_docs[first:last], repeat(missing)), dtype=np.float64,
+                                count=last - first)
+            entry = np.flatnonzero(~np.isnan(found))
+            value = found[entry]
+            after = np.searchsorted(ascending, value, side="right")
+            place = n - after  # documents scored higher
+            tied = np.flatnonzero(after - np.searchsorted(ascending, value, side="left") > 1)
+            if len(tied):
+                place[tied] += _ids_after_among_equal(docs, value[tied], [judged_docs[first + e] for e in entry[tied]])
+            rows.append(start + place)
+            entries.append(first + entry)
+        start += n
+    run.check(set(run.documents).difference(read))
+    judged_row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    judged_entry = np.concatenate(entries) if entries else np.zeros(0, dtype=np.int64)
+    by_row = np.argsort(judged_row, kind="stable")
+    judged_row, judged_entry = judged_row[by_row], judged_entry[by_row]
+
+    def documents() -> tuple[np.ndarray, pa.Array]:
+        whole = rank_run(run.to_run(), judgements)
+        return whole.doc, whole.doc_ids
+
+    return RankedTopics(
+        run_name=run.name,
+        topic_ids=topic_ids,
+        ptr=offsets(counts),
+        documents=documents,
+        score=np.concatenate(scores) if scores else np.zeros(0),
+        judged_row=judged_row.astype(np.int64),
+        judged_grade=judgements.grade[judged_entry],
+        judged_entry=judged_entry,
+        judgements=judgements,
+        notes=run.notes,
+    )
+
+
+def _ids_after_among_equal(docs: Mapping[str, float], values: np.ndarray, ids: list[str]) -> np.ndarray:
+    """For each (score, id), how many documents of ``docs`` have that score and an id that
+    comes after it: the documents ranked before it among equal scores."""
+    wanted = set(values.tolist())
+    equal: dict[float, list[str]] = {}
+    for docno, score in docs.items():
+        if score in wanted:
+            equal.setdefault(float(score), []).append(docno)
+    for group in equal.values():
+        group.sort()
+    return np.fromiter((len(group) - bisect_right(group, docno) for group, docno in
+                        zip((equal[v] for v in values.tolist()), ids, strict=True)), dtype=np.int64, count=len(ids))
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 pd = lazy_module("pandas")  # frames in and out; a run read from a file never needs pandas
 
-__all__ = ["Run", "DocumentIds", "MIXED_TAG_POLICIES"]
+__all__ = ["Run", "NestedRun", "DocumentIds", "MIXED_TAG_POLICIES"]
 
 #: What a run whose rows carry different tags becomes: refused, or named by its last row's tag.
 MIXED_TAG_POLICIES = ("refuse", "last")
@@ -437,3 +438,96 @@ def _as_strings(values) -> np.ndarray:
         array = np.asarray([str(v) for v in array], dtype=object)
     return array
 
+
+
+@dataclass(frozen=True, eq=False)
+class NestedRun:
+    """A run given as ``{topic: {docno: score}}`` (pytrec_eval's, BEIR's, ranx's shape), kept
+    as given, its ids not converted.
+
+    The dicts already index each topic's documents by id, so the evaluation looks the judged
+    documents up in them (:func:`pateval.core.ranking.rank_nested`) instead of converting every
+    retrieved id to Arrow and hashing it again: the conversion costs more than the
+    evaluation. :meth:`to_run` gives the :class:`Run` (:meth:`Run.from_dict`) when a step
+    needs every row (trec_eval's -M and -J cuts, patent keys, another order).
+
+    The checks of :meth:`Run.from_dict` are made topic by topic (:meth:`topic_scores`), where
+    the ranking reads each topic's dict, so that a dict is read once, while it is in the
+    processor's cache; :meth:`check` makes them for the topics a ranking did not read. A
+    problem is refused by :meth:`Run.from_dict` itself: the same message whichever form the
+    run takes.
+
+    Attributes
+    ----------
+    name : str
+    topic_ids : ndarray of str, shape (T,)
+        The distinct topics, sorted.
+    documents : dict of str to Mapping
+        Each topic's ``{docno: score}`` dict, as given.
+    source : str
+    """
+
+    name: str
+    topic_ids: np.ndarray
+    documents: dict
+    source: str = "<memory>"
+    notes: tuple[str, ...] = field(default=())
+    metadata: dict = field(default_factory=dict, compare=False)
+    resources: dict = field(default_factory=dict, compare=False, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, run: Mapping[str, Mapping[str, float]], *, name: str = "run", source: str = "<memory>") -> NestedRun:
+        """``run`` as a NestedRun; its topics checked here, its documents where they are read.
+
+        Examples
+        --------
+        >>> run = NestedRun.of({"q2": {"d1": 1.0}, "q1": {"d2": 2.0, "d3": 0.5}})
+        >>> run.topic_ids.tolist(), len(run), run.topic_scores("q1").tolist()
+        (['q1', 'q2'], 3, [2.0, 0.5])
+        """
+        if not all(type(topic) is str and topic and isinstance(docs, Mapping) for topic, docs in run.items()):
+            # ids that are not strings are written with str by Run.from_dict, which refuses the rest
+            Run.from_dict(run, name=name, source=source)
+            run = {str(topic): {docno if isinstance(docno, str) else str(docno): score
+                                for docno, score in docs.items()} for topic, docs in run.items()}
+        return cls(name=name, topic_ids=np.asarray(sorted(run), dtype=object), documents=dict(run), source=source)
+
+    def topic_scores(self, topic: str) -> np.ndarray:
+        """The scores of ``topic``'s documents in its dict's order, its documents checked."""
+        docs = self.documents[topic]
+        try:
+            values = np.fromiter(docs.values(), dtype=np.float64, count=len(docs))
+        except (TypeError, ValueError):
+            values = np.full(1, np.nan)
+        if np.isnan(values).any() or "" in docs or not all(issubclass(kind, str) for kind in set(map(type, docs))):
+            self._refuse()
+        return values
+
+    def check(self, topics) -> None:
+        """Check the documents of ``topics`` (those a ranking did not read)."""
+        for topic in topics:
+            self.topic_scores(topic)
+
+    def _refuse(self) -> None:
+        Run.from_dict(self.documents, name=self.name, source=self.source)
+        # ids that are numbers are written with str: taken, with their ids as text
+        object.__setattr__(self, "documents", {topic: {docno if isinstance(docno, str) else str(docno): score
+                                                       for docno, score in docs.items()}
+                                               for topic, docs in self.documents.items()})
+
+    def __len__(self) -> int:
+        return sum(map(len, self.documents.values()))
+
+    def to_run(self) -> Run:
+        """The run as a :class:`Run` (made once)."""
+        if "run" not in self._cache:
+            topics = self.topic_ids.tolist()
+            values = np.concatenate([self.topic_scores(t) for t in topics] + [np.zeros(0)])
+            counts = np.fromiter((len(self.documents[t]) for t in topics), dtype=np.int64, count=len(topics))
+            # the topics coded in their sorted order: a topic with an empty dict stays a topic of the run
+            codes = pa.DictionaryArray.from_arrays(pa.array(np.repeat(np.arange(len(topics), dtype=np.int32), counts)),
+                                                   pa.array(topics, type=pa.string()))
+            docnos = pa.array(list(chain.from_iterable(self.documents[t] for t in topics)), type=pa.string())
+            self._cache["run"] = Run.from_columns(codes, docnos, values, name=self.name, source=self.source)
+        return self._cache["run"]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..core.qrels import Qrels
-from ..core.run import Run
+from ..core.run import NestedRun, Run
 from ..errors import ParameterError
 from .qrels import read_qrels
 from .trec import read_run
@@ -82,10 +82,11 @@ def as_qrels(qrels: object, *, qrels_format: str, on_duplicate: str) -> Qrels:
 
 
 def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int = 0,
-           run_format: str = "auto") -> Run | RunFile:
+           run_format: str = "auto") -> Run | NestedRun | RunFile:
     """The run of a path or a :class:`~pateval.formats.runblocks.RunFile` (a run file read in
-    blocks when ``block_bytes`` and the file allow), a :class:`Run`, a dict, a DataFrame,
-    records or a ranx Run, named ``name`` if given. ``run_format``: of a path (see
+    blocks when ``block_bytes`` and the file allow), a :class:`Run`, a dict (with
+    ``block_bytes``, an evaluation's: kept as a :class:`~pateval.core.run.NestedRun`), a
+    DataFrame, records or a ranx Run, named ``name`` if given. ``run_format``: of a path (see
     :func:`~pateval.formats.trec.read_run`)."""
     if isinstance(run, (str, os.PathLike)):
         from .dd import looks_like_dd_run, read_dd_run
@@ -116,6 +117,8 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
         return read_run(run.path, on_duplicate=run.on_duplicate, name=name or run.name, lines=run.lines,
                         mixed_tags=run.mixed_tags)
     if isinstance(run, Mapping):
+        if block_bytes:  # an evaluation: the dicts are kept, and their ids converted only if a step needs them
+            return NestedRun.of(run, name=name or "run")
         return Run.from_dict(run, name=name or "run")
     if is_frame(run):
         return Run.from_frame(run, name=name, on_duplicate=on_duplicate)
@@ -128,7 +131,7 @@ def as_run(run: object, *, name: str | None, on_duplicate: str, block_bytes: int
 
 
 def as_runs(runs: object, *, on_duplicate: str, block_bytes: int = 0,
-            run_format: str = "auto") -> Iterator[Run | RunFile]:
+            run_format: str = "auto") -> Iterator[Run | NestedRun | RunFile]:
     """The runs, each read only when the evaluation reaches it (one run in memory at a time;
     with ``block_bytes``, run files as RunFile: read block by block); a dict's keys name its
     runs. ``run_format``: of run files (see :func:`~pateval.formats.trec.read_run`)."""
@@ -137,7 +140,7 @@ def as_runs(runs: object, *, on_duplicate: str, block_bytes: int = 0,
                      run_format=run_format)
     elif isinstance(runs, Mapping):
         if is_single_run_dict(runs):
-            yield as_run(runs, name=None, on_duplicate=on_duplicate)
+            yield as_run(runs, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes)
         else:
             for k, v in runs.items():
                 yield as_run(v, name=str(k), on_duplicate=on_duplicate, block_bytes=block_bytes,
