@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 TOOLS = ("pytrec_eval", "pateval.pytrec_eval", "pateval.evaluate", "ir_measures", "ranx")
 
@@ -106,6 +107,10 @@ def main() -> None:
         print(json.dumps(worker(args.worker, args.topics, args.depth)))
         return
     tools = args.tools.split(",")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _data import compile_pateval
+
+    compile_pateval()  # bytecode, as an installed package has it
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
     for repeat in range(args.repeats):
         for tool in tools:  # alternated, each in a fresh process

@@ -619,7 +619,7 @@ def rank_nested(run: NestedRun, judgements: JudgementIndex) -> RankedTopics:
     made by :func:`rank_run` of :meth:`NestedRun.to_run` when a measure or a note asks.
     """
     topic_ids = judgements.topic_ids
-    judged_ptr = judgements.ptr
+    judged_ptr = judgements.ptr.tolist()
     judged_docs = judgements.doc_strings.to_pylist()
     counts = np.zeros(len(topic_ids), dtype=np.int64)
     scores: list[np.ndarray] = []
@@ -632,25 +632,31 @@ def rank_nested(run: NestedRun, judgements: JudgementIndex) -> RankedTopics:
         if topic not in run.documents:
             continue
         read.add(topic)
-        ascending = run.topic_scores(topic)  # checked here: its dict is read once, while in cache
+        ascending = run.topic_scores(topic, ascending=True)  # checked here: its dict is read once, while in cache
         docs = run.documents[topic]
-        ascending.sort()
         n = len(ascending)
         counts[t] = n
         scores.append(ascending[::-1])
-        first, last = int(judged_ptr[t]), int(judged_ptr[t + 1])
-        if first < last:
-            found = np.fromiter(map(docs.get, judged_docs[first:last], repeat(missing)), dtype=np.float64,
-                                count=last - first)
-            entry = np.flatnonzero(~np.isnan(found))
+        first, last = judged_ptr[t], judged_ptr[t + 1]
+        if first == last:
+            start += n
+            continue
+        found = np.fromiter(map(docs.get, judged_docs[first:last], repeat(missing)), dtype=np.float64,
+                            count=last - first)
+        absent = np.isnan(found)
+        if absent.any():
+            entry = np.flatnonzero(~absent)
             value = found[entry]
-            after = np.searchsorted(ascending, value, side="right")
-            place = n - after  # documents scored higher
-            tied = np.flatnonzero(after - np.searchsorted(ascending, value, side="left") > 1)
+        else:
+            entry, value = np.arange(last - first), found
+        after = ascending.searchsorted(value, side="right")
+        place = n - after  # documents scored higher
+        if n > 1 and (ascending[1:] == ascending[:-1]).any():
+            tied = np.flatnonzero(after - ascending.searchsorted(value, side="left") > 1)
             if len(tied):
                 place[tied] += _ids_after_among_equal(docs, value[tied], [judged_docs[first + e] for e in entry[tied]])
-            rows.append(start + place)
-            entries.append(first + entry)
+        rows.append(start + place)
+        entries.append(first + entry)
         start += n
     run.check(set(run.documents).difference(read))
     judged_row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)

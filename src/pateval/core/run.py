@@ -493,14 +493,17 @@ class NestedRun:
                                 for docno, score in docs.items()} for topic, docs in run.items()}
         return cls(name=name, topic_ids=np.asarray(sorted(run), dtype=object), documents=dict(run), source=source)
 
-    def topic_scores(self, topic: str) -> np.ndarray:
-        """The scores of ``topic``'s documents in its dict's order, its documents checked."""
+    def topic_scores(self, topic: str, *, ascending: bool = False) -> np.ndarray:
+        """The scores of ``topic``'s documents in its dict's order (or ascending), its documents checked."""
         docs = self.documents[topic]
         try:
             values = np.fromiter(docs.values(), dtype=np.float64, count=len(docs))
         except (TypeError, ValueError):
             values = np.full(1, np.nan)
-        if np.isnan(values).any() or "" in docs or not all(issubclass(kind, str) for kind in set(map(type, docs))):
+        if ascending:
+            values.sort()  # a NaN goes last
+        if (len(values) and (np.isnan(values[-1]) if ascending else np.isnan(values).any()) or "" in docs
+                or not all(issubclass(kind, str) for kind in set(map(type, docs)))):
             self._refuse()
         return values
 
