@@ -74,3 +74,11 @@ def test_single_run_dict_is_told_by_the_first_value_of_each_topic():
     assert is_single_run_dict({"q1": {}})
     assert not is_single_run_dict({"a": RUN, "b": RUN})
     assert not is_single_run_dict({"a": "run.txt"})
+
+
+def test_qrels_ids_that_meet_when_written_as_text_are_still_checked():
+    # a dict's string keys differ (no index of items is built); ids written with str may meet
+    with pytest.raises(InputFormatError, match="conflicting judgements of document '1'"):
+        Qrels.from_dict({"q1": {1: 1, "1": 2}})
+    merged = Qrels.from_dict({"q1": {1: 1, "1": 1, "d": 0}})
+    assert merged.to_dict() == {"q1": {"1": 1, "d": 0}} and "merged" in merged.notes[0]

@@ -239,12 +239,14 @@ def score_values(values: list, *, what: str) -> list[float]:
 def nested_dict_columns(nested: Mapping, *, what: str):
     """The columns of ``{topic: {docno: value}}`` (pytrec_eval's, ranx's, BEIR's shape).
 
-    Returns ``(topics, docnos, values, n)``: the topics as an Arrow dictionary array whose
-    dictionary is every topic of ``nested`` sorted (a topic whose dict is empty is kept
-    there, with no row), the document ids as an Arrow string array, the values as an
-    iterator in the same order, and the number of rows. No Python step is taken per row:
-    the ids are gathered by ``itertools.chain`` over the inner dicts and handed to Arrow
-    whole (ids that are not strings are written with ``str``, as by the other forms).
+    Returns ``(topics, docnos, values, n, distinct)``: the topics as an Arrow dictionary
+    array whose dictionary is every topic of ``nested`` sorted (a topic whose dict is empty
+    is kept there, with no row), the document ids as an Arrow string array, the values as an
+    iterator in the same order, the number of rows, and whether no (topic, document) can be
+    there twice (every id a string: a dict's keys differ; ids written with ``str`` may meet).
+    No Python step is taken per row: the ids are gathered by ``itertools.chain`` over the
+    inner dicts and handed to Arrow whole (ids that are not strings are written with ``str``,
+    as by the other forms).
 
     Raises
     ------
@@ -276,11 +278,13 @@ def nested_dict_columns(nested: Mapping, *, what: str):
         docnos = pa.array(keys)  # Arrow's inference: quicker than converting to a type named in advance
     except (pa.ArrowTypeError, pa.ArrowInvalid):
         docnos = None
+    distinct = True
     if docnos is None or docnos.type != pa.string() or docnos.null_count:
         # numbers (or None) as ids: written as text, as the other forms do
         docnos = pa.array([key if isinstance(key, str) else str(key) for key in keys], type=pa.string())
+        distinct = False
     values = itertools.chain.from_iterable(map(operator.methodcaller("values"), inner))
-    return topics, docnos, values, int(counts.sum())
+    return topics, docnos, values, int(counts.sum()), distinct
 
 
 def rank_values(values: list, *, what: str) -> list:

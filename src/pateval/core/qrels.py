@@ -353,7 +353,7 @@ class Qrels:
     def from_columns(cls, topics, docnos, rel, *, subtopics=None, passages=None, format: str = "memory",
                      source: str = "<memory>", on_duplicate: str = "error",
                      lines: Sequence[int] | np.ndarray | None = None, unit: str = "row",
-                     extra: dict[str, np.ndarray] | None = None) -> Qrels:
+                     extra: dict[str, np.ndarray] | None = None, items_distinct: bool = False) -> Qrels:
         """Build qrels from columns: the one door all qrels come in by (text files, Parquet,
         frames, records, dicts, ranx), applying every check once.
 
@@ -377,6 +377,9 @@ class Qrels:
             What a row is called in the note of merged judgements.
         extra : dict of str to ndarray, optional
             Further per-row columns, kept for the rows kept.
+        items_distinct : bool
+            The caller knows that no item is given twice (the string keys of a topic's dict
+            differ), so the items are not indexed to find repeated ones.
 
         Raises
         ------
@@ -395,8 +398,8 @@ class Qrels:
         rows = RowPlaces(source, lines)
         for role, values in columns.items():
             rows.refuse_empty(role, _empty_ids(values if isinstance(values, pa.DictionaryArray) else qrels.arrow(role)))
-        if qrels.has("passage") and _passage_items_distinct(qrels):
-            return qrels  # the usual DD qrels: no item twice, proven without indexing the items
+        if items_distinct or qrels.has("passage") and _passage_items_distinct(qrels):
+            return qrels  # no item twice (a dict's keys; the usual DD qrels), known without indexing the items
         index = _item_index(qrels)
         if not index.repeated.any():
             return qrels
@@ -427,8 +430,8 @@ class Qrels:
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]], *, source: str = "<memory>") -> Qrels:
         """Build qrels from ``{topic: {docno: rel}}`` (pytrec_eval's and ranx's shape), its
         columns gathered without a Python step per row (:func:`~pateval.core.fields.nested_dict_columns`)."""
-        topics, docnos, values, _ = nested_dict_columns(qrels, what="qrels")
-        return cls.from_columns(topics, docnos, list(values), source=source)
+        topics, docnos, values, _, distinct = nested_dict_columns(qrels, what="qrels")
+        return cls.from_columns(topics, docnos, list(values), source=source, items_distinct=distinct)
 
 
 def _grades(rel) -> np.ndarray:

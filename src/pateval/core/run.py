@@ -348,7 +348,7 @@ class Run(DocumentIds):
         empty ranking, as pytrec_eval scores it). The columns are gathered without a Python
         step per row (:func:`~pateval.core.fields.nested_dict_columns`).
         """
-        topics, docnos, values, n = nested_dict_columns(run, what="a run")
+        topics, docnos, values, n, _ = nested_dict_columns(run, what="a run")
         try:
             scores = np.fromiter(values, dtype=np.float64, count=n)
         except (TypeError, ValueError):
