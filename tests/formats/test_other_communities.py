@@ -119,6 +119,8 @@ def test_a_header_line_of_a_run_is_named_as_a_header(tmp_path):
     ('{"q1": [1, 2]}', "topic 'q1' is not an object of documents"),
     ('{"q1": {"d1": "high"}}', "topic 'q1', document 'd1': the score is not a number"),
     ('{"q1": {"d1": true}}', "topic 'q1', document 'd1': the score is not a number"),
+    ('{"q1": {"d1": 2.0}, "q2": {"d1": 1.0, "d7": NaN}}', "topic 'q2', document 'd7': the score is not a number"),
+    ('{"q1": {"d1": 1' + '0' * 400 + '}}', "topic 'q1', document 'd1': the score is not a number"),
     ('{"q1": {"d1": 1.0}', "not valid JSON"),
 ])
 def test_a_json_run_is_refused_in_one_line_naming_the_file_and_the_item(tmp_path, content, problem):

@@ -17,6 +17,9 @@ import os
 import zlib
 from pathlib import Path
 
+import numpy as np
+
+from ..core.fields import nested_dict_columns
 from ..core.qrels import Qrels
 from ..core.run import Run
 from ..errors import malformed
@@ -43,8 +46,9 @@ def looks_like_json(path: str | os.PathLike[str]) -> bool:
         return False  # unreadable or damaged: the reader that follows says why
 
 
-def _nested(path: str | os.PathLike[str], what: str) -> tuple[list[str], list[str], list]:
-    """(topics, docnos, values) of a ``{topic: {docno: number}}`` file, its shape checked."""
+def _nested(path: str | os.PathLike[str], what: str) -> tuple:
+    """(topics, docnos, values) of a ``{topic: {docno: number}}`` file, its shape checked; the
+    columns gathered as a dict's are (:func:`~pateval.core.fields.nested_dict_columns`)."""
     data = read_bytes(path)
     try:
         content = json.loads(data.decode("utf-8-sig"))
@@ -55,21 +59,37 @@ def _nested(path: str | os.PathLike[str], what: str) -> tuple[list[str], list[st
     expected = f"{{topic: {{docno: {what}}}}} (the nested dicts of pytrec_eval, BEIR and MTEB)"
     if not isinstance(content, dict):
         malformed(path, None, "the JSON is not an object of topics", expected=expected, found=type(content).__name__)
-    topics: list[str] = []
-    docnos: list[str] = []
-    values: list = []
     for topic, docs in content.items():
         if not isinstance(docs, dict):
             malformed(path, None, f"topic {topic!r} is not an object of documents", expected=expected,
                       found=type(docs).__name__)
+    topics, docnos, values, _, _ = nested_dict_columns(content, what=what)
+    values = list(values)
+    # JSON numbers are int or float (true and false are bool; NaN is Python's extension)
+    try:
+        numbers = {int, float}.issuperset(map(type, values)) and not np.isnan(np.fromiter(values, np.float64,
+                                                                                          len(values))).any()
+    except OverflowError:  # an integer beyond a double's range
+        numbers = False
+    if not numbers:
+        _refuse_value(path, content, what)
+    return topics, docnos, values
+
+
+def _refuse_value(path: str | os.PathLike[str], content: dict, what: str) -> None:
+    """Name the first value that is not a number (looked for only when there is one)."""
+    for topic, docs in content.items():
         for docno, value in docs.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+            if not _is_number(value):
                 malformed(path, None, f"topic {topic!r}, document {docno!r}: the {what} is not a number",
                           expected="a number", found=json.dumps(value)[:40])
-        topics.extend([topic] * len(docs))
-        docnos.extend(docs)
-        values.extend(docs.values())
-    return topics, docnos, values
+
+
+def _is_number(value: object) -> bool:
+    try:
+        return type(value) in (int, float) and not math.isnan(float(value))  # type: ignore[arg-type]
+    except OverflowError:
+        return False
 
 
 def _source(path: str | os.PathLike[str]) -> str:
