@@ -15,7 +15,7 @@ the frame is in the same order.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -26,36 +26,30 @@ import pyarrow as pa
 from ._lazy import lazy_module
 from .core.order import positions_in
 from .core.qrels import Qrels
-from .core.ranking import JudgementIndex, RankedTopics, rank_nested, rank_run
+from .core.ranking import JudgementIndex, RankedTopics, rank_run
 from .core.run import NestedRun, Run
 from .errors import ParameterError
-from .executor import PATENT_HEAD, BlockScorer, Matches, measure_values, row_matches
+from .executor import (
+    BlockScorer,
+    Ranking,
+    RunTopics,
+    measure_values,
+    rank,
+    topics_to_evaluate,
+    unmatched_note,
+)
 from .formats.resources import prepare_resources, resource_options
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
-from .trec_eval_rules import judged_rows_only, nan_on_empty_rankings, stand_in_run, top_rows_only, zeroed_on_stand_in
+from .trec_eval_rules import judged_rows_only, nan_on_empty_rankings, stand_in_run, zeroed_on_stand_in
 
 if TYPE_CHECKING:
     import pandas as pd
 else:
     pd = lazy_module("pandas")  # the frames are built when asked for: `pateval evaluate` prints without pandas
 
-__all__ = ["DocKeyNote", "Evaluation", "Ranking", "ScoredRun", "TopicsLeftOut", "evaluate_runs", "aggregate", "rank",
-           "topics_to_evaluate", "judged_rows_only", "top_rows_only"]
-
-
-class TopicsLeftOut(str):
-    """A note saying that topics were left out of the means (the API also warns with it)."""
-
-    __slots__ = ()
-
-
-class DocKeyNote(str):
-    """A note saying that a run's documents match the qrels by patent and not by id, or not at
-    all (the API also warns with it: :class:`~pateval.errors.DocKeyWarning`)."""
-
-    __slots__ = ()
+__all__ = ["Evaluation", "ScoredRun", "evaluate_runs", "aggregate"]
 
 
 @dataclass(frozen=True)
@@ -142,87 +136,6 @@ def _aggregate_values(values: np.ndarray, how: str) -> float:
         return math.exp(math.fsum(np.log(np.maximum(values, 0.00001)).tolist()) / len(values))
     total = math.fsum(values.tolist())
     return float(total) if how == "sum" else total / len(values)
-
-
-@dataclass(frozen=True)
-class RunTopics:
-    """What the choice of topics needs of a run: its name and its topics (a run file's, from its blocks)."""
-
-    name: str
-    topic_ids: np.ndarray
-
-
-def topics_to_evaluate(qrels_topics: np.ndarray, run: Run | NestedRun | RunTopics, *,
-                       complete: bool) -> tuple[np.ndarray, list[str]]:
-    """The topics a run is scored on, and notes on the topics left out."""
-    # hash lookups: np.isin on object arrays is quadratic in NumPy 2
-    run_topics = np.asarray(run.topic_ids, dtype=object)
-    in_run = positions_in(run_topics, qrels_topics) >= 0
-    run_only = np.asarray(sorted(run_topics[positions_in(qrels_topics, run_topics) < 0]), dtype=object)
-    notes: list[str] = []
-    if len(run_only):
-        notes.append(TopicsLeftOut(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: "
-                                   f"{_few(run_only)}"))
-    missing = qrels_topics[~in_run]
-    if complete:
-        if len(missing):
-            notes.append(f"run {run.name!r}: {len(missing)} qrels topic(s) without results score 0 (complete "
-                         f"averaging): {_few(missing)}")
-        return qrels_topics, notes
-    if len(missing):
-        notes.append(TopicsLeftOut(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the "
-                                   f"mean (use -c / complete=True to count them as 0): {_few(missing)}"))
-    return qrels_topics[in_run], notes
-
-
-def _few(values: Iterable, limit: int = 5) -> str:
-    values = list(values)
-    shown = ", ".join(str(v) for v in values[:limit])
-    return shown + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
-
-
-@dataclass
-class Ranking:
-    """One run ranked for an evaluation (:func:`rank`), with what the user must know about it."""
-
-    ranked: RankedTopics
-    topics: np.ndarray  # the topics evaluated (complete: every qrels topic)
-    missing: np.ndarray  # those of them the run has no line for
-    order: str  # the order the run was ranked in (a TREC DD run's session: "rank")
-    notes: list[str]  # the topics left out, the session order, the ranking's notes, unmatched ids
-    judgements: JudgementIndex
-
-
-def rank(run: Run | NestedRun, qrels: Qrels, *, complete: bool = False, order: str = "score",
-         doc_key: str = "publication", max_documents: int | None = None, judged_only: bool = False,
-         judgements: Callable[[np.ndarray], JudgementIndex] | None = None) -> Ranking:
-    """The one ranking step of an evaluation: the topics evaluated (those in both the qrels
-    and the run; ``complete``: every qrels topic), a TREC DD run in the order of its session,
-    trec_eval's -M cut (in that order) and -J cut, the run ranked per topic, and the notes
-    on all of it. ``judgements``: the judgement index of some topics (default: built here).
-    A run of nested dicts is ranked without converting its ids (:func:`rank_nested`) when
-    its documents are matched by id in score order, and converted first otherwise."""
-    topics, notes = topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), run, complete=complete)
-    index = (judgements or (lambda chosen: JudgementIndex.build(qrels, chosen, doc_key=doc_key)))(topics)
-    if isinstance(run, NestedRun) and (order, doc_key, max_documents, judged_only) != ("score", "publication",
-                                                                                       None, False):
-        run = run.to_run()
-    if "iterations" in run.resources and order == "score":
-        order = "rank"  # a DD run's rank is its place in the session
-        notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "
-                     "(iteration by iteration, by score within one)")
-    missing = topics[positions_in(np.asarray(run.topic_ids, dtype=object), topics) < 0]
-    if isinstance(run, NestedRun):
-        ranked = rank_nested(run, index)
-    else:
-        if max_documents is not None:
-            run = top_rows_only(run, max_documents, order=order)
-        if judged_only:
-            run = judged_rows_only(run, qrels, doc_key=doc_key)
-        ranked = rank_run(run, index, order=order)
-    notes.extend(n for n in ranked.notes if n not in notes)
-    notes.extend(unmatched_note(run.name, row_matches(ranked), index))
-    return Ranking(ranked, topics, missing, order, notes, index)
 
 
 def evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], options: EvaluationOptions) -> Evaluation:
@@ -418,53 +331,6 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
                             blocks.judgements)
     return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
 
-
-def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) -> list[str]:
-    """A note when a run retrieved documents for qrels topics and the qrels list none of them
-    (``matches``: :func:`~pateval.executor.row_matches`): its ids are of another kind than the
-    qrels' (publications against patents, another collection), and every value is 0. When the
-    patent keys of a sample of them are judged, it says that ``--doc-key patent`` matches them.
-    When some match and a notable share more of the judged documents at the heads of the
-    rankings match only by patent, it says so with both counts (:func:`patent_match_note`).
-    The API also warns with it (:class:`DocKeyNote`)."""
-    retrieved, matched, sample, (exact, by_patent, judged) = matches
-    if matched:
-        return patent_match_note(run_name, exact, by_patent, judged)
-    if not retrieved:
-        return []
-    note = (f"run {run_name!r}: none of the {retrieved} document(s) it retrieved for qrels topics is in the "
-            "qrels, so every topic scores as if nothing relevant was found")
-    if judgements.doc_key != "patent" and sample:
-        from .core.docids import patent_keys
-
-        judged_keys = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
-        if not judged_keys.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
-            note += ("; their patents are judged: match by patent (EP-0971326-B1 ~ EP-0971326) with --doc-key patent "
-                     "(doc_key='patent')")
-    return [DocKeyNote(note)]
-
-
-#: The share of the judged documents of the evaluated topics that, found at the heads of a
-#: run's rankings under another publication of their patent only, makes the note of
-#: :func:`patent_match_note` (whatever share matched by id).
-PATENT_MATCH_SHARE = 0.05
-
-
-def patent_match_note(run_name: str, exact: int, by_patent: int, judged: int) -> list[str]:
-    """The note when, at the heads of a run's rankings, ``by_patent`` documents are judged
-    only under another publication of their patent, a notable share of the ``judged``
-    documents of the evaluated topics (:data:`PATENT_MATCH_SHARE`): they count as unjudged
-    unless ``--doc-key patent`` is given, and nothing says which the user meant."""
-    if not by_patent or by_patent < PATENT_MATCH_SHARE * judged:
-        return []
-    return [DocKeyNote(f"run {run_name!r}: in the first {PATENT_HEAD} documents of each topic, {exact} match judged "
-                       f"documents by id and {by_patent} more match judged patents only under another publication "
-                       f"(EP1234567B1 ~ EP-1234567-A1), {by_patent / judged:.0%} of the {judged} judged documents of "
-                       "the evaluated topics: they count as unjudged, not relevant; match by patent with --doc-key "
-                       "patent (doc_key='patent')")]
-
-
-# ---- trec_eval's -l, -M and -J ----------------------------------------------------------------
 
 def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
     """trec_eval -l: every measure with a ``rel`` parameter left at its default gets ``level``

@@ -1,4 +1,6 @@
-"""Run files read and scored in blocks of whole topics, here or on a Dask cluster.
+"""The ranking step of an evaluation (:func:`rank`: the topics evaluated, trec_eval's cuts,
+the run ranked, the notes on all of it), and run files ranked and scored with it in blocks
+of whole topics, here or on a Dask cluster.
 
 A run given as a :class:`pateval.formats.runblocks.RunFile` is read block by block (byte
 ranges of whole topics of a text run, row ranges of a Parquet run); a run whose topics are
@@ -15,7 +17,7 @@ import dataclasses
 import functools
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -27,15 +29,17 @@ import pyarrow as pa
 from .cluster import DEFAULT_SCHEDULER_TIMEOUT, cluster_failures, connect
 from .core.order import positions_in
 from .core.qrels import Qrels
-from .core.ranking import JudgementIndex, RankedTopics, rank_run
-from .core.run import Run
+from .core.ranking import JudgementIndex, RankedTopics, rank_nested, rank_run
+from .core.run import NestedRun, Run
 from .core.segments import expand
 from .errors import InputFormatError, malformed
 from .formats.runblocks import RunFile, mixed_tag_error, partition_run, read_block, read_part, topic_block_ranges
 from .measures import EvaluationContext, Measure
+from .trec_eval_rules import judged_rows_only, top_rows_only
 from .tuning import BLOCK_THREADS
 
-__all__ = ["BlockScorer", "BlockScores", "measure_values", "row_matches", "score_block"]
+__all__ = ["BlockScorer", "BlockScores", "DocKeyNote", "Ranking", "RunTopics", "TopicsLeftOut", "measure_values",
+           "patent_match_note", "rank", "row_matches", "score_block", "topics_to_evaluate", "unmatched_note"]
 
 
 def measure_values(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> np.ndarray:
@@ -69,7 +73,7 @@ def row_matches(ranked: RankedTopics, per_topic: int = 3) -> Matches:
     """(rows retrieved for the topics, rows whose document the qrels list for the topic, and
     when there is none, the ids of each topic's first ``per_topic`` rows: the same sample
     however the run is cut into blocks; :func:`patent_matches`): what finds a run whose ids
-    do not match the qrels' (the note of :func:`pateval.evaluation.unmatched_note`)."""
+    do not match the qrels' (the note of :func:`unmatched_note`)."""
     matched = len(ranked.judged_row)
     if matched:
         return ranked.n_rows, matched, [], patent_matches(ranked)
@@ -111,6 +115,162 @@ def patent_matches(ranked: RankedTopics, head: int = PATENT_HEAD) -> tuple[int, 
     return int(exact.sum()), int(pc.sum(pc.is_in(keys, value_set=judged)).as_py() or 0), n_judged
 
 
+class TopicsLeftOut(str):
+    """A note saying that topics were left out of the means (the API also warns with it)."""
+
+    __slots__ = ()
+
+
+class DocKeyNote(str):
+    """A note saying that a run's documents match the qrels by patent and not by id, or not at
+    all (the API also warns with it: :class:`~pateval.errors.DocKeyWarning`)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class RunTopics:
+    """What the choice of topics needs of a run: its name and its topics (a run file's, from its blocks)."""
+
+    name: str
+    topic_ids: np.ndarray
+
+
+def topics_to_evaluate(qrels_topics: np.ndarray, run: Run | NestedRun | RunTopics, *,
+                       complete: bool) -> tuple[np.ndarray, list[str]]:
+    """The topics a run is scored on, and notes on the topics left out."""
+    # hash lookups: np.isin on object arrays is quadratic in NumPy 2
+    run_topics = np.asarray(run.topic_ids, dtype=object)
+    in_run = positions_in(run_topics, qrels_topics) >= 0
+    run_only = np.asarray(sorted(run_topics[positions_in(qrels_topics, run_topics) < 0]), dtype=object)
+    notes: list[str] = []
+    if len(run_only):
+        notes.append(TopicsLeftOut(f"run {run.name!r}: {len(run_only)} topic(s) not in the qrels, not evaluated: "
+                                   f"{_few(run_only)}"))
+    missing = qrels_topics[~in_run]
+    if complete:
+        if len(missing):
+            notes.append(f"run {run.name!r}: {len(missing)} qrels topic(s) without results score 0 (complete "
+                         f"averaging): {_few(missing)}")
+        return qrels_topics, notes
+    if len(missing):
+        notes.append(TopicsLeftOut(f"run {run.name!r}: {len(missing)} qrels topic(s) without results left out of the "
+                                   f"mean (use -c / complete=True to count them as 0): {_few(missing)}"))
+    return qrels_topics[in_run], notes
+
+
+def _few(values: Iterable, limit: int = 5) -> str:
+    values = list(values)
+    shown = ", ".join(str(v) for v in values[:limit])
+    return shown + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
+
+
+@dataclass
+class Ranking:
+    """One run ranked for an evaluation (:func:`rank`), with what the user must know about it."""
+
+    ranked: RankedTopics
+    topics: np.ndarray  # the topics evaluated (complete: every qrels topic)
+    missing: np.ndarray  # those of them the run has no line for
+    order: str  # the order the run was ranked in (a TREC DD run's session: "rank")
+    notes: list[str]  # the topics left out, the session order, the ranking's notes, unmatched ids
+    judgements: JudgementIndex
+    matches: Matches  # row_matches of the ranking: what the note on unmatched ids is made from
+
+
+def rank(run: Run | NestedRun, qrels: Qrels, *, complete: bool = False, order: str = "score",
+         doc_key: str = "publication", max_documents: int | None = None, judged_only: bool = False,
+         judgements: Callable[[np.ndarray], JudgementIndex] | None = None,
+         topics: np.ndarray | None = None) -> Ranking:
+    """The one ranking step of an evaluation, for a run held whole and for each block of a
+    run file (:func:`score_block`): the topics evaluated (those in both the qrels and the
+    run; ``complete``: every qrels topic), a TREC DD run in the order of its session,
+    trec_eval's -M cut (in that order) and -J cut, the run ranked per topic, and the notes
+    on all of it. ``judgements``: the judgement index of some topics (default: built here).
+    ``topics``: the topics chosen for a whole run file, of which this block holds some: then
+    the notes on the topics left out and on unmatched ids are the file's, made from every
+    block's (:func:`topics_to_evaluate`, :func:`unmatched_note` of the summed ``matches``).
+    A run of nested dicts is ranked without converting its ids (:func:`rank_nested`) when
+    its documents are matched by id in score order, and converted first otherwise."""
+    whole = topics is None
+    if topics is None:
+        topics, notes = topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), run, complete=complete)
+    else:  # a block: the file's topics that it holds (its few looked up among the many)
+        found = positions_in(topics, np.asarray(run.topic_ids, dtype=object))
+        held = np.zeros(len(topics), dtype=bool)
+        held[found[found >= 0]] = True
+        topics, notes = topics[held], []
+    index = (judgements or (lambda chosen: JudgementIndex.build(qrels, chosen, doc_key=doc_key)))(topics)
+    if isinstance(run, NestedRun) and (order, doc_key, max_documents, judged_only) != ("score", "publication",
+                                                                                       None, False):
+        run = run.to_run()
+    if "iterations" in run.resources and order == "score":
+        order = "rank"  # a DD run's rank is its place in the session
+        notes.append(f"run {run.name!r}: a TREC DD run, ranked in the order of its session "
+                     "(iteration by iteration, by score within one)")
+    missing = topics[positions_in(np.asarray(run.topic_ids, dtype=object), topics) < 0]
+    if isinstance(run, NestedRun):
+        ranked = rank_nested(run, index)
+    else:
+        if max_documents is not None:
+            run = top_rows_only(run, max_documents, order=order)
+        if judged_only:
+            run = judged_rows_only(run, qrels, doc_key=doc_key)
+        ranked = rank_run(run, index, order=order)
+    notes.extend(n for n in ranked.notes if n not in notes)
+    matches = row_matches(ranked)
+    if whole:
+        notes.extend(unmatched_note(run.name, matches, index))
+    return Ranking(ranked, topics, missing, order, notes, index, matches)
+
+
+def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) -> list[str]:
+    """A note when a run retrieved documents for qrels topics and the qrels list none of them
+    (``matches``: :func:`~pateval.executor.row_matches`): its ids are of another kind than the
+    qrels' (publications against patents, another collection), and every value is 0. When the
+    patent keys of a sample of them are judged, it says that ``--doc-key patent`` matches them.
+    When some match and a notable share more of the judged documents at the heads of the
+    rankings match only by patent, it says so with both counts (:func:`patent_match_note`).
+    The API also warns with it (:class:`DocKeyNote`)."""
+    retrieved, matched, sample, (exact, by_patent, judged) = matches
+    if matched:
+        return patent_match_note(run_name, exact, by_patent, judged)
+    if not retrieved:
+        return []
+    note = (f"run {run_name!r}: none of the {retrieved} document(s) it retrieved for qrels topics is in the "
+            "qrels, so every topic scores as if nothing relevant was found")
+    if judgements.doc_key != "patent" and sample:
+        from .core.docids import patent_keys
+
+        judged_keys = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
+        if not judged_keys.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
+            note += ("; their patents are judged: match by patent (EP-0971326-B1 ~ EP-0971326) with --doc-key patent "
+                     "(doc_key='patent')")
+    return [DocKeyNote(note)]
+
+
+#: The share of the judged documents of the evaluated topics that, found at the heads of a
+#: run's rankings under another publication of their patent only, makes the note of
+#: :func:`patent_match_note` (whatever share matched by id).
+PATENT_MATCH_SHARE = 0.05
+
+
+def patent_match_note(run_name: str, exact: int, by_patent: int, judged: int) -> list[str]:
+    """The note when, at the heads of a run's rankings, ``by_patent`` documents are judged
+    only under another publication of their patent, a notable share of the ``judged``
+    documents of the evaluated topics (:data:`PATENT_MATCH_SHARE`): they count as unjudged
+    unless ``--doc-key patent`` is given, and nothing says which the user meant."""
+    if not by_patent or by_patent < PATENT_MATCH_SHARE * judged:
+        return []
+    return [DocKeyNote(f"run {run_name!r}: in the first {PATENT_HEAD} documents of each topic, {exact} match judged "
+                       f"documents by id and {by_patent} more match judged patents only under another publication "
+                       f"(EP1234567B1 ~ EP-1234567-A1), {by_patent / judged:.0%} of the {judged} judged documents of "
+                       "the evaluated topics: they count as unjudged, not relevant; match by patent with --doc-key "
+                       "patent (doc_key='patent')")]
+
+
+# ---- trec_eval's -l, -M and -J ----------------------------------------------------------------
+
 def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Measure], *, name: str | None,
                 order: str, context: EvaluationContext, on_duplicate: str, reader=None, lines: str = "pateval",
                 mixed_tags: str = "refuse") -> BlockScores | None:
@@ -143,16 +303,11 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     tag = run.name
     if name is not None:
         run = _replace_name(run, name)
-    qrels_topics = judgements.topic_ids
-    # the block's few topics looked up among the qrels' many (not the other way round)
-    in_block = np.zeros(len(qrels_topics), dtype=bool)
-    found = positions_in(qrels_topics, np.asarray(run.topic_ids, dtype=object))
-    in_block[found[found >= 0]] = True
-    topics = qrels_topics[in_block]
-    ranked = rank_run(run, judgements.restrict(topics), order=order)
-    return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=topics,
-                       values=measure_values(ranked, measures, context), notes=list(ranked.notes),
-                       matches=row_matches(ranked))
+    ranking = rank(run, judgements.qrels, order=order, doc_key=judgements.doc_key, judgements=judgements.restrict,
+                   topics=judgements.topic_ids)
+    return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=ranking.topics,
+                       values=measure_values(ranking.ranked, measures, context), notes=ranking.notes,
+                       matches=ranking.matches)
 
 
 def _replace_name(run: Run, name: str) -> Run:

@@ -16,7 +16,8 @@ from pateval.core.qrels import Qrels
 from pateval.core.ranking import rank_run
 from pateval.core.run import NestedRun, Run
 from pateval.errors import InputFormatError, ParameterError
-from pateval.evaluation import evaluate_runs, rank
+from pateval.evaluation import evaluate_runs
+from pateval.executor import rank
 from pateval.options import EvaluationOptions
 
 # few scores and ids: ties between documents, and ids that sort before and after each other

@@ -30,7 +30,7 @@ def _comparison_matrices(qrels, runs, measures, options: EvaluationOptions | Non
     """
     import pandas as pd
 
-    from ..evaluation import TopicsLeftOut
+    from ..executor import TopicsLeftOut
     from ..stats import score_matrices
 
     given = EvaluationOptions(measures=measures).measures if measures is not None else ()

@@ -111,7 +111,7 @@ def tell(notes: Sequence[str]) -> None:
     """A notebook user sees the notes: each to the ``pateval`` logger (INFO), and topics left
     out of the means also as a :class:`~pateval.errors.TopicsLeftOutWarning`."""
     from ..errors import DocKeyWarning, TopicsLeftOutWarning
-    from ..evaluation import DocKeyNote, TopicsLeftOut
+    from ..executor import DocKeyNote, TopicsLeftOut
 
     for note in notes:
         _log.info("%s", note)

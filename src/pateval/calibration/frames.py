@@ -15,7 +15,7 @@ from ..core.qrels import Qrels
 from ..core.ranking import RankedTopics
 from ..core.run import Run
 from ..errors import ParameterError
-from ..evaluation import rank
+from ..executor import rank
 from ..measures import EvaluationContext, Measure, parse_measure
 from ..measures.base import divide_or_zero
 from ..measures.tbg import normaliser, tbg_rows

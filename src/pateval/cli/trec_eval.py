@@ -113,7 +113,7 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
     extras = [name for name in ("runid", "num_q") if name in marked]
     from .. import api
     from .._lazy import pandas_deferred
-    from ..evaluation import TopicsLeftOut, rank
+    from ..executor import TopicsLeftOut, rank
     from ..formats.qrels import read_qrels
     from ..formats.trec import read_run
     from ..measures import Measure, parse_measure
