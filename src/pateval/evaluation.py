@@ -15,7 +15,7 @@ the frame is in the same order.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -31,6 +31,7 @@ from .core.run import NestedRun, Run
 from .errors import ParameterError
 from .executor import (
     BlockScorer,
+    BlockScores,
     Ranking,
     RunTopics,
     measure_values,
@@ -210,7 +211,7 @@ def _refuse_integer_measures(qrels: Qrels, measures: list[Measure]) -> None:
 
 
 def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measure], missing: np.ndarray,
-                  options: EvaluationOptions, scored_on: Ranking | BlockScorer, run_name: str,
+                  options: EvaluationOptions, judgements: JudgementIndex, run_name: str,
                   context: EvaluationContext, cleared: set[str]) -> np.ndarray:
     """``values`` of ``measures`` (a row each, a column per topic of ``ranked``) as trec_eval gives
     them where its rules differ from pateval's (``compat="trec_eval"``): iprec_at_recall and
@@ -221,8 +222,8 @@ def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measu
     if options.complete and len(missing):
         stand_in = stand_in_run(missing, run_name)
         if options.judged_only or measures[0].judged_only:
-            stand_in = judged_rows_only(stand_in, scored_on.judgements.qrels, doc_key=options.doc_key)
-        standing = rank_run(stand_in, scored_on.judgements.restrict(missing), order=scored_on.order)
+            stand_in = judged_rows_only(stand_in, judgements.qrels, doc_key=options.doc_key)
+        standing = rank_run(stand_in, judgements.restrict(missing), order=options.order)  # one row a topic
         theirs = measure_values(standing, measures, context).reshape(len(measures), -1)
         nan_on_empty_rankings(standing, measures, theirs)
         for j, measure in enumerate(measures):
@@ -236,8 +237,6 @@ def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measu
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], parsed: list[Measure],
                    options: EvaluationOptions, *, context: EvaluationContext, blocks: BlockScorer,
                    cleared: set[str]) -> Evaluation:
-    complete = options.complete
-    qrels_topics = np.asarray(qrels.topic_ids, dtype=object)
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
     pieces = []
@@ -250,75 +249,93 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], pars
             indexes[tuple(topics)] = JudgementIndex.build(qrels, topics, doc_key=options.doc_key)
         return indexes[tuple(topics)]
 
+    def named(name: str) -> None:
+        if name in names:
+            raise ParameterError(f"two runs are named {name!r}; give them distinct names: a dict "
+                                 "{name: run} (--run-names A,B,... on the command line)")
+        names.add(name)
+
     for run in runs:  # one at a time: a generator of runs keeps one run in memory
+        # a run file is scored in blocks of whole topics, a run held whole as one block: then put together
         if isinstance(run, RunFile):
-            piece, run_notes = _evaluate_file(blocks, run, qrels_topics, options, cleared)
-            if piece.run in names:
-                raise ParameterError(f"two runs are named {piece.run!r}; give them distinct names: a dict "
-                                     "{name: run} (--run-names A,B,... on the command line)")
-            names.add(piece.run)
-            notes.extend(n for n in run_notes if n not in notes)
-            pieces.append(piece)
+            scores, run_context = blocks.blocks(run), blocks.context
+            name = run.name or scores[-1].tag  # the last line's (every block's, unless mixed tags take the last)
+            named(name)
             from .formats.parquet import is_parquet
             from .formats.source import ir_metadata  # the file's head only
 
             metadata = None if is_parquet(run.path) else ir_metadata(run.path)
             if metadata is not None:
-                run_metadata[piece.run] = {"source": str(run.path), "ir_metadata": metadata}
-            continue
-        if run.name in names:
-            raise ParameterError(f"two runs are named {run.name!r}; give them distinct names: a dict "
-                                 "{name: run} (--run-names A,B,... on the command line)")
-        names.add(run.name)
-        if run.metadata:
-            run_metadata[run.name] = {"source": run.source, **run.metadata}
-        # side inputs read with the run (a TREC DD run's iterations); the caller's own win
-        run_context = EvaluationContext(prepare_resources({**run.resources, **context.resources}), context.memo,
-                                        context.options) if run.resources else context
-        values: dict = {}
-        # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
-        plain, judged = [m for m in parsed if not m.judged_only], [m for m in parsed if m.judged_only]
-        for group in (plain, judged):
-            if not group:
-                continue
-            ranking = rank(run, qrels, complete=complete, order=options.order, doc_key=options.doc_key,
-                           max_documents=options.max_documents, judged_only=options.judged_only or group is judged,
-                           judgements=index_of)
-            if group is plain or not plain:  # the notes of the ranking of every measure, or of the judged one
-                notes.extend(n for n in ranking.notes if n not in notes)
-            ranked = ranking.ranked
-            scored = measure_values(ranked, group, run_context)
-            if options.compat == "trec_eval":
-                scored = _as_trec_eval(scored, ranked, group, ranking.missing, options, ranking, ranked.run_name,
-                                       run_context, cleared)
-            values.update(zip(group, scored, strict=True))
-        pieces.append(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in parsed],
-                                np.concatenate([values[m] for m in parsed])))
+                run_metadata[name] = {"source": str(run.path), "ir_metadata": metadata}
+        else:
+            named(name := run.name)
+            if run.metadata:
+                run_metadata[name] = {"source": run.source, **run.metadata}
+            # side inputs read with the run (a TREC DD run's iterations); the caller's own win
+            run_context = EvaluationContext(prepare_resources({**run.resources, **context.resources}), context.memo,
+                                            context.options) if run.resources else context
+            scores = [_score_whole(run, qrels, parsed, options, run_context, index_of)]
+        piece, run_notes = _put_together(name, scores, parsed, qrels, options, index_of, run_context, cleared)
+        notes.extend(n for n in run_notes if n not in notes)
+        pieces.append(piece)
     if not names:
         raise ParameterError("no run was given")
-    averaging = ("all qrels topics (complete: missing ones score 0)" if complete
+    averaging = ("all qrels topics (complete: missing ones score 0)" if options.complete
                  else "topics in both the qrels and the run")
     summed = [str(m) for m in parsed if m.spec.aggregate == "sum"]
     notes.append(f"means are over {averaging}" + (f"; counts ({', '.join(summed)}) are summed" if summed else ""))
     return Evaluation(scored=pieces, measures=parsed, notes=notes, run_metadata=run_metadata)
 
 
-def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndarray, options: EvaluationOptions,
-                   cleared: set[str]) -> tuple[ScoredRun, list[str]]:
-    """(values, notes) of one run file scored in blocks, as if it were evaluated whole."""
-    scores = blocks.blocks(run_file)
-    name = run_file.name or scores[-1].tag  # the last line's (every block's, unless mixed tags take the last)
+def _score_whole(run: Run | NestedRun, qrels: Qrels, parsed: list[Measure], options: EvaluationOptions,
+                 context: EvaluationContext, index_of: Callable[[np.ndarray], JudgementIndex]) -> BlockScores:
+    """A run held whole, ranked and scored as the one block of itself (:func:`score_block`'s
+    values, notes and matches), with trec_eval's -M and -J cuts, which need the whole run."""
+    values: dict = {}
+    kept: Ranking | None = None
+    # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
+    plain, judged = [m for m in parsed if not m.judged_only], [m for m in parsed if m.judged_only]
+    for group in (plain, judged):
+        if not group:
+            continue
+        ranking = rank(run, qrels, order=options.order, doc_key=options.doc_key, max_documents=options.max_documents,
+                       judged_only=options.judged_only or group is judged, judgements=index_of,
+                       topics=np.asarray(qrels.topic_ids, dtype=object))
+        kept = kept or ranking  # the notes of the ranking of every measure, or of the judged one
+        scored = np.asarray(measure_values(ranking.ranked, group, context), dtype=np.float64).reshape(len(group), -1)
+        if options.compat == "trec_eval":  # (a run held whole may hold a topic without documents)
+            nan_on_empty_rankings(ranking.ranked, group, scored)
+        values.update(zip(group, scored, strict=True))
+    assert kept is not None  # (some measure was asked for)
+    return BlockScores(tag=run.name, run_topics=np.asarray(run.topic_ids, dtype=object), topics=kept.topics,
+                       values=np.vstack([values[m] for m in parsed]), notes=kept.notes, matches=kept.matches)
+
+
+def _put_together(name: str, scores: list[BlockScores], measures: list[Measure], qrels: Qrels,
+                  options: EvaluationOptions, judgements_of: Callable[[np.ndarray], JudgementIndex],
+                  context: EvaluationContext, cleared: set[str]) -> tuple[ScoredRun, list[str]]:
+    """(values, notes) of one run from its blocks' (a run file's, or a run held whole), as if it
+    were evaluated whole: the topics evaluated and those left out, a qrels topic without
+    results (complete) scored on an empty ranking, the notes of every block, one note on
+    unmatched ids."""
     run_topics = np.concatenate([b.run_topics for b in scores])
-    topics, notes = topics_to_evaluate(qrels_topics, RunTopics(name, run_topics), complete=options.complete)
+    topics, notes = topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), RunTopics(name, run_topics),
+                                       complete=options.complete)
     scored = [(b.topics, b.values) for b in scores]
     missing = topics[positions_in(run_topics, topics) < 0]
     if len(missing):  # complete: the qrels topics the run misses score as an empty ranking
-        ranked = rank_run(Run.from_columns([], [], [], name=name), blocks.judgements.restrict(missing),
-                          order=blocks.order)
-        values = measure_values(ranked, blocks.measures, blocks.context)
-        if options.compat == "trec_eval":
-            values = _as_trec_eval(values, ranked, list(blocks.measures), missing, options, blocks, name,
-                                   blocks.context, cleared)
+        judgements = judgements_of(missing)
+        ranked = rank_run(Run.from_columns([], [], [], name=name), judgements, order=options.order)
+        values = np.empty((len(measures), len(missing)))
+        for judged_only in (False, True):  # (trec_eval's stand-in ranking is cut for -J's measures)
+            rows = [j for j, m in enumerate(measures) if m.judged_only == judged_only]
+            if rows:
+                group = [measures[j] for j in rows]
+                group_values = measure_values(ranked, group, context)
+                if options.compat == "trec_eval":
+                    group_values = _as_trec_eval(group_values, ranked, group, missing, options, judgements, name,
+                                                 context, cleared)
+                values[rows] = np.asarray(group_values, dtype=np.float64).reshape(len(rows), -1)
         scored.append((missing, values))
     all_topics = np.concatenate([t for t, _ in scored])
     values = np.concatenate([v for _, v in scored], axis=1)
@@ -328,8 +345,8 @@ def _evaluate_file(blocks: BlockScorer, run_file: RunFile, qrels_topics: np.ndar
                                    [docno for b in scores for docno in b.matches[2]],
                                    (sum(b.matches[3][0] for b in scores), sum(b.matches[3][1] for b in scores),
                                     sum(b.matches[3][2] for b in scores))),
-                            blocks.judgements)
-    return ScoredRun(name, list(topics), [str(m) for m in blocks.measures], values.reshape(-1)), notes
+                            qrels, options.doc_key)
+    return ScoredRun(name, list(topics), [str(m) for m in measures], values.reshape(-1)), notes
 
 
 def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:

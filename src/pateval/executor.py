@@ -220,11 +220,11 @@ def rank(run: Run | NestedRun, qrels: Qrels, *, complete: bool = False, order: s
     notes.extend(n for n in ranked.notes if n not in notes)
     matches = row_matches(ranked)
     if whole:
-        notes.extend(unmatched_note(run.name, matches, index))
+        notes.extend(unmatched_note(run.name, matches, qrels, index.doc_key))
     return Ranking(ranked, topics, missing, order, notes, index, matches)
 
 
-def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) -> list[str]:
+def unmatched_note(run_name: str, matches: Matches, qrels: Qrels, doc_key: str) -> list[str]:
     """A note when a run retrieved documents for qrels topics and the qrels list none of them
     (``matches``: :func:`~pateval.executor.row_matches`): its ids are of another kind than the
     qrels' (publications against patents, another collection), and every value is 0. When the
@@ -239,10 +239,10 @@ def unmatched_note(run_name: str, matches: Matches, judgements: JudgementIndex) 
         return []
     note = (f"run {run_name!r}: none of the {retrieved} document(s) it retrieved for qrels topics is in the "
             "qrels, so every topic scores as if nothing relevant was found")
-    if judgements.doc_key != "patent" and sample:
+    if doc_key != "patent" and sample:
         from .core.docids import patent_keys
 
-        judged_keys = set(patent_keys(judgements.qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
+        judged_keys = set(patent_keys(qrels.codes("docno")[1], invalid="keep").to_pylist())  # any topic's
         if not judged_keys.isdisjoint(patent_keys(pa.array(sample, type=pa.string()), invalid="keep").to_pylist()):
             note += ("; their patents are judged: match by patent (EP-0971326-B1 ~ EP-0971326) with --doc-key patent "
                      "(doc_key='patent')")
