@@ -385,13 +385,13 @@ def _editable_owner(user: dict, owner: str | None) -> str:
 def _pool_view(app, topic_id: int, user: dict, docno: str | None, owner: str | None) -> dict:
     """What the pool page shows: the topic's queue as ``owner`` works through it
     (:func:`pateval.assess.pools.queue`), and its document ``docno`` (default: the next to
-    judge, else the first)."""
+    judge; none when the queue is done)."""
     engine, corpus = app.state.engine, app.state.corpus
     current = service.topic(engine, topic_id)
     owner = _editable_owner(user, owner)
     queue = pools.queue(engine, current, owner)
     documents = queue["documents"]
-    docno = docno or queue["next"] or (documents[0]["docno"] if documents and owner != db.ADJUDICATED else None)
+    docno = docno or queue["next"]  # (none left: the page says the queue is done)
     position = next((i for i, d in enumerate(documents) if d["docno"] == docno), None)
     if docno is not None and position is None:
         raise AssessError(404, f"{limits.shown(docno, 64)} is not in the queue of {current['qid']}")

@@ -184,11 +184,11 @@
   }
   function save(then) {
     if (saveButton.disabled) { return; }
-    saveButton.disabled = true;
     if (grades.length && grade() === null) {
       say("not saved: choose a grade first (keys 0-" + (grades.length - 1) + ")", "failed");
       return;
     }
+    saveButton.disabled = true;
     say("saving...", "");
     var body = { xpaths: selected(), version: version, owner: box.dataset.owner };
     if (grades.length) { body.grade = grade(); }
