@@ -102,7 +102,7 @@ def import_pool(engine: Engine, path: str | os.PathLike[str], *, name: str | Non
     if order != "pool" and (isinstance(pool, Sample) or not pool.runs):
         raise ParameterError(f"the {order} order takes the next document from the runs that contributed each one: "
                              f"{path} {'is a sample' if sampled else 'names no run'}; import a pool file made by "
-                             "pateval pool build, or use the pool's order (--order pool)")
+                             "pateval pool build, or judge in the file's order (pool)")
     topics = [str(t) for t in pool.topic.tolist()]
     docnos = [str(d) for d in pool.docno.tolist()]
     data = read_bytes(path) if any(len(t) > _ID_LENGTH for t in topics) or any(
