@@ -194,7 +194,7 @@ def queue(engine: Engine, current: dict, owner: str) -> dict:
     grades: dict[str, dict[str, int]] = {}
     for (docno, who), grade in service.all_grades_of_topic(engine, current["id"]).items():
         grades.setdefault(docno, {})[who] = grade
-    passages = service.selections_of_topic(engine, current["id"])
+    passages = service.all_selections(engine, current["id"]).get(current["id"], {})
     documents = []
     for row in rows:
         given = grades.get(row["docno"], {})
@@ -297,16 +297,22 @@ def pool_qrels(engine: Engine, policy: str) -> dict:
             .join(db.pool_documents, db.pool_documents.c.topic_id == db.topics.c.id)
             .where(db.topics.c.deleted.is_(False))
             .order_by(db.topics.c.id, db.pool_documents.c.place)).all()
-    grades = service.all_grades(engine)
-    selections = service.all_selections(engine)
+    grades: dict[tuple[int, str], dict[str, int]] = {}
+    for topic_id, graded in service.all_grades(engine).items():
+        for (docno, owner), value in graded.items():
+            grades.setdefault((topic_id, docno), {})[owner] = value
+    selections: dict[tuple[int, str], dict[str, list[str]]] = {}
+    for topic_id, saved in service.all_selections(engine).items():
+        for (docno, owner), xpaths in saved.items():
+            selections.setdefault((topic_id, docno), {})[owner] = xpaths
     out_grades: list[tuple[str, str, int]] = []
     out_passages: list[tuple[str, str, str]] = []
     unresolved: list[dict] = []
     sampled_rows: list[tuple[str, str, str, float, bool, int]] = []
     drawn_unjudged = 0
     for topic_id, qid, sampled, docno, stratum, probability, drawn in rows:
-        given = {w: g for (d, w), g in grades.get(topic_id, {}).items() if d == docno}
-        chosen_passages = {w: xs for (d, w), xs in selections.get(topic_id, {}).items() if d == docno and w in given}
+        given = grades.get((topic_id, docno), {})
+        chosen_passages = {w: xs for w, xs in selections.get((topic_id, docno), {}).items() if w in given}
         grade, passages = None, []
         if policy == "final":
             if db.ADJUDICATED in given:

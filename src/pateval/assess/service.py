@@ -19,7 +19,7 @@ import secrets
 import threading
 from collections import Counter
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, true, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -689,14 +689,16 @@ def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], 
     return out
 
 
-def all_selections(engine: Engine) -> dict[int, dict[tuple[str, str], list[str]]]:
-    """Every saved selection, by topic id: (cited ucid, owner) -> selected XPaths (one query)."""
+def all_selections(engine: Engine, topic_id: int | None = None) -> dict[int, dict[tuple[str, str], list[str]]]:
+    """Every saved selection (of the topic ``topic_id`` only, when given), by topic id: (cited
+    ucid, owner) -> selected XPaths (one query)."""
     out: dict[int, dict[tuple[str, str], list[str]]] = {}
     with engine.connect() as connection:
         rows = connection.execute(
             select(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner,
                    db.judgements.c.xpath)
             .join(db.judgements, db.judgements.c.selection_id == db.selections.c.id, isouter=True)
+            .where(db.selections.c.topic_id == topic_id if topic_id is not None else true())
             .order_by(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner,
                       db.judgements.c.xpath)).all()
     for topic_id, cited, owner, xpath in rows:
