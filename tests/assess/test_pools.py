@@ -136,6 +136,8 @@ def test_bad_pools_are_refused_in_one_line_and_nothing_is_imported(database, rob
     sampled_qrels.write_text("303 0 D1 1-5 1\n303 0 D2 1-5 -1\n")
     long_id = tmp_path / "long.txt"
     long_id.write_text("303 D1 1 runA\n303 " + "D" * 70 + " 2 runA\n")
+    slash = tmp_path / "slash.txt"
+    slash.write_text("303 D1 1 runA\n303 D/2 2 runA\n")
     cases = [
         (dict(path=twice), f"{twice}, line {n_lines}: document {first.split()[1]!r} pooled twice for topic "
                            f"'303' (first on line 3)"),
@@ -144,6 +146,8 @@ def test_bad_pools_are_refused_in_one_line_and_nothing_is_imported(database, rob
                                     "sampled; the inclusion probability is missing"),
         (dict(path=sampled_qrels), f"{sampled_qrels}, line 1: these are sampled qrels (judged already"),
         (dict(path=long_id), f"{long_id}, line 2: the document id 'DDDD"),
+        (dict(path=slash), f"{slash}, line 2: the document id 'D/2' holds a '/', which the assessment tool's "
+                           "addresses cannot carry"),
         (dict(path=robust_pool, max_grade=0), "the highest grade must be an integer from 1 to 9, not 0"),
     ]
     for arguments, message in cases:

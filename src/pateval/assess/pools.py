@@ -85,7 +85,8 @@ def import_pool(engine: Engine, path: str | os.PathLike[str], *, name: str | Non
         An unknown order, a highest grade outside 1-9, a pool name taken or not a name, a
         topic id the database has (even a removed topic's), an adaptive order on a sample or a
         pool naming no run; InputFormatError (the readers': a document twice for a topic, a
-        sample without probabilities; sampled qrels, which are judged already; an id too long).
+        sample without probabilities; sampled qrels, which are judged already; an id too long,
+        a document id with a '/'; the line is found again in the file only for these two).
     """
     if order not in ORDERS:
         raise ParameterError(f"the judging order must be one of {', '.join(ORDERS)}, not {str(order)[:40]!r}")
@@ -105,13 +106,14 @@ def import_pool(engine: Engine, path: str | os.PathLike[str], *, name: str | Non
                              "pateval pool build, or judge in the file's order (pool)")
     topics = [str(t) for t in pool.topic.tolist()]
     docnos = [str(d) for d in pool.docno.tolist()]
-    data = read_bytes(path) if any(len(t) > _ID_LENGTH for t in topics) or any(
-        len(d) > _ID_LENGTH for d in docnos) else b""
     for t, d in zip(topics, docnos, strict=True):
         if len(t) > _ID_LENGTH or len(d) > _ID_LENGTH:
             what = f"topic id {t[:40]!r}..." if len(t) > _ID_LENGTH else f"document id {d[:40]!r}..."
-            malformed(path, _line_of(data, t, d), f"the {what} is longer than {_ID_LENGTH} characters, the longest "
-                      "the assessment database holds")
+            malformed(path, _line_of(read_bytes(path), t, d), f"the {what} is longer than {_ID_LENGTH} characters, "
+                      "the longest the assessment database holds")
+        if "/" in d:  # (the tool's addresses name the document as one path segment)
+            malformed(path, _line_of(read_bytes(path), t, d), f"the document id {d!r} holds a '/', which the "
+                      "assessment tool's addresses cannot carry")
     rows = _rows(pool, topics, docnos)
     wanted = list(dict.fromkeys(topics))
     with engine.begin() as connection:
