@@ -133,7 +133,8 @@ def import_pool(engine: Engine, path: str | os.PathLike[str], *, name: str | Non
             topic_ids[qid] = connection.execute(insert(db.topics).values(
                 qid=qid, patent_key="", claims="", created_at=db.now(), deleted=False,
                 pool_id=pool_id)).inserted_primary_key[0]  # type: ignore[index]
-        connection.execute(insert(db.pool_documents), [{**row, "topic_id": topic_ids[row.pop("qid")]}
+        connection.execute(insert(db.pool_documents), [{"topic_id": topic_ids[row["qid"]],
+                                                       **{k: v for k, v in row.items() if k != "qid"}}
                                                       for row in rows])
         summary = {"name": name, "topics": len(wanted), "documents": len(rows),
                    "queued": sum(row["drawn"] for row in rows), "order": order, "sampled": sampled,
