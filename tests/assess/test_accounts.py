@@ -212,7 +212,7 @@ def test_a_schema_3_database_gets_lockout_counts(tmp_path):
     old.dispose()
     engine = db.open_database(f"sqlite:///{path}")
     with engine.connect() as connection:
-        assert connection.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == "4"
+        assert connection.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == "5"
         assert connection.execute(text("SELECT name, lockouts FROM assessors ORDER BY id")).all() == \
             [("carol", 1), ("dave", 0)]
     assert service.authenticate(engine, "carol", STRONG) is not None  # 20 minutes > 15: ended by itself

@@ -16,7 +16,7 @@ def test_newer_schema_is_refused(tmp_path):
     engine = db.open_database(url)
     with engine.begin() as connection:
         connection.execute(update(db.meta).where(db.meta.c.key == "schema_version").values(value="99"))
-    with pytest.raises(ParameterError, match=r"^the database has schema version 99; this pateval knows up to 4: "
+    with pytest.raises(ParameterError, match=r"^the database has schema version 99; this pateval knows up to 5: "
                                              r"upgrade pateval$"):
         db.open_database(url)
 
@@ -56,7 +56,7 @@ def test_a_schema_1_database_is_migrated(tmp_path):
     old.dispose()
     engine = db.open_database(f"sqlite:///{path}")
     with engine.connect() as connection:
-        assert connection.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == "4"
+        assert connection.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == "5"
         assert connection.execute(text("SELECT qid, claims, version FROM topics")).all() == [("PSG-1", "1,2", 0)]
         assert connection.execute(text("SELECT value FROM meta WHERE key = 'secret'")).first() is None
     db.open_database(f"sqlite:///{path}")  # opening again changes nothing
@@ -83,7 +83,7 @@ def test_a_schema_2_database_is_migrated(tmp_path):
     old.dispose()
     engine = db.open_database(f"sqlite:///{path}")
     with engine.connect() as connection:
-        assert connection.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == "4"
+        assert connection.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar() == "5"
         assert connection.execute(text("SELECT value FROM meta WHERE key = 'secret'")).first() is None
         assert connection.execute(text("SELECT name, status, failed_logins, locked_at FROM assessors")).all() == \
             [("carol", "active", 0, None)]

@@ -258,3 +258,57 @@ def test_the_same_judgements_export_the_same_bytes_from_sqlite_and_postgresql(po
     assert "final/export.json" in written["sqlite"] and "final/qrels_PSG.txt" in written["sqlite"]
     for path, content in written["sqlite"].items():
         assert written["postgresql"][path] == content, path
+
+
+def test_a_pool_judged_on_postgresql_exports_what_sqlite_does(postgresql_url, workspace, corpus, tmp_path):
+    """Issue 32, item 3, on PostgreSQL: a pool imported, judged in an adaptive order (grades,
+    passages, an undo, an adjudication) exports the same bytes as on SQLite."""
+    import sqlalchemy
+
+    from pateval.assess import db, pools, service
+    from pateval.assess.export import export_qrels
+
+    from .test_pools import _demo_pool
+
+    fresh = sqlalchemy.make_url(db._normalise_url(postgresql_url)).set(database="pateval_pools")
+    admin = sqlalchemy.create_engine(db._normalise_url(postgresql_url), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql("DROP DATABASE IF EXISTS pateval_pools")
+            connection.exec_driver_sql("CREATE DATABASE pateval_pools")
+    except sqlalchemy.exc.SQLAlchemyError as error:
+        pytest.skip(f"cannot create a second database on the server: {str(error).splitlines()[0]}")
+    finally:
+        admin.dispose()
+    path, docs = _demo_pool(corpus, tmp_path)
+    written = {}
+    for name, url in (("sqlite", f"sqlite:///{tmp_path / 'pools.db'}"),
+                      ("postgresql", fresh.render_as_string(hide_password=False))):
+        engine = db.open_database(url)
+        for who, admin_role in (("alice", True), ("bob", False), ("carol", False)):
+            service.add_assessor(engine, who, f"a long password of {len(who) * 7}", is_admin=admin_role)
+        actors = {who: service.authenticate(engine, who, f"a long password of {len(who) * 7}")
+                  for who in ("alice", "bob", "carol")}
+        pools.import_pool(engine, path, order="mtf")
+        topic = service.topic(engine, service.topic_ids(engine)["T-401"][0])
+        for who, grades in (("bob", [1, 0, 2, 0, 1]), ("carol", [1, 1, 2, 0, 0])):
+            for grade in grades:
+                following = pools.queue(engine, topic, who)["next"]
+                document = corpus.document(following)
+                xpaths = sorted(document.selectable)[:1] if document is not None and grade else []
+                service.save_selection(engine, corpus, topic_id=topic["id"], cited_ucid=following, owner=who,
+                                       xpaths=xpaths, base_version=0, actor=actors[who], grade=grade)
+        last = pools.queue(engine, topic, "carol")["documents"][4]["docno"]
+        service.undo_selection(engine, corpus, topic_id=topic["id"], cited_ucid=last, owner="carol", base_version=1,
+                               actor=actors["carol"])
+        disputed = pools.queue(engine, topic, db.ADJUDICATED)["next"]
+        service.save_selection(engine, corpus, topic_id=topic["id"], cited_ucid=disputed, owner=db.ADJUDICATED,
+                               xpaths=[], base_version=0, actor=actors["alice"], grade=0)
+        assert db.check_consistency(engine) == []
+        for policy in ("final", "union", "bob"):
+            export_qrels(engine, corpus, tmp_path / name / policy, policy=policy)
+        engine.dispose()
+        written[name] = {str(p.relative_to(tmp_path / name)): p.read_bytes()
+                         for p in sorted((tmp_path / name).rglob("*")) if p.is_file()}
+    assert "final/qrels_pool.txt" in written["sqlite"] and written["sqlite"]["final/qrels_pool.txt"]
+    assert written["sqlite"] == written["postgresql"]

@@ -19,7 +19,7 @@ from ..formats.qrels import read_qrels
 from ..formats.trec import read_run, write_run
 from ..measures import EvaluationContext, Measure, all_specs, parse_measure
 from ..options import EvaluationOptions
-from .assess import assess_app, assess_export, assess_import
+from .assess import assess_app, assess_export, assess_import, assess_pool
 from .calibration import calibrate, calibration_figures, simulate_log
 from .collection import build_collection, corpus_doc_lengths, generate_corpus
 from .compare import analyse_measures, compare, ranking_stability, read_scores, write_report
@@ -60,7 +60,7 @@ def __getattr__(name: str):
 # The public API: the functions of this package's modules, and the names they re-export from
 # the modules that define them (and those loaded on first use, above).
 __all__ = ["Evaluation", "EvaluationContext", "EvaluationOptions", "Measure", "Qrels", "Run", "aggregate", "all_specs",
-           "analyse_measures", "assess_app", "assess_export", "assess_import", "build_collection",
+           "analyse_measures", "assess_app", "assess_export", "assess_import", "assess_pool", "build_collection",
            "build_search_index", "calibrate", "calibration_figures", "check_passage_run", "collection_stats",
            "compare", "corpus_doc_lengths", "evaluate", "evaluate_by_group", "evaluate_flowcharts", "evaluate_runs",
            "estimate_from_sample", "evaluation", "example_files", "fuse", "generate_corpus", "ingest_corpus",

@@ -52,3 +52,34 @@ def assess_import(db: str, qrels: str | os.PathLike, *, owner: str, topics: str 
     from ..assess.commands import import_qrels
 
     return import_qrels(url=db, qrels=qrels, owner=owner, topics=topics, store=store, collection=collection)
+
+
+def assess_pool(db: str, pool: str | os.PathLike, *, name: str | None = None, order: str = "pool",
+                max_grade: int = 2) -> dict:
+    """Import a pool file (:func:`make_pool`, ``pateval pool build``) or a sample of one
+    (:func:`sample_pool` without judgements) into an existing assessment database: each topic
+    becomes a queue of documents to grade, in the pool's order or an adaptive order.
+
+    Parameters
+    ----------
+    db : str
+        Database URL.
+    pool : path-like
+        The pool or sample file.
+    name : str, optional
+        The pool's name in the tool (default: the file's name up to its first dot).
+    order : str
+        ``"pool"`` (the file's order), or an adaptive order that takes the next document from
+        the judgements made so far: ``"mtf"`` (move-to-front), ``"mm-ns"`` (the MM-NS bandit).
+    max_grade : int
+        The highest grade (grades run from 0, not relevant; default 2).
+
+    Returns
+    -------
+    dict
+        ``name``, ``topics``, ``documents``, ``queued`` (drawn), ``order``, ``sampled``,
+        ``max_grade``.
+    """
+    from ..assess.commands import import_pool
+
+    return import_pool(url=db, pool=pool, name=name, order=order, max_grade=max_grade)

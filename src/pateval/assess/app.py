@@ -2,8 +2,9 @@
 JavaScript, and the JSON API the pages use.
 
 Pages
-    ``/login``, ``/`` (topic sources with status and progress), ``/source/{patent}``
-    (the Figure 2 screen: topic, citations with Prev / Next, passages), ``/agreement``,
+    ``/login``, ``/`` (topic sources with status and progress, and the pools), ``/source/{patent}``
+    (the Figure 2 screen: topic, citations with Prev / Next, passages), ``/pool/{topic id}``
+    (a pool topic's queue and document: grade and passages), ``/agreement``,
     ``/audit``, ``/password`` (one's own).
 JSON API (all need a logged-in session; writes need the ``X-CSRF-Token`` header)
     ``GET /api/sources``, ``GET /api/sources/{patent}`` (topics, citations with parsed
@@ -12,6 +13,8 @@ JSON API (all need a logged-in session; writes need the ``X-CSRF-Token`` header)
     "version": v, "owner": name}``; 409 when stale, with the selection saved meanwhile as
     ``current``), ``POST .../undo`` (back one save further each time),
     ``GET /api/topics/{id}/judgements`` (every saved selection of a topic, all assessors),
+    ``GET /api/topics/{id}/queue`` (a pool topic's queue; a pool judgement's PUT carries
+    ``"grade"``: :mod:`pateval.assess.pools`),
     ``GET /api/agreement``, ``GET /api/audit``; administrators: ``GET /api/assessors``,
     ``POST /api/assessors/{name}`` (``{"action": ..., "password": ...}``).
 
@@ -47,7 +50,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from . import db, limits, service
+from . import db, limits, pools, service
 from .agreement import agreement
 from .corpus import AssessCorpus
 from .indications import REJECTION_REASONS
@@ -320,7 +323,9 @@ def _sources_listing(app) -> list[dict]:
 async def index(request: Request) -> Response:
     user = await _require_user(request)
     rows = await run_in_threadpool(_sources_listing, request.app)
-    return _page(request, "index.html", {"user": user, "sources": rows, "reasons": REJECTION_REASONS})
+    pooled = await run_in_threadpool(pools.pool_listing, request.app.state.engine, user["name"])
+    return _page(request, "index.html", {"user": user, "sources": rows, "reasons": REJECTION_REASONS,
+                                         "pools": pooled})
 
 
 def _source_view(app, patent_key: str, user: dict, topic_id: int | None, position: int | None, owner: str | None):
@@ -338,11 +343,7 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
     if citation is None and position is not None:
         raise AssessError(404, f"citation {position} of {patent_key} is not cited against the claims of "
                                f"{current['qid'] if current else 'a topic'}")
-    owner = owner or user["name"]
-    if owner != user["name"] and owner != db.ADJUDICATED:
-        raise AssessError(403, f"{user['name']} cannot open the judgements of {owner} for editing")
-    if owner == db.ADJUDICATED and not user["is_admin"]:
-        raise AssessError(403, "only an administrator adjudicates")
+    owner = _editable_owner(user, owner)
     document = corpus.document(citation.cited_ucid) if citation is not None and citation.in_corpus else None
     suggestion, missing = (document.suggest(citation.parsed) if document is not None and citation is not None
                            else ([], []))
@@ -369,6 +370,50 @@ def _source_view(app, patent_key: str, user: dict, topic_id: int | None, positio
             "reasons": REJECTION_REASONS, "progress": service.progress(engine, corpus, patent_key),
             "terms": topic_terms(text for number, text, _d in source.claims
                                  if current is not None and number in current["claim_numbers"])}
+
+
+def _editable_owner(user: dict, owner: str | None) -> str:
+    """Whose judgements a page edits: the user's own, or (an administrator) the adjudicated ones."""
+    owner = owner or user["name"]
+    if owner != user["name"] and owner != db.ADJUDICATED:
+        raise AssessError(403, f"{user['name']} cannot open the judgements of {owner} for editing")
+    if owner == db.ADJUDICATED and not user["is_admin"]:
+        raise AssessError(403, "only an administrator adjudicates")
+    return owner
+
+
+def _pool_view(app, topic_id: int, user: dict, docno: str | None, owner: str | None) -> dict:
+    """What the pool page shows: the topic's queue as ``owner`` works through it
+    (:func:`pateval.assess.pools.queue`), and its document ``docno`` (default: the next to
+    judge; none when the queue is done)."""
+    engine, corpus = app.state.engine, app.state.corpus
+    current = service.topic(engine, topic_id)
+    owner = _editable_owner(user, owner)
+    queue = pools.queue(engine, current, owner)
+    documents = queue["documents"]
+    docno = docno or queue["next"]  # (none left: the page says the queue is done)
+    position = next((i for i, d in enumerate(documents) if d["docno"] == docno), None)
+    if docno is not None and position is None:
+        raise AssessError(404, f"{limits.shown(docno, 64)} is not in the queue of {current['qid']}")
+    entry = documents[position] if position is not None else None
+    document = corpus.document(docno) if docno is not None and len(docno) <= 64 else None
+    saved = service.selection(engine, topic_id, docno, owner) if docno is not None else {"version": 0, "xpaths": []}
+    others: dict = {}
+    others_grades: dict = {}
+    if entry is not None and owner == db.ADJUDICATED:
+        others = {who: xpaths for (cited, who), xpaths in service.all_selections(engine, topic_id).get(topic_id, {})
+                  .items() if cited == docno and who != db.ADJUDICATED}
+        others_grades = {who: g for who, g in entry["grades"].items() if who != db.ADJUDICATED}
+    again = f"?owner={db.ADJUDICATED}" if owner == db.ADJUDICATED else ""
+    return {"topic": current, "pool": queue["pool"], "queue": queue, "pool_doc": entry, "document": document,
+            "saved": saved, "owner": owner, "others": others, "others_grades": others_grades,
+            "position": position + 1 if position is not None else None,
+            "previous": documents[position - 1]["docno"] if position else None,
+            # Next: the next document to judge, chosen after this one is saved (an adaptive order
+            # takes it from the judgements, this one's included)
+            "next": f"/pool/{topic_id}{again}" if entry is not None else None,
+            "disputed": sum(d["disputed"] for d in documents), "suggestion": [], "missing": [],
+            "terms": frozenset(), "is_adjudicating": owner == db.ADJUDICATED}
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -435,6 +480,16 @@ async def source_page(request: Request) -> Response:
     return _page(request, "assess.html", {"user": user, **view, "is_adjudicating": view["owner"] == db.ADJUDICATED})
 
 
+async def pool_page(request: Request) -> Response:
+    """``/pool/{topic_id}``: a pool topic's document ``doc`` (default: the next to judge),
+    as ``owner`` (the user, or an administrator adjudicating) judges it."""
+    user = await _require_user(request)
+    doc = request.query_params.get("doc") or None
+    view = await run_in_threadpool(_pool_view, request.app, int(request.path_params["topic_id"]), user, doc,
+                                   request.query_params.get("owner"))
+    return _page(request, "pool.html", {"user": user, **view})
+
+
 async def add_topic(request: Request) -> Response:
     user, form = await _user_form(request)
     patent_key = request.path_params["patent_key"]
@@ -465,6 +520,8 @@ async def topic_claims(request: Request) -> Response:
         await run_in_threadpool(lambda: service.set_topic_claims(
             request.app.state.engine, request.app.state.corpus, topic_id, claims, user, base_version=version))
     except AssessError as error:
+        if current["pool_id"] is not None:  # (no source page to show the form again on)
+            raise
         return await _form_error(request, user, current["patent_key"], topic_id, "claims", {"claims": claims}, error)
     return RedirectResponse(f"/source/{current['patent_key']}?topic={topic_id}", status_code=303)
 
@@ -566,8 +623,8 @@ async def api_document(request: Request) -> Response:
 async def api_selection(request: Request) -> Response:
     user = await _require_user(request)
     if request.method == "PUT":
-        return await _written(request, user,
-                              lambda body, **keys: service.save_selection(xpaths=body.get("xpaths"), **keys))
+        return await _written(request, user, lambda body, **keys: service.save_selection(
+            xpaths=body.get("xpaths"), grade=body.get("grade"), **keys))
     engine, topic_id = request.app.state.engine, request.path_params["topic_id"]
     owner = request.query_params.get("owner") or user["name"]
     await run_in_threadpool(service.topic, engine, topic_id)
@@ -611,6 +668,22 @@ async def api_topic_judgements(request: Request) -> Response:
                 for (cited, owner), xpaths in sorted(service.selections_of_topic(engine, topic_id).items())]
         return {"id": topic_id, "qid": current["qid"], "patent_key": current["patent_key"],
                 "claims": current["claim_numbers"], "judgements": rows}
+
+    return JSONResponse(await run_in_threadpool(work), headers={"Cache-Control": "no-store"})
+
+
+async def api_queue(request: Request) -> Response:
+    """``GET /api/topics/{id}/queue?owner=``: a pool topic's queue (:func:`pateval.assess.pools.queue`)."""
+    user = await _require_user(request)
+    engine = request.app.state.engine
+
+    def work():
+        current = service.topic(engine, int(request.path_params["topic_id"]))
+        owner = _editable_owner(user, request.query_params.get("owner"))
+        queue = pools.queue(engine, current, owner)
+        pool = {k: queue["pool"][k] for k in ("name", "description", "runs", "order_name", "sampled", "max_grade")}
+        return {"id": current["id"], "qid": current["qid"], "owner": owner, "pool": pool,
+                **{k: queue[k] for k in ("documents", "next", "settled", "judged")}}
 
     return JSONResponse(await run_in_threadpool(work), headers={"Cache-Control": "no-store"})
 
@@ -745,6 +818,7 @@ def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, tr
         Route("/source/{patent_key}/decision", decide, methods=["POST"]),
         Route("/topic/{topic_id:id}/claims", topic_claims, methods=["POST"]),
         Route("/topic/{topic_id:id}/delete", topic_delete, methods=["POST"]),
+        Route("/pool/{topic_id:id}", pool_page, methods=["GET"]),
         Route("/agreement", agreement_page, methods=["GET"]),
         Route("/audit", audit_page, methods=["GET"]),
         Route("/api/sources", api_sources, methods=["GET"]),
@@ -753,6 +827,7 @@ def create_app(engine, corpus: AssessCorpus, *, secure_cookies: bool = False, tr
         Route("/api/topics/{topic_id:id}/citations/{ucid}/selection", api_selection, methods=["GET", "PUT"]),
         Route("/api/topics/{topic_id:id}/citations/{ucid}/undo", api_undo, methods=["POST"]),
         Route("/api/topics/{topic_id:id}/judgements", api_topic_judgements, methods=["GET"]),
+        Route("/api/topics/{topic_id:id}/queue", api_queue, methods=["GET"]),
         Route("/api/assessors", api_assessors, methods=["GET"]),
         Route("/api/assessors/{name}", api_assessor, methods=["POST"]),
         Route("/api/agreement", api_agreement, methods=["GET"]),

@@ -15,7 +15,8 @@ from ..errors import ParameterError
 from . import db, service
 from .corpus import AssessCorpus
 
-__all__ = ["add_user", "export", "import_qrels", "list_users", "manage_user", "open_workspace", "serve", "user"]
+__all__ = ["add_user", "export", "import_pool", "import_qrels", "list_users", "manage_user", "open_workspace", "serve",
+           "user"]
 
 
 def open_workspace(url: str, *, store=None, collection=None, remember: bool = False):
@@ -190,3 +191,15 @@ def import_qrels(*, url: str, qrels, owner: str, topics=None, store=None, collec
             return _import(engine, corpus, qrels, owner=owner, topics_path=topics)
     except service.AssessError as error:
         raise ParameterError(error.message) from None
+
+
+def import_pool(*, url: str, pool, name: str | None = None, order: str = "pool", max_grade: int = 2) -> dict:
+    """Import a pool or sample file as pool topics' queues (:func:`pateval.assess.pools.import_pool`)."""
+    from .pools import import_pool as _import
+
+    engine = _existing(url)
+    try:
+        with db.storage_errors(url):
+            return _import(engine, pool, name=name, order=order, max_grade=max_grade)
+    finally:
+        engine.dispose()

@@ -15,12 +15,23 @@ psycopg 3 driver). Tables::
                                                  opens no session)
     sources      patent_key, status (open|retained|rejected), reason, note, decided_by,
                  decided_at, version             a topic candidate and its decision
-    topics       id, qid, patent_key, claims, created_by, created_at, deleted, version
-    selections   id, topic_id, cited_ucid, owner, version, saved_by, saved_at
-                 owner = an assessor's name, or '@adjudicated' for the adjudicated set
+    topics       id, qid, patent_key, claims, created_by, created_at, deleted, version, pool_id
+                                                 pool_id: the pool of a pool topic (patent_key and
+                                                 claims empty), NULL for a citation topic
+    selections   id, topic_id, cited_ucid, owner, version, saved_by, saved_at, grade
+                 owner = an assessor's name, or '@adjudicated' for the adjudicated set;
+                 cited_ucid = the judged document (a citation, or a pooled document);
+                 grade = a pool topic's document-level grade (NULL: not graded; citations: NULL)
     judgements   selection_id, xpath             the selected passages of a selection
+    pools        id, name, description, runs, order_name, sampled, max_grade, created_at
+                                                 an imported pool or sample (schema 5); order_name:
+                                                 "pool" (the file's order) or an adaptive order
+    pool_documents  topic_id, docno, place, runs, stratum, probability, drawn
+                                                 a pool topic's documents (drawn: in the queue;
+                                                 a sample's undrawn documents are kept for export)
     events       id, at, assessor_id, action, topic_id, cited_ucid, owner, version,
-                 before, after, detail           audit log; before/after are JSON lists
+                 before, after, detail           audit log; before/after are JSON lists (a pool
+                                                 judgement's detail: its grade before and after)
 
 Every save runs in one transaction: a compare-and-set on ``selections.version`` (a page
 that loaded version v may save only while the version is still v), the judgement rows, and
@@ -43,6 +54,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     MetaData,
@@ -62,7 +74,7 @@ from ..errors import ParameterError
 
 __all__ = ["ADJUDICATED", "SCHEMA_VERSION", "check_consistency", "metadata", "now", "open_database"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 ADJUDICATED = "@adjudicated"
 
 metadata = MetaData()
@@ -109,6 +121,7 @@ topics = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("deleted", Boolean, nullable=False, default=False),
     Column("version", Integer, nullable=False, default=0, server_default="0"),  # schema 2
+    Column("pool_id", Integer, ForeignKey("pools.id")),  # schema 5: a pool topic
 )
 selections = Table(
     "selections", metadata,
@@ -119,7 +132,29 @@ selections = Table(
     Column("version", Integer, nullable=False),
     Column("saved_by", Integer, ForeignKey("assessors.id"), nullable=False),
     Column("saved_at", DateTime(timezone=True), nullable=False),
+    Column("grade", Integer),  # schema 5: a pool judgement's grade
     UniqueConstraint("topic_id", "cited_ucid", "owner", name="one_selection_per_owner"),
+)
+pools = Table(  # schema 5
+    "pools", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("description", Text, nullable=False),
+    Column("runs", Text, nullable=False),  # JSON list of the pool's run names
+    Column("order_name", String(16), nullable=False),
+    Column("sampled", Boolean, nullable=False, default=False),
+    Column("max_grade", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+pool_documents = Table(  # schema 5
+    "pool_documents", metadata,
+    Column("topic_id", Integer, ForeignKey("topics.id"), primary_key=True),
+    Column("docno", String(64), primary_key=True),
+    Column("place", Integer, nullable=False),
+    Column("runs", Text, nullable=False),  # JSON list of indexes into the pool's runs
+    Column("stratum", String(64)),
+    Column("probability", Float),
+    Column("drawn", Boolean, nullable=False),
 )
 judgements = Table(
     "judgements", metadata,
@@ -205,8 +240,21 @@ def _add_lockout_counts(connection) -> None:
     connection.execute(assessors.update().where(assessors.c.locked_at.is_not(None)).values(lockouts=1))
 
 
+def _add_pools(connection) -> None:
+    """Schema 5: pools become topics' queues (the tables ``pools`` and ``pool_documents``,
+    made by ``create_all``); a topic may belong to a pool, a judgement may carry a grade.
+    Every existing topic is a citation topic and every existing selection has no grade."""
+    from sqlalchemy import inspect
+
+    inspector = inspect(connection)
+    if "pool_id" not in {column["name"] for column in inspector.get_columns("topics")}:
+        connection.exec_driver_sql("ALTER TABLE topics ADD COLUMN pool_id INTEGER REFERENCES pools(id)")
+    if "grade" not in {column["name"] for column in inspector.get_columns("selections")}:
+        connection.exec_driver_sql("ALTER TABLE selections ADD COLUMN grade INTEGER")
+
+
 #: Schema version -> the step that upgrades a database from the version before it.
-_STEPS = {2: _add_topic_versions, 3: _add_account_states, 4: _add_lockout_counts}
+_STEPS = {2: _add_topic_versions, 3: _add_account_states, 4: _add_lockout_counts, 5: _add_pools}
 
 
 def _migrations(connection) -> None:
@@ -323,8 +371,8 @@ def _create_private(full: str) -> None:
 
 def check_consistency(engine: Engine) -> list[str]:
     """Problems found in the database (an empty list when it is consistent): for each
-    selection, its version must equal its number of save events and its judgements the
-    last event's ``after``; SQLite's own integrity check must pass."""
+    selection, its version must equal its number of save events, its judgements the last
+    event's ``after`` and its grade the last event's; SQLite's own integrity check must pass."""
     problems: list[str] = []
     with engine.connect() as connection:
         if engine.dialect.name == "sqlite":
@@ -334,17 +382,19 @@ def check_consistency(engine: Engine) -> list[str]:
         rows = connection.execute(select(selections).order_by(selections.c.id)).mappings().all()
         for row in rows:
             saves = connection.execute(
-                select(events.c.version, events.c.after)
+                select(events.c.version, events.c.after, events.c.detail)
                 .where(events.c.topic_id == row["topic_id"], events.c.cited_ucid == row["cited_ucid"],
                        events.c.owner == row["owner"], events.c.action.in_(("save", "undo")))
                 .order_by(events.c.version)).all()
-            if len(saves) != row["version"] or [v for v, _ in saves] != list(range(1, row["version"] + 1)):
+            if len(saves) != row["version"] or [v for v, _a, _d in saves] != list(range(1, row["version"] + 1)):
                 problems.append(f"selection {row['id']}: version {row['version']} but {len(saves)} save events")
                 continue
             stored = sorted(connection.execute(
                 select(judgements.c.xpath).where(judgements.c.selection_id == row["id"])).scalars())
             if saves and stored != sorted(json.loads(saves[-1][1])):
                 problems.append(f"selection {row['id']}: judgements differ from the last save")
+            elif saves and row["grade"] != (json.loads(saves[-1][2])["grade"] if saves[-1][2] else None):
+                problems.append(f"selection {row['id']}: grade {row['grade']} differs from the last save's")
         orphans = connection.execute(
             select(func.count()).select_from(judgements)
             .where(~judgements.c.selection_id.in_(select(selections.c.id)))).scalar()

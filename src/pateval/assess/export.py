@@ -17,6 +17,16 @@ reads, line for line:
 ``export.json``           what was exported: policy, counts, the unresolved disagreements, the
                           rejected topic candidates with their reasons
 
+and, when the database has pool topics (:mod:`pateval.assess.pools`):
+
+``qrels_pool.txt``        ``qid 0 docno grade`` (the pool topics' document grades, the qrels
+                          ``pateval evaluate`` reads)
+``qrels_pool_PSG.txt``    ``qid docno xpath`` (the relevant passages selected in pooled
+                          documents), when there are any
+``sampled_qrels_pool.txt`` sample_eval.pl's sampled qrels of the sampled pools (``topic 0 docno
+                          stratum grade``, -1 for a document not drawn, or drawn and not judged
+                          yet), by ``pateval pool sample``'s writer, when a pool was sampled
+
 Only judged topics are exported (a topic with a passage that counts under the policy):
 topics nobody judged, rejected sources' topics and deleted topics are left out. Which judgements count
 (``policy``): ``final`` -- the adjudicated selection where there is one, else the
@@ -92,7 +102,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     topic_table: list[tuple[str, str, str, str]] = []
     unresolved: list[dict] = []
     for row in topic_rows:
-        if row["patent_key"] in rejections:
+        if row["patent_key"] in rejections or row["pool_id"] is not None:  # (pool topics: below)
             continue
         qid = row["qid"]
         topic_claims = [int(c) for c in row["claims"].split(",")]
@@ -145,6 +155,7 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
     summary = {"policy": policy, "topics": len(topic_frame), "rejected_sources": sorted(rejections),
                "rejections": {key: rejections[key] for key in sorted(rejections)}, "passages": len(psg),
                "documents": len(docs), "claim_judgements": len(claim_frame), "unresolved": unresolved}
+    pooled = _pool_part(engine, policy, summary) if any(row["pool_id"] is not None for row in topic_rows) else None
     with atomic_directory(target) as tmp:
         _write_topic_files(tmp, corpus, topic_frame)
         write_rows(tmp / "qrels_PSG.txt", "{} {} {}", psg, ["qid", "docno", "xpath"])
@@ -154,10 +165,36 @@ def export_qrels(engine: Engine, corpus: AssessCorpus, out_dir, *, policy: str =
         write_rows(tmp / "theta_PSG.txt", "{} {} {:.10g}", theta, ["qid", "subtopic", "weight"])
         with atomic_output(tmp / "topics_PSG.tsv") as handle:
             topic_frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+        if pooled is not None:
+            _write_pool_files(tmp, pooled)
         with atomic_output(tmp / "export.json") as handle:
             json.dump(summary, handle, indent=2)
             handle.write("\n")
     return summary
+
+
+def _pool_part(engine: Engine, policy: str, summary: dict) -> dict:
+    """The pool topics' judgements under ``policy`` (:func:`pateval.assess.pools.pool_qrels`),
+    their counts added to ``summary``."""
+    from .pools import pool_qrels
+
+    pooled = pool_qrels(engine, policy)
+    summary.update({"pool_topics": len({qid for qid, _d, _g in pooled["grades"]}),
+                    "pool_judgements": len(pooled["grades"]), "pool_passages": len(pooled["passages"]),
+                    "pool_unresolved": pooled["unresolved"], "drawn_unjudged": pooled["drawn_unjudged"]})
+    return pooled
+
+
+def _write_pool_files(out: Path, pooled: dict) -> None:
+    """``qrels_pool.txt``, ``qrels_pool_PSG.txt`` (passages, if any) and the sampled pools'
+    ``sampled_qrels_pool.txt`` (``pateval pool sample``'s writer)."""
+    from ..formats.pools import write_sample
+
+    write_lines(out / "qrels_pool.txt", [f"{qid} 0 {docno} {grade}" for qid, docno, grade in pooled["grades"]])
+    if pooled["passages"]:
+        write_lines(out / "qrels_pool_PSG.txt", [f"{qid} {docno} {xpath}" for qid, docno, xpath in pooled["passages"]])
+    if pooled["sampled"] is not None:
+        write_sample(pooled["sampled"], out / "sampled_qrels_pool.txt")
 
 
 def _natural_key(qid: str) -> tuple:

@@ -19,7 +19,7 @@ import secrets
 import threading
 from collections import Counter
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, true, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -29,14 +29,14 @@ from .corpus import AssessCorpus
 from .indications import REJECTION_REASONS
 
 __all__ = ["ACCOUNT_EVENTS", "LOCKOUT_MINUTES", "LOGIN_REFUSED", "AssessError", "add_assessor", "add_topic",
-           "all_selections", "assessors_list", "audit_log", "authenticate", "change_password", "check_id",
-           "check_new_password", "check_topic_definition", "common_passwords", "decide_source", "delete_topic",
-           "end_session", "ensure_topics", "hash_password", "insert_topic", "locked_until", "lockout_minutes",
-           "manage_assessor", "needs_new_hash", "note_blocked_address", "open_source", "opening_topics",
-           "parse_claims", "progress", "save_selection", "scrypt_parameters", "selection", "selections_of_topic",
-           "session_user", "set_topic_claims", "source_state", "source_topics", "start_session", "topic",
-           "topic_citations", "topic_ids", "topic_removal", "topics_of", "undo_selection", "verify_password",
-           "write_selection"]
+           "all_grades", "all_grades_of_topic", "all_selections", "assessors_list", "audit_log", "authenticate",
+           "change_password", "check_id", "check_new_password", "check_topic_definition", "common_passwords",
+           "decide_source", "delete_topic", "end_session", "ensure_topics", "hash_password", "insert_topic",
+           "locked_until", "lockout_minutes", "manage_assessor", "needs_new_hash", "note_blocked_address",
+           "open_source", "opening_topics", "parse_claims", "pool_topic_ids", "progress", "save_selection",
+           "scrypt_parameters", "selection", "selections_of_topic", "session_user", "set_topic_claims",
+           "source_state", "source_topics", "start_session", "topic", "topic_citations", "topic_ids", "topic_removal",
+           "topics_of", "undo_selection", "verify_password", "write_selection"]
 
 _QID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -486,7 +486,7 @@ def topics_of(engine: Engine, patent_key: str) -> list[dict]:
         rows = connection.execute(select(db.topics).where(db.topics.c.patent_key == patent_key,
                                                           db.topics.c.deleted.is_(False))
                                   .order_by(db.topics.c.id)).mappings().all()
-    return [{**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",")]} for row in rows]
+    return [{**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",") if c]} for row in rows]
 
 
 def topic_ids(engine: Engine) -> dict[str, tuple[int, str]]:
@@ -497,6 +497,12 @@ def topic_ids(engine: Engine) -> dict[str, tuple[int, str]]:
             .order_by(db.topics.c.id))}
 
 
+def pool_topic_ids(engine: Engine) -> set[int]:
+    """The ids of the pool topics (:mod:`pateval.assess.pools`)."""
+    with engine.connect() as connection:
+        return set(connection.execute(select(db.topics.c.id).where(db.topics.c.pool_id.is_not(None))).scalars())
+
+
 def topic(engine: Engine, topic_id: int) -> dict:
     check_id("topic id", topic_id)
     with engine.connect() as connection:
@@ -504,7 +510,7 @@ def topic(engine: Engine, topic_id: int) -> dict:
                                                          db.topics.c.deleted.is_(False))).mappings().first()
     if row is None:
         raise AssessError(404, f"no topic {topic_id}")
-    return {**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",")]}
+    return {**dict(row), "claim_numbers": [int(c) for c in row["claims"].split(",") if c]}
 
 
 def check_topic_definition(corpus: AssessCorpus, patent_key: str, qid: str, claims: str) -> tuple[int, ...]:
@@ -569,6 +575,7 @@ def set_topic_claims(engine: Engine, corpus: AssessCorpus, topic_id: int, claims
     """Change a topic's claims if the topic is still at ``base_version``; returns the new
     version (409 when another page changed it first)."""
     current = topic(engine, topic_id)
+    _not_a_pool_topic(current, "change the claims of")
     numbers = _check_claims(corpus, current["patent_key"], claims)
     with engine.begin() as connection:
         _check_topic_rights(connection, current, actor, "change the claims of")
@@ -593,7 +600,14 @@ def topic_removal(engine: Engine, topic_id: int, actor: dict, *, base_version: i
         return {"topic": current, "selections": dict(counts.all())}
 
 
+def _not_a_pool_topic(current: dict, what: str) -> None:
+    """A pool topic is defined by its pool file (its queue, its runs): 400 for a change."""
+    if current["pool_id"] is not None:
+        raise AssessError(400, f"{current['qid']} is a pool topic, defined by its pool file: one cannot {what} it")
+
+
 def _check_removal(connection, current: dict, actor: dict, base_version: int) -> None:
+    _not_a_pool_topic(current, "remove")
     if not actor.get("is_admin") and current["created_by"] != actor["id"]:
         raise AssessError(403, f"only an administrator removes a topic {actor['name']} did not add "
                                f"({current['qid']})")
@@ -649,16 +663,17 @@ def _selection_row(connection, topic_id, cited_ucid, owner):
 
 
 def selection(engine: Engine, topic_id: int, cited_ucid: str, owner: str) -> dict:
-    """``{"version": v, "xpaths": [...], "saved_at": ..., "saved_by": ..., "undo_steps": n}``
-    (version 0: never saved; ``n`` undos can follow each other)."""
+    """``{"version": v, "xpaths": [...], "grade": g, "saved_at": ..., "saved_by": ...,
+    "undo_steps": n}`` (version 0: never saved; ``g`` None: not graded, a citation's
+    selection; ``n`` undos can follow each other)."""
     with engine.connect() as connection:
         row = _selection_row(connection, topic_id, cited_ucid, owner)
         if row is None:
-            return {"version": 0, "xpaths": [], "saved_at": None, "saved_by": None, "undo_steps": 0}
+            return {"version": 0, "xpaths": [], "grade": None, "saved_at": None, "saved_by": None, "undo_steps": 0}
         steps = len(_undo_history(connection, topic_id, cited_ucid, owner)[0])
         xpaths = _judged(connection, row["id"])
         by = connection.execute(select(db.assessors.c.name).where(db.assessors.c.id == row["saved_by"])).scalar()
-    return {"version": row["version"], "xpaths": xpaths, "saved_at": row["saved_at"].isoformat()
+    return {"version": row["version"], "xpaths": xpaths, "grade": row["grade"], "saved_at": row["saved_at"].isoformat()
             if row["saved_at"] else None, "saved_by": by, "undo_steps": steps}
 
 
@@ -674,14 +689,16 @@ def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], 
     return out
 
 
-def all_selections(engine: Engine) -> dict[int, dict[tuple[str, str], list[str]]]:
-    """Every saved selection, by topic id: (cited ucid, owner) -> selected XPaths (one query)."""
+def all_selections(engine: Engine, topic_id: int | None = None) -> dict[int, dict[tuple[str, str], list[str]]]:
+    """Every saved selection (of the topic ``topic_id`` only, when given), by topic id: (cited
+    ucid, owner) -> selected XPaths (one query)."""
     out: dict[int, dict[tuple[str, str], list[str]]] = {}
     with engine.connect() as connection:
         rows = connection.execute(
             select(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner,
                    db.judgements.c.xpath)
             .join(db.judgements, db.judgements.c.selection_id == db.selections.c.id, isouter=True)
+            .where(db.selections.c.topic_id == topic_id if topic_id is not None else true())
             .order_by(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner,
                       db.judgements.c.xpath)).all()
     for topic_id, cited, owner, xpath in rows:
@@ -694,6 +711,28 @@ def all_selections(engine: Engine) -> dict[int, dict[tuple[str, str], list[str]]
     return out
 
 
+def all_grades_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], int]:
+    """(docno, owner) -> grade of every graded judgement of a pool topic."""
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(db.selections.c.cited_ucid, db.selections.c.owner, db.selections.c.grade)
+            .where(db.selections.c.topic_id == topic_id, db.selections.c.grade.is_not(None))).all()
+    return {(docno, owner): grade for docno, owner, grade in rows}
+
+
+def all_grades(engine: Engine) -> dict[int, dict[tuple[str, str], int]]:
+    """Every graded judgement (pool topics), by topic id: (docno, owner) -> grade."""
+    out: dict[int, dict[tuple[str, str], int]] = {}
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner, db.selections.c.grade)
+            .where(db.selections.c.grade.is_not(None))
+            .order_by(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner)).all()
+    for topic_id, docno, owner, grade in rows:
+        out.setdefault(topic_id, {})[(docno, owner)] = grade
+    return out
+
+
 def _may_write(actor: dict, owner: str) -> None:
     if owner == db.ADJUDICATED:
         if not actor.get("is_admin"):
@@ -703,39 +742,86 @@ def _may_write(actor: dict, owner: str) -> None:
 
 
 def save_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited_ucid: str, owner: str,
-                   xpaths, base_version: object, actor: dict, action: str = "save") -> int:
-    """Replace a selection by ``xpaths`` if it is still at ``base_version``; returns the
-    new version. 409 when another save came first (the page is stale)."""
+                   xpaths, base_version: object, actor: dict, action: str = "save", grade: object = None) -> int:
+    """Replace a selection by ``xpaths`` (and, on a pool topic, its document's ``grade``) if it
+    is still at ``base_version``; returns the new version. 409 when another save came first
+    (the page is stale).
+
+    A citation topic judges the documents its source's search report cites (passages, no
+    grade); a pool topic the documents in its queue (:mod:`pateval.assess.pools`): a grade from
+    0 to the pool's highest, and passages where the corpus has the document's text (none on a
+    document graded 0)."""
     _may_write(actor, owner)
     current_topic = topic(engine, topic_id)
-    if not any(c.cited_ucid == cited_ucid for c in topic_citations(corpus, current_topic)):
-        raise AssessError(404, f"{cited_ucid} is not cited against the claims of {current_topic['qid']} in the "
-                               f"search report of {current_topic['patent_key']}")
-    document = corpus.document(cited_ucid)
-    if document is None:
-        raise AssessError(404, f"{cited_ucid} is not in the corpus")
+    if current_topic["pool_id"] is None:
+        if grade is not None:
+            raise AssessError(400, f"{current_topic['qid']} is a citation topic: its judgements are passages, "
+                                   "not grades")
+        if not any(c.cited_ucid == cited_ucid for c in topic_citations(corpus, current_topic)):
+            raise AssessError(404, f"{cited_ucid} is not cited against the claims of {current_topic['qid']} in the "
+                                   f"search report of {current_topic['patent_key']}")
+        document = corpus.document(cited_ucid)
+        if document is None:
+            raise AssessError(404, f"{cited_ucid} is not in the corpus")
+    else:
+        grade = _pool_grade(engine, current_topic, cited_ucid, grade, undo=action == "undo")
+        document = corpus.document(cited_ucid) if len(cited_ucid) <= 64 else None
     if not isinstance(xpaths, (list, tuple)) or not all(isinstance(x, str) for x in xpaths):
         raise AssessError(400, "xpaths must be a list of strings")
     wanted = sorted(set(xpaths))
-    allowed = document.selectable
+    if wanted and document is None:
+        raise AssessError(400, f"{cited_ucid} is not in the corpus: grade it, there is no passage to select")
+    if wanted and grade == 0:
+        raise AssessError(400, f"a document graded 0 (not relevant) has no relevant passage: give it a grade of 1 "
+                               f"or more, or clear its passages ({cited_ucid})")
+    allowed = document.selectable if document is not None else frozenset()
     for xpath in wanted:
         if xpath not in allowed:
-            headings = {p.xpath for p in document.passages if p.is_heading}
+            headings = {p.xpath for p in document.passages if p.is_heading} if document is not None else set()
             why = "is a heading" if xpath in headings else "is not a passage of the document"
             raise AssessError(400, f"{xpath} {why} ({cited_ucid})")
     base_version = check_id("version", base_version)
     with engine.begin() as connection:
         return write_selection(connection, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner, xpaths=wanted,
-                               base_version=base_version, actor=actor, action=action)
+                               base_version=base_version, actor=actor, action=action,
+                               grade=grade if current_topic["pool_id"] is not None else _NO_GRADE)
+
+
+#: ``write_selection``'s grade of a citation topic's selection (which has none).
+_NO_GRADE = object()
+
+
+def _pool_grade(engine: Engine, current: dict, docno: str, grade: object, *, undo: bool) -> int | None:
+    """The grade of a pool judgement once checked: an integer from 0 to the pool's highest
+    grade (None, not graded, only when an undo puts back the state before the first save);
+    the document must be in the topic's queue (404)."""
+    with engine.connect() as connection:
+        found = connection.execute(
+            select(db.pool_documents.c.drawn, db.pools.c.max_grade)
+            .join(db.pools, db.pools.c.id == current["pool_id"])
+            .where(db.pool_documents.c.topic_id == current["id"], db.pool_documents.c.docno == docno)).first()
+    if found is None or not found[0]:
+        raise AssessError(404, f"{docno} is not in the queue of {current['qid']}")
+    highest = found[1]
+    if grade is None and undo:
+        return None
+    if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= highest:
+        raise AssessError(400, f"grade must be an integer from 0 to {highest} (0: not relevant)")
+    return grade
 
 
 def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, xpaths: list[str],
-                    base_version: int, actor: dict, action: str = "save") -> int:
+                    base_version: int, actor: dict, action: str = "save", grade: object = _NO_GRADE) -> int:
     """The write of :func:`save_selection` inside the caller's transaction (XPaths already
     checked): compare-and-set on the version, the judgement rows, the audit event. A save
     repeated after its answer was lost (the selection is at ``base_version + 1``, saved by
-    the same account with the same passages) returns that version without a new one."""
+    the same account with the same passages and grade) returns that version without a new
+    one. ``grade``: a pool judgement's grade (kept in the selection, its event's detail holding
+    the grades before and after)."""
     wanted = sorted(set(xpaths))
+    graded = grade is not _NO_GRADE
+    new_grade = grade if graded else None
+    old_grade = None
     if (row := _selection_row(connection, topic_id, cited_ucid, owner)) is None:
         if base_version != 0:
             raise AssessError(409, "this selection was removed meanwhile; reload the page")
@@ -743,19 +829,20 @@ def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, x
             with connection.begin_nested():
                 result = connection.execute(insert(db.selections).values(
                     topic_id=topic_id, cited_ucid=cited_ucid, owner=owner, version=1, saved_by=actor["id"],
-                    saved_at=db.now()))
+                    saved_at=db.now(), grade=new_grade))
         except IntegrityError:
             raise AssessError(409, "another page saved this selection first; reload to see it") from None
         selection_id, before, version = result.inserted_primary_key[0], [], 1
     else:
         selection_id = row["id"]
+        old_grade = row["grade"]
         if row["version"] == base_version + 1 and row["saved_by"] == actor["id"] and _judged(
-                connection, selection_id) == wanted:
+                connection, selection_id) == wanted and row["grade"] == new_grade:
             return row["version"]  # a retry of a save that was done (its answer lost): nothing to do again
         changed = connection.execute(
             update(db.selections)
             .where(db.selections.c.id == selection_id, db.selections.c.version == base_version)
-            .values(version=db.selections.c.version + 1, saved_by=actor["id"], saved_at=db.now()))
+            .values(version=db.selections.c.version + 1, saved_by=actor["id"], saved_at=db.now(), grade=new_grade))
         if changed.rowcount != 1:
             raise AssessError(409, f"another page saved this selection first (version {row['version']}, "
                                    f"yours {base_version}); reload to see it")
@@ -765,23 +852,25 @@ def write_selection(connection, *, topic_id: int, cited_ucid: str, owner: str, x
     if wanted:
         connection.execute(insert(db.judgements), [{"selection_id": selection_id, "xpath": x} for x in wanted])
     _event(connection, actor["id"], action, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner,
-           version=version, before=json.dumps(before), after=json.dumps(wanted))
+           version=version, before=json.dumps(before), after=json.dumps(wanted),
+           detail=json.dumps({"grade_before": old_grade, "grade": new_grade}) if graded else None)
     return version
 
 
-def _undo_history(connection, topic_id: int, cited_ucid: str, owner: str) -> tuple[list[list[str]], int]:
-    """The selections successive undos put back (the next one last) and the current
-    version, by replaying the selection's events: a save pushes the selection it replaced,
-    an undo pops the one it put back."""
+def _undo_history(connection, topic_id: int, cited_ucid: str, owner: str
+                  ) -> tuple[list[tuple[list[str], int | None]], int]:
+    """The selections successive undos put back (the next one last), each with its grade
+    (None for a citation's selection), and the current version, by replaying the selection's
+    events: a save pushes the selection it replaced, an undo pops the one it put back."""
     rows = connection.execute(
-        select(db.events.c.action, db.events.c.before, db.events.c.version)
+        select(db.events.c.action, db.events.c.before, db.events.c.version, db.events.c.detail)
         .where(db.events.c.topic_id == topic_id, db.events.c.cited_ucid == cited_ucid,
                db.events.c.owner == owner, db.events.c.action.in_(("save", "undo")))
         .order_by(db.events.c.version)).all()
-    history: list[list[str]] = []
-    for action, before, _version in rows:
+    history: list[tuple[list[str], int | None]] = []
+    for action, before, _version, detail in rows:
         if action == "save":
-            history.append(json.loads(before))
+            history.append((json.loads(before), json.loads(detail)["grade_before"] if detail else None))
         elif history:
             history.pop()
     return history, rows[-1][2] if rows else 0
@@ -813,8 +902,9 @@ def undo_selection(engine: Engine, corpus: AssessCorpus, *, topic_id: int, cited
     if version != base_version:
         raise AssessError(409, f"another page saved this selection first (version {version}, yours {base_version}); "
                                "reload to see it")
+    xpaths, grade = history[-1]
     return save_selection(engine, corpus, topic_id=topic_id, cited_ucid=cited_ucid, owner=owner,
-                          xpaths=history[-1], base_version=base_version, actor=actor, action="undo")
+                          xpaths=xpaths, base_version=base_version, actor=actor, action="undo", grade=grade)
 
 
 # ---- sources -----------------------------------------------------------------------------

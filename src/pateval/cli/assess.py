@@ -79,6 +79,22 @@ def _add_assess(commands) -> None:
     load.add_argument("--topics", metavar="TSV", help="topics_PSG.tsv defining topics the database lacks")
     load.add_argument("--as", dest="owner", metavar="NAME", required=True, help="assessor account to load them as")
     add_flags(load, "store", "collection")
+    pool = add_command(sub, "pool", _run_assess_pool, extra="assess", help="import a pool (or a sample) to judge",
+                       description="Import a pool file (pateval pool build) or a sample of one (pateval pool sample "
+                       "without --qrels): each topic becomes a queue of documents that assessors grade (0 to "
+                       "--max-grade) in the tool, in the pool's order or an adaptive order (mtf: move-to-front, "
+                       "mm-ns: the MM-NS bandit) that takes the next document from the judgements made so far.",
+                       epilog=examples("pateval assess pool --db sqlite:///assess.db --pool pool.txt",
+                                       "pateval assess pool --db sqlite:///assess.db --pool pool.txt "
+                                       "--judging-order mtf --name robust-mtf",
+                                       "pateval assess pool --db sqlite:///assess.db --pool sample.txt --max-grade 1"))
+    add_flags(pool, "db")
+    pool.add_argument("--pool", metavar="FILE", required=True, help="pool file, or a sample of one")
+    pool.add_argument("--name", metavar="NAME", help="the pool's name in the tool (default: the file's name)")
+    pool.add_argument("--judging-order", dest="order", default="pool", metavar="ORDER",
+                      help="pool (the file's order; default), mtf (move-to-front) or mm-ns (MM-NS bandit)")
+    pool.add_argument("--max-grade", type=int, default=2, metavar="N",
+                      help="the highest grade, 1-9 (grades run from 0, not relevant; default 2)")
 
 
 def _run_assess_serve(*, demo: bool, demo_dir: str, store, collection, db, host: str, port: int,
@@ -119,6 +135,27 @@ def _run_assess_export(*, db: str, out, policy: str, store, collection) -> int:
     if summary["unresolved"]:
         print(f"pateval: note: {len(summary['unresolved'])} (topic, document) disagreements without adjudication "
               f"left out (listed in {out}/export.json)", file=sys.stderr)
+    if "pool_topics" in summary:
+        print(f"assess export: pools: {summary['pool_topics']} topics, {summary['pool_judgements']} graded documents, "
+              f"{summary['pool_passages']} passages -> {out}/qrels_pool.txt")
+        if summary["pool_unresolved"]:
+            print(f"pateval: note: {len(summary['pool_unresolved'])} pooled (topic, document) disagreements without "
+                  f"adjudication left out (listed in {out}/export.json)", file=sys.stderr)
+        if summary["drawn_unjudged"]:
+            print(f"pateval: note: {summary['drawn_unjudged']} drawn documents of sampled pools are not judged yet: "
+                  f"written with grade -1 (not drawn) in {out}/sampled_qrels_pool.txt, which lowers their strata's "
+                  "inclusion probabilities", file=sys.stderr)
+    return 0
+
+
+def _run_assess_pool(*, db: str, pool, name, order: str, max_grade: int) -> int:
+    from .. import api
+
+    summary = api.assess_pool(db, pool, name=name, order=order, max_grade=max_grade)
+    drawn = f"{summary['queued']} of {summary['documents']} documents drawn" if summary["sampled"] else \
+        f"{summary['documents']} documents"
+    print(f"assess pool: {summary['name']}: {summary['topics']} topics, {drawn} to judge (grades 0-"
+          f"{summary['max_grade']}, {summary['order']} order)")
     return 0
 
 

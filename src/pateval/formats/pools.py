@@ -24,7 +24,8 @@ from ..errors import malformed
 from .atomic import atomic_output
 from .source import iter_fields, read_bytes
 
-__all__ = ["Pool", "Sample", "read_pool", "read_run_groups", "read_sampled_qrels", "write_pool", "write_sample"]
+__all__ = ["Pool", "Sample", "is_sample_data", "read_pool", "read_run_groups", "read_sampled_qrels", "write_pool",
+           "write_sample"]
 
 
 _POOL_HEADER = "# pateval pool: "  # the first line of a pool file: how it was made
@@ -78,8 +79,9 @@ def write_pool(pool: Pool, path: str | os.PathLike[str]) -> None:
             out.write(f"{t} {d} {p} {','.join(names[r] for r in who) or '-'}\n")
 
 
-def read_pool(path: str | os.PathLike[str]) -> Pool:
-    """Read a pool file (see the module); topics sorted, each topic's documents by place.
+def read_pool(path: str | os.PathLike[str], data: bytes | None = None) -> Pool:
+    """Read a pool file (see the module); topics sorted, each topic's documents by place
+    (``data``: its content, when already read).
 
     Raises
     ------
@@ -87,7 +89,7 @@ def read_pool(path: str | os.PathLike[str]) -> Pool:
         A line without four fields, a place that is not a positive integer, a document or a
         place twice for a topic; an empty file.
     """
-    data = read_bytes(path)
+    data = read_bytes(path) if data is None else data
     topics: list[str] = []
     docnos: list[str] = []
     places: list[int] = []
@@ -182,13 +184,20 @@ def write_sample(sample: Sample, path: str | os.PathLike[str]) -> None:
 SAMPLE_HEADER = "# topic docno stratum probability sampled"
 
 
-def read_sampled_qrels(path: str | os.PathLike[str]) -> Sample:
+def is_sample_data(data: bytes) -> bool:
+    """Whether a file's content is a sample (:func:`write_sample` without grades: its first
+    line is :data:`SAMPLE_HEADER`)."""
+    return data.split(b"\n", 1)[0].strip() == SAMPLE_HEADER.encode()
+
+
+def read_sampled_qrels(path: str | os.PathLike[str], data: bytes | None = None) -> Sample:
     """Read sample_eval.pl's sampled qrels (``topic iteration docno stratum grade``; grade -1:
     pooled but not drawn), or a sample (first line :data:`SAMPLE_HEADER`, then ``topic docno
     stratum probability sampled`` lines, see :func:`write_sample`).
 
     In sampled qrels, a stratum's inclusion probability is what was drawn of it (grade >= 0)
-    over its documents; a sample's own probabilities must lie in (0, 1].
+    over its documents; a sample's own probabilities must lie in (0, 1]. ``data``: the
+    file's content, when already read.
 
     Raises
     ------
@@ -196,8 +205,8 @@ def read_sampled_qrels(path: str | os.PathLike[str]) -> Sample:
         A line without five fields (a sample's probability missing), a grade or flag that is
         not an integer, a probability outside (0, 1], a document twice for a topic, no document.
     """
-    data = read_bytes(path)
-    is_sample = data.split(b"\n", 1)[0].strip() == SAMPLE_HEADER.encode()  # a comment to iter_fields
+    data = read_bytes(path) if data is None else data
+    is_sample = is_sample_data(data)  # a comment to iter_fields
     what = ("a sample line is: topic docno stratum probability sampled" if is_sample
             else "a sampled qrels line is: topic iteration docno stratum grade")
     rows: list[tuple[str, str, str, float, int, int]] = []

@@ -1,4 +1,5 @@
-// pateval assess: passage selection on the Figure 2 screen. Plain JavaScript, no build step.
+// pateval assess: passage selection on the Figure 2 screen, and a pooled document's grade on the
+// pool page (the same save path). Plain JavaScript, no build step.
 (function () {
   "use strict";
   var topicSelect = document.getElementById("topic-select");
@@ -19,6 +20,15 @@
   var anchor = null;   // last passage clicked (shift-click selects the range from it)
   var focus = -1;      // passage index the keyboard is on
   var dirty = false;
+  // A pool page's grade: radio buttons named "grade" (none on the citation page: no grade is sent).
+  var grades = Array.prototype.slice.call(document.querySelectorAll("input[name=grade]"));
+  function grade() {
+    var checked = grades.filter(function (g) { return g.checked; })[0];
+    return checked ? parseInt(checked.value, 10) : null;
+  }
+  function setGrade(value) {
+    grades.forEach(function (g) { g.checked = value !== null && value !== undefined && g.value === String(value); });
+  }
 
   function say(text, kind) {
     status.textContent = text;
@@ -76,6 +86,7 @@
       members.forEach(function (p) { toggle(p, !all); });
     });
   });
+  grades.forEach(function (g) { g.addEventListener("change", function () { markDirty(); }); });
   document.getElementById("clear").addEventListener("click", function () {
     passages.forEach(function (p) { p.classList.remove("selected"); });
     markDirty();
@@ -105,11 +116,13 @@
     var chosen = {};
     data.xpaths.forEach(function (x) { chosen[x] = true; });
     passages.forEach(function (p) { p.classList.toggle("selected", !!chosen[p.dataset.xpath]); });
+    if (grades.length) { setGrade(data.grade); }
     dirty = false;
     undoButton.disabled = !data.undo_steps;
     undoSteps.textContent = String(data.undo_steps || 0);
     endConflict();
-    say(verb + " version " + version + " (" + data.xpaths.length + " passages) by " + data.saved_by, "saved");
+    say(verb + " version " + version + " (" + (grades.length ? "grade " + (data.grade === null ? "none" : data.grade)
+      + ", " : "") + data.xpaths.length + " passages) by " + data.saved_by, "saved");
   }
 
   // A save conflict (409): the other page's selection is shown beside this one's, and the
@@ -135,11 +148,13 @@
       ? current.saved_by + " saved version " + current.version + " at " + when + " UTC while you worked on version "
         + version + "."
       : "This selection was removed meanwhile.";
-    document.getElementById("conflict-mine").textContent = mine.length + " passages; only yours: " + labels(onlyMine);
+    var gradeOf = function (g) { return grades.length ? "grade " + (g === null ? "none" : g) + ", " : ""; };
+    document.getElementById("conflict-mine").textContent = gradeOf(grade()) + mine.length + " passages; only yours: "
+      + labels(onlyMine);
     document.getElementById("conflict-who").textContent = "Theirs (" + (current.saved_by || "nobody") + ", " + when
       + ")";
-    document.getElementById("conflict-theirs").textContent = current.xpaths.length + " passages; only theirs: "
-      + labels(onlyTheirs);
+    document.getElementById("conflict-theirs").textContent = gradeOf(current.grade) + current.xpaths.length
+      + " passages; only theirs: " + labels(onlyTheirs);
     passages.forEach(function (p) { p.classList.toggle("theirs", !!other[p.dataset.xpath]); });
     conflict.hidden = false;
     measureSticky();
@@ -169,9 +184,15 @@
   }
   function save(then) {
     if (saveButton.disabled) { return; }
+    if (grades.length && grade() === null) {
+      say("not saved: choose a grade first (keys 0-" + (grades.length - 1) + ")", "failed");
+      return;
+    }
     saveButton.disabled = true;
     say("saving...", "");
-    send(base() + "/selection", { xpaths: selected(), version: version, owner: box.dataset.owner })
+    var body = { xpaths: selected(), version: version, owner: box.dataset.owner };
+    if (grades.length) { body.grade = grade(); }
+    send(base() + "/selection", body)
       .then(function (result) {
         if (result.status === 200) {
           applySaved(result.data, "saved");
@@ -195,7 +216,8 @@
 
   document.addEventListener("keydown", function (event) {
     var tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "input" || tag === "select" || tag === "textarea" || event.ctrlKey || event.metaKey || event.altKey) {
+    var typing = tag === "input" && event.target.type !== "radio";  // (a grade's radio button keeps the keys)
+    if (typing || tag === "select" || tag === "textarea" || event.ctrlKey || event.metaKey || event.altKey) {
       return;
     }
     var key = event.key;
@@ -203,6 +225,11 @@
     else if (key === "k" || key === "ArrowUp") { setFocus(Math.max(focus - 1, 0)); event.preventDefault(); }
     else if (key === " " || key === "x") {
       if (focus >= 0) { toggle(passages[focus], !passages[focus].classList.contains("selected")); anchor = focus; }
+      event.preventDefault();
+    }
+    else if (grades.length && /^[0-9]$/.test(key) && parseInt(key, 10) < grades.length) {
+      setGrade(parseInt(key, 10));
+      markDirty();
       event.preventDefault();
     }
     else if (key === "s") { save(); event.preventDefault(); }
