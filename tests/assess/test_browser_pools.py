@@ -70,6 +70,9 @@ def test_two_assessors_grade_a_pool_topic_and_an_administrator_adjudicates(brows
                 page.locator(".passage:not(.heading)").first.click()  # (unselected again)
                 assert _selected(page) == []
             _judge(page, grade, passages=1 if grade == 2 else 0)
+            # the count and the queue show the grade as saved, before the next page is loaded
+            assert page.inner_text("#pool-progress") == f"judged {i + 1} / 8"
+            assert page.text_content("#queue li.current span.grade") == str(grade)
             if name == "bob" and i in (0, 6):
                 page.locator("header").scroll_into_view_if_needed()
                 _shot(page, tmp_path, f"pool-judged-{i + 1}.png")

@@ -116,13 +116,38 @@
     var chosen = {};
     data.xpaths.forEach(function (x) { chosen[x] = true; });
     passages.forEach(function (p) { p.classList.toggle("selected", !!chosen[p.dataset.xpath]); });
-    if (grades.length) { setGrade(data.grade); }
+    if (grades.length) { setGrade(data.grade); showInQueue(data.grade); }
     dirty = false;
     undoButton.disabled = !data.undo_steps;
     undoSteps.textContent = String(data.undo_steps || 0);
     endConflict();
     say(verb + " version " + version + " (" + (grades.length ? "grade " + (data.grade === null ? "none" : data.grade)
       + ", " : "") + data.xpaths.length + " passages) by " + data.saved_by, "saved");
+  }
+
+  // A pool page: the current document's grade in the queue, and the count of judged documents, as saved
+  // (a grade given or undone counts at once, not at the next page).
+  function showInQueue(grade) {
+    var item = document.querySelector("#queue li.current");
+    var progress = document.getElementById("pool-progress");
+    if (!item || !progress) { return; }
+    var mark = item.querySelector("span.grade");
+    var change = (grade === null ? 0 : 1) - (mark ? 1 : 0);
+    if (grade === null) {
+      if (mark) { mark.remove(); }
+    } else {
+      if (!mark) {
+        mark = document.createElement("span");
+        item.querySelector("a").insertAdjacentElement("afterend", mark);
+      }
+      mark.className = "grade grade-" + grade;
+      mark.textContent = String(grade);
+    }
+    if (change) {
+      progress.textContent = progress.textContent.replace(/judged (\d+) \//, function (_, n) {
+        return "judged " + (parseInt(n, 10) + change) + " /";
+      });
+    }
   }
 
   // A save conflict (409): the other page's selection is shown beside this one's, and the
