@@ -12,7 +12,11 @@ a pool; the budget simulation replays it against complete qrels. The orders:
 - :class:`WeightedOrder`, the pools of trectools' ``TrecPoolMaker``: each document weighted
   by RBP, ``(1 - p) p^(rank - 1)``, summed or maxed over the runs, or by RRF,
   ``sum 1 / (k + rank)``; the ``budget`` heaviest documents (trectools' ``topX``), equal
-  weights by docno ascending (as trectools);
+  weights by docno ascending (as trectools); or by the AP-prior of Aslam, Pavlu and Savell
+  (2003), the sampling distribution of statAP (Aslam, Pavlu and Yilmaz 2006): a run of ``Z``
+  documents gives the one at ``rank`` ``(1 + 1/rank + 1/(rank+1) + ... + 1/Z) / (2Z)`` (its
+  weights sum to 1), summed over the runs -- every document the runs retrieved, heaviest
+  first, so that strata by place sample documents with probabilities falling with their prior;
 - :class:`FusedOrder`, Take@N: the first ``budget`` documents of a fused ranking (CombSUM,
   CombMNZ, RRF, Borda: :mod:`~pateval.pooling.fusion`);
 - :class:`MoveToFront` (Cormack, Palmer and Clarke 1998): all runs start with equal
@@ -116,7 +120,7 @@ class DepthOrder:
 
 @dataclass(frozen=True)
 class WeightedOrder:
-    """trectools' RBP- and RRF-weighted pools (see the module)."""
+    """trectools' RBP- and RRF-weighted pools, and the AP-prior order (see the module)."""
 
     weighting: str = "rbp"
     p: float = 0.8
@@ -126,7 +130,7 @@ class WeightedOrder:
     adaptive: bool = False
 
     def __post_init__(self) -> None:
-        check_choice("weighting", self.weighting, ("rbp", "rrf"))
+        check_choice("weighting", self.weighting, ("rbp", "rrf", "ap"))
         check_choice("RBP aggregate", self.aggregate, RBP_AGGREGATES)
         if not 0 < self.p < 1:
             raise ParameterError(f"RBP's p must be in (0, 1), not {self.p}")
@@ -138,6 +142,11 @@ class WeightedOrder:
         topic, _, inverse = stack.pairs()
         if self.weighting == "rrf":
             return np.bincount(inverse, weights=1.0 / (self.k + stack.position), minlength=len(topic))
+        if self.weighting == "ap":
+            length = stack.segment_lengths()[stack.run, stack.topic]  # Z: the documents of the row's run and topic
+            harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, int(length.max(initial=0)) + 1))]
+            row = (1.0 + harmonic[length] - harmonic[stack.position - 1]) / (2.0 * length)
+            return np.bincount(inverse, weights=row, minlength=len(topic))
         row = (1.0 - self.p) * self.p ** (stack.position - 1.0)
         if self.aggregate == "sum":
             return np.bincount(inverse, weights=row, minlength=len(topic))
@@ -302,6 +311,8 @@ def make_order(method: str, *, depth: int | None = 10, p: float = 0.8, aggregate
         return DepthOrder(depth)
     if method in ("rbp", "rrf"):
         return WeightedOrder(method, p=p, aggregate=aggregate, k=k, name=method)
+    if method == "ap-prior":
+        return WeightedOrder("ap", name=method)
     if method == "fused":
         return FusedOrder(fusion, norm=norm, k=k)
     if method == "mtf":
