@@ -28,9 +28,12 @@ __all__ = ["PoolStatistics", "build_pool", "judged_flags", "pool_statistics", "q
 def qrels_pairs(stack: RunStack, qrels: Qrels) -> np.ndarray:
     """For each row of ``qrels``, its pair in ``stack.pairs()``, or -1 (a document no run
     retrieved): matched by Arrow on ``topic NUL docno`` keys, never a Python string per pair."""
-    topic, doc, _ = stack.pairs()
-    pair_keys = pc.binary_join_element_wise(take(pa.array(stack.topic_ids.astype(str).tolist(), type=pa.string()),
-                                                 topic), take(stack.doc_ids, doc), "\x00")
+    if "pair_keys" not in stack._cache:  # made once: the simulation matches several qrels to one stack
+        topic, doc, _ = stack.pairs()
+        stack._cache["pair_keys"] = pc.binary_join_element_wise(
+            take(pa.array(stack.topic_ids.astype(str).tolist(), type=pa.string()), topic), take(stack.doc_ids, doc),
+            "\x00")
+    pair_keys = stack._cache["pair_keys"]
     row_keys = pc.binary_join_element_wise(pa.array(np.asarray(qrels.topic, dtype=object).astype(str).tolist(),
                                                     type=pa.string()),
                                            pa.array(np.asarray(qrels.docno, dtype=object).astype(str).tolist(),

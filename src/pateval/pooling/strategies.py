@@ -260,6 +260,52 @@ class MoveToFront(_Adaptive):
     def __post_init__(self) -> None:
         _positive("depth", self.depth)
 
+    def order(self, stack: RunStack, relevant: np.ndarray | None, budget: int | None) -> Ordered:
+        """The loop of :class:`_Adaptive` in rounds, without a choice per judgement: the
+        active runs all share the highest priority when a round starts (each run left its
+        last round on a non-relevant document, one step down), so the round takes the runs
+        in the order given, each judging its next unjudged documents up to and including
+        its first non-relevant one."""
+        if relevant is None:
+            raise ParameterError(f"the {self.name} order uses judgements as they arrive: give qrels")
+        considered, pairs, ptr = _topic_lists(stack, self.depth)
+        n_runs, n_topics = stack.n_runs, stack.n_topics
+        judged = np.zeros(len(relevant), dtype=bool).tolist()
+        is_relevant = relevant.tolist()
+        pair_list, bounds = pairs.tolist(), ptr.tolist()
+        limit = budget if budget is not None else len(pair_list) + 1
+        out: list[int] = []
+        counts = np.zeros(n_topics, dtype=np.int64)
+        for t in range(n_topics):
+            cursor = [bounds[r * n_topics + t] for r in range(n_runs)]
+            end = [bounds[r * n_topics + t + 1] for r in range(n_runs)]
+            active = [r for r in range(n_runs) if cursor[r] < end[r]]
+            taken = 0
+            while active and taken < limit:
+                still = []
+                for r in active:
+                    at, stop = cursor[r], end[r]
+                    while taken < limit:
+                        while at < stop and judged[pair_list[at]]:
+                            at += 1
+                        if at == stop:
+                            break
+                        pair = pair_list[at]
+                        at += 1
+                        judged[pair] = True
+                        out.append(pair)
+                        taken += 1
+                        if not is_relevant[pair]:
+                            break
+                    cursor[r] = at
+                    if at < stop:
+                        still.append(r)
+                    if taken >= limit:
+                        break
+                active = still
+            counts[t] = taken
+        return Ordered(np.asarray(out, dtype=np.int64), offsets(counts), considered)
+
     def _start(self, n_runs: int) -> list[np.ndarray]:
         return [np.zeros(n_runs)]
 
