@@ -206,3 +206,15 @@ def test_the_command_estimates_statap(test_data, tmp_path, capsys):
                    str(test_data / "pooling" / "InexpC2.txt"), "-e", "statAPx"])
     assert status == 2
     assert "unknown estimate 'statAPx'" in capsys.readouterr().err
+
+
+def test_the_command_says_which_topics_have_no_statap(tmp_path, capsys):
+    """Never silent: a topic left out of statAP's mean is named on stderr, with the rule."""
+    from pateval.cli import main
+
+    (tmp_path / "s.txt").write_text("q 0 d1 A 1\nq 0 d2 A 0\nz 0 e1 A 0\nz 0 e2 A -1\n")
+    (tmp_path / "r.txt").write_text("q Q0 d1 1 2.0 r\nq Q0 d2 2 1.0 r\nz Q0 e1 1 1.0 r\n")
+    assert main(["pool", "estimate", str(tmp_path / "s.txt"), str(tmp_path / "r.txt"), "-e", "statAP", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "r\tstatAP\tq\t1.0000\nr\tstatAP\tall\t1.0000\n"
+    assert "1 topic(s) without a drawn relevant document (z) have no statAP" in captured.err
