@@ -14,8 +14,9 @@ that runs overlap, scores distinct. In one process:
 * a budget simulation of 10 budgets x R runs (``pateval.api.simulate_budgets``, move-to-front
   and depth order, AP), pateval alone (no peer simulates budgets).
 
-Wall-clock seconds, median of ``--repeats``; the machine may be shared, say so with the
-numbers. trectools is not a dependency of pateval: give its checkout with ``--trectools DIR``
+Wall-clock and CPU seconds (the process's, every thread), medians of ``--repeats``; the
+machine may be shared: say so with the numbers, and compare CPU seconds there.
+trectools is not a dependency of pateval: give its checkout with ``--trectools DIR``
 (its own dependencies -- pandas, scipy, scikit-learn, sarge, lxml, bs4 -- importable). Run:
 
     PYTHONPATH=src:/path/to/trectools python benchmarks/bench_pooling.py --trectools /path/to/trectools
@@ -65,13 +66,25 @@ def qrels_for(paths: list[Path], n_topics: int, seed: int = 7) -> Path:
     return path
 
 
+CPU: dict[int, float] = {}  # id of the last timed function's result -> its median CPU seconds
+
+
 def median_time(fn, repeats: int):
-    times, result = [], None
+    """Median wall-clock seconds of ``fn`` over ``repeats`` calls, and its last result; the
+    median CPU seconds of the process (every thread) are kept in :data:`CPU` (see :func:`cpu`)."""
+    times, cpus, result = [], [], None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = fn()
         times.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - start_cpu)
+    CPU[id(result)] = statistics.median(cpus)
     return statistics.median(times), result
+
+
+def cpu(result) -> float:
+    """The median CPU seconds of the call that made ``result`` (:func:`median_time`)."""
+    return CPU[id(result)]
 
 
 def pool_sets(pool) -> dict[str, set[str]]:
@@ -109,7 +122,8 @@ def main() -> None:
         return
     ours_depth, pool = median_time(lambda: api.make_pool(paths, "depth", depth=k), args.repeats)
     ours_rbp, rbp = median_time(lambda: api.make_pool(paths, "rbp", size=k, p=0.8), args.repeats)
-    print(f"pooling  pateval depth-{k}: {ours_depth:.2f} s   rbp size {k}: {ours_rbp:.2f} s")
+    print(f"pooling  pateval depth-{k}: {ours_depth:.2f} s ({cpu(pool):.2f} CPU-s)   rbp size {k}: {ours_rbp:.2f} s "
+          f"({cpu(rbp):.2f} CPU-s)")
     if args.trectools:
         sys.path.insert(0, args.trectools)
         from trectools import TrecPoolMaker
@@ -122,8 +136,9 @@ def main() -> None:
                                        args.repeats)
         same = pool_sets(pool) == {str(q): set(d) for q, d in tpool.pool.items()}
         same_rbp = pool_sets(rbp) == {str(q): set(d) for q, d in trbp.pool.items()}
-        print(f"pooling  trectools depth-{k}: {theirs_depth:.2f} s   rbp: {theirs_rbp:.2f} s   "
-              f"ratio pateval/trectools: depth {ours_depth / theirs_depth:.3f}, rbp {ours_rbp / theirs_rbp:.3f}; "
+        print(f"pooling  trectools depth-{k}: {theirs_depth:.2f} s ({cpu(tpool):.2f} CPU-s)   rbp: {theirs_rbp:.2f} s "
+              f"({cpu(trbp):.2f} CPU-s)   ratio pateval/trectools: depth {ours_depth / theirs_depth:.3f} (CPU "
+              f"{cpu(pool) / cpu(tpool):.3f}), rbp {ours_rbp / theirs_rbp:.3f} (CPU {cpu(rbp) / cpu(trbp):.3f}); "
               f"pools equal: {same} {same_rbp}")
     runs = [api.read_run(p) for p in paths[:args.fuse_runs]]
     try:
@@ -156,7 +171,7 @@ def simulate(api, paths: list[Path], args) -> None:
     qrels = qrels_for(paths, args.topics)
     budgets = [10, 20, 30, 50, 75, 100, 150, 200, 300, 500]
     seconds, table = median_time(lambda: api.simulate_budgets(qrels, paths, budgets, orders="mtf"), args.repeats)
-    print(f"simulation 10 budgets x {args.runs} runs (move-to-front, AP): {seconds:.1f} s; "
+    print(f"simulation 10 budgets x {args.runs} runs (move-to-front, AP): {seconds:.1f} s ({cpu(table):.1f} CPU-s); "
           f"tau at {budgets[-1]}: {table['tau'].iloc[-1]:.3f}")
 
 

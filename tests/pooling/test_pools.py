@@ -164,6 +164,24 @@ def test_move_to_front_by_hand():
     assert [docnos[p] for p in order.pair] == ["r1", "n1", "n2", "r2", "r3"]
 
 
+@pytest.mark.parametrize("depth", [None, 20])
+@pytest.mark.parametrize("budget", [None, 1, 7, 60])
+def test_move_to_front_in_rounds_is_the_loop_of_the_adaptive_orders(robust, test_data, depth, budget):
+    """MoveToFront judges in rounds (issue 32's speed); the general loop, a choice of the run of
+    highest priority per judgement, gives the same order, on real runs and on random flags."""
+    from pateval.pooling.strategies import _Adaptive
+
+    files, _ = robust
+    stack = stack_runs([api.read_run(f) for f in files], ties="ascending")
+    relevant, _ = judged_flags(stack, api.read_qrels(test_data / "pooling" / "robust03_qrels.txt"))
+    rng = np.random.default_rng(5)
+    for flags in (relevant, rng.random(len(relevant)) < 0.3, np.zeros(len(relevant), dtype=bool)):
+        order = MoveToFront(depth)
+        fast, loop = order.order(stack, flags, budget), _Adaptive.order(order, stack, flags, budget)
+        assert fast.pair.tolist() == loop.pair.tolist()
+        assert fast.ptr.tolist() == loop.ptr.tolist() and (fast.considered == loop.considered).all()
+
+
 def test_an_adaptive_order_without_judgements_is_refused():
     stack = stack_runs(_toy())
     with pytest.raises(ParameterError, match="give qrels"):

@@ -99,3 +99,27 @@ def test_the_report_section_explains_its_columns(tmp_path, capsys):
     shown = set(re.findall(r"<th>([^<]*)</th>", section))
     assert {"tau_ap", "unique_relevant", "rank_change"} <= shown <= explained
     assert "<svg" in section
+
+
+def test_the_report_with_its_budgets_section_reads_each_file_once(tmp_path, monkeypatch):
+    """Issue 32: the budgets and reusability sections and the report read the qrels and each run
+    once, through the run door, and pass them on (they were read three and two times)."""
+    from collections import Counter
+    from pathlib import Path
+
+    import pateval.formats.source as source
+    from pateval.cli import main
+
+    pytest.importorskip("matplotlib")
+    reads: Counter[str] = Counter()
+    content = source._open_content
+
+    def counted(path):
+        reads[Path(path).name] += 1
+        return content(path)
+
+    monkeypatch.setattr(source, "_open_content", counted)
+    qrels, runs = api.example_files()
+    assert main(["report", str(qrels), *map(str, runs), "-m", "AP", "--budgets", "5,20", "--reuse-depth", "10",
+                 "-o", str(tmp_path / "report.html")]) == 0
+    assert reads == {Path(p).name: 1 for p in [qrels, *runs]}

@@ -43,6 +43,19 @@ def evaluation(qrels, runs, measures: Any = None, *, options: EvaluationOptions 
     return result
 
 
+def read_inputs(qrels, runs, options: EvaluationOptions | None = None) -> tuple[Any, list[Any], EvaluationOptions]:
+    """Qrels and runs read once, whole, for several steps that use them (the report and its
+    budgets section): the qrels, the runs (:class:`~pateval.core.run.Run`, named as
+    :func:`evaluate` names them) and ``options`` with the passages' side inputs routed, as
+    :func:`evaluation` reads them; give the three to each step."""
+    options = options or EvaluationOptions()
+    with streams_kept():
+        qrels, runs, side = passage_inputs(qrels, runs, options.resources, on_duplicate=options.on_duplicate)
+        read = as_qrels(qrels, qrels_format=options.qrels_format, on_duplicate=options.on_duplicate)
+        whole = list(as_runs(runs, on_duplicate=options.on_duplicate, run_format=options.run_format))
+    return read, whole, dataclasses.replace(options, resources=side)
+
+
 def _options(measures: Any, options: EvaluationOptions | None, keywords: Mapping[str, Any]) -> EvaluationOptions:
     """The options of one evaluation: ``options`` (default: the defaults), with the measures
     and the keywords given (the fields of :class:`~pateval.options.EvaluationOptions`) in place."""

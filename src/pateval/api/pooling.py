@@ -72,12 +72,12 @@ def make_pool(runs: object, method: str = "depth", *, depth: int | None = 10, si
 
     Parameters
     ----------
-    method : {"depth", "rbp", "rrf", "fused", "mtf", "mm-ns"}
+    method : {"depth", "rbp", "rrf", "fused", "mtf", "mm-ns", "ap-prior"}
     depth : int, optional
         depth-k's k; for the adaptive orders, how deep each run is read (None: whole runs).
     size : int, optional
         Documents per topic (trectools' ``topX``; required by rbp, rrf, fused; for depth and
-        the adaptive orders, a budget cutting the judging order).
+        the adaptive orders and ap-prior, a budget cutting the judging order).
     qrels : optional
         The judgements the adaptive orders (mtf, mm-ns) use as they arrive (a document the
         qrels lack is judged non-relevant); grade >= ``relevance_level`` is relevant.
@@ -113,7 +113,8 @@ def make_pool(runs: object, method: str = "depth", *, depth: int | None = 10, si
 
 def _describe(method: str, **given: object) -> str:
     used = {"depth": ("depth", "size"), "rbp": ("size", "p", "aggregate"), "rrf": ("size", "k"),
-            "fused": ("size", "fusion", "norm", "k"), "mtf": ("depth", "size"), "mm-ns": ("depth", "size", "discount")}
+            "fused": ("size", "fusion", "norm", "k"), "mtf": ("depth", "size"), "mm-ns": ("depth", "size", "discount"),
+            "ap-prior": ("size",)}
     return " ".join([method, *(f"{name}={given[name]}" for name in used[method] if given[name] is not None)])
 
 
@@ -180,11 +181,15 @@ def sample_pool(pool: Pool | str | os.PathLike[str], strata: str, *, seed: int =
 
 
 def estimate_from_sample(sample: Sample | str | os.PathLike[str], runs: object, *,
+                         estimates: list[str] | tuple[str, ...] | None = None,
                          on_duplicate: str = "error") -> pd.DataFrame:
-    """xinfAP, infNDCG and the estimated numbers of relevant documents (retrieved) per run and
-    topic from sampled qrels, as NIST's sample_eval.pl (:mod:`pateval.pooling.sampling`)."""
+    """Estimates per run and topic from sampled qrels (:mod:`pateval.pooling.sampling`):
+    by default xinfAP, infNDCG and the estimated numbers of relevant documents (retrieved), as
+    NIST's sample_eval.pl; ``estimates`` names them, among
+    :data:`~pateval.pooling.names.ESTIMATES` and ``"statAP"`` (Aslam, Pavlu and Yilmaz 2006,
+    as the Million Query track's statAP_MQ_eval). Columns ``run, topic, measure, value``."""
     from ..pooling.sampling import estimate
 
     read = sample if isinstance(sample, Sample) else read_sampled_qrels(sample)
     whole = cast("list[Run]", list(as_runs(runs, on_duplicate=on_duplicate)))
-    return estimate(read, whole)
+    return estimate(read, whole, estimates)

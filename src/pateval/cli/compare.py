@@ -253,10 +253,13 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
     if budgets or reuse_depth:
         if options is None:
             raise PatevalError("--budgets and --reuse-depth need qrels and runs, not --scores")
+        from ..api.evaluate import read_inputs
+
         measure = str(_measures(measures, options)[0])
-        table = (api.simulate_budgets(qrels, run_list(runs), budgets, measure=measure, options=options)
+        qrels, runs, options = read_inputs(qrels, run_list(runs), options)  # each file once, for every step
+        table = (api.simulate_budgets(qrels, runs, budgets, measure=measure, options=options)
                  if budgets else None)
-        reuse = api.leave_out(qrels, run_list(runs), depth=reuse_depth, measure=measure, options=options) \
+        reuse = api.leave_out(qrels, runs, depth=reuse_depth, measure=measure, options=options) \
             if reuse_depth else None
         collection = table, reuse, measure
     path = api.write_report(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..pooling.names import FUSION_METHODS, NORMALISATIONS, POOL_METHODS, RBP_AGGREGATES
+from ..pooling.names import ESTIMATES, FUSION_METHODS, NORMALISATIONS, POOL_METHODS, RBP_AGGREGATES, STAT_ESTIMATES
 from .shared import (
     add_command,
     add_flags,
@@ -65,7 +65,8 @@ def _add_pool(commands) -> None:
         "the runs that contributed it. depth: every document some run ranks in its first --depth; rbp, rrf: the "
         "--size heaviest documents by RBP or RRF weight (as trectools' TrecPoolMaker); fused: the first --size of "
         "a fused ranking (Take@N); mtf, mm-ns: adaptive orders (move-to-front, the MM-NS bandit) that use the "
-        "judgements (--qrels) as they arrive.",
+        "judgements (--qrels) as they arrive; ap-prior: every retrieved document by AP-prior, heaviest first (statAP's "
+        "sampling distribution: stratify it with pool sample, estimate with pool estimate -e statAP).",
         epilog=examples("pateval pool build run1.txt run2.txt --method depth --depth 100 -o pool.txt",
                         "pateval pool build run*.txt --method rbp --size 100 --p 0.8 --aggregate max -o pool.txt",
                         "pateval pool build run*.txt --method mtf --qrels qrels.txt --size 200 -o pool.txt"))
@@ -150,11 +151,16 @@ def _add_pool(commands) -> None:
     add_output(sample, "-o", "--output", metavar="FILE", required=True, help="the sample file to write")
     est = add_command(
         sub, "estimate", _run_pool_estimate,
-        help="xinfAP, infNDCG and estimated relevant counts from sampled qrels (as sample_eval.pl)",
+        help="xinfAP, infNDCG, statAP and estimated relevant counts from sampled qrels (as sample_eval.pl, "
+        "statAP_MQ_eval)",
         epilog=examples("pateval pool estimate sampled_qrels.txt run1.txt run2.txt",
-                        "pateval pool estimate sampled_qrels.txt run*.txt -q -o estimates.txt"))
+                        "pateval pool estimate sampled_qrels.txt run*.txt -q -o estimates.txt",
+                        "pateval pool estimate sampled_qrels.txt run*.txt -e statAP,inum_rel"))
     est.add_argument("sample", metavar="SAMPLED_QRELS", help="sampled qrels (sample_eval.pl's format)")
     est.add_argument("runs", nargs="+", metavar="RUN", help="run files")
+    est.add_argument("-e", "--estimates", type=_names, metavar="LIST",
+                     help=f"the estimates, comma-separated, of {', '.join(ESTIMATES + STAT_ESTIMATES)} (default "
+                     f"sample_eval.pl's: {','.join(ESTIMATES)})")
     est.add_argument("-q", "--per-topic", action="store_true", help="every topic's values, not only the means")
     est.add_argument("--on-duplicate", choices=("error", "first"), default="error",
                      help="a document twice for a topic: error, or keep the first")
@@ -170,11 +176,16 @@ def _run_pool_sample(*, pool: str, strata: str, seed: int, qrels: str | None, ou
     return 0
 
 
-def _run_pool_estimate(*, sample: str, runs: list[str], per_topic: bool, on_duplicate: str,
-                       output: str | None) -> int:
+def _run_pool_estimate(*, sample: str, runs: list[str], estimates: list[str] | None, per_topic: bool,
+                       on_duplicate: str, output: str | None) -> int:
     from .. import api
 
-    table = api.estimate_from_sample(sample, runs, on_duplicate=on_duplicate)
+    table = api.estimate_from_sample(sample, runs, estimates=estimates, on_duplicate=on_duplicate)
+    left_out = table.attrs.get("statAP_left_out", [])
+    if left_out:
+        print(f"pateval: note: {len(left_out)} topic(s) without a drawn relevant document ({', '.join(left_out[:5])}"
+              f"{', ...' if len(left_out) > 5 else ''}) have no statAP and are left out of its mean, as "
+              "statAP_MQ_eval leaves them out of statMAP", file=sys.stderr)
     if not per_topic:
         table = table[table["topic"] == "all"]
     lines = [f"{row.run}\t{row.measure}\t{row.topic}\t{row.value:.4f}\n" for row in table.itertuples()]
@@ -189,6 +200,11 @@ def _add_simulation_output(p, *, plots: bool = True) -> None:
     if plots:
         add_flags(p, "plots")
     add_output(p, "-o", "--output", metavar="FILE", help="write the table to FILE (atomically) instead of stdout")
+
+
+def _names(text: str) -> list[str]:
+    """A comma-separated list of names (checked by the command)."""
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def _budgets(text: str) -> list[int]:

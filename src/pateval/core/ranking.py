@@ -77,7 +77,21 @@ def _evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.nd
     """As :func:`evaluation_order`, as ``perm, places, moved``: ranking place ``k`` holds
     row ``perm[k]`` (``k`` when ``perm`` is None: the file is in order, the usual case),
     except that places ``places`` hold rows ``moved`` (equal scores put in docno order
-    without a permutation of every row)."""
+    without a permutation of every row). Made once per run and order (kept in the run's
+    cache: a budget simulation ranks each run once per budget); each call gets copies."""
+    cache = getattr(run, "_cache", None)
+    if cache is None:
+        return _make_evaluation_order(run, order=order)
+    key = ("evaluation_order", order)
+    if key not in cache:
+        cache[key] = _make_evaluation_order(run, order=order)
+    perm, places, moved = cache[key]
+    return (None if perm is None else perm.copy(), None if places is None else places.copy(),
+            None if moved is None else moved.copy())
+
+
+def _make_evaluation_order(run: Run, *, order: str) -> tuple[np.ndarray | None, np.ndarray | None,
+                                                              np.ndarray | None]:
     check_choice("order", order, ORDERS)
     n = len(run)
     if n == 0:

@@ -15,7 +15,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.keys import take
 from ..core.qrels import Qrels
 from ..core.segments import place_in_segments
 from ..formats.pools import Pool
@@ -27,16 +26,29 @@ __all__ = ["PoolStatistics", "build_pool", "judged_flags", "pool_statistics", "q
 
 def qrels_pairs(stack: RunStack, qrels: Qrels) -> np.ndarray:
     """For each row of ``qrels``, its pair in ``stack.pairs()``, or -1 (a document no run
-    retrieved): matched by Arrow on ``topic NUL docno`` keys, never a Python string per pair."""
+    retrieved). The qrels' distinct ids are matched by Arrow to the stack's documents (the
+    stack's ids probe a table of the qrels' few), then each row's (topic, document) code is
+    found among the pairs, which are sorted by it: never a string per pair."""
     topic, doc, _ = stack.pairs()
-    pair_keys = pc.binary_join_element_wise(take(pa.array(stack.topic_ids.astype(str).tolist(), type=pa.string()),
-                                                 topic), take(stack.doc_ids, doc), "\x00")
-    row_keys = pc.binary_join_element_wise(pa.array(np.asarray(qrels.topic, dtype=object).astype(str).tolist(),
-                                                    type=pa.string()),
-                                           pa.array(np.asarray(qrels.docno, dtype=object).astype(str).tolist(),
-                                                    type=pa.string()), "\x00")
-    found = pc.index_in(row_keys, value_set=pair_keys)
-    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    width = max(len(stack.doc_ids), 1)
+    docnos = pa.array(np.asarray(qrels.docno, dtype=object).astype(str).tolist(), type=pa.string())
+    distinct = pc.unique(docnos)
+    where = pc.index_in(stack.doc_ids, value_set=distinct).fill_null(-1).to_numpy(zero_copy_only=False)
+    code_of_distinct = np.full(len(distinct), -1, dtype=np.int64)  # each distinct qrels id's document code
+    known = where >= 0
+    code_of_distinct[where[known]] = np.flatnonzero(known)
+    doc_code = code_of_distinct[pc.index_in(docnos, value_set=distinct).to_numpy(zero_copy_only=False)]
+    topic_code_of = {t: i for i, t in enumerate(stack.topic_ids.astype(str).tolist())}
+    topic_code = np.asarray([topic_code_of.get(t, -1) for t in np.asarray(qrels.topic, dtype=object).astype(str)
+                             .tolist()], dtype=np.int64)
+    found = np.full(len(doc_code), -1, dtype=np.int64)
+    ok = np.flatnonzero((topic_code >= 0) & (doc_code >= 0))
+    key = topic_code[ok] * width + doc_code[ok]
+    pair_key = topic * width + doc  # ascending: the pairs are sorted by topic, then document code
+    at = np.minimum(np.searchsorted(pair_key, key), max(len(pair_key) - 1, 0))
+    hit = (pair_key[at] == key) if len(pair_key) else np.zeros(len(key), dtype=bool)
+    found[ok[hit]] = at[hit]
+    return found
 
 
 def judged_flags(stack: RunStack, qrels: Qrels, *, level: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -26,6 +26,24 @@ N_c pooled and n_c drawn documents of which r_c relevant (grade > 0),
 Runs are ranked by the ranking step (score descending, equal scores by docno descending, as
 sample_eval.pl) and cut at 1,000 documents (sample_eval.pl's ``$maxResultSize``). A topic the
 run has and the qrels lack is left out; the mean is over the topics of both.
+
+statAP (Aslam, Pavlu and Yilmaz, SIGIR 2006; ``statAP_MQ_eval_v3.pl`` of the Million Query
+track, Carterette et al., TREC 2007, 2008) reads the same sampled qrels through each document's
+inclusion probability ``pi`` (its stratum's drawn / pooled): with ``S`` the drawn relevant
+documents (grade > 0),
+
+- ``R^ = sum_{d in S} 1 / pi_d``, the Horvitz-Thompson estimate of the number of relevant
+  documents (for a stratified sample it is ``inum_rel``);
+- the precision at the rank ``r`` of a retrieved ``d`` in ``S``,
+  ``PC^(r) = (1 + sum_{d' in S, rank(d') < r} 1 / pi_d') / r``;
+- ``statAP = sum_{d in S retrieved} PC^(rank(d)) / pi_d / R^``.
+
+statAP ranks the whole run (no cut at 1,000, as statAP_MQ_eval); a topic with no drawn relevant
+document (R^ = 0) has no statAP and is left out of its mean, as statAP_MQ_eval leaves it out of
+statMAP. The estimates are unbiased for R and, as a ratio of unbiased estimates, nearly so for AP
+(the bias shrinks with the sample); a pool in AP-prior order
+(:class:`~pateval.pooling.strategies.WeightedOrder`) stratified with falling rates samples in
+the spirit of the paper's AP-prior distribution.
 """
 
 from __future__ import annotations
@@ -35,17 +53,18 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core.qrels import Qrels
 from ..core.ranking import evaluation_order
 from ..core.run import Run
 from ..errors import ParameterError
 from ..formats.pools import Pool, Sample
+from .names import ESTIMATES, STAT_ESTIMATES
 
-__all__ = ["ESTIMATES", "parse_strata", "sample_pool", "estimate"]
+__all__ = ["ESTIMATES", "STAT_ESTIMATES", "parse_strata", "sample_pool", "estimate", "statap_precisions"]
 
-#: What :func:`estimate` gives per run and topic.
-ESTIMATES = ("xinfAP", "infNDCG", "inum_rel", "inum_rel_ret")
 
 _EPS_REL, _EPS_DRAWN = 0.00001, 0.00003  # sample_eval.pl's smoothing
 _MAX_RESULTS = 1000  # sample_eval.pl's $maxResultSize
@@ -189,13 +208,97 @@ def _estimate_topic(info: _Topic, ranked: Sequence[str]) -> tuple[float, float, 
     return ap, ndcg, num_rel_ret
 
 
-def estimate(sample: Sample, runs: Sequence[Run] | Mapping[str, Run]) -> pd.DataFrame:
-    """Per run and topic, :data:`ESTIMATES` from sampled qrels (see the module); columns
-    ``run, topic, measure, value``, with each run's mean as topic ``all`` (inum_rel and
-    inum_rel_ret: sums, as sample_eval.pl prints them)."""
+def _check_estimates(estimates: Sequence[str] | None) -> tuple[str, ...]:
+    if estimates is None:
+        return ESTIMATES
+    chosen = tuple(dict.fromkeys(estimates))
+    known = ESTIMATES + STAT_ESTIMATES
+    unknown = [name for name in chosen if name not in known]
+    if unknown or not chosen:
+        raise ParameterError(f"unknown estimate {(unknown or [''])[0]!r}: choose among {', '.join(known)}")
+    return chosen
+
+
+class _Drawn:
+    """The drawn relevant documents of sampled qrels, keyed ``topic NUL docno``, with their
+    weight 1 / pi; and R^ per topic."""
+
+    def __init__(self, sample: Sample) -> None:
+        assert sample.grade is not None
+        relevant = sample.grade > 0
+        topic = sample.topic[relevant].astype(str)
+        weight = 1.0 / sample.probability[relevant]
+        self.keys = pc.binary_join_element_wise(pa.array(topic.tolist(), type=pa.string()),
+                                                pa.array(sample.docno[relevant].astype(str).tolist(),
+                                                         type=pa.string()), "\x00")
+        self.probability = sample.probability[relevant]
+        self.weight = weight
+        names, inverse = np.unique(sample.topic.astype(str), return_inverse=True)
+        self.num_rel = dict(zip(names.tolist(), np.bincount(inverse, weights=np.where(
+            sample.grade > 0, 1.0 / np.where(sample.grade > 0, sample.probability, 1.0), 0.0),
+            minlength=len(names)).tolist(), strict=True))
+
+
+def _statap_rows(drawn: _Drawn, run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The run's retrieved drawn relevant documents, in evaluation order: topic, docno, rank,
+    index into ``drawn``, and the estimated precision at the rank (see the module)."""
+    perm = evaluation_order(run, order="score")
+    topic_of = run.topic_ids[run.topic[perm]].astype(str)
+    docnos = np.asarray(run.docnos[perm]).astype(str)
+    starts = np.flatnonzero(np.r_[True, topic_of[1:] != topic_of[:-1]])
+    rank = np.arange(len(perm)) - np.repeat(starts, np.diff(np.r_[starts, len(perm)])) + 1
+    keys = pc.binary_join_element_wise(pa.array(topic_of.tolist(), type=pa.string()),
+                                       pa.array(docnos.tolist(), type=pa.string()), "\x00")
+    found = pc.index_in(keys, value_set=drawn.keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    rows = np.flatnonzero(found >= 0)
+    which = found[rows]
+    weight = drawn.weight[which]
+    topic = topic_of[rows]
+    first = np.r_[True, topic[1:] != topic[:-1]] if len(rows) else np.zeros(0, dtype=bool)
+    running = np.cumsum(weight) - weight  # weights of the drawn relevant rows above, over all topics
+    above = running - np.maximum.accumulate(np.where(first, running, 0.0)) if len(rows) else running
+    precision = (1.0 + above) / rank[rows]
+    return topic, docnos[rows], rank[rows], which, precision
+
+
+def statap_precisions(sample: Sample, run: Run) -> pd.DataFrame:
+    """statAP's estimated precision at the rank of each drawn relevant document ``run``
+    retrieved (see the module): columns ``topic, docno, rank, probability, precision``, in
+    the run's order."""
     if sample.grade is None:
         raise ParameterError(f"{sample.source}: a sample without grades estimates nothing; judge it first (sampled "
                              "qrels: topic 0 docno stratum grade)")
+    drawn = _Drawn(sample)
+    topic, docno, rank, which, precision = _statap_rows(drawn, run)
+    return pd.DataFrame({"topic": topic, "docno": docno, "rank": rank, "probability": drawn.probability[which],
+                         "precision": precision})
+
+
+def _statap(drawn: _Drawn, run: Run) -> dict[str, float]:
+    """statAP per topic of the run and the sample with R^ > 0."""
+    topic, _, _, which, precision = _statap_rows(drawn, run)
+    sums: dict[str, float] = {}
+    if len(topic):
+        names, inverse = np.unique(topic, return_inverse=True)
+        up = np.bincount(inverse, weights=precision * drawn.weight[which], minlength=len(names))
+        sums = dict(zip(names.tolist(), up.tolist(), strict=True))
+    retrieved = set(run.topic_ids.astype(str).tolist())
+    return {t: sums.get(t, 0.0) / r for t, r in drawn.num_rel.items() if r > 0 and t in retrieved}
+
+
+def estimate(sample: Sample, runs: Sequence[Run] | Mapping[str, Run],
+             estimates: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per run and topic, ``estimates`` (default :data:`ESTIMATES`, sample_eval.pl's; also
+    :data:`STAT_ESTIMATES`) from sampled qrels (see the module); columns ``run, topic,
+    measure, value``, with each run's mean as topic ``all`` (inum_rel and inum_rel_ret: sums,
+    as sample_eval.pl prints them; statAP: the mean over the topics that have it, statMAP).
+    ``table.attrs["statAP_left_out"]``: the topics left without statAP (no drawn relevant
+    document), sorted."""
+    chosen = _check_estimates(estimates)
+    if sample.grade is None:
+        raise ParameterError(f"{sample.source}: a sample without grades estimates nothing; judge it first (sampled "
+                             "qrels: topic 0 docno stratum grade)")
+    inferred = [name for name in chosen if name in ESTIMATES]
     topics: dict[str, _Topic] = {}
     order = np.lexsort((sample.docno.astype(str), sample.topic.astype(str)))
     t_all, d_all, s_all, g_all = (sample.topic[order].astype(str), sample.docno[order].astype(str),
@@ -203,23 +306,36 @@ def estimate(sample: Sample, runs: Sequence[Run] | Mapping[str, Run]) -> pd.Data
     bounds = np.flatnonzero(np.r_[True, t_all[1:] != t_all[:-1], True])
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         topics[t_all[lo]] = _Topic(d_all[lo:hi].tolist(), s_all[lo:hi].tolist(), g_all[lo:hi].tolist())
+    drawn = _Drawn(sample) if "statAP" in chosen else None
     rows: list[tuple[str, str, str, float]] = []
+    left_out: set[str] = set()  # topics of a run and the sample without statAP: no drawn relevant document
     for run in (runs.values() if isinstance(runs, Mapping) else runs):
         perm = evaluation_order(run, order="score")
         topic_of = run.topic_ids[run.topic[perm]].astype(str)
         docnos = run.docnos[perm]
         bounds = np.flatnonzero(np.r_[True, topic_of[1:] != topic_of[:-1], True])
-        values: list[tuple[str, tuple[float, ...]]] = []
+        stat = _statap(drawn, run) if drawn is not None else {}
+        values: list[tuple[str, dict[str, float]]] = []
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
             info = topics.get(topic_of[lo])
             if info is None:
                 continue
-            ap, ndcg, num_rel_ret = _estimate_topic(info, docnos[lo:hi].tolist())
-            values.append((topic_of[lo], (ap, ndcg, info.num_rel, num_rel_ret)))
+            numbers: dict[str, float] = {}
+            if inferred:
+                ap, ndcg, num_rel_ret = _estimate_topic(info, docnos[lo:hi].tolist())
+                numbers.update(zip(ESTIMATES, (ap, ndcg, info.num_rel, num_rel_ret), strict=True))
+            if topic_of[lo] in stat:
+                numbers["statAP"] = stat[topic_of[lo]]
+            elif drawn is not None:
+                left_out.add(topic_of[lo])
+            values.append((topic_of[lo], numbers))
         for topic, numbers in values:
-            rows.extend((run.name, topic, name, value) for name, value in zip(ESTIMATES, numbers, strict=True))
-        if values:
-            matrix = np.asarray([numbers for _, numbers in values])
-            totals = (matrix[:, 0].mean(), matrix[:, 1].mean(), matrix[:, 2].sum(), matrix[:, 3].sum())
-            rows.extend((run.name, "all", name, float(value)) for name, value in zip(ESTIMATES, totals, strict=True))
-    return pd.DataFrame(rows, columns=["run", "topic", "measure", "value"])
+            rows.extend((run.name, topic, name, numbers[name]) for name in chosen if name in numbers)
+        for name in chosen:
+            column = [numbers[name] for _, numbers in values if name in numbers]
+            if column:
+                total = float(np.sum(column) if name in ("inum_rel", "inum_rel_ret") else np.mean(column))
+                rows.append((run.name, "all", name, total))
+    table = pd.DataFrame(rows, columns=["run", "topic", "measure", "value"])
+    table.attrs["statAP_left_out"] = sorted(left_out)
+    return table

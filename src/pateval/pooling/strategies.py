@@ -12,7 +12,11 @@ a pool; the budget simulation replays it against complete qrels. The orders:
 - :class:`WeightedOrder`, the pools of trectools' ``TrecPoolMaker``: each document weighted
   by RBP, ``(1 - p) p^(rank - 1)``, summed or maxed over the runs, or by RRF,
   ``sum 1 / (k + rank)``; the ``budget`` heaviest documents (trectools' ``topX``), equal
-  weights by docno ascending (as trectools);
+  weights by docno ascending (as trectools); or by the AP-prior of Aslam, Pavlu and Savell
+  (2003), the sampling distribution of statAP (Aslam, Pavlu and Yilmaz 2006): a run of ``Z``
+  documents gives the one at ``rank`` ``(1 + 1/rank + 1/(rank+1) + ... + 1/Z) / (2Z)`` (its
+  weights sum to 1), summed over the runs -- every document the runs retrieved, heaviest
+  first, so that strata by place sample documents with probabilities falling with their prior;
 - :class:`FusedOrder`, Take@N: the first ``budget`` documents of a fused ranking (CombSUM,
   CombMNZ, RRF, Borda: :mod:`~pateval.pooling.fusion`);
 - :class:`MoveToFront` (Cormack, Palmer and Clarke 1998): all runs start with equal
@@ -116,7 +120,7 @@ class DepthOrder:
 
 @dataclass(frozen=True)
 class WeightedOrder:
-    """trectools' RBP- and RRF-weighted pools (see the module)."""
+    """trectools' RBP- and RRF-weighted pools, and the AP-prior order (see the module)."""
 
     weighting: str = "rbp"
     p: float = 0.8
@@ -126,7 +130,7 @@ class WeightedOrder:
     adaptive: bool = False
 
     def __post_init__(self) -> None:
-        check_choice("weighting", self.weighting, ("rbp", "rrf"))
+        check_choice("weighting", self.weighting, ("rbp", "rrf", "ap"))
         check_choice("RBP aggregate", self.aggregate, RBP_AGGREGATES)
         if not 0 < self.p < 1:
             raise ParameterError(f"RBP's p must be in (0, 1), not {self.p}")
@@ -138,6 +142,11 @@ class WeightedOrder:
         topic, _, inverse = stack.pairs()
         if self.weighting == "rrf":
             return np.bincount(inverse, weights=1.0 / (self.k + stack.position), minlength=len(topic))
+        if self.weighting == "ap":
+            length = stack.segment_lengths()[stack.run, stack.topic]  # Z: the documents of the row's run and topic
+            harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, int(length.max(initial=0)) + 1))]
+            row = (1.0 + harmonic[length] - harmonic[stack.position - 1]) / (2.0 * length)
+            return np.bincount(inverse, weights=row, minlength=len(topic))
         row = (1.0 - self.p) * self.p ** (stack.position - 1.0)
         if self.aggregate == "sum":
             return np.bincount(inverse, weights=row, minlength=len(topic))
@@ -251,6 +260,52 @@ class MoveToFront(_Adaptive):
     def __post_init__(self) -> None:
         _positive("depth", self.depth)
 
+    def order(self, stack: RunStack, relevant: np.ndarray | None, budget: int | None) -> Ordered:
+        """The loop of :class:`_Adaptive` in rounds, without a choice per judgement: the
+        active runs all share the highest priority when a round starts (each run left its
+        last round on a non-relevant document, one step down), so the round takes the runs
+        in the order given, each judging its next unjudged documents up to and including
+        its first non-relevant one."""
+        if relevant is None:
+            raise ParameterError(f"the {self.name} order uses judgements as they arrive: give qrels")
+        considered, pairs, ptr = _topic_lists(stack, self.depth)
+        n_runs, n_topics = stack.n_runs, stack.n_topics
+        judged = np.zeros(len(relevant), dtype=bool).tolist()
+        is_relevant = relevant.tolist()
+        pair_list, bounds = pairs.tolist(), ptr.tolist()
+        limit = budget if budget is not None else len(pair_list) + 1
+        out: list[int] = []
+        counts = np.zeros(n_topics, dtype=np.int64)
+        for t in range(n_topics):
+            cursor = [bounds[r * n_topics + t] for r in range(n_runs)]
+            end = [bounds[r * n_topics + t + 1] for r in range(n_runs)]
+            active = [r for r in range(n_runs) if cursor[r] < end[r]]
+            taken = 0
+            while active and taken < limit:
+                still = []
+                for r in active:
+                    at, stop = cursor[r], end[r]
+                    while taken < limit:
+                        while at < stop and judged[pair_list[at]]:
+                            at += 1
+                        if at == stop:
+                            break
+                        pair = pair_list[at]
+                        at += 1
+                        judged[pair] = True
+                        out.append(pair)
+                        taken += 1
+                        if not is_relevant[pair]:
+                            break
+                    cursor[r] = at
+                    if at < stop:
+                        still.append(r)
+                    if taken >= limit:
+                        break
+                active = still
+            counts[t] = taken
+        return Ordered(np.asarray(out, dtype=np.int64), offsets(counts), considered)
+
     def _start(self, n_runs: int) -> list[np.ndarray]:
         return [np.zeros(n_runs)]
 
@@ -302,6 +357,8 @@ def make_order(method: str, *, depth: int | None = 10, p: float = 0.8, aggregate
         return DepthOrder(depth)
     if method in ("rbp", "rrf"):
         return WeightedOrder(method, p=p, aggregate=aggregate, k=k, name=method)
+    if method == "ap-prior":
+        return WeightedOrder("ap", name=method)
     if method == "fused":
         return FusedOrder(fusion, norm=norm, k=k)
     if method == "mtf":
