@@ -12,6 +12,7 @@ Where and why trec_eval's rules differ from pateval's own: docs/trec_eval-compat
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from .errors import PatevalError
@@ -22,7 +23,7 @@ if TYPE_CHECKING:  # NumPy, Arrow and the core are imported where used: the comm
     from .core.qrels import Qrels
     from .core.ranking import RankedTopics
     from .core.run import Run
-    from .measures import Measure
+    from .measures import Measure, MeasureSpec
 
 #: The trec_eval release whose command line and quirks these are.
 TREC_EVAL_VERSION = "10.0"
@@ -48,31 +49,62 @@ NICKNAMES = {
 # -R: the judgements' formats; each but qrels is a side input of its own measures
 REL_INFO_FORMATS = {"qrels": None, "prefs": "preferences", "qrels_prefs": "preferences",
                      "qrels_jg": "judgement_groups"}
-# trec_eval's measures and how each reads its parameters (the part of -m after the first '.'):
-# one pateval measure without parameters: the registry's, by its trec_eval name (map is AP)
-_PLAIN = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "infAP", "gm_bpref",
-          "binG", "set_P", "set_relative_P", "set_recall", "set_map", "num_nonrel_judged_ret", "yaap",
-          "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
-          "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-          "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg")
-# cutoffs (whole numbers, trec_eval's defaults): one measure per cutoff, named BASE_k
-_STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-CUTOFFS = {"P": _STANDARD_CUTOFFS, "recall": _STANDARD_CUTOFFS, "ndcg_cut": _STANDARD_CUTOFFS,
-            "map_cut": _STANDARD_CUTOFFS, "relative_P": _STANDARD_CUTOFFS, "success": (1, 5, 10), "unj": (5, 10, 20),
-            "P_avgjg": _STANDARD_CUTOFFS}
-# real-valued cutoffs: one measure per value, named BASE_%.2f
-LEVELS = {"iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-           "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-           "Rprec_mult_avgjg": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)}
-# a list of numbers as the pateval measure's parameters; named BASE_PARAMETERS when given
-_VALUES = {"utility": ("Utility", ("a", "b", "c", "d")), "set_F": ("SetF", ("beta",))}
-# name=value pairs: a gain map (ndcg.1=3,2=9) or named parameters (rbp.p=0.8)
-GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G", "dcg": "DCG", "ideal_dcg": "IDCG"}
-# trec_eval's rbp and rbp_resid: persistence 0.9 unless p=... is given; for rbp, every judged grade >= 0 gains
-_PERSISTENCE = {"rbp": "RBP(p={p!r},rel=0)", "rbp_resid": "RBP_resid(p={p!r})"}
-TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *CUTOFFS, *LEVELS, *_VALUES, *GAIN_MAPS, *_PERSISTENCE,
-                  "11pt_avg")
+# the order in which trec_eval prints its measures (its measure table, trec_eval 10.0 meas_init.c)
+TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                   "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+                   "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+                   "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+                   "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+                   "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+                   "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+                   "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj")
 
+
+@functools.cache
+def trec_eval_measures() -> dict[str, tuple[MeasureSpec, bool]]:
+    """trec_eval's measures -> (pateval's measure, whether its parameters are cutoffs), as the
+    measures declare them (:class:`pateval.measures.base.TrecEval`): ``map`` is AP's,
+    ``map_cut`` AP's with cutoffs."""
+    from .measures import REGISTRY
+
+    table: dict[str, tuple[MeasureSpec, bool]] = {}
+    for spec in REGISTRY.values():
+        if spec.trec_eval is not None:
+            table.update({name: (spec, cut) for name, cut in ((spec.trec_eval.name, False), (spec.trec_eval.cut, True))
+                          if name is not None})
+    return table
+
+
+def syntax(base: str) -> str | None:
+    """How trec_eval's measure ``base`` reads its parameters: ``cutoffs`` (``P.5,10``), else its
+    declaration's (:class:`pateval.measures.base.TrecEval`); None for a name not a measure."""
+    spec, cut = trec_eval_measures().get(base, (None, False))
+    if spec is None or spec.trec_eval is None:
+        return None
+    return "cutoffs" if cut else spec.trec_eval.syntax
+
+
+def listed(base: str) -> bool:
+    """Whether trec_eval's measure ``base`` gives one value per parameter (``P.5,10``: P_5 and
+    P_10; ``iprec_at_recall``: one per recall level), each printed with its parameter."""
+    return syntax(base) in ("cutoffs", "each")
+
+
+def print_order(name: str) -> tuple[int, int, float]:
+    """Where trec_eval prints a measure: in the order of its measure table, the values of a
+    measure's cutoffs ascending (``P_5`` before ``P_10``, ``Rprec_mult_0.20`` before
+    ``Rprec_mult_5.00``); measures trec_eval does not have come after."""
+    if name in TREC_EVAL_ORDER:
+        return (0, TREC_EVAL_ORDER.index(name), 0.0)
+    bases = [base for base in TREC_EVAL_ORDER if name.startswith(base + "_")]
+    if not bases:
+        return (1, 0, 0.0)
+    base = max(bases, key=len)  # map_cut_5 is map_cut's, not map's
+    try:
+        cutoff = float(name[len(base) + 1:])
+    except ValueError:  # parameters that are no cutoff (utility_2,-1,0,0)
+        cutoff = 0.0
+    return (0, TREC_EVAL_ORDER.index(base), cutoff)
 
 
 # ---- -m: measure names and their parameters ----------------------------------------------------
@@ -90,7 +122,7 @@ def marked_measures(given: list[str]) -> dict[str, str | None]:
             params.setdefault(name, rest)
         if name in NICKNAMES:
             marked.update(dict.fromkeys(NICKNAMES[name]))
-        elif name in TREC_MEASURES:
+        elif name in ("runid", "relstring") or name in trec_eval_measures():
             marked[name] = None
         else:
             raise PatevalError(f"trec_eval -m {text}: illegal measure (not a trec_eval measure)")
@@ -118,49 +150,59 @@ def _numbers(base: str, params: str) -> list[float]:
 
 def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> dict[str, str]:
     """The pateval measures of one trec_eval measure with its parameters (or its defaults),
-    each with the name trec_eval prints."""
-    if base in CUTOFFS:
-        cutoffs = sorted({int(x) for x in _numbers(base, params)}) if params else CUTOFFS[base]
+    each with the name trec_eval prints; the syntax is the measure's declaration's
+    (:class:`pateval.measures.base.TrecEval`)."""
+    spec, cut = trec_eval_measures()[base]
+    trec = spec.trec_eval
+    assert trec is not None  # in the table for its declaration
+    settings = dict(trec.defaults)
+    printed = f"{base}_{params}" if params else base
+    if cut:
+        cutoffs = sorted({int(x) for x in _numbers(base, params)}) if params else trec.cutoffs
         if cutoffs[0] <= 0:
             raise PatevalError(f"trec_eval -m {base}.{params}: cutoffs must be positive")
-        return {f"{base}_{k}": f"{base}_{k}" for k in cutoffs}
-    if base in LEVELS:
-        levels = sorted(set(_numbers(base, params))) if params else LEVELS[base]
-        return {f"{base}_{x!r}": f"{base}_{x:3.2f}" for x in levels}
-    if base == "utility" or base == "set_F":
-        spec, keys = _VALUES[base]
-        values = _numbers(base, params) if params else []
-        if len(values) > len(keys):
-            raise PatevalError(f"trec_eval -m {base}.{params}: at most {len(keys)} parameters")
-        settings = [f"{key}={value!r}" for key, value in zip(keys, values, strict=False)]
-        if base == "utility" and num_docs is not None:
-            settings.append(f"num_docs={num_docs}")
-        measure = f"{spec}({','.join(settings)})" if settings else spec
-        return {measure: f"{base}_{params}" if params else base}
-    if base == "11pt_avg":
-        if not params:
-            return {"IPrec_11pt": base}
-        recalls = ",".join(repr(x) for x in _numbers(base, params))
-        return {f"IPrec_11pt(levels='{recalls}')": f"{base}_{params}"}
-    if base in GAIN_MAPS:
-        measure = f"{GAIN_MAPS[base]}(gains='{params}')" if params else GAIN_MAPS[base]
-        return {measure: f"{base}_{params}" if params else base}
-    if base in _PERSISTENCE:
-        p = _pairs(base, params)["p"] if params else 0.9
-        return {_PERSISTENCE[base].format(p=p): f"{base}_{params}" if params else base}
-    if params:
+        return {_written(spec.name, settings, k): f"{base}_{k}" for k in cutoffs}
+    if trec.syntax == "each":
+        levels = sorted(set(_numbers(base, params))) if params else trec.levels
+        return {_written(spec.name, {**settings, trec.params[0]: x}): f"{base}_{x:3.2f}" for x in levels}
+    if not params:
+        pass
+    elif trec.syntax == "list":
+        values = _numbers(base, params)
+        if len(values) > len(trec.params):
+            raise PatevalError(f"trec_eval -m {base}.{params}: at most {len(trec.params)} parameters")
+        settings.update(zip(trec.params, values, strict=False))
+    elif trec.syntax == "numbers":
+        settings[trec.params[0]] = ",".join(repr(x) for x in _numbers(base, params))
+    elif trec.syntax == "text":
+        settings[trec.params[0]] = params
+    elif trec.syntax == "pairs":
+        settings.update(_pairs(base, params, trec.params))
+    else:
         raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
-    return {base: base}
+    if num_docs is not None and any(p.name == "num_docs" for p in spec.params):
+        settings["num_docs"] = num_docs  # -N: utility's documents in the collection
+    return {_written(spec.name, settings): printed}
 
 
-def _pairs(base: str, params: str) -> dict[str, float]:
+def _written(name: str, settings: dict, cutoff: int | None = None) -> str:
+    """A measure's name in pateval's syntax: ``RBP(p=0.9,rel=0)``, ``P@10``."""
+    text = f"{name}({','.join(f'{key}={value!r}' for key, value in settings.items())})" if settings else name
+    return text if cutoff is None else f"{text}@{cutoff}"
+
+
+def _pairs(base: str, params: str, keys: tuple[str, ...]) -> dict[str, float]:
     pairs: dict[str, float] = {}
     for pair in params.split(","):
         key, equals, value = pair.partition("=")
-        if not equals or key != "p":
-            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's {base} takes only p=PERSISTENCE")
+        if not equals or key not in keys:
+            what = " and ".join(f"{k}={_PAIR_VALUES.get(k, 'VALUE')}" for k in keys)
+            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's {base} takes only {what}")
         pairs[key] = _numbers(base, value)[0]
     return pairs
+
+
+_PAIR_VALUES = {"p": "PERSISTENCE"}  # what a pair's value is, in messages
 
 
 # ---- -M and -J: the rankings cut ---------------------------------------------------------------

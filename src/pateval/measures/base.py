@@ -28,7 +28,7 @@ from ..errors import MeasureNameError, ParameterError
 from ..memo import Memo
 from ..validation import Interval
 
-__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero",
+__all__ = ["Param", "TrecEval", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero",
            "shared_topic_values"]
 
 _BARE = re.compile(r"[A-Za-z0-9_.\-+/]+")
@@ -177,6 +177,43 @@ JUDGED_ONLY = Param("judged_only", bool, False, "compute over judged documents o
 
 
 @dataclass(frozen=True)
+class TrecEval:
+    """trec_eval's declaration of a measure: the names it prints, how its ``-m`` reads the
+    parameters after the first '.', and its defaults where they differ from pateval's.
+
+    Attributes
+    ----------
+    name : str, optional
+        trec_eval's measure for this one without a cutoff (``map``); None if it has none (``P``).
+    cut : str, optional
+        trec_eval's measure for this one with a cutoff, printed ``CUT_k`` (``map_cut_10``);
+        its parameters are cutoffs (``map_cut.5,10``), ``cutoffs`` when none are given.
+    cutoffs : tuple of int
+        trec_eval's default cutoffs of ``cut``.
+    syntax : {"none", "each", "list", "numbers", "text", "pairs"}
+        How ``name``'s parameters read: none; ``each``, a list of values of the parameter
+        ``params[0]``, one measure each, printed ``NAME_x.xx`` (``levels`` when none are
+        given); ``list``, numbers as the parameters ``params`` in order, printed
+        ``NAME_PARAMETERS`` (``utility.1,-1,0,0``); ``numbers``, numbers as the text of
+        ``params[0]`` (``11pt_avg.0.2,0.5``); ``text``, the text as ``params[0]``
+        (``ndcg.1=3,2=9``); ``pairs``, ``KEY=VALUE`` pairs of the parameters ``params``
+        (``rbp.p=0.8``).
+    params : tuple of str
+    levels : tuple of float
+    defaults : tuple of (str, value)
+        trec_eval's values of parameters whose defaults differ from pateval's (rbp's p=0.9).
+    """
+
+    name: str | None = None
+    cut: str | None = None
+    cutoffs: tuple[int, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    syntax: str = "none"
+    params: tuple[str, ...] = ()
+    levels: tuple[float, ...] = ()
+    defaults: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class MeasureSpec:
     """The declaration of one measure (see the module notes).
 
@@ -206,6 +243,8 @@ class MeasureSpec:
         ``"subtopics"`` (subtopic qrels), or a resource name of :class:`EvaluationContext`.
     aliases : tuple of str
         Other names accepted on input (trec_eval's), never printed.
+    trec_eval : TrecEval, optional
+        trec_eval's names of the measure and its ``-m`` syntax (None: trec_eval has no such measure).
     """
 
     name: str
@@ -220,6 +259,7 @@ class MeasureSpec:
     integer: bool = False
     requires: frozenset = frozenset()
     aliases: tuple[str, ...] = ()
+    trec_eval: TrecEval | None = None
 
     def param(self, name: str) -> Param:
         return {p.name: p for p in self.params}[name]  # KeyError(name) for an unknown one

@@ -30,7 +30,8 @@ from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from ..formats.names import RESULT_FORMATS
 from ..measures import parse_measure
-from ..measures.registry import TREC_EVAL_ORDER, trec_eval_name
+from ..measures.registry import trec_eval_name
+from ..trec_eval_rules import print_order
 from ..validation import check_choice
 
 if TYPE_CHECKING:
@@ -170,20 +171,8 @@ def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
 
 
 def _trec_eval_sort_key(name: str, given: int) -> tuple:
-    """trec_eval prints its measures in the order of its measure table, the values of a
-    measure's cutoffs ascending (``P_5`` before ``P_10``, ``Rprec_mult_0.20`` before
-    ``Rprec_mult_5.00``); measures trec_eval does not have come after, in the order asked for."""
-    if name in TREC_EVAL_ORDER:
-        return (0, TREC_EVAL_ORDER.index(name), 0.0, given)
-    bases = [base for base in TREC_EVAL_ORDER if name.startswith(base + "_")]
-    if not bases:
-        return (1, 0, 0.0, given)
-    base = max(bases, key=len)  # map_cut_5 is map_cut's, not map's
-    try:
-        cutoff = float(name[len(base) + 1:])
-    except ValueError:  # parameters that are no cutoff (utility_2,-1,0,0)
-        cutoff = 0.0
-    return (0, TREC_EVAL_ORDER.index(base), cutoff, given)
+    """trec_eval's order (:func:`~pateval.trec_eval_rules.print_order`), then the order asked for."""
+    return (*print_order(name), given)
 
 
 def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str, *, order: np.ndarray | None = None) -> float:
