@@ -111,7 +111,9 @@ def print_order(name: str) -> tuple[int, int, float]:
 
 def marked_measures(given: list[str]) -> dict[str, str | None]:
     """trec_eval's -m arguments as the measures they mark, each with its parameters (the first
-    given for a measure, as trec_eval takes them); nicknames mark every measure they name."""
+    given for a measure, as trec_eval takes them); nicknames mark every measure they name.
+    Whether the others are trec_eval's is checked by :func:`measure_names` (which reads the
+    measures' declarations: the run is being read meanwhile)."""
     marked: dict[str, str | None] = {}
     params: dict[str, str] = {}
     for text in given:
@@ -120,12 +122,7 @@ def marked_measures(given: list[str]) -> dict[str, str | None]:
             raise PatevalError(f"trec_eval -m {text}: improper measure parameters (nothing after '.')")
         if dot:
             params.setdefault(name, rest)
-        if name in NICKNAMES:
-            marked.update(dict.fromkeys(NICKNAMES[name]))
-        elif name in ("runid", "relstring") or name in trec_eval_measures():
-            marked[name] = None
-        else:
-            raise PatevalError(f"trec_eval -m {text}: illegal measure (not a trec_eval measure)")
+        marked.update(dict.fromkeys(NICKNAMES.get(name, (name,))))
     return {name: params.get(name) for name in marked}
 
 
@@ -137,6 +134,9 @@ def measure_names(marked: dict[str, str | None], *, num_docs: int | None) -> dic
             continue
         if base == "relstring":
             continue  # text, not a measure: see _relevance_strings
+        if base not in trec_eval_measures():
+            raise PatevalError(f"trec_eval -m {base}{'.' + params if params else ''}: illegal measure (not a "
+                               "trec_eval measure)")
         names.update(expand_measure(base, params, num_docs=num_docs))
     return names
 
