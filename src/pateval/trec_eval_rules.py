@@ -13,6 +13,8 @@ Where and why trec_eval's rules differ from pateval's own: docs/trec_eval-compat
 from __future__ import annotations
 
 import functools
+import math
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .errors import PatevalError
@@ -283,10 +285,24 @@ def zeroed_on_stand_in(measure: Measure, *, relevance_level: int | None = None, 
     *named* exactly num_ret, utility, rbp_resid and those starting unj, so that a measure it
     names otherwise (``utility_1,-1,0,2``) counts the stand-in document. ``printed``: the name
     trec_eval prints it under, when not the registry's."""
+    name = _printed(measure, relevance_level, printed)
+    return name is not None and (name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"))
+
+
+def _printed(measure: Measure, relevance_level: int | None, printed: str | None) -> str | None:
     from .measures.registry import trec_eval_name
 
-    name = printed if printed is not None else trec_eval_name(measure, relevance_level=relevance_level or 1)
-    return name is not None and (name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"))
+    return printed if printed is not None else trec_eval_name(measure, relevance_level=relevance_level or 1)
+
+
+def complete_totals(qrels: Qrels, measures, printed, *, relevance_level: int | None) -> dict[str, float]:
+    """trec_eval -c's ``all`` values that are not its topics' sum: ``num_rel`` counts every
+    qrels grade > 0, whatever -l says (by measure; ``printed`` as for :func:`zeroed_on_stand_in`)."""
+    import numpy as np
+
+    names = [_printed(m, relevance_level, p) for m, p in zip(measures, printed, strict=True)]
+    num_rel = float((np.asarray(qrels.rel) > 0).sum()) if "num_rel" in names else 0.0
+    return {str(m): num_rel for m, name in zip(measures, names, strict=True) if name == "num_rel"}
 
 
 def nan_on_empty_rankings(ranked: RankedTopics, measures, values: np.ndarray) -> None:
@@ -311,11 +327,63 @@ def nan_on_empty_rankings(ranked: RankedTopics, measures, values: np.ndarray) ->
         values[j, empty[lowest * num_rel < 0.5]] = np.nan
 
 
-def complete_num_rel(qrels: Qrels) -> float:
-    """trec_eval -c's ``all`` line of num_rel: every qrels grade > 0, whatever -l says."""
+# ---- the all lines: trec_eval's sums ----------------------------------------------------------
+
+def trec_eval_mean(values, topics: Sequence, how: str, *, order: np.ndarray | None = None) -> float:
+    """One ``all`` value as trec_eval 10.0 accumulates it (meas_acc.c, meas_avg.c): the values
+    added one at a time in its topic order (byte order), then divided by their number
+    (``how="mean"``), kept (``"sum"``: the counts) or, the values being logs already
+    (log(max(v, 0.00001))), exp of their mean (``"gmean"``). The order matters in the last
+    bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
+    ``order``: the topics' positions in that order, when the caller has them already.
+    """
     import numpy as np
 
-    return float((np.asarray(qrels.rel) > 0).sum())
+    if order is None:
+        order = _trec_eval_topic_order(topics)
+    # cumsum adds one value at a time, left to right, as trec_eval's loop does; 0.0 + makes a
+    # sum of negative zeros the 0.0 that loop, starting from 0.0, gives
+    total = 0.0 + float(np.cumsum(np.asarray(values, dtype=np.float64)[order])[-1]) if len(order) else 0.0
+    if how == "sum":
+        return total
+    return math.exp(total / len(topics)) if how == "gmean" else total / len(topics)
+
+
+def _trec_eval_topic_order(topics: Sequence) -> np.ndarray:
+    import numpy as np
+
+    return np.array(sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()), dtype=np.intp)
+
+
+def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False,
+                           totals: Mapping[str, float] | None = None) -> list[tuple[str, str, float, int]]:
+    """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
+    (:func:`trec_eval_mean`): :meth:`pateval.evaluation.Evaluation.summary_rows` with
+    ``compat="trec_eval"``. ``scored``: :attr:`~pateval.evaluation.Evaluation.scored`;
+    ``logged``: the values of geometric means are logs already (their z-scores,
+    :mod:`pateval.results.zscores`); ``totals``: values set by trec_eval's rules
+    (:func:`complete_totals`), by measure."""
+    import numpy as np
+
+    from .measures import parse_measure
+
+    how = {str(m): parse_measure(m).spec.aggregate for m in measures}
+    totals = totals or {}
+    rows = []
+    for piece in scored:
+        n = len(piece.topics)
+        if not n:
+            continue
+        order = _trec_eval_topic_order(piece.topics)  # once for all the run's measures
+        for j, measure in enumerate(piece.measures):
+            values = np.asarray(piece.values[j * n:(j + 1) * n], dtype=np.float64)
+            if how[measure] == "gmean" and not logged:
+                values = np.log(np.maximum(values, 0.00001))
+            total = totals[measure] if measure in totals else trec_eval_mean(values, piece.topics, how[measure],
+                                                                             order=order)
+            rows.append((piece.run, measure, total, n))
+    return rows
+
 
 
 def relstrings(ranked: RankedTopics, params: str | None) -> dict[str, str]:

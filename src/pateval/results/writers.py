@@ -23,15 +23,13 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .._lazy import lazy_module
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from ..formats.names import RESULT_FORMATS
 from ..measures import parse_measure
 from ..measures.registry import trec_eval_name
-from ..trec_eval_rules import print_order
+from ..trec_eval_rules import print_order, trec_eval_mean
 from ..validation import check_choice
 
 if TYPE_CHECKING:
@@ -40,7 +38,7 @@ else:
     pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
 
 __all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table",
-           "format_trec_eval", "result_rows", "trec_eval_mean", "trec_eval_summary_rows", "trec_eval_names",
+           "format_trec_eval", "result_rows", "trec_eval_mean", "trec_eval_names",
            "write_results"]
 
 # trec_eval's lines that are not measures of the topics: the run's tag and the number of topics
@@ -173,47 +171,6 @@ def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
 def _trec_eval_sort_key(name: str, given: int) -> tuple:
     """trec_eval's order (:func:`~pateval.trec_eval_rules.print_order`), then the order asked for."""
     return (*print_order(name), given)
-
-
-def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str, *, order: np.ndarray | None = None) -> float:
-    """One ``all`` value as trec_eval 10.0 accumulates it (meas_acc.c, meas_avg.c): the values
-    added one at a time in its topic order (byte order), then divided by their number
-    (``how="mean"``), kept (``"sum"``: the counts) or, the values being logs already
-    (log(max(v, 0.00001))), exp of their mean (``"gmean"``). The order matters in the last
-    bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
-    ``order``: the topics' positions in that order, when the caller has them already.
-    """
-    if order is None:
-        order = _trec_eval_topic_order(topics)
-    # cumsum adds one value at a time, left to right, as trec_eval's loop does; 0.0 + makes a
-    # sum of negative zeros the 0.0 that loop, starting from 0.0, gives
-    total = 0.0 + float(np.cumsum(np.asarray(values, dtype=np.float64)[order])[-1]) if len(order) else 0.0
-    if how == "sum":
-        return total
-    return math.exp(total / len(topics)) if how == "gmean" else total / len(topics)
-
-
-def _trec_eval_topic_order(topics: Sequence) -> np.ndarray:
-    return np.array(sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()), dtype=np.intp)
-
-
-def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False) -> list[tuple[str, str, float, int]]:
-    """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
-    (:func:`trec_eval_mean`); ``scored`` as for :func:`format_trec_eval`. ``logged``: the
-    values of geometric means are logs already (their z-scores, :mod:`pateval.results.zscores`)."""
-    how = {str(m): parse_measure(m).spec.aggregate for m in measures}
-    rows = []
-    for piece in scored:
-        n = len(piece.topics)
-        if not n:
-            continue
-        order = _trec_eval_topic_order(piece.topics)  # once for all the run's measures
-        for j, measure in enumerate(piece.measures):
-            values = np.asarray(piece.values[j * n:(j + 1) * n], dtype=np.float64)
-            if how[measure] == "gmean" and not logged:
-                values = np.log(np.maximum(values, 0.00001))
-            rows.append((piece.run, measure, trec_eval_mean(values, piece.topics, how[measure], order=order), n))
-    return rows
 
 
 #: trec_eval's measures that it prints in the summary only, never per topic (-q)
