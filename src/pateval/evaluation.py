@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from . import trec_eval_rules
 from ._lazy import lazy_module
 from .core.order import positions_in
 from .core.qrels import Qrels
@@ -34,15 +35,7 @@ from .formats.resources import prepare_resources, resource_options
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
-from .trec_eval_rules import (
-    complete_totals,
-    judged_rows_only,
-    nan_on_empty_rankings,
-    stand_in_run,
-    top_rows_only,
-    trec_eval_summary_rows,
-    zeroed_on_stand_in,
-)
+from .trec_eval_rules import judged_rows_only, nan_on_empty_rankings, stand_in_run, top_rows_only, zeroed_on_stand_in
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,7 +109,7 @@ class Evaluation:
     def summary_rows(self) -> list[tuple[str, str, float, int]]:
         """:meth:`summary` as ``(run, measure, value, topics)`` tuples (without pandas)."""
         if self.compat == "trec_eval":
-            return trec_eval_summary_rows(self.scored, self.measures, totals=self.totals)
+            return trec_eval_rules.trec_eval_summary_rows(self.scored, self.measures, totals=self.totals)
         how = {str(m): m.spec.aggregate for m in self.measures}
         rows = []
         for piece in self.scored:
@@ -258,7 +251,7 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | RunFile], options: Evaluati
     # compat="trec_eval": the measures whose values trec_eval clears on -c's stand-in rankings
     cleared = {str(m) for m, name in zip(parsed, printed, strict=True) if options.compat == "trec_eval"
                and zeroed_on_stand_in(m, relevance_level=options.relevance_level, printed=name)}
-    totals = (complete_totals(qrels, parsed, printed, relevance_level=options.relevance_level)
+    totals = (trec_eval_rules.complete_totals(qrels, parsed, printed, relevance_level=options.relevance_level)
               if options.compat == "trec_eval" and options.complete else {})
     if not parsed:
         raise ParameterError("no measure was asked for")

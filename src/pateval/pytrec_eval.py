@@ -52,7 +52,7 @@ from .measures import parse_measure
 
 # trec_eval's -m grammar, the one `pateval trec_eval` reads: the pateval measure of each trec_eval
 # measure and parameter list, and which measures carry their parameter in their names
-from .trec_eval_rules import NICKNAMES, expand_measure, listed, print_order, syntax
+from .trec_eval_rules import NICKNAMES, expand_measure, print_order, syntax
 
 if TYPE_CHECKING:
     from .core.qrels import Qrels
@@ -60,16 +60,10 @@ if TYPE_CHECKING:
 __all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames", "parse_qrel", "parse_run",
            "compute_aggregated_measure"]
 
-# trec_eval 9.0.8's all_trec: the measures pytrec_eval computes
-_ALL_TREC_9 = {
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
-    "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
-    "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"}
-
 #: trec_eval's measures computed here: pytrec_eval's (trec_eval 9.0.8's ``all_trec``) and the
 #: three trec_eval 10.0 added to ``all_trec`` (``rbp``, ``rbp_resid``, ``unj``).
-supported_measures: set[str] = _ALL_TREC_9 | {"rbp", "rbp_resid", "unj"}
+supported_measures: set[str] = set(NICKNAMES["all_trec"])
+_ALL_TREC_9 = supported_measures - {"rbp", "rbp_resid", "unj"}
 
 #: trec_eval's nicknames of measure sets, as pytrec_eval lists them (trec_eval 9.0.8's).
 supported_nicknames: dict[str, set[str]] = {name: set(_ALL_TREC_9 if name == "all_trec" else measures)
@@ -152,7 +146,7 @@ def _combine_measures(measures: Iterable[str]) -> dict[str, list[str] | None]:
                              f"with parameters as in 'P.5,10' or 'ndcg_cut_10'; nicknames: "
                              f"{', '.join(sorted(supported_nicknames))})")
         known = params.get(base)
-        if listed(base):
+        if syntax(base) in ("cutoffs", "each"):  # one value each: P.5,10 is P_5 and P_10
             params[base] = sorted({*(known or ()), *given})
         elif known is not None and known != given:
             raise ValueError(f"measure {base} given with two parameter lists: {','.join(known)} and {','.join(given)}")
@@ -171,11 +165,8 @@ def _trec_eval_measures(measures: Iterable[str]) -> dict[str, tuple[str, str]]:
     one measure and its parameters (:func:`pateval.trec_eval_rules.expand_measure`)."""
     keys: dict[str, tuple[str, str]] = {}
     for base, given in _combine_measures(_expand_nicknames(measures)).items():
-        if base in ("runid", "relstring"):
-            keys[base] = (base, "NumQ")  # scored as a count, given as 0 (see _ZERO)
-            continue
-        if base == "num_q":
-            keys[base] = (base, "NumQ")
+        if base in ("runid", "relstring", "num_q"):
+            keys[base] = (base, "NumQ")  # runid and relstring: scored as a count, given as 0 (see _ZERO)
             continue
         written = f"{base}.{','.join(given)}" if given else base
         if syntax(base) == "text" and given and not all("=" in x for x in given):
@@ -188,7 +179,7 @@ def _trec_eval_measures(measures: Iterable[str]) -> dict[str, tuple[str, str]]:
         except PatevalError as error:  # the trec_eval grammar's refusal: pytrec_eval raises ValueError
             raise ValueError(f"measure {written}: {error}") from None
         for ours, printed in expanded.items():
-            key = printed if listed(base) else base
+            key = printed if syntax(base) in ("cutoffs", "each") else base
             keys[key] = (base, ours)
     return keys
 

@@ -31,23 +31,18 @@ if TYPE_CHECKING:  # NumPy, Arrow and the core are imported where used: the comm
 TREC_EVAL_VERSION = "10.0"
 
 # trec_eval's nicknames of measure sets (measures.c): each marks the measures it names
-NICKNAMES = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P"),
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"),
-    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
-                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
-                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
-                 "set_F", "num_nonrel_judged_ret"),
-    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-                  "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"),
-    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-              "prefs_pair", "prefs_avgjg"),
-    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
-}
+_ALL_TREC = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+             "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+             "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg",
+             "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+_ALL_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+              "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+              "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
+NICKNAMES = {"official": _ALL_TREC[:12],  # runid ... P
+             "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+                     "set_relative_P", "set_map", "set_F"),
+             "all_trec": _ALL_TREC, "all_prefs": _ALL_PREFS, "prefs": _ALL_PREFS[:8],  # runid ... prefs_avgjg
+             "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")}
 # -R: the judgements' formats; each but qrels is a side input of its own measures
 REL_INFO_FORMATS = {"qrels": None, "prefs": "preferences", "qrels_prefs": "preferences",
                      "qrels_jg": "judgement_groups"}
@@ -56,40 +51,25 @@ TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
                    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
                    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
                    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-                   "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-                   "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-                   "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-                   "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj")
+                   "num_nonrel_judged_ret", *_ALL_PREFS[2:], *NICKNAMES["qrels_jg"][2:], "yaap", "rbp", "rbp_resid",
+                   "unj")
 
 
 @functools.cache
-def trec_eval_measures() -> dict[str, tuple[MeasureSpec, bool]]:
-    """trec_eval's measures -> (pateval's measure, whether its parameters are cutoffs), as the
-    measures declare them (:class:`pateval.measures.base.TrecEval`): ``map`` is AP's,
-    ``map_cut`` AP's with cutoffs."""
+def trec_eval_measures() -> dict[str, tuple[MeasureSpec, str]]:
+    """trec_eval's measures -> (pateval's measure, how ``-m`` reads its parameters: ``cutoffs``
+    or the syntax declared), as the measures declare them (:class:`pateval.measures.base.TrecEval`):
+    ``map`` is AP's, ``map_cut`` AP's with cutoffs."""
     from .measures import REGISTRY
 
-    table: dict[str, tuple[MeasureSpec, bool]] = {}
-    for spec in REGISTRY.values():
-        if spec.trec_eval is not None:
-            table.update({name: (spec, cut) for name, cut in ((spec.trec_eval.name, False), (spec.trec_eval.cut, True))
-                          if name is not None})
-    return table
+    return {name: (spec, how) for spec in REGISTRY.values() if spec.trec_eval is not None
+            for name, how in ((spec.trec_eval.name, spec.trec_eval.syntax), (spec.trec_eval.cut, "cutoffs"))
+            if name is not None}
 
 
 def syntax(base: str) -> str | None:
-    """How trec_eval's measure ``base`` reads its parameters: ``cutoffs`` (``P.5,10``), else its
-    declaration's (:class:`pateval.measures.base.TrecEval`); None for a name not a measure."""
-    spec, cut = trec_eval_measures().get(base, (None, False))
-    if spec is None or spec.trec_eval is None:
-        return None
-    return "cutoffs" if cut else spec.trec_eval.syntax
-
-
-def listed(base: str) -> bool:
-    """Whether trec_eval's measure ``base`` gives one value per parameter (``P.5,10``: P_5 and
-    P_10; ``iprec_at_recall``: one per recall level), each printed with its parameter."""
-    return syntax(base) in ("cutoffs", "each")
+    """How trec_eval's measure ``base`` reads its parameters (None: not a trec_eval measure)."""
+    return trec_eval_measures().get(base, (None, None))[1]
 
 
 def print_order(name: str) -> tuple[int, int, float]:
@@ -154,33 +134,31 @@ def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> di
     """The pateval measures of one trec_eval measure with its parameters (or its defaults),
     each with the name trec_eval prints; the syntax is the measure's declaration's
     (:class:`pateval.measures.base.TrecEval`)."""
-    spec, cut = trec_eval_measures()[base]
+    spec, how = trec_eval_measures()[base]
     trec = spec.trec_eval
     assert trec is not None  # in the table for its declaration
     settings = dict(trec.defaults)
     printed = f"{base}_{params}" if params else base
-    if cut:
+    if how == "cutoffs":
         cutoffs = sorted({int(x) for x in _numbers(base, params)}) if params else trec.cutoffs
         if cutoffs[0] <= 0:
             raise PatevalError(f"trec_eval -m {base}.{params}: cutoffs must be positive")
         return {_written(spec.name, settings, k): f"{base}_{k}" for k in cutoffs}
-    if trec.syntax == "each":
+    if how == "each":
         levels = sorted(set(_numbers(base, params))) if params else trec.levels
         return {_written(spec.name, {**settings, trec.params[0]: x}): f"{base}_{x:3.2f}" for x in levels}
-    if not params:
-        pass
-    elif trec.syntax == "list":
+    if params and how == "list":
         values = _numbers(base, params)
         if len(values) > len(trec.params):
             raise PatevalError(f"trec_eval -m {base}.{params}: at most {len(trec.params)} parameters")
         settings.update(zip(trec.params, values, strict=False))
-    elif trec.syntax == "numbers":
+    elif params and how == "numbers":
         settings[trec.params[0]] = ",".join(repr(x) for x in _numbers(base, params))
-    elif trec.syntax == "text":
+    elif params and how == "text":
         settings[trec.params[0]] = params
-    elif trec.syntax == "pairs":
+    elif params and how == "pairs":
         settings.update(_pairs(base, params, trec.params))
-    else:
+    elif params:
         raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
     if num_docs is not None and any(p.name == "num_docs" for p in spec.params):
         settings["num_docs"] = num_docs  # -N: utility's documents in the collection
@@ -300,9 +278,8 @@ def complete_totals(qrels: Qrels, measures, printed, *, relevance_level: int | N
     qrels grade > 0, whatever -l says (by measure; ``printed`` as for :func:`zeroed_on_stand_in`)."""
     import numpy as np
 
-    names = [_printed(m, relevance_level, p) for m, p in zip(measures, printed, strict=True)]
-    num_rel = float((np.asarray(qrels.rel) > 0).sum()) if "num_rel" in names else 0.0
-    return {str(m): num_rel for m, name in zip(measures, names, strict=True) if name == "num_rel"}
+    return {str(m): float((np.asarray(qrels.rel) > 0).sum()) for m, name in zip(measures, printed, strict=True)
+            if _printed(m, relevance_level, name) == "num_rel"}
 
 
 def nan_on_empty_rankings(ranked: RankedTopics, measures, values: np.ndarray) -> None:
@@ -357,12 +334,10 @@ def _trec_eval_topic_order(topics: Sequence) -> np.ndarray:
 
 def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False,
                            totals: Mapping[str, float] | None = None) -> list[tuple[str, str, float, int]]:
-    """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
-    (:func:`trec_eval_mean`): :meth:`pateval.evaluation.Evaluation.summary_rows` with
-    ``compat="trec_eval"``. ``scored``: :attr:`~pateval.evaluation.Evaluation.scored`;
-    ``logged``: the values of geometric means are logs already (their z-scores,
-    :mod:`pateval.results.zscores`); ``totals``: values set by trec_eval's rules
-    (:func:`complete_totals`), by measure."""
+    """The ``all`` rows ``(run, measure, value, topics)`` of :attr:`Evaluation.scored
+    <pateval.evaluation.Evaluation.scored>` as trec_eval sums them (:func:`trec_eval_mean`), but
+    ``totals`` (by measure: :func:`complete_totals`). ``logged``: the values of geometric means
+    are logs already (their z-scores, :mod:`pateval.results.zscores`)."""
     import numpy as np
 
     from .measures import parse_measure

@@ -178,31 +178,15 @@ JUDGED_ONLY = Param("judged_only", bool, False, "compute over judged documents o
 
 @dataclass(frozen=True)
 class TrecEval:
-    """trec_eval's declaration of a measure: the names it prints, how its ``-m`` reads the
-    parameters after the first '.', and its defaults where they differ from pateval's.
-
-    Attributes
-    ----------
-    name : str, optional
-        trec_eval's measure for this one without a cutoff (``map``); None if it has none (``P``).
-    cut : str, optional
-        trec_eval's measure for this one with a cutoff, printed ``CUT_k`` (``map_cut_10``);
-        its parameters are cutoffs (``map_cut.5,10``), ``cutoffs`` when none are given.
-    cutoffs : tuple of int
-        trec_eval's default cutoffs of ``cut``.
-    syntax : {"none", "each", "list", "numbers", "text", "pairs"}
-        How ``name``'s parameters read: none; ``each``, a list of values of the parameter
-        ``params[0]``, one measure each, printed ``NAME_x.xx`` (``levels`` when none are
-        given); ``list``, numbers as the parameters ``params`` in order, printed
-        ``NAME_PARAMETERS`` (``utility.1,-1,0,0``); ``numbers``, numbers as the text of
-        ``params[0]`` (``11pt_avg.0.2,0.5``); ``text``, the text as ``params[0]``
-        (``ndcg.1=3,2=9``); ``pairs``, ``KEY=VALUE`` pairs of the parameters ``params``
-        (``rbp.p=0.8``).
-    params : tuple of str
-    levels : tuple of float
-    defaults : tuple of (str, value)
-        trec_eval's values of parameters whose defaults differ from pateval's (rbp's p=0.9).
-    """
+    """trec_eval's side of a measure (``MeasureSpec.trec_eval``): ``name``, what trec_eval calls
+    it without a cutoff (``map``; None: nothing); ``cut``, with one (``map_cut``, printed
+    ``map_cut_10``), its ``-m`` parameters cutoffs (``map_cut.5,10``; ``cutoffs`` by default);
+    ``syntax``, how ``-m name.PARAMETERS`` reads: ``none``; ``each``, values of ``params[0]``,
+    one measure each, printed ``name_x.xx`` (``levels`` by default); ``list``, numbers as the
+    parameters ``params`` in order (``utility.1,-1,0,0``); ``numbers``, numbers as the text of
+    ``params[0]`` (``11pt_avg.0.2,0.5``); ``text``, the text as ``params[0]`` (``ndcg.1=3,2=9``);
+    ``pairs``, ``KEY=VALUE`` of the ``params`` (``rbp.p=0.8``). ``defaults``: trec_eval's values
+    of the parameters whose defaults differ from pateval's (rbp's p = 0.9)."""
 
     name: str | None = None
     cut: str | None = None
@@ -211,6 +195,9 @@ class TrecEval:
     params: tuple[str, ...] = ()
     levels: tuple[float, ...] = ()
     defaults: tuple[tuple[str, Any], ...] = ()
+
+
+_TREC_EVAL_NAMES: tuple[str, ...] = ("trec_eval's names",)  # the default aliases (MeasureSpec.__post_init__)
 
 
 @dataclass(frozen=True)
@@ -242,7 +229,7 @@ class MeasureSpec:
     requires : frozenset of str
         ``"subtopics"`` (subtopic qrels), or a resource name of :class:`EvaluationContext`.
     aliases : tuple of str
-        Other names accepted on input (trec_eval's), never printed.
+        Other names accepted on input, never printed; by default trec_eval's (``map``, ``map_cut``).
     trec_eval : TrecEval, optional
         trec_eval's names of the measure and its ``-m`` syntax (None: trec_eval has no such measure).
     """
@@ -258,8 +245,13 @@ class MeasureSpec:
     aggregate: str = "mean"
     integer: bool = False
     requires: frozenset = frozenset()
-    aliases: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = _TREC_EVAL_NAMES
     trec_eval: TrecEval | None = None
+
+    def __post_init__(self) -> None:
+        if self.aliases is _TREC_EVAL_NAMES:
+            names = (self.trec_eval.name, self.trec_eval.cut) if self.trec_eval is not None else ()
+            object.__setattr__(self, "aliases", tuple(n for n in names if n is not None and n != self.name))
 
     def param(self, name: str) -> Param:
         return {p.name: p for p in self.params}[name]  # KeyError(name) for an unknown one

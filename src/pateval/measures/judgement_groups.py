@@ -131,13 +131,12 @@ _NEEDS = frozenset({"judgement_groups"})
 register(
     MeasureSpec("AP_avgJG", "judgement_groups", "average precision, averaged over judgement groups",
                 "(1/#JG) sum_JG AP against the group's judgements", REFERENCE, average_precision_over_groups,
-                (REL,), requires=_NEEDS, aliases=("map_avgjg",), trec_eval=TrecEval("map_avgjg")),
+                (REL,), requires=_NEEDS, trec_eval=TrecEval("map_avgjg")),
     MeasureSpec("P_avgJG", "judgement_groups", "precision at k, averaged over judgement groups",
                 "(1/#JG) sum_JG |relevant to the group in top k| / k", REFERENCE, precision_over_groups, (REL,),
-                cutoff="required", requires=_NEEDS, aliases=("P_avgjg",),
-                trec_eval=TrecEval(cut="P_avgjg")),
+                cutoff="required", requires=_NEEDS, trec_eval=TrecEval(cut="P_avgjg")),
     MeasureSpec("Rprec_mult_avgJG", "judgement_groups", "precision at a multiple of R, averaged over judgement groups",
                 "(1/#JG) sum_JG |relevant in top c| / c, c = floor(x R_JG + 0.9)", REFERENCE,
-                r_multiple_precision_over_groups, (MULT, REL), requires=_NEEDS,
+                r_multiple_precision_over_groups, (MULT, REL), requires=_NEEDS, aliases=(),  # read case-folded
                 trec_eval=replace(R_MULTIPLES, name="Rprec_mult_avgjg")),
 )

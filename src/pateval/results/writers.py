@@ -168,11 +168,6 @@ def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
     return {str(m): trec_eval_name(m, relevance_level=relevance_level) or str(m) for m in measures}
 
 
-def _trec_eval_sort_key(name: str, given: int) -> tuple:
-    """trec_eval's order (:func:`~pateval.trec_eval_rules.print_order`), then the order asked for."""
-    return (*print_order(name), given)
-
-
 #: trec_eval's measures that it prints in the summary only, never per topic (-q)
 _SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
@@ -213,7 +208,7 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     check_precision(precision)
     names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
         measures, relevance_level=relevance_level)
-    given = sorted(enumerate(names.items()), key=lambda item: _trec_eval_sort_key(item[1][1], item[0]))
+    given = sorted(enumerate(names.items()), key=lambda item: (*print_order(item[1][1]), item[0]))
     ordered = [(ours, theirs) for _, (ours, theirs) in given]
     integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
 
@@ -242,9 +237,9 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     texts = texts or {}
     # per topic: the measures and the text values in trec_eval's order; gm_map has no value per topic
     per_topic: list[tuple[str | None, str]] = [(ours, theirs) for _, ours, theirs in sorted(
-        [(_trec_eval_sort_key(theirs, i), ours, theirs) for i, (ours, theirs) in enumerate(ordered)
+        [((*print_order(theirs), i), ours, theirs) for i, (ours, theirs) in enumerate(ordered)
          if theirs not in _SUMMARY_ONLY]
-        + [(_trec_eval_sort_key(name, len(ordered)), None, name) for name in texts], key=lambda item: item[0])]
+        + [((*print_order(name), len(ordered)), None, name) for name in texts], key=lambda item: item[0])]
     lines: list[str] = []
     for run in totals:
         if per_query:
