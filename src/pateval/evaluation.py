@@ -84,8 +84,7 @@ class Evaluation:
     scored : list of ScoredRun
         The same values, run by run, as arrays.
     compat : str
-        ``"trec_eval"``: the ``all`` values are summed as trec_eval sums them, and ``totals``
-        (by measure) are those trec_eval's rules set (:mod:`pateval.trec_eval_rules`).
+        ``"trec_eval"``: the ``all`` values summed as trec_eval does, but ``totals`` (by measure: its rules').
     """
 
     scored: list[ScoredRun]

@@ -12,7 +12,6 @@ Where and why trec_eval's rules differ from pateval's own: docs/trec_eval-compat
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -55,7 +54,6 @@ TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
                    "unj")
 
 
-@functools.cache
 def trec_eval_measures() -> dict[str, tuple[MeasureSpec, str]]:
     """trec_eval's measures -> (pateval's measure, how ``-m`` reads its parameters: ``cutoffs``
     or the syntax declared), as the measures declare them (:class:`pateval.measures.base.TrecEval`):
@@ -94,8 +92,7 @@ def print_order(name: str) -> tuple[int, int, float]:
 def marked_measures(given: list[str]) -> dict[str, str | None]:
     """trec_eval's -m arguments as the measures they mark, each with its parameters (the first
     given for a measure, as trec_eval takes them); nicknames mark every measure they name.
-    Whether the others are trec_eval's is checked by :func:`measure_names` (which reads the
-    measures' declarations: the run is being read meanwhile)."""
+    :func:`measure_names` refuses the others trec_eval has not (reading the measures' declarations)."""
     marked: dict[str, str | None] = {}
     params: dict[str, str] = {}
     for text in given:
@@ -134,6 +131,8 @@ def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> di
     """The pateval measures of one trec_eval measure with its parameters (or its defaults),
     each with the name trec_eval prints; the syntax is the measure's declaration's
     (:class:`pateval.measures.base.TrecEval`)."""
+    from .measures import Measure
+
     spec, how = trec_eval_measures()[base]
     trec = spec.trec_eval
     assert trec is not None  # in the table for its declaration
@@ -143,10 +142,10 @@ def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> di
         cutoffs = sorted({int(x) for x in _numbers(base, params)}) if params else trec.cutoffs
         if cutoffs[0] <= 0:
             raise PatevalError(f"trec_eval -m {base}.{params}: cutoffs must be positive")
-        return {_written(spec.name, settings, k): f"{base}_{k}" for k in cutoffs}
+        return {str(Measure.make(spec, settings, k)): f"{base}_{k}" for k in cutoffs}
     if how == "each":
         levels = sorted(set(_numbers(base, params))) if params else trec.levels
-        return {_written(spec.name, {**settings, trec.params[0]: x}): f"{base}_{x:3.2f}" for x in levels}
+        return {str(Measure.make(spec, {**settings, trec.params[0]: x}, None)): f"{base}_{x:3.2f}" for x in levels}
     if params and how == "list":
         values = _numbers(base, params)
         if len(values) > len(trec.params):
@@ -162,13 +161,7 @@ def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> di
         raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
     if num_docs is not None and any(p.name == "num_docs" for p in spec.params):
         settings["num_docs"] = num_docs  # -N: utility's documents in the collection
-    return {_written(spec.name, settings): printed}
-
-
-def _written(name: str, settings: dict, cutoff: int | None = None) -> str:
-    """A measure's name in pateval's syntax: ``RBP(p=0.9,rel=0)``, ``P@10``."""
-    text = f"{name}({','.join(f'{key}={value!r}' for key, value in settings.items())})" if settings else name
-    return text if cutoff is None else f"{text}@{cutoff}"
+    return {str(Measure.make(spec, settings, None)): printed}
 
 
 def _pairs(base: str, params: str, keys: tuple[str, ...]) -> dict[str, float]:
