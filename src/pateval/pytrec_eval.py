@@ -178,9 +178,8 @@ def _trec_eval_measures(measures: Iterable[str]) -> dict[str, tuple[str, str]]:
                 parse_measure(ours)
         except PatevalError as error:  # the trec_eval grammar's refusal: pytrec_eval raises ValueError
             raise ValueError(f"measure {written}: {error}") from None
-        for ours, printed in expanded.items():
-            key = printed if syntax(base) in ("cutoffs", "each") else base
-            keys[key] = (base, ours)
+        listed = syntax(base) in ("cutoffs", "each")  # P.5,10: P_5 and P_10
+        keys.update({printed if listed else base: (base, ours) for ours, printed in expanded.items()})
     return keys
 
 

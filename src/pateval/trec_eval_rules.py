@@ -1,15 +1,15 @@
-"""trec_eval's rules in one place: its measure names and nicknames, the ``-m`` parameter
-grammar, the ``-M`` and ``-J`` cuts, ``-c``'s stand-in rankings, its values on rankings ``-J``
-leaves empty, and its relstring.
+"""trec_eval's rules in one place: its nicknames and the order of its measure table, the ``-m``
+parameter grammar (each measure declares its own trec_eval names and syntax:
+:class:`pateval.measures.base.TrecEval`), the ``-M`` and ``-J`` cuts, ``-c``'s stand-in
+rankings, its values on rankings ``-J`` leaves empty, its sums of the ``all`` lines, relstring.
 
 :func:`pateval.evaluation.evaluate_runs` applies the cuts for every evaluation and, with
 ``EvaluationOptions(compat="trec_eval")``, trec_eval's quirks (:func:`stand_in_run`,
-:func:`zeroed_on_stand_in`, :func:`nan_on_empty_rankings`), so that the library, ``pateval
-evaluate --compat trec_eval`` and ``pateval trec_eval`` give the same numbers; ``pateval
-trec_eval`` (:mod:`pateval.cli.trec_eval`) reads its command line with the grammar here.
-Where and why trec_eval's rules differ from pateval's own: docs/trec_eval-compat.md.
+:func:`zeroed_on_stand_in`, :func:`nan_on_empty_rankings`, :func:`complete_totals`,
+:func:`trec_eval_summary_rows`), so that the library, ``pateval evaluate --compat trec_eval``
+and ``pateval trec_eval`` give the same numbers; ``pateval trec_eval`` reads its command line
+with the grammar here. Where and why trec_eval's rules differ from pateval's: docs/trec_eval-compat.md.
 """
-
 from __future__ import annotations
 
 import math
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # NumPy, Arrow and the core are imported where used: the comm
     from .core.qrels import Qrels
     from .core.ranking import RankedTopics
     from .core.run import Run
-    from .measures import Measure, MeasureSpec
+    from .measures import Measure
 
 #: The trec_eval release whose command line and quirks these are.
 TREC_EVAL_VERSION = "10.0"
@@ -54,20 +54,12 @@ TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
                    "unj")
 
 
-def trec_eval_measures() -> dict[str, tuple[MeasureSpec, str]]:
-    """trec_eval's measures -> (pateval's measure, how ``-m`` reads its parameters: ``cutoffs``
-    or the syntax declared), as the measures declare them (:class:`pateval.measures.base.TrecEval`):
-    ``map`` is AP's, ``map_cut`` AP's with cutoffs."""
-    from .measures import REGISTRY
-
-    return {name: (spec, how) for spec in REGISTRY.values() if spec.trec_eval is not None
-            for name, how in ((spec.trec_eval.name, spec.trec_eval.syntax), (spec.trec_eval.cut, "cutoffs"))
-            if name is not None}
-
-
 def syntax(base: str) -> str | None:
-    """How trec_eval's measure ``base`` reads its parameters (None: not a trec_eval measure)."""
-    return trec_eval_measures().get(base, (None, None))[1]
+    """How trec_eval's measure ``base`` reads its parameters (None: not a trec_eval measure), as
+    the measures declare it (:data:`pateval.measures.registry.TREC_EVAL_MEASURES`)."""
+    from .measures.registry import TREC_EVAL_MEASURES
+
+    return TREC_EVAL_MEASURES.get(base, (None, None))[1]
 
 
 def print_order(name: str) -> tuple[int, int, float]:
@@ -113,7 +105,7 @@ def measure_names(marked: dict[str, str | None], *, num_docs: int | None) -> dic
             continue
         if base == "relstring":
             continue  # text, not a measure: see _relevance_strings
-        if base not in trec_eval_measures():
+        if syntax(base) is None:
             raise PatevalError(f"trec_eval -m {base}{'.' + params if params else ''}: illegal measure (not a "
                                "trec_eval measure)")
         names.update(expand_measure(base, params, num_docs=num_docs))
@@ -132,8 +124,9 @@ def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> di
     each with the name trec_eval prints; the syntax is the measure's declaration's
     (:class:`pateval.measures.base.TrecEval`)."""
     from .measures import Measure
+    from .measures.registry import TREC_EVAL_MEASURES
 
-    spec, how = trec_eval_measures()[base]
+    spec, how = TREC_EVAL_MEASURES[base]
     trec = spec.trec_eval
     assert trec is not None  # in the table for its declaration
     settings = dict(trec.defaults)

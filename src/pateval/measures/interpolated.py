@@ -119,8 +119,7 @@ LEVELS = Param("levels", str, "", "the recall levels averaged, ascending, separa
 MULT = Param("mult", float, 1.0, "the rank as a multiple of R, the number of relevant documents "
              "(trec_eval Rprec_mult_x)", interval=Interval(0, None))
 #: trec_eval's Rprec_mult: one measure per multiple of R, 0.2 to 2 by default
-R_MULTIPLES = TrecEval("Rprec_mult", syntax="each", params=("mult",),
-                       levels=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
+R_MULTIPLES = TrecEval("Rprec_mult", syntax="each", params=("mult",), levels=tuple(k / 5 for k in range(1, 11)))
 
 register(
     MeasureSpec("IPrec", "standard", "interpolated precision at a recall level",

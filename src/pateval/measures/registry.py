@@ -14,7 +14,8 @@ from .base import Measure, MeasureSpec
 from .grammar import parse_name
 from .relevance import ELEVEN_POINTS
 
-__all__ = ["REGISTRY", "register", "parse_measure", "parse_measures", "all_specs", "trec_eval_name"]
+__all__ = ["REGISTRY", "TREC_EVAL_MEASURES", "register", "parse_measure", "parse_measures", "all_specs",
+           "trec_eval_name"]
 
 REGISTRY: dict[str, MeasureSpec] = {}
 _ALIASES: dict[str, str] = {}
@@ -23,6 +24,8 @@ _CUTOFF_ALIAS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<k>[1-9]\d*)$"
 # trec_eval writes a real-valued parameter into a name: iprec_at_recall_0.10, Rprec_mult_0.20 (TrecEval "each")
 _PARAM_SUFFIX = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)_(?P<x>\d*\.?\d+)$")
 _SUFFIXED: dict[str, tuple[str, str]] = {}  # such names -> (the measure, its parameter)
+#: trec_eval's measures -> (the measure declaring it, how -m reads its parameters: "cutoffs" or the syntax declared)
+TREC_EVAL_MEASURES: dict[str, tuple[MeasureSpec, str]] = {}
 # ir_measures writes IPrec's recall level as a cutoff, IPrec@0.5: its numbers are trec_eval 9's (pytrec_eval)
 _IR_MEASURES_IPREC = re.compile(r"^IPrec(?P<params>\(.*\))?@(?P<x>\d*\.?\d+)$", re.IGNORECASE)
 # trec_eval's measure lists: P.5,10,20 is P_5, P_10 and P_20
@@ -43,8 +46,12 @@ def register(*specs: MeasureSpec) -> None:
         REGISTRY[spec.name] = spec
         for alias in spec.aliases:
             _ALIASES[alias] = spec.name
-        if spec.trec_eval is not None and spec.trec_eval.syntax == "each":
-            _SUFFIXED[str(spec.trec_eval.name)] = (spec.name, spec.trec_eval.params[0])
+        trec = spec.trec_eval
+        if trec is not None:  # map is AP's, map_cut AP's with cutoffs
+            TREC_EVAL_MEASURES.update({name: (spec, how) for name, how in ((trec.name, trec.syntax),
+                                                                           (trec.cut, "cutoffs")) if name is not None})
+            if trec.syntax == "each":
+                _SUFFIXED[str(trec.name)] = (spec.name, trec.params[0])
 
 
 def all_specs() -> list[MeasureSpec]:
