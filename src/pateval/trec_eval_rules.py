@@ -59,7 +59,7 @@ def syntax(base: str) -> str | None:
     the measures declare it (:data:`pateval.measures.registry.TREC_EVAL_MEASURES`)."""
     from .measures.registry import TREC_EVAL_MEASURES
 
-    return TREC_EVAL_MEASURES.get(base, (None, None))[1]
+    return TREC_EVAL_MEASURES[base][2] if base in TREC_EVAL_MEASURES else None
 
 
 def print_order(name: str) -> tuple[int, int, float]:
@@ -126,9 +126,7 @@ def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> di
     from .measures import Measure
     from .measures.registry import TREC_EVAL_MEASURES
 
-    spec, how = TREC_EVAL_MEASURES[base]
-    trec = spec.trec_eval
-    assert trec is not None  # in the table for its declaration
+    spec, trec, how = TREC_EVAL_MEASURES[base]
     settings = dict(trec.defaults)
     printed = f"{base}_{params}" if params else base
     if how == "cutoffs":

@@ -10,7 +10,7 @@ import difflib
 import re
 
 from ..errors import MeasureNameError
-from .base import Measure, MeasureSpec
+from .base import Measure, MeasureSpec, TrecEval
 from .grammar import parse_name
 from .relevance import ELEVEN_POINTS
 
@@ -23,9 +23,9 @@ _ALIASES: dict[str, str] = {}
 _CUTOFF_ALIAS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<k>[1-9]\d*)$")
 # trec_eval writes a real-valued parameter into a name: iprec_at_recall_0.10, Rprec_mult_0.20 (TrecEval "each")
 _PARAM_SUFFIX = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)_(?P<x>\d*\.?\d+)$")
-_SUFFIXED: dict[str, tuple[str, str]] = {}  # such names -> (the measure, its parameter)
-#: trec_eval's measures -> (the measure declaring it, how -m reads its parameters: "cutoffs" or the syntax declared)
-TREC_EVAL_MEASURES: dict[str, tuple[MeasureSpec, str]] = {}
+#: trec_eval's measures -> (the measure declaring it, its declaration, how -m reads its parameters: "cutoffs" or
+#: the syntax declared)
+TREC_EVAL_MEASURES: dict[str, tuple[MeasureSpec, TrecEval, str]] = {}
 # ir_measures writes IPrec's recall level as a cutoff, IPrec@0.5: its numbers are trec_eval 9's (pytrec_eval)
 _IR_MEASURES_IPREC = re.compile(r"^IPrec(?P<params>\(.*\))?@(?P<x>\d*\.?\d+)$", re.IGNORECASE)
 # trec_eval's measure lists: P.5,10,20 is P_5, P_10 and P_20
@@ -48,10 +48,8 @@ def register(*specs: MeasureSpec) -> None:
             _ALIASES[alias] = spec.name
         trec = spec.trec_eval
         if trec is not None:  # map is AP's, map_cut AP's with cutoffs
-            TREC_EVAL_MEASURES.update({name: (spec, how) for name, how in ((trec.name, trec.syntax),
-                                                                           (trec.cut, "cutoffs")) if name is not None})
-            if trec.syntax == "each":
-                _SUFFIXED[str(trec.name)] = (spec.name, trec.params[0])
+            TREC_EVAL_MEASURES.update({name: (spec, trec, how) for name, how in ((trec.name, trec.syntax),
+                                                                                 (trec.cut, "cutoffs")) if name})
 
 
 def all_specs() -> list[MeasureSpec]:
@@ -99,9 +97,9 @@ def parse_measure(text: str | Measure) -> Measure:
     if text.strip() in _ALIASES:  # as written, even where the grammar reads no name (11pt_avg)
         return Measure.make(REGISTRY[_ALIASES[text.strip()]], {}, None)
     suffixed = _PARAM_SUFFIX.match(text.strip())
-    if suffixed and suffixed.group("base") in _SUFFIXED:
-        name, param = _SUFFIXED[suffixed.group("base")]
-        return Measure.make(REGISTRY[name], {param: float(suffixed.group("x"))}, None)
+    declared = TREC_EVAL_MEASURES.get(suffixed.group("base")) if suffixed else None
+    if suffixed and declared and declared[2] == "each":
+        return Measure.make(declared[0], {declared[1].params[0]: float(suffixed.group("x"))}, None)
     iprec = _IR_MEASURES_IPREC.match(text.strip())
     if iprec:
         params = {"rounding": "trec_eval9", **dict(parse_name("IPrec" + (iprec.group("params") or "")).params)}
