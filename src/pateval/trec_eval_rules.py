@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # NumPy, Arrow and the core are imported where used: the comm
     from .core.qrels import Qrels
     from .core.ranking import RankedTopics
     from .core.run import Run
-    from .measures import Measure
+    from .measures import Measure, MeasureSpec
 
 #: The trec_eval release whose command line and quirks these are.
 TREC_EVAL_VERSION = "10.0"
@@ -147,7 +147,7 @@ def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> di
     elif params and how == "text":
         settings[trec.params[0]] = params
     elif params and how == "pairs":
-        settings.update(_pairs(base, params, trec.params))
+        settings.update(_pairs(base, params, spec, trec.params))
     elif params:
         raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
     if num_docs is not None and any(p.name == "num_docs" for p in spec.params):
@@ -155,18 +155,15 @@ def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> di
     return {str(Measure.make(spec, settings, None)): printed}
 
 
-def _pairs(base: str, params: str, keys: tuple[str, ...]) -> dict[str, float]:
+def _pairs(base: str, params: str, spec: MeasureSpec, keys: tuple[str, ...]) -> dict[str, float]:
     pairs: dict[str, float] = {}
     for pair in params.split(","):
         key, equals, value = pair.partition("=")
-        if not equals or key not in keys:
-            what = " and ".join(f"{k}={_PAIR_VALUES.get(k, 'VALUE')}" for k in keys)
+        if not equals or key not in keys:  # each value named by its description's head (p=PERSISTENCE)
+            what = " and ".join(f"{k}={spec.param(k).description.split(':')[0].upper()}" for k in keys)
             raise PatevalError(f"trec_eval -m {base}.{params}: pateval's {base} takes only {what}")
         pairs[key] = _numbers(base, value)[0]
     return pairs
-
-
-_PAIR_VALUES = {"p": "PERSISTENCE"}  # what a pair's value is, in messages
 
 
 # ---- -M and -J: the rankings cut ---------------------------------------------------------------

@@ -23,8 +23,7 @@ _ALIASES: dict[str, str] = {}
 _CUTOFF_ALIAS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<k>[1-9]\d*)$")
 # trec_eval writes a real-valued parameter into a name: iprec_at_recall_0.10, Rprec_mult_0.20 (TrecEval "each")
 _PARAM_SUFFIX = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)_(?P<x>\d*\.?\d+)$")
-#: trec_eval's measures -> (the measure declaring it, its declaration, how -m reads its parameters: "cutoffs" or
-#: the syntax declared)
+#: trec_eval's measures -> (the spec declaring it, its TrecEval, how -m reads it: "cutoffs" or the syntax declared)
 TREC_EVAL_MEASURES: dict[str, tuple[MeasureSpec, TrecEval, str]] = {}
 # ir_measures writes IPrec's recall level as a cutoff, IPrec@0.5: its numbers are trec_eval 9's (pytrec_eval)
 _IR_MEASURES_IPREC = re.compile(r"^IPrec(?P<params>\(.*\))?@(?P<x>\d*\.?\d+)$", re.IGNORECASE)
@@ -46,8 +45,7 @@ def register(*specs: MeasureSpec) -> None:
         REGISTRY[spec.name] = spec
         for alias in spec.aliases:
             _ALIASES[alias] = spec.name
-        trec = spec.trec_eval
-        if trec is not None:  # map is AP's, map_cut AP's with cutoffs
+        if (trec := spec.trec_eval) is not None:  # map is AP's, map_cut AP's with cutoffs
             TREC_EVAL_MEASURES.update({name: (spec, trec, how) for name, how in ((trec.name, trec.syntax),
                                                                                  (trec.cut, "cutoffs")) if name})
 
