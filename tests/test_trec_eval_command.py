@@ -464,3 +464,39 @@ def test_compat_clears_values_by_the_name_trec_eval_prints(tmp_path, capsys):
     frame = pateval.evaluate(str(qrels), str(run), options=dataclasses.replace(
         options, trec_eval_names={"Utility": "utility_1,-1,0,0"}))
     assert frame.set_index("topic")["value"].to_dict() == {"1": -1.0, "2": -1.0}
+
+
+def test_compat_counts_num_rel_of_complete_as_trec_eval_does(tmp_path, capsys):
+    # trec_eval 10.0 -c -l2 prints num_rel's all line as 5 here (every grade > 0; the binary's output
+    # in test_complete_scores_missing_topics_as_trec_eval): the library and pateval evaluate give it
+    # with compat="trec_eval", and their own sum over the topics (grades >= 2: a and d) without
+    import pateval.api as api
+    from pateval.options import EvaluationOptions
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n2 0 c 1\n2 0 d 3\n3 0 e 1\n")
+    run.write_text("2 Q0 a 1 3 tag\n2 Q0 x 2 2 tag\n3 Q0 c 1 1 tag\n")
+    assert main(["trec_eval", "-c", "-l2", "-m", "num_rel", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == "num_rel               \tall\t5\n"
+    assert main(["evaluate", "-c", "-l", "2", "--compat", "trec_eval", "--names", "trec", "-m", "NumRel", str(qrels),
+                 str(run)]) == 0
+    assert capsys.readouterr().out == "num_rel               \tall\t5\n"
+    options = EvaluationOptions(measures=["NumRel"], complete=True, relevance_level=2, compat="trec_eval")
+    assert [row[2] for row in api.evaluation(str(qrels), [str(run)], options=options).summary_rows()] == [5.0]
+    plain = EvaluationOptions(measures=["NumRel"], complete=True, relevance_level=2)
+    assert [row[2] for row in api.evaluation(str(qrels), [str(run)], options=plain).summary_rows()] == [2.0]
+
+
+def test_compat_sums_the_all_values_as_trec_eval_does():
+    """With compat="trec_eval" the library's all value is trec_eval's sum (topics in byte order,
+    left to right), which pateval trec_eval prints; pateval's own is the exactly rounded sum."""
+    import numpy as np
+
+    from pateval.evaluation import Evaluation, ScoredRun
+    from pateval.measures import parse_measure
+
+    piece = ScoredRun("r", ["b", "a", "d", "c"], ["AP"], np.array([0.7705, 0.5396, 0.8603, 0.2322]))
+    ours = Evaluation([piece], [parse_measure("AP")]).summary_rows()
+    theirs = Evaluation([piece], [parse_measure("AP")], compat="trec_eval").summary_rows()
+    assert ours == [("r", "AP", 0.60065, 4)]
+    assert theirs == [("r", "AP", ((0.5396 + 0.7705) + 0.2322 + 0.8603) / 4, 4)] and theirs != ours

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from . import trec_eval_rules
 from ._lazy import lazy_module
 from .core.order import positions_in
 from .core.qrels import Qrels
@@ -77,6 +78,8 @@ class Evaluation:
         Topics present on one side only, how the mean was taken, lines dropped on request.
     scored : list of ScoredRun
         The same values, run by run, as arrays.
+    compat : str
+        ``"trec_eval"``: the ``all`` values summed as trec_eval does, but ``totals`` (by measure: its rules').
     """
 
     scored: list[ScoredRun]
@@ -84,6 +87,8 @@ class Evaluation:
     notes: list[str] = field(default_factory=list)
     # what each run's file says about it (Run.metadata: its ir_metadata block), by run name
     run_metadata: dict = field(default_factory=dict)
+    compat: str = "pateval"
+    totals: dict[str, float] = field(default_factory=dict)
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -97,6 +102,8 @@ class Evaluation:
 
     def summary_rows(self) -> list[tuple[str, str, float, int]]:
         """:meth:`summary` as ``(run, measure, value, topics)`` tuples (without pandas)."""
+        if self.compat == "trec_eval":
+            return trec_eval_rules.trec_eval_summary_rows(self.scored, self.measures, totals=self.totals)
         how = {str(m): m.spec.aggregate for m in self.measures}
         rows = []
         for piece in self.scored:
@@ -165,6 +172,8 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], optio
     # compat="trec_eval": the measures whose values trec_eval clears on -c's stand-in rankings
     cleared = {str(m) for m, name in zip(parsed, printed, strict=True) if options.compat == "trec_eval"
                and zeroed_on_stand_in(m, relevance_level=options.relevance_level, printed=name)}
+    totals = (trec_eval_rules.complete_totals(qrels, parsed, printed, relevance_level=options.relevance_level)
+              if options.compat == "trec_eval" and options.complete else {})
     if not parsed:
         raise ParameterError("no measure was asked for")
     _refuse_integer_measures(qrels, parsed)
@@ -176,9 +185,11 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], optio
     blocks = BlockScorer(qrels, parsed, order=options.order, doc_key=options.doc_key, context=context,
                          scheduler=options.scheduler, work_dir=options.work_dir, timeout=options.scheduler_timeout)
     try:
-        return _evaluate_runs(qrels, runs, parsed, options, context=context, blocks=blocks, cleared=cleared)
+        evaluation = _evaluate_runs(qrels, runs, parsed, options, context=context, blocks=blocks, cleared=cleared)
     finally:
         blocks.close()
+    evaluation.compat, evaluation.totals = options.compat, totals
+    return evaluation
 
 
 #: The measures that take fractional grades (qrels whose grades are not all integers: BEIR's,

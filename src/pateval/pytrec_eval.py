@@ -52,7 +52,7 @@ from .measures import parse_measure
 
 # trec_eval's -m grammar, the one `pateval trec_eval` reads: the pateval measure of each trec_eval
 # measure and parameter list, and which measures carry their parameter in their names
-from .trec_eval_rules import CUTOFFS, GAIN_MAPS, LEVELS, expand_measure
+from .trec_eval_rules import NICKNAMES, expand_measure, print_order, syntax
 
 if TYPE_CHECKING:
     from .core.qrels import Qrels
@@ -60,36 +60,17 @@ if TYPE_CHECKING:
 __all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames", "parse_qrel", "parse_run",
            "compute_aggregated_measure"]
 
-# trec_eval 9.0.8's all_trec: the measures pytrec_eval computes
-_ALL_TREC_9 = {
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
-    "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
-    "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"}
-
 #: trec_eval's measures computed here: pytrec_eval's (trec_eval 9.0.8's ``all_trec``) and the
 #: three trec_eval 10.0 added to ``all_trec`` (``rbp``, ``rbp_resid``, ``unj``).
-supported_measures: set[str] = _ALL_TREC_9 | {"rbp", "rbp_resid", "unj"}
+supported_measures: set[str] = set(NICKNAMES["all_trec"])
+_ALL_TREC_9 = supported_measures - {"rbp", "rbp_resid", "unj"}
 
 #: trec_eval's nicknames of measure sets, as pytrec_eval lists them (trec_eval 9.0.8's).
-supported_nicknames: dict[str, set[str]] = {
-    "official": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P"},
-    "set": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"},
-    "all_trec": set(_ALL_TREC_9),
-    "all_prefs": {"runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-                  "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"},
-    "prefs": {"runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-              "prefs_pair", "prefs_avgjg"},
-    "qrels_jg": {"runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"},
-}
+supported_nicknames: dict[str, set[str]] = {name: set(_ALL_TREC_9 if name == "all_trec" else measures)
+                                            for name, measures in NICKNAMES.items()}
 
 # pytrec_eval's measure with numeric parameters written after '.' or '_': ndcg_cut_20,4, P.5
 _PARAMETERS = r"[\._]([0-9]+(?:\.[0-9]+)?(?:,[0-9]+(?:\.[0-9]+)?)*)"
-# measures whose parameters are a list of values, each its own result (P.5,10 is P_5 and P_10)
-_LISTED = (*CUTOFFS, *LEVELS)
 # the per-topic values trec_eval keeps for these (pateval's values are the measures themselves)
 _LOGGED = ("gm_map", "gm_bpref")  # log(max(value, 0.00001)): their mean's exp is the geometric mean
 _ZERO = ("runid", "relstring")  # text in trec_eval's output, 0 in pytrec_eval's results
@@ -165,7 +146,7 @@ def _combine_measures(measures: Iterable[str]) -> dict[str, list[str] | None]:
                              f"with parameters as in 'P.5,10' or 'ndcg_cut_10'; nicknames: "
                              f"{', '.join(sorted(supported_nicknames))})")
         known = params.get(base)
-        if base in _LISTED:
+        if syntax(base) in ("cutoffs", "each"):  # one value each: P.5,10 is P_5 and P_10
             params[base] = sorted({*(known or ()), *given})
         elif known is not None and known != given:
             raise ValueError(f"measure {base} given with two parameter lists: {','.join(known)} and {','.join(given)}")
@@ -184,25 +165,19 @@ def _trec_eval_measures(measures: Iterable[str]) -> dict[str, tuple[str, str]]:
     one measure and its parameters (:func:`pateval.trec_eval_rules.expand_measure`)."""
     keys: dict[str, tuple[str, str]] = {}
     for base, given in _combine_measures(_expand_nicknames(measures)).items():
-        if base in ("runid", "relstring"):
-            keys[base] = (base, "NumQ")  # scored as a count, given as 0 (see _ZERO)
-            continue
-        if base == "num_q":
-            keys[base] = (base, "NumQ")
+        if base in ("runid", "relstring", "num_q"):
+            keys[base] = (base, "NumQ")  # runid and relstring: scored as a count, given as 0 (see _ZERO)
             continue
         written = f"{base}.{','.join(given)}" if given else base
-        if base in GAIN_MAPS and given and not all("=" in x for x in given):
+        if syntax(base) == "text" and given and not all("=" in x for x in given):
             raise ValueError(f"measure {written}: trec_eval's {base} takes grade=gain pairs ({base}.1=3,2=9), not "
                              f"numbers; {base} alone takes the grades as gains")
-        try:
+        try:  # each measure made, its parameters checked
             expanded = expand_measure(base, ",".join(given) if given else None, num_docs=None)
-            for ours in expanded:
-                parse_measure(ours)
         except PatevalError as error:  # the trec_eval grammar's refusal: pytrec_eval raises ValueError
             raise ValueError(f"measure {written}: {error}") from None
-        for ours, printed in expanded.items():
-            key = printed if base in _LISTED else base
-            keys[key] = (base, ours)
+        listed = syntax(base) in ("cutoffs", "each")  # P.5,10: P_5 and P_10
+        keys.update({printed if listed else base: (base, ours) for ours, printed in expanded.items()})
     return keys
 
 
@@ -284,7 +259,7 @@ class RelevanceEvaluator:
         # the rows come in the order of the distinct measures (-l may rename them: AP(rel=2))
         distinct = [str(m) for m in parse_measures(measures)]
         by_name = {name: values[distinct.index(str(parse_measure(name)))] for name in measures}
-        keys = sorted(self._keys, key=_key_order)
+        keys = sorted(self._keys, key=print_order)
         columns = []
         for key in keys:
             base, ours = self._keys[key]
@@ -297,16 +272,6 @@ class RelevanceEvaluator:
         rows = np.vstack(columns).T.tolist() if columns else [[] for _ in range(n)]
         at = dict(zip(scored.topics, rows, strict=True))
         return {topic: dict(zip(keys, at[topic], strict=True)) for topic in order if topic in at}
-
-
-def _key_order(key: str) -> tuple:
-    """trec_eval's order: its measure table, then the parameter's value (P_5 before P_10)."""
-    from .measures.registry import TREC_EVAL_ORDER
-
-    for base in sorted(_LISTED, key=len, reverse=True):
-        if key.startswith(base + "_"):
-            return TREC_EVAL_ORDER.index(base), float(key[len(base) + 1:])
-    return (TREC_EVAL_ORDER.index(key) if key in TREC_EVAL_ORDER else len(TREC_EVAL_ORDER)), 0.0
 
 
 def _qrels_groups(query_relevance: Mapping[str, Mapping[str, int]]) -> tuple[list[Qrels], dict[str, int]]:

@@ -1,17 +1,19 @@
-"""trec_eval's rules in one place: its measure names and nicknames, the ``-m`` parameter
-grammar, the ``-M`` and ``-J`` cuts, ``-c``'s stand-in rankings, its values on rankings ``-J``
-leaves empty, and its relstring.
+"""trec_eval's rules in one place: its nicknames and the order of its measure table, the ``-m``
+parameter grammar (each measure declares its own trec_eval names and syntax:
+:class:`pateval.measures.base.TrecEval`), the ``-M`` and ``-J`` cuts, ``-c``'s stand-in
+rankings, its values on rankings ``-J`` leaves empty, its sums of the ``all`` lines, relstring.
 
 :func:`pateval.evaluation.evaluate_runs` applies the cuts for every evaluation and, with
 ``EvaluationOptions(compat="trec_eval")``, trec_eval's quirks (:func:`stand_in_run`,
-:func:`zeroed_on_stand_in`, :func:`nan_on_empty_rankings`), so that the library, ``pateval
-evaluate --compat trec_eval`` and ``pateval trec_eval`` give the same numbers; ``pateval
-trec_eval`` (:mod:`pateval.cli.trec_eval`) reads its command line with the grammar here.
-Where and why trec_eval's rules differ from pateval's own: docs/trec_eval-compat.md.
+:func:`zeroed_on_stand_in`, :func:`nan_on_empty_rankings`, :func:`complete_totals`,
+:func:`trec_eval_summary_rows`), so that the library, ``pateval evaluate --compat trec_eval``
+and ``pateval trec_eval`` give the same numbers; ``pateval trec_eval`` reads its command line
+with the grammar here. Where and why trec_eval's rules differ from pateval's: docs/trec_eval-compat.md.
 """
-
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .errors import PatevalError
@@ -22,64 +24,67 @@ if TYPE_CHECKING:  # NumPy, Arrow and the core are imported where used: the comm
     from .core.qrels import Qrels
     from .core.ranking import RankedTopics
     from .core.run import Run
-    from .measures import Measure
+    from .measures import Measure, MeasureSpec
 
 #: The trec_eval release whose command line and quirks these are.
 TREC_EVAL_VERSION = "10.0"
 
 # trec_eval's nicknames of measure sets (measures.c): each marks the measures it names
-NICKNAMES = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P"),
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"),
-    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
-                 "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
-                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
-                 "set_F", "num_nonrel_judged_ret"),
-    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-                  "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"),
-    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-              "prefs_pair", "prefs_avgjg"),
-    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
-}
+_ALL_TREC = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+             "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+             "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg",
+             "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+_ALL_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+              "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+              "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
+NICKNAMES = {"official": _ALL_TREC[:12],  # runid ... P
+             "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+                     "set_relative_P", "set_map", "set_F"),
+             "all_trec": _ALL_TREC, "all_prefs": _ALL_PREFS, "prefs": _ALL_PREFS[:8],  # runid ... prefs_avgjg
+             "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")}
 # -R: the judgements' formats; each but qrels is a side input of its own measures
 REL_INFO_FORMATS = {"qrels": None, "prefs": "preferences", "qrels_prefs": "preferences",
                      "qrels_jg": "judgement_groups"}
-# trec_eval's measures and how each reads its parameters (the part of -m after the first '.'):
-# one pateval measure without parameters: the registry's, by its trec_eval name (map is AP)
-_PLAIN = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "infAP", "gm_bpref",
-          "binG", "set_P", "set_relative_P", "set_recall", "set_map", "num_nonrel_judged_ret", "yaap",
-          "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
-          "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-          "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg")
-# cutoffs (whole numbers, trec_eval's defaults): one measure per cutoff, named BASE_k
-_STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-CUTOFFS = {"P": _STANDARD_CUTOFFS, "recall": _STANDARD_CUTOFFS, "ndcg_cut": _STANDARD_CUTOFFS,
-            "map_cut": _STANDARD_CUTOFFS, "relative_P": _STANDARD_CUTOFFS, "success": (1, 5, 10), "unj": (5, 10, 20),
-            "P_avgjg": _STANDARD_CUTOFFS}
-# real-valued cutoffs: one measure per value, named BASE_%.2f
-LEVELS = {"iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-           "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-           "Rprec_mult_avgjg": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)}
-# a list of numbers as the pateval measure's parameters; named BASE_PARAMETERS when given
-_VALUES = {"utility": ("Utility", ("a", "b", "c", "d")), "set_F": ("SetF", ("beta",))}
-# name=value pairs: a gain map (ndcg.1=3,2=9) or named parameters (rbp.p=0.8)
-GAIN_MAPS = {"ndcg": "nDCG", "ndcg_rel": "nDCG_rel", "Rndcg": "RnDCG", "G": "G", "dcg": "DCG", "ideal_dcg": "IDCG"}
-# trec_eval's rbp and rbp_resid: persistence 0.9 unless p=... is given; for rbp, every judged grade >= 0 gains
-_PERSISTENCE = {"rbp": "RBP(p={p!r},rel=0)", "rbp_resid": "RBP_resid(p={p!r})"}
-TREC_MEASURES = ("runid", "num_q", "relstring", *_PLAIN, *CUTOFFS, *LEVELS, *_VALUES, *GAIN_MAPS, *_PERSISTENCE,
-                  "11pt_avg")
+# the order in which trec_eval prints its measures (its measure table, trec_eval 10.0 meas_init.c)
+TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                   "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+                   "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+                   "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+                   "num_nonrel_judged_ret", *_ALL_PREFS[2:], *NICKNAMES["qrels_jg"][2:], "yaap", "rbp", "rbp_resid",
+                   "unj")
 
+
+def syntax(base: str) -> str | None:
+    """How trec_eval's measure ``base`` reads its parameters (None: not a trec_eval measure), as
+    the measures declare it (:data:`pateval.measures.registry.TREC_EVAL_MEASURES`)."""
+    from .measures.registry import TREC_EVAL_MEASURES
+
+    return TREC_EVAL_MEASURES[base][2] if base in TREC_EVAL_MEASURES else None
+
+
+def print_order(name: str) -> tuple[int, int, float]:
+    """Where trec_eval prints a measure: in the order of its measure table, the values of a
+    measure's cutoffs ascending (``P_5`` before ``P_10``, ``Rprec_mult_0.20`` before
+    ``Rprec_mult_5.00``); measures trec_eval does not have come after."""
+    if name in TREC_EVAL_ORDER:
+        return (0, TREC_EVAL_ORDER.index(name), 0.0)
+    bases = [base for base in TREC_EVAL_ORDER if name.startswith(base + "_")]
+    if not bases:
+        return (1, 0, 0.0)
+    base = max(bases, key=len)  # map_cut_5 is map_cut's, not map's
+    try:
+        cutoff = float(name[len(base) + 1:])
+    except ValueError:  # parameters that are no cutoff (utility_2,-1,0,0)
+        cutoff = 0.0
+    return (0, TREC_EVAL_ORDER.index(base), cutoff)
 
 
 # ---- -m: measure names and their parameters ----------------------------------------------------
 
 def marked_measures(given: list[str]) -> dict[str, str | None]:
     """trec_eval's -m arguments as the measures they mark, each with its parameters (the first
-    given for a measure, as trec_eval takes them); nicknames mark every measure they name."""
+    given for a measure, as trec_eval takes them); nicknames mark every measure they name.
+    :func:`measure_names` refuses the others trec_eval has not (reading the measures' declarations)."""
     marked: dict[str, str | None] = {}
     params: dict[str, str] = {}
     for text in given:
@@ -88,12 +93,7 @@ def marked_measures(given: list[str]) -> dict[str, str | None]:
             raise PatevalError(f"trec_eval -m {text}: improper measure parameters (nothing after '.')")
         if dot:
             params.setdefault(name, rest)
-        if name in NICKNAMES:
-            marked.update(dict.fromkeys(NICKNAMES[name]))
-        elif name in TREC_MEASURES:
-            marked[name] = None
-        else:
-            raise PatevalError(f"trec_eval -m {text}: illegal measure (not a trec_eval measure)")
+        marked.update(dict.fromkeys(NICKNAMES.get(name, (name,))))
     return {name: params.get(name) for name in marked}
 
 
@@ -105,6 +105,9 @@ def measure_names(marked: dict[str, str | None], *, num_docs: int | None) -> dic
             continue
         if base == "relstring":
             continue  # text, not a measure: see _relevance_strings
+        if syntax(base) is None:
+            raise PatevalError(f"trec_eval -m {base}{'.' + params if params else ''}: illegal measure (not a "
+                               "trec_eval measure)")
         names.update(expand_measure(base, params, num_docs=num_docs))
     return names
 
@@ -118,47 +121,47 @@ def _numbers(base: str, params: str) -> list[float]:
 
 def expand_measure(base: str, params: str | None, *, num_docs: int | None) -> dict[str, str]:
     """The pateval measures of one trec_eval measure with its parameters (or its defaults),
-    each with the name trec_eval prints."""
-    if base in CUTOFFS:
-        cutoffs = sorted({int(x) for x in _numbers(base, params)}) if params else CUTOFFS[base]
+    each with the name trec_eval prints; the syntax is the measure's declaration's
+    (:class:`pateval.measures.base.TrecEval`)."""
+    from .measures import Measure
+    from .measures.registry import TREC_EVAL_MEASURES
+
+    spec, trec, how = TREC_EVAL_MEASURES[base]
+    settings = dict(trec.defaults)
+    printed = f"{base}_{params}" if params else base
+    if how == "cutoffs":
+        cutoffs = sorted({int(x) for x in _numbers(base, params)}) if params else trec.cutoffs
         if cutoffs[0] <= 0:
             raise PatevalError(f"trec_eval -m {base}.{params}: cutoffs must be positive")
-        return {f"{base}_{k}": f"{base}_{k}" for k in cutoffs}
-    if base in LEVELS:
-        levels = sorted(set(_numbers(base, params))) if params else LEVELS[base]
-        return {f"{base}_{x!r}": f"{base}_{x:3.2f}" for x in levels}
-    if base == "utility" or base == "set_F":
-        spec, keys = _VALUES[base]
-        values = _numbers(base, params) if params else []
-        if len(values) > len(keys):
-            raise PatevalError(f"trec_eval -m {base}.{params}: at most {len(keys)} parameters")
-        settings = [f"{key}={value!r}" for key, value in zip(keys, values, strict=False)]
-        if base == "utility" and num_docs is not None:
-            settings.append(f"num_docs={num_docs}")
-        measure = f"{spec}({','.join(settings)})" if settings else spec
-        return {measure: f"{base}_{params}" if params else base}
-    if base == "11pt_avg":
-        if not params:
-            return {"IPrec_11pt": base}
-        recalls = ",".join(repr(x) for x in _numbers(base, params))
-        return {f"IPrec_11pt(levels='{recalls}')": f"{base}_{params}"}
-    if base in GAIN_MAPS:
-        measure = f"{GAIN_MAPS[base]}(gains='{params}')" if params else GAIN_MAPS[base]
-        return {measure: f"{base}_{params}" if params else base}
-    if base in _PERSISTENCE:
-        p = _pairs(base, params)["p"] if params else 0.9
-        return {_PERSISTENCE[base].format(p=p): f"{base}_{params}" if params else base}
-    if params:
+        return {str(Measure.make(spec, settings, k)): f"{base}_{k}" for k in cutoffs}
+    if how == "each":
+        levels = sorted(set(_numbers(base, params))) if params else trec.levels
+        return {str(Measure.make(spec, {**settings, trec.params[0]: x}, None)): f"{base}_{x:3.2f}" for x in levels}
+    if params and how == "list":
+        values = _numbers(base, params)
+        if len(values) > len(trec.params):
+            raise PatevalError(f"trec_eval -m {base}.{params}: at most {len(trec.params)} parameters")
+        settings.update(zip(trec.params, values, strict=False))
+    elif params and how == "numbers":
+        settings[trec.params[0]] = ",".join(repr(x) for x in _numbers(base, params))
+    elif params and how == "text":
+        settings[trec.params[0]] = params
+    elif params and how == "pairs":
+        settings.update(_pairs(base, params, spec, trec.params))
+    elif params:
         raise PatevalError(f"trec_eval -m {base}.{params}: {base} takes no parameters in pateval")
-    return {base: base}
+    if num_docs is not None and any(p.name == "num_docs" for p in spec.params):
+        settings["num_docs"] = num_docs  # -N: utility's documents in the collection
+    return {str(Measure.make(spec, settings, None)): printed}
 
 
-def _pairs(base: str, params: str) -> dict[str, float]:
+def _pairs(base: str, params: str, spec: MeasureSpec, keys: tuple[str, ...]) -> dict[str, float]:
     pairs: dict[str, float] = {}
     for pair in params.split(","):
         key, equals, value = pair.partition("=")
-        if not equals or key != "p":
-            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's {base} takes only p=PERSISTENCE")
+        if not equals or key not in keys:  # each value named by its description's head (p=PERSISTENCE)
+            what = " and ".join(f"{k}={spec.param(k).description.split(':')[0].upper()}" for k in keys)
+            raise PatevalError(f"trec_eval -m {base}.{params}: pateval's {base} takes only {what}")
         pairs[key] = _numbers(base, value)[0]
     return pairs
 
@@ -241,10 +244,23 @@ def zeroed_on_stand_in(measure: Measure, *, relevance_level: int | None = None, 
     *named* exactly num_ret, utility, rbp_resid and those starting unj, so that a measure it
     names otherwise (``utility_1,-1,0,2``) counts the stand-in document. ``printed``: the name
     trec_eval prints it under, when not the registry's."""
+    name = _printed(measure, relevance_level, printed)
+    return name is not None and (name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"))
+
+
+def _printed(measure: Measure, relevance_level: int | None, printed: str | None) -> str | None:
     from .measures.registry import trec_eval_name
 
-    name = printed if printed is not None else trec_eval_name(measure, relevance_level=relevance_level or 1)
-    return name is not None and (name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"))
+    return printed if printed is not None else trec_eval_name(measure, relevance_level=relevance_level or 1)
+
+
+def complete_totals(qrels: Qrels, measures, printed, *, relevance_level: int | None) -> dict[str, float]:
+    """trec_eval -c's ``all`` values that are not its topics' sum: ``num_rel`` counts every
+    qrels grade > 0, whatever -l says (by measure; ``printed`` as for :func:`zeroed_on_stand_in`)."""
+    import numpy as np
+
+    return {str(m): float((np.asarray(qrels.rel) > 0).sum()) for m, name in zip(measures, printed, strict=True)
+            if _printed(m, relevance_level, name) == "num_rel"}
 
 
 def nan_on_empty_rankings(ranked: RankedTopics, measures, values: np.ndarray) -> None:
@@ -269,11 +285,61 @@ def nan_on_empty_rankings(ranked: RankedTopics, measures, values: np.ndarray) ->
         values[j, empty[lowest * num_rel < 0.5]] = np.nan
 
 
-def complete_num_rel(qrels: Qrels) -> float:
-    """trec_eval -c's ``all`` line of num_rel: every qrels grade > 0, whatever -l says."""
+# ---- the all lines: trec_eval's sums ----------------------------------------------------------
+
+def trec_eval_mean(values, topics: Sequence, how: str, *, order: np.ndarray | None = None) -> float:
+    """One ``all`` value as trec_eval 10.0 accumulates it (meas_acc.c, meas_avg.c): the values
+    added one at a time in its topic order (byte order), then divided by their number
+    (``how="mean"``), kept (``"sum"``: the counts) or, the values being logs already
+    (log(max(v, 0.00001))), exp of their mean (``"gmean"``). The order matters in the last
+    bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
+    ``order``: the topics' positions in that order, when the caller has them already.
+    """
     import numpy as np
 
-    return float((np.asarray(qrels.rel) > 0).sum())
+    if order is None:
+        order = _trec_eval_topic_order(topics)
+    # cumsum adds one value at a time, left to right, as trec_eval's loop does; 0.0 + makes a
+    # sum of negative zeros the 0.0 that loop, starting from 0.0, gives
+    total = 0.0 + float(np.cumsum(np.asarray(values, dtype=np.float64)[order])[-1]) if len(order) else 0.0
+    if how == "sum":
+        return total
+    return math.exp(total / len(topics)) if how == "gmean" else total / len(topics)
+
+
+def _trec_eval_topic_order(topics: Sequence) -> np.ndarray:
+    import numpy as np
+
+    return np.array(sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()), dtype=np.intp)
+
+
+def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False,
+                           totals: Mapping[str, float] | None = None) -> list[tuple[str, str, float, int]]:
+    """The ``all`` rows ``(run, measure, value, topics)`` of :attr:`Evaluation.scored
+    <pateval.evaluation.Evaluation.scored>` as trec_eval sums them (:func:`trec_eval_mean`), but
+    ``totals`` (by measure: :func:`complete_totals`). ``logged``: the values of geometric means
+    are logs already (their z-scores, :mod:`pateval.results.zscores`)."""
+    import numpy as np
+
+    from .measures import parse_measure
+
+    how = {str(m): parse_measure(m).spec.aggregate for m in measures}
+    totals = totals or {}
+    rows = []
+    for piece in scored:
+        n = len(piece.topics)
+        if not n:
+            continue
+        order = _trec_eval_topic_order(piece.topics)  # once for all the run's measures
+        for j, measure in enumerate(piece.measures):
+            values = np.asarray(piece.values[j * n:(j + 1) * n], dtype=np.float64)
+            if how[measure] == "gmean" and not logged:
+                values = np.log(np.maximum(values, 0.00001))
+            total = totals[measure] if measure in totals else trec_eval_mean(values, piece.topics, how[measure],
+                                                                             order=order)
+            rows.append((piece.run, measure, total, n))
+    return rows
+
 
 
 def relstrings(ranked: RankedTopics, params: str | None) -> dict[str, str]:

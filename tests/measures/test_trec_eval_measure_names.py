@@ -40,3 +40,16 @@ def test_parameters_trec_eval_does_not_print_give_no_trec_eval_name():
     assert trec_eval_name("IPrec(recall=0.5,rounding=trec_eval9)") is None
     assert trec_eval_name("nDCG(gains='1=3')") is None
     assert trec_eval_name("GMAP(rel=2)", relevance_level=2) == "gm_map"
+
+
+def test_every_trec_eval_measure_is_declared_once_and_named_back():
+    """Each of trec_eval's measures (its measure table, trec_eval 10.0) is declared by one
+    measure (MeasureSpec.trec_eval), and the measures its -m gives by default are printed under
+    the names trec_eval prints (P_5, iprec_at_recall_0.00, map, rbp)."""
+    from pateval.measures.registry import TREC_EVAL_MEASURES
+    from pateval.trec_eval_rules import TREC_EVAL_ORDER, expand_measure
+
+    assert set(TREC_EVAL_MEASURES) == set(TREC_EVAL_ORDER) - {"runid", "relstring"}
+    for base in TREC_EVAL_MEASURES:
+        for ours, printed in expand_measure(base, None, num_docs=None).items():
+            assert trec_eval_name(ours) == printed, (base, ours)

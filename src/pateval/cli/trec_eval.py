@@ -118,8 +118,8 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
     from ..formats.trec import read_run
     from ..measures import Measure, parse_measure
     from ..options import EvaluationOptions
-    from ..results.writers import format_trec_eval, trec_eval_summary_rows
-    from ..trec_eval_rules import complete_num_rel, relstrings, top_in_preference_order
+    from ..results.writers import format_trec_eval
+    from ..trec_eval_rules import relstrings, top_in_preference_order
 
     side_input = REL_INFO_FORMATS[args.Rel_info_format]
     if side_input and "relstring" in marked:
@@ -183,15 +183,12 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
             texts[name] = relstrings(rank(run, qrels, complete=options.complete, order=options.order,
                                           doc_key=options.doc_key, max_documents=options.max_documents,
                                           judged_only=options.judged_only).ranked, params)
-        scored, summary_rows = result.scored, trec_eval_summary_rows(result.scored, result.measures)
+        scored, summary_rows = result.scored, result.summary_rows()  # summed as trec_eval sums (compat)
         if reference is not None and scored_names:
             from ..results.zscores import zscore_results
 
-            scored, summary_rows = zscore_results(scored, result.measures, scored_names, reference)
-        if args.complete:  # trec_eval's num_rel of every qrels topic counts the grades > 0, whatever -l says
-            num_rel = complete_num_rel(qrels)
-            summary_rows = [(of, name, num_rel if scored_names.get(name) == "num_rel" else value, n)
-                            for of, name, value, n in summary_rows]
+            scored, summary_rows = zscore_results(scored, result.measures, scored_names, reference,
+                                                  totals=result.totals)
         text = format_trec_eval(scored, summary_rows, list(scored_names), per_query=args.per_query, extras=extras,
                                 names=scored_names, summary=not args.nosummary, texts=texts,
                                 zscores=reference is not None)

@@ -28,7 +28,7 @@ from ..errors import MeasureNameError, ParameterError
 from ..memo import Memo
 from ..validation import Interval
 
-__all__ = ["Param", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero",
+__all__ = ["Param", "TrecEval", "MeasureSpec", "Measure", "EvaluationContext", "format_value", "divide_or_zero",
            "shared_topic_values"]
 
 _BARE = re.compile(r"[A-Za-z0-9_.\-+/]+")
@@ -177,6 +177,30 @@ JUDGED_ONLY = Param("judged_only", bool, False, "compute over judged documents o
 
 
 @dataclass(frozen=True)
+class TrecEval:
+    """trec_eval's side of a measure (``MeasureSpec.trec_eval``): ``name``, what trec_eval calls
+    it without a cutoff (``map``; None: nothing); ``cut``, with one (``map_cut``, printed
+    ``map_cut_10``), its ``-m`` parameters cutoffs (``map_cut.5,10``; ``cutoffs`` by default);
+    ``syntax``, how ``-m name.PARAMETERS`` reads: ``none``; ``each``, values of ``params[0]``,
+    one measure each, printed ``name_x.xx`` (``levels`` by default); ``list``, numbers as the
+    parameters ``params`` in order (``utility.1,-1,0,0``); ``numbers``, numbers as the text of
+    ``params[0]`` (``11pt_avg.0.2,0.5``); ``text``, the text as ``params[0]`` (``ndcg.1=3,2=9``);
+    ``pairs``, ``KEY=VALUE`` of the ``params`` (``rbp.p=0.8``). ``defaults``: trec_eval's values
+    of the parameters whose defaults differ from pateval's (rbp's p = 0.9)."""
+
+    name: str | None = None
+    cut: str | None = None
+    cutoffs: tuple[int, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    syntax: str = "none"
+    params: tuple[str, ...] = ()
+    levels: tuple[float, ...] = ()
+    defaults: tuple[tuple[str, Any], ...] = ()
+
+
+_TREC_EVAL_NAMES: tuple[str, ...] = ("trec_eval's names",)  # the default aliases (MeasureSpec.__post_init__)
+
+
+@dataclass(frozen=True)
 class MeasureSpec:
     """The declaration of one measure (see the module notes).
 
@@ -205,7 +229,9 @@ class MeasureSpec:
     requires : frozenset of str
         ``"subtopics"`` (subtopic qrels), or a resource name of :class:`EvaluationContext`.
     aliases : tuple of str
-        Other names accepted on input (trec_eval's), never printed.
+        Other names accepted on input, never printed; by default trec_eval's (``map``, ``map_cut``).
+    trec_eval : TrecEval, optional
+        trec_eval's names of the measure and its ``-m`` syntax (None: trec_eval has no such measure).
     """
 
     name: str
@@ -219,7 +245,13 @@ class MeasureSpec:
     aggregate: str = "mean"
     integer: bool = False
     requires: frozenset = frozenset()
-    aliases: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = _TREC_EVAL_NAMES
+    trec_eval: TrecEval | None = None
+
+    def __post_init__(self) -> None:
+        if self.aliases is _TREC_EVAL_NAMES:
+            names = (self.trec_eval.name, self.trec_eval.cut) if self.trec_eval is not None else ()
+            object.__setattr__(self, "aliases", tuple(n for n in names if n is not None and n != self.name))
 
     def param(self, name: str) -> Param:
         return {p.name: p for p in self.params}[name]  # KeyError(name) for an unknown one

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from ..core.keys import take
 from ..core.order import string_ranks
 from ..core.ranking import RankedTopics
-from .base import EvaluationContext, Measure, MeasureSpec
+from .base import EvaluationContext, Measure, MeasureSpec, TrecEval
 from .registry import register
 from .relevance import REL
 
@@ -95,5 +95,5 @@ register(
     MeasureSpec("Success", "standard", "whether a relevant document is in the top k",
                 "Success@k = 1 if |relevant in top k| > 0 else 0",
                 "trec_eval (NIST) success; ir_measures Success; ranx hit_rate", success, (REL,), cutoff="optional",
-                aliases=("success", "hit_rate")),
+                aliases=("success", "hit_rate"), trec_eval=TrecEval(cut="success", cutoffs=(1, 5, 10))),
 )

@@ -48,7 +48,7 @@ import numpy as np
 from ..core.ranking import RankedTopics
 from ..core.segments import offsets, place_in_runs, place_in_segments, run_starts, running_count
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
+from .base import EvaluationContext, Measure, MeasureSpec, Param, TrecEval, divide_or_zero
 from .registry import register
 from .relevance import GAINS, REL, TREC_EVAL, gain_map, gains_of, per_topic, relevant
 
@@ -262,25 +262,29 @@ RBP_REL = Param("rel", int, 0, "0: graded gains (trec_eval's rbp); k >= 1: a doc
 register(
     MeasureSpec("DCG", "standard", "discounted cumulative gain, unnormalised (gain = grade, log2(i+1) discount)",
                 "DCG@k = sum_{i<=k} g_i / log2(i+1)", TREC_EVAL + " dcg; Jarvelin & Kekalainen, TOIS 2002",
-                dcg, (GAINS,), cutoff="optional", aliases=("dcg",)),
+                dcg, (GAINS,), cutoff="optional", trec_eval=TrecEval("dcg", syntax="text", params=("gains",))),
     MeasureSpec("IDCG", "standard", "ideal discounted cumulative gain: the DCG of the best ranking",
                 "IDCG@k = sum_{i<=k} g*_i / log2(i+1), g* the judged gains descending",
                 TREC_EVAL + " ideal_dcg; Jarvelin & Kekalainen, TOIS 2002", ideal_dcg, (GAINS,), cutoff="optional",
-                aliases=("ideal_dcg",)),
+                trec_eval=TrecEval("ideal_dcg", syntax="text", params=("gains",))),
     MeasureSpec("nDCG_rel", "standard", "nDCG averaged over the relevant documents",
                 "(1/R') [sum_{rel ret} DCG@i/IDCG@min(i,R') + (R' - rel_ret) DCG/IDCG]", TREC_EVAL + " ndcg_rel",
-                ndcg_rel, (GAINS,), aliases=("ndcg_rel",)),
+                ndcg_rel, (GAINS,), trec_eval=TrecEval("ndcg_rel", syntax="text", params=("gains",))),
     MeasureSpec("RnDCG", "standard", "nDCG averaged at the ideal ranking's gain changes (R-levels)",
                 "mean over R-levels k of DCG@k / IDCG@k", TREC_EVAL + " Rndcg", r_ndcg, (GAINS, REL),
-                aliases=("Rndcg",)),
+                trec_eval=TrecEval("Rndcg", syntax="text", params=("gains",))),
     MeasureSpec("G", "standard", "normalised gain (trec_eval's experimental G)",
-                "sum_i g_i / log2(2 + C_i - S_i) / sum ideal gains", TREC_EVAL + " G", normalised_gain, (GAINS,)),
+                "sum_i g_i / log2(2 + C_i - S_i) / sum ideal gains", TREC_EVAL + " G", normalised_gain, (GAINS,),
+                trec_eval=TrecEval("G", syntax="text", params=("gains",))),
     MeasureSpec("binG", "standard", "binary G: relevant documents discounted by the non-relevant above them",
-                "(1/R) sum_{rel ret d} 1 / log2(2 + nonrel above d)", TREC_EVAL + " binG", binary_gain, (REL,)),
+                "(1/R) sum_{rel ret d} 1 / log2(2 + nonrel above d)", TREC_EVAL + " binG", binary_gain, (REL,),
+                trec_eval=TrecEval("binG")),
     MeasureSpec("RBP", "standard", "rank-biased precision", "RBP = (1-p) sum_i g_i p^(i-1)",
                 TREC_EVAL + " rbp; Moffat & Zobel, TOIS 2008; cwl_eval RBP (ir_measures)", rank_biased_precision,
-                (P, RBP_REL, GAINS), aliases=("rbp",)),
+                (P, RBP_REL, GAINS),
+                trec_eval=TrecEval("rbp", syntax="pairs", params=("p",), defaults=(("p", 0.9), ("rel", 0)))),
     MeasureSpec("RBP_resid", "standard", "RBP's residual: what the unjudged retrieved documents could add",
                 "(1-p) sum_{i unjudged} p^(i-1) + p^n (0 if none is unjudged)", TREC_EVAL + " rbp_resid",
-                rbp_residual, (P,), aliases=("rbp_resid",)),
+                rbp_residual, (P,),
+                trec_eval=TrecEval("rbp_resid", syntax="pairs", params=("p",), defaults=(("p", 0.9),))),
 )

@@ -12,7 +12,7 @@ Reference: trec_eval 10.0 (NIST) ``gm_map``, ``gm_bpref``.
 
 from __future__ import annotations
 
-from .base import MeasureSpec
+from .base import MeasureSpec, TrecEval
 from .registry import register
 from .relevance import REL, TREC_EVAL
 from .standard import average_precision, bpref
@@ -22,8 +22,8 @@ __all__: list[str] = []
 register(
     MeasureSpec("GMAP", "standard", "average precision, geometric mean over topics",
                 "exp((1/T) sum_t log(max(AP_t, 0.00001)))", TREC_EVAL + " gm_map; Robertson, CIKM 2006",
-                average_precision, (REL,), aggregate="gmean", aliases=("gm_map",)),
+                average_precision, (REL,), aggregate="gmean", trec_eval=TrecEval("gm_map")),
     MeasureSpec("GM_Bpref", "standard", "bpref, geometric mean over topics",
                 "exp((1/T) sum_t log(max(bpref_t, 0.00001)))", TREC_EVAL + " gm_bpref", bpref, (REL,),
-                aggregate="gmean", aliases=("gm_bpref",)),
+                aggregate="gmean", trec_eval=TrecEval("gm_bpref")),
 )

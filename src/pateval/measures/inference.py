@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, run_starts, running_count
-from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
+from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero
 from .registry import register
 from .relevance import REL, TREC_EVAL
 
@@ -56,4 +56,4 @@ def inferred_average_precision(ranked: RankedTopics, measure: Measure, context: 
 register(MeasureSpec("infAP", "standard", "inferred average precision (AP from a sampled pool)",
                      "infAP = (1/R) sum_d [1/k + ((k-1)/k)((r+n+u)/(k-1))((r+eps)/(r+n+2eps))]",
                      TREC_EVAL + " infAP; Yilmaz & Aslam, CIKM 2006; ir_measures infAP",
-                     inferred_average_precision, (REL,)))
+                     inferred_average_precision, (REL,), trec_eval=TrecEval("infAP")))

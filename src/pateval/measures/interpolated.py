@@ -28,7 +28,7 @@ from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, starts_of
 from ..errors import ParameterError
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
+from .base import EvaluationContext, Measure, MeasureSpec, Param, TrecEval, divide_or_zero
 from .registry import register
 from .relevance import ELEVEN_POINTS, REL, TREC_EVAL, relevant
 
@@ -118,18 +118,21 @@ LEVELS = Param("levels", str, "", "the recall levels averaged, ascending, separa
                "11pt_avg.0.2,0.5,0.8); empty: 0, 0.1, ..., 1")
 MULT = Param("mult", float, 1.0, "the rank as a multiple of R, the number of relevant documents "
              "(trec_eval Rprec_mult_x)", interval=Interval(0, None))
+#: trec_eval's Rprec_mult: one measure per multiple of R, 0.2 to 2 by default
+R_MULTIPLES = TrecEval("Rprec_mult", syntax="each", params=("mult",), levels=tuple(k / 5 for k in range(1, 11)))
 
 register(
     MeasureSpec("IPrec", "standard", "interpolated precision at a recall level",
                 "IPrec(x) = max_{j >= round(x R)} j / rank_j", TREC_EVAL + " iprec_at_recall; ir_measures IPrec",
-                interpolated_precision, (RECALL, ROUNDING, REL), aliases=("iprec_at_recall",)),
+                interpolated_precision, (RECALL, ROUNDING, REL),
+                trec_eval=TrecEval("iprec_at_recall", syntax="each", params=("recall",), levels=ELEVEN_POINTS)),
     MeasureSpec("IPrec_11pt", "standard", "mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1",
                 "(1/11) sum_{x = 0, 0.1, ..., 1} IPrec(x)", TREC_EVAL + " 11pt_avg", eleven_point_average,
-                (ROUNDING, REL, LEVELS), aliases=("11pt_avg",)),
+                (ROUNDING, REL, LEVELS), trec_eval=TrecEval("11pt_avg", syntax="numbers", params=("levels",))),
     MeasureSpec("Rprec_mult", "standard", "precision at a multiple of R",
                 "|relevant in top c| / c, c = floor(x R + 0.9)", TREC_EVAL + " Rprec_mult",
-                precision_at_r_multiple, (MULT, REL)),
+                precision_at_r_multiple, (MULT, REL), trec_eval=R_MULTIPLES),
     MeasureSpec("RelP", "standard", "precision at k relative to the best possible",
                 "RelP@k = |relevant in top k| / min(k, R)", TREC_EVAL + " relative_P", relative_precision, (REL,),
-                cutoff="required", aliases=("relative_P",)),
+                cutoff="required", trec_eval=TrecEval(cut="relative_P")),
 )

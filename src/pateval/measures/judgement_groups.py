@@ -23,15 +23,15 @@ m_Rprec_mult_avgjg.c.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .._lazy import lazy_module
 from ..core.ranking import RankedTopics
 from ..core.segments import expand, offsets, place_in_runs, run_starts, running_count, segment_of
-from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
-from .interpolated import MULT
+from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero
+from .interpolated import MULT, R_MULTIPLES
 from .registry import register
 from .relevance import REL
 
@@ -131,11 +131,12 @@ _NEEDS = frozenset({"judgement_groups"})
 register(
     MeasureSpec("AP_avgJG", "judgement_groups", "average precision, averaged over judgement groups",
                 "(1/#JG) sum_JG AP against the group's judgements", REFERENCE, average_precision_over_groups,
-                (REL,), requires=_NEEDS, aliases=("map_avgjg",)),
+                (REL,), requires=_NEEDS, trec_eval=TrecEval("map_avgjg")),
     MeasureSpec("P_avgJG", "judgement_groups", "precision at k, averaged over judgement groups",
                 "(1/#JG) sum_JG |relevant to the group in top k| / k", REFERENCE, precision_over_groups, (REL,),
-                cutoff="required", requires=_NEEDS, aliases=("P_avgjg",)),
+                cutoff="required", requires=_NEEDS, trec_eval=TrecEval(cut="P_avgjg")),
     MeasureSpec("Rprec_mult_avgJG", "judgement_groups", "precision at a multiple of R, averaged over judgement groups",
                 "(1/#JG) sum_JG |relevant in top c| / c, c = floor(x R_JG + 0.9)", REFERENCE,
-                r_multiple_precision_over_groups, (MULT, REL), requires=_NEEDS),
+                r_multiple_precision_over_groups, (MULT, REL), requires=_NEEDS, aliases=(),  # read case-folded
+                trec_eval=replace(R_MULTIPLES, name="Rprec_mult_avgjg")),
 )

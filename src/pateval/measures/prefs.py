@@ -70,7 +70,7 @@ from ..core.segments import (
     segment_of,
 )
 from ..errors import malformed
-from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero
+from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero
 from .registry import register
 
 pd = lazy_module("pandas")
@@ -520,4 +520,5 @@ for _name, _summary, _formula, _kernel, _alias in (
 ):
     _counts = _name.startswith("Num")
     register(MeasureSpec(_name, "preferences", _summary, _formula, REFERENCE, _kernel,
-                         aggregate="sum" if _counts else "mean", integer=_counts, requires=_NEEDS, aliases=(_alias,)))
+                         aggregate="sum" if _counts else "mean", integer=_counts, requires=_NEEDS,
+                         trec_eval=TrecEval(_alias)))

@@ -10,20 +10,21 @@ import difflib
 import re
 
 from ..errors import MeasureNameError
-from .base import Measure, MeasureSpec
+from .base import Measure, MeasureSpec, TrecEval
 from .grammar import parse_name
 from .relevance import ELEVEN_POINTS
 
-__all__ = ["REGISTRY", "register", "parse_measure", "parse_measures", "all_specs", "trec_eval_name", "TREC_EVAL_ORDER"]
+__all__ = ["REGISTRY", "TREC_EVAL_MEASURES", "register", "parse_measure", "parse_measures", "all_specs",
+           "trec_eval_name"]
 
 REGISTRY: dict[str, MeasureSpec] = {}
 _ALIASES: dict[str, str] = {}
 # trec_eval writes cutoffs into names: P_10, P.10, recall_1000, ndcg_cut_10
 _CUTOFF_ALIAS = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<k>[1-9]\d*)$")
-# trec_eval writes a real-valued parameter into a name: iprec_at_recall_0.10, Rprec_mult_0.20
-_PARAM_SUFFIX = re.compile(r"^(?P<base>iprec_at_recall|Rprec_mult|Rprec_mult_avgjg)_(?P<x>\d*\.?\d+)$")
-_SUFFIX_PARAM = {"iprec_at_recall": ("IPrec", "recall"), "Rprec_mult": ("Rprec_mult", "mult"),
-                 "Rprec_mult_avgjg": ("Rprec_mult_avgJG", "mult")}
+# trec_eval writes a real-valued parameter into a name: iprec_at_recall_0.10, Rprec_mult_0.20 (TrecEval "each")
+_PARAM_SUFFIX = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)_(?P<x>\d*\.?\d+)$")
+#: trec_eval's measures -> (the spec declaring it, its TrecEval, how -m reads it: "cutoffs" or the syntax declared)
+TREC_EVAL_MEASURES: dict[str, tuple[MeasureSpec, TrecEval, str]] = {}
 # ir_measures writes IPrec's recall level as a cutoff, IPrec@0.5: its numbers are trec_eval 9's (pytrec_eval)
 _IR_MEASURES_IPREC = re.compile(r"^IPrec(?P<params>\(.*\))?@(?P<x>\d*\.?\d+)$", re.IGNORECASE)
 # trec_eval's measure lists: P.5,10,20 is P_5, P_10 and P_20
@@ -44,6 +45,9 @@ def register(*specs: MeasureSpec) -> None:
         REGISTRY[spec.name] = spec
         for alias in spec.aliases:
             _ALIASES[alias] = spec.name
+        if (trec := spec.trec_eval) is not None:  # map is AP's, map_cut AP's with cutoffs
+            TREC_EVAL_MEASURES.update({name: (spec, trec, how) for name, how in ((trec.name, trec.syntax),
+                                                                                 (trec.cut, "cutoffs")) if name})
 
 
 def all_specs() -> list[MeasureSpec]:
@@ -91,9 +95,9 @@ def parse_measure(text: str | Measure) -> Measure:
     if text.strip() in _ALIASES:  # as written, even where the grammar reads no name (11pt_avg)
         return Measure.make(REGISTRY[_ALIASES[text.strip()]], {}, None)
     suffixed = _PARAM_SUFFIX.match(text.strip())
-    if suffixed:
-        name, param = _SUFFIX_PARAM[suffixed.group("base")]
-        return Measure.make(REGISTRY[name], {param: float(suffixed.group("x"))}, None)
+    declared = TREC_EVAL_MEASURES.get(suffixed.group("base")) if suffixed else None
+    if suffixed and declared and declared[2] == "each":
+        return Measure.make(declared[0], {declared[1].params[0]: float(suffixed.group("x"))}, None)
     iprec = _IR_MEASURES_IPREC.match(text.strip())
     if iprec:
         params = {"rounding": "trec_eval9", **dict(parse_name("IPrec" + (iprec.group("params") or "")).params)}
@@ -147,37 +151,6 @@ def parse_measures(texts) -> list[Measure]:
     return list(seen.values())
 
 
-# trec_eval's names of pateval's measures (default parameters; ``rel`` may be trec_eval's -l)
-_TREC_EVAL_NAMES = {"AP": ("map", "map_cut_{k}"), "P": (None, "P_{k}"), "R": (None, "recall_{k}"),
-                    "nDCG": ("ndcg", "ndcg_cut_{k}"), "Rprec": ("Rprec", None), "RR": ("recip_rank", None),
-                    "Bpref": ("bpref", None), "NumRet": ("num_ret", None), "NumRel": ("num_rel", None),
-                    "Success": (None, "success_{k}"),
-                    "NumRelRet": ("num_rel_ret", None), "GMAP": ("gm_map", None), "GM_Bpref": ("gm_bpref", None),
-                    "infAP": ("infAP", None), "IPrec": ("iprec_at_recall_{recall:.2f}", None),
-                    "IPrec_11pt": ("11pt_avg", None), "Rprec_mult": ("Rprec_mult_{mult:.2f}", None),
-                    "RelP": (None, "relative_P_{k}"), "Utility": ("utility", None), "binG": ("binG", None),
-                    "G": ("G", None), "nDCG_rel": ("ndcg_rel", None), "RnDCG": ("Rndcg", None),
-                    "SetP": ("set_P", None), "SetRelP": ("set_relative_P", None), "SetR": ("set_recall", None),
-                    "SetAP": ("set_map", None), "SetF": ("set_F", None),
-                    "NumNonrelJudgedRet": ("num_nonrel_judged_ret", None), "RBP": ("rbp", None),
-                    "RBP_resid": ("rbp_resid", None), "Unj": (None, "unj_{k}"), "NumQ": ("num_q", None),
-                    "AP_avgJG": ("map_avgjg", None), "P_avgJG": (None, "P_avgjg_{k}"),
-                    "Rprec_mult_avgJG": ("Rprec_mult_avgjg_{mult:.2f}", None),
-                    "DCG": ("dcg", None), "IDCG": ("ideal_dcg", None), "YAAP": ("yaap", None)}
-# parameters trec_eval writes into the name (any value), and trec_eval's defaults that differ from pateval's
-_TREC_EVAL_NAMED_PARAMS = {"IPrec": ("recall",), "Rprec_mult": ("mult",), "Rprec_mult_avgJG": ("mult",)}
-_TREC_EVAL_DEFAULTS = {"RBP": {"p": 0.9, "rel": 0}, "RBP_resid": {"p": 0.9}}
-# the order in which trec_eval prints its measures (its measure table, trec_eval 10.0 meas_init.c)
-TREC_EVAL_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                   "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
-                   "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
-                   "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-                   "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-                   "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-                   "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-                   "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj")
-
-
 def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str | None:
     """trec_eval's name of a measure (``AP`` -> ``map``, ``P@10`` -> ``P_10``, ``nDCG@10`` ->
     ``ndcg_cut_10``, ``R@1000`` -> ``recall_1000``), or None when trec_eval has none.
@@ -193,18 +166,14 @@ def trec_eval_name(measure: str | Measure, *, relevance_level: int = 1) -> str |
     'map'
     """
     measure = parse_measure(measure)
-    names = _TREC_EVAL_NAMES.get(measure.spec.name)
-    if names is None:
-        return None
-    named = _TREC_EVAL_NAMED_PARAMS.get(measure.spec.name, ())
-    defaults = _TREC_EVAL_DEFAULTS.get(measure.spec.name, {})
-    for (key, value), param in zip(measure.values, measure.spec.params, strict=False):
-        expected = defaults.get(key, relevance_level if key == "rel" else param.default)
-        if key not in named and value != expected:
-            return None
-    if len(measure.values) > len(measure.spec.params):
+    trec = measure.spec.trec_eval
+    if trec is None or len(measure.values) > len(measure.spec.params):
         return None  # judged_only and the like: not trec_eval's measure
-    plain, cut = names
-    if measure.cutoff is None:
-        return plain.format(**dict(measure.values)) if plain else None
-    return cut.format(k=measure.cutoff) if cut else None
+    named = trec.params if trec.syntax == "each" else ()  # written into the name, any value
+    defaults = dict(trec.defaults)
+    for (key, value), param in zip(measure.values, measure.spec.params, strict=False):
+        if key not in named and value != defaults.get(key, relevance_level if key == "rel" else param.default):
+            return None
+    if measure.cutoff is not None:
+        return f"{trec.cut}_{measure.cutoff}" if trec.cut else None
+    return f"{trec.name}_{measure[named[0]]:.2f}" if named and trec.name else trec.name

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.ranking import RankedTopics
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
+from .base import EvaluationContext, Measure, MeasureSpec, Param, TrecEval, divide_or_zero
 from .registry import register
 from .relevance import REL, TREC_EVAL
 
@@ -121,28 +121,30 @@ UTILITY = (
 
 register(
     MeasureSpec("SetP", "standard", "precision of the retrieved set", "SetP = rel_ret / ret",
-                TREC_EVAL + " set_P; " + IR_MEASURES + " SetP", set_precision, (REL,), aliases=("set_P",)),
+                TREC_EVAL + " set_P; " + IR_MEASURES + " SetP", set_precision, (REL,), trec_eval=TrecEval("set_P")),
     MeasureSpec("SetR", "standard", "recall of the retrieved set", "SetR = rel_ret / R",
-                TREC_EVAL + " set_recall; " + IR_MEASURES + " SetR", set_recall, (REL,), aliases=("set_recall",)),
+                TREC_EVAL + " set_recall; " + IR_MEASURES + " SetR", set_recall, (REL,),
+                trec_eval=TrecEval("set_recall")),
     MeasureSpec("SetRelP", "standard", "precision of the retrieved set relative to the best possible",
                 "SetRelP = rel_ret / min(ret, R)", TREC_EVAL + " set_relative_P", set_relative_precision, (REL,),
-                aliases=("set_relative_P",)),
+                trec_eval=TrecEval("set_relative_P")),
     MeasureSpec("SetAP", "standard", "average precision of the unranked retrieved set", "SetAP = rel_ret^2 / (ret R)",
                 TREC_EVAL + " set_map; " + IR_MEASURES + " SetAP", set_average_precision, (REL,),
-                aliases=("set_map",)),
+                trec_eval=TrecEval("set_map")),
     MeasureSpec("SetF", "standard", "F-measure of the retrieved set", "SetF = (beta+1) P R / (beta P + R)",
                 TREC_EVAL + " set_F; " + IR_MEASURES + " SetF; van Rijsbergen, Information Retrieval, 1979",
-                set_f, (BETA, REL), aliases=("set_F",)),
+                set_f, (BETA, REL), trec_eval=TrecEval("set_F", syntax="list", params=("beta",))),
     MeasureSpec("Utility", "standard", "linear utility of the retrieved set",
                 "a rel_ret + b nonrel_ret + c rel_missed + d nonrel_missed",
                 TREC_EVAL + " utility; Lewis, TREC-4 filtering track, 1995", utility, UTILITY,
-                aliases=("utility",)),
+                trec_eval=TrecEval("utility", syntax="list", params=("a", "b", "c", "d"))),
     MeasureSpec("NumNonrelJudgedRet", "standard", "judged non-relevant documents retrieved",
                 "|judged nonrel retrieved|",
                 TREC_EVAL + " num_nonrel_judged_ret", num_nonrel_judged_ret, (REL,), aggregate="sum", integer=True,
-                aliases=("num_nonrel_judged_ret",)),
+                trec_eval=TrecEval("num_nonrel_judged_ret")),
     MeasureSpec("NumQ", "standard", "topics evaluated", "1 per topic, summed", TREC_EVAL + " num_q; "
-                + IR_MEASURES + " NumQ", num_q, (), aggregate="sum", integer=True, aliases=("num_q",)),
+                + IR_MEASURES + " NumQ", num_q, (), aggregate="sum", integer=True, trec_eval=TrecEval("num_q")),
     MeasureSpec("Unj", "standard", "share of the top k not judged", "Unj@k = |unjudged in top k| / k",
-                TREC_EVAL + " unj", unjudged, (), cutoff="required", aliases=("unj",)),
+                TREC_EVAL + " unj", unjudged, (), cutoff="required",
+                trec_eval=TrecEval(cut="unj", cutoffs=(5, 10, 20))),
 )

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, place_in_segments, run_starts, running_count, segment_of
-from .base import EvaluationContext, Measure, MeasureSpec, divide_or_zero, shared_topic_values
+from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero, shared_topic_values
 from .gains import ndcg_with_gains
 from .registry import register
 from .relevance import GAINS, REL, TREC_EVAL, per_topic, relevant
@@ -147,29 +147,31 @@ def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationConte
 register(
     MeasureSpec("AP", "standard", "average precision (mean: MAP)",
                 "AP@k = (1/R) sum_{i<=k, d_i relevant} P@i", TREC_EVAL + " map, map_cut",
-                average_precision, (REL,), cutoff="optional", aliases=("map", "map_cut")),
+                average_precision, (REL,), cutoff="optional", trec_eval=TrecEval("map", "map_cut")),
     MeasureSpec("YAAP", "standard", "yet another average precision: AP smoothed to average across topics",
                 "YAAP = log((1 + S) / (1 + R - S)), S = sum_{d relevant retrieved} P@rank(d)",
-                TREC_EVAL + " yaap; Robertson, ECIR 2012", yaap, (REL,), aliases=("yaap",)),
+                TREC_EVAL + " yaap; Robertson, ECIR 2012", yaap, (REL,), trec_eval=TrecEval("yaap")),
     MeasureSpec("P", "standard", "precision at cutoff k", "P@k = |relevant in top k| / k",
-                TREC_EVAL + " P", precision, (REL,), cutoff="required"),
+                TREC_EVAL + " P", precision, (REL,), cutoff="required", trec_eval=TrecEval(cut="P")),
     MeasureSpec("R", "standard", "recall (at cutoff k)", "R@k = |relevant in top k| / R",
-                TREC_EVAL + " recall", recall, (REL,), cutoff="optional", aliases=("recall",)),
+                TREC_EVAL + " recall", recall, (REL,), cutoff="optional", trec_eval=TrecEval(cut="recall")),
     MeasureSpec("Rprec", "standard", "R-precision", "Rprec = |relevant in top R| / R",
-                TREC_EVAL + " Rprec", r_precision, (REL,), aliases=("R-prec",)),
+                TREC_EVAL + " Rprec", r_precision, (REL,), aliases=("R-prec",), trec_eval=TrecEval("Rprec")),
     MeasureSpec("RR", "standard", "reciprocal rank of the first relevant document", "RR = 1 / rank_first_relevant",
-                TREC_EVAL + " recip_rank", reciprocal_rank, (REL,), cutoff="optional", aliases=("recip_rank", "MRR")),
+                TREC_EVAL + " recip_rank", reciprocal_rank, (REL,), cutoff="optional", aliases=("recip_rank", "MRR"),
+                trec_eval=TrecEval("recip_rank")),
     MeasureSpec("nDCG", "standard", "normalised discounted cumulative gain (gain = grade, log2(i+1) discount)",
                 "nDCG@k = sum_{i<=k} g_i/log2(i+1) / IDCG@k",
                 TREC_EVAL + " ndcg, ndcg_cut; Jarvelin & Kekalainen, TOIS 2002",
-                ndcg, (GAINS,), cutoff="optional", aliases=("ndcg", "ndcg_cut")),
+                ndcg, (GAINS,), cutoff="optional",
+                trec_eval=TrecEval("ndcg", "ndcg_cut", syntax="text", params=("gains",))),
     MeasureSpec("Bpref", "standard", "binary preference", "bpref = (1/R) sum_r (1 - min(n_r,R)/min(N,R))",
-                TREC_EVAL + " bpref; Buckley & Voorhees, SIGIR 2004", bpref, (REL,), aliases=("bpref",)),
+                TREC_EVAL + " bpref; Buckley & Voorhees, SIGIR 2004", bpref, (REL,), trec_eval=TrecEval("bpref")),
     MeasureSpec("NumRet", "standard", "documents retrieved", "|retrieved|", TREC_EVAL + " num_ret",
-                num_ret, (), aggregate="sum", integer=True, aliases=("num_ret",)),
+                num_ret, (), aggregate="sum", integer=True, trec_eval=TrecEval("num_ret")),
     MeasureSpec("NumRel", "standard", "relevant documents judged", "R", TREC_EVAL + " num_rel",
-                num_rel, (REL,), aggregate="sum", integer=True, aliases=("num_rel",)),
+                num_rel, (REL,), aggregate="sum", integer=True, trec_eval=TrecEval("num_rel")),
     MeasureSpec("NumRelRet", "standard", "relevant documents retrieved", "|relevant retrieved|",
-                TREC_EVAL + " num_rel_ret", num_rel_ret, (REL,), aggregate="sum", integer=True, aliases=("num_rel_ret",
-                                                                                                         )),
+                TREC_EVAL + " num_rel_ret", num_rel_ret, (REL,), aggregate="sum", integer=True,
+                trec_eval=TrecEval("num_rel_ret")),
 )

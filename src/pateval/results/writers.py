@@ -23,14 +23,13 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .._lazy import lazy_module
 from ..errors import ParameterError
 from ..formats.atomic import atomic_output
 from ..formats.names import RESULT_FORMATS
 from ..measures import parse_measure
-from ..measures.registry import TREC_EVAL_ORDER, trec_eval_name
+from ..measures.registry import trec_eval_name
+from ..trec_eval_rules import print_order, trec_eval_mean
 from ..validation import check_choice
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ else:
     pd = lazy_module("pandas")  # rows may be a DataFrame or plain columns (`pateval evaluate` prints without pandas)
 
 __all__ = ["RESULT_FORMATS", "TREC_EVAL_EXTRAS", "check_precision", "format_results", "format_table",
-           "format_trec_eval", "result_rows", "trec_eval_mean", "trec_eval_summary_rows", "trec_eval_names",
+           "format_trec_eval", "result_rows", "trec_eval_mean", "trec_eval_names",
            "write_results"]
 
 # trec_eval's lines that are not measures of the topics: the run's tag and the number of topics
@@ -169,64 +168,6 @@ def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
     return {str(m): trec_eval_name(m, relevance_level=relevance_level) or str(m) for m in measures}
 
 
-def _trec_eval_sort_key(name: str, given: int) -> tuple:
-    """trec_eval prints its measures in the order of its measure table, the values of a
-    measure's cutoffs ascending (``P_5`` before ``P_10``, ``Rprec_mult_0.20`` before
-    ``Rprec_mult_5.00``); measures trec_eval does not have come after, in the order asked for."""
-    if name in TREC_EVAL_ORDER:
-        return (0, TREC_EVAL_ORDER.index(name), 0.0, given)
-    bases = [base for base in TREC_EVAL_ORDER if name.startswith(base + "_")]
-    if not bases:
-        return (1, 0, 0.0, given)
-    base = max(bases, key=len)  # map_cut_5 is map_cut's, not map's
-    try:
-        cutoff = float(name[len(base) + 1:])
-    except ValueError:  # parameters that are no cutoff (utility_2,-1,0,0)
-        cutoff = 0.0
-    return (0, TREC_EVAL_ORDER.index(base), cutoff, given)
-
-
-def trec_eval_mean(values: np.ndarray, topics: Sequence, how: str, *, order: np.ndarray | None = None) -> float:
-    """One ``all`` value as trec_eval 10.0 accumulates it (meas_acc.c, meas_avg.c): the values
-    added one at a time in its topic order (byte order), then divided by their number
-    (``how="mean"``), kept (``"sum"``: the counts) or, the values being logs already
-    (log(max(v, 0.00001))), exp of their mean (``"gmean"``). The order matters in the last
-    bit, and so in the printed digits of a mean such as 2.739 / 4 (0.6848, not 0.6847).
-    ``order``: the topics' positions in that order, when the caller has them already.
-    """
-    if order is None:
-        order = _trec_eval_topic_order(topics)
-    # cumsum adds one value at a time, left to right, as trec_eval's loop does; 0.0 + makes a
-    # sum of negative zeros the 0.0 that loop, starting from 0.0, gives
-    total = 0.0 + float(np.cumsum(np.asarray(values, dtype=np.float64)[order])[-1]) if len(order) else 0.0
-    if how == "sum":
-        return total
-    return math.exp(total / len(topics)) if how == "gmean" else total / len(topics)
-
-
-def _trec_eval_topic_order(topics: Sequence) -> np.ndarray:
-    return np.array(sorted(range(len(topics)), key=lambda i: str(topics[i]).encode()), dtype=np.intp)
-
-
-def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False) -> list[tuple[str, str, float, int]]:
-    """The ``all`` rows ``(run, measure, value, topics)`` of runs' values as trec_eval sums them
-    (:func:`trec_eval_mean`); ``scored`` as for :func:`format_trec_eval`. ``logged``: the
-    values of geometric means are logs already (their z-scores, :mod:`pateval.results.zscores`)."""
-    how = {str(m): parse_measure(m).spec.aggregate for m in measures}
-    rows = []
-    for piece in scored:
-        n = len(piece.topics)
-        if not n:
-            continue
-        order = _trec_eval_topic_order(piece.topics)  # once for all the run's measures
-        for j, measure in enumerate(piece.measures):
-            values = np.asarray(piece.values[j * n:(j + 1) * n], dtype=np.float64)
-            if how[measure] == "gmean" and not logged:
-                values = np.log(np.maximum(values, 0.00001))
-            rows.append((piece.run, measure, trec_eval_mean(values, piece.topics, how[measure], order=order), n))
-    return rows
-
-
 #: trec_eval's measures that it prints in the summary only, never per topic (-q)
 _SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
@@ -267,7 +208,7 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     check_precision(precision)
     names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
         measures, relevance_level=relevance_level)
-    given = sorted(enumerate(names.items()), key=lambda item: _trec_eval_sort_key(item[1][1], item[0]))
+    given = sorted(enumerate(names.items()), key=lambda item: (*print_order(item[1][1]), item[0]))
     ordered = [(ours, theirs) for _, (ours, theirs) in given]
     integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
 
@@ -296,9 +237,9 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     texts = texts or {}
     # per topic: the measures and the text values in trec_eval's order; gm_map has no value per topic
     per_topic: list[tuple[str | None, str]] = [(ours, theirs) for _, ours, theirs in sorted(
-        [(_trec_eval_sort_key(theirs, i), ours, theirs) for i, (ours, theirs) in enumerate(ordered)
+        [((*print_order(theirs), i), ours, theirs) for i, (ours, theirs) in enumerate(ordered)
          if theirs not in _SUMMARY_ONLY]
-        + [(_trec_eval_sort_key(name, len(ordered)), None, name) for name in texts], key=lambda item: item[0])]
+        + [((*print_order(name), len(ordered)), None, name) for name in texts], key=lambda item: item[0])]
     lines: list[str] = []
     for run in totals:
         if per_query:

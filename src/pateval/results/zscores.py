@@ -23,7 +23,7 @@ import numpy as np
 
 from ..formats.zscores import ZScoreReference
 from ..measures import parse_measure
-from .writers import trec_eval_summary_rows
+from ..trec_eval_rules import trec_eval_summary_rows
 
 __all__ = ["MISSING_ZSCORE", "standard_scores", "zscore_results"]
 
@@ -51,8 +51,8 @@ def standard_scores(values: np.ndarray, topics: Sequence[str], measure: str,
     return scores
 
 
-def zscore_results(scored: Iterable, measures: Sequence, names: Mapping[str, str],
-                   reference: ZScoreReference) -> tuple[list, list[tuple[str, str, float, int]]]:
+def zscore_results(scored: Iterable, measures: Sequence, names: Mapping[str, str], reference: ZScoreReference, *,
+                   totals: Mapping[str, float] | None = None) -> tuple[list, list[tuple[str, str, float, int]]]:
     """Every run's values as z-scores, and their ``all`` values.
 
     Parameters
@@ -65,12 +65,14 @@ def zscore_results(scored: Iterable, measures: Sequence, names: Mapping[str, str
     names : mapping
         pateval's name of each measure -> its name in the reference file (trec_eval's).
     reference : ZScoreReference
+    totals : mapping, optional
+        ``all`` values trec_eval's rules set, by measure (:attr:`pateval.evaluation.Evaluation.totals`).
 
     Returns
     -------
     (scored, summary_rows)
         The runs with z-scores for values, and ``(run, measure, value, topics)`` rows summed
-        as trec_eval sums them (:func:`pateval.results.writers.trec_eval_summary_rows`).
+        as trec_eval sums them (:func:`pateval.trec_eval_rules.trec_eval_summary_rows`).
     """
     how = {str(m): parse_measure(m).spec.aggregate for m in measures}
     converted = []
@@ -83,4 +85,4 @@ def zscore_results(scored: Iterable, measures: Sequence, names: Mapping[str, str
                 raw = np.log(np.maximum(raw, 0.00001))
             values[j * n:(j + 1) * n] = standard_scores(raw, piece.topics, names[measure], reference)
         converted.append(dataclasses.replace(piece, values=values))
-    return converted, trec_eval_summary_rows(converted, measures, logged=True)
+    return converted, trec_eval_summary_rows(converted, measures, logged=True, totals=totals)
