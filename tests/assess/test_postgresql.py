@@ -223,28 +223,37 @@ def _same_judgements(engine, corpus, workspace) -> None:
                           actor=alice)
 
 
-def test_the_same_judgements_export_the_same_bytes_from_sqlite_and_postgresql(postgresql_url, workspace, corpus,
-                                                                             tmp_path):
-    """Issue 34: once a topic's claims were sent again, export.json listed the unresolved
-    disagreements in another order on PostgreSQL than on SQLite (a query without ORDER BY)."""
+def _fresh_database(postgresql_url: str, name: str) -> str:
+    """The URL of an empty database ``name`` made on the test server (skips when it cannot)."""
     import sqlalchemy
 
     from pateval.assess import db
-    from pateval.assess.export import export_qrels
 
-    fresh = sqlalchemy.make_url(db._normalise_url(postgresql_url)).set(database="pateval_same_bytes")
+    fresh = sqlalchemy.make_url(db._normalise_url(postgresql_url)).set(database=name)
     admin = sqlalchemy.create_engine(db._normalise_url(postgresql_url), isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
-            connection.exec_driver_sql("DROP DATABASE IF EXISTS pateval_same_bytes")
-            connection.exec_driver_sql("CREATE DATABASE pateval_same_bytes")
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}")
+            connection.exec_driver_sql(f"CREATE DATABASE {name}")
     except sqlalchemy.exc.SQLAlchemyError as error:
         pytest.skip(f"cannot create a second database on the server: {str(error).splitlines()[0]}")
     finally:
         admin.dispose()
+    return fresh.render_as_string(hide_password=False)
+
+
+def test_the_same_judgements_export_the_same_bytes_from_sqlite_and_postgresql(postgresql_url, workspace, corpus,
+                                                                             tmp_path):
+    """Issue 34: once a topic's claims were sent again, export.json listed the unresolved
+    disagreements in another order on PostgreSQL than on SQLite (a query without ORDER BY)."""
+
+    from pateval.assess import db
+    from pateval.assess.export import export_qrels
+
+    fresh = _fresh_database(postgresql_url, "pateval_same_bytes")
     written = {}
     for name, url in (("sqlite", f"sqlite:///{tmp_path / 'same.db'}"),
-                      ("postgresql", fresh.render_as_string(hide_password=False))):
+                      ("postgresql", fresh)):
         engine = db.open_database(url)
         _same_judgements(engine, corpus, workspace)
         for policy in ("final", "union", "bob"):
@@ -263,27 +272,17 @@ def test_the_same_judgements_export_the_same_bytes_from_sqlite_and_postgresql(po
 def test_a_pool_judged_on_postgresql_exports_what_sqlite_does(postgresql_url, workspace, corpus, tmp_path):
     """Issue 32, item 3, on PostgreSQL: a pool imported, judged in an adaptive order (grades,
     passages, an undo, an adjudication) exports the same bytes as on SQLite."""
-    import sqlalchemy
 
     from pateval.assess import db, pools, service
     from pateval.assess.export import export_qrels
 
     from .test_pools import _demo_pool
 
-    fresh = sqlalchemy.make_url(db._normalise_url(postgresql_url)).set(database="pateval_pools")
-    admin = sqlalchemy.create_engine(db._normalise_url(postgresql_url), isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as connection:
-            connection.exec_driver_sql("DROP DATABASE IF EXISTS pateval_pools")
-            connection.exec_driver_sql("CREATE DATABASE pateval_pools")
-    except sqlalchemy.exc.SQLAlchemyError as error:
-        pytest.skip(f"cannot create a second database on the server: {str(error).splitlines()[0]}")
-    finally:
-        admin.dispose()
+    fresh = _fresh_database(postgresql_url, "pateval_pools")
     path, docs = _demo_pool(corpus, tmp_path)
     written = {}
     for name, url in (("sqlite", f"sqlite:///{tmp_path / 'pools.db'}"),
-                      ("postgresql", fresh.render_as_string(hide_password=False))):
+                      ("postgresql", fresh)):
         engine = db.open_database(url)
         for who, admin_role in (("alice", True), ("bob", False), ("carol", False)):
             service.add_assessor(engine, who, f"a long password of {len(who) * 7}", is_admin=admin_role)
