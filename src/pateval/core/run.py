@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -523,14 +522,7 @@ class NestedRun:
         return sum(map(len, self.documents.values()))
 
     def to_run(self) -> Run:
-        """The run as a :class:`Run` (made once)."""
+        """The run as a :class:`Run` (made once, by :meth:`Run.from_dict`)."""
         if "run" not in self._cache:
-            topics = self.topic_ids.tolist()
-            values = np.concatenate([self.topic_scores(t) for t in topics] + [np.zeros(0)])
-            counts = np.fromiter((len(self.documents[t]) for t in topics), dtype=np.int64, count=len(topics))
-            # the topics coded in their sorted order: a topic with an empty dict stays a topic of the run
-            codes = pa.DictionaryArray.from_arrays(pa.array(np.repeat(np.arange(len(topics), dtype=np.int32), counts)),
-                                                   pa.array(topics, type=pa.string()))
-            docnos = pa.array(list(chain.from_iterable(self.documents[t] for t in topics)), type=pa.string())
-            self._cache["run"] = Run.from_columns(codes, docnos, values, name=self.name, source=self.source)
+            self._cache["run"] = Run.from_dict(self.documents, name=self.name, source=self.source)
         return self._cache["run"]
