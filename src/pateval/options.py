@@ -78,7 +78,7 @@ class EvaluationOptions:
         which trec_eval does not clear, where ``utility`` is cleared).
     block_bytes : int, optional
         Run files are read and scored in blocks of whole topics of about this many bytes
-        (default 32 MB), so memory holds one block; a run whose topics are scattered over
+        (default 8 MB), so memory holds one block; a run whose topics are scattered over
         the file is partitioned on disk first. 0 reads each run file whole. The values are
         the same either way.
     scheduler : str, optional

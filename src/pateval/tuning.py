@@ -73,7 +73,8 @@ ID_BLOCK_ROWS = 1 << 13
 #: index, ranking) take several times its pages. Set 2026-11-24 (commit 423b4f2) with
 #: benchmarks/bench_inputs.py, 10M rows, on the 2-core development machine: a quarter of
 #: 32 MB (half a million rows) was the fastest; 32 MB of pages took 1.4 times as long.
-PARQUET_BLOCK_SHARE = 4
+#: 1 since text blocks became 8 MB (2026-12-07): the same 8 MB of pages per block.
+PARQUET_BLOCK_SHARE = 1
 
 #: Threads scoring the blocks of a run file at once (executor.BlockScorer; at most one per
 #: core), and threads reading its first blocks ahead (formats.runblocks.read_ahead): memory

@@ -38,11 +38,12 @@ __all__ = ["RunFile", "DEFAULT_BLOCK_BYTES", "readable_in_blocks", "topic_block_
            "partition_run", "read_part",
            "merge_counted_notes"]
 
-# about a million lines of a typical run: a few hundred MB at most in memory. Smaller blocks were
-# measured not to help (2026-12-07, pateval trec_eval -m all_trec on a 10M-line run, 2 turns each,
-# alternating, shared 2-core machine): 16 MB 746-769 MB peak, 5.0-5.2 CPU-s; 24 MB 765-772 MB,
-# 5.5-5.7 CPU-s; 32 MB 651 MB, 4.4-5.5 CPU-s
-DEFAULT_BLOCK_BYTES = 32 << 20
+# about 250,000 lines of a typical run. Set 2026-12-07 with pateval trec_eval -m official on
+# benchmarks/bench_trec_eval.py's 10M-line run (2 turns each, shared 2-core machine): 32 MB
+# 697-717 MB peak, 4.0-4.4 CPU-s (0.9-1.4 s of it system: every block's arrays were fresh
+# pages); 8 MB 438-478 MB, 3.2-3.5 CPU-s; 4 MB 397-429 MB, 3.6-3.8 CPU-s (the per-block
+# steps begin to count). all_trec alike: 32 MB 702-709 MB; 8 MB 434-465 MB.
+DEFAULT_BLOCK_BYTES = 8 << 20
 _NOT_SPACE = re.compile(rb"\S")
 _SCAN = 1 << 16  # bytes read at a time when looking for a topic change
 
