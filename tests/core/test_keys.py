@@ -30,8 +30,10 @@ def _naive(groups, ids, priority):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), IDS), max_size=60), st.lists(st.tuples(st.integers(-1, 4), IDS),
                                                                           max_size=30),
-       st.randoms(use_true_random=False), st.booleans())
-def test_pair_index_agrees_with_a_dict(rows, queries, random, tied):
+       st.randoms(use_true_random=False), st.booleans(), st.booleans())
+def test_pair_index_agrees_with_a_dict(rows, queries, random, tied, contiguous):
+    if contiguous:  # each group's rows together, as a run's topics: sorted in slices of whole groups
+        rows = sorted(rows, key=lambda row: row[0])
     groups = np.array([g for g, _ in rows], dtype=np.int64)
     ids = [d for _, d in rows]
     priority = list(range(len(rows)))
@@ -51,12 +53,14 @@ def test_pair_index_agrees_with_a_dict(rows, queries, random, tied):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), IDS), max_size=60), st.lists(st.tuples(st.integers(-1, 4), IDS),
                                                                           max_size=30),
-       st.randoms(use_true_random=False))
-def test_pair_index_is_exact_when_every_hash_collides(rows, queries, random):
+       st.randoms(use_true_random=False), st.booleans())
+def test_pair_index_is_exact_when_every_hash_collides(rows, queries, random, contiguous):
     """Hashes only propose matches: with a hash that puts every pair of a group together,
     repeats and lookups still agree with a dict."""
     import pateval.core.keys as keys_module
 
+    if contiguous:
+        rows = sorted(rows, key=lambda row: row[0])
     groups = np.array([g for g, _ in rows], dtype=np.int64)
     ids = [d for _, d in rows]
     priority = list(range(len(rows)))
@@ -146,3 +150,28 @@ def test_many_different_pairs_behind_one_hash_are_told_apart(monkeypatch):
     found = index.find(np.array([k % 3 for k in asked] + [1]), StringKeys.of(pa.array(
         [distinct[k] for k in asked] + [distinct[0]])))
     assert found.tolist() == [*asked, -1]
+
+
+def test_contiguous_groups_sorted_in_slices_are_indexed_as_one_sort(monkeypatch):
+    """Groups whose rows are contiguous (in any order of groups) are sorted slice by slice
+    of whole groups: with slices of a few rows, repeats and lookups are those of one sort."""
+    import pateval.core.keys as keys_module
+
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 40, size=60)
+    order = rng.permutation(60)  # groups appear out of numeric order
+    groups = np.repeat(order, sizes)
+    ids = [f"d{v}" for v in rng.integers(0, 30, size=len(groups))]
+    keys = StringKeys.of(pa.array(ids, type=pa.string()))
+    queries = rng.integers(-1, 61, size=500)
+    asked = StringKeys.of(pa.array([f"d{v}" for v in rng.integers(0, 35, size=500)], type=pa.string()))
+    monkeypatch.setattr(keys_module, "SORT_SLICE_ROWS", 7)
+    sliced = PairIndex.build(groups, keys, n_groups=61)
+    assert sliced.segment_of_group is not None
+    monkeypatch.setattr(keys_module, "_segments", lambda group, n_groups, bits: (None, None))
+    whole = PairIndex.build(groups, keys, n_groups=61)
+    assert whole.segment_of_group is None
+    assert sliced.repeated.tolist() == whole.repeated.tolist()
+    assert sliced.first.tolist() == whole.first.tolist()
+    assert np.all(sliced.packed[1:] >= sliced.packed[:-1])  # one sorted whole: lookups binary-search it
+    assert sliced.find(queries, asked).tolist() == whole.find(queries, asked).tolist()

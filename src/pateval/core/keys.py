@@ -197,6 +197,43 @@ def _pair_hashes(keys: StringKeys, group: np.ndarray, rows: np.ndarray | None = 
     return out
 
 
+#: Rows per slice sorted at a time when a PairIndex's groups are contiguous (a slice holds
+#: whole groups, so it may be longer): 128 KB of integers, in cache. Set 2026-12-07 with
+#: 1M random uint64 on the 2-core development machine (NumPy 2.4, AVX-512): one sort 59 ms,
+#: slices of 262,144 59 ms, 65,536 35 ms, 16,384 28 ms, 4,096 28 ms.
+SORT_SLICE_ROWS = 1 << 14
+# the bits of hash kept below the segment number at least, and the expected share of rows whose
+# hash they share with another pair of their segment (each then confirmed on its ids) at most
+_MIN_HASH_BITS = 24
+_COLLISION_SHARE = 1e-3
+
+
+def _segments(group: np.ndarray, n_groups: int, bits: int) -> tuple[np.ndarray | None, np.ndarray]:
+    """When each group's rows are contiguous: each group's segment number (in order of
+    appearance; -1 for a group without rows) and the segments' starts (and the end);
+    else (or when too few hash bits would be left) None."""
+    n = len(group)
+    starts = np.r_[0, np.flatnonzero(group[1:] != group[:-1]) + 1, n] if n else np.zeros(1, dtype=np.int64)
+    n_segments = len(starts) - 1
+    if n_segments < 2 or n_segments != np.count_nonzero(np.bincount(group, minlength=n_groups)):
+        return None, starts
+    hash_bits = 64 - bits - (n_segments - 1).bit_length()
+    sizes = np.diff(starts).astype(np.float64)
+    if hash_bits < _MIN_HASH_BITS or float(sizes @ sizes) / 2.0 ** (hash_bits + 1) > _COLLISION_SHARE * n:
+        return None, starts
+    segment_of_group = np.full(n_groups, -1, dtype=np.int64)
+    segment_of_group[group[starts[:-1]]] = np.arange(n_segments)
+    return segment_of_group, starts
+
+
+def _lead(values: np.ndarray, segment: np.ndarray, segment_of_group: np.ndarray, bits: int) -> None:
+    """In place: pair hashes ``values`` become (segment << hash bits | the hash's top bits) << ``bits``."""
+    segment_bits = int(segment_of_group.max()).bit_length()
+    values >>= _U64(segment_bits + bits)
+    values <<= _U64(bits)
+    values |= segment.astype(np.uint64) << _U64(64 - segment_bits)
+
+
 @dataclass(frozen=True, eq=False)
 class PairIndex:
     """An index of rows keyed by (group, string): a run's (topic, document) pairs.
@@ -207,6 +244,11 @@ class PairIndex:
     candidates; each is confirmed on the group and the string itself
     (:meth:`StringKeys.same`), so the result is exact whatever the hashes do. A lookup is a
     binary search of its hash, then the same confirmation.
+
+    When each group's rows are contiguous (a run's topics, as engines write them), the
+    groups' numbers in order of appearance lead the integers: they then ascend along the
+    rows, and sorting slices of whole groups (:data:`SORT_SLICE_ROWS`, in cache) sorts the
+    whole, at about half the time of one sort.
 
     Attributes
     ----------
@@ -228,8 +270,9 @@ class PairIndex:
 
     group: np.ndarray
     keys: StringKeys
-    packed: np.ndarray  # uint64, sorted: (hash's top bits << bits) | place
+    packed: np.ndarray  # uint64, sorted: (segment << hash bits | hash's top bits) << bits | place
     bits: int  # the low bits holding a place
+    segment_of_group: np.ndarray | None  # each group's segment (-1: no row), None: one sort of every row
     row_of_place: np.ndarray | None  # the row at each place by priority (None: place = row)
     repeated: np.ndarray
     first: np.ndarray
@@ -249,19 +292,29 @@ class PairIndex:
         if priority is not None:
             row_of_place = np.argsort(np.asarray(priority, dtype=np.int64), kind="stable")
             place[row_of_place] = np.arange(n, dtype=np.uint64)
+        segment_of_group, starts = _segments(group, n_groups, bits)
         packed = _pair_hashes(keys, group)
-        packed >>= _U64(bits)
-        packed <<= _U64(bits)
-        packed |= place
+        if segment_of_group is None:
+            packed >>= _U64(bits)
+            packed <<= _U64(bits)
+            packed |= place
+            packed.sort()
+        else:
+            _lead(packed, np.repeat(np.arange(len(starts) - 1), np.diff(starts)), segment_of_group, bits)
+            packed |= place
+            cuts = np.unique(starts[np.searchsorted(starts, np.arange(0, n, SORT_SLICE_ROWS))])
+            for a, b in zip(cuts, np.r_[cuts[1:], n], strict=True):  # slices of whole segments
+                packed[a:b].sort()
         del place
-        packed.sort()
-        repeated = np.zeros(n, dtype=bool)
-        first = np.full(n, -1, dtype=np.int64)
+        # no repeat (nearly always): one read-only value stands for every row of each
+        repeated: np.ndarray = np.broadcast_to(np.False_, (n,))
+        first: np.ndarray = np.broadcast_to(np.int64(-1), (n,))
         # runs of places whose hashes share their top bits: repeats, or (seldom) different pairs
         prefix = packed >> _U64(bits)
         new_run = np.r_[True, prefix[1:] != prefix[:-1]]
         del prefix
         if not new_run.all():
+            repeated, first = np.zeros(n, dtype=bool), np.full(n, -1, dtype=np.int64)
             rows = cls._rows(packed, bits, row_of_place)
             head = np.flatnonzero(new_run)  # each run's first (earliest) place
             later = np.flatnonzero(~new_run)  # the places after it
@@ -283,8 +336,8 @@ class PairIndex:
             distinct = packed[~repeated[rows]]
         else:
             distinct = packed
-        return cls(group=group, keys=keys, packed=packed, bits=bits, row_of_place=row_of_place, repeated=repeated,
-                   first=first, distinct=distinct)
+        return cls(group=group, keys=keys, packed=packed, bits=bits, segment_of_group=segment_of_group,
+                   row_of_place=row_of_place, repeated=repeated, first=first, distinct=distinct)
 
     @staticmethod
     def _rows(packed: np.ndarray, bits: int, row_of_place: np.ndarray | None) -> np.ndarray:
@@ -301,8 +354,19 @@ class PairIndex:
         n = len(packed)
         if not len(pending) or not n:
             return found
+        low = _pair_hashes(keys, group, pending)
+        if self.segment_of_group is None:
+            low >>= _U64(self.bits)
+            low <<= _U64(self.bits)
+        else:  # a group without rows here matches nothing
+            segment = self.segment_of_group[np.minimum(group[pending], len(self.segment_of_group) - 1)]
+            segment[group[pending] >= len(self.segment_of_group)] = -1
+            held = segment >= 0
+            pending, low, segment = pending[held], low[held], segment[held]
+            if not len(pending):
+                return found
+            _lead(low, segment, self.segment_of_group, self.bits)
         # the queries in hash order: their binary searches walk the sorted places once
-        low = _pair_hashes(keys, group, pending) >> _U64(self.bits) << _U64(self.bits)
         order = np.argsort(low)
         pending, low = pending[order], low[order]
         at = np.searchsorted(packed, low)
