@@ -295,8 +295,8 @@ def test_the_command_process_takes_a_freed_block_again_without_page_faults():
 
 _BLAS_THREADS = """
 import os, sys
-from pateval.cli import _blas_threads
-_blas_threads()
+from pateval.cli import _native_library_settings
+_native_library_settings()
 import numpy
 print(os.environ["OPENBLAS_NUM_THREADS"], len(os.listdir("/proc/self/task")))
 """
@@ -313,3 +313,38 @@ def test_the_command_process_runs_blas_without_threads_of_its_own_unless_asked(u
     out = subprocess.run([sys.executable, "-c", _BLAS_THREADS], capture_output=True, text=True, check=True,
                          timeout=120, env=env).stdout.split()
     assert " ".join(out if users is None else out[:1]) == expected
+
+
+_ARROW_FREED = """
+import sys, time
+if sys.argv[1] == "command":
+    from pateval.cli import _native_library_settings
+    _native_library_settings()
+import pyarrow as pa, pyarrow.compute as pc
+
+def resident():
+    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) // 1024
+
+before = resident()
+columns = [pc.add(pa.array(range(200_000)), 1) for _ in range(100)]  # 160 MB in Arrow's pool
+grown = resident() - before
+del columns
+time.sleep(0.05)
+print(grown, resident() - before, pa.default_memory_pool().backend_name)
+"""
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/self/status"), reason="reads the resident memory from /proc")
+def test_the_command_process_hands_arrows_freed_pages_back():
+    # a block's Arrow columns, freed, leave the process (tuning.ARROW_PURGE_DELAY_MS): the peak
+    # then holds what is alive, not the high-water mark of every block read
+    env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_PURGE_DELAY"}
+    held = {}
+    for mode in ("default", "command"):
+        grown, kept, pool = subprocess.run([sys.executable, "-c", _ARROW_FREED, mode], capture_output=True, text=True,
+                                           check=True, timeout=120, env=env).stdout.split()
+        held[mode] = int(grown), int(kept)
+    if pool != "mimalloc":
+        pytest.skip(f"Arrow's pool here is {pool}, not mimalloc (whose setting this is)")
+    assert held["default"][0] > 100 and held["command"][0] > 100
+    assert held["command"][1] < held["command"][0] / 2 < held["default"][1]

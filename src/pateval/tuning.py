@@ -14,7 +14,7 @@ __all__ = ["SORTED_KEYS_MIN", "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SL
            "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "CSV_BLOCK_BYTES", "DD_QRELS_BLOCK_BYTES", "ID_BLOCK_ROWS",
            "PARQUET_BLOCK_SHARE", "SIMULATION_BLOCK_CELLS", "BOOTSTRAP_BLOCK_CELLS", "RESAMPLE_CHUNK_VALUES",
            "EXACT_SIGN_TOPICS", "BLOCK_THREADS", "MALLOC_MMAP_THRESHOLD", "MALLOC_TRIM_THRESHOLD",
-           "BLAS_THREADS", "READ_AHEAD_SPARE", "DICT_GROUP_TOPICS"]
+           "BLAS_THREADS", "ARROW_PURGE_DELAY_MS", "READ_AHEAD_SPARE", "DICT_GROUP_TOPICS"]
 
 # ---- measures -------------------------------------------------------------------------------
 
@@ -147,3 +147,11 @@ MALLOC_TRIM_THRESHOLD = 1 << 30
 #: (15 runs each way alternating, on the 2-core development machine): CPU 0.36-0.54 -> 0.23-0.41 s,
 #: wall unchanged (0.24-0.43 s both ways).
 BLAS_THREADS = 1
+
+#: Milliseconds Arrow's allocator (mimalloc) keeps freed pages before handing them back, in the
+#: ``pateval`` command's process (cli.run sets MIMALLOC_PURGE_DELAY before pyarrow is loaded,
+#: unless the user set it). By default it kept every block's freed columns, so the process held
+#: the high-water mark of Arrow's memory beside NumPy's. Set 2026-12-07 with ``pateval trec_eval
+#: -m official`` on benchmarks/bench_trec_eval.py's 10M-line run (3 turns, shared 2-core
+#: machine): peak 417-442 MB -> 358-368 MB, CPU 3.1-3.5 s both ways.
+ARROW_PURGE_DELAY_MS = 0

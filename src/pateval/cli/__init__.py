@@ -96,7 +96,7 @@ def run() -> None:
     memory the process is about to give back.
     """
     _keep_freed_memory()
-    _blas_threads()
+    _native_library_settings()
     status = main()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a reader gone (`| head`), a closed stream
@@ -119,12 +119,15 @@ def _keep_freed_memory() -> None:
     mallopt(-1, MALLOC_TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
 
 
-def _blas_threads() -> None:
-    """OpenBLAS's threads in the command's process (:data:`pateval.tuning.BLAS_THREADS`), set
-    before NumPy is imported (OpenBLAS reads it once); a value the user set is kept."""
-    from ..tuning import BLAS_THREADS
+def _native_library_settings() -> None:
+    """Settings the native libraries read once, as they are loaded, made for the command's
+    process before NumPy and pyarrow are imported; a value the user set is kept: OpenBLAS's
+    threads (:data:`pateval.tuning.BLAS_THREADS`) and how soon Arrow's allocator hands freed
+    pages back (:data:`pateval.tuning.ARROW_PURGE_DELAY_MS`)."""
+    from ..tuning import ARROW_PURGE_DELAY_MS, BLAS_THREADS
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(BLAS_THREADS))
+    os.environ.setdefault("MIMALLOC_PURGE_DELAY", str(ARROW_PURGE_DELAY_MS))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -231,7 +231,9 @@ def _lead(values: np.ndarray, segment: np.ndarray, segment_of_group: np.ndarray,
     segment_bits = int(segment_of_group.max()).bit_length()
     values >>= _U64(segment_bits + bits)
     values <<= _U64(bits)
-    values |= segment.astype(np.uint64) << _U64(64 - segment_bits)
+    segment = segment.astype(np.uint64, copy=False)  # the caller's scratch array: shifted in place
+    segment <<= _U64(64 - segment_bits)
+    values |= segment
 
 
 @dataclass(frozen=True, eq=False)
@@ -288,24 +290,29 @@ class PairIndex:
         n = len(group)
         bits = max(1, (n - 1).bit_length())
         row_of_place = None
-        place = np.arange(n, dtype=np.uint64)
-        if priority is not None:
-            row_of_place = np.argsort(np.asarray(priority, dtype=np.int64), kind="stable")
-            place[row_of_place] = np.arange(n, dtype=np.uint64)
         segment_of_group, starts = _segments(group, n_groups, bits)
         packed = _pair_hashes(keys, group)
         if segment_of_group is None:
             packed >>= _U64(bits)
             packed <<= _U64(bits)
+        else:
+            _lead(packed, np.repeat(np.arange(len(starts) - 1, dtype=np.uint64), np.diff(starts)), segment_of_group,
+                  bits)
+        if priority is None:  # a row's place is the row (in blocks: no array of every place at once)
+            for b0 in range(0, n, _BLOCK):
+                packed[b0 : b0 + _BLOCK] |= np.arange(b0, min(n, b0 + _BLOCK), dtype=np.uint64)
+        else:
+            row_of_place = np.argsort(np.asarray(priority, dtype=np.int64), kind="stable")
+            place = np.empty(n, dtype=np.uint64)
+            place[row_of_place] = np.arange(n, dtype=np.uint64)
             packed |= place
+            del place
+        if segment_of_group is None:
             packed.sort()
         else:
-            _lead(packed, np.repeat(np.arange(len(starts) - 1), np.diff(starts)), segment_of_group, bits)
-            packed |= place
             cuts = np.unique(starts[np.searchsorted(starts, np.arange(0, n, SORT_SLICE_ROWS))])
             for a, b in zip(cuts, np.r_[cuts[1:], n], strict=True):  # slices of whole segments
                 packed[a:b].sort()
-        del place
         # no repeat (nearly always): one read-only value stands for every row of each
         repeated: np.ndarray = np.broadcast_to(np.False_, (n,))
         first: np.ndarray = np.broadcast_to(np.int64(-1), (n,))
