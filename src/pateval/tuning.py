@@ -148,10 +148,11 @@ MALLOC_TRIM_THRESHOLD = 1 << 30
 #: wall unchanged (0.24-0.43 s both ways).
 BLAS_THREADS = 1
 
-#: Milliseconds Arrow's allocator (mimalloc) keeps freed pages before handing them back, in the
-#: ``pateval`` command's process (cli.run sets MIMALLOC_PURGE_DELAY before pyarrow is loaded,
-#: unless the user set it). By default it kept every block's freed columns, so the process held
-#: the high-water mark of Arrow's memory beside NumPy's. Set 2026-12-07 with ``pateval trec_eval
-#: -m official`` on benchmarks/bench_trec_eval.py's 10M-line run (3 turns, shared 2-core
-#: machine): peak 417-442 MB -> 358-368 MB, CPU 3.1-3.5 s both ways.
-ARROW_PURGE_DELAY_MS = 0
+#: Milliseconds Arrow's allocator (mimalloc) keeps freed pages before it hands them back (on
+#: its next calls), in the ``pateval`` command's process (cli.run sets MIMALLOC_PURGE_DELAY
+#: before pyarrow is loaded, unless the user set it). By default it kept every block's freed
+#: columns, so the process held the high-water mark of Arrow's memory beside NumPy's. Set
+#: 2026-12-07 with ``pateval trec_eval -m official`` on benchmarks/bench_trec_eval.py's 10M-line
+#: run (3 turns, alternating, shared 2-core machine): kept 465-481 MB peak, 0.30-0.40 s system
+#: CPU; 0 ms 359-369 MB, 0.38-0.59 s (pages faulted in again); 50 ms 378-388 MB, 0.23-0.29 s.
+ARROW_PURGE_DELAY_MS = 50
