@@ -330,7 +330,8 @@ columns = [pc.add(pa.array(range(200_000)), 1) for _ in range(100)]  # 160 MB in
 grown = resident() - before
 del columns
 time.sleep(0.2)  # past the delay: the next calls hand the pages back
-pc.sum(pc.add(pa.array(range(1000)), 1))
+more = [pc.add(pa.array(range(1000)), 1) for _ in range(10)]
+del more
 print(grown, resident() - before, pa.default_memory_pool().backend_name)
 """
 
