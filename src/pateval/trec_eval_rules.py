@@ -224,6 +224,22 @@ def top_in_preference_order(run: Run, max_documents: int) -> Run:
     return _first_rows(run, perm[ascending_docno_ties(run.topic[perm], run.score[perm])], max_documents)
 
 
+def as_cut(measure: Measure, *, judged_only: bool, compat: str) -> tuple[Measure, bool]:
+    """How -J (``judged_only``: for every measure) and -M apply to one measure: the measure as
+    scored, ``judged_only=true`` where -J applies (its ranking without unjudged documents; the
+    judgement-group measures also keep in each group's ranking only what that group judges,
+    as trec_eval's -J), and whether -M cuts in the preference measures' own order
+    (:func:`top_in_preference_order`). ``compat="trec_eval"``: the preference measures ignore
+    -J and cut -M in that order, as trec_eval's; pateval's rules apply -J to every measure
+    and cut -M in the evaluation's order."""
+    from .measures import Measure
+
+    preferences = compat == "trec_eval" and "preferences" in measure.spec.requires
+    if judged_only and not preferences and not measure.judged_only:
+        measure = Measure.make(measure.spec, {**dict(measure.values), "judged_only": True}, measure.cutoff)
+    return measure, preferences
+
+
 # ---- -c: stand-in rankings; -J: empty rankings; relstring -------------------------------------
 
 #: The document of trec_eval -c's stand-in ranking of a qrels topic without results (trec_eval.c).
