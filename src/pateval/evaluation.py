@@ -44,14 +44,7 @@ from .formats.resources import prepare_resources, resource_options
 from .formats.runblocks import RunFile, merge_counted_notes
 from .measures import EvaluationContext, Measure, parse_measures
 from .options import EvaluationOptions
-from .trec_eval_rules import (
-    as_cut,
-    judged_rows_only,
-    nan_on_empty_rankings,
-    stand_in_run,
-    top_in_preference_order,
-    zeroed_on_stand_in,
-)
+from .trec_eval_rules import judged_rows_only, nan_on_empty_rankings, stand_in_run, zeroed_on_stand_in
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -305,14 +298,12 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], pars
 
 
 def _rankings(measures: list[Measure], options: EvaluationOptions) -> dict[tuple[bool, bool], tuple[list, list]]:
-    """The measures by the ranking they are scored on, as -J and -M apply to each
-    (:func:`~pateval.trec_eval_rules.as_cut`): (without unjudged documents, -M in the preference
-    measures' order) -> the measures' positions and the measures as scored; plain rankings first."""
+    """The measures by the ranking they are scored on (:func:`~pateval.trec_eval_rules.as_cut`):
+    (-J, -M in the preferences' order) -> their positions, the measures as scored; plain first."""
     groups: dict[tuple[bool, bool], tuple[list, list]] = {}
     for j, measure in enumerate(measures):
-        scored, preference_order = as_cut(measure, judged_only=options.judged_only, compat=options.compat)
-        rows, group = groups.setdefault((scored.judged_only, preference_order and options.max_documents is not None),
-                                        ([], []))
+        scored, preferences = trec_eval_rules.as_cut(measure, judged_only=options.judged_only, compat=options.compat)
+        rows, group = groups.setdefault((scored.judged_only, preferences and bool(options.max_documents)), ([], []))
         rows.append(j)
         group.append(scored)
     return dict(sorted(groups.items()))
@@ -322,24 +313,23 @@ def _score_whole(run: Run | NestedRun, qrels: Qrels, parsed: list[Measure], opti
                  context: EvaluationContext, index_of: Callable[[np.ndarray], JudgementIndex]) -> BlockScores:
     """A run held whole, ranked and scored as the one block of itself (:func:`score_block`'s
     values, notes and matches), with trec_eval's -M and -J cuts, which need the whole run."""
-    values: list = [None] * len(parsed)
+    values: dict = {}
     kept: Ranking | None = None
-    for (judged_only, preference_order), (rows, group) in _rankings(parsed, options).items():
+    for (judged_only, preferences), (rows, group) in _rankings(parsed, options).items():
         cut, max_documents = run, options.max_documents
-        if preference_order and max_documents is not None:  # compat="trec_eval": -M in the preferences' order
-            cut, max_documents = top_in_preference_order(run.to_run() if isinstance(run, NestedRun) else run,
-                                                         max_documents), None
+        if preferences and max_documents is not None:  # compat="trec_eval": -M in the preference measures' order
+            cut, max_documents = trec_eval_rules.top_rows_only(run.to_run() if isinstance(run, NestedRun) else run,
+                                                               max_documents, preferences=True), None
         ranking = rank(cut, qrels, order=options.order, doc_key=options.doc_key, max_documents=max_documents,
                        judged_only=judged_only, judgements=index_of, topics=np.asarray(qrels.topic_ids, dtype=object))
         kept = kept or ranking  # the notes of the first ranking (of every measure, unless some are cut)
         scored = np.asarray(measure_values(ranking.ranked, group, context), dtype=np.float64).reshape(len(group), -1)
         if options.compat == "trec_eval":  # (a run held whole may hold a topic without documents)
             nan_on_empty_rankings(ranking.ranked, group, scored)
-        for j, row in zip(rows, scored, strict=True):
-            values[j] = row
+        values.update(zip(rows, scored, strict=True))
     assert kept is not None  # (some measure was asked for)
     return BlockScores(tag=run.name, run_topics=np.asarray(run.topic_ids, dtype=object), topics=kept.topics,
-                       values=np.vstack(values), notes=kept.notes, matches=kept.matches)
+                       values=np.vstack([values[j] for j in sorted(values)]), notes=kept.notes, matches=kept.matches)
 
 
 def _put_together(name: str, scores: list[BlockScores], measures: list[Measure], qrels: Qrels,

@@ -176,19 +176,19 @@ def _subset(run: Run, keep: np.ndarray) -> Run:
                run.rank[keep], source=run.source, notes=run.notes, metadata=run.metadata, resources=run.resources)
 
 
-def top_rows_only(run: Run, max_documents: int, *, order: str = "score") -> Run:
-    """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order."""
-    from .core.ranking import evaluation_order
-
-    return _first_rows(run, evaluation_order(run, order=order), max_documents)
-
-
-def _first_rows(run: Run, rows: np.ndarray, max_documents: int) -> Run:
-    """The run's first ``max_documents`` of each topic's ``rows`` (all rows, topic by topic, in order)."""
+def top_rows_only(run: Run, max_documents: int, *, order: str = "score", preferences: bool = False) -> Run:
+    """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order, or in the
+    preference measures' (``preferences``: by score, equal scores in ascending docno order, as
+    trec_eval's preference code ranks them)."""
     import numpy as np
 
+    from .core.ranking import evaluation_order
     from .core.segments import place_in_runs
+    from .measures.prefs import ascending_docno_ties
 
+    rows = evaluation_order(run, order="score" if preferences else order)
+    if preferences:
+        rows = rows[ascending_docno_ties(run.topic[rows], run.score[rows])]
     keep = np.zeros(len(run), dtype=bool)
     keep[rows[place_in_runs(run.topic[rows]) < max_documents]] = True
     return run if keep.all() else _subset(run, keep)
@@ -214,24 +214,12 @@ def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") ->
     return run if keep.all() else _subset(run, keep)
 
 
-def top_in_preference_order(run: Run, max_documents: int) -> Run:
-    """trec_eval -M for the preference measures: each topic's first documents by score,
-    equal scores in ascending docno order (trec_eval's preference code ranks so)."""
-    from .core.ranking import evaluation_order
-    from .measures.prefs import ascending_docno_ties
-
-    perm = evaluation_order(run, order="score")
-    return _first_rows(run, perm[ascending_docno_ties(run.topic[perm], run.score[perm])], max_documents)
-
-
 def as_cut(measure: Measure, *, judged_only: bool, compat: str) -> tuple[Measure, bool]:
-    """How -J (``judged_only``: for every measure) and -M apply to one measure: the measure as
-    scored, ``judged_only=true`` where -J applies (its ranking without unjudged documents; the
-    judgement-group measures also keep in each group's ranking only what that group judges,
-    as trec_eval's -J), and whether -M cuts in the preference measures' own order
-    (:func:`top_in_preference_order`). ``compat="trec_eval"``: the preference measures ignore
-    -J and cut -M in that order, as trec_eval's; pateval's rules apply -J to every measure
-    and cut -M in the evaluation's order."""
+    """How -J (``judged_only``: for every measure) and -M apply to a measure: the measure as
+    scored, with ``judged_only=true`` where -J applies (the judgement-group measures then keep
+    in each group's ranking what that group judges, as trec_eval), and whether -M cuts in the
+    preference measures' order (:func:`top_rows_only`). ``compat="trec_eval"``: these ignore
+    -J and cut -M in that order, as trec_eval's; pateval's rules treat them as any measure."""
     from .measures import Measure
 
     preferences = compat == "trec_eval" and "preferences" in measure.spec.requires

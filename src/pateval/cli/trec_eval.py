@@ -148,12 +148,9 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
             groups = reader[args.Rel_info_format](args.qrels)
             qrels = groups.qrels()
             options = dataclasses.replace(options, resources={side_input: groups})
-        run = None
-        if run_file is not None:
-            result = api.evaluation(qrels, [run_file], options=options)
-        else:
-            run = read_run(args.results, on_duplicate=options.on_duplicate, lines="trec_eval", mixed_tags="last")
-            result = api.evaluation(qrels, [run], options=options)
+        run = None if run_file is not None else read_run(args.results, on_duplicate=options.on_duplicate,
+                                                         lines="trec_eval", mixed_tags="last")
+        result = api.evaluation(qrels, [run_file or run], options=options)
         # without -c, the means are over the topics in both files (usnistgov/trec_eval#18), where trec_eval
         # 10.0 stops at a qrels topic without results (exit 4): the topics left out are named, as pateval names them
         for note in result.notes:
