@@ -215,11 +215,10 @@ def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") ->
 
 
 def as_cut(measure: Measure, *, judged_only: bool, compat: str) -> tuple[Measure, bool]:
-    """How -J (``judged_only``: for every measure) and -M apply to a measure: the measure as
-    scored, with ``judged_only=true`` where -J applies (the judgement-group measures then keep
-    in each group's ranking what that group judges, as trec_eval), and whether -M cuts in the
-    preference measures' order (:func:`top_rows_only`). ``compat="trec_eval"``: these ignore
-    -J and cut -M in that order, as trec_eval's; pateval's rules treat them as any measure."""
+    """How -J (``judged_only``) and -M apply to a measure: the measure as scored, ``judged_only=true``
+    where -J applies (a judgement-group measure then keeps in each group's ranking what it judges, as
+    trec_eval), and whether -M cuts in the preference measures' order (:func:`top_rows_only`):
+    with ``compat="trec_eval"`` they ignore -J and cut so, as trec_eval's; else they are as any."""
     from .measures import Measure
 
     preferences = compat == "trec_eval" and "preferences" in measure.spec.requires
