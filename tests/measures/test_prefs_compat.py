@@ -110,12 +110,13 @@ def test_each_compat_applies_its_rules(tmp_path, capsys, fmt, text, run_text, me
             measures=[measure], compat=compat, judged_only="-J" in flags, max_documents=max_documents,
             resources={REL_INFO_FORMATS[fmt]: groups}))
         assert result.summary_rows()[0][2] == pytest.approx(expected), compat
-    if fmt == "prefs":  # pateval evaluate takes preferences (--prefs) beside the qrels they judge
+    if fmt != "qrels_prefs":  # pateval evaluate takes --prefs and --qrels-jg beside the qrels they judge
         qrels = tmp_path / "qrels"
         q = groups.qrels()
         qrels.write_text("".join(f"{t} 0 {d} {g}\n" for t, d, g in zip(q.topic, q.docno, q.rel, strict=True)))
+        option = {"prefs": "--prefs", "qrels_jg": "--qrels-jg"}[fmt]
         for compat, expected in (("trec_eval", theirs), ("pateval", ours)):
-            assert main(["evaluate", "--names", "trec", "--compat", compat, "--prefs", str(rel), "-m", measure,
+            assert main(["evaluate", "--names", "trec", "--compat", compat, option, str(rel), "-m", measure,
                          *flags, str(qrels), str(run)]) == 0
             assert capsys.readouterr().out.split("\t")[-1].strip() == (
                 f"{expected:.0f}" if measure.startswith("prefs_num") else f"{expected:.4f}")
