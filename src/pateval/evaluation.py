@@ -170,7 +170,7 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], optio
     if options.relevance_level is not None:
         parsed = _with_relevance_level(parsed, options.relevance_level)
     # compat="trec_eval": the measures whose values trec_eval clears on -c's stand-in rankings
-    cleared = {str(m) for m, name in zip(parsed, printed, strict=True) if options.compat == "trec_eval"
+    cleared = {j for j, (m, name) in enumerate(zip(parsed, printed, strict=True)) if options.compat == "trec_eval"
                and zeroed_on_stand_in(m, relevance_level=options.relevance_level, printed=name)}
     totals = (trec_eval_rules.complete_totals(qrels, parsed, printed, relevance_level=options.relevance_level)
               if options.compat == "trec_eval" and options.complete else {})
@@ -223,23 +223,22 @@ def _refuse_integer_measures(qrels: Qrels, measures: list[Measure]) -> None:
 
 def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measure], missing: np.ndarray,
                   options: EvaluationOptions, judgements: JudgementIndex, run_name: str,
-                  context: EvaluationContext, cleared: set[str]) -> np.ndarray:
+                  context: EvaluationContext, cleared: list[bool]) -> np.ndarray:
     """``values`` of ``measures`` (a row each, a column per topic of ``ranked``) as trec_eval gives
     them where its rules differ from pateval's (``compat="trec_eval"``): iprec_at_recall and
     11pt_avg NaN on an empty ranking; with -c, a qrels topic without results (``missing``) scored
-    on trec_eval's stand-in ranking of one unjudged document, some values then cleared by name."""
+    on trec_eval's stand-in ranking of one unjudged document, some values then cleared by name
+    (``cleared``: a flag per measure; ``measures``: as scored, all judged_only or none)."""
     values = np.array(values, dtype=np.float64).reshape(len(measures), -1)
     nan_on_empty_rankings(ranked, measures, values)
     if options.complete and len(missing):
         stand_in = stand_in_run(missing, run_name)
-        if options.judged_only or measures[0].judged_only:
+        if measures[0].judged_only:
             stand_in = judged_rows_only(stand_in, judgements.qrels, doc_key=options.doc_key)
         standing = rank_run(stand_in, judgements.restrict(missing), order=options.order)  # one row a topic
         theirs = measure_values(standing, measures, context).reshape(len(measures), -1)
         nan_on_empty_rankings(standing, measures, theirs)
-        for j, measure in enumerate(measures):
-            if str(measure) in cleared:
-                theirs[j] = 0.0
+        theirs[np.asarray(cleared, dtype=bool)] = 0.0
         values[:, positions_in(np.asarray(ranked.topic_ids, dtype=object), np.asarray(standing.topic_ids,
                                                                                       dtype=object))] = theirs
     return values
@@ -247,7 +246,7 @@ def _as_trec_eval(values: np.ndarray, ranked: RankedTopics, measures: list[Measu
 
 def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], parsed: list[Measure],
                    options: EvaluationOptions, *, context: EvaluationContext, blocks: BlockScorer,
-                   cleared: set[str]) -> Evaluation:
+                   cleared: set[int]) -> Evaluation:
     notes: list[str] = list(qrels.notes)
     indexes: dict[tuple, JudgementIndex] = {}
     pieces = []
@@ -298,33 +297,44 @@ def _evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], pars
     return Evaluation(scored=pieces, measures=parsed, notes=notes, run_metadata=run_metadata)
 
 
+def _rankings(measures: list[Measure], options: EvaluationOptions) -> dict[tuple[bool, bool], tuple[list, list]]:
+    """The measures by the ranking they are scored on (:func:`~pateval.trec_eval_rules.as_cut`):
+    (-J, -M in the preferences' order) -> their positions, the measures as scored; plain first."""
+    groups: dict[tuple[bool, bool], tuple[list, list]] = {}
+    for j, measure in enumerate(measures):
+        scored, preferences = trec_eval_rules.as_cut(measure, judged_only=options.judged_only, compat=options.compat)
+        rows, group = groups.setdefault((scored.judged_only, preferences and bool(options.max_documents)), ([], []))
+        rows.append(j)
+        group.append(scored)
+    return dict(sorted(groups.items()))
+
+
 def _score_whole(run: Run | NestedRun, qrels: Qrels, parsed: list[Measure], options: EvaluationOptions,
                  context: EvaluationContext, index_of: Callable[[np.ndarray], JudgementIndex]) -> BlockScores:
     """A run held whole, ranked and scored as the one block of itself (:func:`score_block`'s
     values, notes and matches), with trec_eval's -M and -J cuts, which need the whole run."""
     values: dict = {}
     kept: Ranking | None = None
-    # judged_only measures: scored on the ranking without unjudged documents (trec_eval -J)
-    plain, judged = [m for m in parsed if not m.judged_only], [m for m in parsed if m.judged_only]
-    for group in (plain, judged):
-        if not group:
-            continue
-        ranking = rank(run, qrels, order=options.order, doc_key=options.doc_key, max_documents=options.max_documents,
-                       judged_only=options.judged_only or group is judged, judgements=index_of,
-                       topics=np.asarray(qrels.topic_ids, dtype=object))
-        kept = kept or ranking  # the notes of the ranking of every measure, or of the judged one
+    for (judged_only, preferences), (rows, group) in _rankings(parsed, options).items():
+        cut, max_documents = run, options.max_documents
+        if preferences and max_documents is not None:  # compat="trec_eval": -M in the preference measures' order
+            cut, max_documents = trec_eval_rules.top_rows_only(run.to_run() if isinstance(run, NestedRun) else run,
+                                                               max_documents, preferences=True), None
+        ranking = rank(cut, qrels, order=options.order, doc_key=options.doc_key, max_documents=max_documents,
+                       judged_only=judged_only, judgements=index_of, topics=np.asarray(qrels.topic_ids, dtype=object))
+        kept = kept or ranking  # the notes of the first ranking (of every measure, unless some are cut)
         scored = np.asarray(measure_values(ranking.ranked, group, context), dtype=np.float64).reshape(len(group), -1)
         if options.compat == "trec_eval":  # (a run held whole may hold a topic without documents)
             nan_on_empty_rankings(ranking.ranked, group, scored)
-        values.update(zip(group, scored, strict=True))
+        values.update(zip(rows, scored, strict=True))
     assert kept is not None  # (some measure was asked for)
     return BlockScores(tag=run.name, run_topics=np.asarray(run.topic_ids, dtype=object), topics=kept.topics,
-                       values=np.vstack([values[m] for m in parsed]), notes=kept.notes, matches=kept.matches)
+                       values=np.vstack([values[j] for j in sorted(values)]), notes=kept.notes, matches=kept.matches)
 
 
 def _put_together(name: str, scores: list[BlockScores], measures: list[Measure], qrels: Qrels,
                   options: EvaluationOptions, judgements_of: Callable[[np.ndarray], JudgementIndex],
-                  context: EvaluationContext, cleared: set[str]) -> tuple[ScoredRun, list[str]]:
+                  context: EvaluationContext, cleared: set[int]) -> tuple[ScoredRun, list[str]]:
     """(values, notes) of one run from its blocks' (a run file's, or a run held whole), as if it
     were evaluated whole: the topics evaluated and those left out, a qrels topic without
     results (complete) scored on an empty ranking, the notes of every block, one note on
@@ -338,15 +348,12 @@ def _put_together(name: str, scores: list[BlockScores], measures: list[Measure],
         judgements = judgements_of(missing)
         ranked = rank_run(Run.from_columns([], [], [], name=name), judgements, order=options.order)
         values = np.empty((len(measures), len(missing)))
-        for judged_only in (False, True):  # (trec_eval's stand-in ranking is cut for -J's measures)
-            rows = [j for j, m in enumerate(measures) if m.judged_only == judged_only]
-            if rows:
-                group = [measures[j] for j in rows]
-                group_values = measure_values(ranked, group, context)
-                if options.compat == "trec_eval":
-                    group_values = _as_trec_eval(group_values, ranked, group, missing, options, judgements, name,
-                                                 context, cleared)
-                values[rows] = np.asarray(group_values, dtype=np.float64).reshape(len(rows), -1)
+        for rows, group in _rankings(measures, options).values():  # (trec_eval's stand-in ranking is cut by -J)
+            group_values = measure_values(ranked, group, context)
+            if options.compat == "trec_eval":
+                group_values = _as_trec_eval(group_values, ranked, group, missing, options, judgements, name,
+                                             context, [j in cleared for j in rows])
+            values[rows] = np.asarray(group_values, dtype=np.float64).reshape(len(rows), -1)
         scored.append((missing, values))
     all_topics = np.concatenate([t for t, _ in scored])
     values = np.concatenate([v for _, v in scored], axis=1)

@@ -70,7 +70,8 @@ class EvaluationOptions:
         counts that document: -1 where pateval gives 0), and num_rel's ``all`` value counts every
         grade > 0; iprec_at_recall and 11pt_avg are NaN on a ranking ``judged_only`` leaves empty
         (trec_eval divides 0 by 0); the ``all`` values are summed as trec_eval sums them (topics
-        in byte order). See docs/trec_eval-compat.md.
+        in byte order); the preference measures ignore ``judged_only`` and cut ``max_documents``
+        by score, ties by ascending docno. See docs/trec_eval-compat.md.
     trec_eval_names : mapping, optional
         With ``compat="trec_eval"``: the name trec_eval prints a measure under (by the
         measure's name in ``measures``) where it is not the registry's; trec_eval clears values

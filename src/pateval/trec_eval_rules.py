@@ -176,19 +176,19 @@ def _subset(run: Run, keep: np.ndarray) -> Run:
                run.rank[keep], source=run.source, notes=run.notes, metadata=run.metadata, resources=run.resources)
 
 
-def top_rows_only(run: Run, max_documents: int, *, order: str = "score") -> Run:
-    """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order."""
-    from .core.ranking import evaluation_order
-
-    return _first_rows(run, evaluation_order(run, order=order), max_documents)
-
-
-def _first_rows(run: Run, rows: np.ndarray, max_documents: int) -> Run:
-    """The run's first ``max_documents`` of each topic's ``rows`` (all rows, topic by topic, in order)."""
+def top_rows_only(run: Run, max_documents: int, *, order: str = "score", preferences: bool = False) -> Run:
+    """trec_eval -M: each topic's first ``max_documents`` rows in evaluation order, or in the
+    preference measures' (``preferences``: by score, equal scores in ascending docno order, as
+    trec_eval's preference code ranks them)."""
     import numpy as np
 
+    from .core.ranking import evaluation_order
     from .core.segments import place_in_runs
+    from .measures.prefs import ascending_docno_ties
 
+    rows = evaluation_order(run, order="score" if preferences else order)
+    if preferences:
+        rows = rows[ascending_docno_ties(run.topic[rows], run.score[rows])]
     keep = np.zeros(len(run), dtype=bool)
     keep[rows[place_in_runs(run.topic[rows]) < max_documents]] = True
     return run if keep.all() else _subset(run, keep)
@@ -214,14 +214,17 @@ def judged_rows_only(run: Run, qrels: Qrels, *, doc_key: str = "publication") ->
     return run if keep.all() else _subset(run, keep)
 
 
-def top_in_preference_order(run: Run, max_documents: int) -> Run:
-    """trec_eval -M for the preference measures: each topic's first documents by score,
-    equal scores in ascending docno order (trec_eval's preference code ranks so)."""
-    from .core.ranking import evaluation_order
-    from .measures.prefs import ascending_docno_ties
+def as_cut(measure: Measure, *, judged_only: bool, compat: str) -> tuple[Measure, bool]:
+    """How -J (``judged_only``) and -M apply to a measure: the measure as scored, ``judged_only=true``
+    where -J applies (a judgement-group measure then keeps in each group's ranking what it judges, as
+    trec_eval), and whether -M cuts in the preference measures' order (:func:`top_rows_only`):
+    with ``compat="trec_eval"`` they ignore -J and cut so, as trec_eval's; else they are as any."""
+    from .measures import Measure
 
-    perm = evaluation_order(run, order="score")
-    return _first_rows(run, perm[ascending_docno_ties(run.topic[perm], run.score[perm])], max_documents)
+    preferences = compat == "trec_eval" and "preferences" in measure.spec.requires
+    if judged_only and not preferences and not measure.judged_only:
+        measure = Measure.make(measure.spec, {**dict(measure.values), "judged_only": True}, measure.cutoff)
+    return measure, preferences
 
 
 # ---- -c: stand-in rankings; -J: empty rankings; relstring -------------------------------------

@@ -96,14 +96,13 @@ def _run_trec_eval(**inputs) -> int:
 
     # trec_eval looks at neither the rank nor what follows a results line's sixth column, and names
     # the run by the last line's tag. A run file is read and scored in blocks of whole topics (one
-    # block per thread in memory; -M and -J cut it whole) unless what follows needs the run itself:
-    # relstrings, the side inputs' measures (the preference measures' own -M order)
-    whole = (args.per_query and "relstring" in marked) or REL_INFO_FORMATS[args.Rel_info_format] is not None
+    # block per thread in memory; -M and -J cut it whole) unless relstrings need the run itself
+    whole = args.per_query and "relstring" in marked
     run_file = (RunFile(Path(args.results), lines="trec_eval", mixed_tags="last")
                 if readable_in_blocks(args.results) and not whole else None)
-    # its first blocks are read while the rest of pateval is imported and the qrels are read
-    with pandas_deferred(), (read_ahead(run_file) if run_file is not None and args.max_documents is None
-                             else nullcontext()):
+    # its first blocks are read while the rest of pateval is imported and the qrels are read (-M, -J: whole)
+    ahead = not (args.max_documents or args.judged_only)
+    with pandas_deferred(), (read_ahead(run_file) if run_file is not None and ahead else nullcontext()):
         return _evaluate(args, marked, run_file)
 
 
@@ -116,10 +115,10 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
     from ..executor import TopicsLeftOut, rank
     from ..formats.qrels import read_qrels
     from ..formats.trec import read_run
-    from ..measures import Measure, parse_measure
+    from ..measures import parse_measure
     from ..options import EvaluationOptions
     from ..results.writers import format_trec_eval
-    from ..trec_eval_rules import relstrings, top_in_preference_order
+    from ..trec_eval_rules import relstrings
 
     side_input = REL_INFO_FORMATS[args.Rel_info_format]
     if side_input and "relstring" in marked:
@@ -131,19 +130,13 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
             formats = [f for f, kind in REL_INFO_FORMATS.items() if kind in needs or (not needs and kind is None)]
             raise PatevalError(f"trec_eval -m {theirs}: needs -R {' or -R '.join(formats)}, not -R "
                                f"{args.Rel_info_format}")
-    # -J: the preference measures ignore it (as trec_eval's), the judgement groups' apply it group by group
-    judged_only = args.judged_only and side_input is None
-    if args.judged_only and side_input == "judgement_groups":
-        parsed = {Measure.make(m.spec, {**dict(m.values), "judged_only": True}, m.cutoff): theirs
-                  for m, theirs in parsed.items()}
     printed = {str(measure): theirs for measure, theirs in parsed.items()}
     # runid and num_q alone: trec_eval still reads and matches every topic
     measures = list(printed) or ["NumRet"]
-    # -M: the preference measures cut each ranking in their own order (trec_eval_rules.top_in_preference_order)
-    max_documents = None if side_input == "preferences" else args.max_documents
+    # -J and -M as trec_eval applies them to each measure, the side inputs' too (trec_eval_rules.as_cut)
     options = EvaluationOptions(measures=measures, qrels_format="trec", complete=args.complete,
-                                relevance_level=args.relevance_level, max_documents=max_documents,
-                                judged_only=judged_only, compat="trec_eval", trec_eval_names=printed)
+                                relevance_level=args.relevance_level, max_documents=args.max_documents,
+                                judged_only=args.judged_only, compat="trec_eval", trec_eval_names=printed)
     with pandas_deferred():
         if side_input is None:
             # trec_eval's integer grades: a grade with a fraction is refused at its line, as before
@@ -155,14 +148,9 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
             groups = reader[args.Rel_info_format](args.qrels)
             qrels = groups.qrels()
             options = dataclasses.replace(options, resources={side_input: groups})
-        run = None
-        if run_file is not None:
-            result = api.evaluation(qrels, [run_file], options=options)
-        else:
-            run = read_run(args.results, on_duplicate=options.on_duplicate, lines="trec_eval", mixed_tags="last")
-            if side_input == "preferences" and args.max_documents is not None:
-                run = top_in_preference_order(run, args.max_documents)
-            result = api.evaluation(qrels, [run], options=options)
+        run = None if run_file is not None else read_run(args.results, on_duplicate=options.on_duplicate,
+                                                         lines="trec_eval", mixed_tags="last")
+        result = api.evaluation(qrels, [run_file or run], options=options)
         # without -c, the means are over the topics in both files (usnistgov/trec_eval#18), where trec_eval
         # 10.0 stops at a qrels topic without results (exit 4): the topics left out are named, as pateval names them
         for note in result.notes:

@@ -45,8 +45,8 @@ reads past the lowest class (R above its size, with levels below 0), pateval kee
 class.
 
 trec_eval's -M keeps each ranking's first documents in that same order (ties by ascending
-docno); ``pateval trec_eval`` does so for these measures, while the evaluation's
-``max_documents`` cuts in its own order (ties by descending docno).
+docno) and its -J leaves them all, as ``compat="trec_eval"`` does; pateval's rules cut in the
+evaluation's order (ties by descending docno) and drop unjudged documents, as for any measure.
 
 Reference: C. Buckley, trec_eval 10.0 (NIST), form_prefs_counts.c and m_prefs_*.c.
 """
