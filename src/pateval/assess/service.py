@@ -679,14 +679,7 @@ def selection(engine: Engine, topic_id: int, cited_ucid: str, owner: str) -> dic
 
 def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], list[str]]:
     """(cited ucid, owner) -> selected XPaths of every saved selection of a topic."""
-    out: dict[tuple[str, str], list[str]] = {}
-    with engine.connect() as connection:
-        rows = connection.execute(select(db.selections.c.id, db.selections.c.cited_ucid, db.selections.c.owner)
-                                  .where(db.selections.c.topic_id == topic_id)
-                                  .order_by(db.selections.c.cited_ucid, db.selections.c.owner)).all()
-        for selection_id, cited, owner in rows:
-            out[(cited, owner)] = _judged(connection, selection_id)
-    return out
+    return all_selections(engine, topic_id).get(topic_id, {})
 
 
 def all_selections(engine: Engine, topic_id: int | None = None) -> dict[int, dict[tuple[str, str], list[str]]]:
