@@ -438,12 +438,9 @@ def open_stream(path: str | os.PathLike[str]):
     """A binary stream of the input's decompressed content, from the start: the way in for a
     reader that reads block by block (a compressed file is decompressed as far as it is
     read; standard input and pipes are read once, kept as :func:`streams_kept` says).
-    Comment lines are in it: :func:`without_comments` removes them from whole lines."""
-    return _head_stream(Path(path))
-
-
-def _head_stream(path: Path):
-    """:func:`open_stream` (used by the sniffers for the head only)."""
+    Comment lines are in it: :func:`without_comments` removes them from whole lines. The
+    sniffers read the head of an input through it."""
+    path = Path(path)
     if not is_stdin(path) and is_regular_file(path):
         with open(path, "rb") as handle:
             head = handle.read(6)
@@ -466,7 +463,7 @@ def first_line(path: str | os.PathLike[str]) -> str | None:
     and standard input or a pipe is read once, for the reader that follows.
     """
     try:
-        stream = _head_stream(Path(path))
+        stream = open_stream(path)
     except (OSError, ValueError):
         return None
     try:
@@ -503,7 +500,7 @@ def ir_metadata(path: str | os.PathLike[str]) -> str | None:
     """
     path = Path(path)
     try:
-        stream = _head_stream(path)
+        stream = open_stream(path)
     except FileNotFoundError:
         malformed(path, None, "no such file")
     except (IsADirectoryError, PermissionError):
