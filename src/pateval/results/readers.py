@@ -140,7 +140,7 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     elif format == "pateval-csv":
         rows = _csv_rows(path, text, default_run)
     elif format == "ir_measures" and text.lstrip().startswith("{"):
-        rows = _jsonl_rows(path, lines, text, default_run)
+        rows = _jsonl_rows(path, text, default_run)
     else:
         rows = _text_rows(path, lines, format, default_run)
     frame = pd.DataFrame([r[:4] for r in rows], columns=_COLUMNS)
@@ -202,7 +202,7 @@ def _json_rows(path: Path, text: str, default_run: str) -> list[tuple]:
     return rows
 
 
-def _jsonl_rows(path: Path, lines, text: str, default_run: str) -> list[tuple]:
+def _jsonl_rows(path: Path, text: str, default_run: str) -> list[tuple]:
     rows = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
