@@ -54,7 +54,7 @@ from ..core.run import Run
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .source import INTEGER, NUMBER, first_line, iter_fields, read_bytes
+from .source import INTEGER, NUMBER, decode_text, first_line, iter_fields, read_bytes
 
 pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
 
@@ -197,11 +197,7 @@ def read_passage_topics(path: str | os.PathLike[str], *, partial: bool = False) 
         repeated topic id, or a claim that is not an XPath (each with its 1-based line).
     """
     path = Path(path)
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        malformed(path, data.count(b"\n", 0, error.start) + 1, "not valid UTF-8 text")
+    text = decode_text(path, read_bytes(path))
     blocks: list[dict] = []
     for match in _TOPIC_ELEMENT.finditer(text):
         tag, content = match.group(1), match.group(2)

@@ -35,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import PatevalError, malformed
-from ..formats.source import read_bytes
+from ..formats.source import decode_text, read_bytes
 from ..measures import parse_measure
 from ..validation import check_choice
 
@@ -123,12 +123,7 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     """
     check_choice("format", format, SCORE_FORMATS)
     path = Path(path)
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        malformed(path, data[:error.start].count(b"\n") + 1, "not valid UTF-8 text",
-                  found=data[max(0, error.start - 10):error.end + 10])
+    text = decode_text(path, read_bytes(path), show=True)
     lines = [(number, line.split()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
     if not lines:
         malformed(path, None, "no per-topic score (the file holds only white space)")

@@ -37,6 +37,7 @@ import tantivy
 
 from ..errors import ParameterError, PatevalError, malformed
 from ..formats.atomic import atomic_directory, atomic_output
+from ..formats.source import decode_text
 from ..patents.records import PatentDocument
 from .analyzers import TEXT_FIELDS, analyze, field_name, language_of
 from .index import SearchIndex, date_number
@@ -154,12 +155,7 @@ def load_topics(path: str | os.PathLike[str]) -> list[Topic]:
         return _checked_unique(path, [Topic(p.stem.split("_", 1)[0], read_patent(p)) for p in files])
     if not path.is_file():
         raise PatevalError(f"{path}: no such topics file or directory")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raw = path.read_bytes()
-        malformed(path, raw[: error.start].count(b"\n") + 1, "not valid UTF-8 text",
-                  found=raw[max(0, error.start - 10) : error.end + 10])
+    text = decode_text(path, path.read_bytes(), show=True)
     if not (blocks := re.findall(r"<topic>(.*?)</topic>", text, re.S)):
         malformed(path, None, "no <topic> blocks", expected="<topic><num>ID</num><file>FILE</file></topic>")
     topics = []
