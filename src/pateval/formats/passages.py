@@ -51,6 +51,7 @@ from .._lazy import lazy_module
 from ..core.fields import fields_columns, first_record, plain_tuple_columns, rank_values, record_fields, score_values
 from ..core.qrels import Qrels, is_heading_xpath, vectorised_heading
 from ..core.run import Run
+from ..core.segments import place_in_runs
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
@@ -627,10 +628,7 @@ class PassageRun:
         first = ~pd.Series(topic * max(len(doc_ids), 1) + doc).duplicated().to_numpy() if len(order) else np.zeros(0,
                                                                                                                    bool)
         topic, doc = topic[first], doc[first]
-        starts = np.r_[True, topic[1:] != topic[:-1]] if len(topic) else np.zeros(0, dtype=bool)
-        block_start = np.flatnonzero(starts)
-        position = (np.arange(len(topic)) - block_start[np.cumsum(starts) - 1] + 1) if len(topic) else np.zeros(0,
-                                                                                                                np.int64)
+        position = place_in_runs(topic) + 1  # the document's place in its topic's ranking
         run = Run(
             name=self.name,
             topic_ids=topic_ids,
