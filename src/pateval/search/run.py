@@ -549,14 +549,13 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
 def write_passage_run(results: dict[str, list[tuple[str, str, float]]], path: str | os.PathLike[str]) -> Path:
     """Write a passage run: ``topic Q0 docno xpath passage_rank score`` (rank within the document),
     through the one passage-run writer, :func:`pateval.formats.passages.write_passage_run`."""
+    from ..core.segments import place_in_segments, run_lengths, run_starts
     from ..formats.passages import PassageRun
     from ..formats.passages import write_passage_run as write
 
     rows = [(qid, docno, xpath, score) for qid, ranked in results.items() for docno, xpath, score in ranked]
     topic, docno, xpath, score = (np.asarray([row[k] for row in rows], dtype=object) for k in range(4))
     # a passage's rank counts the passages of its document, from 1
-    new_document = np.r_[True, (topic[1:] != topic[:-1]) | (docno[1:] != docno[:-1])] if rows else np.zeros(0, bool)
-    starts = np.flatnonzero(new_document)
-    rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
+    rank = place_in_segments(run_lengths(run_starts(topic, docno), len(rows)), first=1)
     return write(PassageRun(name="run", topic=topic, docno=docno, xpath=xpath, rank=rank,
                             score=score.astype(np.float64), line=np.arange(1, len(rows) + 1)), path)
