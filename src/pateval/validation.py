@@ -42,12 +42,10 @@ class Interval:
         return f"{left}{low}, {high}{right}"
 
 
-def check_choice(name: str, value: Any, choices: Iterable[Any], *, owner: str = "") -> Any:
+def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     choices = tuple(choices)
     if value not in choices:
-        where = f"{owner}: " if owner else ""
-        listed = ", ".join(repr(c) for c in choices)
-        raise ParameterError(f"{where}{name} must be one of {listed}; got {value!r}")
+        raise ParameterError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
     return value
 
 
@@ -58,11 +56,10 @@ def check_interval(name: str, value: float, interval: Interval, *, owner: str = 
     return value
 
 
-def check_type(name: str, value: Any, kind: type | tuple[type, ...], *, owner: str = "") -> Any:
+def check_type(name: str, value: Any, kind: type | tuple[type, ...]) -> Any:
     # True is not a number a user meant
     ok = False if isinstance(value, bool) and kind in (int, float) else isinstance(value, kind)
     if not ok:
-        where = f"{owner}: " if owner else ""
         wanted = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise ParameterError(f"{where}{name} must be {wanted}; got {value!r}")
+        raise ParameterError(f"{name} must be {wanted}; got {value!r}")
     return value

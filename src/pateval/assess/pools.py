@@ -168,15 +168,6 @@ def _pool_row(connection, pool_id: int) -> dict:
     return {**dict(row), "runs": json.loads(row["runs"])}
 
 
-def _final(grades: dict[str, int]) -> int | None:
-    """The grade that counts of one document: the adjudicated one, else the one every assessor
-    who graded it gave (None: nobody graded it, or they disagree)."""
-    if db.ADJUDICATED in grades:
-        return grades[db.ADJUDICATED]
-    given = set(grades.values())
-    return given.pop() if len(given) == 1 else None
-
-
 def queue(engine: Engine, current: dict, owner: str) -> dict:
     """A pool topic's queue as ``owner`` (an assessor, or ``@adjudicated``) works through it.
 

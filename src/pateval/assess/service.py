@@ -228,11 +228,15 @@ def _claim_attempt(engine: Engine, name: str, max_failures: int) -> tuple[dict, 
     return dict(row), failures
 
 
-def _checked_password(engine: Engine, name: str, password: str, *, max_failures: int,
-                      address: str | None) -> dict | None:
-    """The account when ``password`` is its password (counted by :func:`_claim_attempt`; a
-    success clears the count and remakes a hash weaker than today's), else None, after the
-    same work whether or not the account exists or may try."""
+def authenticate(engine: Engine, name: str, password: str, *, max_failures: int = 10,
+                 address: str | None = None) -> dict | None:
+    """The account, when the name and password are right and it is active; None otherwise
+    (whatever the reason: :data:`LOGIN_REFUSED`), after the same work whether or not the
+    account exists or may try. Each attempt is counted before the password is checked
+    (:func:`_claim_attempt`); the ``max_failures``-th wrong password in a row locks the
+    account out (an audit event) for 15 minutes, then 1 hour, 4 hours and 24 hours at each
+    new lock-out in a row (:data:`LOCKOUT_MINUTES`), or until an administrator unlocks it. A
+    success clears the count and remakes a hash weaker than today's."""
     claim = _claim_attempt(engine, name, max_failures)
     if claim is None:
         _dummy_check(password)
@@ -252,16 +256,6 @@ def _checked_password(engine: Engine, name: str, password: str, *, max_failures:
             _event(connection, None, "lock-assessor",
                    detail=json.dumps({"name": name, "failed_logins": failures, "address": address}))
     return None
-
-
-def authenticate(engine: Engine, name: str, password: str, *, max_failures: int = 10,
-                 address: str | None = None) -> dict | None:
-    """The account, when the name and password are right and it is active; None otherwise
-    (whatever the reason: :data:`LOGIN_REFUSED`). Each attempt is counted before the password
-    is checked; the ``max_failures``-th wrong password in a row locks the account out (an audit
-    event) for 15 minutes, then 1 hour, 4 hours and 24 hours at each new lock-out in a row
-    (:data:`LOCKOUT_MINUTES`), or until an administrator unlocks it."""
-    return _checked_password(engine, name, password, max_failures=max_failures, address=address)
 
 
 #: What an administrator does to an account (``manage_assessor``) -> its audit action.
@@ -303,7 +297,7 @@ def change_password(engine: Engine, actor: dict, old: str, new: str, *, keep_ses
     """An assessor's own new password (the old one checked, each attempt counted as a login
     is, so that a session cannot guess it without limit); their other sessions end."""
     password_hash = _new_password_hash(new, actor["name"])
-    if _checked_password(engine, actor["name"], old, max_failures=max_failures, address=address) is None:
+    if authenticate(engine, actor["name"], old, max_failures=max_failures, address=address) is None:
         raise AssessError(403, "the current password is wrong (repeated failures lock the account for a while)")
     with engine.begin() as connection:
         connection.execute(update(db.assessors).where(db.assessors.c.id == actor["id"])
@@ -679,14 +673,7 @@ def selection(engine: Engine, topic_id: int, cited_ucid: str, owner: str) -> dic
 
 def selections_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], list[str]]:
     """(cited ucid, owner) -> selected XPaths of every saved selection of a topic."""
-    out: dict[tuple[str, str], list[str]] = {}
-    with engine.connect() as connection:
-        rows = connection.execute(select(db.selections.c.id, db.selections.c.cited_ucid, db.selections.c.owner)
-                                  .where(db.selections.c.topic_id == topic_id)
-                                  .order_by(db.selections.c.cited_ucid, db.selections.c.owner)).all()
-        for selection_id, cited, owner in rows:
-            out[(cited, owner)] = _judged(connection, selection_id)
-    return out
+    return all_selections(engine, topic_id).get(topic_id, {})
 
 
 def all_selections(engine: Engine, topic_id: int | None = None) -> dict[int, dict[tuple[str, str], list[str]]]:

@@ -21,9 +21,7 @@ __all__ = ["_add_fuse", "_add_pool"]
 
 def _add_run_reading(p) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files (TREC format)")
-    add_flags(p, "order")
-    p.add_argument("--on-duplicate", choices=("error", "first"), default="error",
-                   help="a document twice for a topic: error, or keep the first")
+    add_flags(p, "order", "on_duplicate")
 
 
 def _add_fuse(commands) -> None:
@@ -162,8 +160,7 @@ def _add_pool(commands) -> None:
                      help=f"the estimates, comma-separated, of {', '.join(ESTIMATES + STAT_ESTIMATES)} (default "
                      f"sample_eval.pl's: {','.join(ESTIMATES)})")
     est.add_argument("-q", "--per-topic", action="store_true", help="every topic's values, not only the means")
-    est.add_argument("--on-duplicate", choices=("error", "first"), default="error",
-                     help="a document twice for a topic: error, or keep the first")
+    add_flags(est, "on_duplicate")
     add_output(est, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
 

@@ -189,6 +189,8 @@ FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "no_progress": (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
     "order": (("--order",), {"choices": ORDERS, "default": EvaluationOptions.order,
                              "help": "rank by score (trec_eval), the rank column, or file order"}),
+    "on_duplicate": (("--on-duplicate",), {"choices": ("error", "first"), "default": EvaluationOptions.on_duplicate,
+                                           "help": "a document twice for a topic: error, or keep the first"}),
     "seed": (("--seed",), {"type": int, "default": 0, "help": "random seed (default 0)"}),
     "workers": (("--workers",), {"type": int, "metavar": "N", "help": "local worker processes (default: all CPUs)"}),
     "memory_limit": (("--memory-limit",), {"metavar": "SIZE", "help": "DuckDB memory limit (e.g. 4GB)"}),
@@ -246,8 +248,7 @@ def add_ranking_options(p: Any) -> None:
     add_flags(p, "order")
     p.add_argument("--doc-key", choices=DOC_KEYS, default=_DEFAULTS.doc_key,
                    help="match documents by id or by patent (EP-0971326-B1 ~ EP0971326)")
-    p.add_argument("--on-duplicate", choices=("error", "first"), default=_DEFAULTS.on_duplicate,
-                   help="a document twice for a topic: error, or keep the first")
+    add_flags(p, "on_duplicate")
     for resource in RESOURCES:
         p.add_argument(resource.option, dest=f"resource_{resource.name}", metavar="FILE", help=resource.help)
 

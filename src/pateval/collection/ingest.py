@@ -523,7 +523,7 @@ def verify_store(store: str | os.PathLike[str], *, quick: bool = False, repair: 
                 _repair_batch(out, batch, batches[batch])
                 report.repaired_batches.append(batch)
             else:
-                report.dropped_documents.extend(_drop_batch(out, batch, batches[batch]))
+                report.dropped_documents.extend(_drop_batch(out, batch))
                 report.dropped_batches.append(batch)
         if report.damaged_batches:
             report.documents = _write_totals(out, None, None)
@@ -569,7 +569,7 @@ def _repair_batch(out: Path, batch: int, manifest: dict) -> None:
     write_batch_manifest(out, batch, {key: result[key] for key in _MANIFEST_KEYS})
 
 
-def _drop_batch(out: Path, batch: int, manifest: dict) -> list[str]:
+def _drop_batch(out: Path, batch: int) -> list[str]:
     """Uncommit a batch (its manifest goes first) and delete its parts; returns the ucids
     of its documents (from the batch's id list, else from its documents part)."""
     ucids_file = batch_ucids_path(out, batch)

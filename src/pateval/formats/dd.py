@@ -63,6 +63,7 @@ from .. import tuning
 from .._lazy import lazy_module
 from ..core.keys import PairIndex, StringKeys
 from ..core.run import Run
+from ..core.segments import place_in_segments
 from ..errors import InputFormatError, ParameterError, malformed
 from ..validation import check_choice
 from .source import INTEGER, NUMBER, foreign_space, iter_fields, map_file, parse_float, parse_int, read_bytes, release
@@ -367,10 +368,8 @@ def _assemble(path: Path, topics: np.ndarray, docnos: np.ndarray, iterations: np
     topic_codes, topic_ids = pd.factorize(topics, sort=True)
     n = len(topics)
     order = np.lexsort((np.arange(n), within, iterations, topic_codes))
-    counts = np.bincount(topic_codes, minlength=len(topic_ids))
-    starts = np.r_[0, np.cumsum(counts)[:-1]]
     place = np.empty(n, dtype=np.int64)
-    place[order] = np.arange(n, dtype=np.int64) - np.repeat(starts, counts) + 1
+    place[order] = place_in_segments(np.bincount(topic_codes, minlength=len(topic_ids)), first=1)
     run = Run.from_columns(topics, docnos, scores, place, name=run_name, source=str(path), lines=lines, unit="line")
     run = dataclasses.replace(run, notes=notes)
     return DDRun(run=run, iterations=DDIterations(topic=topics, docno=docnos, iteration=iterations, source=str(path),
@@ -566,9 +565,8 @@ def _places(topic: np.ndarray, iterations: np.ndarray, scores: np.ndarray, n_top
     else:
         order = pc.sort_indices(pa.table({"t": topic, "i": iterations, "s": -scores}),
                                 sort_keys=[("t", "ascending"), ("i", "ascending"), ("s", "ascending")]).to_numpy()
-    counts = np.bincount(topic, minlength=n_topics)
     place = np.empty(n, dtype=np.int64)
-    place[order] = np.arange(1, n + 1, dtype=np.int64) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts)
+    place[order] = place_in_segments(np.bincount(topic, minlength=n_topics), first=1)
     return place
 
 

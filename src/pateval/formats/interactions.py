@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import malformed
-from .source import compression, is_regular_file, parse_float, read_bytes, release
+from .source import compression, decode_text, is_regular_file, parse_float, read_bytes, release
 
 __all__ = ["EVENTS", "LOG_COLUMNS", "InteractionLog", "log_from_frame", "read_list_map", "session_codes",
            "read_interaction_log", "write_interaction_log"]
@@ -100,13 +100,7 @@ class InteractionLog:
 
 
 def _open_text(path: Path) -> str:
-    raw = _raw_bytes(path)
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:  # (a NUL byte: refused by the source layer)
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        malformed(path, raw[: error.start].count(b"\n") + 1, "not valid UTF-8 text")
+    return decode_text(path, _raw_bytes(path))  # (a NUL byte: refused by the source layer)
 
 
 def _raw_bytes(path: Path, *, text: bool = True) -> bytes:

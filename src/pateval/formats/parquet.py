@@ -38,6 +38,7 @@ from .. import tuning
 from ..core.fields import ROLE_NAMES
 from ..core.qrels import Qrels
 from ..core.run import Run
+from ..core.segments import place_in_segments
 from ..errors import malformed
 
 __all__ = ["PARQUET_MAGIC", "is_parquet", "read_parquet_run", "read_parquet_qrels", "parquet_run_blocks",
@@ -227,10 +228,9 @@ def _run_from_table(path: Path, table, columns: _RunColumns, *, on_duplicate: st
         rank = _numbers(path, table.column(rank_name), rank_name, np.int64)
     else:
         # the row order within each topic, as a text run's rank column usually is
-        counts = np.bincount(topic, minlength=len(topic_ids))
-        order = np.argsort(topic, kind="stable")
         rank = np.empty(len(topic), dtype=np.int64)
-        rank[order] = np.arange(len(topic)) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts) + 1
+        rank[np.argsort(topic, kind="stable")] = place_in_segments(np.bincount(topic, minlength=len(topic_ids)),
+                                                                   first=1)
     tags = _strings(path, table.column(tag_name), tag_name) if tag_name else None
     del table
     codes = pa.DictionaryArray.from_arrays(pa.array(topic), pa.array(topic_ids, type=pa.string()))

@@ -51,10 +51,11 @@ from .._lazy import lazy_module
 from ..core.fields import fields_columns, first_record, plain_tuple_columns, rank_values, record_fields, score_values
 from ..core.qrels import Qrels, is_heading_xpath, vectorised_heading
 from ..core.run import Run
+from ..core.segments import place_in_runs
 from ..errors import ParameterError, malformed
 from ..validation import check_choice
 from .atomic import atomic_output
-from .source import INTEGER, NUMBER, first_line, iter_fields, read_bytes
+from .source import INTEGER, NUMBER, decode_text, first_line, iter_fields, read_bytes
 
 pd = lazy_module("pandas")  # the passage readers build frames; scoring document runs never needs pandas
 
@@ -197,11 +198,7 @@ def read_passage_topics(path: str | os.PathLike[str], *, partial: bool = False) 
         repeated topic id, or a claim that is not an XPath (each with its 1-based line).
     """
     path = Path(path)
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        malformed(path, data.count(b"\n", 0, error.start) + 1, "not valid UTF-8 text")
+    text = decode_text(path, read_bytes(path))
     blocks: list[dict] = []
     for match in _TOPIC_ELEMENT.finditer(text):
         tag, content = match.group(1), match.group(2)
@@ -631,10 +628,7 @@ class PassageRun:
         first = ~pd.Series(topic * max(len(doc_ids), 1) + doc).duplicated().to_numpy() if len(order) else np.zeros(0,
                                                                                                                    bool)
         topic, doc = topic[first], doc[first]
-        starts = np.r_[True, topic[1:] != topic[:-1]] if len(topic) else np.zeros(0, dtype=bool)
-        block_start = np.flatnonzero(starts)
-        position = (np.arange(len(topic)) - block_start[np.cumsum(starts) - 1] + 1) if len(topic) else np.zeros(0,
-                                                                                                                np.int64)
+        position = place_in_runs(topic) + 1  # the document's place in its topic's ranking
         run = Run(
             name=self.name,
             topic_ids=topic_ids,

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.qrels import Qrels
+from ..core.segments import run_starts
 from ..errors import malformed
 from .source import iter_fields, parse_float, parse_int
 
@@ -67,8 +68,7 @@ class GroupJudgements:
         topics are evaluated, and which documents are judged (trec_eval -J)."""
         order = np.lexsort((self.docno.astype(str), self.topic.astype(str)))
         topic, docno, level = self.topic[order], self.docno[order], self.level[order]
-        first = np.r_[True, (topic[1:] != topic[:-1]) | (docno[1:] != docno[:-1])] if len(order) else np.zeros(0, bool)
-        starts = np.flatnonzero(first)
+        starts = run_starts(topic, docno)
         best = np.maximum.reduceat(level, starts) if len(starts) else level
         grade = np.where(best >= 0, np.floor(best), -1).astype(np.int64)
         return Qrels(topic=topic[starts], docno=docno[starts], rel=grade, format="memory", source=self.source)

@@ -50,7 +50,7 @@ from ..errors import malformed
 __all__ = ["read_bytes", "map_file", "release", "iter_fields", "NUMBER", "parse_float", "parse_int", "foreign_space",
            "plain_text", "STDIN", "is_stdin", "compression", "without_comments", "ir_metadata", "is_regular_file",
            "first_line", "streams_kept", "streams_are_kept", "open_stream", "map_range", "read_range",
-           "decompression_limit", "max_decompressed"]
+           "decompression_limit", "max_decompressed", "decode_text"]
 
 # A decimal number as trec_eval's atof reads it, without Python's extras (underscores,
 # surrounding spaces); inf is accepted, nan is recognised so that it can be refused.
@@ -438,12 +438,9 @@ def open_stream(path: str | os.PathLike[str]):
     """A binary stream of the input's decompressed content, from the start: the way in for a
     reader that reads block by block (a compressed file is decompressed as far as it is
     read; standard input and pipes are read once, kept as :func:`streams_kept` says).
-    Comment lines are in it: :func:`without_comments` removes them from whole lines."""
-    return _head_stream(Path(path))
-
-
-def _head_stream(path: Path):
-    """:func:`open_stream` (used by the sniffers for the head only)."""
+    Comment lines are in it: :func:`without_comments` removes them from whole lines. The
+    sniffers read the head of an input through it."""
+    path = Path(path)
     if not is_stdin(path) and is_regular_file(path):
         with open(path, "rb") as handle:
             head = handle.read(6)
@@ -466,7 +463,7 @@ def first_line(path: str | os.PathLike[str]) -> str | None:
     and standard input or a pipe is read once, for the reader that follows.
     """
     try:
-        stream = _head_stream(Path(path))
+        stream = open_stream(path)
     except (OSError, ValueError):
         return None
     try:
@@ -503,7 +500,7 @@ def ir_metadata(path: str | os.PathLike[str]) -> str | None:
     """
     path = Path(path)
     try:
-        stream = _head_stream(path)
+        stream = open_stream(path)
     except FileNotFoundError:
         malformed(path, None, "no such file")
     except (IsADirectoryError, PermissionError):
@@ -563,6 +560,17 @@ def _refuse_empty_or_binary(path: Path, data) -> None:
     nul = data.find(b"\x00")
     if nul >= 0:
         malformed(path, data[:nul].count(b"\n") + 1, "binary data (a NUL byte) in a text file")
+
+
+def decode_text(path, data: bytes, *, show: bool = False) -> str:
+    """``data`` as text: UTF-8, a leading byte-order mark dropped; invalid UTF-8 is an error
+    naming its line (and, with ``show``, quoting the bytes around it)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        text, at = error.object, error.start  # (without the byte-order mark)
+        malformed(path, text.count(b"\n", 0, at) + 1, "not valid UTF-8 text",
+                  found=text[max(0, at - 10) : error.end + 10] if show else None)
 
 
 def iter_fields(path: str | os.PathLike[str], data: bytes | None = None, *,

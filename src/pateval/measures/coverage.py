@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from ..core.keys import take
 from ..core.order import string_ranks
 from ..core.ranking import RankedTopics
-from .base import EvaluationContext, Measure, MeasureSpec, TrecEval
+from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero
 from .registry import register
 from .relevance import REL
 
@@ -44,7 +44,7 @@ def judged_fraction(ranked: RankedTopics, measure: Measure, context: EvaluationC
     depth = retrieved if measure.cutoff is None else np.minimum(retrieved, measure.cutoff)
     in_top = _ir_measures_position(ranked, rows, topic) <= depth[topic]
     judged = np.bincount(topic[in_top], minlength=ranked.n_topics).astype(np.float64)
-    return np.divide(judged, depth, out=np.zeros(ranked.n_topics), where=depth > 0)
+    return divide_or_zero(judged, depth)
 
 
 def _ir_measures_position(ranked: RankedTopics, rows: np.ndarray, topic: np.ndarray) -> np.ndarray:

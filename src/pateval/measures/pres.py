@@ -68,9 +68,7 @@ def _pres_values(n: np.ndarray, k: np.ndarray, rank_sum: np.ndarray, nmax: int) 
     # missing relevant documents sit at Nmax+k+1 .. Nmax+n
     missing_sum = (n - k) * nmax + (n * (n + 1) - k * (k + 1)) / 2
     excess = rank_sum + missing_sum - n * (n + 1) / 2  # sum(r_i) - sum(i), an integer
-    out = np.zeros(len(n), dtype=np.float64)
-    np.divide(excess, n * nmax, out=out, where=n > 0)
-    return np.where(n > 0, 1.0 - out, 0.0)
+    return np.where(n > 0, 1.0 - divide_or_zero(excess, n * nmax), 0.0)  # n * nmax > 0 exactly when n > 0
 
 
 def pres_from_ranks(ranks, n: int, nmax: int = PRES_DEFAULT_NMAX) -> float:

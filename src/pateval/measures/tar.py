@@ -28,7 +28,7 @@ import numpy as np
 from ..core.ranking import RankedTopics
 from ..errors import ParameterError
 from ..validation import Interval
-from .base import EvaluationContext, Measure, MeasureSpec, Param
+from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
 
 __all__ = ["TAR_REFERENCE", "tar_counts"]
@@ -110,12 +110,6 @@ def _n_prime(c: dict[str, np.ndarray]) -> np.ndarray:
     return np.maximum(c["N"], c["S"]).astype(np.float64)
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(num), dtype=np.float64)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
 def last_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """The rank of the last relevant document found (0: none found); tar_eval's last_rel."""
     c = tar_counts(ranked, measure)
@@ -125,7 +119,7 @@ def last_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
 def norm_last_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """last_rel / N': the share of the candidates read to find the last relevant document found."""
     c = tar_counts(ranked, measure)
-    value = _ratio(_last(c["topic"], c["rank"], ranked.n_topics).astype(np.float64), _n_prime(c))
+    value = divide_or_zero(_last(c["topic"], c["rank"], ranked.n_topics).astype(np.float64), _n_prime(c))
     return np.where(c["R"] > 0, value, 0.0)
 
 
@@ -140,11 +134,11 @@ def wss(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     n_prime = _n_prime(c)
     if measure["recall"] == 100:
         last = _last(c["topic"], c["rank"], ranked.n_topics)
-        value = np.where(c["F"] >= c["R"], _ratio(n_prime - last, n_prime), 0.0)
+        value = np.where(c["F"] >= c["R"], divide_or_zero(n_prime - last, n_prime), 0.0)
     else:
         need = np.round(c["R"].astype(np.float64) * 0.95).astype(np.int64)
         at = _kth(c["topic"], c["rank"], need, ranked.n_topics)
-        value = np.where(c["F"] >= need, _ratio(n_prime - at, n_prime) - 0.05, 0.0)
+        value = np.where(c["F"] >= need, divide_or_zero(n_prime - at, n_prime) - 0.05, 0.0)
     return np.where(c["R"] > 0, value, 0.0)
 
 
@@ -159,7 +153,7 @@ def norm_area(ranked: RankedTopics, measure: Measure, context: EvaluationContext
     area = np.bincount(c["topic"], weights=width[c["topic"]] - c["rank"] + 0.5, minlength=ranked.n_topics)
     r = c["R"].astype(np.float64)
     best = r * width - r * r / 2.0
-    return np.where(c["R"] > 0, _ratio(area, best), 0.0)
+    return np.where(c["R"] > 0, divide_or_zero(area, best), 0.0)
 
 
 def loss(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -167,7 +161,7 @@ def loss(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     100; loss_er = loss_r + loss_e."""
     c = tar_counts(ranked, measure)
     r = c["R"].astype(np.float64)
-    loss_r = (1.0 - _ratio(c["F"].astype(np.float64), r)) ** 2
+    loss_r = (1.0 - divide_or_zero(c["F"].astype(np.float64), r)) ** 2
     loss_e = (_LOSS_B / _n_prime(c)) ** 2 * (c["S"] / (r + _LOSS_B)) ** 2
     value = {"loss_r": loss_r, "loss_e": loss_e, "loss_er": loss_r + loss_e}[measure.spec.name]
     return np.where(c["R"] > 0, value, 0.0)
@@ -204,7 +198,7 @@ def recall_pct(ranked: RankedTopics, measure: Measure, context: EvaluationContex
     reached = np.where(points <= c["S"][:, None], points, 0).max(axis=1)
     within = c["rank"] <= reached[c["topic"]]
     found = np.bincount(c["topic"][within], minlength=ranked.n_topics).astype(np.float64)
-    return np.where(c["R"] > 0, _ratio(found, c["R"].astype(np.float64)), 0.0)
+    return np.where(c["R"] > 0, divide_or_zero(found, c["R"].astype(np.float64)), 0.0)
 
 
 _RECALL = Param("recall", int, 100, "the recall level, in percent", choices=(95, 100))

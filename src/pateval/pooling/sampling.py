@@ -59,6 +59,7 @@ import pyarrow.compute as pc
 from ..core.qrels import Qrels
 from ..core.ranking import evaluation_order
 from ..core.run import Run
+from ..core.segments import place_in_runs
 from ..errors import ParameterError
 from ..formats.pools import Pool, Sample
 from .names import ESTIMATES, STAT_ESTIMATES
@@ -245,8 +246,7 @@ def _statap_rows(drawn: _Drawn, run: Run) -> tuple[np.ndarray, np.ndarray, np.nd
     perm = evaluation_order(run, order="score")
     topic_of = run.topic_ids[run.topic[perm]].astype(str)
     docnos = np.asarray(run.docnos[perm]).astype(str)
-    starts = np.flatnonzero(np.r_[True, topic_of[1:] != topic_of[:-1]])
-    rank = np.arange(len(perm)) - np.repeat(starts, np.diff(np.r_[starts, len(perm)])) + 1
+    rank = place_in_runs(topic_of) + 1
     keys = pc.binary_join_element_wise(pa.array(topic_of.tolist(), type=pa.string()),
                                        pa.array(docnos.tolist(), type=pa.string()), "\x00")
     found = pc.index_in(keys, value_set=drawn.keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)

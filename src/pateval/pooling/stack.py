@@ -20,7 +20,7 @@ from ..core.keys import take
 from ..core.order import string_ranks, unique_inverse
 from ..core.ranking import evaluation_order
 from ..core.run import Run
-from ..core.segments import offsets, place_in_segments
+from ..core.segments import place_in_segments
 from ..errors import ParameterError
 from ..validation import check_choice
 
@@ -159,8 +159,3 @@ def _ties_reversed(run: Run, perm: np.ndarray) -> np.ndarray:
     first = np.repeat(start, length)
     last = first + np.repeat(length, length) - 1
     return perm[first + last - np.arange(len(perm))]
-
-
-def segment_offsets(stack: RunStack) -> np.ndarray:
-    """CSR offsets of the (run, topic) segments over the stack's rows."""
-    return offsets(stack.segment_lengths().ravel())

@@ -308,14 +308,12 @@ def render_analysis(analysis: MeasureAnalysis, *, format: str = "text", precisio
     return out.getvalue()
 
 
-def html_table(frame: pd.DataFrame, *, precision: int = 4, index: bool = False, classes: str = "") -> str:
+def html_table(frame: pd.DataFrame, *, precision: int = 4) -> str:
     """A DataFrame as an HTML table with every cell escaped (no dependency on jinja2)."""
-    data = frame.reset_index() if index else frame
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in data.columns)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     body = []
-    for row in data.itertuples(index=False):
+    for row in frame.itertuples(index=False):
         cells = (('<td class="num">' if isinstance(value, float | np.floating) else "<td>")
                  + _cell(value, precision, html.escape) + "</td>" for value in row)
         body.append("<tr>" + "".join(cells) + "</tr>")
-    cls = f' class="{html.escape(classes)}"' if classes else ""
-    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

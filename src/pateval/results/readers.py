@@ -35,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import PatevalError, malformed
-from ..formats.source import read_bytes
+from ..formats.source import decode_text, read_bytes
 from ..measures import parse_measure
 from ..validation import check_choice
 
@@ -123,12 +123,7 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     """
     check_choice("format", format, SCORE_FORMATS)
     path = Path(path)
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        malformed(path, data[:error.start].count(b"\n") + 1, "not valid UTF-8 text",
-                  found=data[max(0, error.start - 10):error.end + 10])
+    text = decode_text(path, read_bytes(path), show=True)
     lines = [(number, line.split()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
     if not lines:
         malformed(path, None, "no per-topic score (the file holds only white space)")
@@ -140,7 +135,7 @@ def read_scores(path: str | os.PathLike[str], *, format: str = "auto") -> pd.Dat
     elif format == "pateval-csv":
         rows = _csv_rows(path, text, default_run)
     elif format == "ir_measures" and text.lstrip().startswith("{"):
-        rows = _jsonl_rows(path, lines, text, default_run)
+        rows = _jsonl_rows(path, text, default_run)
     else:
         rows = _text_rows(path, lines, format, default_run)
     frame = pd.DataFrame([r[:4] for r in rows], columns=_COLUMNS)
@@ -202,7 +197,7 @@ def _json_rows(path: Path, text: str, default_run: str) -> list[tuple]:
     return rows
 
 
-def _jsonl_rows(path: Path, lines, text: str, default_run: str) -> list[tuple]:
+def _jsonl_rows(path: Path, text: str, default_run: str) -> list[tuple]:
     rows = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():

@@ -146,17 +146,14 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def format_results(rows: pd.DataFrame | Mapping[str, Sequence], *, format: str = "trec", precision: int = 4,
-                   show_run: bool | None = None) -> str:
+def format_results(rows: pd.DataFrame | Mapping[str, Sequence], *, format: str = "trec", precision: int = 4) -> str:
     """Render result rows (from :func:`result_rows`, or :meth:`pateval.evaluation.Evaluation.result_rows`)
-    as text in the given format."""
+    as text in the given format (the trec text names the run only when there are several)."""
     check_choice("format", format, RESULT_FORMATS)
     if format != "trec":
         return format_table(rows, ["run", "measure", "topic"], format=format, precision=precision)
-    if show_run is None:
-        show_run = len(set(rows["run"])) > 1
     integers: dict[str, bool] = {}
-    columns = ["run", "measure", "topic"] if show_run else ["measure", "topic"]
+    columns = ["run", "measure", "topic"] if len(set(rows["run"])) > 1 else ["measure", "topic"]
     at = columns.index("measure")
     return format_table(rows, columns, precision=precision, widths={"measure": 22},
                         value_text=lambda row: _value_text(row[at], row[-1], precision, integers))

@@ -37,6 +37,7 @@ import tantivy
 
 from ..errors import ParameterError, PatevalError, malformed
 from ..formats.atomic import atomic_directory, atomic_output
+from ..formats.source import decode_text
 from ..patents.records import PatentDocument
 from .analyzers import TEXT_FIELDS, analyze, field_name, language_of
 from .index import SearchIndex, date_number
@@ -154,12 +155,7 @@ def load_topics(path: str | os.PathLike[str]) -> list[Topic]:
         return _checked_unique(path, [Topic(p.stem.split("_", 1)[0], read_patent(p)) for p in files])
     if not path.is_file():
         raise PatevalError(f"{path}: no such topics file or directory")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raw = path.read_bytes()
-        malformed(path, raw[: error.start].count(b"\n") + 1, "not valid UTF-8 text",
-                  found=raw[max(0, error.start - 10) : error.end + 10])
+    text = decode_text(path, path.read_bytes(), show=True)
     if not (blocks := re.findall(r"<topic>(.*?)</topic>", text, re.S)):
         malformed(path, None, "no <topic> blocks", expected="<topic><num>ID</num><file>FILE</file></topic>")
     topics = []
@@ -553,14 +549,13 @@ def search_passages(index, topics: Sequence[PassageTopic], config: SearchConfig,
 def write_passage_run(results: dict[str, list[tuple[str, str, float]]], path: str | os.PathLike[str]) -> Path:
     """Write a passage run: ``topic Q0 docno xpath passage_rank score`` (rank within the document),
     through the one passage-run writer, :func:`pateval.formats.passages.write_passage_run`."""
+    from ..core.segments import place_in_segments, run_lengths, run_starts
     from ..formats.passages import PassageRun
     from ..formats.passages import write_passage_run as write
 
     rows = [(qid, docno, xpath, score) for qid, ranked in results.items() for docno, xpath, score in ranked]
     topic, docno, xpath, score = (np.asarray([row[k] for row in rows], dtype=object) for k in range(4))
     # a passage's rank counts the passages of its document, from 1
-    new_document = np.r_[True, (topic[1:] != topic[:-1]) | (docno[1:] != docno[:-1])] if rows else np.zeros(0, bool)
-    starts = np.flatnonzero(new_document)
-    rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
+    rank = place_in_segments(run_lengths(run_starts(topic, docno), len(rows)), first=1)
     return write(PassageRun(name="run", topic=topic, docno=docno, xpath=xpath, rank=rank,
                             score=score.astype(np.float64), line=np.arange(1, len(rows) + 1)), path)

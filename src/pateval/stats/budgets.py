@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..core.qrels import Qrels
 from ..core.run import Run
+from ..core.segments import place_in_segments
 from ..errors import ParameterError
 from ..evaluation import evaluate_runs
 from ..options import EvaluationOptions
@@ -113,8 +114,7 @@ def simulate_budgets(runs: Sequence[Run], qrels: Qrels, orders: Mapping[str, Jud
     for name, order in orders.items():
         ordered = order.order(stack, relevant, top)
         place = np.zeros(len(relevant), dtype=np.int64)  # each pair's place in its topic's judging order; 0: never
-        counts = np.diff(ordered.ptr)
-        place[ordered.pair] = np.arange(len(ordered.pair)) - np.repeat(ordered.ptr[:-1], counts) + 1
+        place[ordered.pair] = place_in_segments(np.diff(ordered.ptr), first=1)
         for budget in sorted(int(b) for b in budgets):
             judged = (place >= 1) & (place <= budget)
             scores = _means(matched.without(~judged), runs, settings)

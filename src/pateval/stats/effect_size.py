@@ -22,12 +22,16 @@ with needs_extra("stats"):
 __all__ = ["bootstrap_confidence_interval", "paired_effect_size", "residual_effect_sizes", "t_confidence_interval"]
 
 
-def _differences(differences) -> np.ndarray:
+def as_differences(differences) -> np.ndarray:
+    """Paired score differences as a topics x pairs matrix (a vector is one pair), checked:
+    at least 2 topics, finite numbers (the paired tests read them through this too)."""
     z = np.asarray(differences, dtype=float)
     if z.ndim == 1:
         z = z[:, None]
-    if z.ndim != 2 or z.shape[0] < 2:
-        raise ParameterError("differences must be a topics x pairs matrix with at least 2 topics")
+    if z.ndim != 2:
+        raise ParameterError("differences must be a vector or a topics x pairs matrix")
+    if z.shape[0] < 2:
+        raise ParameterError(f"paired tests need at least 2 topics, got {z.shape[0]}")
     if not np.isfinite(z).all():
         raise ParameterError("score differences must be finite numbers")
     return z
@@ -38,7 +42,7 @@ def paired_effect_size(differences) -> np.ndarray:
 
     Differences without spread give 0 (all zero) or +-inf. Sakai (2014), eq. for ES_paired.
     """
-    z = _differences(differences)
+    z = as_differences(differences)
     mean = z.mean(axis=0)
     sd = z.std(axis=0, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -48,7 +52,7 @@ def paired_effect_size(differences) -> np.ndarray:
 
 def t_confidence_interval(differences, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """The t interval of the mean difference: ``mean(z) +- t_{n-1,(1+c)/2} sd(z) / sqrt(n)``."""
-    z = _differences(differences)
+    z = as_differences(differences)
     confidence = check_level("confidence", confidence)
     n = z.shape[0]
     mean = z.mean(axis=0)
@@ -63,7 +67,7 @@ def bootstrap_confidence_interval(differences, *, confidence: float = 0.95, B: i
     Topics are resampled with replacement B times (one set of resamples for all columns);
     the interval runs from the (1-c)/2 to the (1+c)/2 quantile of the resampled means.
     """
-    z = _differences(differences)
+    z = as_differences(differences)
     confidence = check_level("confidence", confidence)
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
         raise ParameterError(f"B must be a positive int, not {B!r}")

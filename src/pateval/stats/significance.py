@@ -38,7 +38,7 @@ from .._optional import needs_extra
 from ..errors import ParameterError
 from ..tuning import EXACT_SIGN_TOPICS, RESAMPLE_CHUNK_VALUES
 from .corrections import CORRECTIONS, adjust_p_values
-from .effect_size import paired_effect_size, t_confidence_interval
+from .effect_size import as_differences, paired_effect_size, t_confidence_interval
 from .names import DEFAULT_B, TESTS
 from .scores import SeedLike, as_generator, as_run_scores, check_level, describe_seed, resample_counts, run_pairs
 
@@ -66,19 +66,6 @@ def _check_B(B, test: str) -> int:
     if isinstance(B, (bool, np.bool_)) or not isinstance(B, (int, np.integer)) or B < 1:
         raise ParameterError(f"B (the number of resamples) must be a positive int, not {B!r}")
     return int(B)
-
-
-def _as_differences(differences) -> np.ndarray:
-    z = np.asarray(differences, dtype=float)
-    if z.ndim == 1:
-        z = z[:, None]
-    if z.ndim != 2:
-        raise ParameterError("differences must be a vector or a topics x pairs matrix")
-    if z.shape[0] < 2:
-        raise ParameterError(f"paired tests need at least 2 topics, got {z.shape[0]}")
-    if not np.isfinite(z).all():
-        raise ParameterError("score differences must be finite numbers")
-    return z
 
 
 def _critical_rank(alpha: float, B: int) -> int:
@@ -129,7 +116,7 @@ def paired_t(differences, *, alpha: float = 0.05) -> dict[str, np.ndarray]:
         difference| that would reach ``alpha`` with this pair's spread:
         ``t_{n-1, 1-alpha/2} sd / sqrt(n)``), one value per column.
     """
-    z = _as_differences(differences)
+    z = as_differences(differences)
     alpha = check_level("alpha", alpha)
     n = z.shape[0]
     mean = z.mean(axis=0)
@@ -177,7 +164,7 @@ def wilcoxon_signed_rank(differences) -> dict[str, np.ndarray]:
     dict
         ``statistic`` (min(W+, W-), as scipy reports it), ``w_plus`` and ``p_value``.
     """
-    z = np.round(_as_differences(differences), _TIE_DECIMALS)
+    z = np.round(as_differences(differences), _TIE_DECIMALS)
     n_total, width = z.shape
     nonzero = z != 0
     k = nonzero.sum(axis=0)
@@ -258,7 +245,7 @@ def randomisation_asl(differences, *, B: int | None = None, seed: SeedLike = 0, 
         (the ceil(alpha B)-th largest resampled |mean|), ``B`` (the number of sign vectors
         used: 2**n when exact) and ``exact``.
     """
-    z = _as_differences(differences)
+    z = as_differences(differences)
     B = _check_B(B, "randomisation")
     alpha = check_level("alpha", alpha)
     n, width = z.shape
@@ -297,7 +284,7 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
         (Sakai's estimate ``t_crit sd(z) / sqrt(n)``, t_crit the ceil(alpha B)-th largest
         |t(w*_b)|) and ``B``.
     """
-    z = _as_differences(differences)
+    z = as_differences(differences)
     B = _check_B(B, "bootstrap")
     alpha = check_level("alpha", alpha)
     rng = as_generator(seed)
