@@ -286,3 +286,26 @@ def test_nothing_read_from_standard_input_outlives_the_evaluation(tmp_path, monk
     (tmp_path / "r.txt").write_text(RUN)
     assert main(["trec_eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]) == 0
     assert _held_by_modules(b"bm25") == [] and runblocks._AHEAD.get() is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64) | st.lists(st.sampled_from([b"q1", b" ", b"\n", b"\t", b"#", b"\x00", b"\r", b"\xc3\xa9",
+                                                          b"~", b"!", b"\x7f", b"\x20\xa0"]), max_size=30).map(b"".join),
+       st.sampled_from([b" ", b"\t"]))
+def test_plain_text_is_printable_ascii_delimiters_and_newlines_only(data, delimiter):
+    # the fast readers' one check of a block: what it lets through, they read without the careful path
+    from pateval.formats.source import plain_text
+
+    expected = all((0x21 <= byte <= 0x7E and byte != ord("#")) or byte in (delimiter[0], ord("\n")) for byte in data)
+    assert plain_text(data, delimiter=delimiter) == expected
+
+
+def test_plain_text_counts_across_its_slices(monkeypatch):
+    # an odd byte in a later slice of a long block is found too
+    import pateval.formats.source as source
+
+    monkeypatch.setattr(source, "_SLICE", 8)
+    block = b"q1 Q0 d1 1 2.5 t\n" * 5
+    assert source.plain_text(block, delimiter=b" ")
+    assert not source.plain_text(block[:-9] + b"\t" + block[-8:], delimiter=b" ")
+    assert not source.plain_text(block + b"#x", delimiter=b" ")
