@@ -181,7 +181,7 @@ class Ranking:
 def rank(run: Run | NestedRun, qrels: Qrels, *, complete: bool = False, order: str = "score",
          doc_key: str = "publication", max_documents: int | None = None, judged_only: bool = False,
          judgements: Callable[[np.ndarray], JudgementIndex] | None = None,
-         topics: np.ndarray | None = None) -> Ranking:
+         topics: np.ndarray | None = None, topic_positions: dict | None = None) -> Ranking:
     """The one ranking step of an evaluation, for a run held whole and for each block of a
     run file (:func:`score_block`): the topics evaluated (those in both the qrels and the
     run; ``complete``: every qrels topic), a TREC DD run in the order of its session,
@@ -189,14 +189,16 @@ def rank(run: Run | NestedRun, qrels: Qrels, *, complete: bool = False, order: s
     on all of it. ``judgements``: the judgement index of some topics (default: built here).
     ``topics``: the topics chosen for a whole run file, of which this block holds some: then
     the notes on the topics left out and on unmatched ids are the file's, made from every
-    block's (:func:`topics_to_evaluate`, :func:`unmatched_note` of the summed ``matches``).
+    block's (:func:`topics_to_evaluate`, :func:`unmatched_note` of the summed ``matches``);
+    ``topic_positions``: the positions of ``topics`` as a dict, when the caller holds one.
     A run of nested dicts is ranked without converting its ids (:func:`rank_nested`) when
     its documents are matched by id in score order, and converted first otherwise."""
     whole = topics is None
     if topics is None:
         topics, notes = topics_to_evaluate(np.asarray(qrels.topic_ids, dtype=object), run, complete=complete)
     else:  # a block: the file's topics that it holds (its few looked up among the many)
-        found = positions_in(topics, np.asarray(run.topic_ids, dtype=object))
+        found = positions_in(topics if topic_positions is None else topic_positions,
+                             np.asarray(run.topic_ids, dtype=object))
         held = np.zeros(len(topics), dtype=bool)
         held[found[found >= 0]] = True
         topics, notes = topics[held], []
@@ -304,7 +306,7 @@ def score_block(judgements: JudgementIndex, source: tuple, measures: Sequence[Me
     if name is not None:
         run = _replace_name(run, name)
     ranking = rank(run, judgements.qrels, order=order, doc_key=judgements.doc_key, judgements=judgements.restrict,
-                   topics=judgements.topic_ids)
+                   topics=judgements.topic_ids, topic_positions=judgements.position_of_topic)
     return BlockScores(tag=tag, run_topics=np.asarray(run.topic_ids, dtype=object), topics=ranking.topics,
                        values=measure_values(ranking.ranked, measures, context), notes=ranking.notes,
                        matches=ranking.matches)

@@ -165,7 +165,9 @@ def test_contiguous_groups_sorted_in_slices_are_indexed_as_one_sort(monkeypatch)
     keys = StringKeys.of(pa.array(ids, type=pa.string()))
     queries = rng.integers(-1, 61, size=500)
     asked = StringKeys.of(pa.array([f"d{v}" for v in rng.integers(0, 35, size=500)], type=pa.string()))
-    monkeypatch.setattr(keys_module, "SORT_SLICE_ROWS", 7)
+    import pateval.core.segments as segments_module
+
+    monkeypatch.setattr(segments_module, "SORT_SLICE_ROWS", 7)
     sliced = PairIndex.build(groups, keys, n_groups=61)
     assert sliced.segment_of_group is not None
     monkeypatch.setattr(keys_module, "_segments", lambda group, n_groups, bits: (None, None))

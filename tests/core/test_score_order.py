@@ -23,7 +23,20 @@ def test_score_order_is_a_lexsort_by_group_then_score_descending(data):
     n = data.draw(st.integers(1, 200))
     top = data.draw(st.sampled_from([1, 3, 50, 2**20, 2**40]))  # many groups: fewer score bits
     group = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, top - 1)))
+    if data.draw(st.booleans()):  # each group's rows together, groups out of order: sorted in slices
+        group = np.sort(group)[::-1 if data.draw(st.booleans()) else 1].copy()
     score = data.draw(hnp.arrays(np.float64, n, elements=_SCORES))
+    assert score_order(group, score).tolist() == np.lexsort((-score, group)).tolist()
+
+
+def test_score_order_of_contiguous_groups_in_many_slices(monkeypatch):
+    # groups as a run's topics, in an order that is not theirs, over many small slices
+    import pateval.core.segments as segments
+
+    monkeypatch.setattr(segments, "SORT_SLICE_ROWS", 5)
+    rng = np.random.default_rng(11)
+    group = np.repeat(rng.permutation(40), rng.integers(1, 12, size=40))
+    score = rng.choice([0.5, 1.0, 1.0 + 2**-45, 2.0, -0.0, 0.0], size=len(group))
     assert score_order(group, score).tolist() == np.lexsort((-score, group)).tolist()
 
 

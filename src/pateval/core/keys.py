@@ -19,6 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .segments import contiguous_starts, sort_in_slices
+
 __all__ = ["StringKeys", "PairIndex", "take", "words_at", "string_parts"]
 
 _U64 = np.uint64
@@ -197,30 +199,24 @@ def _pair_hashes(keys: StringKeys, group: np.ndarray, rows: np.ndarray | None = 
     return out
 
 
-#: Rows per slice sorted at a time when a PairIndex's groups are contiguous (a slice holds
-#: whole groups, so it may be longer): 128 KB of integers, in cache. Set 2026-12-07 with
-#: 1M random uint64 on the 2-core development machine (NumPy 2.4, AVX-512): one sort 59 ms,
-#: slices of 262,144 59 ms, 65,536 35 ms, 16,384 28 ms, 4,096 28 ms.
-SORT_SLICE_ROWS = 1 << 14
 # the bits of hash kept below the segment number at least, and the expected share of rows whose
 # hash they share with another pair of their segment (each then confirmed on its ids) at most
 _MIN_HASH_BITS = 24
 _COLLISION_SHARE = 1e-3
 
 
-def _segments(group: np.ndarray, n_groups: int, bits: int) -> tuple[np.ndarray | None, np.ndarray]:
+def _segments(group: np.ndarray, n_groups: int, bits: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     """When each group's rows are contiguous: each group's segment number (in order of
     appearance; -1 for a group without rows) and the segments' starts (and the end);
     else (or when too few hash bits would be left) None."""
-    n = len(group)
-    starts = np.r_[0, np.flatnonzero(group[1:] != group[:-1]) + 1, n] if n else np.zeros(1, dtype=np.int64)
+    starts = contiguous_starts(group)
+    if starts is None or len(starts) < 3:
+        return None, None
     n_segments = len(starts) - 1
-    if n_segments < 2 or n_segments != np.count_nonzero(np.bincount(group, minlength=n_groups)):
-        return None, starts
     hash_bits = 64 - bits - (n_segments - 1).bit_length()
     sizes = np.diff(starts).astype(np.float64)
-    if hash_bits < _MIN_HASH_BITS or float(sizes @ sizes) / 2.0 ** (hash_bits + 1) > _COLLISION_SHARE * n:
-        return None, starts
+    if hash_bits < _MIN_HASH_BITS or float(sizes @ sizes) / 2.0 ** (hash_bits + 1) > _COLLISION_SHARE * len(group):
+        return None, None
     segment_of_group = np.full(n_groups, -1, dtype=np.int64)
     segment_of_group[group[starts[:-1]]] = np.arange(n_segments)
     return segment_of_group, starts
@@ -249,8 +245,8 @@ class PairIndex:
 
     When each group's rows are contiguous (a run's topics, as engines write them), the
     groups' numbers in order of appearance lead the integers: they then ascend along the
-    rows, and sorting slices of whole groups (:data:`SORT_SLICE_ROWS`, in cache) sorts the
-    whole, at about half the time of one sort.
+    rows, and sorting slices of whole groups sorts the whole
+    (:func:`~pateval.core.segments.sort_in_slices`).
 
     Attributes
     ----------
@@ -307,12 +303,10 @@ class PairIndex:
             place[row_of_place] = np.arange(n, dtype=np.uint64)
             packed |= place
             del place
-        if segment_of_group is None:
+        if starts is None:
             packed.sort()
         else:
-            cuts = np.unique(starts[np.searchsorted(starts, np.arange(0, n, SORT_SLICE_ROWS))])
-            for a, b in zip(cuts, np.r_[cuts[1:], n], strict=True):  # slices of whole segments
-                packed[a:b].sort()
+            sort_in_slices(packed, starts)
         # no repeat (nearly always): one read-only value stands for every row of each
         repeated: np.ndarray = np.broadcast_to(np.False_, (n,))
         first: np.ndarray = np.broadcast_to(np.int64(-1), (n,))

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from ..tuning import SHORT_STRING_BYTES
 from .keys import string_parts, words_at
+from .segments import contiguous_starts, expand, sort_in_slices
 
 __all__ = ["stable_order", "score_order", "unique_inverse", "string_words", "byte_order", "string_ranks",
            "positions_in"]
@@ -73,7 +74,11 @@ def score_order(group: np.ndarray, score: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     row_bits = max(1, (n - 1).bit_length())
-    group_bits = int(group.max()).bit_length() if int(group.min()) >= 0 else 64
+    # each group's rows together (a run's topics, as engines write them): the groups' numbers in
+    # order of appearance lead, the slices of whole groups are sorted apart, then the groups put in order
+    starts = contiguous_starts(group) if int(group.min()) >= 0 else None
+    lead = group if starts is None else np.repeat(np.arange(len(starts) - 1, dtype=np.int64), np.diff(starts))
+    group_bits = int(lead.max()).bit_length() if int(lead.min()) >= 0 else 64
     score_bits = 63 - row_bits - group_bits
     if score_bits < 16:  # too few bits left to rank scores: the plain lexsort
         return np.lexsort((-np.asarray(score, dtype=np.float64), group))
@@ -81,13 +86,17 @@ def score_order(group: np.ndarray, score: np.ndarray) -> np.ndarray:
     packed = keys >> np.uint64(64 - score_bits)
     packed <<= np.uint64(row_bits)
     packed |= np.arange(n, dtype=np.uint64)
-    packed |= group.astype(np.uint64) << np.uint64(score_bits + row_bits)
-    packed.sort()
+    packed |= lead.astype(np.uint64) << np.uint64(score_bits + row_bits)
+    del lead
+    if starts is None:
+        packed.sort()
+    else:
+        sort_in_slices(packed, starts)
     perm = (packed & np.uint64((1 << row_bits) - 1)).astype(np.int64)
     prefix = packed >> np.uint64(row_bits)
     collide = np.flatnonzero(prefix[1:] == prefix[:-1])  # equal (group, leading score bits)
     if len(collide) == 0 or not np.any(keys[perm[collide]] > keys[perm[collide + 1]]):
-        return perm  # only true ties collide, and they are in row order already
+        return _groups_in_order(perm, group, starts)  # only true ties collide, in row order already
     involved = np.zeros(n, dtype=bool)
     involved[collide] = True
     involved[collide + 1] = True
@@ -96,7 +105,19 @@ def score_order(group: np.ndarray, score: np.ndarray) -> np.ndarray:
                                                                           prefix[places[1:]] != prefix[places[:-1]]])
     rows = perm[places]
     perm[places] = rows[np.lexsort((rows, keys[rows], run_id))]
-    return perm
+    return _groups_in_order(perm, group, starts)
+
+
+def _groups_in_order(perm: np.ndarray, group: np.ndarray, starts: np.ndarray | None) -> np.ndarray:
+    """``perm``, its runs of whole groups (``starts``, in order of appearance) put in the
+    order of their groups' numbers."""
+    if starts is None:
+        return perm
+    heads = group[starts[:-1]]
+    if np.all(heads[1:] > heads[:-1]):
+        return perm
+    by_group = np.argsort(heads, kind="stable")
+    return perm[expand(starts[:-1][by_group], np.diff(starts)[by_group])]
 
 
 def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -191,12 +212,14 @@ def string_ranks(strings) -> np.ndarray:
 
 
 def positions_in(distinct, values) -> np.ndarray:
-    """The position of each of ``values`` in ``distinct`` (ids without repeats), -1 where
-    absent: hash lookups, as ``pandas.Index.get_indexer`` (without loading pandas).
+    """The position of each of ``values`` in ``distinct`` (ids without repeats, or a dict of
+    each id's position, made once for many lookups), -1 where absent: hash lookups, as
+    ``pandas.Index.get_indexer`` (without loading pandas).
 
     >>> positions_in(np.array(["q1", "q2", "q3"], dtype=object), ["q3", "q9", "q1"]).tolist()
     [2, -1, 0]
     """
-    where = {value: i for i, value in enumerate(distinct.tolist() if hasattr(distinct, "tolist") else distinct)}
+    where = distinct if isinstance(distinct, dict) else {
+        value: i for i, value in enumerate(distinct.tolist() if hasattr(distinct, "tolist") else distinct)}
     found = values.tolist() if hasattr(values, "tolist") else values
     return np.fromiter((where.get(value, -1) for value in found), dtype=np.intp, count=len(found))

@@ -235,8 +235,7 @@ class JudgementIndex:
         the same order): what :meth:`build` gives for them, taken from these arrays (a block
         of a large run needs the judgements of its few topics, not a pass over the qrels)."""
         topic_ids = np.asarray(topic_ids, dtype=object)
-        positions = positions_in(np.asarray(self.topic_ids, dtype=object),
-                                 topic_ids) if len(topic_ids) else np.zeros(0, np.int64)
+        positions = positions_in(self.position_of_topic, topic_ids) if len(topic_ids) else np.zeros(0, np.int64)
         if (positions < 0).any() or np.any(positions[1:] <= positions[:-1]):
             raise ValueError("restrict() takes some of the index's topics, in its order")
         lengths = np.diff(self.ptr)[positions]
@@ -245,6 +244,11 @@ class JudgementIndex:
                                                                             lengths),
                               grade=self.grade[rows], doc_strings=take(self.doc_strings, rows), qrels=self.qrels,
                               doc_key=self.doc_key, parent=(self, rows))
+
+    @cached_property
+    def position_of_topic(self) -> dict:
+        """Each topic's position in :attr:`topic_ids` (made once: every block of a run looks its topics up)."""
+        return {topic: i for i, topic in enumerate(np.asarray(self.topic_ids, dtype=object).tolist())}
 
     @cached_property
     def line_entry(self) -> np.ndarray:

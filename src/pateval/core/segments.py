@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._lazy import lazy_module
-from ..tuning import TABLE_SLACK
+from ..tuning import SORT_SLICE_ROWS, TABLE_SLACK
 
 pd = lazy_module("pandas")  # duplicates_of_earlier factorises labels that are not integers
 
-__all__ = ["offsets", "starts_of", "segment_of", "run_starts", "run_lengths", "place_in_segments", "place_in_runs",
+__all__ = ["offsets", "contiguous_starts", "sort_in_slices", "starts_of", "segment_of", "run_starts", "run_lengths", "place_in_segments", "place_in_runs",
            "expand", "running_count", "running_sum", "segment_running_sum", "grouped_running_sum",
            "segment_exclusive_cumsum", "segment_exclusive_cumsum_at", "duplicates_of_earlier"]
 
@@ -84,6 +84,32 @@ def place_in_runs(values: np.ndarray) -> np.ndarray:
     first = np.r_[True, values[1:] != values[:-1]]
     index = np.arange(n, dtype=np.int64)
     return index - np.maximum.accumulate(np.where(first, index, 0))
+
+
+def contiguous_starts(group: np.ndarray) -> np.ndarray | None:
+    """The starts of the runs of equal values of ``group`` and, last, its length, when each
+    value forms one run (a run's topics as engines write them); else None.
+
+    >>> contiguous_starts(np.array([7, 7, 2, 5, 5])).tolist(), contiguous_starts(np.array([7, 2, 7]))
+    ([0, 2, 3, 5], None)
+    """
+    n = len(group)
+    if n == 0:
+        return None
+    starts = np.r_[0, np.flatnonzero(group[1:] != group[:-1]) + 1, n]
+    heads = group[starts[:-1]]
+    return starts if len(np.unique(heads)) == len(heads) else None
+
+
+def sort_in_slices(values: np.ndarray, starts: np.ndarray) -> None:
+    """Sort ``values`` in place slice by slice, each of whole runs (``starts``, as
+    :func:`contiguous_starts` gives them) and about :data:`pateval.tuning.SORT_SLICE_ROWS`
+    long: the whole is then sorted when the values ascend from run to run (the run's number
+    leading them), at about half the time of one sort of them all."""
+    n = len(values)
+    cuts = np.unique(starts[np.searchsorted(starts, np.arange(0, n, SORT_SLICE_ROWS))])
+    for a, b in zip(cuts.tolist(), [*cuts[1:].tolist(), n], strict=True):
+        values[a:b].sort()
 
 
 def expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
