@@ -292,6 +292,7 @@ class PairIndex:
             packed >>= _U64(bits)
             packed <<= _U64(bits)
         else:
+            assert starts is not None  # (given with segment_of_group)
             _lead(packed, np.repeat(np.arange(len(starts) - 1, dtype=np.uint64), np.diff(starts)), segment_of_group,
                   bits)
         if priority is None:  # a row's place is the row (in blocks: no array of every place at once)

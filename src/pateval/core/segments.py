@@ -18,7 +18,8 @@ from ..tuning import SORT_SLICE_ROWS, TABLE_SLACK
 
 pd = lazy_module("pandas")  # duplicates_of_earlier factorises labels that are not integers
 
-__all__ = ["offsets", "contiguous_starts", "sort_in_slices", "starts_of", "segment_of", "run_starts", "run_lengths", "place_in_segments", "place_in_runs",
+__all__ = ["offsets", "contiguous_starts", "sort_in_slices",
+           "starts_of", "segment_of", "run_starts", "run_lengths", "place_in_segments", "place_in_runs",
            "expand", "running_count", "running_sum", "segment_running_sum", "grouped_running_sum",
            "segment_exclusive_cumsum", "segment_exclusive_cumsum_at", "duplicates_of_earlier"]
 

@@ -102,7 +102,7 @@ def plain_text(data, *, delimiter: bytes) -> bool:
     delimiters and newlines, and no ``#``; NumPy counts in slices that stay in cache and
     lets other threads run meanwhile (a run's blocks are checked by several at once).
 
-    >>> plain_text(b"q1 Q0 d1 1 2.5 t\n", delimiter=b" "), plain_text(b"q1 Q0 d1\t1 2.5 t\n", delimiter=b" ")
+    >>> plain_text(b"q1 Q0 d1 1 2.5 t\\n", delimiter=b" "), plain_text(b"q1 Q0 d1\\t1 2.5 t\\n", delimiter=b" ")
     (True, False)
     """
     import numpy as np
