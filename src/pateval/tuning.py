@@ -21,10 +21,11 @@ __all__ = ["SORTED_KEYS_MIN", "SORT_SLICE_ROWS",
 
 #: Rows per slice when integers whose leading bits number contiguous runs (a run's topics) are
 #: sorted slice by slice (core.segments.sort_in_slices; a slice holds whole runs, so it may be
-#: longer): 128 KB of integers, in cache. Set 2026-12-07 with 1M random uint64 on the 2-core
-#: development machine (NumPy 2.4, AVX-512): one sort 59 ms, slices of 262,144 59 ms, 65,536
-#: 35 ms, 16,384 28 ms, 4,096 28 ms.
-SORT_SLICE_ROWS = 1 << 14
+#: longer): 8 KB of integers, in the first-level cache. Set 2026-12-07 on the 2-core development
+#: machine (NumPy 2.4, AVX-512): 1M random uint64 in one sort 59 ms; core.order.score_order of
+#: 1M rows, 1,000 topics of 1,000, by slices of 16,384 37.5 ms, 4,096 30.5 ms, 1,024 24.1 ms,
+#: 512 23.4 ms (10,000 topics of 100: 40.5, 32.6, 26.8 ms at 16,384, 4,096, 1,024).
+SORT_SLICE_ROWS = 1 << 10
 
 #: Keys (lengths tables, lookups) from which strings are found by sorted fingerprints
 #: (core.keys.PairIndex, measures.tbg.LengthTable) rather than Arrow's hash table, which is as quick below.
