@@ -332,8 +332,9 @@ _PART_SCHEMA = pa.schema([("topic", pa.string()), ("docno", pa.string()), ("rank
                           ("score", pa.float64()), ("line", pa.int64())])
 
 
-def _row_lines(path: Path, start: int, end: int, run: Run) -> np.ndarray:
-    """The 1-based line in the whole file of each row the reader made of ``[start, end)``."""
+def _row_lines(path: Path, start: int, end: int, run: Run, lines_before: int) -> tuple[np.ndarray, int]:
+    """The 1-based line in the whole file of each row the reader made of ``[start, end)``
+    (``lines_before``: the file's lines before ``start``), and the range's newlines."""
     data = read_range(path, start, end)
     bytes_ = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(bytes_ == 10)
@@ -351,7 +352,7 @@ def _row_lines(path: Path, start: int, end: int, run: Run) -> np.ndarray:
                 seen.add((fields[0], fields[2]))
                 kept.append(number)
         lines = np.asarray(kept, dtype=np.int64)
-    return lines + _lines_before(path, start) + 1
+    return lines + lines_before + 1, len(newlines)
 
 
 def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts: int | None = None) -> list[Path]:
@@ -371,16 +372,19 @@ def partition_run(run_file: RunFile, directory: str | os.PathLike[str], *, parts
     paths = [directory / f"part-{k:05d}.arrow" for k in range(parts)]
     writers: list[pa.ipc.RecordBatchStreamWriter | None] = [None] * parts
     tag = None
+    lines_before = 0  # counted range by range (the ranges follow each other): each byte is read once for it
     try:
         for start, end in ranges:
             run = read_block(path, start, end, on_duplicate=run_file.on_duplicate, only_block=len(ranges) == 1,
                              lines=run_file.lines, mixed_tags=run_file.mixed_tags)
             if run is None:
+                lines_before += read_range(path, start, end).count(b"\n")
                 continue
             if tag is not None and run.name != tag and run_file.mixed_tags == "refuse":
                 mixed_tag_error(path, start, end, tag)
             tag = run.name
-            lines = _row_lines(path, start, end, run)
+            lines, newlines = _row_lines(path, start, end, run, lines_before)
+            lines_before += newlines
             bucket_of_topic = np.asarray([zlib.crc32(t.encode()) % parts for t in run.topic_ids], dtype=np.int64)
             bucket = bucket_of_topic[run.topic]
             topics = pa.array(run.topic_ids[run.topic].astype(object), type=pa.string())
