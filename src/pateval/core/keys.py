@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .segments import contiguous_starts, sort_in_slices
+from .segments import contiguous_starts, segment_of, sort_in_slices
 
 __all__ = ["StringKeys", "PairIndex", "take", "words_at", "string_parts"]
 
@@ -227,7 +227,7 @@ def _lead(values: np.ndarray, segment: np.ndarray, segment_of_group: np.ndarray,
     segment_bits = int(segment_of_group.max()).bit_length()
     values >>= _U64(segment_bits + bits)
     values <<= _U64(bits)
-    segment = segment.astype(np.uint64, copy=False)  # the caller's scratch array: shifted in place
+    segment = segment.astype(np.uint64)  # (the caller's array stays as it was)
     segment <<= _U64(64 - segment_bits)
     values |= segment
 
@@ -293,8 +293,7 @@ class PairIndex:
             packed <<= _U64(bits)
         else:
             assert starts is not None  # (given with segment_of_group)
-            _lead(packed, np.repeat(np.arange(len(starts) - 1, dtype=np.uint64), np.diff(starts)), segment_of_group,
-                  bits)
+            _lead(packed, segment_of(starts), segment_of_group, bits)
         if priority is None:  # a row's place is the row (in blocks: no array of every place at once)
             for b0 in range(0, n, _BLOCK):
                 packed[b0 : b0 + _BLOCK] |= np.arange(b0, min(n, b0 + _BLOCK), dtype=np.uint64)

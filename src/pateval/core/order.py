@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from ..tuning import SHORT_STRING_BYTES
 from .keys import string_parts, words_at
-from .segments import contiguous_starts, expand, sort_in_slices
+from .segments import contiguous_starts, expand, segment_of, sort_in_slices
 
 __all__ = ["stable_order", "score_order", "unique_inverse", "string_words", "byte_order", "string_ranks",
            "positions_in"]
@@ -77,7 +77,7 @@ def score_order(group: np.ndarray, score: np.ndarray) -> np.ndarray:
     # each group's rows together (a run's topics, as engines write them): the groups' numbers in
     # order of appearance lead, the slices of whole groups are sorted apart, then the groups put in order
     starts = contiguous_starts(group) if int(group.min()) >= 0 else None
-    lead = group if starts is None else np.repeat(np.arange(len(starts) - 1, dtype=np.int64), np.diff(starts))
+    lead = group if starts is None else segment_of(starts)
     group_bits = int(lead.max()).bit_length() if int(lead.min()) >= 0 else 64
     score_bits = 63 - row_bits - group_bits
     if score_bits < 16:  # too few bits left to rank scores: the plain lexsort

@@ -94,12 +94,10 @@ def contiguous_starts(group: np.ndarray) -> np.ndarray | None:
     >>> contiguous_starts(np.array([7, 7, 2, 5, 5])).tolist(), contiguous_starts(np.array([7, 2, 7]))
     ([0, 2, 3, 5], None)
     """
-    n = len(group)
-    if n == 0:
+    if len(group) == 0:
         return None
-    starts = np.r_[0, np.flatnonzero(group[1:] != group[:-1]) + 1, n]
-    heads = group[starts[:-1]]
-    return starts if len(np.unique(heads)) == len(heads) else None
+    heads = run_starts(group)
+    return np.r_[heads, len(group)] if len(np.unique(group[heads])) == len(heads) else None
 
 
 def sort_in_slices(values: np.ndarray, starts: np.ndarray) -> None:
