@@ -311,3 +311,37 @@ def test_plain_text_counts_across_its_slices(monkeypatch):
     assert source.plain_text(block, delimiter=b" ")
     assert not source.plain_text(block[:-9] + b"\t" + block[-8:], delimiter=b" ")
     assert not source.plain_text(block + b"#x", delimiter=b" ")
+
+
+@pytest.mark.parametrize("data, delimiter", [
+    (b"q1 0 d1 1\nq1 0 d2 0\n", b" "),
+    (b"q1\t0\td1\t1\nq1\t0\td2\t0", b"\t"),  # no newline at the end
+    (b"q1 0 d1 1\n# a comment\nq1 0 d2 0\n", None),  # comment lines: dropped, the rest looked at
+    (b"q1 0 d1 1\nq1 0 d2\t0\n", None),  # white space other than the first line's delimiter
+    (b"q1 0 d\xc3\xa9 1\n", None),  # not ASCII: its UTF-8 is checked by the reader
+    (b"q1 0 d1 1\r\n", None),
+])
+def test_map_file_names_the_delimiter_of_a_plain_file_only(tmp_path, data, delimiter):
+    # a plain file skips the reader's white-space and UTF-8 checks: any other goes through them
+    from pateval.formats.source import map_file, release
+
+    path = tmp_path / "q.txt"
+    path.write_bytes(data)
+    content, found = map_file(path)
+    try:
+        assert found == delimiter
+        assert bytes(content) == (data if b"#" not in data else b"q1 0 d1 1\nq1 0 d2 0\n")
+    finally:
+        release(content)
+
+
+@pytest.mark.parametrize("data, message", [(b"\n\n \n", "the file is empty"),
+                                           (b"q1 0 d1 1\nq1 0 d\x002 1\n", r"line 2: binary data \(a NUL byte\)")])
+def test_map_file_still_refuses_empty_and_binary_files(tmp_path, data, message):
+    from pateval.errors import InputFormatError
+    from pateval.formats.source import map_file
+
+    path = tmp_path / "q.txt"
+    path.write_bytes(data)
+    with pytest.raises(InputFormatError, match=message):
+        map_file(path)

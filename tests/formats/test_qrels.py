@@ -117,11 +117,11 @@ def test_keep_first_of_conflicting(tmp_path):
                                                                                       "clefip-pac")])
 def test_fast_reader_equals_careful_reader(test_data, name, fmt):
     from pateval.formats.qrels import _build, _read_fast
-    from pateval.formats.source import iter_fields, read_bytes
+    from pateval.formats.source import iter_fields, map_file, read_bytes
 
     path = test_data / name
     data = read_bytes(path)
-    fast = _read_fast(path, data, "auto")
+    fast = _read_fast(path, *map_file(path), "auto")  # (plain files: their white space and UTF-8 checked once)
     assert fast is not None and fast.format == fmt
     careful = _build(path, list(iter_fields(path, data, separator="\t" if fmt == "dd" else None)), fmt, "error")
     for column in ("topic", "docno", "rel", "subtopic", "passage"):
@@ -138,11 +138,12 @@ def test_fast_reader_equals_careful_reader(test_data, name, fmt):
 ])
 def test_white_space_other_than_the_delimiter_is_read_the_careful_way(tmp_path, text, fmt):
     from pateval.formats.qrels import _build, _read_fast
-    from pateval.formats.source import iter_fields
+    from pateval.formats.source import iter_fields, map_file
 
     path = _write(tmp_path, "q.txt", text)
     data = path.read_bytes()
-    assert _read_fast(path, data, fmt) is None
+    assert map_file(path)[1] is None  # not plain text: the fast reader looks for white space itself
+    assert _read_fast(path, *map_file(path), fmt) is None
     try:
         careful = _build(path, list(iter_fields(path, data, separator="\t" if fmt == "dd" else None)), fmt, "error")
     except InputFormatError as error:

@@ -49,7 +49,7 @@ def _check(path, monkeypatch, *, fast_expected: bool | None = None, **options):
     """Read ``path`` both ways and compare; ``fast_expected`` says whether the fast path must
     take the file (True) or hand it on (False)."""
     if fast_expected is not None:
-        taken = _read_fast(path, map_file(path), options.get("format", "auto")) is not None
+        taken = _read_fast(path, *map_file(path), options.get("format", "auto")) is not None
         assert taken == fast_expected
     got, error = _outcome(lambda: read_qrels(path, **options))
     want, want_error = _outcome(lambda: _careful(path, monkeypatch, **options))
@@ -187,7 +187,7 @@ def test_invalid_utf8_anywhere(tmp_path, monkeypatch, raw, field):
     fields[field] += raw
     lines[1] = b"\t".join(fields)
     path = _write(tmp_path, b"\n".join(lines) + b"\n")
-    assert _read_fast(path, map_file(path), "dd") is None
+    assert _read_fast(path, *map_file(path), "dd") is None
     _, error = _check(path, monkeypatch, format="dd")
     assert error is not None and "line 2: not valid UTF-8 text" in error[1]
 

@@ -193,7 +193,7 @@ def test_the_fast_and_careful_paths_agree_on_a_commented_file(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     from pateval.formats.source import map_file, read_bytes
 
-    fast = _read_fast(path, map_file(path), "error")
+    fast = _read_fast(path, map_file(path)[0], "error")
     careful = _read_careful(path, read_bytes(path), "error")
     assert fast is not None
     assert list(fast.docnos) == list(careful.docnos)
@@ -232,4 +232,4 @@ def test_the_fast_reader_returns_once_arrow_has_let_go_of_the_input(tmp_path, mo
     for worker in workers:
         worker.join()
     assert run.doc_ids.to_pylist() == ["d1", "d2"]
-    assert len(maps) == 1 and maps[0].closed
+    assert len(maps) == 1 and maps[0][0].closed

@@ -399,7 +399,7 @@ def _read_jig_fast(path: Path, on_duplicate: str, name: str | None) -> DDRun | N
         return None
     if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
         return None  # pipes and the like are read (and errors worded) by the careful path
-    data = map_file(path)
+    data, _ = map_file(path)
     view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
     try:
         columns = _jig_columns(data, view)

@@ -84,7 +84,7 @@ def _read_fast(path: Path) -> DocLengths | None:
     """Arrow's CSV reader for a regular file without duplicates; None sends it to the careful path."""
     if not path.is_file() or path.stat().st_size == 0:
         return None
-    data = map_file(path)
+    data, _ = map_file(path)
     view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
     try:
         if data[:3] == b"\xef\xbb\xbf":

@@ -110,7 +110,7 @@ def _read_qrels(path: Path, format: str, on_duplicate: str, integer_grades: bool
     if format == "beir" or (format == "auto" and _is_beir(path)):
         return _read_beir(path, on_duplicate, detected=format == "auto")
     if format in ("auto", "trec", "subtopic", "ntcir", "clefip-pac", "dd"):
-        fast = _read_fast(path, map_file(path), format)
+        fast = _read_fast(path, *map_file(path), format)
         if fast is not None:
             return fast
     data = read_bytes(path)
@@ -185,7 +185,7 @@ def _refuse_header(path: Path, rows: list[tuple[int, list[str]]], format: str) -
     malformed(path, line, f"the first line looks like a header ({what!r}), not a judgement: {hint}")
 
 
-def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
+def _read_fast(path: Path, data: bytes, plain: bytes | None, format: str) -> Qrels | None:
     """Arrow's CSV reader for regular 4-column files and TREC DD's 5 tab-separated columns;
     None sends the file to the careful path.
 
@@ -195,7 +195,9 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
     space but the delimiter and newlines (so no field is padded and no line is blank but
     the empty ones both skip), every line as wide as the first, no field empty, valid UTF-8
     (a leading byte-order mark is skipped by both), grades that Arrow reads as 64-bit
-    integers (a subset of what the careful path takes: no ``+`` sign).
+    integers (a subset of what the careful path takes: no ``+`` sign). ``plain``: the
+    delimiter with which :func:`~pateval.formats.source.map_file` found the bytes plain (then
+    neither white space nor UTF-8 is checked again), or None.
     """
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -207,7 +209,8 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
         return None
     delimiter = "\t" if dd else next(
         (d for d in ("\t", " ") if len(first.split(d.encode())) == 4 and all(first.split(d.encode()))), None)
-    if delimiter is None or foreign_space(data, delimiter=delimiter.encode()):
+    checked = delimiter is not None and delimiter.encode() == plain
+    if delimiter is None or (not checked and foreign_space(data, delimiter=delimiter.encode())):
         return None
     names = ["topic", "second", "docno", "passage", "rel"] if dd else ["topic", "second", "docno", "rel"]
     dictionary = pa.dictionary(pa.int32(), pa.string())
@@ -231,7 +234,7 @@ def _read_fast(path: Path, data: bytes, format: str) -> Qrels | None:
                 # topics and 2nd columns repeat: dictionary-encoded as they are parsed
                 column_types={"topic": dictionary, "second": dictionary, "docno": pa.string(),
                               "passage": pa.string(), "rel": pa.int64()},
-                strings_can_be_null=False, null_values=[], check_utf8=True),
+                strings_can_be_null=False, null_values=[], check_utf8=not checked),
             memory_pool=pool,
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):

@@ -123,7 +123,8 @@ def _read_run(path: Path, on_duplicate: str, name: str | None, lines: str, mixed
     if is_parquet(path):  # by content: Arrow reads the columns directly
         return read_parquet_run(path, on_duplicate=on_duplicate, name=name, mixed_tags=mixed_tags)
     with streams_kept(path):
-        run = _read_fast(path, map_file(path), on_duplicate, lines=lines, mixed_tags=mixed_tags)
+        data, plain = map_file(path)
+        run = _read_fast(path, data, on_duplicate, plain=plain == b" ", lines=lines, mixed_tags=mixed_tags)
         if run is None:
             run = _read_careful(path, read_bytes(path), on_duplicate, lines=lines, mixed_tags=mixed_tags)
         metadata = ir_metadata(path)  # the comment lines at the head only
