@@ -21,7 +21,7 @@ from ..core.order import string_ranks
 from ..core.ranking import RankedTopics
 from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero
 from .registry import register
-from .relevance import REL
+from .relevance import REL, relevant_by_rank
 
 __all__ = ["judged_fraction", "hits", "success"]
 
@@ -74,11 +74,7 @@ def _ir_measures_position(ranked: RankedTopics, rows: np.ndarray, topic: np.ndar
 
 def hits(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Hits@k = |relevant documents in the top k| (every retrieved one without k)."""
-    rows = ranked.relevant_rows(measure["rel"])
-    topic = ranked.topic_of(rows)
-    if measure.cutoff is not None:
-        topic = topic[rows - ranked.ptr[topic] + 1 <= measure.cutoff]
-    return np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
+    return relevant_by_rank(ranked, measure["rel"], context).count(measure.cutoff).astype(np.float64)
 
 
 def success(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:

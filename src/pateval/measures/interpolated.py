@@ -30,7 +30,7 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, TrecEval, divide_or_zero
 from .registry import register
-from .relevance import ELEVEN_POINTS, REL, TREC_EVAL, relevant
+from .relevance import ELEVEN_POINTS, REL, TREC_EVAL, relevant, relevant_by_rank
 
 __all__ = ["interpolated_precision", "eleven_point_average", "precision_at_r_multiple", "relative_precision",
            "ELEVEN_POINTS"]
@@ -96,17 +96,14 @@ def precision_at_r_multiple(ranked: RankedTopics, measure: Measure, context: Eva
     """Rprec_mult(mult=x) = |relevant in the top c| / c, c = floor(x R + 0.9); 0 when c = 0."""
     num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
     c = np.floor(measure["mult"] * num_rel + 0.9)
-    _, topic, position = relevant(ranked, measure["rel"], None, context)
-    within = position <= c[topic]
-    return divide_or_zero(np.bincount(topic[within], minlength=ranked.n_topics).astype(np.float64), c)
+    return divide_or_zero(relevant_by_rank(ranked, measure["rel"], context).count(c.astype(np.int64)), c)
 
 
 def relative_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RelP@k = |relevant in the top k| / min(k, R); 0 when R = 0."""
-    _, topic, _ = relevant(ranked, measure["rel"], measure.cutoff, context)
     num_rel = ranked.num_rel(measure["rel"]).astype(np.float64)
-    return divide_or_zero(np.bincount(topic, minlength=ranked.n_topics).astype(np.float64),
-                        np.minimum(num_rel, measure.cutoff or 0))
+    return divide_or_zero(relevant_by_rank(ranked, measure["rel"], context).count(measure.cutoff),
+                          np.minimum(num_rel, measure.cutoff or 0))
 
 
 RECALL = Param("recall", float, 0.0, "the recall level x (ir_measures writes IPrec@x; trec_eval "

@@ -14,17 +14,19 @@ Reference: trec_eval 10.0 (NIST): its relevance level ``-l``, its gain parameter
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
 
 from ..core.ranking import RankedTopics
+from ..core.segments import running_sum
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Param
 
 __all__ = ["TREC_EVAL", "REL", "GAINS", "ELEVEN_POINTS", "relevant", "relevant_rows", "topic_and_column",
-           "per_topic", "gain_map", "gains_of"]
+           "per_topic", "gain_map", "gains_of", "RowsByRank", "relevant_by_rank", "relevant_running_sums"]
 
 TREC_EVAL = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
@@ -57,6 +59,74 @@ def _relevant(ranked: RankedTopics, level: int) -> tuple[np.ndarray, np.ndarray,
     rows, grades = ranked.judged_row[keep], ranked.judged_grade[keep]
     topic = ranked.topic_of(rows)
     return grades, topic, rows - ranked.ptr[topic] + 1
+
+
+class RowsByRank:
+    """Some rows of a ranking (its relevant ones, an ideal ranking's), each by topic and
+    1-based position, topic by topic in ranking order: how many of each topic's are ranked
+    within a cutoff, and the sum of their weights there, by one binary search per topic.
+
+    What a family of cutoffs reads (P@5 ... P@1000, AP@k, nDCG@k): made once per ranking,
+    each cutoff then costs a few operations on one value per topic, not a pass over the
+    rows. A sum is read from each topic's running sum (:func:`~pateval.core.segments.running_sum`,
+    added in ranking order from 0), so it is the number a sum over the rows within the
+    cutoff gives, to the last bit.
+
+    >>> rows = RowsByRank(np.array([0, 0, 1]), np.array([1, 4, 2]), n_topics=3)
+    >>> rows.count(3).tolist(), rows.count(np.array([5, 1, 1])).tolist()
+    ([1, 1, 0], [2, 0, 0])
+    >>> rows.total(rows.running(np.array([1.0, 0.5, 0.5])), 4).tolist()
+    [1.5, 0.5, 0.0]
+    """
+
+    def __init__(self, topic: np.ndarray, position: np.ndarray, *, n_topics: int):
+        self.span = int(position.max()) + 1 if len(position) else 1
+        self.base = np.arange(n_topics, dtype=np.int64) * self.span
+        self.key = topic.astype(np.int64) * self.span + position  # ascending: topics, then ranks
+        self.topic = topic
+        self.starts = np.searchsorted(self.key, self.base)
+
+    def _ends(self, cutoff: int | np.ndarray | None) -> np.ndarray:
+        if cutoff is None:
+            return np.searchsorted(self.key, self.base + self.span)
+        return np.searchsorted(self.key, self.base + np.minimum(cutoff, self.span - 1), side="right")
+
+    def count(self, cutoff: int | np.ndarray | None) -> np.ndarray:
+        """Per topic (int64), the rows ranked within ``cutoff`` (a number, or one per topic; None: all)."""
+        return self._ends(cutoff) - self.starts
+
+    def running(self, weights: np.ndarray) -> np.ndarray:
+        """Each topic's running sums of ``weights`` (one per row), what :meth:`total` reads."""
+        return running_sum(weights, self.topic)
+
+    def total(self, running: np.ndarray, cutoff: int | np.ndarray | None) -> np.ndarray:
+        """Per topic (float64), the sum of the weights of the rows ranked within ``cutoff``,
+        read from their :meth:`running` sums."""
+        ends = self._ends(cutoff)
+        out = np.zeros(len(self.base), dtype=np.float64)
+        some = np.flatnonzero(ends > self.starts)
+        out[some] = running[ends[some] - 1]
+        return out
+
+
+def relevant_by_rank(ranked: RankedTopics, level: int, context: EvaluationContext) -> RowsByRank:
+    """The rows relevant at ``level`` as :class:`RowsByRank` (``level`` 0: the judged rows),
+    made once per ranking and level: what the kernels of a cutoff family share."""
+    def make() -> RowsByRank:
+        _, topic, position = relevant(ranked, level, None, context)
+        return RowsByRank(topic, position, n_topics=ranked.n_topics)
+
+    return context.memo.get(("relevant by rank", level), make, ranking=ranked)
+
+
+def relevant_running_sums(ranked: RankedTopics, level: int, context: EvaluationContext, name: str,
+                          weigh: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """The :meth:`RowsByRank.running` sums of the weights ``weigh`` gives the rows relevant at
+    ``level`` (from their grades, topics and positions), made once per ranking, level and ``name``."""
+    def make() -> np.ndarray:
+        return relevant_by_rank(ranked, level, context).running(weigh(*relevant(ranked, level, None, context)))
+
+    return context.memo.get(("relevant running sums", level, name), make, ranking=ranked)
 
 
 def relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:

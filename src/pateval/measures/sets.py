@@ -28,7 +28,7 @@ from ..core.ranking import RankedTopics
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, TrecEval, divide_or_zero
 from .registry import register
-from .relevance import REL, TREC_EVAL
+from .relevance import REL, TREC_EVAL, relevant_by_rank
 
 __all__ = ["set_precision", "set_recall", "set_relative_precision", "set_average_precision", "set_f",
            "utility", "num_nonrel_judged_ret", "num_q", "unjudged"]
@@ -102,10 +102,8 @@ def unjudged(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
     """Unj@k = |top k not judged| / k: documents the qrels omit or grade negative (pooled,
     not judged); the ranks past the end of a short ranking count as judged, as trec_eval's."""
     k = measure.cutoff or 0  # (the spec requires a cutoff)
-    judged = ranked.judged_rows()
-    judged = judged[ranked.position_of(judged) <= k]
     in_top = np.minimum(ranked.num_ret(), k).astype(np.float64)
-    return (in_top - np.bincount(ranked.topic_of(judged), minlength=ranked.n_topics)) / k
+    return (in_top - relevant_by_rank(ranked, 0, context).count(k)) / k  # (level 0: every judged row)
 
 
 BETA = Param("beta", float, 1.0, "weight of recall against precision (trec_eval's set_F parameter: "

@@ -20,7 +20,7 @@ from ..core.segments import place_in_runs, place_in_segments, run_starts, runnin
 from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero, shared_topic_values
 from .gains import ndcg_with_gains
 from .registry import register
-from .relevance import GAINS, REL, TREC_EVAL, per_topic, relevant
+from .relevance import GAINS, REL, TREC_EVAL, RowsByRank, per_topic, relevant, relevant_by_rank, relevant_running_sums
 
 __all__ = ["average_precision", "yaap", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
 
@@ -31,36 +31,39 @@ def average_precision(ranked: RankedTopics, measure: Measure, context: Evaluatio
     With a cutoff k (``AP@k``, trec_eval's map_cut), only ranks <= k contribute; R is all
     relevant documents of the topic.
     """
-    _, topic, position = relevant(ranked, measure["rel"], measure.cutoff, context)
-    precision_at = (place_in_runs(topic) + 1) / position
-    return divide_or_zero(per_topic(topic, ranked, precision_at), ranked.num_rel(measure["rel"]))
+    rel = measure["rel"]
+    precisions = relevant_running_sums(ranked, rel, context, "precision", _precision_at)
+    return divide_or_zero(relevant_by_rank(ranked, rel, context).total(precisions, measure.cutoff), ranked.num_rel(rel))
+
+
+def _precision_at(grades: np.ndarray, topic: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """P@rank of each relevant retrieved row (its relevant rows so far over its rank)."""
+    return (place_in_runs(topic) + 1) / position
 
 
 def yaap(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Yet another average precision (Robertson, "On smoothing average precision", ECIR 2012):
     YAAP = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved d of P@rank(d) (= R * AP)."""
-    _, topic, position = relevant(ranked, measure["rel"], None)
-    total = per_topic(topic, ranked, (place_in_runs(topic) + 1) / position)
+    grades, topic, position = relevant(ranked, measure["rel"], None)
+    total = per_topic(topic, ranked, _precision_at(grades, topic, position))
     return np.log((1.0 + total) / (1.0 + ranked.num_rel(measure["rel"]) - total))
 
 
 def precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Precision at k: P@k = |relevant in the top k| / k (k even when fewer are retrieved)."""
-    _, topic, _ = relevant(ranked, measure["rel"], measure.cutoff, context)
-    return per_topic(topic, ranked) / measure.cutoff
+    return relevant_by_rank(ranked, measure["rel"], context).count(measure.cutoff) / measure.cutoff
 
 
 def recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Recall: R@k = |relevant in the top k| / R (all retrieved without a cutoff)."""
-    _, topic, _ = relevant(ranked, measure["rel"], measure.cutoff, context)
-    return divide_or_zero(per_topic(topic, ranked), ranked.num_rel(measure["rel"]))
+    return divide_or_zero(relevant_by_rank(ranked, measure["rel"], context).count(measure.cutoff),
+                          ranked.num_rel(measure["rel"]))
 
 
 def r_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """R-precision: |relevant in the top R| / R, R the number of relevant documents."""
     num_rel = ranked.num_rel(measure["rel"])
-    _, topic, position = relevant(ranked, measure["rel"], None, context)
-    return divide_or_zero(per_topic(topic[position <= num_rel[topic]], ranked), num_rel)
+    return divide_or_zero(relevant_by_rank(ranked, measure["rel"], context).count(num_rel), num_rel)
 
 
 def reciprocal_rank(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -83,23 +86,27 @@ def ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     if measure["gains"] or ranked.judged_grade.dtype.kind == "f":
         # fractional grades (float64, core.qrels): every positive grade gains itself, as with gains
         return ndcg_with_gains(ranked, measure, context)
-    grades, topic, position = relevant(ranked, 1, measure.cutoff, context)  # only grades >= 1 gain
-    dcg = per_topic(topic, ranked, grades / np.log2(position + 1.0))
-    ideal, ideal_position, ideal_topic = context.memo.get("ideal gains", lambda: _ideal_gains(ranked), ranking=ranked)
-    if measure.cutoff is not None:
-        keep = ideal_position <= measure.cutoff
-        ideal, ideal_position, ideal_topic = ideal[keep], ideal_position[keep], ideal_topic[keep]
-    idcg = np.bincount(ideal_topic, weights=ideal / np.log2(ideal_position + 1.0), minlength=ranked.n_topics)
-    return divide_or_zero(dcg, idcg)
+    discounted = relevant_running_sums(ranked, 1, context, "discounted grade", _discounted)  # only grades >= 1 gain
+    ideal, ideal_discounted = context.memo.get("ideal gains", lambda: _ideal_gains(ranked), ranking=ranked)
+    return divide_or_zero(relevant_by_rank(ranked, 1, context).total(discounted, measure.cutoff),
+                          ideal.total(ideal_discounted, measure.cutoff))
 
 
-def _ideal_gains(ranked: RankedTopics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``gain, position, topic`` of the ideal rankings' documents that gain (grade >= 1)."""
+def _discounted(grades: np.ndarray, topic: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """grade / log2(rank + 1) of each row: its gain, discounted."""
+    return grades / np.log2(position + 1.0)
+
+
+def _ideal_gains(ranked: RankedTopics) -> tuple[RowsByRank, np.ndarray]:
+    """The ideal rankings' documents that gain (grade >= 1), and the running sums of their
+    discounted gains."""
     judgements = ranked.judgements
     ideal = np.maximum(judgements.grades_descending, 0).astype(np.float64)
     keep = ideal > 0
     position = place_in_segments(np.diff(judgements.ptr)) + 1
-    return ideal[keep], position[keep], segment_of(judgements.ptr)[keep]
+    topic = segment_of(judgements.ptr)[keep]
+    rows = RowsByRank(topic, position[keep], n_topics=ranked.n_topics)
+    return rows, rows.running(_discounted(ideal[keep], topic, position[keep]))
 
 
 @shared_topic_values  # GM_Bpref's too
@@ -140,8 +147,7 @@ def num_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
 
 def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Number of relevant documents retrieved."""
-    _, topic, _ = relevant(ranked, measure["rel"], None, context)
-    return per_topic(topic, ranked)
+    return relevant_by_rank(ranked, measure["rel"], context).count(None).astype(np.float64)
 
 
 register(
