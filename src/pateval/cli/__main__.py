@@ -1,7 +1,5 @@
 """``python -m pateval.cli``: the same as the ``pateval`` command."""
 
-import sys
+from . import run
 
-from . import main
-
-sys.exit(main())
+run()
