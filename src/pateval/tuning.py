@@ -89,16 +89,20 @@ PARQUET_BLOCK_SHARE = 1
 #: core), and threads reading its first blocks ahead (formats.runblocks.read_ahead): memory
 #: holds one block per thread (and READ_AHEAD_SPARE more at the start). Set 2026-11-26 with
 #: benchmarks/bench_trec_eval.py (10M rows, ``pateval trec_eval``) on the 2-core
-#: development machine.
+#: development machine. Each thread parses its block itself, without Arrow's threads (2026-12-07,
+#: 8 MB blocks, the same runs, 6-8 runs each way alternating, medians): Arrow's two threads on
+#: top of the two scoring threads only switched between the blocks; wall 2.76 -> 2.60 s
+#: (all_trec, shuffled), 2.12 -> 1.86 s (official, score order), CPU -1 to -4%.
 BLOCK_THREADS = 2
 
 #: Blocks of a run file read ahead beyond one per scoring thread (formats.runblocks.read_ahead):
 #: the reading threads go on while the qrels' last part and the judgement index are made on one
-#: core, which left the other idle for about 0.25 s. Set 2026-11-26 with ``pateval trec_eval`` on
-#: benchmarks/bench_trec_eval.py's 10M-line runs (0 and 1 alternating, 12-14 runs each, on the
-#: 2-core development machine): wall 3.33 -> 3.10 s (official, score order), 4.25 -> 3.93 s
-#: (all_trec, shuffled) (medians); peak memory 685-718 -> 720-755 MB (one block more held).
-READ_AHEAD_SPARE = 1
+#: core. Set 2026-11-26 to 1 with 32 MB blocks (wall 3.33 -> 3.10 s, official, score order), and
+#: 2026-12-07 to 0 with 8 MB blocks parsed without Arrow's threads (the same benchmark, 1 and 0
+#: alternating, 6-8 runs each, medians): wall 2.70 -> 2.58 s (all_trec, shuffled), 2.24 -> 1.97 s
+#: (official, score order), peak memory 416 -> 409 MB, 404 -> 399 MB: a block more held bought
+#: nothing once a block takes 8 MB.
+READ_AHEAD_SPARE = 0
 
 # ---- collection and patents -----------------------------------------------------------------
 

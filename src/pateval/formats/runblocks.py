@@ -206,8 +206,10 @@ def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_blo
         # space: Arrow then reads the file's own pages
         plain = plain_text(view, delimiter=b" ")
         blank = _NOT_SPACE.search(view) is None
-        run = (_read_fast(path, view, on_duplicate, plain=True, lines=lines, mixed_tags=mixed_tags)
-               if plain and not blank else None)
+        # parsed in this thread: the blocks are read by several at once (tuning.BLOCK_THREADS),
+        # and Arrow's threads on top of them only switched between the blocks (see the tuning note)
+        run = (_read_fast(path, view, on_duplicate, plain=True, lines=lines, mixed_tags=mixed_tags,
+                          arrow_threads=False) if plain and not blank else None)
         if run is not None:
             return run
         data = bytes(view)  # the others, and a problem for the careful path to word: as bytes
@@ -219,7 +221,8 @@ def _read_block(path: Path, start: int, end: int, *, on_duplicate: str, only_blo
             malformed(path, None, "the file is empty")
         return None
     if not plain:  # comments: the careful path skips them too
-        run = _read_fast(path, without_comments(data), on_duplicate, lines=lines, mixed_tags=mixed_tags)
+        run = _read_fast(path, without_comments(data), on_duplicate, lines=lines, mixed_tags=mixed_tags,
+                         arrow_threads=False)
     if run is None:
         try:
             run = _read_careful(path, data, on_duplicate, **rules)

@@ -154,9 +154,11 @@ def _delimiter(data) -> str | None:
 
 
 def _read_fast(path: Path, data: bytes | memoryview, on_duplicate: str, *, plain: bool = False, lines: str = "pateval",
-               mixed_tags: str = "refuse") -> Run | None:
+               mixed_tags: str = "refuse", arrow_threads: bool = True) -> Run | None:
     """The run of ``data`` (without comment lines), or None for the careful path to read;
-    ``plain``: :func:`~pateval.formats.source.plain_text` with a space as the delimiter."""
+    ``plain``: :func:`~pateval.formats.source.plain_text` with a space as the delimiter;
+    ``arrow_threads``: Arrow parses with its own threads (a whole file), or in the calling one
+    (a block, when several threads each read one)."""
     delimiter = _delimiter(data)
     plain = plain and delimiter == " "  # ASCII without other white space: nothing more to check
     if delimiter is None or (not plain and foreign_space(data, delimiter=delimiter.encode())):
@@ -169,7 +171,8 @@ def _read_fast(path: Path, data: bytes | memoryview, on_duplicate: str, *, plain
     try:
         table = pacsv.read_csv(
             pa.py_buffer(view),
-            read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=tuning.CSV_BLOCK_BYTES),
+            read_options=pacsv.ReadOptions(column_names=_COLUMNS, block_size=tuning.CSV_BLOCK_BYTES,
+                                           use_threads=arrow_threads),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False,
                 newlines_in_values=False, ignore_empty_lines=True,
