@@ -36,35 +36,36 @@ __all__ = ["set_precision", "set_recall", "set_relative_precision", "set_average
 IR_MEASURES = "ir_measures (pytrec_eval provider)"
 
 
-def _set_counts(ranked: RankedTopics, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _set_counts(ranked: RankedTopics, level: int, context: EvaluationContext) -> tuple[np.ndarray, np.ndarray,
+                                                                                        np.ndarray]:
     """Per topic: documents retrieved, relevant judged, relevant retrieved (float64)."""
-    rel_ret = np.bincount(ranked.topic_of(ranked.relevant_rows(level)), minlength=ranked.n_topics)
+    rel_ret = relevant_by_rank(ranked, level, context).count(None)
     return (ranked.num_ret().astype(np.float64), ranked.num_rel(level).astype(np.float64),
             rel_ret.astype(np.float64))
 
 
 def set_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """SetP = rel_ret / ret (0 when nothing is retrieved)."""
-    ret, _, rel_ret = _set_counts(ranked, measure["rel"])
+    ret, _, rel_ret = _set_counts(ranked, measure["rel"], context)
     return divide_or_zero(rel_ret, ret)
 
 
 def set_recall(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """SetR = rel_ret / R (0 when nothing is relevant)."""
-    _, rel, rel_ret = _set_counts(ranked, measure["rel"])
+    _, rel, rel_ret = _set_counts(ranked, measure["rel"], context)
     return divide_or_zero(rel_ret, rel)
 
 
 def set_relative_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """SetRelP = rel_ret / min(ret, R): the set precision over the best one possible."""
-    ret, rel, rel_ret = _set_counts(ranked, measure["rel"])
+    ret, rel, rel_ret = _set_counts(ranked, measure["rel"], context)
     return divide_or_zero(rel_ret, np.minimum(ret, rel))
 
 
 def set_average_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """SetAP = rel_ret^2 / (ret * R): AP of an unranked set (each relevant retrieved document
     scores the set precision, each one missed 0)."""
-    ret, rel, rel_ret = _set_counts(ranked, measure["rel"])
+    ret, rel, rel_ret = _set_counts(ranked, measure["rel"], context)
     return divide_or_zero(rel_ret * rel_ret, ret * rel)
 
 
@@ -72,7 +73,7 @@ def set_f(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     """SetF = (beta + 1) P R / (beta P + R), P and R the set precision and recall; 0 when
     nothing relevant is retrieved. As trec_eval (and so ir_measures), beta weighs P and R
     directly: beta = 1 is the harmonic mean, larger beta favours recall."""
-    ret, rel, rel_ret = _set_counts(ranked, measure["rel"])
+    ret, rel, rel_ret = _set_counts(ranked, measure["rel"], context)
     beta = measure["beta"]
     p, r = divide_or_zero(rel_ret, ret), divide_or_zero(rel_ret, rel)
     return divide_or_zero((beta + 1.0) * p * r, np.where(rel_ret > 0, beta * p + r, 0.0))
@@ -81,16 +82,15 @@ def set_f(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
 def utility(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Utility = a rel_ret + b nonrel_ret + c rel_missed + d nonrel_missed, with nonrel_missed
     = N - ret - R + rel_ret for a collection of N documents (``num_docs``, trec_eval -N)."""
-    ret, rel, rel_ret = _set_counts(ranked, measure["rel"])
+    ret, rel, rel_ret = _set_counts(ranked, measure["rel"], context)
     return (measure["a"] * rel_ret + measure["b"] * (ret - rel_ret) + measure["c"] * (rel - rel_ret)
             + measure["d"] * (measure["num_docs"] + rel_ret - ret - rel))
 
 
 def num_nonrel_judged_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Judged non-relevant documents retrieved: grade >= 0 and below ``rel``."""
-    grade = ranked.judged_grade
-    rows = ranked.judged_row[(grade >= 0) & (grade < measure["rel"])]
-    return np.bincount(ranked.topic_of(rows), minlength=ranked.n_topics).astype(np.float64)
+    judged = relevant_by_rank(ranked, 0, context).count(None)  # (level 0: every judged row)
+    return (judged - relevant_by_rank(ranked, measure["rel"], context).count(None)).astype(np.float64)
 
 
 def num_q(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
