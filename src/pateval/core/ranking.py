@@ -183,12 +183,15 @@ class JudgementIndex:
     topic_ids: np.ndarray  # (T,) evaluated topics, sorted
     topic_position: np.ndarray  # (Q,) each judgement's topic (a position in topic_ids), ascending
     grade: np.ndarray  # (Q,) grades aligned with ``topic_position``
-    doc_strings: pa.Array  # (Q,) each judgement's document key
+    doc_source: pa.Array  # the judgements' document keys, at ``doc_rows`` (see :attr:`doc_strings`)
     qrels: Qrels
     doc_key: str
     # (len(qrels.document_level()),) each row's judgement, -1: dropped; None: the row itself
     level_entry: np.ndarray | None = None
     parent: tuple | None = field(default=None, repr=False)  # (index, rows): made by restrict() from these rows of index
+    # (Q,) each judgement's row of ``doc_source`` (None: the same row): qrels whose topics are not
+    # in the evaluation's order are put in it without copying millions of ids (a block takes its own)
+    doc_rows: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, qrels: Qrels, topic_ids: np.ndarray, *, doc_key: str = "publication") -> JudgementIndex:
@@ -206,15 +209,19 @@ class JudgementIndex:
             docnos, position, rel = docnos.filter(pa.array(keep)), position[keep], rel[keep]
         docnos = document_keys(docnos, doc_key)
         position = position.astype(np.int64)
+        doc_rows: np.ndarray | None = None
         if len(position) and not np.all(position[1:] >= position[:-1]):
             order = np.argsort(position, kind="stable")
-            position, rel, docnos = position[order], rel[order], docnos.take(pa.array(order))
+            position, rel = position[order], rel[order]
+            doc_rows = order
             source = order if source is None else source[order]
         level_entry = None
         if source is not None:
             level_entry = np.full(len(level), -1, dtype=np.int64)
             level_entry[source] = np.arange(len(source), dtype=np.int64)
         if doc_key == "patent" and len(position):
+            if doc_rows is not None:  # (the pair index reads the ids in the judgements' order)
+                docnos, doc_rows = take(docnos, doc_rows), None
             # several publications of one patent judged: the patent takes the best grade
             index = PairIndex.build(position, StringKeys.of(docnos), n_groups=len(topic_ids))
             if index.repeated.any():
@@ -227,8 +234,8 @@ class JudgementIndex:
                 level_entry = merged if level_entry is None else np.where(level_entry >= 0, merged[level_entry], -1)
                 position, rel, docnos = position[single], rel[single], docnos.filter(pa.array(single))
         grade = rel if rel.dtype == np.float64 else rel.astype(np.int64)  # float64: fractional grades (core.qrels)
-        return cls(topic_ids=topic_ids, topic_position=position, grade=grade,
-                   doc_strings=docnos, qrels=qrels, doc_key=doc_key, level_entry=level_entry)
+        return cls(topic_ids=topic_ids, topic_position=position, grade=grade, doc_source=docnos, qrels=qrels,
+                   doc_key=doc_key, level_entry=level_entry, doc_rows=doc_rows)
 
     def restrict(self, topic_ids: np.ndarray) -> JudgementIndex:
         """The index of some of these topics (``topic_ids``: a subset of :attr:`topic_ids`, in
@@ -242,8 +249,14 @@ class JudgementIndex:
         rows = expand(self.ptr[:-1][positions], lengths)
         return JudgementIndex(topic_ids=topic_ids, topic_position=np.repeat(np.arange(len(positions), dtype=np.int64),
                                                                             lengths),
-                              grade=self.grade[rows], doc_strings=take(self.doc_strings, rows), qrels=self.qrels,
-                              doc_key=self.doc_key, parent=(self, rows))
+                              grade=self.grade[rows], doc_source=self.doc_source, qrels=self.qrels,
+                              doc_key=self.doc_key, parent=(self, rows),
+                              doc_rows=rows if self.doc_rows is None else self.doc_rows[rows])
+
+    @cached_property
+    def doc_strings(self) -> pa.Array:
+        """(Q,) each judgement's document key (taken from :attr:`doc_source` when first asked)."""
+        return self.doc_source if self.doc_rows is None else take(self.doc_source, self.doc_rows)
 
     @cached_property
     def position_of_topic(self) -> dict:
