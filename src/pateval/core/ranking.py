@@ -426,6 +426,11 @@ class RankedTopics(DocumentIds):
         return self._dense("row_topic", lambda: np.repeat(np.arange(self.n_topics, dtype=np.int64), np.diff(self.ptr)))
 
     @property
+    def judged_topic(self) -> np.ndarray:
+        """Each judged row's topic position (of :attr:`judged_row`), made once: most measures read it."""
+        return self._dense("judged_topic", lambda: self.topic_of(self.judged_row))
+
+    @property
     def position(self) -> np.ndarray:
         """Each row's 1-based rank within its topic, ndarray of int64 (N,)."""
         return self._dense("position", lambda: place_in_segments(np.diff(self.ptr), first=1))

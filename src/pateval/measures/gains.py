@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import offsets, place_in_runs, place_in_segments, run_starts, running_count
+from ..core.segments import offsets, place_in_runs, place_in_segments, run_starts, running_count, segment_of
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, TrecEval, divide_or_zero
 from .registry import register
@@ -66,17 +66,23 @@ class _Gains:
         nonzero = gain != 0
         #: the retrieved rows of nonzero gain, in ranking order, their topic, rank and gain
         self.rows, self.gain = rows[nonzero], gain[nonzero]
-        self.topic = ranked.topic_of(self.rows)
+        self.topic = ranked.judged_topic[judged][nonzero]
         self.position = self.rows - ranked.ptr[self.topic] + 1
         self.discounted = self.gain / np.log2(self.position + 1.0)  # g_i / log2(i + 1)
         judgements = ranked.judgements
-        levels = judgements.grade
-        ideal = gains_of(levels, pairs)
-        keep = (levels >= 0) & (ideal > 0)
-        ideal, ideal_topic = ideal[keep], judgements.topic_position[keep]
-        order = np.lexsort((-ideal, ideal_topic))
+        if pairs:
+            levels = judgements.grade
+            ideal = gains_of(levels, pairs)
+            keep = (levels >= 0) & (ideal > 0)
+            ideal, ideal_topic = ideal[keep], judgements.topic_position[keep]
+            order = np.lexsort((-ideal, ideal_topic))
+            ideal, ideal_topic = ideal[order], ideal_topic[order]
+        else:  # each grade gains itself: the judgements' grades, best first, as nDCG reads them
+            descending = judgements.grades_descending
+            keep = descending > 0
+            ideal, ideal_topic = descending[keep].astype(np.float64), segment_of(judgements.ptr)[keep]
         #: each topic's positive ideal gains, highest first (CSR by ``ideal_ptr``)
-        self.ideal, self.ideal_topic = ideal[order], ideal_topic[order]
+        self.ideal, self.ideal_topic = ideal, ideal_topic
         self.n_ideal = np.bincount(self.ideal_topic, minlength=ranked.n_topics)
         self.ideal_ptr = offsets(self.n_ideal)
         self.ideal_position = place_in_segments(self.n_ideal, first=1)
@@ -204,8 +210,7 @@ def _rbp_gains(ranked: RankedTopics, measure: Measure) -> tuple[np.ndarray, np.n
         return topic, position, np.ones(len(topic))
     pairs = gain_map(measure["gains"])
     judged = ranked.judged_grade >= 0
-    rows, grades = ranked.judged_row[judged], ranked.judged_grade[judged]
-    topic = ranked.topic_of(rows)
+    rows, grades, topic = ranked.judged_row[judged], ranked.judged_grade[judged], ranked.judged_topic[judged]
     gain = gains_of(grades, pairs)
     # trec_eval rescales when a level's gain (a listed one, or an unlisted level's grade up to the
     # topic's highest) lies outside [0, 1]
@@ -245,12 +250,12 @@ def rbp_residual(ranked: RankedTopics, measure: Measure, context: EvaluationCont
     num_ret = ranked.num_ret()
     powers = _persistence_powers(p, int(num_ret.max()) if len(num_ret) else 0)
     weight = powers[ranked.position - 1]
-    judged = ranked.judged_rows()
+    is_judged = ranked.judged_grade >= 0
     # summed down each ranking as trec_eval sums the unjudged documents (not all minus the judged:
     # no cancellation); a judged row adds 0.0, which leaves a running sum exactly as it was
-    weight[judged] = 0.0
+    weight[ranked.judged_row[is_judged]] = 0.0
     total = per_topic(ranked.row_topic, ranked, weight)
-    unjudged = num_ret - per_topic(ranked.topic_of(judged), ranked)
+    unjudged = num_ret - per_topic(ranked.judged_topic[is_judged], ranked)
     return np.where(unjudged > 0, powers[num_ret] + (1.0 - p) * total, 0.0)
 
 

@@ -35,7 +35,7 @@ def inferred_average_precision(ranked: RankedTopics, measure: Measure, context: 
     """infAP = (1/R) sum over relevant retrieved d of term(d) (see the module notes)."""
     level = measure["rel"]
     grade = ranked.judged_grade
-    topic = ranked.topic_of(ranked.judged_row)  # the pooled rows, judged or not, in ranking order
+    topic = ranked.judged_topic  # the pooled rows, judged or not, in ranking order
     relevant = grade >= level
     judged_nonrel = (grade >= 0) & ~relevant
     # entries of the topic above each relevant one: judged relevant, judged non-relevant

@@ -56,8 +56,7 @@ def relevant(ranked: RankedTopics, level: int, cutoff: int | None,
 
 def _relevant(ranked: RankedTopics, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     keep = ranked.judged_grade >= level
-    rows, grades = ranked.judged_row[keep], ranked.judged_grade[keep]
-    topic = ranked.topic_of(rows)
+    rows, grades, topic = ranked.judged_row[keep], ranked.judged_grade[keep], ranked.judged_topic[keep]
     return grades, topic, rows - ranked.ptr[topic] + 1
 
 

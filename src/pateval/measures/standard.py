@@ -120,7 +120,7 @@ def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     """
     level = measure["rel"]
     judged = ranked.judged_grade >= 0
-    topic = ranked.topic_of(ranked.judged_row[judged])
+    topic = ranked.judged_topic[judged]
     relevant = ranked.judged_grade[judged] >= level
     # judged non-relevant rows above each judged row of its topic
     nonrel_above = place_in_runs(topic) + 1 - running_count(relevant, run_starts(topic))
