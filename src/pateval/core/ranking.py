@@ -620,7 +620,9 @@ def rank_run(run: Run, judgements: JudgementIndex, *, order: str = "score") -> R
             ranked_row = np.where(was_moved, places[by_row][at], hit_row)
     else:
         doc, score = doc[perm], score[perm]
-        counts_by_run_topic = np.bincount(run.topic[perm], minlength=len(run.topic_ids))
+        # (a permutation of every row counts as the rows do: no gather of every row's topic)
+        counts_by_run_topic = np.bincount(run.topic if len(perm) == len(run) else run.topic[perm],
+                                          minlength=len(run.topic_ids))
         place = np.full(len(run), -1, dtype=_row_type(len(run)))
         place[perm] = np.arange(len(perm), dtype=place.dtype)
         ranked_row = place[hit_row]
