@@ -46,11 +46,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import offsets, place_in_runs, place_in_segments, run_starts, running_count, segment_of
+from ..core.segments import offsets, place_in_runs, place_in_segments, run_starts, running_count
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, TrecEval, divide_or_zero
 from .registry import register
-from .relevance import GAINS, REL, TREC_EVAL, gain_map, gains_of, per_topic, relevant
+from .relevance import GAINS, REL, TREC_EVAL, gain_map, gains_of, ideal_grades, per_topic, relevant
 
 __all__ = ["ndcg_with_gains", "dcg", "ideal_dcg", "ndcg_rel", "r_ndcg", "normalised_gain", "binary_gain",
            "rank_biased_precision", "rbp_residual"]
@@ -78,9 +78,7 @@ class _Gains:
             order = np.lexsort((-ideal, ideal_topic))
             ideal, ideal_topic = ideal[order], ideal_topic[order]
         else:  # each grade gains itself: the judgements' grades, best first, as nDCG reads them
-            descending = judgements.grades_descending
-            keep = descending > 0
-            ideal, ideal_topic = descending[keep].astype(np.float64), segment_of(judgements.ptr)[keep]
+            ideal, ideal_topic, _ = ideal_grades(ranked)
         #: each topic's positive ideal gains, highest first (CSR by ``ideal_ptr``)
         self.ideal, self.ideal_topic = ideal, ideal_topic
         self.n_ideal = np.bincount(self.ideal_topic, minlength=ranked.n_topics)

@@ -20,13 +20,14 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import running_sum
+from ..core.segments import place_in_segments, running_sum, segment_of
 from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Param
 
 __all__ = ["TREC_EVAL", "REL", "GAINS", "ELEVEN_POINTS", "relevant", "relevant_rows", "topic_and_column",
-           "per_topic", "gain_map", "gains_of", "RowsByRank", "relevant_by_rank", "relevant_running_sums"]
+           "per_topic", "gain_map", "gains_of", "RowsByRank", "relevant_by_rank", "relevant_running_sums",
+           "ideal_grades"]
 
 TREC_EVAL = "trec_eval (NIST), https://github.com/usnistgov/trec_eval"
 REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
@@ -126,6 +127,17 @@ def relevant_running_sums(ranked: RankedTopics, level: int, context: EvaluationC
         return relevant_by_rank(ranked, level, context).running(weigh(*relevant(ranked, level, None, context)))
 
     return context.memo.get(("relevant running sums", level, name), make, ranking=ranked)
+
+
+def ideal_grades(ranked: RankedTopics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``gain, topic, position``: each topic's positive grades best first (float64), the ideal
+    ranking when each grade gains itself -- what nDCG and the gain families without ``gains``
+    read, from the judgements' grades sorted once (``JudgementIndex.grades_descending``)."""
+    judgements = ranked.judgements
+    descending = judgements.grades_descending
+    keep = descending > 0
+    position = place_in_segments(np.diff(judgements.ptr), first=1)
+    return descending[keep].astype(np.float64), segment_of(judgements.ptr)[keep], position[keep]
 
 
 def relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:

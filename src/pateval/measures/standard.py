@@ -16,11 +16,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ranking import RankedTopics
-from ..core.segments import place_in_runs, place_in_segments, run_starts, running_count, segment_of
+from ..core.segments import place_in_runs, run_starts, running_count
 from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero, shared_topic_values
 from .gains import ndcg_with_gains
 from .registry import register
-from .relevance import GAINS, REL, TREC_EVAL, RowsByRank, per_topic, relevant, relevant_by_rank, relevant_running_sums
+from .relevance import (
+    GAINS,
+    REL,
+    TREC_EVAL,
+    RowsByRank,
+    ideal_grades,
+    per_topic,
+    relevant,
+    relevant_by_rank,
+    relevant_running_sums,
+)
 
 __all__ = ["average_precision", "yaap", "precision", "recall", "r_precision", "reciprocal_rank", "ndcg", "bpref"]
 
@@ -100,13 +110,9 @@ def _discounted(grades: np.ndarray, topic: np.ndarray, position: np.ndarray) -> 
 def _ideal_gains(ranked: RankedTopics) -> tuple[RowsByRank, np.ndarray]:
     """The ideal rankings' documents that gain (grade >= 1), and the running sums of their
     discounted gains."""
-    judgements = ranked.judgements
-    ideal = np.maximum(judgements.grades_descending, 0).astype(np.float64)
-    keep = ideal > 0
-    position = place_in_segments(np.diff(judgements.ptr)) + 1
-    topic = segment_of(judgements.ptr)[keep]
-    rows = RowsByRank(topic, position[keep], n_topics=ranked.n_topics)
-    return rows, rows.running(_discounted(ideal[keep], topic, position[keep]))
+    ideal, topic, position = ideal_grades(ranked)
+    rows = RowsByRank(topic, position, n_topics=ranked.n_topics)
+    return rows, rows.running(_discounted(ideal, topic, position))
 
 
 @shared_topic_values  # GM_Bpref's too
