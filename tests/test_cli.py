@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from pateval import tuning
 from pateval.cli import main
 
 
@@ -269,8 +270,8 @@ _REALLOCATED_FAULTS = """
 import resource, sys
 import numpy as np
 if sys.argv[1] == "kept":
-    from pateval.cli import _keep_freed_memory
-    _keep_freed_memory()
+    from pateval.cli import _memory_settings
+    _memory_settings()
 def block():
     array = np.empty(16 << 20, dtype=np.uint8)
     array[:] = 1
@@ -291,6 +292,27 @@ def test_the_command_process_takes_a_freed_block_again_without_page_faults():
                                        text=True, check=True, timeout=120).stdout)
               for mode in ("default", "kept")}
     assert faults["kept"] < 16 < faults["default"]
+
+
+_HUGE_PAGES = """
+import ctypes, sys
+if sys.argv[1] == "command":
+    from pateval.cli import _memory_settings
+    _memory_settings()
+print(ctypes.CDLL(None).prctl(42, 0, 0, 0, 0))  # PR_GET_THP_DISABLE
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="transparent huge pages are Linux's")
+def test_the_command_process_takes_ordinary_pages_and_a_library_caller_keeps_its_own():
+    # tuning.HUGE_PAGES: each 2 MB page is zeroed whole when first touched, which a VM handing
+    # freed memory back to its host makes dear; a library caller's process is left as it is
+    import ctypes
+
+    own = str(ctypes.CDLL(None).prctl(42, 0, 0, 0, 0))
+    disabled = {mode: subprocess.run([sys.executable, "-c", _HUGE_PAGES, mode], capture_output=True, text=True,
+                                     check=True, timeout=120).stdout.strip() for mode in ("library", "command")}
+    assert disabled == {"library": own, "command": "0" if tuning.HUGE_PAGES else "1"}
 
 
 _BLAS_THREADS = """
@@ -329,7 +351,7 @@ before = resident()
 columns = [pc.add(pa.array(range(200_000)), 1) for _ in range(100)]  # 160 MB in Arrow's pool
 grown = resident() - before
 del columns
-time.sleep(0.1)  # then Arrow's next calls hand back the pages freed longer ago than the delay
+time.sleep(2 * float(sys.argv[2]) / 1000)  # then Arrow's next calls hand back the pages freed longer ago
 more = [pc.add(pa.array(range(1000)), 1) for _ in range(10)]
 del more
 print(grown, resident() - before, pa.default_memory_pool().backend_name)
@@ -341,7 +363,8 @@ def test_the_command_process_hands_arrows_freed_pages_back():
     # a block's Arrow columns, freed, leave the process once tuning.ARROW_PURGE_DELAY_MS has passed
     # (mimalloc's own delay, about a second, kept every block's): the peak then holds what is alive
     env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_PURGE_DELAY"}
-    grown, kept, pool = subprocess.run([sys.executable, "-c", _ARROW_FREED, "command"], capture_output=True,
+    grown, kept, pool = subprocess.run([sys.executable, "-c", _ARROW_FREED, "command",
+                                        str(tuning.ARROW_PURGE_DELAY_MS)], capture_output=True,
                                        text=True, check=True, timeout=120, env=env).stdout.split()
     if pool != "mimalloc":
         pytest.skip(f"Arrow's pool here is {pool}, not mimalloc (whose setting this is)")

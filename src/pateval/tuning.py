@@ -14,7 +14,7 @@ __all__ = ["SORTED_KEYS_MIN", "SORT_SLICE_ROWS",
            "STEP_BLOCK_ROWS", "SHORT_STRING_BYTES", "TABLE_SLACK", "INGEST_BATCH_BYTES",
            "HASH_BLOCK_BYTES", "XML_BLOCK_BYTES", "CSV_BLOCK_BYTES", "DD_QRELS_BLOCK_BYTES", "ID_BLOCK_ROWS",
            "PARQUET_BLOCK_SHARE", "SIMULATION_BLOCK_CELLS", "BOOTSTRAP_BLOCK_CELLS", "RESAMPLE_CHUNK_VALUES",
-           "EXACT_SIGN_TOPICS", "BLOCK_THREADS", "MALLOC_MMAP_THRESHOLD", "MALLOC_TRIM_THRESHOLD",
+           "EXACT_SIGN_TOPICS", "BLOCK_THREADS", "HUGE_PAGES", "MALLOC_MMAP_THRESHOLD", "MALLOC_TRIM_THRESHOLD",
            "BLAS_THREADS", "ARROW_PURGE_DELAY_MS", "READ_AHEAD_SPARE", "DICT_GROUP_TOPICS"]
 
 # ---- measures -------------------------------------------------------------------------------
@@ -168,4 +168,20 @@ BLAS_THREADS = 1
 #: 2026-12-07 with ``pateval trec_eval -m official`` on benchmarks/bench_trec_eval.py's 10M-line
 #: run (3 turns, alternating, shared 2-core machine): kept 465-481 MB peak, 0.30-0.40 s system
 #: CPU; 0 ms 359-369 MB, 0.38-0.59 s (pages faulted in again); 50 ms 378-388 MB, 0.23-0.29 s.
-ARROW_PURGE_DELAY_MS = 50
+#: Raised to 250 ms with HUGE_PAGES off, whose ordinary pages leave less idle memory kept:
+#: 2026-12-07, ``-m all_trec``, shuffled lines, each turn just after trec_eval (4 turns,
+#: alternating), 50 ms -> 250 ms: peak 361 -> 393 MB, system CPU 0.77 -> 0.58 s.
+ARROW_PURGE_DELAY_MS = 250
+
+#: Transparent huge pages in the ``pateval`` command's process (cli.run; False: prctl
+#: PR_SET_THP_DISABLE, Linux). Arrow's allocator (mimalloc) and NumPy (arrays of 4 MB or more)
+#: ask the kernel for 2 MB pages, each zeroed whole when first touched; a block's columns come
+#: and go, so a 10M-line evaluation zeroed about 370 of them (740 MB, /proc/vmstat
+#: thp_fault_alloc) for a 390 MB peak. On a VM that hands freed memory back to its host,
+#: a page touched afresh costs much more: ``clear_page_erms`` was 14% of the command's CPU
+#: samples (perf) right after trec_eval had freed its 860 MB. Set 2026-12-07 with
+#: benchmarks/bench_trec_eval.py's 10M-line run, ``-m all_trec``, shuffled lines, each turn
+#: just after trec_eval, 8 turns alternating (with ARROW_PURGE_DELAY_MS 50 -> 250): wall
+#: 2.87 -> 2.42 s, system CPU 1.03 -> 0.53 s, user CPU 3.68 -> 3.54 s, peak 387 -> 395 MB
+#: (medians; page faults 99,000 -> 153,000, each now 4 KB).
+HUGE_PAGES = False

@@ -95,7 +95,7 @@ def run() -> None:
     exit 134, after all its work); the command still skips the teardown, which only frees
     memory the process is about to give back.
     """
-    _keep_freed_memory()
+    _memory_settings()
     _native_library_settings()
     status = main()
     for stream in (sys.stdout, sys.stderr):
@@ -104,19 +104,24 @@ def run() -> None:
     os._exit(status)
 
 
-def _keep_freed_memory() -> None:
-    """Large blocks from glibc's heap, kept there when freed (:data:`pateval.tuning.MALLOC_MMAP_THRESHOLD`):
-    the command's own process only, never a library caller's; nothing elsewhere (no glibc)."""
+def _memory_settings() -> None:
+    """The command's own memory settings, never a library caller's: ordinary pages, not
+    transparent huge pages (:data:`pateval.tuning.HUGE_PAGES`; Linux), and large blocks from
+    glibc's heap kept there when freed (:data:`pateval.tuning.MALLOC_MMAP_THRESHOLD`; glibc)."""
     import ctypes
 
-    from ..tuning import MALLOC_MMAP_THRESHOLD, MALLOC_TRIM_THRESHOLD
+    from ..tuning import HUGE_PAGES, MALLOC_MMAP_THRESHOLD, MALLOC_TRIM_THRESHOLD
 
     try:
-        mallopt = ctypes.CDLL(None).mallopt  # the process's own symbols: glibc's, if it runs on glibc
-    except (OSError, AttributeError, TypeError):  # no mallopt (musl, macOS), no CDLL(None) (Windows)
+        libc = ctypes.CDLL(None)  # the process's own symbols: its C library's
+    except (OSError, TypeError):  # no CDLL(None) (Windows)
         return
-    mallopt(-3, MALLOC_MMAP_THRESHOLD)  # M_MMAP_THRESHOLD (malloc.h)
-    mallopt(-1, MALLOC_TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
+    if not HUGE_PAGES and sys.platform == "linux":
+        libc.prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE (linux/prctl.h): this process and its children
+    mallopt = getattr(libc, "mallopt", None)  # glibc's only (not musl's, not macOS's)
+    if mallopt is not None:
+        mallopt(-3, MALLOC_MMAP_THRESHOLD)  # M_MMAP_THRESHOLD (malloc.h)
+        mallopt(-1, MALLOC_TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
 
 
 def _native_library_settings() -> None:
