@@ -12,7 +12,6 @@ from .shared import (
     add_table_output,
     examples,
     print_notes,
-    run_list,
     write_text_or_print,
 )
 
@@ -69,7 +68,7 @@ def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, 
     if not scored:
         raise PatevalError("no measure was asked for besides " + " and ".join(extras))
     with pandas_deferred():  # scoring and printing need no pandas: its import was a third of a small evaluation
-        result = api.evaluation(qrels, run_list(runs), scored, options=options)
+        result = api.evaluation(qrels, runs, scored, options=options)
         rows = result.result_rows(per_query=per_query)
     rows = _with_group_rows(rows, result, group_by, group_plot)
     text = _evaluate_text(rows, result, extras, names=names, written=measures, format=format, precision=precision,
