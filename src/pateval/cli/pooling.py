@@ -13,6 +13,7 @@ from .shared import (
     add_qrels_and_runs,
     add_ranking_options,
     examples,
+    save_figures,
     write_text_or_print,
 )
 
@@ -94,8 +95,6 @@ def _add_pool(commands) -> None:
                      epilog=examples("pateval pool stats pool.txt", "pateval pool stats pool.txt -o stats.txt"))
     st.add_argument("pool", metavar="POOL", help="pool file (pateval pool build)")
     add_output(st, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-
-
     sim = add_command(
         sub, "simulate", _run_pool_simulate, extra="stats",
         help="replay judging orders at budgets against complete qrels: relevant found, Kendall's tau, tau_ap",
@@ -130,8 +129,6 @@ def _add_pool(commands) -> None:
     reuse.add_argument("-m", "--measure", default="AP", help="the measure (default AP)")
     add_ranking_options(reuse)
     _add_simulation_output(reuse, plots=False)
-
-
     sample = add_command(
         sub, "sample", _run_pool_sample,
         help="a stratified random sample of a pool (sample_eval.pl's sampled qrels with --qrels)",
@@ -210,7 +207,7 @@ def _budgets(text: str) -> list[int]:
     try:
         values = [int(part) for part in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"budgets are comma-separated positive integers, not {text!r}") from None
+        values = []
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"budgets are comma-separated positive integers, not {text!r}")
     return values
@@ -232,7 +229,6 @@ def _run_pool_simulate(*, qrels: str, runs: list[str], budgets: list[int], order
                                  relevance_level=options.relevance_level or 1, options=options, ties=ties)
     if plots:
         from ..report.budgets import plot_budgets
-        from .shared import save_figures
 
         save_figures({"budgets": plot_budgets(table, measure=measure)}, plots)
     write_text_or_print(_table_text(table, format), output)
@@ -242,12 +238,9 @@ def _run_pool_simulate(*, qrels: str, runs: list[str], budgets: list[int], order
 def _run_pool_reuse(*, qrels: str, runs: list[str], depth: int, groups: str | None, measure: str, options, ties: str,
                     format: str, output: str | None) -> int:
     from .. import api
+    from ..formats.pools import read_run_groups
 
-    mapping = None
-    if groups is not None:
-        from ..formats.pools import read_run_groups
-
-        mapping = read_run_groups(groups)
+    mapping = None if groups is None else read_run_groups(groups)
     table = api.leave_out(qrels, runs, depth=depth, groups=mapping, measure=measure, options=options, ties=ties)
     write_text_or_print(_table_text(table, format), output)
     return 0
