@@ -250,10 +250,8 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
 
         measure = str(_measures(measures, options)[0])
         qrels, runs, options = read_inputs(qrels, runs, options)  # each file once, for every step
-        table = (api.simulate_budgets(qrels, runs, budgets, measure=measure, options=options)
-                 if budgets else None)
-        reuse = api.leave_out(qrels, runs, depth=reuse_depth, measure=measure, options=options) \
-            if reuse_depth else None
+        table = api.simulate_budgets(qrels, runs, budgets, measure=measure, options=options) if budgets else None
+        reuse = api.leave_out(qrels, runs, depth=reuse_depth, measure=measure, options=options) if reuse_depth else None
         collection = table, reuse, measure
     path = api.write_report(
         qrels, runs, _measures(measures, options), out=output, baseline=baseline, test=test,

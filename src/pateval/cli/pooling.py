@@ -17,8 +17,6 @@ from .shared import (
     write_text_or_print,
 )
 
-__all__ = ["_add_fuse", "_add_pool"]
-
 
 def _add_run_reading(p) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files (TREC format)")
@@ -56,8 +54,7 @@ def _run_fuse(*, runs: list[str], order: str, on_duplicate: str, method: str, no
 
 
 def _add_pool(commands) -> None:
-    sub = add_group(commands, "pool", help="pool runs: the documents to judge, in judging order",
-                    dest="pool_command")
+    sub = add_group(commands, "pool", help="pool runs: the documents to judge, in judging order", dest="pool_command")
     p = add_command(
         sub, "build", _run_pool_build, help="pool runs (depth-k, RBP, RRF, Take@N of a fusion, adaptive orders)",
         description="Pool runs per topic and write each pooled document with its place in the judging order and "

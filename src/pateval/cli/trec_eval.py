@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import PatevalError
 from ..trec_eval_rules import REL_INFO_FORMATS, TREC_EVAL_VERSION, marked_measures, measure_names
-from .shared import examples
+from .shared import add_command, examples
 
 if TYPE_CHECKING:
     from ..formats.runblocks import RunFile
@@ -28,8 +28,8 @@ _USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
 
 
 def _add_trec_eval(commands) -> None:
-    p = commands.add_parser(
-        "trec_eval", usage=_USAGE,
+    p = add_command(
+        commands, "trec_eval", _run_trec_eval, usage=_USAGE,
         help="trec_eval 10.0's own command line and output (replace `trec_eval` with `pateval trec_eval`)",
         description="trec_eval's command line: scores the run TREC_TOP_FILE against the qrels TREC_REL_FILE "
         "and prints what trec_eval 10.0 prints, byte for byte, with pateval's measures. -m takes trec_eval's "
@@ -68,7 +68,6 @@ def _add_trec_eval(commands) -> None:
                    "in <file> (lines: qid measure mean stddev), in standard deviations")
     p.add_argument("qrels", nargs="?", metavar="trec_rel_file")
     p.add_argument("results", nargs="?", metavar="trec_top_file")
-    p.set_defaults(run=_run_trec_eval)
 
 
 def _run_trec_eval(**inputs) -> int:

@@ -119,8 +119,7 @@ def _tests_in_words(comparison: Comparison) -> str:
     rows = []
     for test in tests.itertuples(index=False):
         p_value = getattr(test, column)
-        verdict = ("no test" if p_value != p_value else
-                   "significant" if test.significant else "not significant")
+        verdict = "no test" if p_value != p_value else "significant" if test.significant else "not significant"
         rows.append([str(test.measure), f"{test.run_a} - {test.run_b}", f"{test.difference:+.4f}",
                      _p_text(p_value, getattr(test, "B", None)), verdict])
     n, significant = len(tests), int(tests["significant"].fillna(False).astype(bool).sum())
