@@ -217,8 +217,6 @@ def ranking_stability(qrels, runs, measures: Sequence[str] | str, *,
     from ..collection.sampling import ranking_stability as stability
     from ..collection.sampling import resolve_size
 
-    if isinstance(measures, str):
-        measures = [measures]
     if isinstance(sizes, str):
         sizes = [part.strip() for part in sizes.split(",") if part.strip()]
     sizes = list(sizes)
