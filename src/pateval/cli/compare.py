@@ -89,7 +89,7 @@ def _add_compare(commands) -> None:
 
 
 def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,
-                 correction: str, alpha: float, seed: int, B, plots, format: str, precision: int, output) -> int:
+                 correction: str, alpha: float, seed: int, B, plots, format: str, precision: int, output) -> None:
     from .. import api
     from ..report.tables import render_comparison
 
@@ -106,7 +106,6 @@ def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format:
         save_figures({figure_name("differences", measure, run_a, "minus", run_b): plot_topic_differences(
             matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure)
             for measure, matrix in comparison.scores.items() for run_a, run_b in pairs}, plots)
-    return 0
 
 
 def _add_analyse_measures(commands) -> None:
@@ -127,7 +126,7 @@ def _add_analyse_measures(commands) -> None:
 
 
 def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, scores_format: str, tests, alpha: float,
-                          seed: int, B, agreement_test: str, plots, format: str, precision: int, output) -> int:
+                          seed: int, B, agreement_test: str, plots, format: str, precision: int, output) -> None:
     from .. import api
     from ..report.tables import render_analysis
 
@@ -151,7 +150,6 @@ def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, score
             figures["rank_changes"] = figure.plot_rank_changes(means)
             figures["measures_by_run"] = figure.plot_measures_by_run(means)
         save_figures(figures, plots)
-    return 0
 
 
 def _add_stability(commands) -> None:
@@ -175,7 +173,7 @@ def _add_stability(commands) -> None:
 
 
 def _run_stability(*, qrels, runs, measures, options, sizes: str, trials: int, seed: int, format: str, precision: int,
-                   output) -> int:
+                   output) -> None:
     from .. import api
     from ..report.tables import render_frame
 
@@ -184,7 +182,6 @@ def _run_stability(*, qrels, runs, measures, options, sizes: str, trials: int, s
     print_notes(frame.attrs["notes"])
     write_text_or_print(render_frame(frame, format=format, precision=precision, settings=frame.attrs["settings"]),
                         output)
-    return 0
 
 
 def _add_report(commands) -> None:
@@ -229,7 +226,7 @@ def _add_report(commands) -> None:
 def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,
                 correction: str, analysis_test: str, agreement_test: str, alpha: float, seed: int, B, title: str,
                 image_format: str, gain_over_time, ct_gamma, output, calibration_log, calibration_run, lists,
-                budgets=None, reuse_depth=None) -> int:
+                budgets=None, reuse_depth=None) -> None:
     from .. import api
     from ..report.inputs import read_ct_gamma, read_gain_over_time
 
@@ -262,4 +259,3 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
         calibration=calibration, collection=collection)
     print_notes([])  # how the runs were named, if the command line named them
     print(f"pateval: wrote {path}", file=sys.stderr)
-    return 0

@@ -50,7 +50,7 @@ def _add_evaluate(commands) -> None:
 
 
 def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, per_query: bool, format: str,
-                  precision: int, output, group_by, group_plot) -> int:
+                  precision: int, output, group_by, group_plot) -> None:
     from .. import api
     from .._lazy import pandas_deferred
     from ..results.writers import TREC_EVAL_EXTRAS
@@ -75,7 +75,6 @@ def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, 
                           per_query=per_query, grouped=bool(group_by), level=options.relevance_level or 1)
     print_notes(result.notes)
     write_text_or_print(text, output)
-    return 0
 
 
 def _evaluate_text(rows, result, extras, *, names, written, format, precision, per_query, grouped, level) -> str:
@@ -118,7 +117,7 @@ def _add_measures(commands) -> None:
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
 
 
-def _run_measures(*, family: str | None, format: str) -> int:
+def _run_measures(*, family: str | None, format: str) -> None:
     from .. import api
 
     table = api.list_measures()
@@ -128,20 +127,18 @@ def _run_measures(*, family: str | None, format: str) -> int:
             raise PatevalError(f"no measure family {family!r}")
     if format == "json":
         sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
-        return 0
-    if format == "markdown":  # docs/measures.md, by the same function
+    elif format == "markdown":  # docs/measures.md, by the same function
         sys.stdout.write(api.measures_document(family))
-        return 0
-    for row in table.itertuples():
-        cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]
-        print(f"{row.name}{cutoff}  ({row.family}) {row.summary}")
-        print(f"    {row.formula}")
-        for param in row.parameters:
-            print(f"    - {param}")
-        if row.aliases:
-            print(f"    aliases: {row.aliases}")
-        print(f"    reference: {row.reference}")
-    return 0
+    else:
+        for row in table.itertuples():
+            cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]
+            print(f"{row.name}{cutoff}  ({row.family}) {row.summary}")
+            print(f"    {row.formula}")
+            for param in row.parameters:
+                print(f"    - {param}")
+            if row.aliases:
+                print(f"    aliases: {row.aliases}")
+            print(f"    reference: {row.reference}")
 
 
 def _with_group_rows(rows, result, group_by, group_plot):

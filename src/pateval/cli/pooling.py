@@ -41,7 +41,7 @@ def _add_fuse(commands) -> None:
 
 
 def _run_fuse(*, runs: list[str], order: str, on_duplicate: str, method: str, norm: str | None, k: float,
-              name: str | None, output: str | None) -> int:
+              name: str | None, output: str | None) -> None:
     from .. import api
     from ..formats.trec import run_lines
 
@@ -50,7 +50,6 @@ def _run_fuse(*, runs: list[str], order: str, on_duplicate: str, method: str, no
                    output=output if to_file else None)
     if not to_file:
         sys.stdout.writelines(run_lines(run))
-    return 0
 
 
 def _add_pool(commands) -> None:
@@ -158,17 +157,16 @@ def _add_pool(commands) -> None:
     add_output(est, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
 
-def _run_pool_sample(*, pool: str, strata: str, seed: int, qrels: str | None, output: str) -> int:
+def _run_pool_sample(*, pool: str, strata: str, seed: int, qrels: str | None, output: str) -> None:
     from .. import api
 
     sample = api.sample_pool(pool, strata, seed=seed, qrels=qrels, output=output)
     print(f"pateval: drew {int(sample.sampled.sum())} of {len(sample.sampled)} pooled documents into {output}",
           file=sys.stderr)
-    return 0
 
 
 def _run_pool_estimate(*, sample: str, runs: list[str], estimates: list[str] | None, per_topic: bool,
-                       on_duplicate: str, output: str | None) -> int:
+                       on_duplicate: str, output: str | None) -> None:
     from .. import api
 
     table = api.estimate_from_sample(sample, runs, estimates=estimates, on_duplicate=on_duplicate)
@@ -181,7 +179,6 @@ def _run_pool_estimate(*, sample: str, runs: list[str], estimates: list[str] | N
         table = table[table["topic"] == "all"]
     lines = [f"{row.run}\t{row.measure}\t{row.topic}\t{row.value:.4f}\n" for row in table.itertuples()]
     write_text_or_print("".join(lines), output)
-    return 0
 
 
 def _add_simulation_output(p, *, plots: bool = True) -> None:
@@ -219,7 +216,7 @@ def _table_text(table, format: str) -> str:
 
 
 def _run_pool_simulate(*, qrels: str, runs: list[str], budgets: list[int], orders: str, measure: str, options,
-                       ties: str, format: str, plots: str | None, output: str | None) -> int:
+                       ties: str, format: str, plots: str | None, output: str | None) -> None:
     from .. import api
 
     table = api.simulate_budgets(qrels, runs, budgets, orders=orders, measure=measure,
@@ -229,24 +226,22 @@ def _run_pool_simulate(*, qrels: str, runs: list[str], budgets: list[int], order
 
         save_figures({"budgets": plot_budgets(table, measure=measure)}, plots)
     write_text_or_print(_table_text(table, format), output)
-    return 0
 
 
 def _run_pool_reuse(*, qrels: str, runs: list[str], depth: int, groups: str | None, measure: str, options, ties: str,
-                    format: str, output: str | None) -> int:
+                    format: str, output: str | None) -> None:
     from .. import api
     from ..formats.pools import read_run_groups
 
     mapping = None if groups is None else read_run_groups(groups)
     table = api.leave_out(qrels, runs, depth=depth, groups=mapping, measure=measure, options=options, ties=ties)
     write_text_or_print(_table_text(table, format), output)
-    return 0
 
 
 def _run_pool_build(*, runs: list[str], order: str, on_duplicate: str, method: str, depth: int | None,
                     size: int | None, p: float, aggregate: str, k: float, fusion: str, norm: str | None,
                     discount: float, ties: str, qrels: str | None, relevance_level: int, stats: bool,
-                    output: str) -> int:
+                    output: str) -> None:
     from .. import api
 
     if depth is None and method == "depth":
@@ -258,12 +253,10 @@ def _run_pool_build(*, runs: list[str], order: str, on_duplicate: str, method: s
           f"({pool.description}) into {output}", file=sys.stderr)
     if stats:
         sys.stderr.write(api.pool_stats(pool).text())
-    return 0
 
 
-def _run_pool_stats(*, pool: str, output: str | None) -> int:
+def _run_pool_stats(*, pool: str, output: str | None) -> None:
     from .. import api
 
     write_text_or_print(api.pool_stats(pool).text(), output)
-    return 0
 

@@ -56,7 +56,7 @@ def _add_user_model(commands) -> None:
 
 
 def _run_user_model(*, qrels, runs, model: str, options, format: str, precision: int, output,
-                    users: int | None = None, seed: int = 0, confidence: float = 0.95) -> int:
+                    users: int | None = None, seed: int = 0, confidence: float = 0.95) -> None:
     """``user-model time``, or ``user-model simulate`` (which alone has --users, --seed, --confidence)."""
     from .. import api
     from ..report.tables import render_frame
@@ -69,7 +69,6 @@ def _run_user_model(*, qrels, runs, model: str, options, format: str, precision:
                                    options=options)
         settings.update(users=users, seed=seed, confidence=confidence)
     write_text_or_print(render_frame(frame, format=format, precision=precision, settings=settings), output)
-    return 0
 
 
 # ---- calibrate, user-model simulate-log (TBG calibrated from interaction logs) ----------------
@@ -141,7 +140,7 @@ def _calibration_text(result, format: str, precision: int) -> str:
 
 
 def _run_calibrate(*, log, qrels, runs, options, lists, by, classes: int, B: int, seed: int, confidence: float,
-                   rel: int, plots, measure_only: bool, format: str, precision: int, output) -> int:
+                   rel: int, plots, measure_only: bool, format: str, precision: int, output) -> None:
     from .. import api
 
     if "doc_lengths" not in options.resources:
@@ -168,7 +167,6 @@ def _run_calibrate(*, log, qrels, runs, options, lists, by, classes: int, B: int
             own = validation.groupby("time")["error_custom"].mean().dropna()
             print("pateval: each topic's own T(k) against users: mean absolute rank error "
                   + ", ".join(f"{v:.2f} at {t:g} s" for t, v in own.items()), file=sys.stderr)
-    return 0
 
 
 def _add_simulate_log(sub) -> None:
@@ -205,7 +203,7 @@ def _add_simulate_log(sub) -> None:
 
 def _run_simulate_log(*, qrels, run_file, doc_lengths, duplicates, model: str, users: int, seed: int, page_size: int,
                       p_save_nonrel: float, summary_noise: float, read_noise: float, speed_spread: float, order: str,
-                      out) -> int:
+                      out) -> None:
     from .. import api
     from ..formats.groups import read_duplicate_groups
     from ..options import EvaluationOptions
@@ -217,4 +215,3 @@ def _run_simulate_log(*, qrels, run_file, doc_lengths, duplicates, model: str, u
                            options=EvaluationOptions(order=order, resources=resources))
     print(f"pateval: wrote {len(log)} events of {log['user'].nunique()} users on {log['list'].nunique()} lists to "
           f"{out}", file=sys.stderr)
-    return 0
