@@ -74,16 +74,13 @@ def _side_files(doc_lengths, duplicates) -> tuple:
 def _duplicate_labels(measure, resources: Mapping):
     """The near-duplicate group of a document, as the TBG measure's ``duplicates`` mode defines it (None: none)."""
     mode = measure["duplicates"]
-    if mode == "groups":
-        groups = resources.get("duplicate_groups")
-        if groups is None:
-            raise ParameterError(f"{measure}: duplicates=groups needs the near-duplicate groups (--duplicates)")
-        return lambda docno: groups.get(docno, docno)
-    if mode == "families":
-        families = resources.get("patent_families")
-        if families is None:
-            raise ParameterError(f"{measure}: duplicates=families needs the patent families (--families)")
-        return lambda docno: families.get(docno, docno)
+    needed = {"groups": ("duplicate_groups", "the near-duplicate groups (--duplicates)"),
+              "families": ("patent_families", "the patent families (--families)")}
+    if mode in needed:
+        resource, what = needed[mode]
+        if (labels := resources.get(resource)) is None:
+            raise ParameterError(f"{measure}: duplicates={mode} needs {what}")
+        return lambda docno: labels.get(docno, docno)
     if mode == "patent":
         return patent_key
     return None
