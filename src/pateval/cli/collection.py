@@ -39,13 +39,11 @@ def _add_corpus_ingest(sub) -> None:
     add_flags(ingest, "no_progress", "wait")
 
 
-def _run_corpus_ingest(*, inputs, out, workers, scheduler, scheduler_timeout: float, on_error: str, memory_limit,
-                       progress: bool, wait: float) -> None:
+def _run_corpus_ingest(*, inputs, out, **settings) -> None:
+    """``settings``: the other options (workers, scheduler, ...), keywords of :func:`pateval.api.ingest_corpus`."""
     from .. import api
 
-    summary = api.ingest_corpus(inputs, out, workers=workers, scheduler=scheduler, on_error=on_error,
-                                memory_limit=memory_limit, progress=progress, wait=wait,
-                                scheduler_timeout=scheduler_timeout)
+    summary = api.ingest_corpus(inputs, out, **settings)
     for error in summary.errors:
         print(f"pateval: skipped: {error.message}", file=sys.stderr)
     print(f"documents {summary.documents}  files {summary.files}  skipped files {summary.skipped_files}  "

@@ -238,17 +238,13 @@ def _run_pool_reuse(*, qrels: str, runs: list[str], depth: int, groups: str | No
     write_text_or_print(_table_text(table, format), output)
 
 
-def _run_pool_build(*, runs: list[str], order: str, on_duplicate: str, method: str, depth: int | None,
-                    size: int | None, p: float, aggregate: str, k: float, fusion: str, norm: str | None,
-                    discount: float, ties: str, qrels: str | None, relevance_level: int, stats: bool,
-                    output: str) -> None:
+def _run_pool_build(*, runs: list[str], method: str, depth: int | None, stats: bool, output: str, **settings) -> None:
+    """``settings``: the other options, each a keyword of :func:`pateval.api.make_pool` by its name."""
     from .. import api
 
     if depth is None and method == "depth":
         depth = 10
-    pool = api.make_pool(runs, method, depth=depth, size=size, qrels=qrels, relevance_level=relevance_level, p=p,
-                         aggregate=aggregate, k=k, fusion=fusion, norm=norm, discount=discount, order=order,
-                         ties=ties, on_duplicate=on_duplicate, output=output)
+    pool = api.make_pool(runs, method, depth=depth, output=output, **settings)
     print(f"pateval: pooled {len(pool)} documents over {len(pool.sizes())} topics from {len(pool.runs)} runs "
           f"({pool.description}) into {output}", file=sys.stderr)
     if stats:
