@@ -40,14 +40,13 @@ def _add_fuse(commands) -> None:
     add_output(p, "-o", "--output", metavar="FILE", help="write the run to FILE (atomically) instead of stdout")
 
 
-def _run_fuse(*, runs: list[str], order: str, on_duplicate: str, method: str, norm: str | None, k: float,
-              name: str | None, output: str | None) -> None:
+def _run_fuse(*, runs: list[str], method: str, output: str | None, **settings) -> None:
+    """``settings``: the other options (norm, k, name, order, ...), keywords of :func:`pateval.api.fuse`."""
     from .. import api
     from ..formats.trec import run_lines
 
     to_file = output is not None and output != "-"
-    run = api.fuse(runs, method, norm=norm, k=k, order=order, on_duplicate=on_duplicate, name=name,
-                   output=output if to_file else None)
+    run = api.fuse(runs, method, output=output if to_file else None, **settings)
     if not to_file:
         sys.stdout.writelines(run_lines(run))
 
