@@ -106,8 +106,8 @@ def _place_labels(axes: Axes, x: np.ndarray, y: np.ndarray, texts: Sequence[str]
         # the nearest free place, else the least crowded; no room inside the axes at all (a tiny figure): on the point
         _, ox, oy, box = min(places, key=lambda place: place[0], default=(0.0, 0.0, 0.0, (px, py, px, py)))
         far = (ox * ox + oy * oy) ** 0.5 > 12
-        axes.annotate(text, (float(axes.transData.inverted().transform((px, py))[0]),
-                             float(axes.transData.inverted().transform((px, py))[1])),
+        point_x, point_y = axes.transData.inverted().transform((px, py))  # the point again, in data coordinates
+        axes.annotate(text, (float(point_x), float(point_y)),
                       xytext=(ox, oy), textcoords="offset points", ha="center", va="center", fontsize=fontsize,
                       color="#222222", annotation_clip=False,
                       arrowprops={"arrowstyle": "-", "color": "#999999", "linewidth": 0.5,
