@@ -70,13 +70,13 @@ def _add_trec_eval(commands) -> None:
     p.add_argument("results", nargs="?", metavar="trec_top_file")
 
 
-def _run_trec_eval(**inputs) -> int:
+def _run_trec_eval(**inputs) -> None:
     args = SimpleNamespace(**inputs)  # trec_eval's flags and files by their dests (cli.shared.command_inputs)
     if args.version:
         from .. import __version__
 
         print(f"trec_eval version {TREC_EVAL_VERSION} (pateval {__version__})", file=sys.stderr)
-        return 0
+        return
     if args.Rel_info_format not in REL_INFO_FORMATS:
         raise PatevalError(f"trec_eval -R {args.Rel_info_format}: illegal rel_info format (one of "
                            f"{', '.join(REL_INFO_FORMATS)})")
@@ -102,10 +102,10 @@ def _run_trec_eval(**inputs) -> int:
     # its first blocks are read while the rest of pateval is imported and the qrels are read (-M, -J: whole)
     ahead = not (args.max_documents or args.judged_only)
     with pandas_deferred(), (read_ahead(run_file) if run_file is not None and ahead else nullcontext()):
-        return _evaluate(args, marked, run_file)
+        _evaluate(args, marked, run_file)
 
 
-def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: RunFile | None) -> int:
+def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: RunFile | None) -> None:
     assert args.qrels is not None and args.results is not None  # checked by _run_trec_eval
     names = measure_names(marked, num_docs=args.num_docs)
     extras = [name for name in ("runid", "num_q") if name in marked]
@@ -176,4 +176,3 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
     text = format_trec_eval(scored, summary_rows, list(scored_names), per_query=args.per_query, extras=extras,
                             names=scored_names, summary=not args.nosummary, texts=texts, zscores=reference is not None)
     sys.stdout.write(text)
-    return 0
