@@ -62,23 +62,25 @@ def _rankings_of(qrels, runs, *, lists, rel: int, options: EvaluationOptions) ->
     return out
 
 
-def _side_file(value, reader):
-    return reader(value) if isinstance(value, (str, os.PathLike)) else value
+def _side_files(doc_lengths, duplicates) -> tuple:
+    """The document lengths and the near-duplicate groups (None: none), each read when given as a path."""
+    from ..formats.doclengths import read_doc_lengths
+    from ..formats.groups import read_duplicate_groups
+
+    return tuple(reader(value) if isinstance(value, (str, os.PathLike)) else value
+                 for value, reader in ((doc_lengths, read_doc_lengths), (duplicates, read_duplicate_groups)))
 
 
 def _duplicate_labels(measure, resources: Mapping):
     """The near-duplicate group of a document, as the TBG measure's ``duplicates`` mode defines it (None: none)."""
     mode = measure["duplicates"]
-    if mode == "groups":
-        groups = resources.get("duplicate_groups")
-        if groups is None:
-            raise ParameterError(f"{measure}: duplicates=groups needs the near-duplicate groups (--duplicates)")
-        return lambda docno: groups.get(docno, docno)
-    if mode == "families":
-        families = resources.get("patent_families")
-        if families is None:
-            raise ParameterError(f"{measure}: duplicates=families needs the patent families (--families)")
-        return lambda docno: families.get(docno, docno)
+    needed = {"groups": ("duplicate_groups", "the near-duplicate groups (--duplicates)"),
+              "families": ("patent_families", "the patent families (--families)")}
+    if mode in needed:
+        resource, what = needed[mode]
+        if (labels := resources.get(resource)) is None:
+            raise ParameterError(f"{measure}: duplicates={mode} needs {what}")
+        return lambda docno: labels.get(docno, docno)
     if mode == "patent":
         return patent_key
     return None
@@ -122,32 +124,24 @@ def calibrate(log, *, qrels, runs, doc_lengths, duplicates=None, lists=None, by:
     import pandas as pd
 
     from ..calibration.tbg import calibrate_log
-    from ..formats.doclengths import read_doc_lengths
-    from ..formats.groups import read_duplicate_groups
     from ..formats.interactions import InteractionLog, log_from_frame, read_interaction_log
 
-    if isinstance(log, InteractionLog):
-        parsed = log
-    elif isinstance(log, pd.DataFrame):
-        parsed = log_from_frame(log)
-    else:
-        parsed = read_interaction_log(log)
+    parsed = (log if isinstance(log, InteractionLog) else log_from_frame(log) if isinstance(log, pd.DataFrame)
+              else read_interaction_log(log))
     rankings = _rankings_of(qrels, runs, lists=lists, rel=rel, options=options or EvaluationOptions())
-    return calibrate_log(parsed, rankings, lengths=_side_file(doc_lengths, read_doc_lengths),
-                           groups=_side_file(duplicates, read_duplicate_groups) if duplicates is not None else None,
-                         by=by, n_classes=n_classes, B=B, seed=seed, confidence=confidence, rel=rel)
+    lengths, groups = _side_files(doc_lengths, duplicates)
+    return calibrate_log(parsed, rankings, lengths=lengths, groups=groups, by=by, n_classes=n_classes, B=B, seed=seed,
+                         confidence=confidence, rel=rel)
 
 
 def calibration_figures(result, *, doc_lengths, duplicates=None) -> dict:
     """The calibration's figures, by name: reading time against length with the fit (the
     paper's Figure 1), T(k) against the ranks users reached (Figure 2), the stopping curve
     with the fitted exponential (Figure 5); and ``validation``, the rank errors behind Figure 2."""
-    from ..formats.doclengths import read_doc_lengths
-    from ..formats.groups import read_duplicate_groups
     from ..report.calibration import calibration_figures as figures
 
-    return figures(result, result.rankings, _side_file(doc_lengths, read_doc_lengths),
-                   groups=_side_file(duplicates, read_duplicate_groups) if duplicates is not None else None)
+    lengths, groups = _side_files(doc_lengths, duplicates)
+    return figures(result, result.rankings, lengths, groups=groups)
 
 
 def simulate_log(qrels, run, *, doc_lengths, model: str | Measure = "TBG", n_users: int = 48, seed: int = 0,

@@ -3,6 +3,7 @@ HTML report; from runs and qrels, or from per-topic score files."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -124,8 +125,6 @@ def compare(qrels, runs, measures: Sequence[str] | str, *, baseline: str | None 
         Means, every test, the settings and notes (e.g. topics left out);
         :func:`pateval.report.render_comparison` prints it as a table.
     """
-    import dataclasses
-
     from ..stats import compare_runs
 
     matrices, notes, _ = _comparison_matrices(qrels, runs, measures, options, scores_format)
@@ -170,8 +169,6 @@ def analyse_measures(qrels, runs, measures: Sequence[str] | str, *, test: str | 
     Smucker & Clarke's table 2). See :func:`pateval.stats.analyse_measures`; returns its
     :class:`~pateval.stats.MeasureAnalysis`.
     """
-    import dataclasses
-
     from ..stats import analyse_measures as analyse
 
     matrices, notes, _ = _comparison_matrices(qrels, runs, measures, options, scores_format)
@@ -217,8 +214,6 @@ def ranking_stability(qrels, runs, measures: Sequence[str] | str, *,
     from ..collection.sampling import ranking_stability as stability
     from ..collection.sampling import resolve_size
 
-    if isinstance(measures, str):
-        measures = [measures]
     if isinstance(sizes, str):
         sizes = [part.strip() for part in sizes.split(",") if part.strip()]
     sizes = list(sizes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -136,8 +137,6 @@ def tell(notes: Sequence[str]) -> None:
 
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside pateval: the user's line that called it."""
-    import sys
-
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # pateval, not pateval.api
     frame: FrameType | None = sys._getframe(1)
     level = 1

@@ -91,15 +91,15 @@ def make_pool(runs: object, method: str = "depth", *, depth: int | None = 10, si
     """
     if method in ("rbp", "rrf", "fused") and size is None:
         raise ParameterError(f"a {method} pool takes the N heaviest documents per topic: give size (--size N)")
-    strategy = make_order(method, depth=depth if method in ("depth", "mtf", "mm-ns") else None, p=p,
-                          aggregate=aggregate, k=k, fusion=fusion, norm=norm, discount=discount)
+    # depth-k and the adaptive orders read each run to its depth only: the rest never counts
+    run_depth = depth if method in ("depth", "mtf", "mm-ns") else None
+    strategy = make_order(method, depth=run_depth, p=p, aggregate=aggregate, k=k, fusion=fusion, norm=norm,
+                          discount=discount)
     if strategy.adaptive and qrels is None:
         raise ParameterError(f"the {method} order uses judgements as they arrive: give qrels (--qrels)")
     if not strategy.adaptive and qrels is not None:
         raise ParameterError(f"a {method} pool does not use judgements: leave out qrels")
-    # depth-k and the adaptive orders read each run to its depth only: the rest never counts
-    stack = _stack(runs, order=order, on_duplicate=on_duplicate, ties=ties,
-                   depth=depth if method in ("depth", "mtf", "mm-ns") else None)
+    stack = _stack(runs, order=order, on_duplicate=on_duplicate, ties=ties, depth=run_depth)
     relevant = None
     if qrels is not None:
         read = as_qrels(qrels, qrels_format=qrels_format, on_duplicate=on_duplicate)

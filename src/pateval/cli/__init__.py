@@ -46,7 +46,8 @@ EXIT_BUG = 70
 _DEBUG_HELP = "on an unexpected error (a bug), print its traceback"
 
 # Each entry adds one sub-command to the parser; the handler is stored with set_defaults(run=...) and called
-# with the command's inputs as keywords (shared.command_inputs), never the Namespace.
+# with the command's inputs as keywords (shared.command_inputs), never the Namespace; it returns the
+# exit status when that is not 0 (1: findings), else nothing.
 # Adding one: take option choices from a ``names`` module (formats/names.py, core/names.py,
 # stats/names.py, report/names.py -- modules that import nothing), never from a reader or a
 # measure module; import what the handler needs inside the handler; declare an output option

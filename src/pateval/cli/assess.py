@@ -99,7 +99,7 @@ def _add_assess(commands) -> None:
 
 def _run_assess_serve(*, demo: bool, demo_dir: str, store, collection, db, host: str, port: int,
                       secure_cookies: bool, trusted_proxy: list, session_idle: float, session_max: float,
-                      max_failed_logins: int, allowed_host: list) -> int:
+                      max_failed_logins: int, allowed_host: list) -> None:
     from ..assess import commands
     from ..demo import prepare_assess_demo
     from ..errors import ParameterError
@@ -116,17 +116,15 @@ def _run_assess_serve(*, demo: bool, demo_dir: str, store, collection, db, host:
     commands.serve(url=db or "sqlite:///assess.db", store=store, collection=collection, host=host, port=port,
                    secure_cookies=secure_cookies, trusted_proxies=trusted_proxy, session_idle_minutes=session_idle,
                    session_max_hours=session_max, max_failed_logins=max_failed_logins, allowed_hosts=allowed_host)
-    return 0
 
 
-def _run_assess_user(*, db: str, action: str, name, admin: bool) -> int:
+def _run_assess_user(*, db: str, action: str, name, admin: bool) -> None:
     from ..assess import commands
 
     commands.user(url=db, action=action, name=name, admin=admin)
-    return 0
 
 
-def _run_assess_export(*, db: str, out, policy: str, store, collection) -> int:
+def _run_assess_export(*, db: str, out, policy: str, store, collection) -> None:
     from .. import api
 
     summary = api.assess_export(db, out, policy=policy, store=store, collection=collection)
@@ -145,10 +143,9 @@ def _run_assess_export(*, db: str, out, policy: str, store, collection) -> int:
             print(f"pateval: note: {summary['drawn_unjudged']} drawn documents of sampled pools are not judged yet: "
                   f"written with grade -1 (not drawn) in {out}/sampled_qrels_pool.txt, which lowers their strata's "
                   "inclusion probabilities", file=sys.stderr)
-    return 0
 
 
-def _run_assess_pool(*, db: str, pool, name, order: str, max_grade: int) -> int:
+def _run_assess_pool(*, db: str, pool, name, order: str, max_grade: int) -> None:
     from .. import api
 
     summary = api.assess_pool(db, pool, name=name, order=order, max_grade=max_grade)
@@ -156,13 +153,11 @@ def _run_assess_pool(*, db: str, pool, name, order: str, max_grade: int) -> int:
         f"{summary['documents']} documents"
     print(f"assess pool: {summary['name']}: {summary['topics']} topics, {drawn} to judge (grades 0-"
           f"{summary['max_grade']}, {summary['order']} order)")
-    return 0
 
 
-def _run_assess_import(*, db: str, qrels, owner: str, topics, store, collection) -> int:
+def _run_assess_import(*, db: str, qrels, owner: str, topics, store, collection) -> None:
     from .. import api
 
     summary = api.assess_import(db, qrels, owner=owner, topics=topics, store=store, collection=collection)
     print(f"assess import: {summary['passages']} passages in {summary['selections']} selections of {owner} "
           f"({summary['topics_created']} topics created)")
-    return 0

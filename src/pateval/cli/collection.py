@@ -39,20 +39,17 @@ def _add_corpus_ingest(sub) -> None:
     add_flags(ingest, "no_progress", "wait")
 
 
-def _run_corpus_ingest(*, inputs, out, workers, scheduler, scheduler_timeout: float, on_error: str, memory_limit,
-                       progress: bool, wait: float) -> int:
+def _run_corpus_ingest(*, inputs, out, **settings) -> None:
+    """``settings``: the other options (workers, scheduler, ...), keywords of :func:`pateval.api.ingest_corpus`."""
     from .. import api
 
-    summary = api.ingest_corpus(inputs, out, workers=workers, scheduler=scheduler, on_error=on_error,
-                                memory_limit=memory_limit, progress=progress, wait=wait,
-                                scheduler_timeout=scheduler_timeout)
+    summary = api.ingest_corpus(inputs, out, **settings)
     for error in summary.errors:
         print(f"pateval: skipped: {error.message}", file=sys.stderr)
     print(f"documents {summary.documents}  files {summary.files}  skipped files {summary.skipped_files}  "
           f"errors {len(summary.errors)}  {summary.documents_per_second:.1f} docs/s  "
           f"{summary.megabytes_per_second:.1f} MB/s  ({summary.seconds:.1f} s)")
     print(f"store {summary.store}: {summary.total_documents} documents")
-    return 0
 
 
 def _add_corpus_lengths(sub) -> None:
@@ -68,12 +65,11 @@ def _add_corpus_lengths(sub) -> None:
     add_output(p, "--out", required=True, metavar="FILE", help="lengths file to write")
 
 
-def _run_corpus_lengths(*, store, out) -> int:
+def _run_corpus_lengths(*, store, out) -> None:
     from .. import api
 
     lengths = api.corpus_doc_lengths(store, out=out)
     print(f"{len(lengths)} document lengths written to {out}")
-    return 0
 
 
 def _add_corpus_verify(sub) -> None:
@@ -155,7 +151,7 @@ def _add_corpus_generate(sub) -> None:
 
 
 def _run_corpus_generate(*, out, patents: int, seed: int, workers, progress: bool, start_year: int, end_year: int,
-                         clusters) -> int:
+                         clusters) -> None:
     from .. import api
 
     summary = api.generate_corpus(out, n_patents=patents, seed=seed, workers=workers, progress=progress,
@@ -166,7 +162,6 @@ def _run_corpus_generate(*, out, patents: int, seed: int, workers, progress: boo
           f"{summary.documents_per_second:.0f} docs/s  {summary.megabytes_per_second:.1f} MB/s  "
           f"({summary.seconds:.1f} s)")
     print(f"corpus written to {summary.out_dir}")
-    return 0
 
 
 def _add_collection(commands) -> None:
@@ -252,7 +247,7 @@ def _add_collection(commands) -> None:
 def _run_collection_build(*, store, out, corpus_end, pool_start, corpus_start, pool_end, criteria: str, sources,
                           stratify: bool, per_group: int, ipc_level: str, size, seed: int, family: str,
                           publication_level: bool, theta_ind: float, theta_dep: float, no_passages: bool,
-                          max_passage_topics, threads, memory_limit, format: str, **given_criteria) -> int:
+                          max_passage_topics, threads, memory_limit, format: str, **given_criteria) -> None:
     """``given_criteria``: the criteria given on their own (their dests are SelectionCriteria's fields)."""
     import json
 
@@ -273,7 +268,7 @@ def _run_collection_build(*, store, out, corpus_end, pool_start, corpus_start, p
         progress=sys.stderr.isatty())
     if format == "json":
         print(json.dumps(summary.as_dict(), indent=2, default=str))
-        return 0
+        return
     selection = summary.selection
     print(f"topic selection: {selection['candidates']} candidates")
     for step in selection["steps"]:
@@ -289,12 +284,10 @@ def _run_collection_build(*, store, out, corpus_end, pool_start, corpus_start, p
               f"{summary.topic_set['drawn']} available", file=sys.stderr)
     print("checks: " + ", ".join(f"{k} = {v}" for k, v in summary.checks.items()))
     print(f"collection written to {summary.out_dir} ({summary.seconds:.1f} s)")
-    return 0
 
 
-def _run_collection_stats(*, collection, ipc_level: str, format: str) -> int:
+def _run_collection_stats(*, collection, ipc_level: str, format: str) -> None:
     from .. import api
     from ..collection.stats import format_stats
 
     sys.stdout.write(format_stats(api.collection_stats(collection, ipc_level=ipc_level), format=format))
-    return 0

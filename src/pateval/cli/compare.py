@@ -7,6 +7,8 @@ import argparse
 import sys
 
 from ..errors import PatevalError
+from ..report.names import IMAGE_FORMATS
+from ..stats.names import TESTS
 from .pooling import _budgets
 from .shared import (
     add_command,
@@ -19,7 +21,6 @@ from .shared import (
     examples,
     figure_name,
     print_notes,
-    run_list,
     save_figures,
     test_name,
     write_text_or_print,
@@ -40,8 +41,6 @@ def _add_run_set_inputs(p, *, qrels_required: bool = True) -> None:
 
 def _add_comparison_inputs(p, *, default_test: str, repeatable_test: bool = False) -> None:
     """Options that compare, analyse-measures and report share."""
-    from ..stats.names import TESTS
-
     _add_run_set_inputs(p, qrels_required=False)
     # --scores: compare per-topic score files (trec_eval -q, ir_measures, pateval) instead of runs (issue 15)
     p.add_argument("--scores", action="store_true",
@@ -85,17 +84,16 @@ def _add_compare(commands) -> None:
                         "pateval compare --scores bm25.scores lm.scores -m map", glossary=("tests",)),
     )
     _add_comparison_inputs(p, default_test="t")
-    _add_baseline(p)
-    add_flags(p, "plots")
+    add_flags(p, "baseline", "correction", "plots")
     add_table_output(p)
 
 
 def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,
-                 correction: str, alpha: float, seed: int, B, plots, format: str, precision: int, output) -> int:
+                 correction: str, alpha: float, seed: int, B, plots, format: str, precision: int, output) -> None:
     from .. import api
     from ..report.tables import render_comparison
 
-    comparison = api.compare(qrels, run_list(runs), _measures(measures, options), baseline=baseline, test=test,
+    comparison = api.compare(qrels, runs, _measures(measures, options), baseline=baseline, test=test,
                              correction=None if correction == "none" else correction, alpha=alpha, seed=seed, B=B,
                              options=options, scores_format=scores_format)
     print_notes(comparison.notes)
@@ -108,7 +106,6 @@ def _run_compare(*, qrels, runs, measures, options, scores: bool, scores_format:
         save_figures({figure_name("differences", measure, run_a, "minus", run_b): plot_topic_differences(
             matrix[run_a], matrix[run_b], run_a=run_a, run_b=run_b, measure=measure)
             for measure, matrix in comparison.scores.items() for run_a, run_b in pairs}, plots)
-    return 0
 
 
 def _add_analyse_measures(commands) -> None:
@@ -124,17 +121,16 @@ def _add_analyse_measures(commands) -> None:
                                               "agreement chart")),
     )
     _add_comparison_inputs(p, default_test="bootstrap", repeatable_test=True)
-    _add_agreement_test(p)
-    add_flags(p, "plots")
+    add_flags(p, "agreement_test", "plots")
     add_table_output(p)
 
 
 def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, scores_format: str, tests, alpha: float,
-                          seed: int, B, agreement_test: str, plots, format: str, precision: int, output) -> int:
+                          seed: int, B, agreement_test: str, plots, format: str, precision: int, output) -> None:
     from .. import api
     from ..report.tables import render_analysis
 
-    analysis = api.analyse_measures(qrels, run_list(runs), _measures(measures, options), test=tests or ["bootstrap"],
+    analysis = api.analyse_measures(qrels, runs, _measures(measures, options), test=tests or ["bootstrap"],
                                     agreement_test=agreement_test, alpha=alpha, seed=seed, B=B, options=options,
                                     scores_format=scores_format)
     print_notes(analysis.notes)
@@ -154,7 +150,6 @@ def _run_analyse_measures(*, qrels, runs, measures, options, scores: bool, score
             figures["rank_changes"] = figure.plot_rank_changes(means)
             figures["measures_by_run"] = figure.plot_measures_by_run(means)
         save_figures(figures, plots)
-    return 0
 
 
 def _add_stability(commands) -> None:
@@ -178,22 +173,18 @@ def _add_stability(commands) -> None:
 
 
 def _run_stability(*, qrels, runs, measures, options, sizes: str, trials: int, seed: int, format: str, precision: int,
-                   output) -> int:
+                   output) -> None:
     from .. import api
     from ..report.tables import render_frame
 
-    frame = api.ranking_stability(qrels, run_list(runs), measures or list(COMPARE_MEASURES), sizes=sizes, trials=trials,
+    frame = api.ranking_stability(qrels, runs, measures or list(COMPARE_MEASURES), sizes=sizes, trials=trials,
                                   seed=seed, options=options)
     print_notes(frame.attrs["notes"])
     write_text_or_print(render_frame(frame, format=format, precision=precision, settings=frame.attrs["settings"]),
                         output)
-    return 0
 
 
 def _add_report(commands) -> None:
-    from ..report.names import IMAGE_FORMATS
-    from ..stats.names import TESTS
-
     p = add_command(
         commands, "report", _run_report, extra="report",
         help="one self-contained HTML report comparing runs and measures",
@@ -207,10 +198,10 @@ def _add_report(commands) -> None:
                                   "rank over time", "budgets", "reusability")),
     )
     _add_comparison_inputs(p, default_test="t")
-    _add_baseline(p)
+    add_flags(p, "baseline", "correction")
     p.add_argument("--analysis-test", choices=TESTS, type=test_name, default="bootstrap",
                    help="test for discriminative power (default: bootstrap)")
-    _add_agreement_test(p)
+    add_flags(p, "agreement_test")
     p.add_argument("--title", default="pateval report", help="the report's title")
     p.add_argument("--image-format", choices=IMAGE_FORMATS, default="svg",
                    help="embed figures as inline SVG or base64 PNG (default: svg)")
@@ -235,7 +226,7 @@ def _add_report(commands) -> None:
 def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: str, baseline, test: str,
                 correction: str, analysis_test: str, agreement_test: str, alpha: float, seed: int, B, title: str,
                 image_format: str, gain_over_time, ct_gamma, output, calibration_log, calibration_run, lists,
-                budgets=None, reuse_depth=None) -> int:
+                budgets=None, reuse_depth=None) -> None:
     from .. import api
     from ..report.inputs import read_ct_gamma, read_gain_over_time
 
@@ -245,8 +236,7 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
             raise PatevalError("--calibration-log needs --doc-lengths")
         lengths, groups = options.resources["doc_lengths"], options.resources.get("duplicate_groups")
         first = next(iter(runs.values() if isinstance(runs, dict) else runs))
-        result = api.calibrate(calibration_log, qrels=qrels,
-                               runs=run_list(runs) if lists else [calibration_run or first],
+        result = api.calibrate(calibration_log, qrels=qrels, runs=runs if lists else [calibration_run or first],
                                doc_lengths=lengths, duplicates=groups, lists=lists, seed=seed, options=options)
         calibration = result, api.calibration_figures(result, doc_lengths=lengths, duplicates=groups)
     collection = None
@@ -256,14 +246,12 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
         from ..api.evaluate import read_inputs
 
         measure = str(_measures(measures, options)[0])
-        qrels, runs, options = read_inputs(qrels, run_list(runs), options)  # each file once, for every step
-        table = (api.simulate_budgets(qrels, runs, budgets, measure=measure, options=options)
-                 if budgets else None)
-        reuse = api.leave_out(qrels, runs, depth=reuse_depth, measure=measure, options=options) \
-            if reuse_depth else None
+        qrels, runs, options = read_inputs(qrels, runs, options)  # each file once, for every step
+        table = api.simulate_budgets(qrels, runs, budgets, measure=measure, options=options) if budgets else None
+        reuse = api.leave_out(qrels, runs, depth=reuse_depth, measure=measure, options=options) if reuse_depth else None
         collection = table, reuse, measure
     path = api.write_report(
-        qrels, run_list(runs), _measures(measures, options), out=output, baseline=baseline, test=test,
+        qrels, runs, _measures(measures, options), out=output, baseline=baseline, test=test,
         correction=None if correction == "none" else correction, analysis_test=analysis_test,
         agreement_test=agreement_test, alpha=alpha, seed=seed, B=B, title=title, image_format=image_format,
         gain_over_time=read_gain_over_time(gain_over_time) if gain_over_time else None,
@@ -271,20 +259,3 @@ def _run_report(*, qrels, runs, measures, options, scores: bool, scores_format: 
         calibration=calibration, collection=collection)
     print_notes([])  # how the runs were named, if the command line named them
     print(f"pateval: wrote {path}", file=sys.stderr)
-    return 0
-
-
-def _add_baseline(p) -> None:
-    """--baseline and --correction, of compare and report."""
-    from ..stats.names import CORRECTION_NAMES
-
-    add_flags(p, "baseline")
-    p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm",
-                   help="multiple-comparison correction (default: holm)")
-
-
-def _add_agreement_test(p) -> None:
-    from ..stats.names import TESTS
-
-    p.add_argument("--agreement-test", choices=TESTS, type=test_name, default="wilcoxon",
-                   help="test behind the agreement verdicts (default: wilcoxon)")

@@ -12,7 +12,6 @@ from .shared import (
     add_table_output,
     examples,
     print_notes,
-    run_list,
     write_text_or_print,
 )
 
@@ -51,7 +50,7 @@ def _add_evaluate(commands) -> None:
 
 
 def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, per_query: bool, format: str,
-                  precision: int, output, group_by, group_plot) -> int:
+                  precision: int, output, group_by, group_plot) -> None:
     from .. import api
     from .._lazy import pandas_deferred
     from ..results.writers import TREC_EVAL_EXTRAS
@@ -69,14 +68,13 @@ def _run_evaluate(*, qrels, runs, example: bool, measures, options, names: str, 
     if not scored:
         raise PatevalError("no measure was asked for besides " + " and ".join(extras))
     with pandas_deferred():  # scoring and printing need no pandas: its import was a third of a small evaluation
-        result = api.evaluation(qrels, run_list(runs), scored, options=options)
+        result = api.evaluation(qrels, runs, scored, options=options)
         rows = result.result_rows(per_query=per_query)
     rows = _with_group_rows(rows, result, group_by, group_plot)
     text = _evaluate_text(rows, result, extras, names=names, written=measures, format=format, precision=precision,
                           per_query=per_query, grouped=bool(group_by), level=options.relevance_level or 1)
     print_notes(result.notes)
     write_text_or_print(text, output)
-    return 0
 
 
 def _evaluate_text(rows, result, extras, *, names, written, format, precision, per_query, grouped, level) -> str:
@@ -119,7 +117,7 @@ def _add_measures(commands) -> None:
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
 
 
-def _run_measures(*, family: str | None, format: str) -> int:
+def _run_measures(*, family: str | None, format: str) -> None:
     from .. import api
 
     table = api.list_measures()
@@ -129,20 +127,18 @@ def _run_measures(*, family: str | None, format: str) -> int:
             raise PatevalError(f"no measure family {family!r}")
     if format == "json":
         sys.stdout.write(table.to_json(orient="records", indent=1) + "\n")
-        return 0
-    if format == "markdown":  # docs/measures.md, by the same function
+    elif format == "markdown":  # docs/measures.md, by the same function
         sys.stdout.write(api.measures_document(family))
-        return 0
-    for row in table.itertuples():
-        cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]
-        print(f"{row.name}{cutoff}  ({row.family}) {row.summary}")
-        print(f"    {row.formula}")
-        for param in row.parameters:
-            print(f"    - {param}")
-        if row.aliases:
-            print(f"    aliases: {row.aliases}")
-        print(f"    reference: {row.reference}")
-    return 0
+    else:
+        for row in table.itertuples():
+            cutoff = {"none": "", "optional": "[@k]", "required": "@k"}[row.cutoff]
+            print(f"{row.name}{cutoff}  ({row.family}) {row.summary}")
+            print(f"    {row.formula}")
+            for param in row.parameters:
+                print(f"    - {param}")
+            if row.aliases:
+                print(f"    aliases: {row.aliases}")
+            print(f"    reference: {row.reference}")
 
 
 def _with_group_rows(rows, result, group_by, group_plot):

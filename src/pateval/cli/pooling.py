@@ -13,10 +13,9 @@ from .shared import (
     add_qrels_and_runs,
     add_ranking_options,
     examples,
+    save_figures,
     write_text_or_print,
 )
-
-__all__ = ["_add_fuse", "_add_pool"]
 
 
 def _add_run_reading(p) -> None:
@@ -41,22 +40,19 @@ def _add_fuse(commands) -> None:
     add_output(p, "-o", "--output", metavar="FILE", help="write the run to FILE (atomically) instead of stdout")
 
 
-def _run_fuse(*, runs: list[str], order: str, on_duplicate: str, method: str, norm: str | None, k: float,
-              name: str | None, output: str | None) -> int:
+def _run_fuse(*, runs: list[str], method: str, output: str | None, **settings) -> None:
+    """``settings``: the other options (norm, k, name, order, ...), keywords of :func:`pateval.api.fuse`."""
     from .. import api
     from ..formats.trec import run_lines
 
     to_file = output is not None and output != "-"
-    run = api.fuse(runs, method, norm=norm, k=k, order=order, on_duplicate=on_duplicate, name=name,
-                   output=output if to_file else None)
+    run = api.fuse(runs, method, output=output if to_file else None, **settings)
     if not to_file:
         sys.stdout.writelines(run_lines(run))
-    return 0
 
 
 def _add_pool(commands) -> None:
-    sub = add_group(commands, "pool", help="pool runs: the documents to judge, in judging order",
-                    dest="pool_command")
+    sub = add_group(commands, "pool", help="pool runs: the documents to judge, in judging order", dest="pool_command")
     p = add_command(
         sub, "build", _run_pool_build, help="pool runs (depth-k, RBP, RRF, Take@N of a fusion, adaptive orders)",
         description="Pool runs per topic and write each pooled document with its place in the judging order and "
@@ -94,8 +90,6 @@ def _add_pool(commands) -> None:
                      epilog=examples("pateval pool stats pool.txt", "pateval pool stats pool.txt -o stats.txt"))
     st.add_argument("pool", metavar="POOL", help="pool file (pateval pool build)")
     add_output(st, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-
-
     sim = add_command(
         sub, "simulate", _run_pool_simulate, extra="stats",
         help="replay judging orders at budgets against complete qrels: relevant found, Kendall's tau, tau_ap",
@@ -130,8 +124,6 @@ def _add_pool(commands) -> None:
     reuse.add_argument("-m", "--measure", default="AP", help="the measure (default AP)")
     add_ranking_options(reuse)
     _add_simulation_output(reuse, plots=False)
-
-
     sample = add_command(
         sub, "sample", _run_pool_sample,
         help="a stratified random sample of a pool (sample_eval.pl's sampled qrels with --qrels)",
@@ -164,17 +156,16 @@ def _add_pool(commands) -> None:
     add_output(est, "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
 
-def _run_pool_sample(*, pool: str, strata: str, seed: int, qrels: str | None, output: str) -> int:
+def _run_pool_sample(*, pool: str, strata: str, seed: int, qrels: str | None, output: str) -> None:
     from .. import api
 
     sample = api.sample_pool(pool, strata, seed=seed, qrels=qrels, output=output)
     print(f"pateval: drew {int(sample.sampled.sum())} of {len(sample.sampled)} pooled documents into {output}",
           file=sys.stderr)
-    return 0
 
 
 def _run_pool_estimate(*, sample: str, runs: list[str], estimates: list[str] | None, per_topic: bool,
-                       on_duplicate: str, output: str | None) -> int:
+                       on_duplicate: str, output: str | None) -> None:
     from .. import api
 
     table = api.estimate_from_sample(sample, runs, estimates=estimates, on_duplicate=on_duplicate)
@@ -187,7 +178,6 @@ def _run_pool_estimate(*, sample: str, runs: list[str], estimates: list[str] | N
         table = table[table["topic"] == "all"]
     lines = [f"{row.run}\t{row.measure}\t{row.topic}\t{row.value:.4f}\n" for row in table.itertuples()]
     write_text_or_print("".join(lines), output)
-    return 0
 
 
 def _add_simulation_output(p, *, plots: bool = True) -> None:
@@ -210,7 +200,7 @@ def _budgets(text: str) -> list[int]:
     try:
         values = [int(part) for part in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"budgets are comma-separated positive integers, not {text!r}") from None
+        values = []
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"budgets are comma-separated positive integers, not {text!r}")
     return values
@@ -225,55 +215,43 @@ def _table_text(table, format: str) -> str:
 
 
 def _run_pool_simulate(*, qrels: str, runs: list[str], budgets: list[int], orders: str, measure: str, options,
-                       ties: str, format: str, plots: str | None, output: str | None) -> int:
+                       ties: str, format: str, plots: str | None, output: str | None) -> None:
     from .. import api
 
     table = api.simulate_budgets(qrels, runs, budgets, orders=orders, measure=measure,
                                  relevance_level=options.relevance_level or 1, options=options, ties=ties)
     if plots:
         from ..report.budgets import plot_budgets
-        from .shared import save_figures
 
         save_figures({"budgets": plot_budgets(table, measure=measure)}, plots)
     write_text_or_print(_table_text(table, format), output)
-    return 0
 
 
 def _run_pool_reuse(*, qrels: str, runs: list[str], depth: int, groups: str | None, measure: str, options, ties: str,
-                    format: str, output: str | None) -> int:
+                    format: str, output: str | None) -> None:
     from .. import api
+    from ..formats.pools import read_run_groups
 
-    mapping = None
-    if groups is not None:
-        from ..formats.pools import read_run_groups
-
-        mapping = read_run_groups(groups)
+    mapping = None if groups is None else read_run_groups(groups)
     table = api.leave_out(qrels, runs, depth=depth, groups=mapping, measure=measure, options=options, ties=ties)
     write_text_or_print(_table_text(table, format), output)
-    return 0
 
 
-def _run_pool_build(*, runs: list[str], order: str, on_duplicate: str, method: str, depth: int | None,
-                    size: int | None, p: float, aggregate: str, k: float, fusion: str, norm: str | None,
-                    discount: float, ties: str, qrels: str | None, relevance_level: int, stats: bool,
-                    output: str) -> int:
+def _run_pool_build(*, runs: list[str], method: str, depth: int | None, stats: bool, output: str, **settings) -> None:
+    """``settings``: the other options, each a keyword of :func:`pateval.api.make_pool` by its name."""
     from .. import api
 
     if depth is None and method == "depth":
         depth = 10
-    pool = api.make_pool(runs, method, depth=depth, size=size, qrels=qrels, relevance_level=relevance_level, p=p,
-                         aggregate=aggregate, k=k, fusion=fusion, norm=norm, discount=discount, order=order,
-                         ties=ties, on_duplicate=on_duplicate, output=output)
+    pool = api.make_pool(runs, method, depth=depth, output=output, **settings)
     print(f"pateval: pooled {len(pool)} documents over {len(pool.sizes())} topics from {len(pool.runs)} runs "
           f"({pool.description}) into {output}", file=sys.stderr)
     if stats:
         sys.stderr.write(api.pool_stats(pool).text())
-    return 0
 
 
-def _run_pool_stats(*, pool: str, output: str | None) -> int:
+def _run_pool_stats(*, pool: str, output: str | None) -> None:
     from .. import api
 
     write_text_or_print(api.pool_stats(pool).text(), output)
-    return 0
 

@@ -29,14 +29,13 @@ def _add_index(commands) -> None:
     add_flags(p, "no_progress")
 
 
-def _run_index(*, store, out, no_passages: bool, until, heap_mb: int, threads, progress: bool) -> int:
+def _run_index(*, store, out, no_passages: bool, until, heap_mb: int, threads, progress: bool) -> None:
     from .. import api
 
     summary = api.build_search_index(store, out, passages=not no_passages, until=until, heap_mb=heap_mb,
                                      threads=threads, progress=progress)
     print(f"indexed {summary.documents:,} documents ({summary.passages:,} paragraphs) in {summary.seconds:.1f} s "
           f"({summary.documents_per_second:,.0f} docs/s), {summary.bytes_on_disk / 1e6:,.1f} MB: {summary.path}")
-    return 0
 
 
 def _add_search(commands) -> None:
@@ -84,7 +83,7 @@ def _add_search(commands) -> None:
 
 def _run_search(*, index, store, topics, models, queries, grid, out, depth: int, candidates: int,
                 no_date_filter: bool, keep_family: bool, unit: str, passages: bool, passage_documents: int,
-                ir_metadata: bool, progress: bool) -> int:
+                ir_metadata: bool, progress: bool) -> None:
     import contextlib
     import tempfile
 
@@ -107,8 +106,7 @@ def _run_search(*, index, store, topics, models, queries, grid, out, depth: int,
             results = api.search_passages(index, topics, model=models[0], query=queries[0], out=out,
                                           documents=passage_documents, progress=progress)
             print(f"{sum(len(r) for r in results.values()):,} passages for {len(results)} topics: {out}")
-            return 0
-        if grid or len(models) > 1 or len(queries) > 1:
+        elif grid or len(models) > 1 or len(queries) > 1:
             grid_results = api.search_grid(index, topics, out, grid=grid,
                                            models=None if grid and not given_models else models,
                                            queries=given_queries if grid else queries, ir_metadata=ir_metadata,
@@ -116,12 +114,11 @@ def _run_search(*, index, store, topics, models, queries, grid, out, depth: int,
             for result in grid_results:
                 print(f"{result.tag}\t{len(result.rankings)} topics\t{result.queries_per_second:.1f} topics/s")
             print(f"{len(grid_results)} runs written to {out}")
-            return 0
-        result = api.search(index, topics, model=models[0], query=queries[0], out=out, progress=progress,
-                            ir_metadata=ir_metadata, **options)
-        print(f"{result.tag}: {len(result.rankings)} topics in {result.seconds:.1f} s "
-              f"({result.queries_per_second:.1f} topics/s): {out}")
-        return 0
+        else:
+            result = api.search(index, topics, model=models[0], query=queries[0], out=out, progress=progress,
+                                ir_metadata=ir_metadata, **options)
+            print(f"{result.tag}: {len(result.rankings)} topics in {result.seconds:.1f} s "
+                  f"({result.queries_per_second:.1f} topics/s): {out}")
 
 
 def _add_demo(commands) -> None:
@@ -141,8 +138,7 @@ def _add_demo(commands) -> None:
     add_flags(p, "no_progress")
 
 
-def _run_demo(*, out, patents: int, seed: int, grid: str, progress: bool) -> int:
+def _run_demo(*, out, patents: int, seed: int, grid: str, progress: bool) -> None:
     from ..demo import run_demo
 
     run_demo(out, n_patents=patents, seed=seed, grid=grid, progress=progress, echo=print)  # echo: the report's path
-    return 0

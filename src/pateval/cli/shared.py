@@ -19,6 +19,7 @@ from ..core.names import DOC_KEYS, ORDERS
 from ..formats.names import QRELS_FORMATS, RUN_FORMATS
 from ..formats.resources import RESOURCES
 from ..options import COMPAT, EvaluationOptions
+from ..stats.names import CORRECTION_NAMES, TEST_SPELLINGS, TESTS
 
 #: The spellings of an output option: each command that has one accepts all three.
 OUTPUT_FLAGS = ("-o", "--out", "--output")
@@ -109,8 +110,6 @@ def _closest_choice(message: str) -> str:
 def test_name(text: str) -> str:
     """A significance test's name as the option's choices spell it (``randomization`` is
     ``randomisation``): the ``type`` of every ``--test`` option."""
-    from ..stats.names import TEST_SPELLINGS
-
     return TEST_SPELLINGS.get(text, text)
 
 
@@ -172,11 +171,6 @@ def named_runs(runs: list[str], names: str | None, *, run_format: str = "auto") 
                    "A,B,... names the runs)"]
 
 
-def run_list(runs: list[str] | dict[str, str]) -> list[str] | dict[str, str]:
-    """The runs for the API: ``{name: path}`` as it is, else a list."""
-    return runs if isinstance(runs, dict) else list(runs)
-
-
 def add_store(p: Any) -> None:
     """A corpus store, as ``STORE`` or ``--store STORE`` (as the commands that read one beside
     other inputs spell it); its handler gets ``store``."""
@@ -206,6 +200,10 @@ FLAGS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                                      "classes are counted (default class)"}),
     "baseline": (("--baseline",), {"metavar": "RUN",
                                    "help": "name of the run to test the others against (default: all pairs)"}),
+    "correction": (("--correction",), {"choices": CORRECTION_NAMES, "default": "holm",
+                                       "help": "multiple-comparison correction (default: holm)"}),
+    "agreement_test": (("--agreement-test",), {"choices": TESTS, "type": test_name, "default": "wilcoxon",
+                                               "help": "test behind the agreement verdicts (default: wilcoxon)"}),
     "plots": (("--plots",), {"metavar": "DIR", "help": "also write the figures (PNG and SVG) to DIR"}),
     "model": (("--model",), {"default": "TBG", "metavar": "TBG(...)",
                              "help": "the calibration as a TBG measure name, e.g. 'TBG(halflife=600,read_slope=0.03)' "

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import PatevalError
 from ..trec_eval_rules import REL_INFO_FORMATS, TREC_EVAL_VERSION, marked_measures, measure_names
-from .shared import examples
+from .shared import add_command, examples
 
 if TYPE_CHECKING:
     from ..formats.runblocks import RunFile
@@ -28,8 +28,8 @@ _USAGE = "pateval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
 
 
 def _add_trec_eval(commands) -> None:
-    p = commands.add_parser(
-        "trec_eval", usage=_USAGE,
+    p = add_command(
+        commands, "trec_eval", _run_trec_eval, usage=_USAGE,
         help="trec_eval 10.0's own command line and output (replace `trec_eval` with `pateval trec_eval`)",
         description="trec_eval's command line: scores the run TREC_TOP_FILE against the qrels TREC_REL_FILE "
         "and prints what trec_eval 10.0 prints, byte for byte, with pateval's measures. -m takes trec_eval's "
@@ -68,16 +68,15 @@ def _add_trec_eval(commands) -> None:
                    "in <file> (lines: qid measure mean stddev), in standard deviations")
     p.add_argument("qrels", nargs="?", metavar="trec_rel_file")
     p.add_argument("results", nargs="?", metavar="trec_top_file")
-    p.set_defaults(run=_run_trec_eval)
 
 
-def _run_trec_eval(**inputs) -> int:
+def _run_trec_eval(**inputs) -> None:
     args = SimpleNamespace(**inputs)  # trec_eval's flags and files by their dests (cli.shared.command_inputs)
     if args.version:
         from .. import __version__
 
         print(f"trec_eval version {TREC_EVAL_VERSION} (pateval {__version__})", file=sys.stderr)
-        return 0
+        return
     if args.Rel_info_format not in REL_INFO_FORMATS:
         raise PatevalError(f"trec_eval -R {args.Rel_info_format}: illegal rel_info format (one of "
                            f"{', '.join(REL_INFO_FORMATS)})")
@@ -103,15 +102,14 @@ def _run_trec_eval(**inputs) -> int:
     # its first blocks are read while the rest of pateval is imported and the qrels are read (-M, -J: whole)
     ahead = not (args.max_documents or args.judged_only)
     with pandas_deferred(), (read_ahead(run_file) if run_file is not None and ahead else nullcontext()):
-        return _evaluate(args, marked, run_file)
+        _evaluate(args, marked, run_file)
 
 
-def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: RunFile | None) -> int:
+def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: RunFile | None) -> None:
     assert args.qrels is not None and args.results is not None  # checked by _run_trec_eval
     names = measure_names(marked, num_docs=args.num_docs)
     extras = [name for name in ("runid", "num_q") if name in marked]
     from .. import api
-    from .._lazy import pandas_deferred
     from ..executor import TopicsLeftOut, rank
     from ..formats.qrels import read_qrels
     from ..formats.trec import read_run
@@ -137,48 +135,44 @@ def _evaluate(args: SimpleNamespace, marked: dict[str, str | None], run_file: Ru
     options = EvaluationOptions(measures=measures, qrels_format="trec", complete=args.complete,
                                 relevance_level=args.relevance_level, max_documents=args.max_documents,
                                 judged_only=args.judged_only, compat="trec_eval", trec_eval_names=printed)
-    with pandas_deferred():
-        if side_input is None:
-            # trec_eval's integer grades: a grade with a fraction is refused at its line, as before
-            qrels = read_qrels(args.qrels, format="trec", on_duplicate=options.on_duplicate, integer_grades=True)
-        else:
-            from ..formats.prefs import read_prefs, read_qrels_jg, read_qrels_prefs
+    if side_input is None:
+        # trec_eval's integer grades: a grade with a fraction is refused at its line, as before
+        qrels = read_qrels(args.qrels, format="trec", on_duplicate=options.on_duplicate, integer_grades=True)
+    else:
+        from ..formats.prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 
-            reader = {"prefs": read_prefs, "qrels_prefs": read_qrels_prefs, "qrels_jg": read_qrels_jg}
-            groups = reader[args.Rel_info_format](args.qrels)
-            qrels = groups.qrels()
-            options = dataclasses.replace(options, resources={side_input: groups})
-        run = None if run_file is not None else read_run(args.results, on_duplicate=options.on_duplicate,
-                                                         lines="trec_eval", mixed_tags="last")
-        result = api.evaluation(qrels, [run_file or run], options=options)
-        # without -c, the means are over the topics in both files (usnistgov/trec_eval#18), where trec_eval
-        # 10.0 stops at a qrels topic without results (exit 4): the topics left out are named, as pateval names them
-        for note in result.notes:
-            if isinstance(note, TopicsLeftOut):
-                print(f"pateval: note: {note}", file=sys.stderr)
-        reference = None
-        if args.Zscore is not None:  # read after the qrels and the run, as trec_eval reads them
-            from ..formats.zscores import read_zscores
+        reader = {"prefs": read_prefs, "qrels_prefs": read_qrels_prefs, "qrels_jg": read_qrels_jg}
+        groups = reader[args.Rel_info_format](args.qrels)
+        qrels = groups.qrels()
+        options = dataclasses.replace(options, resources={side_input: groups})
+    run = None if run_file is not None else read_run(args.results, on_duplicate=options.on_duplicate,
+                                                     lines="trec_eval", mixed_tags="last")
+    result = api.evaluation(qrels, [run_file or run], options=options)
+    # without -c, the means are over the topics in both files (usnistgov/trec_eval#18), where trec_eval
+    # 10.0 stops at a qrels topic without results (exit 4): the topics left out are named, as pateval names them
+    for note in result.notes:
+        if isinstance(note, TopicsLeftOut):
+            print(f"pateval: note: {note}", file=sys.stderr)
+    reference = None
+    if args.Zscore is not None:  # read after the qrels and the run, as trec_eval reads them
+        from ..formats.zscores import read_zscores
 
-            reference = read_zscores(args.Zscore)
-        # the measures as scored (-l gave them its rel), in the order asked for
-        scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
-        texts = {}
-        if args.per_query and "relstring" in marked:  # trec_eval prints relstring per topic only
-            params = marked["relstring"]
-            name = f"relstring_{params}" if params else "relstring"
-            assert run is not None  # read whole for relstrings (_run_trec_eval)
-            texts[name] = relstrings(rank(run, qrels, complete=options.complete, order=options.order,
-                                          doc_key=options.doc_key, max_documents=options.max_documents,
-                                          judged_only=options.judged_only).ranked, params)
-        scored, summary_rows = result.scored, result.summary_rows()  # summed as trec_eval sums (compat)
-        if reference is not None and scored_names:
-            from ..results.zscores import zscore_results
+        reference = read_zscores(args.Zscore)
+    # the measures as scored (-l gave them its rel), in the order asked for
+    scored_names = dict(zip(map(str, result.measures), printed.values(), strict=True)) if printed else {}
+    texts = {}
+    if args.per_query and "relstring" in marked:  # trec_eval prints relstring per topic only
+        params = marked["relstring"]
+        name = f"relstring_{params}" if params else "relstring"
+        assert run is not None  # read whole for relstrings (_run_trec_eval)
+        texts[name] = relstrings(rank(run, qrels, complete=options.complete, order=options.order,
+                                      doc_key=options.doc_key, max_documents=options.max_documents,
+                                      judged_only=options.judged_only).ranked, params)
+    scored, summary_rows = result.scored, result.summary_rows()  # summed as trec_eval sums (compat)
+    if reference is not None and scored_names:
+        from ..results.zscores import zscore_results
 
-            scored, summary_rows = zscore_results(scored, result.measures, scored_names, reference,
-                                                  totals=result.totals)
-        text = format_trec_eval(scored, summary_rows, list(scored_names), per_query=args.per_query, extras=extras,
-                                names=scored_names, summary=not args.nosummary, texts=texts,
-                                zscores=reference is not None)
+        scored, summary_rows = zscore_results(scored, result.measures, scored_names, reference, totals=result.totals)
+    text = format_trec_eval(scored, summary_rows, list(scored_names), per_query=args.per_query, extras=extras,
+                            names=scored_names, summary=not args.nosummary, texts=texts, zscores=reference is not None)
     sys.stdout.write(text)
-    return 0

@@ -56,20 +56,19 @@ def _add_user_model(commands) -> None:
 
 
 def _run_user_model(*, qrels, runs, model: str, options, format: str, precision: int, output,
-                    users: int | None = None, seed: int = 0, confidence: float = 0.95) -> int:
+                    users: int | None = None, seed: int = 0, confidence: float = 0.95) -> None:
     """``user-model time``, or ``user-model simulate`` (which alone has --users, --seed, --confidence)."""
     from .. import api
     from ..report.tables import render_frame
 
     settings: dict = {"model": model, "order": options.order}
     if users is None:
-        frame = api.time_to_rank(qrels, list(runs), model=model, options=options)
+        frame = api.time_to_rank(qrels, runs, model=model, options=options)
     else:
-        frame = api.simulate_users(qrels, list(runs), model=model, n_users=users, seed=seed, confidence=confidence,
+        frame = api.simulate_users(qrels, runs, model=model, n_users=users, seed=seed, confidence=confidence,
                                    options=options)
         settings.update(users=users, seed=seed, confidence=confidence)
     write_text_or_print(render_frame(frame, format=format, precision=precision, settings=settings), output)
-    return 0
 
 
 # ---- calibrate, user-model simulate-log (TBG calibrated from interaction logs) ----------------
@@ -141,13 +140,13 @@ def _calibration_text(result, format: str, precision: int) -> str:
 
 
 def _run_calibrate(*, log, qrels, runs, options, lists, by, classes: int, B: int, seed: int, confidence: float,
-                   rel: int, plots, measure_only: bool, format: str, precision: int, output) -> int:
+                   rel: int, plots, measure_only: bool, format: str, precision: int, output) -> None:
     from .. import api
 
     if "doc_lengths" not in options.resources:
         raise PatevalError("calibrate needs --doc-lengths (the document lengths file, `docno length` lines)")
     lengths, groups = options.resources["doc_lengths"], options.resources.get("duplicate_groups")
-    result = api.calibrate(log, qrels=qrels, runs=list(runs), doc_lengths=lengths, duplicates=groups, lists=lists,
+    result = api.calibrate(log, qrels=qrels, runs=runs, doc_lengths=lengths, duplicates=groups, lists=lists,
                            by=by, n_classes=classes, B=B, seed=seed, confidence=confidence, rel=rel, options=options)
     if measure_only:
         write_text_or_print(result.calibrations[0].measure + "\n", output)
@@ -168,7 +167,6 @@ def _run_calibrate(*, log, qrels, runs, options, lists, by, classes: int, B: int
             own = validation.groupby("time")["error_custom"].mean().dropna()
             print("pateval: each topic's own T(k) against users: mean absolute rank error "
                   + ", ".join(f"{v:.2f} at {t:g} s" for t, v in own.items()), file=sys.stderr)
-    return 0
 
 
 def _add_simulate_log(sub) -> None:
@@ -203,18 +201,14 @@ def _add_simulate_log(sub) -> None:
                help="the log to write (.csv, .tsv, .jsonl, .parquet, optionally .gz)")
 
 
-def _run_simulate_log(*, qrels, run_file, doc_lengths, duplicates, model: str, users: int, seed: int, page_size: int,
-                      p_save_nonrel: float, summary_noise: float, read_noise: float, speed_spread: float, order: str,
-                      out) -> int:
+def _run_simulate_log(*, qrels, run_file, duplicates, users: int, order: str, out, **simulation) -> None:
+    """``simulation``: the other options (model, seed, noise, ...), keywords of :func:`pateval.api.simulate_log`."""
     from .. import api
     from ..formats.groups import read_duplicate_groups
     from ..options import EvaluationOptions
 
     resources = {"duplicate_groups": read_duplicate_groups(duplicates)} if duplicates else {}
-    log = api.simulate_log(qrels, run_file, doc_lengths=doc_lengths, model=model, n_users=users, seed=seed, out=out,
-                           page_size=page_size, p_save_nonrel=p_save_nonrel, summary_noise=summary_noise,
-                           read_noise=read_noise, speed_spread=speed_spread,
-                           options=EvaluationOptions(order=order, resources=resources))
+    log = api.simulate_log(qrels, run_file, n_users=users, out=out,
+                           options=EvaluationOptions(order=order, resources=resources), **simulation)
     print(f"pateval: wrote {len(log)} events of {log['user'].nunique()} users on {log['list'].nunique()} lists to "
           f"{out}", file=sys.stderr)
-    return 0

@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .._optional import needs_extra
-from .plots import colour
+from .plots import blank_figure, colour
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -19,12 +18,7 @@ def plot_budgets(table: pd.DataFrame, *, measure: str = "AP") -> Figure:
     """Two panels over the budget (judgements per topic), one line per judging order: the
     relevant documents found (left) and Kendall's tau of the system ranking by ``measure``
     against the complete qrels' (right); a table of :func:`pateval.stats.budgets.simulate_budgets`."""
-    with needs_extra("report"):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(10.0, 4.0), dpi=100, layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = blank_figure(10.0, 4.0)
     left, right = figure.subplots(1, 2)
     for i, (name, rows) in enumerate(table.groupby("order", sort=False)):
         rows = rows.sort_values("budget")

@@ -23,12 +23,11 @@ import pandas as pd
 from .._optional import needs_extra
 
 with needs_extra("report"):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     from ..calibration.tbg import CalibrationResult, ListRanking, kaplan_meier, validate_time_model
     from .html import Section, figure_html
-    from .plots import colour, new_figure
+    from .plots import blank_figure, colour, new_figure
     from .tables import html_table
 
 __all__ = ["plot_reading_time", "plot_stopping", "plot_rank_over_time", "calibration_figures", "calibration_section"]
@@ -147,8 +146,7 @@ def plot_rank_over_time(curves: pd.DataFrame, *, errors: pd.DataFrame | None = N
     across = min(columns, count)
     rows = -(-count // across)
     custom = "predicted_custom" in curves.columns and bool(curves["predicted_custom"].notna().any())
-    figure = Figure(figsize=(max(6.6, 1.75 * across), 1.3 * rows + 1.3), dpi=100, layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = blank_figure(max(6.6, 1.75 * across), 1.3 * rows + 1.3)
     grid = figure.subplots(rows, across, sharex=True, sharey=True, squeeze=False)
     for i, axes in enumerate(grid.flat):
         if i >= len(lists):

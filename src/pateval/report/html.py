@@ -200,20 +200,18 @@ def report_sections(*, comparison: Comparison | None = None, analysis: MeasureAn
                                 (("discriminative power", tuple(summary.columns)),)))
         if analysis.correlations is not None:
             body = html_table(analysis.correlations, precision=precision)
-            first = analysis.means.columns[0]
+            means, first = analysis.means, analysis.means.columns[0]
             scatter = []
-            for other in analysis.means.columns[1:]:
-                if analysis.means[first].nunique() > 1 and analysis.means[other].nunique() > 1:
-                    figure = plots.plot_measure_scatter(analysis.means[first], analysis.means[other], measure_x=first,
-                                                        measure_y=other, labels=list(analysis.means.index))
+            for other in means.columns[1:]:
+                if means[first].nunique() > 1 and means[other].nunique() > 1:
+                    figure = plots.plot_measure_scatter(means[first], means[other], measure_x=first, measure_y=other,
+                                                        labels=list(means.index))
                     scatter.append(figure_html(figure, f"Mean {other} against mean {first}, one point per run.",
-                                                image_format))
+                                               image_format))
             body += f'<div class="grid">{"".join(scatter)}</div>'
-            body += figure_html(plots.plot_measures_by_run(analysis.means, sort_by=analysis.means.columns[-1]),
-                                 f"Every measure's mean per run, runs sorted by {analysis.means.columns[-1]}.",
-                                 image_format)
-            body += figure_html(plots.plot_rank_changes(analysis.means), "Rank of each run under each measure.",
-                                 image_format)
+            body += figure_html(plots.plot_measures_by_run(means, sort_by=means.columns[-1]),
+                                f"Every measure's mean per run, runs sorted by {means.columns[-1]}.", image_format)
+            body += figure_html(plots.plot_rank_changes(means), "Rank of each run under each measure.", image_format)
             sections.append(Section("correlation", "Rank correlation between measures", body,
                                     (("rank correlation", tuple(analysis.correlations.columns)),)))
         if analysis.chart is not None and analysis.agreement is not None:

@@ -39,9 +39,10 @@ with needs_extra("report"):
 
     from ..stats.correlation import kendall_tau
 
-__all__ = ["FIGURE_FORMATS", "colour", "figure_png_base64", "figure_svg", "new_figure", "plot_agreement_chart",
-           "plot_asl_curves", "plot_ct_gamma", "plot_gain_over_time", "plot_measure_scatter", "plot_measures_by_run",
-           "plot_rank_changes", "plot_recall_precision", "plot_topic_differences", "save_figure"]
+__all__ = ["FIGURE_FORMATS", "blank_figure", "colour", "figure_png_base64", "figure_svg", "new_figure",
+           "plot_agreement_chart", "plot_asl_curves", "plot_ct_gamma", "plot_gain_over_time", "plot_measure_scatter",
+           "plot_measures_by_run", "plot_rank_changes", "plot_recall_precision", "plot_topic_differences",
+           "save_figure"]
 
 
 # Colour-blind-safe qualitative palette (Okabe & Ito 2008), cycled for runs and measures.
@@ -105,8 +106,8 @@ def _place_labels(axes: Axes, x: np.ndarray, y: np.ndarray, texts: Sequence[str]
         # the nearest free place, else the least crowded; no room inside the axes at all (a tiny figure): on the point
         _, ox, oy, box = min(places, key=lambda place: place[0], default=(0.0, 0.0, 0.0, (px, py, px, py)))
         far = (ox * ox + oy * oy) ** 0.5 > 12
-        axes.annotate(text, (float(axes.transData.inverted().transform((px, py))[0]),
-                             float(axes.transData.inverted().transform((px, py))[1])),
+        point_x, point_y = axes.transData.inverted().transform((px, py))  # the point again, in data coordinates
+        axes.annotate(text, (float(point_x), float(point_y)),
                       xytext=(ox, oy), textcoords="offset points", ha="center", va="center", fontsize=fontsize,
                       color="#222222", annotation_clip=False,
                       arrowprops={"arrowstyle": "-", "color": "#999999", "linewidth": 0.5,
@@ -114,10 +115,16 @@ def _place_labels(axes: Axes, x: np.ndarray, y: np.ndarray, texts: Sequence[str]
         taken.append(box)
 
 
-def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
-    """A figure with one axes on an Agg canvas (inches; 100 dpi on screen)."""
+def blank_figure(width: float = 6.4, height: float = 4.0) -> Figure:
+    """A figure without axes on an Agg canvas (inches; 100 dpi on screen), for a figure of several panels."""
     figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
+    return figure
+
+
+def new_figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
+    """A figure with one axes on an Agg canvas (inches; 100 dpi on screen)."""
+    figure = blank_figure(width, height)
     return figure, figure.add_subplot()
 
 
@@ -176,8 +183,7 @@ def plot_recall_precision(curves: pd.DataFrame, *, pairs: Sequence[tuple[str, st
         for run in pair:
             if run not in runs:
                 raise ParameterError(f"cannot draw the difference {pair[0]} \u2212 {pair[1]}: no curve for run {run!r}")
-    figure = Figure(figsize=(8.6, 6.6 if pairs else 4.2), dpi=100, layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = blank_figure(8.6, 6.6 if pairs else 4.2)
     panels = figure.subplots(2 if pairs else 1, 1, sharex=True, squeeze=False,
                              height_ratios=[1.5, 1.0] if pairs else [1.0])[:, 0]
     top = panels[0]
@@ -407,8 +413,7 @@ def plot_measures_by_run(means: pd.DataFrame, *, sort_by: str | None = None, tit
     panels = [[i for i, inside in enumerate(bounded) if inside], [i for i, inside in enumerate(bounded) if not inside]]
     panels = [panel for panel in panels if panel]
     width = max(5.0, 0.16 * len(ordered) + 3.0) + 1.4
-    figure = Figure(figsize=(width, 4.0 + 2.2 * (len(panels) - 1)), dpi=100, layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = blank_figure(width, 4.0 + 2.2 * (len(panels) - 1))
     axes_list = figure.subplots(len(panels), 1, sharex=True, squeeze=False,
                                 height_ratios=[1.6, 1.0][: len(panels)])[:, 0]
     x = np.arange(len(ordered))

@@ -90,18 +90,12 @@ def _text_comparison(comparison: Comparison, precision: int) -> str:
             for label, run, cells in comparison_rows(comparison, precision)]
     if comparison.tests.empty:
         legend = ""  # nothing was tested: no markers to explain (the settings line says why)
-    elif all_pairs:
-        legend = _pairs_legend(len(comparison.runs))
+    elif all_pairs:  # with an example that names runs of the table
+        legend = ("'>1' / '>2': significantly better than run 1 / run 2.\n" if len(comparison.runs) == 2
+                  else "'>2,3': significantly better than runs 2 and 3.\n")
     else:
         legend = f"{UP} / {DOWN}: significantly better / worse than the baseline {comparison.baseline}.\n"
     return f"{_aligned(header, rows)}\n{legend}{settings_line(comparison)}.\n{_tests_in_words(comparison)}"
-
-
-def _pairs_legend(n_runs: int) -> str:
-    """The markers of an all-pairs table, with an example that names runs of the table."""
-    if n_runs == 2:
-        return "'>1' / '>2': significantly better than run 1 / run 2.\n"
-    return "'>2,3': significantly better than runs 2 and 3.\n"
 
 
 def _p_text(p_value: float, resamples) -> str:
@@ -125,8 +119,7 @@ def _tests_in_words(comparison: Comparison) -> str:
     rows = []
     for test in tests.itertuples(index=False):
         p_value = getattr(test, column)
-        verdict = ("no test" if p_value != p_value else
-                   "significant" if test.significant else "not significant")
+        verdict = "no test" if p_value != p_value else "significant" if test.significant else "not significant"
         rows.append([str(test.measure), f"{test.run_a} - {test.run_b}", f"{test.difference:+.4f}",
                      _p_text(p_value, getattr(test, "B", None)), verdict])
     n, significant = len(tests), int(tests["significant"].fillna(False).astype(bool).sum())
