@@ -415,10 +415,8 @@ class GenerationSummary:
         return self.bytes_written / 1e6 / self.seconds if self.seconds > 0 else float("inf")
 
     def as_dict(self) -> dict:
-        data = asdict(self)
-        data["documents_per_second"] = round(self.documents_per_second, 1)
-        data["megabytes_per_second"] = round(self.megabytes_per_second, 2)
-        return data
+        return {**asdict(self), "documents_per_second": round(self.documents_per_second, 1),
+                "megabytes_per_second": round(self.megabytes_per_second, 2)}
 
 
 class _Planner:
@@ -881,18 +879,11 @@ def _init_worker(seed: int, n_clusters: int, root: str) -> None:
     _WORKER_RENDERER = _Renderer(seed, n_clusters, root)
 
 
-def _render_chunk(plans: list[_PatentPlan]) -> tuple[Counter[str], int, int, int]:
+def _render_chunk(plans: list[_PatentPlan]) -> list[tuple[dict[str, int], int, int]]:
     renderer = _WORKER_RENDERER
     if renderer is None:  # pragma: no cover - the initializer always runs first
         raise RuntimeError("worker not initialised")
-    totals: Counter[str] = Counter()
-    n_citations = written = 0
-    for plan in plans:
-        counts, cited, size = renderer.render(plan)
-        totals.update(counts)
-        n_citations += cited
-        written += size
-    return totals, n_citations, written, len(plans)
+    return [renderer.render(plan) for plan in plans]
 
 
 def generate_corpus(out_dir: str | os.PathLike[str], *, n_patents: int, seed: int = 0, start_year: int = 1985,
@@ -989,13 +980,13 @@ def generate_corpus(out_dir: str | os.PathLike[str], *, n_patents: int, seed: in
     plans = planner.plans()
     chunks = iter(lambda: list(islice(plans, chunk_size)), [])  # drawn as they are sent
 
-    def collect(result: tuple[dict[str, int], int, int, int], bar) -> None:
+    def collect(rendered: list[tuple[dict[str, int], int, int]], bar) -> None:
         nonlocal n_citations, written
-        counts, cited, size, n_done = result
-        totals.update(counts)
-        n_citations += cited
-        written += size
-        bar.update(n_done)
+        for counts, cited, size in rendered:
+            totals.update(counts)
+            n_citations += cited
+            written += size
+        bar.update(len(rendered))
 
     with atomic_directory(target) as tmp, tqdm(total=n_patents, unit="patent", disable=not progress,
                                                 desc="generating") as bar:
