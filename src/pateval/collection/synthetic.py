@@ -655,20 +655,17 @@ class _Renderer:
         m = len(keys)
         # Description: paragraph j is about key term (j - 1) mod m (the citing patents'
         # relevant passages rely on this).
-        paragraphs: list[str] = []
         lexicon = lexicons[lang]
+        heading_at = {1: 0, 2: 1, max(3, plan.n_paragraphs // 3): 2, max(4, plan.n_paragraphs // 2): 3}
+        description_parts = []
         for j in range(1, plan.n_paragraphs + 1):
             ids = tokens(rng.randrange(30, 80))
             focus = key_offset + (j - 1) % m
             for _ in range(rng.randrange(4, 8)):
                 ids.insert(rng.randrange(len(ids) + 1), focus)
-            paragraphs.append(sentences(ids, lexicon))
-        heading_at = {1: 0, 2: 1, max(3, plan.n_paragraphs // 3): 2, max(4, plan.n_paragraphs // 2): 3}
-        description_parts = []
-        for j, text in enumerate(paragraphs, start=1):
             if j in heading_at:
                 description_parts.append(f"<heading>{_HEADINGS[lang][heading_at[j]]}</heading>")
-            description_parts.append(f'<p num="{j:04d}">{text}</p>')
+            description_parts.append(f'<p num="{j:04d}">{sentences(ids, lexicon)}</p>')
         description = f'<description lang="{lang}" status="new">{"".join(description_parts)}</description>'
 
         abstract_ids = tokens(rng.randrange(40, 90))
