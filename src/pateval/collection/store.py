@@ -220,7 +220,6 @@ class PartWriter:
         self.rows_per_group = rows_per_group
         self._columns = _empty_columns()
         self._writers: dict[str, pq.ParquetWriter] = {}
-        self._buffered_documents = 0
         self.documents = 0
         self.ucids: list[str] = []
 
@@ -230,9 +229,8 @@ class PartWriter:
     def add(self, document: PatentDocument) -> None:
         self.ucids.append(document.ucid)
         _append_document(self._columns, document)
-        self._buffered_documents += 1
         self.documents += 1
-        if self._buffered_documents >= self.rows_per_group:
+        if len(self._columns["documents"]["ucid"]) >= self.rows_per_group:  # one row a document
             self._flush()
 
     def _flush(self) -> None:
@@ -244,7 +242,6 @@ class PartWriter:
             if self._columns[table]["ucid"]:
                 self._writers[table].write_table(_columns_to_table(table, self._columns[table]))
         self._columns = _empty_columns()
-        self._buffered_documents = 0
 
     def commit(self) -> dict[str, dict]:
         """Finish the files and move them to their final names; returns each table's part
