@@ -444,24 +444,23 @@ def sessions_from_counts(counts, serp_all, views: pd.DataFrame, *, user, list_id
                                      ("save_rel", n_views, s1, v1), ("save_non", n_views, s0, v0)):
         stats[:, _COL[name + "_w"]] = np.where(seen > 0, weight * divide_or_zero(hits, seen), 0.0)
         stats[:, _COL[name + "_n"]] = np.where(seen > 0, weight, 0.0)
-    left = np.isfinite(views["time"].to_numpy(float))
-    complete = views[left]
-    stats[:, _COL["view_all"]] = np.bincount(complete["session"].to_numpy(np.int64),
-                                             weights=complete["time"].to_numpy(float), minlength=n_sessions)
+
+    def sum_per_session(some_views: pd.DataFrame, **columns: np.ndarray) -> None:
+        session_of = some_views["session"].to_numpy(np.int64)
+        for name, values in columns.items():
+            stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
+
+    complete = views[np.isfinite(views["time"].to_numpy(float))]
+    sum_per_session(complete, view_all=complete["time"].to_numpy(float))
     firsts = complete[complete["first"].to_numpy(bool)]
     duplicates = complete[~complete["first"].to_numpy(bool)]
     x_shift = float(firsts["length"].mean()) if len(firsts) else 0.0
     y_shift = float(firsts["time"].mean()) if len(firsts) else 0.0
-    session_of = firsts["session"].to_numpy(np.int64)
     x = firsts["length"].to_numpy(float) - x_shift
     y = firsts["time"].to_numpy(float) - y_shift
-    for name, values in (("fit_n", np.ones(len(x))), ("fit_x", x), ("fit_y", y), ("fit_xx", x * x), ("fit_xy", x * y),
-                         ("fit_yy", y * y)):
-        stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
-    session_of = duplicates["session"].to_numpy(np.int64)
+    sum_per_session(firsts, fit_n=np.ones(len(x)), fit_x=x, fit_y=y, fit_xx=x * x, fit_xy=x * y, fit_yy=y * y)
     y = duplicates["time"].to_numpy(float) - y_shift
-    for name, values in (("dup_n", np.ones(len(y))), ("dup_y", y), ("dup_yy", y * y)):
-        stats[:, _COL[name]] = np.bincount(session_of, weights=values, minlength=n_sessions)
+    sum_per_session(duplicates, dup_n=np.ones(len(y)), dup_y=y, dup_yy=y * y)
     return Sessions(
         user=np.array(user, dtype=object), list=np.array(list_ids, dtype=object), topic=np.array(topics, dtype=object),
         stats=stats, duration=np.array(durations), ended=np.array(ended, dtype=bool), reached=np.array(reached),
@@ -606,12 +605,12 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
     per_user = np.zeros((len(users), stats.shape[1]))
     np.add.at(per_user, user_code, stats)
     shifts = {"x_shift": sessions.x_shift, "y_shift": sessions.y_shift}
-    point = estimates(stats.sum(axis=0), **shifts)
+    sums = stats.sum(axis=0)
+    point = estimates(sums, **shifts)
     own = estimates(per_user, **shifts)
     # users alone: a per-user fit needs 3 first views (2 for a line, 1 for its error)
-    own["read_slope"] = np.where(per_user[:, _COL["fit_n"]] >= 3, own["read_slope"], np.nan)
-    own["read_intercept"] = np.where(per_user[:, _COL["fit_n"]] >= 3, own["read_intercept"], np.nan)
-    n_users = len(users)
+    for parameter in ("read_slope", "read_intercept"):
+        own[parameter] = np.where(per_user[:, _COL["fit_n"]] >= 3, own[parameter], np.nan)
     boot = estimates(_bootstrap_sums(per_user, B=B, seed=seed), **shifts)
     low_q, high_q = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
     rows = []
@@ -624,7 +623,6 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
                      float(np.nanmean(mine)) if np.isfinite(mine).any() else float("nan"),
                      int(np.isfinite(mine).sum())))
     table = pd.DataFrame(rows, columns=["parameter", "value", "ci_low", "ci_high", "user_average", "users"])
-    sums = stats.sum(axis=0)
     regression = reading_fit(sums, **shifts)
     dup = duplicate_time(sums, y_shift=sessions.y_shift)
     dup_mean, dup_se = float(dup["duplicate_time"]), float(dup["se"])
@@ -660,7 +658,7 @@ def _calibrate_group(name: str, sessions: Sessions, mask: np.ndarray, *, B: int,
     if fit["duplicates"]["differs_from_intercept"]:
         notes.append(f"duplicate views took {dup_mean:.3g} s against the fit's b = {b:.3g} s (p = {p_value:.3g}): "
                      "reading duplicates as length 0 (T_D(0) = b), as the paper does, is not supported by this log")
-    return Calibration(group=name, table=table, fit=fit, measure=measure, notes=tuple(notes), users=n_users,
+    return Calibration(group=name, table=table, fit=fit, measure=measure, notes=tuple(notes), users=len(users),
                        sessions=int(mask.sum()))
 
 
@@ -809,26 +807,22 @@ def validate_time_model(result: CalibrationResult, rankings: Mapping[str, ListRa
             continue
         duplicate = (pd.Series([groups.get(d, d) for d in ranking.docnos]).duplicated().to_numpy()
                      if groups is not None else None)
-        predicted_times = time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=model,
-                                       duplicate=duplicate)
-        own = custom.get(list_id) if custom is not None else None
-        own_times = (time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=own,
-                                  duplicate=duplicate)
-                     if own is not None else None)
+        # T(k) of the model, then of the list's own model when custom ones are given (None: it has none)
+        models = [model] if custom is None else [model, custom.get(list_id)]
+        model_times = [time_to_rank(ranking.relevant, np.asarray(doc_lengths, dtype=float), model=m,
+                                    duplicate=duplicate) if m is not None else None for m in models]
         for t in at:
             # a session's ranks only grow: its rank at t is the largest of its points up to t
             reached = np.zeros(len(chosen_sessions), dtype=np.int64)
             upto = times_here <= t
             np.maximum.at(reached, local[upto], ranks_here[upto])
             observed = reached[chosen_duration >= t]
-            predicted = float(min(rank_at_times(predicted_times, [t])[0], len(ranking.docnos)))
             mean_rank = float(np.mean(observed)) if len(observed) else float("nan")
-            row: tuple[object, ...] = (list_id, float(t), len(observed), mean_rank, predicted,
-                                       abs(mean_rank - predicted))
-            if custom is not None:
-                mine = (float(min(rank_at_times(own_times, [t])[0], len(ranking.docnos))) if own_times is not None
-                        else float("nan"))
-                row += (mine, abs(mean_rank - mine))
+            row: tuple[object, ...] = (list_id, float(t), len(observed), mean_rank)
+            for times in model_times:
+                predicted = (float(min(rank_at_times(times, [t])[0], len(ranking.docnos))) if times is not None
+                             else float("nan"))
+                row += (predicted, abs(mean_rank - predicted))
             rows.append(row)
     columns = ["list", "time", "sessions", "observed", "predicted", "error"]
     return pd.DataFrame(rows, columns=columns + (["predicted_custom", "error_custom"] if custom is not None else []))

@@ -324,11 +324,10 @@ def ingest(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], out
         numbered = list(enumerate(batches, start=first_batch))
 
         summary = IngestSummary(store=str(out_path), skipped_files=skipped)
-        bar = None
-        if progress:
-            from tqdm import tqdm
+        from tqdm import tqdm
 
-            bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True)
+        bar = tqdm(total=sum(size for _, size in todo), unit="B", unit_scale=True, desc="ingest", leave=True,
+                   disable=not progress)
 
         def record(batch: int, result: dict) -> None:
             write_batch_manifest(out_path, batch, {key: result[key] for key in _MANIFEST_KEYS})
@@ -337,11 +336,10 @@ def ingest(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], out
             summary.bytes += result["bytes"]
             summary.batches += 1
             summary.errors.extend(ReadError(e["path"], e["line"], e["reason"], _message(e)) for e in result["errors"])
-            if bar is not None:
-                bar.update(result["bytes"])
-                bar.set_postfix(docs=summary.documents, errors=len(summary.errors))
+            bar.update(result["bytes"])
+            bar.set_postfix(docs=summary.documents, errors=len(summary.errors))
 
-        try:
+        with bar:
             if scheduler is not None:
                 _run_on_dask(scheduler, scheduler_timeout, str(out_path), numbered, on_error, rows_per_group, record)
             elif worker_count == 1 or len(numbered) <= 1:
@@ -350,9 +348,6 @@ def ingest(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], out
                                                rows_per_group=rows_per_group))
             else:
                 _run_on_processes(worker_count, str(out_path), numbered, on_error, rows_per_group, record)
-        finally:
-            if bar is not None:
-                bar.close()
         summary.seconds = time.perf_counter() - started
         summary.total_documents = _write_totals(out_path, memory_limit, {
             "documents": summary.documents, "files": summary.files, "skipped_files": summary.skipped_files,

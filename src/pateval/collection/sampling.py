@@ -104,20 +104,12 @@ def stratified_sample(candidates: pd.DataFrame, *, per_group: int = 20, seed: in
     classes = ordered["ipc"].map(lambda s: ipc_prefix(s, level=ipc_level) if isinstance(s, str) and s else None)
     chosen: list[int] = []
     for count, group in ordered.groupby(count_column, sort=True):
-        order = rng.permutation(group.index.to_numpy())
-        taken: set[str] = set()
-        drawn = 0
-        for row in order:
-            if drawn == per_group:
-                break
-            ipc_class = classes.iat[row]
-            if ipc_class is None or ipc_class in taken:
-                continue
-            taken.add(ipc_class)
-            chosen.append(int(row))
-            drawn += 1
+        # in draw order, the first row of each class not drawn before (rows are their positions)
+        drawn_classes = classes.iloc[rng.permutation(group.index.to_numpy())].dropna()
+        drawn = drawn_classes.drop_duplicates().index[:per_group].tolist()
+        chosen.extend(drawn)
         n_classes = classes.iloc[group.index].dropna().nunique()
-        report.strata.append(StratumCount(int(count), len(group), int(n_classes), drawn))
+        report.strata.append(StratumCount(int(count), len(group), int(n_classes), len(drawn)))
     return ordered.iloc[chosen].reset_index(drop=True), report
 
 

@@ -220,7 +220,6 @@ class PartWriter:
         self.rows_per_group = rows_per_group
         self._columns = _empty_columns()
         self._writers: dict[str, pq.ParquetWriter] = {}
-        self._buffered_documents = 0
         self.documents = 0
         self.ucids: list[str] = []
 
@@ -230,27 +229,19 @@ class PartWriter:
     def add(self, document: PatentDocument) -> None:
         self.ucids.append(document.ucid)
         _append_document(self._columns, document)
-        self._buffered_documents += 1
         self.documents += 1
-        if self._buffered_documents >= self.rows_per_group:
+        if len(self._columns["documents"]["ucid"]) >= self.rows_per_group:  # one row a document
             self._flush()
 
     def _flush(self) -> None:
         for table in TABLES:
-            columns = self._columns[table]
-            rows = len(columns["ucid"])
-            if not rows and table in self._writers:
-                continue
-            writer = self._writers.get(table)
-            if writer is None:
+            if table not in self._writers:  # every table gets its file, rows or not
                 path = self._temporary(table)
                 path.parent.mkdir(parents=True, exist_ok=True)
-                writer = pq.ParquetWriter(path, SCHEMAS[table], compression="zstd")
-                self._writers[table] = writer
-            if rows:
-                writer.write_table(_columns_to_table(table, columns))
+                self._writers[table] = pq.ParquetWriter(path, SCHEMAS[table], compression="zstd")
+            if self._columns[table]["ucid"]:
+                self._writers[table].write_table(_columns_to_table(table, self._columns[table]))
         self._columns = _empty_columns()
-        self._buffered_documents = 0
 
     def commit(self) -> dict[str, dict]:
         """Finish the files and move them to their final names; returns each table's part
@@ -430,40 +421,34 @@ def check_parts(store: str | os.PathLike[str], batches: dict[int, dict], *, mode
         total = sum(part.get("size", 0) for m in batches.values() for part in (m.get("parts") or {}).values())
         bar = tqdm(total=total, unit="B", unit_scale=True, desc="verify", leave=False)
     try:
-        _check_each_part(store, batches, mode, damaged, bar)
+        for batch in sorted(batches):
+            if not (parts := batches[batch].get("parts")):
+                continue
+            for table in TABLES:
+                recorded = parts.get(table)
+                path = part_path(store, table, batch)
+                if recorded is None:
+                    damaged.append(DamagedPart(path, table, batch, "not in its manifest"))
+                    continue
+                try:
+                    stat = os.stat(path)
+                except FileNotFoundError:
+                    damaged.append(DamagedPart(path, table, batch, "missing"))
+                    continue
+                if stat.st_size != recorded["size"]:
+                    damaged.append(DamagedPart(path, table, batch,
+                                               f"{stat.st_size:,} bytes, the manifest says {recorded['size']:,}"))
+                    continue
+                if mode == "quick" or (mode == "open" and stat.st_mtime_ns == recorded.get("mtime_ns")):
+                    continue
+                if file_sha256(path) != recorded["sha256"]:
+                    damaged.append(DamagedPart(path, table, batch, "its SHA-256 differs from the manifest's"))
+                if bar is not None:
+                    bar.update(recorded["size"])
     finally:
         if bar is not None:
             bar.close()
-    checked = sum(len(m["parts"]) for m in batches.values() if m.get("parts"))
-    return damaged, checked
-
-
-def _check_each_part(store, batches: dict[int, dict], mode: str, damaged: list[DamagedPart], bar) -> None:
-    for batch in sorted(batches):
-        parts = batches[batch].get("parts")
-        if not parts:
-            continue
-        for table in TABLES:
-            recorded = parts.get(table)
-            path = part_path(store, table, batch)
-            if recorded is None:
-                damaged.append(DamagedPart(path, table, batch, "not in its manifest"))
-                continue
-            try:
-                stat = os.stat(path)
-            except FileNotFoundError:
-                damaged.append(DamagedPart(path, table, batch, "missing"))
-                continue
-            if stat.st_size != recorded["size"]:
-                damaged.append(DamagedPart(path, table, batch,
-                                           f"{stat.st_size:,} bytes, the manifest says {recorded['size']:,}"))
-                continue
-            if mode == "quick" or (mode == "open" and stat.st_mtime_ns == recorded.get("mtime_ns")):
-                continue
-            if file_sha256(path) != recorded["sha256"]:
-                damaged.append(DamagedPart(path, table, batch, "its SHA-256 differs from the manifest's"))
-            if bar is not None:
-                bar.update(recorded["size"])
+    return damaged, sum(len(m["parts"]) for m in batches.values() if m.get("parts"))
 
 
 def raise_if_damaged(store: str | os.PathLike[str], batches: dict[int, dict], *, mode: str = "open") -> None:

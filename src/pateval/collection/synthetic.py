@@ -415,10 +415,8 @@ class GenerationSummary:
         return self.bytes_written / 1e6 / self.seconds if self.seconds > 0 else float("inf")
 
     def as_dict(self) -> dict:
-        data = asdict(self)
-        data["documents_per_second"] = round(self.documents_per_second, 1)
-        data["megabytes_per_second"] = round(self.megabytes_per_second, 2)
-        return data
+        return {**asdict(self), "documents_per_second": round(self.documents_per_second, 1),
+                "megabytes_per_second": round(self.megabytes_per_second, 2)}
 
 
 class _Planner:
@@ -427,7 +425,6 @@ class _Planner:
     def __init__(self, *, n_patents: int, seed: int, start_year: int, end_year: int, n_clusters: int,
                  rates: dict[str, float], language_shares: Sequence[tuple[str, float]]) -> None:
         self.n_patents = n_patents
-        self.seed = seed
         self.rng = random.Random(f"pateval-plan-{seed}")
         self.clusters = _build_clusters(seed, n_clusters)
         self.pools = [_ClusterPool() for _ in range(n_clusters)]
@@ -589,8 +586,8 @@ class _Planner:
             m = len(target.key_terms)
             if about := [j for j in range(1, target.n_paragraphs + 1) if (j - 1) % m in positions]:
                 start = rng.randrange(len(about))
-                passages = tuple(f"/patent-document/description/p[{j}]" for j in about[start:start + rng.randrange(1,
-                                                                                                                   5)])
+                chosen = about[start:start + rng.randrange(1, 5)]
+                passages = tuple(f"/patent-document/description/p[{j}]" for j in chosen)
         ucid = self._cited_ucid(target, before)
         return _CitationPlan(ucid, "SEA", category, self._rel_claims(category, n_claims), passages), taken
 
@@ -658,20 +655,17 @@ class _Renderer:
         m = len(keys)
         # Description: paragraph j is about key term (j - 1) mod m (the citing patents'
         # relevant passages rely on this).
-        paragraphs: list[str] = []
         lexicon = lexicons[lang]
+        heading_at = {1: 0, 2: 1, max(3, plan.n_paragraphs // 3): 2, max(4, plan.n_paragraphs // 2): 3}
+        description_parts = []
         for j in range(1, plan.n_paragraphs + 1):
             ids = tokens(rng.randrange(30, 80))
             focus = key_offset + (j - 1) % m
             for _ in range(rng.randrange(4, 8)):
                 ids.insert(rng.randrange(len(ids) + 1), focus)
-            paragraphs.append(sentences(ids, lexicon))
-        heading_at = {1: 0, 2: 1, max(3, plan.n_paragraphs // 3): 2, max(4, plan.n_paragraphs // 2): 3}
-        description_parts = []
-        for j, text in enumerate(paragraphs, start=1):
             if j in heading_at:
                 description_parts.append(f"<heading>{_HEADINGS[lang][heading_at[j]]}</heading>")
-            description_parts.append(f'<p num="{j:04d}">{text}</p>')
+            description_parts.append(f'<p num="{j:04d}">{sentences(ids, lexicon)}</p>')
         description = f'<description lang="{lang}" status="new">{"".join(description_parts)}</description>'
 
         abstract_ids = tokens(rng.randrange(40, 90))
@@ -736,13 +730,14 @@ class _Renderer:
             counts[label] = counts.get(label, 0) + 1
 
         citations_xml = _citations_xml(plan.citations, seed=plan.render_seed) if plan.citations else ""
+        application = abstract + description + claims_by_lang[lang]
         if plan.wo_number is not None and plan.wo_date is not None:
-            write("WO", plan.wo_number, "A1", plan.wo_date, abstract + description + claims_by_lang[lang])
+            write("WO", plan.wo_number, "A1", plan.wo_date, application)
         if plan.a_kind == "A1":
-            write("EP", plan.ep_number, "A1", plan.a_date, abstract + description + claims_by_lang[lang], citations_xml)
+            write("EP", plan.ep_number, "A1", plan.a_date, application, citations_xml)
             n_citations += len(plan.citations)
         else:
-            write("EP", plan.ep_number, "A2", plan.a_date, abstract + description + claims_by_lang[lang])
+            write("EP", plan.ep_number, "A2", plan.a_date, application)
             # The later search report (A3); a report that cites nothing is not written.
             if plan.a3_date is not None and plan.citations:
                 write("EP", plan.ep_number, "A3", plan.a3_date, "", citations_xml)
@@ -881,37 +876,11 @@ def _init_worker(seed: int, n_clusters: int, root: str) -> None:
     _WORKER_RENDERER = _Renderer(seed, n_clusters, root)
 
 
-def _render_chunk(plans: list[_PatentPlan]) -> tuple[Counter[str], int, int, int]:
+def _render_chunk(plans: list[_PatentPlan]) -> list[tuple[dict[str, int], int, int]]:
     renderer = _WORKER_RENDERER
     if renderer is None:  # pragma: no cover - the initializer always runs first
         raise RuntimeError("worker not initialised")
-    totals: Counter[str] = Counter()
-    n_citations = written = 0
-    for plan in plans:
-        counts, cited, size = renderer.render(plan)
-        totals.update(counts)
-        n_citations += cited
-        written += size
-    return totals, n_citations, written, len(plans)
-
-
-def _check_parameters(n_patents, seed, start_year, end_year, n_clusters, rates, language_shares, workers):
-    if not isinstance(n_patents, int) or isinstance(n_patents, bool) or n_patents < 1:
-        raise ParameterError(f"n_patents must be a positive integer, not {n_patents!r}")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ParameterError(f"seed must be an integer, not {seed!r}")
-    if not (1900 <= start_year <= end_year <= 2100):
-        raise ParameterError(f"need 1900 <= start_year <= end_year <= 2100, got {start_year} and {end_year}")
-    if n_clusters is not None and (not isinstance(n_clusters, int) or n_clusters < 1):
-        raise ParameterError(f"n_clusters must be a positive integer, not {n_clusters!r}")
-    for name, value in rates.items():
-        if not (0.0 <= value <= 1.0):
-            raise ParameterError(f"{name} must be between 0 and 1, not {value!r}")
-    if not language_shares or any(lang not in _LANGS or share < 0 for lang, share in language_shares) \
-            or sum(share for _, share in language_shares) <= 0:
-        raise ParameterError(f"language_shares must pair EN/DE/FR with non-negative shares, got {language_shares!r}")
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ParameterError(f"workers must be a positive integer, not {workers!r}")
+    return [renderer.render(plan) for plan in plans]
 
 
 def generate_corpus(out_dir: str | os.PathLike[str], *, n_patents: int, seed: int = 0, start_year: int = 1985,
@@ -972,7 +941,22 @@ def generate_corpus(out_dir: str | os.PathLike[str], *, n_patents: int, seed: in
     rates = {"grant_rate": grant_rate, "wo_rate": wo_rate, "divisional_rate": divisional_rate,
              "a2_rate": a2_rate, "applicant_citation_rate": applicant_citation_rate,
              "external_citation_rate": external_citation_rate}
-    _check_parameters(n_patents, seed, start_year, end_year, n_clusters, rates, language_shares, workers)
+    if not isinstance(n_patents, int) or isinstance(n_patents, bool) or n_patents < 1:
+        raise ParameterError(f"n_patents must be a positive integer, not {n_patents!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ParameterError(f"seed must be an integer, not {seed!r}")
+    if not (1900 <= start_year <= end_year <= 2100):
+        raise ParameterError(f"need 1900 <= start_year <= end_year <= 2100, got {start_year} and {end_year}")
+    if n_clusters is not None and (not isinstance(n_clusters, int) or n_clusters < 1):
+        raise ParameterError(f"n_clusters must be a positive integer, not {n_clusters!r}")
+    for name, value in rates.items():
+        if not (0.0 <= value <= 1.0):
+            raise ParameterError(f"{name} must be between 0 and 1, not {value!r}")
+    if not language_shares or any(lang not in _LANGS or share < 0 for lang, share in language_shares) \
+            or sum(share for _, share in language_shares) <= 0:
+        raise ParameterError(f"language_shares must pair EN/DE/FR with non-negative shares, got {language_shares!r}")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ParameterError(f"workers must be a positive integer, not {workers!r}")
     if chunk_size < 1:
         raise ParameterError(f"chunk_size must be positive, not {chunk_size!r}")
     target = Path(out_dir)
@@ -993,13 +977,13 @@ def generate_corpus(out_dir: str | os.PathLike[str], *, n_patents: int, seed: in
     plans = planner.plans()
     chunks = iter(lambda: list(islice(plans, chunk_size)), [])  # drawn as they are sent
 
-    def collect(result: tuple[dict[str, int], int, int, int], bar) -> None:
+    def collect(rendered: list[tuple[dict[str, int], int, int]], bar) -> None:
         nonlocal n_citations, written
-        counts, cited, size, n_done = result
-        totals.update(counts)
-        n_citations += cited
-        written += size
-        bar.update(n_done)
+        for counts, cited, size in rendered:
+            totals.update(counts)
+            n_citations += cited
+            written += size
+        bar.update(len(rendered))
 
     with atomic_directory(target) as tmp, tqdm(total=n_patents, unit="patent", disable=not progress,
                                                 desc="generating") as bar:

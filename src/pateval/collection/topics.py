@@ -251,27 +251,24 @@ def topic_features(con, *, sources: tuple[str, ...]) -> pd.DataFrame:
     ).df()
 
 
-# (criterion field, description, predicate on the features frame given the criteria)
+# (criterion field, description formatted with the criteria as c, predicate on the features and the criteria)
 _STEPS = (
-    ("not_in_corpus", lambda c: "not in the corpus (no publication before the split)",
-     lambda f, c: ~f["in_corpus"]),
-    ("granted", lambda c: "granted version (B) available", lambda f, c: f["granted"]),
-    ("description", lambda c: "full-text description present", lambda f, c: f["has_description"]),
-    ("min_citations", lambda c: f"at least {c.min_citations} citations",
-     lambda f, c: f["n_citations"] >= c.min_citations),
-    ("min_xy_in_corpus", lambda c: f"at least {c.min_xy_in_corpus} X/Y citation(s) in the corpus",
+    ("not_in_corpus", "not in the corpus (no publication before the split)", lambda f, c: ~f["in_corpus"]),
+    ("granted", "granted version (B) available", lambda f, c: f["granted"]),
+    ("description", "full-text description present", lambda f, c: f["has_description"]),
+    ("min_citations", "at least {c.min_citations} citations", lambda f, c: f["n_citations"] >= c.min_citations),
+    ("min_xy_in_corpus", "at least {c.min_xy_in_corpus} X/Y citation(s) in the corpus",
      lambda f, c: f["n_xy_in_corpus"] >= c.min_xy_in_corpus),
-    ("epo_only", lambda c: "published by the EPO", lambda f, c: f["country"] == "EP"),
-    ("earlier_family_member", lambda c: "at least one earlier family member",
-     lambda f, c: f["earlier_family_member"]),
-    ("all_parts", lambda c: "claims, abstract and description present",
+    ("epo_only", "published by the EPO", lambda f, c: f["country"] == "EP"),
+    ("earlier_family_member", "at least one earlier family member", lambda f, c: f["earlier_family_member"]),
+    ("all_parts", "claims, abstract and description present",
      lambda f, c: f["has_claims"] & f["has_abstract"] & f["has_description"]),
-    ("max_words", lambda c: f"fewer than {c.max_words} words", lambda f, c: f["n_words"] < c.max_words),
+    ("max_words", "fewer than {c.max_words} words", lambda f, c: f["n_words"] < c.max_words),
     ("min_search_citations_in_corpus",
-     lambda c: f"at least {c.min_search_citations_in_corpus} search-report citations in the corpus",
+     "at least {c.min_search_citations_in_corpus} search-report citations in the corpus",
      lambda f, c: f["n_search_in_corpus"] >= c.min_search_citations_in_corpus),
     ("max_search_citations_in_corpus",
-     lambda c: f"at most {c.max_search_citations_in_corpus} search-report citations in the corpus",
+     "at most {c.max_search_citations_in_corpus} search-report citations in the corpus",
      lambda f, c: f["n_search_in_corpus"] <= c.max_search_citations_in_corpus),
 )
 _CRITERIA_NAMES = {f.name for f in fields(SelectionCriteria)} - {"sources"}
@@ -298,13 +295,13 @@ def select_topics(features: pd.DataFrame, criteria: SelectionCriteria) -> tuple[
     """
     report = SelectionReport(candidates=len(features))
     current = features
-    for name, describe, predicate in _STEPS:
+    for name, description, predicate in _STEPS:
         value = getattr(criteria, name)
         if value is None or value is False:
             continue
         keep = predicate(current, criteria).fillna(False).astype(bool)
         after = current[keep]
-        report.steps.append(CriterionCount(name, describe(criteria), len(current), len(current) - len(after),
-                                           len(after)))
+        report.steps.append(CriterionCount(name, description.format(c=criteria), len(current),
+                                           len(current) - len(after), len(after)))
         current = after
     return current.reset_index(drop=True), report
