@@ -20,7 +20,7 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .relevance import relevant_rows, topic_and_column
+from .relevance import topic_and_column
 
 __all__ = ["PRES_DEFAULT_NMAX", "pres", "rnorm", "pres_from_ranks"]
 
@@ -37,7 +37,7 @@ RNORM_REFERENCE = ("J. J. Rocchio, Performance indices for document retrieval sy
 
 def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: n (relevant documents), k (found within ``depth``), the sum of their ranks."""
-    rows = relevant_rows(ranked, level)  # the few relevant rows, ascending: all the work is on them
+    rows = ranked.relevant_rows(level)  # the few relevant rows, ascending: all the work is on them
     topic, column = topic_and_column(ranked, rows)
     if depth is not None:
         within = np.flatnonzero(column < depth)
