@@ -35,7 +35,6 @@ from .subtopic import (
     _ideal_gains,
     _log_discount,
     _novelty_sums,
-    _relevance,
     _weights,
 )
 
@@ -54,8 +53,7 @@ def alpha_dcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 
 
 def _nrbp_sum(ranked: RankedTopics, measure: Measure, context: EvaluationContext):
-    relevance = _relevance(ranked, context, measure["rel"])
-    weight, total = _weights(ranked, measure, context, relevance)
+    relevance, weight, total = _weights(ranked, measure, context)
     alpha, beta = measure["alpha"], measure["beta"]
     terms = (weight[relevance.rank_subtopic] * np.power(1.0 - alpha, relevance.rank_seen_before)
              * np.power(beta, relevance.rank_position - 1.0))
