@@ -69,7 +69,6 @@ from .._lazy import lazy_module
 from ..core.order import stable_order
 from ..core.ranking import RankedTopics, SubtopicView
 from ..core.segments import (
-    grouped_running_sum,
     offsets,
     place_in_runs,
     place_in_segments,
@@ -248,7 +247,7 @@ def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: Evaluati
     keep = (view.pair_grade > 0) & examined[view.pair_row]
     rows, subtopics, grades = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep]
     # by subtopic, each subtopic's in examination order (pairs come by row)
-    order = stable_order(subtopics) if bool(np.all(rows[1:] >= rows[:-1])) else np.lexsort((rows, subtopics))
+    order = stable_order(subtopics)
     rows, subtopics, grades = rows[order], subtopics[order], grades[order]
     earlier = place_in_runs(subtopics)  # nrel(c_i, j-1): all kept pairs have rel > 0
     rel = grades / maxgrade
@@ -344,8 +343,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     iteration = _row_iterations(ranked, settings, context, measure)
     row_topic = ranked.row_topic
     # examination order: iteration by iteration, within one in evaluation order
-    same_topic = row_topic[1:] == row_topic[:-1]
-    if np.all((iteration[1:] >= iteration[:-1]) | ~same_topic):
+    if np.all((iteration[1:] >= iteration[:-1]) | (row_topic[1:] != row_topic[:-1])):
         sequence = place = None  # the ranking runs iteration by iteration already: rows are examined in order
     else:
         sequence = np.lexsort((ranked.position, iteration, row_topic))
@@ -365,18 +363,16 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
         keep = examined[rows]
         rows, subtopics, rating = rows[keep], subtopics[keep], rating[keep]
     # pairs by subtopic, each subtopic's in examination order (pairs come by row)
-    if place is None and bool(np.all(rows[1:] >= rows[:-1])):
+    if place is None:
         order = stable_order(subtopics)
     else:
-        order = np.argsort(subtopics * np.int64(n_rows) + (rows if place is None else place[rows]), kind="stable")
+        order = np.argsort(subtopics * np.int64(n_rows) + place[rows], kind="stable")
     rows, subtopics, rating = rows[order], subtopics[order], rating[order].astype(np.float64)
     count = place_in_runs(subtopics)
-    starts = np.flatnonzero(count == 0)
-    group = np.cumsum(count == 0) - 1
     # gamma^(count+1) for each count, as np.power gives it element by element
     discount = np.power(settings.gamma, np.arange(1, int(count.max(initial=0)) + 2, dtype=np.int64))
     added = discount[count] * rating
-    height = grouped_running_sum(added, group, count, len(starts))  # the jig's heights, added in the same order
+    height = running_sum(added, subtopics)  # the jig's heights, added in the same order
     before = np.where(count > 0, np.r_[0.0, height[:-1]], 0.0)
     height_gain = np.where(before + added > DD_MAX_HEIGHT, DD_MAX_HEIGHT - before, added)
     if len(rating) == 0 or rating.min() >= 0:
@@ -384,7 +380,7 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
         full_before = before >= DD_MAX_HEIGHT
     else:
         full = (height >= DD_MAX_HEIGHT).astype(np.int64)
-        full_before = running_count(full, starts) - full > 0
+        full_before = running_count(full, run_starts(subtopics)) - full > 0
     pair_gain = np.where(full_before, 0.0, weight[subtopics] * height_gain)
     row_gain = np.bincount(rows, weights=pair_gain, minlength=n_rows)
 
