@@ -110,10 +110,10 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
     check_choice("format", format, RESULT_FORMATS)
     check_precision(precision)
     columns = list(columns)
+    keys = [*columns, "value"]
+    table = zip(*(rows[c] for c in keys), strict=format == "trec")  # the rows, each read once below
     if format in ("json", "jsonl"):
-        keys = [*columns, "value"]
-        records = [dict(zip(keys, (*row[:-1], float(row[-1])), strict=False)) for row in zip(*(rows[c] for c in keys),
-                                                                                            strict=False)]
+        records = [dict(zip(keys, (*row[:-1], float(row[-1])), strict=False)) for row in table]
         if format == "jsonl":
             return "".join(json.dumps(record) + "\n" for record in records)
         return json.dumps(records, indent=1) + "\n"
@@ -121,8 +121,7 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
         # TIRA's evaluation.prototext, one ``measure { key value }`` block per aggregate: only the ``all`` rows
         # (the last key column; TIRA shows one value per measure), keyed by the other key columns (a run column
         # only when it names several runs), the value at full precision, as TIRA's evaluators write it
-        totals = [row for row in zip(*(rows[c] for c in [*columns, "value"]),
-                                     strict=False) if str(row[len(columns) - 1]) == "all"]
+        totals = [row for row in table if str(row[len(columns) - 1]) == "all"]
         keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
         blocks = []
         for row in totals:
@@ -132,17 +131,17 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
     if format == "csv":  # as pandas' to_csv(float_format="%.17g"): minimal quoting, NaN as an empty field
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow([*columns, "value"])
-        for row in zip(*(rows[c] for c in [*columns, "value"]), strict=False):
+        writer.writerow(keys)
+        for row in table:
             value = float(row[-1])
             writer.writerow([*row[:-1], "" if math.isnan(value) else f"{value:.17g}"])
         return buffer.getvalue()
     widths = dict(widths or {})
     lines = []
-    for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
-        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
+    for row in table:
+        cells = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
         text = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
-        lines.append("\t".join([*keys, text]))
+        lines.append("\t".join([*cells, text]))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -205,8 +204,7 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     check_precision(precision)
     names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
         measures, relevance_level=relevance_level)
-    given = sorted(enumerate(names.items()), key=lambda item: (*print_order(item[1][1]), item[0]))
-    ordered = [(ours, theirs) for _, (ours, theirs) in given]
+    ordered = sorted(names.items(), key=lambda item: print_order(item[1]))  # (stable: as given among equals)
     integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
 
     mark = "Z" if zscores else ""
@@ -232,11 +230,10 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
         totals.setdefault(run, {})[measure] = value
         counts[run] = max(counts.get(run, 0), topics)
     texts = texts or {}
-    # per topic: the measures and the text values in trec_eval's order; gm_map has no value per topic
-    per_topic: list[tuple[str | None, str]] = [(ours, theirs) for _, ours, theirs in sorted(
-        [((*print_order(theirs), i), ours, theirs) for i, (ours, theirs) in enumerate(ordered)
-         if theirs not in _SUMMARY_ONLY]
-        + [((*print_order(name), len(ordered)), None, name) for name in texts], key=lambda item: item[0])]
+    # per topic: the measures, then the text values, in trec_eval's order; gm_map has no value per topic
+    per_topic: list[tuple[str | None, str]] = sorted(
+        [*((ours, theirs) for ours, theirs in ordered if theirs not in _SUMMARY_ONLY), *((None, t) for t in texts)],
+        key=lambda item: print_order(item[1]))
     lines: list[str] = []
     for run in totals:
         if per_query:
