@@ -131,8 +131,7 @@ def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     # judged non-relevant rows above each judged row of its topic
     nonrel_above = place_in_runs(topic) + 1 - running_count(relevant, run_starts(topic))
     num_rel = ranked.num_rel(level)
-    judgements = ranked.judgements
-    num_nonrel = judgements.count((judgements.grade >= 0) & (judgements.grade < level))
+    num_nonrel = ranked.num_rel(0) - num_rel  # (level 0: every judged document; rel is at least 1)
     topic, nonrel_above = topic[relevant], nonrel_above[relevant]
     r = num_rel[topic].astype(np.float64)
     denominator = np.minimum(num_nonrel[topic], r)

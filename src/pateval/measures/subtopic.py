@@ -81,6 +81,7 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
+from .relevance import per_topic
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -377,8 +378,7 @@ def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
 def _intent_recall(ranked: RankedTopics, context: EvaluationContext, rel: int, cutoff: int | None) -> np.ndarray:
     relevance = _relevance(ranked, context, rel)
     n = relevance.within(cutoff)
-    covered = np.bincount(relevance.rank_topic[:n][relevance.rank_seen_before[:n] == 0],
-                          minlength=ranked.n_topics).astype(np.float64)
+    covered = per_topic(relevance.rank_topic[:n][relevance.rank_seen_before[:n] == 0], ranked)
     return divide_or_zero(covered, relevance.n_actual.astype(np.float64))
 
 

@@ -249,9 +249,8 @@ def _document_lengths(ranked: RankedTopics, measure: Measure, context: Evaluatio
         return mask
 
     def describe(i: int) -> str:
-        row = int(np.flatnonzero(codes == i)[0])
-        topic = int(np.searchsorted(ranked.ptr, row, side="right") - 1)
-        return f"topic {ranked.topic_ids[topic]!r}, rank {row - int(ranked.ptr[topic]) + 1}"
+        row = np.flatnonzero(codes == i)[:1]  # its first row
+        return f"topic {ranked.topic_ids[ranked.topic_of(row)[0]]!r}, rank {int(ranked.position_of(row)[0])}"
 
     values = _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what="document")
     return codes, ids, values
