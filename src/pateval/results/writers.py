@@ -16,6 +16,7 @@ full precision.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
@@ -61,12 +62,14 @@ def result_rows(per_topic: pd.DataFrame, summary: pd.DataFrame, *, per_query: bo
     return pd.concat(pieces, ignore_index=True)
 
 
-def _value_text(measure: str, value: float, precision: int, integers: dict[str, bool]) -> str:
-    if measure not in integers:
-        integers[measure] = parse_measure(measure).spec.integer
-    if integers[measure]:
-        return str(round(float(value)))
-    return f"{value:.{precision}f}"
+@functools.cache
+def _is_count(measure: str) -> bool:
+    """Whether a measure's values are counts (written as integers)."""
+    return parse_measure(measure).spec.integer
+
+
+def _value_text(measure: str, value: float, precision: int) -> str:
+    return str(round(float(value))) if _is_count(measure) else f"{value:.{precision}f}"
 
 
 def check_precision(precision) -> int:
@@ -151,11 +154,10 @@ def format_results(rows: pd.DataFrame | Mapping[str, Sequence], *, format: str =
     check_choice("format", format, RESULT_FORMATS)
     if format != "trec":
         return format_table(rows, ["run", "measure", "topic"], format=format, precision=precision)
-    integers: dict[str, bool] = {}
     columns = ["run", "measure", "topic"] if len(set(rows["run"])) > 1 else ["measure", "topic"]
     at = columns.index("measure")
     return format_table(rows, columns, precision=precision, widths={"measure": 22},
-                        value_text=lambda row: _value_text(row[at], row[-1], precision, integers))
+                        value_text=lambda row: _value_text(row[at], row[-1], precision))
 
 
 def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
@@ -205,7 +207,6 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
         measures, relevance_level=relevance_level)
     ordered = sorted(names.items(), key=lambda item: print_order(item[1]))  # (stable: as given among equals)
-    integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
 
     mark = "Z" if zscores else ""
 
@@ -215,7 +216,7 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     def value_text(ours: str, value: float) -> str:
         if value != value:
             return "  -nan"  # C's printf("%6.4f") of 0.0 / 0.0 (trec_eval's iprec_at_recall on nothing)
-        return str(round(float(value))) if integers[ours] and not zscores else f"{value:.{precision}f}"
+        return f"{value:.{precision}f}" if zscores else _value_text(ours, value, precision)
 
     per_run: dict[str, dict] = {}
     for piece in scored if per_query else ():  # the summary alone needs no value per topic
