@@ -76,7 +76,6 @@ from ..core.segments import (
     running_count,
     running_sum,
     segment_of,
-    segment_running_sum,
 )
 from ..errors import ParameterError
 from ..usermodel.time import TimeModel, step_times
@@ -343,15 +342,10 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     iteration = _row_iterations(ranked, settings, context, measure)
     row_topic = ranked.row_topic
     # examination order: iteration by iteration, within one in evaluation order
-    if np.all((iteration[1:] >= iteration[:-1]) | (row_topic[1:] != row_topic[:-1])):
-        sequence = place = None  # the ranking runs iteration by iteration already: rows are examined in order
-    else:
-        sequence = np.lexsort((ranked.position, iteration, row_topic))
-        place = np.empty(n_rows, dtype=np.int64)
-        place[sequence] = np.arange(n_rows)
+    sequence = np.lexsort((ranked.position, iteration, row_topic))
+    place = np.empty(n_rows, dtype=np.int64)
+    place[sequence] = np.arange(n_rows)
     examined = None if settings.cutoff is None else iteration < settings.cutoff
-    if examined is not None and examined.all():
-        examined = None
 
     # subtopic judgements as the jig reads them (passage ratings summed, a rating of 0 counting 1), once for CT, ACT
     rel = ranked.judgements.qrels.rel
@@ -362,11 +356,8 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if examined is not None:
         keep = examined[rows]
         rows, subtopics, rating = rows[keep], subtopics[keep], rating[keep]
-    # pairs by subtopic, each subtopic's in examination order (pairs come by row)
-    if place is None:
-        order = stable_order(subtopics)
-    else:
-        order = np.argsort(subtopics * np.int64(n_rows) + place[rows], kind="stable")
+    # pairs by subtopic, each subtopic's in examination order
+    order = np.argsort(subtopics * np.int64(n_rows) + place[rows], kind="stable")
     rows, subtopics, rating = rows[order], subtopics[order], rating[order].astype(np.float64)
     count = place_in_runs(subtopics)
     # gamma^(count+1) for each count, as np.power gives it element by element
@@ -384,17 +375,10 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     pair_gain = np.where(full_before, 0.0, weight[subtopics] * height_gain)
     row_gain = np.bincount(rows, weights=pair_gain, minlength=n_rows)
 
-    if sequence is None and examined is None:
-        seq_topic, seq_iteration, seq_gain = row_topic, iteration, row_gain
-        per_topic = np.diff(ranked.ptr)
-        total = segment_running_sum(seq_gain, ranked.ptr)  # the jig's total_gain after each document
-    else:
-        seq_rows = np.arange(n_rows, dtype=np.int64) if sequence is None else sequence
-        if examined is not None:
-            seq_rows = seq_rows[examined[seq_rows]]
-        seq_topic, seq_iteration, seq_gain = row_topic[seq_rows], iteration[seq_rows], row_gain[seq_rows]
-        per_topic = np.bincount(seq_topic, minlength=n_topics)
-        total = running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
+    seq_rows = sequence if examined is None else sequence[examined[sequence]]
+    seq_topic, seq_iteration, seq_gain = row_topic[seq_rows], iteration[seq_rows], row_gain[seq_rows]
+    per_topic = np.bincount(seq_topic, minlength=n_topics)
+    total = running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
     accumulated = np.bincount(seq_topic, weights=total / DD_MAX_HEIGHT / (seq_iteration + 1),
                               minlength=n_topics).astype(np.float64)
     documents = per_topic.astype(np.float64)
