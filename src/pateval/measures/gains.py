@@ -193,10 +193,11 @@ def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationConte
     return divide_or_zero(total, ranked.num_rel(measure["rel"]).astype(np.float64))
 
 
-def _rbp_gains(ranked: RankedTopics, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rbp_gains(ranked: RankedTopics, measure: Measure,
+               context: EvaluationContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``topic, position, gain`` of the retrieved rows RBP credits (see the module notes)."""
     if measure["rel"] >= 1:
-        _, topic, position = relevant(ranked, measure["rel"], None)
+        _, topic, position = relevant(ranked, measure["rel"], None, context)
         return topic, position, np.ones(len(topic))
     pairs = gain_map(measure["gains"])
     judged = ranked.judged_grade >= 0
@@ -229,7 +230,7 @@ def _persistence_powers(p: float, n: int) -> np.ndarray:
 def rank_biased_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RBP = (1 - p) sum_i g_i p^(i-1)."""
     p = measure["p"]
-    topic, position, gain = _rbp_gains(ranked, measure)
+    topic, position, gain = _rbp_gains(ranked, measure, context)
     powers = _persistence_powers(p, int(position.max()) if len(position) else 0)
     return (1.0 - p) * per_topic(topic, ranked, gain * powers[position - 1])
 

@@ -40,15 +40,12 @@ _PAIR = re.compile(r"\s*(-?\d+)\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?
 
 
 def relevant(ranked: RankedTopics, level: int, cutoff: int | None,
-             context: EvaluationContext | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+             context: EvaluationContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``grades, topic, position`` (1-based rank) of the retrieved rows judged with grade >=
-    ``level``, in ranking order (within the cutoff); with a ``context``, found once per
-    ranking and level for all the measures of an evaluation."""
-    if context is None:
-        grades, topic, position = _relevant(ranked, level)
-    else:
-        grades, topic, position = context.memo.get(("relevant rows", level), lambda: _relevant(ranked, level),
-                                                   ranking=ranked)
+    ``level``, in ranking order (within the cutoff), found once per ranking and level for
+    all the measures of an evaluation (``context``)."""
+    grades, topic, position = context.memo.get(("relevant rows", level), lambda: _relevant(ranked, level),
+                                               ranking=ranked)
     if cutoff is not None:
         within = position <= cutoff
         grades, topic, position = grades[within], topic[within], position[within]

@@ -54,7 +54,7 @@ def _precision_at(grades: np.ndarray, topic: np.ndarray, position: np.ndarray) -
 def yaap(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Yet another average precision (Robertson, "On smoothing average precision", ECIR 2012):
     YAAP = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved d of P@rank(d) (= R * AP)."""
-    grades, topic, position = relevant(ranked, measure["rel"], None)
+    grades, topic, position = relevant(ranked, measure["rel"], None, context)
     total = per_topic(topic, ranked, _precision_at(grades, topic, position))
     return np.log((1.0 + total) / (1.0 + ranked.num_rel(measure["rel"]) - total))
 
