@@ -583,8 +583,7 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     times = times_at(codes, values, relevant, duplicate, model, ranked.ptr, earning)
     topic, _ = topic_and_column(ranked, earning)
     raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
-    scale = normaliser(ranked, measure, context, model)
-    return divide_or_zero(raw, scale)
+    return divide_or_zero(raw, normaliser(ranked, measure, context, model))
 
 
 def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext,
