@@ -175,12 +175,9 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
     if distinct and 4 * len(ids) < len(keys):
         found = pc.index_in(keys, value_set=ids).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         hits = np.flatnonzero(found >= 0)  # ascending: the first hit of each id is its first key
-        targets = found[hits]
-        order = np.argsort(targets, kind="stable")
-        targets, hits = targets[order], hits[order]
-        first = run_starts(targets)
+        targets, first = np.unique(found[hits], return_index=True)
         where = np.full(len(ids), -1, dtype=np.int64)
-        where[targets[first]] = hits[first]
+        where[targets] = hits[first]
         return where
     return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
