@@ -69,10 +69,9 @@ def nrbp(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
 def normalised_nrbp(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """nNRBP = NRBP's sum over its value on the greedy ideal ranking."""
     run, relevance, weight, _ = _nrbp_sum(ranked, measure, context)
-    # the ideal ranks every document relevant to some intent
-    pairs = np.unique(relevance.judged_topic * (int(relevance.judged_doc.max(initial=0)) + 1) + relevance.judged_doc)
-    per_topic = np.bincount(pairs // (int(relevance.judged_doc.max(initial=0)) + 1), minlength=ranked.n_topics)
-    depth = int(per_topic.max(initial=0))
+    # the ideal ranks every document relevant to some intent (a document-level judgement is of one topic)
+    documents = np.unique(relevance.judged_doc)
+    depth = int(np.bincount(ranked.judgements.topic_position[documents]).max(initial=0))
     ideal = _ideal_gains(ranked, measure, context, relevance, weight, depth)
     ideal_sum = ideal @ np.power(measure["beta"], np.arange(depth, dtype=np.float64))
     return divide_or_zero(run, ideal_sum)
