@@ -408,10 +408,9 @@ def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     keep = slice(None) if k is None else position <= k
     dcg = np.bincount(topic[keep], weights=row_gain[keep] * _log_discount(position[keep]), minlength=ranked.n_topics)
     judged_gain = probability[view.judged_subtopic] * np.maximum(view.judged_grade, 0)
-    n_keys = max(len(view.judged_docnos), 1)
-    documents, which = np.unique(view.judged_topic * n_keys + view.judged_doc, return_inverse=True)
+    documents, which = np.unique(view.judged_doc, return_inverse=True)  # judgements of one topic, topic by topic
     global_gain = np.bincount(which.ravel(), weights=judged_gain, minlength=len(documents))
-    document_topic = documents // n_keys
+    document_topic = ranked.judgements.topic_position[documents]
     order = np.lexsort((-global_gain, document_topic))
     sorted_gain = global_gain[order]
     place = place_in_runs(document_topic[order]) + 1
