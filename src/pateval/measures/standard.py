@@ -18,6 +18,7 @@ import numpy as np
 from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, run_starts, running_count
 from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero, shared_topic_values
+from .coverage import hits
 from .gains import ndcg_with_gains
 from .registry import register
 from .relevance import (
@@ -150,11 +151,6 @@ def num_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
     return ranked.num_rel(measure["rel"]).astype(np.float64)
 
 
-def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
-    """Number of relevant documents retrieved."""
-    return relevant_by_rank(ranked, measure["rel"], context).count(None).astype(np.float64)
-
-
 register(
     MeasureSpec("AP", "standard", "average precision (mean: MAP)",
                 "AP@k = (1/R) sum_{i<=k, d_i relevant} P@i", TREC_EVAL + " map, map_cut",
@@ -183,6 +179,6 @@ register(
     MeasureSpec("NumRel", "standard", "relevant documents judged", "R", TREC_EVAL + " num_rel",
                 num_rel, (REL,), aggregate="sum", integer=True, trec_eval=TrecEval("num_rel")),
     MeasureSpec("NumRelRet", "standard", "relevant documents retrieved", "|relevant retrieved|",
-                TREC_EVAL + " num_rel_ret", num_rel_ret, (REL,), aggregate="sum", integer=True,
+                TREC_EVAL + " num_rel_ret", hits, (REL,), aggregate="sum", integer=True,  # Hits without a cutoff
                 trec_eval=TrecEval("num_rel_ret")),
 )
