@@ -101,10 +101,8 @@ def measure_names(marked: dict[str, str | None], *, num_docs: int | None) -> dic
     """pateval's name of each measure marked -> the name trec_eval prints for it."""
     names: dict[str, str] = {}
     for base, params in marked.items():
-        if base in ("runid", "num_q"):
-            continue
-        if base == "relstring":
-            continue  # text, not a measure: see _relevance_strings
+        if base in ("runid", "num_q", "relstring"):
+            continue  # not measures of the topics (relstring is text: see relstrings)
         if syntax(base) is None:
             raise PatevalError(f"trec_eval -m {base}{'.' + params if params else ''}: illegal measure (not a "
                                "trec_eval measure)")
@@ -342,7 +340,6 @@ def trec_eval_summary_rows(scored, measures: Sequence, *, logged: bool = False,
                                                                              order=order)
             rows.append((piece.run, measure, total, n))
     return rows
-
 
 
 def relstrings(ranked: RankedTopics, params: str | None) -> dict[str, str]:

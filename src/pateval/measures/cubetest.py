@@ -69,7 +69,6 @@ from .._lazy import lazy_module
 from ..core.order import stable_order
 from ..core.ranking import RankedTopics, SubtopicView
 from ..core.segments import (
-    grouped_running_sum,
     offsets,
     place_in_runs,
     place_in_segments,
@@ -77,7 +76,6 @@ from ..core.segments import (
     running_count,
     running_sum,
     segment_of,
-    segment_running_sum,
 )
 from ..errors import ParameterError
 from ..usermodel.time import TimeModel, step_times
@@ -248,7 +246,7 @@ def _paper_pairs(ranked: RankedTopics, settings: CubeSettings, context: Evaluati
     keep = (view.pair_grade > 0) & examined[view.pair_row]
     rows, subtopics, grades = view.pair_row[keep], view.pair_subtopic[keep], view.pair_grade[keep]
     # by subtopic, each subtopic's in examination order (pairs come by row)
-    order = stable_order(subtopics) if bool(np.all(rows[1:] >= rows[:-1])) else np.lexsort((rows, subtopics))
+    order = stable_order(subtopics)
     rows, subtopics, grades = rows[order], subtopics[order], grades[order]
     earlier = place_in_runs(subtopics)  # nrel(c_i, j-1): all kept pairs have rel > 0
     rel = grades / maxgrade
@@ -344,16 +342,10 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     iteration = _row_iterations(ranked, settings, context, measure)
     row_topic = ranked.row_topic
     # examination order: iteration by iteration, within one in evaluation order
-    same_topic = row_topic[1:] == row_topic[:-1]
-    if np.all((iteration[1:] >= iteration[:-1]) | ~same_topic):
-        sequence = place = None  # the ranking runs iteration by iteration already: rows are examined in order
-    else:
-        sequence = np.lexsort((ranked.position, iteration, row_topic))
-        place = np.empty(n_rows, dtype=np.int64)
-        place[sequence] = np.arange(n_rows)
+    sequence = np.lexsort((ranked.position, iteration, row_topic))
+    place = np.empty(n_rows, dtype=np.int64)
+    place[sequence] = np.arange(n_rows)
     examined = None if settings.cutoff is None else iteration < settings.cutoff
-    if examined is not None and examined.all():
-        examined = None
 
     # subtopic judgements as the jig reads them (passage ratings summed, a rating of 0 counting 1), once for CT, ACT
     rel = ranked.judgements.qrels.rel
@@ -364,19 +356,14 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
     if examined is not None:
         keep = examined[rows]
         rows, subtopics, rating = rows[keep], subtopics[keep], rating[keep]
-    # pairs by subtopic, each subtopic's in examination order (pairs come by row)
-    if place is None and bool(np.all(rows[1:] >= rows[:-1])):
-        order = stable_order(subtopics)
-    else:
-        order = np.argsort(subtopics * np.int64(n_rows) + (rows if place is None else place[rows]), kind="stable")
+    # pairs by subtopic, each subtopic's in examination order
+    order = np.argsort(subtopics * np.int64(n_rows) + place[rows], kind="stable")
     rows, subtopics, rating = rows[order], subtopics[order], rating[order].astype(np.float64)
     count = place_in_runs(subtopics)
-    starts = np.flatnonzero(count == 0)
-    group = np.cumsum(count == 0) - 1
     # gamma^(count+1) for each count, as np.power gives it element by element
     discount = np.power(settings.gamma, np.arange(1, int(count.max(initial=0)) + 2, dtype=np.int64))
     added = discount[count] * rating
-    height = grouped_running_sum(added, group, count, len(starts))  # the jig's heights, added in the same order
+    height = running_sum(added, subtopics)  # the jig's heights, added in the same order
     before = np.where(count > 0, np.r_[0.0, height[:-1]], 0.0)
     height_gain = np.where(before + added > DD_MAX_HEIGHT, DD_MAX_HEIGHT - before, added)
     if len(rating) == 0 or rating.min() >= 0:
@@ -384,21 +371,14 @@ def _trec_dd(ranked: RankedTopics, settings: CubeSettings, context: EvaluationCo
         full_before = before >= DD_MAX_HEIGHT
     else:
         full = (height >= DD_MAX_HEIGHT).astype(np.int64)
-        full_before = running_count(full, starts) - full > 0
+        full_before = running_count(full, run_starts(subtopics)) - full > 0
     pair_gain = np.where(full_before, 0.0, weight[subtopics] * height_gain)
     row_gain = np.bincount(rows, weights=pair_gain, minlength=n_rows)
 
-    if sequence is None and examined is None:
-        seq_topic, seq_iteration, seq_gain = row_topic, iteration, row_gain
-        per_topic = np.diff(ranked.ptr)
-        total = segment_running_sum(seq_gain, ranked.ptr)  # the jig's total_gain after each document
-    else:
-        seq_rows = np.arange(n_rows, dtype=np.int64) if sequence is None else sequence
-        if examined is not None:
-            seq_rows = seq_rows[examined[seq_rows]]
-        seq_topic, seq_iteration, seq_gain = row_topic[seq_rows], iteration[seq_rows], row_gain[seq_rows]
-        per_topic = np.bincount(seq_topic, minlength=n_topics)
-        total = running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
+    seq_rows = sequence if examined is None else sequence[examined[sequence]]
+    seq_topic, seq_iteration, seq_gain = row_topic[seq_rows], iteration[seq_rows], row_gain[seq_rows]
+    per_topic = np.bincount(seq_topic, minlength=n_topics)
+    total = running_sum(seq_gain, seq_topic)  # the jig's total_gain after each document
     accumulated = np.bincount(seq_topic, weights=total / DD_MAX_HEIGHT / (seq_iteration + 1),
                               minlength=n_topics).astype(np.float64)
     documents = per_topic.astype(np.float64)

@@ -85,11 +85,10 @@ def cwl_measure(ranked: RankedTopics, measure: Measure, context: EvaluationConte
     if high <= low:
         raise ParameterError(f"{measure}: max_rel must be above min_rel")
     # the judged rows within the depth, their gains in [0, 1]
-    rows, grades = ranked.judged_row, ranked.judged_grade
-    topic = ranked.topic_of(rows)
-    position = rows - ranked.ptr[topic] + 1
+    topic = ranked.judged_topic
+    position = ranked.judged_row - ranked.ptr[topic] + 1
     keep = position <= CWL_DEPTH
-    gain = (np.clip(np.maximum(grades[keep], 0), low, high) - low) / (high - low)
+    gain = (np.clip(np.maximum(ranked.judged_grade[keep], 0), low, high) - low) / (high - low)
     topic, position = topic[keep], position[keep]
     values = np.zeros(ranked.n_topics, dtype=np.float64)
     n = CWL_DEPTH

@@ -92,10 +92,12 @@ class _Gains:
         """IDCG@k of some topics (k >= 1, k <= their number of positive ideal gains)."""
         return self.ideal_dcg[self.ideal_ptr[topic] + k - 1]
 
-    def idcg(self) -> np.ndarray:
+    def idcg(self, k: int | None = None) -> np.ndarray:
+        """IDCG@k of every topic (k: all without a cutoff); 0 for a topic without positive gains."""
         total = np.zeros(self.n_topics)
-        has = self.n_ideal > 0
-        total[has] = self.ideal_dcg[self.ideal_ptr[1:][has] - 1]
+        topics = np.flatnonzero(self.n_ideal > 0)
+        depth = self.n_ideal[topics]
+        total[topics] = self.idcg_at(topics, depth if k is None else np.minimum(depth, k))
         return total
 
 
@@ -111,16 +113,8 @@ def _gains(ranked: RankedTopics, text: str, context: EvaluationContext) -> _Gain
 def _dcg_and_ideal(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> tuple[np.ndarray, np.ndarray]:
     """DCG@k = sum_{i<=k} g_i / log2(i+1) and IDCG@k, gains by ``gains`` (k: all without a cutoff)."""
     g = _gains(ranked, measure["gains"], context)
-    k = measure.cutoff
-    within = g.position <= k if k is not None else np.ones(len(g.rows), dtype=bool)
-    dcg = per_topic(g.topic[within], ranked, g.discounted[within])
-    if k is None:
-        idcg = g.idcg()
-    else:
-        idcg = np.zeros(ranked.n_topics)
-        topics = np.flatnonzero(g.n_ideal > 0)
-        idcg[topics] = g.idcg_at(topics, np.minimum(g.n_ideal[topics], k))
-    return dcg, idcg
+    within = slice(None) if measure.cutoff is None else g.position <= measure.cutoff
+    return per_topic(g.topic[within], ranked, g.discounted[within]), g.idcg(measure.cutoff)
 
 
 def ndcg_with_gains(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -148,9 +142,8 @@ def ndcg_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext)
     k = np.minimum(position, g.n_ideal[topic])
     terms = running[positive] / g.idcg_at(topic, np.maximum(k, 1))
     total = per_topic(topic, ranked, terms)
-    dcg = per_topic(g.topic, ranked, g.discounted)
     missed = g.n_ideal - per_topic(topic, ranked)
-    total += missed * divide_or_zero(dcg, g.idcg())
+    total += missed * ndcg_with_gains(ranked, measure, context)  # DCG / IDCG (nDCG_rel takes no cutoff)
     return np.where(total > 0, divide_or_zero(total, g.n_ideal.astype(np.float64)), 0.0)
 
 
@@ -173,8 +166,7 @@ def r_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     count = per_topic(topic, ranked)
     num_ret = ranked.num_ret()
     end = (g.n_ideal > 0) & (num_ret > g.n_ideal + 1)
-    dcg = per_topic(g.topic, ranked, g.discounted)
-    total += np.where(end, divide_or_zero(dcg, g.idcg()), 0.0)
+    total += np.where(end, ndcg_with_gains(ranked, measure, context), 0.0)  # DCG / IDCG (RnDCG takes no cutoff)
     count += end
     values = divide_or_zero(total, count)
     return np.where(ranked.num_rel(measure["rel"]) > 0, values, 0.0)
@@ -201,10 +193,11 @@ def binary_gain(ranked: RankedTopics, measure: Measure, context: EvaluationConte
     return divide_or_zero(total, ranked.num_rel(measure["rel"]).astype(np.float64))
 
 
-def _rbp_gains(ranked: RankedTopics, measure: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rbp_gains(ranked: RankedTopics, measure: Measure,
+               context: EvaluationContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``topic, position, gain`` of the retrieved rows RBP credits (see the module notes)."""
     if measure["rel"] >= 1:
-        _, topic, position = relevant(ranked, measure["rel"], None)
+        _, topic, position = relevant(ranked, measure["rel"], None, context)
         return topic, position, np.ones(len(topic))
     pairs = gain_map(measure["gains"])
     judged = ranked.judged_grade >= 0
@@ -237,7 +230,7 @@ def _persistence_powers(p: float, n: int) -> np.ndarray:
 def rank_biased_precision(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """RBP = (1 - p) sum_i g_i p^(i-1)."""
     p = measure["p"]
-    topic, position, gain = _rbp_gains(ranked, measure)
+    topic, position, gain = _rbp_gains(ranked, measure, context)
     powers = _persistence_powers(p, int(position.max()) if len(position) else 0)
     return (1.0 - p) * per_topic(topic, ranked, gain * powers[position - 1])
 

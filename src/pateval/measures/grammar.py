@@ -49,9 +49,7 @@ class ParsedName:
 def _tokens(text: str) -> list[tuple[str, str, int]]:
     tokens = []
     at = 0
-    while at < len(text):
-        if text[at:].strip() == "":
-            break
+    while text[at:].strip():  # (white space left: the end)
         match = _TOKEN.match(text, at)
         if match is None or match.end() == at:
             raise MeasureNameError(f"cannot read measure name {text!r}: unexpected character at position {at + 1}")

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..core.ranking import RankedTopics
-from ..core.segments import expand, offsets, place_in_runs, run_starts, running_count, segment_of
+from ..core.segments import expand, offsets, place_in_runs, run_starts, segment_of
 from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero
 from .interpolated import MULT, R_MULTIPLES
 from .registry import register
@@ -108,7 +108,7 @@ def average_precision_over_groups(ranked: RankedTopics, measure: Measure, contex
     g = group_rankings(ranked, measure, context)
     hits = np.flatnonzero(g.relevant)
     group = g.group[hits]
-    so_far = running_count(np.ones(len(hits), dtype=np.int64), run_starts(group))
+    so_far = place_in_runs(group) + 1  # the group's relevant entries up to this one
     precision_sum = np.bincount(group, weights=so_far / g.position[hits], minlength=len(g.topic)).astype(np.float64)
     return g.mean_over_groups(divide_or_zero(precision_sum, g.num_rel))
 

@@ -35,7 +35,6 @@ from .subtopic import (
     _ideal_gains,
     _log_discount,
     _novelty_sums,
-    _relevance,
     _weights,
 )
 
@@ -54,8 +53,7 @@ def alpha_dcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext
 
 
 def _nrbp_sum(ranked: RankedTopics, measure: Measure, context: EvaluationContext):
-    relevance = _relevance(ranked, context, measure["rel"])
-    weight, total = _weights(ranked, measure, context, relevance)
+    relevance, weight, total = _weights(ranked, measure, context)
     alpha, beta = measure["alpha"], measure["beta"]
     terms = (weight[relevance.rank_subtopic] * np.power(1.0 - alpha, relevance.rank_seen_before)
              * np.power(beta, relevance.rank_position - 1.0))
@@ -71,10 +69,9 @@ def nrbp(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
 def normalised_nrbp(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """nNRBP = NRBP's sum over its value on the greedy ideal ranking."""
     run, relevance, weight, _ = _nrbp_sum(ranked, measure, context)
-    # the ideal ranks every document relevant to some intent
-    pairs = np.unique(relevance.judged_topic * (int(relevance.judged_doc.max(initial=0)) + 1) + relevance.judged_doc)
-    per_topic = np.bincount(pairs // (int(relevance.judged_doc.max(initial=0)) + 1), minlength=ranked.n_topics)
-    depth = int(per_topic.max(initial=0))
+    # the ideal ranks every document relevant to some intent (a document-level judgement is of one topic)
+    documents = np.unique(relevance.judged_doc)
+    depth = int(np.bincount(ranked.judgements.topic_position[documents]).max(initial=0))
     ideal = _ideal_gains(ranked, measure, context, relevance, weight, depth)
     ideal_sum = ideal @ np.power(measure["beta"], np.arange(depth, dtype=np.float64))
     return divide_or_zero(run, ideal_sum)

@@ -30,7 +30,7 @@ __all__ = ["pairwise_accuracy"]
 
 def pairwise_accuracy(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Accuracy@k = 1 - sum_{relevant d} nonrel_above(d) / (N m) over the top k."""
-    _, topic, position = relevant(ranked, measure["rel"], measure.cutoff)
+    _, topic, position = relevant(ranked, measure["rel"], measure.cutoff, context)
     nonrel_above = (position - place_in_runs(topic) - 1).astype(np.float64)
     m = np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
     shown = ranked.num_ret() if measure.cutoff is None else np.minimum(ranked.num_ret(), measure.cutoff)

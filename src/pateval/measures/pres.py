@@ -20,12 +20,11 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .relevance import relevant_rows, topic_and_column
+from .relevance import REL, topic_and_column
 
 __all__ = ["PRES_DEFAULT_NMAX", "pres", "rnorm", "pres_from_ranks"]
 
 PRES_DEFAULT_NMAX = 100  # CLEF-IP's depth; the paper also reports Nmax=1000
-REL = Param("rel", int, 1, "minimum grade counted as relevant (trec_eval -l)", interval=Interval(1, None))
 COLLECTION = Param("collection", int, 0, "N, the number of documents in the collection (required, 0 = not given)",
                    interval=Interval(0, None))
 PRES_REFERENCE = ("W. Magdy and G. J. F. Jones, PRES: a score metric for evaluating recall-oriented information "
@@ -37,38 +36,27 @@ RNORM_REFERENCE = ("J. J. Rocchio, Performance indices for document retrieval sy
 
 def _found(ranked: RankedTopics, level: int, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: n (relevant documents), k (found within ``depth``), the sum of their ranks."""
-    rows = relevant_rows(ranked, level)  # the few relevant rows, ascending: all the work is on them
+    rows = ranked.relevant_rows(level)  # the few relevant rows, ascending: all the work is on them
     topic, column = topic_and_column(ranked, rows)
     if depth is not None:
         within = np.flatnonzero(column < depth)
         topic, column = topic[within], column[within]
-    n = _num_rel(ranked, level).astype(np.float64)
+    n = ranked.num_rel(level).astype(np.float64)
     k = np.bincount(topic, minlength=ranked.n_topics).astype(np.float64)
     # ranks are integers: their float sum is exact in any order
     rank_sum = np.bincount(topic, weights=column + 1.0, minlength=ranked.n_topics)
     return n, k, rank_sum
 
 
-def _num_rel(ranked: RankedTopics, level: int) -> np.ndarray:
-    """Per topic, the judged documents with grade >= ``level`` (:meth:`RankedTopics.num_rel`):
-    one segment sum over the judgements, which run topic by topic (``ptr``)."""
-    judgements = ranked.judgements
-    ptr = getattr(judgements, "ptr", None)
-    if ptr is None or len(ptr) != ranked.n_topics + 1:
-        return ranked.num_rel(level)
-    counts = np.diff(ptr)
-    n = np.zeros(ranked.n_topics, dtype=np.int64)
-    nonempty = np.flatnonzero(counts > 0)
-    if len(nonempty):
-        n[nonempty] = np.add.reduceat(judgements.grade >= level, ptr[nonempty], dtype=np.int64)
-    return n
-
-
-def _pres_values(n: np.ndarray, k: np.ndarray, rank_sum: np.ndarray, nmax: int) -> np.ndarray:
-    # missing relevant documents sit at Nmax+k+1 .. Nmax+n
-    missing_sum = (n - k) * nmax + (n * (n + 1) - k * (k + 1)) / 2
-    excess = rank_sum + missing_sum - n * (n + 1) / 2  # sum(r_i) - sum(i), an integer
-    return np.where(n > 0, 1.0 - divide_or_zero(excess, n * nmax), 0.0)  # n * nmax > 0 exactly when n > 0
+def _normalised_recall(n: np.ndarray, k: np.ndarray, rank_sum: np.ndarray, size) -> np.ndarray:
+    """1 - (sum_i r_i - sum_{i<=n} i) / (n (size - n)), the n - k relevant documents not found
+    at the last ranks size-(n-k)+1 .. size; 0 without relevant documents. Every term is an
+    integer, exact in floating point: Rnorm, and PRES with size = Nmax + n (its missing
+    documents at Nmax+k+1 .. Nmax+n)."""
+    missing = n - k
+    missing_sum = missing * size - missing * (missing - 1) / 2
+    excess = rank_sum + missing_sum - n * (n + 1) / 2
+    return np.where(n > 0, 1.0 - divide_or_zero(excess, n * (size - n)), 0.0)
 
 
 def pres_from_ranks(ranks, n: int, nmax: int = PRES_DEFAULT_NMAX) -> float:
@@ -95,7 +83,8 @@ def pres_from_ranks(ranks, n: int, nmax: int = PRES_DEFAULT_NMAX) -> float:
     ranks = ranks[ranks <= nmax]
     if len(ranks) > n:
         raise ParameterError(f"{len(ranks)} relevant documents found but n = {n}")
-    value = _pres_values(np.array([float(n)]), np.array([float(len(ranks))]), np.array([float(ranks.sum())]), nmax)
+    value = _normalised_recall(np.array([float(n)]), np.array([float(len(ranks))]), np.array([float(ranks.sum())]),
+                               nmax + n)
     return float(value[0])
 
 
@@ -119,7 +108,7 @@ def pres(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> 
     """
     nmax = measure.cutoff or PRES_DEFAULT_NMAX
     n, k, rank_sum = _found(ranked, measure["rel"], nmax)
-    return _pres_values(n, k, rank_sum, nmax)
+    return _normalised_recall(n, k, rank_sum, nmax + n)
 
 
 def rnorm(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
@@ -144,12 +133,7 @@ def rnorm(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
         raise ParameterError(
             f"{measure}: topic {ranked.topic_ids[t]!r} has {int(considered[t])} ranked documents and "
             f"{int(missing[t])} relevant ones not ranked: more than the collection size N = {size}")
-    # missing ones at N-m+1 .. N
-    missing_sum = missing * size - missing * (missing - 1) / 2
-    excess = rank_sum + missing_sum - n * (n + 1) / 2
-    denominator = n * (size - n)
-    ratio = divide_or_zero(excess, denominator)
-    return np.where(n > 0, 1.0 - ratio, 0.0)
+    return _normalised_recall(n, k, rank_sum, size)
 
 
 register(

@@ -72,14 +72,8 @@ def _suggestions(name: str) -> list[str]:
     """Known names close to an unknown one (``nDGC`` -> ``nDCG``), canonical names first."""
     known = {n.lower(): n for n in (*_ALIASES, *_OTHER_SPELLINGS)}
     known.update({n.lower(): n for n in REGISTRY})
-    close = difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)
-    names = []
-    for folded in close:
-        spec = REGISTRY.get(n := known[folded]) or _lookup(n)
-        canonical = spec.name if spec is not None else n
-        if canonical not in names:
-            names.append(canonical)
-    return names
+    close = [known[folded] for folded in difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)]
+    return list(dict.fromkeys(spec.name if (spec := _lookup(n)) is not None else n for n in close))  # each once
 
 
 def parse_measure(text: str | Measure) -> Measure:

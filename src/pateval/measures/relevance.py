@@ -3,9 +3,9 @@
 The families (standard, gains, interpolated, professional, ...) stand side by side on this
 module and import nothing from one another for it, so that ``measures/`` has no import
 circle. Grades are read here and nowhere else: a document is relevant at level ``rel``
-when its grade is at least ``rel`` (:func:`relevant`, :func:`relevant_rows`), and a grade
-becomes a gain through :func:`gains_of` (its grade, or the gain ``gains`` maps its level
-to; negative grades and unjudged documents gain 0).
+when its grade is at least ``rel`` (:func:`relevant`), and a grade becomes a gain through
+:func:`gains_of` (its grade, or the gain ``gains`` maps its level to; negative grades and
+unjudged documents gain 0).
 
 Reference: trec_eval 10.0 (NIST): its relevance level ``-l``, its gain parameter
 ``level=gain,...`` (setup_gains, get_gain) and its 11 recall levels of ``iprec_at_recall``.
@@ -25,7 +25,7 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Param
 
-__all__ = ["TREC_EVAL", "REL", "GAINS", "ELEVEN_POINTS", "relevant", "relevant_rows", "topic_and_column",
+__all__ = ["TREC_EVAL", "REL", "GAINS", "ELEVEN_POINTS", "relevant", "topic_and_column",
            "per_topic", "gain_map", "gains_of", "RowsByRank", "relevant_by_rank", "relevant_running_sums",
            "ideal_grades"]
 
@@ -40,15 +40,12 @@ _PAIR = re.compile(r"\s*(-?\d+)\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?
 
 
 def relevant(ranked: RankedTopics, level: int, cutoff: int | None,
-             context: EvaluationContext | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+             context: EvaluationContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``grades, topic, position`` (1-based rank) of the retrieved rows judged with grade >=
-    ``level``, in ranking order (within the cutoff); with a ``context``, found once per
-    ranking and level for all the measures of an evaluation."""
-    if context is None:
-        grades, topic, position = _relevant(ranked, level)
-    else:
-        grades, topic, position = context.memo.get(("relevant rows", level), lambda: _relevant(ranked, level),
-                                                   ranking=ranked)
+    ``level``, in ranking order (within the cutoff), found once per ranking and level for
+    all the measures of an evaluation (``context``)."""
+    grades, topic, position = context.memo.get(("relevant rows", level), lambda: _relevant(ranked, level),
+                                               ranking=ranked)
     if cutoff is not None:
         within = position <= cutoff
         grades, topic, position = grades[within], topic[within], position[within]
@@ -138,14 +135,6 @@ def ideal_grades(ranked: RankedTopics) -> tuple[np.ndarray, np.ndarray, np.ndarr
     keep = descending > 0
     position = place_in_segments(np.diff(judgements.ptr), first=1)
     return descending[keep].astype(np.float64), segment_of(judgements.ptr)[keep], position[keep]
-
-
-def relevant_rows(ranked: RankedTopics, level: int) -> np.ndarray:
-    """The rows judged with grade >= ``level`` (>= 1), ascending."""
-    rows = getattr(ranked, "relevant_rows", None)
-    if rows is not None:  # rankings that keep their judged rows apart give them without a pass over all rows
-        return np.asarray(rows(level), dtype=np.int64)
-    return np.flatnonzero(ranked.relevant(level))
 
 
 def topic_and_column(ranked: RankedTopics, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.ranking import RankedTopics
 from ..core.segments import place_in_runs, run_starts, running_count
 from .base import EvaluationContext, Measure, MeasureSpec, TrecEval, divide_or_zero, shared_topic_values
+from .coverage import hits
 from .gains import ndcg_with_gains
 from .registry import register
 from .relevance import (
@@ -54,7 +55,7 @@ def _precision_at(grades: np.ndarray, topic: np.ndarray, position: np.ndarray) -
 def yaap(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Yet another average precision (Robertson, "On smoothing average precision", ECIR 2012):
     YAAP = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved d of P@rank(d) (= R * AP)."""
-    grades, topic, position = relevant(ranked, measure["rel"], None)
+    grades, topic, position = relevant(ranked, measure["rel"], None, context)
     total = per_topic(topic, ranked, _precision_at(grades, topic, position))
     return np.log((1.0 + total) / (1.0 + ranked.num_rel(measure["rel"]) - total))
 
@@ -131,8 +132,7 @@ def bpref(ranked: RankedTopics, measure: Measure, context: EvaluationContext) ->
     # judged non-relevant rows above each judged row of its topic
     nonrel_above = place_in_runs(topic) + 1 - running_count(relevant, run_starts(topic))
     num_rel = ranked.num_rel(level)
-    judgements = ranked.judgements
-    num_nonrel = judgements.count((judgements.grade >= 0) & (judgements.grade < level))
+    num_nonrel = ranked.num_rel(0) - num_rel  # (level 0: every judged document; rel is at least 1)
     topic, nonrel_above = topic[relevant], nonrel_above[relevant]
     r = num_rel[topic].astype(np.float64)
     denominator = np.minimum(num_nonrel[topic], r)
@@ -149,11 +149,6 @@ def num_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
 def num_rel(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """Number of relevant (grade >= rel) documents judged for the topic."""
     return ranked.num_rel(measure["rel"]).astype(np.float64)
-
-
-def num_rel_ret(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
-    """Number of relevant documents retrieved."""
-    return relevant_by_rank(ranked, measure["rel"], context).count(None).astype(np.float64)
 
 
 register(
@@ -184,6 +179,6 @@ register(
     MeasureSpec("NumRel", "standard", "relevant documents judged", "R", TREC_EVAL + " num_rel",
                 num_rel, (REL,), aggregate="sum", integer=True, trec_eval=TrecEval("num_rel")),
     MeasureSpec("NumRelRet", "standard", "relevant documents retrieved", "|relevant retrieved|",
-                TREC_EVAL + " num_rel_ret", num_rel_ret, (REL,), aggregate="sum", integer=True,
+                TREC_EVAL + " num_rel_ret", hits, (REL,), aggregate="sum", integer=True,  # Hits without a cutoff
                 trec_eval=TrecEval("num_rel_ret")),
 )

@@ -81,6 +81,7 @@ from ..errors import ParameterError
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
+from .relevance import per_topic
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -195,15 +196,16 @@ def _relevance(ranked: RankedTopics, context: EvaluationContext, rel: int) -> _R
     return context.memo.get(("relevance", rel), lambda: _Relevance(ranked, _view(ranked, context), rel), ranking=ranked)
 
 
-def _weights(ranked: RankedTopics, measure: Measure, context: EvaluationContext, relevance: _Relevance):
-    """Intent weights w_i (zero for intents without relevant documents) and their sum W per topic."""
-    view = _view(ranked, context)
+def _weights(ranked: RankedTopics, measure: Measure, context: EvaluationContext):
+    """The relevance at the measure's ``rel``, the intent weights w_i (zero for intents without
+    relevant documents) and their sum W per topic."""
+    relevance = _relevance(ranked, context, measure["rel"])
     if measure["intents"] == "uniform":
         weight = relevance.actual.astype(np.float64)  # 1 per intent: ndeval's own arithmetic
     else:
         weight = np.where(relevance.actual, intent_probabilities(ranked, measure, context), 0.0)
-    total = np.bincount(view.subtopic_topic, weights=weight, minlength=ranked.n_topics)
-    return weight, total
+    total = np.bincount(relevance.view.subtopic_topic, weights=weight, minlength=ranked.n_topics)
+    return relevance, weight, total
 
 
 def _greedy_ideal(ranked: RankedTopics, relevance: _Relevance, weight: np.ndarray, alpha: float,
@@ -285,8 +287,7 @@ def _ideal_gains(ranked, measure, context, relevance, weight, depth) -> np.ndarr
 
 def _novelty_sums(ranked, measure, context, discount) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per topic: the run's discounted novelty gain to the cutoff, the greedy ideal's, and W."""
-    relevance = _relevance(ranked, context, measure["rel"])
-    weight, total = _weights(ranked, measure, context, relevance)
+    relevance, weight, total = _weights(ranked, measure, context)
     k = measure.cutoff
     # pair by pair (rows without a relevant intent gain nothing): w_i (1-alpha)^{C_i(r-1)} discount(r);
     # w_i (1-alpha)^{C_i(r-1)} made once for all the cutoffs and discounts of one (rel, alpha, intents)
@@ -355,8 +356,7 @@ def nerr_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) 
 
 def precision_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> np.ndarray:
     """P-IA@k = sum_i w_i |{r <= k: J_i(r)}| / (k W) (ndeval; k even when fewer are retrieved)."""
-    relevance = _relevance(ranked, context, measure["rel"])
-    weight, total = _weights(ranked, measure, context, relevance)
+    relevance, weight, total = _weights(ranked, measure, context)
     n = relevance.within(measure.cutoff)
     hits = np.bincount(relevance.rank_topic[:n], weights=weight[relevance.rank_subtopic[:n]], minlength=ranked.n_topics)
     return divide_or_zero(hits, total * measure.cutoff)
@@ -367,8 +367,7 @@ def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
 
     With a cutoff k only ranks <= k contribute (R_i stays all documents relevant to i).
     """
-    relevance = _relevance(ranked, context, measure["rel"])
-    weight, total = _weights(ranked, measure, context, relevance)
+    relevance, weight, total = _weights(ranked, measure, context)
     n = relevance.within(measure.cutoff)
     subtopic = relevance.rank_subtopic[:n]
     precision_at_hit = (relevance.rank_seen_before[:n] + 1.0) / relevance.rank_position[:n]
@@ -379,8 +378,7 @@ def map_ia(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
 def _intent_recall(ranked: RankedTopics, context: EvaluationContext, rel: int, cutoff: int | None) -> np.ndarray:
     relevance = _relevance(ranked, context, rel)
     n = relevance.within(cutoff)
-    covered = np.bincount(relevance.rank_topic[:n][relevance.rank_seen_before[:n] == 0],
-                          minlength=ranked.n_topics).astype(np.float64)
+    covered = per_topic(relevance.rank_topic[:n][relevance.rank_seen_before[:n] == 0], ranked)
     return divide_or_zero(covered, relevance.n_actual.astype(np.float64))
 
 
@@ -402,27 +400,17 @@ def d_ndcg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -
     probability = intent_probabilities(ranked, measure, context)
     k = measure.cutoff
     pair_gain = probability[view.pair_subtopic] * np.maximum(view.pair_grade, 0)
-    pair_row = view.pair_row
-    if len(pair_row) and np.all(pair_row[1:] >= pair_row[:-1]):
-        # only the rows judged for some subtopic: the others add 0 to their topic's sum
-        first = run_starts(pair_row)
-        rows = pair_row[first]
-        row_gain = np.bincount(segment_of(np.r_[first, len(pair_row)]),
-                               weights=pair_gain, minlength=len(first))
-        topic = np.searchsorted(ranked.ptr, rows, side="right") - 1
-        position = rows - ranked.ptr[topic] + 1
-        keep = slice(None) if k is None else position <= k
-        dcg = np.bincount(topic[keep], weights=row_gain[keep] * _log_discount(position[keep]),
-                          minlength=ranked.n_topics)
-    else:
-        row_gain = np.bincount(pair_row, weights=pair_gain, minlength=len(ranked.position))
-        within = True if k is None else ranked.position <= k
-        dcg = ranked.per_topic_sum(np.where(within, row_gain * _log_discount(ranked.position), 0.0))
+    # only the rows judged for some subtopic (the pairs come by row): the others add 0 to their topic's sum
+    first = run_starts(view.pair_row)
+    rows = view.pair_row[first]
+    row_gain = np.bincount(segment_of(np.r_[first, len(view.pair_row)]), weights=pair_gain, minlength=len(first))
+    topic, position = ranked.topic_of(rows), ranked.position_of(rows)
+    keep = slice(None) if k is None else position <= k
+    dcg = np.bincount(topic[keep], weights=row_gain[keep] * _log_discount(position[keep]), minlength=ranked.n_topics)
     judged_gain = probability[view.judged_subtopic] * np.maximum(view.judged_grade, 0)
-    n_keys = max(len(view.judged_docnos), 1)
-    documents, which = np.unique(view.judged_topic * n_keys + view.judged_doc, return_inverse=True)
+    documents, which = np.unique(view.judged_doc, return_inverse=True)  # judgements of one topic, topic by topic
     global_gain = np.bincount(which.ravel(), weights=judged_gain, minlength=len(documents))
-    document_topic = documents // n_keys
+    document_topic = ranked.judgements.topic_position[documents]
     order = np.lexsort((-global_gain, document_topic))
     sorted_gain = global_gain[order]
     place = place_in_runs(document_topic[order]) + 1

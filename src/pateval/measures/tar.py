@@ -58,7 +58,8 @@ def _excluded(grade: np.ndarray, measure: Measure) -> np.ndarray:
 
 def tar_counts(ranked: RankedTopics, measure: Measure) -> dict[str, np.ndarray]:
     """Per topic: ``N`` (candidates), ``R`` (relevant), ``S`` (shown), ``F`` (relevant found),
-    and ``rank``, ``topic`` of each relevant document found (rank among the documents shown)."""
+    and ``rank``, ``topic`` of each relevant document found (rank among the documents shown), in
+    ranking order."""
     level = measure["rel"]
     judgements = ranked.judgements
     gone = _excluded(judgements.grade, measure)
@@ -77,11 +78,11 @@ def tar_counts(ranked: RankedTopics, measure: Measure) -> dict[str, np.ndarray]:
     found = rows[(grade >= level) & ~row_gone]
     topic = ranked.topic_of(found)
     rank = ranked.position_of(found).astype(np.int64)
-    if len(removed):  # ranks among the documents left: less the removed ones above
-        key_removed = removed_topic.astype(np.int64) * (int(ranked.num_ret().max()) + 1) + ranked.position_of(removed)
-        key_found = topic.astype(np.int64) * (int(ranked.num_ret().max()) + 1) + rank
-        rank = rank - (np.searchsorted(np.sort(key_removed), key_found) - np.searchsorted(
-            np.sort(key_removed), topic.astype(np.int64) * (int(ranked.num_ret().max()) + 1)))
+    if len(removed):  # ranks among the documents left: less the removed ones above (rows ascend: keys too)
+        span = int(ranked.num_ret().max()) + 1
+        key_removed = removed_topic.astype(np.int64) * span + ranked.position_of(removed)
+        topic_key = topic.astype(np.int64) * span
+        rank = rank - (np.searchsorted(key_removed, topic_key + rank) - np.searchsorted(key_removed, topic_key))
     f = np.bincount(topic, minlength=ranked.n_topics)
     return {"N": n.astype(np.int64), "R": r.astype(np.int64), "S": shown.astype(np.int64), "F": f.astype(np.int64),
             "rank": rank, "topic": topic}
@@ -95,9 +96,7 @@ def _last(topic: np.ndarray, rank: np.ndarray, n_topics: int) -> np.ndarray:
 
 def _kth(topic: np.ndarray, rank: np.ndarray, k: np.ndarray, n_topics: int) -> np.ndarray:
     """Per topic, the rank of its ``k[t]``-th relevant document found (0 where ``k`` is 0 or
-    fewer were found)."""
-    order = np.lexsort((rank, topic))
-    topic, rank = topic[order], rank[order]
+    fewer were found); ``topic, rank`` ascending (as :func:`tar_counts` gives them)."""
     counts = np.bincount(topic, minlength=n_topics)
     starts = np.cumsum(counts) - counts
     out = np.zeros(n_topics, dtype=np.int64)
@@ -149,7 +148,7 @@ def norm_area(ranked: RankedTopics, measure: Measure, context: EvaluationContext
     M = N, or S when S > N (tar_eval's AreaBasedMeasures).
     """
     c = tar_counts(ranked, measure)
-    width = np.maximum(c["S"], c["N"]).astype(np.float64)
+    width = _n_prime(c)
     area = np.bincount(c["topic"], weights=width[c["topic"]] - c["rank"] + 0.5, minlength=ranked.n_topics)
     r = c["R"].astype(np.float64)
     best = r * width - r * r / 2.0

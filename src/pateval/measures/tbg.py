@@ -54,7 +54,7 @@ from ..usermodel.time import TimeModel
 from ..validation import Interval
 from .base import EvaluationContext, Measure, MeasureSpec, Param, divide_or_zero
 from .registry import register
-from .relevance import relevant_rows, topic_and_column
+from .relevance import topic_and_column
 
 pd = lazy_module("pandas")  # a few functions build frames; scoring runs never needs pandas
 
@@ -175,12 +175,9 @@ def _positions(ids: pa.Array, table: LengthTable, *, distinct: bool = False) -> 
     if distinct and 4 * len(ids) < len(keys):
         found = pc.index_in(keys, value_set=ids).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         hits = np.flatnonzero(found >= 0)  # ascending: the first hit of each id is its first key
-        targets = found[hits]
-        order = np.argsort(targets, kind="stable")
-        targets, hits = targets[order], hits[order]
-        first = run_starts(targets)
+        targets, first = np.unique(found[hits], return_index=True)
         where = np.full(len(ids), -1, dtype=np.int64)
-        where[targets[first]] = hits[first]
+        where[targets] = hits[first]
         return where
     return pc.index_in(ids, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
@@ -249,9 +246,8 @@ def _document_lengths(ranked: RankedTopics, measure: Measure, context: Evaluatio
         return mask
 
     def describe(i: int) -> str:
-        row = int(np.flatnonzero(codes == i)[0])
-        topic = int(np.searchsorted(ranked.ptr, row, side="right") - 1)
-        return f"topic {ranked.topic_ids[topic]!r}, rank {row - int(ranked.ptr[topic]) + 1}"
+        row = np.flatnonzero(codes == i)[:1]  # its first row
+        return f"topic {ranked.topic_ids[ranked.topic_of(row)[0]]!r}, rank {int(ranked.position_of(row)[0])}"
 
     values = _lengths_at(where, table, ids, default, measure=measure, needed=needed, describe=describe, what="document")
     return codes, ids, values
@@ -493,20 +489,15 @@ def _judged_positions(ranked: RankedTopics, context: EvaluationContext, table: L
     itself ran first): only the others are looked up.
     """
     run_where = context.memo.peek(("where", table), ranking=ranked)
-    if run_where is None:
+    # (an empty ranking, a topic the run lacks scored with -c, looked nothing up)
+    if run_where is None or not len(run_where):
         return _positions(ids, table, distinct=True)
-    if all(hasattr(ranked, name) for name in ("judged_row", "judged_grade", "judged_code")):
-        # rankings that keep their judged rows apart: those rows and their documents' codes
-        chosen = np.flatnonzero(ranked.judged_grade >= max(level, 1))
-        rows, codes = np.take(ranked.judged_row, chosen), np.take(ranked.judged_code, chosen)
-    else:
-        rows = relevant_rows(ranked, level)
-        codes = np.asarray(ranked.judged_doc)[rows]
+    # the relevant judged rows and their documents' codes
+    chosen = np.flatnonzero(ranked.judged_grade >= max(level, 1))
+    rows, codes = np.take(ranked.judged_row, chosen), np.take(ranked.judged_code, chosen)
     run_code = np.full(max(len(ranked.judgements.doc_keys_arrow), 1), -1, dtype=np.int64)
     run_code[codes] = np.asarray(ranked.doc)[rows]
     mapped = run_code[distinct]
-    if not len(run_where):  # an empty ranking (a topic the run lacks, scored with -c): nothing was looked up
-        return _positions(ids, table, distinct=True)
     where = np.where(mapped >= 0, run_where[np.maximum(mapped, 0)], -1)
     rest = np.flatnonzero(mapped < 0)
     if len(rest):
@@ -523,15 +514,10 @@ def _relevant_judged(ranked: RankedTopics, measure: Measure, context: Evaluation
         return _relevant_patents(ranked, measure, context, lengths, default)
     relevant = judgements.grade >= measure["rel"]
     topic = judgements.topic_position[relevant]
-    ids = getattr(judgements, "doc_keys_arrow", None)  # the judged ids as Arrow strings (not as a pandas Index)
-    code = judgements.key[relevant] % max(len(judgements.doc_keys if ids is None else ids), 1)
-    distinct, inverse = unique_inverse(code)
-    if ids is None:
-        ids = _as_arrow_strings(np.asarray(judgements.doc_keys, dtype=object)[distinct])
-        where = _positions(ids, lengths, distinct=True)
-    else:
-        ids = ids.take(pa.array(distinct))
-        where = _judged_positions(ranked, context, lengths, measure["rel"], distinct, ids)
+    ids = judgements.doc_keys_arrow  # the judged ids as Arrow strings (not as a pandas Index)
+    distinct, inverse = unique_inverse(judgements.key[relevant] % max(len(ids), 1))
+    ids = ids.take(pa.array(distinct))
+    where = _judged_positions(ranked, context, lengths, measure["rel"], distinct, ids)
 
     def describe(i: int) -> str:
         first_topic = topic[int(np.flatnonzero(inverse == i)[0])]
@@ -587,15 +573,14 @@ def tbg(ranked: RankedTopics, measure: Measure, context: EvaluationContext) -> n
     model = time_model_of(measure)
     # without an array of every row for each quantity: the step times and their running
     # sums block by block, read at the earning rows
-    relevant = relevant_rows(ranked, measure["rel"])
+    relevant = ranked.relevant_rows(measure["rel"])
     codes, ids, values = _document_lengths(ranked, measure, context, lengths)
     duplicate = _row_duplicates(ranked, measure, context, codes, ids)
     earning = relevant if duplicate is None or measure["duplicate_gain"] else relevant[~duplicate[relevant]]
     times = times_at(codes, values, relevant, duplicate, model, ranked.ptr, earning)
     topic, _ = topic_and_column(ranked, earning)
     raw = np.bincount(topic, weights=model.gain_relevant * model.decay(times), minlength=ranked.n_topics)
-    scale = normaliser(ranked, measure, context, model)
-    return divide_or_zero(raw, scale)
+    return divide_or_zero(raw, normaliser(ranked, measure, context, model))
 
 
 def normaliser(ranked: RankedTopics, measure: Measure, context: EvaluationContext,

@@ -16,6 +16,7 @@ full precision.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
@@ -61,12 +62,14 @@ def result_rows(per_topic: pd.DataFrame, summary: pd.DataFrame, *, per_query: bo
     return pd.concat(pieces, ignore_index=True)
 
 
-def _value_text(measure: str, value: float, precision: int, integers: dict[str, bool]) -> str:
-    if measure not in integers:
-        integers[measure] = parse_measure(measure).spec.integer
-    if integers[measure]:
-        return str(round(float(value)))
-    return f"{value:.{precision}f}"
+@functools.cache
+def _is_count(measure: str) -> bool:
+    """Whether a measure's values are counts (written as integers)."""
+    return parse_measure(measure).spec.integer
+
+
+def _value_text(measure: str, value: float, precision: int) -> str:
+    return str(round(float(value))) if _is_count(measure) else f"{value:.{precision}f}"
 
 
 def check_precision(precision) -> int:
@@ -110,10 +113,10 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
     check_choice("format", format, RESULT_FORMATS)
     check_precision(precision)
     columns = list(columns)
+    keys = [*columns, "value"]
+    table = zip(*(rows[c] for c in keys), strict=format == "trec")  # the rows, each read once below
     if format in ("json", "jsonl"):
-        keys = [*columns, "value"]
-        records = [dict(zip(keys, (*row[:-1], float(row[-1])), strict=False)) for row in zip(*(rows[c] for c in keys),
-                                                                                            strict=False)]
+        records = [dict(zip(keys, (*row[:-1], float(row[-1])), strict=False)) for row in table]
         if format == "jsonl":
             return "".join(json.dumps(record) + "\n" for record in records)
         return json.dumps(records, indent=1) + "\n"
@@ -121,8 +124,7 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
         # TIRA's evaluation.prototext, one ``measure { key value }`` block per aggregate: only the ``all`` rows
         # (the last key column; TIRA shows one value per measure), keyed by the other key columns (a run column
         # only when it names several runs), the value at full precision, as TIRA's evaluators write it
-        totals = [row for row in zip(*(rows[c] for c in [*columns, "value"]),
-                                     strict=False) if str(row[len(columns) - 1]) == "all"]
+        totals = [row for row in table if str(row[len(columns) - 1]) == "all"]
         keep = [i for i, c in enumerate(columns[:-1]) if not (c == "run" and len({row[i] for row in totals}) <= 1)]
         blocks = []
         for row in totals:
@@ -132,17 +134,17 @@ def format_table(rows: pd.DataFrame | Mapping[str, Sequence], columns: Sequence[
     if format == "csv":  # as pandas' to_csv(float_format="%.17g"): minimal quoting, NaN as an empty field
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow([*columns, "value"])
-        for row in zip(*(rows[c] for c in [*columns, "value"]), strict=False):
+        writer.writerow(keys)
+        for row in table:
             value = float(row[-1])
             writer.writerow([*row[:-1], "" if math.isnan(value) else f"{value:.17g}"])
         return buffer.getvalue()
     widths = dict(widths or {})
     lines = []
-    for row in zip(*(rows[c] for c in [*columns, "value"]), strict=True):
-        keys = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
+    for row in table:
+        cells = [f"{key:<{widths[c]}}" if c in widths else str(key) for c, key in zip(columns, row[:-1], strict=True)]
         text = value_text(row) if value_text is not None else f"{row[-1]:.{precision}f}"
-        lines.append("\t".join([*keys, text]))
+        lines.append("\t".join([*cells, text]))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -152,11 +154,10 @@ def format_results(rows: pd.DataFrame | Mapping[str, Sequence], *, format: str =
     check_choice("format", format, RESULT_FORMATS)
     if format != "trec":
         return format_table(rows, ["run", "measure", "topic"], format=format, precision=precision)
-    integers: dict[str, bool] = {}
     columns = ["run", "measure", "topic"] if len(set(rows["run"])) > 1 else ["measure", "topic"]
     at = columns.index("measure")
     return format_table(rows, columns, precision=precision, widths={"measure": 22},
-                        value_text=lambda row: _value_text(row[at], row[-1], precision, integers))
+                        value_text=lambda row: _value_text(row[at], row[-1], precision))
 
 
 def trec_eval_names(measures, *, relevance_level: int = 1) -> dict[str, str]:
@@ -205,9 +206,7 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     check_precision(precision)
     names = {str(m): names[str(m)] for m in measures} if names is not None else trec_eval_names(
         measures, relevance_level=relevance_level)
-    given = sorted(enumerate(names.items()), key=lambda item: (*print_order(item[1][1]), item[0]))
-    ordered = [(ours, theirs) for _, (ours, theirs) in given]
-    integers = {ours: parse_measure(ours).spec.integer for ours, _ in ordered}
+    ordered = sorted(names.items(), key=lambda item: print_order(item[1]))  # (stable: as given among equals)
 
     mark = "Z" if zscores else ""
 
@@ -217,7 +216,7 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
     def value_text(ours: str, value: float) -> str:
         if value != value:
             return "  -nan"  # C's printf("%6.4f") of 0.0 / 0.0 (trec_eval's iprec_at_recall on nothing)
-        return str(round(float(value))) if integers[ours] and not zscores else f"{value:.{precision}f}"
+        return f"{value:.{precision}f}" if zscores else _value_text(ours, value, precision)
 
     per_run: dict[str, dict] = {}
     for piece in scored if per_query else ():  # the summary alone needs no value per topic
@@ -232,11 +231,10 @@ def format_trec_eval(scored, summary_rows, measures, *, per_query: bool, extras:
         totals.setdefault(run, {})[measure] = value
         counts[run] = max(counts.get(run, 0), topics)
     texts = texts or {}
-    # per topic: the measures and the text values in trec_eval's order; gm_map has no value per topic
-    per_topic: list[tuple[str | None, str]] = [(ours, theirs) for _, ours, theirs in sorted(
-        [((*print_order(theirs), i), ours, theirs) for i, (ours, theirs) in enumerate(ordered)
-         if theirs not in _SUMMARY_ONLY]
-        + [((*print_order(name), len(ordered)), None, name) for name in texts], key=lambda item: item[0])]
+    # per topic: the measures, then the text values, in trec_eval's order; gm_map has no value per topic
+    per_topic: list[tuple[str | None, str]] = sorted(
+        [*((ours, theirs) for ours, theirs in ordered if theirs not in _SUMMARY_ONLY), *((None, t) for t in texts)],
+        key=lambda item: print_order(item[1]))
     lines: list[str] = []
     for run in totals:
         if per_query:
