@@ -25,7 +25,8 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
-from .source import iter_fields, parse_float
+from .resources import column_lines
+from .source import parse_float
 from .weights import SubtopicTable
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
@@ -72,11 +73,7 @@ def read_intents(path: str | os.PathLike[str]) -> IntentProbabilities:
     values: list[float] = []
     lines: list[int] = []
     seen: dict[tuple[str, str], int] = {}
-    for line, fields in iter_fields(path):
-        if len(fields) != 3:
-            malformed(path, line, "wrong number of columns", expected="3 columns: qid subtopic probability",
-                      found=len(fields))
-        topic, subtopic, text = fields
+    for line, (topic, subtopic, text) in column_lines(path, "qid subtopic probability"):
         probability = parse_float(path, line, text, "the probability (3rd column)")
         if not 0.0 <= probability <= 1.0:
             malformed(path, line, "a probability outside [0, 1]", expected="a number in [0, 1]", found=text)

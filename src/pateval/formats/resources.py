@@ -12,11 +12,14 @@ that the measures read one form of each and import no reader.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Resource", "RESOURCES", "load_resources", "prepare_resources", "resource_options"]
+from ..errors import malformed
+
+__all__ = ["Resource", "RESOURCES", "load_resources", "prepare_resources", "resource_options", "column_lines"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +91,16 @@ def prepare_resources(values: Mapping[str, Any]) -> dict[str, Any]:
 def resource_options() -> dict[str, str]:
     """The command-line option of every side input (``doc_lengths`` -> ``--doc-lengths``)."""
     return {r.name: r.option for r in RESOURCES}
+
+
+def column_lines(path: str | os.PathLike[str], names: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line_number, fields)`` of every line of a file of white-space separated columns,
+    named by ``names`` (``"qid subtopic weight"``): the side inputs' layout. A line with
+    another number of fields is an InputFormatError naming it."""
+    from .source import iter_fields  # (the command line's parser imports this module, and no reader)
+
+    width = len(names.split())
+    for line, fields in iter_fields(path):
+        if len(fields) != width:
+            malformed(path, line, "wrong number of columns", expected=f"{width} columns: {names}", found=len(fields))
+        yield line, fields

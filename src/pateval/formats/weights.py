@@ -27,7 +27,8 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
-from .source import iter_fields, parse_float
+from .resources import column_lines
+from .source import parse_float
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -119,19 +120,14 @@ def read_subtopic_weights(path: str | os.PathLike[str]) -> SubtopicWeights:
     >>> os.unlink(f.name)
     """
     seen: dict[tuple[str, str], tuple[int, float]] = {}
-    for line, fields in iter_fields(path):
-        if len(fields) != 3:
-            malformed(path, line, "wrong number of columns", expected="3 columns: qid subtopic weight",
-                      found=len(fields))
-        topic, subtopic, text = fields
+    for line, (topic, subtopic, text) in column_lines(path, "qid subtopic weight"):
         weight = parse_float(path, line, text, "the weight (3rd column)")
         if not math.isfinite(weight) or weight < 0:
             malformed(path, line, "a weight that is negative or infinite", expected="a finite number >= 0", found=text)
-        previous = seen.get((topic, subtopic))
-        if previous is not None and previous[1] != weight:
+        first_line, first = seen.setdefault((topic, subtopic), (line, weight))
+        if first != weight:
             malformed(path, line, f"subtopic {subtopic!r} of topic {topic!r} has two weights: "
-                      f"{previous[1]!r} on line {previous[0]}, {weight!r} here")
-        seen.setdefault((topic, subtopic), (line, weight))
+                      f"{first!r} on line {first_line}, {weight!r} here")
     keys = list(seen)
     return SubtopicWeights(
         topic=np.asarray([k[0] for k in keys], dtype=object),
