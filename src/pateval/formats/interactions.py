@@ -99,10 +99,6 @@ class InteractionLog:
         return len(self.event)
 
 
-def _open_text(path: Path) -> str:
-    return decode_text(path, _raw_bytes(path))  # (a NUL byte: refused by the source layer)
-
-
 def _raw_bytes(path: Path, *, text: bool = True) -> bytes:
     """The log's bytes through the source layer (compression recognised by content); a file
     named ``.gz`` must hold gzip data."""
@@ -184,29 +180,25 @@ def _rows_jsonl(path: Path, text: str):
 
 def _read_parquet(path: Path):
     """The Parquet table of ``path`` (a gzip-compressed one decompressed in memory first)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if not _is_gzip(path):
-        return pq.read_table(path)
-    import pyarrow as pa
-
-    raw = _raw_bytes(path, text=False)
-    view = memoryview(raw)  # released once Arrow's threads let go of it (source.release)
     try:
-        return pq.read_table(pa.BufferReader(view))
-    finally:
-        release(raw, view)
-
-
-def _rows_parquet(path: Path):
-    import pyarrow as pa
-
-    try:
-        table = _read_parquet(path)
+        if not _is_gzip(path):
+            return pq.read_table(path)
+        raw = _raw_bytes(path, text=False)
+        view = memoryview(raw)  # released once Arrow's threads let go of it (source.release)
+        try:
+            return pq.read_table(pa.BufferReader(view))
+        finally:
+            release(raw, view)
     except FileNotFoundError:
         malformed(path, None, "no such file")
     except (pa.ArrowException, OSError) as error:
         malformed(path, None, f"not a readable Parquet file ({error})")
+
+
+def _rows_parquet(path: Path, table):
     header = list(table.column_names)
     _check_header(path, None, header)
     if table.num_rows == 0:
@@ -256,18 +248,17 @@ def read_interaction_log(path: str | os.PathLike[str]) -> InteractionLog:
     if kind == "parquet":
         if not path.exists():
             malformed(path, None, "no such file")
-        fast = _fast_parquet(path)
+        table = _read_parquet(path)
+        fast = _fast_table(path, table, 1)
         if fast is not None:
             return fast
-        rows = _rows_parquet(path)
+        rows = _rows_parquet(path, table)
     else:
         raw = _raw_bytes(path)
-        if raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        fast = _fast_text(path, raw, kind)
+        fast = _fast_text(path, raw.removeprefix(b"\xef\xbb\xbf"), kind)
         if fast is not None:
             return fast
-        text = _open_text(path)
+        text = decode_text(path, raw)  # (a NUL byte: refused by the source layer)
         rows = _rows_jsonl(path, text) if kind == "jsonl" else _rows_csv(path, text, "," if kind == "csv" else "\t")
     return _build_log(path, rows)
 
@@ -310,16 +301,6 @@ def _fast_text(path: Path, raw: bytes, kind: str) -> InteractionLog | None:
     finally:
         release(raw, view)
     return _fast_table(path, table, first_line)
-
-
-def _fast_parquet(path: Path) -> InteractionLog | None:
-    import pyarrow as pa
-
-    try:
-        table = _read_parquet(path)
-    except (pa.ArrowException, OSError):
-        return None
-    return _fast_table(path, table, 1)
 
 
 def _strings(column) -> np.ndarray | None:
