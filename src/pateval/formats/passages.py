@@ -173,10 +173,6 @@ class PassageTopic:
         return tuple(int(x.rsplit("[", 1)[1][:-1]) for x in self.tclaims)
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def read_passage_topics(path: str | os.PathLike[str], *, partial: bool = False) -> list[PassageTopic]:
     """Read a CLEF-IP passage topics file (2012 or 2013).
 
@@ -202,7 +198,7 @@ def read_passage_topics(path: str | os.PathLike[str], *, partial: bool = False) 
     blocks: list[dict] = []
     for match in _TOPIC_ELEMENT.finditer(text):
         tag, content = match.group(1), match.group(2)
-        line = _line_of(text, match.start())
+        line = text.count("\n", 0, match.start()) + 1
         if tag == "tid" or not blocks or (partial and tag in blocks[-1]):
             blocks.append({"line": line})
         current = blocks[-1]
@@ -306,10 +302,7 @@ def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrel
     Qrels
         ``topic`` = passage topic id, ``subtopic`` = claim number, format ``subtopic``.
     """
-    from collections.abc import Mapping
-
     from ..core.docids import patent_key
-    from ..errors import ParameterError
 
     if claim_qrels.subtopic is None:
         raise ParameterError(f"claim-level qrels need subtopics (claims); {claim_qrels.source} has none")
@@ -363,8 +356,7 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
     path = Path(path)
     topics, docnos, xpaths, lines = [], [], [], []
     normalised: dict[str, str | None] = {}  # each distinct XPath normalised once: repeats cost a lookup
-    data = read_bytes(path)
-    for number, spaced in iter_fields(path, data):  # UTF-8 checked line by line, as every reader
+    for number, spaced in iter_fields(path):  # UTF-8 checked line by line, as every reader
         fields = [f for part in spaced for f in part.split(",") if f]
         if not fields:
             continue
