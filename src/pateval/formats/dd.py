@@ -48,7 +48,6 @@ import codecs
 import dataclasses
 import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +65,7 @@ from ..core.run import Run
 from ..core.segments import place_in_segments
 from ..errors import InputFormatError, ParameterError, malformed
 from ..validation import check_choice
-from .source import INTEGER, NUMBER, foreign_space, iter_fields, map_file, parse_float, parse_int, read_bytes, release
+from .source import INTEGER, NUMBER, foreign_space, iter_fields, map_file, parse_float, parse_int, release
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -260,8 +259,7 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
         fast = _read_jig_fast(path, on_duplicate, name)
         if fast is not None:
             return fast
-    data = read_bytes(path)
-    rows = list(iter_fields(path, data, separator="\t"))
+    rows = list(iter_fields(path, separator="\t"))
     if not rows:
         malformed(path, None, "the file is empty")
     if format == "auto":
@@ -393,11 +391,9 @@ _DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 def _read_jig_fast(path: Path, on_duplicate: str, name: str | None) -> DDRun | None:
     """Vectorised reading of a regular jig run file; None sends it to the careful reader,
     which finds and words any problem."""
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+    from .source import is_regular_file
+
+    if not is_regular_file(path) or path.stat().st_size == 0:
         return None  # pipes and the like are read (and errors worded) by the careful path
     data, _ = map_file(path)
     view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
