@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from lxml import etree
 
@@ -201,18 +202,17 @@ def read_claims(claims_element: etree._Element, claims_path: str, *, claim_tag: 
 
 
 def texts_by_language(root: etree._Element, lang_of: Callable[[etree._Element], str | None], *,
-                      description_tag: str = "description", claims_tag: str = "claims",
-                      passages_of=description_passages, claims_of=read_claims,
-                      ) -> tuple[list[Passage], dict[str, list[Claim]]]:
-    """The passages of every ``description_tag`` child of ``root`` (``passages_of(element,
-    path, lang)``) and the claims of its first ``claims_tag`` child in each language
+                      description_tag: str = "description", claims_tag: str = "claims", claims_of=read_claims,
+                      **passage_tags: Any) -> tuple[list[Passage], dict[str, list[Claim]]]:
+    """The passages of every ``description_tag`` child of ``root`` (:func:`description_passages`
+    with ``passage_tags``) and the claims of its first ``claims_tag`` child in each language
     (``claims_of(element, path)``), ``lang_of(element)`` giving an element's language: the
     formats differ only in these names."""
     description: list[Passage] = []
     claims: dict[str, list[Claim]] = {}
     for child, path in indexed_children(root, f"/{root.tag}"):
         if child.tag == description_tag:
-            description.extend(passages_of(child, path, lang_of(child)))
+            description.extend(description_passages(child, path, lang_of(child), **passage_tags))
         elif child.tag == claims_tag and (lang := lang_of(child) or "") not in claims:
             claims[lang] = claims_of(child, path)
     return description, claims
