@@ -324,8 +324,7 @@ def _fast_table(path: Path, table, first_line: int) -> InteractionLog | None:
     names = table.column_names
     if set(names) - set(LOG_COLUMNS) or set(_REQUIRED) - set(names) or table.num_rows == 0:
         return None
-    columns = {name: table.column(name).combine_chunks() if isinstance(table.column(name), pa.ChunkedArray)
-               else table.column(name) for name in names}
+    columns = {name: table.column(name).combine_chunks() for name in names}
     user, list_id = _strings(columns["user"]), _strings(columns["list"])
     if user is None or list_id is None:
         return None
@@ -439,7 +438,7 @@ def log_from_frame(frame, *, source: str = "<frame>") -> InteractionLog:
 
 
 def _build_log(path, rows) -> InteractionLog:
-    users, lists, times, events, ranks, docnos, lines = [], [], [], [], [], [], []
+    events: list[tuple] = []  # user, list, time, event, rank, docno, line
     event_code = {name: code for code, name in enumerate(EVENTS)}
     time_kind = None  # "seconds", "naive" or "aware": one kind of time per file
     for line, row in rows:
@@ -474,18 +473,12 @@ def _build_log(path, rows) -> InteractionLog:
             malformed(path, line, f"a {event} event has no document (docno is for click events)", found=docno)
         if docno is not None and any(c.isspace() for c in docno):
             malformed(path, line, "the docno holds white space", found=docno)
-        users.append(user)
-        lists.append(list_id)
-        times.append(seconds)
-        events.append(code)
-        ranks.append(rank)
-        docnos.append(docno)
-        lines.append(line)
+        events.append((user, list_id, seconds, code, rank, docno, line))
+    users, lists, times, codes, ranks, docnos, lines = zip(*events, strict=True) if events else ([],) * 7
     log = InteractionLog(
         user=np.array(users, dtype=object), list=np.array(lists, dtype=object), time=np.array(times, dtype=np.float64),
-        event=np.array(events, dtype=np.int8), rank=np.array(ranks, dtype=np.int64), docno=np.array(docnos,
-                                                                                                    dtype=object),
-        line=np.array(lines, dtype=np.int64), source=os.fspath(path))
+        event=np.array(codes, dtype=np.int8), rank=np.array(ranks, dtype=np.int64),
+        docno=np.array(docnos, dtype=object), line=np.array(lines, dtype=np.int64), source=os.fspath(path))
     _check_sessions(log)
     return log
 
