@@ -264,12 +264,7 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
         malformed(path, None, "the file is empty")
     if format == "auto":
         format = _detect(path, rows)
-    topics: list[str] = []
-    docnos: list[str] = []
-    iterations: list[int] = []
-    scores: list[float] = []
-    given_ranks: list[int] = []
-    kept: list[int] = []
+    kept: list[tuple[str, str, int, float, int, int]] = []  # topic, docno, iteration, score, rank, line
     seen: dict[tuple[str, str], int] = {}
     system = None
     dropped = 0
@@ -310,14 +305,10 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
                           "use on_duplicate='first' (--on-duplicate first) to keep the first")
             dropped += 1
             continue
-        topics.append(topic)
-        docnos.append(docno)
-        iterations.append(iteration)
-        scores.append(score)
-        given_ranks.append(rank)
-        kept.append(line)
-    if not topics:
+        kept.append((topic, docno, iteration, score, rank, line))
+    if not kept:
         malformed(path, None, "no run lines")
+    topics, docnos, iterations, scores, given_ranks, lines = map(list, zip(*kept, strict=True))
     # the order of examination: the jig sorts an iteration by score (stable); 2015 has ranks
     within = np.asarray(given_ranks, dtype=np.float64) if format == "harness2015" else -np.asarray(scores,
                                                                                                    dtype=np.float64)
@@ -328,7 +319,7 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
                  "(the TREC DD jig's rule)",)
     return _assemble(path, np.asarray(topics, dtype=object), np.asarray(docnos, dtype=object),
                      np.asarray(iterations, dtype=np.int64), np.asarray(scores, dtype=np.float64), within,
-                     name or system or path.stem, notes, kept)
+                     name or system or path.stem, notes, lines)
 
 
 def _mark_jig_repeats(topics: list[str], docnos: list[str], iterations: list[int],

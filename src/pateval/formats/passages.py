@@ -354,7 +354,7 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
         the relevant documents.
     """
     path = Path(path)
-    topics, docnos, xpaths, lines = [], [], [], []
+    rows: list[tuple[str, str, str, int]] = []  # topic, docno, xpath, line
     normalised: dict[str, str | None] = {}  # each distinct XPath normalised once: repeats cost a lookup
     for number, spaced in iter_fields(path):  # UTF-8 checked line by line, as every reader
         fields = [f for part in spaced for f in part.split(",") if f]
@@ -368,12 +368,10 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
         if xpath is None:
             malformed(path, number, "the last field is not a passage XPath",
                       expected="/patent-document/...[n]", found=fields[-1])
-        topics.append(fields[0])
-        docnos.append(fields[-2])
-        xpaths.append(xpath)
-        lines.append(number)
-    if not topics:
+        rows.append((fields[0], fields[-2], xpath, number))
+    if not rows:
         malformed(path, None, "no judgement in the file", expected=QRELS_LAYOUT)
+    topics, docnos, xpaths, lines = map(list, zip(*rows, strict=True))
     qrels = Qrels.from_columns(topics, docnos, np.ones(len(topics), dtype=np.int64), passages=xpaths,
                                format="clefip-psg", source=str(path), lines=lines, unit="line")
     heading = vectorised_heading(qrels.passage)

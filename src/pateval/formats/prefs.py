@@ -134,11 +134,7 @@ def _read(path: str | os.PathLike[str], *, layout: str) -> GroupJudgements:
                 malformed(path, line, f"document {docno!r} is non-relevant (0) in one sub-group of judgement group "
                           f"{group!r} of topic {topic!r} and relevant in another (line {other[1]})")
         rows.append((topic, group, subgroup, docno, level))
-    return GroupJudgements(
-        topic=np.asarray([r[0] for r in rows], dtype=object),
-        group=np.asarray([r[1] for r in rows], dtype=object),
-        subgroup=np.asarray([r[2] for r in rows], dtype=object),
-        docno=np.asarray([r[3] for r in rows], dtype=object),
-        level=np.asarray([r[4] for r in rows], dtype=np.float64),
-        source=str(path),
-    )
+    topics, groups, subgroups, docnos, levels = zip(*rows, strict=True) if rows else ((),) * 5
+    return GroupJudgements(topic=np.asarray(topics, dtype=object), group=np.asarray(groups, dtype=object),
+                           subgroup=np.asarray(subgroups, dtype=object), docno=np.asarray(docnos, dtype=object),
+                           level=np.asarray(levels, dtype=np.float64), source=str(path))

@@ -130,11 +130,10 @@ def _citations(document: XmlDocument, bibliographic: etree._Element) -> list[Cit
         ucid = (patcit.get("ucid") or "").strip().upper()
         if ucid:
             try:
-                u_country, u_number, u_kind = split_ucid(ucid)
+                cited_country, cited_number, cited_kind = split_ucid(ucid)
             except ValueError:
                 malformed(document.path, document.line_of(patcit), "bad patcit ucid",
                           expected="COUNTRY-NUMBER[-KIND]", found=ucid)
-            cited_country, cited_number, cited_kind = u_country, u_number, u_kind
         elif not (cited_country and cited_number):
             continue  # a patcit given as free text only names no document we can match
         else:
