@@ -255,10 +255,8 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
 
 
 def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -> DDRun:
-    if format in ("auto", "jig"):
-        fast = _read_jig_fast(path, on_duplicate, name)
-        if fast is not None:
-            return fast
+    if format in ("auto", "jig") and (fast := _read_jig_fast(path, on_duplicate, name)) is not None:
+        return fast
     rows = list(iter_fields(path, separator="\t"))
     if not rows:
         malformed(path, None, "the file is empty")

@@ -249,14 +249,12 @@ def read_interaction_log(path: str | os.PathLike[str]) -> InteractionLog:
         if not path.exists():
             malformed(path, None, "no such file")
         table = _read_parquet(path)
-        fast = _fast_table(path, table, 1)
-        if fast is not None:
+        if (fast := _fast_table(path, table, 1)) is not None:
             return fast
         rows = _rows_parquet(path, table)
     else:
         raw = _raw_bytes(path)
-        fast = _fast_text(path, raw.removeprefix(b"\xef\xbb\xbf"), kind)
-        if fast is not None:
+        if (fast := _fast_text(path, raw.removeprefix(b"\xef\xbb\xbf"), kind)) is not None:
             return fast
         text = decode_text(path, raw)  # (a NUL byte: refused by the source layer)
         rows = _rows_jsonl(path, text) if kind == "jsonl" else _rows_csv(path, text, "," if kind == "csv" else "\t")

@@ -128,13 +128,10 @@ def read_subtopic_weights(path: str | os.PathLike[str]) -> SubtopicWeights:
         if first != weight:
             malformed(path, line, f"subtopic {subtopic!r} of topic {topic!r} has two weights: "
                       f"{first!r} on line {first_line}, {weight!r} here")
-    keys = list(seen)
-    return SubtopicWeights(
-        topic=np.asarray([k[0] for k in keys], dtype=object),
-        subtopic=np.asarray([k[1] for k in keys], dtype=object),
-        weight=np.asarray([seen[k][1] for k in keys], dtype=np.float64),
-        source=str(path),
-    )
+    return SubtopicWeights(topic=np.asarray([topic for topic, _ in seen], dtype=object),
+                           subtopic=np.asarray([subtopic for _, subtopic in seen], dtype=object),
+                           weight=np.asarray([weight for _, weight in seen.values()], dtype=np.float64),
+                           source=str(path))
 
 
 def as_subtopic_weights(value) -> SubtopicWeights:
@@ -148,10 +145,7 @@ def as_subtopic_weights(value) -> SubtopicWeights:
         weights = np.asarray([r[2] for r in rows], dtype=np.float64)
         if len(weights) and (not np.all(np.isfinite(weights)) or weights.min() < 0):
             raise ParameterError("subtopic weights must be finite numbers >= 0")
-        return SubtopicWeights(
-            topic=np.asarray([r[0] for r in rows], dtype=object),
-            subtopic=np.asarray([r[1] for r in rows], dtype=object),
-            weight=weights,
-        )
+        return SubtopicWeights(topic=np.asarray([r[0] for r in rows], dtype=object),
+                               subtopic=np.asarray([r[1] for r in rows], dtype=object), weight=weights)
     raise ParameterError(f"subtopic weights must be a file, a SubtopicWeights or {{topic: {{subtopic: weight}}}}; "
                          f"got {type(value).__name__}")
