@@ -114,12 +114,9 @@ def _is_gzip(path: Path) -> bool:
 
 
 def _kind(path: Path) -> str:
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    for suffix, kind in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json",
-                                                                                                       "jsonl"),
-                         (".parquet", "parquet"), (".pq", "parquet")):
+    name = path.name.lower().removesuffix(".gz")
+    for suffix, kind in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "jsonl"),
+                         (".json", "jsonl"), (".parquet", "parquet"), (".pq", "parquet")):
         if name.endswith(suffix):
             return kind
     malformed(path, None, "unknown log format",
@@ -352,14 +349,11 @@ def _fast_table(path: Path, table, first_line: int) -> InteractionLog | None:
     if "rank" in columns:
         text = columns["rank"]
         try:
-            if pa.types.is_string(text.type):
-                if pc.any(pc.match_substring_regex(text, r"[^0-9+]")).as_py():
-                    return None  # what int() would not take the careful path words
-                values = pc.cast(text, pa.int64())
-            elif pa.types.is_integer(text.type):
-                values = pc.cast(text, pa.int64())
-            else:
+            if not (pa.types.is_string(text.type) or pa.types.is_integer(text.type)):
                 return None
+            if pa.types.is_string(text.type) and pc.any(pc.match_substring_regex(text, r"[^0-9+]")).as_py():
+                return None  # what int() would not take the careful path words
+            values = pc.cast(text, pa.int64())
         except pa.ArrowException:
             return None
         present = ~np.asarray(values.is_null().to_numpy(zero_copy_only=False), dtype=bool)
