@@ -427,33 +427,27 @@ def _jig_columns(data, view):
     # distinct iterations are checked one by one instead
     hex_iteration = any(data.find(x) >= 0 and data.find(b"\t0" + x) >= 0 for x in (b"x", b"X"))
     iteration_type = _DICTIONARY if hex_iteration else pa.int64()
-    parse = {"quote_char": False, "double_quote": False, "escape_char": False, "newlines_in_values": False,
-             "ignore_empty_lines": True}
+
+    def read(names: list[str], delimiter: str, column_types: dict, **convert):
+        return pacsv.read_csv(
+            pa.py_buffer(view), read_options=pacsv.ReadOptions(column_names=names, block_size=tuning.CSV_BLOCK_BYTES),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=column_types, strings_can_be_null=False, null_values=[],
+                                                 check_utf8=True, **convert))
+
     names = [f"f{k}" for k in range(width)]
     try:
         # lines of one width (the usual file): Arrow's reader splits and converts the fields
-        table = pacsv.read_csv(
-            pa.py_buffer(view),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=tuning.CSV_BLOCK_BYTES),
-            parse_options=pacsv.ParseOptions(delimiter="\t", **parse),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=names[:4],
-                column_types={"f0": _DICTIONARY, "f1": iteration_type, "f2": pa.string(), "f3": pa.float64()},
-                strings_can_be_null=False, null_values=[], check_utf8=True),
-        )
+        table = read(names, "\t", {"f0": _DICTIONARY, "f1": iteration_type, "f2": pa.string(), "f3": pa.float64()},
+                     include_columns=names[:4])
         return tuple(table.column(k) for k in range(4))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
         if "columns" not in str(error):
             return None  # a value that does not parse: the careful path words it
     # lines of different widths (4 to 6): whole lines, split by Arrow's compute functions
     try:
-        lines = pacsv.read_csv(
-            pa.py_buffer(view),
-            read_options=pacsv.ReadOptions(column_names=["line"], block_size=tuning.CSV_BLOCK_BYTES),
-            parse_options=pacsv.ParseOptions(delimiter=_NO_DELIMITER, **parse),
-            convert_options=pacsv.ConvertOptions(column_types={"line": pa.string()}, strings_can_be_null=False,
-                                                 null_values=[], check_utf8=True),
-        ).column("line")
+        lines = read(["line"], _NO_DELIMITER, {"line": pa.string()}).column("line")
         fields = pc.split_pattern(lines, "\t", max_splits=6)
         del lines
         widths = pc.min_max(pc.list_value_length(fields)).as_py()
