@@ -108,10 +108,7 @@ def normalise_xpath(text: str) -> str | None:
     >>> normalise_xpath("claim[1]") is None
     True
     """
-    compact = re.sub(r"\s+", "", text)
-    if compact.endswith("/text()"):
-        compact = compact[: -len("/text()")]
-    compact = compact.rstrip("/")
+    compact = re.sub(r"\s+", "", text).removesuffix("/text()").rstrip("/")
     if not compact.startswith("/"):
         return None
     steps = compact[1:].split("/")
