@@ -200,9 +200,8 @@ def _rows_parquet(path: Path, table):
     _check_header(path, None, header)
     if table.num_rows == 0:
         malformed(path, None, "the file is empty")
-    columns = {name: table.column(name).to_pylist() for name in header}
-    for i in range(table.num_rows):
-        yield i + 1, {name: ("" if columns[name][i] is None else columns[name][i]) for name in header}
+    for number, row in enumerate(table.to_pylist(), start=1):
+        yield number, {name: ("" if value is None else value) for name, value in row.items()}
 
 
 def _text(value) -> str:

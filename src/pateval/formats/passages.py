@@ -653,14 +653,12 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
     """
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
     path = Path(path)
-    rows: list[tuple] = []
-    lines: list[int] = []
+    rows: list[tuple] = []  # topic, docno, xpath, rank, score, line
     for number, fields in iter_fields(path):
         parsed, problem, found = parse_run_line(fields)
         if parsed is None:
             malformed(path, number, problem, expected=RUN_LAYOUT, found=found)
-        rows.append(parsed)
-        lines.append(number)
+        rows.append((*parsed, number))
     if not rows:
         malformed(path, None, "no result line", expected=RUN_LAYOUT)
     columns = list(zip(*rows, strict=False))
@@ -670,8 +668,8 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
     if repeated.any():
         first_repeat = int(np.flatnonzero(repeated)[0])
         if on_duplicate == "error":
-            topic, docno, xpath = rows[first_repeat][:3]
-            malformed(path, lines[first_repeat], f"topic {topic}: passage {docno} {xpath} listed twice",
+            topic, docno, xpath, _, _, line = rows[first_repeat]
+            malformed(path, line, f"topic {topic}: passage {docno} {xpath} listed twice",
                       expected="each passage once per topic (or on_duplicate='first', --on-duplicate first)",
                       found=xpath)
         notes.append(f"{path}: {int(repeated.sum())} repeated passage line(s) dropped (first kept)")
@@ -684,7 +682,7 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
         xpath=np.asarray(columns[2], dtype=object)[keep],
         rank=np.asarray(columns[3], dtype=np.int64)[keep],
         score=np.asarray(columns[4], dtype=np.float64)[keep],
-        line=np.asarray(lines, dtype=np.int64)[keep],
+        line=np.asarray(columns[5], dtype=np.int64)[keep],
         source=str(path),
         notes=tuple(notes),
     )

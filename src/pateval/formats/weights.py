@@ -95,8 +95,7 @@ class SubtopicWeights(SubtopicTable):
         if np.any(where < 0):
             first = int(np.flatnonzero(where < 0)[0])
             raise ParameterError(f"subtopic weights ({self.source}) give no weight to subtopic "
-                                 f"{str(subtopics[first])!r} "
-                                 f"of topic {str(topics[first])!r}, which the qrels judge")
+                                 f"{str(subtopics[first])!r} of topic {str(topics[first])!r}, which the qrels judge")
         totals = pd.Series(self.weight).groupby(self.topic.astype(str)).sum()
         total = totals.reindex(topics).to_numpy(dtype=np.float64)
         if np.any(total <= 0):
