@@ -166,14 +166,11 @@ def read_claims(claims_element: etree._Element, claims_path: str, *, claim_tag: 
     texts: list[str] = []
     ids: dict[str, int] = {}
     refs: list[list[str]] = []
-    position = 0
-    leaf_tags = LEAF_TAGS | {claim_tag}
     # Most claim sets mark no reference (CLEF-IP says them in words): one look for any.
     has_refs = next(claims_element.iter(ref_tag), None) is not None
-    for child, path in indexed_children(claims_element, claims_path, leaf_tags=leaf_tags):
-        if child.tag != claim_tag:
-            continue
-        position += 1
+    children = indexed_children(claims_element, claims_path, leaf_tags=LEAF_TAGS | {claim_tag})
+    claim_elements = [(child, path) for child, path in children if child.tag == claim_tag]
+    for position, (child, path) in enumerate(claim_elements, start=1):
         if number_from_id:
             match = _CLAIM_ID.search(child.get(id_attribute) or "")
             number = int(match.group(1)) if match else position
