@@ -71,20 +71,19 @@ RESOURCES: list[Resource] = [
     Resource("judgement_groups", "--qrels-jg", "qrels with judgement groups (`qid jg docno rel` lines, the group in "
              "the iter column) for AP_avgJG, P_avgJG, Rprec_mult_avgJG", "prefs:read_qrels_jg"),
 ]
+_BY_NAME = {r.name: r for r in RESOURCES}
 
 
 def load_resources(paths: dict[str, str | None]) -> dict[str, Any]:
     """Read every side input given (``{resource name: path or None}``)."""
-    by_name = {r.name: r for r in RESOURCES}
-    return {name: by_name[name].read(path) for name, path in paths.items() if path is not None}
+    return {name: _BY_NAME[name].read(path) for name, path in paths.items() if path is not None}
 
 
 def prepare_resources(values: Mapping[str, Any]) -> dict[str, Any]:
     """Side inputs in the form the measures read: each given one (not None) converted by its
     declaration's ``convert``; names not declared here pass as they are."""
-    by_name = {r.name: r for r in RESOURCES}
-    return {name: _function(by_name[name].convert)(value)
-            if name in by_name and by_name[name].convert and value is not None else value
+    return {name: _function(_BY_NAME[name].convert)(value)
+            if name in _BY_NAME and _BY_NAME[name].convert and value is not None else value
             for name, value in values.items()}
 
 
