@@ -102,6 +102,12 @@ def ipc_symbol(text: str | None) -> str | None:
     return f"{section}{klass}{subclass} {int(group)}/{subgroup}"
 
 
+def ipc_fields(parent: etree._Element, path: str) -> list[str | None]:
+    """The symbols of the old IPC fields (``main-classification``, ``further-classification``) at ``path``."""
+    return [ipc_symbol(e.text) for e in parent.iterfind(f"{path}/*")
+            if e.tag in ("main-classification", "further-classification")]
+
+
 def unique(values) -> list:
     """Drop repeats and empty values, keeping the first occurrence's order."""
     return list(dict.fromkeys(value for value in values if value))

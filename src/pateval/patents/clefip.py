@@ -14,7 +14,7 @@ from lxml import etree
 
 from ..core.docids import make_ucid, split_ucid
 from ..errors import malformed
-from ._xmltools import child_text, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
+from ._xmltools import child_text, ipc_fields, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
 from .records import Citation, PatentDocument, parse_claim_list
 from .safexml import XmlDocument, element_text
 
@@ -101,11 +101,7 @@ def _ipc_classes(bibliographic: etree._Element) -> list[str]:
                in bibliographic.iterfind("technical-data/classifications-ipcr/classification-ipcr")]
     if not any(symbols):
         # Older files (and some MAREC sources) only have the IPC (not IPCR) fields.
-        symbols = [
-            ipc_symbol(e.text)
-            for e in bibliographic.iterfind("technical-data/classification-ipc/*")
-            if e.tag in ("main-classification", "further-classification")
-        ]
+        symbols = ipc_fields(bibliographic, "technical-data/classification-ipc")
     return unique(symbols)
 
 

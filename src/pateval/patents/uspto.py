@@ -18,7 +18,7 @@ from lxml import etree
 
 from ..core.docids import make_ucid
 from ..errors import malformed
-from ._xmltools import child_text, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
+from ._xmltools import child_text, ipc_fields, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
 from .records import Citation, PatentDocument
 from .safexml import XmlDocument, element_text
 
@@ -125,10 +125,7 @@ def _ipc_classes(bibliographic: etree._Element) -> list[str]:
     for element in bibliographic.iterfind("classifications-ipcr/classification-ipcr"):
         parts = [child_text(element, tag) or "" for tag in ("section", "class", "subclass", "main-group", "subgroup")]
         symbols.append(ipc_symbol(f"{parts[0]}{parts[1]}{parts[2]} {parts[3]}/{parts[4]}"))
-    for element in bibliographic.iterfind("classification-ipc/*"):
-        if element.tag in ("main-classification", "further-classification"):
-            symbols.append(ipc_symbol(element.text))
-    return unique(symbols)
+    return unique(symbols + ipc_fields(bibliographic, "classification-ipc"))
 
 
 def _citations(bibliographic: etree._Element) -> list[Citation]:
