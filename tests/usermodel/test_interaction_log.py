@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from pateval.errors import InputFormatError
 from pateval.formats.interactions import read_interaction_log, read_list_map, write_interaction_log
+from pateval.formats.source import decode_text, read_bytes
 
 GOOD = ("user,list,time,event,rank,docno\n"
         "u1,401,0,start,,\n"
@@ -140,7 +141,7 @@ def _careful(path):
     """The line-by-line reader alone (the fast path must agree with it exactly)."""
     from pateval.formats import interactions
 
-    text = interactions._open_text(path)
+    text = decode_text(path, read_bytes(path))
     return interactions._build_log(path, interactions._rows_csv(path, text, ","))
 
 
@@ -204,7 +205,7 @@ def test_json_lines_fast_and_careful_agree(tmp_path, records):
     path = tmp_path / "log.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     try:
-        careful = interactions._build_log(path, interactions._rows_jsonl(path, interactions._open_text(path)))
+        careful = interactions._build_log(path, interactions._rows_jsonl(path, decode_text(path, read_bytes(path))))
     except InputFormatError as error:
         with pytest.raises(InputFormatError) as fast_error:
             read_interaction_log(path)

@@ -48,7 +48,6 @@ import codecs
 import dataclasses
 import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +65,7 @@ from ..core.run import Run
 from ..core.segments import place_in_segments
 from ..errors import InputFormatError, ParameterError, malformed
 from ..validation import check_choice
-from .source import INTEGER, NUMBER, foreign_space, iter_fields, map_file, parse_float, parse_int, read_bytes, release
+from .source import INTEGER, NUMBER, foreign_space, iter_fields, map_file, parse_float, parse_int, release
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -256,22 +255,14 @@ def read_dd_run(path: str | os.PathLike[str], *, format: str = "auto", on_duplic
 
 
 def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -> DDRun:
-    if format in ("auto", "jig"):
-        fast = _read_jig_fast(path, on_duplicate, name)
-        if fast is not None:
-            return fast
-    data = read_bytes(path)
-    rows = list(iter_fields(path, data, separator="\t"))
+    if format in ("auto", "jig") and (fast := _read_jig_fast(path, on_duplicate, name)) is not None:
+        return fast
+    rows = list(iter_fields(path, separator="\t"))
     if not rows:
         malformed(path, None, "the file is empty")
     if format == "auto":
         format = _detect(path, rows)
-    topics: list[str] = []
-    docnos: list[str] = []
-    iterations: list[int] = []
-    scores: list[float] = []
-    given_ranks: list[int] = []
-    kept: list[int] = []
+    kept: list[tuple[str, str, int, float, int, int]] = []  # topic, docno, iteration, score, rank, line
     seen: dict[tuple[str, str], int] = {}
     system = None
     dropped = 0
@@ -312,14 +303,10 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
                           "use on_duplicate='first' (--on-duplicate first) to keep the first")
             dropped += 1
             continue
-        topics.append(topic)
-        docnos.append(docno)
-        iterations.append(iteration)
-        scores.append(score)
-        given_ranks.append(rank)
-        kept.append(line)
-    if not topics:
+        kept.append((topic, docno, iteration, score, rank, line))
+    if not kept:
         malformed(path, None, "no run lines")
+    topics, docnos, iterations, scores, given_ranks, lines = map(list, zip(*kept, strict=True))
     # the order of examination: the jig sorts an iteration by score (stable); 2015 has ranks
     within = np.asarray(given_ranks, dtype=np.float64) if format == "harness2015" else -np.asarray(scores,
                                                                                                    dtype=np.float64)
@@ -330,7 +317,7 @@ def _read_dd_run(path: Path, format: str, on_duplicate: str, name: str | None) -
                  "(the TREC DD jig's rule)",)
     return _assemble(path, np.asarray(topics, dtype=object), np.asarray(docnos, dtype=object),
                      np.asarray(iterations, dtype=np.int64), np.asarray(scores, dtype=np.float64), within,
-                     name or system or path.stem, notes, kept)
+                     name or system or path.stem, notes, lines)
 
 
 def _mark_jig_repeats(topics: list[str], docnos: list[str], iterations: list[int],
@@ -393,11 +380,9 @@ _DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 def _read_jig_fast(path: Path, on_duplicate: str, name: str | None) -> DDRun | None:
     """Vectorised reading of a regular jig run file; None sends it to the careful reader,
     which finds and words any problem."""
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+    from .source import is_regular_file
+
+    if not is_regular_file(path) or path.stat().st_size == 0:
         return None  # pipes and the like are read (and errors worded) by the careful path
     data, _ = map_file(path)
     view = memoryview(data)  # released once Arrow's threads let go of it (source.release)
@@ -442,33 +427,27 @@ def _jig_columns(data, view):
     # distinct iterations are checked one by one instead
     hex_iteration = any(data.find(x) >= 0 and data.find(b"\t0" + x) >= 0 for x in (b"x", b"X"))
     iteration_type = _DICTIONARY if hex_iteration else pa.int64()
-    parse = {"quote_char": False, "double_quote": False, "escape_char": False, "newlines_in_values": False,
-             "ignore_empty_lines": True}
+
+    def read(names: list[str], delimiter: str, column_types: dict, **convert):
+        return pacsv.read_csv(
+            pa.py_buffer(view), read_options=pacsv.ReadOptions(column_names=names, block_size=tuning.CSV_BLOCK_BYTES),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=column_types, strings_can_be_null=False, null_values=[],
+                                                 check_utf8=True, **convert))
+
     names = [f"f{k}" for k in range(width)]
     try:
         # lines of one width (the usual file): Arrow's reader splits and converts the fields
-        table = pacsv.read_csv(
-            pa.py_buffer(view),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=tuning.CSV_BLOCK_BYTES),
-            parse_options=pacsv.ParseOptions(delimiter="\t", **parse),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=names[:4],
-                column_types={"f0": _DICTIONARY, "f1": iteration_type, "f2": pa.string(), "f3": pa.float64()},
-                strings_can_be_null=False, null_values=[], check_utf8=True),
-        )
+        table = read(names, "\t", {"f0": _DICTIONARY, "f1": iteration_type, "f2": pa.string(), "f3": pa.float64()},
+                     include_columns=names[:4])
         return tuple(table.column(k) for k in range(4))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
         if "columns" not in str(error):
             return None  # a value that does not parse: the careful path words it
     # lines of different widths (4 to 6): whole lines, split by Arrow's compute functions
     try:
-        lines = pacsv.read_csv(
-            pa.py_buffer(view),
-            read_options=pacsv.ReadOptions(column_names=["line"], block_size=tuning.CSV_BLOCK_BYTES),
-            parse_options=pacsv.ParseOptions(delimiter=_NO_DELIMITER, **parse),
-            convert_options=pacsv.ConvertOptions(column_types={"line": pa.string()}, strings_can_be_null=False,
-                                                 null_values=[], check_utf8=True),
-        ).column("line")
+        lines = read(["line"], _NO_DELIMITER, {"line": pa.string()}).column("line")
         fields = pc.split_pattern(lines, "\t", max_splits=6)
         del lines
         widths = pc.min_max(pc.list_value_length(fields)).as_py()

@@ -21,7 +21,8 @@ from ..core.docids import DocLengths
 from ..core.keys import PairIndex, StringKeys, string_parts
 from ..errors import ParameterError, malformed
 from .atomic import atomic_output
-from .source import foreign_space, iter_fields, map_file, parse_int, release
+from .resources import column_lines
+from .source import foreign_space, map_file, parse_int, release
 
 __all__ = ["DocLengths", "read_doc_lengths", "write_doc_lengths"]
 
@@ -117,20 +118,14 @@ def _read_fast(path: Path) -> DocLengths | None:
 
 
 def _read_careful(path: Path) -> DocLengths:
-    lengths: dict[str, int] = {}
-    first_line: dict[str, int] = {}
-    for line, fields in iter_fields(path):
-        if len(fields) != 2:
-            malformed(path, line, "wrong number of columns", expected="2 columns: docno length", found=len(fields))
-        docno, text = fields
+    seen: dict[str, tuple[int, int]] = {}  # the first line and length of each document
+    for line, (docno, text) in column_lines(path, "docno length"):
         length = parse_int(path, line, text, "the length (2nd column)")
         if length < 0:
             malformed(path, line, "a negative document length", expected="a length in words >= 0", found=text)
-        if docno in lengths and lengths[docno] != length:
-            malformed(path, line, f"document {docno!r} has two lengths: {lengths[docno]} on line "
-                      f"{first_line[docno]}, {length} here")
-        lengths[docno] = length
-        first_line.setdefault(docno, line)
-    return DocLengths(pa.array(list(lengths), type=pa.string()), np.fromiter(lengths.values(), dtype=np.int64,
-                                                                             count=len(lengths)),
+        first_line, first = seen.setdefault(docno, (line, length))
+        if first != length:
+            malformed(path, line, f"document {docno!r} has two lengths: {first} on line {first_line}, {length} here")
+    return DocLengths(pa.array(list(seen), type=pa.string()),
+                      np.fromiter((length for _, length in seen.values()), dtype=np.int64, count=len(seen)),
                       source=str(path))

@@ -27,6 +27,7 @@ import os
 
 from ..core.docids import group_codes
 from ..errors import malformed
+from .resources import column_lines
 from .source import iter_fields
 
 __all__ = ["read_duplicate_groups", "read_patent_families", "group_codes"]
@@ -55,15 +56,10 @@ def read_duplicate_groups(path: str | os.PathLike[str]) -> dict[str, str]:
 
 def read_patent_families(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read ``docno family`` lines; return ``{docno: family}``."""
-    family_of: dict[str, str] = {}
-    line_of: dict[str, int] = {}
-    for line, fields in iter_fields(path):
-        if len(fields) != 2:
-            malformed(path, line, "wrong number of columns", expected="2 columns: docno family", found=len(fields))
-        docno, family = fields
-        if docno in family_of and family_of[docno] != family:
-            malformed(path, line, f"document {docno!r} is in two families: {family_of[docno]!r} on line "
-                                  f"{line_of[docno]}, {family!r} here")
-        family_of[docno] = family
-        line_of.setdefault(docno, line)
-    return family_of
+    seen: dict[str, tuple[int, str]] = {}  # the first line and family of each document
+    for line, (docno, family) in column_lines(path, "docno family"):
+        first_line, first = seen.setdefault(docno, (line, family))
+        if first != family:
+            malformed(path, line, f"document {docno!r} is in two families: {first!r} on line {first_line}, "
+                                  f"{family!r} here")
+    return {docno: family for docno, (_, family) in seen.items()}

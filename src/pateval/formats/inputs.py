@@ -10,6 +10,7 @@ or a ranx object -- to the readers and constructors, all of which end in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import os
 import sys
@@ -135,23 +136,20 @@ def as_runs(runs: object, *, on_duplicate: str, block_bytes: int = 0,
     """The runs, each read only when the evaluation reaches it (one run in memory at a time;
     with ``block_bytes``, run files as RunFile: read block by block); a dict's keys name its
     runs. ``run_format``: of run files (see :func:`~pateval.formats.trec.read_run`)."""
-    if isinstance(runs, (str, os.PathLike, Run)) or is_frame(runs) or is_ranx(runs, "Run") or is_records(runs):
-        yield as_run(runs, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes,
-                     run_format=run_format)
+    # (run_format only matters for a path, block_bytes not for records)
+    read = functools.partial(as_run, on_duplicate=on_duplicate, block_bytes=block_bytes, run_format=run_format)
+    if (isinstance(runs, (str, os.PathLike, Run)) or is_frame(runs) or is_ranx(runs, "Run") or is_records(runs)
+            or (isinstance(runs, Mapping) and is_single_run_dict(runs))):
+        yield read(runs, name=None)
     elif isinstance(runs, Mapping):
-        if is_single_run_dict(runs):
-            yield as_run(runs, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes)
-        else:
-            for k, v in runs.items():
-                yield as_run(v, name=str(k), on_duplicate=on_duplicate, block_bytes=block_bytes,
-                             run_format=run_format)
+        for k, v in runs.items():
+            yield read(v, name=str(k))
     else:
         items = iter(cast(Iterable, runs))
         first = next(items, None)
         if first is not None and (_is_record(first) or isinstance(first, tuple)):  # an iterator of records: one run
-            yield as_run([first, *items], name=None, on_duplicate=on_duplicate)
+            yield read([first, *items], name=None)
             return
         for r in ([] if first is None else itertools.chain([first], items)):
-            yield as_run(r, name=None, on_duplicate=on_duplicate, block_bytes=block_bytes,
-                         run_format=run_format)
+            yield read(r, name=None)
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
-from .source import iter_fields, parse_float
+from .resources import column_lines
+from .source import parse_float
 from .weights import SubtopicTable
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
@@ -67,28 +68,17 @@ def read_intents(path: str | os.PathLike[str]) -> IntentProbabilities:
     --------
     A file with the lines ``q1 1 0.5``, ``q1 2 0.3``, ``q1 3 0.2`` gives P(1|q1) = 0.5, ...
     """
-    topics: list[str] = []
-    subtopics: list[str] = []
-    values: list[float] = []
-    lines: list[int] = []
+    rows: list[tuple[str, str, float, int]] = []
     seen: dict[tuple[str, str], int] = {}
-    for line, fields in iter_fields(path):
-        if len(fields) != 3:
-            malformed(path, line, "wrong number of columns", expected="3 columns: qid subtopic probability",
-                      found=len(fields))
-        topic, subtopic, text = fields
+    for line, (topic, subtopic, text) in column_lines(path, "qid subtopic probability"):
         probability = parse_float(path, line, text, "the probability (3rd column)")
         if not 0.0 <= probability <= 1.0:
             malformed(path, line, "a probability outside [0, 1]", expected="a number in [0, 1]", found=text)
-        key = (topic, subtopic)
-        if key in seen:
-            malformed(path, line, f"topic {topic!r} subtopic {subtopic!r} is listed twice (first on line {seen[key]})")
-        seen[key] = line
-        topics.append(topic)
-        subtopics.append(subtopic)
-        values.append(probability)
-        lines.append(line)
-    frame = pd.DataFrame({"topic": topics, "subtopic": subtopics, "p": values, "line": lines})
+        first = seen.setdefault((topic, subtopic), line)
+        if first != line:
+            malformed(path, line, f"topic {topic!r} subtopic {subtopic!r} is listed twice (first on line {first})")
+        rows.append((topic, subtopic, probability, line))
+    frame = pd.DataFrame(rows, columns=["topic", "subtopic", "p", "line"])
     totals = frame.groupby("topic", sort=False).agg(total=("p", "sum"), first=("line", "min"))
     bad = totals[(totals["total"] - 1.0).abs() > SUM_TOLERANCE + _ROUNDING]
     if len(bad):

@@ -99,10 +99,6 @@ class InteractionLog:
         return len(self.event)
 
 
-def _open_text(path: Path) -> str:
-    return decode_text(path, _raw_bytes(path))  # (a NUL byte: refused by the source layer)
-
-
 def _raw_bytes(path: Path, *, text: bool = True) -> bytes:
     """The log's bytes through the source layer (compression recognised by content); a file
     named ``.gz`` must hold gzip data."""
@@ -118,12 +114,9 @@ def _is_gzip(path: Path) -> bool:
 
 
 def _kind(path: Path) -> str:
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    for suffix, kind in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json",
-                                                                                                       "jsonl"),
-                         (".parquet", "parquet"), (".pq", "parquet")):
+    name = path.name.lower().removesuffix(".gz")
+    for suffix, kind in ((".csv", "csv"), (".tsv", "tsv"), (".jsonl", "jsonl"), (".ndjson", "jsonl"),
+                         (".json", "jsonl"), (".parquet", "parquet"), (".pq", "parquet")):
         if name.endswith(suffix):
             return kind
     malformed(path, None, "unknown log format",
@@ -184,36 +177,31 @@ def _rows_jsonl(path: Path, text: str):
 
 def _read_parquet(path: Path):
     """The Parquet table of ``path`` (a gzip-compressed one decompressed in memory first)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if not _is_gzip(path):
-        return pq.read_table(path)
-    import pyarrow as pa
-
-    raw = _raw_bytes(path, text=False)
-    view = memoryview(raw)  # released once Arrow's threads let go of it (source.release)
     try:
-        return pq.read_table(pa.BufferReader(view))
-    finally:
-        release(raw, view)
-
-
-def _rows_parquet(path: Path):
-    import pyarrow as pa
-
-    try:
-        table = _read_parquet(path)
+        if not _is_gzip(path):
+            return pq.read_table(path)
+        raw = _raw_bytes(path, text=False)
+        view = memoryview(raw)  # released once Arrow's threads let go of it (source.release)
+        try:
+            return pq.read_table(pa.BufferReader(view))
+        finally:
+            release(raw, view)
     except FileNotFoundError:
         malformed(path, None, "no such file")
     except (pa.ArrowException, OSError) as error:
         malformed(path, None, f"not a readable Parquet file ({error})")
+
+
+def _rows_parquet(path: Path, table):
     header = list(table.column_names)
     _check_header(path, None, header)
     if table.num_rows == 0:
         malformed(path, None, "the file is empty")
-    columns = {name: table.column(name).to_pylist() for name in header}
-    for i in range(table.num_rows):
-        yield i + 1, {name: ("" if columns[name][i] is None else columns[name][i]) for name in header}
+    for number, row in enumerate(table.to_pylist(), start=1):
+        yield number, {name: ("" if value is None else value) for name, value in row.items()}
 
 
 def _text(value) -> str:
@@ -256,18 +244,15 @@ def read_interaction_log(path: str | os.PathLike[str]) -> InteractionLog:
     if kind == "parquet":
         if not path.exists():
             malformed(path, None, "no such file")
-        fast = _fast_parquet(path)
-        if fast is not None:
+        table = _read_parquet(path)
+        if (fast := _fast_table(path, table, 1)) is not None:
             return fast
-        rows = _rows_parquet(path)
+        rows = _rows_parquet(path, table)
     else:
         raw = _raw_bytes(path)
-        if raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        fast = _fast_text(path, raw, kind)
-        if fast is not None:
+        if (fast := _fast_text(path, raw.removeprefix(b"\xef\xbb\xbf"), kind)) is not None:
             return fast
-        text = _open_text(path)
+        text = decode_text(path, raw)  # (a NUL byte: refused by the source layer)
         rows = _rows_jsonl(path, text) if kind == "jsonl" else _rows_csv(path, text, "," if kind == "csv" else "\t")
     return _build_log(path, rows)
 
@@ -312,16 +297,6 @@ def _fast_text(path: Path, raw: bytes, kind: str) -> InteractionLog | None:
     return _fast_table(path, table, first_line)
 
 
-def _fast_parquet(path: Path) -> InteractionLog | None:
-    import pyarrow as pa
-
-    try:
-        table = _read_parquet(path)
-    except (pa.ArrowException, OSError):
-        return None
-    return _fast_table(path, table, 1)
-
-
 def _strings(column) -> np.ndarray | None:
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -343,8 +318,7 @@ def _fast_table(path: Path, table, first_line: int) -> InteractionLog | None:
     names = table.column_names
     if set(names) - set(LOG_COLUMNS) or set(_REQUIRED) - set(names) or table.num_rows == 0:
         return None
-    columns = {name: table.column(name).combine_chunks() if isinstance(table.column(name), pa.ChunkedArray)
-               else table.column(name) for name in names}
+    columns = {name: table.column(name).combine_chunks() for name in names}
     user, list_id = _strings(columns["user"]), _strings(columns["list"])
     if user is None or list_id is None:
         return None
@@ -374,14 +348,11 @@ def _fast_table(path: Path, table, first_line: int) -> InteractionLog | None:
     if "rank" in columns:
         text = columns["rank"]
         try:
-            if pa.types.is_string(text.type):
-                if pc.any(pc.match_substring_regex(text, r"[^0-9+]")).as_py():
-                    return None  # what int() would not take the careful path words
-                values = pc.cast(text, pa.int64())
-            elif pa.types.is_integer(text.type):
-                values = pc.cast(text, pa.int64())
-            else:
+            if not (pa.types.is_string(text.type) or pa.types.is_integer(text.type)):
                 return None
+            if pa.types.is_string(text.type) and pc.any(pc.match_substring_regex(text, r"[^0-9+]")).as_py():
+                return None  # what int() would not take the careful path words
+            values = pc.cast(text, pa.int64())
         except pa.ArrowException:
             return None
         present = ~np.asarray(values.is_null().to_numpy(zero_copy_only=False), dtype=bool)
@@ -458,7 +429,7 @@ def log_from_frame(frame, *, source: str = "<frame>") -> InteractionLog:
 
 
 def _build_log(path, rows) -> InteractionLog:
-    users, lists, times, events, ranks, docnos, lines = [], [], [], [], [], [], []
+    events: list[tuple] = []  # user, list, time, event, rank, docno, line
     event_code = {name: code for code, name in enumerate(EVENTS)}
     time_kind = None  # "seconds", "naive" or "aware": one kind of time per file
     for line, row in rows:
@@ -493,18 +464,12 @@ def _build_log(path, rows) -> InteractionLog:
             malformed(path, line, f"a {event} event has no document (docno is for click events)", found=docno)
         if docno is not None and any(c.isspace() for c in docno):
             malformed(path, line, "the docno holds white space", found=docno)
-        users.append(user)
-        lists.append(list_id)
-        times.append(seconds)
-        events.append(code)
-        ranks.append(rank)
-        docnos.append(docno)
-        lines.append(line)
+        events.append((user, list_id, seconds, code, rank, docno, line))
+    users, lists, times, codes, ranks, docnos, lines = zip(*events, strict=True) if events else ([],) * 7
     log = InteractionLog(
         user=np.array(users, dtype=object), list=np.array(lists, dtype=object), time=np.array(times, dtype=np.float64),
-        event=np.array(events, dtype=np.int8), rank=np.array(ranks, dtype=np.int64), docno=np.array(docnos,
-                                                                                                    dtype=object),
-        line=np.array(lines, dtype=np.int64), source=os.fspath(path))
+        event=np.array(codes, dtype=np.int8), rank=np.array(ranks, dtype=np.int64),
+        docno=np.array(docnos, dtype=object), line=np.array(lines, dtype=np.int64), source=os.fspath(path))
     _check_sessions(log)
     return log
 

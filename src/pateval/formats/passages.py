@@ -108,10 +108,7 @@ def normalise_xpath(text: str) -> str | None:
     >>> normalise_xpath("claim[1]") is None
     True
     """
-    compact = re.sub(r"\s+", "", text)
-    if compact.endswith("/text()"):
-        compact = compact[: -len("/text()")]
-    compact = compact.rstrip("/")
+    compact = re.sub(r"\s+", "", text).removesuffix("/text()").rstrip("/")
     if not compact.startswith("/"):
         return None
     steps = compact[1:].split("/")
@@ -173,10 +170,6 @@ class PassageTopic:
         return tuple(int(x.rsplit("[", 1)[1][:-1]) for x in self.tclaims)
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def read_passage_topics(path: str | os.PathLike[str], *, partial: bool = False) -> list[PassageTopic]:
     """Read a CLEF-IP passage topics file (2012 or 2013).
 
@@ -202,7 +195,7 @@ def read_passage_topics(path: str | os.PathLike[str], *, partial: bool = False) 
     blocks: list[dict] = []
     for match in _TOPIC_ELEMENT.finditer(text):
         tag, content = match.group(1), match.group(2)
-        line = _line_of(text, match.start())
+        line = text.count("\n", 0, match.start()) + 1
         if tag == "tid" or not blocks or (partial and tag in blocks[-1]):
             blocks.append({"line": line})
         current = blocks[-1]
@@ -306,10 +299,7 @@ def claim_qrels_for_passage_topics(topics: list[PassageTopic], claim_qrels: Qrel
     Qrels
         ``topic`` = passage topic id, ``subtopic`` = claim number, format ``subtopic``.
     """
-    from collections.abc import Mapping
-
     from ..core.docids import patent_key
-    from ..errors import ParameterError
 
     if claim_qrels.subtopic is None:
         raise ParameterError(f"claim-level qrels need subtopics (claims); {claim_qrels.source} has none")
@@ -361,10 +351,9 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
         the relevant documents.
     """
     path = Path(path)
-    topics, docnos, xpaths, lines = [], [], [], []
+    rows: list[tuple[str, str, str, int]] = []  # topic, docno, xpath, line
     normalised: dict[str, str | None] = {}  # each distinct XPath normalised once: repeats cost a lookup
-    data = read_bytes(path)
-    for number, spaced in iter_fields(path, data):  # UTF-8 checked line by line, as every reader
+    for number, spaced in iter_fields(path):  # UTF-8 checked line by line, as every reader
         fields = [f for part in spaced for f in part.split(",") if f]
         if not fields:
             continue
@@ -376,12 +365,10 @@ def read_passage_qrels(path: str | os.PathLike[str]) -> Qrels:
         if xpath is None:
             malformed(path, number, "the last field is not a passage XPath",
                       expected="/patent-document/...[n]", found=fields[-1])
-        topics.append(fields[0])
-        docnos.append(fields[-2])
-        xpaths.append(xpath)
-        lines.append(number)
-    if not topics:
+        rows.append((fields[0], fields[-2], xpath, number))
+    if not rows:
         malformed(path, None, "no judgement in the file", expected=QRELS_LAYOUT)
+    topics, docnos, xpaths, lines = map(list, zip(*rows, strict=True))
     qrels = Qrels.from_columns(topics, docnos, np.ones(len(topics), dtype=np.int64), passages=xpaths,
                                format="clefip-psg", source=str(path), lines=lines, unit="line")
     heading = vectorised_heading(qrels.passage)
@@ -666,14 +653,12 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
     """
     check_choice("on_duplicate", on_duplicate, ("error", "first"))
     path = Path(path)
-    rows: list[tuple] = []
-    lines: list[int] = []
+    rows: list[tuple] = []  # topic, docno, xpath, rank, score, line
     for number, fields in iter_fields(path):
         parsed, problem, found = parse_run_line(fields)
         if parsed is None:
             malformed(path, number, problem, expected=RUN_LAYOUT, found=found)
-        rows.append(parsed)
-        lines.append(number)
+        rows.append((*parsed, number))
     if not rows:
         malformed(path, None, "no result line", expected=RUN_LAYOUT)
     columns = list(zip(*rows, strict=False))
@@ -683,8 +668,8 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
     if repeated.any():
         first_repeat = int(np.flatnonzero(repeated)[0])
         if on_duplicate == "error":
-            topic, docno, xpath = rows[first_repeat][:3]
-            malformed(path, lines[first_repeat], f"topic {topic}: passage {docno} {xpath} listed twice",
+            topic, docno, xpath, _, _, line = rows[first_repeat]
+            malformed(path, line, f"topic {topic}: passage {docno} {xpath} listed twice",
                       expected="each passage once per topic (or on_duplicate='first', --on-duplicate first)",
                       found=xpath)
         notes.append(f"{path}: {int(repeated.sum())} repeated passage line(s) dropped (first kept)")
@@ -697,7 +682,7 @@ def read_passage_run(path: str | os.PathLike[str], *, on_duplicate: str = "error
         xpath=np.asarray(columns[2], dtype=object)[keep],
         rank=np.asarray(columns[3], dtype=np.int64)[keep],
         score=np.asarray(columns[4], dtype=np.float64)[keep],
-        line=np.asarray(lines, dtype=np.int64)[keep],
+        line=np.asarray(columns[5], dtype=np.int64)[keep],
         source=str(path),
         notes=tuple(notes),
     )

@@ -90,10 +90,7 @@ def read_pool(path: str | os.PathLike[str], data: bytes | None = None) -> Pool:
         place twice for a topic; an empty file.
     """
     data = read_bytes(path) if data is None else data
-    topics: list[str] = []
-    docnos: list[str] = []
-    places: list[int] = []
-    named: list[list[str]] = []
+    rows: list[tuple[str, int, str, list[str]]] = []  # topic, place, docno, the runs named
     seen: dict[tuple[str, str], int] = {}
     taken: dict[tuple[str, int], int] = {}
     head = data.split(b"\n", 1)[0].decode("utf-8", errors="replace")  # iter_fields skips it as a comment
@@ -112,19 +109,16 @@ def read_pool(path: str | os.PathLike[str], data: bytes | None = None) -> Pool:
             malformed(path, number, f"place {place} taken twice for topic {topic!r} "
                       f"(first on line {taken[topic, place]})")
         seen[topic, docno] = taken[topic, place] = number
-        topics.append(topic)
-        docnos.append(docno)
-        places.append(place)
-        named.append([] if who == "-" else who.split(","))
-    if not topics:
+        rows.append((topic, place, docno, [] if who == "-" else who.split(",")))
+    if not rows:
         malformed(path, None, "the pool file has no document")
-    runs = tuple(dict.fromkeys(name for names in named for name in names))
+    runs = tuple(dict.fromkeys(name for *_, names in rows for name in names))  # in file order
     code = {name: i for i, name in enumerate(runs)}
-    order = sorted(range(len(topics)), key=lambda i: (topics[i], places[i]))
-    return Pool(topic=np.asarray([topics[i] for i in order], dtype=object),
-                docno=np.asarray([docnos[i] for i in order], dtype=object),
-                place=np.asarray([places[i] for i in order], dtype=np.int64), runs=runs,
-                contributors=tuple(tuple(code[n] for n in named[i]) for i in order), description=description,
+    rows.sort(key=lambda row: row[:2])  # (topic, place) is never twice
+    topics, places, docnos, named = zip(*rows, strict=True)
+    return Pool(topic=np.asarray(topics, dtype=object), docno=np.asarray(docnos, dtype=object),
+                place=np.asarray(places, dtype=np.int64), runs=runs,
+                contributors=tuple(tuple(code[n] for n in names) for names in named), description=description,
                 source=str(path))
 
 

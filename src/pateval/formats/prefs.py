@@ -34,7 +34,8 @@ import numpy as np
 from ..core.qrels import Qrels
 from ..core.segments import run_starts
 from ..errors import malformed
-from .source import iter_fields, parse_float, parse_int
+from .resources import column_lines
+from .source import parse_float, parse_int
 
 __all__ = ["GroupJudgements", "read_prefs", "read_qrels_prefs", "read_qrels_jg"]
 
@@ -100,8 +101,8 @@ def read_qrels_jg(path: str | os.PathLike[str]) -> GroupJudgements:
     return _read(path, layout="qrels_jg")
 
 
-_COLUMNS = {"prefs": "5 columns: qid jg jsg docno rel_level", "qrels_prefs": "4 columns: qid jg docno rel_level",
-            "qrels_jg": "4 columns: qid jg docno rel"}
+_COLUMNS = {"prefs": "qid jg jsg docno rel_level", "qrels_prefs": "qid jg docno rel_level",
+            "qrels_jg": "qid jg docno rel"}
 
 
 def _read(path: str | os.PathLike[str], *, layout: str) -> GroupJudgements:
@@ -109,9 +110,7 @@ def _read(path: str | os.PathLike[str], *, layout: str) -> GroupJudgements:
     rows: list[tuple[str, str, str, str, float]] = []
     seen: dict[tuple[str, str, str, str], int] = {}
     zero_or_not: dict[tuple[str, str, str], tuple[bool, int]] = {}  # prefs: (topic, jg, docno) -> (level > 0, line)
-    for line, fields in iter_fields(path):
-        if len(fields) != width:
-            malformed(path, line, "wrong number of columns", expected=_COLUMNS[layout], found=len(fields))
+    for line, fields in column_lines(path, _COLUMNS[layout]):
         if layout == "prefs":
             topic, group, subgroup, docno, text = fields
         else:
@@ -135,11 +134,7 @@ def _read(path: str | os.PathLike[str], *, layout: str) -> GroupJudgements:
                 malformed(path, line, f"document {docno!r} is non-relevant (0) in one sub-group of judgement group "
                           f"{group!r} of topic {topic!r} and relevant in another (line {other[1]})")
         rows.append((topic, group, subgroup, docno, level))
-    return GroupJudgements(
-        topic=np.asarray([r[0] for r in rows], dtype=object),
-        group=np.asarray([r[1] for r in rows], dtype=object),
-        subgroup=np.asarray([r[2] for r in rows], dtype=object),
-        docno=np.asarray([r[3] for r in rows], dtype=object),
-        level=np.asarray([r[4] for r in rows], dtype=np.float64),
-        source=str(path),
-    )
+    topics, groups, subgroups, docnos, levels = zip(*rows, strict=True) if rows else ((),) * 5
+    return GroupJudgements(topic=np.asarray(topics, dtype=object), group=np.asarray(groups, dtype=object),
+                           subgroup=np.asarray(subgroups, dtype=object), docno=np.asarray(docnos, dtype=object),
+                           level=np.asarray(levels, dtype=np.float64), source=str(path))

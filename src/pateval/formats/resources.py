@@ -12,11 +12,14 @@ that the measures read one form of each and import no reader.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Resource", "RESOURCES", "load_resources", "prepare_resources", "resource_options"]
+from ..errors import malformed
+
+__all__ = ["Resource", "RESOURCES", "load_resources", "prepare_resources", "resource_options", "column_lines"]
 
 
 @dataclass(frozen=True)
@@ -68,23 +71,35 @@ RESOURCES: list[Resource] = [
     Resource("judgement_groups", "--qrels-jg", "qrels with judgement groups (`qid jg docno rel` lines, the group in "
              "the iter column) for AP_avgJG, P_avgJG, Rprec_mult_avgJG", "prefs:read_qrels_jg"),
 ]
+_BY_NAME = {r.name: r for r in RESOURCES}
 
 
 def load_resources(paths: dict[str, str | None]) -> dict[str, Any]:
     """Read every side input given (``{resource name: path or None}``)."""
-    by_name = {r.name: r for r in RESOURCES}
-    return {name: by_name[name].read(path) for name, path in paths.items() if path is not None}
+    return {name: _BY_NAME[name].read(path) for name, path in paths.items() if path is not None}
 
 
 def prepare_resources(values: Mapping[str, Any]) -> dict[str, Any]:
     """Side inputs in the form the measures read: each given one (not None) converted by its
     declaration's ``convert``; names not declared here pass as they are."""
-    by_name = {r.name: r for r in RESOURCES}
-    return {name: _function(by_name[name].convert)(value)
-            if name in by_name and by_name[name].convert and value is not None else value
+    return {name: _function(_BY_NAME[name].convert)(value)
+            if name in _BY_NAME and _BY_NAME[name].convert and value is not None else value
             for name, value in values.items()}
 
 
 def resource_options() -> dict[str, str]:
     """The command-line option of every side input (``doc_lengths`` -> ``--doc-lengths``)."""
     return {r.name: r.option for r in RESOURCES}
+
+
+def column_lines(path: str | os.PathLike[str], names: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line_number, fields)`` of every line of a file of white-space separated columns,
+    named by ``names`` (``"qid subtopic weight"``): the side inputs' layout. A line with
+    another number of fields is an InputFormatError naming it."""
+    from .source import iter_fields  # (the command line's parser imports this module, and no reader)
+
+    width = len(names.split())
+    for line, fields in iter_fields(path):
+        if len(fields) != width:
+            malformed(path, line, "wrong number of columns", expected=f"{width} columns: {names}", found=len(fields))
+        yield line, fields

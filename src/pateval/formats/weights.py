@@ -27,7 +27,8 @@ import numpy as np
 
 from .._lazy import lazy_module
 from ..errors import ParameterError, malformed
-from .source import iter_fields, parse_float
+from .resources import column_lines
+from .source import parse_float
 
 pd = lazy_module("pandas")  # imported when a function here needs it, not for every evaluation
 
@@ -94,8 +95,7 @@ class SubtopicWeights(SubtopicTable):
         if np.any(where < 0):
             first = int(np.flatnonzero(where < 0)[0])
             raise ParameterError(f"subtopic weights ({self.source}) give no weight to subtopic "
-                                 f"{str(subtopics[first])!r} "
-                                 f"of topic {str(topics[first])!r}, which the qrels judge")
+                                 f"{str(subtopics[first])!r} of topic {str(topics[first])!r}, which the qrels judge")
         totals = pd.Series(self.weight).groupby(self.topic.astype(str)).sum()
         total = totals.reindex(topics).to_numpy(dtype=np.float64)
         if np.any(total <= 0):
@@ -119,26 +119,18 @@ def read_subtopic_weights(path: str | os.PathLike[str]) -> SubtopicWeights:
     >>> os.unlink(f.name)
     """
     seen: dict[tuple[str, str], tuple[int, float]] = {}
-    for line, fields in iter_fields(path):
-        if len(fields) != 3:
-            malformed(path, line, "wrong number of columns", expected="3 columns: qid subtopic weight",
-                      found=len(fields))
-        topic, subtopic, text = fields
+    for line, (topic, subtopic, text) in column_lines(path, "qid subtopic weight"):
         weight = parse_float(path, line, text, "the weight (3rd column)")
         if not math.isfinite(weight) or weight < 0:
             malformed(path, line, "a weight that is negative or infinite", expected="a finite number >= 0", found=text)
-        previous = seen.get((topic, subtopic))
-        if previous is not None and previous[1] != weight:
+        first_line, first = seen.setdefault((topic, subtopic), (line, weight))
+        if first != weight:
             malformed(path, line, f"subtopic {subtopic!r} of topic {topic!r} has two weights: "
-                      f"{previous[1]!r} on line {previous[0]}, {weight!r} here")
-        seen.setdefault((topic, subtopic), (line, weight))
-    keys = list(seen)
-    return SubtopicWeights(
-        topic=np.asarray([k[0] for k in keys], dtype=object),
-        subtopic=np.asarray([k[1] for k in keys], dtype=object),
-        weight=np.asarray([seen[k][1] for k in keys], dtype=np.float64),
-        source=str(path),
-    )
+                      f"{first!r} on line {first_line}, {weight!r} here")
+    return SubtopicWeights(topic=np.asarray([topic for topic, _ in seen], dtype=object),
+                           subtopic=np.asarray([subtopic for _, subtopic in seen], dtype=object),
+                           weight=np.asarray([weight for _, weight in seen.values()], dtype=np.float64),
+                           source=str(path))
 
 
 def as_subtopic_weights(value) -> SubtopicWeights:
@@ -152,10 +144,7 @@ def as_subtopic_weights(value) -> SubtopicWeights:
         weights = np.asarray([r[2] for r in rows], dtype=np.float64)
         if len(weights) and (not np.all(np.isfinite(weights)) or weights.min() < 0):
             raise ParameterError("subtopic weights must be finite numbers >= 0")
-        return SubtopicWeights(
-            topic=np.asarray([r[0] for r in rows], dtype=object),
-            subtopic=np.asarray([r[1] for r in rows], dtype=object),
-            weight=weights,
-        )
+        return SubtopicWeights(topic=np.asarray([r[0] for r in rows], dtype=object),
+                               subtopic=np.asarray([r[1] for r in rows], dtype=object), weight=weights)
     raise ParameterError(f"subtopic weights must be a file, a SubtopicWeights or {{topic: {{subtopic: weight}}}}; "
                          f"got {type(value).__name__}")

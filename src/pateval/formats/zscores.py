@@ -20,7 +20,8 @@ import os
 from dataclasses import dataclass
 
 from ..errors import malformed
-from .source import iter_fields, parse_float
+from .resources import column_lines
+from .source import parse_float
 
 __all__ = ["ZScoreReference", "read_zscores"]
 
@@ -45,13 +46,8 @@ def read_zscores(path: str | os.PathLike[str]) -> ZScoreReference:
     (0.4473, 0.3524)
     >>> os.unlink(f.name)
     """
-    moments: dict[tuple[str, str], tuple[float, float]] = {}
-    lines: dict[tuple[str, str], int] = {}
-    for line, fields in iter_fields(path):
-        if len(fields) != 4:
-            malformed(path, line, "wrong number of columns", expected="4 columns: qid measure mean stddev",
-                      found=len(fields))
-        topic, measure, mean_text, stddev_text = fields
+    seen: dict[tuple[str, str], tuple[int, tuple[float, float]]] = {}  # the first line and moments
+    for line, (topic, measure, mean_text, stddev_text) in column_lines(path, "qid measure mean stddev"):
         mean = parse_float(path, line, mean_text, "the mean (3rd column)")
         stddev = parse_float(path, line, stddev_text, "the standard deviation (4th column)")
         if not math.isfinite(mean):
@@ -59,10 +55,8 @@ def read_zscores(path: str | os.PathLike[str]) -> ZScoreReference:
         if not math.isfinite(stddev) or stddev < 0:
             malformed(path, line, "a standard deviation that is negative or infinite",
                       expected="a finite number >= 0", found=stddev_text)
-        key = (topic, measure)
-        if key in moments and moments[key] != (mean, stddev):
+        first_line, first = seen.setdefault((topic, measure), (line, (mean, stddev)))
+        if first != (mean, stddev):
             malformed(path, line, f"measure {measure!r} of topic {topic!r} has two means and deviations: "
-                      f"{moments[key]} on line {lines[key]}, {(mean, stddev)} here")
-        moments.setdefault(key, (mean, stddev))
-        lines.setdefault(key, line)
-    return ZScoreReference(moments, source=str(path))
+                      f"{first} on line {first_line}, {(mean, stddev)} here")
+    return ZScoreReference({key: moments for key, (_, moments) in seen.items()}, source=str(path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from lxml import etree
 
@@ -101,6 +102,12 @@ def ipc_symbol(text: str | None) -> str | None:
     return f"{section}{klass}{subclass} {int(group)}/{subgroup}"
 
 
+def ipc_fields(parent: etree._Element, path: str) -> list[str | None]:
+    """The symbols of the old IPC fields (``main-classification``, ``further-classification``) at ``path``."""
+    return [ipc_symbol(e.text) for e in parent.iterfind(f"{path}/*")
+            if e.tag in ("main-classification", "further-classification")]
+
+
 def unique(values) -> list:
     """Drop repeats and empty values, keeping the first occurrence's order."""
     return list(dict.fromkeys(value for value in values if value))
@@ -165,14 +172,11 @@ def read_claims(claims_element: etree._Element, claims_path: str, *, claim_tag: 
     texts: list[str] = []
     ids: dict[str, int] = {}
     refs: list[list[str]] = []
-    position = 0
-    leaf_tags = LEAF_TAGS | {claim_tag}
     # Most claim sets mark no reference (CLEF-IP says them in words): one look for any.
     has_refs = next(claims_element.iter(ref_tag), None) is not None
-    for child, path in indexed_children(claims_element, claims_path, leaf_tags=leaf_tags):
-        if child.tag != claim_tag:
-            continue
-        position += 1
+    children = indexed_children(claims_element, claims_path, leaf_tags=LEAF_TAGS | {claim_tag})
+    claim_elements = [(child, path) for child, path in children if child.tag == claim_tag]
+    for position, (child, path) in enumerate(claim_elements, start=1):
         if number_from_id:
             match = _CLAIM_ID.search(child.get(id_attribute) or "")
             number = int(match.group(1)) if match else position
@@ -201,18 +205,17 @@ def read_claims(claims_element: etree._Element, claims_path: str, *, claim_tag: 
 
 
 def texts_by_language(root: etree._Element, lang_of: Callable[[etree._Element], str | None], *,
-                      description_tag: str = "description", claims_tag: str = "claims",
-                      passages_of=description_passages, claims_of=read_claims,
-                      ) -> tuple[list[Passage], dict[str, list[Claim]]]:
-    """The passages of every ``description_tag`` child of ``root`` (``passages_of(element,
-    path, lang)``) and the claims of its first ``claims_tag`` child in each language
+                      description_tag: str = "description", claims_tag: str = "claims", claims_of=read_claims,
+                      **passage_tags: Any) -> tuple[list[Passage], dict[str, list[Claim]]]:
+    """The passages of every ``description_tag`` child of ``root`` (:func:`description_passages`
+    with ``passage_tags``) and the claims of its first ``claims_tag`` child in each language
     (``claims_of(element, path)``), ``lang_of(element)`` giving an element's language: the
     formats differ only in these names."""
     description: list[Passage] = []
     claims: dict[str, list[Claim]] = {}
     for child, path in indexed_children(root, f"/{root.tag}"):
         if child.tag == description_tag:
-            description.extend(passages_of(child, path, lang_of(child)))
+            description.extend(description_passages(child, path, lang_of(child), **passage_tags))
         elif child.tag == claims_tag and (lang := lang_of(child) or "") not in claims:
             claims[lang] = claims_of(child, path)
     return description, claims

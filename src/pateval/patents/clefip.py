@@ -14,7 +14,7 @@ from lxml import etree
 
 from ..core.docids import make_ucid, split_ucid
 from ..errors import malformed
-from ._xmltools import child_text, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
+from ._xmltools import child_text, ipc_fields, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
 from .records import Citation, PatentDocument, parse_claim_list
 from .safexml import XmlDocument, element_text
 
@@ -101,11 +101,7 @@ def _ipc_classes(bibliographic: etree._Element) -> list[str]:
                in bibliographic.iterfind("technical-data/classifications-ipcr/classification-ipcr")]
     if not any(symbols):
         # Older files (and some MAREC sources) only have the IPC (not IPCR) fields.
-        symbols = [
-            ipc_symbol(e.text)
-            for e in bibliographic.iterfind("technical-data/classification-ipc/*")
-            if e.tag in ("main-classification", "further-classification")
-        ]
+        symbols = ipc_fields(bibliographic, "technical-data/classification-ipc")
     return unique(symbols)
 
 
@@ -130,11 +126,10 @@ def _citations(document: XmlDocument, bibliographic: etree._Element) -> list[Cit
         ucid = (patcit.get("ucid") or "").strip().upper()
         if ucid:
             try:
-                u_country, u_number, u_kind = split_ucid(ucid)
+                cited_country, cited_number, cited_kind = split_ucid(ucid)
             except ValueError:
                 malformed(document.path, document.line_of(patcit), "bad patcit ucid",
                           expected="COUNTRY-NUMBER[-KIND]", found=ucid)
-            cited_country, cited_number, cited_kind = u_country, u_number, u_kind
         elif not (cited_country and cited_number):
             continue  # a patcit given as free text only names no document we can match
         else:

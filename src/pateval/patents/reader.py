@@ -55,11 +55,8 @@ class ReadError:
 
     @classmethod
     def from_error(cls, error: InputFormatError) -> ReadError:
-        reason = str(error)
         prefix = error.path if error.line is None else f"{error.path}, line {error.line}"
-        if reason.startswith(prefix + ": "):
-            reason = reason[len(prefix) + 2:]
-        return cls(error.path, error.line, reason, str(error))
+        return cls(error.path, error.line, str(error).removeprefix(prefix + ": "), str(error))
 
 
 def _convert(document: XmlDocument) -> PatentDocument:

@@ -74,9 +74,7 @@ class XmlDocument:
 
     def line_of(self, element: etree._Element) -> int | None:
         """The file line of ``element`` (None when lxml does not know it)."""
-        if element.sourceline is None:
-            return None
-        return self.first_line + element.sourceline - 1
+        return None if element.sourceline is None else self.first_line + element.sourceline - 1
 
 
 def iter_xml_documents(path: str | os.PathLike[str], *, on_error: str = "stop",

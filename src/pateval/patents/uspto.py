@@ -11,13 +11,14 @@ dependencies marked with ``claim-ref``; citations carrying the citing party in w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from lxml import etree
 
 from ..core.docids import make_ucid
 from ..errors import malformed
-from ._xmltools import child_text, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
+from ._xmltools import child_text, ipc_fields, ipc_symbol, iso_date, lang_code, party_name, texts_by_language, unique
 from .records import Citation, PatentDocument
 from .safexml import XmlDocument, element_text
 
@@ -69,13 +70,16 @@ def uspto_bibliographic(document: XmlDocument, what: str, *tags: str) -> etree._
 
 def uspto_record(document: XmlDocument, bibliographic: etree._Element, what: str, country: str,
                  raw_number: str | None, number_path: str, kind: str, lang: str, *, title_path: str,
-                 abstract_tag: str, paragraph_tag: str, text_of=element_text, **fields: Any) -> PatentDocument:
+                 abstract_tag: str, paragraph_tag: str, text_of=element_text, texts: Mapping[str, Any] | None = None,
+                 **fields: Any) -> PatentDocument:
     """A record with what every USPTO format gives alike, the formats differing only in tag
     names: the ucid of the publication number (``raw_number``, from ``number_path``: an
     InputFormatError calling the document a USPTO ``what`` when it is missing), one
-    language, no family, the title (at ``title_path`` under the bibliographic data) and the
+    language, no family, the title (at ``title_path`` under the bibliographic data), the
     first abstract (its ``paragraph_tag`` paragraphs joined by new lines, or its whole
-    text); ``fields`` are the rest of the record."""
+    text), the description's passages (its ``paragraph_tag`` paragraphs read by ``text_of``)
+    and the claims, by ``texts_by_language`` given ``texts`` (the format's other tags and
+    claims reader); ``fields`` are the rest of the record."""
     if not raw_number:
         malformed(document.path, document.line_of(bibliographic), f"USPTO {what} without a publication number",
                   expected=number_path)
@@ -87,9 +91,11 @@ def uspto_record(document: XmlDocument, bibliographic: etree._Element, what: str
         text = "\n".join(t for t in (text_of(p) for p in element.iter(paragraph_tag)) if t) or element_text(element)
         if text:
             abstract.setdefault(lang, text)
+    description, claims = texts_by_language(document.root, lambda _element: lang, text_of=text_of,
+                                            paragraph_tags=frozenset({paragraph_tag}), **(texts or {}))
     return PatentDocument(ucid=make_ucid(country, number, kind or None), country=country, doc_number=number,
                           kind=kind, family_id=None, lang=lang, title=title, abstract=abstract,
-                          source_path=document.path, **fields)
+                          description=description, claims=claims, source_path=document.path, **fields)
 
 
 def read_uspto_document(document: XmlDocument) -> PatentDocument:
@@ -101,8 +107,6 @@ def read_uspto_document(document: XmlDocument) -> PatentDocument:
     country = (child_text(publication, "country") or root.get("country") or "US").upper()
     kind = (child_text(publication, "kind") or "").upper()
     lang = lang_code(root.get("lang")) or "EN"
-
-    description, claims = texts_by_language(root, lambda _element: lang)
     return uspto_record(
         document, bibliographic, "document", country, child_text(publication, "doc-number"),
         "publication-reference/document-id/doc-number", kind, lang,
@@ -111,7 +115,7 @@ def read_uspto_document(document: XmlDocument) -> PatentDocument:
         application_date=iso_date(child_text(bibliographic, "application-reference/document-id/date")),
         priority_dates=unique(iso_date(child_text(claim, "date"))
                               for claim in bibliographic.iterfind("priority-claims/priority-claim")),
-        description=description, claims=claims, ipc_classes=_ipc_classes(bibliographic),
+        ipc_classes=_ipc_classes(bibliographic),
         citations=_citations(bibliographic), applicants=_applicants(bibliographic), inventors=_inventors(bibliographic),
     )
 
@@ -121,10 +125,7 @@ def _ipc_classes(bibliographic: etree._Element) -> list[str]:
     for element in bibliographic.iterfind("classifications-ipcr/classification-ipcr"):
         parts = [child_text(element, tag) or "" for tag in ("section", "class", "subclass", "main-group", "subgroup")]
         symbols.append(ipc_symbol(f"{parts[0]}{parts[1]}{parts[2]} {parts[3]}/{parts[4]}"))
-    for element in bibliographic.iterfind("classification-ipc/*"):
-        if element.tag in ("main-classification", "further-classification"):
-            symbols.append(ipc_symbol(element.text))
-    return unique(symbols)
+    return unique(symbols + ipc_fields(bibliographic, "classification-ipc"))
 
 
 def _citations(bibliographic: etree._Element) -> list[Citation]:

@@ -19,16 +19,7 @@ from functools import partial
 
 from lxml import etree
 
-from ._xmltools import (
-    child_text,
-    description_passages,
-    ipc_symbol,
-    iso_date,
-    last_first,
-    read_claims,
-    texts_by_language,
-    unique,
-)
+from ._xmltools import child_text, ipc_symbol, iso_date, last_first, read_claims, unique
 from .records import PatentDocument
 from .safexml import XmlDocument, element_text, remove_keeping_text
 from .uspto import uspto_bibliographic, uspto_record
@@ -37,8 +28,6 @@ __all__ = ["PAP_ROOT_TAG", "read_pap_document"]
 
 PAP_ROOT_TAG = "patent-application-publication"
 
-_PARAGRAPHS = frozenset({"paragraph"})
-_HEADINGS = frozenset({"heading"})
 # Tables, formulas set apart, chemistry and drawings are not passages (as in ICE).
 _SKIPPED = frozenset({"table-cwu", "table", "math-cwu", "chemistry-cwu", "figure", "image", "subdoc-drawings"})
 
@@ -54,30 +43,23 @@ def paragraph_text(paragraph: etree._Element) -> str:
 
 def read_pap_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``patent-application-publication`` into a record."""
-    root = document.root
     bibliographic = uspto_bibliographic(document, "application", "subdoc-bibliographic-information")
     identity = bibliographic.find("document-id")
     country = (child_text(identity, "country-code") or "US").upper()
     kind = (child_text(identity, "kind-code") or "").upper()
-    lang = "EN"
-
-    description, claims = texts_by_language(
-        root, lambda _element: lang, description_tag="subdoc-description", claims_tag="subdoc-claims",
-        passages_of=partial(description_passages, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
-                            skipped_tags=_SKIPPED, text_of=paragraph_text),
-        claims_of=partial(read_claims, ref_tag="dependent-claim-reference", ref_attribute="depends_on",
-                          number_from_id=True),
-    )
     return uspto_record(
         document, bibliographic, "application", country, child_text(identity, "doc-number"),
-        "subdoc-bibliographic-information/document-id/doc-number", kind, lang,
+        "subdoc-bibliographic-information/document-id/doc-number", kind, "EN",
         title_path="technical-information/title-of-invention", abstract_tag="subdoc-abstract",
         paragraph_tag="paragraph", text_of=paragraph_text,
+        texts={"description_tag": "subdoc-description", "claims_tag": "subdoc-claims", "skipped_tags": _SKIPPED,
+               "claims_of": partial(read_claims, ref_tag="dependent-claim-reference", ref_attribute="depends_on",
+                                    number_from_id=True)},
         date=iso_date(child_text(identity, "document-date")),
         application_date=iso_date(child_text(bibliographic, "domestic-filing-data/filing-date")),
         priority_dates=unique(iso_date(child_text(priority, "filing-date"))
                               for priority in bibliographic.iterfind("foreign-priority-data")),
-        description=description, claims=claims, citations=[],
+        citations=[],
         ipc_classes=unique(ipc_symbol(element.text)
                            for element in bibliographic.iterfind("technical-information/classification-ipc/*/ipc")),
         applicants=unique(_assignee(a) for a in bibliographic.iterfind("assignee")),

@@ -13,21 +13,9 @@ each other with ``CLREF ID="CLM-00001"`` and in words.
 
 from __future__ import annotations
 
-from functools import partial
-
 from lxml import etree
 
-from ._xmltools import (
-    child_text,
-    description_passages,
-    indexed_children,
-    ipc_fixed_width,
-    iso_date,
-    last_first,
-    read_claims,
-    texts_by_language,
-    unique,
-)
+from ._xmltools import child_text, indexed_children, ipc_fixed_width, iso_date, last_first, read_claims, unique
 from .records import Citation, Claim, PatentDocument
 from .safexml import XmlDocument
 from .uspto import uspto_bibliographic, uspto_citation, uspto_record
@@ -36,33 +24,24 @@ __all__ = ["PATDOC_ROOT_TAG", "read_patdoc_document"]
 
 PATDOC_ROOT_TAG = "PATDOC"
 
-_PARAGRAPHS = frozenset({"PARA"})
-_HEADINGS = frozenset({"H"})
 # Tables, formulas, chemistry and images are not passages (as in ICE).
 _SKIPPED = frozenset({"CWU", "TABLE-US", "MATH-US", "CHEM-US", "EMI", "SDODR"})
 
 
 def read_patdoc_document(document: XmlDocument) -> PatentDocument:
     """Turn one parsed ``PATDOC`` (grant, DTD v2.4 or v2.5) into a record."""
-    root = document.root
     bibliographic = uspto_bibliographic(document, "grant", "SDOBI")
     country = (child_text(bibliographic, "B100/B190") or "US").upper()
     kind = (child_text(bibliographic, "B100/B130") or "").upper()
-    lang = "EN"
-
-    description, claims = texts_by_language(
-        root, lambda _element: lang, description_tag="SDODE", claims_tag="SDOCL",
-        passages_of=partial(description_passages, paragraph_tags=_PARAGRAPHS, heading_tags=_HEADINGS,
-                            skipped_tags=_SKIPPED),
-        claims_of=_claims,
-    )
     return uspto_record(
         document, bibliographic, "grant", country, child_text(bibliographic, "B100/B110/DNUM"),
-        "SDOBI/B100/B110/DNUM", kind, lang, title_path="B500/B540", abstract_tag="SDOAB", paragraph_tag="PARA",
+        "SDOBI/B100/B110/DNUM", kind, "EN", title_path="B500/B540", abstract_tag="SDOAB", paragraph_tag="PARA",
+        texts={"description_tag": "SDODE", "claims_tag": "SDOCL", "heading_tags": frozenset({"H"}),
+               "skipped_tags": _SKIPPED, "claims_of": _claims},
         date=iso_date(child_text(bibliographic, "B100/B140/DATE")),
         application_date=iso_date(child_text(bibliographic, "B200/B220/DATE")),
         priority_dates=unique(iso_date(child_text(p, "B320/DATE")) for p in bibliographic.iterfind("B300")),
-        description=description, claims=claims, citations=_citations(bibliographic),
+        citations=_citations(bibliographic),
         # The raw text: the fixed-width fields live on its spaces.
         ipc_classes=unique(ipc_fixed_width("".join(element.itertext()))
                            for element in bibliographic.iterfind("B500/B510/*") if element.tag in ("B511", "B512")),
