@@ -198,9 +198,9 @@ class _Matcher:
         self.two = _Side(g2, level)
         self.with_texts = level == "texts"
         self.budget = budget
-        # The text comparisons of this search, cached for it alone: no cache outlives its job.
+        # The text comparisons and edge matchings of this search, cached for it alone: no cache outlives its job.
         self.similar = lru_cache(maxsize=65536)(partial(texts_similar, threshold=threshold))
-        self._pair_cache: dict[tuple, int] = {}
+        self.pair_matches = lru_cache(maxsize=None)(partial(_matched_edges, self.similar if self.with_texts else None))
         one, two = self.one, self.two
         n1, n2 = len(one.ids), len(two.ids)
         by_class: dict[tuple, list[int]] = {}
@@ -262,28 +262,16 @@ class _Matcher:
                 links[other] += 1
         return order
 
-    def _pair_matches(self, first: tuple, second: tuple) -> int:
-        """Edges matched between two edge signatures (lists of (marker, style, label))."""
-        key = (first, second)
-        if (cached := self._pair_cache.get(key)) is not None:
-            return cached
-        if not self.with_texts:  # as many as the classes (marker, style) have in common
-            value = sum((Counter(entry[:2] for entry in first) & Counter(entry[:2] for entry in second)).values())
-        else:
-            value = len(_match_entries(first, second, self.similar))
-        self._pair_cache[key] = value
-        return value
-
     def gain(self, u: int, v: int, mapping: list[int]) -> int:
         """Edges gained by mapping truth ``u`` to submission ``v`` given the mapped nodes."""
         one, two = self.one, self.two
         total = 0
         if (loop := one.signature.get((u, u))) is not None and (other := two.signature.get((v, v))) is not None:
-            total += self._pair_matches(loop, other)
+            total += self.pair_matches(loop, other)
         for w in one.neighbours[u]:
             x = mapping[w]
             if x >= 0 and (other := two.signature.get((v, x))) is not None:
-                total += self._pair_matches(one.signature[(u, w)], other)
+                total += self.pair_matches(one.signature[(u, w)], other)
         return total
 
     def score(self, mapping: list[int]) -> int:
@@ -292,7 +280,7 @@ class _Matcher:
             if i <= k and mapping[i] >= 0 and mapping[k] >= 0:
                 other = self.two.signature.get((mapping[i], mapping[k]))
                 if other is not None:
-                    total += self._pair_matches(signature, other)
+                    total += self.pair_matches(signature, other)
         return total
 
     def greedy(self) -> list[int]:
@@ -363,8 +351,7 @@ class _Matcher:
         """The truth-side counts of the bound at ``depth``, computed once when first needed:
         undecided nodes per class, per decided node its edges to undecided ones per class, and
         edges among undecided nodes per class."""
-        cached = self._static.get(depth)
-        if cached is not None:
+        if (cached := self._static.get(depth)) is not None:
             return cached
         position = self.position
         node_counts = [0] * max(self.node_class_count, 1)
@@ -382,8 +369,7 @@ class _Matcher:
                     counts[cls] += 1
             if any(counts):
                 open_ends.append((w, _nonzero(counts)))
-        cached = (_nonzero(node_counts), tuple(open_ends), _nonzero(internal))
-        self._static[depth] = cached
+        self._static[depth] = cached = (_nonzero(node_counts), tuple(open_ends), _nonzero(internal))
         return cached
 
     def bound(self, depth: int, mapping: list[int], free: _FreeCounts) -> int:
@@ -440,11 +426,8 @@ class _Matcher:
                 if c not in images_a or d not in images_b or (a == b) != (c == d):
                     continue
                 for other in others:
-                    if other[0] != entry[0] or other[1] != entry[1]:
-                        continue
-                    if self.with_texts and not self.similar(entry[2], other[2]):
-                        continue
-                    edge_variables.append((a, c, b, d, reference, other[3]))
+                    if other[:2] == entry[:2] and (not self.with_texts or self.similar(entry[2], other[2])):
+                        edge_variables.append((a, c, b, d, reference, other[3]))
         count = len(pair_variable) + len(edge_variables)
         if count == 0:
             return [-1] * len(one.ids), True
@@ -630,6 +613,14 @@ class _FreeCounts:
         for other, cls in matcher.incident_two[node]:
             if other == node or not used[other]:
                 internal[cls] += step
+
+
+def _matched_edges(similar: Callable[[str, str], bool] | None, first: tuple, second: tuple) -> int:
+    """Edges matched between two edge signatures (tuples of (marker, style, label)); without
+    ``similar`` (texts not compared), as many as the classes (marker, style) have in common."""
+    if similar is None:
+        return sum((Counter(entry[:2] for entry in first) & Counter(entry[:2] for entry in second)).values())
+    return len(_match_entries(first, second, similar))
 
 
 def _match_entries(first, second, similar: Callable[[str, str], bool]) -> list[tuple[int, int]]:
