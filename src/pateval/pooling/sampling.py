@@ -97,10 +97,6 @@ def parse_strata(text: str) -> list[tuple[int, int | None, float]]:
     return strata
 
 
-def _label(low: int, high: int | None) -> str:
-    return f"{low}-{'' if high is None else high}"
-
-
 def sample_pool(pool: Pool, strata: Sequence[tuple[int, int | None, float]] | str, *, seed: int = 0,
                 qrels: Qrels | None = None) -> Sample:
     """A stratified random sample of ``pool`` (see the module); with ``qrels``, its grades
@@ -126,7 +122,7 @@ def sample_pool(pool: Pool, strata: Sequence[tuple[int, int | None, float]] | st
         k = min(len(members), max(1, int(round(rate * len(members)))))
         sampled[rng.choice(members, size=k, replace=False)] = True
         probability[members] = k / len(members)
-    labels = np.asarray([_label(low, high) for low, high, _ in spans], dtype=object)[stratum]
+    labels = np.asarray([f"{low}-{'' if high is None else high}" for low, high, _ in spans], dtype=object)[stratum]
     grade = None
     if qrels is not None:
         grades: dict[tuple[str, str], int] = {}
@@ -227,17 +223,18 @@ class _Drawn:
     def __init__(self, sample: Sample) -> None:
         assert sample.grade is not None
         relevant = sample.grade > 0
-        topic = sample.topic[relevant].astype(str)
-        weight = 1.0 / sample.probability[relevant]
-        self.keys = pc.binary_join_element_wise(pa.array(topic.tolist(), type=pa.string()),
-                                                pa.array(sample.docno[relevant].astype(str).tolist(),
-                                                         type=pa.string()), "\x00")
+        self.keys = _keys(sample.topic[relevant].astype(str), sample.docno[relevant].astype(str))
         self.probability = sample.probability[relevant]
-        self.weight = weight
+        self.weight = 1.0 / self.probability
         names, inverse = np.unique(sample.topic.astype(str), return_inverse=True)
-        self.num_rel = dict(zip(names.tolist(), np.bincount(inverse, weights=np.where(
-            sample.grade > 0, 1.0 / np.where(sample.grade > 0, sample.probability, 1.0), 0.0),
-            minlength=len(names)).tolist(), strict=True))
+        self.num_rel = dict(zip(names.tolist(), np.bincount(inverse[relevant], weights=self.weight,
+                                                            minlength=len(names)).tolist(), strict=True))
+
+
+def _keys(topics: np.ndarray, docnos: np.ndarray) -> pa.Array:
+    """Each row's ``topic NUL docno`` (both arrays of str), the key of a drawn document."""
+    return pc.binary_join_element_wise(pa.array(topics.tolist(), type=pa.string()),
+                                       pa.array(docnos.tolist(), type=pa.string()), "\x00")
 
 
 def _statap_rows(drawn: _Drawn, run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -247,8 +244,7 @@ def _statap_rows(drawn: _Drawn, run: Run) -> tuple[np.ndarray, np.ndarray, np.nd
     topic_of = run.topic_ids[run.topic[perm]].astype(str)
     docnos = np.asarray(run.docnos[perm]).astype(str)
     rank = place_in_runs(topic_of) + 1
-    keys = pc.binary_join_element_wise(pa.array(topic_of.tolist(), type=pa.string()),
-                                       pa.array(docnos.tolist(), type=pa.string()), "\x00")
+    keys = _keys(topic_of, docnos)
     found = pc.index_in(keys, value_set=drawn.keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
     rows = np.flatnonzero(found >= 0)
     which = found[rows]
