@@ -228,8 +228,6 @@ class _Adaptive:
                 out.append(pair)
                 taken += 1
                 self._learn(state, r, bool(relevant[pair]))
-                if cursor[r] == len(lst):
-                    active[r] = False
             counts[t] = taken
         return Ordered(np.asarray(out, dtype=np.int64), offsets(counts), considered)
 
