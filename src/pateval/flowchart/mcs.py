@@ -437,11 +437,9 @@ class _Matcher:
         upper: list[float] = []
 
         def constrain(terms: list[tuple[int, float]], limit: float) -> None:
-            row = len(upper)
-            for column, value in terms:
-                rows.append(row)
-                columns.append(column)
-                values.append(value)
+            rows.extend([len(upper)] * len(terms))
+            columns.extend(column for column, _ in terms)
+            values.extend(value for _, value in terms)
             upper.append(limit)
 
         per_truth: dict[int, list[int]] = {}
@@ -625,15 +623,11 @@ def _matched_edges(similar: Callable[[str, str], bool] | None, first: tuple, sec
 
 def _match_entries(first, second, similar: Callable[[str, str], bool]) -> list[tuple[int, int]]:
     """A maximum matching of compatible edges between two short edge lists (texts level)."""
-
-    def compatible(a, b) -> bool:
-        return a[0] == b[0] and a[1] == b[1] and similar(a[2], b[2])
-
     partner_of_second: dict[int, int] = {}
 
     def augment(i: int, seen: set[int]) -> bool:
         for j, entry in enumerate(second):
-            if j in seen or not compatible(first[i], entry):
+            if j in seen or first[i][:2] != entry[:2] or not similar(first[i][2], entry[2]):
                 continue
             seen.add(j)
             if j not in partner_of_second or augment(partner_of_second[j], seen):
