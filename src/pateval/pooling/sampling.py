@@ -144,9 +144,7 @@ class _Topic:
         code = {c: i for i, c in enumerate(self.strata)}
         self.doc = {d: (code[c], g) for d, c, g in zip(docs, strata, grades, strict=True)}
         n = len(self.strata)
-        self.pooled = np.zeros(n)
-        self.drawn = np.zeros(n)
-        self.relevant = np.zeros(n)
+        self.pooled, self.drawn, self.relevant = np.zeros(n), np.zeros(n), np.zeros(n)
         per_grade: dict[int, np.ndarray] = {}
         for c, g in self.doc.values():
             self.pooled[c] += 1
@@ -328,8 +326,7 @@ def estimate(sample: Sample, runs: Sequence[Run] | Mapping[str, Run],
         for topic, numbers in values:
             rows.extend((run.name, topic, name, numbers[name]) for name in chosen if name in numbers)
         for name in chosen:
-            column = [numbers[name] for _, numbers in values if name in numbers]
-            if column:
+            if column := [numbers[name] for _, numbers in values if name in numbers]:
                 total = float(np.sum(column) if name in ("inum_rel", "inum_rel_ret") else np.mean(column))
                 rows.append((run.name, "all", name, total))
     table = pd.DataFrame(rows, columns=["run", "topic", "measure", "value"])
