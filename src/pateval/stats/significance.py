@@ -475,7 +475,6 @@ def pairwise_tests(scores, *, test: str = "t", baseline: str | None = None, corr
     z = x[:, first] - x[:, second]
     low, high = t_confidence_interval(z, confidence=confidence)
     resampling = result["B"] is not None
-    exact_used = bool(result.get("exact", False))
     means = x.mean(axis=0)
     return pd.DataFrame({
         "run_a": [matrix.runs[i] for i in first], "run_b": [matrix.runs[i] for i in second],
@@ -486,5 +485,5 @@ def pairwise_tests(scores, *, test: str = "t", baseline: str | None = None, corr
         "critical_difference": np.asarray(result["critical_difference"], dtype=float),
         "test": test, "correction": applied if applied is not None else "none", "alpha": alpha,
         "B": int(result["B"]) if resampling else pd.NA,
-        "seed": describe_seed(seed) if resampling and not exact_used else pd.NA,
+        "seed": describe_seed(seed) if resampling and not result.get("exact", False) else pd.NA,
     })
