@@ -156,26 +156,23 @@ class _Side:
         # adjacency[(i, k)] lists the edges between i and k as seen from i:
         # (marker, class key, normalised label, edge reference).
         self.adjacency: dict[tuple[int, int], list[tuple[str, Any, str, tuple]]] = {}
-        self.neighbours: list[set[int]] = [set() for _ in self.ids]
         self.ends: list[list[tuple[int, tuple]]] = [[] for _ in self.ids]  # (other end, class), loops excluded
         self.edges: list[tuple[int, int, tuple]] = []  # (i, k, orientation-free class)
         for source, target, key, attrs in graph.edges(keys=True, data=True):
             i, k = index[source], index[target]
-            kind = attrs.get("kind", "directed")
-            marker = {"directed": ">", "undirected": "-", "member": "m>"}[kind]
+            marker = {"directed": ">", "undirected": "-", "member": "m>"}[attrs.get("kind", "directed")]
             style = None if level == "structure" else attrs.get("type")
             label = normalise_text(attrs.get("label") or "")
             reference = (source, target, key)
             self.adjacency.setdefault((i, k), []).append((marker, style, label, reference))
             if i != k:
                 self.adjacency.setdefault((k, i), []).append((_REVERSE[marker], style, label, reference))
-                self.neighbours[i].add(k)
-                self.neighbours[k].add(i)
                 self.ends[i].append((k, (marker, style)))
                 self.ends[k].append((i, (_REVERSE[marker], style)))
                 self.edges.append((i, k, (marker, style)))
             else:
                 self.edges.append((i, k, ("loop", marker, style)))
+        self.neighbours = [{other for other, _ in ends} for ends in self.ends]
         self.signature = {pair: tuple(sorted(entry[:3] for entry in entries)) for pair,
                           entries in self.adjacency.items()}
 
