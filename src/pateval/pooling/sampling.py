@@ -271,11 +271,9 @@ def statap_precisions(sample: Sample, run: Run) -> pd.DataFrame:
 def _statap(drawn: _Drawn, run: Run) -> dict[str, float]:
     """statAP per topic of the run and the sample with R^ > 0."""
     topic, _, _, which, precision = _statap_rows(drawn, run)
-    sums: dict[str, float] = {}
-    if len(topic):
-        names, inverse = np.unique(topic, return_inverse=True)
-        up = np.bincount(inverse, weights=precision * drawn.weight[which], minlength=len(names))
-        sums = dict(zip(names.tolist(), up.tolist(), strict=True))
+    names, inverse = np.unique(topic, return_inverse=True)
+    up = np.bincount(inverse, weights=precision * drawn.weight[which], minlength=len(names))
+    sums = dict(zip(names.tolist(), up.tolist(), strict=True))
     retrieved = set(run.topic_ids.astype(str).tolist())
     return {t: sums.get(t, 0.0) / r for t, r in drawn.num_rel.items() if r > 0 and t in retrieved}
 
