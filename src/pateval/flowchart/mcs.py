@@ -213,11 +213,12 @@ class _Matcher:
         for depth, node in enumerate(self.order):
             self.position[node] = depth
         # Static parts of the bound, per depth (the undecided truth nodes are order[depth:]),
-        # with node and edge classes numbered so that the bound counts in plain lists.
+        # with node and edge classes numbered so that the bound counts in plain lists; edge
+        # classes are numbered after the node classes, so that nodes and the edges among them
+        # are counted in one list.
         node_ids: dict[tuple, int] = {}
         self.node_class_one = [node_ids.setdefault(one.node_class[i], len(node_ids)) for i in range(n1)]
         self.node_class_two = [node_ids.setdefault(two.node_class[j], len(node_ids)) for j in range(n2)]
-        self.node_class_count = len(node_ids)
         end_ids: dict[tuple, int] = {}
         self._ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]]
                           for i in range(n1)]
@@ -230,14 +231,14 @@ class _Matcher:
             for other, cls in self.ends_two[z]:
                 self.back_two[other].append((z, cls))
         edge_ids: dict[tuple, int] = {}
-        self._edges_one = [(i, k, edge_ids.setdefault(cls, len(edge_ids))) for i, k, cls in one.edges]
+        self._edges_one = [(i, k, edge_ids.setdefault(cls, len(node_ids) + len(edge_ids))) for i, k, cls in one.edges]
         self.incident_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
         for i, k, edge_class in two.edges:
-            number = edge_ids.setdefault(edge_class, len(edge_ids))
+            number = edge_ids.setdefault(edge_class, len(node_ids) + len(edge_ids))
             self.incident_two[i].append((k, number))
             if k != i:
                 self.incident_two[k].append((i, number))
-        self.edge_class_count = len(edge_ids)
+        self.class_count = len(node_ids) + len(edge_ids)
         self._static: dict[int, tuple] = {}
         self.undecided_edges = [0] * (n1 + 1)
         for i, k, _ in self._edges_one:
@@ -346,18 +347,17 @@ class _Matcher:
 
     def static_at(self, depth: int) -> tuple:
         """The truth-side counts of the bound at ``depth``, computed once when first needed:
-        undecided nodes per class, per decided node its edges to undecided ones per class, and
-        edges among undecided nodes per class."""
+        undecided nodes and edges among undecided nodes per class, and per decided node its
+        edges to undecided ones per class."""
         if (cached := self._static.get(depth)) is not None:
             return cached
         position = self.position
-        node_counts = [0] * max(self.node_class_count, 1)
+        undecided = [0] * max(self.class_count, 1)
         for i in self.order[depth:]:
-            node_counts[self.node_class_one[i]] += 1
-        internal = [0] * max(self.edge_class_count, 1)
+            undecided[self.node_class_one[i]] += 1
         for i, k, cls in self._edges_one:
             if position[i] >= depth and position[k] >= depth:
-                internal[cls] += 1
+                undecided[cls] += 1
         open_ends = []
         for w in self.order[:depth]:
             counts = [0] * max(self.end_class_count, 1)
@@ -366,18 +366,18 @@ class _Matcher:
                     counts[cls] += 1
             if any(counts):
                 open_ends.append((w, _nonzero(counts)))
-        self._static[depth] = cached = (_nonzero(node_counts), tuple(open_ends), _nonzero(internal))
+        self._static[depth] = cached = (_nonzero(undecided), tuple(open_ends))
         return cached
 
     def bound(self, depth: int, mapping: list[int], free: _FreeCounts) -> int:
         """Upper bound of what the undecided truth nodes can still add (see the module notes)."""
-        remaining_nodes, open_ends, internal_edges = self.static_at(depth)
+        undecided, open_ends = self.static_at(depth)
         total = 0
-        free_nodes = free.nodes
+        free_counts = free.counts
         # min(count, available) written out: this bound runs at every search node, and the
         # conditional expression is several times faster than a call of min()
-        for cls, count in remaining_nodes:
-            available = free_nodes[cls]
+        for cls, count in undecided:
+            available = free_counts[cls]
             total += count if count < available else available  # noqa: FURB136
         free_ends = free.ends
         for w, counts in open_ends:
@@ -388,10 +388,6 @@ class _Matcher:
             for cls, count in counts:
                 available = ends[cls]
                 total += count if count < available else available  # noqa: FURB136
-        free_internal = free.internal
-        for cls, count in internal_edges:
-            available = free_internal[cls]
-            total += count if count < available else available  # noqa: FURB136
         return total
 
     def solve(self, start: list[int] | None) -> tuple[list[int], int, bool]:
@@ -578,36 +574,35 @@ def _nonzero(counts: list[int]) -> tuple[tuple[int, int], ...]:
 class _FreeCounts:
     """Counts over the unused submission nodes, kept up to date as nodes are taken and given back.
 
-    ``nodes[c]``: unused nodes of class ``c``; ``ends[x][c]``: edges of class ``c`` (seen
-    from ``x``) between ``x`` and unused nodes; ``internal[c]``: edges of class ``c`` with both
-    ends unused.
+    ``counts[c]``: unused nodes of node class ``c``, or edges of edge class ``c`` with both
+    ends unused; ``ends[x][c]``: edges of class ``c`` (seen from ``x``) between ``x`` and
+    unused nodes.
     """
 
     def __init__(self, matcher: _Matcher) -> None:
         n2 = len(matcher.two.ids)
         self.matcher = matcher
-        self.nodes = [0] * max(matcher.node_class_count, 1)
+        self.counts = [0] * max(matcher.class_count, 1)
         self.ends = [[0] * max(matcher.end_class_count, 1) for _ in range(n2)]
-        self.internal = [0] * max(matcher.edge_class_count, 1)
         for j in range(n2):
-            self.nodes[matcher.node_class_two[j]] += 1
+            self.counts[matcher.node_class_two[j]] += 1
             for _, cls in matcher.ends_two[j]:
                 self.ends[j][cls] += 1
             for other, cls in matcher.incident_two[j]:
                 if other >= j:  # each edge once (loops have other == j)
-                    self.internal[cls] += 1
+                    self.counts[cls] += 1
 
     def shift(self, node: int, used: list[bool], step: int) -> None:
         """``step=-1``: ``node`` has just been marked used; ``step=1`` undoes that (``node`` still marked)."""
         matcher = self.matcher
-        self.nodes[matcher.node_class_two[node]] += step
+        counts = self.counts
+        counts[matcher.node_class_two[node]] += step
         ends = self.ends
         for other, cls in matcher.back_two[node]:
             ends[other][cls] += step
-        internal = self.internal
         for other, cls in matcher.incident_two[node]:
             if other == node or not used[other]:
-                internal[cls] += step
+                counts[cls] += step
 
 
 def _matched_edges(similar: Callable[[str, str], bool] | None, first: tuple, second: tuple) -> int:
