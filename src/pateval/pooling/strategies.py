@@ -294,8 +294,6 @@ class MoveToFront(_Adaptive):
                     cursor[r] = at
                     if at < stop:
                         still.append(r)
-                    if taken >= limit:
-                        break
                 active = still
             counts[t] = taken
         return Ordered(np.asarray(out, dtype=np.int64), offsets(counts), considered)
