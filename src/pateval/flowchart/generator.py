@@ -200,14 +200,12 @@ def _apply(kind, rng, nodes, metas, edges, touched_nodes, touched_edges, fresh) 
         touched_nodes.add(new_id)
         edges.append(Edge(rng.choice(anchors), new_id, True, "plain"))
         touched_edges.add(len(edges) - 1)
-    elif kind == "add_edge":
+    else:  # add_edge (perturb_flowchart checks the kinds)
         if len(present := sorted(nodes, key=_id_order)) < 2:
             return False
         source, target = rng.sample(present, 2)
         edges.append(Edge(source, target, True, rng.choice(EDGE_TYPES)))
         touched_edges.add(len(edges) - 1)
-    else:  # pragma: no cover - kinds are checked
-        raise ParameterError(f"unknown perturbation {kind!r}")
     return True
 
 

@@ -156,26 +156,23 @@ class _Side:
         # adjacency[(i, k)] lists the edges between i and k as seen from i:
         # (marker, class key, normalised label, edge reference).
         self.adjacency: dict[tuple[int, int], list[tuple[str, Any, str, tuple]]] = {}
-        self.neighbours: list[set[int]] = [set() for _ in self.ids]
         self.ends: list[list[tuple[int, tuple]]] = [[] for _ in self.ids]  # (other end, class), loops excluded
         self.edges: list[tuple[int, int, tuple]] = []  # (i, k, orientation-free class)
         for source, target, key, attrs in graph.edges(keys=True, data=True):
             i, k = index[source], index[target]
-            kind = attrs.get("kind", "directed")
-            marker = {"directed": ">", "undirected": "-", "member": "m>"}[kind]
+            marker = {"directed": ">", "undirected": "-", "member": "m>"}[attrs.get("kind", "directed")]
             style = None if level == "structure" else attrs.get("type")
             label = normalise_text(attrs.get("label") or "")
             reference = (source, target, key)
             self.adjacency.setdefault((i, k), []).append((marker, style, label, reference))
             if i != k:
                 self.adjacency.setdefault((k, i), []).append((_REVERSE[marker], style, label, reference))
-                self.neighbours[i].add(k)
-                self.neighbours[k].add(i)
                 self.ends[i].append((k, (marker, style)))
                 self.ends[k].append((i, (_REVERSE[marker], style)))
                 self.edges.append((i, k, (marker, style)))
             else:
                 self.edges.append((i, k, ("loop", marker, style)))
+        self.neighbours = [{other for other, _ in ends} for ends in self.ends]
         self.signature = {pair: tuple(sorted(entry[:3] for entry in entries)) for pair,
                           entries in self.adjacency.items()}
 
@@ -198,9 +195,9 @@ class _Matcher:
         self.two = _Side(g2, level)
         self.with_texts = level == "texts"
         self.budget = budget
-        # The text comparisons of this search, cached for it alone: no cache outlives its job.
+        # The text comparisons and edge matchings of this search, cached for it alone: no cache outlives its job.
         self.similar = lru_cache(maxsize=65536)(partial(texts_similar, threshold=threshold))
-        self._pair_cache: dict[tuple, int] = {}
+        self.pair_matches = lru_cache(maxsize=None)(partial(_matched_edges, self.similar if self.with_texts else None))
         one, two = self.one, self.two
         n1, n2 = len(one.ids), len(two.ids)
         by_class: dict[tuple, list[int]] = {}
@@ -216,11 +213,12 @@ class _Matcher:
         for depth, node in enumerate(self.order):
             self.position[node] = depth
         # Static parts of the bound, per depth (the undecided truth nodes are order[depth:]),
-        # with node and edge classes numbered so that the bound counts in plain lists.
+        # with node and edge classes numbered so that the bound counts in plain lists; edge
+        # classes are numbered after the node classes, so that nodes and the edges among them
+        # are counted in one list.
         node_ids: dict[tuple, int] = {}
         self.node_class_one = [node_ids.setdefault(one.node_class[i], len(node_ids)) for i in range(n1)]
         self.node_class_two = [node_ids.setdefault(two.node_class[j], len(node_ids)) for j in range(n2)]
-        self.node_class_count = len(node_ids)
         end_ids: dict[tuple, int] = {}
         self._ends_one = [[(other, end_ids.setdefault(cls, len(end_ids))) for other, cls in one.ends[i]]
                           for i in range(n1)]
@@ -233,14 +231,14 @@ class _Matcher:
             for other, cls in self.ends_two[z]:
                 self.back_two[other].append((z, cls))
         edge_ids: dict[tuple, int] = {}
-        self._edges_one = [(i, k, edge_ids.setdefault(cls, len(edge_ids))) for i, k, cls in one.edges]
+        self._edges_one = [(i, k, edge_ids.setdefault(cls, len(node_ids) + len(edge_ids))) for i, k, cls in one.edges]
         self.incident_two: list[list[tuple[int, int]]] = [[] for _ in range(n2)]
         for i, k, edge_class in two.edges:
-            number = edge_ids.setdefault(edge_class, len(edge_ids))
+            number = edge_ids.setdefault(edge_class, len(node_ids) + len(edge_ids))
             self.incident_two[i].append((k, number))
             if k != i:
                 self.incident_two[k].append((i, number))
-        self.edge_class_count = len(edge_ids)
+        self.class_count = len(node_ids) + len(edge_ids)
         self._static: dict[int, tuple] = {}
         self.undecided_edges = [0] * (n1 + 1)
         for i, k, _ in self._edges_one:
@@ -262,28 +260,16 @@ class _Matcher:
                 links[other] += 1
         return order
 
-    def _pair_matches(self, first: tuple, second: tuple) -> int:
-        """Edges matched between two edge signatures (lists of (marker, style, label))."""
-        key = (first, second)
-        if (cached := self._pair_cache.get(key)) is not None:
-            return cached
-        if not self.with_texts:  # as many as the classes (marker, style) have in common
-            value = sum((Counter(entry[:2] for entry in first) & Counter(entry[:2] for entry in second)).values())
-        else:
-            value = len(_match_entries(first, second, self.similar))
-        self._pair_cache[key] = value
-        return value
-
     def gain(self, u: int, v: int, mapping: list[int]) -> int:
         """Edges gained by mapping truth ``u`` to submission ``v`` given the mapped nodes."""
         one, two = self.one, self.two
         total = 0
         if (loop := one.signature.get((u, u))) is not None and (other := two.signature.get((v, v))) is not None:
-            total += self._pair_matches(loop, other)
+            total += self.pair_matches(loop, other)
         for w in one.neighbours[u]:
             x = mapping[w]
             if x >= 0 and (other := two.signature.get((v, x))) is not None:
-                total += self._pair_matches(one.signature[(u, w)], other)
+                total += self.pair_matches(one.signature[(u, w)], other)
         return total
 
     def score(self, mapping: list[int]) -> int:
@@ -292,7 +278,7 @@ class _Matcher:
             if i <= k and mapping[i] >= 0 and mapping[k] >= 0:
                 other = self.two.signature.get((mapping[i], mapping[k]))
                 if other is not None:
-                    total += self._pair_matches(signature, other)
+                    total += self.pair_matches(signature, other)
         return total
 
     def greedy(self) -> list[int]:
@@ -361,19 +347,17 @@ class _Matcher:
 
     def static_at(self, depth: int) -> tuple:
         """The truth-side counts of the bound at ``depth``, computed once when first needed:
-        undecided nodes per class, per decided node its edges to undecided ones per class, and
-        edges among undecided nodes per class."""
-        cached = self._static.get(depth)
-        if cached is not None:
+        undecided nodes and edges among undecided nodes per class, and per decided node its
+        edges to undecided ones per class."""
+        if (cached := self._static.get(depth)) is not None:
             return cached
         position = self.position
-        node_counts = [0] * max(self.node_class_count, 1)
+        undecided = [0] * max(self.class_count, 1)
         for i in self.order[depth:]:
-            node_counts[self.node_class_one[i]] += 1
-        internal = [0] * max(self.edge_class_count, 1)
+            undecided[self.node_class_one[i]] += 1
         for i, k, cls in self._edges_one:
             if position[i] >= depth and position[k] >= depth:
-                internal[cls] += 1
+                undecided[cls] += 1
         open_ends = []
         for w in self.order[:depth]:
             counts = [0] * max(self.end_class_count, 1)
@@ -382,19 +366,18 @@ class _Matcher:
                     counts[cls] += 1
             if any(counts):
                 open_ends.append((w, _nonzero(counts)))
-        cached = (_nonzero(node_counts), tuple(open_ends), _nonzero(internal))
-        self._static[depth] = cached
+        self._static[depth] = cached = (_nonzero(undecided), tuple(open_ends))
         return cached
 
     def bound(self, depth: int, mapping: list[int], free: _FreeCounts) -> int:
         """Upper bound of what the undecided truth nodes can still add (see the module notes)."""
-        remaining_nodes, open_ends, internal_edges = self.static_at(depth)
+        undecided, open_ends = self.static_at(depth)
         total = 0
-        free_nodes = free.nodes
+        free_counts = free.counts
         # min(count, available) written out: this bound runs at every search node, and the
         # conditional expression is several times faster than a call of min()
-        for cls, count in remaining_nodes:
-            available = free_nodes[cls]
+        for cls, count in undecided:
+            available = free_counts[cls]
             total += count if count < available else available  # noqa: FURB136
         free_ends = free.ends
         for w, counts in open_ends:
@@ -405,10 +388,6 @@ class _Matcher:
             for cls, count in counts:
                 available = ends[cls]
                 total += count if count < available else available  # noqa: FURB136
-        free_internal = free.internal
-        for cls, count in internal_edges:
-            available = free_internal[cls]
-            total += count if count < available else available  # noqa: FURB136
         return total
 
     def solve(self, start: list[int] | None) -> tuple[list[int], int, bool]:
@@ -440,11 +419,8 @@ class _Matcher:
                 if c not in images_a or d not in images_b or (a == b) != (c == d):
                     continue
                 for other in others:
-                    if other[0] != entry[0] or other[1] != entry[1]:
-                        continue
-                    if self.with_texts and not self.similar(entry[2], other[2]):
-                        continue
-                    edge_variables.append((a, c, b, d, reference, other[3]))
+                    if other[:2] == entry[:2] and (not self.with_texts or self.similar(entry[2], other[2])):
+                        edge_variables.append((a, c, b, d, reference, other[3]))
         count = len(pair_variable) + len(edge_variables)
         if count == 0:
             return [-1] * len(one.ids), True
@@ -454,11 +430,9 @@ class _Matcher:
         upper: list[float] = []
 
         def constrain(terms: list[tuple[int, float]], limit: float) -> None:
-            row = len(upper)
-            for column, value in terms:
-                rows.append(row)
-                columns.append(column)
-                values.append(value)
+            rows.extend([len(upper)] * len(terms))
+            columns.extend(column for column, _ in terms)
+            values.extend(value for _, value in terms)
             upper.append(limit)
 
         per_truth: dict[int, list[int]] = {}
@@ -600,49 +574,52 @@ def _nonzero(counts: list[int]) -> tuple[tuple[int, int], ...]:
 class _FreeCounts:
     """Counts over the unused submission nodes, kept up to date as nodes are taken and given back.
 
-    ``nodes[c]``: unused nodes of class ``c``; ``ends[x][c]``: edges of class ``c`` (seen
-    from ``x``) between ``x`` and unused nodes; ``internal[c]``: edges of class ``c`` with both
-    ends unused.
+    ``counts[c]``: unused nodes of node class ``c``, or edges of edge class ``c`` with both
+    ends unused; ``ends[x][c]``: edges of class ``c`` (seen from ``x``) between ``x`` and
+    unused nodes.
     """
 
     def __init__(self, matcher: _Matcher) -> None:
         n2 = len(matcher.two.ids)
         self.matcher = matcher
-        self.nodes = [0] * max(matcher.node_class_count, 1)
+        self.counts = [0] * max(matcher.class_count, 1)
         self.ends = [[0] * max(matcher.end_class_count, 1) for _ in range(n2)]
-        self.internal = [0] * max(matcher.edge_class_count, 1)
         for j in range(n2):
-            self.nodes[matcher.node_class_two[j]] += 1
+            self.counts[matcher.node_class_two[j]] += 1
             for _, cls in matcher.ends_two[j]:
                 self.ends[j][cls] += 1
             for other, cls in matcher.incident_two[j]:
                 if other >= j:  # each edge once (loops have other == j)
-                    self.internal[cls] += 1
+                    self.counts[cls] += 1
 
     def shift(self, node: int, used: list[bool], step: int) -> None:
         """``step=-1``: ``node`` has just been marked used; ``step=1`` undoes that (``node`` still marked)."""
         matcher = self.matcher
-        self.nodes[matcher.node_class_two[node]] += step
+        counts = self.counts
+        counts[matcher.node_class_two[node]] += step
         ends = self.ends
         for other, cls in matcher.back_two[node]:
             ends[other][cls] += step
-        internal = self.internal
         for other, cls in matcher.incident_two[node]:
             if other == node or not used[other]:
-                internal[cls] += step
+                counts[cls] += step
+
+
+def _matched_edges(similar: Callable[[str, str], bool] | None, first: tuple, second: tuple) -> int:
+    """Edges matched between two edge signatures (tuples of (marker, style, label)); without
+    ``similar`` (texts not compared), as many as the classes (marker, style) have in common."""
+    if similar is None:
+        return sum((Counter(entry[:2] for entry in first) & Counter(entry[:2] for entry in second)).values())
+    return len(_match_entries(first, second, similar))
 
 
 def _match_entries(first, second, similar: Callable[[str, str], bool]) -> list[tuple[int, int]]:
     """A maximum matching of compatible edges between two short edge lists (texts level)."""
-
-    def compatible(a, b) -> bool:
-        return a[0] == b[0] and a[1] == b[1] and similar(a[2], b[2])
-
     partner_of_second: dict[int, int] = {}
 
     def augment(i: int, seen: set[int]) -> bool:
         for j, entry in enumerate(second):
-            if j in seen or not compatible(first[i], entry):
+            if j in seen or first[i][:2] != entry[:2] or not similar(first[i][2], entry[2]):
                 continue
             seen.add(j)
             if j not in partner_of_second or augment(partner_of_second[j], seen):

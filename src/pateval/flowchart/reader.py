@@ -232,9 +232,8 @@ def parse_flowchart(text: str, *, source: str | os.PathLike[str] = "<string>") -
                 elif key in ("NO", "DE", "UE"):
                     declared_line.setdefault(key, number)  # a bad count is not also a missing one
                     if len(tokens) != 2 or tokens[1].kind != "word" or not _COUNT.fullmatch(tokens[1].value):
-                        found = tokens[1].raw if len(tokens) > 1 else stripped
                         raise _Defect(path, number, f"bad MT {key} count", expected="a non-negative integer",
-                                      found=found)
+                                      found=tokens[1].raw if len(tokens) > 1 else stripped)
                     if declared_line[key] != number:
                         raise _Defect(path, number, f"MT {key} given twice (first on line {declared_line[key]})")
                     declared[key] = int(tokens[1].value)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.run import Run
-from ..core.segments import offsets
+from ..core.segments import offsets, starts_of
 from ..errors import ParameterError
 from ..validation import check_choice
 from .names import FUSION_METHODS, NORMALISATIONS
@@ -72,24 +72,18 @@ def normalised_scores(stack: RunStack, norm: str) -> np.ndarray:
     if norm == "none" or len(score) == 0:
         return score.copy()
     lengths = stack.segment_lengths().ravel()
-    ptr = offsets(lengths)
-    used = lengths > 0
-    starts = ptr[:-1][used]
-    seg = np.repeat(np.arange(len(lengths))[used], lengths[used])  # each row's segment
+    lengths = lengths[lengths > 0]  # of the (run, topic) segments that have rows, in row order
+    seg = np.repeat(np.arange(len(lengths)), lengths)  # each row's segment among those
     if norm in ("min-max", "sum"):
-        low = np.full(len(lengths), np.inf)
-        low[used] = np.minimum.reduceat(score, starts)
+        low = np.minimum.reduceat(score, starts_of(lengths))
         if norm == "min-max":
-            high = np.full(len(lengths), -np.inf)
-            high[used] = np.maximum.reduceat(score, starts)
+            high = np.maximum.reduceat(score, starts_of(lengths))
             return (score - low[seg]) / np.maximum(high - low, _FLOOR)[seg]
-        total = np.bincount(seg, weights=score, minlength=len(lengths))
-        denominator = np.maximum(total - lengths * np.where(used, low, 0.0), _FLOOR)
+        denominator = np.maximum(np.bincount(seg, weights=score) - lengths * low, _FLOOR)
         return (score - low[seg]) / denominator[seg]
-    count = np.maximum(lengths, 1)
-    mean = np.bincount(seg, weights=score, minlength=len(lengths)) / count
+    mean = np.bincount(seg, weights=score) / lengths
     deviation = score - mean[seg]
-    std = np.sqrt(np.bincount(seg, weights=deviation * deviation, minlength=len(lengths)) / count)
+    std = np.sqrt(np.bincount(seg, weights=deviation * deviation) / lengths)
     return deviation / np.maximum(std, _FLOOR)[seg]
 
 
@@ -136,8 +130,7 @@ def fuse_stack(stack: RunStack, method: str, *, norm: str | None = None, k: floa
         unretrieved = ((m[None, :] - stack.segment_lengths() + 1) / 2).sum(axis=0)  # every run, as if none had it
         score = score + unretrieved[topic]
     order = np.lexsort((-stack.doc_ranks()[doc], -score, topic))
-    counts = np.bincount(topic, minlength=stack.n_topics)
-    return Fusion(stack, topic[order], doc[order], score[order], runs[order], offsets(counts))
+    return Fusion(stack, topic[order], doc[order], score[order], runs[order], offsets(_candidates(stack)))
 
 
 def fuse_runs(runs: list[Run], method: str, *, norm: str | None = None, k: float = 60.0, order: str = "score",

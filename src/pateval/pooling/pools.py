@@ -101,17 +101,12 @@ class PoolStatistics:
     def text(self) -> str:
         """A plain-text summary: sizes per topic; per run the documents contributed and alone
         contributed; the overlap matrix (documents both runs contributed)."""
-        lines = ["topic\tpooled"]
-        lines += [f"{t}\t{n}" for t, n in self.sizes.items()]
-        lines.append(f"all\t{sum(self.sizes.values())}")
-        lines.append("")
-        lines.append("run\tcontributed\tunique")
-        lines += [f"{r}\t{self.contributed[r]}\t{self.unique[r]}" for r in self.runs]
-        lines.append("")
-        lines.append("overlap\t" + "\t".join(self.runs))  # pooled documents both runs contributed
-        lines += [f"{r}\t" + "\t".join(str(int(v)) for v in row) for r, row in zip(self.runs, self.overlap,
-                                                                                  strict=True)]
-        return "\n".join(lines) + "\n"
+        sizes = ["topic\tpooled", *(f"{t}\t{n}" for t, n in self.sizes.items()), f"all\t{sum(self.sizes.values())}"]
+        runs = ["run\tcontributed\tunique", *(f"{r}\t{self.contributed[r]}\t{self.unique[r]}" for r in self.runs)]
+        overlap = ["overlap\t" + "\t".join(self.runs),  # pooled documents both runs contributed
+                   *(f"{r}\t" + "\t".join(str(int(v)) for v in row)
+                     for r, row in zip(self.runs, self.overlap, strict=True))]
+        return "\n\n".join("\n".join(table) for table in (sizes, runs, overlap)) + "\n"
 
 
 def pool_statistics(pool: Pool) -> PoolStatistics:

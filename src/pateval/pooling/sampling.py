@@ -97,10 +97,6 @@ def parse_strata(text: str) -> list[tuple[int, int | None, float]]:
     return strata
 
 
-def _label(low: int, high: int | None) -> str:
-    return f"{low}-{'' if high is None else high}"
-
-
 def sample_pool(pool: Pool, strata: Sequence[tuple[int, int | None, float]] | str, *, seed: int = 0,
                 qrels: Qrels | None = None) -> Sample:
     """A stratified random sample of ``pool`` (see the module); with ``qrels``, its grades
@@ -126,7 +122,7 @@ def sample_pool(pool: Pool, strata: Sequence[tuple[int, int | None, float]] | st
         k = min(len(members), max(1, int(round(rate * len(members)))))
         sampled[rng.choice(members, size=k, replace=False)] = True
         probability[members] = k / len(members)
-    labels = np.asarray([_label(low, high) for low, high, _ in spans], dtype=object)[stratum]
+    labels = np.asarray([f"{low}-{'' if high is None else high}" for low, high, _ in spans], dtype=object)[stratum]
     grade = None
     if qrels is not None:
         grades: dict[tuple[str, str], int] = {}
@@ -148,9 +144,7 @@ class _Topic:
         code = {c: i for i, c in enumerate(self.strata)}
         self.doc = {d: (code[c], g) for d, c, g in zip(docs, strata, grades, strict=True)}
         n = len(self.strata)
-        self.pooled = np.zeros(n)
-        self.drawn = np.zeros(n)
-        self.relevant = np.zeros(n)
+        self.pooled, self.drawn, self.relevant = np.zeros(n), np.zeros(n), np.zeros(n)
         per_grade: dict[int, np.ndarray] = {}
         for c, g in self.doc.values():
             self.pooled[c] += 1
@@ -227,17 +221,18 @@ class _Drawn:
     def __init__(self, sample: Sample) -> None:
         assert sample.grade is not None
         relevant = sample.grade > 0
-        topic = sample.topic[relevant].astype(str)
-        weight = 1.0 / sample.probability[relevant]
-        self.keys = pc.binary_join_element_wise(pa.array(topic.tolist(), type=pa.string()),
-                                                pa.array(sample.docno[relevant].astype(str).tolist(),
-                                                         type=pa.string()), "\x00")
+        self.keys = _keys(sample.topic[relevant].astype(str), sample.docno[relevant].astype(str))
         self.probability = sample.probability[relevant]
-        self.weight = weight
+        self.weight = 1.0 / self.probability
         names, inverse = np.unique(sample.topic.astype(str), return_inverse=True)
-        self.num_rel = dict(zip(names.tolist(), np.bincount(inverse, weights=np.where(
-            sample.grade > 0, 1.0 / np.where(sample.grade > 0, sample.probability, 1.0), 0.0),
-            minlength=len(names)).tolist(), strict=True))
+        self.num_rel = dict(zip(names.tolist(), np.bincount(inverse[relevant], weights=self.weight,
+                                                            minlength=len(names)).tolist(), strict=True))
+
+
+def _keys(topics: np.ndarray, docnos: np.ndarray) -> pa.Array:
+    """Each row's ``topic NUL docno`` (both arrays of str), the key of a drawn document."""
+    return pc.binary_join_element_wise(pa.array(topics.tolist(), type=pa.string()),
+                                       pa.array(docnos.tolist(), type=pa.string()), "\x00")
 
 
 def _statap_rows(drawn: _Drawn, run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -247,8 +242,7 @@ def _statap_rows(drawn: _Drawn, run: Run) -> tuple[np.ndarray, np.ndarray, np.nd
     topic_of = run.topic_ids[run.topic[perm]].astype(str)
     docnos = np.asarray(run.docnos[perm]).astype(str)
     rank = place_in_runs(topic_of) + 1
-    keys = pc.binary_join_element_wise(pa.array(topic_of.tolist(), type=pa.string()),
-                                       pa.array(docnos.tolist(), type=pa.string()), "\x00")
+    keys = _keys(topic_of, docnos)
     found = pc.index_in(keys, value_set=drawn.keys).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
     rows = np.flatnonzero(found >= 0)
     which = found[rows]
@@ -277,11 +271,9 @@ def statap_precisions(sample: Sample, run: Run) -> pd.DataFrame:
 def _statap(drawn: _Drawn, run: Run) -> dict[str, float]:
     """statAP per topic of the run and the sample with R^ > 0."""
     topic, _, _, which, precision = _statap_rows(drawn, run)
-    sums: dict[str, float] = {}
-    if len(topic):
-        names, inverse = np.unique(topic, return_inverse=True)
-        up = np.bincount(inverse, weights=precision * drawn.weight[which], minlength=len(names))
-        sums = dict(zip(names.tolist(), up.tolist(), strict=True))
+    names, inverse = np.unique(topic, return_inverse=True)
+    up = np.bincount(inverse, weights=precision * drawn.weight[which], minlength=len(names))
+    sums = dict(zip(names.tolist(), up.tolist(), strict=True))
     retrieved = set(run.topic_ids.astype(str).tolist())
     return {t: sums.get(t, 0.0) / r for t, r in drawn.num_rel.items() if r > 0 and t in retrieved}
 
@@ -332,8 +324,7 @@ def estimate(sample: Sample, runs: Sequence[Run] | Mapping[str, Run],
         for topic, numbers in values:
             rows.extend((run.name, topic, name, numbers[name]) for name in chosen if name in numbers)
         for name in chosen:
-            column = [numbers[name] for _, numbers in values if name in numbers]
-            if column:
+            if column := [numbers[name] for _, numbers in values if name in numbers]:
                 total = float(np.sum(column) if name in ("inum_rel", "inum_rel_ret") else np.mean(column))
                 rows.append((run.name, "all", name, total))
     table = pd.DataFrame(rows, columns=["run", "topic", "measure", "value"])

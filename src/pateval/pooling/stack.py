@@ -20,7 +20,7 @@ from ..core.keys import take
 from ..core.order import string_ranks, unique_inverse
 from ..core.ranking import evaluation_order
 from ..core.run import Run
-from ..core.segments import place_in_segments
+from ..core.segments import place_in_segments, run_lengths, run_starts
 from ..errors import ParameterError
 from ..validation import check_choice
 
@@ -115,11 +115,9 @@ def stack_runs(runs: list[Run], *, order: str = "score", ties: str = "descending
     if not runs:
         raise ParameterError("no run given")
     names = tuple(run.name for run in runs)
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise ParameterError(f"two runs are named {name!r}: give each run a distinct name (run tag)")
-        seen.add(name)
+    if len(set(names)) < len(names):
+        twice = next(name for place, name in enumerate(names) if name in names[:place])
+        raise ParameterError(f"two runs are named {twice!r}: give each run a distinct name (run tag)")
     topic_ids = np.asarray(sorted({str(t) for run in runs for t in run.topic_ids.tolist()}), dtype=object)
     topic_code = {t: i for i, t in enumerate(topic_ids.tolist())}
     topics, docs, positions, scores, run_of = [], [], [], [], []
@@ -150,12 +148,7 @@ def stack_runs(runs: list[Run], *, order: str = "score", ties: str = "descending
 def _ties_reversed(run: Run, perm: np.ndarray) -> np.ndarray:
     """``perm`` (the ranking step's order) with each group of equal scores in a topic reversed:
     docno ascending instead of descending."""
-    topic, score = run.topic[perm], run.score[perm]
-    same = (topic[1:] == topic[:-1]) & (score[1:] == score[:-1])
-    if not same.any():
-        return perm
-    start = np.flatnonzero(np.r_[True, ~same])
-    length = np.diff(np.r_[start, len(perm)])
-    first = np.repeat(start, length)
-    last = first + np.repeat(length, length) - 1
-    return perm[first + last - np.arange(len(perm))]
+    start = run_starts(run.topic[perm], run.score[perm])
+    length = run_lengths(start, len(perm))
+    # a row at place i of the group [first, last] goes to place first + last - i
+    return perm[np.repeat(2 * start + length - 1, length) - np.arange(len(perm))]

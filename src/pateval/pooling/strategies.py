@@ -44,7 +44,7 @@ from ..core.segments import offsets, place_in_segments
 from ..errors import ParameterError
 from ..validation import check_choice
 from .fusion import fuse_stack
-from .names import FUSION_METHODS, NORMALISATIONS, RBP_AGGREGATES
+from .names import FUSION_METHODS, NORMALISATIONS, POOL_METHODS, RBP_AGGREGATES
 from .stack import RunStack
 
 __all__ = ["JudgingOrder", "Ordered", "DepthOrder", "WeightedOrder", "FusedOrder", "MoveToFront", "MaxMean",
@@ -82,19 +82,19 @@ def _positive(name: str, value: int | None) -> None:
         raise ParameterError(f"{name} must be a positive integer, not {value!r}")
 
 
-def _rank_pairs(stack: RunStack, keys: tuple[np.ndarray, ...], chosen: np.ndarray, budget: int | None,
-                considered: np.ndarray) -> Ordered:
-    """Pairs ``chosen`` sorted per topic by ``keys`` (lexsort keys, last the most significant
-    after the topic), cut to ``budget`` per topic."""
-    topic, _, _ = stack.pairs()
-    ids = np.flatnonzero(chosen)
+def _rank_pairs(stack: RunStack, keys: tuple[np.ndarray, ...], budget: int | None, chosen: np.ndarray | None = None,
+                considered: np.ndarray | None = None) -> Ordered:
+    """Pairs ``chosen`` (default: all) sorted per topic by ``keys`` (lexsort keys, last the most
+    significant after the topic), cut to ``budget`` per topic; ``considered`` rows default to all."""
+    topic, _, inverse = stack.pairs()
+    ids = np.arange(len(topic)) if chosen is None else np.flatnonzero(chosen)
     order = ids[np.lexsort(tuple(k[ids] for k in keys) + (topic[ids],))]
     counts = np.bincount(topic[order], minlength=stack.n_topics)
     if budget is not None:
         keep = place_in_segments(counts, first=1) <= budget
         order = order[keep]
         counts = np.bincount(topic[order], minlength=stack.n_topics)
-    return Ordered(order, offsets(counts), considered)
+    return Ordered(order, offsets(counts), np.ones(len(inverse), dtype=bool) if considered is None else considered)
 
 
 @dataclass(frozen=True)
@@ -109,13 +109,12 @@ class DepthOrder:
         _positive("depth k", self.k)
 
     def order(self, stack: RunStack, relevant: np.ndarray | None, budget: int | None) -> Ordered:
-        topic, _, inverse = stack.pairs()
+        topic, doc, inverse = stack.pairs()
         considered = np.ones(len(inverse), dtype=bool) if self.k is None else stack.position <= self.k
         best = np.full(len(topic), np.iinfo(np.int64).max)
         np.minimum.at(best, inverse[considered], stack.position[considered])
         runs = np.bincount(inverse[considered], minlength=len(topic))
-        _, doc, _ = stack.pairs()
-        return _rank_pairs(stack, (stack.doc_ranks()[doc], -runs, best), runs > 0, budget, considered)
+        return _rank_pairs(stack, (stack.doc_ranks()[doc], -runs, best), budget, runs > 0, considered)
 
 
 @dataclass(frozen=True)
@@ -155,10 +154,8 @@ class WeightedOrder:
         return best
 
     def order(self, stack: RunStack, relevant: np.ndarray | None, budget: int | None) -> Ordered:
-        topic, doc, inverse = stack.pairs()
-        weight = self.weights(stack)
-        return _rank_pairs(stack, (stack.doc_ranks()[doc], -weight), np.ones(len(topic), dtype=bool), budget,
-                           np.ones(len(inverse), dtype=bool))
+        _, doc, _ = stack.pairs()
+        return _rank_pairs(stack, (stack.doc_ranks()[doc], -self.weights(stack)), budget)
 
 
 @dataclass(frozen=True)
@@ -178,13 +175,12 @@ class FusedOrder:
 
     def order(self, stack: RunStack, relevant: np.ndarray | None, budget: int | None) -> Ordered:
         fused = fuse_stack(stack, self.method, norm=self.norm, k=self.k)
-        topic, doc, inverse = stack.pairs()
+        topic, doc, _ = stack.pairs()
         place = np.empty(len(topic), dtype=np.int64)  # each pair's place in the fused ranking
         pair_of = np.searchsorted(topic * max(len(stack.doc_ids), 1) + doc,
                                   fused.topic * max(len(stack.doc_ids), 1) + fused.doc)
         place[pair_of] = np.arange(len(pair_of))
-        return _rank_pairs(stack, (place,), np.ones(len(topic), dtype=bool), budget,
-                           np.ones(len(inverse), dtype=bool))
+        return _rank_pairs(stack, (place,), budget)
 
 
 def _topic_lists(stack: RunStack, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -232,8 +228,6 @@ class _Adaptive:
                 out.append(pair)
                 taken += 1
                 self._learn(state, r, bool(relevant[pair]))
-                if cursor[r] == len(lst):
-                    active[r] = False
             counts[t] = taken
         return Ordered(np.asarray(out, dtype=np.int64), offsets(counts), considered)
 
@@ -300,8 +294,6 @@ class MoveToFront(_Adaptive):
                     cursor[r] = at
                     if at < stop:
                         still.append(r)
-                    if taken >= limit:
-                        break
                 active = still
             counts[t] = taken
         return Ordered(np.asarray(out, dtype=np.int64), offsets(counts), considered)
@@ -350,8 +342,6 @@ class MaxMean(_Adaptive):
 def make_order(method: str, *, depth: int | None = 10, p: float = 0.8, aggregate: str = "sum", k: float = 60.0,
                fusion: str = "rrf", norm: str | None = None, discount: float = 0.9) -> JudgingOrder:
     """The judging order ``method`` (:data:`~pateval.pooling.names.POOL_METHODS`) with its parameters."""
-    from .names import POOL_METHODS
-
     check_choice("pool method", method, POOL_METHODS)
     if method == "depth":
         return DepthOrder(depth)

@@ -38,7 +38,7 @@ from ..pooling.stack import RunStack, stack_runs
 from ..pooling.strategies import DepthOrder, JudgingOrder
 from .correlation import kendall_tau, tau_ap
 
-__all__ = ["BUDGET_COLUMNS", "LEAVE_OUT_COLUMNS", "simulate_budgets", "leave_out", "reduced_qrels"]
+__all__ = ["BUDGET_COLUMNS", "LEAVE_OUT_COLUMNS", "simulate_budgets", "leave_out"]
 
 BUDGET_COLUMNS = ["order", "budget", "judgements", "relevant_found", "found_per_judgement", "tau", "tau_ap",
                   "max_rank_change"]
@@ -62,11 +62,6 @@ class _QrelsOfPairs:
         return Qrels.from_columns(self.topic[keep], self.docno[keep], self.rel[keep], source=f"{self.source} (reduced)")
 
 
-def reduced_qrels(qrels: Qrels, stack: RunStack, unjudged: np.ndarray) -> Qrels:
-    """``qrels`` without the (topic, document) pairs of ``stack.pairs()`` flagged ``unjudged``."""
-    return _QrelsOfPairs(qrels, stack).without(unjudged)
-
-
 def _means(qrels: Qrels, runs: Sequence[Run], options: EvaluationOptions) -> pd.Series:
     summary = evaluate_runs(qrels, runs, options).summary()
     return summary.set_index("run")["value"].reindex([r.name for r in runs])
@@ -78,13 +73,6 @@ def _ranks(scores: pd.Series) -> np.ndarray:
     place = np.empty(len(order), dtype=np.int64)
     place[order] = np.arange(1, len(order) + 1)
     return place
-
-
-def _correlations(reduced: pd.Series, full: pd.Series) -> tuple[float, float]:
-    try:
-        return kendall_tau(reduced, full), tau_ap(reduced, full)
-    except ParameterError:  # every run the same score (nothing relevant judged yet): undefined
-        return float("nan"), float("nan")
 
 
 def _options(measure: str, options: EvaluationOptions | None) -> EvaluationOptions:
@@ -118,7 +106,10 @@ def simulate_budgets(runs: Sequence[Run], qrels: Qrels, orders: Mapping[str, Jud
         for budget in sorted(int(b) for b in budgets):
             judged = (place >= 1) & (place <= budget)
             scores = _means(matched.without(~judged), runs, settings)
-            tau, tau_ap_value = _correlations(scores, full)
+            try:
+                tau, tau_ap_value = kendall_tau(scores, full), tau_ap(scores, full)
+            except ParameterError:  # every run the same score (nothing relevant judged yet): undefined
+                tau = tau_ap_value = float("nan")
             found = int(relevant[judged].sum())
             made = int(judged.sum())
             rows.append((name, budget, made, found, found / made if made else 0.0, tau, tau_ap_value,
@@ -137,10 +128,8 @@ def leave_out(runs: Sequence[Run], qrels: Qrels, *, depth: int = 100, groups: Ma
         raise ParameterError("leaving a run out needs at least 2 runs")
     settings = _options(measure, options)
     names = [r.name for r in runs]
-    if groups is not None:
-        missing = [n for n in names if n not in groups]
-        if missing:
-            raise ParameterError(f"runs without a group: {', '.join(missing[:5])}")
+    if groups is not None and (missing := [n for n in names if n not in groups]):
+        raise ParameterError(f"runs without a group: {', '.join(missing[:5])}")
     group_of = {n: (groups[n] if groups is not None else n) for n in names}
     stack = stack_runs(list(runs), order=settings.order, ties=ties)
     relevant, _ = judged_flags(stack, qrels)

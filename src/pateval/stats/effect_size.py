@@ -37,17 +37,23 @@ def as_differences(differences) -> np.ndarray:
     return z
 
 
+def t_values(mean: np.ndarray, sd: np.ndarray | float, n: int) -> np.ndarray:
+    """mean / (sd / sqrt n), with 0/0 = 0 and m/0 = +-inf (differences without spread); with
+    n = 1, the mean in units of the spread, as an effect size reads it."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (sd / math.sqrt(n))
+    flat = sd == 0
+    t = np.where(flat & (mean == 0), 0.0, t)
+    return np.where(flat & (mean != 0), np.copysign(np.inf, mean), t)
+
+
 def paired_effect_size(differences) -> np.ndarray:
     """Cohen's d_z for paired data: ``mean(z) / sd(z)`` (sample sd, n - 1), per column.
 
     Differences without spread give 0 (all zero) or +-inf. Sakai (2014), eq. for ES_paired.
     """
     z = as_differences(differences)
-    mean = z.mean(axis=0)
-    sd = z.std(axis=0, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = mean / sd
-    return np.where(sd == 0, np.where(mean == 0, 0.0, np.copysign(np.inf, mean)), d)
+    return t_values(z.mean(axis=0), z.std(axis=0, ddof=1), 1)
 
 
 def t_confidence_interval(differences, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -91,7 +97,4 @@ def residual_effect_sizes(scores) -> tuple[np.ndarray, float]:
     v_e = float((residual**2).sum() / ((n - 1) * (m - 1)))
     means = x.mean(axis=0)
     difference = means[:, None] - means[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        effect = difference / math.sqrt(v_e) if v_e > 0 else np.where(difference == 0, 0.0, np.copysign(np.inf,
-                                                                                                        difference))
-    return effect, v_e
+    return t_values(difference, math.sqrt(v_e), 1), v_e

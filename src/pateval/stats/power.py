@@ -93,10 +93,8 @@ def discriminative_power(matrices: Mapping[str, object], *, test: str = "bootstr
     """
     if not isinstance(matrices, Mapping) or not matrices:
         raise ParameterError("discriminative power needs a mapping of measure name -> score matrix")
-    frames = []
-    for measure, scores in matrices.items():
-        result = pairwise_tests(scores, test=test, correction=None, alpha=alpha, seed=seed, B=B)
-        result.insert(0, "measure", measure)
-        frames.append(result)
-    tests = pd.concat(frames, ignore_index=True)
+    # each measure's tests, a measure column first
+    tests = pd.concat({measure: pairwise_tests(scores, test=test, correction=None, alpha=alpha, seed=seed, B=B)
+                       for measure, scores in matrices.items()}, names=["measure"])
+    tests = tests.reset_index(level="measure").reset_index(drop=True)
     return DiscriminativePower(summarise_discriminative_power(tests, alpha=alpha), tests, asl_curves(tests))

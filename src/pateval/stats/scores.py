@@ -120,10 +120,6 @@ class RunScores:
     def n_topics(self) -> int:
         return self.values.shape[0]
 
-    @property
-    def n_runs(self) -> int:
-        return self.values.shape[1]
-
 
 def as_run_scores(scores, *, min_runs: int = 2, min_topics: int = 2) -> RunScores:
     """Validate a score matrix (DataFrame topics x runs, or 2-D array) and name its runs.

@@ -38,7 +38,7 @@ from .._optional import needs_extra
 from ..errors import ParameterError
 from ..tuning import EXACT_SIGN_TOPICS, RESAMPLE_CHUNK_VALUES
 from .corrections import CORRECTIONS, adjust_p_values
-from .effect_size import as_differences, paired_effect_size, t_confidence_interval
+from .effect_size import as_differences, paired_effect_size, t_confidence_interval, t_values
 from .names import DEFAULT_B, TESTS
 from .scores import SeedLike, as_generator, as_run_scores, check_level, describe_seed, resample_counts, run_pairs
 
@@ -90,15 +90,6 @@ def _resampled_tail(statistics: Callable[[int, int], np.ndarray], total: int, th
     return count, top.min(axis=0)
 
 
-def _t_values(mean: np.ndarray, sd: np.ndarray, n: int) -> np.ndarray:
-    """mean / (sd / sqrt n), with 0/0 = 0 and m/0 = +-inf (differences without spread)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (sd / math.sqrt(n))
-    flat = sd == 0
-    t = np.where(flat & (mean == 0), 0.0, t)
-    return np.where(flat & (mean != 0), np.copysign(np.inf, mean), t)
-
-
 # ---- the t-test --------------------------------------------------------------------------
 
 
@@ -121,7 +112,7 @@ def paired_t(differences, *, alpha: float = 0.05) -> dict[str, np.ndarray]:
     n = z.shape[0]
     mean = z.mean(axis=0)
     sd = z.std(axis=0, ddof=1)
-    t = _t_values(mean, sd, n)
+    t = t_values(mean, sd, n)
     p = np.minimum(1.0, 2.0 * sps.t.sf(np.abs(t), n - 1))
     critical = sps.t.ppf(1.0 - alpha / 2.0, n - 1) * sd / math.sqrt(n)
     return {"statistic": t, "p_value": p, "critical_difference": critical}
@@ -291,7 +282,7 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
     n, width = z.shape
     mean = z.mean(axis=0)
     sd = z.std(axis=0, ddof=1)
-    t_observed = _t_values(mean, sd, n)
+    t_observed = t_values(mean, sd, n)
     threshold = np.abs(t_observed) * (1.0 - _RTOL)
     w = z - mean
     w_squared = w * w
@@ -303,7 +294,7 @@ def bootstrap_asl(differences, *, B: int | None = None, seed: SeedLike = 0, alph
         counts = resample_counts(rng, rows, n)
         sample_mean = (counts @ w) / n
         sample_var = (counts @ w_squared - n * sample_mean**2) / (n - 1)
-        return np.abs(_t_values(sample_mean, np.sqrt(np.where(sample_var <= noise, 0.0, sample_var)), n))
+        return np.abs(t_values(sample_mean, np.sqrt(np.where(sample_var <= noise, 0.0, sample_var)), n))
 
     count, t_critical = _resampled_tail(t_star, B, threshold, alpha, _chunk_rows(max(n, width)))
     return {"statistic": t_observed, "p_value": count / B, "critical_difference": t_critical * sd / math.sqrt(n),
@@ -484,7 +475,6 @@ def pairwise_tests(scores, *, test: str = "t", baseline: str | None = None, corr
     z = x[:, first] - x[:, second]
     low, high = t_confidence_interval(z, confidence=confidence)
     resampling = result["B"] is not None
-    exact_used = bool(result.get("exact", False))
     means = x.mean(axis=0)
     return pd.DataFrame({
         "run_a": [matrix.runs[i] for i in first], "run_b": [matrix.runs[i] for i in second],
@@ -495,5 +485,5 @@ def pairwise_tests(scores, *, test: str = "t", baseline: str | None = None, corr
         "critical_difference": np.asarray(result["critical_difference"], dtype=float),
         "test": test, "correction": applied if applied is not None else "none", "alpha": alpha,
         "B": int(result["B"]) if resampling else pd.NA,
-        "seed": describe_seed(seed) if resampling and not exact_used else pd.NA,
+        "seed": describe_seed(seed) if resampling and not result.get("exact", False) else pd.NA,
     })
