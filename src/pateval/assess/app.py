@@ -401,8 +401,8 @@ def _pool_view(app, topic_id: int, user: dict, docno: str | None, owner: str | N
     others: dict = {}
     others_grades: dict = {}
     if entry is not None and owner == db.ADJUDICATED:
-        others = {who: xpaths for (cited, who), xpaths in service.all_selections(engine, topic_id).get(topic_id, {})
-                  .items() if cited == docno and who != db.ADJUDICATED}
+        others = {who: xpaths for (cited, who), xpaths in service.selections_of_topic(engine, topic_id).items()
+                  if cited == docno and who != db.ADJUDICATED}
         others_grades = {who: g for who, g in entry["grades"].items() if who != db.ADJUDICATED}
     again = f"?owner={db.ADJUDICATED}" if owner == db.ADJUDICATED else ""
     return {"topic": current, "pool": queue["pool"], "queue": queue, "pool_doc": entry, "document": document,
