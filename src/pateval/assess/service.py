@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from ..errors import ParameterError
 from . import db
 from .corpus import AssessCorpus
-from .indications import REJECTION_REASONS
+from .indications import REJECTION_REASONS, number_ranges
 
 __all__ = ["ACCOUNT_EVENTS", "LOCKOUT_MINUTES", "LOGIN_REFUSED", "AssessError", "add_assessor", "add_topic",
            "all_grades", "all_selections", "assessors_list", "audit_log", "authenticate",
@@ -391,8 +391,6 @@ def parse_claims(text: str, highest: int | None = None, *, of: str = "the source
     """``1-3,7`` -> (1, 2, 3, 7); an AssessError for anything else, and for a claim above
     ``highest`` (the last claim of ``of``): checked on the ranges before any is expanded, so the work is linear in the
     length of the text however its ranges repeat."""
-    from .indications import number_ranges
-
     ranges = number_ranges(text or "")
     if not ranges or ranges[0][0] < 1:
         shown = text if len(text or "") <= 40 else text[:40] + "..."
