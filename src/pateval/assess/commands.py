@@ -18,6 +18,8 @@ from .corpus import AssessCorpus
 __all__ = ["add_user", "export", "import_pool", "import_qrels", "list_users", "manage_user", "open_workspace", "serve",
            "user"]
 
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
 
 def open_workspace(url: str, *, store=None, collection=None, remember: bool = False):
     """The database engine and the corpus it is about (from the arguments, else from what
@@ -63,7 +65,7 @@ def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8
     if n_assessors is None:
         echo(f"assess: no accounts yet; add one with: pateval assess user add NAME --db {db.shown_url(url)}",
              file=sys.stderr)
-    if host not in ("127.0.0.1", "localhost", "::1") and not (secure_cookies or trusted_proxies):
+    if host not in _LOOPBACK and not (secure_cookies or trusted_proxies):
         echo(f"assess: warning: listening on {host}: other machines can reach the tool, over plain HTTP "
              "(put it behind a TLS proxy)", file=sys.stderr)
     if (n := service.scrypt_parameters()[0]) < service.SCRYPT_N:
@@ -75,9 +77,6 @@ def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8
                      session_idle=session_idle_minutes * 60, session_max=session_max_hours * 3600,
                      max_failed_logins=max_failed_logins, allowed_hosts=hosts)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, proxy_headers=False)
-
-
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _allowed_hosts(host: str, allowed, trusted_proxies, echo) -> list[str] | None:
