@@ -728,18 +728,17 @@ async def api_audit(request: Request) -> Response:
 # ---- errors ------------------------------------------------------------------------------
 
 async def _assess_error(request: Request, error: AssessError) -> Response:
-    if error.status == 401 and not _is_api(request):
-        return RedirectResponse("/login", status_code=303)
-    message = limits.shorten(error.message)  # a value echoed in it is cut short
     if _is_api(request):
-        return JSONResponse({"error": message}, status_code=error.status)
+        return _plain_error(request, error.message, error.status)
+    if error.status == 401:
+        return RedirectResponse("/login", status_code=303)
     user = await run_in_threadpool(_user, request)
-    return _page(request, "error.html", {"message": message, "status": error.status,
+    return _page(request, "error.html", {"message": limits.shorten(error.message), "status": error.status,
                                          "user": user}, status=error.status)
 
 
 def _plain_error(request: Request, message: str, status: int, headers: dict | None = None) -> Response:
-    message = limits.shorten(message)
+    message = limits.shorten(message)  # a value echoed in it is cut short
     if _is_api(request):
         return JSONResponse({"error": message}, status_code=status, headers=headers)
     return PlainTextResponse(message, status_code=status, headers=headers)
