@@ -6,6 +6,7 @@ and ``import`` need only the database URL.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -114,23 +115,26 @@ def add_user(*, url: str, name: str, password: str, admin: bool, echo=print) -> 
         echo(f"assess: created the database {created} (readable by you only)", file=sys.stderr)
 
 
+@contextlib.contextmanager
 def _existing(url: str):
+    """The engine of an existing database, disposed of afterwards."""
     if _new_database_file(url) is not None:
         raise ParameterError(f"{db.sqlite_path(url)}: no such database file")
-    return db.open_database(url)
+    engine = db.open_database(url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
 
 
 def manage_user(*, url: str, action: str, name: str, password: str | None = None) -> str:
     """``disable``, ``enable``, ``remove``, ``unlock`` or ``reset-password`` an account
     (recorded in the audit log); returns the line to print."""
-    engine = _existing(url)
     try:
-        with db.storage_errors(url):
+        with _existing(url) as engine, db.storage_errors(url):
             service.manage_assessor(engine, name, action, password=password)
     except service.AssessError as error:
         raise ParameterError(error.message) from None
-    finally:
-        engine.dispose()
     done = {"disable": "disabled (its sessions ended)", "enable": "enabled", "unlock": "unlocked",
             "remove": "removed (its sessions ended; its judgements stay)",
             "reset-password": "has a new password (its sessions ended)"}[action]
@@ -165,11 +169,8 @@ def _read_password(name: str) -> str:
 
 def list_users(*, url: str) -> list[str]:
     """One line per account: name, role, status, lock-out."""
-    engine = _existing(url)
-    try:
+    with _existing(url) as engine:
         rows = service.assessors_list(engine)
-    finally:
-        engine.dispose()
     return [f"{r['name']}\t{'admin' if r['is_admin'] else 'assessor'}\t{r['status']}"
             f"\t{'locked' if r['locked'] else 'unlocked'}\t{r['failed_logins']} failed logins" for r in rows]
 
@@ -196,9 +197,5 @@ def import_pool(*, url: str, pool, name: str | None = None, order: str = "pool",
     """Import a pool or sample file as pool topics' queues (:func:`pateval.assess.pools.import_pool`)."""
     from .pools import import_pool as _import
 
-    engine = _existing(url)
-    try:
-        with db.storage_errors(url):
-            return _import(engine, pool, name=name, order=order, max_grade=max_grade)
-    finally:
-        engine.dispose()
+    with _existing(url) as engine, db.storage_errors(url):
+        return _import(engine, pool, name=name, order=order, max_grade=max_grade)
