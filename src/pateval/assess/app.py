@@ -446,9 +446,8 @@ def highlight(text: str, terms) -> Markup:
 
 
 def _int_param(request: Request, name: str) -> int | None:
-    if not (value := request.query_params.get(name)):
-        return None
-    return limits.id_text(name, value)
+    value = request.query_params.get(name)
+    return limits.id_text(name, value) if value else None
 
 
 async def _form_error(request: Request, user: dict, patent_key: str, topic_id: int | None, form_name: str,
