@@ -401,8 +401,8 @@ def _pool_view(app, topic_id: int, user: dict, docno: str | None, owner: str | N
     others: dict = {}
     others_grades: dict = {}
     if entry is not None and owner == db.ADJUDICATED:
-        others = {who: xpaths for (cited, who), xpaths in service.all_selections(engine, topic_id).get(topic_id, {})
-                  .items() if cited == docno and who != db.ADJUDICATED}
+        others = {who: xpaths for (cited, who), xpaths in service.selections_of_topic(engine, topic_id).items()
+                  if cited == docno and who != db.ADJUDICATED}
         others_grades = {who: g for who, g in entry["grades"].items() if who != db.ADJUDICATED}
     again = f"?owner={db.ADJUDICATED}" if owner == db.ADJUDICATED else ""
     return {"topic": current, "pool": queue["pool"], "queue": queue, "pool_doc": entry, "document": document,
@@ -446,9 +446,8 @@ def highlight(text: str, terms) -> Markup:
 
 
 def _int_param(request: Request, name: str) -> int | None:
-    if not (value := request.query_params.get(name)):
-        return None
-    return limits.id_text(name, value)
+    value = request.query_params.get(name)
+    return limits.id_text(name, value) if value else None
 
 
 async def _form_error(request: Request, user: dict, patent_key: str, topic_id: int | None, form_name: str,
@@ -728,18 +727,17 @@ async def api_audit(request: Request) -> Response:
 # ---- errors ------------------------------------------------------------------------------
 
 async def _assess_error(request: Request, error: AssessError) -> Response:
-    if error.status == 401 and not _is_api(request):
-        return RedirectResponse("/login", status_code=303)
-    message = limits.shorten(error.message)  # a value echoed in it is cut short
     if _is_api(request):
-        return JSONResponse({"error": message}, status_code=error.status)
+        return _plain_error(request, error.message, error.status)
+    if error.status == 401:
+        return RedirectResponse("/login", status_code=303)
     user = await run_in_threadpool(_user, request)
-    return _page(request, "error.html", {"message": message, "status": error.status,
+    return _page(request, "error.html", {"message": limits.shorten(error.message), "status": error.status,
                                          "user": user}, status=error.status)
 
 
 def _plain_error(request: Request, message: str, status: int, headers: dict | None = None) -> Response:
-    message = limits.shorten(message)
+    message = limits.shorten(message)  # a value echoed in it is cut short
     if _is_api(request):
         return JSONResponse({"error": message}, status_code=status, headers=headers)
     return PlainTextResponse(message, status_code=status, headers=headers)

@@ -6,6 +6,7 @@ and ``import`` need only the database URL.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from .corpus import AssessCorpus
 
 __all__ = ["add_user", "export", "import_pool", "import_qrels", "list_users", "manage_user", "open_workspace", "serve",
            "user"]
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def open_workspace(url: str, *, store=None, collection=None, remember: bool = False):
@@ -63,7 +66,7 @@ def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8
     if n_assessors is None:
         echo(f"assess: no accounts yet; add one with: pateval assess user add NAME --db {db.shown_url(url)}",
              file=sys.stderr)
-    if host not in ("127.0.0.1", "localhost", "::1") and not (secure_cookies or trusted_proxies):
+    if host not in _LOOPBACK and not (secure_cookies or trusted_proxies):
         echo(f"assess: warning: listening on {host}: other machines can reach the tool, over plain HTTP "
              "(put it behind a TLS proxy)", file=sys.stderr)
     if (n := service.scrypt_parameters()[0]) < service.SCRYPT_N:
@@ -75,9 +78,6 @@ def serve(*, url: str, store, collection, host: str = "127.0.0.1", port: int = 8
                      session_idle=session_idle_minutes * 60, session_max=session_max_hours * 3600,
                      max_failed_logins=max_failed_logins, allowed_hosts=hosts)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, proxy_headers=False)
-
-
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _allowed_hosts(host: str, allowed, trusted_proxies, echo) -> list[str] | None:
@@ -115,23 +115,26 @@ def add_user(*, url: str, name: str, password: str, admin: bool, echo=print) -> 
         echo(f"assess: created the database {created} (readable by you only)", file=sys.stderr)
 
 
+@contextlib.contextmanager
 def _existing(url: str):
+    """The engine of an existing database, disposed of afterwards."""
     if _new_database_file(url) is not None:
         raise ParameterError(f"{db.sqlite_path(url)}: no such database file")
-    return db.open_database(url)
+    engine = db.open_database(url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
 
 
 def manage_user(*, url: str, action: str, name: str, password: str | None = None) -> str:
     """``disable``, ``enable``, ``remove``, ``unlock`` or ``reset-password`` an account
     (recorded in the audit log); returns the line to print."""
-    engine = _existing(url)
     try:
-        with db.storage_errors(url):
+        with _existing(url) as engine, db.storage_errors(url):
             service.manage_assessor(engine, name, action, password=password)
     except service.AssessError as error:
         raise ParameterError(error.message) from None
-    finally:
-        engine.dispose()
     done = {"disable": "disabled (its sessions ended)", "enable": "enabled", "unlock": "unlocked",
             "remove": "removed (its sessions ended; its judgements stay)",
             "reset-password": "has a new password (its sessions ended)"}[action]
@@ -166,11 +169,8 @@ def _read_password(name: str) -> str:
 
 def list_users(*, url: str) -> list[str]:
     """One line per account: name, role, status, lock-out."""
-    engine = _existing(url)
-    try:
+    with _existing(url) as engine:
         rows = service.assessors_list(engine)
-    finally:
-        engine.dispose()
     return [f"{r['name']}\t{'admin' if r['is_admin'] else 'assessor'}\t{r['status']}"
             f"\t{'locked' if r['locked'] else 'unlocked'}\t{r['failed_logins']} failed logins" for r in rows]
 
@@ -197,9 +197,5 @@ def import_pool(*, url: str, pool, name: str | None = None, order: str = "pool",
     """Import a pool or sample file as pool topics' queues (:func:`pateval.assess.pools.import_pool`)."""
     from .pools import import_pool as _import
 
-    engine = _existing(url)
-    try:
-        with db.storage_errors(url):
-            return _import(engine, pool, name=name, order=order, max_grade=max_grade)
-    finally:
-        engine.dispose()
+    with _existing(url) as engine, db.storage_errors(url):
+        return _import(engine, pool, name=name, order=order, max_grade=max_grade)

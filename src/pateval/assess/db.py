@@ -65,9 +65,10 @@ from sqlalchemy import (
     create_engine,
     event,
     func,
+    inspect,
     select,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from ..errors import ParameterError
@@ -217,8 +218,6 @@ def _add_account_states(connection) -> None:
     """Schema 3: sessions live in the database (created by ``create_all``), accounts have a
     status and a lock-out, and the cookie-signing secret of schema 2 is dropped: whoever
     copied the database could have forged any session with it."""
-    from sqlalchemy import inspect
-
     have = {column["name"] for column in inspect(connection).get_columns("assessors")}
     for name, definition in (("status", "VARCHAR(16) NOT NULL DEFAULT 'active'"),
                              ("failed_logins", "INTEGER NOT NULL DEFAULT 0"),
@@ -233,8 +232,6 @@ def _add_lockout_counts(connection) -> None:
     them; an account locked under schema 3 (until an administrator unlocked it) has had one,
     and its lock now ends 15 minutes after it began. Password hashes keep their old form
     (``scrypt$salt$hash``): they are made again at each account's next login."""
-    from sqlalchemy import inspect
-
     if "lockouts" not in {column["name"] for column in inspect(connection).get_columns("assessors")}:
         connection.exec_driver_sql("ALTER TABLE assessors ADD COLUMN lockouts INTEGER NOT NULL DEFAULT 0")
     connection.execute(assessors.update().where(assessors.c.locked_at.is_not(None)).values(lockouts=1))
@@ -244,8 +241,6 @@ def _add_pools(connection) -> None:
     """Schema 5: pools become topics' queues (the tables ``pools`` and ``pool_documents``,
     made by ``create_all``); a topic may belong to a pool, a judgement may carry a grade.
     Every existing topic is a citation topic and every existing selection has no grade."""
-    from sqlalchemy import inspect
-
     inspector = inspect(connection)
     if "pool_id" not in {column["name"] for column in inspector.get_columns("topics")}:
         connection.exec_driver_sql("ALTER TABLE topics ADD COLUMN pool_id INTEGER REFERENCES pools(id)")
@@ -280,8 +275,6 @@ def open_database(url: str) -> Engine:
     """
     full = _normalise_url(url)
     try:
-        from sqlalchemy.engine import make_url
-
         make_url(full)
     except (ArgumentError, ValueError) as error:  # e.g. a port that is no number
         raise ParameterError(f"cannot read the database URL {shown_url(url)}: {shown_url(str(error))} (an @ in a "
@@ -408,8 +401,6 @@ def held(url: str) -> dict | None:
     ``{"meta": {key: value}, "names": [account names], "rows": {table: count}}`` for the
     tables of this schema it has; None when there is no database yet (a SQLite file that does
     not exist or is empty)."""
-    from sqlalchemy import inspect
-
     full = _normalise_url(url)
     path = sqlite_path(url)
     if full.startswith("sqlite") and (path is None or not os.path.exists(path) or os.path.getsize(path) == 0):

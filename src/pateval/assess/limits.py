@@ -165,20 +165,14 @@ class FaultLog:
                       what, type(error).__name__, shorten(str(error), 200), seen[0])
 
 
-def _error_response(path: str, status: int, message: str) -> tuple[dict, bytes]:
+async def _answer(send, path: str, status: int, message: str) -> None:
     if path.startswith("/api/"):
         body, kind = json.dumps({"error": message}).encode(), b"application/json"
     else:
         body, kind = message.encode(), b"text/plain; charset=utf-8"
-    start = {"type": "http.response.start", "status": status,
-             "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode()),
-                         (b"connection", b"close")]}
-    return start, body
-
-
-async def _answer(send, path: str, status: int, message: str) -> None:
-    start, body = _error_response(path, status, message)
-    await send(start)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})
 
 

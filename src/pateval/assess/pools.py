@@ -186,9 +186,9 @@ def queue(engine: Engine, current: dict, owner: str) -> dict:
                                             db.pool_documents.c.drawn.is_(True))
             .order_by(db.pool_documents.c.place)).mappings().all()
     grades: dict[str, dict[str, int]] = {}
-    for (docno, who), grade in service.all_grades_of_topic(engine, current["id"]).items():
+    for (docno, who), grade in service.all_grades(engine, current["id"]).get(current["id"], {}).items():
         grades.setdefault(docno, {})[who] = grade
-    passages = service.all_selections(engine, current["id"]).get(current["id"], {})
+    passages = service.selections_of_topic(engine, current["id"])
     documents = []
     for row in rows:
         given = grades.get(row["docno"], {})
@@ -199,14 +199,12 @@ def queue(engine: Engine, current: dict, owner: str) -> dict:
                           "runs": [pool["runs"][r] for r in json.loads(row["runs"])], "stratum": row["stratum"],
                           "probability": row["probability"], "grade": given.get(owner), "grades": given,
                           "disputed": disputed})
+    settled = len(documents)
     if owner == db.ADJUDICATED:
         following = next((d["docno"] for d in documents if d["disputed"]), None)
-        settled = len(documents)
-    elif pool["order_name"] == "pool":
-        following = next((d["docno"] for d in documents if d["grade"] is None), None)
-        settled = len(documents)
     else:
-        documents, settled = _adaptive(pool, current["qid"], documents)
+        if pool["order_name"] != "pool":
+            documents, settled = _adaptive(pool, current["qid"], documents)
         following = next((d["docno"] for d in documents if d["grade"] is None), None)
     return {"pool": pool, "documents": documents, "next": following, "settled": settled,
             "judged": sum(d["grade"] is not None for d in documents)}

@@ -26,10 +26,10 @@ from sqlalchemy.exc import IntegrityError
 from ..errors import ParameterError
 from . import db
 from .corpus import AssessCorpus
-from .indications import REJECTION_REASONS
+from .indications import REJECTION_REASONS, number_ranges
 
 __all__ = ["ACCOUNT_EVENTS", "LOCKOUT_MINUTES", "LOGIN_REFUSED", "AssessError", "add_assessor", "add_topic",
-           "all_grades", "all_grades_of_topic", "all_selections", "assessors_list", "audit_log", "authenticate",
+           "all_grades", "all_selections", "assessors_list", "audit_log", "authenticate",
            "change_password", "check_id", "check_new_password", "check_topic_definition", "common_passwords",
            "decide_source", "delete_topic", "end_session", "ensure_topics", "hash_password", "insert_topic",
            "locked_until", "lockout_minutes", "manage_assessor", "needs_new_hash", "note_blocked_address",
@@ -391,8 +391,6 @@ def parse_claims(text: str, highest: int | None = None, *, of: str = "the source
     """``1-3,7`` -> (1, 2, 3, 7); an AssessError for anything else, and for a claim above
     ``highest`` (the last claim of ``of``): checked on the ranges before any is expanded, so the work is linear in the
     length of the text however its ranges repeat."""
-    from .indications import number_ranges
-
     ranges = number_ranges(text or "")
     if not ranges or ranges[0][0] < 1:
         shown = text if len(text or "") <= 40 else text[:40] + "..."
@@ -698,22 +696,15 @@ def all_selections(engine: Engine, topic_id: int | None = None) -> dict[int, dic
     return out
 
 
-def all_grades_of_topic(engine: Engine, topic_id: int) -> dict[tuple[str, str], int]:
-    """(docno, owner) -> grade of every graded judgement of a pool topic."""
-    with engine.connect() as connection:
-        rows = connection.execute(
-            select(db.selections.c.cited_ucid, db.selections.c.owner, db.selections.c.grade)
-            .where(db.selections.c.topic_id == topic_id, db.selections.c.grade.is_not(None))).all()
-    return {(docno, owner): grade for docno, owner, grade in rows}
-
-
-def all_grades(engine: Engine) -> dict[int, dict[tuple[str, str], int]]:
-    """Every graded judgement (pool topics), by topic id: (docno, owner) -> grade."""
+def all_grades(engine: Engine, topic_id: int | None = None) -> dict[int, dict[tuple[str, str], int]]:
+    """Every graded judgement (pool topics; of the topic ``topic_id`` only, when given), by
+    topic id: (docno, owner) -> grade."""
     out: dict[int, dict[tuple[str, str], int]] = {}
     with engine.connect() as connection:
         rows = connection.execute(
             select(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner, db.selections.c.grade)
-            .where(db.selections.c.grade.is_not(None))
+            .where(db.selections.c.grade.is_not(None),
+                   db.selections.c.topic_id == topic_id if topic_id is not None else true())
             .order_by(db.selections.c.topic_id, db.selections.c.cited_ucid, db.selections.c.owner)).all()
     for topic_id, docno, owner, grade in rows:
         out.setdefault(topic_id, {})[(docno, owner)] = grade
