@@ -124,15 +124,12 @@ class Evaluation:
             for j, name in enumerate(piece.measures):
                 if (piece.run, name) not in means:
                     continue
-                if per_query:
-                    columns["run"].extend([piece.run] * n)
-                    columns["measure"].extend([name] * n)
-                    columns["topic"].extend(piece.topics)
-                    columns["value"].extend(piece.values[j * n:(j + 1) * n].tolist())
-                columns["run"].append(piece.run)
-                columns["measure"].append(name)
-                columns["topic"].append("all")
-                columns["value"].append(means[piece.run, name])
+                values = piece.values[j * n:(j + 1) * n].tolist() if per_query else []
+                values.append(means[piece.run, name])
+                columns["run"].extend([piece.run] * len(values))
+                columns["measure"].extend([name] * len(values))
+                columns["topic"].extend([*piece.topics, "all"] if per_query else ["all"])
+                columns["value"].extend(values)
         return columns
 
 
@@ -359,11 +356,10 @@ def _put_together(name: str, scores: list[BlockScores], measures: list[Measure],
     values = np.concatenate([v for _, v in scored], axis=1)
     values = values[:, positions_in(all_topics, topics)]
     notes += merge_counted_notes(n for b in scores for n in b.notes)
-    notes += unmatched_note(name, (sum(b.matches[0] for b in scores), sum(b.matches[1] for b in scores),
-                                   [docno for b in scores for docno in b.matches[2]],
-                                   (sum(b.matches[3][0] for b in scores), sum(b.matches[3][1] for b in scores),
-                                    sum(b.matches[3][2] for b in scores))),
-                            qrels, options.doc_key)
+    retrieved, matched, samples, heads = zip(*(b.matches for b in scores), strict=True)
+    exact, by_patent, judged = map(sum, zip(*heads, strict=True))  # summed over the blocks, as all matches
+    notes += unmatched_note(name, (sum(retrieved), sum(matched), [docno for sample in samples for docno in sample],
+                                   (exact, by_patent, judged)), qrels, options.doc_key)
     return ScoredRun(name, list(topics), [str(m) for m in measures], values.reshape(-1)), notes
 
 
