@@ -374,11 +374,8 @@ def read_bytes(path: str | os.PathLike[str], *, text: bool = True) -> bytes:
     path = Path(path)
     data = _open_content(path)
     if isinstance(data, mmap.mmap):
-        try:
-            content = data[:]
-        finally:
-            data.close()
-        data = content
+        with data:  # the map closed once copied
+            data = data[:]
     if text:
         _refuse_empty_or_binary(path, data)
     return data
@@ -624,8 +621,7 @@ def iter_fields(path: str | os.PathLike[str], data: bytes | None = None, *,
     """
     if data is None:
         data = read_bytes(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]  # a UTF-8 byte-order mark is not content
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is not content
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             line = raw.decode("utf-8")
