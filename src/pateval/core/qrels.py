@@ -604,8 +604,7 @@ def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, st
         raise ParameterError("subtopics='iteration' needs an iteration column; the qrels have none")
     if "subtopic" in roles:
         raise ParameterError(f"the qrels have both {roles['subtopic']} and iteration; subtopics='iteration' would read "
-                             f"two "
-                             "columns as the subtopic")
+                             "two columns as the subtopic")
     roles["subtopic"] = iteration
     return roles
 

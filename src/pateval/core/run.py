@@ -438,7 +438,6 @@ def _as_strings(values) -> np.ndarray:
     return array
 
 
-
 @dataclass(frozen=True, eq=False)
 class NestedRun:
     """A run given as ``{topic: {docno: score}}`` (pytrec_eval's, BEIR's, ranx's shape), kept
