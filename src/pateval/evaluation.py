@@ -378,15 +378,10 @@ def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
     return changed
 
 
-def score_run(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> ScoredRun:
-    """Every measure over every topic of one ranked run, as arrays."""
-    return ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in measures],
-                     measure_values(ranked, measures, context).reshape(-1))
-
-
 def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> pd.DataFrame:
     """Every measure over every topic of one ranked run, as a long frame."""
-    return _scored_frame(score_run(ranked, measures, context))
+    return _scored_frame(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in measures],
+                                   measure_values(ranked, measures, context).reshape(-1)))
 
 
 def _scored_frame(piece: ScoredRun) -> pd.DataFrame:
