@@ -40,7 +40,7 @@ import stat
 import sys
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, NoReturn
@@ -175,6 +175,10 @@ RATIO_FLOOR = 64 << 20
 LIMIT_VARIABLE = "PATEVAL_MAX_DECOMPRESSED"
 _LIMIT: ContextVar[int | None] = ContextVar("pateval_max_decompressed", default=None)
 _SIZE = re.compile(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", re.IGNORECASE)
+# each compression's decompressor (gzip's checks the header and trailer) and its file reader
+_DECOMPRESSORS: dict[str, Callable[[], Any]] = {"gzip": lambda: zlib.decompressobj(wbits=31),
+                                                "bzip2": bz2.BZ2Decompressor, "xz": lzma.LZMADecompressor}
+_OPENERS: dict[str, Callable[..., Any]] = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
 
 
 def decompression_limit(compressed_size: int) -> int:
@@ -222,12 +226,6 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def _decompressor(kind: str):
-    if kind == "gzip":
-        return zlib.decompressobj(wbits=31)  # a gzip header and trailer (checked)
-    return bz2.BZ2Decompressor() if kind == "bzip2" else lzma.LZMADecompressor()
-
-
 def _decompress(path, data, kind: str) -> bytes:
     """The decompressed content (every member of a multi-member file), or the error; at
     most :func:`decompression_limit` bytes of it, the decompressor never asked for more."""
@@ -237,7 +235,7 @@ def _decompress(path, data, kind: str) -> bytes:
     rest = data
     try:
         while True:
-            decompressor = _decompressor(kind)
+            decompressor = _DECOMPRESSORS[kind]()
             piece = decompressor.decompress(rest, limit + 1 - total)
             total += len(piece)
             if total > limit:
@@ -256,13 +254,6 @@ def _decompress(path, data, kind: str) -> bytes:
         malformed(path, None, f"not valid {kind} data: {error}")
     del pieces
     _too_large(path, kind, limit, len(data))
-
-
-def _compressed_file(path: Path, kind: str):
-    """The compressed file's own reader (it closes the file when closed)."""
-    if kind == "gzip":
-        return gzip.open(path, "rb")
-    return bz2.open(path, "rb") if kind == "bzip2" else lzma.open(path, "rb")
 
 
 class _Capped(io.RawIOBase):
@@ -481,7 +472,7 @@ def open_stream(path: str | os.PathLike[str]):
         if kind is None:
             return open(path, "rb")
         # the compressed file's own reader (it closes the file when closed), within its bound
-        return io.BufferedReader(_Capped(_compressed_file(path, kind), path, kind, os.stat(path).st_size),
+        return io.BufferedReader(_Capped(_OPENERS[kind](path, "rb"), path, kind, os.stat(path).st_size),
                                  buffer_size=1 << 16)
     data = _stream_bytes(path)
     kind = compression(data[:6])
