@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ._lazy import pandas_deferred
-from .errors import PatevalError
+from .errors import ParameterError, PatevalError
 from .measures import parse_measure
 
 # trec_eval's -m grammar, the one `pateval trec_eval` reads: the pateval measure of each trec_eval
@@ -278,7 +278,6 @@ def _qrels_groups(query_relevance: Mapping[str, Mapping[str, int]]) -> tuple[lis
     """The judgements of the topics that have some (pytrec_eval drops an empty dict's topic),
     as Qrels of groups of :data:`~pateval.tuning.DICT_GROUP_TOPICS` topics, and each topic's group."""
     from .core.qrels import Qrels, is_fractional
-    from .errors import ParameterError
     from .tuning import DICT_GROUP_TOPICS
 
     for topic, docs in query_relevance.items():
