@@ -423,8 +423,7 @@ def aggregate(frame: pd.DataFrame, measures: Sequence[str | Measure] | None = No
     for run in pd.unique(frame["run"]):
         for measure in parsed:
             positions = groups.get((run, str(measure)))
-            if positions is None:
-                continue
-            rows.append((run, str(measure), _aggregate_values(values[positions], measure.spec.aggregate),
-                         len(positions)))
+            if positions is not None:
+                rows.append((run, str(measure), _aggregate_values(values[positions], measure.spec.aggregate),
+                             len(positions)))
     return pd.DataFrame(rows, columns=["run", "measure", "value", "topics"])
