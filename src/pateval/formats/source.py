@@ -298,11 +298,7 @@ def _stream_bytes(path) -> bytes:
     memo = {} if kept is None else kept  # outside a job: a lone read, kept nowhere
     key = os.fspath(path)
     if key not in memo:
-        if is_stdin(path):
-            memo[key] = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                memo[key] = handle.read()
+        memo[key] = sys.stdin.buffer.read() if is_stdin(path) else Path(path).read_bytes()
     return memo[key]
 
 
@@ -467,8 +463,7 @@ def open_stream(path: str | os.PathLike[str]):
     path = Path(path)
     if not is_stdin(path) and is_regular_file(path):
         with open(path, "rb") as handle:
-            head = handle.read(6)
-        kind = compression(head)
+            kind = compression(handle.read(6))
         if kind is None:
             return open(path, "rb")
         # the compressed file's own reader (it closes the file when closed), within its bound
