@@ -195,10 +195,8 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], optio
 #: on integer grade levels (ERR's and the gain maps' levels, ndeval's and the cube test's
 #: grades, preferences, judgement groups, TBG's) and refuses such qrels with one line.
 FRACTIONAL_GRADE_MEASURES = {
-    "AP": "relevant: grade >= rel", "P": "relevant: grade >= rel", "R": "relevant: grade >= rel",
-    "Rprec": "relevant: grade >= rel", "RR": "relevant: grade >= rel", "Success": "relevant: grade >= rel",
-    "NumRel": "relevant: grade >= rel", "NumRelRet": "relevant: grade >= rel", "NumRet": "no grade",
-    "NumQ": "no grade", "PRES": "relevant: grade >= rel",
+    **dict.fromkeys(("AP", "P", "R", "Rprec", "RR", "Success", "NumRel", "NumRelRet"), "relevant: grade >= rel"),
+    "NumRet": "no grade", "NumQ": "no grade", "PRES": "relevant: grade >= rel",
     "nDCG": "gain = the grade (every positive grade gains, 0.5 gains 0.5); the ideal ranking by grade",
 }
 
