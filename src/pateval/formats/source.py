@@ -485,14 +485,11 @@ def first_line(path: str | os.PathLike[str]) -> str | None:
         stream = open_stream(path)
     except (OSError, ValueError):
         return None
-    try:
-        with stream:
-            for raw in stream:
-                text = raw.decode("utf-8-sig", errors="replace").rstrip("\r\n")
-                if text.strip() and not text.startswith("#"):
-                    return text
-    except (OSError, EOFError, zlib.error, lzma.LZMAError):
-        return None
+    with contextlib.suppress(OSError, EOFError, zlib.error, lzma.LZMAError), stream:
+        for raw in stream:
+            text = raw.decode("utf-8-sig", errors="replace").rstrip("\r\n")
+            if text.strip() and not text.startswith("#"):
+                return text
     return None
 
 
