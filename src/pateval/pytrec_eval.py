@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 from ._lazy import pandas_deferred
 from .errors import ParameterError, PatevalError
-from .measures import parse_measure
+from .measures import parse_measure, parse_measures
 
 # trec_eval's -m grammar, the one `pateval trec_eval` reads: the pateval measure of each trec_eval
 # measure and parameter list, and which measures carry their parameter in their names
@@ -246,7 +246,6 @@ class RelevanceEvaluator:
         import numpy as np
 
         from .evaluation import evaluate_runs
-        from .measures import parse_measures
         from .options import EvaluationOptions
 
         measures = list(dict.fromkeys(ours for _, ours in self._keys.values()))
