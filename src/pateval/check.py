@@ -197,9 +197,9 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
     data = read_bytes(path).removeprefix(b"\xef\xbb\xbf")
     findings: list[Finding] = []
 
-    def flag(line: int, kind: str, message: str) -> None:
+    def flag(line: int | None, kind: str, message: str) -> None:
         findings.append(Finding(line, kind, message))
-        if kind in FIXED_BY_REMOVAL:
+        if kind in FIXED_BY_REMOVAL and line is not None:  # (a removal is always of a line)
             report.removed.setdefault(line, kind)
 
     rows: list[tuple[int, str, str, str, int, str]] = []  # line, topic, docno, xpath, rank, text
@@ -277,8 +277,8 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
     for number, topic, *_rest in kept_rows:
         if topic != previous_topic:
             if topic in first_block_line:
-                findings.append(Finding(number, "scattered", f"topic {topic} resumes here after topic {previous_topic} "
-                                        f"(line {previous_line}); its lines began at line {first_block_line[topic]}"))
+                flag(number, "scattered", f"topic {topic} resumes here after topic {previous_topic} (line "
+                                          f"{previous_line}); its lines began at line {first_block_line[topic]}")
             else:
                 first_block_line[topic] = number
         previous_topic, previous_line = topic, number
@@ -298,13 +298,12 @@ def check_passage_run(path: str | os.PathLike[str], *, topics: str | os.PathLike
 
     if store_xpaths is not None:
         for docno, number in unknown_documents.items():
-            findings.append(Finding(number, "unknown-document",
-                                    f"{docno} is not in the corpus store; its XPaths were not checked"))
+            flag(number, "unknown-document", f"{docno} is not in the corpus store; its XPaths were not checked")
     if topic_set is not None:
         for topic in sorted(topic_set - {r[1] for r in kept_rows}):
-            findings.append(Finding(None, "missing-topic", f"topic {topic} of {topics} has no line"))
+            flag(None, "missing-topic", f"topic {topic} of {topics} has no line")
     if report.run_id is None:
-        findings.append(Finding(None, "file-name", f"{path.name} is not named participantID-runID-PSG.ext"))
+        flag(None, "file-name", f"{path.name} is not named participantID-runID-PSG.ext")
     findings.sort(key=lambda f: (f.line is None, f.line or 0))
     report.findings = findings
     report.checked = ["the format of each line", "repeated passages", "headings (by their XPath"

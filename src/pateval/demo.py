@@ -140,8 +140,7 @@ def run_demo(out_dir: str | os.PathLike[str] = "pateval-demo", *, n_patents: int
     step("ingest it into a corpus store", lambda: api.ingest_corpus(root / "corpus", root / "store", progress=progress))
     built = step("build a test collection (topics, qrels)",
                  lambda: api.build_collection(root / "store", root / "collection", seed=seed, progress=progress))
-    summary.counts["topics"] = built.counts.get("pac_topics", 0)
-    summary.counts["judgements"] = built.counts.get("pac_judgements", 0)
+    summary.counts.update(topics=built.counts.get("pac_topics", 0), judgements=built.counts.get("pac_judgements", 0))
     if not summary.counts["topics"]:
         raise PatevalError("the collection has no topics; generate more patents (--patents)")
     corpus_end = built.parameters["split"]["corpus_end"]

@@ -61,14 +61,9 @@ class InputFormatError(PatevalError, ValueError):
         self.found = found
         shown = "standard input" if self.path == "-" else self.path  # "-": the CLI's name for it
         where = shown if line is None else f"{shown}, line {line}"
-        detail = ""
-        if expected is not None and found is not None:
-            detail = f" (expected {expected}, found {found})"
-        elif expected is not None:
-            detail = f" (expected {expected})"
-        elif found is not None:
-            detail = f" (found {found})"
-        super().__init__(f"{where}: {problem}{detail}")
+        detail = ", ".join(f"{word} {value}" for word, value in (("expected", expected), ("found", found))
+                           if value is not None)
+        super().__init__(f"{where}: {problem}" + (f" ({detail})" if detail else ""))
 
     def __reduce__(self):
         # pickle (worker processes, Dask) would call the class with the message alone

@@ -124,15 +124,12 @@ class Evaluation:
             for j, name in enumerate(piece.measures):
                 if (piece.run, name) not in means:
                     continue
-                if per_query:
-                    columns["run"].extend([piece.run] * n)
-                    columns["measure"].extend([name] * n)
-                    columns["topic"].extend(piece.topics)
-                    columns["value"].extend(piece.values[j * n:(j + 1) * n].tolist())
-                columns["run"].append(piece.run)
-                columns["measure"].append(name)
-                columns["topic"].append("all")
-                columns["value"].append(means[piece.run, name])
+                values = piece.values[j * n:(j + 1) * n].tolist() if per_query else []
+                values.append(means[piece.run, name])
+                columns["run"].extend([piece.run] * len(values))
+                columns["measure"].extend([name] * len(values))
+                columns["topic"].extend([*piece.topics, "all"] if per_query else ["all"])
+                columns["value"].extend(values)
         return columns
 
 
@@ -198,10 +195,8 @@ def evaluate_runs(qrels: Qrels, runs: Iterable[Run | NestedRun | RunFile], optio
 #: on integer grade levels (ERR's and the gain maps' levels, ndeval's and the cube test's
 #: grades, preferences, judgement groups, TBG's) and refuses such qrels with one line.
 FRACTIONAL_GRADE_MEASURES = {
-    "AP": "relevant: grade >= rel", "P": "relevant: grade >= rel", "R": "relevant: grade >= rel",
-    "Rprec": "relevant: grade >= rel", "RR": "relevant: grade >= rel", "Success": "relevant: grade >= rel",
-    "NumRel": "relevant: grade >= rel", "NumRelRet": "relevant: grade >= rel", "NumRet": "no grade",
-    "NumQ": "no grade", "PRES": "relevant: grade >= rel",
+    **dict.fromkeys(("AP", "P", "R", "Rprec", "RR", "Success", "NumRel", "NumRelRet"), "relevant: grade >= rel"),
+    "NumRet": "no grade", "NumQ": "no grade", "PRES": "relevant: grade >= rel",
     "nDCG": "gain = the grade (every positive grade gains, 0.5 gains 0.5); the ideal ranking by grade",
 }
 
@@ -359,11 +354,10 @@ def _put_together(name: str, scores: list[BlockScores], measures: list[Measure],
     values = np.concatenate([v for _, v in scored], axis=1)
     values = values[:, positions_in(all_topics, topics)]
     notes += merge_counted_notes(n for b in scores for n in b.notes)
-    notes += unmatched_note(name, (sum(b.matches[0] for b in scores), sum(b.matches[1] for b in scores),
-                                   [docno for b in scores for docno in b.matches[2]],
-                                   (sum(b.matches[3][0] for b in scores), sum(b.matches[3][1] for b in scores),
-                                    sum(b.matches[3][2] for b in scores))),
-                            qrels, options.doc_key)
+    retrieved, matched, samples, heads = zip(*(b.matches for b in scores), strict=True)
+    exact, by_patent, judged = map(sum, zip(*heads, strict=True))  # summed over the blocks, as all matches
+    notes += unmatched_note(name, (sum(retrieved), sum(matched), [docno for sample in samples for docno in sample],
+                                   (exact, by_patent, judged)), qrels, options.doc_key)
     return ScoredRun(name, list(topics), [str(m) for m in measures], values.reshape(-1)), notes
 
 
@@ -382,15 +376,10 @@ def _with_relevance_level(measures: list[Measure], level: int) -> list[Measure]:
     return changed
 
 
-def score_run(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> ScoredRun:
-    """Every measure over every topic of one ranked run, as arrays."""
-    return ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in measures],
-                     measure_values(ranked, measures, context).reshape(-1))
-
-
 def score_ranked(ranked: RankedTopics, measures: Sequence[Measure], context: EvaluationContext) -> pd.DataFrame:
     """Every measure over every topic of one ranked run, as a long frame."""
-    return _scored_frame(score_run(ranked, measures, context))
+    return _scored_frame(ScoredRun(ranked.run_name, list(ranked.topic_ids), [str(m) for m in measures],
+                                   measure_values(ranked, measures, context).reshape(-1)))
 
 
 def _scored_frame(piece: ScoredRun) -> pd.DataFrame:
@@ -432,8 +421,7 @@ def aggregate(frame: pd.DataFrame, measures: Sequence[str | Measure] | None = No
     for run in pd.unique(frame["run"]):
         for measure in parsed:
             positions = groups.get((run, str(measure)))
-            if positions is None:
-                continue
-            rows.append((run, str(measure), _aggregate_values(values[positions], measure.spec.aggregate),
-                         len(positions)))
+            if positions is not None:
+                rows.append((run, str(measure), _aggregate_values(values[positions], measure.spec.aggregate),
+                             len(positions)))
     return pd.DataFrame(rows, columns=["run", "measure", "value", "topics"])

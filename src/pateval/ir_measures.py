@@ -109,13 +109,6 @@ def _load(name: str, value: Any, memo: Memo | None = None) -> Any:
     return memo.get(key, lambda: _RESOURCE_READERS[name](path))
 
 
-def _frames_memo(qrels, run) -> Memo:
-    """The memo of the frames ir_measures evaluates (a new one for other frames)."""
-    if not _FRAMES or _FRAMES[0][0] is not qrels or _FRAMES[0][1] is not run:
-        _FRAMES[:] = [(qrels, run, Memo())]
-    return _FRAMES[0][2]
-
-
 def _param_info(param) -> ParamInfo:
     dtype = {float: (int, float), int: int, bool: bool, str: str}[param.kind]
     info = ParamInfo(dtype=dtype, default=param.default, desc=param.description)
@@ -148,7 +141,9 @@ class _PatevalIrMeasure(_IrMeasure):
         measure = self.pateval_measure()
         if len(run) == 0:
             return
-        memo = _frames_memo(qrels, run)
+        if not _FRAMES or _FRAMES[0][0] is not qrels or _FRAMES[0][1] is not run:  # other frames: a new memo
+            _FRAMES[:] = [(qrels, run, Memo())]
+        memo = _FRAMES[0][2]
         pqrels, prun, passage_run = memo.get("converted", lambda: _convert(qrels, run))
         context = self._context(memo)
         if passage_run is not None:

@@ -85,13 +85,10 @@ def measures(*names: str) -> list:
             params = dict(changed, **({"cutoff": measure.cutoff} if measure.cutoff is not None else {}))
             out.append(MEASURES[measure.spec.name](**params))
         else:
-            out.append(ir_measures.parse_measure(_ir_measures_syntax(measure.spec.name, changed, measure.cutoff)))
+            written = "(" + ",".join(f"{k}={v!r}" for k, v in changed.items()) + ")" if changed else ""
+            written += f"@{measure.cutoff}" if measure.cutoff is not None else ""
+            out.append(ir_measures.parse_measure(measure.spec.name + written))  # in ir_measures' syntax
     return out
-
-
-def _ir_measures_syntax(name: str, params: dict, cutoff: int | None) -> str:
-    text = name + ("(" + ",".join(f"{k}={v!r}" for k, v in params.items()) + ")" if params else "")
-    return text + (f"@{cutoff}" if cutoff is not None else "")
 
 
 def topics(collection: str | os.PathLike[str]) -> pd.DataFrame:

@@ -47,8 +47,8 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ._lazy import pandas_deferred
-from .errors import PatevalError
-from .measures import parse_measure
+from .errors import ParameterError, PatevalError
+from .measures import parse_measure, parse_measures
 
 # trec_eval's -m grammar, the one `pateval trec_eval` reads: the pateval measure of each trec_eval
 # measure and parameter list, and which measures carry their parameter in their names
@@ -246,7 +246,6 @@ class RelevanceEvaluator:
         import numpy as np
 
         from .evaluation import evaluate_runs
-        from .measures import parse_measures
         from .options import EvaluationOptions
 
         measures = list(dict.fromkeys(ours for _, ours in self._keys.values()))
@@ -278,7 +277,6 @@ def _qrels_groups(query_relevance: Mapping[str, Mapping[str, int]]) -> tuple[lis
     """The judgements of the topics that have some (pytrec_eval drops an empty dict's topic),
     as Qrels of groups of :data:`~pateval.tuning.DICT_GROUP_TOPICS` topics, and each topic's group."""
     from .core.qrels import Qrels, is_fractional
-    from .errors import ParameterError
     from .tuning import DICT_GROUP_TOPICS
 
     for topic, docs in query_relevance.items():

@@ -34,6 +34,9 @@ _KEY_NUMBER_WIDTH = 7
 
 _UCID_HYPHENATED = re.compile(r"^([A-Z]{2})-([^-\s]+)(?:-([A-Z0-9]{1,3}))?$")
 _UCID_COMPACT = re.compile(r"^([A-Z]{2})([0-9/]+)([A-Z][0-9]?)?$")
+# both forms at once, for Arrow: the country, and the number of one form or the other
+_UCID_PARTS = r"^(?P<cc>[A-Z]{2})(?:-(?P<hnum>[^-\s]+)(?:-[A-Z0-9]{1,3})?|(?P<cnum>[0-9/]+)(?:[A-Z][0-9]?)?)$"
+_NOT_A_UCID = "not a patent document id: {!r} (expected COUNTRY-NUMBER[-KIND], e.g. EP-1010180-B1)"
 
 
 def normalise_number(number: str) -> str:
@@ -59,9 +62,7 @@ def split_ucid(ucid: str) -> tuple[str, str, str | None]:
     text = ucid.strip().upper()
     match = _UCID_HYPHENATED.match(text) or _UCID_COMPACT.match(text)
     if match is None:
-        raise ParameterError(
-            f"not a patent document id: {ucid!r} (expected COUNTRY-NUMBER[-KIND], e.g. EP-1010180-B1)"
-        )
+        raise ParameterError(_NOT_A_UCID.format(ucid))
     country, number, kind = match.groups()
     return country, number, kind or None
 
@@ -119,17 +120,11 @@ def patent_keys(ucids, *, invalid: str = "raise"):
     if written is not None:
         return written
     text = pc.utf8_upper(pc.utf8_trim_whitespace(array))
-    parts = pc.extract_regex(
-        text,
-        r"^(?P<cc>[A-Z]{2})(?:-(?P<hnum>[^-\s]+)(?:-[A-Z0-9]{1,3})?|(?P<cnum>[0-9/]+)(?:[A-Z][0-9]?)?)$",
-    )
+    parts = pc.extract_regex(text, _UCID_PARTS)
     valid = pc.is_valid(parts)
     bad = pc.and_(pc.is_valid(text), pc.invert(valid))
     if invalid == "raise" and pc.any(bad).as_py():
-        first = pc.filter(text, bad)[0].as_py()
-        raise ParameterError(
-            f"not a patent document id: {first!r} (expected COUNTRY-NUMBER[-KIND], e.g. EP-1010180-B1)"
-        )
+        raise ParameterError(_NOT_A_UCID.format(pc.filter(text, bad)[0].as_py()))
     country = pc.struct_field(parts, "cc")
     hnum = pc.struct_field(parts, "hnum")
     number = pc.if_else(pc.equal(hnum, ""), pc.struct_field(parts, "cnum"), hnum)

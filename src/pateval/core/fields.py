@@ -116,8 +116,7 @@ def match_roles(names: Sequence[str], *, kind: str, what: str) -> dict[str, str]
         if "docno" in missing and "docid" in present:
             hint = " (PyTerrier's docid is Terrier's internal number, not a document name: add docno)"
         raise ParameterError(f"{what} has no {' or '.join(missing)} column (columns: "
-                             f"{', '.join(present) or 'none'}){hint}. "
-                             f"Expected {_EXPECTED[kind]}")
+                             f"{', '.join(present) or 'none'}){hint}. Expected {_EXPECTED[kind]}")
     return roles
 
 

@@ -186,12 +186,7 @@ class Qrels:
             mask = pa.array(first)
             self._cache["document_level"] = Qrels(
                 topic=pa.DictionaryArray.from_arrays(pa.array(topic_codes).filter(mask), topic_names),
-                docno=docnos.filter(mask),
-                rel=rel[first],
-                format=self.format,
-                source=self.source,
-                notes=self.notes,
-            )
+                docno=docnos.filter(mask), rel=rel[first], format=self.format, source=self.source, notes=self.notes)
         return self._cache["document_level"]
 
     def document_rows(self) -> np.ndarray:
@@ -225,15 +220,9 @@ class Qrels:
         """
         check_choice("style", style, tuple(QRELS_STYLES))
         if style == "pateval":
-            columns: dict[str, np.ndarray] = {"topic": self.topic}
-            if self.subtopic is not None:
-                columns["subtopic"] = self.subtopic
-            columns["docno"] = self.docno
-            if self.passage is not None:
-                columns["passage"] = self.passage
-            columns["rel"] = self.rel
-            columns.update(self.extra)
-            return pd.DataFrame(columns)
+            given = {"topic": self.topic, "subtopic": self.subtopic, "docno": self.docno, "passage": self.passage}
+            columns = {name: values for name, values in given.items() if values is not None}
+            return pd.DataFrame({**columns, "rel": self.rel, **self.extra})
         names = QRELS_STYLES[style]
         if style == "ir_measures":
             frame = pd.DataFrame({names[0]: self.topic, names[1]: self.docno, names[2]: self.rel})
@@ -604,8 +593,7 @@ def _subtopic_role(roles: dict[str, str], subtopics: str | None) -> dict[str, st
         raise ParameterError("subtopics='iteration' needs an iteration column; the qrels have none")
     if "subtopic" in roles:
         raise ParameterError(f"the qrels have both {roles['subtopic']} and iteration; subtopics='iteration' would read "
-                             f"two "
-                             "columns as the subtopic")
+                             "two columns as the subtopic")
     roles["subtopic"] = iteration
     return roles
 

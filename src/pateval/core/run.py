@@ -296,9 +296,7 @@ class Run(DocumentIds):
         names = fields if fields is not None else record_fields(first)
         columns = plain_tuple_columns(rows, kind="run") if names is None else fields_columns(rows, names, kind="run")
         scores = score_values(columns["score"], what="run")
-        ranks = columns.get("rank")
-        if ranks is not None:
-            rank_values(ranks, what="run")
+        ranks = rank_values(columns["rank"], what="run") if "rank" in columns else None
         return cls.from_columns(columns["topic"], columns["docno"], scores, ranks, tags=columns.get("tag"), name=name,
                                 source=source, on_duplicate=on_duplicate, mixed_tags=mixed_tags)
 
@@ -436,7 +434,6 @@ def _as_strings(values) -> np.ndarray:
     if not all(isinstance(value, str) for value in array.flat):
         array = np.asarray([str(v) for v in array], dtype=object)
     return array
-
 
 
 @dataclass(frozen=True, eq=False)

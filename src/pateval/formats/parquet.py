@@ -206,9 +206,7 @@ def _run_columns(path: Path) -> _RunColumns:
     names = _open(path).schema_arrow.names
     topic_name = _pick(path, names, _TOPIC, "topic", "run")
     doc_name = _pick(path, names, _DOCNO, "document", "run")
-    if "score" not in names:
-        malformed(path, None, "a Parquet run needs a score column", expected="score",
-                  found="columns " + ", ".join(names))
+    _pick(path, names, ("score",), "score", "run")
     return _RunColumns(topic=topic_name, doc=doc_name, rank="rank" if "rank" in names else None,
                        tag=_pick(path, names, _TAG, "tag", "run") if set(_TAG) & set(names) else None)
 
@@ -246,7 +244,6 @@ def read_parquet_qrels(path: str | os.PathLike[str], *, on_duplicate: str = "err
     Identical repeated judgements are merged with a note; two different grades of one
     document are an error, or (``on_duplicate="first"``) the first is kept.
     """
-
     path = Path(path)
     parquet = _open(path)
     names = parquet.schema_arrow.names
@@ -288,10 +285,9 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
     name = None
     if columns.tag:  # (dictionary-encoded as decoded: the distinct tags, not one string per row)
         tags = pc.unique(parquet.read(columns=[columns.tag]).column(0)).cast(pa.string()).to_pylist()
-        if len(tags) == 1 and tags[0]:
-            name = tags[0]
-        else:
+        if len(tags) != 1 or not tags[0]:
             return [(0, n)], None
+        name = tags[0]
     whole = [(0, n)]
     decoded = sum(parquet.metadata.row_group(k).total_byte_size for k in range(parquet.num_row_groups))
     rows_per_block = max(1, int(block_bytes) * n // (tuning.PARQUET_BLOCK_SHARE * max(decoded, 1)))
@@ -307,16 +303,15 @@ def parquet_run_blocks(path: str | os.PathLike[str], block_bytes: int) -> tuple[
                 return whole, name
             if not pa.types.is_dictionary(column.type):  # ids that are numbers
                 column = pc.cast(column, pa.string()).dictionary_encode()
-            encoded = column
-            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            codes = column.indices.to_numpy(zero_copy_only=False)
             if len(codes):
                 local = np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]
-                topics = encoded.dictionary.take(pa.array(codes[local])).to_pylist()
+                topics = column.dictionary.take(pa.array(codes[local])).to_pylist()
                 if topics[0] == last:  # the topic goes on from the row group before
                     local, topics = local[1:], topics[1:]
                 pieces.append(local + at)
                 start_topics.extend(topics)
-                last = encoded.dictionary[int(codes[-1])].as_py()
+                last = column.dictionary[int(codes[-1])].as_py()
             at += len(codes)
     except (pa.ArrowException, ValueError, TypeError):
         return whole, name  # the whole-file reader words the problem

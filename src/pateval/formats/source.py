@@ -40,7 +40,7 @@ import stat
 import sys
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, NoReturn
@@ -175,6 +175,10 @@ RATIO_FLOOR = 64 << 20
 LIMIT_VARIABLE = "PATEVAL_MAX_DECOMPRESSED"
 _LIMIT: ContextVar[int | None] = ContextVar("pateval_max_decompressed", default=None)
 _SIZE = re.compile(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", re.IGNORECASE)
+# each compression's decompressor (gzip's checks the header and trailer) and its file reader
+_DECOMPRESSORS: dict[str, Callable[[], Any]] = {"gzip": lambda: zlib.decompressobj(wbits=31),
+                                                "bzip2": bz2.BZ2Decompressor, "xz": lzma.LZMADecompressor}
+_OPENERS: dict[str, Callable[..., Any]] = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
 
 
 def decompression_limit(compressed_size: int) -> int:
@@ -222,12 +226,6 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def _decompressor(kind: str):
-    if kind == "gzip":
-        return zlib.decompressobj(wbits=31)  # a gzip header and trailer (checked)
-    return bz2.BZ2Decompressor() if kind == "bzip2" else lzma.LZMADecompressor()
-
-
 def _decompress(path, data, kind: str) -> bytes:
     """The decompressed content (every member of a multi-member file), or the error; at
     most :func:`decompression_limit` bytes of it, the decompressor never asked for more."""
@@ -237,7 +235,7 @@ def _decompress(path, data, kind: str) -> bytes:
     rest = data
     try:
         while True:
-            decompressor = _decompressor(kind)
+            decompressor = _DECOMPRESSORS[kind]()
             piece = decompressor.decompress(rest, limit + 1 - total)
             total += len(piece)
             if total > limit:
@@ -256,13 +254,6 @@ def _decompress(path, data, kind: str) -> bytes:
         malformed(path, None, f"not valid {kind} data: {error}")
     del pieces
     _too_large(path, kind, limit, len(data))
-
-
-def _compressed_file(path: Path, kind: str):
-    """The compressed file's own reader (it closes the file when closed)."""
-    if kind == "gzip":
-        return gzip.open(path, "rb")
-    return bz2.open(path, "rb") if kind == "bzip2" else lzma.open(path, "rb")
 
 
 class _Capped(io.RawIOBase):
@@ -307,11 +298,7 @@ def _stream_bytes(path) -> bytes:
     memo = {} if kept is None else kept  # outside a job: a lone read, kept nowhere
     key = os.fspath(path)
     if key not in memo:
-        if is_stdin(path):
-            memo[key] = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                memo[key] = handle.read()
+        memo[key] = sys.stdin.buffer.read() if is_stdin(path) else Path(path).read_bytes()
     return memo[key]
 
 
@@ -374,11 +361,8 @@ def read_bytes(path: str | os.PathLike[str], *, text: bool = True) -> bytes:
     path = Path(path)
     data = _open_content(path)
     if isinstance(data, mmap.mmap):
-        try:
-            content = data[:]
-        finally:
-            data.close()
-        data = content
+        with data:  # the map closed once copied
+            data = data[:]
     if text:
         _refuse_empty_or_binary(path, data)
     return data
@@ -479,12 +463,11 @@ def open_stream(path: str | os.PathLike[str]):
     path = Path(path)
     if not is_stdin(path) and is_regular_file(path):
         with open(path, "rb") as handle:
-            head = handle.read(6)
-        kind = compression(head)
+            kind = compression(handle.read(6))
         if kind is None:
             return open(path, "rb")
         # the compressed file's own reader (it closes the file when closed), within its bound
-        return io.BufferedReader(_Capped(_compressed_file(path, kind), path, kind, os.stat(path).st_size),
+        return io.BufferedReader(_Capped(_OPENERS[kind](path, "rb"), path, kind, os.stat(path).st_size),
                                  buffer_size=1 << 16)
     data = _stream_bytes(path)
     kind = compression(data[:6])
@@ -502,14 +485,11 @@ def first_line(path: str | os.PathLike[str]) -> str | None:
         stream = open_stream(path)
     except (OSError, ValueError):
         return None
-    try:
-        with stream:
-            for raw in stream:
-                text = raw.decode("utf-8-sig", errors="replace").rstrip("\r\n")
-                if text.strip() and not text.startswith("#"):
-                    return text
-    except (OSError, EOFError, zlib.error, lzma.LZMAError):
-        return None
+    with contextlib.suppress(OSError, EOFError, zlib.error, lzma.LZMAError), stream:
+        for raw in stream:
+            text = raw.decode("utf-8-sig", errors="replace").rstrip("\r\n")
+            if text.strip() and not text.startswith("#"):
+                return text
     return None
 
 
@@ -624,8 +604,7 @@ def iter_fields(path: str | os.PathLike[str], data: bytes | None = None, *,
     """
     if data is None:
         data = read_bytes(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]  # a UTF-8 byte-order mark is not content
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is not content
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             line = raw.decode("utf-8")
